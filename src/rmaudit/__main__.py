@@ -1,0 +1,3 @@
+from rmaudit.cli import main
+
+main()

@@ -1,0 +1,198 @@
+"""Portable benchmark files: prompts + responses + oracle labels, so one team pays for the
+labels and everyone else audits their RMs on them for free (RETA paper Sec. 3.3, Table 1).
+
+The file is JSON Lines (gzip-compressed when the name ends in ``.gz``): a header line
+``{"format": "rmaudit-benchmark", "format_version": 1, "benchmark": {...}}`` then one line
+per prompt ``{"prompt": {...}, "responses": [{"id", "sample_index", "text", "meta",
+"label": {"score", "samples", ...}}, ...]}``.  Import checks every line first and then
+writes everything in one transaction: a bad file changes nothing.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from rmaudit.errors import BadInput
+from rmaudit.hashing import content_key, prompt_id, response_id
+from rmaudit.store import Store, dumps, utc_now
+
+FORMAT = "rmaudit-benchmark"
+FORMAT_VERSION = 1
+
+
+def _open(path: Path, mode: str) -> IO[str]:
+    if path.suffix == ".gz":
+        return gzip.open(path, mode + "t", encoding="utf-8")
+    return open(path, mode, encoding="utf-8")
+
+
+def export_benchmark(store: Store, benchmark_id: str, path: Path) -> int:
+    """Write the benchmark to ``path``; return the number of prompts written."""
+    db = store.db
+    bench = db["benchmarks"].get(benchmark_id)
+    components = {row["key"]: row for row in db.query(
+        "select * from components where key in (?, ?)", [bench["policy_key"], bench["oracle_key"]])}
+    header = {
+        "format": FORMAT, "format_version": FORMAT_VERSION,
+        "benchmark": {k: bench[k] for k in ("id", "title", "selection_key", "policy_key",
+                                            "per_prompt", "oracle_key")}
+        | {"simulated": bool(bench["simulated"]),
+           "components": {k: {"kind": c["kind"], "name": c["name"], "version": c["version"],
+                              "options": json.loads(c["options"]), "simulated": bool(c["simulated"])}
+                          for k, c in components.items()}},
+    }
+    prompts = db.execute(
+        """select p.id, p.text, p.meta from selections s join prompts p on p.id = s.prompt_id
+           where s.selection_key = ? order by s.position""", [bench["selection_key"]]).fetchall()
+    tmp = path.with_name(path.name + ".partial")
+    with _open(tmp, "w") as out:
+        out.write(json.dumps(header, ensure_ascii=False) + "\n")
+        for pid, text, meta in prompts:
+            rows = db.execute(
+                """select r.id, r.sample_index, r.text, r.meta, l.score, l.samples, l.cost_usd,
+                          l.prompt_tokens, l.completion_tokens
+                   from responses r join oracle_labels l
+                     on l.response_id = r.id and l.oracle_key = ?
+                   where r.prompt_id = ? and r.policy_key = ? and r.sample_index < ?
+                   order by r.sample_index""",
+                [bench["oracle_key"], pid, bench["policy_key"], bench["per_prompt"]]).fetchall()
+            record = {"prompt": {"id": pid, "text": text, "meta": json.loads(meta)}, "responses": [
+                {"id": rid, "sample_index": i, "text": rtext, "meta": json.loads(rmeta),
+                 "label": {"score": score, "samples": json.loads(samples), "cost_usd": cost,
+                           "prompt_tokens": pt, "completion_tokens": ct}}
+                for rid, i, rtext, rmeta, score, samples, cost, pt, ct in rows]}
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    tmp.replace(path)  # readers never see a half-written export
+    return len(prompts)
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    try:
+        with _open(path, "r") as handle:
+            yield from enumerate(handle, start=1)
+    except (OSError, EOFError, UnicodeDecodeError) as error:
+        raise BadInput(f"cannot read benchmark file ({error})", file=str(path)) from None
+
+
+def _require(record: dict, key: str, kind: type | tuple[type, ...], where: str, field: str) -> Any:
+    if key not in record:
+        raise BadInput("missing field", file=where, field=f"{field}{key}")
+    value = record[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise BadInput(f"expected {getattr(kind, '__name__', kind)}", file=where,
+                       field=f"{field}{key}", value=value)
+    return value
+
+
+def read_benchmark(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Parse and check a benchmark file; every problem names the line and the field."""
+    header = None
+    records = []
+    for number, line in _lines(path):
+        where = f"{path}:{number}"
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise BadInput(f"invalid JSON ({error.msg})", file=where) from None
+        if not isinstance(record, dict):
+            raise BadInput("expected a JSON object", file=where)
+        if header is None:
+            if record.get("format") != FORMAT:
+                raise BadInput(f"not an rmaudit benchmark file (expected format {FORMAT!r})",
+                               file=where, field="format", value=record.get("format")) from None
+            if record.get("format_version") != FORMAT_VERSION:
+                raise BadInput(f"unsupported format version (this rmaudit reads {FORMAT_VERSION})",
+                               file=where, field="format_version", value=record.get("format_version"))
+            header = _require(record, "benchmark", dict, where, "")
+            for key in ("policy_key", "oracle_key", "title"):
+                _require(header, key, str, where, "benchmark.")
+            continue
+        records.append(_check_prompt_record(record, where))
+    if header is None:
+        raise BadInput("empty benchmark file", file=str(path))
+    if not records:
+        raise BadInput("benchmark file has no prompts", file=str(path))
+    return header, records
+
+
+def _check_prompt_record(record: dict, where: str) -> dict:
+    prompt = _require(record, "prompt", dict, where, "")
+    text = _require(prompt, "text", str, where, "prompt.")
+    if not text.strip():
+        raise BadInput("empty prompt text", file=where, field="prompt.text", value=text)
+    responses = _require(record, "responses", list, where, "")
+    if len(responses) < 2:
+        raise BadInput("a prompt needs at least two responses", file=where, field="responses",
+                       value=len(responses))
+    indices = []
+    for i, response in enumerate(responses):
+        field = f"responses[{i}]."
+        if not isinstance(response, dict):
+            raise BadInput("expected a JSON object", file=where, field=field.rstrip("."))
+        _require(response, "text", str, where, field)
+        indices.append(_require(response, "sample_index", int, where, field))
+        label = _require(response, "label", dict, where, field)
+        score = _require(label, "score", (int, float), where, field + "label.")
+        if not math.isfinite(score):
+            raise BadInput("expected a finite oracle score", file=where, field=field + "label.score",
+                           value=score)
+    if sorted(indices) != list(range(len(responses))):
+        raise BadInput(f"sample_index values must be 0..{len(responses) - 1}, each once",
+                       file=where, field="responses[].sample_index", value=sorted(indices)[:10])
+    return record
+
+
+def import_benchmark(store: Store, path: Path) -> str:
+    """Check and store the benchmark of ``path`` (idempotent); return its benchmark id."""
+    header, records = read_benchmark(path)
+    return store_benchmark(store, header, records, origin=f"imported from {path.name}")
+
+
+def store_benchmark(store: Store, header: dict[str, Any], records: list[dict[str, Any]], *,
+                    origin: str) -> str:
+    """Write a checked benchmark (from :func:`read_benchmark`) in one transaction."""
+    policy_key, oracle_key = header["policy_key"], header["oracle_key"]
+    prompt_ids = [prompt_id(r["prompt"]["text"]) for r in records]
+    selection_key = content_key("imported-selection", prompt_ids)
+    per_prompt = max(len(r["responses"]) for r in records)
+    benchmark_id = content_key("benchmark", selection_key, policy_key, per_prompt, oracle_key)
+    db = store.db
+    with store.transaction():
+        for key, c in (header.get("components") or {}).items():
+            db["components"].insert({"key": key, "kind": c.get("kind"), "name": c.get("name"),
+                                     "version": c.get("version"), "options": dumps(c.get("options")),
+                                     "simulated": int(bool(c.get("simulated")))}, ignore=True)
+        db["benchmarks"].insert({
+            "id": benchmark_id, "title": header["title"], "selection_key": selection_key,
+            "policy_key": policy_key, "per_prompt": per_prompt, "oracle_key": oracle_key,
+            "simulated": int(bool(header.get("simulated"))), "origin": origin,
+            "created_at": utc_now()}, ignore=True)
+        for position, (pid, record) in enumerate(zip(prompt_ids, records)):
+            prompt = record["prompt"]
+            db["prompts"].insert({"id": pid, "text": prompt["text"],
+                                  "meta": dumps(prompt.get("meta") or {})}, ignore=True)
+            db["selections"].insert({"selection_key": selection_key, "position": position,
+                                     "prompt_id": pid}, ignore=True)
+            responses, labels = [], []
+            for r in record["responses"]:
+                rid = response_id(policy_key, pid, r["sample_index"])
+                responses.append({"id": rid, "prompt_id": pid, "policy_key": policy_key,
+                                  "sample_index": r["sample_index"], "text": r["text"],
+                                  "meta": dumps(r.get("meta") or {})})
+                label = r["label"]
+                labels.append({"response_id": rid, "oracle_key": oracle_key,
+                               "score": float(label["score"]),
+                               "samples": json.dumps(label.get("samples") or []),
+                               "cost_usd": float(label.get("cost_usd") or 0.0),
+                               "prompt_tokens": int(label.get("prompt_tokens") or 0),
+                               "completion_tokens": int(label.get("completion_tokens") or 0)})
+            db["responses"].insert_all(responses, ignore=True)
+            db["oracle_labels"].insert_all(labels, ignore=True)
+    return benchmark_id

@@ -1,0 +1,35 @@
+"""``rmaudit export``: write a stored benchmark to a portable file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from rmaudit.benchmark_file import export_benchmark
+from rmaudit.errors import BadInput
+from rmaudit.store import Store
+
+
+@click.command()
+@click.argument("out", type=click.Path(dir_okay=False))
+@click.option("--db", "db_path", default="rmaudit.db", show_default=True, type=click.Path(dir_okay=False))
+@click.option("--benchmark", "benchmark_id", help="Benchmark id or prefix (default: the only one, "
+              "or the one of the latest run).")
+def export(out: str, db_path: str, benchmark_id: str | None) -> None:
+    """Write a benchmark (prompts, responses, oracle labels) to OUT (.jsonl or .jsonl.gz)."""
+    store = Store.open_readonly(db_path)
+    if store is None:
+        raise BadInput("database does not exist", file=db_path)
+    ids = [row[0] for row in store.db.execute(
+        "select b.id from benchmarks b left join runs r on r.benchmark_id = b.id "
+        "group by b.id order by max(coalesce(r.created_at, b.created_at)) desc")]
+    if benchmark_id:
+        ids = [i for i in ids if i.startswith(benchmark_id)]
+        if len(ids) != 1:
+            raise BadInput("no such benchmark" if not ids else "benchmark id prefix is ambiguous",
+                           file=db_path, field="--benchmark", value=benchmark_id)
+    if not ids:
+        raise BadInput("no benchmark stored; run a recipe first", file=db_path)
+    count = export_benchmark(store, ids[0], Path(out))
+    click.echo(f"exported benchmark {ids[0]} ({count} prompts) to {out}")

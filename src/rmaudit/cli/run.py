@@ -1,0 +1,44 @@
+"""``rmaudit run RECIPE``: build (or reuse) the benchmark, score the RMs, compute metrics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from rmaudit.recipe import load_recipe
+from rmaudit.results import load_summary
+from rmaudit.runner import Runner
+from rmaudit.store import Store
+
+from .render import RichProgress, console, plan_table, summary_tables, work_line
+
+
+@click.command()
+@click.argument("recipe_path", metavar="RECIPE", type=click.Path(dir_okay=False))
+@click.option("--db", "db_path", default="rmaudit.db", show_default=True, type=click.Path(dir_okay=False),
+              help="SQLite file that stores everything.")
+@click.option("--resume/--fresh", default=True, show_default=True,
+              help="--fresh deletes the DB first and starts from nothing.")
+@click.option("--dry-run", is_flag=True, help="Print the plan (items, stored, to do, oracle calls) and stop.")
+def run(recipe_path: str, db_path: str, resume: bool, dry_run: bool) -> None:
+    """Run the audit described by RECIPE (a TOML file)."""
+    recipe = load_recipe(recipe_path)
+    out, err = console(), console(stderr=True)
+    if dry_run:
+        counts = Runner(recipe, Store.open_readonly(db_path)).plan()
+        out.print(plan_table(counts, f"plan for {recipe_path} (db: {db_path}); nothing was run"))
+        return
+    if not resume:
+        for suffix in ("", "-wal", "-shm"):
+            Path(db_path + suffix).unlink(missing_ok=True)
+    store = Store.open(db_path)
+    try:
+        with RichProgress(err) as progress:
+            result = Runner(recipe, store, progress).run()
+        err.print(work_line(result.counts))
+        for table in summary_tables(load_summary(store, result.run_id)):
+            out.print(table)
+        out.print(f"stored in {db_path} (run {result.run_id}); browse: rmaudit runs --db {db_path}")
+    finally:
+        store.close()

@@ -1,0 +1,200 @@
+"""Built-in metrics as plugins: thin wrappers over the pure functions of ``rmaudit.metrics``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, field_validator
+
+from rmaudit import hookimpl
+from rmaudit.components import (ComponentOptions, CurveValue, Metric, MetricInputs, MetricOutput,
+                                MetricValue)
+from rmaudit.errors import BadInput
+from rmaudit.formatting import eta_label
+from rmaudit.metrics import (CurveResult, MetricResult, best_k_of_n, best_of_n, best_of_n_curve,
+                             pairwise_accuracy, reta, reta_curve, reta_n_range)
+
+
+def scalar(key: str, label: str, result: MetricResult, **params) -> MetricValue:
+    return MetricValue(key=key, label=label, value=result.value, stderr=result.stderr,
+                       ci_low=result.ci_low, ci_high=result.ci_high, params=params,
+                       per_prompt=result.per_prompt)
+
+
+def curve(key: str, label: str, x_label: str, result: CurveResult, **params) -> CurveValue:
+    return CurveValue(key=key, label=label, x_label=x_label, x=result.x, value=result.value,
+                      stderr=result.stderr, ci_low=result.ci_low, ci_high=result.ci_high,
+                      params=params)
+
+
+class RetaEstimation(ComponentOptions):
+    method: Literal["exact", "mc"] = "exact"
+    normalize: bool = Field(True, description="divide by the prompt's mean oracle score (Sec. 4.3)")
+    n: int | None = Field(None, ge=1, description="subset size; default: every n in [3N^(2/3), 5N^(2/3)]")
+    resamples: int = Field(200, ge=1, description="Monte-Carlo resamples per n (method = 'mc')")
+    replace: bool = False
+    seed: int = 0
+
+    def estimator_kwargs(self) -> dict:
+        return self.model_dump()
+
+    def check_n(self, per_prompt: int, etas: np.ndarray) -> None:
+        if self.n is not None and self.n > per_prompt:
+            raise BadInput(f"n larger than the {per_prompt} responses per prompt", field="n",
+                           value=self.n)
+        smallest_n = self.n if self.n is not None else int(reta_n_range(per_prompt)[0])
+        too_small = [float(e) for e in etas if e * smallest_n < 1]
+        if too_small:
+            raise BadInput(f"η·n < 1 for n = {smallest_n}; the smallest usable η is "
+                           f"1/{smallest_n}", field="eta", value=too_small[0])
+
+
+class RetaOptions(RetaEstimation):
+    eta: float = Field(0.25, gt=0, lt=1, description="quantile η of the RM's top responses")
+
+
+class Reta(Metric):
+    """RETA(η): mean oracle score of the RM's top-η responses over the prompt mean (seed 000 Eq. 5-6)."""
+
+    name = "reta"
+    Options = RetaOptions
+    bounds = (0.0, None)
+
+    def check_pool_size(self, per_prompt: int) -> None:
+        self.options.check_n(per_prompt, np.array([self.options.eta]))
+
+    def compute(self, inputs: MetricInputs) -> MetricOutput:
+        kwargs = self.options.estimator_kwargs()
+        eta = kwargs.pop("eta")
+        result = reta(inputs.oracle, inputs.scores, eta, **kwargs)
+        prefix = "RETA" if self.options.normalize else "RETA-unnorm"
+        return MetricOutput(values=[scalar(f"reta@{eta:g}", f"{prefix}({eta_label(eta)})", result,
+                                           eta=eta)])
+
+
+class RetaCurveOptions(RetaEstimation):
+    etas: list[float] | None = Field(None, description="η values; default: 15 log-spaced from 1/2")
+
+    @field_validator("etas")
+    @classmethod
+    def _etas_in_unit_interval(cls, etas):
+        for value in etas or ():
+            if not 0 < value < 1:
+                raise ValueError(f"every η must lie in (0, 1), got {value}")
+        return etas
+
+
+class RetaCurve(Metric):
+    """The RETA curve: RETA(η) at 15 η from 1/2 down to the smallest estimable (seed 000 Sec. 4.2)."""
+
+    name = "reta-curve"
+    Options = RetaCurveOptions
+    bounds = (0.0, None)
+
+    def check_pool_size(self, per_prompt: int) -> None:
+        if self.options.etas is not None:
+            self.options.check_n(per_prompt, np.array(self.options.etas))
+
+    def compute(self, inputs: MetricInputs) -> MetricOutput:
+        kwargs = self.options.estimator_kwargs()
+        etas = kwargs.pop("etas")
+        result = reta_curve(inputs.oracle, inputs.scores, etas, **kwargs)
+        return MetricOutput(curves=[curve("reta_curve", "RETA curve", "eta", result)])
+
+
+class BestOfNOptions(ComponentOptions):
+    rank: int = Field(1, ge=1, description="1: best-of-n; 2: 2nd-best-of-n")
+    n: list[int] | None = Field(None, description="curve points; default: powers of two up to N")
+    report: list[int] | None = Field(None, description="n shown as scalars; default: 4, 16, 64")
+
+    @field_validator("n", "report")
+    @classmethod
+    def _positive(cls, values):
+        for value in values or ():
+            if value < 1:
+                raise ValueError(f"every n must be >= 1, got {value}")
+        return values
+
+
+class BestOfN(Metric):
+    """Best-of-n: the oracle score of the RM's pick among n random responses (seed 000 Eq. 1, App. B.3)."""
+
+    name = "best-of-n"
+    Options = BestOfNOptions
+
+    def check_pool_size(self, per_prompt: int) -> None:
+        for field in ("n", "report"):
+            for value in getattr(self.options, field) or ():
+                if value > per_prompt:
+                    raise BadInput(f"n larger than the {per_prompt} responses per prompt",
+                                   field=field, value=value)
+                if value < self.options.rank:
+                    raise BadInput(f"n smaller than rank {self.options.rank}", field=field,
+                                   value=value)
+
+    def _points(self, per_prompt: int) -> tuple[list[int], list[int]]:
+        rank = self.options.rank
+        ns = self.options.n or [2 ** i for i in range(per_prompt.bit_length())
+                                if rank <= 2 ** i <= per_prompt]
+        report = self.options.report or [n for n in (4, 16, 64) if rank <= n <= per_prompt]
+        return ns, report
+
+    def compute(self, inputs: MetricInputs) -> MetricOutput:
+        rank = self.options.rank
+        ns, report = self._points(min(len(j) for j in inputs.oracle))
+        name = "BoN" if rank == 1 else ("2nd-BoN" if rank == 2 else f"{rank}th-BoN")
+        key = "bon" if rank == 1 else f"bon{rank}"
+        values = [scalar(f"{key}@{n}", f"{name}@{n}",
+                         best_of_n(inputs.oracle, inputs.scores, n, rank=rank), n=n, rank=rank)
+                  for n in report]
+        result = best_of_n_curve(inputs.oracle, inputs.scores, ns, rank=rank)
+        return MetricOutput(values=values, curves=[curve(f"{key}_curve", f"{name} curve", "n",
+                                                         result, rank=rank)])
+
+
+class BestKOfNOptions(ComponentOptions):
+    n: int = Field(ge=1)
+    k: int = Field(ge=1)
+
+
+class BestKOfN(Metric):
+    """Best-k-of-n: mean oracle score of the RM's top k among n random responses (seed 000 Fig. 2d)."""
+
+    name = "best-k-of-n"
+    Options = BestKOfNOptions
+
+    def check_pool_size(self, per_prompt: int) -> None:
+        if self.options.n > per_prompt:
+            raise BadInput(f"n larger than the {per_prompt} responses per prompt", field="n",
+                           value=self.options.n)
+        if self.options.k > self.options.n:
+            raise BadInput(f"k larger than n = {self.options.n}", field="k", value=self.options.k)
+
+    def compute(self, inputs: MetricInputs) -> MetricOutput:
+        n, k = self.options.n, self.options.k
+        result = best_k_of_n(inputs.oracle, inputs.scores, n, k)
+        return MetricOutput(values=[scalar(f"best{k}of{n}", f"best-{k}-of-{n}", result, n=n, k=k)])
+
+
+class PairwiseAccuracyOptions(ComponentOptions):
+    ties: Literal["half", "loss"] = Field("half", description="credit for an RM tie")
+
+
+class PairwiseAccuracy(Metric):
+    """Accuracy on every within-prompt response pair the oracle orders (TestGenPair, seed 000 App. A.1)."""
+
+    name = "pairwise-accuracy"
+    Options = PairwiseAccuracyOptions
+    bounds = (0.0, 1.0)
+
+    def compute(self, inputs: MetricInputs) -> MetricOutput:
+        result = pairwise_accuracy(inputs.oracle, inputs.scores, ties=self.options.ties)
+        return MetricOutput(values=[scalar("pairwise_accuracy", "pairwise acc", result,
+                                           ties=self.options.ties)])
+
+
+@hookimpl
+def register_metrics(register):
+    for cls in (Reta, RetaCurve, BestOfN, BestKOfN, PairwiseAccuracy):
+        register(cls)

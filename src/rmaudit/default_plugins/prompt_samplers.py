@@ -1,0 +1,82 @@
+"""Built-in prompt samplers: all, random, stratified and k-DPP (RETA paper Sec. 3.3)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from pydantic import Field
+
+from rmaudit import hookimpl
+from rmaudit.components import ComponentOptions, Prompt, PromptSampler
+from rmaudit.errors import BadInput
+from rmaudit.sampling import kdpp, random_indices, stratified_indices
+
+
+class SampleSize(ComponentOptions):
+    k: int = Field(gt=0, description="how many prompts to keep")
+    seed: int = 0
+
+
+def _check_k(k: int, pool: int) -> None:
+    if k > pool:
+        raise BadInput(f"k larger than the pool of {pool} prompts", field="k", value=k)
+
+
+class AllPrompts(PromptSampler):
+    """Keep every prompt of the pool, in source order."""
+
+    name = "all"
+
+    def sample(self, prompts: Sequence[Prompt], embeddings: np.ndarray | None) -> list[int]:
+        return list(range(len(prompts)))
+
+
+class RandomPrompts(PromptSampler):
+    """k prompts uniformly at random without replacement."""
+
+    name = "random"
+    Options = SampleSize
+
+    def sample(self, prompts: Sequence[Prompt], embeddings: np.ndarray | None) -> list[int]:
+        _check_k(self.options.k, len(prompts))
+        return [int(i) for i in random_indices(len(prompts), self.options.k, self.options.seed)]
+
+
+class StratifiedOptions(SampleSize):
+    field: str = Field("topic", description="prompt metadata field that defines the strata")
+
+
+class StratifiedPrompts(PromptSampler):
+    """k prompts allocated to strata (a metadata field) in proportion to their size."""
+
+    name = "stratified"
+    Options = StratifiedOptions
+
+    def sample(self, prompts: Sequence[Prompt], embeddings: np.ndarray | None) -> list[int]:
+        _check_k(self.options.k, len(prompts))
+        groups = [str(p.meta.get(self.options.field, "")) for p in prompts]
+        return [int(i) for i in stratified_indices(groups, self.options.k, self.options.seed)]
+
+
+class KdppOptions(SampleSize):
+    scale: float | None = Field(None, gt=0, description="λ in the kernel λEEᵀ (default: automatic)")
+
+
+class KdppPrompts(PromptSampler):
+    """k diverse, representative prompts drawn exactly from the k-DPP with kernel λEEᵀ."""
+
+    name = "kdpp"
+    Options = KdppOptions
+    needs_embeddings = True
+
+    def sample(self, prompts: Sequence[Prompt], embeddings: np.ndarray | None) -> list[int]:
+        _check_k(self.options.k, len(prompts))
+        chosen = kdpp(embeddings, self.options.k, scale=self.options.scale, seed=self.options.seed)
+        return [int(i) for i in chosen]
+
+
+@hookimpl
+def register_prompt_samplers(register):
+    for cls in (AllPrompts, RandomPrompts, StratifiedPrompts, KdppPrompts):
+        register(cls)

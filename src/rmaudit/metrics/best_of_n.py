@@ -1,0 +1,171 @@
+"""Best-of-n curves from a fixed pool of labelled responses (RETA paper, seed 000, Sec. 3.1
+Eq. 1 and App. B.3).
+
+With N ≥ n labelled responses per prompt, the unbiased estimator of App. B.3 averages, over all
+C(N, n) subsets of size n, the oracle score of the response the RM ranks first in the subset.
+Here that average is computed in closed form from positional weights
+(:mod:`rmaudit.metrics._positional`) instead of by enumeration, with ties in RM score broken
+uniformly at random.  Scores are raw oracle scores (not normalised).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from rmaudit.errors import MetricInputError
+from rmaudit.metrics._positional import (
+    oracle_by_position,
+    rank_weights,
+    stack_by_size,
+    top_k_weights,
+)
+from rmaudit.metrics._results import CurveResult, MetricResult
+from rmaudit.metrics._validation import (
+    check_integer,
+    check_integers,
+    check_pools,
+    check_subset_size,
+)
+
+ArrayLike = Sequence[float] | np.ndarray
+
+
+def best_of_n(
+    oracle: Sequence[ArrayLike],
+    scores: Sequence[ArrayLike],
+    n: int,
+    *,
+    rank: int = 1,
+    ci: float = 0.95,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> MetricResult:
+    """Expected oracle score of the RM's ``rank``-th choice among n random responses.
+
+    Per prompt: ``C(N, n)^-1 Σ_{|A| = n} J(a_(rank))`` where a_(rank) is the response ranked
+    ``rank`` by RM score within A (ties broken at random) — App. B.3's unbiased estimator of
+    Eq. 1 for rank=1 (best-of-n), and the paper's "2nd-best-of-n" for rank=2 (Fig. 2c).
+    The value is the mean over prompts; ``seed`` seeds only the bootstrap CI.
+
+    Example:
+        >>> oracle = [np.array([1.0, 2.0, 3.0])]
+        >>> round(best_of_n(oracle, oracle, 2).value, 6)   # pairs 12, 13, 23: (2 + 3 + 3) / 3
+        2.666667
+        >>> round(best_of_n(oracle, oracle, 2, rank=2).value, 6)   # (1 + 1 + 2) / 3
+        1.333333
+    """
+    oracle_pools, score_pools, n = _check_common(oracle, scores, n)
+    rank = _check_rank(rank, n, "rank")
+    per_prompt = _positional_mean(
+        oracle_pools, score_pools, lambda size: rank_weights(size, n, rank)
+    )
+    return MetricResult.from_per_prompt(per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)
+
+
+def best_of_n_curve(
+    oracle: Sequence[ArrayLike],
+    scores: Sequence[ArrayLike],
+    ns: Sequence[int] | np.ndarray,
+    *,
+    rank: int = 1,
+    ci: float = 0.95,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> CurveResult:
+    """:func:`best_of_n` at each subset size in ``ns`` (the BON curve, RETA paper Eq. 1 and
+    App. B.3); ``x`` holds the sizes.  Plot against :func:`bon_kl` for a KL axis.
+
+    Example:
+        >>> oracle = [np.array([1.0, 2.0, 3.0])]
+        >>> best_of_n_curve(oracle, oracle, [1, 2, 3]).value.round(4).tolist()
+        [2.0, 2.6667, 3.0]
+    """
+    oracle_pools, score_pools = check_pools(oracle, scores)
+    sizes = check_integers(ns, "ns", minimum=1)
+    for size in sizes:
+        check_subset_size(int(size), [pool.size for pool in oracle_pools], field="ns")
+    rank = check_integer(rank, "rank", minimum=1)
+    if rank > sizes.min():
+        raise MetricInputError(
+            f"expected every n in ns >= rank ({rank}), got n={int(sizes.min())}", field="ns"
+        )
+    per_prompt = np.empty((sizes.size, len(oracle_pools)))
+    for point, n in enumerate(sizes.tolist()):
+        per_prompt[point] = _positional_mean(
+            oracle_pools, score_pools, lambda size: rank_weights(size, n, rank)
+        )
+    return CurveResult.from_per_prompt(sizes, per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)
+
+
+def best_k_of_n(
+    oracle: Sequence[ArrayLike],
+    scores: Sequence[ArrayLike],
+    n: int,
+    k: int,
+    *,
+    ci: float = 0.95,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> MetricResult:
+    """Expected mean oracle score of the RM's top k among n random responses.
+
+    Per prompt: ``C(N, n)^-1 Σ_{|A| = n} (1/k) Σ_{j ≤ k} J(a_(j))``, ties in RM score broken
+    at random — App. B.3's estimator extended from the single best response to the top k
+    (k = 1 is :func:`best_of_n`; k = ⌊η n⌋ is RETA's un-normalised Eq. 5 at a single n).
+
+    Example:
+        >>> oracle = [np.array([1.0, 2.0, 3.0, 4.0])]
+        >>> round(best_k_of_n(oracle, oracle, 4, 2).value, 6)   # the top 2 of all 4
+        3.5
+    """
+    oracle_pools, score_pools, n = _check_common(oracle, scores, n)
+    k = _check_rank(k, n, "k")
+    per_prompt = _positional_mean(oracle_pools, score_pools, lambda size: top_k_weights(size, n, k))
+    return MetricResult.from_per_prompt(per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)
+
+
+def bon_kl(n: int | Sequence[int] | np.ndarray) -> float | np.ndarray:
+    """KL divergence of best-of-n sampling from the base policy: ``log n − (n − 1)/n``
+    (RETA paper, seed 000, Sec. 3.1, citing Stiennon et al.).  An array in, an array out.
+
+    Example:
+        >>> bon_kl(1)
+        0.0
+        >>> round(bon_kl(4), 6)
+        0.636294
+    """
+    if np.ndim(n) == 0:
+        size = float(check_integer(n, "n", minimum=1))
+        return float(np.log(size) - (size - 1.0) / size)
+    sizes = check_integers(np.ravel(n), "n", minimum=1).reshape(np.shape(n)).astype(float)
+    return np.log(sizes) - (sizes - 1.0) / sizes
+
+
+def _check_common(
+    oracle: Sequence[ArrayLike], scores: Sequence[ArrayLike], n: int
+) -> tuple[list[np.ndarray], list[np.ndarray], int]:
+    oracle_pools, score_pools = check_pools(oracle, scores)
+    n = check_integer(n, "n", minimum=1)
+    check_subset_size(n, [pool.size for pool in oracle_pools])
+    return oracle_pools, score_pools, n
+
+
+def _check_rank(value: int, n: int, field: str) -> int:
+    value = check_integer(value, field, minimum=1)
+    if value > n:
+        raise MetricInputError(f"expected {field} <= n ({n}), got {field}={value}", field=field)
+    return value
+
+
+def _positional_mean(
+    oracle_pools: list[np.ndarray],
+    score_pools: list[np.ndarray],
+    weights_for_size: Callable[[int], np.ndarray],
+) -> np.ndarray:
+    """Per-prompt ``Σ_i w(i) J(i)`` over RM-ordered, tie-averaged oracle scores."""
+    per_prompt = np.empty(len(oracle_pools))
+    for size, prompts, judged, scored in stack_by_size(oracle_pools, score_pools):
+        per_prompt[prompts] = oracle_by_position(judged, scored) @ weights_for_size(size)
+    return per_prompt

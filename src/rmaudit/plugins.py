@@ -1,0 +1,185 @@
+"""The plugin host: built-ins by module path, third parties by entry point, loaded lazily.
+
+Loading follows pytest, llm and Datasette:
+
+* built-in plugins (``DEFAULT_PLUGINS``) register through the same hooks a third party uses;
+* distributions expose plugins through the ``rmaudit`` entry-point group; they are loaded
+  the first time a component or the plugin list is asked for, never at import time;
+* ``RMAUDIT_DISABLE_PLUGIN_AUTOLOAD=1`` loads no entry points at all;
+  ``RMAUDIT_LOAD_PLUGINS=a,b`` loads only the named distributions (empty: none);
+* a plugin that fails to import is reported (``load_failures``) and skipped;
+* ``check_pending()`` turns a misspelt hook name into a loud error.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.util
+import os
+import warnings
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from rmaudit import __version__, hookspecs
+from rmaudit.components import KINDS, Component
+from rmaudit.errors import BadInput
+
+ENTRY_POINT_GROUP = "rmaudit"
+BUILTIN_SOURCE = "rmaudit"
+
+DEFAULT_PLUGINS = (
+    "rmaudit.default_plugins.prompt_sources",
+    "rmaudit.default_plugins.prompt_samplers",
+    "rmaudit.default_plugins.embedders",
+    "rmaudit.default_plugins.simulated",
+    "rmaudit.default_plugins.reward_models",
+    "rmaudit.default_plugins.metrics",
+)
+
+#: kind → name of its collector hook
+HOOK_OF_KIND = {
+    "prompt_source": "register_prompt_sources",
+    "prompt_sampler": "register_prompt_samplers",
+    "embedder": "register_embedders",
+    "reference_policy": "register_reference_policies",
+    "oracle": "register_oracles",
+    "reward_model": "register_reward_models",
+    "shift_perturber": "register_shift_perturbers",
+    "metric": "register_metrics",
+}
+
+
+@dataclass(frozen=True)
+class Registered:
+    """A component class and the plugin it came from."""
+
+    cls: type[Component]
+    source: str  # distribution name ("rmaudit" for built-ins)
+    plugin: str  # pluggy plugin name (module path or entry-point name)
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.source}:{self.cls.name}"
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    name: str
+    distribution: str
+    version: str
+    hooks: tuple[str, ...]
+    builtin: bool
+
+
+pm = pluggy.PluginManager("rmaudit")
+pm.add_hookspecs(hookspecs)
+
+_distribution_of: dict[str, tuple[str, str]] = {}  # plugin name → (distribution, version)
+load_failures: list[str] = []
+_loaded = False
+
+
+def load_plugins() -> None:
+    """Register built-ins and entry-point plugins once (idempotent)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module_path in DEFAULT_PLUGINS:
+        pm.register(importlib.import_module(module_path), name=module_path)
+        _distribution_of[module_path] = (BUILTIN_SOURCE, __version__)
+    if os.environ.get("RMAUDIT_DISABLE_PLUGIN_AUTOLOAD"):
+        pm.check_pending()
+        return
+    allowlist = os.environ.get("RMAUDIT_LOAD_PLUGINS")
+    allowed = None if allowlist is None else {p.strip() for p in allowlist.split(",") if p.strip()}
+    for entry_point in entry_points(group=ENTRY_POINT_GROUP):
+        dist = entry_point.dist.name if entry_point.dist else entry_point.name
+        if allowed is not None and dist not in allowed and entry_point.name not in allowed:
+            continue
+        if pm.get_plugin(entry_point.name) is not None:
+            continue
+        try:
+            plugin = entry_point.load()
+            pm.register(plugin, name=entry_point.name)
+        except Exception as error:  # a broken third-party plugin must not take the host down
+            message = f"plugin {entry_point.name!r} ({dist}) failed to load and was skipped: {error}"
+            load_failures.append(message)
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
+            continue
+        version = entry_point.dist.version if entry_point.dist else "unknown"
+        _distribution_of[entry_point.name] = (dist, version)
+    pm.check_pending()
+
+
+def load_plugins_dir(directory: str) -> None:
+    """Register every ``*.py`` file of ``directory`` as a plugin (like Datasette's --plugins-dir)."""
+    load_plugins()
+    for path in sorted(Path(directory).glob("*.py")):
+        name = str(path)
+        if pm.get_plugin(name) is not None:
+            continue
+        spec = importlib.util.spec_from_file_location(f"rmaudit_plugins_dir.{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        pm.register(module, name=name)
+        _distribution_of[name] = (f"plugins-dir:{path.stem}", "")
+    pm.check_pending()
+
+
+def registered(kind: str) -> list[Registered]:
+    """Every component class of ``kind``, in registration order."""
+    load_plugins()
+    hook_name = HOOK_OF_KIND[kind]
+    base = KINDS[kind]
+    found: list[Registered] = []
+    for impl in reversed(getattr(pm.hook, hook_name).get_hookimpls()):
+        source = _distribution_of.get(impl.plugin_name, (impl.plugin_name, ""))[0]
+
+        def register(cls: Any, _plugin: str = impl.plugin_name, _source: str = source) -> None:
+            if not (isinstance(cls, type) and issubclass(cls, base)):
+                raise TypeError(f"plugin {_plugin!r} registered {cls!r} with {hook_name}; "
+                                f"expected a subclass of {base.__name__}")
+            if not cls.name:
+                raise TypeError(f"plugin {_plugin!r}: {cls.__name__} has no name")
+            found.append(Registered(cls, _source, _plugin))
+
+        impl.function(register=register)
+    return found
+
+
+def component_names(kind: str) -> list[str]:
+    return [r.cls.name for r in registered(kind)]
+
+
+def resolve(kind: str, name: str, *, field: str | None = None, file: str | None = None) -> Registered:
+    """Find a component by ``name`` or ``plugin:name``, with "did you mean" on a miss."""
+    candidates = registered(kind)
+    source, _, bare = name.rpartition(":")
+    matches = [r for r in candidates if r.cls.name == bare and (not source or r.source == source)]
+    if len(matches) == 1:
+        return matches[0]
+    label = kind.replace("_", " ")
+    if len(matches) > 1:
+        sources = ", ".join(r.qualified_name for r in matches)
+        raise BadInput(f"{label} name is registered by more than one plugin ({sources}); "
+                       f"address it as plugin:name", file=file, field=field, value=name)
+    names = sorted({r.cls.name for r in candidates})
+    close = difflib.get_close_matches(bare, names, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(names)}"
+    raise BadInput(f"unknown {label}{hint}", file=file, field=field, value=name)
+
+
+def plugin_infos() -> list[PluginInfo]:
+    load_plugins()
+    infos = []
+    for name, plugin in pm.list_name_plugin():
+        hooks = tuple(sorted(c.name for c in pm.get_hookcallers(plugin) or ()))
+        dist, version = _distribution_of.get(name, (name, ""))
+        infos.append(PluginInfo(name, dist, version, hooks, dist == BUILTIN_SOURCE))
+    return infos

@@ -1,0 +1,85 @@
+"""Reading a run's stored results back (for the CLI summary, the TUI and reports)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rmaudit.store import Store
+
+
+@dataclass(frozen=True)
+class Column:
+    metric: str  # the metric's label in the recipe
+    key: str
+    label: str
+    higher_is_better: bool
+
+
+@dataclass(frozen=True)
+class Cell:
+    value: float
+    stderr: float
+    ci_low: float
+    ci_high: float
+
+
+@dataclass(frozen=True)
+class Curve:
+    label: str
+    x_label: str
+    x: np.ndarray
+    value: np.ndarray
+    stderr: np.ndarray
+
+
+@dataclass
+class RunSummary:
+    run: dict[str, Any]
+    benchmark: dict[str, Any]
+    reward_models: list[tuple[str, str]]  # (label, rm_key) in recipe order
+    columns: list[Column] = field(default_factory=list)
+    cells: dict[tuple[str, str, str], Cell] = field(default_factory=dict)  # (rm_key, metric, key)
+    curves: dict[tuple[str, str, str], Curve] = field(default_factory=dict)
+
+    @property
+    def simulated(self) -> bool:
+        return bool(self.run["simulated"])
+
+    def curve_keys(self) -> list[tuple[str, str]]:
+        """(metric, key) of every stored curve, in stored order."""
+        return list(dict.fromkeys((metric, key) for _, metric, key in self.curves))
+
+
+def latest_run_id(store: Store) -> str | None:
+    row = store.db.execute("select id from runs order by created_at desc, rowid desc limit 1").fetchone()
+    return row[0] if row else None
+
+
+def load_summary(store: Store, run_id: str) -> RunSummary:
+    db = store.db
+    run = db["runs"].get(run_id)
+    benchmark = db["benchmarks"].get(run["benchmark_id"])
+    rms = [(label, key) for label, key in db.execute(
+        "select label, rm_key from run_reward_models where run_id = ? order by position", [run_id])]
+    summary = RunSummary(run, benchmark, rms)
+    seen: set[tuple[str, str]] = set()
+    for row in db.query("select * from metric_results where run_id = ? order by rowid", [run_id]):
+        if (row["metric"], row["key"]) not in seen:
+            seen.add((row["metric"], row["key"]))
+            summary.columns.append(Column(row["metric"], row["key"], row["label"],
+                                          bool(row["higher_is_better"])))
+        summary.cells[(row["rm_key"], row["metric"], row["key"])] = Cell(
+            row["value"], row["stderr"], row["ci_low"], row["ci_high"])
+    points: dict[tuple[str, str, str], list[dict]] = {}
+    for row in db.query("select * from curves where run_id = ? order by rowid", [run_id]):
+        points.setdefault((row["rm_key"], row["metric"], row["key"]), []).append(row)
+    for ident, rows in points.items():
+        rows.sort(key=lambda r: r["point"])
+        summary.curves[ident] = Curve(rows[0]["label"], rows[0]["x_label"],
+                                      np.array([r["x"] for r in rows]),
+                                      np.array([r["value"] for r in rows]),
+                                      np.array([r["stderr"] for r in rows]))
+    return summary

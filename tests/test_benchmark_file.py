@@ -1,0 +1,56 @@
+"""Export a benchmark, import it elsewhere, audit an RM on it with no oracle at all."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from conftest import metric_rows, table_counts
+
+
+@pytest.mark.parametrize("name", ["bench.jsonl", "bench.jsonl.gz"])
+def test_export_import_round_trip_gives_the_same_metrics(name, rmaudit, write_recipe, tmp_path):
+    source_db, other_db = tmp_path / "a.db", tmp_path / "b.db"
+    assert rmaudit("run", str(write_recipe()), "--db", str(source_db)).code == 0
+    out = tmp_path / name
+    exported = rmaudit("export", str(out), "--db", str(source_db))
+    assert exported.code == 0, exported.err
+    opener = gzip.open if name.endswith(".gz") else open
+    with opener(out, "rt") as handle:
+        lines = handle.read().splitlines()
+    assert len(lines) == 1 + 8 and json.loads(lines[0])["format"] == "rmaudit-benchmark"
+
+    imported = rmaudit("import", str(out), "--db", str(other_db))
+    assert imported.code == 0, imported.err
+    counts = table_counts(other_db)
+    assert counts["responses"] == counts["oracle_labels"] == 8 * 16
+    assert rmaudit("import", str(out), "--db", str(other_db)).code == 0
+    assert table_counts(other_db) == counts, "importing twice stores nothing twice"
+
+    recipe = write_recipe(f'''
+        title = "small simulated audit"
+        [benchmark]
+        file = "{out.name}"
+
+        [[reward_models]]
+        label = "honest"
+        name = "simulated-rm"
+        seed = 1
+
+        [[metrics]]
+        name = "reta"
+        eta = 0.25
+
+        [[metrics]]
+        name = "best-of-n"
+        report = [4]
+    ''', name="audit.toml")
+    result = rmaudit("run", str(recipe), "--db", str(other_db))
+    assert result.code == 0, result.err
+    assert "oracle labels" not in result.err
+    original = {(l, k): v for l, m, k, v, _ in metric_rows(source_db) if l == "honest"}
+    audited = {(l, k): v for l, m, k, v, _ in metric_rows(other_db)}
+    for key in (("honest", "reta@0.25"), ("honest", "bon@4")):
+        assert audited[key] == pytest.approx(original[key], rel=1e-12)

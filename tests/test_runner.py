@@ -1,0 +1,113 @@
+"""The audit engine end to end on a small simulated recipe: store, rerun, add an RM."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+
+from conftest import metric_rows, table_counts
+from rmaudit.metrics import best_of_n, pairwise_accuracy, reta
+from rmaudit.recipe import load_recipe
+from rmaudit.runner import Runner
+from rmaudit.store import Store
+
+PROMPTS, N = 8, 16
+
+
+def test_run_stores_everything_and_prints_the_summary(rmaudit, write_recipe, tmp_path):
+    db = tmp_path / "audit.db"
+    result = rmaudit("run", str(write_recipe()), "--db", str(db))
+    assert result.code == 0, result.err
+    counts = table_counts(db)
+    assert counts["prompts"] == PROMPTS
+    assert counts["responses"] == PROMPTS * N
+    assert counts["oracle_labels"] == PROMPTS * N
+    assert counts["rm_scores"] == 2 * PROMPTS * N
+    assert counts["runs"] == 1
+    for header in ("RETA(1/4)", "BoN@4", "pairwise acc", "honest", "length", "SIMULATED"):
+        assert header in result.out, header
+
+
+def test_stored_metrics_equal_the_public_functions_on_stored_data(rmaudit, write_recipe, tmp_path):
+    db = tmp_path / "audit.db"
+    assert rmaudit("run", str(write_recipe()), "--db", str(db)).code == 0
+    conn = sqlite3.connect(db)
+    rows = conn.execute(
+        """select m.label, r.prompt_id, l.score, s.score
+           from run_reward_models m join rm_scores s on s.rm_key = m.rm_key
+           join responses r on r.id = s.response_id
+           join oracle_labels l on l.response_id = r.id
+           order by m.label, r.prompt_id, r.sample_index""").fetchall()
+    by_rm: dict[str, dict[str, tuple[list, list]]] = {}
+    for label, pid, j, y in rows:
+        oracle, scores = by_rm.setdefault(label, {}).setdefault(pid, ([], []))
+        oracle.append(j)
+        scores.append(y)
+    stored = {(label, key): value for label, _, key, value, _ in metric_rows(db)}
+    for label, prompts in by_rm.items():
+        oracle = [np.array(o) for o, _ in prompts.values()]
+        scores = [np.array(s) for _, s in prompts.values()]
+        assert np.isclose(stored[(label, "reta@0.25")], reta(oracle, scores, 0.25).value, rtol=1e-12)
+        assert np.isclose(stored[(label, "bon@4")], best_of_n(oracle, scores, 4).value, rtol=1e-12)
+        assert np.isclose(stored[(label, "pairwise_accuracy")],
+                          pairwise_accuracy(oracle, scores).value, rtol=1e-12)
+
+
+def test_rerun_does_no_work_and_prints_the_same_numbers(rmaudit, write_recipe, tmp_path):
+    db = tmp_path / "audit.db"
+    recipe = str(write_recipe())
+    first = rmaudit("run", recipe, "--db", str(db))
+    before, metrics_before = table_counts(db), metric_rows(db)
+    second = rmaudit("run", recipe, "--db", str(db))
+    assert second.code == 0
+    assert "new work: none" in second.err
+    assert table_counts(db) == before
+    assert metric_rows(db) == metrics_before
+    assert first.out == second.out
+
+
+def test_adding_an_rm_scores_only_that_rm(write_recipe, tmp_path):
+    db = tmp_path / "audit.db"
+    store = Store.open(db)
+    Runner(load_recipe(write_recipe()), store).run()
+    extra = '\n[[reward_models]]\nlabel = "flattery"\nname = "simulated-rm"\nbias = "flattery"\n'
+    result = Runner(load_recipe(write_recipe(extra_rms=extra, name="more.toml")), store).run()
+    pending = {c.stage: c.pending for c in result.counts}
+    assert pending == {"prompts": 0, "responses": 0, "oracle labels": 0, "scores: honest": 0,
+                       "scores: length": 0, "scores: flattery": PROMPTS * N}
+    assert table_counts(db)["rm_scores"] == 3 * PROMPTS * N
+
+
+def test_dry_run_plans_without_writing(rmaudit, write_recipe, tmp_path):
+    db = tmp_path / "audit.db"
+    recipe = str(write_recipe())
+    result = rmaudit("run", recipe, "--db", str(db), "--dry-run")
+    assert result.code == 0
+    assert not db.exists()
+    assert "oracle labels" in result.out and f"{PROMPTS * N * 3:,}" in result.out  # 3 judge samples
+    rmaudit("run", recipe, "--db", str(db))
+    before = table_counts(db)
+    again = rmaudit("run", recipe, "--db", str(db), "--dry-run")
+    assert table_counts(db) == before
+    plan = Runner(load_recipe(recipe), Store.open_readonly(db)).plan()
+    assert all(c.pending == 0 for c in plan), plan
+    assert "scores: length" in again.out
+
+
+def test_fresh_starts_over(rmaudit, write_recipe, tmp_path):
+    db = tmp_path / "audit.db"
+    recipe = str(write_recipe())
+    rmaudit("run", recipe, "--db", str(db))
+    result = rmaudit("run", recipe, "--db", str(db), "--fresh")
+    assert result.code == 0 and "new work: none" not in result.err
+
+
+def test_runs_command_lists_and_shows(rmaudit, write_recipe, tmp_path):
+    db = tmp_path / "audit.db"
+    rmaudit("run", str(write_recipe()), "--db", str(db))
+    listing = rmaudit("runs", "--db", str(db))
+    assert listing.code == 0 and "small simulated audit" in listing.out and "done" in listing.out
+    run_id = sqlite3.connect(db).execute("select id from runs").fetchone()[0]
+    shown = rmaudit("runs", "--db", str(db), run_id[:6])
+    assert shown.code == 0 and "RETA(1/4)" in shown.out
