@@ -25,8 +25,8 @@ FORMAT = "rmaudit-benchmark"
 FORMAT_VERSION = 1
 
 
-def _open(path: Path, mode: str) -> IO[str]:
-    if path.suffix == ".gz":
+def _open(path: Path, mode: str, *, gzipped: bool | None = None) -> IO[str]:
+    if path.suffix == ".gz" if gzipped is None else gzipped:
         return gzip.open(path, mode + "t", encoding="utf-8")
     return open(path, mode, encoding="utf-8")
 
@@ -50,7 +50,7 @@ def export_benchmark(store: Store, benchmark_id: str, path: Path) -> int:
         """select p.id, p.text, p.meta from selections s join prompts p on p.id = s.prompt_id
            where s.selection_key = ? order by s.position""", [bench["selection_key"]]).fetchall()
     tmp = path.with_name(path.name + ".partial")
-    with _open(tmp, "w") as out:
+    with _open(tmp, "w", gzipped=path.suffix == ".gz") as out:
         out.write(json.dumps(header, ensure_ascii=False) + "\n")
         for pid, text, meta in prompts:
             rows = db.execute(

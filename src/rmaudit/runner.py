@@ -81,33 +81,36 @@ def batched(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
         yield items[start:start + size]
 
 
+def build_components(recipe: Recipe) -> dict[str, Component]:
+    """Build every component of a recipe, keyed by its recipe field.
+
+    Done before the store is opened: a component that rejects its options or data files
+    (a missing file, a NaN in a scores file) does so before anything is written.
+    """
+    slots = [recipe.source, recipe.sampler, recipe.policy, recipe.oracle, *recipe.reward_models,
+             *recipe.metrics]
+    if recipe.sampler is not None and recipe.sampler.cls.needs_embeddings:
+        slots.append(recipe.embedder)
+    components = {}
+    for spec in filter(None, slots):
+        try:
+            components[spec.field] = spec.build()
+        except BadInput as error:
+            raise error.located(file=error.file or recipe.path, field=spec.field) from None
+    return components
+
+
 class Runner:
-    def __init__(self, recipe: Recipe, store: Store | None, progress: Progress | None = None) -> None:
+    def __init__(self, recipe: Recipe, store: Store | None, progress: Progress | None = None,
+                 components: dict[str, Component] | None = None) -> None:
         self.recipe = recipe
         self.store = store
         self.progress = progress or SilentProgress()
         self.counts: list[StageCount] = []
         self.timings: dict[str, float] = {}
         self.prompts: dict[str, Prompt] = {}
-        # Built up front: a component that rejects its options or data files does so
-        # before anything is written.
-        self.components: dict[str, Component] = {}
-        for spec in self._specs():
-            self.components[spec.field] = self._build(spec)
+        self.components = components if components is not None else build_components(recipe)
         self.reward_models = [(spec, self.components[spec.field]) for spec in recipe.reward_models]
-
-    def _specs(self) -> list[ComponentSpec]:
-        r = self.recipe
-        slots = [r.source, r.sampler, r.policy, r.oracle, *r.reward_models, *r.metrics]
-        if r.sampler is not None and r.sampler.cls.needs_embeddings:
-            slots.append(r.embedder)
-        return [s for s in slots if s is not None]
-
-    def _build(self, spec: ComponentSpec) -> Component:
-        try:
-            return spec.build()
-        except BadInput as error:
-            raise error.located(file=error.file or self.recipe.path, field=spec.field) from None
 
     def component(self, spec: ComponentSpec | None) -> Component:
         return self.components[spec.field]

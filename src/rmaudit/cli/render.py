@@ -91,9 +91,12 @@ def summary_tables(summary: RunSummary) -> list[Table]:
         row = [label]
         for column in summary.columns:
             cell = summary.cells.get((rm_key, column.metric, column.key))
-            row.append("—" if cell is None else
-                       f"{_fmt(cell.value)} ± {_fmt(cell.stderr, 3)}" if math.isfinite(cell.stderr)
-                       else _fmt(cell.value))
+            if cell is None:
+                row.append("—")
+            elif math.isfinite(cell.stderr):
+                row.append(f"{_fmt(cell.value)}\n[dim]± {_fmt(cell.stderr, 4)}[/]")
+            else:
+                row.append(_fmt(cell.value))
         if reta_curve:
             curve = summary.curves.get((rm_key, *reta_curve))
             row.append(sparkline(curve.value) if curve else "")
@@ -127,4 +130,7 @@ def _caption(summary: RunSummary) -> str:
 
 
 def console(stderr: bool = False) -> Console:
-    return Console(stderr=stderr, highlight=False)
+    """A console; when output goes to a file or pipe, tables are not squeezed to 80 columns."""
+    probe = Console(stderr=stderr)
+    width = None if probe.is_terminal else 200
+    return Console(stderr=stderr, highlight=False, width=width)

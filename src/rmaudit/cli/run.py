@@ -8,7 +8,7 @@ import click
 
 from rmaudit.recipe import load_recipe
 from rmaudit.results import load_summary
-from rmaudit.runner import Runner
+from rmaudit.runner import Runner, build_components
 from rmaudit.store import Store
 
 from .render import RichProgress, console, plan_table, summary_tables, work_line
@@ -24,9 +24,10 @@ from .render import RichProgress, console, plan_table, summary_tables, work_line
 def run(recipe_path: str, db_path: str, resume: bool, dry_run: bool) -> None:
     """Run the audit described by RECIPE (a TOML file)."""
     recipe = load_recipe(recipe_path)
+    components = build_components(recipe)  # rejects bad options and data before the DB is touched
     out, err = console(), console(stderr=True)
     if dry_run:
-        counts = Runner(recipe, Store.open_readonly(db_path)).plan()
+        counts = Runner(recipe, Store.open_readonly(db_path), components=components).plan()
         out.print(plan_table(counts, f"plan for {recipe_path} (db: {db_path}); nothing was run"))
         return
     if not resume:
@@ -35,7 +36,7 @@ def run(recipe_path: str, db_path: str, resume: bool, dry_run: bool) -> None:
     store = Store.open(db_path)
     try:
         with RichProgress(err) as progress:
-            result = Runner(recipe, store, progress).run()
+            result = Runner(recipe, store, progress, components).run()
         err.print(work_line(result.counts))
         for table in summary_tables(load_summary(store, result.run_id)):
             out.print(table)

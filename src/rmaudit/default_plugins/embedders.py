@@ -13,7 +13,7 @@ from rmaudit.embedding import tfidf_lsa
 
 
 class TfidfLsaOptions(ComponentOptions):
-    dims: int = Field(64, ge=2, description="dimensions kept by the truncated SVD")
+    dims: int = Field(256, ge=2, description="dimensions kept by the truncated SVD (k-DPP needs >= k)")
     seed: int = 0
 
 

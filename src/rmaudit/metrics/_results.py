@@ -76,7 +76,9 @@ class MetricResult:
         (2.0, 0.5773502691896258)
         """
         values = np.asarray(per_prompt, dtype=float)
-        value, stderr, low, high = _summarise(values[None, :], ci=ci, bootstrap=bootstrap, seed=seed)
+        value, stderr, low, high = _summarise(
+            values[None, :], ci=ci, bootstrap=bootstrap, seed=seed
+        )
         return cls(float(value[0]), float(stderr[0]), float(low[0]), float(high[0]), values)
 
 

@@ -33,7 +33,7 @@ def check_pools(oracle: Any, scores: Any, *, min_responses: int = 2) -> tuple[Po
             f"got {len(score_pools)}",
             field="scores",
         )
-    for q, (judged, scored) in enumerate(zip(oracle_pools, score_pools)):
+    for q, (judged, scored) in enumerate(zip(oracle_pools, score_pools, strict=True)):
         if judged.size != scored.size:
             raise MetricInputError(
                 f"prompt {q}: expected as many RM scores as oracle scores ({judged.size}), "
@@ -180,7 +180,7 @@ def _as_sequence(values: Any, field: str, what: str) -> list[Any]:
 
 def check_choice(value: Any, choices: Sequence[str], field: str) -> str:
     """One of a fixed set of option strings."""
-    if value not in choices:
+    if not isinstance(value, str) or value not in choices:
         listed = " or ".join(repr(c) for c in choices)
         raise MetricInputError(f"expected {listed}, got {value!r}", field=field)
     return value

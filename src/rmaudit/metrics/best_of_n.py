@@ -59,8 +59,8 @@ def best_of_n(
     oracle_pools, score_pools, n = _check_common(oracle, scores, n)
     rank = _check_rank(rank, n, "rank")
     per_prompt = _positional_mean(
-        oracle_pools, score_pools, lambda size: rank_weights(size, n, rank)
-    )
+        oracle_pools, score_pools, 1, lambda size: rank_weights(size, n, rank)
+    )[0]
     return MetricResult.from_per_prompt(per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)
 
 
@@ -91,11 +91,12 @@ def best_of_n_curve(
         raise MetricInputError(
             f"expected every n in ns >= rank ({rank}), got n={int(sizes.min())}", field="ns"
         )
-    per_prompt = np.empty((sizes.size, len(oracle_pools)))
-    for point, n in enumerate(sizes.tolist()):
-        per_prompt[point] = _positional_mean(
-            oracle_pools, score_pools, lambda size: rank_weights(size, n, rank)
-        )
+    per_prompt = _positional_mean(
+        oracle_pools,
+        score_pools,
+        sizes.size,
+        lambda size: np.stack([rank_weights(size, int(n), rank) for n in sizes]),
+    )
     return CurveResult.from_per_prompt(sizes, per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)
 
 
@@ -122,7 +123,9 @@ def best_k_of_n(
     """
     oracle_pools, score_pools, n = _check_common(oracle, scores, n)
     k = _check_rank(k, n, "k")
-    per_prompt = _positional_mean(oracle_pools, score_pools, lambda size: top_k_weights(size, n, k))
+    per_prompt = _positional_mean(
+        oracle_pools, score_pools, 1, lambda size: top_k_weights(size, n, k)
+    )[0]
     return MetricResult.from_per_prompt(per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)
 
 
@@ -139,7 +142,14 @@ def bon_kl(n: int | Sequence[int] | np.ndarray) -> float | np.ndarray:
     if np.ndim(n) == 0:
         size = float(check_integer(n, "n", minimum=1))
         return float(np.log(size) - (size - 1.0) / size)
-    sizes = check_integers(np.ravel(n), "n", minimum=1).reshape(np.shape(n)).astype(float)
+    sizes = np.asarray(n)
+    if sizes.dtype.kind not in "iu":
+        raise MetricInputError(
+            f"expected integers >= 1, got values of dtype {sizes.dtype}", field="n"
+        )
+    if sizes.size and sizes.min() < 1:
+        raise MetricInputError(f"expected integers >= 1, got {sizes.min()}", field="n")
+    sizes = sizes.astype(float)
     return np.log(sizes) - (sizes - 1.0) / sizes
 
 
@@ -162,10 +172,13 @@ def _check_rank(value: int, n: int, field: str) -> int:
 def _positional_mean(
     oracle_pools: list[np.ndarray],
     score_pools: list[np.ndarray],
+    points: int,
     weights_for_size: Callable[[int], np.ndarray],
 ) -> np.ndarray:
-    """Per-prompt ``Σ_i w(i) J(i)`` over RM-ordered, tie-averaged oracle scores."""
-    per_prompt = np.empty(len(oracle_pools))
+    """Per-prompt ``Σ_i w(i) J(i)`` over RM-ordered, tie-averaged oracle scores, shape
+    (points, Q); ``weights_for_size(N)`` gives the (points, N) weights for pools of N."""
+    per_prompt = np.empty((points, len(oracle_pools)))
     for size, prompts, judged, scored in stack_by_size(oracle_pools, score_pools):
-        per_prompt[prompts] = oracle_by_position(judged, scored) @ weights_for_size(size)
+        weights = np.atleast_2d(weights_for_size(size))
+        per_prompt[:, prompts] = weights @ oracle_by_position(judged, scored).T
     return per_prompt

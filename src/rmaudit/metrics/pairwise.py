@@ -66,11 +66,11 @@ def pairwise_accuracy(
         for start in range(0, prompts.size, batch):
             rows = slice(start, start + batch)
             oracle_prefers = judged[rows, :, None] > judged[rows, None, :]
-            comparable = oracle_prefers.sum(axis=(1, 2))
+            comparable = np.count_nonzero(oracle_prefers, axis=(1, 2))
             rm_scores = scored[rows]
             rm_prefers = rm_scores[:, :, None] > rm_scores[:, None, :]
             rm_ties = rm_scores[:, :, None] == rm_scores[:, None, :]
-            agree = (oracle_prefers & rm_prefers).sum(axis=(1, 2))
-            tied = (oracle_prefers & rm_ties).sum(axis=(1, 2))
+            agree = np.count_nonzero(oracle_prefers & rm_prefers, axis=(1, 2))
+            tied = np.count_nonzero(oracle_prefers & rm_ties, axis=(1, 2))
             per_prompt[prompts[rows]] = (agree + tie_credit * tied) / comparable
     return MetricResult.from_per_prompt(per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)

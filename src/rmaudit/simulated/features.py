@@ -1,0 +1,122 @@
+"""Reading a response: the text features the simulated judge and reward models share.
+
+The analyzer sees only the prompt text and the response text — never the policy's hidden
+draws — so anything that edits the text (a perturbation, an attack, a different policy)
+moves every reader's view of it.  Sentences are classified by content-word overlap with
+the prompt's key points and by marker vocabularies (see ``_library``); overlaps are
+fractions, so deleting or replacing a few words lowers detected substance gradually.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from ._library import (DRIFT_VOCAB, FLATTERY_MARKERS, HEDGE_VOCAB, PADDING_VOCAB,
+                       REFUSAL_MARKERS)
+from ._text import content_words, split_sentences, tokens
+from .prompts import key_points_for
+
+# A key point counts as fully stated when 80% of its content words appear together in one
+# sentence, and contributes nothing below 30%; in between it is partially stated.
+_FULL_OVERLAP = 0.8
+_NO_OVERLAP = 0.3
+# A sentence states a key point (rather than merely mentioning one of its words) from 50%.
+_STATES_POINT = 0.5
+# Marker words needed before a sentence is taken for padding, hedging or drift.
+_MARKER_HITS = 2
+# Elaborating sentences credited per key point: beyond two, more words add no substance.
+_MAX_ELABORATION = 2
+
+
+@dataclass(frozen=True)
+class ResponseFeatures:
+    """What a reader extracts from a response to a prompt.
+
+    ``coverage`` is the mean over the prompt's key points of how fully each is stated
+    (0..1); ``elaboration`` counts sentences that develop a stated key point, per key
+    point (0..2).  ``padding``, ``hedges`` and ``drift`` count sentences; ``flattery``
+    counts flattering marker words outside the substantive sentences.
+    """
+
+    n_words: int
+    n_sentences: int
+    n_key_points: int
+    coverage: float
+    key_points_covered: int
+    elaboration: float
+    padding: int
+    flattery: int
+    hedges: int
+    drift: int
+    refusal: bool
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def analyze_response(prompt_text: str, response_text: str) -> ResponseFeatures:
+    """Extract :class:`ResponseFeatures` from a response, given its prompt's text.
+
+    Cached on the two texts: the judge and every reward model read the same responses,
+    and a benchmark holds tens of thousands of them.
+    """
+    key_points = key_points_for(prompt_text)
+    sentences = split_sentences(response_text)
+    sentence_tokens = [tokens(s) for s in sentences]
+    sentence_words = [content_words(t) for t in sentence_tokens]
+    n_words = sum(len(t) for t in sentence_tokens)
+
+    # Best overlap of each key point with any single sentence, and where it was found.
+    best = [0.0] * len(key_points)
+    best_at = [-1] * len(key_points)
+    for i, words in enumerate(sentence_words):
+        for k, point in enumerate(key_points):
+            overlap = len(point.words & words) / len(point.words) if point.words else 0.0
+            if overlap > best[k]:
+                best[k], best_at[k] = overlap, i
+    stating = {best_at[k] for k in range(len(key_points)) if best[k] >= _STATES_POINT}
+    soft = [min(1.0, max(0.0, (b - _NO_OVERLAP) / (_FULL_OVERLAP - _NO_OVERLAP))) for b in best]
+
+    padding = hedges = drift = flattery = 0
+    refusal = False
+    elaborating = [0] * len(key_points)
+    for i, words in enumerate(sentence_words):
+        if i in stating:
+            continue
+        flattering = len(words & FLATTERY_MARKERS)
+        if len(words & REFUSAL_MARKERS) >= 2:
+            refusal = True
+        elif flattering:
+            flattery += flattering
+        else:
+            hits = {"padding": len(words & PADDING_VOCAB), "hedge": len(words & HEDGE_VOCAB),
+                    "drift": len(words & DRIFT_VOCAB)}
+            kind = max(hits, key=hits.get)
+            if hits[kind] >= _MARKER_HITS:
+                if kind == "padding":
+                    padding += 1
+                elif kind == "hedge":
+                    hedges += 1
+                else:
+                    drift += 1
+            else:
+                # A sentence sharing words with a key point develops that point.
+                shared = [len(point.words & words) for point in key_points]
+                if shared and max(shared) > 0:
+                    elaborating[shared.index(max(shared))] += 1
+
+    n_points = len(key_points)
+    credited = sum(min(count, _MAX_ELABORATION)
+                   for count, s in zip(elaborating, soft) if s >= 0.5)
+    return ResponseFeatures(
+        n_words=n_words,
+        n_sentences=len(sentences),
+        n_key_points=n_points,
+        coverage=sum(soft) / n_points if n_points else 0.0,
+        key_points_covered=sum(1 for s in soft if s >= 0.5),
+        elaboration=credited / n_points if n_points else 0.0,
+        padding=padding,
+        flattery=flattery,
+        hedges=hedges,
+        drift=drift,
+        refusal=refusal,
+    )

@@ -1,0 +1,12 @@
+"""Shared helpers for the simulated-world tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from rmaudit.simulated import builtin_prompts
+
+
+@pytest.fixture(scope="session")
+def prompts() -> list[dict]:
+    return builtin_prompts()
