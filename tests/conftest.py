@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from _support import SMALL_RECIPE
 from rmaudit.cli import main
 
 
@@ -37,54 +37,6 @@ def rmaudit(capsys):
     return invoke
 
 
-SMALL_RECIPE = """
-title = "small simulated audit"
-batch_size = 32
-
-[prompts.source]
-name = "simulated-helpful"
-
-[prompts.sampler]
-name = "random"
-k = 8
-
-[responses]
-per_prompt = 16
-
-[responses.policy]
-name = "simulated-policy"
-
-[oracle]
-name = "simulated-judge"
-samples = 3
-
-[[reward_models]]
-label = "honest"
-name = "simulated-rm"
-seed = 1
-
-[[reward_models]]
-label = "length"
-name = "simulated-rm"
-bias = "length"
-seed = 2
-{extra_rms}
-[[metrics]]
-name = "reta"
-eta = 0.25
-
-[[metrics]]
-name = "reta-curve"
-
-[[metrics]]
-name = "best-of-n"
-report = [4]
-
-[[metrics]]
-name = "pairwise-accuracy"
-"""
-
-
 @pytest.fixture
 def write_recipe(tmp_path):
     """Write a recipe (default: the small simulated one) and return its path."""
@@ -96,27 +48,3 @@ def write_recipe(tmp_path):
         return path
 
     return write
-
-
-def table_counts(db_path: Path) -> dict[str, int]:
-    """Row count of every table in an rmaudit DB."""
-    conn = sqlite3.connect(db_path)
-    try:
-        names = [r[0] for r in conn.execute("select name from sqlite_master where type='table'")]
-        return {n: conn.execute(f"select count(*) from [{n}]").fetchone()[0] for n in names}
-    finally:
-        conn.close()
-
-
-def metric_rows(db_path: Path, run_id: str | None = None) -> list[tuple]:
-    """(rm label, metric, key, value, stderr) for a run (the latest when run_id is None)."""
-    conn = sqlite3.connect(db_path)
-    try:
-        if run_id is None:
-            run_id = conn.execute("select id from runs order by created_at desc, rowid desc").fetchone()[0]
-        return conn.execute(
-            """select m.label, r.metric, r.key, r.value, r.stderr from metric_results r
-               join run_reward_models m on m.run_id = r.run_id and m.rm_key = r.rm_key
-               where r.run_id = ? order by m.label, r.metric, r.key""", [run_id]).fetchall()
-    finally:
-        conn.close()

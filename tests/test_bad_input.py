@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import SMALL_RECIPE, table_counts
+from _support import SMALL_RECIPE, table_counts
 
 
 def edit(old: str, new: str, extra_rms: str = "") -> str:

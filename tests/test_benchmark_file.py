@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import metric_rows, table_counts
+from _support import metric_rows, table_counts
 
 
 @pytest.mark.parametrize("name", ["bench.jsonl", "bench.jsonl.gz"])

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from conftest import metric_rows, table_counts
+from _support import metric_rows, table_counts
 
 SLOW_RM = '''
 import time

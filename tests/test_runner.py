@@ -6,7 +6,7 @@ import sqlite3
 
 import numpy as np
 
-from conftest import metric_rows, table_counts
+from _support import metric_rows, table_counts
 from rmaudit.metrics import best_of_n, pairwise_accuracy, reta
 from rmaudit.recipe import load_recipe
 from rmaudit.runner import Runner
