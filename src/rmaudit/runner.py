@@ -156,12 +156,11 @@ class Runner:
     # -- the whole run ----------------------------------------------------------------
     def run(self) -> RunResult:
         started = time.perf_counter()
-        benchmark = self._benchmark()
+        benchmark, responses = self._benchmark()
         simulated = benchmark.simulated or any(m.simulated for _, m in self.reward_models)
         run_id = self.recipe.run_key
         self._start_run(run_id, benchmark, simulated)
         try:
-            responses = self._benchmark_responses(benchmark)
             for spec, model in self.reward_models:
                 self._score(spec, model, responses)
             prompt_ids, outputs = self._metrics(benchmark)
@@ -174,12 +173,13 @@ class Runner:
             raise
         return RunResult(run_id, benchmark, self.counts, simulated, self.timings)
 
-    def _benchmark(self) -> Benchmark:
+    def _benchmark(self) -> tuple[Benchmark, list[Response]]:
+        """Import the recipe's benchmark file, or build the benchmark: prompts, responses, labels."""
         if self.recipe.benchmark_file is not None:
             benchmark_id = import_benchmark(self.store, self.recipe.benchmark_file)
             benchmark = self.load_benchmark(benchmark_id)
             check_pool_size(self.recipe, self._smallest_pool(benchmark))
-            return benchmark
+            return benchmark, self._benchmark_responses(benchmark)
         selection_key, prompts = self._select_prompts()
         policy, oracle = self.component(self.recipe.policy), self.component(self.recipe.oracle)
         n = self.recipe.per_prompt
@@ -189,13 +189,14 @@ class Runner:
             title=self.recipe.model.title, selection_key=selection_key, policy_key=policy.key,
             per_prompt=n, oracle_key=oracle.key,
             simulated=any(c.simulated for c in (self.component(self.recipe.source), policy, oracle)))
-        self._label(oracle, benchmark)
+        responses = self._benchmark_responses(benchmark)
+        self._label(oracle, responses)
         self.store.db["benchmarks"].insert({
             "id": benchmark.id, "title": benchmark.title, "selection_key": selection_key,
             "policy_key": policy.key, "per_prompt": n, "oracle_key": oracle.key,
             "simulated": int(benchmark.simulated), "origin": "built", "created_at": utc_now(),
         }, ignore=True)
-        return benchmark
+        return benchmark, responses
 
     # -- stages -----------------------------------------------------------------------
     def _pool(self) -> tuple[str, list[Prompt]]:
@@ -275,9 +276,8 @@ class Runner:
              "text": g.text, "meta": dumps(g.meta)}
             for (p, i, rid), g in zip(batch, generations)])
 
-    def _label(self, oracle, benchmark: Benchmark) -> None:
+    def _label(self, oracle, responses: list[Response]) -> None:
         t0 = time.perf_counter()
-        responses = self._benchmark_responses(benchmark)
         existing = self.store.existing(
             "select response_id from oracle_labels where oracle_key = ?", [oracle.key])
         pending = [r for r in responses if r.id not in existing]
