@@ -397,17 +397,25 @@ class Runner:
                 try:
                     output = metric.compute(inputs)
                 except MetricInputError as error:
-                    where = (f"prompt {prompt_ids[error.prompt_index]}: "
-                             if error.prompt_index is not None else "")
-                    raise BadInput(f"{metric_spec.label} on {spec.label}: {where}{error.problem}",
-                                   file=self.recipe.path, field=f"{metric_spec.field}"
-                                   + (f".{error.field}" if error.field else ""),
-                                   value=error.value) from None
+                    raise self._locate_metric_error(error, metric_spec, spec, prompt_ids) from None
                 outputs.append((model.key, metric_spec, output))
                 self.progress.advance("metrics", 1)
         self.progress.finish("metrics")
         self.timings["metrics"] = time.perf_counter() - t0
         return prompt_ids, outputs
+
+    def _locate_metric_error(self, error: MetricInputError, metric_spec: ComponentSpec,
+                             rm_spec: ComponentSpec, prompt_ids: tuple[str, ...]) -> BadInput:
+        """Name the recipe entry, the RM and the prompt id (not its position) at fault."""
+        problem = error.problem
+        if error.prompt_index is not None:
+            problem = problem.removeprefix(f"prompt {error.prompt_index}: ")
+            problem = f"prompt {prompt_ids[error.prompt_index]}: {problem}"
+        field = metric_spec.field
+        if error.field in metric_spec.cls.Options.model_fields:
+            field += f".{error.field}"
+        return BadInput(f"{metric_spec.label} on {rm_spec.label}: {problem}", file=self.recipe.path,
+                        field=field, value=error.value)
 
     # -- run bookkeeping --------------------------------------------------------------
     def _remember(self, *components: Component) -> None:
