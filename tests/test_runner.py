@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import numpy as np
+import pytest
 
 from _support import metric_rows, table_counts
 from rmaudit.metrics import best_of_n, pairwise_accuracy, reta
@@ -111,3 +112,55 @@ def test_runs_command_lists_and_shows(rmaudit, write_recipe, tmp_path):
     run_id = sqlite3.connect(db).execute("select id from runs").fetchone()[0]
     shown = rmaudit("runs", "--db", str(db), run_id[:6])
     assert shown.code == 0 and "RETA(1/4)" in shown.out
+
+
+RUN_LEVEL_METRIC = '''
+import numpy as np
+import pytest
+from rmaudit import hookimpl
+from rmaudit.components import Metric, MetricOutput, MetricValue
+
+
+class BestRmGap(Metric):
+    """Mean over prompts of the oracle score of the first RM's pick minus the second's."""
+
+    name = "best-rm-gap"
+    scope = "run"
+
+    def compute(self, inputs):
+        first, second = list(inputs.scores)[:2]
+        gaps = [j[np.argmax(a)] - j[np.argmax(b)]
+                for j, a, b in zip(inputs.oracle, inputs.scores[first], inputs.scores[second])]
+        return MetricOutput(values=[MetricValue("gap", f"{first} − {second}", float(np.mean(gaps)))])
+
+
+@hookimpl
+def register_metrics(register):
+    register(BestRmGap)
+'''
+
+
+def test_run_level_metric_sees_every_rm_once(rmaudit, write_recipe, tmp_path):
+    plugin_dir = tmp_path / "plugins"
+    plugin_dir.mkdir()
+    (plugin_dir / "gap.py").write_text(RUN_LEVEL_METRIC)
+    recipe = write_recipe()
+    recipe.write_text(recipe.read_text() + '\n[[metrics]]\nname = "best-rm-gap"\n')
+    db = tmp_path / "audit.db"
+    result = rmaudit("--plugins-dir", str(plugin_dir), "run", str(recipe), "--db", str(db))
+    assert result.code == 0, result.err
+    assert "across reward models" in result.out and "honest − length" in result.out
+    conn = sqlite3.connect(db)
+    rows = conn.execute("select rm_key, value from metric_results where metric = 'best-rm-gap'").fetchall()
+    assert len(rows) == 1 and rows[0][0] == ""
+    picks = {}
+    for label, pid, j, y in conn.execute(
+            """select m.label, r.prompt_id, l.score, s.score from run_reward_models m
+               join rm_scores s on s.rm_key = m.rm_key join responses r on r.id = s.response_id
+               join oracle_labels l on l.response_id = r.id"""):
+        best = picks.setdefault((label, pid), (-np.inf, None))
+        if y > best[0]:
+            picks[(label, pid)] = (y, j)
+    prompts = {pid for _, pid in picks}
+    expected = np.mean([picks[("honest", p)][1] - picks[("length", p)][1] for p in prompts])
+    assert rows[0][1] == pytest.approx(expected)

@@ -187,6 +187,19 @@ class MetricInputs:
 
 
 @dataclass(frozen=True)
+class StudyInputs:
+    """A benchmark with every RM of the run: for metrics across RMs (``scope = "run"``)."""
+
+    prompt_ids: tuple[str, ...]
+    oracle: tuple[np.ndarray, ...]
+    scores: dict[str, tuple[np.ndarray, ...]]  # RM label → per-prompt scores
+
+
+#: ``rm_key`` under which run-level results (``scope = "run"`` metrics) are stored.
+RUN_LEVEL = ""
+
+
+@dataclass(frozen=True)
 class MetricValue:
     """One scalar result: ``key`` is unique within a metric, e.g. ``reta@0.25``;
     ``label`` is its column header, e.g. ``RETA(1/4)``."""
@@ -231,11 +244,14 @@ class Metric(Component):
     bounds: ClassVar[tuple[float | None, float | None]] = (None, None)
     #: Which inputs the metric reads.
     needs: ClassVar[tuple[str, ...]] = ("oracle", "scores")
+    #: "rm": ``compute`` gets :class:`MetricInputs` once per RM; "run": it gets
+    #: :class:`StudyInputs` once, with every RM (studies across RMs, such as seed 002's).
+    scope: ClassVar[str] = "rm"
 
     def check_pool_size(self, per_prompt: int) -> None:
         """Raise BadInput (field = the option) if the options need more responses per prompt."""
 
-    def compute(self, inputs: MetricInputs) -> MetricOutput:
+    def compute(self, inputs: MetricInputs | StudyInputs) -> MetricOutput:
         raise NotImplementedError
 
 

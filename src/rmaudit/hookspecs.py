@@ -53,3 +53,13 @@ def register_metrics(register):
 @hookspec
 def register_commands(cli):
     """Add subcommands to the ``rmaudit`` click group passed as ``cli``."""
+
+
+@hookspec
+def register_panels(register):
+    """Register :class:`rmaudit.panels.Panel` instances: views of stored results in ``rmaudit tui``.
+
+    A panel names the curve and scalar metric keys it shows and a factory that builds its
+    Textual widget when the panel is displayed; import Textual inside the factory, never at
+    module level, so headless use of rmaudit does not need it.
+    """

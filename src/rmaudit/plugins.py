@@ -39,6 +39,8 @@ DEFAULT_PLUGINS = (
     "rmaudit.default_plugins.simulated",
     "rmaudit.default_plugins.reward_models",
     "rmaudit.default_plugins.metrics",
+    "rmaudit.default_plugins.panels",
+    "rmaudit.default_plugins.perturbers",
 )
 
 #: kind → name of its collector hook

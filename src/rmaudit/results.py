@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from rmaudit.components import RUN_LEVEL
 from rmaudit.store import Store
 
 
@@ -43,6 +44,8 @@ class RunSummary:
     columns: list[Column] = field(default_factory=list)
     cells: dict[tuple[str, str, str], Cell] = field(default_factory=dict)  # (rm_key, metric, key)
     curves: dict[tuple[str, str, str], Curve] = field(default_factory=dict)
+    #: results of metrics across all RMs (``scope = "run"``), in stored order
+    run_level: list[tuple[Column, Cell]] = field(default_factory=list)
 
     @property
     def simulated(self) -> bool:
@@ -67,12 +70,15 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
     summary = RunSummary(run, benchmark, rms)
     seen: set[tuple[str, str]] = set()
     for row in db.query("select * from metric_results where run_id = ? order by rowid", [run_id]):
+        column = Column(row["metric"], row["key"], row["label"], bool(row["higher_is_better"]))
+        cell = Cell(*(_nan_if_null(row[c]) for c in ("value", "stderr", "ci_low", "ci_high")))
+        if row["rm_key"] == RUN_LEVEL:
+            summary.run_level.append((column, cell))
+            continue
         if (row["metric"], row["key"]) not in seen:
             seen.add((row["metric"], row["key"]))
-            summary.columns.append(Column(row["metric"], row["key"], row["label"],
-                                          bool(row["higher_is_better"])))
-        summary.cells[(row["rm_key"], row["metric"], row["key"])] = Cell(
-            row["value"], row["stderr"], row["ci_low"], row["ci_high"])
+            summary.columns.append(column)
+        summary.cells[(row["rm_key"], row["metric"], row["key"])] = cell
     points: dict[tuple[str, str, str], list[dict]] = {}
     for row in db.query("select * from curves where run_id = ? order by rowid", [run_id]):
         points.setdefault((row["rm_key"], row["metric"], row["key"]), []).append(row)
@@ -80,6 +86,11 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
         rows.sort(key=lambda r: r["point"])
         summary.curves[ident] = Curve(rows[0]["label"], rows[0]["x_label"],
                                       np.array([r["x"] for r in rows]),
-                                      np.array([r["value"] for r in rows]),
-                                      np.array([r["stderr"] for r in rows]))
+                                      np.array([r["value"] for r in rows], dtype=float),
+                                      np.array([r["stderr"] for r in rows], dtype=float))
     return summary
+
+
+def _nan_if_null(value: float | None) -> float:
+    """SQLite stores NaN (e.g. the stderr a metric did not estimate) as NULL; read it back as NaN."""
+    return float("nan") if value is None else value

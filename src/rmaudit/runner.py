@@ -20,7 +20,8 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from rmaudit import __version__
-from rmaudit.components import Component, MetricInputs, MetricOutput, Prompt, Response
+from rmaudit.components import (RUN_LEVEL, Component, MetricInputs, MetricOutput, Prompt, Response,
+                                StudyInputs)
 from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.hashing import content_key, prompt_id, response_id
 from rmaudit.recipe import ComponentSpec, Recipe, check_pool_size
@@ -378,34 +379,45 @@ class Runner:
 
     # -- metrics ----------------------------------------------------------------------
     def _metrics(self, benchmark: Benchmark) -> tuple[tuple[str, ...], list[tuple[str, ComponentSpec, MetricOutput]]]:
+        """Per-RM metrics for every RM, then run-level metrics with all RMs at once."""
         t0 = time.perf_counter()
         oracle = self._oracle_by_prompt(benchmark)
         prompt_ids = tuple(oracle)
         order = {pid: list(oracle[pid]) for pid in prompt_ids}
         oracle_arrays = tuple(np.fromiter(oracle[pid].values(), float) for pid in prompt_ids)
+        per_rm = [m for m in self.recipe.metrics if m.cls.scope == "rm"]
+        per_run = [m for m in self.recipe.metrics if m.cls.scope == "run"]
         outputs = []
-        total = len(self.reward_models) * len(self.recipe.metrics)
-        self.progress.start("metrics", total, 0)
+        self.progress.start("metrics", len(self.reward_models) * len(per_rm) + len(per_run), 0)
+        scores_by_rm: dict[str, tuple[np.ndarray, ...]] = {}
         for spec, model in self.reward_models:
             scores = dict(self.store.db.execute(
                 "select response_id, score from rm_scores where rm_key = ?", [model.key]).fetchall())
-            score_arrays = tuple(np.array([scores[rid] for rid in order[pid]], float)
-                                 for pid in prompt_ids)
-            inputs = MetricInputs(prompt_ids, oracle_arrays, score_arrays)
-            for metric_spec in self.recipe.metrics:
-                metric = self.component(metric_spec)
-                try:
-                    output = metric.compute(inputs)
-                except MetricInputError as error:
-                    raise self._locate_metric_error(error, metric_spec, spec, prompt_ids) from None
-                outputs.append((model.key, metric_spec, output))
-                self.progress.advance("metrics", 1)
+            scores_by_rm[spec.label] = tuple(np.array([scores[rid] for rid in order[pid]], float)
+                                             for pid in prompt_ids)
+            inputs = MetricInputs(prompt_ids, oracle_arrays, scores_by_rm[spec.label])
+            for metric_spec in per_rm:
+                outputs.append((model.key, metric_spec,
+                                self._compute(metric_spec, inputs, spec.label, prompt_ids)))
+        study = StudyInputs(prompt_ids, oracle_arrays, scores_by_rm)
+        for metric_spec in per_run:
+            outputs.append((RUN_LEVEL, metric_spec,
+                            self._compute(metric_spec, study, "all RMs", prompt_ids)))
         self.progress.finish("metrics")
         self.timings["metrics"] = time.perf_counter() - t0
         return prompt_ids, outputs
 
-    def _locate_metric_error(self, error: MetricInputError, metric_spec: ComponentSpec,
-                             rm_spec: ComponentSpec, prompt_ids: tuple[str, ...]) -> BadInput:
+    def _compute(self, metric_spec: ComponentSpec, inputs: MetricInputs | StudyInputs, on: str,
+                 prompt_ids: tuple[str, ...]) -> MetricOutput:
+        try:
+            output = self.component(metric_spec).compute(inputs)
+        except MetricInputError as error:
+            raise self._locate_metric_error(error, metric_spec, on, prompt_ids) from None
+        self.progress.advance("metrics", 1)
+        return output
+
+    def _locate_metric_error(self, error: MetricInputError, metric_spec: ComponentSpec, on: str,
+                             prompt_ids: tuple[str, ...]) -> BadInput:
         """Name the recipe entry, the RM and the prompt id (not its position) at fault."""
         problem = error.problem
         if error.prompt_index is not None:
@@ -414,7 +426,7 @@ class Runner:
         field = metric_spec.field
         if error.field in metric_spec.cls.Options.model_fields:
             field += f".{error.field}"
-        return BadInput(f"{metric_spec.label} on {rm_spec.label}: {problem}", file=self.recipe.path,
+        return BadInput(f"{metric_spec.label} on {on}: {problem}", file=self.recipe.path,
                         field=field, value=error.value)
 
     # -- run bookkeeping --------------------------------------------------------------

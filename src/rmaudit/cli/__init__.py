@@ -15,9 +15,10 @@ import click
 from rmaudit import __version__
 from rmaudit.errors import BadInput
 
-from . import export, import_, plugins, run, runs
+from . import export, import_, plugins, report, run, runs, tui
 
-BUILTIN_COMMANDS = (run.run, plugins.plugins_command, export.export, import_.import_command, runs.runs)
+BUILTIN_COMMANDS = (run.run, plugins.plugins_command, export.export, import_.import_command, runs.runs,
+                    tui.tui, report.report)
 
 
 class PluginCommandsGroup(click.Group):

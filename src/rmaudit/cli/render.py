@@ -104,7 +104,19 @@ def summary_tables(summary: RunSummary) -> list[Table]:
     tables = [board]
     if reta_curve:
         tables.append(_curve_table(summary, reta_curve))
+    if summary.run_level:
+        tables.append(_run_level_table(summary))
     return tables
+
+
+def _run_level_table(summary: RunSummary) -> Table:
+    table = Table(title="across reward models", title_justify="left")
+    for header in ("metric", "result", "value", "± stderr", "95% CI"):
+        table.add_column(header, justify="left" if header in ("metric", "result") else "right")
+    for column, cell in summary.run_level:
+        table.add_row(column.metric, column.label, _fmt(cell.value), _fmt(cell.stderr),
+                      f"[{_fmt(cell.ci_low, 3)}, {_fmt(cell.ci_high, 3)}]")
+    return table
 
 
 def _curve_table(summary: RunSummary, ident: tuple[str, str]) -> Table:

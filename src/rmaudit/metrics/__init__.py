@@ -18,18 +18,40 @@ bootstrap CI across prompts, and the per-prompt values.  Invalid input raises
 from rmaudit.metrics._results import CurveResult, MetricResult
 from rmaudit.metrics.best_of_n import best_k_of_n, best_of_n, best_of_n_curve, bon_kl
 from rmaudit.metrics.pairwise import pairwise_accuracy
+from rmaudit.metrics.preference import (REWARDBENCH, CalibrationResult, SectionScheme,
+                                        SectionScore, StyleDifficulty, accuracy, auroc, bt_ece,
+                                        confidence, ece, energy_score, fpr_at_95_tpr, pair_credit,
+                                        section_score, style_accuracy_matrix, style_difficulty,
+                                        subset_accuracy)
 from rmaudit.metrics.reta import default_etas, reta, reta_curve, reta_n_range
 
 __all__ = [
+    "REWARDBENCH",
+    "CalibrationResult",
     "CurveResult",
     "MetricResult",
+    "SectionScheme",
+    "SectionScore",
+    "StyleDifficulty",
+    "accuracy",
+    "auroc",
     "best_k_of_n",
     "best_of_n",
     "best_of_n_curve",
     "bon_kl",
+    "bt_ece",
+    "confidence",
     "default_etas",
+    "ece",
+    "energy_score",
+    "fpr_at_95_tpr",
+    "pair_credit",
     "pairwise_accuracy",
     "reta",
     "reta_curve",
     "reta_n_range",
+    "section_score",
+    "style_accuracy_matrix",
+    "style_difficulty",
+    "subset_accuracy",
 ]

@@ -1,0 +1,176 @@
+"""How fast the TUI's queries and first screen are on a big audit (issue 3: 1,000,000 RM scores).
+
+Builds a synthetic rmaudit DB — by default 1,000 prompts × 250 responses, 4 RMs = 1,000,000
+stored RM scores, with metrics computed by the built-in metric plugins — straight through
+``executemany`` (the runner's simulated world would take minutes to write that much text),
+then times, on a fresh read-only connection each:
+
+* the leaderboard: open the DB, list the runs, load the run's metrics and curves;
+* the failure table for one RM (per-prompt RETA, and the oracle gap from all of its scores);
+* one prompt's detail (250 responses, two RMs);
+* ``App.run_test()`` until the leaderboard table is filled.
+
+Target: the leaderboard appears in under 1 s.
+
+    python benchmarks/bench_tui.py [--prompts 1000] [--responses 250] [--rms 4] [--db PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
+
+from rmaudit.browse import list_runs, open_for_reading, prompt_detail, prompt_failures  # noqa: E402
+from rmaudit.components import MetricInputs  # noqa: E402
+from rmaudit.default_plugins.metrics import BestOfN, PairwiseAccuracy, Reta, RetaCurve  # noqa: E402
+from rmaudit.results import load_summary  # noqa: E402
+from rmaudit.store import Store, dumps  # noqa: E402
+
+WORDS = ("the quick answer covers each key point with care and a short example so a reader "
+         "can follow every step without guessing what comes next").split()
+
+
+def key(*parts: object) -> str:
+    """A 20-hex-digit key like the store's content keys (the same B-tree shape)."""
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:20]
+
+
+def build_db(path: Path, prompts: int, responses: int, rms: int, seed: int = 0) -> None:
+    rng = np.random.default_rng(seed)
+    store = Store.open(path)
+    db = store.db
+    selection, policy, oracle = key("selection"), key("policy"), key("oracle")
+    bench, run = key("benchmark"), key("run")
+    rm_keys = [key("rm", i) for i in range(rms)]
+    prompt_ids = [key("prompt", q) for q in range(prompts)]
+    quality = rng.normal(size=(prompts, responses))
+    oracle_scores = np.clip(np.round(5.5 + 1.5 * quality, 1), 1.0, 10.0)
+    fidelity = np.linspace(0.9, 0.4, rms)
+    rm_scores = [f * quality + np.sqrt(1 - f * f) * rng.normal(size=quality.shape) for f in fidelity]
+    conn = db.conn
+    with conn:
+        conn.execute("insert into runs (id, title, recipe_path, status, simulated, created_at, "
+                     "benchmark_id) values (?, 'synthetic 1M-score audit', 'bench.toml', 'done', 1, "
+                     "'2025-01-01T00:00:00+00:00', ?)", [run, bench])
+        conn.execute("insert into benchmarks (id, title, selection_key, policy_key, per_prompt, "
+                     "oracle_key, simulated, origin) values (?, 'synthetic', ?, ?, ?, ?, 1, 'built')",
+                     [bench, selection, policy, responses, oracle])
+        conn.executemany("insert into run_reward_models values (?, ?, ?, ?)",
+                         [(run, i, f"rm-{i}", k) for i, k in enumerate(rm_keys)])
+        conn.executemany("insert into prompts values (?, ?, ?)",
+                         [(p, f"synthetic prompt {q}: explain topic {q % 37} step by step",
+                           dumps({"topic": f"topic-{q % 12}"})) for q, p in enumerate(prompt_ids)])
+        conn.executemany("insert into selections values (?, ?, ?)",
+                         [(selection, q, p) for q, p in enumerate(prompt_ids)])
+        for q, p in enumerate(prompt_ids):  # per prompt, as the runner writes its batches
+            ids = [key("response", p, i) for i in range(responses)]
+            lengths = rng.integers(20, 120, size=responses)
+            conn.executemany("insert into responses values (?, ?, ?, ?, ?, ?)",
+                             [(r, p, policy, i, " ".join(WORDS[j % len(WORDS)] for j in range(n)), "{}")
+                              for i, (r, n) in enumerate(zip(ids, lengths))])
+            conn.executemany("insert into oracle_labels (response_id, oracle_key, score) values (?, ?, ?)",
+                             zip(ids, [oracle] * responses, oracle_scores[q].tolist()))
+            for rm_key, scores in zip(rm_keys, rm_scores):
+                conn.executemany("insert into rm_scores values (?, ?, ?)",
+                                 zip(ids, [rm_key] * responses, scores[q].tolist()))
+        metrics = [("reta", Reta()), ("reta-curve", RetaCurve()), ("best-of-n", BestOfN()),
+                   ("pairwise-accuracy", PairwiseAccuracy())]
+        for rm_key, scores in zip(rm_keys, rm_scores):
+            inputs = MetricInputs(tuple(prompt_ids), tuple(oracle_scores), tuple(scores))
+            for label, metric in metrics:
+                output = metric.compute(inputs)
+                for v in output.values:
+                    conn.execute("insert into metric_results values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                                 [run, rm_key, label, v.key, v.label, dumps(v.params), v.value,
+                                  v.stderr, v.ci_low, v.ci_high])
+                    conn.executemany("insert into per_prompt_results values (?, ?, ?, ?, ?, ?)",
+                                     [(run, rm_key, label, v.key, p, float(x))
+                                      for p, x in zip(prompt_ids, v.per_prompt)])
+                for c in output.curves:
+                    conn.executemany("insert into curves values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                     [(run, rm_key, label, c.key, c.label, i, c.x_label, float(c.x[i]),
+                                       float(c.value[i]), float(c.stderr[i]), float(c.ci_low[i]),
+                                       float(c.ci_high[i])) for i in range(len(c.x))])
+    store.close()
+
+
+def timed(function, repeats: int = 5) -> tuple[float, float]:
+    """(best, median) seconds over ``repeats`` calls."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times), statistics.median(times)
+
+
+def leaderboard(path: Path) -> None:
+    store = open_for_reading(path)
+    load_summary(store, list_runs(store)[0].id)
+    store.close()
+
+
+def failures(path: Path) -> None:
+    store = open_for_reading(path)
+    summary = load_summary(store, list_runs(store)[0].id)
+    prompt_failures(store, summary, summary.reward_models[0][1])
+    store.close()
+
+
+def detail(path: Path) -> None:
+    store = open_for_reading(path)
+    summary = load_summary(store, list_runs(store)[0].id)
+    prompt_id = store.db.execute("select prompt_id from selections order by position desc").fetchone()[0]
+    prompt_detail(store, summary.benchmark, prompt_id, [k for _, k in summary.reward_models[:2]])
+    store.close()
+
+
+def tui_mount(path: Path) -> None:
+    from rmaudit.tui.app import AuditApp
+    from rmaudit.tui.screens.leaderboard import LeaderboardScreen
+
+    async def run() -> None:
+        app = AuditApp(path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            while not (isinstance(app.screen, LeaderboardScreen) and app.screen.table.row_count):
+                await pilot.pause(0.005)
+
+    asyncio.run(run())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--prompts", type=int, default=1000)
+    parser.add_argument("--responses", type=int, default=250)
+    parser.add_argument("--rms", type=int, default=4)
+    parser.add_argument("--db", type=Path, help="reuse (or create) this DB instead of a temporary one")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.db or Path(tmp) / "bench.db"
+        if not path.exists():
+            start = time.perf_counter()
+            build_db(path, args.prompts, args.responses, args.rms)
+            print(f"built {path}: {args.prompts * args.responses * args.rms:,} RM scores "
+                  f"in {time.perf_counter() - start:.1f} s ({path.stat().st_size / 2**20:.0f} MiB)")
+        print(f"{platform.processor() or platform.machine()}, Python {platform.python_version()}")
+        for name, function, repeats in (("leaderboard data", leaderboard, 5),
+                                        ("failure table (one RM)", failures, 5),
+                                        ("prompt detail (2 RMs)", detail, 5),
+                                        ("TUI start → leaderboard shown", tui_mount, 3)):
+            best, median = timed(lambda: function(path), repeats)
+            print(f"{name:<32} best {best:.3f} s   median {median:.3f} s   ({repeats} runs)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""``rmaudit tui``: a Textual browser over a read-only rmaudit DB (needs the ``tui`` extra)."""

@@ -1,0 +1,82 @@
+"""The Textual app of ``rmaudit tui``: a read-only browser over one rmaudit DB.
+
+Screens stack: runs → leaderboard → failures of one RM → one prompt's responses, with the
+curves of the selected RMs one key away from the leaderboard.  Escape goes back one screen.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App
+from textual.binding import Binding
+
+from rmaudit.browse import (PromptFailure, list_runs, open_for_reading, prompt_failures,
+                            resolve_run)
+from rmaudit.results import RunSummary, load_summary
+
+from .screens.help import HelpScreen
+from .screens.leaderboard import LeaderboardScreen
+from .screens.runs import RunsScreen
+
+
+class AuditApp(App):
+    """Browse the runs of an rmaudit DB; opens on the leaderboard of ``run_id`` (default: latest)."""
+
+    TITLE = "rmaudit"
+    CSS_PATH = "app.tcss"
+    ENABLE_COMMAND_PALETTE = False  # every action has a key; the footer needs the room at 80 columns
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self, db_path: str | Path, run_id: str | None = None) -> None:
+        super().__init__()
+        self.db_path = str(db_path)
+        self.store = open_for_reading(db_path)  # BadInput before anything is drawn
+        self.start_run = resolve_run(self.store, run_id) if run_id or list_runs(self.store) else None
+        self.sub_title = Path(db_path).name
+        self._summaries: dict[str, RunSummary] = {}
+        #: RMs marked on each run's leaderboard: the ones the curves show (all when none is)
+        self.marked: dict[str, list[str]] = {}
+        #: failure tables already computed, by (run, RM): each reads every score of the RM
+        self.failures: dict[tuple[str, str], list[PromptFailure]] = {}
+
+    def get_default_screen(self) -> RunsScreen:
+        return RunsScreen()
+
+    def on_mount(self) -> None:
+        if self.start_run is not None:
+            self.push_screen(LeaderboardScreen(self.start_run))
+
+    def on_unmount(self) -> None:
+        self.store.close()
+
+    def summary(self, run_id: str) -> RunSummary:
+        if run_id not in self._summaries:
+            self._summaries[run_id] = load_summary(self.store, run_id)
+        return self._summaries[run_id]
+
+    def rm_label(self, run_id: str, rm_key: str) -> str:
+        return dict((k, label) for label, k in self.summary(run_id).reward_models).get(rm_key, rm_key[:10])
+
+    def load_failures(self, run_id: str, rm_key: str) -> list[PromptFailure]:
+        """The failure table of an RM; safe to call from a worker thread (own connection)."""
+        key = (run_id, rm_key)
+        if key not in self.failures:
+            store = open_for_reading(self.db_path)  # sqlite connections are per thread
+            try:
+                self.failures[key] = prompt_failures(store, self.summary(run_id), rm_key)
+            finally:
+                store.close()
+        return self.failures[key]
+
+    def action_back(self) -> None:
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))

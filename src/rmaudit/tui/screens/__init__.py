@@ -1,0 +1,1 @@
+"""One module per screen: runs → leaderboard → failures → prompt detail, and curves, help."""

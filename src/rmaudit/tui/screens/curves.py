@@ -1,0 +1,65 @@
+"""The curves of the selected RMs, one tab per panel (plugins add panels via ``register_panels``)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
+
+from rmaudit.panels import PanelContext, panel_views
+
+
+class CurvesScreen(Screen):
+    BINDINGS = [
+        Binding("x", "toggle_axis", "x axis: n / KL"),
+        Binding("right,l", "next_tab", "Next tab"),
+        Binding("left,h", "previous_tab", "Previous tab"),
+    ]
+
+    def __init__(self, run_id: str, rm_keys: tuple[str, ...]) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.context = PanelContext(self.app.store, self.app.summary(run_id), rm_keys)
+        self.views = panel_views(self.context)
+
+    def compose(self) -> ComposeResult:
+        labels = ", ".join(self.app.rm_label(self.run_id, k) for k in self.context.rm_keys)
+        yield Header()
+        yield Static(f"curves of {labels} (mark RMs with space on the leaderboard)",
+                     id="curves-title", classes="title")
+        if not self.views:
+            yield Static("no curves stored for this run", classes="note")
+        with TabbedContent(id="curves-tabs"):
+            for index, view in enumerate(self.views):
+                with TabPane(view.title, id=f"panel-{index}"):
+                    yield view.build(self.context)
+        yield Footer()
+
+    @property
+    def tabs(self) -> TabbedContent:
+        return self.query_one(TabbedContent)
+
+    def active_panel(self):
+        """The widget the active tab's panel built."""
+        pane = self.tabs.active_pane
+        return pane.children[0] if pane is not None and pane.children else None
+
+    def action_toggle_axis(self) -> None:
+        # a panel opts in to the x-axis key by having a toggle_x_axis method
+        toggle = getattr(self.active_panel(), "toggle_x_axis", None)
+        if toggle is not None:
+            toggle()
+        else:
+            self.notify("this panel has a single x axis", timeout=2)
+
+    def _step_tab(self, step: int) -> None:
+        ids = [f"panel-{i}" for i in range(len(self.views))]
+        if ids:
+            self.tabs.active = ids[(ids.index(self.tabs.active) + step) % len(ids)]
+
+    def action_next_tab(self) -> None:
+        self._step_tab(1)
+
+    def action_previous_tab(self) -> None:
+        self._step_tab(-1)

@@ -1,0 +1,184 @@
+"""One RM's prompts ranked by how badly its top picks do, with search and filters.
+
+Per prompt: a per-prompt metric stored by the run (RETA(η) first) and the oracle gap —
+the oracle's best score minus the oracle score of the RM's favourite.  The gap needs every
+score of the RM, so the table loads in a worker thread while the screen stays responsive.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Static
+
+from rmaudit.browse import PromptFailure, per_prompt_columns
+
+from ..widgets.table import NavTable, shorten
+from .prompt import PromptScreen
+
+SORTS = ("metric", "gap", "benchmark order")
+PREVIEW = 70  # characters of the prompt shown in the table
+TOPIC_WIDTH = 14
+
+
+class FailuresScreen(Screen):
+    BINDINGS = [
+        Binding("slash", "search", "Search", key_display="/"),
+        Binding("s", "sort", "Sort"),
+        Binding("m", "metric", "Metric"),
+        Binding("t", "topic", "Topic"),
+        Binding("r", "next_rm", "Next RM"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self, run_id: str, rm_key: str) -> None:
+        super().__init__()
+        self.run_id, self.rm_key = run_id, rm_key
+        summary = self.app.summary(run_id)
+        self.metrics = per_prompt_columns(self.app.store, summary)
+        self.metric_index = 0
+        self.sort = SORTS[0] if self.metrics else "gap"
+        self.topic: str | None = None
+        self.query_text = ""
+        self.all_rows: list[PromptFailure] | None = None
+        self.shown: list[PromptFailure] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="failures-title", classes="title")
+        search = Input(placeholder="search prompts (enter: to the table, escape: clear)",
+                       id="failures-search", classes="search")
+        search.display = False  # shown by /
+        yield search
+        yield NavTable(id="failures-table")
+        yield Footer()
+
+    @property
+    def table(self) -> NavTable:
+        return self.query_one("#failures-table", NavTable)
+
+    @property
+    def metric(self):
+        return self.metrics[self.metric_index] if self.metrics else None
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        self.load()
+
+    def load(self) -> None:
+        self.all_rows = None
+        self.table.loading = True
+        self.update_title()
+        self._load(self.rm_key)
+
+    @work(thread=True, exclusive=True)
+    def _load(self, rm_key: str) -> None:
+        rows = self.app.load_failures(self.run_id, rm_key)
+        self.app.call_from_thread(self._loaded, rm_key, rows)
+
+    def _loaded(self, rm_key: str, rows: list[PromptFailure]) -> None:
+        if rm_key != self.rm_key:  # the user moved on to another RM meanwhile
+            return
+        self.all_rows = rows
+        self.table.loading = False
+        self.fill()
+        if not self.query_one(Input).display:  # the loading overlay took the table's focus
+            self.table.focus()
+
+    def _metric_value(self, row: PromptFailure) -> float:
+        return row.metrics.get(self.metric.key, math.nan) if self.metric else math.nan
+
+    def visible_rows(self) -> list[PromptFailure]:
+        needle = self.query_text.lower()
+        rows = [r for r in self.all_rows or []
+                if (self.topic is None or r.topic == self.topic)
+                and (not needle or needle in r.text.lower() or needle in r.topic.lower())]
+        if self.sort == "metric":
+            worst_low = self.metric.higher_is_better
+            rows.sort(key=lambda r: (self._metric_value(r) if worst_low else -self._metric_value(r),
+                                     r.position))
+        elif self.sort == "gap":
+            rows.sort(key=lambda r: (-r.gap, r.position))
+        else:
+            rows.sort(key=lambda r: r.position)
+        return rows
+
+    def fill(self) -> None:
+        table = self.table
+        table.clear(columns=True)
+        metric_header = self.metric.label if self.metric else "—"
+        table.add_columns("#", metric_header, "gap", "RM pick", "best", "topic", "prompt")
+        self.shown = self.visible_rows()
+        for rank, row in enumerate(self.shown, 1):
+            value = self._metric_value(row)
+            numbers = ["—" if math.isnan(value) else f"{value:.3f}", f"{row.gap:.2f}",
+                       f"{row.pick_oracle:.2f}", f"{row.best_oracle:.2f}"]
+            table.add_row(str(rank), *(Text(n, justify="right") for n in numbers),
+                          shorten(row.topic, TOPIC_WIDTH), shorten(row.text, PREVIEW), key=row.prompt_id)
+        self.update_title()
+
+    def update_title(self) -> None:
+        label = self.app.rm_label(self.run_id, self.rm_key)
+        if self.all_rows is None:
+            status = "loading every score of this RM…"
+        else:
+            ranked = {"metric": f"{self.metric.label if self.metric else ''} (worst first)",
+                      "gap": "oracle gap (largest first)", "benchmark order": "benchmark order"}
+            filters = [f"topic = {self.topic}"] if self.topic else []
+            filters += [f"search = {self.query_text!r}"] if self.query_text else []
+            status = (f"{len(self.shown)} of {len(self.all_rows)} prompts · by {ranked[self.sort]}"
+                      + (" · " + ", ".join(filters) if filters else ""))
+        self.query_one("#failures-title", Static).update(
+            f"[b]Failures of {label}[/] · {status}\n"
+            "gap = oracle's best − oracle score of the RM's pick (0: it picked the best)")
+
+    # -- actions ----------------------------------------------------------------------
+    def action_search(self) -> None:
+        search = self.query_one("#failures-search", Input)
+        search.display = True
+        search.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.query_text = event.value.strip()
+        if self.all_rows is not None:
+            self.fill()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.table.focus()
+
+    def action_back(self) -> None:
+        search = self.query_one("#failures-search", Input)
+        if search.display:  # escape first closes the search
+            search.value = ""
+            search.display = False
+            self.table.focus()
+        else:
+            self.app.pop_screen()
+
+    def action_sort(self) -> None:
+        choices = SORTS if self.metrics else SORTS[1:]
+        self.sort = choices[(choices.index(self.sort) + 1) % len(choices)]
+        self.fill()
+
+    def action_metric(self) -> None:
+        if self.metrics:
+            self.metric_index = (self.metric_index + 1) % len(self.metrics)
+            self.fill()
+
+    def action_topic(self) -> None:
+        topics = [None, *sorted({r.topic for r in self.all_rows or [] if r.topic})]
+        self.topic = topics[(topics.index(self.topic) + 1) % len(topics)] if self.topic in topics else None
+        self.fill()
+
+    def action_next_rm(self) -> None:
+        keys = [k for _, k in self.app.summary(self.run_id).reward_models]
+        self.rm_key = keys[(keys.index(self.rm_key) + 1) % len(keys)]
+        self.load()
+
+    def on_data_table_row_selected(self, event: NavTable.RowSelected) -> None:
+        self.app.push_screen(PromptScreen(self.run_id, self.rm_key, event.row_key.value))

@@ -1,0 +1,36 @@
+"""Every audit stored in the DB; enter opens its leaderboard."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from rmaudit.browse import list_runs
+
+from ..widgets.table import NavTable
+from .leaderboard import LeaderboardScreen
+
+
+class RunsScreen(Screen):
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="runs-title", classes="title")
+        yield NavTable(id="runs-table")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        runs = list_runs(self.app.store)
+        self.query_one("#runs-title", Static).update(
+            f"{len(runs)} run{'s' * (len(runs) != 1)} in {self.app.sub_title}"
+            + ("" if runs else " — run a recipe first: rmaudit run RECIPE"))
+        table = self.query_one(NavTable)
+        table.add_columns("run", "title", "world", "status", "prompts", "N", "RMs", "created", "recipe")
+        for run in runs:
+            table.add_row(run.id[:10], run.title, "SIMULATED" if run.simulated else "real",
+                          run.status, str(run.prompts), str(run.per_prompt), str(run.reward_models),
+                          run.created_at.replace("T", " ")[:16], run.recipe_path, key=run.id)
+        table.focus()
+
+    def on_data_table_row_selected(self, event: NavTable.RowSelected) -> None:
+        self.app.push_screen(LeaderboardScreen(event.row_key.value))

@@ -1,0 +1,302 @@
+"""Preference-pair metrics (seeds 002, 003, 004) against independent computations."""
+
+from __future__ import annotations
+
+import doctest
+import math
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp, softmax
+from sklearn.metrics import roc_auc_score
+
+from rmaudit.errors import MetricInputError
+from rmaudit.metrics import (REWARDBENCH, MetricResult, accuracy, auroc, bt_ece, confidence, ece,
+                             energy_score, fpr_at_95_tpr, section_score, style_accuracy_matrix,
+                             style_difficulty, subset_accuracy)
+from rmaudit.metrics import preference
+
+
+def random_pairs(seed, n=500, scale=2.0, rounding=None):
+    rng = np.random.default_rng(seed)
+    chosen = rng.normal(0.5, scale, n)
+    rejected = rng.normal(0.0, scale, n)
+    if rounding is not None:  # coarse scores make ties
+        chosen, rejected = np.round(chosen, rounding), np.round(rejected, rounding)
+    return chosen, rejected
+
+
+def loop_ece(chosen, rejected, n_bins, tie_credit=0.0):
+    """Seed 004 Sec. 3.1 written out: I_1 = [0, 1/M], I_m = ((m-1)/M, m/M]."""
+    members = [[] for _ in range(n_bins)]
+    for c, r in zip(chosen, rejected):
+        conf = max(math.exp(c), math.exp(r)) / (math.exp(c) + math.exp(r))
+        correct = 1.0 if c > r else (tie_credit if c == r else 0.0)
+        for m in range(1, n_bins + 1):
+            low, high = (m - 1) / n_bins, m / n_bins
+            if (m == 1 and 0 <= conf <= high) or low < conf <= high:
+                members[m - 1].append((conf, correct))
+                break
+    total = 0.0
+    for bin_members in members:
+        if bin_members:
+            mean_conf = sum(c for c, _ in bin_members) / len(bin_members)
+            acc = sum(a for _, a in bin_members) / len(bin_members)
+            total += len(bin_members) / len(chosen) * abs(mean_conf - acc)
+    return total, [len(b) for b in members]
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("n_bins", [1, 3, 10, 15])
+def test_ece_equals_loop(seed, n_bins):
+    chosen, rejected = random_pairs(seed, n=300)
+    result = ece(chosen, rejected, n_bins=n_bins)
+    expected, counts = loop_ece(chosen, rejected, n_bins)
+    assert result.value == pytest.approx(expected, abs=1e-12)
+    assert result.count.tolist() == counts
+    assert result.bin_edges == pytest.approx(np.linspace(0, 1, n_bins + 1))
+
+
+@pytest.mark.parametrize(("ties", "credit"), [("loss", 0.0), ("half", 0.5)])
+def test_ece_with_ties_equals_loop(ties, credit):
+    chosen, rejected = random_pairs(7, n=400, scale=0.5, rounding=1)
+    assert (chosen == rejected).any()
+    assert ece(chosen, rejected, ties=ties).value == pytest.approx(
+        loop_ece(chosen, rejected, 10, credit)[0], abs=1e-12)
+
+
+def test_reliability_diagram_per_bin():
+    # confidences σ(2) ≈ 0.881 (twice, one right one wrong), 0.5 (a tie), σ(3) ≈ 0.953
+    result = ece([2.0, 0.0, 1.0, 3.0], [0.0, 2.0, 1.0, 0.0])
+    assert result.count.tolist() == [0, 0, 0, 0, 1, 0, 0, 0, 2, 1]
+    assert result.accuracy[4] == 0.0 and result.accuracy[8] == 0.5 and result.accuracy[9] == 1.0
+    assert result.mean_confidence[8] == pytest.approx(1 / (1 + math.exp(-2)))
+    assert np.isnan(result.accuracy[0]) and np.isnan(result.mean_confidence[0])
+    expected = (0.5 + 2 * abs(1 / (1 + math.exp(-2)) - 0.5) + abs(1 / (1 + math.exp(-3)) - 1)) / 4
+    assert result.value == pytest.approx(expected)
+
+
+def test_perfectly_calibrated_bin_has_zero_error():
+    # ten pairs at confidence σ(ln 4) = 0.8, eight of them right
+    margin = math.log(4.0)
+    chosen = np.array([margin] * 8 + [0.0] * 2)
+    rejected = np.array([0.0] * 8 + [margin] * 2)
+    assert ece(chosen, rejected).value == pytest.approx(0.0, abs=1e-12)
+
+
+def loop_bt_ece(chosen, rejected, edges, tie_credit=0.0):
+    """Seed 002 App. 8.3 written out: margin bins [e0, e1], (e1, e2], ...; conf = σ(|Δ|)."""
+    n_bins = len(edges) - 1
+    members = [[] for _ in range(n_bins)]
+    for c, r in zip(chosen, rejected):
+        margin = abs(c - r)
+        correct = 1.0 if c > r else (tie_credit if c == r else 0.0)
+        index = next(m for m in range(n_bins) if margin <= edges[m + 1] or m == n_bins - 1)
+        members[index].append((1 / (1 + math.exp(-margin)), correct))
+    return sum(len(b) / len(chosen) * abs(sum(a for _, a in b) / len(b) - sum(c for c, _ in b) / len(b))
+               for b in members if b), [len(b) for b in members]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("n_bins", [1, 5, 10])
+def test_bt_ece_equals_loop(seed, n_bins):
+    chosen, rejected = random_pairs(seed, n=250, rounding=1)
+    margins = np.abs(chosen - rejected)
+    for binning, edges in [("quantile", np.quantile(margins, np.linspace(0, 1, n_bins + 1))),
+                           ("uniform", np.linspace(0, margins.max(), n_bins + 1))]:
+        result = bt_ece(chosen, rejected, n_bins=n_bins, binning=binning)
+        expected, counts = loop_bt_ece(chosen, rejected, edges)
+        assert result.value == pytest.approx(expected, abs=1e-12)
+        assert result.count.tolist() == counts
+        assert result.bin_edges == pytest.approx(edges)
+
+
+def test_bt_ece_quantile_bins_hold_equal_counts():
+    chosen, rejected = random_pairs(11, n=1000)
+    assert bt_ece(chosen, rejected).count.tolist() == [100] * 10
+
+
+def test_bt_ece_margin_bins_hand_built():
+    # 4 small margins, all right (under-confident); 4 margins of 5, half right
+    # (over-confident); one huge margin, right
+    margins = np.array([0.1] * 4 + [5.0] * 4 + [1000.0])
+    right = np.array([True] * 4 + [True, True, False, False] + [True])
+    chosen, rejected = np.where(right, margins, 0.0), np.where(right, 0.0, margins)
+    small, large = 1 / (1 + math.exp(-0.1)), 1 / (1 + math.exp(-5.0))
+    quantile = bt_ece(chosen, rejected, n_bins=3)
+    assert quantile.count.tolist() == [4, 4, 1]
+    assert quantile.value == pytest.approx((4 * (1 - small) + 4 * (large - 0.5)) / 9)
+    uniform = bt_ece(chosen, rejected, n_bins=3, binning="uniform")
+    assert uniform.count.tolist() == [8, 0, 1]  # the outlier stretches equal widths
+    assert uniform.value == pytest.approx(abs(4 * small + 4 * large - 6) / 9)
+    assert quantile.value > 4 * uniform.value  # coarse bins let errors of opposite sign cancel
+
+
+def test_msp_is_max_softmax():
+    chosen, rejected = random_pairs(1, n=200, scale=5.0)
+    expected = softmax(np.stack([chosen, rejected], axis=1), axis=1).max(axis=1)
+    assert confidence(chosen, rejected) == pytest.approx(expected, rel=1e-12)
+    assert confidence([800.0, -800.0], [-800.0, 800.0]).tolist() == [1.0, 1.0]
+
+
+def test_energy_is_negative_logsumexp():
+    chosen, rejected = random_pairs(2, n=200, scale=30.0)
+    expected = -logsumexp(np.stack([chosen, rejected], axis=1), axis=1)
+    assert energy_score(chosen, rejected) == pytest.approx(expected, rel=1e-12)
+    big = energy_score([1000.0], [1000.0])[0]  # e^1000 overflows; the stable form does not
+    assert big == pytest.approx(-1000.0 - math.log(2.0))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_auroc_equals_sklearn_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    ind = rng.integers(0, 8, size=rng.integers(1, 60)).astype(float)
+    ood = rng.integers(0, 6, size=rng.integers(1, 60)).astype(float)
+    labels = np.r_[np.ones(ind.size), np.zeros(ood.size)]
+    assert auroc(ind, ood) == pytest.approx(roc_auc_score(labels, np.r_[ind, ood]), abs=1e-12)
+
+
+def test_auroc_direction_and_extremes():
+    assert auroc([5.0, 6.0], [1.0, 2.0]) == 1.0  # ID scores higher: perfect
+    assert auroc([1.0, 2.0], [5.0, 6.0]) == 0.0
+    assert auroc([1.0, 1.0], [1.0]) == 0.5
+
+
+def brute_force_fpr95(ind, ood):
+    """Scan every candidate threshold; take the largest one whose TPR is at least 95%."""
+    best = None
+    for t in sorted(set(ind) | set(ood)):
+        if np.mean(np.asarray(ind) >= t) >= 0.95:
+            best = t
+    return float(np.mean(np.asarray(ood) >= best))
+
+
+def test_fpr95_hand_built():
+    ind = np.arange(1.0, 21.0)  # 20 ID scores: accepting 19 of them means t = 2
+    assert fpr_at_95_tpr(ind, [0.0, 1.0, 1.5, 3.0]) == 0.25  # only 3.0 >= 2
+    assert fpr_at_95_tpr(ind, [2.0, 2.0, 0.0, 0.0]) == 0.5  # OOD tied with t is accepted
+    # 100 ID scores 1..100: t = 6, the 95th largest
+    assert fpr_at_95_tpr(np.arange(1.0, 101.0), [5.0, 5.99, 6.0, 50.0]) == 0.5
+    # ties in ID at the threshold: all four 1.0s are accepted, TPR = 100% > 95%
+    assert fpr_at_95_tpr([1.0, 1.0, 1.0, 1.0, 9.0] * 4, [1.0, 0.5]) == 0.5
+    assert fpr_at_95_tpr([3.0], [3.0, 2.0, 4.0]) == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_fpr95_equals_threshold_scan(seed):
+    rng = np.random.default_rng(seed)
+    ind = rng.integers(0, 30, size=rng.integers(1, 120)).astype(float)
+    ood = rng.integers(0, 25, size=rng.integers(1, 80)).astype(float)
+    assert fpr_at_95_tpr(ind, ood) == brute_force_fpr95(ind, ood)
+
+
+def test_accuracy_tie_policies():
+    chosen, rejected = [3.0, 1.0, 0.0, 2.0], [1.0, 2.0, 0.0, 2.0]
+    assert accuracy(chosen, rejected).value == 0.25
+    assert accuracy(chosen, rejected, ties="half").value == 0.5
+    assert accuracy(chosen, rejected, ties="half").per_prompt.tolist() == [1.0, 0.0, 0.5, 0.5]
+
+
+def test_accuracy_uncertainty():
+    chosen, rejected = random_pairs(5, n=20_000, scale=1.0, rounding=0)
+    result = accuracy(chosen, rejected, ties="half")
+    credit = result.per_prompt
+    assert result.stderr == pytest.approx(credit.std(ddof=1) / np.sqrt(credit.size))
+    # the multinomial bootstrap reproduces the normal interval of a large sample
+    assert result.ci_low == pytest.approx(result.value - 1.96 * result.stderr, abs=1e-3)
+    assert result.ci_high == pytest.approx(result.value + 1.96 * result.stderr, abs=1e-3)
+    again = accuracy(chosen, rejected, ties="half")
+    assert (again.ci_low, again.ci_high) == (result.ci_low, result.ci_high)
+
+
+def test_subset_accuracy_splits_pairs():
+    result = subset_accuracy([1, 0, 1, 2, 5], [0, 1, 1, 1, 0], ["b", "a", "b", "a", "c"])
+    assert list(result) == ["b", "a", "c"]
+    assert result["b"].value == 0.5 and result["a"].value == 0.5 and result["c"].value == 1.0
+    assert result["a"].per_prompt.size == 2
+    assert subset_accuracy([1, 1], [1, 0], ["x", "x"], ties="half")["x"].value == 0.75
+
+
+def test_rewardbench_section_score_hand_computed():
+    accuracies = {subset: 1.0 for subsets in REWARDBENCH.sections.values() for subset in subsets}
+    accuracies["alpacaeval-easy"] = 0.0        # Chat: 100 of 358 prompts wrong
+    accuracies["math-prm"] = 0.5               # Reasoning: math counts 984 of 1968
+    accuracies["shp"] = 0.0                    # Prior Sets: plain mean of four
+    result = section_score(accuracies, "rewardbench")
+    chat, reasoning, prior = 258 / 358, 0.75, 0.75
+    assert result.sections["Chat"] == pytest.approx(chat)
+    assert result.sections["Chat Hard"] == result.sections["Safety"] == 1.0
+    assert result.sections["Reasoning"] == pytest.approx(reasoning)
+    assert result.sections["Prior Sets"] == pytest.approx(prior)
+    assert result.score == pytest.approx((chat + 1 + 1 + reasoning + 0.5 * prior) / 4.5)
+    assert result.missing_subsets == () and result.unassigned_subsets == ()
+
+
+def test_rewardbench_without_prior_sets_averages_four_sections():
+    accuracies = {s: 0.5 for name in ("Chat", "Chat Hard", "Safety") for s in REWARDBENCH.sections[name]}
+    accuracies |= {"math-prm": 1.0, "hep-go": 0.0, "my-extra": 0.3}  # Reasoning: 984 vs 164
+    result = section_score(accuracies)
+    assert result.sections["Reasoning"] == pytest.approx(984 / 1148)
+    assert "Prior Sets" not in result.sections
+    assert result.score == pytest.approx((0.5 * 3 + 984 / 1148) / 4)
+    assert "hep-cpp" in result.missing_subsets and "anthropic_hhh" in result.missing_subsets
+    assert result.unassigned_subsets == ("my-extra",)
+
+
+def test_section_score_list_form_weights_by_pairs():
+    subsets = subset_accuracy([1, 1, 1, 0, 0, 1], [0, 0, 0, 1, 1, 0], list("aaabbc"))
+    result = section_score(subsets, {"S": ["a", "b"], "T": ["c"]}, weights={"T": 3})
+    assert result.sections == {"S": pytest.approx(3 / 5), "T": 1.0}
+    assert result.score == pytest.approx((3 / 5 + 3 * 1.0) / 4)
+    with pytest.raises(MetricInputError, match="expected a MetricResult"):
+        section_score({"a": 0.5}, {"S": ["a"]})
+
+
+def test_rm_bench_style_matrix_and_difficulty():
+    rng = np.random.default_rng(0)
+    chosen, rejected = rng.normal(size=90), rng.normal(size=90)
+    cs, rs = np.repeat(np.arange(9) // 3, 10), np.repeat(np.arange(9) % 3, 10)
+    matrix = style_accuracy_matrix(chosen, rejected, cs, rs)
+    for i in range(3):
+        for j in range(3):
+            rows = (cs == i) & (rs == j)
+            assert matrix[i, j] == np.mean(chosen[rows] > rejected[rows])
+    d = style_difficulty(matrix)
+    assert d.hard == pytest.approx((matrix[0, 1] + matrix[0, 2] + matrix[1, 2]) / 3)
+    assert d.easy == pytest.approx((matrix[1, 0] + matrix[2, 0] + matrix[2, 1]) / 3)
+    assert d.normal == pytest.approx(np.trace(matrix) / 3)
+    assert d.average == pytest.approx(matrix.mean())
+    with pytest.raises(MetricInputError, match="at least one pair per style"):
+        style_accuracy_matrix([1.0], [0.0], [0], [2])
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: accuracy([1.0, np.nan], [0.0, 0.0]), "expected finite scores, got nan at index 1"),
+    (lambda: accuracy([1.0], [np.inf]), "expected finite scores, got inf"),
+    (lambda: accuracy([1.0, 2.0], [0.0]), r"expected one rejected score per chosen score \(2\), got 1"),
+    (lambda: accuracy([], []), "expected at least one score, got none"),
+    (lambda: accuracy([[1.0]], [[0.0]]), "expected a 1-D array"),
+    (lambda: accuracy(["a"], ["b"]), "expected real numbers"),
+    (lambda: accuracy([1.0], [0.0], ties="draw"), "expected 'loss' or 'half', got 'draw'"),
+    (lambda: ece([1.0], [0.0], n_bins=0), "expected an integer >= 1, got 0"),
+    (lambda: bt_ece([1.0], [0.0], binning="log"), "expected 'quantile' or 'uniform'"),
+    (lambda: auroc([], [1.0]), "expected at least one score"),
+    (lambda: fpr_at_95_tpr([1.0], [np.nan]), "expected finite scores"),
+    (lambda: subset_accuracy([1.0], [0.0], ["a", "b"]), r"expected one label per pair \(1\), got 2"),
+    (lambda: section_score({"a": 1.5}, {"S": {"a": 1}}), "expected an accuracy in"),
+    (lambda: section_score({"a": 1.0}, "rewardbench2"), "expected a section mapping or 'rewardbench'"),
+    (lambda: section_score({"a": 1.0}, {"S": {"a": 1}}, weights={"T": 1}), "unknown section 'T'"),
+    (lambda: section_score({"x": 1.0}, {"S": {"a": 1}}), "expected an accuracy for at least one"),
+    (lambda: style_difficulty(np.ones((2, 3))), "expected a square matrix"),
+])
+def test_bad_input_says_expected_and_got(call, message):
+    with pytest.raises(MetricInputError, match=message):
+        call()
+
+
+def test_docstring_examples_run():
+    assert doctest.testmod(preference).failed == 0
+
+
+def test_results_are_metric_results():
+    assert isinstance(accuracy([1.0], [0.0]), MetricResult)

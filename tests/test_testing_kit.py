@@ -1,0 +1,229 @@
+"""The conformance kit (rmaudit.testing) catches each broken contract, and its fixtures work.
+
+Each broken component below breaks exactly one contract; the kit must name that contract.
+Conforming components are checked in test_conformance_builtins.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+import types
+
+import numpy as np
+import pytest
+
+from rmaudit import hookimpl, plugins
+from rmaudit.components import Generation, Metric, MetricOutput, MetricValue, ReferencePolicy, RewardModel
+from rmaudit.default_plugins.metrics import BestKOfN
+from rmaudit.errors import BadInput
+from rmaudit.metrics import MetricResult
+from rmaudit.testing import (ConformanceError, check_metric, check_reference_policy,
+                             check_reward_model, sample_benchmark)
+
+
+def _metric(name: str, per_prompt, *, bounds=(None, None), higher_is_better=True):
+    """A metric class whose per-prompt value is ``per_prompt(oracle, scores)``."""
+
+    class Toy(Metric):
+        __doc__ = f"Toy metric {name}."
+
+        def compute(self, inputs):
+            values = [per_prompt(j, y) for j, y in zip(inputs.oracle, inputs.scores)]
+            result = MetricResult.from_per_prompt(np.array(values))
+            return MetricOutput(values=[MetricValue("v", "v", result.value, result.stderr,
+                                                    per_prompt=result.per_prompt)])
+
+    Toy.name, Toy.bounds, Toy.higher_is_better = name, bounds, higher_is_better
+    return Toy
+
+
+def _require_finite(*pools):
+    if not all(np.all(np.isfinite(pool)) for pool in pools):
+        raise BadInput("expected finite scores, got nan")
+
+
+def _top_pick_oracle(j, y):
+    """The oracle score of the RM's favourite: a conforming per-prompt metric."""
+    _require_finite(j, y)
+    return float(j[np.argmax(y)])
+
+
+def _first_listed_oracle(j, y):
+    """The oracle score of whichever response happens to be listed first."""
+    _require_finite(j, y)
+    return float(j[0])
+
+
+def test_a_conforming_metric_passes():
+    check_metric(_metric("top-pick", _top_pick_oracle, bounds=(1.0, 10.0)))
+
+
+def test_catches_a_metric_that_depends_on_response_order():
+    with pytest.raises(ConformanceError, match="response order"):
+        check_metric(_metric("first-listed", _first_listed_oracle))
+
+
+def test_catches_a_metric_that_depends_on_prompt_order():
+    class PromptWeighted(Metric):
+        """Weights later prompts more (order-dependent)."""
+
+        name = "prompt-weighted"
+
+        def compute(self, inputs):
+            _require_finite(*inputs.oracle, *inputs.scores)
+            weights = np.arange(1, len(inputs.oracle) + 1)
+            value = float(np.average([j[np.argmax(y)] for j, y in zip(inputs.oracle, inputs.scores)],
+                                     weights=weights))
+            return MetricOutput(values=[MetricValue("v", "v", value)])
+
+    with pytest.raises(ConformanceError, match="prompt order"):
+        check_metric(PromptWeighted)
+
+
+def test_catches_values_outside_the_declared_bounds():
+    with pytest.raises(ConformanceError, match="declared bounds"):
+        check_metric(_metric("too-wide", _top_pick_oracle, bounds=(0.0, 1.0)))
+
+
+def test_catches_a_metric_whose_direction_is_declared_wrong():
+    with pytest.raises(ConformanceError, match="perfect RM"):
+        check_metric(_metric("inverted", _top_pick_oracle, higher_is_better=False))
+
+
+def test_catches_a_metric_that_swallows_nan():
+    with pytest.raises(ConformanceError, match="NaN in oracle should raise"):
+        check_metric(_metric("nan-blind", lambda j, y: float(np.nanmax(j))))
+
+
+def test_catches_a_metric_that_crashes_on_nan_instead_of_a_bad_input():
+    def crashes(j, y):
+        if np.isnan(j).any():
+            raise FloatingPointError("nan")
+        return float(j[np.argmax(y)])
+
+    with pytest.raises(ConformanceError, match="got FloatingPointError"):
+        check_metric(_metric("crashes", crashes))
+
+
+def test_catches_a_metric_whose_options_need_more_responses():
+    best_2_of_64 = BestKOfN(BestKOfN.Options(n=64, k=2))
+    with pytest.raises(ConformanceError, match="bigger pools"):
+        check_metric(best_2_of_64)
+    check_metric(best_2_of_64, sample_benchmark(per_prompt=64))
+
+
+class _Counting(RewardModel):
+    """Scores by how many texts it has seen: order- and batch-dependent hidden state."""
+
+    name = "counting"
+
+    def __init__(self, options=None):
+        super().__init__(options)
+        self.counter = itertools.count()
+
+    def score(self, batch):
+        return [float(next(self.counter)) for _ in batch]
+
+
+class _BatchNormalised(RewardModel):
+    """Length minus the batch mean: the same text scores differently in different batches."""
+
+    name = "batch-normalised"
+
+    def score(self, batch):
+        lengths = np.array([len(r.text) for _, r in batch], float)
+        return list(lengths - lengths.mean())
+
+
+class _Unseeded(RewardModel):
+    """Draws fresh randomness per instance: not reproducible."""
+
+    name = "unseeded"
+
+    def __init__(self, options=None):
+        super().__init__(options)
+        self.offset = float(np.random.default_rng().normal())
+
+    def score(self, batch):
+        return [len(r.text) + self.offset for _, r in batch]
+
+
+class _FirstWord(RewardModel):
+    """Crashes with an IndexError on an empty response."""
+
+    name = "first-word"
+
+    def score(self, batch):
+        return [float(len(r.text.split()[0])) for _, r in batch]
+
+
+@pytest.mark.parametrize("model, contract", [
+    (_Counting, "batch size"),
+    (_BatchNormalised, "batch size"),
+    (_Unseeded, "determinism"),
+    (_FirstWord, "empty text"),
+])
+def test_catches_broken_reward_models(model, contract):
+    with pytest.raises(ConformanceError, match=contract):
+        check_reward_model(model)
+
+
+def test_a_reward_model_may_refuse_empty_text_with_bad_input():
+    class Strict(RewardModel):
+        """Length, refusing empty texts."""
+
+        name = "strict"
+
+        def score(self, batch):
+            if any(not r.text for _, r in batch):
+                raise BadInput("expected a non-empty response, got ''")
+            return [float(len(r.text)) for _, r in batch]
+
+    check_reward_model(Strict)
+
+
+def test_catches_a_policy_whose_output_depends_on_its_batch():
+    class Positional(ReferencePolicy):
+        """Numbers its answers by position in the batch."""
+
+        name = "positional"
+
+        def generate(self, batch):
+            return [Generation(f"answer {i}") for i, _ in enumerate(batch)]
+
+    with pytest.raises(ConformanceError, match="batch size"):
+        check_reference_policy(Positional)
+
+
+def test_rmaudit_db_fixture_is_a_migrated_empty_store(rmaudit_db, tmp_path):
+    assert rmaudit_db.path == str(tmp_path / "rmaudit.db")
+    assert {"runs", "responses", "metric_results"} <= set(rmaudit_db.db.table_names())
+    assert rmaudit_db.db["runs"].count == 0
+
+
+def test_register_plugin_registers_for_the_block_only(register_plugin):
+    module = types.ModuleType("top_pick_plugin")
+    TopPick = _metric("top-pick", _top_pick_oracle)
+
+    @hookimpl
+    def register_metrics(register):
+        register(TopPick)
+
+    module.register_metrics = register_metrics
+    with register_plugin(module):
+        assert plugins.resolve("metric", "top-pick").cls is TopPick
+        assert plugins.resolve("metric", "top_pick_plugin:top-pick").cls is TopPick
+    with pytest.raises(BadInput, match="unknown metric"):
+        plugins.resolve("metric", "top-pick")
+
+
+def test_register_plugin_rejects_a_misspelt_hook_and_cleans_up(register_plugin):
+    class Typo:
+        @hookimpl
+        def register_metric(self, register):  # singular: no such hook
+            pass
+
+    with pytest.raises(Exception, match="unknown hook"):
+        with register_plugin(Typo(), name="typo"):
+            pass
+    assert plugins.pm.get_plugin("typo") is None

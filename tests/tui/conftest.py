@@ -1,0 +1,59 @@
+"""A small real audit DB for the TUI tests, made once by running the small recipe."""
+
+from __future__ import annotations
+
+import sqlite3
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from _support import SMALL_RECIPE
+from rmaudit.recipe import load_recipe
+from rmaudit.runner import Runner
+from rmaudit.store import Store
+
+#: what the runs table says instead of the wall-clock time and the tmp path of the recipe,
+#: so that screenshots are the same on every run
+FIXED_CREATED_AT = "2025-01-01T12:00:00+00:00"
+FIXED_RECIPE_PATH = "recipes/small.toml"
+
+
+@pytest.fixture(scope="session")
+def audit_db(tmp_path_factory) -> Path:
+    """The small recipe (8 prompts × 16 responses, RMs 'honest' and 'length') run into a DB.
+
+    The recipe text is fixed, so the run id (a hash of the recipe) is the same on every run.
+    """
+    folder = tmp_path_factory.mktemp("audit")
+    recipe = folder / "recipe.toml"
+    recipe.write_text(textwrap.dedent(SMALL_RECIPE.replace("{extra_rms}", "")), encoding="utf-8")
+    db = folder / "audit.db"
+    store = Store.open(db)
+    try:
+        Runner(load_recipe(recipe), store).run()
+        store.db.execute("update runs set created_at = ?, finished_at = ?, recipe_path = ?",
+                         [FIXED_CREATED_AT, FIXED_CREATED_AT, FIXED_RECIPE_PATH])
+        store.db.conn.commit()
+    finally:
+        store.close()
+    return db
+
+
+@pytest.fixture
+def db_copy(audit_db, tmp_path):
+    """A private copy of the audit DB for a test that changes what is stored."""
+
+    def copy(edit_sql: list[tuple[str, list]] = ()) -> Path:
+        path = tmp_path / "audit.db"
+        source = sqlite3.connect(audit_db)
+        target = sqlite3.connect(path)
+        source.backup(target)
+        source.close()
+        for sql, params in edit_sql:
+            target.execute(sql, params)
+        target.commit()
+        target.close()
+        return path
+
+    return copy

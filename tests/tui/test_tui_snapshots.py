@@ -1,0 +1,40 @@
+"""Screenshots of every screen at 80×24 and 120×40 (pytest-textual-snapshot).
+
+The DB comes from a fixed recipe with fixed timestamps (conftest.py), so the pictures are the
+same on every run.  After an intended change of the UI: ``pytest tests/tui --snapshot-update``
+and look at the new SVGs before committing them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rmaudit.tui.app import AuditApp
+
+SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
+#: the keys that lead from the start (the latest run's leaderboard) to each screen
+SCREENS = {
+    "runs": ("escape",),
+    "leaderboard": (),
+    "curves": ("c",),
+    "curves-best-of-n": ("c", "l"),
+    "failures": ("enter",),
+    "prompt": ("enter", "enter"),
+    "prompt-compare": ("enter", "enter", "c"),
+    "help": ("question_mark",),
+}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("screen", SCREENS)
+def test_screen(snap_compare, audit_db, screen, size):
+    keys = SCREENS[screen]
+
+    async def run_before(pilot) -> None:
+        await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+
+    assert snap_compare(AuditApp(audit_db), terminal_size=SIZES[size], run_before=run_before)
