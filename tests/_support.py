@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
+import textwrap
 from pathlib import Path
+
+from rmaudit.recipe import load_recipe
+from rmaudit.runner import Runner
+from rmaudit.store import Store
 
 SMALL_RECIPE = """
 title = "small simulated audit"
@@ -76,3 +81,16 @@ def metric_rows(db_path: Path, run_id: str | None = None) -> list[tuple]:
                where r.run_id = ? order by m.label, r.metric, r.key""", [run_id]).fetchall()
     finally:
         conn.close()
+
+
+def run_small_audit(folder: Path, db_name: str = "audit.db") -> Path:
+    """Run SMALL_RECIPE (8 prompts × 16 responses, RMs 'honest' and 'length') into a new DB."""
+    recipe = folder / "small.toml"
+    recipe.write_text(textwrap.dedent(SMALL_RECIPE.replace("{extra_rms}", "")), encoding="utf-8")
+    db = folder / db_name
+    store = Store.open(db)
+    try:
+        Runner(load_recipe(recipe), store).run()
+    finally:
+        store.close()
+    return db

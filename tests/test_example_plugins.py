@@ -17,7 +17,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import textwrap
 from collections import defaultdict
 
 import numpy as np

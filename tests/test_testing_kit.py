@@ -227,3 +227,31 @@ def test_register_plugin_rejects_a_misspelt_hook_and_cleans_up(register_plugin):
         with register_plugin(Typo(), name="typo"):
             pass
     assert plugins.pm.get_plugin("typo") is None
+
+
+def test_run_level_metrics_get_a_study_of_several_rms():
+    class BestRM(Metric):
+        """Per prompt, the number of RMs whose favourite is the oracle's favourite."""
+
+        name = "best-rm-count"
+        scope = "run"
+
+        def compute(self, inputs):
+            _require_finite(*inputs.oracle, *(y for s in inputs.scores.values() for y in s))
+            hits = [sum(np.argmax(scores[q]) == np.argmax(j) for scores in inputs.scores.values())
+                    for q, j in enumerate(inputs.oracle)]
+            return MetricOutput(values=[MetricValue("hits", "hits", float(np.mean(hits)))])
+
+    check_metric(BestRM)
+
+    class FirstListed(BestRM):
+        """Reads the first-listed response of each prompt."""
+
+        name = "first-listed-study"
+
+        def compute(self, inputs):
+            _require_finite(*inputs.oracle)
+            return MetricOutput(values=[MetricValue("v", "v", float(np.mean([j[0] for j in inputs.oracle])))])
+
+    with pytest.raises(ConformanceError, match="response order"):
+        check_metric(FirstListed)

@@ -21,6 +21,8 @@ from rmaudit.store import Store
 
 #: η used to mark an RM's top set when the run stored no RETA scalar to take it from.
 DEFAULT_ETA = 0.25
+#: how plots and tables name the results of a metric across all RMs (``scope = "run"``)
+ACROSS_RMS = "across RMs"
 
 
 def open_for_reading(path: str | Path) -> Store:

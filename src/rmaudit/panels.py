@@ -90,7 +90,7 @@ def registered_panels() -> list[Panel]:
             raise TypeError(f"panel name {panel.name!r} is registered twice")
         panels.append(panel)
 
-    for impl in reversed(pm.hook.register_panels.get_hookimpls()):
+    for impl in pm.hook.register_panels.get_hookimpls():  # registration order: built-ins first
         impl.function(register=register)
     return panels
 

@@ -17,6 +17,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from rmaudit.browse import ACROSS_RMS
+from rmaudit.components import RUN_LEVEL
 from rmaudit.metrics import bon_kl
 from rmaudit.results import Curve, RunSummary, load_summary
 from rmaudit.simulated import SIMULATED_NOTICE
@@ -37,7 +39,8 @@ def _is_best_of_n(key: str) -> bool:
 
 
 def _plot_rms(ax: Axes, summary: RunSummary, metric: str, key: str, transform=lambda x: x) -> None:
-    for label, rm_key in summary.reward_models:
+    """One line and ±1 stderr band per RM, and for the run-level curve of a metric across RMs."""
+    for label, rm_key in (*summary.reward_models, (ACROSS_RMS, RUN_LEVEL)):
         curve: Curve | None = summary.curves.get((rm_key, metric, key))
         if curve is None:
             continue
@@ -113,6 +116,14 @@ def markdown(summary: RunSummary, figures: list[str]) -> str:
         cells = [summary.cells.get((rm_key, c.metric, c.key)) for c in summary.columns]
         lines.append("| " + " | ".join([label, *(format_cell(c.value, c.stderr) if c else "—"
                                                   for c in cells)]) + " |")
+    if summary.run_level:
+        lines += ["", "## Across reward models", "", "| metric | result | value ± stderr | 95% CI |",
+                  "|---|---|---:|---:|"]
+        for column, cell in summary.run_level:
+            ci = (f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
+                  if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high) else "—")
+            lines.append(f"| {column.metric} | {column.label} | {format_cell(cell.value, cell.stderr)} "
+                         f"| {ci} |")
     if figures:
         lines += ["", "## Curves", ""]
         for name in figures:

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from _support import SMALL_RECIPE
-from rmaudit.recipe import load_recipe
-from rmaudit.runner import Runner
-from rmaudit.store import Store
+from _support import run_small_audit
 
 #: what the runs table says instead of the wall-clock time and the tmp path of the recipe,
 #: so that screenshots are the same on every run
@@ -25,18 +21,12 @@ def audit_db(tmp_path_factory) -> Path:
 
     The recipe text is fixed, so the run id (a hash of the recipe) is the same on every run.
     """
-    folder = tmp_path_factory.mktemp("audit")
-    recipe = folder / "recipe.toml"
-    recipe.write_text(textwrap.dedent(SMALL_RECIPE.replace("{extra_rms}", "")), encoding="utf-8")
-    db = folder / "audit.db"
-    store = Store.open(db)
-    try:
-        Runner(load_recipe(recipe), store).run()
-        store.db.execute("update runs set created_at = ?, finished_at = ?, recipe_path = ?",
-                         [FIXED_CREATED_AT, FIXED_CREATED_AT, FIXED_RECIPE_PATH])
-        store.db.conn.commit()
-    finally:
-        store.close()
+    db = run_small_audit(tmp_path_factory.mktemp("audit"))
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("update runs set created_at = ?, finished_at = ?, recipe_path = ?",
+                     [FIXED_CREATED_AT, FIXED_CREATED_AT, FIXED_RECIPE_PATH])
+    conn.close()
     return db
 
 

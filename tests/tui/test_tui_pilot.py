@@ -6,6 +6,7 @@ import asyncio
 import functools
 import math
 import sqlite3
+import threading
 
 import pytest
 from textual.binding import Binding
@@ -221,6 +222,32 @@ async def test_failure_keys_sort_metric_topic_search_and_next_rm(audit_db):
         assert "Failures of length" in text_of(screen, "#failures-title")
         await pilot.press("escape")
         assert isinstance(app.screen, LeaderboardScreen)
+
+
+@sync
+async def test_keys_pressed_while_the_failure_table_loads_never_reach_the_hidden_search(audit_db):
+    app = AuditApp(audit_db)
+    release = threading.Event()
+    load = app.load_failures
+
+    def slow_load(run_id, rm_key):
+        release.wait(10)  # a big audit: the table is still loading when the user types
+        return load(run_id, rm_key)
+
+    app.load_failures = slow_load
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert "loading" in text_of(screen, "#failures-title")
+        await pilot.press("G", "x", "enter")
+        release.set()
+        await settle(pilot)
+        search = screen.query_one("#failures-search")
+        assert search.value == "" and not search.display
+        assert screen.table.row_count == 8 and screen.table.has_focus
+        assert app.screen is screen
 
 
 # -- prompt detail ----------------------------------------------------------------------

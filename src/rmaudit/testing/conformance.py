@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from rmaudit.components import (Component, Metric, MetricInputs, MetricOutput, OracleLabel, Oracle,
-                                Prompt, ReferencePolicy, Response, RewardModel, ShiftPerturber)
+                                Prompt, ReferencePolicy, Response, RewardModel, ShiftPerturber,
+                                StudyInputs)
 from rmaudit.errors import BadInput
 from rmaudit.hashing import prompt_id, response_id
 
@@ -101,6 +102,10 @@ def check_metric(metric: Metric | type[Metric], inputs: MetricInputs | None = No
     need more responses per prompt.  Values are compared with ``numpy.isclose(rtol, atol)``;
     bootstrap CIs are not compared across orderings, because resampling prompts by position
     is only invariant in distribution.
+
+    A run-level metric (``scope = "run"``) gets three RMs: the inputs' RM, the oracle itself
+    and the reversed oracle; the direction check, which compares two separate runs of a
+    per-RM metric, does not apply to it.
     """
     metric = _instance(metric)
     label = _describe(metric)
@@ -133,12 +138,24 @@ def check_metric(metric: Metric | type[Metric], inputs: MetricInputs | None = No
           "metric must treat a prompt's responses as a set", **close)
 
     _within_bounds(metric, base, label)
-    _direction(metric, inputs, label)
+    if metric.scope == "rm":
+        _direction(metric, inputs, label)
     _rejects_nan(metric, inputs, label)
 
 
+def _payload(metric: Metric, inputs: MetricInputs) -> MetricInputs | StudyInputs:
+    """What ``compute`` takes: one RM's inputs, or for a run-level metric a study of three RMs."""
+    if metric.scope != "run":
+        return inputs
+    return StudyInputs(inputs.prompt_ids, inputs.oracle, {
+        "rm": inputs.scores,
+        "oracle-as-rm": tuple(j.copy() for j in inputs.oracle),
+        "reversed-oracle": tuple(-j for j in inputs.oracle),
+    })
+
+
 def _compute(metric: Metric, inputs: MetricInputs, label: str) -> MetricOutput:
-    output = metric.compute(inputs)
+    output = metric.compute(_payload(metric, inputs))
     if not isinstance(output, MetricOutput):
         raise ConformanceError(f"{label}: compute must return a MetricOutput, got "
                                f"{type(output).__name__}")
@@ -222,7 +239,7 @@ def _rejects_nan(metric: Metric, inputs: MetricInputs, label: str) -> None:
                               tuple(pools) if field == "oracle" else inputs.oracle,
                               tuple(pools) if field == "scores" else inputs.scores)
         try:
-            output = metric.compute(broken)
+            output = metric.compute(_payload(metric, broken))
         except BadInput:
             continue
         except Exception as error:

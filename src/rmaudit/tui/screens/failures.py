@@ -18,6 +18,7 @@ from textual.widgets import Footer, Header, Input, Static
 
 from rmaudit.browse import PromptFailure, per_prompt_columns
 
+from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
 from .prompt import PromptScreen
 
@@ -51,10 +52,7 @@ class FailuresScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="failures-title", classes="title")
-        search = Input(placeholder="search prompts (enter: to the table, escape: clear)",
-                       id="failures-search", classes="search")
-        search.display = False  # shown by /
-        yield search
+        yield SearchBox("search prompts (enter: to the table, escape: clear)", id="failures-search")
         yield NavTable(id="failures-table")
         yield Footer()
 
@@ -87,7 +85,7 @@ class FailuresScreen(Screen):
         self.all_rows = rows
         self.table.loading = False
         self.fill()
-        if not self.query_one(Input).display:  # the loading overlay took the table's focus
+        if not self.query_one(SearchBox).is_open:  # the loading overlay took the table's focus
             self.table.focus()
 
     def _metric_value(self, row: PromptFailure) -> float:
@@ -139,9 +137,7 @@ class FailuresScreen(Screen):
 
     # -- actions ----------------------------------------------------------------------
     def action_search(self) -> None:
-        search = self.query_one("#failures-search", Input)
-        search.display = True
-        search.focus()
+        self.query_one(SearchBox).open()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_text = event.value.strip()
@@ -152,10 +148,9 @@ class FailuresScreen(Screen):
         self.table.focus()
 
     def action_back(self) -> None:
-        search = self.query_one("#failures-search", Input)
-        if search.display:  # escape first closes the search
-            search.value = ""
-            search.display = False
+        search = self.query_one(SearchBox)
+        if search.is_open:  # escape first closes the search
+            search.close()
             self.table.focus()
         else:
             self.app.pop_screen()

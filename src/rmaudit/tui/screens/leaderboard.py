@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from rmaudit.browse import ACROSS_RMS
 from rmaudit.cli.render import sparkline
 
 from ..widgets.table import NavTable
@@ -46,6 +47,7 @@ class LeaderboardScreen(Screen):
         yield Header()
         yield Static("", id="leaderboard-title", classes="title")
         yield NavTable(cursor_type="cell", id="leaderboard-table")
+        yield NavTable(id="run-level-table")  # metrics across RMs, when the run has any
         yield Static("", id="leaderboard-note", classes="note")
         yield Footer()
 
@@ -69,6 +71,7 @@ class LeaderboardScreen(Screen):
                                      for c in summary.columns)]
         self.table.add_columns(*headers, *(["RETA curve ½→small η"] if self.reta_curve else []))
         self.fill()
+        self.fill_run_level()
         self.table.move_cursor(row=0, column=len(FIXED_COLUMNS))  # s sorts by the first metric
         self.table.focus()
 
@@ -118,6 +121,16 @@ class LeaderboardScreen(Screen):
             table.add_row(*shown, key=rm_key)
         if current is not None:
             table.move_cursor(row=table.get_row_index(current), column=cursor.column)
+
+    def fill_run_level(self) -> None:
+        table = self.query_one("#run-level-table", NavTable)
+        run_level = self.app.summary(self.run_id).run_level
+        table.display = bool(run_level)
+        table.add_columns(ACROSS_RMS, "result", "value ± stderr", "95% CI")
+        for column, cell in run_level:
+            ci = (f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
+                  if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high) else "—")
+            table.add_row(column.metric, column.label, format_cell(cell.value, cell.stderr), ci)
 
     def current_rm(self) -> str:
         return self.table.coordinate_to_cell_key(self.table.cursor_coordinate).row_key.value

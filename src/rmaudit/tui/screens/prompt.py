@@ -16,6 +16,7 @@ from textual.widgets import Footer, Header, Input, Static
 from rmaudit.browse import ResponseRow, prompt_detail, top_eta
 from rmaudit.formatting import eta_label
 
+from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
 
 STAR = "★"
@@ -48,10 +49,7 @@ class PromptScreen(Screen):
         with VerticalScroll(id="prompt-text"):
             yield Static(self.detail.text)
         yield Static("", id="prompt-info", classes="title")
-        search = Input(placeholder="search responses (enter: to the table, escape: clear)",
-                       id="prompt-search", classes="search")
-        search.display = False  # shown by /
-        yield search
+        yield SearchBox("search responses (enter: to the table, escape: clear)", id="prompt-search")
         yield NavTable(id="responses-table")
         with VerticalScroll(id="response-text"):
             yield Static("", id="response-body")
@@ -144,9 +142,7 @@ class PromptScreen(Screen):
         self.fill()
 
     def action_search(self) -> None:
-        search = self.query_one("#prompt-search", Input)
-        search.display = True
-        search.focus()
+        self.query_one(SearchBox).open()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_text = event.value.strip()
@@ -160,12 +156,11 @@ class PromptScreen(Screen):
         (self.table if text.has_focus else text).focus()
 
     def action_back(self) -> None:
-        search = self.query_one("#prompt-search", Input)
+        search = self.query_one(SearchBox)
         if self.query_one("#response-text").has_focus:  # escape leaves the text first
             self.table.focus()
-        elif search.display:  # then closes the search
-            search.value = ""
-            search.display = False
+        elif search.is_open:  # then closes the search
+            search.close()
             self.table.focus()
         else:
             self.app.pop_screen()

@@ -12,8 +12,11 @@ import numpy as np
 from textual.containers import Horizontal
 from textual_plotext import PlotextPlot
 
+from rmaudit.browse import ACROSS_RMS
+from rmaudit.components import RUN_LEVEL
 from rmaudit.metrics import bon_kl
 from rmaudit.panels import PanelContext
+
 
 
 @dataclass(frozen=True)
@@ -56,16 +59,17 @@ class CurvePlot(PlotextPlot):
 
 
 def _series(context: PanelContext, curve_key: str, transform=lambda x: x) -> list[Series]:
-    """One series per selected RM that stored ``curve_key``, in leaderboard order."""
+    """One series per selected RM that stored ``curve_key``, in leaderboard order, then the
+    run-level curve (a metric across all RMs) if there is one."""
     labels = dict((key, label) for label, key in context.summary.reward_models)
+    labels[RUN_LEVEL] = ACROSS_RMS
     found = []
-    for (rm_key, _, key), curve in context.summary.curves.items():
-        if key == curve_key and rm_key in context.rm_keys:
-            found.append(Series(labels.get(rm_key, rm_key), transform(curve.x), curve.value,
-                                curve.stderr))
-    order = {key: i for i, key in enumerate(context.rm_keys)}
-    keys = {labels.get(k, k): k for k in context.rm_keys}
-    return sorted(found, key=lambda s: order[keys[s.label]])
+    for rm_key in (*context.rm_keys, RUN_LEVEL):
+        curve = next((c for (rm, _, key), c in context.summary.curves.items()
+                      if rm == rm_key and key == curve_key), None)
+        if curve is not None:
+            found.append(Series(labels[rm_key], transform(curve.x), curve.value, curve.stderr))
+    return found
 
 
 def reta_curve_view(context: PanelContext) -> CurvePlot:

@@ -1,0 +1,68 @@
+"""The panel contract (``rmaudit.panels``): which tabs a run gets, with no UI toolkit imported."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from rmaudit.panels import Panel, PanelContext, panel_views, registered_panels
+from rmaudit.results import Column, Curve, RunSummary
+
+
+def factory(context, curve_key):
+    return ("built", curve_key)
+
+
+def summary_with(curve_keys=(), metric_keys=()) -> RunSummary:
+    summary = RunSummary(run={"id": "run"}, benchmark={}, reward_models=[("a", "rm-a")])
+    for key in curve_keys:
+        summary.curves[("rm-a", "metric", key)] = Curve(key, "x", None, None, None)
+    summary.columns = [Column("metric", key, key, True) for key in metric_keys]
+    return summary
+
+
+def test_panels_apply_by_stored_keys_and_the_catch_all_takes_the_rest():
+    panels = [Panel("reta", "RETA", factory, curve_keys=("reta_curve",)),
+              Panel("shift", "Shift", factory, metric_keys=("auroc",)),
+              Panel("absent", "Absent", factory, curve_keys=("nothing",)),
+              Panel("any", "Curve", factory, catch_all=True)]
+    context = PanelContext(None, summary_with(("reta_curve", "reliability", "shift_curve"),
+                                              ("auroc",)), ("rm-a",))
+    views = panel_views(context, panels)
+    assert [v.title for v in views] == ["RETA", "Shift", "Curve: reliability", "Curve: shift_curve"]
+    assert views[2].build(context) == ("built", "reliability")
+    assert views[0].build(context) == ("built", None)
+
+
+def test_the_built_in_panels_cover_the_built_in_curves():
+    names = {p.name: p for p in registered_panels()}
+    assert {"reta-curve", "best-of-n", "curve"} <= set(names)
+    assert names["best-of-n"].curve_keys == ("bon_curve", "bon2_curve")
+    assert names["curve"].catch_all
+
+
+def test_register_panels_rejects_what_is_not_a_panel_and_duplicate_names():
+    from rmaudit import hookimpl
+    from rmaudit.plugins import load_plugins, pm
+
+    class Bad:
+        @hookimpl
+        def register_panels(self, register):
+            register(Panel("reta-curve", "again", factory))
+
+    load_plugins()
+    pm.register(Bad(), name="test-duplicate-panel")
+    try:
+        with pytest.raises(TypeError, match="registered twice"):
+            registered_panels()
+    finally:
+        pm.unregister(name="test-duplicate-panel")
+
+
+def test_collecting_panels_imports_no_ui_toolkit():
+    code = ("import sys; from rmaudit.panels import registered_panels; registered_panels();"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'matplotlib')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
