@@ -12,7 +12,6 @@ import pytest
 from _support import run_small_audit
 from rmaudit.browse import (_ranks, list_runs, open_for_reading, prompt_detail, prompt_failures,
                             resolve_run, top_eta)
-from rmaudit.errors import BadInput
 from rmaudit.results import load_summary
 from rmaudit.store import SCHEMA_VERSION, Store
 

@@ -13,13 +13,15 @@ it arrives in.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from rmaudit.hashing import content_key
+from rmaudit.errors import BadInput
+from rmaudit.hashing import content_key, prompt_id, text_response_id
 
 
 class NoOptions(BaseModel):
@@ -45,7 +47,7 @@ class Prompt:
 class Response:
     id: str
     prompt_id: str
-    sample_index: int
+    sample_index: int | None  # None: a response addressed by its text (preference pairs)
     text: str
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -67,6 +69,14 @@ class OracleLabel:
     cost_usd: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    #: Why samples could not be had (e.g. an unparseable judge reply), one message each; the
+    #: runner records them in the ``failures`` table.  A NaN ``score`` with failures means
+    #: no sample was had: the label failed and is not stored (a rerun asks again).
+    failures: tuple[str, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.failures) and not math.isfinite(self.score)
 
 
 class Component:
@@ -110,6 +120,91 @@ class PromptSource(Component):
         raise NotImplementedError
 
 
+@dataclass(frozen=True)
+class SourcedPair:
+    """One preference pair as a pair source gives it: the prompt, the preferred (``chosen``)
+    and the dispreferred (``rejected``) response, the subset it belongs to and what else the
+    source knows (RM-Bench styles, the file line, ...)."""
+
+    prompt: Prompt
+    chosen: Response
+    rejected: Response
+    subset: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RejectedRecord:
+    """A record of a pair file that gave no pair: where it is and why (never dropped silently)."""
+
+    where: str  # "file:line"
+    reason: str
+    field: str | None = None
+    value: Any = None
+
+    def one_line(self) -> str:
+        located = f"{self.where}: {self.field}" if self.field else self.where
+        shown = "" if self.value is None else f" (got {self.value!r})"
+        return f"{located}: {self.reason}{shown}"
+
+
+@dataclass(frozen=True)
+class PairLoad:
+    """What a pair source read: its pairs, the records it rejected, and how many records it saw
+    (``records`` = records that gave pairs + ``len(rejected)``)."""
+
+    pairs: list[SourcedPair]
+    rejected: list[RejectedRecord] = field(default_factory=list)
+    records: int = 0
+
+
+@dataclass(frozen=True)
+class BenchmarkData:
+    """A stored benchmark as a pair source sees it: per prompt, its responses and their oracle
+    scores, in benchmark order."""
+
+    prompts: tuple[Prompt, ...]
+    responses: tuple[tuple[Response, ...], ...]
+    oracle: tuple[np.ndarray, ...]
+
+
+class PairSource(PromptSource):
+    """A preference-pair dataset: (prompt, chosen, rejected) triples, optionally by subset.
+
+    DESIGN.md lists preference-pair datasets among the prompt sources, so a pair source is
+    one (registered through ``register_prompt_sources``): in ``[prompts.source]`` it gives
+    the distinct prompts of its pairs, in ``[pairs.source]`` the pairs themselves.  A source
+    with ``needs_benchmark = True`` derives its pairs from the recipe's benchmark and has no
+    prompts of its own.
+    """
+
+    needs_benchmark: ClassVar[bool] = False
+
+    def load_pairs(self, benchmark: BenchmarkData | None) -> PairLoad:
+        """The pairs; ``benchmark`` is the recipe's benchmark for sources that need one."""
+        raise NotImplementedError
+
+    def load(self) -> list[tuple[str, dict[str, Any]]]:
+        if self.needs_benchmark:
+            raise BadInput(f"{self.name!r} derives pairs from a benchmark; it has no prompts "
+                           f"of its own (use it under [pairs.source])")
+        loaded = self.load_pairs(None)
+        return list({pair.prompt.text: ({"subset": pair.subset} if pair.subset else {})
+                     for pair in loaded.pairs}.items())
+
+    @staticmethod
+    def text_pair(prompt: str, chosen: str, rejected: str, subset: str | None = None,
+                  meta: dict[str, Any] | None = None) -> SourcedPair:
+        """A pair of texts with content-addressed ids: the prompt by its text, each response
+        by its prompt and its text (the same text under the same prompt is one response,
+        scored once, whichever file or line it came from)."""
+        pid = prompt_id(prompt)
+        return SourcedPair(Prompt(pid, prompt),
+                           Response(text_response_id(pid, chosen), pid, None, chosen),
+                           Response(text_response_id(pid, rejected), pid, None, rejected),
+                           subset, dict(meta or {}))
+
+
 class Embedder(Component):
     """Turns prompt texts into vectors for diversity-aware sampling."""
 
@@ -118,6 +213,24 @@ class Embedder(Component):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return an array of shape (len(texts), d)."""
         raise NotImplementedError
+
+    def embed_prompts(self, prompts: Sequence[Prompt]) -> np.ndarray:
+        """Embed prompts; multi-turn prompt sets are embedded turn by turn, concatenated.
+
+        When every prompt has ``meta["turns"]`` (its user turns, as MT-bench prompt sets
+        have) with the same number of turns, row q is [embed(turn 1 of q), embed(turn 2 of
+        q), ...], as the RETA paper does for k-DPP on MT-bench (App. A.2).  Otherwise the
+        prompt texts are embedded.
+        """
+        turns = [p.meta.get("turns") for p in prompts]
+        if prompts and all(isinstance(t, list) and len(t) == len(turns[0]) > 1 for t in turns):
+            return np.hstack([np.asarray(self.embed([t[i] for t in turns]))
+                              for i in range(len(turns[0]))])
+        return self.embed([p.text for p in prompts])
+
+    def estimate_cost(self, texts: Sequence[str]) -> float | None:
+        """Estimated USD to embed ``texts`` (for ``--dry-run``); None when free or unknown."""
+        return None
 
 
 class PromptSampler(Component):
@@ -155,6 +268,11 @@ class Oracle(Component):
         """How many requests one label costs (for ``--dry-run`` plans)."""
         return 1
 
+    def estimate_cost(self, prompts: Sequence[Prompt], labels: int) -> float | None:
+        """Estimated USD for ``labels`` labels of responses to prompts like ``prompts`` (a
+        sample that sets the average length), for ``--dry-run``; None when free or unknown."""
+        return None
+
     def label(self, batch: Sequence[tuple[Prompt, Response]]) -> list[OracleLabel]:
         raise NotImplementedError
 
@@ -166,6 +284,11 @@ class RewardModel(Component):
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         raise NotImplementedError
+
+    def report(self) -> dict[str, Any]:
+        """Facts about the scoring so far worth showing after a run (e.g. how many inputs
+        were truncated), as label → value; empty when there is nothing to say."""
+        return {}
 
 
 class ShiftPerturber(Component):
@@ -195,6 +318,24 @@ class StudyInputs:
     scores: dict[str, tuple[np.ndarray, ...]]  # RM label → per-prompt scores
 
 
+@dataclass(frozen=True)
+class PairInputs:
+    """Preference pairs as metrics see them (``scope = "pairs"``): one RM's logits of each
+    pair's chosen and rejected response, aligned with ``pair_ids``.
+
+    ``shifted`` holds the shift sweep, if the recipe has one: target ("prompt", "response",
+    "both") → shift level p → (chosen, rejected) logits of the shifted copies of the same
+    pairs, in the same order; p = 0 is the unshifted set (the in-distribution reference).
+    """
+
+    pair_ids: tuple[str, ...]
+    chosen: np.ndarray
+    rejected: np.ndarray
+    subsets: tuple[str | None, ...]
+    meta: tuple[dict[str, Any], ...]
+    shifted: dict[str, dict[float, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
+
+
 #: ``rm_key`` under which run-level results (``scope = "run"`` metrics) are stored.
 RUN_LEVEL = ""
 
@@ -212,6 +353,8 @@ class MetricValue:
     ci_high: float = float("nan")
     params: dict[str, Any] = field(default_factory=dict)
     per_prompt: np.ndarray | None = None
+    #: Overrides the metric's ``higher_is_better`` for this value (e.g. FPR@95 beside AUROC).
+    higher_is_better: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -242,16 +385,21 @@ class Metric(Component):
     higher_is_better: ClassVar[bool] = True
     #: Closed interval the values lie in; None where unbounded.
     bounds: ClassVar[tuple[float | None, float | None]] = (None, None)
-    #: Which inputs the metric reads.
+    #: Which inputs the metric reads; a pair metric that reads ``PairInputs.shifted``
+    #: lists "shift", so a recipe without a shift sweep is rejected before it runs.
     needs: ClassVar[tuple[str, ...]] = ("oracle", "scores")
     #: "rm": ``compute`` gets :class:`MetricInputs` once per RM; "run": it gets
-    #: :class:`StudyInputs` once, with every RM (studies across RMs, such as seed 002's).
+    #: :class:`StudyInputs` once, with every RM (studies across RMs, such as seed 002's);
+    #: "pairs": it gets :class:`PairInputs` once per RM (preference-pair metrics).
     scope: ClassVar[str] = "rm"
 
     def check_pool_size(self, per_prompt: int) -> None:
         """Raise BadInput (field = the option) if the options need more responses per prompt."""
 
-    def compute(self, inputs: MetricInputs | StudyInputs) -> MetricOutput:
+    def check_shift_levels(self, levels: tuple[float, ...]) -> None:
+        """Raise BadInput (field = the option) if the options name a shift level the sweep lacks."""
+
+    def compute(self, inputs: MetricInputs | StudyInputs | PairInputs) -> MetricOutput:
         raise NotImplementedError
 
 

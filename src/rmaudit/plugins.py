@@ -38,9 +38,16 @@ DEFAULT_PLUGINS = (
     "rmaudit.default_plugins.embedders",
     "rmaudit.default_plugins.simulated",
     "rmaudit.default_plugins.reward_models",
+    "rmaudit.default_plugins.huggingface",
+    "rmaudit.default_plugins.openai_compat",
+    "rmaudit.default_plugins.oracles",
+    "rmaudit.default_plugins.policies",
     "rmaudit.default_plugins.metrics",
     "rmaudit.default_plugins.panels",
     "rmaudit.default_plugins.perturbers",
+    "rmaudit.default_plugins.pair_sources",
+    "rmaudit.default_plugins.pair_metrics",
+    "rmaudit.default_plugins.regret",
 )
 
 #: kind → name of its collector hook

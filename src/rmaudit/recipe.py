@@ -17,12 +17,12 @@ import difflib
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rmaudit import plugins
-from rmaudit.components import Component
+from rmaudit.components import Component, PairSource
 from rmaudit.errors import BadInput
 from rmaudit.hashing import content_key
 from rmaudit.options import DataFile
@@ -34,6 +34,16 @@ DEFAULT_METRICS: tuple[dict[str, Any], ...] = (
     {"name": "best-of-n", "rank": 2, "label": "2nd-best-of-n"},
     {"name": "pairwise-accuracy"},
 )
+#: Added to the defaults when the recipe has [pairs] (and its [pairs.shift]).
+DEFAULT_PAIR_METRICS: tuple[dict[str, Any], ...] = (
+    {"name": "pair-accuracy"},
+    {"name": "calibration"},
+    {"name": "bt-ece"},
+)
+DEFAULT_SHIFT_METRICS: tuple[dict[str, Any], ...] = ({"name": "shift-curves"},)
+#: Seed 004 Fig. 1-2: p = 0, 0.05, ..., 0.75 (p = 0 is the in-distribution reference).
+DEFAULT_SHIFT_LEVELS = tuple(round(0.05 * i, 2) for i in range(16))
+SHIFT_TARGETS = ("prompt", "response", "both")
 
 
 @dataclass(frozen=True)
@@ -117,6 +127,39 @@ class BenchmarkSection(_Strict):
     file: DataFile
 
 
+class ShiftSection(_Strict):
+    perturber: Any
+    levels: list[float] = Field(list(DEFAULT_SHIFT_LEVELS), min_length=2,
+                                description="shift levels p; must include 0, the unshifted pairs")
+    targets: list[Literal["prompt", "response", "both"]] = Field(list(SHIFT_TARGETS), min_length=1)
+    seed: int = Field(0, ge=0, description="seeds the perturbations (with the perturber's own seed)")
+
+    @field_validator("levels")
+    @classmethod
+    def _levels_from_zero(cls, levels: list[float]) -> list[float]:
+        for p in levels:
+            if not 0 <= p <= 1:
+                raise ValueError(f"every level must lie in [0, 1], got {p}")
+        if 0 not in levels:
+            raise ValueError("the levels must include 0: the unshifted pairs are the "
+                             "in-distribution reference")
+        if len(set(levels)) != len(levels):
+            raise ValueError("levels must be distinct")
+        return sorted(levels)
+
+    @field_validator("targets")
+    @classmethod
+    def _distinct_targets(cls, targets: list[str]) -> list[str]:
+        if len(set(targets)) != len(targets):
+            raise ValueError("targets must be distinct")
+        return targets
+
+
+class PairsSection(_Strict):
+    source: Any
+    shift: ShiftSection | None = None
+
+
 class RecipeModel(_Strict):
     title: str = "untitled audit"
     batch_size: int = Field(256, ge=1)
@@ -124,6 +167,7 @@ class RecipeModel(_Strict):
     responses: ResponsesSection | None = None
     oracle: Any = None
     benchmark: BenchmarkSection | None = None
+    pairs: PairsSection | None = None
     reward_models: list[Any] = Field(min_length=1)
     metrics: list[Any] | None = None
 
@@ -144,10 +188,20 @@ class Recipe:
     metrics: tuple[ComponentSpec, ...]
     benchmark_file: Path | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    pair_source: ComponentSpec | None = None
+    perturber: ComponentSpec | None = None
 
     @property
     def per_prompt(self) -> int | None:
         return self.model.responses.per_prompt if self.model.responses else None
+
+    @property
+    def has_benchmark(self) -> bool:
+        return self.source is not None or self.benchmark_file is not None
+
+    @property
+    def shift(self) -> ShiftSection | None:
+        return self.model.pairs.shift if self.model.pairs else None
 
     @property
     def run_key(self) -> str:
@@ -186,7 +240,9 @@ def parse_recipe(raw: dict[str, Any], *, file: str, text: str = "", base_dir: Pa
         raise BadInput("give either [benchmark] (an imported benchmark file) or "
                        "[prompts], [responses] and [oracle], not both", file=file, field="benchmark")
     source = sampler = embedder = policy = oracle = None
-    if model.benchmark is None:
+    # A recipe audits a benchmark, preference pairs, or both: only a pairs-only recipe may
+    # leave out every benchmark section.
+    if model.benchmark is None and (built_here or model.pairs is None):
         for section in ("prompts", "responses", "oracle"):
             if getattr(model, section) is None:
                 raise BadInput(f"missing [{section}] section (or give [benchmark] file = ...)",
@@ -196,19 +252,75 @@ def parse_recipe(raw: dict[str, Any], *, file: str, text: str = "", base_dir: Pa
         embedder = spec("embedder", model.prompts.embedder, "prompts.embedder")
         policy = spec("reference_policy", model.responses.policy, "responses.policy")
         oracle = spec("oracle", model.oracle, "oracle")
+        if getattr(source.cls, "needs_benchmark", False):
+            raise BadInput("derives pairs from a benchmark; it has no prompts of its own "
+                           "(use it under [pairs.source])", file=file, field="prompts.source.name",
+                           value=source.cls.name)
+    has_benchmark = source is not None or model.benchmark is not None
+
+    pair_source = perturber = None
+    if model.pairs is not None:
+        pair_source = spec("prompt_source", model.pairs.source, "pairs.source")
+        if not issubclass(pair_source.cls, PairSource):
+            raise BadInput("not a preference-pair source", file=file, field="pairs.source.name",
+                           value=pair_source.cls.name)
+        if pair_source.cls.needs_benchmark and not has_benchmark:
+            raise BadInput("derives pairs from a benchmark; add [prompts], [responses] and "
+                           "[oracle], or [benchmark]", file=file, field="pairs.source.name",
+                           value=pair_source.cls.name)
+        if model.pairs.shift is not None:
+            perturber = _perturber_spec(model.pairs.shift.perturber, file=file, base_dir=base_dir)
 
     reward_models = tuple(spec("reward_model", value, f"reward_models[{i}]", labelled=True)
                           for i, value in enumerate(model.reward_models))
     _check_unique_labels(reward_models, file, "reward_models")
-    metric_values = model.metrics if model.metrics is not None else list(DEFAULT_METRICS)
+    metric_values = model.metrics if model.metrics is not None else [
+        *(DEFAULT_METRICS if has_benchmark else ()),
+        *(DEFAULT_PAIR_METRICS if model.pairs is not None else ()),
+        *(DEFAULT_SHIFT_METRICS if perturber is not None else ())]
     metrics = tuple(spec("metric", value, f"metrics[{i}]", labelled=True)
                     for i, value in enumerate(metric_values))
     _check_unique_labels(metrics, file, "metrics")
     recipe = Recipe(file, text, model, source, sampler, embedder, policy, oracle, reward_models,
-                    metrics, model.benchmark.file if model.benchmark else None)
+                    metrics, model.benchmark.file if model.benchmark else None,
+                    pair_source=pair_source, perturber=perturber)
+    _check_metric_inputs(recipe)
     if recipe.per_prompt is not None:
         check_pool_size(recipe, recipe.per_prompt)
     return recipe
+
+
+def _perturber_spec(raw: Any, *, file: str, base_dir: Path | None) -> ComponentSpec:
+    """The sweep's perturber: its level p comes from ``levels``, so the table may not set it."""
+    where = "pairs.shift.perturber"
+    if isinstance(raw, dict) and "p" in raw:
+        raise BadInput("the shift level is set by pairs.shift.levels, not by the perturber",
+                       file=file, field=f"{where}.p", value=raw["p"])
+    perturber = component_spec("shift_perturber", raw, field=where, file=file, base_dir=base_dir)
+    if "p" not in perturber.cls.Options.model_fields:
+        raise BadInput("a shift sweep needs a perturber with a level option 'p'", file=file,
+                       field=f"{where}.name", value=perturber.cls.name)
+    return perturber
+
+
+def _check_metric_inputs(recipe: Recipe) -> None:
+    """Each metric's scope and needs against what the recipe provides, before anything runs."""
+    for metric in recipe.metrics:
+        problem = None
+        if metric.cls.scope in ("rm", "run") and not recipe.has_benchmark:
+            problem = "needs a benchmark ([prompts], [responses] and [oracle], or [benchmark])"
+        elif metric.cls.scope == "pairs" and recipe.pair_source is None:
+            problem = "needs preference pairs ([pairs.source])"
+        elif "shift" in metric.cls.needs and recipe.shift is None:
+            problem = "needs a shift sweep ([pairs.shift])"
+        if problem:
+            raise BadInput(problem, file=recipe.path, field=f"{metric.field}.name",
+                           value=metric.cls.name)
+        if recipe.shift is not None:
+            try:
+                metric.build().check_shift_levels(tuple(recipe.shift.levels))
+            except BadInput as error:
+                raise error.located(file=recipe.path, field=metric.field) from None
 
 
 def check_pool_size(recipe: Recipe, per_prompt: int) -> None:

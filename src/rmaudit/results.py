@@ -39,6 +39,8 @@ class Curve:
 @dataclass
 class RunSummary:
     run: dict[str, Any]
+    #: the benchmarks row; for a run of preference pairs only, a stand-in of the same shape
+    #: (each pair is a prompt with two responses) so every view can describe the run
     benchmark: dict[str, Any]
     reward_models: list[tuple[str, str]]  # (label, rm_key) in recipe order
     columns: list[Column] = field(default_factory=list)
@@ -46,6 +48,8 @@ class RunSummary:
     curves: dict[tuple[str, str, str], Curve] = field(default_factory=dict)
     #: results of metrics across all RMs (``scope = "run"``), in stored order
     run_level: list[tuple[Column, Cell]] = field(default_factory=list)
+    #: how many preference pairs the run audits (0: none)
+    pairs: int = 0
 
     @property
     def simulated(self) -> bool:
@@ -64,10 +68,16 @@ def latest_run_id(store: Store) -> str | None:
 def load_summary(store: Store, run_id: str) -> RunSummary:
     db = store.db
     run = db["runs"].get(run_id)
-    benchmark = db["benchmarks"].get(run["benchmark_id"])
+    pair_set_key = run.get("pair_set_key")
+    pairs = db["pair_sets"].count_where("pair_set_key = ?", [pair_set_key]) if pair_set_key else 0
+    benchmark = (db["benchmarks"].get(run["benchmark_id"]) if run["benchmark_id"] else
+                 {"id": pair_set_key, "title": run["title"], "selection_key": None,
+                  "policy_key": None, "per_prompt": 2, "oracle_key": None,
+                  "simulated": run["simulated"], "origin": f"{pairs:,} preference pairs",
+                  "created_at": run["created_at"]})
     rms = [(label, key) for label, key in db.execute(
         "select label, rm_key from run_reward_models where run_id = ? order by position", [run_id])]
-    summary = RunSummary(run, benchmark, rms)
+    summary = RunSummary(run, benchmark, rms, pairs=pairs)
     seen: set[tuple[str, str]] = set()
     for row in db.query("select * from metric_results where run_id = ? order by rowid", [run_id]):
         column = Column(row["metric"], row["key"], row["label"], bool(row["higher_is_better"]))

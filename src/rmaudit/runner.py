@@ -1,8 +1,10 @@
 """The runner: stages as resumable batch maps over content-addressed items (DESIGN.md).
 
-    prompts ─► selection ─► responses ─► oracle labels ─► RM scores (per RM) ─► metrics
+    prompts ─► selection ─► responses ─► oracle labels ─┐
+    preference pairs ─► shifted pairs (shift sweep) ────┴─► RM scores (per RM) ─► metrics
 
-Each item stage computes the keys of every item it should produce, asks the store which
+A recipe audits a benchmark, preference pairs (from a file, or derived from the benchmark),
+or both.  Each item stage computes the keys of every item it should produce, asks the store which
 already exist, and maps the component over the rest in batches; each batch is written
 in one transaction.  A rerun therefore does no stored work twice, a killed run resumes
 where it stopped, and a new RM on an old benchmark only scores.
@@ -13,17 +15,20 @@ from __future__ import annotations
 import json
 import platform
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
 from rmaudit import __version__
-from rmaudit.components import (RUN_LEVEL, Component, MetricInputs, MetricOutput, Prompt, Response,
-                                StudyInputs)
+from rmaudit.components import (RUN_LEVEL, BenchmarkData, Component, MetricInputs, MetricOutput,
+                                PairInputs, Prompt, RejectedRecord, Response, ShiftPerturber,
+                                SourcedPair, StudyInputs)
 from rmaudit.errors import BadInput, MetricInputError
-from rmaudit.hashing import content_key, prompt_id, response_id
+from rmaudit.hashing import (content_key, pair_id, prompt_id, response_id, shifted_prompt_id,
+                             shifted_response_id)
 from rmaudit.recipe import ComponentSpec, Recipe, check_pool_size
 from rmaudit.store import Store, dumps, utc_now
 from rmaudit.benchmark_file import import_benchmark, read_benchmark
@@ -69,12 +74,55 @@ class Benchmark:
 
 
 @dataclass
+class PairSet:
+    """The preference pairs a run audits, in source order, with their content keys."""
+
+    key: str
+    pairs: list[SourcedPair]
+    ids: list[str]
+    rejected: list[RejectedRecord]
+    records: int  # records the source read: those that gave pairs + the rejected ones
+
+    def report(self) -> str:
+        """One line: pairs, records, and the rejected records by reason."""
+        line = f"pairs: {len(self.ids):,} from {self.records:,} records"
+        if self.rejected:
+            reasons = Counter(r.reason for r in self.rejected)
+            line += (f"; {len(self.rejected):,} rejected (stored in the failures table): "
+                     + ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common())
+                     + f"; first: {self.rejected[0].one_line()}")
+        return line
+
+
+@dataclass(frozen=True)
+class ShiftedPair:
+    """A pair of the shift sweep: ``original`` with its prompt, its responses or both perturbed.
+
+    Its ids depend on the perturber (whose key includes the level p), the sweep seed and the
+    original ids — not on the perturbed texts — so what is stored is known without perturbing.
+    """
+
+    id: str
+    original: SourcedPair
+    original_id: str
+    target: str
+    level: float
+    perturber: ShiftPerturber
+    perturber_key: str  # computed once per level: a perturber's identity reads package metadata
+    prompt_id: str
+    chosen_id: str
+    rejected_id: str
+
+
+@dataclass
 class RunResult:
     run_id: str
-    benchmark: Benchmark
+    benchmark: Benchmark | None
     counts: list[StageCount]
     simulated: bool
     timings: dict[str, float] = field(default_factory=dict)
+    #: Lines the CLI prints after the run (e.g. how many pair records were rejected, and why).
+    notes: list[str] = field(default_factory=list)
 
 
 def batched(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
@@ -88,8 +136,8 @@ def build_components(recipe: Recipe) -> dict[str, Component]:
     Done before the store is opened: a component that rejects its options or data files
     (a missing file, a NaN in a scores file) does so before anything is written.
     """
-    slots = [recipe.source, recipe.sampler, recipe.policy, recipe.oracle, *recipe.reward_models,
-             *recipe.metrics]
+    slots = [recipe.source, recipe.sampler, recipe.policy, recipe.oracle, recipe.pair_source,
+             recipe.perturber, *recipe.reward_models, *recipe.metrics]
     if recipe.sampler is not None and recipe.sampler.cls.needs_embeddings:
         slots.append(recipe.embedder)
     components = {}
@@ -97,7 +145,10 @@ def build_components(recipe: Recipe) -> dict[str, Component]:
         try:
             components[spec.field] = spec.build()
         except BadInput as error:
-            raise error.located(file=error.file or recipe.path, field=spec.field) from None
+            # A data file's error names that file (and line) and the record's field; an
+            # options error names the recipe field.
+            raise error.located(file=error.file or recipe.path,
+                                field=None if error.file else spec.field) from None
     return components
 
 
@@ -110,6 +161,9 @@ class Runner:
         self.counts: list[StageCount] = []
         self.timings: dict[str, float] = {}
         self.prompts: dict[str, Prompt] = {}
+        #: Responses already in memory (benchmark, pairs, shifted texts written this run), so
+        #: scoring reads from the store only what a resumed run did not produce itself.
+        self.responses: dict[str, Response] = {}
         self.components = components if components is not None else build_components(recipe)
         self.reward_models = [(spec, self.components[spec.field]) for spec in recipe.reward_models]
 
@@ -142,12 +196,53 @@ class Runner:
             counts.append(StageCount("oracle labels", total, self._count_stored(
                 "select response_id from oracle_labels where oracle_key = ?", oracle.key,
                 response_ids), oracle.calls_per_label()))
+        if self.recipe.pair_source is not None:
+            response_ids = list(dict.fromkeys(response_ids + self._plan_pairs(counts)))
         for spec, model in self.reward_models:
             counts.append(StageCount(f"scores: {spec.label}", len(response_ids) or counts[-1].total,
                                      self._count_stored(
                                          "select response_id from rm_scores where rm_key = ?",
                                          model.key, response_ids)))
         return counts
+
+    def _plan_pairs(self, counts: list[StageCount]) -> list[str]:
+        """Add the pair stages to ``counts``; return the response ids they need scored.
+
+        Pairs derived from the benchmark can be counted only once its labels are stored.
+        """
+        source = self.component(self.recipe.pair_source)
+        benchmark = None
+        if source.needs_benchmark:
+            benchmark = self._stored_benchmark_for_plan()
+            if benchmark is None:
+                counts.append(StageCount("pairs (counted once the benchmark is built)", 0, 0))
+                return []
+        pair_set = self._load_pairs(benchmark)
+        stored = self.store is not None and bool(self._stored_pair_set(pair_set.key))
+        counts.append(StageCount("pairs", len(pair_set.ids), len(pair_set.ids) if stored else 0))
+        ids = [r.id for pair in pair_set.pairs for r in (pair.chosen, pair.rejected)]
+        if self.recipe.perturber is not None:
+            shifted = [s for by_level in self._plan_shift(pair_set).values()
+                       for level_pairs in by_level.values() for s in level_pairs]
+            existing = self.store.existing("select id from pairs where perturber_key is not null") \
+                if self.store else set()
+            counts.append(StageCount("shifted pairs", len(shifted),
+                                     sum(s.id in existing for s in shifted)))
+            ids += [i for s in shifted for i in (s.chosen_id, s.rejected_id)]
+        return ids
+
+    def _stored_benchmark_for_plan(self) -> BenchmarkData | None:
+        """The recipe's built benchmark if it is already stored (a plan never builds one)."""
+        if self.store is None or self.recipe.source is None:
+            return None
+        benchmark_id = self._built_benchmark_id(self._pool()[0])
+        if self.store.db["benchmarks"].count_where("id = ?", [benchmark_id]) == 0:
+            return None
+        return self._benchmark_data(self.load_benchmark(benchmark_id))
+
+    def _built_benchmark_id(self, selection_key: str) -> str:
+        policy, oracle = self.component(self.recipe.policy), self.component(self.recipe.oracle)
+        return content_key("benchmark", selection_key, policy.key, self.recipe.per_prompt, oracle.key)
 
     def _count_stored(self, sql: str, key: str, ids: list[str]) -> int:
         if self.store is None or not ids:
@@ -157,14 +252,31 @@ class Runner:
     # -- the whole run ----------------------------------------------------------------
     def run(self) -> RunResult:
         started = time.perf_counter()
-        benchmark, responses = self._benchmark()
-        simulated = benchmark.simulated or any(m.simulated for _, m in self.reward_models)
+        benchmark, responses = self._benchmark() if self.recipe.has_benchmark else (None, [])
+        pair_set = shifted = None
+        if self.recipe.pair_source is not None:
+            pair_set = self._pairs(benchmark)
+            responses += [r for pair in pair_set.pairs for r in (pair.chosen, pair.rejected)]
+            if self.recipe.perturber is not None:
+                shifted = self._shift(pair_set)
+        self.responses.update((r.id, r) for r in responses)
+        simulated = (benchmark is not None and benchmark.simulated) or any(
+            c.simulated for c in self.components.values()
+            if c.kind in ("prompt_source", "reward_model"))
         run_id = self.recipe.run_key
-        self._start_run(run_id, benchmark, simulated)
+        self._start_run(run_id, benchmark, pair_set, simulated)
+        notes = []
         try:
+            if pair_set is not None:
+                self._store_rejections(run_id, pair_set)
+                notes.append(pair_set.report())
+            to_score = list(dict.fromkeys(
+                [r.id for r in responses]
+                + [i for by_level in (shifted or {}).values() for level_pairs in by_level.values()
+                   for pair in level_pairs for i in (pair.chosen_id, pair.rejected_id)]))
             for spec, model in self.reward_models:
-                self._score(spec, model, responses)
-            prompt_ids, outputs = self._metrics(benchmark)
+                self._score(spec, model, to_score)
+            prompt_ids, outputs = self._metrics(benchmark, pair_set, shifted)
             self.timings["total"] = time.perf_counter() - started
             self._finish_run(run_id, prompt_ids, outputs)
         except BaseException as error:
@@ -172,7 +284,7 @@ class Runner:
             self.store.db["runs"].update(run_id, {"status": status, "error": str(error),
                                                   "finished_at": utc_now()})
             raise
-        return RunResult(run_id, benchmark, self.counts, simulated, self.timings)
+        return RunResult(run_id, benchmark, self.counts, simulated, self.timings, notes)
 
     def _benchmark(self) -> tuple[Benchmark, list[Response]]:
         """Import the recipe's benchmark file, or build the benchmark: prompts, responses, labels."""
@@ -186,7 +298,7 @@ class Runner:
         n = self.recipe.per_prompt
         self._generate(policy, prompts, n)
         benchmark = Benchmark(
-            id=content_key("benchmark", selection_key, policy.key, n, oracle.key),
+            id=self._built_benchmark_id(selection_key),
             title=self.recipe.model.title, selection_key=selection_key, policy_key=policy.key,
             per_prompt=n, oracle_key=oracle.key,
             simulated=any(c.simulated for c in (self.component(self.recipe.source), policy, oracle)))
@@ -198,6 +310,155 @@ class Runner:
             "simulated": int(benchmark.simulated), "origin": "built", "created_at": utc_now(),
         }, ignore=True)
         return benchmark, responses
+
+    # -- preference pairs -------------------------------------------------------------
+    def _load_pairs(self, benchmark: BenchmarkData | None) -> PairSet:
+        """Ask the pair source for its pairs; key them and their set by content."""
+        spec = self.recipe.pair_source
+        source = self.component(spec)
+        try:
+            loaded = source.load_pairs(benchmark)
+        except BadInput as error:
+            raise error.located(file=error.file or self.recipe.path,
+                                field=None if error.file else spec.field) from None
+        if not loaded.pairs:
+            rejected = (f" ({len(loaded.rejected)} records rejected; first: "
+                        f"{loaded.rejected[0].one_line()})" if loaded.rejected else "")
+            raise BadInput(f"the pair source gave no pairs{rejected}", file=self.recipe.path,
+                           field=spec.field)
+        ids = [pair_id(p.prompt.id, p.chosen.id, p.rejected.id, p.subset) for p in loaded.pairs]
+        key = content_key("pair-set", source.key, ids)
+        return PairSet(key, loaded.pairs, ids, loaded.rejected, loaded.records)
+
+    def _stored_pair_set(self, key: str) -> list[str]:
+        return [row[0] for row in self.store.db.execute(
+            "select pair_id from pair_sets where pair_set_key = ? order by position", [key])]
+
+    def _pairs(self, benchmark: Benchmark | None) -> PairSet:
+        """Store the pair source's prompts, responses and pairs (one transaction), once."""
+        t0 = time.perf_counter()
+        source = self.component(self.recipe.pair_source)
+        data = self._benchmark_data(benchmark) if source.needs_benchmark else None
+        pair_set = self._load_pairs(data)
+        stored = bool(self._stored_pair_set(pair_set.key))
+        self.progress.start("pairs", len(pair_set.ids), len(pair_set.ids) if stored else 0)
+        if not stored:
+            db = self.store.db
+            with self.store.transaction():
+                self._remember(source)
+                db["prompts"].insert_all(({"id": p.prompt.id, "text": p.prompt.text,
+                                           "meta": dumps(p.prompt.meta)} for p in pair_set.pairs),
+                                         ignore=True)
+                db["responses"].insert_all(self._response_rows(
+                    r for p in pair_set.pairs for r in (p.chosen, p.rejected)), ignore=True)
+                db["pairs"].insert_all(
+                    ({"id": pid, "prompt_id": p.prompt.id, "chosen_id": p.chosen.id,
+                      "rejected_id": p.rejected.id, "subset": p.subset, "meta": dumps(p.meta)}
+                     for pid, p in zip(pair_set.ids, pair_set.pairs)), ignore=True)
+                db["pair_sets"].insert_all(
+                    {"pair_set_key": pair_set.key, "position": i, "pair_id": pid}
+                    for i, pid in enumerate(pair_set.ids))
+            self.progress.advance("pairs", len(pair_set.ids))
+        self.progress.finish("pairs")
+        self.prompts.update((p.prompt.id, p.prompt) for p in pair_set.pairs)
+        self.counts.append(StageCount("pairs", len(pair_set.ids), len(pair_set.ids) if stored else 0))
+        self.timings["pairs"] = time.perf_counter() - t0
+        return pair_set
+
+    @staticmethod
+    def _response_rows(responses: Iterable[Response]) -> Iterator[dict[str, Any]]:
+        """Rows of responses no policy wrote (pair files, shifted texts): NULL policy_key
+        and sample_index; responses a policy wrote are already stored and left alone."""
+        for r in responses:
+            if r.sample_index is None:
+                yield {"id": r.id, "prompt_id": r.prompt_id, "policy_key": None,
+                       "sample_index": None, "text": r.text, "meta": dumps(r.meta)}
+
+    def _store_rejections(self, run_id: str, pair_set: PairSet) -> None:
+        """Rejected pair records go to ``failures`` (replacing this run's earlier ones)."""
+        with self.store.transaction():
+            self.store.db.execute("delete from failures where run_id = ? and stage = 'pairs'",
+                                  [run_id])
+            self.store.db["failures"].insert_all(
+                {"run_id": run_id, "stage": "pairs", "item_id": r.where, "error": r.one_line(),
+                 "created_at": utc_now()} for r in pair_set.rejected)
+
+    def _plan_shift(self, pair_set: PairSet) -> dict[str, dict[float, list[ShiftedPair]]]:
+        """Target → level p > 0 → the shifted pairs, aligned with ``pair_set``.  Level 0 is
+        the unshifted pairs themselves (the in-distribution reference): nothing to store."""
+        sweep, spec = self.recipe.shift, self.recipe.perturber
+        plan: dict[str, dict[float, list[ShiftedPair]]] = {target: {} for target in sweep.targets}
+        for level in (float(p) for p in sweep.levels if p > 0):
+            perturber = spec.cls(spec.options.model_copy(update={"p": level}))
+            perturber_key = perturber.key
+            for target in sweep.targets:
+                plan[target][level] = [
+                    self._shifted_pair(pair, pid, target, level, perturber, perturber_key)
+                    for pair, pid in zip(pair_set.pairs, pair_set.ids)]
+        return plan
+
+    def _shifted_pair(self, pair: SourcedPair, original_id: str, target: str, level: float,
+                      perturber: ShiftPerturber, perturber_key: str) -> ShiftedPair:
+        seed = self.recipe.shift.seed
+        shift_prompt, shift_responses = target in ("prompt", "both"), target in ("response", "both")
+        prompt = (shifted_prompt_id(perturber_key, seed, pair.prompt.id) if shift_prompt
+                  else pair.prompt.id)
+        # A prompt-only shift keeps the response texts but needs new response items: an RM
+        # score belongs to a response *and* the prompt it answers.
+        chosen, rejected = (shifted_response_id(perturber_key if shift_responses else None, seed,
+                                                r.id, prompt) for r in (pair.chosen, pair.rejected))
+        return ShiftedPair(pair_id(prompt, chosen, rejected, pair.subset), pair, original_id,
+                           target, level, perturber, perturber_key, prompt, chosen, rejected)
+
+    def _shift(self, pair_set: PairSet) -> dict[str, dict[float, list[ShiftedPair]]]:
+        """Write the shifted copies of the pairs not yet stored, in batches (one transaction each)."""
+        t0 = time.perf_counter()
+        plan = self._plan_shift(pair_set)
+        shifted = [s for by_level in plan.values() for level_pairs in by_level.values()
+                   for s in level_pairs]
+        existing = self.store.existing("select id from pairs where perturber_key is not null")
+        pending = [s for s in shifted if s.id not in existing]
+        seed = self.recipe.shift.seed
+        texts: dict[tuple[str, str], str] = {}  # (perturber key, original id) → perturbed text
+
+        def perturbed(s: ShiftedPair, item: Prompt | Response) -> str:
+            key = (s.perturber_key, item.id)
+            if key not in texts:
+                texts[key] = s.perturber.perturb(item.text, seed=seed)
+            return texts[key]
+
+        def write(batch: Sequence[ShiftedPair]) -> None:
+            prompts, responses, pairs = {}, {}, []
+            for s in batch:
+                original = s.original
+                if s.prompt_id != original.prompt.id:
+                    prompts[s.prompt_id] = Prompt(s.prompt_id, perturbed(s, original.prompt),
+                                                  {**original.prompt.meta,
+                                                   "shifted_from": original.prompt.id})
+                for new_id, r in ((s.chosen_id, original.chosen), (s.rejected_id, original.rejected)):
+                    text = perturbed(s, r) if s.target != "prompt" else r.text
+                    responses[new_id] = Response(new_id, s.prompt_id, None, text,
+                                                 {"shifted_from": r.id})
+                pairs.append({"id": s.id, "prompt_id": s.prompt_id, "chosen_id": s.chosen_id,
+                              "rejected_id": s.rejected_id, "subset": original.subset,
+                              "meta": dumps(original.meta), "shift_target": s.target,
+                              "shift_level": s.level, "perturber_key": s.perturber_key,
+                              "original_pair_id": s.original_id})
+            with self.store.transaction():
+                self.store.db["prompts"].insert_all(
+                    ({"id": p.id, "text": p.text, "meta": dumps(p.meta)} for p in prompts.values()),
+                    ignore=True)
+                self.store.db["responses"].insert_all(self._response_rows(responses.values()),
+                                                      ignore=True)
+                self.store.db["pairs"].insert_all(pairs, ignore=True)
+            self.prompts.update(prompts)
+            self.responses.update(responses)
+
+        if pending:
+            self._remember(*{s.perturber_key: s.perturber for s in pending}.values())
+        self._map("shifted pairs", len(shifted), pending, write)
+        self.timings["shifted pairs"] = time.perf_counter() - t0
+        return plan
 
     # -- stages -----------------------------------------------------------------------
     def _pool(self) -> tuple[str, list[Prompt]]:
@@ -301,13 +562,14 @@ class Runner:
         self._map("oracle labels", len(responses), pending, write, calls_per_item=calls)
         self.timings["oracle labels"] = time.perf_counter() - t0
 
-    def _score(self, spec: ComponentSpec, model, responses: list[Response]) -> None:
+    def _score(self, spec: ComponentSpec, model, response_ids: list[str]) -> None:
         t0 = time.perf_counter()
         existing = self.store.existing("select response_id from rm_scores where rm_key = ?", [model.key])
-        pending = [r for r in responses if r.id not in existing]
+        pending = [rid for rid in response_ids if rid not in existing]
         self._remember(model)
 
-        def write(batch: Sequence[Response]) -> None:
+        def write(ids: Sequence[str]) -> None:
+            batch = self._load_responses(ids)
             try:
                 scores = model.score([(self._prompt(r.prompt_id), r) for r in batch])
             except BadInput as error:
@@ -326,8 +588,19 @@ class Runner:
                 {"response_id": r.id, "rm_key": model.key, "score": float(v)}
                 for r, v in zip(batch, values)])
 
-        self._map(f"scores: {spec.label}", len(responses), pending, write)
+        self._map(f"scores: {spec.label}", len(response_ids), pending, write)
         self.timings[f"scores: {spec.label}"] = time.perf_counter() - t0
+
+    def _load_responses(self, ids: Sequence[str]) -> list[Response]:
+        """The responses of ``ids``, from memory or (for a resumed run) from the store."""
+        missing = [rid for rid in ids if rid not in self.responses]
+        for chunk in batched(missing, 500):  # below SQLite's limit on query parameters
+            marks = ", ".join("?" * len(chunk))
+            for rid, pid, i, text, meta in self.store.db.execute(
+                    f"select id, prompt_id, sample_index, text, meta from responses "
+                    f"where id in ({marks})", list(chunk)):
+                self.responses[rid] = Response(rid, pid, i, text, json.loads(meta))
+        return [self.responses[rid] for rid in ids]
 
     def _map(self, stage: str, total: int, pending: Sequence[T], write: Callable[[Sequence[T]], None],
              calls_per_item: int = 1) -> None:
@@ -361,6 +634,15 @@ class Runner:
             [benchmark.selection_key, benchmark.policy_key, benchmark.per_prompt])
         return [Response(rid, pid, i, text, json.loads(meta)) for rid, pid, i, text, meta in rows]
 
+    def _benchmark_data(self, benchmark: Benchmark) -> BenchmarkData:
+        """The benchmark's prompts, responses and oracle scores, for pair sources."""
+        oracle = self._oracle_by_prompt(benchmark)
+        responses = {r.id: r for r in self._benchmark_responses(benchmark)}
+        prompt_ids = tuple(oracle)
+        return BenchmarkData(tuple(self._prompt(pid) for pid in prompt_ids),
+                             tuple(tuple(responses[rid] for rid in oracle[pid]) for pid in prompt_ids),
+                             tuple(np.fromiter(oracle[pid].values(), float) for pid in prompt_ids))
+
     def _smallest_pool(self, benchmark: Benchmark) -> int:
         return min(len(v) for v in self._oracle_by_prompt(benchmark).values())
 
@@ -378,36 +660,66 @@ class Runner:
         return by_prompt
 
     # -- metrics ----------------------------------------------------------------------
-    def _metrics(self, benchmark: Benchmark) -> tuple[tuple[str, ...], list[tuple[str, ComponentSpec, MetricOutput]]]:
-        """Per-RM metrics for every RM, then run-level metrics with all RMs at once."""
+    def _metrics(self, benchmark: Benchmark | None, pair_set: PairSet | None,
+                 shifted: dict[str, dict[float, list[ShiftedPair]]] | None,
+                 ) -> tuple[tuple[str, ...], list[tuple[str, ComponentSpec, MetricOutput]]]:
+        """Per-RM metrics (benchmark and pairs) for every RM, then run-level metrics with all RMs."""
         t0 = time.perf_counter()
-        oracle = self._oracle_by_prompt(benchmark)
-        prompt_ids = tuple(oracle)
-        order = {pid: list(oracle[pid]) for pid in prompt_ids}
-        oracle_arrays = tuple(np.fromiter(oracle[pid].values(), float) for pid in prompt_ids)
-        per_rm = [m for m in self.recipe.metrics if m.cls.scope == "rm"]
-        per_run = [m for m in self.recipe.metrics if m.cls.scope == "run"]
+        by_scope = {scope: [m for m in self.recipe.metrics if m.cls.scope == scope]
+                    for scope in ("rm", "pairs", "run")}
         outputs = []
-        self.progress.start("metrics", len(self.reward_models) * len(per_rm) + len(per_run), 0)
+        self.progress.start("metrics", len(self.reward_models) * (len(by_scope["rm"])
+                            + len(by_scope["pairs"])) + len(by_scope["run"]), 0)
+        prompt_ids: tuple[str, ...] = ()
+        if benchmark is not None:
+            oracle = self._oracle_by_prompt(benchmark)
+            prompt_ids = tuple(oracle)
+            order = {pid: list(oracle[pid]) for pid in prompt_ids}
+            oracle_arrays = tuple(np.fromiter(oracle[pid].values(), float) for pid in prompt_ids)
         scores_by_rm: dict[str, tuple[np.ndarray, ...]] = {}
         for spec, model in self.reward_models:
             scores = dict(self.store.db.execute(
                 "select response_id, score from rm_scores where rm_key = ?", [model.key]).fetchall())
-            scores_by_rm[spec.label] = tuple(np.array([scores[rid] for rid in order[pid]], float)
-                                             for pid in prompt_ids)
-            inputs = MetricInputs(prompt_ids, oracle_arrays, scores_by_rm[spec.label])
-            for metric_spec in per_rm:
-                outputs.append((model.key, metric_spec,
-                                self._compute(metric_spec, inputs, spec.label, prompt_ids)))
-        study = StudyInputs(prompt_ids, oracle_arrays, scores_by_rm)
-        for metric_spec in per_run:
-            outputs.append((RUN_LEVEL, metric_spec,
-                            self._compute(metric_spec, study, "all RMs", prompt_ids)))
+            if benchmark is not None:
+                scores_by_rm[spec.label] = tuple(np.array([scores[rid] for rid in order[pid]], float)
+                                                 for pid in prompt_ids)
+                inputs = MetricInputs(prompt_ids, oracle_arrays, scores_by_rm[spec.label])
+                for metric_spec in by_scope["rm"]:
+                    outputs.append((model.key, metric_spec,
+                                    self._compute(metric_spec, inputs, spec.label, prompt_ids)))
+            if pair_set is not None:
+                inputs = self._pair_inputs(pair_set, shifted, scores)
+                for metric_spec in by_scope["pairs"]:
+                    outputs.append((model.key, metric_spec, self._compute(
+                        metric_spec, inputs, f"{spec.label}'s pairs", inputs.pair_ids)))
+        if benchmark is not None:
+            study = StudyInputs(prompt_ids, oracle_arrays, scores_by_rm)
+            for metric_spec in by_scope["run"]:
+                outputs.append((RUN_LEVEL, metric_spec,
+                                self._compute(metric_spec, study, "all RMs", prompt_ids)))
         self.progress.finish("metrics")
         self.timings["metrics"] = time.perf_counter() - t0
         return prompt_ids, outputs
 
-    def _compute(self, metric_spec: ComponentSpec, inputs: MetricInputs | StudyInputs, on: str,
+    @staticmethod
+    def _pair_inputs(pair_set: PairSet, shifted: dict[str, dict[float, list[ShiftedPair]]] | None,
+                     scores: dict[str, float]) -> PairInputs:
+        """One RM's logits of the pairs, and of their shifted copies at every level."""
+        def logits(ids: Iterable[str]) -> np.ndarray:
+            return np.fromiter((scores[i] for i in ids), float)
+
+        chosen = logits(p.chosen.id for p in pair_set.pairs)
+        rejected = logits(p.rejected.id for p in pair_set.pairs)
+        sweep = {target: {0.0: (chosen, rejected),
+                          **{level: (logits(s.chosen_id for s in level_pairs),
+                                     logits(s.rejected_id for s in level_pairs))
+                             for level, level_pairs in by_level.items()}}
+                 for target, by_level in (shifted or {}).items()}
+        return PairInputs(tuple(pair_set.ids), chosen, rejected,
+                          tuple(p.subset for p in pair_set.pairs),
+                          tuple(p.meta for p in pair_set.pairs), sweep)
+
+    def _compute(self, metric_spec: ComponentSpec, inputs: MetricInputs | StudyInputs | PairInputs, on: str,
                  prompt_ids: tuple[str, ...]) -> MetricOutput:
         try:
             output = self.component(metric_spec).compute(inputs)
@@ -434,11 +746,14 @@ class Runner:
         for c in components:
             self.store.remember_component(c.key, c.identity(), c.simulated)
 
-    def _start_run(self, run_id: str, benchmark: Benchmark, simulated: bool) -> None:
+    def _start_run(self, run_id: str, benchmark: Benchmark | None, pair_set: PairSet | None,
+                   simulated: bool) -> None:
         self.store.db["runs"].upsert({
             "id": run_id, "title": self.recipe.model.title, "recipe_path": self.recipe.path,
             "recipe_text": self.recipe.text, "recipe_json": dumps(self.recipe.model.model_dump(mode="json")),
-            "benchmark_id": benchmark.id, "status": "running", "simulated": int(simulated),
+            "benchmark_id": benchmark.id if benchmark else None,
+            "pair_set_key": pair_set.key if pair_set else None,
+            "status": "running", "simulated": int(simulated),
             "created_at": utc_now(), "finished_at": None,
             "rmaudit_version": f"rmaudit {__version__}, Python {platform.python_version()}",
             "timings": None, "error": None,
@@ -461,7 +776,9 @@ class Runner:
                 db["metric_results"].insert_all(
                     {**base, "key": v.key, "label": v.label, "params": dumps(v.params),
                      "value": v.value, "stderr": v.stderr, "ci_low": v.ci_low,
-                     "ci_high": v.ci_high, "higher_is_better": higher} for v in output.values)
+                     "ci_high": v.ci_high,
+                     "higher_is_better": higher if v.higher_is_better is None else int(v.higher_is_better)}
+                    for v in output.values)
                 db["per_prompt_results"].insert_all(
                     {**base, "key": v.key, "prompt_id": pid, "value": float(x)}
                     for v in output.values if v.per_prompt is not None

@@ -21,7 +21,7 @@ from sqlite_utils import Migrations
 
 from rmaudit.errors import BadInput
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MIGRATION_SET = "rmaudit"
 migrations = Migrations(MIGRATION_SET)
 
@@ -75,6 +75,25 @@ def m001_initial(db: sqlite_utils.Database) -> None:
         "id": int, "run_id": str, "stage": str, "item_id": str, "error": str, "created_at": str,
     }, pk="id")
     db["schema_info"].insert({"id": 1, "schema_version": SCHEMA_VERSION}, pk="id")
+
+
+@migrations()
+def m002_preference_pairs(db: sqlite_utils.Database) -> None:
+    """Preference pairs (issue 4): the pairs, the ordered pair sets runs audit, and which pair
+    set a run audits.  Responses of pair files have no policy (NULL policy_key and
+    sample_index: SQLite's unique index treats NULLs as distinct, so they never collide)."""
+    db["pairs"].create({
+        "id": str, "prompt_id": str, "chosen_id": str, "rejected_id": str, "subset": str,
+        "meta": str, "shift_target": str, "shift_level": float, "perturber_key": str,
+        "original_pair_id": str,
+    }, pk="id")
+    db["pairs"].create_index(["original_pair_id"])
+    db["pair_sets"].create({"pair_set_key": str, "position": int, "pair_id": str},
+                           pk=("pair_set_key", "position"))
+    db["runs"].add_column("pair_set_key", str)
+    db["failures"].create_index(["run_id", "stage"])
+    # m001 wrote the SCHEMA_VERSION of the rmaudit that created the file; say what it is now.
+    db["schema_info"].update(1, {"schema_version": 2})
 
 
 class Store:

@@ -9,23 +9,25 @@ import pytest
 
 from _support import run_small_audit
 
-#: what the runs table says instead of the wall-clock time and the tmp path of the recipe,
+#: what the DB says instead of the wall-clock time, the tmp path of the recipe and the run id
+#: (a hash of the validated recipe, which changes whenever the recipe schema gains a field),
 #: so that screenshots are the same on every run
 FIXED_CREATED_AT = "2025-01-01T12:00:00+00:00"
 FIXED_RECIPE_PATH = "recipes/small.toml"
+FIXED_RUN_ID = "5ma11a0d17000000000a"
+RUN_TABLES = ("run_reward_models", "metric_results", "curves", "per_prompt_results", "failures")
 
 
 @pytest.fixture(scope="session")
 def audit_db(tmp_path_factory) -> Path:
-    """The small recipe (8 prompts × 16 responses, RMs 'honest' and 'length') run into a DB.
-
-    The recipe text is fixed, so the run id (a hash of the recipe) is the same on every run.
-    """
+    """The small recipe (8 prompts × 16 responses, RMs 'honest' and 'length') run into a DB."""
     db = run_small_audit(tmp_path_factory.mktemp("audit"))
     conn = sqlite3.connect(db)
     with conn:
-        conn.execute("update runs set created_at = ?, finished_at = ?, recipe_path = ?",
-                     [FIXED_CREATED_AT, FIXED_CREATED_AT, FIXED_RECIPE_PATH])
+        conn.execute("update runs set id = ?, created_at = ?, finished_at = ?, recipe_path = ?",
+                     [FIXED_RUN_ID, FIXED_CREATED_AT, FIXED_CREATED_AT, FIXED_RECIPE_PATH])
+        for table in RUN_TABLES:
+            conn.execute(f"update {table} set run_id = ?", [FIXED_RUN_ID])
     conn.close()
     return db
 

@@ -15,10 +15,10 @@ import click
 from rmaudit import __version__
 from rmaudit.errors import BadInput
 
-from . import export, import_, plugins, report, run, runs, tui
+from . import export, import_, plugins, regret, report, run, runs, tui
 
 BUILTIN_COMMANDS = (run.run, plugins.plugins_command, export.export, import_.import_command, runs.runs,
-                    tui.tui, report.report)
+                    tui.tui, report.report, regret.regret, regret.correlate)
 
 
 class PluginCommandsGroup(click.Group):

@@ -106,7 +106,38 @@ def summary_tables(summary: RunSummary) -> list[Table]:
         tables.append(_curve_table(summary, reta_curve))
     if summary.run_level:
         tables.append(_run_level_table(summary))
+    shift = _shift_table(summary)
+    if shift is not None:
+        tables.append(shift)
     return tables
+
+
+SHIFT_COLUMNS = (("accuracy", "acc"), ("ece", "ECE"), ("auroc", "AUROC"))
+
+
+def _shift_table(summary: RunSummary) -> Table | None:
+    """The shift sweep (seed 004 Fig. 1-2) at a few levels: accuracy, ECE and AUROC per RM and target."""
+    curves = {(rm, key): c for (rm, _, key), c in summary.curves.items() if key.startswith("shift_")}
+    if not curves:
+        return None
+    targets = list(dict.fromkeys(key.rsplit("_", 1)[1] for _, key in curves))
+    first = next(iter(curves.values()))
+    picks = np.unique(np.linspace(0, len(first.x) - 1, min(4, len(first.x))).round().astype(int))
+    table = Table(title="under shift: accuracy / ECE / AUROC by shift level p", title_justify="left")
+    table.add_column("reward model", style="bold")
+    table.add_column("shifted")
+    table.add_column("accuracy, p: 0→max")
+    for i in picks:
+        table.add_column(f"p={first.x[i]:g}", justify="right")
+    for label, rm_key in summary.reward_models:
+        for target in targets:
+            found = [curves.get((rm_key, f"shift_{quantity}_{target}")) for quantity, _ in SHIFT_COLUMNS]
+            if found[0] is None:
+                continue
+            table.add_row(label, target, sparkline(found[0].value),
+                          *(" / ".join(_fmt(c.value[i], 2) if c is not None else "—" for c in found)
+                            for i in picks))
+    return table
 
 
 def _run_level_table(summary: RunSummary) -> Table:
@@ -136,9 +167,15 @@ def _curve_table(summary: RunSummary, ident: tuple[str, str]) -> Table:
 
 def _caption(summary: RunSummary) -> str:
     bench = summary.benchmark
-    prompts_line = (f"benchmark {bench['id'][:10]}: {bench['per_prompt']} responses per prompt, "
-                    f"{bench['origin']}; run {summary.run['id'][:10]}")
-    return prompts_line + (f"\n{SIMULATED_NOTICE}" if summary.simulated else "")
+    if summary.run["benchmark_id"]:
+        line = (f"benchmark {bench['id'][:10]}: {bench['per_prompt']} responses per prompt, "
+                f"{bench['origin']}")
+        if summary.pairs:
+            line += f"; {summary.pairs:,} preference pairs"
+    else:
+        line = f"{summary.pairs:,} preference pairs (set {bench['id'][:10]})"
+    line += f"; run {summary.run['id'][:10]}"
+    return line + (f"\n{SIMULATED_NOTICE}" if summary.simulated else "")
 
 
 def console(stderr: bool = False) -> Console:

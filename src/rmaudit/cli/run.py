@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from rmaudit.costs import cost_table, estimate_costs
 from rmaudit.recipe import load_recipe
 from rmaudit.results import load_summary
 from rmaudit.runner import Runner, build_components
@@ -29,6 +30,9 @@ def run(recipe_path: str, db_path: str, resume: bool, dry_run: bool) -> None:
     if dry_run:
         counts = Runner(recipe, Store.open_readonly(db_path), components=components).plan()
         out.print(plan_table(counts, f"plan for {recipe_path} (db: {db_path}); nothing was run"))
+        costs = estimate_costs(recipe, components, counts)
+        if costs:
+            out.print(cost_table(costs))
         return
     if not resume:
         for suffix in ("", "-wal", "-shm"):
@@ -38,6 +42,8 @@ def run(recipe_path: str, db_path: str, resume: bool, dry_run: bool) -> None:
         with RichProgress(err) as progress:
             result = Runner(recipe, store, progress, components).run()
         err.print(work_line(result.counts))
+        for note in result.notes:
+            err.print(note, markup=False)
         for table in summary_tables(load_summary(store, result.run_id)):
             out.print(table)
         out.print(f"stored in {db_path} (run {result.run_id}); browse: rmaudit runs --db {db_path}")

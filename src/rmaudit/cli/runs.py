@@ -37,6 +37,6 @@ def runs(db_path: str, run_id: str | None) -> None:
     for header in ("run", "title", "status", "RMs", "N", "simulated", "created", "recipe"):
         table.add_column(header)
     for r in rows:
-        table.add_row(r["id"][:10], r["title"], r["status"], str(r["rms"]), str(r["per_prompt"]),
+        table.add_row(r["id"][:10], r["title"], r["status"], str(r["rms"]), str(r["per_prompt"] or "pairs"),
                       "yes" if r["simulated"] else "no", r["created_at"], r["recipe_path"])
     out.print(table)

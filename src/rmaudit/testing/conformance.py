@@ -9,7 +9,9 @@ these checks test on small inputs:
   prompt's responses (oracle and RM scores permuted together); values inside the declared
   ``bounds``; a perfect RM (Y = J) scoring at least as well as a reversed one (Y = −J) in the
   declared ``higher_is_better`` direction; a :class:`~rmaudit.errors.BadInput` (e.g.
-  ``MetricInputError``) for NaN scores rather than a crash or a NaN result;
+  ``MetricInputError``) for NaN scores rather than a crash or a NaN result; preference-pair
+  metrics (``scope = "pairs"``) the same value whatever the order of the pairs, values inside
+  the bounds, and a ``BadInput`` for a NaN logit;
 * **oracles, reward models, reference policies, shift perturbers** — the same output from a
   fresh instance with the same options (determinism), the same output for an item whether it
   arrives in one batch, alone, or in a reversed batch, and either a valid output or a clear
@@ -32,8 +34,8 @@ from typing import Any
 import numpy as np
 
 from rmaudit.components import (Component, Metric, MetricInputs, MetricOutput, OracleLabel, Oracle,
-                                Prompt, ReferencePolicy, Response, RewardModel, ShiftPerturber,
-                                StudyInputs)
+                                PairInputs, Prompt, ReferencePolicy, Response, RewardModel,
+                                ShiftPerturber, StudyInputs)
 from rmaudit.errors import BadInput
 from rmaudit.hashing import prompt_id, response_id
 
@@ -46,6 +48,7 @@ __all__ = [
     "check_reward_model",
     "check_shift_perturber",
     "sample_benchmark",
+    "sample_pairs",
     "sample_prompts",
     "sample_responses",
 ]
@@ -94,7 +97,58 @@ def sample_benchmark(prompts: int = 6, per_prompt: int = 32, seed: int = 0) -> M
 
 # -- metrics ------------------------------------------------------------------------------
 
-def check_metric(metric: Metric | type[Metric], inputs: MetricInputs | None = None, *,
+_SAMPLE_SUBSETS = ("alpacaeval-easy", "llmbar-natural", "refusals-dangerous", "math-prm",
+                   "hep-python")
+
+
+def sample_pairs(pairs: int = 90, seed: int = 0, levels: Sequence[float] = (0.0, 0.25, 0.5)
+                 ) -> PairInputs:
+    """Preference pairs for pair metrics (``scope = "pairs"``): random logits, RewardBench
+    subsets, every RM-Bench style combination in ``meta``, and a shift sweep over every target
+    in which the logits get noisier as the level grows."""
+    rng = np.random.default_rng(seed)
+    chosen, rejected = rng.normal(0.5, 1.0, pairs), rng.normal(0.0, 1.0, pairs)
+    sweep = {target: {float(p): (chosen + p * rng.normal(0, 2, pairs),
+                                 rejected + p * rng.normal(0, 2, pairs)) for p in levels}
+             for target in ("prompt", "response", "both")}
+    return PairInputs(tuple(f"pair-{i}" for i in range(pairs)), chosen, rejected,
+                      tuple(_SAMPLE_SUBSETS[i % len(_SAMPLE_SUBSETS)] for i in range(pairs)),
+                      tuple({"chosen_style": i % 3, "rejected_style": i // 3 % 3}
+                            for i in range(pairs)), sweep)
+
+
+def _check_pair_metric(metric: Metric, inputs: PairInputs, label: str, *, rtol: float,
+                       atol: float, seed: int) -> None:
+    """The pair-metric contract: deterministic, invariant to pair order, in bounds, NaN → BadInput."""
+    base = _compute(metric, inputs, label)
+    close = dict(rtol=rtol, atol=atol)
+    _same(base, _compute(metric, inputs, label), label, "determinism: computing twice on the "
+          "same inputs", **close)
+    order = np.random.default_rng(seed).permutation(len(inputs.pair_ids))
+    shuffled = PairInputs(tuple(inputs.pair_ids[i] for i in order), inputs.chosen[order],
+                          inputs.rejected[order], tuple(inputs.subsets[i] for i in order),
+                          tuple(inputs.meta[i] for i in order),
+                          {target: {p: (c[order], r[order]) for p, (c, r) in levels.items()}
+                           for target, levels in inputs.shifted.items()})
+    _same(base, _compute(metric, shuffled, label), label, "pair order: listing the pairs in "
+          "another order", **close)
+    _within_bounds(metric, base, label)
+    chosen = inputs.chosen.copy()
+    chosen[1] = np.nan
+    broken = PairInputs(inputs.pair_ids, chosen, inputs.rejected, inputs.subsets, inputs.meta,
+                        inputs.shifted)
+    try:
+        output = metric.compute(broken)
+    except BadInput:
+        return
+    except Exception as error:
+        raise ConformanceError(f"{label}: a NaN logit should raise rmaudit.errors.BadInput, got "
+                               f"{type(error).__name__}: {error}") from None
+    raise ConformanceError(f"{label}: a NaN logit should raise rmaudit.errors.BadInput, but "
+                           f"compute returned {_short(next(iter(_numbers(output).values()))[0])}")
+
+
+def check_metric(metric: Metric | type[Metric], inputs: MetricInputs | PairInputs | None = None, *,
                  rtol: float = 1e-9, atol: float = 1e-12, seed: int = 0) -> None:
     """Run every metric check; ``metric`` is a class (built with default options) or an instance.
 
@@ -103,12 +157,17 @@ def check_metric(metric: Metric | type[Metric], inputs: MetricInputs | None = No
     bootstrap CIs are not compared across orderings, because resampling prompts by position
     is only invariant in distribution.
 
+    A preference-pair metric (``scope = "pairs"``) gets :func:`sample_pairs` by default.
     A run-level metric (``scope = "run"``) gets three RMs: the inputs' RM, the oracle itself
     and the reversed oracle; the direction check, which compares two separate runs of a
     per-RM metric, does not apply to it.
     """
     metric = _instance(metric)
     label = _describe(metric)
+    if metric.scope == "pairs":
+        _check_pair_metric(metric, inputs if inputs is not None else sample_pairs(seed=seed), label,
+                           rtol=rtol, atol=atol, seed=seed)
+        return
     inputs = inputs if inputs is not None else sample_benchmark(seed=seed)
     try:
         metric.check_pool_size(min(len(j) for j in inputs.oracle))

@@ -23,7 +23,7 @@ class HelpScreen(ModalScreen):
         self.beneath_title = type(beneath).__name__.removesuffix("Screen")
         seen: set[tuple[str, str]] = set()
         self.rows = []
-        for key, active in beneath.active_bindings.items():
+        for active in beneath.active_bindings.values():
             description = active.binding.description or active.binding.action.replace("_", " ")
             display = self.app.get_key_display(active.binding)
             if (display, description) not in seen:

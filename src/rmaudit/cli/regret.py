@@ -1,0 +1,218 @@
+"""``rmaudit regret [DB]``: a stored regret-correlation study in seed 002's Table 1 / Table 4
+layout, and ``rmaudit correlate DB --downstream FILE``: which stored metric predicts your own
+downstream results?"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import click
+import numpy as np
+from rich.table import Table
+
+from rmaudit.browse import open_for_reading, resolve_run
+from rmaudit.components import RUN_LEVEL
+from rmaudit.errors import BadInput
+from rmaudit.metrics.regret import (CORRELATIONS, ERROR_METRICS, correlate_across,
+                                    goodhart_from_accuracy, permutation_p_values)
+from rmaudit.simulated import SIMULATED_NOTICE
+
+from .render import console
+
+
+def _cell(value: float | None, digits: int = 3) -> str:
+    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
+
+
+def _studies(store, run_id: str) -> dict[str, list[dict]]:
+    """Run-level rows of every regret-correlation entry, by recipe label, in stored order."""
+    studies: dict[str, list[dict]] = {}
+    for row in store.db.query(
+            "select * from metric_results where run_id = ? and rm_key = ? order by rowid",
+            [run_id, RUN_LEVEL]):
+        params = json.loads(row["params"] or "{}")
+        if "error_metric" in params or row["key"] == "ndr/mean":
+            studies.setdefault(row["metric"], []).append({**row, "params": params})
+    return studies
+
+
+@click.command("regret")
+@click.argument("db_path", metavar="[DB]", default="rmaudit.db", type=click.Path(dir_okay=False))
+@click.option("--run", "run_id", help="Run id or prefix (default: the latest run).")
+@click.option("--pairs", is_flag=True,
+              help="Also print each gold's proxies: accuracy, NDR, and the NDR the Regressional "
+                   "Goodhart normal model predicts from that accuracy (seed Fig. 8).")
+def regret(db_path: str, run_id: str | None, pairs: bool) -> None:
+    """Print a run's regret-correlation study: error metric × correlation with best-of-n regret."""
+    store = open_for_reading(db_path)
+    try:
+        run = resolve_run(store, run_id)
+        studies = _studies(store, run)
+        simulated = bool(store.db["runs"].get(run)["simulated"])
+    finally:
+        store.close()
+    if not studies:
+        raise BadInput("run has no regret-correlation results; add a [[metrics]] entry with "
+                       "name = \"regret-correlation\" to the recipe", file=db_path,
+                       field="run", value=run)
+    out = console()
+    for label, rows in studies.items():
+        out.print(_study_table(label, rows, simulated))
+        summary = next((r for r in rows if r["key"] == "ndr/mean"), None)
+        if pairs and summary is not None:
+            for table in _pair_tables(summary["params"]):
+                out.print(table)
+    if simulated:
+        out.print(SIMULATED_NOTICE)
+
+
+def _study_table(label: str, rows: list[dict], simulated: bool) -> Table:
+    cells = {(r["params"]["statistic"], r["params"]["error_metric"]): r
+             for r in rows if "error_metric" in r["params"]}
+    metrics = list(dict.fromkeys(metric for _, metric in cells))
+    first = next(iter(cells.values()))["params"]
+    gold = ("each RM in turn is the gold, the others proxies (N×N); mean over golds"
+            if first["gold"] == "each" else "the oracle is the gold, every RM a proxy")
+    tag = "  [bold yellow]SIMULATED[/]" if simulated else ""
+    table = Table(title=f"{label}: error metric vs policy regret (best-of-{first['n']} NDR){tag}",
+                  title_justify="left", caption=f"{gold}; value [95% bootstrap CI over prompts]",
+                  caption_justify="left")
+    table.add_column("error metric", style="bold")
+    for statistic_label in CORRELATIONS.values():
+        table.add_column(f"{statistic_label} corr." if statistic_label != "MRR" else "MRR",
+                         justify="right")
+    for metric in metrics:
+        row = [ERROR_METRICS.get(metric, metric)]
+        for statistic in CORRELATIONS:
+            cell = cells.get((statistic, metric))
+            row.append("—" if cell is None else
+                       f"{_cell(cell['value'])} [{_cell(cell['ci_low'], 2)}, "
+                       f"{_cell(cell['ci_high'], 2)}]")
+        table.add_row(*row)
+    return table
+
+
+def _pair_tables(params: dict) -> list[Table]:
+    rms, golds = params["rms"], params["golds"]
+    accuracy = params["error"].get("accuracy")
+    tables = []
+    for g, gold in enumerate(golds):
+        table = Table(title=f"gold = {gold}: proxies by best-of-{params['n']} NDR",
+                      title_justify="left")
+        table.add_column("proxy", style="bold")
+        if accuracy is not None:
+            table.add_column("accuracy", justify="right")
+        table.add_column("NDR", justify="right")
+        if accuracy is not None:
+            table.add_column("NDR if only Regressional Goodhart", justify="right")
+        proxies = [p for p in range(len(rms)) if params["ndr"][g][p] is not None]
+        for p in sorted(proxies, key=lambda p: -params["ndr"][g][p]):
+            row = [rms[p]]
+            if accuracy is not None:
+                acc = accuracy[g][p]
+                row.append(_cell(acc))
+            row.append(_cell(params["ndr"][g][p]))
+            if accuracy is not None:
+                # the normal model only covers accuracies in [1/2, 1]
+                row.append(_cell(goodhart_from_accuracy(acc)["ndr"]) if acc >= 0.5 else "—")
+            table.add_row(*row)
+        tables.append(table)
+    return tables
+
+
+@click.command("correlate")
+@click.argument("db_path", metavar="DB", type=click.Path(dir_okay=False))
+@click.option("--downstream", "downstream", required=True,
+              type=click.Path(exists=True, dir_okay=False),
+              help="CSV: a column of RM labels (the recipe's labels), then one numeric column "
+                   "per downstream outcome (RLHF win rate, PPO regret, human eval, …).")
+@click.option("--run", "run_id", help="Run id or prefix (default: the latest run).")
+@click.option("--rm-column", default=None,
+              help="Name of the RM label column (default: the first column).")
+def correlate(db_path: str, downstream: str, run_id: str | None, rm_column: str | None) -> None:
+    """Correlate every stored per-RM metric with each downstream outcome across RMs.
+
+    Kendall τ-b, Pearson and Spearman, each with a two-sided permutation p-value: exact (all
+    n! pairings) for up to 8 RMs, 20,000 seeded random permutations beyond.  No bootstrap.
+    """
+    outcomes, order, label_column = _read_downstream(Path(downstream), rm_column)
+    store = open_for_reading(db_path)
+    try:
+        run = resolve_run(store, run_id)
+        labels = dict(store.db.execute(
+            "select rm_key, label from run_reward_models where run_id = ?", [run]).fetchall())
+        metric_rows = list(store.db.query(
+            "select rm_key, metric, key, label, value from metric_results "
+            "where run_id = ? and rm_key != ? order by rowid", [run, RUN_LEVEL]))
+    finally:
+        store.close()
+    unknown = [label for label in order if label not in labels.values()]
+    if unknown:
+        raise BadInput(f"RM label not in run {run[:10]} (its RMs: {', '.join(labels.values())})",
+                       file=downstream, field=label_column, value=unknown[0])
+    if len(order) < 3:
+        raise BadInput(f"expected at least 3 RMs to correlate across, got {len(order)}",
+                       file=downstream)
+    columns: dict[tuple[str, str], dict[str, float]] = {}
+    titles: dict[tuple[str, str], str] = {}
+    for row in metric_rows:
+        ident = (row["metric"], row["key"])
+        columns.setdefault(ident, {})[labels[row["rm_key"]]] = row["value"]
+        titles[ident] = row["label"] if row["label"] == row["metric"] else \
+            f"{row['metric']}: {row['label']}"
+    out = console()
+    for outcome, values in outcomes.items():
+        table = Table(title=f"which stored metric predicts {outcome!r}? ({len(order)} RMs)",
+                      title_justify="left",
+                      caption="correlation across RMs (p: two-sided permutation test, "
+                              + ("exact" if len(order) <= 8 else "20,000 permutations") + ")",
+                      caption_justify="left")
+        for header in ("metric", "Kendall τ", "Pearson", "Spearman"):
+            table.add_column(header, justify="left" if header == "metric" else "right")
+        y = np.array([values[label] for label in order])
+        for ident, by_rm in columns.items():
+            if any(label not in by_rm for label in order):
+                continue  # the metric was not computed for every RM in the file
+            x = np.array([by_rm[label] for label in order])
+            stats, p = correlate_across(x, y), permutation_p_values(x, y)
+            table.add_row(titles[ident], *(f"{stats[s]:+.3f} (p={p[s]:.3g})"
+                                           for s in ("kendall", "pearson", "spearman")))
+        out.print(table)
+
+
+def _read_downstream(path: Path, rm_column: str | None
+                     ) -> tuple[dict[str, dict[str, float]], list[str], str]:
+    """{outcome: {rm label: value}}, the RM labels in file order, and the label column."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames or []
+        rows = list(reader)
+    if len(header) < 2:
+        raise BadInput("expected a header with an RM label column and at least one outcome "
+                       "column", file=str(path), value=",".join(header))
+    key = rm_column or header[0]
+    if key not in header:
+        raise BadInput(f"no such column (columns: {', '.join(header)})", file=str(path),
+                       field="--rm-column", value=key)
+    outcomes: dict[str, dict[str, float]] = {name: {} for name in header if name != key}
+    order: list[str] = []
+    for number, row in enumerate(rows, start=2):
+        label = (row[key] or "").strip()
+        if label in order:
+            raise BadInput("RM label listed twice", file=f"{path}:{number}", field=key,
+                           value=label)
+        order.append(label)
+        for name in outcomes:
+            try:
+                value = float(row[name])
+            except (TypeError, ValueError):
+                raise BadInput("expected a number", file=f"{path}:{number}", field=name,
+                               value=row[name]) from None
+            if not math.isfinite(value):
+                raise BadInput("expected a finite number", file=f"{path}:{number}", field=name,
+                               value=value)
+            outcomes[name][label] = value
+    return outcomes, order, key

@@ -1,0 +1,431 @@
+"""Hugging Face components: sequence-classifier RMs, DPO implicit RMs and a causal-LM policy.
+
+They need the ``hf`` extra (torch, transformers).  Nothing here imports either at module
+import — ``rmaudit plugins`` and the main audit work without them — and a component loads
+its model on first use, so ``rmaudit run --dry-run`` on a recipe naming a 7B hub model
+loads nothing.  ``trust_remote_code`` is passed to every ``from_pretrained`` call and is
+off unless the recipe turns it on.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from pathlib import Path
+from typing import Any, Literal, Sequence
+
+import numpy as np
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from rmaudit import hookimpl
+from rmaudit.components import (ComponentOptions, Generation, Prompt, ReferencePolicy, Response,
+                                RewardModel)
+from rmaudit.errors import BadInput
+
+logger = logging.getLogger(__name__)
+
+#: Options that decide where and how fast a model runs, not what it outputs: changing them
+#: must not make stored scores or responses look stale.
+RUNTIME_OPTIONS = frozenset({"batch_size", "max_batch_tokens", "device", "device_map"})
+
+
+def _local_or_hub(value: str | None, info: ValidationInfo) -> str | None:
+    """A folder relative to the recipe's folder when one exists there; else as written
+    (a hub id, or a path relative to the working directory)."""
+    base = (info.context or {}).get("base_dir")
+    if value is None or base is None or Path(value).is_absolute():
+        return value
+    candidate = Path(base) / value
+    return str(candidate.resolve()) if candidate.is_dir() else value
+
+
+class HFOptions(ComponentOptions):
+    model: str = Field(min_length=1, description="hub id or local folder")
+    revision: str | None = Field(None, description="hub branch, tag or commit (pin it: scores are "
+                                                   "keyed by the options, not by the weights)")
+    dtype: Literal["auto", "float32", "float16", "bfloat16"] = Field(
+        "auto", description="'auto': the checkpoint's own dtype")
+    device: str | None = Field(None, description="cpu, cuda, cuda:1, mps; default: cuda, else mps, "
+                                                 "else cpu")
+    device_map: str | dict[str, int | str] | None = Field(
+        None, description="passed to from_pretrained (needs accelerate); excludes device")
+    attn_implementation: str | None = Field(None, description="eager, sdpa, flash_attention_2, ...")
+    trust_remote_code: bool = Field(False, description="run the checkpoint's own Python code")
+    fallback_chat_template: str | None = Field(
+        None, description="Jinja chat template used only when the tokenizer defines none")
+    batch_size: int = Field(8, ge=1, description="most sequences per forward pass")
+    max_batch_tokens: int | None = Field(None, ge=1, description="most padded tokens per pass")
+
+    @field_validator("model")
+    @classmethod
+    def _resolve_model(cls, value: str, info: ValidationInfo) -> str:
+        return _local_or_hub(value, info)
+
+    @model_validator(mode="after")
+    def _one_placement(self):
+        if self.device is not None and self.device_map is not None:
+            raise ValueError("give device or device_map, not both")
+        return self
+
+
+class ScoringOptions(HFOptions):
+    max_length: int | None = Field(None, ge=2, description="tokens per input; default: the "
+                                                            "model's limit")
+    truncation_side: Literal["left", "right"] = Field(
+        "left", description="where over-long inputs lose tokens; 'left' keeps the response's end")
+
+
+class _HFComponent:
+    """Identity without the runtime options, and a model loaded on first use."""
+
+    options: HFOptions
+
+    def identity(self) -> dict[str, Any]:
+        identity = super().identity()  # type: ignore[misc]
+        identity["options"] = {k: v for k, v in identity["options"].items()
+                               if k not in RUNTIME_OPTIONS}
+        return identity
+
+    def _batching(self) -> dict[str, Any]:
+        return {"batch_size": self.options.batch_size,
+                "max_batch_tokens": self.options.max_batch_tokens}
+
+    def _chat_template(self, tokenizer, *, required: bool) -> tuple[bool, str | None, str]:
+        """(whether a chat template applies, the template to pass to apply_chat_template —
+        None for the tokenizer's own —, where it came from)."""
+        if tokenizer.chat_template:
+            return True, None, "the tokenizer's chat template"
+        if self.options.fallback_chat_template:
+            return True, self.options.fallback_chat_template, "the recipe's fallback chat template"
+        if required:
+            raise BadInput("the tokenizer has no chat template; give one as fallback_chat_template",
+                           field="fallback_chat_template")
+        return False, None, "text pair (prompt, response); no chat template"
+
+
+def _max_length(option: int | None, tokenizer, model) -> int | None:
+    if option is not None:
+        return option
+    # tokenizers without a known limit report a huge sentinel (int(1e30))
+    limits = [tokenizer.model_max_length if tokenizer.model_max_length < 10**9 else None,
+              getattr(model.config.get_text_config(), "max_position_embeddings", None)]
+    known = [limit for limit in limits if limit]
+    return min(known) if known else None
+
+
+def _truncate(ids: list[int], start: int, max_length: int | None, side: str) -> tuple[list[int], int]:
+    """Cut a sequence to ``max_length`` tokens; ``start`` (first scored position) follows the cut."""
+    if max_length is None or len(ids) <= max_length:
+        return ids, start
+    if side == "left":
+        dropped = len(ids) - max_length
+        return ids[dropped:], max(start - dropped, 1)
+    return ids[:max_length], min(start, max_length)
+
+
+class _TruncationCount:
+    """How many inputs this instance scored and truncated, for ``report()``; the first
+    truncation is also logged, once, so a run over thousands of batches says it once."""
+
+    def __init__(self) -> None:
+        self.scored = 0
+        self.truncated = 0
+
+    def add(self, who: str, scored: int, truncated: int, max_length: int | None, side: str) -> None:
+        if truncated and not self.truncated:
+            logger.warning("%s: inputs longer than max_length=%s tokens lose tokens on the %s; "
+                           "the count is in the RM's report", who, max_length, side)
+        self.scored += scored
+        self.truncated += truncated
+
+
+class HFClassifierOptions(ScoringOptions):
+    head_aggregate: Literal["mean", "first", "index"] = Field(
+        "mean", description="how the heads of a multi-head RM become one score")
+    head_index: int | None = Field(None, ge=0, description="the head used by head_aggregate = 'index'")
+
+    @model_validator(mode="after")
+    def _index_with_index(self):
+        if (self.head_aggregate == "index") != (self.head_index is not None):
+            raise ValueError("head_index goes with head_aggregate = 'index', and only with it")
+        return self
+
+
+class HFClassifier(_HFComponent, RewardModel):
+    """A Hugging Face sequence-classification reward model (hub id or local folder); multi-head
+    RMs are reduced by head_aggregate (mean by default, as the RETA paper's RM5H)."""
+
+    name = "hf-classifier"
+    Options = HFClassifierOptions
+
+    def __init__(self, options=None) -> None:
+        super().__init__(options)
+        self._loaded = False
+        self.truncation = _TruncationCount()
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        import transformers
+
+        from rmaudit.hf import runtime
+
+        o = self.options
+        self.tokenizer = runtime.load_tokenizer(o.model, revision=o.revision,
+                                                trust_remote_code=o.trust_remote_code,
+                                                field="model", truncation_side=o.truncation_side)
+        self.model = runtime.load_model(transformers.AutoModelForSequenceClassification, o.model,
+                                        revision=o.revision, options=o, field="model")
+        heads = self.model.config.num_labels
+        if o.head_index is not None and o.head_index >= heads:
+            raise BadInput(f"the model has {heads} heads (0..{heads - 1})", field="head_index",
+                           value=o.head_index)
+        self.max_length = _max_length(o.max_length, self.tokenizer, self.model)
+        self.use_chat, self.template, self.input_format = self._chat_template(self.tokenizer,
+                                                                              required=False)
+        self.input_names = ["input_ids"] + (
+            ["token_type_ids"] if "token_type_ids" in self.tokenizer.model_input_names else [])
+        self._loaded = True
+
+    def encode(self, prompt: str, response: str) -> tuple[dict[str, list[int]], bool]:
+        """Model inputs for one (prompt, response), and whether they were truncated.
+
+        With a chat template the rendered conversation is tokenised without adding special
+        tokens (the template writes them, as ``apply_chat_template`` does); without one the
+        pair is encoded as (prompt, response), the convention of cross-encoder RMs.
+        """
+        from rmaudit.hf.runtime import render_chat
+
+        if self.use_chat:
+            text = render_chat(self.tokenizer, self.template, prompt, response)
+
+            def tokenize(**kwargs):
+                return self.tokenizer(text, add_special_tokens=False, **kwargs)
+        else:
+            def tokenize(**kwargs):
+                return self.tokenizer(prompt, response, **kwargs)
+        encoded = tokenize()
+        truncated = self.max_length is not None and len(encoded["input_ids"]) > self.max_length
+        if truncated:  # the tokenizer's truncation keeps a pair's special tokens in place
+            encoded = tokenize(truncation=True, max_length=self.max_length)
+        return {name: list(encoded[name]) for name in self.input_names}, truncated
+
+    def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
+        from rmaudit.hf.runtime import classifier_logits
+
+        self._load()
+        encoded = [self.encode(p.text, r.text) for p, r in batch]
+        logits = classifier_logits(self.model, [e for e, _ in encoded], **self._batching())
+        self.truncation.add(f"{self.name} {self.options.model}", len(batch),
+                            sum(t for _, t in encoded), self.max_length,
+                            self.options.truncation_side)
+        if self.options.head_aggregate == "mean":
+            combined = logits.mean(axis=1)
+        else:
+            combined = logits[:, self.options.head_index if self.options.head_index is not None else 0]
+        return [float(v) for v in combined]
+
+    def report(self) -> dict[str, Any]:
+        if not self._loaded:
+            return {}
+        return {"inputs scored": self.truncation.scored,
+                "inputs truncated": self.truncation.truncated, "max_length": self.max_length,
+                "truncation side": self.options.truncation_side, "input format": self.input_format,
+                "heads": self.model.config.num_labels}
+
+
+class DPOImplicitOptions(ScoringOptions):
+    reference: str | None = Field(None, description="reference model (hub id or folder); "
+                                                    "none: reference-free")
+    reference_revision: str | None = None
+    aggregate: Literal["sum", "mean"] = Field(
+        "sum", description="over response tokens: 'sum' is DPO's reward, 'mean' length-normalises")
+    beta: float = Field(1.0, gt=0, description="scale of the reward (DPO's β)")
+
+    @field_validator("reference")
+    @classmethod
+    def _resolve_reference(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return _local_or_hub(value, info)
+
+
+class DPOImplicit(_HFComponent, RewardModel):
+    """A DPO model's implicit reward β·(log π(y|x) − log π_ref(y|x)) over response tokens, or
+    reference-free log π(y|x) (sum or mean over tokens), as RewardBench scores DPO models."""
+
+    name = "dpo-implicit"
+    Options = DPOImplicitOptions
+
+    def __init__(self, options=None) -> None:
+        super().__init__(options)
+        self._loaded = False
+        self.truncation = _TruncationCount()
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        import transformers
+
+        from rmaudit.hf import runtime
+
+        o = self.options
+        self.tokenizer = runtime.load_tokenizer(o.model, revision=o.revision,
+                                                trust_remote_code=o.trust_remote_code, field="model")
+        _, self.template, self.input_format = self._chat_template(self.tokenizer, required=True)
+        self.policy = runtime.load_model(transformers.AutoModelForCausalLM, o.model,
+                                         revision=o.revision, options=o, field="model")
+        self.reference = None
+        if o.reference is not None:
+            reference_tokenizer = runtime.load_tokenizer(
+                o.reference, revision=o.reference_revision,
+                trust_remote_code=o.trust_remote_code, field="reference")
+            if reference_tokenizer.get_vocab() != self.tokenizer.get_vocab():
+                raise BadInput("the reference model's tokenizer differs from the model's; the "
+                               "log-ratio needs both to read the same tokens", field="reference",
+                               value=o.reference)
+            self.reference = runtime.load_model(transformers.AutoModelForCausalLM, o.reference,
+                                                revision=o.reference_revision, options=o,
+                                                field="reference")
+        self.pad_id = runtime.filler_token_id(self.tokenizer)
+        self.max_length = _max_length(o.max_length, self.tokenizer, self.policy)
+        self._loaded = True
+
+    def encode(self, prompt: str, response: str) -> tuple[list[int], int, bool]:
+        """Token ids of the whole conversation, the index of its first response token, and
+        whether it was truncated.
+
+        The response starts where the conversation's tokens stop matching those of the prompt
+        rendered with the generation prompt; a token that merges across that boundary counts
+        as response, and so do the tokens the template closes the turn with (EOS), which the
+        model also generated.
+        """
+        from rmaudit.hf.runtime import render_chat
+
+        def ids(text: str) -> list[int]:
+            return self.tokenizer(text, add_special_tokens=False)["input_ids"]
+
+        prompt_ids = ids(render_chat(self.tokenizer, self.template, prompt))
+        full_ids = ids(render_chat(self.tokenizer, self.template, prompt, response))
+        start = 0
+        while start < min(len(prompt_ids), len(full_ids)) and prompt_ids[start] == full_ids[start]:
+            start += 1
+        start = max(start, 1)  # the first token has nothing to be predicted from
+        cut, start = _truncate(full_ids, start, self.max_length, self.options.truncation_side)
+        return cut, start, len(cut) < len(full_ids)
+
+    def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
+        from rmaudit.hf.runtime import token_logprobs
+
+        self._load()
+        encoded = [self.encode(p.text, r.text) for p, r in batch]
+        sequences, starts = [e[0] for e in encoded], [e[1] for e in encoded]
+        reduce = np.sum if self.options.aggregate == "sum" else np.mean
+        scores = np.array([reduce(lp) if lp.size else 0.0 for lp in token_logprobs(
+            self.policy, sequences, starts, pad_id=self.pad_id, **self._batching())])
+        if self.reference is not None:
+            scores -= np.array([reduce(lp) if lp.size else 0.0 for lp in token_logprobs(
+                self.reference, sequences, starts, pad_id=self.pad_id, **self._batching())])
+        self.truncation.add(f"{self.name} {self.options.model}", len(batch),
+                            sum(e[2] for e in encoded), self.max_length,
+                            self.options.truncation_side)
+        return [float(self.options.beta * s) for s in scores]
+
+    def report(self) -> dict[str, Any]:
+        if not self._loaded:
+            return {}
+        return {"inputs scored": self.truncation.scored,
+                "inputs truncated": self.truncation.truncated, "max_length": self.max_length,
+                "truncation side": self.options.truncation_side, "input format": self.input_format,
+                "reference": self.options.reference or "none (reference-free)"}
+
+
+class HFCausalLMOptions(HFOptions):
+    temperature: float = Field(1.0, ge=0, description="0: greedy")
+    top_p: float = Field(1.0, gt=0, le=1, description="nucleus sampling mass")
+    max_new_tokens: int = Field(256, ge=1)
+    seed: int = Field(0, description="sample i of a prompt is drawn from a generator seeded by "
+                                     "(seed, prompt, i)")
+
+
+class HFCausalLM(_HFComponent, ReferencePolicy):
+    """A Hugging Face causal LM as the reference policy: N samples per prompt through its chat
+    template, with the generation settings and the response's perplexity in each response's meta."""
+
+    name = "hf-causal-lm"
+    Options = HFCausalLMOptions
+
+    def __init__(self, options=None) -> None:
+        super().__init__(options)
+        self._loaded = False
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        import transformers
+
+        from rmaudit.hf import runtime
+
+        o = self.options
+        self.tokenizer = runtime.load_tokenizer(o.model, revision=o.revision,
+                                                trust_remote_code=o.trust_remote_code, field="model")
+        _, self.template, _ = self._chat_template(self.tokenizer, required=True)
+        self.model = runtime.load_model(transformers.AutoModelForCausalLM, o.model,
+                                        revision=o.revision, options=o, field="model")
+        self.pad_id = runtime.filler_token_id(self.tokenizer)
+        eos = self.model.generation_config.eos_token_id
+        if eos is None:
+            eos = self.tokenizer.eos_token_id
+        self.eos_ids = [] if eos is None else ([eos] if isinstance(eos, int) else list(eos))
+        self._loaded = True
+
+    def _prompt_ids(self, prompt: Prompt) -> list[int]:
+        from rmaudit.hf.runtime import render_chat
+
+        text = render_chat(self.tokenizer, self.template, prompt.text)
+        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        if not ids:
+            raise BadInput("the chat template renders this prompt as no tokens", field="prompt",
+                           value=prompt.text)
+        return ids
+
+    def generate(self, batch: Sequence[tuple[Prompt, int]]) -> list[Generation]:
+        from rmaudit.hf import runtime, sampling
+        from rmaudit.hf.batching import length_buckets
+
+        self._load()
+        o = self.options
+        prompts = [self._prompt_ids(prompt) for prompt, _ in batch]
+        seeds = [sampling.item_seed(o.seed, prompt.id, index) for prompt, index in batch]
+        new_tokens: list[list[int]] = [[] for _ in batch]
+        for bucket in length_buckets([len(p) + o.max_new_tokens for p in prompts], **self._batching()):
+            for i, tokens in zip(bucket, sampling.generate(
+                    self.model, [prompts[i] for i in bucket], [seeds[i] for i in bucket],
+                    pad_id=self.pad_id, eos_ids=self.eos_ids, temperature=o.temperature,
+                    top_p=o.top_p, max_new_tokens=o.max_new_tokens)):
+                new_tokens[i] = tokens
+        out = []
+        for prompt_ids, tokens in zip(prompts, new_tokens):
+            # one sequence per pass: stored perplexities are then bit-identical whatever batch
+            # the response was generated in (a padded batch changes the last float bits)
+            logprobs = runtime.token_logprobs(self.model, [prompt_ids + tokens], [len(prompt_ids)],
+                                              pad_id=self.pad_id, batch_size=1,
+                                              max_batch_tokens=None)[0]
+            out.append(Generation(self.tokenizer.decode(tokens, skip_special_tokens=True), {
+                "model": o.model, "revision": o.revision, "temperature": o.temperature,
+                "top_p": o.top_p, "max_new_tokens": o.max_new_tokens, "seed": o.seed,
+                "new_tokens": len(tokens),
+                "finish_reason": "stop" if tokens[-1] in self.eos_ids else "length",
+                "logprob": float(logprobs.sum()),
+                "perplexity": float(math.exp(-logprobs.mean())),
+            }))
+        return out
+
+
+@hookimpl
+def register_reward_models(register):
+    register(HFClassifier)
+    register(DPOImplicit)
+
+
+@hookimpl
+def register_reference_policies(register):
+    register(HFCausalLM)

@@ -1,0 +1,304 @@
+"""Built-in preference-pair metrics (``scope = "pairs"``): thin wrappers over
+:mod:`rmaudit.metrics.preference`, and the TUI panels that show their curves.
+
+Each metric gets :class:`~rmaudit.components.PairInputs` once per reward model: the RM's
+logits of every pair's chosen and rejected response, and — for the shift metrics — those of
+the shifted copies of the same pairs at every level of the recipe's sweep.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from rmaudit import hookimpl
+from rmaudit.components import (ComponentOptions, CurveValue, Metric, MetricOutput, MetricValue,
+                                PairInputs)
+from rmaudit.errors import BadInput, MetricInputError
+from rmaudit.metrics import (accuracy, auroc, bt_ece, confidence, ece, energy_score,
+                             fpr_at_95_tpr, section_score, style_accuracy_matrix,
+                             style_difficulty, subset_accuracy)
+from rmaudit.metrics._results import MetricResult
+from rmaudit.panels import Panel, PanelContext
+
+Ties = Literal["loss", "half"]
+TIES_FIELD = Field("loss", description="credit for an RM tie: loss (RewardBench) or half")
+SHIFT_TARGETS = ("prompt", "response", "both")
+#: What the shift sweep plots against p, per target (seed 004 Fig. 1-2).
+SHIFT_QUANTITIES = {"accuracy": ("accuracy", True), "confidence": ("mean confidence", True),
+                    "ece": ("ECE", False), "auroc": ("AUROC", True), "fpr95": ("FPR@95", False)}
+
+RELIABILITY_KEY = "reliability_diagram"
+
+
+def _scalar(key: str, label: str, result: MetricResult, **params: Any) -> MetricValue:
+    # per_prompt stays None: per_prompt_results is keyed by prompt, and pairs share prompts.
+    return MetricValue(key=key, label=label, value=result.value, stderr=result.stderr,
+                       ci_low=result.ci_low, ci_high=result.ci_high, params=params)
+
+
+class AccuracyOptions(ComponentOptions):
+    ties: Ties = TIES_FIELD
+    by_subset: bool = Field(True, description="also report the accuracy of each subset")
+
+
+class PairAccuracy(Metric):
+    """Fraction of pairs whose chosen response the RM scores higher (RewardBench), overall and per subset."""
+
+    name = "pair-accuracy"
+    Options = AccuracyOptions
+    scope = "pairs"
+    needs = ("pairs",)
+    bounds = (0.0, 1.0)
+
+    def compute(self, inputs: PairInputs) -> MetricOutput:
+        ties = self.options.ties
+        values = [_scalar("accuracy", "accuracy", accuracy(inputs.chosen, inputs.rejected, ties=ties),
+                          ties=ties)]
+        labelled = [i for i, subset in enumerate(inputs.subsets) if subset is not None]
+        if self.options.by_subset and labelled:
+            results = subset_accuracy(inputs.chosen[labelled], inputs.rejected[labelled],
+                                      [inputs.subsets[i] for i in labelled], ties=ties)
+            values += [_scalar(f"accuracy[{subset}]", f"acc {subset}", result, ties=ties,
+                               subset=subset, pairs=int(result.per_prompt.size))
+                       for subset, result in results.items()]
+        return MetricOutput(values=values)
+
+
+class SectionScoreOptions(ComponentOptions):
+    sections: Literal["rewardbench"] | dict[str, list[str] | dict[str, float]] = Field(
+        "rewardbench", description="'rewardbench' (seed 003's leaderboard weights) or section → "
+                                   "subsets (weighted by pair count) or subset → weight")
+    weights: dict[str, float] | None = Field(None, description="section weights (default: the preset's, or 1)")
+    ties: Ties = TIES_FIELD
+
+
+class SectionScore(Metric):
+    """Section-weighted score of per-subset accuracies; the RewardBench preset by default (seed 003)."""
+
+    name = "section-score"
+    Options = SectionScoreOptions
+    scope = "pairs"
+    needs = ("pairs",)
+    bounds = (0.0, 1.0)
+
+    def compute(self, inputs: PairInputs) -> MetricOutput:
+        labelled = [i for i, subset in enumerate(inputs.subsets) if subset is not None]
+        if not labelled:
+            raise MetricInputError("expected pairs with subset labels, got none", field="sections")
+        results = subset_accuracy(inputs.chosen[labelled], inputs.rejected[labelled],
+                                  [inputs.subsets[i] for i in labelled], ties=self.options.ties)
+        score = section_score(results, self.options.sections, self.options.weights)
+        values = [MetricValue("section_score", "section score", score.score,
+                              params={"missing_subsets": list(score.missing_subsets),
+                                      "unassigned_subsets": list(score.unassigned_subsets),
+                                      "section_weights": score.section_weights})]
+        values += [MetricValue(f"section[{name}]", name, value, params={"section": name})
+                   for name, value in score.sections.items()]
+        return MetricOutput(values=values)
+
+
+class RMBenchOptions(ComponentOptions):
+    ties: Ties = TIES_FIELD
+
+
+class RMBenchDifficulty(Metric):
+    """RM-Bench easy / normal / hard accuracy from the chosen-style × rejected-style matrix."""
+
+    name = "rm-bench"
+    Options = RMBenchOptions
+    scope = "pairs"
+    needs = ("pairs",)
+    bounds = (0.0, 1.0)
+
+    def compute(self, inputs: PairInputs) -> MetricOutput:
+        try:
+            styles = [[meta[name] for meta in inputs.meta]
+                      for name in ("chosen_style", "rejected_style")]
+        except KeyError:
+            raise MetricInputError("expected RM-Bench pairs (chosen_style and rejected_style in "
+                                   "every pair's meta: the rm-bench pair source)") from None
+        matrix = style_accuracy_matrix(inputs.chosen, inputs.rejected, *styles,
+                                       ties=self.options.ties)
+        result = style_difficulty(matrix)
+        return MetricOutput(values=[
+            MetricValue(f"rm_bench_{level}", f"RM-Bench {level}", getattr(result, level))
+            for level in ("easy", "normal", "hard", "average")])
+
+
+class CalibrationOptions(ComponentOptions):
+    n_bins: int = Field(10, ge=1, description="equal-width confidence bins M (seed 004 uses 10)")
+    ties: Ties = TIES_FIELD
+
+
+class Calibration(Metric):
+    """ECE with M equal-width confidence bins and the reliability diagram (seed 004 Sec. 3.1)."""
+
+    name = "calibration"
+    Options = CalibrationOptions
+    scope = "pairs"
+    needs = ("pairs",)
+    higher_is_better = False
+    bounds = (0.0, 1.0)
+
+    def compute(self, inputs: PairInputs) -> MetricOutput:
+        result = ece(inputs.chosen, inputs.rejected, n_bins=self.options.n_bins,
+                     ties=self.options.ties)
+        filled = result.count > 0
+        acc, count = result.accuracy[filled], result.count[filled]
+        stderr = np.sqrt(acc * (1 - acc) / count)  # binomial, within each bin
+        diagram = CurveValue(RELIABILITY_KEY, "reliability diagram", "confidence",
+                             result.mean_confidence[filled], acc, stderr, acc - 1.96 * stderr,
+                             acc + 1.96 * stderr, params={"pairs": count.tolist()})
+        return MetricOutput(values=[MetricValue("ece", "ECE", result.value,
+                                                params={"n_bins": self.options.n_bins})],
+                            curves=[diagram])
+
+
+class BTECEOptions(ComponentOptions):
+    n_bins: int = Field(10, ge=1, description="reward-margin bins")
+    binning: Literal["quantile", "uniform"] = "quantile"
+    ties: Ties = TIES_FIELD
+
+
+class BTECE(Metric):
+    """Bradley-Terry ECE: accuracy against σ(margin) in reward-margin bins (seed 002 App. 8.3)."""
+
+    name = "bt-ece"
+    Options = BTECEOptions
+    scope = "pairs"
+    needs = ("pairs",)
+    higher_is_better = False
+    bounds = (0.0, 1.0)
+
+    def compute(self, inputs: PairInputs) -> MetricOutput:
+        o = self.options
+        result = bt_ece(inputs.chosen, inputs.rejected, n_bins=o.n_bins, binning=o.binning,
+                        ties=o.ties)
+        return MetricOutput(values=[MetricValue("bt_ece", "BT-ECE", result.value,
+                                                params={"n_bins": o.n_bins, "binning": o.binning})])
+
+
+def detector_scores(detector: str, chosen: np.ndarray, rejected: np.ndarray) -> np.ndarray:
+    """OOD detector scores, higher meaning more in-distribution: −energy (seed 004 Sec. 5.1) or MSP."""
+    if detector == "energy":
+        return -energy_score(chosen, rejected)
+    return confidence(chosen, rejected)
+
+
+class OODOptions(ComponentOptions):
+    detector: Literal["energy", "msp"] = Field("energy", description="energy score (seed 004) or max softmax")
+    target: Literal["prompt", "response", "both"] = Field("response", description="which shift is the OOD set")
+    level: float = Field(0.25, gt=0, le=1, description="shift level p of the OOD set (a level of the sweep)")
+
+
+class OODDetection(Metric):
+    """AUROC and FPR@95 of an OOD detector between the unshifted pairs and one shifted set (seed 004 Sec. 5)."""
+
+    name = "ood-detection"
+    Options = OODOptions
+    scope = "pairs"
+    needs = ("pairs", "shift")
+    bounds = (0.0, 1.0)
+
+    def check_shift_levels(self, levels: tuple[float, ...]) -> None:
+        if not np.isclose(levels, self.options.level).any():
+            raise BadInput(f"not a level of the shift sweep ({', '.join(f'{p:g}' for p in levels)})",
+                           field="level", value=self.options.level)
+
+    def compute(self, inputs: PairInputs) -> MetricOutput:
+        o = self.options
+        if o.target not in inputs.shifted:
+            raise MetricInputError(f"the shift sweep has no {o.target!r} target", field="target",
+                                   value=o.target)
+        levels = inputs.shifted[o.target]
+        level = next(p for p in levels if np.isclose(p, o.level))
+        in_dist = detector_scores(o.detector, inputs.chosen, inputs.rejected)
+        shifted = detector_scores(o.detector, *levels[level])
+        where = f"{o.detector}, {o.target} p={level:g}"
+        params = {"detector": o.detector, "target": o.target, "level": level}
+        return MetricOutput(values=[
+            MetricValue("ood_auroc", f"AUROC ({where})", auroc(in_dist, shifted), params=params),
+            MetricValue("ood_fpr95", f"FPR@95 ({where})", fpr_at_95_tpr(in_dist, shifted),
+                        params=params, higher_is_better=False)])
+
+
+class ShiftCurvesOptions(ComponentOptions):
+    detector: Literal["energy", "msp"] = Field("energy", description="OOD detector for AUROC and FPR@95")
+    n_bins: int = Field(10, ge=1, description="confidence bins of the ECE")
+    ties: Ties = TIES_FIELD
+
+
+def shift_curve_key(quantity: str, target: str) -> str:
+    return f"shift_{quantity}_{target}"
+
+
+class ShiftCurves(Metric):
+    """Accuracy, mean confidence, ECE, AUROC and FPR@95 against shift level p, per target (seed 004 Fig. 1-2)."""
+
+    name = "shift-curves"
+    Options = ShiftCurvesOptions
+    scope = "pairs"
+    needs = ("pairs", "shift")
+
+    def compute(self, inputs: PairInputs) -> MetricOutput:
+        o = self.options
+        in_dist = detector_scores(o.detector, inputs.chosen, inputs.rejected)
+        curves = []
+        for target, levels in inputs.shifted.items():
+            ps = np.array(sorted(levels))
+            points = {quantity: [] for quantity in SHIFT_QUANTITIES}  # (value, stderr, low, high)
+            nan = float("nan")
+            for p in ps:
+                chosen, rejected = levels[p]
+                acc = accuracy(chosen, rejected, ties=o.ties)
+                conf = confidence(chosen, rejected)
+                conf_se = conf.std(ddof=1) / np.sqrt(conf.size) if conf.size > 1 else 0.0
+                shifted = detector_scores(o.detector, chosen, rejected)
+                points["accuracy"].append((acc.value, acc.stderr, acc.ci_low, acc.ci_high))
+                points["confidence"].append((conf.mean(), conf_se, nan, nan))
+                points["ece"].append((ece(chosen, rejected, n_bins=o.n_bins, ties=o.ties).value,
+                                      nan, nan, nan))
+                points["auroc"].append((auroc(in_dist, shifted), nan, nan, nan))
+                points["fpr95"].append((fpr_at_95_tpr(in_dist, shifted), nan, nan, nan))
+            for quantity, rows in points.items():
+                value, stderr, low, high = np.array(rows, dtype=float).T
+                label = f"{SHIFT_QUANTITIES[quantity][0]} under {target} shift"
+                curves.append(CurveValue(shift_curve_key(quantity, target), label, "p", ps, value,
+                                         stderr, low, high,
+                                         params={"target": target, "detector": o.detector}))
+        return MetricOutput(curves=curves)
+
+
+@hookimpl
+def register_metrics(register: Any) -> None:
+    for cls in (PairAccuracy, SectionScore, RMBenchDifficulty, Calibration, BTECE, OODDetection,
+                ShiftCurves):
+        register(cls)
+
+
+def _shift_view(context: PanelContext, curve_key: str | None):
+    from rmaudit.tui.widgets.pairs import ShiftView
+
+    return ShiftView(context)
+
+
+def _reliability_view(context: PanelContext, curve_key: str | None):
+    from rmaudit.tui.widgets.pairs import reliability_view
+
+    return reliability_view(context)
+
+
+@hookimpl
+def register_panels(register: Any) -> None:
+    register(Panel("shift", "Shift sweep", _shift_view,
+                   curve_keys=tuple(shift_curve_key(q, t) for q in SHIFT_QUANTITIES
+                                    for t in SHIFT_TARGETS),
+                   doc="accuracy, confidence, ECE, AUROC and FPR@95 against shift level p, "
+                       "one line per RM and target (seed 004 Fig. 1-2)"))
+    register(Panel("reliability-diagram", "Reliability diagram", _reliability_view,
+                   curve_keys=(RELIABILITY_KEY,),
+                   doc="accuracy against mean confidence per confidence bin; the diagonal is "
+                       "perfect calibration"))

@@ -1,0 +1,173 @@
+"""Built-in preference-pair sources: pair files (generic, Anthropic HH, RM-Bench, LLMBar) and
+pairs derived from the recipe's benchmark (TestGenPair and oracle rank bins).
+
+A pair source is a prompt source (DESIGN.md's plugin table lists preference-pair datasets
+among them), so these register through ``register_prompt_sources``.  File sources parse
+their file when built — before the runner opens the database — so with
+``on_bad_record = "fail"`` (the default) a bad record stops the run with exit code 2 and
+nothing written; with ``"reject"`` it is skipped, counted and stored in ``failures``.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from rmaudit import hookimpl
+from rmaudit.components import (BenchmarkData, ComponentOptions, PairLoad, PairSource,
+                                RejectedRecord, SourcedPair)
+from rmaudit.errors import BadInput
+from rmaudit.hashing import content_key
+from rmaudit.options import DataFile
+from rmaudit.pairs import ParseResult, parse_hh, parse_llmbar, parse_pairs, parse_rm_bench
+
+
+class PairFileOptions(ComponentOptions):
+    path: DataFile
+    on_bad_record: Literal["fail", "reject"] = Field(
+        "fail", description="fail: stop at the first bad record (exit 2); reject: skip it, "
+                            "count it and store it in the failures table")
+
+
+class _PairFile(PairSource):
+    """A pair source that parses one file with a parser of :mod:`rmaudit.pairs`."""
+
+    Options = PairFileOptions
+
+    def __init__(self, options=None) -> None:
+        super().__init__(options)
+        self.parsed = self.parse(strict=self.options.on_bad_record == "fail")
+
+    def parse(self, *, strict: bool) -> ParseResult:
+        raise NotImplementedError
+
+    def load_pairs(self, benchmark: BenchmarkData | None) -> PairLoad:
+        path = self.options.path
+        pairs = [self.text_pair(p.prompt, p.chosen, p.rejected, p.subset, p.meta)
+                 for p in self.parsed.pairs]
+        rejected = [RejectedRecord(f"{path}:{r.line}", r.reason, r.field, r.value)
+                    for r in self.parsed.rejected]
+        return PairLoad(pairs, rejected, self.parsed.records)
+
+
+class PairsFileOptions(PairFileOptions):
+    prompt: str = Field("prompt", description="field holding the prompt")
+    chosen: str = Field("chosen", description="field holding the preferred response")
+    rejected: str = Field("rejected", description="field holding the dispreferred response")
+    subset: str | None = Field(None, description="field holding the subset label (then required)")
+
+
+class PairsFile(_PairFile):
+    """Preference pairs from a JSON Lines, JSON or CSV file, one pair per record, with a field mapping."""
+
+    name = "pairs-file"
+    Options = PairsFileOptions
+
+    def parse(self, *, strict: bool) -> ParseResult:
+        o = self.options
+        return parse_pairs(o.path, prompt=o.prompt, chosen=o.chosen, rejected=o.rejected,
+                           subset=o.subset, strict=strict)
+
+
+class LabelledFileOptions(PairFileOptions):
+    subset: str | None = Field(None, description="subset label for every pair of the file")
+
+
+class HHPairs(_PairFile):
+    """Anthropic HH-RLHF dialogues: the prompt is the shared context, the responses the final assistant turns."""
+
+    name = "hh-pairs"
+    Options = LabelledFileOptions
+
+    def parse(self, *, strict: bool) -> ParseResult:
+        return parse_hh(self.options.path, subset=self.options.subset, strict=strict)
+
+
+class RMBenchPairs(_PairFile):
+    """RM-Bench: each prompt's 3 chosen × 3 rejected style variants (concise, detailed, markdown)."""
+
+    name = "rm-bench"
+
+    def parse(self, *, strict: bool) -> ParseResult:
+        return parse_rm_bench(self.options.path, strict=strict)
+
+
+class LLMBarPairs(_PairFile):
+    """LLMBar records (input, output_1, output_2, label): label 1 or 2 names the better output."""
+
+    name = "llmbar"
+    Options = LabelledFileOptions
+
+    def parse(self, *, strict: bool) -> ParseResult:
+        return parse_llmbar(self.options.path, subset=self.options.subset, strict=strict)
+
+
+class BenchmarkPairsOptions(ComponentOptions):
+    mode: Literal["ordered", "rank-bins"] = Field(
+        "ordered", description="ordered: every within-prompt pair the oracle orders "
+                               "(TestGenPair); rank-bins: one pair per pair of oracle rank bins")
+    bins: int = Field(4, ge=2, description="rank-bins: oracle rank bins per prompt (bin 1 = best)")
+    seed: int = Field(0, ge=0, description="rank-bins: seeds the pick within each bin")
+
+
+class BenchmarkPairs(PairSource):
+    """Pairs from the recipe's benchmark, ordered by the oracle: all of them, or across rank bins."""
+
+    name = "benchmark-pairs"
+    Options = BenchmarkPairsOptions
+    needs_benchmark = True
+
+    def load_pairs(self, benchmark: BenchmarkData | None) -> PairLoad:
+        if benchmark is None:
+            raise BadInput("needs a benchmark ([prompts], [responses] and [oracle], or [benchmark])")
+        pairs: list[SourcedPair] = []
+        rejected: list[RejectedRecord] = []
+        for prompt, responses, oracle in zip(benchmark.prompts, benchmark.responses,
+                                             benchmark.oracle):
+            if self.options.mode == "ordered":
+                pairs += self._ordered(prompt, responses, oracle)
+            else:
+                found, ties = self._rank_bins(prompt, responses, oracle)
+                pairs += found
+                rejected += ties
+        return PairLoad(pairs, rejected, len(pairs) + len(rejected))
+
+    @staticmethod
+    def _ordered(prompt, responses, oracle) -> list[SourcedPair]:
+        """TestGenPair (seed 000 App. A.1): every pair the oracle orders, better one chosen."""
+        return [SourcedPair(prompt, responses[a], responses[b], None,
+                            {"oracle_gap": float(oracle[a] - oracle[b])})
+                for i, j in combinations(range(len(responses)), 2)
+                for a, b in ((i, j), (j, i)) if oracle[a] > oracle[b]]
+
+    def _rank_bins(self, prompt, responses, oracle) -> tuple[list[SourcedPair], list[RejectedRecord]]:
+        """Seed 002 Fig. 4: sort by oracle score, split into bins, draw the chosen response from
+        bin i and the rejected one from a worse bin j, for every i < j; the subset names the
+        bins, so per-subset accuracy is the figure's grid."""
+        bins = self.options.bins
+        if len(responses) < bins:
+            raise BadInput(f"more bins than the {len(responses)} responses of prompt {prompt.id}",
+                           field="bins", value=bins)
+        best_first = np.argsort(-oracle, kind="stable")
+        members = np.array_split(best_first, bins)
+        # Seeded per prompt, so a prompt's pairs do not depend on which prompts precede it.
+        rng = np.random.default_rng([self.options.seed, int(content_key("rank-bins", prompt.id), 16)])
+        pairs, ties = [], []
+        for i, j in combinations(range(bins), 2):
+            a, b = int(rng.choice(members[i])), int(rng.choice(members[j]))
+            subset = f"bin {i + 1} > bin {j + 1}"
+            if oracle[a] > oracle[b]:
+                pairs.append(SourcedPair(prompt, responses[a], responses[b], subset,
+                                         {"oracle_gap": float(oracle[a] - oracle[b])}))
+            else:  # equal oracle scores across bins: no preference to audit
+                ties.append(RejectedRecord(f"prompt {prompt.id}", "oracle tie", "subset", subset))
+        return pairs, ties
+
+
+@hookimpl
+def register_prompt_sources(register: Any) -> None:
+    for cls in (PairsFile, HHPairs, RMBenchPairs, LLMBarPairs, BenchmarkPairs):
+        register(cls)

@@ -1,0 +1,224 @@
+"""Seed 002's regret study as plugins: the N×N regret-correlation metric, synthetic proxy RMs
+built from a gold RM (Regressional Goodhart noise, loopholes, flips) and a Bradley-Terry noisy
+annotator oracle.
+
+The synthetic components read another component's score and perturb it with draws keyed on
+the texts (like the simulated world), so a response gets the same score whatever batch it is
+scored in, and reruns reuse stored scores.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal, Sequence
+
+import numpy as np
+from pydantic import Field, ValidationInfo, field_validator
+
+from rmaudit import hookimpl
+from rmaudit.components import (ComponentOptions, Metric, MetricOutput, MetricValue, Oracle,
+                                OracleLabel, Prompt, Response, RewardModel, StudyInputs)
+from rmaudit.errors import BadInput
+from rmaudit.metrics.regret import CORRELATIONS, ERROR_METRICS, regret_correlation
+from rmaudit.simulated._random import Draws
+
+#: Label of the benchmark's oracle when it is the gold (``gold = "oracle"``).
+ORACLE_LABEL = "[oracle]"
+
+
+class RegretCorrelationOptions(ComponentOptions):
+    metrics: list[Literal[tuple(ERROR_METRICS)]] = Field(  # type: ignore[valid-type]
+        default_factory=lambda: list(ERROR_METRICS),
+        description="error metrics to correlate with regret (Table 4 rows)")
+    gold: Literal["each", "oracle"] = Field(
+        "each", description="'each': every RM in turn is the gold (N×N); 'oracle': the "
+                            "benchmark's oracle is the gold and every RM a proxy")
+    n: int | None = Field(None, ge=2, description="best-of-n of the regret (default: the pool size)")
+    bootstrap: int = Field(200, ge=2, description="bootstrap replicates over prompts")
+    seed: int = Field(0, ge=0)
+    n_bins: int = Field(10, ge=1, description="margin bins of the BT-calibration ECE")
+
+
+class RegretCorrelation(Metric):
+    """Seed 002's N×N study: correlation of each RM error metric with best-of-n regret (NDR) across proxies."""
+
+    name = "regret-correlation"
+    scope = "run"
+    Options = RegretCorrelationOptions
+    bounds = (-1.0, 1.0)
+
+    def check_pool_size(self, per_prompt: int) -> None:
+        if self.options.n is not None and self.options.n > per_prompt:
+            raise BadInput(f"n larger than the {per_prompt} responses per prompt", field="n",
+                           value=self.options.n)
+
+    def compute(self, inputs: StudyInputs) -> MetricOutput:
+        o = self.options
+        # Prompts in id order: the bootstrap resamples prompts by position, and a canonical
+        # order makes its draws (hence the CIs) independent of how the prompts were listed.
+        order = sorted(range(len(inputs.prompt_ids)), key=inputs.prompt_ids.__getitem__)
+        pools: dict[str, Any] = {label: [scores[q] for q in order]
+                                 for label, scores in inputs.scores.items()}
+        golds = None
+        if o.gold == "oracle":
+            if len(pools) < 3:
+                raise BadInput(f"expected at least 3 reward models to correlate across, got "
+                               f"{len(pools)}", field="gold", value=o.gold)
+            pools = {ORACLE_LABEL: [inputs.oracle[q] for q in order], **pools}
+            golds = [ORACLE_LABEL]
+        study = regret_correlation(pools, metrics=o.metrics, n=o.n, golds=golds,
+                                   n_bins=o.n_bins, bootstrap=o.bootstrap, seed=o.seed)
+        values = []
+        for metric in study.metrics:
+            for statistic, statistic_label in CORRELATIONS.items():
+                cell = study.correlation[(statistic, metric)]
+                values.append(MetricValue(
+                    key=f"{statistic}/{metric}",
+                    label=f"{ERROR_METRICS[metric]} · {statistic_label}",
+                    value=cell.value, stderr=cell.stderr, ci_low=cell.ci_low,
+                    ci_high=cell.ci_high,
+                    params={"statistic": statistic, "error_metric": metric, "n": study.n,
+                            "gold": o.gold, "per_gold": cell.per_gold}))
+        values.append(MetricValue(
+            key="ndr/mean", label=f"mean NDR, best-of-{study.n}",
+            value=float(np.nanmean(study.ndr)),
+            params={"n": study.n, "gold": o.gold, "rms": list(study.rms),
+                    "golds": list(study.golds), "ndr": _matrix(study.ndr),
+                    "error": {m: _matrix(e) for m, e in study.error.items()}}))
+        return MetricOutput(values=values)
+
+
+def _matrix(values: np.ndarray) -> list[list[float | None]]:
+    """JSON-able rows; NaN (an RM against itself) becomes null."""
+    return [[None if math.isnan(v) else float(v) for v in row] for row in values]
+
+
+def _validate_nested(kind: str, table: dict[str, Any], field: str, info: ValidationInfo) -> None:
+    from rmaudit.recipe import component_spec  # the recipe module validates nested specs
+
+    try:
+        component_spec(kind, table, field=field, file=None,
+                       base_dir=(info.context or {}).get("base_dir"))
+    except BadInput as error:
+        raise ValueError(error.one_line()) from None
+
+
+def _build_nested(table: dict[str, Any]):
+    from rmaudit.recipe import component_spec
+
+    return component_spec("reward_model", table, field="gold", file=None, base_dir=None).build()
+
+
+class SyntheticProxyOptions(ComponentOptions):
+    gold: dict[str, Any] = Field(description="the gold reward model, as an RM table")
+    sigma: float = Field(0.0, ge=0, description="sd of Gaussian noise added to the gold score "
+                                                "(Regressional Goodhart), in its units")
+    loophole: Literal["none", "lottery", "length"] = Field(
+        "none", description="'lottery': a hash-chosen fraction `loophole_rate` of responses "
+                            "gets `loophole_bonus`; 'length': `loophole_bonus` per doubling "
+                            "of the word count over 100 words")
+    loophole_rate: float = Field(0.05, ge=0, le=1)
+    loophole_bonus: float = Field(2.0, description="size of the loophole, in gold units")
+    flip: float = Field(0.0, ge=0, le=1, description="fraction of responses whose gold score "
+                                                     "is negated (label flipping analogue)")
+    seed: int = 0
+
+    @field_validator("gold")
+    @classmethod
+    def _gold_resolves(cls, gold: dict[str, Any], info: ValidationInfo):
+        _validate_nested("reward_model", gold, "gold", info)
+        return gold
+
+
+class SyntheticProxy(RewardModel):
+    """A synthetic proxy of a gold RM: gold + Gaussian noise σ, optional loophole or flipped responses (seed 002)."""
+
+    name = "synthetic-proxy"
+    Options = SyntheticProxyOptions
+    simulated = True  # a synthetic RM, never a real model: outputs say so
+
+    def __init__(self, options=None) -> None:
+        super().__init__(options)
+        self.gold = _build_nested(self.options.gold)
+
+    def identity(self) -> dict[str, Any]:
+        identity = super().identity()
+        identity["options"]["gold"] = self.gold.identity()  # e.g. a scores file by content
+        return identity
+
+    def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
+        o = self.options
+        gold_scores = self.gold.score(batch)
+        scores = []
+        for (prompt, response), gold in zip(batch, gold_scores, strict=True):
+            draws = Draws("synthetic-proxy", o.seed, prompt.text, response.text)
+            # One fixed draw order per text, so changing one option moves only its own term.
+            flipped, noise, lucky = draws.bernoulli(o.flip), draws.normal(), draws.uniform()
+            value = (-gold if flipped else gold) + o.sigma * noise
+            if o.loophole == "lottery" and lucky < o.loophole_rate:
+                value += o.loophole_bonus
+            elif o.loophole == "length":
+                words = max(len(response.text.split()), 1)
+                value += o.loophole_bonus * math.log2(words / 100)
+            scores.append(value)
+        return scores
+
+
+class BradleyTerryAnnotatorOptions(ComponentOptions):
+    gold: dict[str, Any] = Field(description="the annotator's true preferences, as an RM table")
+    beta: float = Field(0.5, gt=0, description="BT temperature: P(i ≻ j) = σ((r_i − r_j)/β)")
+    seed: int = 0
+
+    @field_validator("gold")
+    @classmethod
+    def _gold_resolves(cls, gold: dict[str, Any], info: ValidationInfo):
+        _validate_nested("reward_model", gold, "gold", info)
+        return gold
+
+
+class BradleyTerryAnnotator(Oracle):
+    """A noisy annotator whose pairwise preferences follow Bradley-Terry with temperature β (seed 002 Eq. 4)."""
+
+    name = "bt-annotator"
+    Options = BradleyTerryAnnotatorOptions
+    simulated = True
+
+    def __init__(self, options=None) -> None:
+        super().__init__(options)
+        self.gold = _build_nested(self.options.gold)
+
+    def identity(self) -> dict[str, Any]:
+        identity = super().identity()
+        identity["options"]["gold"] = self.gold.identity()
+        return identity
+
+    def label(self, batch: Sequence[tuple[Prompt, Response]]) -> list[OracleLabel]:
+        """Label = r + β·G with G a standard Gumbel draw keyed on the texts.
+
+        The difference of two independent standard Gumbels is standard logistic, so
+        P(label_i > label_j) = σ((r_i − r_j)/β): every pairwise comparison of these labels —
+        and so any comparison sort of them — follows the Bradley-Terry model of Eq. 4 (a
+        random-utility annotator whose comparisons are mutually consistent).
+        """
+        labels = []
+        for (prompt, response), gold in zip(batch, self.gold.score(batch), strict=True):
+            uniform = Draws("bt-annotator", self.options.seed, prompt.text,
+                            response.text).uniform()
+            gumbel = -math.log(-math.log(min(max(uniform, 1e-300), 1.0 - 1e-16)))
+            labels.append(OracleLabel(score=gold + self.options.beta * gumbel))
+        return labels
+
+
+@hookimpl
+def register_metrics(register):
+    register(RegretCorrelation)
+
+
+@hookimpl
+def register_reward_models(register):
+    register(SyntheticProxy)
+
+
+@hookimpl
+def register_oracles(register):
+    register(BradleyTerryAnnotator)

@@ -1,0 +1,218 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 that misbehaves on a schedule.
+
+For testing API-backed components (rmaudit's own, and plugins') against real sockets,
+timeouts and retries rather than mocks.  It serves ``POST /v1/chat/completions`` (a judge
+when the request shows an answer block of the RETA or MT-bench templates, a chat policy
+otherwise) and ``POST /v1/embeddings``, and logs every request it receives with what it did
+about it::
+
+    with FakeOpenAI(schedule=flaky) as server:
+        ... ApiOptions(base_url=server.base_url, ...) ...
+        assert server.count(outcome="ok") == ...
+
+Faults come from ``schedule(request_key, attempt)``, where ``request_key`` hashes the
+request body and ``attempt`` counts how often that same body arrived before: the same
+request meets the same faults whatever the concurrency or arrival order.  Outcomes:
+
+* ``"ok"``: a proper reply;
+* ``"429"`` (with ``Retry-After: 0``), ``"500"``, ``"503"``, ``"401"``: the status, no work done;
+* ``"timeout"``: the reply is held back for ``stall_s`` seconds (longer than the client's
+  timeout), then written if anyone still listens;
+* ``"not-json"``: HTTP 200 with a body that is not JSON;
+* ``"garbage"``: a proper reply whose judge text holds no score.
+
+A judge reply's score is :func:`judge_score` of the judged answer and the choice index, and
+with ``garbage_every = k`` about one choice in k is garbage (``server.is_garbage(answer, j)``),
+so a test can compute the expected averages without looking at the client.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Schedule = Callable[[str, int], str]
+
+_ANSWER = re.compile(r"<\|The Start of Assistant A's Answer\|>\n(.*?)\n<\|The End of Assistant A's Answer\|>", re.S)
+_MT_ANSWER = re.compile(r"\[The Start of Assistant's Answer\]\n(.*?)\n\[The End of Assistant's Answer\]", re.S)
+_CONVERSATION = re.compile(r"### Assistant A:\n(.*?)\n\n### User:.*### Assistant A:\n(.*?)\n+<\|The End", re.S)
+
+
+def _digest(text: str) -> int:
+    return int(hashlib.sha256(text.encode()).hexdigest()[:12], 16)
+
+
+def judge_score(answer: str, choice: int) -> int:
+    """The score (1-10) the fake judge gives ``answer`` in choice ``choice`` of a request."""
+    return 1 + (_digest(answer) + 3 * choice) % 10
+
+
+def always_ok(key: str, attempt: int) -> str:
+    return "ok"
+
+
+class FakeOpenAI:
+    """Start with ``with FakeOpenAI() as server`` (or ``start()``/``stop()``)."""
+
+    def __init__(self, schedule: Schedule = always_ok, *, supports_n: bool = True,
+                 latency_s: float = 0.0, stall_s: float = 2.0, garbage_every: int = 0,
+                 dimensions: int = 8) -> None:
+        self.schedule = schedule
+        self.supports_n = supports_n
+        self.latency_s = latency_s
+        self.stall_s = stall_s
+        self.garbage_every = garbage_every
+        self.dimensions = dimensions
+        self.log: list[dict[str, Any]] = []
+        self._attempts: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._policy_calls = 0
+        self._in_flight = 0
+        #: the most requests the server was handling at once
+        self.max_in_flight = 0
+        self._server: ThreadingHTTPServer | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def start(self) -> "FakeOpenAI":
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                fake._handle(self)
+
+            def log_message(self, *args: Any) -> None:  # keep test output quiet
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def __enter__(self) -> "FakeOpenAI":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    # -- what happened ----------------------------------------------------------------------
+    def count(self, **match: Any) -> int:
+        """Logged requests whose entries have every ``field=value`` of ``match``."""
+        with self._lock:
+            return sum(all(entry.get(k) == v for k, v in match.items()) for entry in self.log)
+
+    def is_garbage(self, answer: str, choice: int) -> bool:
+        return bool(self.garbage_every) and (_digest(answer) + choice) % self.garbage_every == 0
+
+    # -- serving ----------------------------------------------------------------------------
+    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+        try:
+            self._serve(handler)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
+    def _serve(self, handler: BaseHTTPRequestHandler) -> None:
+        raw = handler.rfile.read(int(handler.headers.get("content-length", 0)))
+        key = hashlib.sha256(raw).hexdigest()
+        with self._lock:
+            attempt = self._attempts.get(key, 0)
+            self._attempts[key] = attempt + 1
+        outcome = self.schedule(key, attempt)
+        body = json.loads(raw)
+        entry: dict[str, Any] = {"path": handler.path, "outcome": outcome, "attempt": attempt,
+                                 "authorization": handler.headers.get("authorization"),
+                                 "n": body.get("n", 1)}
+        if self.latency_s:
+            time.sleep(self.latency_s)
+        if handler.path.endswith("/chat/completions"):
+            reply = self._chat(body, entry, outcome)
+        elif handler.path.endswith("/embeddings"):
+            reply = self._embeddings(body, entry)
+        else:
+            entry["outcome"] = outcome = "404"
+            reply = {"error": {"message": f"no route {handler.path}"}}
+        with self._lock:
+            self.log.append(entry)
+        if outcome in ("401", "404", "429", "500", "503"):
+            self._send(handler, int(outcome), json.dumps({"error": {"message": outcome}}).encode(),
+                       {"Retry-After": "0"} if outcome == "429" else {})
+        elif outcome == "not-json":
+            self._send(handler, 200, b"<html>upstream hiccup</html>")
+        else:
+            if outcome == "timeout":
+                time.sleep(self.stall_s)
+            self._send(handler, 200, json.dumps(reply).encode())
+
+    @staticmethod
+    def _send(handler: BaseHTTPRequestHandler, status: int, data: bytes,
+              headers: dict[str, str] | None = None) -> None:
+        try:
+            handler.send_response(status)
+            for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
+                handler.send_header(name, value)
+            handler.send_header("Content-Length", str(len(data)))
+            handler.end_headers()
+            handler.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout)
+            pass
+
+    def _chat(self, body: dict[str, Any], entry: dict[str, Any], outcome: str) -> dict[str, Any]:
+        text = "\n".join(m.get("content", "") for m in body["messages"])
+        n = body.get("n", 1) if self.supports_n else 1
+        judged = _ANSWER.search(text) or _MT_ANSWER.search(text) or _CONVERSATION.search(text)
+        if judged:
+            answer = judged.group(judged.lastindex)  # the (last) answer judged
+            entry.update(kind="judge", answer=answer)
+            contents = []
+            for j in range(n):
+                if outcome == "garbage" or self.is_garbage(answer, j):
+                    contents.append("I would rather not say.")
+                else:
+                    contents.append(f"Rating: [[{judge_score(answer, j)}]]")
+        else:
+            with self._lock:
+                self._policy_calls += 1
+                call = self._policy_calls
+            question = body["messages"][-1]["content"]
+            entry.update(kind="policy", question=question)
+            # a sampler: the same request gives different texts on different calls
+            contents = [f"Answer {call}.{j} to: {question[:40]}" for j in range(n)]
+        return {"object": "chat.completion", "model": body.get("model"),
+                "choices": [{"index": j, "message": {"role": "assistant", "content": c},
+                             "finish_reason": "stop"} for j, c in enumerate(contents)],
+                "usage": {"prompt_tokens": len(text) // 4, "completion_tokens": 5 * n,
+                          "total_tokens": len(text) // 4 + 5 * n}}
+
+    def _embeddings(self, body: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+        inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        entry.update(kind="embeddings", inputs=list(inputs))
+        return {"object": "list", "model": body.get("model"),
+                "data": [{"object": "embedding", "index": i, "embedding": embedding(t, self.dimensions)}
+                         for i, t in enumerate(inputs)],
+                "usage": {"prompt_tokens": sum(len(t) // 4 for t in inputs),
+                          "total_tokens": sum(len(t) // 4 for t in inputs)}}
+
+
+def embedding(text: str, dimensions: int = 8) -> list[float]:
+    """The fake server's embedding of ``text``: deterministic, unit length."""
+    raw = [((_digest(f"{i}:{text}") % 2001) - 1000) / 1000 for i in range(dimensions)]
+    norm = sum(v * v for v in raw) ** 0.5 or 1.0
+    return [v / norm for v in raw]
