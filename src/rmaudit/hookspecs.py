@@ -12,7 +12,12 @@ hookspec = pluggy.HookspecMarker("rmaudit")
 
 @hookspec
 def register_prompt_sources(register):
-    """Register :class:`rmaudit.components.PromptSource` classes (where prompts come from)."""
+    """Register :class:`rmaudit.components.PromptSource` classes (where prompts come from).
+
+    Preference-pair datasets register here too, as :class:`rmaudit.components.PairSource`
+    subclasses: they give their prompts to ``[prompts.source]`` and their pairs to
+    ``[pairs.source]``.
+    """
 
 
 @hookspec

@@ -174,6 +174,8 @@ class Runner:
     def plan(self) -> list[StageCount]:
         """Count the items of every stage and how many are already stored."""
         counts: list[StageCount] = []
+        response_ids: list[str] = []
+        unbuilt_responses = 0  # responses of a benchmark not built yet: known by count only
         if self.recipe.benchmark_file is not None:
             header, records = read_benchmark(self.recipe.benchmark_file)
             response_ids = [response_id(header["policy_key"], prompt_id(rec["prompt"]["text"]),
@@ -181,7 +183,7 @@ class Runner:
                             for rec in records for resp in rec["responses"]]
             counts.append(StageCount("prompts (imported)", len(records), len(records)))
             counts.append(StageCount("responses (imported)", len(response_ids), len(response_ids)))
-        else:
+        elif self.recipe.source is not None:
             selection_key, pool = self._pool()
             stored = self._stored_selection(selection_key) if self.store else []
             sampler = self.component(self.recipe.sampler)
@@ -191,6 +193,7 @@ class Runner:
             n = self.recipe.per_prompt
             response_ids = [response_id(policy.key, pid, i) for pid in stored for i in range(n)]
             total = k * n
+            unbuilt_responses = total - len(response_ids)
             counts.append(StageCount("responses", total, self._count_stored(
                 "select id from responses where policy_key = ?", policy.key, response_ids)))
             counts.append(StageCount("oracle labels", total, self._count_stored(
@@ -199,7 +202,7 @@ class Runner:
         if self.recipe.pair_source is not None:
             response_ids = list(dict.fromkeys(response_ids + self._plan_pairs(counts)))
         for spec, model in self.reward_models:
-            counts.append(StageCount(f"scores: {spec.label}", len(response_ids) or counts[-1].total,
+            counts.append(StageCount(f"scores: {spec.label}", len(response_ids) + unbuilt_responses,
                                      self._count_stored(
                                          "select response_id from rm_scores where rm_key = ?",
                                          model.key, response_ids)))

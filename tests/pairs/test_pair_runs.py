@@ -250,6 +250,9 @@ def test_rerunning_a_pair_audit_does_no_work(pairs_db, rmaudit):
     assert again.code == 0 and "new work: none" in again.err
     assert table_counts(db) == before and results(db) == values
     assert again.out == first.out
+    plan = Runner(load_recipe(recipe), Store.open_readonly(db)).plan()
+    assert [(c.stage, c.total, c.pending) for c in plan] == [
+        ("pairs", 40, 0), ("scores: honest", 80, 0), ("scores: length", 80, 0)]
 
 
 def test_a_pair_source_is_also_a_prompt_source(tmp_path):
@@ -592,3 +595,23 @@ def test_the_shift_recipe_plans_the_whole_sweep(rmaudit):
                      str(ROOT / "nonexistent.db"))
     assert result.code == 0, result.err
     assert "pairs (counted once the benchmark is built)" in result.out
+
+
+def test_a_database_of_the_previous_schema_gains_the_pair_tables(tmp_path, write_recipe):
+    import sqlite_utils
+
+    from rmaudit.store import migrations
+
+    path = tmp_path / "old.db"
+    old = sqlite_utils.Database(path)
+    migrations.apply(old, stop_before="m002_preference_pairs")
+    assert "pairs" not in old.table_names()
+    old.close()
+    store = Store.open(path)
+    try:
+        assert {"pairs", "pair_sets"} <= set(store.db.table_names())
+        assert "pair_set_key" in store.db["runs"].columns_dict
+        assert store.db.execute("select schema_version from schema_info").fetchone() == (2,)
+        Runner(load_recipe(write_recipe()), store).run()  # the benchmark audit still runs on it
+    finally:
+        store.close()
