@@ -13,7 +13,7 @@ takes the pairs in data order and pads every batch to its longest row, bucketed 
 real (unpadded) tokens per second, the share of padding, and the largest score difference
 between the two (should be float rounding).
 
-    python benchmarks/bench_hf_scoring.py [--pairs 512] [--repeats 2] [--device cpu]
+    python benchmarks/bench_hf_scoring.py [--pairs 512] [--repeats 2] [--device cpu] [--threads 1]
 """
 
 from __future__ import annotations
@@ -112,7 +112,11 @@ def main() -> None:
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--device", default="cpu")
+    # one thread by default: on a shared CPU, idle OpenMP threads waiting at every op's
+    # barrier make time track the number of ops rather than the work, hiding what padding costs
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
+    torch.set_num_threads(args.threads)
 
     texts, source = hh_pairs(args.pairs)
     with tempfile.TemporaryDirectory() as folder:
@@ -123,7 +127,7 @@ def main() -> None:
         batch = [(Prompt(f"p{i}", p), Response(f"r{i}", f"p{i}", 0, r))
                  for i, (p, r) in enumerate(texts)]
         rm.score(batch[:args.batch_size])  # load the model and warm up
-        encoded = [rm.encode(p.text, r.text) for p, r in batch]
+        encoded = [rm.encode(p, r) for p, r in batch]
         encodings = [e for e, _ in encoded]
         truncated = sum(t for _, t in encoded)
         lengths = [len(e["input_ids"]) for e in encodings]

@@ -188,9 +188,10 @@ class PairSource(PromptSource):
         if self.needs_benchmark:
             raise BadInput(f"{self.name!r} derives pairs from a benchmark; it has no prompts "
                            f"of its own (use it under [pairs.source])")
-        loaded = self.load_pairs(None)
-        return list({pair.prompt.text: ({"subset": pair.subset} if pair.subset else {})
-                     for pair in loaded.pairs}.items())
+        prompts: dict[str, dict[str, Any]] = {}  # text → meta of its first pair, in file order
+        for pair in self.load_pairs(None).pairs:
+            prompts.setdefault(pair.prompt.text, {"subset": pair.subset} if pair.subset else {})
+        return list(prompts.items())
 
     @staticmethod
     def text_pair(prompt: str, chosen: str, rejected: str, subset: str | None = None,

@@ -10,6 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+from rmaudit.components import Prompt  # noqa: E402
 from rmaudit.default_plugins.huggingface import HFCausalLM  # noqa: E402
 from rmaudit.hf import sampling  # noqa: E402
 from rmaudit.recipe import validate_options  # noqa: E402
@@ -110,6 +111,24 @@ def test_draws_follow_temperature_and_nucleus(tiny_models):
     p_top = probs[nucleus[0]] / probs[nucleus].sum()
     share = first_ids.count(int(nucleus[0])) / draws
     assert abs(share - p_top) < 4 * math.sqrt(p_top * (1 - p_top) / draws)
+
+
+def test_a_multi_turn_prompt_is_answered_turn_by_turn(tiny_models):
+    """Greedy answers: the second is what the model says to the first turn, its answer and
+    the second turn as one conversation."""
+    path = tiny_models["llama-lm"]
+    turns = ["Write a two-line poem about rain.", "Now make it about sun."]
+    multi = Prompt("mt", " ".join(turns), {"turns": turns})
+    [answer] = policy(model=path, max_new_tokens=6, temperature=0.0).generate([(multi, 0)])
+    first, second = answer.meta["turns"]
+    assert answer.text == second
+    conversation = [{"role": "user", "content": turns[0]}, {"role": "assistant", "content": first},
+                    {"role": "user", "content": turns[1]}]
+    [alone] = policy(model=path, max_new_tokens=6, temperature=0.0).generate(
+        [(Prompt("dialogue", turns[1], {"messages": conversation}), 0)])
+    assert alone.text == second and "turns" not in alone.meta
+    assert first == policy(model=path, max_new_tokens=6, temperature=0.0).generate(
+        [(Prompt("first", turns[0]), 0)])[0].text
 
 
 def test_generation_stops_after_the_first_eos(tiny_models):

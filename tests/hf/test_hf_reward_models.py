@@ -7,6 +7,7 @@ transformers calls on one unpadded sequence, never through rmaudit's batching.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 import _tiny_hf  # noqa: E402
+from rmaudit.components import Prompt, Response  # noqa: E402
 from rmaudit.default_plugins.huggingface import DPOImplicit, HFClassifier  # noqa: E402
 from rmaudit.errors import BadInput  # noqa: E402
 from rmaudit.recipe import validate_options  # noqa: E402
@@ -24,6 +26,10 @@ CLASSIFIERS = ["gpt2-rm", "llama-rm", "deberta-rm"]
 
 def build(cls, **options):
     return cls(validate_options(cls, options, field=cls.name, file=None, base_dir=None))
+
+
+def pair(prompt: str, response: str, **prompt_meta) -> tuple[Prompt, Response]:
+    return Prompt("p", prompt, prompt_meta), Response("r", "p", 0, response)
 
 
 def one_at_a_time(model, pairs):
@@ -123,7 +129,7 @@ def test_truncated_inputs_are_counted_and_cut_on_the_chosen_side(tiny_models, pa
     for side in ("left", "right"):
         rm = build(HFClassifier, model=path, max_length=limit, truncation_side=side)
         rm._load()
-        ids, truncated = rm.encode(long_pair[0].text, long_pair[1].text)
+        ids, truncated = rm.encode(*long_pair)
         assert truncated and len(ids["input_ids"]) == limit
         # the pair's special tokens stay; the cut side loses text
         assert ids["input_ids"][0] == tokenizer.cls_token_id
@@ -135,7 +141,7 @@ def test_truncated_inputs_are_counted_and_cut_on_the_chosen_side(tiny_models, pa
 def test_chat_templates_are_applied_as_the_tokenizer_defines(tiny_models):
     gpt2 = build(HFClassifier, model=tiny_models["gpt2-rm"])
     gpt2._load()
-    ids, _ = gpt2.encode("Hi there", "Hello!")
+    ids, _ = gpt2.encode(*pair("Hi there", "Hello!"))
     rendered = "<|user|>\nHi there</s>\n<|assistant|>\nHello!</s>\n"
     assert gpt2.tokenizer.decode(ids["input_ids"]) == rendered
     assert ids["input_ids"] == gpt2.tokenizer(rendered, add_special_tokens=False)["input_ids"]
@@ -143,23 +149,39 @@ def test_chat_templates_are_applied_as_the_tokenizer_defines(tiny_models):
 
     llama = build(HFClassifier, model=tiny_models["llama-rm"], fallback_chat_template="IGNORED")
     llama._load()
-    ids, _ = llama.encode("Hi there", "Hello!")
+    ids, _ = llama.encode(*pair("Hi there", "Hello!"))
     # the tokenizer's own template wins over the fallback; BOS is written once, by the template
     assert llama.tokenizer.decode(ids["input_ids"]) == "<s>[INST] Hi there [/INST] Hello!</s>"
+
+
+def test_a_dialogue_prompt_is_scored_as_its_messages(tiny_models):
+    dialogue = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."},
+                {"role": "user", "content": "Tell me a joke"}]
+    rm = build(HFClassifier, model=tiny_models["gpt2-rm"])
+    rm._load()
+    ids, _ = rm.encode(*pair("Human: Hi ...", "No.", messages=dialogue))
+    assert rm.tokenizer.decode(ids["input_ids"]) == (
+        "<|user|>\nHi</s>\n<|assistant|>\nHello.</s>\n<|user|>\nTell me a joke</s>\n"
+        "<|assistant|>\nNo.</s>\n")
+
+    dpo = build(DPOImplicit, model=tiny_models["gpt2-lm"])
+    dpo._load()
+    ids, start, _ = dpo.encode(*pair("Human: Hi ...", "No.", messages=dialogue))
+    assert dpo.tokenizer.decode(ids[start:]) == "No.</s>\n"  # only the final answer is scored
 
 
 def test_fallback_template_applies_when_the_tokenizer_has_none(tiny_models):
     path = tiny_models["deberta-rm"]
     plain = build(HFClassifier, model=path)
     plain._load()
-    ids, _ = plain.encode("Hi there", "Hello!")
+    ids, _ = plain.encode(*pair("Hi there", "Hello!"))
     assert plain.tokenizer.decode(ids["input_ids"]) == "[CLS]Hi there[SEP]Hello![SEP]"
     assert ids["token_type_ids"].count(1) > 0  # the response is segment B
 
     templated = build(HFClassifier, model=path,
                       fallback_chat_template=_tiny_hf.TURN_TEMPLATE.replace("eos_token", "'|'"))
     templated._load()
-    ids, _ = templated.encode("Hi there", "Hello!")
+    ids, _ = templated.encode(*pair("Hi there", "Hello!"))
     assert templated.tokenizer.decode(ids["input_ids"]) == (
         "<|user|>\nHi there|\n<|assistant|>\nHello!|\n")
     assert templated.report()["input format"] == "the recipe's fallback chat template"
@@ -205,8 +227,6 @@ def test_runtime_options_do_not_change_the_identity(tiny_models):
 
 
 def test_a_model_folder_resolves_relative_to_the_recipe(tiny_models, tmp_path):
-    from pathlib import Path
-
     folder = Path(tiny_models["gpt2-rm"])
     options = validate_options(HFClassifier, {"model": folder.name}, field="rm", file=None,
                                base_dir=folder.parent)
@@ -268,7 +288,7 @@ def test_dpo_scores_exactly_the_response_tokens(tiny_models, dpo_pairs):
     prompt, response = dpo_pairs[0]
     rm = build(DPOImplicit, model=tiny_models["gpt2-lm"])
     rm._load()
-    ids, start, _ = rm.encode(prompt.text, response.text)
+    ids, start, _ = rm.encode(prompt, response)
     assert rm.tokenizer.decode(ids[:start]).endswith(prompt.text + "</s>\n<|assistant|>\n")
     assert rm.tokenizer.decode(ids[start:]) == response.text + "</s>\n"
     total = rm.score([(prompt, response)])[0]
@@ -291,11 +311,11 @@ def test_dpo_scores_do_not_depend_on_batch_size_or_order(tiny_models, pairs):
 def test_dpo_truncation_keeps_the_end_and_is_counted(tiny_models, pairs):
     untruncated = build(DPOImplicit, model=tiny_models["gpt2-lm"], max_length=10_000)
     untruncated._load()
-    full_lengths = [len(untruncated.encode(p.text, r.text)[0]) for p, r in pairs]
+    full_lengths = [len(untruncated.encode(p, r)[0]) for p, r in pairs]
     rm = build(DPOImplicit, model=tiny_models["gpt2-lm"], max_length=48)
     rm._load()
     prompt, response = pairs[3]  # the long answer
-    ids, start, truncated = rm.encode(prompt.text, response.text)
+    ids, start, truncated = rm.encode(prompt, response)
     assert truncated and len(ids) == 48 and start == 1  # the prompt is gone, the response stays
     assert rm.tokenizer.decode(ids).endswith(response.text[-20:] + "</s>\n")
     rm.score(pairs)

@@ -20,6 +20,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from rmaudit import hookimpl
 from rmaudit.components import (ComponentOptions, Generation, Prompt, ReferencePolicy, Response,
                                 RewardModel)
+from rmaudit.conversation import conversation_messages, prompt_messages, user_turns
 from rmaudit.errors import BadInput
 
 logger = logging.getLogger(__name__)
@@ -76,7 +77,8 @@ class ScoringOptions(HFOptions):
 
 
 class _HFComponent:
-    """Identity without the runtime options, and a model loaded on first use."""
+    """What the Hugging Face components share: an identity without the runtime options, the
+    batching options, and the choice of chat template."""
 
     options: HFOptions
 
@@ -187,23 +189,26 @@ class HFClassifier(_HFComponent, RewardModel):
             ["token_type_ids"] if "token_type_ids" in self.tokenizer.model_input_names else [])
         self._loaded = True
 
-    def encode(self, prompt: str, response: str) -> tuple[dict[str, list[int]], bool]:
+    def encode(self, prompt: Prompt, response: Response) -> tuple[dict[str, list[int]], bool]:
         """Model inputs for one (prompt, response), and whether they were truncated.
 
-        With a chat template the rendered conversation is tokenised without adding special
-        tokens (the template writes them, as ``apply_chat_template`` does); without one the
-        pair is encoded as (prompt, response), the convention of cross-encoder RMs.
+        With a chat template the whole conversation (``rmaudit.conversation``: a dialogue
+        prompt's messages, or the prompt as one user message, then the response) is rendered
+        and tokenised without adding special tokens — the template writes them, as
+        ``apply_chat_template`` does.  Without one the texts are encoded as the pair
+        (prompt, response), the convention of cross-encoder RMs.
         """
         from rmaudit.hf.runtime import render_chat
 
         if self.use_chat:
-            text = render_chat(self.tokenizer, self.template, prompt, response)
+            text = render_chat(self.tokenizer, self.template, conversation_messages(prompt, response),
+                               add_generation_prompt=False)
 
             def tokenize(**kwargs):
                 return self.tokenizer(text, add_special_tokens=False, **kwargs)
         else:
             def tokenize(**kwargs):
-                return self.tokenizer(prompt, response, **kwargs)
+                return self.tokenizer(prompt.text, response.text, **kwargs)
         encoded = tokenize()
         truncated = self.max_length is not None and len(encoded["input_ids"]) > self.max_length
         if truncated:  # the tokenizer's truncation keeps a pair's special tokens in place
@@ -214,7 +219,7 @@ class HFClassifier(_HFComponent, RewardModel):
         from rmaudit.hf.runtime import classifier_logits
 
         self._load()
-        encoded = [self.encode(p.text, r.text) for p, r in batch]
+        encoded = [self.encode(p, r) for p, r in batch]
         logits = classifier_logits(self.model, [e for e, _ in encoded], **self._batching())
         self.truncation.add(f"{self.name} {self.options.model}", len(batch),
                             sum(t for _, t in encoded), self.max_length,
@@ -289,22 +294,25 @@ class DPOImplicit(_HFComponent, RewardModel):
         self.max_length = _max_length(o.max_length, self.tokenizer, self.policy)
         self._loaded = True
 
-    def encode(self, prompt: str, response: str) -> tuple[list[int], int, bool]:
+    def encode(self, prompt: Prompt, response: Response) -> tuple[list[int], int, bool]:
         """Token ids of the whole conversation, the index of its first response token, and
         whether it was truncated.
 
-        The response starts where the conversation's tokens stop matching those of the prompt
-        rendered with the generation prompt; a token that merges across that boundary counts
-        as response, and so do the tokens the template closes the turn with (EOS), which the
-        model also generated.
+        The response (the conversation's last message) starts where the conversation's
+        tokens stop matching those of everything before it rendered with the generation
+        prompt; a token that merges across that boundary counts as response, and so do the
+        tokens the template closes the turn with (EOS), which the model also generated.
         """
         from rmaudit.hf.runtime import render_chat
 
-        def ids(text: str) -> list[int]:
+        def ids(messages, add_generation_prompt: bool) -> list[int]:
+            text = render_chat(self.tokenizer, self.template, messages,
+                               add_generation_prompt=add_generation_prompt)
             return self.tokenizer(text, add_special_tokens=False)["input_ids"]
 
-        prompt_ids = ids(render_chat(self.tokenizer, self.template, prompt))
-        full_ids = ids(render_chat(self.tokenizer, self.template, prompt, response))
+        messages = conversation_messages(prompt, response)
+        prompt_ids = ids(messages[:-1], True)
+        full_ids = ids(messages, False)
         start = 0
         while start < min(len(prompt_ids), len(full_ids)) and prompt_ids[start] == full_ids[start]:
             start += 1
@@ -316,7 +324,7 @@ class DPOImplicit(_HFComponent, RewardModel):
         from rmaudit.hf.runtime import token_logprobs
 
         self._load()
-        encoded = [self.encode(p.text, r.text) for p, r in batch]
+        encoded = [self.encode(p, r) for p, r in batch]
         sequences, starts = [e[0] for e in encoded], [e[1] for e in encoded]
         reduce = np.sum if self.options.aggregate == "sum" else np.mean
         scores = np.array([reduce(lp) if lp.size else 0.0 for lp in token_logprobs(
@@ -377,46 +385,76 @@ class HFCausalLM(_HFComponent, ReferencePolicy):
         self.eos_ids = [] if eos is None else ([eos] if isinstance(eos, int) else list(eos))
         self._loaded = True
 
-    def _prompt_ids(self, prompt: Prompt) -> list[int]:
+    def _prompt_ids(self, messages: list[dict[str, str]], prompt: Prompt) -> list[int]:
         from rmaudit.hf.runtime import render_chat
 
-        text = render_chat(self.tokenizer, self.template, prompt.text)
+        text = render_chat(self.tokenizer, self.template, messages, add_generation_prompt=True)
         ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
         if not ids:
             raise BadInput("the chat template renders this prompt as no tokens", field="prompt",
                            value=prompt.text)
         return ids
 
-    def generate(self, batch: Sequence[tuple[Prompt, int]]) -> list[Generation]:
-        from rmaudit.hf import runtime, sampling
+    def _sample(self, prompts: list[list[int]], seeds: list[int]) -> list[list[int]]:
+        """New token ids for each prompt, generated in length-bucketed batches."""
+        from rmaudit.hf import sampling
         from rmaudit.hf.batching import length_buckets
 
-        self._load()
         o = self.options
-        prompts = [self._prompt_ids(prompt) for prompt, _ in batch]
-        seeds = [sampling.item_seed(o.seed, prompt.id, index) for prompt, index in batch]
-        new_tokens: list[list[int]] = [[] for _ in batch]
-        for bucket in length_buckets([len(p) + o.max_new_tokens for p in prompts], **self._batching()):
+        new_tokens: list[list[int]] = [[] for _ in prompts]
+        lengths = [len(p) + o.max_new_tokens for p in prompts]
+        for bucket in length_buckets(lengths, **self._batching()):
             for i, tokens in zip(bucket, sampling.generate(
                     self.model, [prompts[i] for i in bucket], [seeds[i] for i in bucket],
                     pad_id=self.pad_id, eos_ids=self.eos_ids, temperature=o.temperature,
                     top_p=o.top_p, max_new_tokens=o.max_new_tokens)):
                 new_tokens[i] = tokens
-        out = []
-        for prompt_ids, tokens in zip(prompts, new_tokens):
-            # one sequence per pass: stored perplexities are then bit-identical whatever batch
-            # the response was generated in (a padded batch changes the last float bits)
-            logprobs = runtime.token_logprobs(self.model, [prompt_ids + tokens], [len(prompt_ids)],
-                                              pad_id=self.pad_id, batch_size=1,
-                                              max_batch_tokens=None)[0]
-            out.append(Generation(self.tokenizer.decode(tokens, skip_special_tokens=True), {
-                "model": o.model, "revision": o.revision, "temperature": o.temperature,
-                "top_p": o.top_p, "max_new_tokens": o.max_new_tokens, "seed": o.seed,
-                "new_tokens": len(tokens),
+        return new_tokens
+
+    def _answer_facts(self, prompt_ids: list[int], tokens: list[int]) -> dict[str, Any]:
+        """Length, finish reason, log-probability and perplexity of one answer under the model
+        (its own distribution, whatever the sampling temperature: PPL_θ(a|q) of RETA Sec. 4.3)."""
+        from rmaudit.hf.runtime import token_logprobs
+
+        # one sequence per pass: stored perplexities are then bit-identical whatever batch the
+        # response was generated in (a padded batch changes the last float bits)
+        logprobs = token_logprobs(self.model, [prompt_ids + tokens], [len(prompt_ids)],
+                                  pad_id=self.pad_id, batch_size=1, max_batch_tokens=None)[0]
+        return {"new_tokens": len(tokens),
                 "finish_reason": "stop" if tokens[-1] in self.eos_ids else "length",
                 "logprob": float(logprobs.sum()),
-                "perplexity": float(math.exp(-logprobs.mean())),
-            }))
+                "perplexity": float(math.exp(-logprobs.mean()))}
+
+    def generate(self, batch: Sequence[tuple[Prompt, int]]) -> list[Generation]:
+        from rmaudit.hf.sampling import item_seed
+
+        self._load()
+        o = self.options
+        # a multi-turn prompt (meta "turns") is answered turn by turn, each answer joining the
+        # conversation the next turn continues (rmaudit.conversation's convention)
+        turns = [user_turns(prompt) for prompt, _ in batch]
+        conversations = [[] if t else prompt_messages(prompt) for (prompt, _), t in zip(batch, turns)]
+        answers: list[list[tuple[str, dict[str, Any]]]] = [[] for _ in batch]
+        for turn in range(max(len(t) if t else 1 for t in turns)):
+            active = [i for i, t in enumerate(turns) if turn < (len(t) if t else 1)]
+            for i in active:
+                if turns[i]:
+                    conversations[i].append({"role": "user", "content": turns[i][turn]})
+            prompts = [self._prompt_ids(conversations[i], batch[i][0]) for i in active]
+            seeds = [item_seed(o.seed, batch[i][0].id, batch[i][1], turn) for i in active]
+            for i, prompt_ids, tokens in zip(active, prompts, self._sample(prompts, seeds)):
+                text = self.tokenizer.decode(tokens, skip_special_tokens=True)
+                conversations[i].append({"role": "assistant", "content": text})
+                answers[i].append((text, self._answer_facts(prompt_ids, tokens)))
+        settings = {"model": o.model, "revision": o.revision, "temperature": o.temperature,
+                    "top_p": o.top_p, "max_new_tokens": o.max_new_tokens, "seed": o.seed}
+        out = []
+        for prompt_turns, answered in zip(turns, answers):
+            text, facts = answered[-1]  # the facts are the last answer's, as the text is
+            meta = {**settings, **facts}
+            if prompt_turns:
+                meta["turns"] = [answer for answer, _ in answered]
+            out.append(Generation(text, meta))
         return out
 
 

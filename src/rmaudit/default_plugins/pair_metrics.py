@@ -17,10 +17,9 @@ from rmaudit import hookimpl
 from rmaudit.components import (ComponentOptions, CurveValue, Metric, MetricOutput, MetricValue,
                                 PairInputs)
 from rmaudit.errors import BadInput, MetricInputError
-from rmaudit.metrics import (accuracy, auroc, bt_ece, confidence, ece, energy_score,
-                             fpr_at_95_tpr, section_score, style_accuracy_matrix,
+from rmaudit.metrics import (MetricResult, accuracy, auroc, bt_ece, confidence, ece,
+                             energy_score, fpr_at_95_tpr, section_score, style_accuracy_matrix,
                              style_difficulty, subset_accuracy)
-from rmaudit.metrics._results import MetricResult
 from rmaudit.panels import Panel, PanelContext
 
 Ties = Literal["loss", "half"]
@@ -246,11 +245,11 @@ class ShiftCurves(Metric):
     def compute(self, inputs: PairInputs) -> MetricOutput:
         o = self.options
         in_dist = detector_scores(o.detector, inputs.chosen, inputs.rejected)
+        nan = float("nan")  # no standard error or interval for ECE, AUROC and FPR@95
         curves = []
         for target, levels in inputs.shifted.items():
             ps = np.array(sorted(levels))
             points = {quantity: [] for quantity in SHIFT_QUANTITIES}  # (value, stderr, low, high)
-            nan = float("nan")
             for p in ps:
                 chosen, rejected = levels[p]
                 acc = accuracy(chosen, rejected, ties=o.ties)

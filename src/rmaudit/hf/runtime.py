@@ -75,14 +75,12 @@ def filler_token_id(tokenizer) -> int:
     return 0
 
 
-def render_chat(tokenizer, template: str | None, prompt: str, response: str | None = None) -> str:
-    """The conversation as the chat template writes it; without a response, the prompt with
-    the generation prompt (the text a policy continues)."""
-    messages = [{"role": "user", "content": prompt}]
-    if response is not None:
-        messages.append({"role": "assistant", "content": response})
-    return tokenizer.apply_chat_template(messages, chat_template=template, tokenize=False,
-                                         add_generation_prompt=response is None)
+def render_chat(tokenizer, template: str | None, messages: Sequence[Mapping[str, str]], *,
+                add_generation_prompt: bool) -> str:
+    """The messages as the chat template writes them (``template`` None: the tokenizer's);
+    with the generation prompt, the text a policy continues."""
+    return tokenizer.apply_chat_template(list(messages), chat_template=template, tokenize=False,
+                                         add_generation_prompt=add_generation_prompt)
 
 
 def model_device(model) -> torch.device:

@@ -17,9 +17,9 @@ import torch
 import transformers
 
 
-def item_seed(seed: int, prompt_id: str, sample_index: int) -> int:
-    """A 63-bit seed for one (seed, prompt, sample index)."""
-    digest = hashlib.sha256(f"{seed}:{prompt_id}:{sample_index}".encode()).digest()
+def item_seed(seed: int, prompt_id: str, sample_index: int, turn: int = 0) -> int:
+    """A 63-bit seed for one (seed, prompt, sample index, turn of a multi-turn prompt)."""
+    digest = hashlib.sha256(f"{seed}:{prompt_id}:{sample_index}:{turn}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
 

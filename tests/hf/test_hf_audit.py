@@ -1,0 +1,91 @@
+"""A whole audit through the runner with tiny Hugging Face models: a real SQLite file, the
+policy's meta stored with every response, and a rerun that loads no model."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import textwrap
+
+import pytest
+
+pytest.importorskip("torch")
+
+from rmaudit.recipe import load_recipe  # noqa: E402
+from rmaudit.runner import Runner  # noqa: E402
+from rmaudit.store import Store  # noqa: E402
+
+RECIPE = """
+title = "tiny hf audit"
+batch_size = 8
+
+[prompts.source]
+name = "simulated-helpful"
+
+[prompts.sampler]
+name = "random"
+k = 3
+
+[responses]
+per_prompt = 4
+
+[responses.policy]
+name = "hf-causal-lm"
+model = "{models}/llama-lm"
+max_new_tokens = 8
+top_p = 0.9
+batch_size = 6
+
+[oracle]
+name = "simulated-judge"
+samples = 2
+
+[[reward_models]]
+label = "gpt2"
+name = "hf-classifier"
+model = "{models}/gpt2-rm"
+
+[[reward_models]]
+label = "dpo"
+name = "dpo-implicit"
+model = "{models}/gpt2-lm"
+reference = "{models}/gpt2-lm-ref"
+
+[[metrics]]
+name = "pairwise-accuracy"
+"""
+
+
+def run(recipe, db):
+    store = Store.open(db)
+    try:
+        return Runner(load_recipe(recipe), store).run()
+    finally:
+        store.close()
+
+
+def test_audit_with_hugging_face_models_stores_and_resumes(tiny_models, tmp_path):
+    models = tiny_models["gpt2-rm"].rsplit("/", 1)[0]
+    recipe = tmp_path / "hf.toml"
+    recipe.write_text(textwrap.dedent(RECIPE.replace("{models}", models)), encoding="utf-8")
+    db = tmp_path / "audit.db"
+    run(recipe, db)
+
+    conn = sqlite3.connect(db)
+    metas = [json.loads(m) for (m,) in conn.execute("select meta from responses")]
+    scores = conn.execute("select count(*), count(distinct rm_key) from rm_scores").fetchone()
+    conn.close()
+    assert len(metas) == 12 and scores == (24, 2)
+    assert all(m["top_p"] == 0.9 and m["max_new_tokens"] == 8 and m["perplexity"] > 1
+               for m in metas)
+
+    second = Runner(load_recipe(recipe), Store.open(db))
+    try:
+        second.run()
+        assert all(count.pending == 0 for count in second.counts)
+        # nothing was left to do, so no model was ever loaded
+        hf_components = [model for _, model in second.reward_models]
+        hf_components.append(second.component(second.recipe.policy))
+        assert not any(component._loaded for component in hf_components)
+    finally:
+        second.store.close()
