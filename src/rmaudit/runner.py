@@ -161,6 +161,7 @@ class Runner:
         self.counts: list[StageCount] = []
         self.timings: dict[str, float] = {}
         self.prompts: dict[str, Prompt] = {}
+        self.oracle_failures = 0
         #: Responses already in memory (benchmark, pairs, shifted texts written this run), so
         #: scoring reads from the store only what a resumed run did not produce itself.
         self.responses: dict[str, Response] = {}
@@ -269,6 +270,9 @@ class Runner:
         run_id = self.recipe.run_key
         self._start_run(run_id, benchmark, pair_set, simulated)
         notes = []
+        if self.oracle_failures:
+            notes.append(f"oracle: {self.oracle_failures} failed judge samples recorded in the "
+                         f"failures table (stage 'oracle labels'); a rerun retries labels with none")
         try:
             if pair_set is not None:
                 self._store_rejections(run_id, pair_set)
@@ -507,7 +511,7 @@ class Runner:
     def _sample(self, selection_key: str, pool: list[Prompt]) -> list[Prompt]:
         sampler = self.component(self.recipe.sampler)
         embedder = self.component(self.recipe.embedder) if sampler.needs_embeddings else None
-        embeddings = embedder.embed([p.text for p in pool]) if embedder else None
+        embeddings = embedder.embed_prompts(pool) if embedder else None
         try:
             indices = sampler.sample(pool, embeddings)
         except BadInput as error:
@@ -551,8 +555,13 @@ class Runner:
 
         def write(batch: Sequence[Response]) -> None:
             labels = oracle.label([(self._prompt(r.prompt_id), r) for r in batch])
-            rows = []
+            rows, failures = [], []
             for response, label in zip(batch, labels, strict=True):
+                failures.extend({"run_id": self.recipe.run_key, "stage": "oracle labels",
+                                 "item_id": response.id, "error": message, "created_at": utc_now()}
+                                for message in label.failures)
+                if label.failed:  # no usable sample: not stored, so a rerun asks again
+                    continue
                 if not np.isfinite(label.score):
                     raise BadInput("oracle returned a non-finite score", field=self.recipe.oracle.field,
                                    file=self.recipe.path, value=label.score)
@@ -560,7 +569,10 @@ class Runner:
                              "score": float(label.score), "samples": json.dumps(list(label.samples)),
                              "cost_usd": label.cost_usd, "prompt_tokens": label.prompt_tokens,
                              "completion_tokens": label.completion_tokens})
-            self.store.insert_batch("oracle_labels", rows)
+            with self.store.transaction():
+                self.store.db["oracle_labels"].insert_all(rows, ignore=True)
+                self.store.db["failures"].insert_all(failures)
+            self.oracle_failures += len(failures)
 
         self._map("oracle labels", len(responses), pending, write, calls_per_item=calls)
         self.timings["oracle labels"] = time.perf_counter() - t0

@@ -145,6 +145,10 @@ def test_a_run_against_a_flaky_server_labels_every_response_once_and_a_rerun_sen
 
     garbage = sum(SAMPLES - len(expected_label(server, text)[1]) for _, text in responses)
     assert garbage > 0, "no score-less reply was injected: the averages above proved nothing about them"
+    with sqlite3.connect(db) as conn:
+        recorded = conn.execute("select count(*) from failures where stage = 'oracle labels'")
+        assert recorded.fetchone()[0] == garbage, "every unscored judge sample is in the failures table"
+    assert f"oracle: {garbage} failed judge samples" in first.err
 
     sent = len(server.log)
     again = rmaudit("run", str(recipe), "--db", str(db))
