@@ -162,6 +162,7 @@ class Runner:
         self.timings: dict[str, float] = {}
         self.prompts: dict[str, Prompt] = {}
         self.oracle_failures = 0
+        self.rm_reports: dict[str, dict[str, Any]] = {}
         #: Responses already in memory (benchmark, pairs, shifted texts written this run), so
         #: scoring reads from the store only what a resumed run did not produce itself.
         self.responses: dict[str, Response] = {}
@@ -283,6 +284,8 @@ class Runner:
                    for pair in level_pairs for i in (pair.chosen_id, pair.rejected_id)]))
             for spec, model in self.reward_models:
                 self._score(spec, model, to_score)
+            notes.extend(f"{label}: " + ", ".join(f"{k}: {v}" for k, v in report.items())
+                         for label, report in self.rm_reports.items())
             prompt_ids, outputs = self._metrics(benchmark, pair_set, shifted)
             self.timings["total"] = time.perf_counter() - started
             self._finish_run(run_id, prompt_ids, outputs)
@@ -605,6 +608,13 @@ class Runner:
 
         self._map(f"scores: {spec.label}", len(response_ids), pending, write)
         self.timings[f"scores: {spec.label}"] = time.perf_counter() - t0
+        report = model.report()
+        if report:
+            with self.store.transaction():
+                self.store.db.execute(
+                    "update run_reward_models set report = ? where run_id = ? and label = ?",
+                    [dumps(report), self.recipe.run_key, spec.label])
+            self.rm_reports[spec.label] = report
 
     def _load_responses(self, ids: Sequence[str]) -> list[Response]:
         """The responses of ``ids``, from memory or (for a resumed run) from the store."""

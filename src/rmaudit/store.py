@@ -21,7 +21,7 @@ from sqlite_utils import Migrations
 
 from rmaudit.errors import BadInput
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 MIGRATION_SET = "rmaudit"
 migrations = Migrations(MIGRATION_SET)
 
@@ -94,6 +94,13 @@ def m002_preference_pairs(db: sqlite_utils.Database) -> None:
     db["failures"].create_index(["run_id", "stage"])
     # m001 wrote the SCHEMA_VERSION of the rmaudit that created the file; say what it is now.
     db["schema_info"].update(1, {"schema_version": 2})
+
+
+@migrations()
+def m003_reward_model_reports(db: sqlite_utils.Database) -> None:
+    """What an RM reported about its scoring in a run (e.g. truncated inputs), as JSON."""
+    db["run_reward_models"].add_column("report", str)
+    db["schema_info"].update(1, {"schema_version": 3})
 
 
 class Store:

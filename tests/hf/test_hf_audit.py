@@ -69,9 +69,12 @@ def test_audit_with_hugging_face_models_stores_and_resumes(tiny_models, tmp_path
     recipe = tmp_path / "hf.toml"
     recipe.write_text(textwrap.dedent(RECIPE.replace("{models}", models)), encoding="utf-8")
     db = tmp_path / "audit.db"
-    run(recipe, db)
+    result = run(recipe, db)
 
     conn = sqlite3.connect(db)
+    reports = dict(conn.execute("select label, report from run_reward_models"))
+    assert json.loads(reports["gpt2"])["input format"] == "the tokenizer's chat template"
+    assert any(note.startswith("gpt2: ") and "input format" in note for note in result.notes)
     metas = [json.loads(m) for (m,) in conn.execute("select meta from responses")]
     scores = conn.execute("select count(*), count(distinct rm_key) from rm_scores").fetchone()
     conn.close()

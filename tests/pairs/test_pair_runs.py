@@ -600,7 +600,7 @@ def test_the_shift_recipe_plans_the_whole_sweep(rmaudit):
 def test_a_database_of_the_previous_schema_gains_the_pair_tables(tmp_path, write_recipe):
     import sqlite_utils
 
-    from rmaudit.store import migrations
+    from rmaudit.store import SCHEMA_VERSION, migrations
 
     path = tmp_path / "old.db"
     old = sqlite_utils.Database(path)
@@ -611,7 +611,7 @@ def test_a_database_of_the_previous_schema_gains_the_pair_tables(tmp_path, write
     try:
         assert {"pairs", "pair_sets"} <= set(store.db.table_names())
         assert "pair_set_key" in store.db["runs"].columns_dict
-        assert store.db.execute("select schema_version from schema_info").fetchone() == (2,)
+        assert store.db.execute("select schema_version from schema_info").fetchone() == (SCHEMA_VERSION,)
         Runner(load_recipe(write_recipe()), store).run()  # the benchmark audit still runs on it
     finally:
         store.close()
