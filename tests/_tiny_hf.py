@@ -117,3 +117,27 @@ def build(name: str, folder: Path) -> Path:
     model.save_pretrained(path)
     tok.save_pretrained(path)
     return path
+
+
+#: Language-code tokens of the tiny translator (as M2M100 / NLLB name their targets).
+LANGUAGE_TOKENS = ["__en__", "__de__"]
+
+
+def build_seq2seq(folder: Path, name: str = "bart-mt", seed: int = 8) -> Path:
+    """A 1-layer BART with random weights and the 'turns' tokenizer plus LANGUAGE_TOKENS: a
+    stand-in for a translation model (its "translations" are gibberish, but deterministic)."""
+    tok = tokenizer("turns")
+    tok.add_special_tokens({"additional_special_tokens": LANGUAGE_TOKENS})
+    torch.manual_seed(seed)
+    config = transformers.BartConfig(
+        vocab_size=len(tok), d_model=32, encoder_layers=1, decoder_layers=1,
+        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
+        decoder_ffn_dim=64, max_position_embeddings=256, init_std=0.5,
+        pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id, decoder_start_token_id=tok.eos_token_id,
+        forced_eos_token_id=None)
+    model = transformers.BartForConditionalGeneration(config)
+    path = folder / name
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return path

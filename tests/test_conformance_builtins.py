@@ -48,6 +48,13 @@ def _tiny_hf(model: str, **options: Any) -> Callable[[Path], dict[str, Any]]:
     return build
 
 
+def _tiny_seq2seq(tmp_path: Path) -> str:
+    pytest.importorskip("torch")
+    import _tiny_hf
+
+    return str(_tiny_hf.build_seq2seq(tmp_path))
+
+
 #: component name → options for the check (a function of tmp_path when it needs files)
 EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "best-k-of-n": lambda tmp_path: {"n": 8, "k": 2},
@@ -62,6 +69,7 @@ EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "bt-annotator": lambda tmp_path: {"gold": {"name": "simulated-rm", "seed": 1}, "beta": 0.5},
     "rm-oracle": lambda tmp_path: {"model": {"name": "simulated-rm", "seed": 1}, "transform": "sigmoid"},
     "responses-file": _responses_file,
+    "translate": lambda tmp_path: {"model": _tiny_seq2seq(tmp_path), "p": 0.5, "max_new_tokens": 6},
 }
 
 #: component name → tolerances for check_component: float32 models in padded batches of
@@ -72,7 +80,7 @@ CHECK_TOLERANCES: dict[str, dict[str, float]] = {
 }
 
 #: Components that call an HTTP API: checked against a local server in tests/api/.
-CHECKED_ELSEWHERE = {"llm-judge", "openai-chat"}
+CHECKED_ELSEWHERE = {"llm-judge", "openai-chat", "llm-paraphrase", "llm-rewrite"}
 
 
 def builtin_components():

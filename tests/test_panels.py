@@ -66,3 +66,15 @@ def test_collecting_panels_imports_no_ui_toolkit():
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'matplotlib')))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_a_panel_claims_a_family_of_curves_by_prefix_and_run_level_keys_apply():
+    panels = [Panel("regret", "Regret", factory, metric_keys=("ndr/mean",),
+                    curve_prefixes=("ndr_curve/",)),
+              Panel("any", "Curve", factory, catch_all=True)]
+    summary = summary_with(("ndr_curve/a", "ndr_curve/b", "other"))
+    context = PanelContext(None, summary, ("rm-a",))
+    assert [v.title for v in panel_views(context, panels)] == ["Regret", "Curve: other"]
+    summary = summary_with()  # no curves, but a result across RMs (rm_key '') names the panel
+    summary.run_level = [(Column("regret", "ndr/mean", "mean NDR", True), None)]
+    assert [v.title for v in panel_views(PanelContext(None, summary, ()), panels)] == ["Regret"]

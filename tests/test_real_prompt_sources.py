@@ -106,6 +106,59 @@ def test_sources_whose_package_is_missing_say_what_to_install(tmp_path, monkeypa
         build("prompt_source", name, tmp_path, **options).load()
 
 
+@pytest.fixture
+def offline_datasets(monkeypatch, tmp_path):
+    """The datasets package with the hub switched off and its cache in tmp_path: anything
+    that would reach the network fails instead."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    datasets = pytest.importorskip("datasets")
+    # the package reads the variables once, at import: set what an earlier import read
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_OFFLINE", True)
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "cache")
+    return datasets
+
+
+def test_hf_dataset_loads_a_builder_over_local_files_offline(tmp_path, offline_datasets):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [
+        {"question": "What is 2+2?", "topic": "math", "id": 1},
+        {"question": "Say hi", "topic": "chat", "id": 2}]))
+    # data_files relative to the recipe's folder, as a {split: files} mapping
+    loaded = build("prompt_source", "hf-dataset", tmp_path, dataset="json",
+                   data_files={"test": "data/test.jsonl"}, text_field="question",
+                   meta_fields=["topic"]).load()
+    assert loaded == [("What is 2+2?", {"topic": "math"}), ("Say hi", {"topic": "chat"})]
+    (tmp_path / "hh.jsonl").write_text("".join(json.dumps(r) + "\n" for r in HH))
+    hh = build("prompt_source", "hf-dataset", tmp_path, dataset="json", data_files=["hh.jsonl"],
+               split="train", format="hh").load()
+    # the RETA extraction rule, as the hh source applies it (the third record is rejected)
+    assert [text for text, _ in hh] == [
+        "\n\nHuman: How do I boil an egg?",
+        "\n\nHuman: Recommend a book.\n\nAssistant: Which genre?\n\nHuman: Sci-fi."]
+    assert hh[1][1]["reference"] == "Try Solaris."
+    with pytest.raises(BadInput, match="cannot load the dataset"):
+        build("prompt_source", "hf-dataset", tmp_path, dataset="json", data_files=["hh.jsonl"],
+              split="test").load()
+    # a hub name cannot be fetched offline: a one-line BadInput, no network
+    with pytest.raises(BadInput, match="cannot load the dataset"):
+        build("prompt_source", "hf-dataset", tmp_path, dataset="nobody/no-such-dataset").load()
+
+
+def test_hf_dataset_loads_a_folder_saved_to_disk(tmp_path, offline_datasets):
+    rows = {"prompt": ["A?", "B?", "C?"], "topic": ["x", "y", "z"]}
+    offline_datasets.DatasetDict({"test": offline_datasets.Dataset.from_dict(rows)}).save_to_disk(
+        str(tmp_path / "saved"))
+    loaded = build("prompt_source", "hf-dataset", tmp_path, dataset="saved").load()
+    assert loaded == [("A?", {"topic": "x"}), ("B?", {"topic": "y"}), ("C?", {"topic": "z"})]
+    with pytest.raises(BadInput, match="no split 'validation'; the dataset has test"):
+        build("prompt_source", "hf-dataset", tmp_path, dataset="saved", split="validation").load()
+    offline_datasets.Dataset.from_dict(rows).save_to_disk(str(tmp_path / "one-split"))
+    assert len(build("prompt_source", "hf-dataset", tmp_path, dataset="one-split").load()) == 3
+
+
 def test_responses_file_serves_each_prompts_samples_in_file_order(tmp_path):
     (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [
         {"prompt": "Q1", "response": "a", "model": "m"}, {"prompt": "Q2", "response": "b"},

@@ -300,6 +300,11 @@ class ShiftPerturber(Component):
     def perturb(self, text: str, *, seed: int) -> str:
         raise NotImplementedError
 
+    def perturb_batch(self, texts: Sequence[str], *, seed: int) -> list[str]:
+        """``perturb`` of each text; override to batch model calls or requests.  Each text's
+        result must not depend on the other texts of the batch."""
+        return [self.perturb(text, seed=seed) for text in texts]
+
 
 @dataclass(frozen=True)
 class MetricInputs:

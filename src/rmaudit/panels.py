@@ -33,16 +33,18 @@ class PanelContext:
         return [key for _, key in self.summary.curve_keys()]
 
     def metric_keys(self) -> list[str]:
-        """Keys of every scalar stored for the run (e.g. ``reta@0.25``)."""
-        return [column.key for column in self.summary.columns]
+        """Keys of every scalar stored for the run (e.g. ``reta@0.25``), per-RM and across RMs."""
+        keys = [column.key for column in self.summary.columns]
+        return keys + [column.key for column, _ in self.summary.run_level if column.key not in keys]
 
 
 @dataclass(frozen=True)
 class Panel:
     """A view of some stored results in the TUI's Curves screen.
 
-    ``curve_keys`` and ``metric_keys`` name what it shows; it is offered for a run when at
-    least one of them was stored.  A panel with ``catch_all=True`` is instead offered once
+    ``curve_keys`` and ``metric_keys`` name what it shows, and ``curve_prefixes`` claims every
+    curve whose key starts with one of them (a family of curves, e.g. one per proxy RM); it is
+    offered for a run when at least one of them was stored.  A panel with ``catch_all=True`` is instead offered once
     per stored curve that no other panel claims (the generic curve view), and its factory
     finds that curve's key in ``curve_key``.  ``factory(context, curve_key)`` returns a
     Textual widget and is where the panel imports Textual.
@@ -55,9 +57,14 @@ class Panel:
     metric_keys: tuple[str, ...] = ()
     catch_all: bool = False
     doc: str = ""
+    curve_prefixes: tuple[str, ...] = ()
+
+    def claims(self, curve_key: str) -> bool:
+        """Whether this panel shows the stored curve ``curve_key``."""
+        return curve_key in self.curve_keys or any(curve_key.startswith(p) for p in self.curve_prefixes)
 
     def applies(self, context: PanelContext) -> bool:
-        return bool(set(self.curve_keys) & set(context.curve_keys())
+        return bool(any(self.claims(key) for key in context.curve_keys())
                     or set(self.metric_keys) & set(context.metric_keys()))
 
 
@@ -99,8 +106,8 @@ def panel_views(context: PanelContext, panels: list[Panel] | None = None) -> lis
     """The tabs to show for a run: every applicable panel, then a catch-all tab per unclaimed curve."""
     panels = registered_panels() if panels is None else panels
     views = [PanelView(p) for p in panels if not p.catch_all and p.applies(context)]
-    claimed = {key for view in views for key in view.panel.curve_keys}
     catch_all = next((p for p in panels if p.catch_all), None)
     if catch_all is not None:
-        views += [PanelView(catch_all, key) for key in context.curve_keys() if key not in claimed]
+        views += [PanelView(catch_all, key) for key in context.curve_keys()
+                  if not any(view.panel.claims(key) for view in views)]
     return views

@@ -9,7 +9,9 @@ deletion, or replacement with a random word)"; a higher probability p is a large
 - :func:`perturb_words`: the paper's mix — each word, with probability p, gets one of those
   three edits, chosen uniformly;
 - :func:`char_noise`: each letter or digit, with probability p, is swapped with a neighbour,
-  dropped, or followed by a random letter (chosen uniformly; see there for the exact rate).
+  dropped, or followed by a random letter (chosen uniformly; see there for the exact rate);
+- :func:`selected`: whether a whole-text rewrite (translation, LLM paraphrase) applies to a
+  text at level p — each text, independently, with probability p.
 
 A word is a run of letters, digits or underscores, possibly joined by an apostrophe or a
 hyphen (``don't``, ``well-known``); everything between words (spaces, newlines, punctuation)
@@ -244,3 +246,18 @@ def char_noise(text: str, p: float, *, seed: Seed = 0) -> str:
             out.append(char)
     out.append(text[cursor:])
     return "".join(out)
+
+
+def selected(kind: str, text: str, p: float, *, seed: Seed = 0) -> bool:
+    """Whether a whole-text rewrite of kind ``kind`` applies to ``text`` at level p: each text
+    independently with probability p, seeded by ``seed`` and a hash of the text.
+
+    The draw is one uniform u per (kind, seed, text), and the text is rewritten when u < p:
+    so a text rewritten at level p is rewritten at every higher level too, and a sweep's
+    levels share their rewrites (one model call or API request per text, not per level).
+
+    >>> selected("translate", "hello", 0.0), selected("translate", "hello", 1.0)
+    (False, True)
+    """
+    p = _check_p(p)
+    return bool(_rng(kind, text, seed).random() < p)

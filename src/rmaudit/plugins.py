@@ -45,6 +45,7 @@ DEFAULT_PLUGINS = (
     "rmaudit.default_plugins.metrics",
     "rmaudit.default_plugins.panels",
     "rmaudit.default_plugins.perturbers",
+    "rmaudit.default_plugins.rewrite_perturbers",
     "rmaudit.default_plugins.pair_sources",
     "rmaudit.default_plugins.pair_metrics",
     "rmaudit.default_plugins.regret",

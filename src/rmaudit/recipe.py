@@ -14,6 +14,7 @@ file, the field (``reward_models[2].noise``) and the offending value.
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from rmaudit import plugins
 from rmaudit.components import Component, PairSource
 from rmaudit.errors import BadInput
+from rmaudit.executors import EXECUTOR_OPTIONS, INSTALL_HINT, ExecutorOptions, LocalExecutorOptions
 from rmaudit.hashing import content_key
 from rmaudit.options import DataFile
 
@@ -170,6 +172,7 @@ class RecipeModel(_Strict):
     pairs: PairsSection | None = None
     reward_models: list[Any] = Field(min_length=1)
     metrics: list[Any] | None = None
+    executor: Any = None
 
 
 @dataclass(frozen=True)
@@ -190,6 +193,7 @@ class Recipe:
     extra: dict[str, Any] = field(default_factory=dict)
     pair_source: ComponentSpec | None = None
     perturber: ComponentSpec | None = None
+    executor: ExecutorOptions = field(default_factory=LocalExecutorOptions)
 
     @property
     def per_prompt(self) -> int | None:
@@ -205,8 +209,9 @@ class Recipe:
 
     @property
     def run_key(self) -> str:
-        """Same recipe content (after validation), same run."""
-        return content_key(self.model.model_dump(mode="json"))
+        """Same recipe content (after validation), same run.  Where the stages run is not
+        part of it: the same audit on a laptop and on a cluster is one run, with one result."""
+        return content_key(self.model.model_dump(mode="json", exclude={"executor"}))
 
 
 def load_recipe(path: str | Path) -> Recipe:
@@ -283,11 +288,36 @@ def parse_recipe(raw: dict[str, Any], *, file: str, text: str = "", base_dir: Pa
     _check_unique_labels(metrics, file, "metrics")
     recipe = Recipe(file, text, model, source, sampler, embedder, policy, oracle, reward_models,
                     metrics, model.benchmark.file if model.benchmark else None,
-                    pair_source=pair_source, perturber=perturber)
+                    pair_source=pair_source, perturber=perturber,
+                    executor=_executor_options(model.executor, file=file))
     _check_metric_inputs(recipe)
     if recipe.per_prompt is not None:
         check_pool_size(recipe, recipe.per_prompt)
     return recipe
+
+
+def _executor_options(raw: Any, *, file: str) -> ExecutorOptions:
+    """The ``executor`` table: ``local`` (default) or ``ray`` with its cluster options."""
+    if raw is None:
+        return LocalExecutorOptions()
+    if isinstance(raw, str):
+        raw = {"name": raw}
+    if not isinstance(raw, dict):
+        raise BadInput("expected a table with a 'name' key", file=file, field="executor", value=raw)
+    name = raw.get("name", ...)
+    if name not in EXECUTOR_OPTIONS:
+        problem = "missing executor name" if name is ... else "unknown executor"
+        raise BadInput(f"{problem}; known: {', '.join(EXECUTOR_OPTIONS)}", file=file,
+                       field="executor.name", value=name)
+    options_model = EXECUTOR_OPTIONS[name]
+    try:
+        options = options_model.model_validate(raw)
+    except ValidationError as error:
+        raise _bad_input(error, options_model, raw, file=file, field="executor") from None
+    if name == "ray" and importlib.util.find_spec("ray") is None:
+        raise BadInput(f"the ray executor needs Ray, which is not installed: {INSTALL_HINT}",
+                       file=file, field="executor.name", value=name)
+    return options
 
 
 def _perturber_spec(raw: Any, *, file: str, base_dir: Path | None) -> ComponentSpec:

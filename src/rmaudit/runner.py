@@ -17,6 +17,7 @@ import platform
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -24,9 +25,10 @@ import numpy as np
 
 from rmaudit import __version__
 from rmaudit.components import (RUN_LEVEL, BenchmarkData, Component, MetricInputs, MetricOutput,
-                                PairInputs, Prompt, RejectedRecord, Response, ShiftPerturber,
-                                SourcedPair, StudyInputs)
+                                OracleLabel, PairInputs, Prompt, RejectedRecord, Response,
+                                ShiftPerturber, SourcedPair, StudyInputs)
 from rmaudit.errors import BadInput, MetricInputError
+from rmaudit.executors import make_executor
 from rmaudit.hashing import (content_key, pair_id, prompt_id, response_id, shifted_prompt_id,
                              shifted_response_id)
 from rmaudit.recipe import ComponentSpec, Recipe, check_pool_size
@@ -114,6 +116,19 @@ class ShiftedPair:
     rejected_id: str
 
 
+@dataclass(frozen=True)
+class BatchCall:
+    """What a stage asks of a component for each batch of items: ``component.<method>(
+    inputs(batch))``.  The recipe's executor runs it (in-process or on Ray workers, which
+    rebuild the component from its class and options), so it names the method rather than
+    holding a bound one."""
+
+    spec: ComponentSpec
+    component: Component
+    method: str  # "generate", "label" or "score"
+    inputs: Callable[[Sequence[Any]], list[Any]]
+
+
 @dataclass
 class RunResult:
     run_id: str
@@ -168,6 +183,8 @@ class Runner:
         self.responses: dict[str, Response] = {}
         self.components = components if components is not None else build_components(recipe)
         self.reward_models = [(spec, self.components[spec.field]) for spec in recipe.reward_models]
+        #: Runs the component calls of the item stages; connects to Ray, if at all, on first use.
+        self.executor = make_executor(recipe.executor)
 
     def component(self, spec: ComponentSpec | None) -> Component:
         return self.components[spec.field]
@@ -256,6 +273,12 @@ class Runner:
 
     # -- the whole run ----------------------------------------------------------------
     def run(self) -> RunResult:
+        try:
+            return self._run()
+        finally:
+            self.executor.close()  # a Ray instance this run started stops with it
+
+    def _run(self) -> RunResult:
         started = time.perf_counter()
         benchmark, responses = self._benchmark() if self.recipe.has_benchmark else (None, [])
         pair_set = shifted = None
@@ -437,7 +460,21 @@ class Runner:
                 texts[key] = s.perturber.perturb(item.text, seed=seed)
             return texts[key]
 
+        def perturb_batch(batch: Sequence[ShiftedPair]) -> None:
+            """One ``perturb_batch`` call per perturber (level): a model or an API batches."""
+            todo: dict[str, tuple[ShiftPerturber, dict[str, str]]] = {}
+            for s in batch:
+                items = (([s.original.prompt] if s.target != "response" else [])
+                         + ([s.original.chosen, s.original.rejected] if s.target != "prompt" else []))
+                for item in items:
+                    if (s.perturber_key, item.id) not in texts:
+                        todo.setdefault(s.perturber_key, (s.perturber, {}))[1][item.id] = item.text
+            for key, (perturber, by_id) in todo.items():
+                done = perturber.perturb_batch(list(by_id.values()), seed=seed)
+                texts.update(((key, item_id), text) for item_id, text in zip(by_id, done))
+
         def write(batch: Sequence[ShiftedPair]) -> None:
+            perturb_batch(batch)
             prompts, responses, pairs = {}, {}, []
             for s in batch:
                 original = s.original
@@ -535,11 +572,13 @@ class Runner:
         existing = self.store.existing("select id from responses where policy_key = ?", [policy.key])
         pending = [item for item in items if item[2] not in existing]
         self._remember(policy)
-        self._map("responses", len(items), pending, lambda batch: self._write_generations(policy, batch))
+        call = BatchCall(self.recipe.policy, policy, "generate",
+                         lambda batch: [(p, i) for p, i, _ in batch])
+        self._map_calls("responses", len(items), pending, call,
+                        lambda batch, generations: self._write_generations(policy, batch, generations))
         self.timings["responses"] = time.perf_counter() - t0
 
-    def _write_generations(self, policy, batch) -> None:
-        generations = policy.generate([(p, i) for p, i, _ in batch])
+    def _write_generations(self, policy, batch, generations) -> None:
         if len(generations) != len(batch):
             raise RuntimeError(f"policy {policy.name!r} returned {len(generations)} responses "
                                f"for {len(batch)} requests")
@@ -556,8 +595,7 @@ class Runner:
         self._remember(oracle)
         calls = oracle.calls_per_label()
 
-        def write(batch: Sequence[Response]) -> None:
-            labels = oracle.label([(self._prompt(r.prompt_id), r) for r in batch])
+        def write(batch: Sequence[Response], labels: list[OracleLabel]) -> None:
             rows, failures = [], []
             for response, label in zip(batch, labels, strict=True):
                 failures.extend({"run_id": self.recipe.run_key, "stage": "oracle labels",
@@ -577,7 +615,9 @@ class Runner:
                 self.store.db["failures"].insert_all(failures)
             self.oracle_failures += len(failures)
 
-        self._map("oracle labels", len(responses), pending, write, calls_per_item=calls)
+        call = BatchCall(self.recipe.oracle, oracle, "label",
+                         lambda batch: [(self._prompt(r.prompt_id), r) for r in batch])
+        self._map_calls("oracle labels", len(responses), pending, call, write, calls_per_item=calls)
         self.timings["oracle labels"] = time.perf_counter() - t0
 
     def _score(self, spec: ComponentSpec, model, response_ids: list[str]) -> None:
@@ -586,13 +626,8 @@ class Runner:
         pending = [rid for rid in response_ids if rid not in existing]
         self._remember(model)
 
-        def write(ids: Sequence[str]) -> None:
+        def write(ids: Sequence[str], scores: list[float]) -> None:
             batch = self._load_responses(ids)
-            try:
-                scores = model.score([(self._prompt(r.prompt_id), r) for r in batch])
-            except BadInput as error:
-                raise error.located(file=error.file or self.recipe.path,
-                                    field=None if error.file else spec.field) from None
             if len(scores) != len(batch):
                 raise RuntimeError(f"reward model {spec.label!r} returned {len(scores)} scores "
                                    f"for {len(batch)} responses")
@@ -606,7 +641,10 @@ class Runner:
                 {"response_id": r.id, "rm_key": model.key, "score": float(v)}
                 for r, v in zip(batch, values)])
 
-        self._map(f"scores: {spec.label}", len(response_ids), pending, write)
+        call = BatchCall(spec, model, "score",
+                         lambda ids: [(self._prompt(r.prompt_id), r)
+                                      for r in self._load_responses(ids)])
+        self._map_calls(f"scores: {spec.label}", len(response_ids), pending, call, write)
         self.timings[f"scores: {spec.label}"] = time.perf_counter() - t0
         report = model.report()
         if report:
@@ -627,13 +665,39 @@ class Runner:
                 self.responses[rid] = Response(rid, pid, i, text, json.loads(meta))
         return [self.responses[rid] for rid in ids]
 
-    def _map(self, stage: str, total: int, pending: Sequence[T], write: Callable[[Sequence[T]], None],
-             calls_per_item: int = 1) -> None:
+    def _start_stage(self, stage: str, total: int, pending: Sequence[Any],
+                     calls_per_item: int = 1) -> None:
         self.counts.append(StageCount(stage, total, total - len(pending), calls_per_item))
         self.progress.start(stage, total, total - len(pending))
+
+    def _map(self, stage: str, total: int, pending: Sequence[T],
+             write: Callable[[Sequence[T]], None]) -> None:
+        """Compute and write ``pending`` batch by batch in this process: for the shift sweep,
+        whose batches mix one perturber per level and share perturbed texts across batches."""
+        self._start_stage(stage, total, pending)
         for batch in batched(pending, self.recipe.model.batch_size):
             write(batch)
             self.progress.advance(stage, len(batch))
+        self.progress.finish(stage)
+
+    def _map_calls(self, stage: str, total: int, pending: Sequence[T], call: BatchCall,
+                   write: Callable[[Sequence[T], list[Any]], None], calls_per_item: int = 1) -> None:
+        """Have the executor run ``call`` on ``pending`` in batches; ``write`` each batch with its
+        outputs as it comes back (in completion order: every item is keyed by content)."""
+        self._start_stage(stage, total, pending, calls_per_item)
+        tagged = ((batch, call.inputs(batch))
+                  for batch in batched(pending, self.recipe.model.batch_size))
+        with closing(self.executor.map(call.component, call.method, tagged)) as results:
+            while True:
+                try:  # only the component's own errors are located at its recipe entry
+                    batch, outputs = next(results)
+                except StopIteration:
+                    break
+                except BadInput as error:
+                    raise error.located(file=error.file or self.recipe.path,
+                                        field=None if error.file else call.spec.field) from None
+                write(batch, outputs)
+                self.progress.advance(stage, len(batch))
         self.progress.finish(stage)
 
     # -- reading the benchmark back ---------------------------------------------------

@@ -92,3 +92,37 @@ def test_audit_with_hugging_face_models_stores_and_resumes(tiny_models, tmp_path
         assert not any(component._loaded for component in hf_components)
     finally:
         second.store.close()
+
+
+def test_audit_imported_recipe_scores_an_imported_benchmark_with_no_oracle(tiny_models, tmp_path,
+                                                                          rmaudit):
+    """recipes/audit-imported.toml for real, its RM swapped for a tiny DeBERTa-v2 one: the
+    imported responses are scored and the metrics computed; no policy or oracle runs."""
+    from pathlib import Path
+
+    from _support import run_small_audit
+
+    recipe_text = (Path(__file__).resolve().parents[2] / "recipes" / "audit-imported.toml").read_text()
+    assert 'model = "OpenAssistant/reward-model-deberta-v3-large-v2"' in recipe_text
+    (tmp_path / "recipes").mkdir()
+    (tmp_path / "data").mkdir()
+    recipe = tmp_path / "recipes" / "audit-imported.toml"
+    recipe.write_text(recipe_text.replace("OpenAssistant/reward-model-deberta-v3-large-v2",
+                                          tiny_models["deberta-rm"]), encoding="utf-8")
+    source = run_small_audit(tmp_path)
+    exported = rmaudit("export", str(tmp_path / "data" / "helpful-benchmark.jsonl.gz"),
+                       "--db", str(source))
+    assert exported.code == 0, exported.err
+    db = tmp_path / "imported.db"
+    result = rmaudit("run", str(recipe), "--db", str(db))
+    assert result.code == 0, result.err
+    conn = sqlite3.connect(db)
+    try:
+        responses, labels = conn.execute(
+            "select (select count(*) from responses), (select count(*) from oracle_labels)").fetchone()
+        scored = conn.execute("select count(*) from rm_scores").fetchone()[0]
+        metrics = conn.execute("select count(*) from metric_results").fetchone()[0]
+    finally:
+        conn.close()
+    assert responses == labels == scored == 8 * 16 and metrics > 0
+    assert "Deberta-0.3B" in result.out

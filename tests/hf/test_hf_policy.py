@@ -127,8 +127,17 @@ def test_a_multi_turn_prompt_is_answered_turn_by_turn(tiny_models):
     [alone] = policy(model=path, max_new_tokens=6, temperature=0.0).generate(
         [(Prompt("dialogue", turns[1], {"messages": conversation}), 0)])
     assert alone.text == second and "turns" not in alone.meta
-    assert first == policy(model=path, max_new_tokens=6, temperature=0.0).generate(
-        [(Prompt("first", turns[0]), 0)])[0].text
+    [first_alone] = policy(model=path, max_new_tokens=6, temperature=0.0).generate(
+        [(Prompt("first", turns[0]), 0)])
+    assert first == first_alone.text
+    # each turn's perplexity is that answer's own, in its conversation (RETA Sec. 4.3's PPL(a|q))
+    assert answer.meta["turn_perplexities"] == pytest.approx(
+        [first_alone.meta["perplexity"], alone.meta["perplexity"]], rel=1e-6)
+    assert answer.meta["turn_logprobs"] == pytest.approx(
+        [first_alone.meta["logprob"], alone.meta["logprob"]], rel=1e-6)
+    assert answer.meta["turn_new_tokens"] == [first_alone.meta["new_tokens"],
+                                              alone.meta["new_tokens"]]
+    assert answer.meta["perplexity"] == answer.meta["turn_perplexities"][-1]
 
 
 def test_generation_stops_after_the_first_eos(tiny_models):

@@ -7,6 +7,7 @@ transformers calls on one unpadded sequence, never through rmaudit's batching.
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -201,6 +202,44 @@ def test_trust_remote_code_is_passed_and_off_by_default(enabled, tiny_models, pa
     options = {"trust_remote_code": True} if enabled else {}
     build(HFClassifier, model=tiny_models["gpt2-rm"], **options).score(pairs[:1])
     assert seen == [enabled, enabled]
+
+
+def test_loading_options_reach_from_pretrained_and_keep_the_scores(tiny_models, pairs, monkeypatch):
+    """revision, dtype, attn_implementation and device_map are passed as the recipe gives
+    them; eager attention and a device_map placement score as the default does."""
+    path = tiny_models["llama-rm"]
+    base = build(HFClassifier, model=path).score(pairs)
+    eager = build(HFClassifier, model=path, attn_implementation="eager")
+    assert eager.score(pairs) == pytest.approx(base, abs=1e-5)
+    assert eager.model.config._attn_implementation == "eager"
+    pytest.importorskip("accelerate")
+    placed = build(HFClassifier, model=path, device_map={"": "cpu"})
+    assert placed.score(pairs) == pytest.approx(base, abs=1e-5)
+    assert next(placed.model.parameters()).device.type == "cpu"
+    half = build(HFClassifier, model=path, dtype="bfloat16")
+    half.score(pairs[:1])
+    assert next(half.model.parameters()).dtype == torch.bfloat16
+    seen = {}
+    original = transformers.AutoModelForSequenceClassification.from_pretrained
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(transformers.AutoModelForSequenceClassification, "from_pretrained", spy)
+    build(HFClassifier, model=path, revision="v1.0", device_map="cpu",
+          attn_implementation="eager").score(pairs[:1])
+    assert {k: seen[k] for k in ("revision", "device_map", "attn_implementation")} == {
+        "revision": "v1.0", "device_map": "cpu", "attn_implementation": "eager"}
+    with pytest.raises((BadInput, ValueError), match="device or device_map, not both"):
+        build(HFClassifier, model=path, device="cpu", device_map="cpu")
+
+
+def test_device_map_without_accelerate_is_bad_input_naming_it(tiny_models, pairs, monkeypatch):
+    monkeypatch.setitem(sys.modules, "accelerate", None)
+    with pytest.raises(BadInput, match="device_map needs the accelerate package") as caught:
+        build(HFClassifier, model=tiny_models["gpt2-rm"], device_map="cpu").score(pairs[:1])
+    assert caught.value.field == "device_map"
 
 
 def test_an_unknown_model_is_bad_input_naming_the_option(pairs, monkeypatch):

@@ -15,10 +15,11 @@ import click
 from rmaudit import __version__
 from rmaudit.errors import BadInput
 
-from . import export, import_, plugins, regret, report, run, runs, tui
+from . import ablation, export, import_, plugins, regret, regret_study, report, run, runs, tui
 
 BUILTIN_COMMANDS = (run.run, plugins.plugins_command, export.export, import_.import_command, runs.runs,
-                    tui.tui, report.report, regret.regret, regret.correlate)
+                    tui.tui, report.report, regret.regret, regret.correlate,
+                    ablation.ablation, regret_study.regret_study)
 
 
 class PluginCommandsGroup(click.Group):

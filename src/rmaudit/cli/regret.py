@@ -5,7 +5,6 @@ downstream results?"""
 from __future__ import annotations
 
 import csv
-import json
 import math
 from pathlib import Path
 
@@ -16,8 +15,9 @@ from rich.table import Table
 from rmaudit.browse import open_for_reading, resolve_run
 from rmaudit.components import RUN_LEVEL
 from rmaudit.errors import BadInput
-from rmaudit.metrics.regret import (CORRELATIONS, ERROR_METRICS, correlate_across,
-                                    goodhart_from_accuracy, permutation_p_values)
+from rmaudit.metrics.regret import (correlate_across, goodhart_from_accuracy,
+                                    permutation_p_values)
+from rmaudit.regret_results import load_studies, study_table
 from rmaudit.simulated import SIMULATED_NOTICE
 
 from .render import console
@@ -25,18 +25,6 @@ from .render import console
 
 def _cell(value: float | None, digits: int = 3) -> str:
     return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
-
-
-def _studies(store, run_id: str) -> dict[str, list[dict]]:
-    """Run-level rows of every regret-correlation entry, by recipe label, in stored order."""
-    studies: dict[str, list[dict]] = {}
-    for row in store.db.query(
-            "select * from metric_results where run_id = ? and rm_key = ? order by rowid",
-            [run_id, RUN_LEVEL]):
-        params = json.loads(row["params"] or "{}")
-        if "error_metric" in params or row["key"] == "ndr/mean":
-            studies.setdefault(row["metric"], []).append({**row, "params": params})
-    return studies
 
 
 @click.command("regret")
@@ -50,7 +38,7 @@ def regret(db_path: str, run_id: str | None, pairs: bool) -> None:
     store = open_for_reading(db_path)
     try:
         run = resolve_run(store, run_id)
-        studies = _studies(store, run)
+        studies = load_studies(store, run)
         simulated = bool(store.db["runs"].get(run)["simulated"])
     finally:
         store.close()
@@ -70,27 +58,14 @@ def regret(db_path: str, run_id: str | None, pairs: bool) -> None:
 
 
 def _study_table(label: str, rows: list[dict], simulated: bool) -> Table:
-    cells = {(r["params"]["statistic"], r["params"]["error_metric"]): r
-             for r in rows if "error_metric" in r["params"]}
-    metrics = list(dict.fromkeys(metric for _, metric in cells))
-    first = next(iter(cells.values()))["params"]
-    gold = ("each RM in turn is the gold, the others proxies (N×N); mean over golds"
-            if first["gold"] == "each" else "the oracle is the gold, every RM a proxy")
+    study = study_table(label, rows)
     tag = "  [bold yellow]SIMULATED[/]" if simulated else ""
-    table = Table(title=f"{label}: error metric vs policy regret (best-of-{first['n']} NDR){tag}",
-                  title_justify="left", caption=f"{gold}; value [95% bootstrap CI over prompts]",
-                  caption_justify="left")
-    table.add_column("error metric", style="bold")
-    for statistic_label in CORRELATIONS.values():
-        table.add_column(f"{statistic_label} corr." if statistic_label != "MRR" else "MRR",
-                         justify="right")
-    for metric in metrics:
-        row = [ERROR_METRICS.get(metric, metric)]
-        for statistic in CORRELATIONS:
-            cell = cells.get((statistic, metric))
-            row.append("—" if cell is None else
-                       f"{_cell(cell['value'])} [{_cell(cell['ci_low'], 2)}, "
-                       f"{_cell(cell['ci_high'], 2)}]")
+    table = Table(title=f"{label}: error metric vs policy regret (best-of-{study.n} NDR){tag}",
+                  title_justify="left", caption=study.caption, caption_justify="left")
+    for index, header in enumerate(study.headers):
+        table.add_column(header, style="bold" if index == 0 else None,
+                         justify="left" if index == 0 else "right")
+    for row in study.rows:
         table.add_row(*row)
     return table
 

@@ -356,7 +356,8 @@ class HFCausalLMOptions(HFOptions):
 
 class HFCausalLM(_HFComponent, ReferencePolicy):
     """A Hugging Face causal LM as the reference policy: N samples per prompt through its chat
-    template, with the generation settings and the response's perplexity in each response's meta."""
+    template, with the generation settings and the response's perplexity in each response's meta
+    (for a multi-turn prompt, the last answer's, and every turn's in ``turn_perplexities``)."""
 
     name = "hf-causal-lm"
     Options = HFCausalLMOptions
@@ -454,6 +455,11 @@ class HFCausalLM(_HFComponent, ReferencePolicy):
             meta = {**settings, **facts}
             if prompt_turns:
                 meta["turns"] = [answer for answer, _ in answered]
+                # per turn, PPL_θ(a_t | q_1, a_1, ..., q_t): the perplexity of the whole
+                # conversation's answers is exp(-Σ turn_logprobs / Σ turn_new_tokens)
+                for key, name in (("turn_perplexities", "perplexity"), ("turn_logprobs", "logprob"),
+                                  ("turn_new_tokens", "new_tokens")):
+                    meta[key] = [turn_facts[name] for _, turn_facts in answered]
             out.append(Generation(text, meta))
         return out
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, PromptSource
@@ -199,23 +200,67 @@ class MtBenchPrompts(PromptSource):
 # -- Hugging Face datasets ----------------------------------------------------------------
 
 class HfDatasetOptions(FieldMappingOptions):
-    dataset: str = Field(description="hub name (Anthropic/hh-rlhf), local path, or builder (json)")
+    dataset: str = Field(description="hub name (Anthropic/hh-rlhf), a builder (json, csv, "
+                                     "parquet) with data_files, or a folder saved by "
+                                     "Dataset.save_to_disk")
     config: str | None = None
     data_dir: str | None = Field(None, description="e.g. helpful-base for Anthropic/hh-rlhf")
-    data_files: list[str] | None = None
+    data_files: str | list[str] | dict[str, str | list[str]] | None = Field(
+        None, description="files for a builder; a plain list is the 'train' split")
     split: str = "test"
     revision: str | None = Field(None, description="pin the dataset version")
+    cache_dir: str | None = Field(None, description="datasets' cache (default: HF_DATASETS_CACHE)")
     format: Literal["fields", "hh"] = Field("fields", description="hh: chosen/rejected dialogues, "
                                             "the RETA extraction rule")
 
+    @field_validator("dataset")
+    @classmethod
+    def _resolve_folder(cls, value: str, info: ValidationInfo) -> str:
+        """A folder relative to the recipe's folder when one exists there; else as written."""
+        base = (info.context or {}).get("base_dir")
+        if base is not None and not Path(value).is_absolute() and (Path(base) / value).is_dir():
+            return str((Path(base) / value).resolve())
+        return value
+
+    @field_validator("data_files")
+    @classmethod
+    def _resolve_files(cls, value, info: ValidationInfo):
+        """Files relative to the recipe's folder when they exist there (globs and URLs as written)."""
+        base = (info.context or {}).get("base_dir")
+
+        def resolve(path: str) -> str:
+            if base is None or Path(path).is_absolute():
+                return path
+            candidate = Path(base) / path
+            return str(candidate.resolve()) if candidate.is_file() else path
+
+        if value is None:
+            return None
+        if isinstance(value, str):
+            return resolve(value)
+        if isinstance(value, list):
+            return [resolve(v) for v in value]
+        return {split: resolve(v) if isinstance(v, str) else [resolve(f) for f in v]
+                for split, v in value.items()}
+
+
+def _saved_to_disk(path: str) -> bool:
+    folder = Path(path)
+    return folder.is_dir() and any((folder / name).is_file()
+                                   for name in ("state.json", "dataset_dict.json"))
+
 
 class HfDatasetPrompts(PromptSource):
-    """A Hugging Face dataset by name (needs the datasets package), as fields or HH dialogues."""
+    """A Hugging Face dataset by name (needs the datasets package), as fields or HH dialogues.
+
+    Offline (``HF_HUB_OFFLINE=1``, ``HF_DATASETS_OFFLINE=1``) it loads what the cache holds,
+    a builder over local ``data_files``, or a folder written by ``save_to_disk``.
+    """
 
     name = "hf-dataset"
     Options = HfDatasetOptions
 
-    def load(self) -> Loaded:
+    def _rows(self):
         try:
             import datasets
         except ImportError:
@@ -223,11 +268,27 @@ class HfDatasetPrompts(PromptSource):
                            "pip install datasets", field="dataset", value=self.options.dataset) from None
         o = self.options
         try:
-            rows = datasets.load_dataset(o.dataset, o.config, data_dir=o.data_dir,
-                                         data_files=o.data_files, split=o.split, revision=o.revision)
+            if _saved_to_disk(o.dataset):
+                loaded = datasets.load_from_disk(o.dataset)
+                if isinstance(loaded, datasets.DatasetDict):
+                    if o.split not in loaded:
+                        raise BadInput(f"no split {o.split!r}; the dataset has "
+                                       f"{', '.join(loaded)}", field="split", value=o.split)
+                    loaded = loaded[o.split]
+                return loaded
+            return datasets.load_dataset(o.dataset, o.config, data_dir=o.data_dir,
+                                         data_files=o.data_files, split=o.split,
+                                         revision=o.revision, cache_dir=o.cache_dir)
+        except BadInput:
+            raise
         except Exception as error:  # datasets raises many types (not found, offline, bad split)
-            raise BadInput(f"cannot load the dataset ({type(error).__name__}: {error})",
+            first = (str(error).strip().splitlines() or [""])[0]
+            raise BadInput(f"cannot load the dataset ({type(error).__name__}: {first})",
                            field="dataset", value=o.dataset) from None
+
+    def load(self) -> Loaded:
+        o = self.options
+        rows = self._rows()
         where = f"{o.dataset}[{o.split}]"
         if o.format == "fields":
             return _field_prompts(((f"{where} row {i}", row) for i, row in enumerate(rows, 1)), o, where)

@@ -16,10 +16,12 @@ import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
 from rmaudit import hookimpl
-from rmaudit.components import (ComponentOptions, Metric, MetricOutput, MetricValue, Oracle,
-                                OracleLabel, Prompt, Response, RewardModel, StudyInputs)
+from rmaudit.components import (ComponentOptions, CurveValue, Metric, MetricOutput, MetricValue,
+                                Oracle, OracleLabel, Prompt, Response, RewardModel, StudyInputs)
 from rmaudit.errors import BadInput
-from rmaudit.metrics.regret import CORRELATIONS, ERROR_METRICS, regret_correlation
+from rmaudit.metrics.regret import CORRELATIONS, ERROR_METRICS, ndr_curve, regret_correlation
+from rmaudit.panels import Panel, PanelContext
+from rmaudit.regret_results import NDR_CURVE_PREFIX, SUMMARY_KEY
 from rmaudit.simulated._random import Draws
 
 #: Label of the benchmark's oracle when it is the gold (``gold = "oracle"``).
@@ -37,6 +39,9 @@ class RegretCorrelationOptions(ComponentOptions):
     bootstrap: int = Field(200, ge=2, description="bootstrap replicates over prompts")
     seed: int = Field(0, ge=0)
     n_bins: int = Field(10, ge=1, description="margin bins of the BT-calibration ECE")
+    curves: bool = Field(True, description="store each proxy's NDR against n (x = n; the TUI "
+                                           "and report also plot it against KL) for the "
+                                           "first gold: the oracle, or the first RM")
 
 
 class RegretCorrelation(Metric):
@@ -85,7 +90,31 @@ class RegretCorrelation(Metric):
             params={"n": study.n, "gold": o.gold, "rms": list(study.rms),
                     "golds": list(study.golds), "ndr": _matrix(study.ndr),
                     "error": {m: _matrix(e) for m, e in study.error.items()}}))
-        return MetricOutput(values=values)
+        curves = _ndr_curves(pools, study, o.bootstrap, o.seed) if o.curves else []
+        return MetricOutput(values=values, curves=curves)
+
+
+def _curve_ns(n: int) -> list[int]:
+    """Best-of-n sizes of the NDR curves: the powers of 2 from 2 below n, and n."""
+    return [2 ** k for k in range(1, max(1, n.bit_length())) if 2 ** k < n] + [n]
+
+
+def _ndr_curves(pools: dict[str, Any], study, bootstrap: int, seed: int) -> list[CurveValue]:
+    """Each proxy's NDR against n, with the first gold (seed Fig. 9's x axis is the KL of
+    best-of-n, a function of n: plotted from these).  Keys ``ndr_curve/<proxy label>``."""
+    gold = study.golds[0]
+    ns = _curve_ns(study.n)
+    curves = []
+    for label in study.rms:
+        if label == gold:
+            continue
+        curve = ndr_curve(pools[gold], pools[label], ns, bootstrap=bootstrap, seed=seed)
+        curves.append(CurveValue(
+            key=f"{NDR_CURVE_PREFIX}{label}", label=f"NDR of best-of-n, gold = {gold}",
+            x_label="n", x=np.asarray(curve.x, dtype=float), value=curve.value,
+            stderr=curve.stderr, ci_low=curve.ci_low, ci_high=curve.ci_high,
+            params={"gold": gold, "proxy": label}))
+    return curves
 
 
 def _matrix(values: np.ndarray) -> list[list[float | None]]:
@@ -212,6 +241,20 @@ class BradleyTerryAnnotator(Oracle):
 @hookimpl
 def register_metrics(register):
     register(RegretCorrelation)
+
+
+def _regret_panel(context: PanelContext, curve_key: str | None):
+    from rmaudit.tui.widgets.regret import RegretView  # Textual only when the panel is shown
+
+    return RegretView(context)
+
+
+@hookimpl
+def register_panels(register):
+    register(Panel("regret", "Regret", _regret_panel, metric_keys=(SUMMARY_KEY,),
+                   curve_prefixes=(NDR_CURVE_PREFIX,),
+                   doc="seed 002's Table 1/4 with CIs, observed (accuracy, NDR) of each proxy "
+                       "on the Regressional Goodhart curve (Fig. 8), and NDR against n or KL"))
 
 
 @hookimpl

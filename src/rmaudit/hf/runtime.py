@@ -55,6 +55,12 @@ def load_model(auto_class: Any, model: str, *, revision: str | None, options: An
     if options.attn_implementation is not None:
         kwargs["attn_implementation"] = options.attn_implementation
     if options.device_map is not None:
+        try:
+            import accelerate  # noqa: F401  (from_pretrained places a device_map with it)
+        except ImportError:
+            raise BadInput("device_map needs the accelerate package: pip install accelerate "
+                           "(or give device instead)", field="device_map",
+                           value=options.device_map) from None
         kwargs["device_map"] = options.device_map
     try:
         loaded = auto_class.from_pretrained(model, **kwargs)

@@ -1,0 +1,239 @@
+"""Executors: where a stage's component runs its batches (DESIGN.md, "Stages are batch maps").
+
+The runner hands an executor a component, the name of its batch method (``generate``,
+``label`` or ``score``) and a stream of batches; the executor gives back each batch with the
+method's outputs.  It never touches the store: the driver stays the single writer to SQLite
+and commits every returned batch in one transaction, so exactly-once storage and resume work
+the same whichever executor computed the batch.
+
+* ``local`` (the default) calls the component in-process, one batch at a time.
+* ``ray`` runs the batches on a pool of Ray actors.  Each actor builds its own copy of the
+  stage's component on its first batch, from the component's class and validated options (a
+  model loads once per worker), and runs one batch at a time.  An actor that dies is
+  restarted and its batch retried (``max_restarts``): the retried batch rebuilds the
+  component on the fresh actor, and the driver stores each batch it gets back once.
+  CPU-only pools carry over to the next stage that asks for the same resources (starting a
+  worker process costs about a second); a pool with GPUs ends with its stage, because only a
+  process exit surely hands all of a model's GPU memory back before the next model loads.
+
+Ray is imported only when a ray executor runs its first batch: the core install and a local
+run never need it.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections import deque
+from collections.abc import Iterable, Iterator
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from rmaudit.components import Component
+from rmaudit.openai_api.client import ApiOptions
+
+K = TypeVar("K")  # what the runner tags a batch with (its items), handed back with the outputs
+
+INSTALL_HINT = "pip install 'rmaudit[ray]'"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LocalExecutorOptions(_Strict):
+    name: Literal["local"] = "local"
+
+
+class PoolOptions(_Strict):
+    """Resources of one stage's actor pool; unset fields take the executor's defaults."""
+
+    num_workers: int | None = Field(None, ge=1, description="actors in the pool")
+    num_cpus: float | None = Field(None, ge=0, description="CPUs reserved per actor")
+    num_gpus: float | None = Field(None, ge=0, description="GPUs reserved per actor (fractions share one)")
+
+
+class RayExecutorOptions(_Strict):
+    name: Literal["ray"]
+    address: str | None = Field(None, description="omitted: start Ray on this machine; 'auto': join "
+                                "the cluster this node belongs to; 'ray://HOST:10001': Ray Client; "
+                                "'HOST:6379': a head node's GCS")
+    num_workers: int = Field(2, ge=1, description="actors per stage")
+    num_cpus: float = Field(1.0, ge=0, description="CPUs reserved per actor")
+    num_gpus: float = Field(0.0, ge=0, description="GPUs reserved per actor")
+    max_restarts: int = Field(3, ge=0, description="restarts of a dead actor, each retrying the "
+                              "batch it was running")
+    batches_per_worker: int = Field(2, ge=1, description="batches queued per actor: the next batch "
+                                    "travels while the current one runs")
+    runtime_env: dict[str, Any] | None = Field(None, description="Ray runtime environment for "
+                                               "ray.init (e.g. pip packages for a Ray Client)")
+    policy: PoolOptions | None = Field(None, description="overrides for the reference policy's pool")
+    oracle: PoolOptions | None = Field(None, description="overrides for the oracle's pool")
+    reward_models: PoolOptions | None = Field(None, description="overrides for every RM's pool")
+
+    @field_validator("address")
+    @classmethod
+    def _known_address_form(cls, address: str | None) -> str | None:
+        if address is None or address == "auto" or re.fullmatch(r"ray://[^\s/]+(:\d+)?", address) \
+                or re.fullmatch(r"[^\s/:]+:\d+", address):
+            return address
+        raise ValueError("expected 'auto', 'ray://HOST[:PORT]' or 'HOST:PORT' (omit it to start "
+                         "Ray on this machine)")
+
+    def pool(self, kind: str) -> PoolOptions:
+        """The resolved pool resources for a component of ``kind``."""
+        override = {"reference_policy": self.policy, "oracle": self.oracle,
+                    "reward_model": self.reward_models}.get(kind) or PoolOptions()
+        return PoolOptions(num_workers=override.num_workers or self.num_workers,
+                           num_cpus=self.num_cpus if override.num_cpus is None else override.num_cpus,
+                           num_gpus=self.num_gpus if override.num_gpus is None else override.num_gpus)
+
+
+ExecutorOptions = LocalExecutorOptions | RayExecutorOptions
+EXECUTOR_OPTIONS: dict[str, type[BaseModel]] = {"local": LocalExecutorOptions, "ray": RayExecutorOptions}
+
+
+class LocalExecutor:
+    """Calls the component in this process, batch after batch."""
+
+    def map(self, component: Component, method: str,
+            batches: Iterable[tuple[K, list[Any]]]) -> Iterator[tuple[K, list[Any]]]:
+        call = getattr(component, method)
+        for tag, inputs in batches:
+            yield tag, call(inputs)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class ComponentWorker:
+    """A Ray actor's state: the component of the stage it serves, built on its first batch."""
+
+    def __init__(self) -> None:
+        self.build_key: str | None = None
+        self.component: Component | None = None
+
+    def run(self, build: tuple[str, type[Component], BaseModel], method: str,
+            inputs: list[Any]) -> list[Any]:
+        key, cls, options = build
+        if key != self.build_key:
+            self.component = None  # the previous stage's model goes before the next one loads
+            self.component = cls(options)
+            self.build_key = key
+        return getattr(self.component, method)(inputs)
+
+
+class RayExecutor:
+    """Runs each stage's batches on a pool of Ray actors and streams the outputs back."""
+
+    def __init__(self, options: RayExecutorOptions) -> None:
+        self.options = options
+        self._ray: Any = None
+        self._started_ray = False  # shut down only a Ray instance this executor started
+        #: The CPU-only pool kept for the next stage: its resources and its actors.
+        self._kept: tuple[PoolOptions, list[Any]] | None = None
+
+    def _connect(self) -> Any:
+        if self._ray is None:
+            try:
+                import ray
+            except ImportError:  # recipes are checked at load; this is an install changed since
+                raise RuntimeError(f"the ray executor needs Ray: {INSTALL_HINT}") from None
+            if not ray.is_initialized():
+                ray.init(address=self.options.address, runtime_env=self.options.runtime_env,
+                         include_dashboard=False, configure_logging=False)
+                self._started_ray = True
+            self._ray = ray
+        return self._ray
+
+    def worker_options(self, component: Component, workers: int) -> list[BaseModel]:
+        """Each actor's options: the component's own, except that an API component's
+        ``concurrency`` (requests in flight) is one budget split across the pool, so the whole
+        cluster keeps the recipe's limit, the one the API's rate limit was sized for."""
+        options = component.options
+        if not isinstance(options, ApiOptions):
+            return [options] * workers
+        share, extra = divmod(options.concurrency, workers)
+        return [options.model_copy(update={"concurrency": share + (i < extra)})
+                for i in range(workers)]
+
+    def map(self, component: Component, method: str,
+            batches: Iterable[tuple[K, list[Any]]]) -> Iterator[tuple[K, list[Any]]]:
+        ray = self._connect()
+        pool = self.options.pool(component.kind)
+        size = pool.num_workers
+        if isinstance(component.options, ApiOptions):
+            size = min(size, component.options.concurrency)  # every actor gets ≥ 1 request slot
+        workers = self._workers(ray, pool, size)
+        # shipped once to the object store, not with every batch
+        builds = [ray.put((uuid.uuid4().hex, type(component), options))
+                  for options in self.worker_options(component, size)]
+        queued = iter(batches)
+        in_flight: dict[Any, tuple[K, int]] = {}  # object ref → (batch tag, actor index)
+        # actor slots, round-robin: the first batches go one to each actor
+        free = deque(i for _ in range(self.options.batches_per_worker) for i in range(size))
+        try:
+            while True:
+                while free:
+                    item = next(queued, None)
+                    if item is None:
+                        break
+                    tag, inputs = item
+                    actor = free.popleft()
+                    in_flight[workers[actor].run.remote(builds[actor], method, inputs)] = (tag, actor)
+                if not in_flight:
+                    return
+                [done], _ = ray.wait(list(in_flight), num_returns=1)
+                tag, actor = in_flight.pop(done)
+                free.append(actor)
+                yield tag, self._result(ray, done, component)
+        finally:
+            if pool.num_gpus:
+                self._kill(workers)
+            else:
+                self._kept = (pool, workers)
+
+    def _workers(self, ray: Any, pool: PoolOptions, size: int) -> list[Any]:
+        """``size`` actors with ``pool``'s resources: the kept pool's if it has them (grown if
+        need be), else new ones, after the kept pool is gone so its resources are free."""
+        kept, self._kept = self._kept, None
+        if kept is not None and kept[0] == pool:
+            workers = kept[1]
+        else:
+            self._kill(kept[1] if kept else [])
+            workers = []
+        actor_class = ray.remote(ComponentWorker).options(
+            num_cpus=pool.num_cpus, num_gpus=pool.num_gpus, max_restarts=self.options.max_restarts,
+            # an actor task lost with its process is rerun on the restarted actor
+            max_task_retries=self.options.max_restarts)
+        workers += [actor_class.remote() for _ in range(size - len(workers))]
+        return workers
+
+    def _kill(self, workers: list[Any]) -> None:
+        for worker in workers:
+            self._ray.kill(worker)  # frees its CPUs and GPUs
+
+    def _result(self, ray: Any, ref: Any, component: Component) -> list[Any]:
+        try:
+            return ray.get(ref)
+        except ray.exceptions.RayTaskError as error:
+            # the component's own exception (a BadInput the runner locates in the recipe, an
+            # API error), with the worker's traceback chained
+            raise (error.cause or error) from error
+        except ray.exceptions.RayActorError as error:
+            raise RuntimeError(f"a Ray worker running {component.kind} {component.name!r} died "
+                               f"more than max_restarts = {self.options.max_restarts} times; "
+                               f"rerun to resume: {str(error).splitlines()[0]}") from None
+
+    def close(self) -> None:
+        if self._kept is not None:
+            self._kill(self._kept[1])
+            self._kept = None
+        if self._started_ray:
+            self._ray.shutdown()
+        self._ray, self._started_ray = None, False
+
+
+def make_executor(options: ExecutorOptions) -> LocalExecutor | RayExecutor:
+    return RayExecutor(options) if isinstance(options, RayExecutorOptions) else LocalExecutor()

@@ -1,0 +1,117 @@
+"""A stored regret-correlation study read back for display (``rmaudit regret``, the TUI's
+regret panel, ``rmaudit report``), without any UI toolkit.
+
+The ``regret-correlation`` metric (``rmaudit.default_plugins.regret``) stores, under the
+run-level RM key, one row per (correlation statistic, error metric) — the cells of seed 002's
+Table 1 / Table 4 — and an ``ndr/mean`` row whose params hold the (gold × RM) matrices of NDR
+and of every error metric; and one run-level curve per proxy, ``ndr_curve/<proxy label>``:
+its best-of-n NDR against n.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from rmaudit.components import RUN_LEVEL
+from rmaudit.metrics.regret import CORRELATIONS, ERROR_METRICS, goodhart_from_accuracy
+
+#: Curve keys of the per-proxy NDR curves start with this.
+NDR_CURVE_PREFIX = "ndr_curve/"
+SUMMARY_KEY = "ndr/mean"
+
+
+def load_studies(store, run_id: str) -> dict[str, list[dict]]:
+    """Run-level rows of every regret-correlation entry, by recipe label, in stored order
+    (``params`` decoded)."""
+    studies: dict[str, list[dict]] = {}
+    for row in store.db.query(
+            "select * from metric_results where run_id = ? and rm_key = ? order by rowid",
+            [run_id, RUN_LEVEL]):
+        params = json.loads(row["params"] or "{}")
+        if "error_metric" in params or row["key"] == SUMMARY_KEY:
+            studies.setdefault(row["metric"], []).append({**row, "params": params})
+    return studies
+
+
+def _number(value: float | None, digits: int) -> str:
+    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
+
+
+@dataclass(frozen=True)
+class StudyTable:
+    """One study in the Table 1 / Table 4 layout: a row per error metric, a column per
+    correlation statistic, each cell "value [CI low, CI high]"."""
+
+    label: str
+    n: int
+    gold: str  # "each" (N×N) or "oracle"
+    headers: list[str]
+    rows: list[list[str]]
+
+    @property
+    def caption(self) -> str:
+        who = ("each RM in turn is the gold, the others proxies (N×N); mean over golds"
+               if self.gold == "each" else "the oracle is the gold, every RM a proxy")
+        return f"{who}; value [95% bootstrap CI over prompts]"
+
+
+def study_table(label: str, rows: list[dict]) -> StudyTable:
+    cells = {(r["params"]["statistic"], r["params"]["error_metric"]): r
+             for r in rows if "error_metric" in r["params"]}
+    metrics = list(dict.fromkeys(metric for _, metric in cells))
+    first = next(iter(cells.values()))["params"]
+    headers = ["error metric", *(f"{s} corr." if s != "MRR" else s for s in CORRELATIONS.values())]
+    table = []
+    for metric in metrics:
+        row = [ERROR_METRICS.get(metric, metric)]
+        for statistic in CORRELATIONS:
+            cell = cells.get((statistic, metric))
+            row.append("—" if cell is None else
+                       f"{_number(cell['value'], 3)} [{_number(cell['ci_low'], 2)}, "
+                       f"{_number(cell['ci_high'], 2)}]")
+        table.append(row)
+    return StudyTable(label, int(first["n"]), first["gold"], headers, table)
+
+
+@dataclass(frozen=True)
+class GoodhartPoint:
+    """One (gold, proxy) pair of a study: its pairwise accuracy and best-of-n NDR."""
+
+    gold: str
+    proxy: str
+    accuracy: float
+    ndr: float
+
+    @property
+    def predicted_ndr(self) -> float:
+        """The NDR the Regressional Goodhart normal model predicts from the accuracy (NaN
+        below 1/2, outside the model's range)."""
+        return (float(goodhart_from_accuracy(self.accuracy)["ndr"])
+                if 0.5 <= self.accuracy <= 1.0 else float("nan"))
+
+
+def goodhart_points(rows: list[dict]) -> list[GoodhartPoint]:
+    """Every (gold, proxy) pair of a study with both an accuracy and an NDR (empty when the
+    study did not compute accuracy)."""
+    summary = next((r for r in rows if r["key"] == SUMMARY_KEY), None)
+    if summary is None or "accuracy" not in summary["params"].get("error", {}):
+        return []
+    params = summary["params"]
+    accuracy, ndr = params["error"]["accuracy"], params["ndr"]
+    points = []
+    for g, gold in enumerate(params["golds"]):
+        for p, proxy in enumerate(params["rms"]):
+            if accuracy[g][p] is not None and ndr[g][p] is not None:
+                points.append(GoodhartPoint(gold, proxy, float(accuracy[g][p]), float(ndr[g][p])))
+    return points
+
+
+def goodhart_curve(points: int = 101) -> tuple[np.ndarray, np.ndarray]:
+    """The closed-form curve of seed Fig. 8: accuracy from 1/2 to 1 against the NDR the
+    normal model expects, sin(π (accuracy − 1/2))."""
+    accuracy = np.linspace(0.5, 1.0, points)
+    return accuracy, np.asarray(goodhart_from_accuracy(accuracy)["ndr"])
