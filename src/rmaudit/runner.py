@@ -822,7 +822,8 @@ class Runner:
         """Name the recipe entry, the RM and the prompt id (not its position) at fault."""
         problem = error.problem
         if error.prompt_index is not None:
-            problem = problem.removeprefix(f"prompt {error.prompt_index}: ")
+            # the metric numbered the prompt by position; say its id instead, once
+            problem = problem.replace(f"prompt {error.prompt_index}: ", "", 1)
             problem = f"prompt {prompt_ids[error.prompt_index]}: {problem}"
         field = metric_spec.field
         if error.field in metric_spec.cls.Options.model_fields:
