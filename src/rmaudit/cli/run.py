@@ -46,6 +46,7 @@ def run(recipe_path: str, db_path: str, resume: bool, dry_run: bool) -> None:
             err.print(note, markup=False)
         for table in summary_tables(load_summary(store, result.run_id)):
             out.print(table)
-        out.print(f"stored in {db_path} (run {result.run_id}); browse: rmaudit runs --db {db_path}")
+        out.print(f"stored in {db_path} (run {result.run_id}); browse it: rmaudit tui {db_path} "
+                  f"(needs rmaudit[tui]), plots: rmaudit report {db_path} --out report/")
     finally:
         store.close()
