@@ -164,3 +164,23 @@ def test_run_level_metric_sees_every_rm_once(rmaudit, write_recipe, tmp_path):
     prompts = {pid for _, pid in picks}
     expected = np.mean([picks[("honest", p)][1] - picks[("length", p)][1] for p in prompts])
     assert rows[0][1] == pytest.approx(expected)
+
+
+def test_nested_components_resolve_data_paths_against_the_recipe(rmaudit, write_recipe, tmp_path,
+                                                                  monkeypatch):
+    """An ensemble member's scores file is found next to the recipe, whatever the cwd."""
+    db = tmp_path / "audit.db"
+    assert rmaudit("run", str(write_recipe()), "--db", str(db)).code == 0
+    ids = [rid for (rid,) in sqlite3.connect(db).execute("select id from responses")]
+    (tmp_path / "scores.jsonl").write_text(
+        "".join(f'{{"response_id": "{rid}", "score": {i % 7}}}\n' for i, rid in enumerate(ids)))
+    extra = ('\n[[reward_models]]\nlabel = "mixed"\nname = "ensemble"\nmembers = [\n'
+             '  { name = "scores-file", path = "scores.jsonl" },\n'
+             '  { name = "simulated-rm", seed = 1 },\n]\n')
+    recipe = write_recipe(extra_rms=extra, name="nested.toml")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = rmaudit("run", str(recipe), "--db", str(db))
+    assert result.code == 0, result.err
+    assert "mixed" in result.out

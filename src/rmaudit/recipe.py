@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from rmaudit import plugins
 from rmaudit.components import Component, PairSource
@@ -89,6 +89,27 @@ def component_spec(kind: str, raw: Any, *, field: str, file: str | None, base_di
     found = plugins.resolve(kind, name, field=f"{field}.name", file=file)
     parsed = validate_options(found.cls, options, field=field, file=file, base_dir=base_dir)
     return ComponentSpec(kind, found.cls, parsed, field, label or name)
+
+
+def nested_component(kind: str, table: dict[str, Any], *, field: str,
+                     info: ValidationInfo) -> dict[str, Any]:
+    """Validate a component table nested in another component's options (an ensemble's
+    members, a proxy's gold RM) from inside that component's pydantic validator.
+
+    Returns the table with its validated options, so relative data paths are already
+    resolved against the recipe's folder when the nested component is built later.
+    """
+    try:
+        spec = component_spec(kind, table, field=field, file=None,
+                              base_dir=(info.context or {}).get("base_dir"))
+    except BadInput as error:
+        raise ValueError(error.one_line()) from None
+    return {"name": table["name"], **spec.options.model_dump(mode="json")}
+
+
+def build_nested(kind: str, table: dict[str, Any], *, field: str) -> Component:
+    """Build a component from a table :func:`nested_component` validated."""
+    return component_spec(kind, table, field=field, file=None, base_dir=None).build()
 
 
 def _bad_input(error: ValidationError, model: type[BaseModel], raw: dict[str, Any], *,

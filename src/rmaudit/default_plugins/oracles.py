@@ -9,7 +9,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Oracle, OracleLabel, Prompt, Response
-from rmaudit.errors import BadInput
+from rmaudit.recipe import build_nested, nested_component
 
 
 class RewardModelOracleOptions(ComponentOptions):
@@ -21,15 +21,7 @@ class RewardModelOracleOptions(ComponentOptions):
     @field_validator("model")
     @classmethod
     def _model_resolves(cls, model: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
-        from rmaudit.recipe import component_spec  # the recipe module validates nested specs
-
-        try:
-            spec = component_spec("reward_model", model, field="model", file=None,
-                                   base_dir=(info.context or {}).get("base_dir"))
-        except BadInput as error:
-            raise ValueError(error.one_line()) from None
-        # validated options: relative data paths are resolved against the recipe's folder now
-        return {"name": model["name"], **spec.options.model_dump(mode="json")}
+        return nested_component("reward_model", model, field="model", info=info)
 
 
 class RewardModelOracle(Oracle):
@@ -40,10 +32,7 @@ class RewardModelOracle(Oracle):
 
     def __init__(self, options: RewardModelOracleOptions | None = None) -> None:
         super().__init__(options)
-        from rmaudit.recipe import component_spec
-
-        self.model = component_spec("reward_model", self.options.model, field="model", file=None,
-                                    base_dir=None).build()
+        self.model = build_nested("reward_model", self.options.model, field="model")
         self.simulated = self.model.simulated
 
     def identity(self) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from rmaudit.components import (ComponentOptions, CurveValue, Metric, MetricOutp
 from rmaudit.errors import BadInput
 from rmaudit.metrics.regret import CORRELATIONS, ERROR_METRICS, ndr_curve, regret_correlation
 from rmaudit.panels import Panel, PanelContext
+from rmaudit.recipe import build_nested, nested_component
 from rmaudit.regret_results import NDR_CURVE_PREFIX, SUMMARY_KEY
 from rmaudit.simulated._random import Draws
 
@@ -122,22 +123,6 @@ def _matrix(values: np.ndarray) -> list[list[float | None]]:
     return [[None if math.isnan(v) else float(v) for v in row] for row in values]
 
 
-def _validate_nested(kind: str, table: dict[str, Any], field: str, info: ValidationInfo) -> None:
-    from rmaudit.recipe import component_spec  # the recipe module validates nested specs
-
-    try:
-        component_spec(kind, table, field=field, file=None,
-                       base_dir=(info.context or {}).get("base_dir"))
-    except BadInput as error:
-        raise ValueError(error.one_line()) from None
-
-
-def _build_nested(table: dict[str, Any]):
-    from rmaudit.recipe import component_spec
-
-    return component_spec("reward_model", table, field="gold", file=None, base_dir=None).build()
-
-
 class SyntheticProxyOptions(ComponentOptions):
     gold: dict[str, Any] = Field(description="the gold reward model, as an RM table")
     sigma: float = Field(0.0, ge=0, description="sd of Gaussian noise added to the gold score "
@@ -155,8 +140,7 @@ class SyntheticProxyOptions(ComponentOptions):
     @field_validator("gold")
     @classmethod
     def _gold_resolves(cls, gold: dict[str, Any], info: ValidationInfo):
-        _validate_nested("reward_model", gold, "gold", info)
-        return gold
+        return nested_component("reward_model", gold, field="gold", info=info)
 
 
 class SyntheticProxy(RewardModel):
@@ -168,7 +152,7 @@ class SyntheticProxy(RewardModel):
 
     def __init__(self, options=None) -> None:
         super().__init__(options)
-        self.gold = _build_nested(self.options.gold)
+        self.gold = build_nested("reward_model", self.options.gold, field="gold")
 
     def identity(self) -> dict[str, Any]:
         identity = super().identity()
@@ -201,8 +185,7 @@ class BradleyTerryAnnotatorOptions(ComponentOptions):
     @field_validator("gold")
     @classmethod
     def _gold_resolves(cls, gold: dict[str, Any], info: ValidationInfo):
-        _validate_nested("reward_model", gold, "gold", info)
-        return gold
+        return nested_component("reward_model", gold, field="gold", info=info)
 
 
 class BradleyTerryAnnotator(Oracle):
@@ -214,7 +197,7 @@ class BradleyTerryAnnotator(Oracle):
 
     def __init__(self, options=None) -> None:
         super().__init__(options)
-        self.gold = _build_nested(self.options.gold)
+        self.gold = build_nested("reward_model", self.options.gold, field="gold")
 
     def identity(self) -> dict[str, Any]:
         identity = super().identity()

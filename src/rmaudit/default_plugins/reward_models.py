@@ -15,6 +15,7 @@ from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
 from rmaudit.errors import BadInput
 from rmaudit.options import DataFile
+from rmaudit.recipe import build_nested, nested_component
 
 
 class EnsembleOptions(ComponentOptions):
@@ -24,16 +25,8 @@ class EnsembleOptions(ComponentOptions):
     @field_validator("members")
     @classmethod
     def _members_resolve(cls, members: list[dict[str, Any]], info: ValidationInfo):
-        from rmaudit.recipe import component_spec  # the recipe module validates nested specs
-
-        context = info.context or {}
-        for i, member in enumerate(members):
-            try:
-                component_spec("reward_model", member, field=f"members[{i}]", file=None,
-                               base_dir=context.get("base_dir"))
-            except BadInput as error:
-                raise ValueError(error.one_line()) from None
-        return members
+        return [nested_component("reward_model", member, field=f"members[{i}]", info=info)
+                for i, member in enumerate(members)]
 
 
 class Ensemble(RewardModel):
@@ -44,10 +37,7 @@ class Ensemble(RewardModel):
 
     def __init__(self, options=None) -> None:
         super().__init__(options)
-        from rmaudit.recipe import component_spec
-
-        self.members = [component_spec("reward_model", m, field=f"members[{i}]", file=None,
-                                       base_dir=None).build()
+        self.members = [build_nested("reward_model", m, field=f"members[{i}]")
                         for i, m in enumerate(self.options.members)]
         self.simulated = any(m.simulated for m in self.members)
 
