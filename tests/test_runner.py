@@ -184,3 +184,19 @@ def test_nested_components_resolve_data_paths_against_the_recipe(rmaudit, write_
     result = rmaudit("run", str(recipe), "--db", str(db))
     assert result.code == 0, result.err
     assert "mixed" in result.out
+
+
+def test_the_main_recipe_plans_the_papers_scale(rmaudit, tmp_path):
+    """recipes/helpful.toml: k = 100 prompts, N = 256, 10 judge samples, five RMs."""
+    from pathlib import Path
+
+    recipe = Path(__file__).resolve().parents[1] / "recipes" / "helpful.toml"
+    plan = Runner(load_recipe(recipe), None).plan()
+    totals = {c.stage: (c.total, c.pending * c.calls_per_item) for c in plan}
+    assert totals["prompts"][0] == 100
+    assert totals["responses"] == (25_600, 25_600)
+    assert totals["oracle labels"] == (25_600, 256_000)
+    assert sum(stage.startswith("scores: ") for stage in totals) == 5
+    result = rmaudit("run", str(recipe), "--dry-run", "--db", str(tmp_path / "none.db"))
+    assert result.code == 0 and "256,000" in result.out
+    assert not (tmp_path / "none.db").exists()
