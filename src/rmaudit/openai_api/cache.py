@@ -13,6 +13,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -37,13 +38,26 @@ class RequestCache:
         # one connection used from the event loop's thread, which may not be the creator's
         self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
         self._lock = threading.Lock()
-        self._conn.execute("pragma journal_mode=wal")
-        # WAL without an fsync per commit: a killed process loses nothing, a power cut at most
-        # the last replies (which a rerun pays for again); a commit per reply stays cheap
-        self._conn.execute("pragma synchronous=normal")
-        self._conn.execute("create table if not exists replies (key text primary key, "
-                           "endpoint text not null, body text not null)")
-        self._conn.commit()
+        self._initialise()
+
+    def _initialise(self) -> None:
+        """Switch to WAL and create the table.  Several processes (Ray workers) may open a new
+        cache at once; switching the journal mode ignores SQLite's busy timeout, so retry."""
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self._conn.execute("pragma journal_mode=wal")
+                # WAL without an fsync per commit: a killed process loses nothing, a power cut
+                # at most the last replies (which a rerun pays for again)
+                self._conn.execute("pragma synchronous=normal")
+                self._conn.execute("create table if not exists replies (key text primary key, "
+                                   "endpoint text not null, body text not null)")
+                self._conn.commit()
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def get(self, key: str) -> dict[str, Any] | None:
         with self._lock:
