@@ -82,6 +82,19 @@ class _HFComponent:
 
     options: HFOptions
 
+    def __init__(self, options=None) -> None:
+        super().__init__(options)  # type: ignore[call-arg]
+        self._loaded = False
+
+    def _load(self) -> None:
+        """Load the model(s) on first use: a plan, or a rerun with nothing to do, loads none."""
+        if not self._loaded:
+            self._load_models()
+            self._loaded = True
+
+    def _load_models(self) -> None:
+        raise NotImplementedError
+
     def identity(self) -> dict[str, Any]:
         identity = super().identity()  # type: ignore[misc]
         identity["options"] = {k: v for k, v in identity["options"].items()
@@ -141,6 +154,26 @@ class _TruncationCount:
         self.truncated += truncated
 
 
+class _HFRewardModel(_HFComponent, RewardModel):
+    """What the Hugging Face RMs share: a count of truncated inputs, reported after a run."""
+
+    def __init__(self, options=None) -> None:
+        super().__init__(options)
+        self.truncation = _TruncationCount()
+
+    def report(self) -> dict[str, Any]:
+        if not self._loaded:
+            return {}
+        return {"inputs scored": self.truncation.scored,
+                "inputs truncated": self.truncation.truncated, "max_length": self.max_length,
+                "truncation side": self.options.truncation_side, "input format": self.input_format,
+                **self._model_report()}
+
+    def _model_report(self) -> dict[str, Any]:
+        """Facts specific to this kind of RM, added to the report."""
+        raise NotImplementedError
+
+
 class HFClassifierOptions(ScoringOptions):
     head_aggregate: Literal["mean", "first", "index"] = Field(
         "mean", description="how the heads of a multi-head RM become one score")
@@ -153,21 +186,14 @@ class HFClassifierOptions(ScoringOptions):
         return self
 
 
-class HFClassifier(_HFComponent, RewardModel):
+class HFClassifier(_HFRewardModel):
     """A Hugging Face sequence-classification reward model (hub id or local folder); multi-head
     RMs are reduced by head_aggregate (mean by default, as the RETA paper's RM5H)."""
 
     name = "hf-classifier"
     Options = HFClassifierOptions
 
-    def __init__(self, options=None) -> None:
-        super().__init__(options)
-        self._loaded = False
-        self.truncation = _TruncationCount()
-
-    def _load(self) -> None:
-        if self._loaded:
-            return
+    def _load_models(self) -> None:
         import transformers
 
         from rmaudit.hf import runtime
@@ -187,7 +213,6 @@ class HFClassifier(_HFComponent, RewardModel):
                                                                               required=False)
         self.input_names = ["input_ids"] + (
             ["token_type_ids"] if "token_type_ids" in self.tokenizer.model_input_names else [])
-        self._loaded = True
 
     def encode(self, prompt: Prompt, response: Response) -> tuple[dict[str, list[int]], bool]:
         """Model inputs for one (prompt, response), and whether they were truncated.
@@ -230,13 +255,8 @@ class HFClassifier(_HFComponent, RewardModel):
             combined = logits[:, self.options.head_index if self.options.head_index is not None else 0]
         return [float(v) for v in combined]
 
-    def report(self) -> dict[str, Any]:
-        if not self._loaded:
-            return {}
-        return {"inputs scored": self.truncation.scored,
-                "inputs truncated": self.truncation.truncated, "max_length": self.max_length,
-                "truncation side": self.options.truncation_side, "input format": self.input_format,
-                "heads": self.model.config.num_labels}
+    def _model_report(self) -> dict[str, Any]:
+        return {"heads": self.model.config.num_labels}
 
 
 class DPOImplicitOptions(ScoringOptions):
@@ -253,21 +273,14 @@ class DPOImplicitOptions(ScoringOptions):
         return _local_or_hub(value, info)
 
 
-class DPOImplicit(_HFComponent, RewardModel):
+class DPOImplicit(_HFRewardModel):
     """A DPO model's implicit reward β·(log π(y|x) − log π_ref(y|x)) over response tokens, or
     reference-free log π(y|x) (sum or mean over tokens), as RewardBench scores DPO models."""
 
     name = "dpo-implicit"
     Options = DPOImplicitOptions
 
-    def __init__(self, options=None) -> None:
-        super().__init__(options)
-        self._loaded = False
-        self.truncation = _TruncationCount()
-
-    def _load(self) -> None:
-        if self._loaded:
-            return
+    def _load_models(self) -> None:
         import transformers
 
         from rmaudit.hf import runtime
@@ -292,7 +305,6 @@ class DPOImplicit(_HFComponent, RewardModel):
                                                 field="reference")
         self.pad_id = runtime.filler_token_id(self.tokenizer)
         self.max_length = _max_length(o.max_length, self.tokenizer, self.policy)
-        self._loaded = True
 
     def encode(self, prompt: Prompt, response: Response) -> tuple[list[int], int, bool]:
         """Token ids of the whole conversation, the index of its first response token, and
@@ -337,13 +349,8 @@ class DPOImplicit(_HFComponent, RewardModel):
                             self.options.truncation_side)
         return [float(self.options.beta * s) for s in scores]
 
-    def report(self) -> dict[str, Any]:
-        if not self._loaded:
-            return {}
-        return {"inputs scored": self.truncation.scored,
-                "inputs truncated": self.truncation.truncated, "max_length": self.max_length,
-                "truncation side": self.options.truncation_side, "input format": self.input_format,
-                "reference": self.options.reference or "none (reference-free)"}
+    def _model_report(self) -> dict[str, Any]:
+        return {"reference": self.options.reference or "none (reference-free)"}
 
 
 class HFCausalLMOptions(HFOptions):
@@ -362,13 +369,7 @@ class HFCausalLM(_HFComponent, ReferencePolicy):
     name = "hf-causal-lm"
     Options = HFCausalLMOptions
 
-    def __init__(self, options=None) -> None:
-        super().__init__(options)
-        self._loaded = False
-
-    def _load(self) -> None:
-        if self._loaded:
-            return
+    def _load_models(self) -> None:
         import transformers
 
         from rmaudit.hf import runtime
@@ -384,7 +385,6 @@ class HFCausalLM(_HFComponent, ReferencePolicy):
         if eos is None:
             eos = self.tokenizer.eos_token_id
         self.eos_ids = [] if eos is None else ([eos] if isinstance(eos, int) else list(eos))
-        self._loaded = True
 
     def _prompt_ids(self, messages: list[dict[str, str]], prompt: Prompt) -> list[int]:
         from rmaudit.hf.runtime import render_chat

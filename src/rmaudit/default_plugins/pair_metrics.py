@@ -38,18 +38,23 @@ def _scalar(key: str, label: str, result: MetricResult, **params: Any) -> Metric
                        ci_low=result.ci_low, ci_high=result.ci_high, params=params)
 
 
+class PairMetric(Metric):
+    """A metric of an RM's scores on preference pairs: ``compute`` gets :class:`PairInputs`."""
+
+    scope = "pairs"
+    needs = ("pairs",)
+
+
 class AccuracyOptions(ComponentOptions):
     ties: Ties = TIES_FIELD
     by_subset: bool = Field(True, description="also report the accuracy of each subset")
 
 
-class PairAccuracy(Metric):
+class PairAccuracy(PairMetric):
     """Fraction of pairs whose chosen response the RM scores higher (RewardBench), overall and per subset."""
 
     name = "pair-accuracy"
     Options = AccuracyOptions
-    scope = "pairs"
-    needs = ("pairs",)
     bounds = (0.0, 1.0)
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
@@ -74,13 +79,11 @@ class SectionScoreOptions(ComponentOptions):
     ties: Ties = TIES_FIELD
 
 
-class SectionScore(Metric):
+class SectionScore(PairMetric):
     """Section-weighted score of per-subset accuracies; the RewardBench preset by default (seed 003)."""
 
     name = "section-score"
     Options = SectionScoreOptions
-    scope = "pairs"
-    needs = ("pairs",)
     bounds = (0.0, 1.0)
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
@@ -103,13 +106,11 @@ class RMBenchOptions(ComponentOptions):
     ties: Ties = TIES_FIELD
 
 
-class RMBenchDifficulty(Metric):
+class RMBenchDifficulty(PairMetric):
     """RM-Bench easy / normal / hard accuracy from the chosen-style × rejected-style matrix."""
 
     name = "rm-bench"
     Options = RMBenchOptions
-    scope = "pairs"
-    needs = ("pairs",)
     bounds = (0.0, 1.0)
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
@@ -132,13 +133,11 @@ class CalibrationOptions(ComponentOptions):
     ties: Ties = TIES_FIELD
 
 
-class Calibration(Metric):
+class Calibration(PairMetric):
     """ECE with M equal-width confidence bins and the reliability diagram (seed 004 Sec. 3.1)."""
 
     name = "calibration"
     Options = CalibrationOptions
-    scope = "pairs"
-    needs = ("pairs",)
     higher_is_better = False
     bounds = (0.0, 1.0)
 
@@ -162,13 +161,11 @@ class BTECEOptions(ComponentOptions):
     ties: Ties = TIES_FIELD
 
 
-class BTECE(Metric):
+class BTECE(PairMetric):
     """Bradley-Terry ECE: accuracy against σ(margin) in reward-margin bins (seed 002 App. 8.3)."""
 
     name = "bt-ece"
     Options = BTECEOptions
-    scope = "pairs"
-    needs = ("pairs",)
     higher_is_better = False
     bounds = (0.0, 1.0)
 
@@ -193,12 +190,11 @@ class OODOptions(ComponentOptions):
     level: float = Field(0.25, gt=0, le=1, description="shift level p of the OOD set (a level of the sweep)")
 
 
-class OODDetection(Metric):
+class OODDetection(PairMetric):
     """AUROC and FPR@95 of an OOD detector between the unshifted pairs and one shifted set (seed 004 Sec. 5)."""
 
     name = "ood-detection"
     Options = OODOptions
-    scope = "pairs"
     needs = ("pairs", "shift")
     bounds = (0.0, 1.0)
 
@@ -234,12 +230,11 @@ def shift_curve_key(quantity: str, target: str) -> str:
     return f"shift_{quantity}_{target}"
 
 
-class ShiftCurves(Metric):
+class ShiftCurves(PairMetric):
     """Accuracy, mean confidence, ECE, AUROC and FPR@95 against shift level p, per target (seed 004 Fig. 1-2)."""
 
     name = "shift-curves"
     Options = ShiftCurvesOptions
-    scope = "pairs"
     needs = ("pairs", "shift")
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
