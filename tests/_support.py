@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from contextlib import asynccontextmanager
 import textwrap
 from pathlib import Path
 
@@ -94,3 +95,22 @@ def run_small_audit(folder: Path, db_name: str = "audit.db") -> Path:
     finally:
         store.close()
     return db
+
+
+@asynccontextmanager
+async def curves_panel(db, tab_title: str | None = None, size: tuple[int, int] = (120, 40)):
+    """Open ``rmaudit tui`` on ``db``, go to the Curves screen and select the tab titled
+    ``tab_title`` (default: the last); yields (tab titles, the active panel, the pilot)."""
+    from rmaudit.tui.app import AuditApp  # Textual only for the tests that browse
+
+    app = AuditApp(db)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        screen = app.screen
+        titles = [view.title for view in screen.views]
+        index = len(titles) - 1 if tab_title is None else titles.index(tab_title)
+        screen.query_one("TabbedContent").active = f"panel-{index}"
+        await pilot.pause()
+        yield titles, screen.active_panel(), pilot

@@ -9,10 +9,10 @@ import pytest
 
 pytest.importorskip("textual")
 
+from _support import curves_panel  # noqa: E402
 from rmaudit.recipe import load_recipe  # noqa: E402
 from rmaudit.runner import Runner  # noqa: E402
 from rmaudit.store import Store  # noqa: E402
-from rmaudit.tui.app import AuditApp  # noqa: E402
 from rmaudit.tui.widgets.pairs import ShiftView  # noqa: E402
 from rmaudit.tui.widgets.plots import CurvePlot  # noqa: E402
 
@@ -57,16 +57,8 @@ name = "shift-curves"
 
 
 async def panels(db, tab_title: str):
-    app = AuditApp(db)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.pause()
-        await pilot.press("c")
-        await pilot.pause()
-        screen = app.screen
-        titles = [view.title for view in screen.views]
-        screen.query_one("TabbedContent").active = f"panel-{titles.index(tab_title)}"
-        await pilot.pause()
-        return titles, screen.active_panel()
+    async with curves_panel(db, tab_title, size=(160, 50)) as (titles, panel, _):
+        return titles, panel
 
 
 def test_the_pair_panels_show_the_stored_shift_curves_and_reliability_diagram(tmp_path):

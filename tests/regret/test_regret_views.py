@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from _support import curves_panel
 from rmaudit.browse import open_for_reading, resolve_run
 from rmaudit.metrics import bon_kl
 from rmaudit.metrics.regret import goodhart_from_accuracy
@@ -77,20 +78,10 @@ def test_the_regret_panel_is_registered_and_claims_the_ndr_curves():
 
 
 def test_the_tui_shows_the_regret_panel_for_a_regret_run(regret_db):
-    from rmaudit.tui.app import AuditApp
     from rmaudit.tui.widgets.regret import GoodhartPlot, RegretView
 
     async def walk():
-        app = AuditApp(regret_db)
-        async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
-            await pilot.press("c")
-            await pilot.pause()
-            screen = app.screen
-            titles = [view.title for view in screen.views]
-            screen.query_one("TabbedContent").active = f"panel-{titles.index('Regret')}"
-            await pilot.pause()
-            panel = screen.active_panel()
+        async with curves_panel(regret_db, "Regret") as (titles, panel, pilot):
             tables = [t.row_values() for t in panel.query("StudyTableView")]
             goodhart = panel.query_one(GoodhartPlot)
             before = panel.ndr_plot.x_label

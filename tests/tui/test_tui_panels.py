@@ -7,6 +7,7 @@ import types
 
 from textual.widgets import Static
 
+from _support import curves_panel
 from rmaudit import hookimpl
 from rmaudit.panels import Panel
 from rmaudit.plugins import load_plugins, pm
@@ -20,16 +21,9 @@ RELIABILITY_ROWS = [  # a calibration metric's reliability diagram, as a later i
 
 
 async def curve_tabs(db) -> tuple[list[str], object]:
-    app = AuditApp(db)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("c")
-        await pilot.pause()
-        screen = app.screen
-        titles = [view.title for view in screen.views]
-        screen.query_one("TabbedContent").active = f"panel-{len(titles) - 1}"
-        await pilot.pause()
-        return titles, screen.active_panel()
+    """The Curves screen's tab titles and its last tab's panel."""
+    async with curves_panel(db) as (titles, panel, _):
+        return titles, panel
 
 
 def test_an_unclaimed_curve_gets_the_generic_panel(db_copy):
