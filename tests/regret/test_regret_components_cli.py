@@ -17,7 +17,6 @@ from rmaudit.components import Prompt, Response
 from rmaudit.metrics import correlate_across, permutation_p_values
 from rmaudit.recipe import component_spec
 
-ROOT = Path(__file__).resolve().parents[2]
 ROWS = ("Pearson corr.", "Spearman corr.", "Kendall τ corr.", "accuracy", "Bo5",
         "BT-calibration ECE", "MRR", "NDCG", "ξ corr.", "accuracy-pair")
 
@@ -73,24 +72,6 @@ def test_bt_annotator_prefers_like_bradley_terry(tmp_path, difference, beta):
     assert abs(prefers_better.mean() - expected) < 3 * standard_error
 
 
-@pytest.fixture(scope="module")
-def regret_run(tmp_path_factory):
-    """recipes/regret.toml cut to 24 prompts, run through the CLI once for this module."""
-    from rmaudit.cli import main
-
-    folder = tmp_path_factory.mktemp("regret")
-    text = (ROOT / "recipes" / "regret.toml").read_text(encoding="utf-8")
-    assert "k = 120" in text and text.count("bootstrap = 200") == 2
-    recipe = folder / "regret-small.toml"
-    recipe.write_text(text.replace("k = 120", "k = 24").replace("bootstrap = 200", "bootstrap = 60"),
-                      encoding="utf-8")
-    db = folder / "regret.db"
-    with pytest.raises(SystemExit) as done:
-        main(["run", str(recipe), "--db", str(db)])
-    assert done.value.code == 0
-    return db
-
-
 def stored(db: Path, metric: str) -> dict[str, tuple]:
     conn = sqlite3.connect(db)
     try:
@@ -102,19 +83,19 @@ def stored(db: Path, metric: str) -> dict[str, tuple]:
     return {key: (value, low, high) for key, value, low, high, _ in rows}
 
 
-def test_regret_recipe_family_accuracy_type_metrics_predict_regret(regret_run):
-    study = stored(regret_run, "regret (N×N)")
+def test_regret_recipe_family_accuracy_type_metrics_predict_regret(regret_db):
+    study = stored(regret_db, "regret (N×N)")
     assert len(study) == 10 * 4 + 1  # Table 4's rows × 4 statistics, and the NDR summary
     for metric in ("accuracy", "kendall", "spearman", "pearson", "ndcg"):
         for statistic in ("pearson", "spearman"):
             value, low, high = study[f"{statistic}/{metric}"]
             assert value > 0.6 and low > 0.3 and low <= high, (metric, statistic, value, low)
-    oracle = stored(regret_run, "regret (oracle gold)")
+    oracle = stored(regret_db, "regret (oracle gold)")
     assert oracle["spearman/accuracy"][0] > 0.6
 
 
-def test_rmaudit_regret_prints_the_table_with_cis(rmaudit, regret_run):
-    result = rmaudit("regret", str(regret_run), "--pairs")
+def test_rmaudit_regret_prints_the_table_with_cis(rmaudit, regret_db):
+    result = rmaudit("regret", str(regret_db), "--pairs")
     assert result.code == 0, result.err
     out = result.out
     assert "regret (N×N): error metric vs policy regret (best-of-16 NDR)" in out
@@ -135,8 +116,8 @@ def test_rmaudit_regret_without_a_study_exits_2(rmaudit, write_recipe, tmp_path)
     assert result.code == 2 and "run has no regret-correlation results" in result.err
 
 
-def test_correlate_downstream_results(rmaudit, regret_run, tmp_path):
-    conn = sqlite3.connect(regret_run)
+def test_correlate_downstream_results(rmaudit, regret_db, tmp_path):
+    conn = sqlite3.connect(regret_db)
     accuracy = dict(conn.execute(
         """select m.label, r.value from metric_results r join run_reward_models m
            on m.run_id = r.run_id and m.rm_key = r.rm_key where r.key = 'pairwise_accuracy'"""))
@@ -145,7 +126,7 @@ def test_correlate_downstream_results(rmaudit, regret_run, tmp_path):
     win_rate = [0.71, 0.66, 0.52, 0.40, 0.45]
     csv_path = tmp_path / "downstream.csv"
     csv_path.write_text("rm,win_rate\n" + "".join(f"{l},{w}\n" for l, w in zip(labels, win_rate)))
-    result = rmaudit("correlate", str(regret_run), "--downstream", str(csv_path))
+    result = rmaudit("correlate", str(regret_db), "--downstream", str(csv_path))
     assert result.code == 0, result.err
     line = next(l for l in result.out.splitlines() if l.startswith("│ pairwise-accuracy"))
     x = [accuracy[label] for label in labels]
@@ -161,10 +142,10 @@ def test_correlate_downstream_results(rmaudit, regret_run, tmp_path):
     ("rm,win_rate\ngold,0.7\nσ=2,0.4\n", "expected at least 3 RMs to correlate across, got 2"),
     ("rm,win_rate\ngold,0.7\nσ=2,high\nσ=8,0.1\n", ":3: win_rate: expected a number (got 'high')"),
 ])
-def test_correlate_bad_downstream_file_exits_2(rmaudit, regret_run, tmp_path, body, message):
+def test_correlate_bad_downstream_file_exits_2(rmaudit, regret_db, tmp_path, body, message):
     csv_path = tmp_path / "downstream.csv"
     csv_path.write_text(body)
-    result = rmaudit("correlate", str(regret_run), "--downstream", str(csv_path))
+    result = rmaudit("correlate", str(regret_db), "--downstream", str(csv_path))
     assert result.code == 2, result
     assert len(result.err.strip().splitlines()) == 1 and message in result.err, result.err
 

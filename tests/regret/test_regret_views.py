@@ -8,7 +8,6 @@ import asyncio
 import json
 import sqlite3
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,26 +21,8 @@ from rmaudit.regret_results import NDR_CURVE_PREFIX
 from rmaudit.report import GOODHART_FIGURE, REPORT_NAME, build_figures
 from rmaudit.results import load_summary
 
-ROOT = Path(__file__).resolve().parents[2]
 PROXIES = ["σ=0.25", "σ=0.5", "σ=1", "σ=2", "σ=4", "σ=8", "σ=0.5 + lottery loophole",
            "σ=0.5 + 20% flipped"]
-
-
-@pytest.fixture(scope="module")
-def regret_db(tmp_path_factory):
-    """recipes/regret.toml cut to 16 prompts and 40 bootstrap replicates."""
-    from rmaudit.cli import main
-
-    folder = tmp_path_factory.mktemp("regret-views")
-    text = (ROOT / "recipes" / "regret.toml").read_text(encoding="utf-8")
-    recipe = folder / "regret-small.toml"
-    recipe.write_text(text.replace("k = 120", "k = 16").replace("bootstrap = 200", "bootstrap = 40"),
-                      encoding="utf-8")
-    db = folder / "regret.db"
-    with pytest.raises(SystemExit) as done:
-        main(["run", str(recipe), "--db", str(db)])
-    assert done.value.code == 0
-    return db
 
 
 def summary_of(db):
