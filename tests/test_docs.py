@@ -86,3 +86,109 @@ def test_ci_runs_exactly_the_readme_test_command():
     ci_lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
     assert ci_lines[-1] == block.group(1).strip()
     assert "-e plugins/rmaudit-ranking -e plugins/rmaudit-verifiable" in ci_lines[-1]
+
+
+# -- the README and docs/ -----------------------------------------------------------------------
+
+DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+README_LIMIT = 12 * 1024  # bytes: a README that gets a user running, not a reference manual
+
+
+def load_generator():
+    """docs/_generate.py, under the name its cog blocks import it by."""
+    import importlib.util
+    import sys
+
+    if "_generate" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("_generate", ROOT / "docs" / "_generate.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["_generate"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["_generate"]
+
+
+def test_generated_sections_are_current():
+    """The component reference, CLI help, commands table and store schema match the code."""
+    import io
+
+    generator = load_generator()
+    output = io.StringIO()
+    status = generator.run_cog(check=True, output=output)
+    assert status == 0, (f"a generated docs section is stale; regenerate with: "
+                         f"{generator.REGENERATE}\n{output.getvalue()}")
+
+
+def test_staleness_check_catches_an_edited_section(tmp_path, monkeypatch):
+    """The check above can fail: a hand-edited generated line is reported, with its diff."""
+    import io
+
+    generator = load_generator()
+    (tmp_path / "docs").mkdir()
+    schema_page = (ROOT / "docs" / "data-formats.md").read_text(encoding="utf-8")
+    edited = schema_page.replace("| `prompt_id` | TEXT |", "| `prompt_id` | BLOB |", 1)
+    assert edited != schema_page
+    (tmp_path / "docs" / "data-formats.md").write_text(edited, encoding="utf-8")
+    monkeypatch.setattr(generator, "ROOT", tmp_path)
+    monkeypatch.setattr(generator, "FILES", ("docs/data-formats.md",))
+    output = io.StringIO()
+    assert generator.run_cog(check=True, output=output) != 0
+    assert "BLOB" in output.getvalue() and generator.REGENERATE in output.getvalue()
+
+
+def test_every_store_table_is_described():
+    """data-formats.md says what each table of the (generated) schema holds."""
+    page = (ROOT / "docs" / "data-formats.md").read_text(encoding="utf-8")
+    described = set(re.findall(r"^- `(\w+)`:", page, re.M))
+    tables = set(re.findall(r"^### `(\w+)`$", load_generator().store_schema(), re.M))
+    assert tables and described == tables
+
+
+def test_every_builtin_component_is_in_the_reference():
+    from rmaudit import plugins
+
+    page = (ROOT / "docs" / "reference" / "components.md").read_text(encoding="utf-8")
+    headings = set(re.findall(r"^### `([\w.-]+)`$", page, re.M))
+    builtin = {entry.cls.name for kind in plugins.HOOK_OF_KIND for entry in plugins.registered(kind)
+               if entry.source == plugins.BUILTIN_SOURCE}
+    assert len(builtin) > 40 and builtin <= headings
+
+
+def test_readme_stays_short_and_starts_with_the_extras():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.encode("utf-8")) <= README_LIMIT, "README.md is over 12 KB: move details to docs/"
+    block = re.search(r"\*\*Run the main audit\*\*.*?```bash\n(.*?)\n```", readme, re.S)
+    assert block and "'.[tui,report]'" in block.group(1)
+    assert block.group(1).endswith("rmaudit run recipes/helpful.toml")
+
+
+def _anchors(markdown: str) -> set[str]:
+    """GitHub's anchors of a page's headings."""
+    headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", markdown, flags=re.S), re.M)
+    return {"".join(c for c in h.strip().lower() if c.isalnum() or c in " -_").replace(" ", "-")
+            for h in headings}
+
+
+@pytest.mark.parametrize("page", DOC_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_resolve(page):
+    """Every link to a file of the repo names one that exists, and an anchor it has."""
+    text = page.read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(([^)\s]+)\)", re.sub(r"```.*?```", "", text, flags=re.S)):
+        if re.match(r"[a-z]+:", target):
+            continue  # https:, mailto:
+        path, _, anchor = target.partition("#")
+        resolved = (page.parent / path).resolve() if path else page
+        assert resolved.exists(), f"{page.name} links to {target}, which does not exist"
+        if anchor and resolved.suffix == ".md":
+            assert anchor in _anchors(resolved.read_text(encoding="utf-8")), \
+                f"{page.name} links to {target}: no such heading"
+
+
+def test_user_facing_text_names_papers_and_no_outside_design_document():
+    """Docs, recipes and (through the generated reference) CLI help and component summaries
+    cite papers by name, never by the project's internal seed numbers, and point at no design
+    document outside the repository."""
+    files = [*DOC_FILES, *sorted((ROOT / "recipes").glob("*.toml")), ROOT / "benchmarks" / "README.md"]
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        found = re.search(r"\bseed(?:'s)? (?:00\d|fig|table|eq|sec)|DESIGN\.md", text, re.I)
+        assert not found, f"{path.relative_to(ROOT)}: {found.group(0)!r}"

@@ -1,4 +1,4 @@
-"""The core never imports a UI toolkit (DESIGN.md, "Headless core")."""
+"""The core never imports a UI toolkit (docs/architecture.md, "Layers")."""
 
 import subprocess
 import sys

@@ -4,7 +4,8 @@ A component is a class with a unique ``name``, a pydantic ``Options`` model (val
 from the recipe) and a docstring whose first line describes it.  The host builds it
 with validated options; its identity — kind, name, ``version`` and options — is hashed
 into the keys of everything it produces, so changing any option means new work and an
-unchanged component never redoes any (DESIGN.md, "Content-addressed, resumable store").
+unchanged component never redoes any (docs/architecture.md, "Content-addressed,
+resumable store").
 
 Stages call components on batches (``generate``, ``label``, ``score``): a component may
 vectorise across the batch but must return the same value for an item whatever batch
@@ -171,11 +172,11 @@ class BenchmarkData:
 class PairSource(PromptSource):
     """A preference-pair dataset: (prompt, chosen, rejected) triples, optionally by subset.
 
-    DESIGN.md lists preference-pair datasets among the prompt sources, so a pair source is
-    one (registered through ``register_prompt_sources``): in ``[prompts.source]`` it gives
-    the distinct prompts of its pairs, in ``[pairs.source]`` the pairs themselves.  A source
-    with ``needs_benchmark = True`` derives its pairs from the recipe's benchmark and has no
-    prompts of its own.
+    Preference-pair datasets are prompt sources (docs/architecture.md, "Plugin kinds"), so a
+    pair source is one (registered through ``register_prompt_sources``): in
+    ``[prompts.source]`` it gives the distinct prompts of its pairs, in ``[pairs.source]`` the
+    pairs themselves.  A source with ``needs_benchmark = True`` derives its pairs from the
+    recipe's benchmark and has no prompts of its own.
     """
 
     needs_benchmark: ClassVar[bool] = False

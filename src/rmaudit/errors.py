@@ -1,4 +1,5 @@
-"""The two kinds of failure the CLI distinguishes (DESIGN.md, "Exit codes").
+"""The two kinds of failure the CLI distinguishes (docs/architecture.md, "Errors and exit
+codes").
 
 ``BadInput`` is the user's to fix (recipe, data file, option, score values): the CLI
 prints its one-line message and exits with 2.  Anything else that stops a run is a

@@ -1,4 +1,4 @@
-"""Executors: where a stage's component runs its batches (DESIGN.md, "Stages are batch maps").
+"""Executors: where a stage's component runs its batches (docs/architecture.md, "Executors").
 
 The runner hands an executor a component, the name of its batch method (``generate``,
 ``label`` or ``score``) and a stream of batches; the executor gives back each batch with the

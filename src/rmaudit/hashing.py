@@ -1,4 +1,4 @@
-"""Content keys: stable hashes of JSON-able values (DESIGN.md, content-addressed store)."""
+"""Content keys: stable hashes of JSON-able values (docs/architecture.md, "Content-addressed, resumable store")."""
 
 import hashlib
 import json

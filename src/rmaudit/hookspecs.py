@@ -1,4 +1,5 @@
-"""Hook specifications: one collector hook per component kind (DESIGN.md, "Plugin kinds").
+"""Hook specifications: one collector hook per component kind (docs/architecture.md,
+"Plugin kinds").
 
 Every ``register_<kind>`` hook receives a ``register`` callback; a plugin calls it once
 per component class it provides.  The class must subclass the base class of that kind

@@ -1,4 +1,4 @@
-"""Recipes: TOML files validated into typed component options (DESIGN.md, "Shape").
+"""Recipes: TOML files validated into typed component options (docs/recipes.md).
 
 A recipe names its components by ``name`` (or ``plugin:name``) and gives their options
 beside it::

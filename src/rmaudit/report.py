@@ -157,7 +157,7 @@ def goodhart_figure(summary: RunSummary, points: dict[str, list]) -> Figure:
     ax.axhline(0.0, color="grey", linewidth=0.8, linestyle="--")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
-    ax.set_title(_title(summary, "Accuracy vs NDR against Regressional Goodhart (seed Fig. 8)"))
+    ax.set_title(_title(summary, "Accuracy vs NDR against Regressional Goodhart (Rethinking RM Evaluation, Fig. 8)"))
     return figure
 
 

@@ -96,7 +96,7 @@ def test_bad_settings_are_clear_errors(call, message):
 def test_regret_study_command_prints_each_table(rmaudit):
     result = rmaudit("regret-study", "responses", "--ks", "2,8", "--replicates", "20")
     assert result.code == 0, result.err
-    assert "responses per prompt vs prompts (seed Fig. 6)" in result.out
+    assert "responses per prompt vs prompts (Rethinking RM Evaluation" in result.out
     assert "Spearman corr." in result.out and "SIMULATED" in result.out
     budget = rmaudit("regret-study", "budget", "--budget", "40", "--ks", "2,4", "--replicates", "5")
     assert budget.code == 0 and "BT annotator (β = 0.5)" in budget.out

@@ -32,7 +32,7 @@ def _cell(value: float | None, digits: int = 3) -> str:
 @click.option("--run", "run_id", help="Run id or prefix (default: the latest run).")
 @click.option("--pairs", is_flag=True,
               help="Also print each gold's proxies: accuracy, NDR, and the NDR the Regressional "
-                   "Goodhart normal model predicts from that accuracy (seed Fig. 8).")
+                   "Goodhart normal model predicts from that accuracy (Rethinking RM Evaluation, Fig. 8).")
 def regret(db_path: str, run_id: str | None, pairs: bool) -> None:
     """Print a run's regret-correlation study: error metric × correlation with best-of-n regret."""
     store = open_for_reading(db_path)

@@ -41,9 +41,11 @@ def _ks(value: str | None) -> tuple[int, ...] | None:
 @click.option("--seed", type=int, default=0, show_default=True)
 def regret_study(kind: str, samples: int, budget: int, beta: float, ks: str | None, bins: int,
                  pool: int, replicates: int | None, seed: int) -> None:
-    """Which RM test set predicts best-of-n regret best? KIND: responses (fixed sample count,
-    seed Fig. 6), budget (fixed annotation budget with a BT annotator, Fig. 7) or rank-bins
-    (which gold ranks the chosen and rejected responses come from, Fig. 4).
+    """Which RM test set predicts best-of-n regret best (Rethinking RM Evaluation, Sec. 4)?
+
+    KIND: responses (fixed sample count, Fig. 6), budget (fixed annotation budget with a BT
+    annotator, Fig. 7) or rank-bins (which gold ranks the chosen and rejected responses come
+    from, Fig. 4).
 
     A synthetic world: gold r* ~ N(0, 1), 10 proxies r* + σ·N(0, 1) with σ from 0.5 to 1.5;
     each proxy's regret is its best-of-16 NDR on 200 downstream prompts × 16 responses.  Each

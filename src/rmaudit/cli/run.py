@@ -47,6 +47,7 @@ def run(recipe_path: str, db_path: str, resume: bool, dry_run: bool) -> None:
         for table in summary_tables(load_summary(store, result.run_id)):
             out.print(table)
         out.print(f"stored in {db_path} (run {result.run_id}); browse it: rmaudit tui {db_path} "
-                  f"(needs rmaudit[tui]), plots: rmaudit report {db_path} --out report/")
+                  f"(needs rmaudit[tui]), plots: rmaudit report {db_path} --out report/",
+                  markup=False)  # a literal line: "[tui]" and the path are not Rich markup
     finally:
         store.close()

@@ -55,7 +55,7 @@ class RetaOptions(RetaEstimation):
 
 
 class Reta(Metric):
-    """RETA(η): mean oracle score of the RM's top-η responses over the prompt mean (seed 000 Eq. 5-6)."""
+    """RETA(η): mean oracle score of the RM's top-η responses over the prompt mean (RETA paper Eq. 5-6)."""
 
     name = "reta"
     Options = RetaOptions
@@ -86,7 +86,7 @@ class RetaCurveOptions(RetaEstimation):
 
 
 class RetaCurve(Metric):
-    """The RETA curve: RETA(η) at 15 η from 1/2 down to the smallest estimable (seed 000 Sec. 4.2)."""
+    """The RETA curve: RETA(η) at 15 η from 1/2 down to the smallest estimable (RETA paper Sec. 4.2)."""
 
     name = "reta-curve"
     Options = RetaCurveOptions
@@ -118,7 +118,7 @@ class BestOfNOptions(ComponentOptions):
 
 
 class BestOfN(Metric):
-    """Best-of-n: the oracle score of the RM's pick among n random responses (seed 000 Eq. 1, App. B.3)."""
+    """Best-of-n: the oracle score of the RM's pick among n random responses (RETA paper Eq. 1, App. B.3)."""
 
     name = "best-of-n"
     Options = BestOfNOptions
@@ -159,7 +159,7 @@ class BestKOfNOptions(ComponentOptions):
 
 
 class BestKOfN(Metric):
-    """Best-k-of-n: mean oracle score of the RM's top k among n random responses (seed 000 Fig. 2d)."""
+    """Best-k-of-n: mean oracle score of the RM's top k among n random responses (RETA paper Fig. 2d)."""
 
     name = "best-k-of-n"
     Options = BestKOfNOptions
@@ -182,7 +182,7 @@ class PairwiseAccuracyOptions(ComponentOptions):
 
 
 class PairwiseAccuracy(Metric):
-    """Accuracy on every within-prompt response pair the oracle orders (TestGenPair, seed 000 App. A.1)."""
+    """Accuracy on every within-prompt response pair the oracle orders (TestGenPair, RETA paper App. A.1)."""
 
     name = "pairwise-accuracy"
     Options = PairwiseAccuracyOptions

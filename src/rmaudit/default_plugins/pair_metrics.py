@@ -73,14 +73,14 @@ class PairAccuracy(PairMetric):
 
 class SectionScoreOptions(ComponentOptions):
     sections: Literal["rewardbench"] | dict[str, list[str] | dict[str, float]] = Field(
-        "rewardbench", description="'rewardbench' (seed 003's leaderboard weights) or section → "
+        "rewardbench", description="'rewardbench' (RewardBench's leaderboard weights) or section → "
                                    "subsets (weighted by pair count) or subset → weight")
     weights: dict[str, float] | None = Field(None, description="section weights (default: the preset's, or 1)")
     ties: Ties = TIES_FIELD
 
 
 class SectionScore(PairMetric):
-    """Section-weighted score of per-subset accuracies; the RewardBench preset by default (seed 003)."""
+    """Section-weighted score of per-subset accuracies; the RewardBench preset by default."""
 
     name = "section-score"
     Options = SectionScoreOptions
@@ -129,12 +129,12 @@ class RMBenchDifficulty(PairMetric):
 
 
 class CalibrationOptions(ComponentOptions):
-    n_bins: int = Field(10, ge=1, description="equal-width confidence bins M (seed 004 uses 10)")
+    n_bins: int = Field(10, ge=1, description="equal-width confidence bins M (RMs Under Distribution Shift uses 10)")
     ties: Ties = TIES_FIELD
 
 
 class Calibration(PairMetric):
-    """ECE with M equal-width confidence bins and the reliability diagram (seed 004 Sec. 3.1)."""
+    """ECE with M equal-width confidence bins and the reliability diagram (RMs Under Distribution Shift, Sec. 3.1)."""
 
     name = "calibration"
     Options = CalibrationOptions
@@ -162,7 +162,7 @@ class BTECEOptions(ComponentOptions):
 
 
 class BTECE(PairMetric):
-    """Bradley-Terry ECE: accuracy against σ(margin) in reward-margin bins (seed 002 App. 8.3)."""
+    """Bradley-Terry ECE: accuracy against σ(margin) in reward-margin bins (Rethinking RM Evaluation, App. 8.3)."""
 
     name = "bt-ece"
     Options = BTECEOptions
@@ -185,13 +185,13 @@ def detector_scores(detector: str, chosen: np.ndarray, rejected: np.ndarray) -> 
 
 
 class OODOptions(ComponentOptions):
-    detector: Literal["energy", "msp"] = Field("energy", description="energy score (seed 004) or max softmax")
+    detector: Literal["energy", "msp"] = Field("energy", description="energy score (RMs Under Distribution Shift) or max softmax")
     target: Literal["prompt", "response", "both"] = Field("response", description="which shift is the OOD set")
     level: float = Field(0.25, gt=0, le=1, description="shift level p of the OOD set (a level of the sweep)")
 
 
 class OODDetection(PairMetric):
-    """AUROC and FPR@95 of an OOD detector between the unshifted pairs and one shifted set (seed 004 Sec. 5)."""
+    """AUROC and FPR@95 of an OOD detector between the unshifted pairs and one shifted set (RMs Under Distribution Shift, Sec. 5)."""
 
     name = "ood-detection"
     Options = OODOptions
@@ -231,7 +231,7 @@ def shift_curve_key(quantity: str, target: str) -> str:
 
 
 class ShiftCurves(PairMetric):
-    """Accuracy, mean confidence, ECE, AUROC and FPR@95 against shift level p, per target (seed 004 Fig. 1-2)."""
+    """Accuracy, mean confidence, ECE, AUROC and FPR@95 against shift level p, per target (RMs Under Distribution Shift, Fig. 1-2)."""
 
     name = "shift-curves"
     Options = ShiftCurvesOptions
@@ -291,7 +291,7 @@ def register_panels(register: Any) -> None:
                    curve_keys=tuple(shift_curve_key(q, t) for q in SHIFT_QUANTITIES
                                     for t in SHIFT_TARGETS),
                    doc="accuracy, confidence, ECE, AUROC and FPR@95 against shift level p, "
-                       "one line per RM and target (seed 004 Fig. 1-2)"))
+                       "one line per RM and target (RMs Under Distribution Shift, Fig. 1-2)"))
     register(Panel("reliability-diagram", "Reliability diagram", _reliability_view,
                    curve_keys=(RELIABILITY_KEY,),
                    doc="accuracy against mean confidence per confidence bin; the diagonal is "

@@ -1,7 +1,7 @@
 """Built-in preference-pair sources: pair files (generic, Anthropic HH, RM-Bench, LLMBar) and
 pairs derived from the recipe's benchmark (TestGenPair and oracle rank bins).
 
-A pair source is a prompt source (DESIGN.md's plugin table lists preference-pair datasets
+A pair source is a prompt source (docs/architecture.md's plugin-kinds table lists pair sources
 among them), so these register through ``register_prompt_sources``.  File sources parse
 their file when built — before the runner opens the database — so with
 ``on_bad_record = "fail"`` (the default) a bad record stops the run with exit code 2 and

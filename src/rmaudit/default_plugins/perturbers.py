@@ -48,14 +48,14 @@ class _VocabularyPerturber(_FunctionPerturber):
 
 
 class WordInsert(_VocabularyPerturber):
-    """After each word, with probability p, insert a random English word (seed 004 Sec. 4.2)."""
+    """After each word, with probability p, insert a random English word (RMs Under Distribution Shift, Sec. 4.2)."""
 
     name = "word-insert"
     edit = staticmethod(insert_words)
 
 
 class WordDelete(_FunctionPerturber):
-    """Delete each word with probability p (seed 004 Sec. 4.2)."""
+    """Delete each word with probability p (RMs Under Distribution Shift, Sec. 4.2)."""
 
     name = "word-delete"
     Options = PerturbOptions
@@ -63,14 +63,14 @@ class WordDelete(_FunctionPerturber):
 
 
 class WordReplace(_VocabularyPerturber):
-    """Replace each word, with probability p, by a different random English word (seed 004 Sec. 4.2)."""
+    """Replace each word, with probability p, by a different random English word (RMs Under Distribution Shift, Sec. 4.2)."""
 
     name = "word-replace"
     edit = staticmethod(replace_words)
 
 
 class WordPerturb(_VocabularyPerturber):
-    """Seed 004's shift: each word, with probability p, gets an insertion, deletion or replacement."""
+    """Each word, with probability p, gets an insertion, deletion or replacement (RMs Under Distribution Shift, Sec. 4.2)."""
 
     name = "word-perturb"
     edit = staticmethod(perturb_words)

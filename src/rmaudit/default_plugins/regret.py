@@ -46,7 +46,7 @@ class RegretCorrelationOptions(ComponentOptions):
 
 
 class RegretCorrelation(Metric):
-    """Seed 002's N×N study: correlation of each RM error metric with best-of-n regret (NDR) across proxies."""
+    """Correlation of each RM error metric with best-of-n regret (NDR) across proxies: Rethinking RM Evaluation's N×N study."""
 
     name = "regret-correlation"
     scope = "run"
@@ -144,7 +144,7 @@ class SyntheticProxyOptions(ComponentOptions):
 
 
 class SyntheticProxy(RewardModel):
-    """A synthetic proxy of a gold RM: gold + Gaussian noise σ, optional loophole or flipped responses (seed 002)."""
+    """A synthetic proxy of a gold RM: gold + Gaussian noise σ, optional loophole or flipped responses (Rethinking RM Evaluation)."""
 
     name = "synthetic-proxy"
     Options = SyntheticProxyOptions
@@ -189,7 +189,7 @@ class BradleyTerryAnnotatorOptions(ComponentOptions):
 
 
 class BradleyTerryAnnotator(Oracle):
-    """A noisy annotator whose pairwise preferences follow Bradley-Terry with temperature β (seed 002 Eq. 4)."""
+    """A noisy annotator whose pairwise preferences follow Bradley-Terry with temperature β (Rethinking RM Evaluation, Eq. 4)."""
 
     name = "bt-annotator"
     Options = BradleyTerryAnnotatorOptions
@@ -236,7 +236,7 @@ def _regret_panel(context: PanelContext, curve_key: str | None):
 def register_panels(register):
     register(Panel("regret", "Regret", _regret_panel, metric_keys=(SUMMARY_KEY,),
                    curve_prefixes=(NDR_CURVE_PREFIX,),
-                   doc="seed 002's Table 1/4 with CIs, observed (accuracy, NDR) of each proxy "
+                   doc="Rethinking RM Evaluation's Table 1/4 with CIs, observed (accuracy, NDR) of each proxy "
                        "on the Regressional Goodhart curve (Fig. 8), and NDR against n or KL"))
 
 

@@ -93,7 +93,7 @@ class TranslateOptions(RewriteLevel):
 
 
 class Translate(_WholeTextPerturber):
-    """Lingual shift (seed 004 Sec. 4): each text, with probability p, is replaced by its greedy
+    """Lingual shift (RMs Under Distribution Shift, Sec. 4): each text, with probability p, is replaced by its greedy
     translation by a Hugging Face seq2seq model."""
 
     name = "translate"
@@ -133,11 +133,11 @@ REWRITE_TEMPLATE = (
 
 
 class LlmRewriteOptions(RewriteLevel, ApiOptions):
-    model: str = Field(description="the rewriting model, e.g. gpt-4o (seed 002)")
+    model: str = Field(description="the rewriting model, e.g. gpt-4o (Rethinking RM Evaluation)")
     temperature: float = Field(0.0, ge=0, le=2)
     max_tokens: int = Field(1024, ge=1, description="longest rewrite, in tokens")
     template: str | None = Field(None, description="a user template with a {prompt} placeholder "
-                                                   "(default: seed 002's Table 5 / Table 6)")
+                                                   "(default: Rethinking RM Evaluation's Table 5 / Table 6)")
 
     @field_validator("template")
     @classmethod
@@ -182,7 +182,7 @@ class _LlmRewriter(_WholeTextPerturber):
 
 
 class LlmParaphrase(_LlmRewriter):
-    """Each text, with probability p, is paraphrased by an LLM (seed 002 Table 5: same meaning,
+    """Each text, with probability p, is paraphrased by an LLM (Rethinking RM Evaluation, Table 5: same meaning,
     new wording)."""
 
     name = "llm-paraphrase"
@@ -192,7 +192,7 @@ class LlmParaphrase(_LlmRewriter):
 
 class LlmRewrite(_LlmRewriter):
     """Each text, with probability p, is replaced by an LLM's new prompt of the same category
-    (seed 002 Table 6)."""
+    (Rethinking RM Evaluation, Table 6)."""
 
     name = "llm-rewrite"
     kind_of_edit = "llm-rewrite"

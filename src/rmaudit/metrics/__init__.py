@@ -1,5 +1,4 @@
-"""Reward-model reliability metrics as pure functions on numpy arrays (DESIGN.md,
-"Metric definitions").
+"""Reward-model reliability metrics as pure functions on numpy arrays (docs/metrics.md).
 
 Inputs are per prompt: ``oracle[q]`` holds the oracle scores J of prompt q's responses and
 ``scores[q]`` an RM's scores Y of the same responses (sequences of 1-D arrays; prompts may have

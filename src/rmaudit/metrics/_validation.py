@@ -1,4 +1,4 @@
-"""Input checks shared by the metric functions (DESIGN.md, "Metric definitions").
+"""Input checks shared by the metric functions (docs/metrics.md).
 
 Every check raises :class:`~rmaudit.errors.MetricInputError` with a message of the form
 "expected …, got …", ``field`` set to the parameter at fault and ``prompt_index`` set when a

@@ -1,7 +1,7 @@
 """Preference-pair metrics: accuracy, calibration and out-of-distribution detection.
 
 Inputs are the RM's scores (logits) of the chosen and of the rejected response of each pair,
-as two 1-D arrays indexed by pair (DESIGN.md, "Metric definitions", Pairwise).  The sampling
+as two 1-D arrays indexed by pair (docs/metrics.md, "Pair metrics").  The sampling
 unit is the pair: standard errors and bootstrap intervals resample pairs.
 
 - RewardBench (seed 003): accuracy = fraction of pairs with score(chosen) > score(rejected),

@@ -145,7 +145,7 @@ def responses_vs_prompts(samples: int = 64, ks: Sequence[int] = (2, 4, 8, 16), *
         rows.append(_row({"responses per prompt": k, "prompts": prompts,
                           "samples": prompts * k}, _accuracy(gold, proxies), regret))
     return StudyResult("responses", f"{samples} samples: responses per prompt vs prompts "
-                       "(seed Fig. 6)", rows, tuple(regret.tolist()),
+                       "(Rethinking RM Evaluation, Fig. 6)", rows, tuple(regret.tolist()),
                        {"best-of-n": n, "proxies": sigmas.size, "replicates": replicates})
 
 
@@ -214,7 +214,7 @@ def annotation_budget(budget: int = 256, ks: Sequence[int] = (2, 3, 4, 6, 8), *,
         rows.append(_row({"responses per prompt": k, "prompts": float(np.mean(prompts_used)),
                           "comparisons": float(np.mean(cost_used))}, accuracy, regret))
     return StudyResult("budget", f"{budget} pairwise comparisons by a BT annotator (β = {beta:g}): "
-                       "responses per prompt vs prompts (seed Fig. 7)", rows,
+                       "responses per prompt vs prompts (Rethinking RM Evaluation, Fig. 7)", rows,
                        tuple(regret.tolist()),
                        {"best-of-n": n, "proxies": sigmas.size, "replicates": replicates,
                         "beta": beta})
@@ -260,6 +260,6 @@ def rank_bins(bins: int = 5, pool: int = 20, prompts: int = 100, *,
             rows.append(_row({"chosen bin": chosen_bin + 1, "rejected bin": rejected_bin + 1},
                              _accuracy(pair_gold, pair_proxy), regret))
     return StudyResult("rank-bins", f"one pair per prompt from gold-rank bins of a pool of "
-                       f"{pool}, {prompts} prompts (seed Fig. 4)", rows, tuple(regret.tolist()),
+                       f"{pool}, {prompts} prompts (Rethinking RM Evaluation, Fig. 4)", rows, tuple(regret.tolist()),
                        {"best-of-n": n, "proxies": sigmas.size, "replicates": replicates,
                         "bins": bins})

@@ -46,7 +46,7 @@ class GoodhartPlot(PlotextPlot):
     def on_mount(self) -> None:
         plt = self.plt
         plt.clear_figure()
-        plt.title("observed vs Regressional Goodhart (seed Fig. 8)")
+        plt.title("observed vs Regressional Goodhart (Rethinking RM Evaluation, Fig. 8)")
         plt.xlabel("pairwise accuracy")
         plt.ylabel("best-of-n NDR")
         accuracy, ndr = goodhart_curve()
