@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rmaudit import plugins
 from rmaudit.components import Component, PairSource
@@ -73,43 +73,29 @@ def validate_options(cls: type[Component], raw: dict[str, Any], *, field: str, f
 
 def component_spec(kind: str, raw: Any, *, field: str, file: str | None, base_dir: Path | None,
                    labelled: bool = False) -> ComponentSpec:
-    """Resolve and validate one ``{name = ..., <options>}`` table of a recipe."""
+    """Resolve and validate one ``{name = ..., <options>}`` table of a recipe (``field`` is
+    where it was written; empty for a table nested in options, located by its holder)."""
     if isinstance(raw, str):
         raw = {"name": raw}
     if not isinstance(raw, dict):
-        raise BadInput("expected a table with a 'name' key", file=file, field=field, value=raw)
+        raise BadInput("expected a table with a 'name' key", file=file, field=field or None,
+                       value=raw)
     options = dict(raw)
     name = options.pop("name", None)
     if not isinstance(name, str) or not name:
-        raise BadInput("missing component name", file=file, field=f"{field}.name",
+        raise BadInput("missing component name", file=file, field=_within(field, "name"),
                        value=name if name is not None else ...)
     label = options.pop("label", None) if labelled else None
     if label is not None and (not isinstance(label, str) or not label.strip()):
-        raise BadInput("expected a non-empty string", file=file, field=f"{field}.label", value=label)
-    found = plugins.resolve(kind, name, field=f"{field}.name", file=file)
+        raise BadInput("expected a non-empty string", file=file, field=_within(field, "label"),
+                       value=label)
+    found = plugins.resolve(kind, name, field=_within(field, "name"), file=file)
     parsed = validate_options(found.cls, options, field=field, file=file, base_dir=base_dir)
     return ComponentSpec(kind, found.cls, parsed, field, label or name)
 
 
-def nested_component(kind: str, table: dict[str, Any], *, field: str,
-                     info: ValidationInfo) -> dict[str, Any]:
-    """Validate a component table nested in another component's options (an ensemble's
-    members, a proxy's gold RM) from inside that component's pydantic validator.
-
-    Returns the table with its validated options, so relative data paths are already
-    resolved against the recipe's folder when the nested component is built later.
-    """
-    try:
-        spec = component_spec(kind, table, field=field, file=None,
-                              base_dir=(info.context or {}).get("base_dir"))
-    except BadInput as error:
-        raise ValueError(error.one_line()) from None
-    return {"name": table["name"], **spec.options.model_dump(mode="json")}
-
-
-def build_nested(kind: str, table: dict[str, Any], *, field: str) -> Component:
-    """Build a component from a table :func:`nested_component` validated."""
-    return component_spec(kind, table, field=field, file=None, base_dir=None).build()
+def _within(field: str, option: str) -> str:
+    return f"{field}.{option}" if field else option
 
 
 def _bad_input(error: ValidationError, model: type[BaseModel], raw: dict[str, Any], *,
@@ -117,6 +103,9 @@ def _bad_input(error: ValidationError, model: type[BaseModel], raw: dict[str, An
     first = error.errors()[0]
     loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
     where = f"{field}{loc}" if field else loc.lstrip(".")
+    nested = first.get("ctx", {}).get("error")
+    if isinstance(nested, BadInput):  # a nested component's table (rmaudit.options.Nested)
+        return nested.located(file=file, field=where)
     problem = first["msg"]
     if first["type"] == "extra_forbidden":
         known = sorted(model.model_fields)
