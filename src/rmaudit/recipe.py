@@ -18,7 +18,7 @@ import importlib.util
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -28,6 +28,7 @@ from rmaudit.errors import BadInput
 from rmaudit.executors import EXECUTOR_OPTIONS, INSTALL_HINT, ExecutorOptions, LocalExecutorOptions
 from rmaudit.hashing import content_key
 from rmaudit.options import DataFile
+from rmaudit.vocabulary import SHIFT_TARGETS, ShiftTarget
 
 DEFAULT_METRICS: tuple[dict[str, Any], ...] = (
     {"name": "reta", "eta": 0.25},
@@ -45,7 +46,6 @@ DEFAULT_PAIR_METRICS: tuple[dict[str, Any], ...] = (
 DEFAULT_SHIFT_METRICS: tuple[dict[str, Any], ...] = ({"name": "shift-curves"},)
 #: Seed 004 Fig. 1-2: p = 0, 0.05, ..., 0.75 (p = 0 is the in-distribution reference).
 DEFAULT_SHIFT_LEVELS = tuple(round(0.05 * i, 2) for i in range(16))
-SHIFT_TARGETS = ("prompt", "response", "both")
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ class ShiftSection(_Strict):
     perturber: Any
     levels: list[float] = Field(list(DEFAULT_SHIFT_LEVELS), min_length=2,
                                 description="shift levels p; must include 0, the unshifted pairs")
-    targets: list[Literal["prompt", "response", "both"]] = Field(list(SHIFT_TARGETS), min_length=1)
+    targets: list[ShiftTarget] = Field(list(SHIFT_TARGETS), min_length=1)
     seed: int = Field(0, ge=0, description="seeds the perturbations (with the perturber's own seed)")
 
     @field_validator("levels")

@@ -20,9 +20,8 @@ from rmaudit.components import (ComponentOptions, CurveValue, Metric, MetricOutp
                                 Oracle, OracleLabel, Prompt, Response, RewardModel, StudyInputs)
 from rmaudit.errors import BadInput
 from rmaudit.metrics.regret import CORRELATIONS, ERROR_METRICS, ndr_curve, regret_correlation
-from rmaudit.panels import Panel, PanelContext
 from rmaudit.options import NestedRewardModel
-from rmaudit.regret_results import NDR_CURVE_PREFIX, SUMMARY_KEY
+from rmaudit.vocabulary import NDR_CURVE_PREFIX, REGRET_SUMMARY
 from rmaudit.simulated._random import Draws
 
 #: Label of the benchmark's oracle when it is the gold (``gold = "oracle"``).
@@ -86,7 +85,7 @@ class RegretCorrelation(Metric):
                     params={"statistic": statistic, "error_metric": metric, "n": study.n,
                             "gold": o.gold, "per_gold": cell.per_gold}))
         values.append(MetricValue(
-            key="ndr/mean", label=f"mean NDR, best-of-{study.n}",
+            key=REGRET_SUMMARY, label=f"mean NDR, best-of-{study.n}",
             value=float(np.nanmean(study.ndr)),
             params={"n": study.n, "gold": o.gold, "rms": list(study.rms),
                     "golds": list(study.golds), "ndr": _matrix(study.ndr),
@@ -204,20 +203,6 @@ class BradleyTerryAnnotator(Oracle):
 @hookimpl
 def register_metrics(register):
     register(RegretCorrelation)
-
-
-def _regret_panel(context: PanelContext, curve_key: str | None):
-    from rmaudit.tui.widgets.regret import RegretView  # Textual only when the panel is shown
-
-    return RegretView(context)
-
-
-@hookimpl
-def register_panels(register):
-    register(Panel("regret", "Regret", _regret_panel, metric_keys=(SUMMARY_KEY,),
-                   curve_prefixes=(NDR_CURVE_PREFIX,),
-                   doc="seed 002's Table 1/4 with CIs, observed (accuracy, NDR) of each proxy "
-                       "on the Regressional Goodhart curve (Fig. 8), and NDR against n or KL"))
 
 
 @hookimpl
