@@ -101,3 +101,31 @@ def test_executors_split_every_shared_limit_among_workers():
     executor = RayExecutor(RayExecutorOptions(name="ray"))  # starts no Ray
     assert [o.slots for o in executor.worker_options(rm, 3)] == [2, 2, 1]
     assert [o.slots for o in executor.worker_options(rm, 5)] == [1] * 5
+
+
+def test_the_example_of_writing_plugins_md_keys_as_it_says(tmp_path):
+    """docs/writing_plugins.md, "Options, and what keys stored results"."""
+    import re
+    from pathlib import Path
+
+    from rmaudit.testing import check_component
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "writing_plugins.md").read_text()
+    example = re.search(r"### Options, and what keys.*?```python\n(.*?)```", doc, re.S).group(1)
+    namespace: dict = {}
+    # dont_inherit: this module's ``from __future__ import annotations`` is not the example's
+    exec(compile(example, "writing_plugins.md", "exec", dont_inherit=True), namespace)
+    shifted = namespace["Shifted"]
+    (tmp_path / "offsets.txt").write_text("0.5\n1\n")
+
+    def build(**raw):
+        table = {"base": {"name": "simulated-rm", "seed": 1}, "offsets": "offsets.txt", **raw}
+        return shifted(validate_options(shifted, table, field="rm", file=None, base_dir=tmp_path))
+
+    component = build(batch_size=8)
+    options = component.identity()["options"]
+    assert options["base"] == component.base.identity()
+    assert options["offsets"] == hashlib.sha256(b"0.5\n1\n").hexdigest()
+    assert "batch_size" not in options and component.key == build().key
+    assert build(scale=2.0).key != component.key
+    check_component(component)
