@@ -95,7 +95,7 @@ def summary_tables(summary: RunSummary) -> list[Table]:
             if cell is None:
                 row.append("—")
             elif math.isfinite(cell.stderr):
-                row.append(f"{format_number(cell.value)}\n[dim]± {format_number(cell.stderr, 4)}[/]")
+                row.append(f"{format_number(cell.value)}\n[dim]± {format_number(cell.stderr)}[/]")
             else:
                 row.append(format_number(cell.value))
         if reta_curve:
@@ -138,7 +138,8 @@ def _shift_table(summary: RunSummary) -> Table | None:
             if found[0] is None:
                 continue
             table.add_row(label, target, sparkline(found[0].value),
-                          *(" / ".join(format_number(c.value[i], 2) if c is not None else "—" for c in found)
+                          *(" / ".join(format_number(c.value[i], 2) if c is not None else "—"
+                                       for c in found)
                             for i in picks))
     return table
 
@@ -148,7 +149,8 @@ def _run_level_table(summary: RunSummary) -> Table:
     for header in ("metric", "result", "value", "± stderr", "95% CI"):
         table.add_column(header, justify="left" if header in ("metric", "result") else "right")
     for column, cell in summary.run_level:
-        table.add_row(column.metric, column.label, format_number(cell.value), format_number(cell.stderr),
+        table.add_row(column.metric, column.label, format_number(cell.value),
+                      format_number(cell.stderr),
                       f"[{format_number(cell.ci_low, 3)}, {format_number(cell.ci_high, 3)}]")
     return table
 

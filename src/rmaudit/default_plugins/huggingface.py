@@ -43,7 +43,8 @@ class HFOptions(ComponentOptions):
     trust_remote_code: bool = Field(False, description="run the checkpoint's own Python code")
     fallback_chat_template: str | None = Field(
         None, description="Jinja chat template used only when the tokenizer defines none")
-    batch_size: Annotated[int, OPERATIONAL] = Field(8, ge=1, description="most sequences per forward pass")
+    batch_size: Annotated[int, OPERATIONAL] = Field(
+        8, ge=1, description="most sequences per forward pass")
     max_batch_tokens: Annotated[int | None, OPERATIONAL] = Field(
         None, ge=1, description="most padded tokens per pass")
 
