@@ -78,3 +78,25 @@ def test_a_panel_claims_a_family_of_curves_by_prefix_and_run_level_keys_apply():
     summary = summary_with()  # no curves, but a result across RMs (rm_key '') names the panel
     summary.run_level = [(Column("regret", "ndr/mean", "mean NDR", True), None)]
     assert [v.title for v in panel_views(PanelContext(None, summary, ()), panels)] == ["Regret"]
+
+
+def test_a_factory_named_by_path_is_imported_when_the_panel_is_built():
+    panel = Panel("by-path", "By path", "test_panels:factory", curve_keys=("c",))
+    context = PanelContext(None, summary_with(("c",)), ("rm-a",))
+    assert panel_views(context, [panel])[0].build(context) == ("built", None)
+
+
+def test_every_built_in_panel_names_a_factory_that_exists():
+    pytest.importorskip("textual")
+    import importlib
+
+    from rmaudit.default_plugins import panels
+
+    built_in: list[Panel] = []
+    panels.register_panels(register=built_in.append)
+    assert {p.name for p in built_in} == {"reta-curve", "best-of-n", "curve", "shift",
+                                          "reliability-diagram", "regret"}
+    for panel in built_in:
+        assert isinstance(panel.factory, str), panel.name  # no plugin module imports the TUI
+        module, _, name = panel.factory.partition(":")
+        assert callable(getattr(importlib.import_module(module), name)), panel.factory

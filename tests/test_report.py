@@ -10,7 +10,8 @@ import pytest
 
 from _support import metric_rows, run_small_audit
 from rmaudit.browse import open_for_reading, resolve_run
-from rmaudit.report import REPORT_NAME, build_figures, format_cell
+from rmaudit.formatting import format_value
+from rmaudit.report import REPORT_NAME, build_figures
 from rmaudit.results import load_summary
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -100,9 +101,9 @@ def test_a_real_run_is_not_marked_simulated(rmaudit, audit_db, tmp_path):
     assert "SIMULATED" not in (tmp_path / "out" / REPORT_NAME).read_text()
 
 
-def test_format_cell_leaves_missing_values_visible():
-    assert format_cell(float("nan"), 0.1) == "—"
-    assert format_cell(1.5, float("nan")) == "1.5000"
+def test_format_value_leaves_missing_values_visible():
+    assert format_value(float("nan"), 0.1) == "—"
+    assert format_value(1.5, float("nan")) == "1.5000"
 
 
 def test_run_option_takes_a_prefix_and_rejects_unknown_runs(rmaudit, audit_db, tmp_path):

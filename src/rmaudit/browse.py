@@ -18,6 +18,7 @@ import numpy as np
 from rmaudit.errors import BadInput
 from rmaudit.results import Column, RunSummary
 from rmaudit.store import Store
+from rmaudit.vocabulary import RETA_PREFIX
 
 #: η used to mark an RM's top set when the run stored no RETA scalar to take it from.
 DEFAULT_ETA = 0.25
@@ -95,7 +96,7 @@ def per_prompt_columns(store: Store, summary: RunSummary) -> list[Column]:
     stored = {row[0] for row in store.db.execute(
         "select distinct key from per_prompt_results where run_id = ?", [summary.run["id"]])}
     columns = [c for c in summary.columns if c.key in stored]
-    return sorted(columns, key=lambda c: not c.key.startswith("reta@"))
+    return sorted(columns, key=lambda c: not c.key.startswith(RETA_PREFIX))
 
 
 @dataclass(frozen=True)

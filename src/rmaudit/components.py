@@ -3,9 +3,9 @@
 A component is a class with a unique ``name``, a pydantic ``Options`` model (validated
 from the recipe) and a docstring whose first line describes it.  The host builds it
 with validated options; its identity — kind, name, ``version`` and options — is hashed
-into the keys of everything it produces, so changing any option means new work and an
+into the keys of everything it produces, so changing an option means new work and an
 unchanged component never redoes any (docs/architecture.md, "Content-addressed,
-resumable store").
+resumable store").  The option fields declare what of them is identity (:mod:`rmaudit.options`).
 
 Stages call components on batches (``generate``, ``label``, ``score``): a component may
 vectorise across the batch but must return the same value for an item whatever batch
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
@@ -23,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from rmaudit.errors import BadInput
 from rmaudit.hashing import content_key, prompt_id, text_response_id
+from rmaudit.options import component_identity
 
 
 class NoOptions(BaseModel):
@@ -87,6 +89,9 @@ class Component:
     version: ClassVar[int] = 1
     #: True for the offline simulated world; every output that uses one says so.
     simulated: ClassVar[bool] = False
+    #: Installed distributions whose bundled data decides the outputs (e.g. wordfreq's word
+    #: lists): their versions are part of the identity.
+    data_packages: ClassVar[tuple[str, ...]] = ()
     Options: ClassVar[type[BaseModel]] = NoOptions
 
     def __init__(self, options: BaseModel | None = None) -> None:
@@ -98,16 +103,14 @@ class Component:
         return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
 
     def identity(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "name": self.name,
-            "version": self.version,
-            "options": self.options.model_dump(mode="json"),
-        }
+        """Kind, name, version and options, as the option fields declare them
+        (:mod:`rmaudit.options`: operational options left out, hashed files, nested components)."""
+        return component_identity(type(self), self.options)
 
-    @property
+    @cached_property
     def key(self) -> str:
-        """Content key of this component: same identity, same key, across runs."""
+        """Content key of this component: same identity, same key, across runs.  Computed
+        once per instance: the identity may hash data files or read package metadata."""
         return content_key(self.identity())
 
 

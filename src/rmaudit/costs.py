@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.table import Table
-
 from rmaudit.components import Component, Prompt
 from rmaudit.hashing import prompt_id
 from rmaudit.recipe import Recipe
@@ -51,17 +49,3 @@ def estimate_costs(recipe: Recipe, components: dict[str, Component], counts: lis
 def _line(stage: str, component: Component, items: int, usd: float | None) -> CostLine | None:
     priced = hasattr(component.options, "price")
     return CostLine(stage, component.name, items, usd) if usd is not None or priced else None
-
-
-def cost_table(lines: list[CostLine]) -> Table:
-    table = Table(title="estimated API cost of the work to do (≈ 4 characters per token)",
-                  title_justify="left")
-    for header in ("stage", "component", "items", "USD"):
-        table.add_column(header, justify="left" if header in ("stage", "component") else "right")
-    for line in lines:
-        usd = "no price in the recipe" if line.usd is None else f"{line.usd:,.2f}"
-        table.add_row(line.stage, line.component, f"{line.items:,}", usd)
-    known = [line.usd for line in lines if line.usd is not None]
-    if known:
-        table.add_row("total", "", "", f"{sum(known):,.2f}")
-    return table

@@ -31,7 +31,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rmaudit.components import Component
-from rmaudit.openai_api.client import ApiOptions
+from rmaudit.options import shared_limits
 
 K = TypeVar("K")  # what the runner tags a batch with (its items), handed back with the outputs
 
@@ -148,14 +148,16 @@ class RayExecutor:
         return self._ray
 
     def worker_options(self, component: Component, workers: int) -> list[BaseModel]:
-        """Each actor's options: the component's own, except that an API component's
-        ``concurrency`` (requests in flight) is one budget split across the pool, so the whole
-        cluster keeps the recipe's limit, the one the API's rate limit was sized for."""
+        """Each actor's options: the component's own, except that every ``SHARED_LIMIT``
+        option (an API component's ``concurrency``: requests in flight) is one budget split
+        across the pool, so the whole cluster keeps the recipe's limit, the one the API's rate
+        limit was sized for."""
         options = component.options
-        if not isinstance(options, ApiOptions):
+        shares = {name: divmod(limit, workers) for name, limit in shared_limits(options).items()}
+        if not shares:
             return [options] * workers
-        share, extra = divmod(options.concurrency, workers)
-        return [options.model_copy(update={"concurrency": share + (i < extra)})
+        return [options.model_copy(update={name: share + (i < extra)
+                                           for name, (share, extra) in shares.items()})
                 for i in range(workers)]
 
     def map(self, component: Component, method: str,
@@ -163,8 +165,7 @@ class RayExecutor:
         ray = self._connect()
         pool = self.options.pool(component.kind)
         size = pool.num_workers
-        if isinstance(component.options, ApiOptions):
-            size = min(size, component.options.concurrency)  # every actor gets ≥ 1 request slot
+        size = min([size, *shared_limits(component.options).values()])  # each actor gets ≥ 1 of each
         workers = self._workers(ray, pool, size)
         # shipped once to the object store, not with every batch
         builds = [ray.put((uuid.uuid4().hex, type(component), options))

@@ -4,13 +4,14 @@ A metric plugin that stores curves or scalars can show them in ``rmaudit tui`` b
 registering a :class:`Panel`: which stored curve keys and scalar metric keys it shows, and a
 ``factory`` that builds its widget.  Only the factory touches Textual, and the TUI calls it
 only when the panel is displayed, so the core and headless runs never import a UI toolkit.
-The built-in curves (RETA curve, best-of-n) are registered the same way, in
-``rmaudit.default_plugins.panels``; a later metric (calibration, shift, regret) adds its view
-by registering a panel, not by editing the app.
+The built-in panels are registered the same way, all of them in
+``rmaudit.default_plugins.panels``, with factories named by path in ``rmaudit.tui.panel_views``;
+a new metric adds its view by registering a panel, not by editing the app.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -47,12 +48,13 @@ class Panel:
     offered for a run when at least one of them was stored.  A panel with ``catch_all=True`` is instead offered once
     per stored curve that no other panel claims (the generic curve view), and its factory
     finds that curve's key in ``curve_key``.  ``factory(context, curve_key)`` returns a
-    Textual widget and is where the panel imports Textual.
+    Textual widget and is where the panel imports Textual; it may be given as a callable or
+    as its path, ``"package.module:function"``, imported when the panel is first shown.
     """
 
     name: str
     title: str
-    factory: Callable[[PanelContext, str | None], Any]
+    factory: Callable[[PanelContext, str | None], Any] | str
     curve_keys: tuple[str, ...] = ()
     metric_keys: tuple[str, ...] = ()
     catch_all: bool = False
@@ -67,6 +69,13 @@ class Panel:
         return bool(any(self.claims(key) for key in context.curve_keys())
                     or set(self.metric_keys) & set(context.metric_keys()))
 
+    def build(self, context: PanelContext, curve_key: str | None) -> Any:
+        factory = self.factory
+        if isinstance(factory, str):
+            module, _, name = factory.partition(":")
+            factory = getattr(importlib.import_module(module), name)
+        return factory(context, curve_key)
+
 
 @dataclass(frozen=True)
 class PanelView:
@@ -80,7 +89,7 @@ class PanelView:
         return self.panel.title if self.curve_key is None else f"{self.panel.title}: {self.curve_key}"
 
     def build(self, context: PanelContext) -> Any:
-        return self.panel.factory(context, self.curve_key)
+        return self.panel.build(context, self.curve_key)
 
 
 def registered_panels() -> list[Panel]:

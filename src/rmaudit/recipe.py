@@ -18,9 +18,9 @@ import importlib.util
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rmaudit import plugins
 from rmaudit.components import Component, PairSource
@@ -28,6 +28,7 @@ from rmaudit.errors import BadInput
 from rmaudit.executors import EXECUTOR_OPTIONS, INSTALL_HINT, ExecutorOptions, LocalExecutorOptions
 from rmaudit.hashing import content_key
 from rmaudit.options import DataFile
+from rmaudit.vocabulary import SHIFT_TARGETS, ShiftTarget
 
 DEFAULT_METRICS: tuple[dict[str, Any], ...] = (
     {"name": "reta", "eta": 0.25},
@@ -45,7 +46,6 @@ DEFAULT_PAIR_METRICS: tuple[dict[str, Any], ...] = (
 DEFAULT_SHIFT_METRICS: tuple[dict[str, Any], ...] = ({"name": "shift-curves"},)
 #: Seed 004 Fig. 1-2: p = 0, 0.05, ..., 0.75 (p = 0 is the in-distribution reference).
 DEFAULT_SHIFT_LEVELS = tuple(round(0.05 * i, 2) for i in range(16))
-SHIFT_TARGETS = ("prompt", "response", "both")
 
 
 @dataclass(frozen=True)
@@ -73,43 +73,29 @@ def validate_options(cls: type[Component], raw: dict[str, Any], *, field: str, f
 
 def component_spec(kind: str, raw: Any, *, field: str, file: str | None, base_dir: Path | None,
                    labelled: bool = False) -> ComponentSpec:
-    """Resolve and validate one ``{name = ..., <options>}`` table of a recipe."""
+    """Resolve and validate one ``{name = ..., <options>}`` table of a recipe (``field`` is
+    where it was written; empty for a table nested in options, located by its holder)."""
     if isinstance(raw, str):
         raw = {"name": raw}
     if not isinstance(raw, dict):
-        raise BadInput("expected a table with a 'name' key", file=file, field=field, value=raw)
+        raise BadInput("expected a table with a 'name' key", file=file, field=field or None,
+                       value=raw)
     options = dict(raw)
     name = options.pop("name", None)
     if not isinstance(name, str) or not name:
-        raise BadInput("missing component name", file=file, field=f"{field}.name",
+        raise BadInput("missing component name", file=file, field=_within(field, "name"),
                        value=name if name is not None else ...)
     label = options.pop("label", None) if labelled else None
     if label is not None and (not isinstance(label, str) or not label.strip()):
-        raise BadInput("expected a non-empty string", file=file, field=f"{field}.label", value=label)
-    found = plugins.resolve(kind, name, field=f"{field}.name", file=file)
+        raise BadInput("expected a non-empty string", file=file, field=_within(field, "label"),
+                       value=label)
+    found = plugins.resolve(kind, name, field=_within(field, "name"), file=file)
     parsed = validate_options(found.cls, options, field=field, file=file, base_dir=base_dir)
     return ComponentSpec(kind, found.cls, parsed, field, label or name)
 
 
-def nested_component(kind: str, table: dict[str, Any], *, field: str,
-                     info: ValidationInfo) -> dict[str, Any]:
-    """Validate a component table nested in another component's options (an ensemble's
-    members, a proxy's gold RM) from inside that component's pydantic validator.
-
-    Returns the table with its validated options, so relative data paths are already
-    resolved against the recipe's folder when the nested component is built later.
-    """
-    try:
-        spec = component_spec(kind, table, field=field, file=None,
-                              base_dir=(info.context or {}).get("base_dir"))
-    except BadInput as error:
-        raise ValueError(error.one_line()) from None
-    return {"name": table["name"], **spec.options.model_dump(mode="json")}
-
-
-def build_nested(kind: str, table: dict[str, Any], *, field: str) -> Component:
-    """Build a component from a table :func:`nested_component` validated."""
-    return component_spec(kind, table, field=field, file=None, base_dir=None).build()
+def _within(field: str, option: str) -> str:
+    return f"{field}.{option}" if field else option
 
 
 def _bad_input(error: ValidationError, model: type[BaseModel], raw: dict[str, Any], *,
@@ -117,6 +103,9 @@ def _bad_input(error: ValidationError, model: type[BaseModel], raw: dict[str, An
     first = error.errors()[0]
     loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
     where = f"{field}{loc}" if field else loc.lstrip(".")
+    nested = first.get("ctx", {}).get("error")
+    if isinstance(nested, BadInput):  # a nested component's table (rmaudit.options.Nested)
+        return nested.located(file=file, field=where)
     problem = first["msg"]
     if first["type"] == "extra_forbidden":
         known = sorted(model.model_fields)
@@ -154,7 +143,7 @@ class ShiftSection(_Strict):
     perturber: Any
     levels: list[float] = Field(list(DEFAULT_SHIFT_LEVELS), min_length=2,
                                 description="shift levels p; must include 0, the unshifted pairs")
-    targets: list[Literal["prompt", "response", "both"]] = Field(list(SHIFT_TARGETS), min_length=1)
+    targets: list[ShiftTarget] = Field(list(SHIFT_TARGETS), min_length=1)
     seed: int = Field(0, ge=0, description="seeds the perturbations (with the perturber's own seed)")
 
     @field_validator("levels")

@@ -18,10 +18,7 @@ import numpy as np
 
 from rmaudit.components import RUN_LEVEL
 from rmaudit.metrics.regret import CORRELATIONS, ERROR_METRICS, goodhart_from_accuracy
-
-#: Curve keys of the per-proxy NDR curves start with this.
-NDR_CURVE_PREFIX = "ndr_curve/"
-SUMMARY_KEY = "ndr/mean"
+from rmaudit.vocabulary import REGRET_SUMMARY
 
 
 def load_studies(store, run_id: str) -> dict[str, list[dict]]:
@@ -32,7 +29,7 @@ def load_studies(store, run_id: str) -> dict[str, list[dict]]:
             "select * from metric_results where run_id = ? and rm_key = ? order by rowid",
             [run_id, RUN_LEVEL]):
         params = json.loads(row["params"] or "{}")
-        if "error_metric" in params or row["key"] == SUMMARY_KEY:
+        if "error_metric" in params or row["key"] == REGRET_SUMMARY:
             studies.setdefault(row["metric"], []).append({**row, "params": params})
     return studies
 
@@ -97,7 +94,7 @@ class GoodhartPoint:
 def goodhart_points(rows: list[dict]) -> list[GoodhartPoint]:
     """Every (gold, proxy) pair of a study with both an accuracy and an NDR (empty when the
     study did not compute accuracy)."""
-    summary = next((r for r in rows if r["key"] == SUMMARY_KEY), None)
+    summary = next((r for r in rows if r["key"] == REGRET_SUMMARY), None)
     if summary is None or "accuracy" not in summary["params"].get("error", {}):
         return []
     params = summary["params"]

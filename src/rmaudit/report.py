@@ -19,25 +19,15 @@ from matplotlib.figure import Figure
 
 from rmaudit.browse import ACROSS_RMS
 from rmaudit.components import RUN_LEVEL
+from rmaudit.formatting import format_value
 from rmaudit.metrics import bon_kl
-from rmaudit.regret_results import (NDR_CURVE_PREFIX, goodhart_curve, goodhart_points,
-                                    load_studies, study_table)
+from rmaudit.regret_results import goodhart_curve, goodhart_points, load_studies, study_table
 from rmaudit.results import Curve, RunSummary, load_summary
 from rmaudit.simulated import SIMULATED_NOTICE
 from rmaudit.store import Store
+from rmaudit.vocabulary import NDR_CURVE_PREFIX, RETA_CURVE, is_best_of_n_curve
 
 REPORT_NAME = "report.md"
-
-
-def format_cell(value: float | None, stderr: float | None) -> str:
-    """A leaderboard cell as the Markdown table shows it: value ± stderr, four decimals."""
-    if value is None or not math.isfinite(value):
-        return "—"
-    return f"{value:.4f} ± {stderr:.4f}" if stderr is not None and math.isfinite(stderr) else f"{value:.4f}"
-
-
-def _is_best_of_n(key: str) -> bool:
-    return re.fullmatch(r"bon\d*_curve", key) is not None
 
 
 def _plot_rms(ax: Axes, summary: RunSummary, metric: str, key: str, transform=lambda x: x) -> None:
@@ -62,7 +52,7 @@ def _title(summary: RunSummary, what: str) -> str:
 def curve_figure(summary: RunSummary, metric: str, key: str) -> Figure:
     """The figure of one stored curve, every RM of the run on it."""
     first = next(c for (_, m, k), c in summary.curves.items() if (m, k) == (metric, key))
-    if key == "reta_curve":
+    if key == RETA_CURVE:
         figure = Figure(figsize=(7, 4.5), layout="constrained")
         ax = figure.add_subplot()
         _plot_rms(ax, summary, metric, key, lambda eta: -np.log2(eta))
@@ -71,7 +61,7 @@ def curve_figure(summary: RunSummary, metric: str, key: str) -> Figure:
         ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
         ax.set_title(_title(summary, "RETA curve, ±1 stderr across prompts"))
         return figure
-    if _is_best_of_n(key):
+    if is_best_of_n_curve(key):
         figure = Figure(figsize=(11, 4.5), layout="constrained")
         by_n, by_kl = figure.subplots(1, 2, sharey=True)
         _plot_rms(by_n, summary, metric, key)
@@ -188,7 +178,7 @@ def markdown(summary: RunSummary, figures: list[str], extra: list[str] = ()) -> 
               "|" + "|".join(["---", *("---:" for _ in summary.columns)]) + "|"]
     for label, rm_key in summary.reward_models:
         cells = [summary.cells.get((rm_key, c.metric, c.key)) for c in summary.columns]
-        lines.append("| " + " | ".join([label, *(format_cell(c.value, c.stderr) if c else "—"
+        lines.append("| " + " | ".join([label, *(format_value(c.value, c.stderr) if c else "—"
                                                   for c in cells)]) + " |")
     if summary.run_level:
         lines += ["", "## Across reward models", "", "| metric | result | value ± stderr | 95% CI |",
@@ -196,7 +186,7 @@ def markdown(summary: RunSummary, figures: list[str], extra: list[str] = ()) -> 
         for column, cell in summary.run_level:
             ci = (f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
                   if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high) else "—")
-            lines.append(f"| {column.metric} | {column.label} | {format_cell(cell.value, cell.stderr)} "
+            lines.append(f"| {column.metric} | {column.label} | {format_value(cell.value, cell.stderr)} "
                          f"| {ci} |")
     lines += list(extra)
     if figures:

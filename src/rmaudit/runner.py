@@ -33,6 +33,7 @@ from rmaudit.hashing import (content_key, pair_id, prompt_id, response_id, shift
                              shifted_response_id)
 from rmaudit.recipe import ComponentSpec, Recipe, check_pool_size
 from rmaudit.store import Store, dumps, utc_now
+from rmaudit.vocabulary import shifts_prompt, shifts_responses
 from rmaudit.benchmark_file import import_benchmark, read_benchmark
 
 T = TypeVar("T")
@@ -433,7 +434,7 @@ class Runner:
     def _shifted_pair(self, pair: SourcedPair, original_id: str, target: str, level: float,
                       perturber: ShiftPerturber, perturber_key: str) -> ShiftedPair:
         seed = self.recipe.shift.seed
-        shift_prompt, shift_responses = target in ("prompt", "both"), target in ("response", "both")
+        shift_prompt, shift_responses = shifts_prompt(target), shifts_responses(target)
         prompt = (shifted_prompt_id(perturber_key, seed, pair.prompt.id) if shift_prompt
                   else pair.prompt.id)
         # A prompt-only shift keeps the response texts but needs new response items: an RM

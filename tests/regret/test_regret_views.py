@@ -17,7 +17,7 @@ from rmaudit.browse import open_for_reading, resolve_run
 from rmaudit.metrics import bon_kl
 from rmaudit.metrics.regret import goodhart_from_accuracy
 from rmaudit.panels import registered_panels
-from rmaudit.regret_results import NDR_CURVE_PREFIX
+from rmaudit.vocabulary import NDR_CURVE_PREFIX
 from rmaudit.report import GOODHART_FIGURE, REPORT_NAME, build_figures
 from rmaudit.results import load_summary
 

@@ -18,6 +18,7 @@ from rmaudit.errors import BadInput
 from rmaudit.metrics.regret import (correlate_across, goodhart_from_accuracy,
                                     permutation_p_values)
 from rmaudit.regret_results import load_studies, study_table
+from rmaudit.vocabulary import REGRET_SUMMARY
 from rmaudit.simulated import SIMULATED_NOTICE
 
 from .render import console
@@ -49,7 +50,7 @@ def regret(db_path: str, run_id: str | None, pairs: bool) -> None:
     out = console()
     for label, rows in studies.items():
         out.print(_study_table(label, rows, simulated))
-        summary = next((r for r in rows if r["key"] == "ndr/mean"), None)
+        summary = next((r for r in rows if r["key"] == REGRET_SUMMARY), None)
         if pairs and summary is not None:
             for table in _pair_tables(summary["params"]):
                 out.print(table)

@@ -10,12 +10,12 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, Text
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
 
-from rmaudit.formatting import eta_label
+from rmaudit.costs import CostLine
+from rmaudit.formatting import eta_label, format_number, sparkline
 from rmaudit.results import RunSummary
 from rmaudit.runner import StageCount
 from rmaudit.simulated import SIMULATED_NOTICE
-
-SPARK = "▁▂▃▄▅▆▇█"
+from rmaudit.vocabulary import RETA_CURVE, SHIFT_CURVE_PREFIX, shift_curve_key, shift_curve_target
 
 
 class RichProgress:
@@ -61,17 +61,18 @@ def work_line(counts: list[StageCount]) -> str:
     return "new work: " + ", ".join(done) if done else "new work: none (everything was already stored)"
 
 
-def _fmt(value: float, digits: int = 4) -> str:
-    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
-
-
-def sparkline(values: np.ndarray) -> str:
-    finite = values[np.isfinite(values)]
-    if finite.size == 0:
-        return ""
-    low, high = finite.min(), finite.max()
-    span = high - low or 1.0
-    return "".join(SPARK[int(round((v - low) / span * (len(SPARK) - 1)))] for v in finite)
+def cost_table(lines: list[CostLine]) -> Table:
+    table = Table(title="estimated API cost of the work to do (≈ 4 characters per token)",
+                  title_justify="left")
+    for header in ("stage", "component", "items", "USD"):
+        table.add_column(header, justify="left" if header in ("stage", "component") else "right")
+    for line in lines:
+        usd = "no price in the recipe" if line.usd is None else f"{line.usd:,.2f}"
+        table.add_row(line.stage, line.component, f"{line.items:,}", usd)
+    known = [line.usd for line in lines if line.usd is not None]
+    if known:
+        table.add_row("total", "", "", f"{sum(known):,.2f}")
+    return table
 
 
 def summary_tables(summary: RunSummary) -> list[Table]:
@@ -84,7 +85,7 @@ def summary_tables(summary: RunSummary) -> list[Table]:
         arrow = "↑" if column.higher_is_better else "↓"
         board.add_column(f"{column.label} {arrow}", justify="right")
     curve_keys = summary.curve_keys()
-    reta_curve = next(((m, k) for m, k in curve_keys if k == "reta_curve"), None)
+    reta_curve = next(((m, k) for m, k in curve_keys if k == RETA_CURVE), None)
     if reta_curve:
         board.add_column("RETA curve η: ½→small", justify="left")
     for label, rm_key in summary.reward_models:
@@ -94,9 +95,9 @@ def summary_tables(summary: RunSummary) -> list[Table]:
             if cell is None:
                 row.append("—")
             elif math.isfinite(cell.stderr):
-                row.append(f"{_fmt(cell.value)}\n[dim]± {_fmt(cell.stderr, 4)}[/]")
+                row.append(f"{format_number(cell.value)}\n[dim]± {format_number(cell.stderr)}[/]")
             else:
-                row.append(_fmt(cell.value))
+                row.append(format_number(cell.value))
         if reta_curve:
             curve = summary.curves.get((rm_key, *reta_curve))
             row.append(sparkline(curve.value) if curve else "")
@@ -117,10 +118,11 @@ SHIFT_COLUMNS = (("accuracy", "acc"), ("ece", "ECE"), ("auroc", "AUROC"))
 
 def _shift_table(summary: RunSummary) -> Table | None:
     """The shift sweep (seed 004 Fig. 1-2) at a few levels: accuracy, ECE and AUROC per RM and target."""
-    curves = {(rm, key): c for (rm, _, key), c in summary.curves.items() if key.startswith("shift_")}
+    curves = {(rm, key): c for (rm, _, key), c in summary.curves.items()
+              if key.startswith(SHIFT_CURVE_PREFIX)}
     if not curves:
         return None
-    targets = list(dict.fromkeys(key.rsplit("_", 1)[1] for _, key in curves))
+    targets = list(dict.fromkeys(shift_curve_target(key) for _, key in curves))
     first = next(iter(curves.values()))
     picks = np.unique(np.linspace(0, len(first.x) - 1, min(4, len(first.x))).round().astype(int))
     table = Table(title="under shift: accuracy / ECE / AUROC by shift level p", title_justify="left")
@@ -131,11 +133,13 @@ def _shift_table(summary: RunSummary) -> Table | None:
         table.add_column(f"p={first.x[i]:g}", justify="right")
     for label, rm_key in summary.reward_models:
         for target in targets:
-            found = [curves.get((rm_key, f"shift_{quantity}_{target}")) for quantity, _ in SHIFT_COLUMNS]
+            found = [curves.get((rm_key, shift_curve_key(quantity, target)))
+                     for quantity, _ in SHIFT_COLUMNS]
             if found[0] is None:
                 continue
             table.add_row(label, target, sparkline(found[0].value),
-                          *(" / ".join(_fmt(c.value[i], 2) if c is not None else "—" for c in found)
+                          *(" / ".join(format_number(c.value[i], 2) if c is not None else "—"
+                                       for c in found)
                             for i in picks))
     return table
 
@@ -145,8 +149,9 @@ def _run_level_table(summary: RunSummary) -> Table:
     for header in ("metric", "result", "value", "± stderr", "95% CI"):
         table.add_column(header, justify="left" if header in ("metric", "result") else "right")
     for column, cell in summary.run_level:
-        table.add_row(column.metric, column.label, _fmt(cell.value), _fmt(cell.stderr),
-                      f"[{_fmt(cell.ci_low, 3)}, {_fmt(cell.ci_high, 3)}]")
+        table.add_row(column.metric, column.label, format_number(cell.value),
+                      format_number(cell.stderr),
+                      f"[{format_number(cell.ci_low, 3)}, {format_number(cell.ci_high, 3)}]")
     return table
 
 
@@ -160,7 +165,7 @@ def _curve_table(summary: RunSummary, ident: tuple[str, str]) -> Table:
     for label, rm_key in summary.reward_models:
         curve = summary.curves.get((rm_key, *ident))
         if curve is not None:
-            table.add_row(label, *(f"{_fmt(curve.value[i], 3)}±{_fmt(curve.stderr[i], 3)}"
+            table.add_row(label, *(f"{format_number(curve.value[i], 3)}±{format_number(curve.stderr[i], 3)}"
                                    for i in picks))
     return table
 

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Annotated, Sequence
 
 import numpy as np
 from pydantic import Field
@@ -15,6 +15,7 @@ from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Embedder
 from rmaudit.embedding import tfidf_lsa
 from rmaudit.errors import BadInput
+from rmaudit.options import OPERATIONAL
 
 
 class TfidfLsaOptions(ComponentOptions):
@@ -40,8 +41,9 @@ _BUNDLED_MINILM = ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")
 
 class SentenceTransformersOptions(ComponentOptions):
     model: str = Field("sentence-transformers/all-MiniLM-L6-v2", description="hub name or local path")
-    device: str | None = Field(None, description="cpu, cuda, ... (default: what torch finds)")
-    batch_size: int = Field(64, ge=1)
+    device: Annotated[str | None, OPERATIONAL] = Field(
+        None, description="cpu, cuda, ... (default: what torch finds)")
+    batch_size: Annotated[int, OPERATIONAL] = Field(64, ge=1)
     normalize: bool = Field(True, description="unit-length embeddings (cosine kernel for k-DPP)")
 
 
@@ -54,12 +56,6 @@ class SentenceTransformersEmbedder(Embedder):
     def __init__(self, options=None) -> None:
         super().__init__(options)
         self._model = None  # loaded on first use: building the component (a dry run) loads nothing
-
-    def identity(self) -> dict:
-        identity = super().identity()
-        for operational in ("device", "batch_size"):
-            identity["options"].pop(operational)
-        return identity
 
     def model_location(self) -> str:
         """A local folder for the model when there is one, else its hub name."""

@@ -11,56 +11,42 @@ from __future__ import annotations
 
 import logging
 import math
-from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Annotated, Any, Literal, Sequence
 
 import numpy as np
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from rmaudit import hookimpl
 from rmaudit.components import (ComponentOptions, Generation, Prompt, ReferencePolicy, Response,
                                 RewardModel)
 from rmaudit.conversation import conversation_messages, prompt_messages, user_turns
 from rmaudit.errors import BadInput
+from rmaudit.options import OPERATIONAL, ModelLocation
 
 logger = logging.getLogger(__name__)
 
-#: Options that decide where and how fast a model runs, not what it outputs: changing them
-#: must not make stored scores or responses look stale.
-RUNTIME_OPTIONS = frozenset({"batch_size", "max_batch_tokens", "device", "device_map"})
-
-
-def _local_or_hub(value: str | None, info: ValidationInfo) -> str | None:
-    """A folder relative to the recipe's folder when one exists there; else as written
-    (a hub id, or a path relative to the working directory)."""
-    base = (info.context or {}).get("base_dir")
-    if value is None or base is None or Path(value).is_absolute():
-        return value
-    candidate = Path(base) / value
-    return str(candidate.resolve()) if candidate.is_dir() else value
-
 
 class HFOptions(ComponentOptions):
-    model: str = Field(min_length=1, description="hub id or local folder")
+    """Where and how fast a model runs (device, device_map, batch sizes) is OPERATIONAL:
+    changing it does not make stored scores or responses look stale."""
+
+    model: ModelLocation = Field(min_length=1, description="hub id or local folder")
     revision: str | None = Field(None, description="hub branch, tag or commit (pin it: scores are "
                                                    "keyed by the options, not by the weights)")
     dtype: Literal["auto", "float32", "float16", "bfloat16"] = Field(
         "auto", description="'auto': the checkpoint's own dtype")
-    device: str | None = Field(None, description="cpu, cuda, cuda:1, mps; default: cuda, else mps, "
-                                                 "else cpu")
-    device_map: str | dict[str, int | str] | None = Field(
+    device: Annotated[str | None, OPERATIONAL] = Field(
+        None, description="cpu, cuda, cuda:1, mps; default: cuda, else mps, else cpu")
+    device_map: Annotated[str | dict[str, int | str] | None, OPERATIONAL] = Field(
         None, description="passed to from_pretrained (needs accelerate); excludes device")
     attn_implementation: str | None = Field(None, description="eager, sdpa, flash_attention_2, ...")
     trust_remote_code: bool = Field(False, description="run the checkpoint's own Python code")
     fallback_chat_template: str | None = Field(
         None, description="Jinja chat template used only when the tokenizer defines none")
-    batch_size: int = Field(8, ge=1, description="most sequences per forward pass")
-    max_batch_tokens: int | None = Field(None, ge=1, description="most padded tokens per pass")
-
-    @field_validator("model")
-    @classmethod
-    def _resolve_model(cls, value: str, info: ValidationInfo) -> str:
-        return _local_or_hub(value, info)
+    batch_size: Annotated[int, OPERATIONAL] = Field(
+        8, ge=1, description="most sequences per forward pass")
+    max_batch_tokens: Annotated[int | None, OPERATIONAL] = Field(
+        None, ge=1, description="most padded tokens per pass")
 
     @model_validator(mode="after")
     def _one_placement(self):
@@ -77,8 +63,8 @@ class ScoringOptions(HFOptions):
 
 
 class _HFComponent:
-    """What the Hugging Face components share: an identity without the runtime options, the
-    batching options, and the choice of chat template."""
+    """What the Hugging Face components share: lazy loading, the batching options, and the
+    choice of chat template."""
 
     options: HFOptions
 
@@ -94,12 +80,6 @@ class _HFComponent:
 
     def _load_models(self) -> None:
         raise NotImplementedError
-
-    def identity(self) -> dict[str, Any]:
-        identity = super().identity()  # type: ignore[misc]
-        identity["options"] = {k: v for k, v in identity["options"].items()
-                               if k not in RUNTIME_OPTIONS}
-        return identity
 
     def _batching(self) -> dict[str, Any]:
         return {"batch_size": self.options.batch_size,
@@ -260,17 +240,12 @@ class HFClassifier(_HFRewardModel):
 
 
 class DPOImplicitOptions(ScoringOptions):
-    reference: str | None = Field(None, description="reference model (hub id or folder); "
-                                                    "none: reference-free")
+    reference: ModelLocation | None = Field(None, description="reference model (hub id or "
+                                                              "folder); none: reference-free")
     reference_revision: str | None = None
     aggregate: Literal["sum", "mean"] = Field(
         "sum", description="over response tokens: 'sum' is DPO's reward, 'mean' length-normalises")
     beta: float = Field(1.0, gt=0, description="scale of the reward (DPO's β)")
-
-    @field_validator("reference")
-    @classmethod
-    def _resolve_reference(cls, value: str | None, info: ValidationInfo) -> str | None:
-        return _local_or_hub(value, info)
 
 
 class DPOImplicit(_HFRewardModel):

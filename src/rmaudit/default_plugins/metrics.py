@@ -14,6 +14,7 @@ from rmaudit.errors import BadInput
 from rmaudit.formatting import eta_label
 from rmaudit.metrics import (CurveResult, MetricResult, best_k_of_n, best_of_n, best_of_n_curve,
                              pairwise_accuracy, reta, reta_curve, reta_n_range)
+from rmaudit.vocabulary import RETA_CURVE, best_of_n_curve_key, best_of_n_key, reta_key
 
 
 def scalar(key: str, label: str, result: MetricResult, **params) -> MetricValue:
@@ -69,7 +70,7 @@ class Reta(Metric):
         eta = kwargs.pop("eta")
         result = reta(inputs.oracle, inputs.scores, eta, **kwargs)
         prefix = "RETA" if self.options.normalize else "RETA-unnorm"
-        return MetricOutput(values=[scalar(f"reta@{eta:g}", f"{prefix}({eta_label(eta)})", result,
+        return MetricOutput(values=[scalar(reta_key(eta), f"{prefix}({eta_label(eta)})", result,
                                            eta=eta)])
 
 
@@ -100,7 +101,7 @@ class RetaCurve(Metric):
         kwargs = self.options.estimator_kwargs()
         etas = kwargs.pop("etas")
         result = reta_curve(inputs.oracle, inputs.scores, etas, **kwargs)
-        return MetricOutput(curves=[curve("reta_curve", "RETA curve", "eta", result)])
+        return MetricOutput(curves=[curve(RETA_CURVE, "RETA curve", "eta", result)])
 
 
 class BestOfNOptions(ComponentOptions):
@@ -144,12 +145,12 @@ class BestOfN(Metric):
         rank = self.options.rank
         ns, report = self._points(min(len(j) for j in inputs.oracle))
         name = "BoN" if rank == 1 else ("2nd-BoN" if rank == 2 else f"{rank}th-BoN")
-        key = "bon" if rank == 1 else f"bon{rank}"
+        key = best_of_n_key(rank)
         values = [scalar(f"{key}@{n}", f"{name}@{n}",
                          best_of_n(inputs.oracle, inputs.scores, n, rank=rank), n=n, rank=rank)
                   for n in report]
         result = best_of_n_curve(inputs.oracle, inputs.scores, ns, rank=rank)
-        return MetricOutput(values=values, curves=[curve(f"{key}_curve", f"{name} curve", "n",
+        return MetricOutput(values=values, curves=[curve(best_of_n_curve_key(rank), f"{name} curve", "n",
                                                          result, rank=rank)])
 
 

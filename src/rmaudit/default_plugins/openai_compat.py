@@ -9,51 +9,20 @@ and the API key read from the environment variable the recipe names, at call tim
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import math
-from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Annotated, Any, Literal, Sequence
 
 import numpy as np
 from pydantic import Field
 
 from rmaudit import hookimpl
-from rmaudit.components import (Component, Embedder, Generation, Oracle, OracleLabel, Prompt,
+from rmaudit.components import (Embedder, Generation, Oracle, OracleLabel, Prompt,
                                 ReferencePolicy, Response)
 from rmaudit.conversation import prompt_messages, user_turns
 from rmaudit.judging import BUILTIN_TEMPLATES, JudgeTemplate, load_template_file, parse_score
-from rmaudit.openai_api import (OPERATIONAL_OPTIONS, ApiClient, ApiError, ApiOptions, ApiSession,
-                                estimate_tokens)
-from rmaudit.options import DataFile
-
-CHAT = "/chat/completions"
-EMBEDDINGS = "/embeddings"
-
-
-def _api_identity(component: Component, operational: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """The component's identity without the options that cannot change its outputs."""
-    identity = Component.identity(component)
-    identity["options"] = {k: v for k, v in identity["options"].items()
-                           if k not in OPERATIONAL_OPTIONS | operational}
-    return identity
-
-
-def _usage(body: dict[str, Any]) -> tuple[int, int]:
-    usage = body.get("usage") or {}
-    return int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
-
-
-def _contents(body: dict[str, Any]) -> list[str | None]:
-    """The message text of each choice of a chat completion (None where there is none)."""
-    choices = body.get("choices")
-    if not isinstance(choices, list):
-        return [None]
-    contents = []
-    for choice in choices:
-        message = choice.get("message") if isinstance(choice, dict) else None
-        content = message.get("content") if isinstance(message, dict) else None
-        contents.append(content if isinstance(content, str) else None)
-    return contents
+from rmaudit.openai_api import ApiClient, ApiError, ApiOptions, ApiSession, estimate_tokens
+from rmaudit.openai_api.replies import CHAT, EMBEDDINGS, chat_contents, usage
+from rmaudit.options import OPERATIONAL, HashedDataFile
 
 
 # -- the LLM judge ----------------------------------------------------------------------------
@@ -61,15 +30,17 @@ def _contents(body: dict[str, Any]) -> list[str | None]:
 class JudgeOptions(ApiOptions):
     model: str = Field(description="judge model, e.g. gpt-4-turbo-2024-04-09")
     template: Literal["reta-single", "reta-multi", "mt-bench-single", "mt-bench-multi"] = "reta-single"
-    template_file: DataFile | None = Field(None, description="a user template (replaces template)")
+    # the template's words, not where the file lies, decide the labels
+    template_file: HashedDataFile | None = Field(None, description="a user template (replaces template)")
     samples: int = Field(10, ge=1, description="judge samples averaged per label (the paper: 10)")
     temperature: float = Field(1.0, ge=0, le=2, description="sampling temperature of the judge")
     max_tokens: int | None = Field(None, ge=1, description="reply length limit (default: the template's)")
     n_per_request: bool = Field(True, description="ask for all samples in one request (n=samples); "
                                 "replies with fewer choices are topped up one request at a time")
     scale: tuple[float, float] = Field((1.0, 10.0), description="scores outside are unparseable")
-    expected_answer_tokens: int = Field(300, ge=0, description="response length assumed by "
-                                        "--dry-run cost estimates (responses are not written yet)")
+    expected_answer_tokens: Annotated[int, OPERATIONAL] = Field(
+        300, ge=0, description="response length assumed by --dry-run cost estimates "
+                               "(responses are not written yet)")
 
 
 class LlmJudge(Oracle):
@@ -84,14 +55,6 @@ class LlmJudge(Oracle):
         file = self.options.template_file
         self.template: JudgeTemplate = (load_template_file(file) if file is not None
                                         else BUILTIN_TEMPLATES[self.options.template])
-
-    def identity(self) -> dict[str, Any]:
-        identity = _api_identity(self, frozenset({"expected_answer_tokens"}))
-        if self.options.template_file is not None:
-            # the template's words, not where the file lies, decide the labels
-            identity["options"]["template_file"] = hashlib.sha256(
-                Path(self.options.template_file).read_bytes()).hexdigest()
-        return identity
 
     def calls_per_label(self) -> int:
         return 1 if self.options.n_per_request else self.options.samples
@@ -120,14 +83,14 @@ class LlmJudge(Oracle):
             payload = {**request, "n": o.samples}
             bodies.append(await session.post(CHAT, payload,
                                              cache_key=self.client.request_key(CHAT, payload)))
-            replies = _contents(bodies[0])[:o.samples]
+            replies = chat_contents(bodies[0])[:o.samples]
         # one request per missing sample; the sample index keeps their cache entries apart
         more = await asyncio.gather(*(
             session.post(CHAT, request, cache_key=self.client.request_key(CHAT, request, {"sample": i}))
             for i in range(len(replies), o.samples)))
         for body in more:
             bodies.append(body)
-            replies.append(_contents(body)[0])
+            replies.append(chat_contents(body)[0])
         scores, failures = [], []
         for i, reply in enumerate(replies):
             score = None if reply is None else parse_score(reply, *o.scale)
@@ -137,8 +100,8 @@ class LlmJudge(Oracle):
                                 f"in the reply: {shown}")
             else:
                 scores.append(score)
-        prompt_tokens = sum(_usage(b)[0] for b in bodies)
-        completion_tokens = sum(_usage(b)[1] for b in bodies)
+        prompt_tokens = sum(usage(b)[0] for b in bodies)
+        completion_tokens = sum(usage(b)[1] for b in bodies)
         cost = o.price.cost(prompt_tokens, completion_tokens) if o.price else 0.0
         return OracleLabel(score=float(np.mean(scores)) if scores else math.nan,
                            samples=tuple(scores), cost_usd=cost, prompt_tokens=prompt_tokens,
@@ -187,9 +150,6 @@ class OpenAIChatPolicy(ReferencePolicy):
         super().__init__(options)
         self.client = ApiClient(self.options)
 
-    def identity(self) -> dict[str, Any]:
-        return _api_identity(self)
-
     def generate(self, batch: Sequence[tuple[Prompt, int]]) -> list[Generation]:
         async def work(session: ApiSession) -> list[Generation]:
             return list(await asyncio.gather(*(self._generate_one(session, prompt, i)
@@ -213,13 +173,13 @@ class OpenAIChatPolicy(ReferencePolicy):
                 payload["seed"] = o.seed + sample
             body = await session.post(CHAT, payload, cache_key=self.client.request_key(
                 CHAT, payload, {"sample": sample}))
-            answer = _contents(body)[0]
+            answer = chat_contents(body)[0]
             if answer is None:
                 raise ApiError(f"{self.client.base_url}{CHAT}: a reply without message content "
                                f"for prompt {prompt.id}, sample {sample}")
             answers.append(answer)
             history = history + [{"role": "assistant", "content": answer}]
-            used = _usage(body)
+            used = usage(body)
             prompt_tokens, completion_tokens = prompt_tokens + used[0], completion_tokens + used[1]
             finish = (body["choices"][0] or {}).get("finish_reason")
         meta: dict[str, Any] = {"model": o.model, "finish_reason": finish,
@@ -236,7 +196,7 @@ class OpenAIChatPolicy(ReferencePolicy):
 class EmbeddingsOptions(ApiOptions):
     model: str = Field("text-embedding-3-large", description="embedding model")
     dimensions: int | None = Field(None, ge=1, description="shortened embeddings (text-embedding-3-*)")
-    batch_size: int = Field(256, ge=1, description="texts per request")
+    batch_size: Annotated[int, OPERATIONAL] = Field(256, ge=1, description="texts per request")
 
 
 class OpenAIEmbeddings(Embedder):
@@ -248,9 +208,6 @@ class OpenAIEmbeddings(Embedder):
     def __init__(self, options: EmbeddingsOptions | None = None) -> None:
         super().__init__(options)
         self.client = ApiClient(self.options)
-
-    def identity(self) -> dict[str, Any]:
-        return _api_identity(self, frozenset({"batch_size"}))
 
     def _text_key(self, text: str) -> str:
         # cached per text, not per request, so a text costs once whatever batch it came in

@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, Sequence
+from typing import Literal, Sequence
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Oracle, OracleLabel, Prompt, Response
-from rmaudit.recipe import build_nested, nested_component
+from rmaudit.options import NestedRewardModel
 
 
 class RewardModelOracleOptions(ComponentOptions):
-    model: dict[str, Any] = Field(description="the gold RM: a reward model table (name = ...)")
+    model: NestedRewardModel = Field(description="the gold RM: a reward model table (name = ...)")
     transform: Literal["none", "sigmoid"] = Field(
         "none", description="sigmoid maps logits into (0, 1): RETA needs positive oracle scores")
     offset: float = Field(0.0, description="added after the transform")
-
-    @field_validator("model")
-    @classmethod
-    def _model_resolves(cls, model: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
-        return nested_component("reward_model", model, field="model", info=info)
 
 
 class RewardModelOracle(Oracle):
@@ -32,13 +27,8 @@ class RewardModelOracle(Oracle):
 
     def __init__(self, options: RewardModelOracleOptions | None = None) -> None:
         super().__init__(options)
-        self.model = build_nested("reward_model", self.options.model, field="model")
+        self.model = self.options.model.build()
         self.simulated = self.model.simulated
-
-    def identity(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name, "version": self.version,
-                "options": {"transform": self.options.transform, "offset": self.options.offset,
-                            "model": self.model.identity()}}
 
     def label(self, batch: Sequence[tuple[Prompt, Response]]) -> list[OracleLabel]:
         labels = []

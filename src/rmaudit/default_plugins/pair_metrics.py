@@ -1,5 +1,5 @@
 """Built-in preference-pair metrics (``scope = "pairs"``): thin wrappers over
-:mod:`rmaudit.metrics.preference`, and the TUI panels that show their curves.
+:mod:`rmaudit.metrics.preference` (their TUI panels are in ``default_plugins.panels``).
 
 Each metric gets :class:`~rmaudit.components.PairInputs` once per reward model: the RM's
 logits of every pair's chosen and rejected response, and — for the shift metrics — those of
@@ -20,16 +20,10 @@ from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.metrics import (MetricResult, accuracy, auroc, bt_ece, confidence, ece,
                              energy_score, fpr_at_95_tpr, section_score, style_accuracy_matrix,
                              style_difficulty, subset_accuracy)
-from rmaudit.panels import Panel, PanelContext
+from rmaudit.vocabulary import RELIABILITY_DIAGRAM, SHIFT_QUANTITIES, ShiftTarget, shift_curve_key
 
 Ties = Literal["loss", "half"]
 TIES_FIELD = Field("loss", description="credit for an RM tie: loss (RewardBench) or half")
-SHIFT_TARGETS = ("prompt", "response", "both")
-#: What the shift sweep plots against p, per target (seed 004 Fig. 1-2).
-SHIFT_QUANTITIES = {"accuracy": ("accuracy", True), "confidence": ("mean confidence", True),
-                    "ece": ("ECE", False), "auroc": ("AUROC", True), "fpr95": ("FPR@95", False)}
-
-RELIABILITY_KEY = "reliability_diagram"
 
 
 def _scalar(key: str, label: str, result: MetricResult, **params: Any) -> MetricValue:
@@ -147,7 +141,7 @@ class Calibration(PairMetric):
         filled = result.count > 0
         acc, count = result.accuracy[filled], result.count[filled]
         stderr = np.sqrt(acc * (1 - acc) / count)  # binomial, within each bin
-        diagram = CurveValue(RELIABILITY_KEY, "reliability diagram", "confidence",
+        diagram = CurveValue(RELIABILITY_DIAGRAM, "reliability diagram", "confidence",
                              result.mean_confidence[filled], acc, stderr, acc - 1.96 * stderr,
                              acc + 1.96 * stderr, params={"pairs": count.tolist()})
         return MetricOutput(values=[MetricValue("ece", "ECE", result.value,
@@ -186,7 +180,7 @@ def detector_scores(detector: str, chosen: np.ndarray, rejected: np.ndarray) -> 
 
 class OODOptions(ComponentOptions):
     detector: Literal["energy", "msp"] = Field("energy", description="energy score (RMs Under Distribution Shift) or max softmax")
-    target: Literal["prompt", "response", "both"] = Field("response", description="which shift is the OOD set")
+    target: ShiftTarget = Field("response", description="which shift is the OOD set")
     level: float = Field(0.25, gt=0, le=1, description="shift level p of the OOD set (a level of the sweep)")
 
 
@@ -224,10 +218,6 @@ class ShiftCurvesOptions(ComponentOptions):
     detector: Literal["energy", "msp"] = Field("energy", description="OOD detector for AUROC and FPR@95")
     n_bins: int = Field(10, ge=1, description="confidence bins of the ECE")
     ties: Ties = TIES_FIELD
-
-
-def shift_curve_key(quantity: str, target: str) -> str:
-    return f"shift_{quantity}_{target}"
 
 
 class ShiftCurves(PairMetric):
@@ -272,27 +262,3 @@ def register_metrics(register: Any) -> None:
                 ShiftCurves):
         register(cls)
 
-
-def _shift_view(context: PanelContext, curve_key: str | None):
-    from rmaudit.tui.widgets.pairs import ShiftView
-
-    return ShiftView(context)
-
-
-def _reliability_view(context: PanelContext, curve_key: str | None):
-    from rmaudit.tui.widgets.pairs import reliability_view
-
-    return reliability_view(context)
-
-
-@hookimpl
-def register_panels(register: Any) -> None:
-    register(Panel("shift", "Shift sweep", _shift_view,
-                   curve_keys=tuple(shift_curve_key(q, t) for q in SHIFT_QUANTITIES
-                                    for t in SHIFT_TARGETS),
-                   doc="accuracy, confidence, ECE, AUROC and FPR@95 against shift level p, "
-                       "one line per RM and target (RMs Under Distribution Shift, Fig. 1-2)"))
-    register(Panel("reliability-diagram", "Reliability diagram", _reliability_view,
-                   curve_keys=(RELIABILITY_KEY,),
-                   doc="accuracy against mean confidence per confidence bin; the diagonal is "
-                       "perfect calibration"))

@@ -1,38 +1,40 @@
-"""Built-in TUI panels, registered through the same ``register_panels`` hook a plugin uses.
+"""Every built-in TUI panel, registered through the same ``register_panels`` hook a plugin uses.
 
-The factories import the Textual widgets when called, so registering these panels (which
-every ``load_plugins()`` does) never imports Textual.
+Each factory is named by its path in ``rmaudit.tui.panel_views`` and imported only when the
+Curves screen shows the panel, so registering these panels (which every ``load_plugins()``
+does) imports no UI toolkit, and no plugin module imports the TUI.
 """
 
 from __future__ import annotations
 
 from rmaudit import hookimpl
-from rmaudit.panels import Panel, PanelContext
+from rmaudit.panels import Panel
+from rmaudit.vocabulary import (NDR_CURVE_PREFIX, REGRET_SUMMARY, RELIABILITY_DIAGRAM, RETA_CURVE,
+                                SHIFT_QUANTITIES, SHIFT_TARGETS, best_of_n_curve_key,
+                                shift_curve_key)
 
-
-def _reta_curve(context: PanelContext, curve_key: str | None):
-    from rmaudit.tui.widgets.plots import reta_curve_view
-
-    return reta_curve_view(context)
-
-
-def _best_of_n(context: PanelContext, curve_key: str | None):
-    from rmaudit.tui.widgets.plots import BestOfNView
-
-    return BestOfNView(context)
-
-
-def _any_curve(context: PanelContext, curve_key: str | None):
-    from rmaudit.tui.widgets.plots import generic_curve_view
-
-    return generic_curve_view(context, curve_key)
+VIEWS = "rmaudit.tui.panel_views"
 
 
 @hookimpl
 def register_panels(register):
-    register(Panel("reta-curve", "RETA curve", _reta_curve, curve_keys=("reta_curve",),
+    register(Panel("reta-curve", "RETA curve", f"{VIEWS}:reta_curve", curve_keys=(RETA_CURVE,),
                    doc="RETA(η) against −log2 η with stderr bars, one line per RM"))
-    register(Panel("best-of-n", "Best-of-n", _best_of_n, curve_keys=("bon_curve", "bon2_curve"),
+    register(Panel("best-of-n", "Best-of-n", f"{VIEWS}:best_of_n",
+                   curve_keys=(best_of_n_curve_key(1), best_of_n_curve_key(2)),
                    doc="best-of-n and 2nd-best-of-n against n or KL; x toggles the axis"))
-    register(Panel("curve", "Curve", _any_curve, catch_all=True,
+    register(Panel("curve", "Curve", f"{VIEWS}:any_curve", catch_all=True,
                    doc="any other stored curve, value against its x"))
+    register(Panel("shift", "Shift sweep", f"{VIEWS}:shift_sweep",
+                   curve_keys=tuple(shift_curve_key(q, t) for q in SHIFT_QUANTITIES
+                                    for t in SHIFT_TARGETS),
+                   doc="accuracy, confidence, ECE, AUROC and FPR@95 against shift level p, "
+                       "one line per RM and target (RMs Under Distribution Shift, Fig. 1-2)"))
+    register(Panel("reliability-diagram", "Reliability diagram", f"{VIEWS}:reliability_diagram",
+                   curve_keys=(RELIABILITY_DIAGRAM,),
+                   doc="accuracy against mean confidence per confidence bin; the diagonal is "
+                       "perfect calibration"))
+    register(Panel("regret", "Regret", f"{VIEWS}:regret", metric_keys=(REGRET_SUMMARY,),
+                   curve_prefixes=(NDR_CURVE_PREFIX,),
+                   doc="Rethinking RM Evaluation's Table 1/4 with CIs, observed (accuracy, NDR) of each proxy "
+                       "on the Regressional Goodhart curve (Fig. 8), and NDR against n or KL"))

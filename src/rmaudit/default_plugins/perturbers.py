@@ -7,8 +7,7 @@ passes (e.g. a sweep replicate) both seed the edit, together with a hash of the 
 
 from __future__ import annotations
 
-from importlib.metadata import version
-from typing import Any, Callable, ClassVar
+from typing import Callable, ClassVar
 
 from pydantic import Field
 
@@ -41,10 +40,7 @@ class _FunctionPerturber(ShiftPerturber):
 
 class _VocabularyPerturber(_FunctionPerturber):
     Options = VocabularyOptions
-
-    def identity(self) -> dict[str, Any]:
-        # The random words come from wordfreq's bundled data: a new release may change them.
-        return {**super().identity(), "wordfreq": version("wordfreq")}
+    data_packages = ("wordfreq",)  # the random words: a new release may change them
 
 
 class WordInsert(_VocabularyPerturber):

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from pydantic import Field
 
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Generation, Prompt, ReferencePolicy
 from rmaudit.errors import BadInput
-from rmaudit.options import DataFile
+from rmaudit.options import HashedDataFile
 from rmaudit.tabular import read_rows
 
 
 class ResponsesFileOptions(ComponentOptions):
-    path: DataFile
+    path: HashedDataFile  # its content, not its location, decides whether stored responses hold
     prompt_field: str = Field("prompt", description="field holding the prompt text")
     response_field: str = Field("response", description="field holding the response text")
     sample_field: str | None = Field(None, description="field holding the sample index "
@@ -32,12 +31,6 @@ class ResponsesFile(ReferencePolicy):
     def __init__(self, options: ResponsesFileOptions | None = None) -> None:
         super().__init__(options)
         self.table = self._read()
-
-    def identity(self) -> dict[str, Any]:
-        identity = super().identity()
-        # the file's content, not its location, decides whether stored responses still hold
-        identity["options"]["path"] = hashlib.sha256(Path(self.options.path).read_bytes()).hexdigest()
-        return identity
 
     def _read(self) -> dict[tuple[str, int], Generation]:
         o = self.options

@@ -13,16 +13,15 @@ import math
 from typing import Any, Literal, Sequence
 
 import numpy as np
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 
 from rmaudit import hookimpl
 from rmaudit.components import (ComponentOptions, CurveValue, Metric, MetricOutput, MetricValue,
                                 Oracle, OracleLabel, Prompt, Response, RewardModel, StudyInputs)
 from rmaudit.errors import BadInput
 from rmaudit.metrics.regret import CORRELATIONS, ERROR_METRICS, ndr_curve, regret_correlation
-from rmaudit.panels import Panel, PanelContext
-from rmaudit.recipe import build_nested, nested_component
-from rmaudit.regret_results import NDR_CURVE_PREFIX, SUMMARY_KEY
+from rmaudit.options import NestedRewardModel
+from rmaudit.vocabulary import NDR_CURVE_PREFIX, REGRET_SUMMARY
 from rmaudit.simulated._random import Draws
 
 #: Label of the benchmark's oracle when it is the gold (``gold = "oracle"``).
@@ -86,7 +85,7 @@ class RegretCorrelation(Metric):
                     params={"statistic": statistic, "error_metric": metric, "n": study.n,
                             "gold": o.gold, "per_gold": cell.per_gold}))
         values.append(MetricValue(
-            key="ndr/mean", label=f"mean NDR, best-of-{study.n}",
+            key=REGRET_SUMMARY, label=f"mean NDR, best-of-{study.n}",
             value=float(np.nanmean(study.ndr)),
             params={"n": study.n, "gold": o.gold, "rms": list(study.rms),
                     "golds": list(study.golds), "ndr": _matrix(study.ndr),
@@ -124,7 +123,7 @@ def _matrix(values: np.ndarray) -> list[list[float | None]]:
 
 
 class SyntheticProxyOptions(ComponentOptions):
-    gold: dict[str, Any] = Field(description="the gold reward model, as an RM table")
+    gold: NestedRewardModel = Field(description="the gold reward model, as an RM table")
     sigma: float = Field(0.0, ge=0, description="sd of Gaussian noise added to the gold score "
                                                 "(Regressional Goodhart), in its units")
     loophole: Literal["none", "lottery", "length"] = Field(
@@ -137,11 +136,6 @@ class SyntheticProxyOptions(ComponentOptions):
                                                      "is negated (label flipping analogue)")
     seed: int = 0
 
-    @field_validator("gold")
-    @classmethod
-    def _gold_resolves(cls, gold: dict[str, Any], info: ValidationInfo):
-        return nested_component("reward_model", gold, field="gold", info=info)
-
 
 class SyntheticProxy(RewardModel):
     """A synthetic proxy of a gold RM: gold + Gaussian noise σ, optional loophole or flipped responses (Rethinking RM Evaluation)."""
@@ -152,12 +146,7 @@ class SyntheticProxy(RewardModel):
 
     def __init__(self, options=None) -> None:
         super().__init__(options)
-        self.gold = build_nested("reward_model", self.options.gold, field="gold")
-
-    def identity(self) -> dict[str, Any]:
-        identity = super().identity()
-        identity["options"]["gold"] = self.gold.identity()  # e.g. a scores file by content
-        return identity
+        self.gold = self.options.gold.build()
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         o = self.options
@@ -178,14 +167,9 @@ class SyntheticProxy(RewardModel):
 
 
 class BradleyTerryAnnotatorOptions(ComponentOptions):
-    gold: dict[str, Any] = Field(description="the annotator's true preferences, as an RM table")
+    gold: NestedRewardModel = Field(description="the annotator's true preferences, as an RM table")
     beta: float = Field(0.5, gt=0, description="BT temperature: P(i ≻ j) = σ((r_i − r_j)/β)")
     seed: int = 0
-
-    @field_validator("gold")
-    @classmethod
-    def _gold_resolves(cls, gold: dict[str, Any], info: ValidationInfo):
-        return nested_component("reward_model", gold, field="gold", info=info)
 
 
 class BradleyTerryAnnotator(Oracle):
@@ -197,12 +181,7 @@ class BradleyTerryAnnotator(Oracle):
 
     def __init__(self, options=None) -> None:
         super().__init__(options)
-        self.gold = build_nested("reward_model", self.options.gold, field="gold")
-
-    def identity(self) -> dict[str, Any]:
-        identity = super().identity()
-        identity["options"]["gold"] = self.gold.identity()
-        return identity
+        self.gold = self.options.gold.build()
 
     def label(self, batch: Sequence[tuple[Prompt, Response]]) -> list[OracleLabel]:
         """Label = r + β·G with G a standard Gumbel draw keyed on the texts.
@@ -224,20 +203,6 @@ class BradleyTerryAnnotator(Oracle):
 @hookimpl
 def register_metrics(register):
     register(RegretCorrelation)
-
-
-def _regret_panel(context: PanelContext, curve_key: str | None):
-    from rmaudit.tui.widgets.regret import RegretView  # Textual only when the panel is shown
-
-    return RegretView(context)
-
-
-@hookimpl
-def register_panels(register):
-    register(Panel("regret", "Regret", _regret_panel, metric_keys=(SUMMARY_KEY,),
-                   curve_prefixes=(NDR_CURVE_PREFIX,),
-                   doc="Rethinking RM Evaluation's Table 1/4 with CIs, observed (accuracy, NDR) of each proxy "
-                       "on the Regressional Goodhart curve (Fig. 8), and NDR against n or KL"))
 
 
 @hookimpl

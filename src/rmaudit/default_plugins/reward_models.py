@@ -6,27 +6,20 @@ import csv
 import json
 import math
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Literal, Sequence
 
 import numpy as np
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
 from rmaudit.errors import BadInput
-from rmaudit.options import DataFile
-from rmaudit.recipe import build_nested, nested_component
+from rmaudit.options import HashedDataFile, NestedRewardModel
 
 
 class EnsembleOptions(ComponentOptions):
-    members: list[dict[str, Any]] = Field(min_length=2, description="member RM tables")
+    members: list[NestedRewardModel] = Field(min_length=2, description="member RM tables")
     aggregate: Literal["mean", "median", "min"] = "mean"
-
-    @field_validator("members")
-    @classmethod
-    def _members_resolve(cls, members: list[dict[str, Any]], info: ValidationInfo):
-        return [nested_component("reward_model", member, field=f"members[{i}]", info=info)
-                for i, member in enumerate(members)]
 
 
 class Ensemble(RewardModel):
@@ -37,14 +30,8 @@ class Ensemble(RewardModel):
 
     def __init__(self, options=None) -> None:
         super().__init__(options)
-        self.members = [build_nested("reward_model", m, field=f"members[{i}]")
-                        for i, m in enumerate(self.options.members)]
+        self.members = [member.build() for member in self.options.members]
         self.simulated = any(m.simulated for m in self.members)
-
-    def identity(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name, "version": self.version,
-                "options": {"aggregate": self.options.aggregate,
-                            "members": [m.identity() for m in self.members]}}
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         table = np.array([member.score(batch) for member in self.members], dtype=float)
@@ -53,7 +40,7 @@ class Ensemble(RewardModel):
 
 
 class ScoresFileOptions(ComponentOptions):
-    path: DataFile
+    path: HashedDataFile  # its content, not its location, decides whether stored scores hold
     id_field: str = "response_id"
     score_field: str = "score"
 
@@ -68,24 +55,12 @@ class ScoresFile(RewardModel):
         super().__init__(options)
         self.table = _read_scores(self.options.path, self.options.id_field, self.options.score_field)
 
-    def identity(self) -> dict[str, Any]:
-        identity = super().identity()
-        # the file's content, not its location, decides whether stored scores still hold
-        identity["options"]["path"] = _file_digest(self.options.path)
-        return identity
-
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         missing = [r.id for _, r in batch if r.id not in self.table]
         if missing:
             raise BadInput("no score for this response", file=str(self.options.path),
                            field=self.options.id_field, value=missing[0])
         return [self.table[r.id] for _, r in batch]
-
-
-def _file_digest(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _read_scores(path: Path, id_field: str, score_field: str) -> dict[str, float]:

@@ -19,16 +19,16 @@ environment at call time and never stored).
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar, Literal, Sequence
+from typing import Annotated, Any, ClassVar, Literal, Sequence
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, field_validator
 
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, ShiftPerturber
-from rmaudit.default_plugins.huggingface import RUNTIME_OPTIONS, _local_or_hub
 from rmaudit.errors import BadInput
-from rmaudit.default_plugins.openai_compat import CHAT, _api_identity, _contents
 from rmaudit.openai_api import ApiClient, ApiError, ApiOptions, ApiSession
+from rmaudit.openai_api.replies import CHAT, chat_contents
+from rmaudit.options import OPERATIONAL, ModelLocation
 from rmaudit.perturb import selected
 
 # -- which texts ------------------------------------------------------------------------------
@@ -66,8 +66,8 @@ class _WholeTextPerturber(ShiftPerturber):
 
 
 class TranslateOptions(RewriteLevel):
-    model: str = Field(min_length=1, description="seq2seq model: hub id or local folder, e.g. "
-                                                 "Helsinki-NLP/opus-mt-en-de")
+    model: ModelLocation = Field(min_length=1, description="seq2seq model: hub id or local "
+                                                           "folder, e.g. Helsinki-NLP/opus-mt-en-de")
     revision: str | None = Field(None, description="hub branch, tag or commit (pin it)")
     prefix: str = Field("", description="put before each text, e.g. 'translate English to "
                                         "German: ' (T5) or '>>deu<< ' (multi-target Marian)")
@@ -78,18 +78,14 @@ class TranslateOptions(RewriteLevel):
     max_new_tokens: int = Field(256, ge=1, description="longest translation, in tokens")
     max_length: int = Field(512, ge=1, description="input tokens kept (longer texts are cut)")
     dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"
-    device: str | None = Field(None, description="cpu, cuda, mps; default: cuda, else mps, else cpu")
+    device: Annotated[str | None, OPERATIONAL] = Field(
+        None, description="cpu, cuda, mps; default: cuda, else mps, else cpu")
     trust_remote_code: bool = Field(False, description="run the checkpoint's own Python code")
-    batch_size: int = Field(16, ge=1, description="texts per generate call")
+    batch_size: Annotated[int, OPERATIONAL] = Field(16, ge=1, description="texts per generate call")
 
     # load_model reads these two; a translator always places the model itself
     attn_implementation: ClassVar[None] = None
     device_map: ClassVar[None] = None
-
-    @field_validator("model")
-    @classmethod
-    def _resolve_model(cls, value: str, info: ValidationInfo) -> str:
-        return _local_or_hub(value, info)
 
 
 class Translate(_WholeTextPerturber):
@@ -99,12 +95,6 @@ class Translate(_WholeTextPerturber):
     name = "translate"
     Options = TranslateOptions
     kind_of_edit = "translate"
-
-    def identity(self) -> dict[str, Any]:
-        identity = super().identity()
-        identity["options"] = {k: v for k, v in identity["options"].items()
-                               if k not in RUNTIME_OPTIONS}
-        return identity
 
     def rewrite(self, texts: Sequence[str]) -> list[str]:
         try:
@@ -155,9 +145,6 @@ class _LlmRewriter(_WholeTextPerturber):
         super().__init__(options)
         self.client = ApiClient(self.options)
 
-    def identity(self) -> dict[str, Any]:
-        return _api_identity(self)
-
     def request(self, text: str) -> dict[str, Any]:
         o = self.options
         # replace, not str.format: the text may hold braces
@@ -174,7 +161,7 @@ class _LlmRewriter(_WholeTextPerturber):
     async def _one(self, session: ApiSession, text: str) -> str:
         payload = self.request(text)
         body = await session.post(CHAT, payload, cache_key=self.client.request_key(CHAT, payload))
-        reply = _contents(body)[0]
+        reply = chat_contents(body)[0]
         if reply is None or not reply.strip():
             raise ApiError(f"{self.client.base_url}{CHAT}: a reply without text for "
                            f"{text[:60]!r}")

@@ -18,13 +18,14 @@ import re
 from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import Field
 
 from rmaudit.components import ComponentOptions
 from rmaudit.errors import BadInput
 from rmaudit.hashing import content_key
+from rmaudit.options import OPERATIONAL, SHARED_LIMIT
 
 from .cache import RequestCache, default_cache_path
 
@@ -46,23 +47,25 @@ class Price(ComponentOptions):
 
 
 class ApiOptions(ComponentOptions):
-    """Where the API is and how to talk to it; shared by every API-backed component."""
+    """Where the API is and how to talk to it; shared by every API-backed component.  How
+    requests are made or accounted is OPERATIONAL: it never changes what they return."""
 
     base_url: str = Field(description="e.g. https://api.openai.com/v1 or http://localhost:8000/v1")
-    api_key_env: str | None = Field("OPENAI_API_KEY", description="NAME of the environment "
-                                    "variable holding the key (None or '': send no key)")
-    concurrency: int = Field(16, ge=1, description="requests in flight at once")
-    timeout_s: float = Field(60.0, gt=0, description="per-request timeout")
-    max_retries: int = Field(6, ge=0, description="retries of a request on 429, 5xx and timeouts")
-    backoff_s: float = Field(1.0, ge=0, description="first backoff; doubles per retry, with jitter")
-    cache: Path | None = Field(None, description="request cache file (default: user cache dir)")
-    price: Price | None = Field(None, description="USD per 1M tokens, for cost accounting")
-
-
-#: Options that change how requests are made or accounted, never what they return: left out
-#: of a component's identity, so tuning them does not invalidate stored results.
-OPERATIONAL_OPTIONS = frozenset({"api_key_env", "concurrency", "timeout_s", "max_retries",
-                                 "backoff_s", "cache", "price"})
+    api_key_env: Annotated[str | None, OPERATIONAL] = Field(
+        "OPENAI_API_KEY", description="NAME of the environment variable holding the key "
+                                      "(None or '': send no key)")
+    # the API's rate limit is the whole run's: executors split it among workers
+    concurrency: Annotated[int, OPERATIONAL, SHARED_LIMIT] = Field(
+        16, ge=1, description="requests in flight at once")
+    timeout_s: Annotated[float, OPERATIONAL] = Field(60.0, gt=0, description="per-request timeout")
+    max_retries: Annotated[int, OPERATIONAL] = Field(
+        6, ge=0, description="retries of a request on 429, 5xx and timeouts")
+    backoff_s: Annotated[float, OPERATIONAL] = Field(
+        1.0, ge=0, description="first backoff; doubles per retry, with jitter")
+    cache: Annotated[Path | None, OPERATIONAL] = Field(
+        None, description="request cache file (default: user cache dir)")
+    price: Annotated[Price | None, OPERATIONAL] = Field(
+        None, description="USD per 1M tokens, for cost accounting")
 
 
 class ApiError(RuntimeError):

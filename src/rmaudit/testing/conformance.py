@@ -38,6 +38,7 @@ from rmaudit.components import (Component, Metric, MetricInputs, MetricOutput, O
                                 ShiftPerturber, StudyInputs)
 from rmaudit.errors import BadInput
 from rmaudit.hashing import prompt_id, response_id
+from rmaudit.vocabulary import SHIFT_TARGETS
 
 __all__ = [
     "ConformanceError",
@@ -110,7 +111,7 @@ def sample_pairs(pairs: int = 90, seed: int = 0, levels: Sequence[float] = (0.0,
     chosen, rejected = rng.normal(0.5, 1.0, pairs), rng.normal(0.0, 1.0, pairs)
     sweep = {target: {float(p): (chosen + p * rng.normal(0, 2, pairs),
                                  rejected + p * rng.normal(0, 2, pairs)) for p in levels}
-             for target in ("prompt", "response", "both")}
+             for target in SHIFT_TARGETS}
     return PairInputs(tuple(f"pair-{i}" for i in range(pairs)), chosen, rejected,
                       tuple(_SAMPLE_SUBSETS[i % len(_SAMPLE_SUBSETS)] for i in range(pairs)),
                       tuple({"chosen_style": i % 3, "rejected_style": i // 3 % 3}

@@ -11,7 +11,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from rmaudit.browse import ACROSS_RMS
-from rmaudit.cli.render import sparkline
+from rmaudit.formatting import format_value, sparkline
+from rmaudit.vocabulary import RETA_CURVE
 
 from ..widgets.table import NavTable
 from .curves import CurvesScreen
@@ -19,12 +20,6 @@ from .failures import FailuresScreen
 
 MARK = "✓"
 FIXED_COLUMNS = ("", "reward model")  # the mark, the RM label
-
-
-def format_cell(value: float, stderr: float) -> str:
-    if not math.isfinite(value):
-        return "—"
-    return f"{value:.4f}±{stderr:.4f}" if math.isfinite(stderr) else f"{value:.4f}"
 
 
 class LeaderboardScreen(Screen):
@@ -66,7 +61,7 @@ class LeaderboardScreen(Screen):
             "↑ higher is better, ↓ lower · s sorts best-first by the cursor's column (again: "
             "reverse) · space marks RMs for the curves · enter: the RM's failures")
         #: (metric, key) of the RETA curve drawn as a sparkline in the last column, if stored
-        self.reta_curve = next(((m, k) for m, k in summary.curve_keys() if k == "reta_curve"), None)
+        self.reta_curve = next(((m, k) for m, k in summary.curve_keys() if k == RETA_CURVE), None)
         headers = [*FIXED_COLUMNS, *(f"{c.label} {'↑' if c.higher_is_better else '↓'}"
                                      for c in summary.columns)]
         self.table.add_columns(*headers, *(["RETA curve ½→small η"] if self.reta_curve else []))
@@ -115,7 +110,7 @@ class LeaderboardScreen(Screen):
         current = self.current_rm() if table.row_count else None
         table.clear()
         for rm_key, cells in self.rows():
-            shown = [c if isinstance(c, str) else format_cell(c.value, c.stderr) if c else "—"
+            shown = [c if isinstance(c, str) else format_value(c.value, c.stderr, "±") if c else "—"
                      for c in cells]
             shown[1] = Text(shown[1], style="bold")
             table.add_row(*shown, key=rm_key)
@@ -130,7 +125,7 @@ class LeaderboardScreen(Screen):
         for column, cell in run_level:
             ci = (f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
                   if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high) else "—")
-            table.add_row(column.metric, column.label, format_cell(cell.value, cell.stderr), ci)
+            table.add_row(column.metric, column.label, format_value(cell.value, cell.stderr, "±"), ci)
 
     def current_rm(self) -> str:
         return self.table.coordinate_to_cell_key(self.table.cursor_coordinate).row_key.value

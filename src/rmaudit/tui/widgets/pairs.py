@@ -1,7 +1,7 @@
 """Terminal views of the preference-pair curves: the shift sweep and the reliability diagram.
 
-Built only by the factories of the panels in ``rmaudit.default_plugins.pair_metrics``, so
-nothing imports Textual unless the TUI shows one of them.
+Built only by the factories of the built-in panels (``rmaudit.tui.panel_views``), so nothing
+imports Textual unless the TUI shows one of them.
 """
 
 from __future__ import annotations
@@ -9,10 +9,9 @@ from __future__ import annotations
 import numpy as np
 from textual.containers import Horizontal, Vertical
 
-from rmaudit.default_plugins.pair_metrics import (RELIABILITY_KEY, SHIFT_QUANTITIES, SHIFT_TARGETS,
-                                                  shift_curve_key)
 from rmaudit.panels import PanelContext
 from rmaudit.tui.widgets.plots import CurvePlot, Series
+from rmaudit.vocabulary import RELIABILITY_DIAGRAM, SHIFT_QUANTITIES, SHIFT_TARGETS, shift_curve_key
 
 
 def _rm_curves(context: PanelContext, curve_key: str) -> list[tuple[str, object]]:
@@ -49,7 +48,7 @@ class ShiftView(Vertical):
 def reliability_view(context: PanelContext) -> CurvePlot:
     """Accuracy against mean confidence per bin, with the diagonal of perfect calibration."""
     series = [Series(label, curve.x, curve.value, curve.stderr)
-              for label, curve in _rm_curves(context, RELIABILITY_KEY)]
+              for label, curve in _rm_curves(context, RELIABILITY_DIAGRAM)]
     diagonal = np.array([0.5, 1.0])  # a pair's confidence is at least 1/2
     series.append(Series("perfectly calibrated", diagonal, diagonal, np.zeros(2)))
     return CurvePlot("Reliability diagram (± binomial stderr per bin)", "mean confidence",

@@ -16,6 +16,7 @@ from rmaudit.browse import ACROSS_RMS
 from rmaudit.components import RUN_LEVEL
 from rmaudit.metrics import bon_kl
 from rmaudit.panels import PanelContext
+from rmaudit.vocabulary import RETA_CURVE, best_of_n_curve_key
 
 
 
@@ -75,13 +76,13 @@ def _series(context: PanelContext, curve_key: str, transform=lambda x: x) -> lis
 def reta_curve_view(context: PanelContext) -> CurvePlot:
     """RETA(η) against −log2 η, as in the RETA paper's Fig. 3: smaller η to the right."""
     return CurvePlot("RETA curve (± stderr across prompts)", "-log2 eta", "RETA(eta)",
-                     _series(context, "reta_curve", lambda eta: -np.log2(eta)))
+                     _series(context, RETA_CURVE, lambda eta: -np.log2(eta)))
 
 
 class BestOfNView(Horizontal):
     """Best-of-n and 2nd-best-of-n side by side, against n (log2 axis) or the KL of best-of-n."""
 
-    CURVES = (("bon_curve", "best-of-n"), ("bon2_curve", "2nd-best-of-n"))
+    CURVES = ((best_of_n_curve_key(1), "best-of-n"), (best_of_n_curve_key(2), "2nd-best-of-n"))
 
     def __init__(self, context: PanelContext) -> None:
         super().__init__(classes="panel-row")

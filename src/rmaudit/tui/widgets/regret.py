@@ -12,8 +12,9 @@ from textual_plotext import PlotextPlot
 
 from rmaudit.metrics import bon_kl
 from rmaudit.panels import PanelContext
-from rmaudit.regret_results import (NDR_CURVE_PREFIX, GoodhartPoint, goodhart_curve,
-                                    goodhart_points, load_studies, study_table)
+from rmaudit.regret_results import (GoodhartPoint, goodhart_curve, goodhart_points, load_studies,
+                                    study_table)
+from rmaudit.vocabulary import NDR_CURVE_PREFIX
 
 from .plots import CurvePlot, Series
 

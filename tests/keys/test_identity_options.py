@@ -1,0 +1,131 @@
+"""What the option markers of rmaudit.options declare: which options key stored results and
+in what form, for a plugin's own component as for the built-ins (tests/keys holds the
+built-ins' keys as recorded before the markers existed)."""
+
+from __future__ import annotations
+
+import hashlib
+from importlib.metadata import version
+from typing import Annotated, Sequence
+
+import pytest
+from pydantic import Field
+
+from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
+from rmaudit.errors import BadInput
+from rmaudit.executors import RayExecutor, RayExecutorOptions
+from rmaudit.options import (OPERATIONAL, SHARED_LIMIT, HashedDataFile, NestedRewardModel,
+                             identity_options)
+from rmaudit.recipe import validate_options
+
+
+class Limits(ComponentOptions):
+    slots: Annotated[int, OPERATIONAL, SHARED_LIMIT] = 5
+
+
+class TableOptions(ComponentOptions):
+    table: HashedDataFile
+    scale: float = 1.0
+    device: Annotated[str, OPERATIONAL] = "cpu"
+    limits: Limits = Field(default_factory=Limits)  # a sub-model: its operational fields too
+    gold: NestedRewardModel | None = None
+
+
+class TableRM(RewardModel):
+    """Scores from a table file (a plugin's component, as a third party writes one)."""
+
+    name = "table-rm"
+    Options = TableOptions
+    data_packages = ("numpy",)
+
+    def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
+        return [self.options.scale] * len(batch)
+
+
+def build(tmp_path, **raw) -> TableRM:
+    return TableRM(validate_options(TableRM, raw, field="rm", file=None, base_dir=tmp_path))
+
+
+@pytest.fixture
+def table(tmp_path):
+    (tmp_path / "a.txt").write_text("scores v1")
+    return "a.txt"
+
+
+def test_operational_options_are_left_out_at_any_depth(tmp_path, table):
+    rm = build(tmp_path, table=table, device="cuda", limits={"slots": 2})
+    assert identity_options(rm.options) == {
+        "table": hashlib.sha256(b"scores v1").hexdigest(), "scale": 1.0, "limits": {},
+        "gold": None}
+    assert rm.key == build(tmp_path, table=table).key
+    assert rm.key != build(tmp_path, table=table, scale=2.0).key
+
+
+def test_a_hashed_file_keys_by_content_not_by_place(tmp_path, table):
+    moved = tmp_path / "elsewhere" / "b.txt"
+    moved.parent.mkdir()
+    moved.write_text("scores v1")
+    first = build(tmp_path, table=table)
+    assert build(tmp_path, table=str(moved)).key == first.key
+    assert first.options.table == (tmp_path / table).resolve()  # the component still reads a path
+    (tmp_path / table).write_text("scores v2")
+    assert build(tmp_path, table=table).key != first.key
+
+
+def test_a_nested_component_enters_the_identity_as_its_own(tmp_path, table):
+    gold = {"name": "scores-file", "path": "gold.jsonl"}
+    (tmp_path / "gold.jsonl").write_text('{"response_id": "r", "score": 1}\n')
+    rm = build(tmp_path, table=table, gold=gold)
+    built = rm.options.gold.build()
+    assert built.options.path == (tmp_path / "gold.jsonl").resolve()  # relative to the recipe
+    assert identity_options(rm.options)["gold"] == built.identity()
+    assert rm.options.gold.table() == {"name": "scores-file", "path": str(built.options.path),
+                                       "id_field": "response_id", "score_field": "score"}
+    with pytest.raises(BadInput, match=r"^rm\.gold\.name: unknown reward model"):
+        build(tmp_path, table=table, gold={"name": "nope"})
+
+
+def test_data_packages_versions_are_part_of_the_identity(tmp_path, table):
+    assert build(tmp_path, table=table).identity()["numpy"] == version("numpy")
+
+
+class LimitedRM(RewardModel):
+    """An RM behind a service with a limit of requests in flight."""
+
+    name = "limited-rm"
+    Options = Limits
+
+
+def test_executors_split_every_shared_limit_among_workers():
+    rm = LimitedRM(Limits(slots=5))
+    executor = RayExecutor(RayExecutorOptions(name="ray"))  # starts no Ray
+    assert [o.slots for o in executor.worker_options(rm, 3)] == [2, 2, 1]
+    assert [o.slots for o in executor.worker_options(rm, 5)] == [1] * 5
+
+
+def test_the_example_of_writing_plugins_md_keys_as_it_says(tmp_path):
+    """docs/writing_plugins.md, "Options, and what keys stored results"."""
+    import re
+    from pathlib import Path
+
+    from rmaudit.testing import check_component
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "writing_plugins.md").read_text()
+    example = re.search(r"### Options, and what keys.*?```python\n(.*?)```", doc, re.S).group(1)
+    namespace: dict = {}
+    # dont_inherit: this module's ``from __future__ import annotations`` is not the example's
+    exec(compile(example, "writing_plugins.md", "exec", dont_inherit=True), namespace)
+    shifted = namespace["Shifted"]
+    (tmp_path / "offsets.txt").write_text("0.5\n1\n")
+
+    def build(**raw):
+        table = {"base": {"name": "simulated-rm", "seed": 1}, "offsets": "offsets.txt", **raw}
+        return shifted(validate_options(shifted, table, field="rm", file=None, base_dir=tmp_path))
+
+    component = build(batch_size=8)
+    options = component.identity()["options"]
+    assert options["base"] == component.base.identity()
+    assert options["offsets"] == hashlib.sha256(b"0.5\n1\n").hexdigest()
+    assert "batch_size" not in options and component.key == build().key
+    assert build(scale=2.0).key != component.key
+    check_component(component)
