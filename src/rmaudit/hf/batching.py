@@ -25,14 +25,13 @@ def batch_tokens(lengths: Sequence[int], *, pad_multiple: int = 1, packed: bool 
 
 def length_buckets(lengths: Sequence[int], *, batch_size: int | None,
                    max_batch_tokens: int | None = None, pad_multiple: int = 1,
-                   packed: bool = False, same_width: bool = False) -> list[list[int]]:
+                   packed: bool = False) -> list[list[int]]:
     """Group item indices into batches of similar length.
 
     Items are sorted longest first (ties by index, so the grouping is deterministic) and cut
     into batches of at most ``batch_size`` rows (None: no limit) that compute at most
     ``max_batch_tokens`` tokens (:func:`batch_tokens`); a single longer item still gets a
-    batch of its own.  ``same_width``: a batch holds rows of one padded width only (fixed
-    shapes).  Sorting makes rows of a batch nearly the same length, so little compute goes
+    batch of its own.  Sorting makes rows of a batch nearly the same length, so little compute goes
     to padding; longest first makes an out-of-memory batch fail at once rather than at the end.
     """
     if batch_size is not None and batch_size < 1:
@@ -44,8 +43,6 @@ def length_buckets(lengths: Sequence[int], *, batch_size: int | None,
         current = batches[-1] if batches else None
         length = lengths[index]
         fits = current is not None and (batch_size is None or len(current) < batch_size)
-        if fits and same_width:
-            fits = round_up(lengths[current[0]], pad_multiple) == round_up(length, pad_multiple)
         if fits and max_batch_tokens is not None:
             # rows arrive longest first, so a batch's first row sets its padded width
             cost = (round_up(total + length, pad_multiple) if packed

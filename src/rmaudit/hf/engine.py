@@ -22,7 +22,7 @@ import torch
 
 from rmaudit.errors import BadInput
 from rmaudit.hf import inputs
-from rmaudit.hf.batching import round_up, stream_buckets
+from rmaudit.hf.batching import stream_buckets
 
 logger = logging.getLogger(__name__)
 
@@ -39,9 +39,6 @@ class Limits:
     max_tokens: int | None  # most tokens computed per batch; None: no budget
     pad_multiple: int = 1
     packed: bool = False
-    #: every batch of one padded width has the same number of rows (filler rows complete
-    #: it), so an input's computation does not depend on which inputs share its batch
-    fixed_shapes: bool = False
 
 
 @dataclass
@@ -151,8 +148,7 @@ class Engine:
         limits = self.limits
         for keys in stream_buckets(groups(), batch_size=limits.batch_size,
                                    max_batch_tokens=limits.max_tokens,
-                                   pad_multiple=limits.pad_multiple, packed=limits.packed,
-                                   same_width=limits.fixed_shapes):
+                                   pad_multiple=limits.pad_multiple, packed=limits.packed):
             batch = self._arrays([rows[k] for k in keys])
             tensors = {name: torch.from_numpy(array) for name, array in batch.arrays.items()}
             tensors["read_index"] = torch.from_numpy(batch.read_index)
@@ -166,15 +162,7 @@ class Engine:
         if limits.packed:
             batch = inputs.packed(rows, filler_id=pad_id, pad_multiple=limits.pad_multiple)
         else:
-            rows_to = None
-            if limits.fixed_shapes:
-                width = round_up(max(len(r) for r in rows), limits.pad_multiple)
-                caps = [limits.batch_size] if limits.batch_size else []
-                if limits.max_tokens:
-                    caps.append(max(1, limits.max_tokens // width))
-                rows_to = min(caps) if caps else None
-            batch = inputs.padded(rows, pad_id=pad_id, pad_multiple=limits.pad_multiple,
-                                  rows_to=rows_to)
+            batch = inputs.padded(rows, pad_id=pad_id, pad_multiple=limits.pad_multiple)
         positions = [np.asarray(self.read_positions(r), dtype=np.int64) for r in rows]
         batch.counts = [len(p) for p in positions]
         batch.read_index = (np.concatenate([o + p for o, p in zip(batch.offsets, positions)])

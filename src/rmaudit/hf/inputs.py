@@ -57,16 +57,12 @@ class Batch:
         return self.arrays["input_ids"].shape
 
 
-def padded(rows: Sequence[Row], *, pad_id: int, pad_multiple: int = 1,
-           rows_to: int | None = None) -> Batch:
-    """Right-padded arrays; ``rows_to``: add filler rows (one real token each, so no row is
-    fully masked) up to that many rows, for fixed shapes."""
+def padded(rows: Sequence[Row], *, pad_id: int, pad_multiple: int = 1) -> Batch:
+    """Right-padded arrays with the attention mask, widths rounded up to ``pad_multiple``."""
     width = round_up(max(len(row) for row in rows), pad_multiple)
-    count = max(len(rows), rows_to or 0)
-    ids = np.full((count, width), pad_id, dtype=np.int64)
-    mask = np.zeros((count, width), dtype=np.int64)
-    mask[len(rows):, 0] = 1
-    types = np.zeros((count, width), dtype=np.int64) if rows[0].token_types is not None else None
+    ids = np.full((len(rows), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(rows), width), dtype=np.int64)
+    types = np.zeros((len(rows), width), dtype=np.int64) if rows[0].token_types is not None else None
     for i, row in enumerate(rows):
         ids[i, :len(row)] = row.ids
         mask[i, :len(row)] = 1

@@ -7,6 +7,12 @@ Defaults differ by device.  On CUDA: batches cut by a token budget
 between them (flash-attention, flex-attention) and the model passes the packing check.  On CPU
 (and MPS): batches of 8 rows, no budget, no rounding, padded — the measured-best settings
 there (benchmarks/README.md).
+
+Deterministic mode runs each input in a batch of its own, padded to a width set by its own
+length, with deterministic kernels: its score then depends on nothing else in the run, bit
+for bit on the same hardware and software.  Batches of several rows cannot promise that —
+even with fixed shapes, a matrix product's rounding can depend on a row's position (seen on
+CPU in a 3-column classifier head) — so the mode trades speed for it.
 """
 
 from __future__ import annotations
@@ -98,10 +104,14 @@ class Scorer:
             pad_multiple=pad_multiple)
         batch_size = options.batch_size if options.batch_size is not None else (
             None if cuda else CPU_BATCH_SIZE)
+        engine_pad = pad_id
+        if self.packed:  # a pack's filler needs no pad id, and one makes transformers warn
+            engine_pad = next(i for i in (0, 1) if i != model.config.get_text_config().pad_token_id)
+        if options.deterministic:  # alone, in a shape set by its own length: see the module doc
+            batch_size, budget = 1, None
         self.forward = forward
-        self.engine = Engine(device, Limits(batch_size, budget, pad_multiple, self.packed,
-                                            options.deterministic),
-                             pad_id=pad_id, read_positions=read, prefetch=options.prefetch)
+        self.engine = Engine(device, Limits(batch_size, budget, pad_multiple, self.packed),
+                             pad_id=engine_pad, read_positions=read, prefetch=options.prefetch)
         self.alone = Engine(device, Limits(1, None), pad_id=pad_id, read_positions=read, prefetch=0)
 
     def run(self, order: Sequence[int], encode: Encode, *, alone: bool = False) -> dict[int, np.ndarray]:
@@ -112,7 +122,7 @@ class Scorer:
 
     def _why_not_packed(self) -> str:
         if self.options.deterministic:
-            return "deterministic mode runs fixed padded shapes"
+            return "deterministic mode runs each input alone"
         if not self.packing_checked:
             return "this model's outputs change when its inputs are packed"
         return "the attention implementation would attend through a dense mask"
@@ -137,5 +147,5 @@ class Scorer:
         if self.options.compile:
             facts["compiled"] = "inductor" if self.options.compile is True else self.options.compile
         if self.options.deterministic:
-            facts["deterministic"] = "fixed shapes, deterministic kernels"
+            facts["deterministic"] = "each input alone, in a shape set by its length"
         return facts

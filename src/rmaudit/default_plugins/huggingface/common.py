@@ -96,9 +96,9 @@ class ScoringOptions(HFOptions):
                           "on where the attention skips the work between sequences "
                           "(flash_attention_2, flex_attention)")
     deterministic: bool = Field(
-        False, description="fixed batch shapes (each input's set by its own length, filler rows "
-                           "complete a batch) and deterministic kernels, so an input's score does "
-                           "not depend on the inputs it is batched with; slower")
+        False, description="score each input alone, padded to a width set by its own length, "
+                           "with deterministic kernels: a score then depends on no other input, "
+                           "bit for bit; slower on a GPU")
     compile: bool | str = Field(
         False, description="torch.compile the model (true: inductor; or a backend name); the "
                            "first pass of each batch shape compiles")
