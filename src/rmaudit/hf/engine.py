@@ -11,11 +11,11 @@ whole, in smaller batches, and every input's output is kept exactly once.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -31,7 +31,7 @@ logger = logging.getLogger(__name__)
 ENCODE_GROUP = 64
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Limits:
     """How inputs are cut into batches (see :mod:`rmaudit.hf.batching`)."""
 
@@ -41,11 +41,11 @@ class Limits:
     packed: bool = False
 
 
-@dataclass
+@dataclasses.dataclass
 class EngineStats:
     """What the report says about the batching so far."""
 
-    shapes: set[tuple[int, ...]] = field(default_factory=set)
+    shapes: set[tuple[int, ...]] = dataclasses.field(default_factory=set)
     oom_backoffs: int = 0
     batches: int = 0
 
@@ -106,9 +106,11 @@ class Engine:
                 batches.close()
             if failed is not None:
                 self._back_off(*failed)
-        host = torch.cat([c.reshape(c.shape[0], -1).float() for c in chunks]).cpu().double().numpy() \
-            if chunks else np.empty((0, 0))
-        bases = np.concatenate([[0], np.cumsum([c.shape[0] for c in chunks])]).astype(int)
+        if not chunks:
+            return {}
+        # one copy back for the whole call: the only point where this thread waits for the device
+        host = torch.cat([c if c.dim() == 2 else c[:, None] for c in chunks]).double().cpu().numpy()
+        bases = np.cumsum([0] + [len(c) for c in chunks])
         return {key: host[bases[c] + a:bases[c] + b] for key, (c, a, b) in done.items()}
 
     def _back_off(self, keys: list[int], batch: inputs.Batch) -> None:
@@ -119,9 +121,7 @@ class Engine:
                            value=batch.lengths[0])
         tokens = int(np.prod(batch.shape))
         budget = max(1, tokens // 2)
-        if self.limits.max_tokens is not None:
-            budget = min(budget, self.limits.max_tokens // 2)
-        self.limits = Limits(**{**self.limits.__dict__, "max_tokens": budget})
+        self.limits = dataclasses.replace(self.limits, max_tokens=budget)
         self.stats.oom_backoffs += 1
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
