@@ -77,7 +77,7 @@ PRESETS = {
     "h100": {"llama-1b": llama(2048, 8192, 16, 32, 8, 128256),
              "deberta-435m": deberta(1024, 4096, 24, 16, 128100),
              "llama-8b": llama(4096, 14336, 32, 32, 8, 128256)},
-    "cpu": {"llama-30m": llama(512, 1408, 6, 8, 4, 8000), "deberta-25m": deberta(384, 1536, 6, 6, 8000)},
+    "cpu": {"llama-5m": llama(256, 688, 4, 4, 2, 8000), "deberta-5m": deberta(256, 1024, 4, 4, 8000)},
     "smoke": {"llama-smoke": llama(32, 64, 2, 4, 2, 600), "deberta-smoke": deberta(32, 64, 2, 2, 600)},
 }
 #: name -> hf-classifier options (None: the naive baseline, reward-bench style)
@@ -85,6 +85,7 @@ CONFIGS = {
     "naive: batch 8, data order": None,
     "batch 8, length-sorted": {"batch_size": 8, "max_batch_tokens": 10**9, "pad_to_multiple": 1},
     "defaults": {},
+    "budget 4k": {"max_batch_tokens": 4096},
     "budget 16k": {"max_batch_tokens": 16384},
     "budget 64k": {"max_batch_tokens": 65536},
     "budget 128k": {"max_batch_tokens": 131072},

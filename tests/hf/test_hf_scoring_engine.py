@@ -18,7 +18,6 @@ transformers = pytest.importorskip("transformers")
 
 from rmaudit.default_plugins.huggingface import DPOImplicit, HFClassifier  # noqa: E402
 from rmaudit.errors import BadInput  # noqa: E402
-from rmaudit.hf import budget as budget_module  # noqa: E402
 from rmaudit.hf.engine import Engine, Limits  # noqa: E402
 from rmaudit.hf.inputs import Row  # noqa: E402
 from rmaudit.recipe import validate_options  # noqa: E402

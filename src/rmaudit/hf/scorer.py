@@ -63,36 +63,11 @@ class Scorer:
         cuda = device.type == "cuda"
         if options.deterministic:
             scoring.deterministic_kernels()
-        if kind == "classifier":
-            scoring.float32_head(model)
-            head = scoring.decoder_head(model)
-            base = scoring.base_model(model)
-            per_token = (None if head is None else
-                         lambda ids, pos: base(ids, position_ids=pos, use_cache=False).last_hidden_state)
-            checkpoint_pad = model.config.get_text_config().pad_token_id
-            own_pad_trick = head is None and checkpoint_pad is None
-            forward = scoring.classifier_forward(model, head, own_pad_trick=own_pad_trick)
-            pad_id: Any = (_pad_not_ending if own_pad_trick else
-                           checkpoint_pad if checkpoint_pad is not None else filler_id)
-
-            def read(row: Row) -> Sequence[int]:
-                return [row.pool_at]
-
-            compiled = base if head is not None else model
-        else:
-            def per_token(ids, pos):
-                return model(ids, position_ids=pos, use_cache=False).logits
-
-            forward = scoring.logprob_forward(model)
-            pad_id = filler_id
-
-            def read(row: Row) -> Sequence[int]:
-                return range(row.start - 1, len(row) - 1)
-
-            compiled = model
-        self.packing_checked = per_token is not None and scoring.packing_works(per_token, model)
+        pad_id, compiled, per_token = (self._classifier(filler_id) if kind == "classifier"
+                                       else self._logprobs(filler_id))
+        self.packing_passes = per_token is not None and scoring.packing_works(per_token, model)
         wanted = options.packing if options.packing is not None else scoring.varlen_attention(model)
-        self.packed = bool(wanted and self.packing_checked and not options.deterministic)
+        self.packed = bool(wanted and self.packing_passes and not options.deterministic)
         if options.packing and not self.packed:
             logger.warning("packing asked for but %s; scoring padded batches",
                            self._why_not_packed())
@@ -104,15 +79,40 @@ class Scorer:
             pad_multiple=pad_multiple)
         batch_size = options.batch_size if options.batch_size is not None else (
             None if cuda else CPU_BATCH_SIZE)
-        engine_pad = pad_id
-        if self.packed:  # a pack's filler needs no pad id, and one makes transformers warn
-            engine_pad = next(i for i in (0, 1) if i != model.config.get_text_config().pad_token_id)
         if options.deterministic:  # alone, in a shape set by its own length: see the module doc
             batch_size, budget = 1, None
-        self.forward = forward
+        # a pack's filler segments need no pad id, and a pad id in unmasked inputs makes
+        # transformers warn
+        checkpoint_pad = model.config.get_text_config().pad_token_id
+        pack_filler = next(i for i in (0, 1) if i != checkpoint_pad)
         self.engine = Engine(device, Limits(batch_size, budget, pad_multiple, self.packed),
-                             pad_id=engine_pad, read_positions=read, prefetch=options.prefetch)
-        self.alone = Engine(device, Limits(1, None), pad_id=pad_id, read_positions=read, prefetch=0)
+                             pad_id=pack_filler if self.packed else pad_id,
+                             read_positions=self.read, prefetch=options.prefetch)
+        self.alone = Engine(device, Limits(1, None), pad_id=pad_id, read_positions=self.read,
+                            prefetch=0)
+
+    def _classifier(self, filler_id: int):
+        """(pad id, module to compile, per-token outputs for the packing check or None)."""
+        model = self.model
+        scoring.float32_head(model)
+        head, base = scoring.decoder_head(model), scoring.base_model(model)
+        checkpoint_pad = model.config.get_text_config().pad_token_id
+        own_pad_trick = head is None and checkpoint_pad is None
+        self.forward = scoring.classifier_forward(model, head, own_pad_trick=own_pad_trick)
+        self.read = lambda row: [row.pool_at]
+        pad_id: Any = (_pad_not_ending if own_pad_trick else
+                       checkpoint_pad if checkpoint_pad is not None else filler_id)
+        if head is None:  # the model's own forward: padded batches only
+            return pad_id, model, None
+        return pad_id, base, lambda ids, positions: base(
+            ids, position_ids=positions, use_cache=False).last_hidden_state
+
+    def _logprobs(self, filler_id: int):
+        model = self.model
+        self.forward = scoring.logprob_forward(model)
+        self.read = lambda row: range(row.start - 1, len(row) - 1)
+        return filler_id, model, lambda ids, positions: model(
+            ids, position_ids=positions, use_cache=False).logits
 
     def run(self, order: Sequence[int], encode: Encode, *, alone: bool = False) -> dict[int, np.ndarray]:
         """Outputs per item (see Engine.run); ``alone``: each item in a batch of its own,
@@ -123,7 +123,7 @@ class Scorer:
     def _why_not_packed(self) -> str:
         if self.options.deterministic:
             return "deterministic mode runs each input alone"
-        if not self.packing_checked:
+        if not self.packing_passes:
             return "this model's outputs change when its inputs are packed"
         return "the attention implementation would attend through a dense mask"
 

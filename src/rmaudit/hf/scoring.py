@@ -109,7 +109,7 @@ def float32_head(model) -> None:
         return
     heads = [m for m in model.modules()
              if isinstance(m, torch.nn.Linear) and m.out_features == model.config.num_labels]
-    if heads:
+    if heads and heads[-1].weight.dtype != torch.float32:  # not already done
         heads[-1].float()
         heads[-1].register_forward_pre_hook(
             lambda module, args: tuple(a.float() if torch.is_tensor(a) and a.is_floating_point()
