@@ -90,10 +90,13 @@ CONFIGS = {
     "budget 64k": {"max_batch_tokens": 65536},
     "budget 128k": {"max_batch_tokens": 131072},
     "packed": {"packing": True},
+    "packed, flex attention": {"packing": True, "attn_implementation": "flex_attention"},
     "no prefetch": {"prefetch": 0},
     "deterministic": {"deterministic": True},
     "compile": {"compile": True},  # last: compiling changes the shared model in place
 }
+#: Not in the smoke run: flex-attention compiles its kernel, minutes on a CPU.
+GPU_ONLY = {"packed, flex attention"}
 
 
 def hh_records(path: Path, limit: int | None) -> list[dict]:
@@ -216,6 +219,10 @@ def run_config(name, options, model, rm_options, texts, device, args) -> dict:
     """Cold and warm GPU-only passes, then one pass through score (with tokenisation)."""
     if options is not None and "compile" in options and args.compile_backend != "inductor":
         options = {**options, "compile": args.compile_backend}
+    attention = (options or {}).get("attn_implementation")
+    if attention:  # the model in memory switches (from_pretrained would set it at load)
+        saved = model.config._attn_implementation
+        model.set_attn_implementation(attention)
     rm = HFClassifier(validate_options(HFClassifier, {**rm_options, **(options or {})},
                                        field="rm", file=None, base_dir=None))
     rm._load()
@@ -244,10 +251,13 @@ def run_config(name, options, model, rm_options, texts, device, args) -> dict:
     scored, _ = timed(through_score, device)
     if options and options.get("deterministic"):  # process-wide switches: off for the rest
         torch.use_deterministic_algorithms(False)
+    report = {k: v for k, v in rm.scorer.report().items() if k != "dtype"}
+    if attention:
+        model.set_attn_implementation(saved)
     return {"config": name, "cold_s": cold, "warm_s": warm, "score_s": scored, "scores": scores,
             "lengths": [len(r) for r in rows],
             "peak_gib": torch.cuda.max_memory_allocated() / 2**30 if device.type == "cuda" else None,
-            "report": {k: v for k, v in rm.scorer.report().items() if k != "dtype"}}
+            "report": report}
 
 
 def e2e(folder: Path, data: Path, rm_options: dict, variants: dict[str, dict]) -> list[dict]:
@@ -264,8 +274,10 @@ def e2e(folder: Path, data: Path, rm_options: dict, variants: dict[str, dict]) -
             encoding="utf-8")
         db = folder.parent / f"e2e-{folder.name}.db"
         start = time.perf_counter()
+        path = os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))
         subprocess.run([sys.executable, "-m", "rmaudit", "run", str(recipe), "--db", str(db),
-                        "--fresh"], check=True, capture_output=True, cwd=ROOT)
+                        "--fresh"], check=True, capture_output=True, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": path})
         wall = time.perf_counter() - start
         with sqlite3.connect(db) as conn:
             scored = conn.execute("select count(*) from rm_scores").fetchone()[0]
@@ -306,8 +318,9 @@ def main() -> None:
     pairs = pairs_of(records)
     chosen = list(PRESETS[args.preset].items())
     chosen = [(n, s) for n, s in chosen if not args.models or n in args.models]
-    configs = {n: c for n, c in CONFIGS.items() if not args.configs or n in args.configs
-               or c is None}
+    configs = {n: c for n, c in CONFIGS.items() if (not args.configs or n in args.configs
+                                                   or c is None)
+               and not (n in GPU_ONLY and device.type != "cuda")}
     cache: dict[str, object] = {}
     original_load = runtime.load_model
     # every configuration scores with the one model in memory (its folder holds no weights)
