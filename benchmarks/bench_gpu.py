@@ -172,10 +172,10 @@ def build_model(family, sizes, tokenizer, folder: Path, device, dtype, save_weig
                   bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id)
     config = (transformers.LlamaConfig(**sizes, **common) if family == "llama"
               else transformers.DebertaV2Config(**sizes, **common))
-    config._attn_implementation = "sdpa" if family == "llama" else "eager"
     torch.manual_seed(0)
-    with torch.device(device):
-        model = transformers.AutoModelForSequenceClassification.from_config(config).to(dtype)
+    with torch.device(device):  # initialised on the device: an 8B model in seconds
+        model = transformers.AutoModelForSequenceClassification.from_config(
+            config, attn_implementation="sdpa" if family == "llama" else "eager").to(dtype)
     model.eval()
     (model if save_weights else model.config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)

@@ -47,7 +47,6 @@ class EngineStats:
 
     shapes: set[tuple[int, ...]] = dataclasses.field(default_factory=set)
     oom_backoffs: int = 0
-    batches: int = 0
 
 
 def is_out_of_memory(error: BaseException) -> bool:
@@ -91,7 +90,6 @@ class Engine:
                     on_device = {k: v.to(self.device, non_blocking=True) for k, v in tensors.items()}
                     out = forward(batch, on_device)
                     self.stats.shapes.add(batch.shape)
-                    self.stats.batches += 1
                     start = 0
                     for key, count in zip(keys, batch.counts):
                         assert key not in done, "an output would be stored twice"
