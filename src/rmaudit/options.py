@@ -10,6 +10,9 @@ belong to it, and in what form, is declared on the option fields, never written 
 * ``Annotated[int, OPERATIONAL, SHARED_LIMIT]``: a limit for the whole component (requests in
   flight against one API's rate limit): an executor that runs several copies of the
   component splits it among them.
+* ``Annotated[T, NEW_OPTION]``: an option that changes outputs but was added after results
+  were stored: it enters the identity only when set to other than its default, so the keys of
+  results stored before it existed stand (their outputs are the default's).
 * ``DataFile``: a file the component reads, relative to the recipe's folder (passed by the
   recipe loader as the pydantic validation context ``base_dir``); it must exist, so a missing
   file is reported while the recipe is validated.  The identity holds its resolved path.
@@ -46,6 +49,8 @@ class _Marker:
 
 OPERATIONAL = _Marker("OPERATIONAL", "An option that never changes outputs: not in the identity.")
 SHARED_LIMIT = _Marker("SHARED_LIMIT", "A limit an executor splits among copies of the component.")
+NEW_OPTION = _Marker("NEW_OPTION", "An identity option added later: in the identity only when "
+                                   "not at its default.")
 
 #: The serialization context under which option types write their identity form.
 _IDENTITY_CONTEXT = {"rmaudit.identity": True}
@@ -157,8 +162,12 @@ def _marked(model: type[BaseModel], marker: _Marker) -> list[str]:
 
 
 def _operational(options: BaseModel) -> dict[str, Any]:
-    """pydantic's ``exclude`` for the operational fields of ``options`` and its sub-models."""
+    """pydantic's ``exclude`` for what of ``options`` and its sub-models is not identity: the
+    operational fields, and new options left at their default."""
+    fields = type(options).model_fields
     exclude: dict[str, Any] = {name: True for name in _marked(type(options), OPERATIONAL)}
+    exclude.update((name, True) for name in _marked(type(options), NEW_OPTION)
+                   if getattr(options, name) == fields[name].get_default(call_default_factory=True))
     for name in type(options).model_fields:
         value = getattr(options, name)
         if name not in exclude and isinstance(value, BaseModel) and _operational(value):

@@ -148,3 +148,21 @@ def test_generation_stops_after_the_first_eos(tiny_models):
     [new] = sampling.generate(model, [prompt_ids], [0], pad_id=0, eos_ids=[stop],
                               temperature=0.0, top_p=1.0, max_new_tokens=6)
     assert new == greedy[:greedy.index(stop) + 1]
+
+
+def test_a_prompt_s_samples_share_one_prefill_and_draw_what_unshared_rows_draw(tiny_models,
+                                                                                requests):
+    options = {"model": tiny_models["llama-lm"], "max_new_tokens": 8, "temperature": 1.0,
+               "top_p": 0.9, "seed": 5, "batch_size": len(requests)}
+    shared = policy(**options)
+    shared._load()
+    passes = []
+    shared.model.register_forward_pre_hook(
+        lambda module, args, kwargs: passes.append(tuple(kwargs.get("input_ids", *args).shape)),
+        with_kwargs=True)
+    generated = as_tuples(shared.generate(requests))
+    assert generated == as_tuples(policy(share_prefill=False, **options).generate(requests))
+    width = max(len(shared._prompt_ids([{"role": "user", "content": p.text}], p))
+                for p, _ in requests)
+    # 4 distinct prompts (all but their last token) once, then every row from its last token
+    assert passes[:2] == [(4, width - 1), (len(requests), 1)]

@@ -122,7 +122,10 @@ NON_DEFAULT: tuple[KeyCase, ...] = (
         "name": "ensemble", "aggregate": "median", "members": [
             {"name": "simulated-rm", "seed": 1},
             {"name": "scores-file", "path": "{tmp}/scores-2.jsonl"},
-            {"name": "hf-classifier", "model": "org/rm", "device": "cuda", "batch_size": 3}]}),
+            # "auto" was the dtype default everywhere when these keys were recorded; on CUDA
+            # the default is bfloat16 now, a change of outputs that rightly changes keys
+            {"name": "hf-classifier", "model": "org/rm", "device": "cuda", "dtype": "auto",
+             "batch_size": 3}]}),
     KeyCase("ensemble/nested-ensemble", "reward_model", {
         "name": "ensemble", "members": [
             {"name": "ensemble", "members": [{"name": "simulated-rm"},
@@ -139,7 +142,7 @@ NON_DEFAULT: tuple[KeyCase, ...] = (
                                          "batch_size": 64}, "beta": 0.2}),
     KeyCase("rm-oracle/model", "oracle", {
         "name": "rm-oracle", "model": {"name": "hf-classifier", "model": "org/gold",
-                                       "device": "cuda:0", "batch_size": 12},
+                                       "device": "cuda:0", "dtype": "auto", "batch_size": 12},
         "transform": "sigmoid", "offset": 1.0}),
     KeyCase("rm-oracle/ensemble", "oracle", {
         "name": "rm-oracle", "model": {"name": "ensemble", "members": [

@@ -14,8 +14,8 @@ from pydantic import Field
 from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
 from rmaudit.errors import BadInput
 from rmaudit.executors import RayExecutor, RayExecutorOptions
-from rmaudit.options import (OPERATIONAL, SHARED_LIMIT, HashedDataFile, NestedRewardModel,
-                             identity_options)
+from rmaudit.options import (NEW_OPTION, OPERATIONAL, SHARED_LIMIT, HashedDataFile,
+                             NestedRewardModel, identity_options)
 from rmaudit.recipe import validate_options
 
 
@@ -59,6 +59,27 @@ def test_operational_options_are_left_out_at_any_depth(tmp_path, table):
         "gold": None}
     assert rm.key == build(tmp_path, table=table).key
     assert rm.key != build(tmp_path, table=table, scale=2.0).key
+
+
+class LaterTableOptions(TableOptions):
+    """TableOptions in a later version of the plugin, which added an output-changing option."""
+
+    clip: Annotated[float | None, NEW_OPTION] = None
+
+
+class LaterTableRM(TableRM):
+    Options = LaterTableOptions
+
+
+def test_a_new_option_keys_results_only_when_set(tmp_path, table):
+    def later(**raw) -> LaterTableRM:
+        return LaterTableRM(validate_options(LaterTableRM, {"table": table, **raw}, field="rm",
+                                             file=None, base_dir=tmp_path))
+
+    assert later().key == build(tmp_path, table=table).key  # results stored before it stand
+    assert later(clip=None).key == build(tmp_path, table=table).key
+    assert later(clip=3.0).key != later().key
+    assert identity_options(later(clip=3.0).options)["clip"] == 3.0
 
 
 def test_a_hashed_file_keys_by_content_not_by_place(tmp_path, table):

@@ -1,14 +1,12 @@
-"""Loading Hugging Face models and running them on padded, length-bucketed batches.
+"""Loading Hugging Face models and tokenizers, chat templates, and single-sequence passes.
 
-Every batch is padded on the **right** with an attention mask.  A causal model's real tokens
-never attend to padding on their right and keep their positions 0..L-1, and an encoder masks
-the padding out, so each row's outputs match those of the sequence run alone (to float
-rounding): scores do not depend on batch size, order or neighbours.
+Batched scoring is :mod:`rmaudit.hf.scorer`'s.
 """
 
 from __future__ import annotations
 
-import itertools
+import importlib.util
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,7 +15,8 @@ import torch
 import transformers
 
 from rmaudit.errors import BadInput
-from rmaudit.hf.batching import length_buckets
+
+logger = logging.getLogger(__name__)
 
 DTYPES: dict[str, Any] = {"auto": "auto", "float32": torch.float32, "float16": torch.float16,
                           "bfloat16": torch.bfloat16}
@@ -47,13 +46,34 @@ def load_tokenizer(model: str, *, revision: str | None, trust_remote_code: bool,
     return tokenizer
 
 
+def _flash_attention_fits(options: Any) -> bool:
+    """flash-attention 2 where it runs: its package installed, a CUDA device, half precision."""
+    on_cuda = ((options.device or default_device()).startswith("cuda")
+               if options.device_map is None else torch.cuda.is_available())
+    return (on_cuda and options.dtype in ("float16", "bfloat16")
+            and importlib.util.find_spec("flash_attn") is not None)
+
+
 def load_model(auto_class: Any, model: str, *, revision: str | None, options: Any, field: str):
     """``auto_class.from_pretrained`` with the component's dtype, device placement, attention
-    implementation and ``trust_remote_code`` (always passed, so the recipe alone decides it)."""
-    kwargs: dict[str, Any] = {"revision": revision, "dtype": DTYPES[options.dtype],
+    implementation and ``trust_remote_code`` (always passed, so the recipe alone decides it).
+    With no attention implementation given, flash-attention 2 where it fits and the model
+    supports it, else transformers' default."""
+    kwargs: dict[str, Any] = {"revision": revision, "dtype": DTYPES[options.dtype or "auto"],
                               "trust_remote_code": options.trust_remote_code}
     if options.attn_implementation is not None:
         kwargs["attn_implementation"] = options.attn_implementation
+    elif _flash_attention_fits(options):
+        try:
+            return _load_model(auto_class, model, {**kwargs, "attn_implementation":
+                                                   "flash_attention_2"}, options, field)
+        except BadInput as error:  # e.g. an architecture flash-attention does not support
+            logger.info("flash-attention 2 unavailable for %s (%s); using the default attention",
+                        model, error)
+    return _load_model(auto_class, model, kwargs, options, field)
+
+
+def _load_model(auto_class: Any, model: str, kwargs: dict[str, Any], options: Any, field: str):
     if options.device_map is not None:
         try:
             import accelerate  # noqa: F401  (from_pretrained places a device_map with it)
@@ -93,76 +113,11 @@ def model_device(model) -> torch.device:
     return next(model.parameters()).device
 
 
-def right_padded(rows: Sequence[Mapping[str, Sequence[int]]], pad_id: int,
-                 device: torch.device) -> dict[str, torch.Tensor]:
-    """Tensors for a batch of encodings (``input_ids`` and optionally ``token_type_ids``),
-    padded on the right, with the attention mask."""
-    width = max(len(row["input_ids"]) for row in rows)
-    batch = {"input_ids": torch.full((len(rows), width), pad_id, dtype=torch.long),
-             "attention_mask": torch.zeros((len(rows), width), dtype=torch.long)}
-    if "token_type_ids" in rows[0]:
-        batch["token_type_ids"] = torch.zeros((len(rows), width), dtype=torch.long)
-    for i, row in enumerate(rows):
-        length = len(row["input_ids"])
-        batch["attention_mask"][i, :length] = 1
-        for name, values in row.items():
-            batch[name][i, :length] = torch.tensor(values, dtype=torch.long)
-    return {name: tensor.to(device) for name, tensor in batch.items()}
-
-
-def classifier_logits(model, encodings: Sequence[Mapping[str, Sequence[int]]], *,
-                      batch_size: int, max_batch_tokens: int | None) -> np.ndarray:
-    """Logits, shape (len(encodings), num_labels), in the order of ``encodings``.
-
-    Decoder classifiers (GPT-2, Llama) score the rightmost token that is not the config's
-    ``pad_token_id``.  A checkpoint that names one is padded with it, so a sequence ending in
-    that token (pad = EOS is common) is pooled exactly as the model was trained and as it is
-    alone.  A checkpoint without one pools an unpadded sequence's last token; each batch is
-    then padded with an id that ends none of its rows, made the config's pad id for that
-    pass, so every row is pooled at its own last token again.
-    """
-    logits = np.empty((len(encodings), model.config.num_labels))
-    device = model_device(model)
-    config = model.config.get_text_config()
-    checkpoint_pad = config.pad_token_id
-    lengths = [len(e["input_ids"]) for e in encodings]
-    try:
-        for batch in length_buckets(lengths, batch_size=batch_size,
-                                    max_batch_tokens=max_batch_tokens):
-            rows = [encodings[i] for i in batch]
-            if checkpoint_pad is None:
-                last_tokens = {row["input_ids"][-1] for row in rows}
-                config.pad_token_id = next(i for i in itertools.count() if i not in last_tokens)
-            inputs = right_padded(rows, config.pad_token_id, device)
-            with torch.inference_mode():
-                out = model(**inputs).logits
-            logits[batch] = out.float().cpu().numpy()
-    finally:
-        config.pad_token_id = checkpoint_pad
-    return logits
-
-
-def token_logprobs(model, sequences: Sequence[Sequence[int]], starts: Sequence[int], *,
-                   pad_id: int, batch_size: int, max_batch_tokens: int | None) -> list[np.ndarray]:
-    """Per sequence i, log p(t_j | t_<j) for the positions j in [starts[i], len) under a causal LM.
-
-    ``starts[i]`` >= 1: the first token has no context to be predicted from.  Log-softmax
-    runs in float32 one row at a time, so memory holds one row's (length × vocabulary)
-    table rather than the whole batch's.
-    """
-    out: list[np.ndarray] = [np.empty(0)] * len(sequences)
-    device = model_device(model)
-    lengths = [len(s) for s in sequences]
-    for batch in length_buckets(lengths, batch_size=batch_size, max_batch_tokens=max_batch_tokens):
-        inputs = right_padded([{"input_ids": sequences[i]} for i in batch], pad_id, device)
-        with torch.inference_mode():
-            logits = model(**inputs).logits
-            for row, i in enumerate(batch):
-                start, end = starts[i], lengths[i]
-                if start >= end:
-                    continue
-                # logits at position j - 1 predict token j
-                table = logits[row, start - 1:end - 1].float().log_softmax(-1)
-                targets = inputs["input_ids"][row, start:end].unsqueeze(-1)
-                out[i] = table.gather(-1, targets).squeeze(-1).double().cpu().numpy()
-    return out
+def sequence_logprobs(model, ids: Sequence[int], start: int) -> np.ndarray:
+    """log p(t_j | t_<j) for the positions j in [start, len(ids)) of one sequence, run alone
+    under a causal LM (``start`` >= 1: the first token has no context)."""
+    with torch.inference_mode():
+        inputs = torch.tensor([list(ids)], device=model_device(model))
+        logits = model(inputs, use_cache=False).logits[0, start - 1:len(ids) - 1]
+        targets = inputs[0, start:, None]
+        return logits.float().log_softmax(-1).gather(-1, targets)[:, 0].double().cpu().numpy()

@@ -51,18 +51,46 @@ class PerRowSampler(transformers.LogitsProcessor):
         return forced
 
 
-def generate(model, prompts: Sequence[Sequence[int]], seeds: Sequence[int], *, pad_id: int,
-             eos_ids: Sequence[int], temperature: float, top_p: float,
-             max_new_tokens: int) -> list[list[int]]:
-    """New token ids for each prompt (left-padded batch; generate derives the positions from
-    the attention mask), cut after the first EOS, which is kept."""
-    device = next(model.parameters()).device
+def _left_padded(prompts: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
     width = max(len(p) for p in prompts)
     input_ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
     attention_mask = torch.zeros((len(prompts), width), dtype=torch.long)
     for i, prompt in enumerate(prompts):
         input_ids[i, width - len(prompt):] = torch.tensor(prompt, dtype=torch.long)
         attention_mask[i, width - len(prompt):] = 1
+    return input_ids, attention_mask
+
+
+def _shared_prefill(model, prompts: Sequence[Sequence[int]], pad_id: int, device):
+    """The key-value cache of every prompt but its last token, computed once per distinct
+    prompt and copied to each row that asks for it, or None when every prompt is distinct.
+
+    The prefill uses the positions ``generate`` derives from a left-padded mask (cumulative
+    sum of the mask, minus one), so the rows continue exactly as an unshared batch would."""
+    distinct = list(dict.fromkeys(tuple(p) for p in prompts))
+    if len(distinct) == len(prompts) or max(len(p) for p in distinct) < 2:
+        return None
+    input_ids, attention_mask = _left_padded(distinct, pad_id)
+    positions = (attention_mask.cumsum(-1) - 1).clamp(min=0)
+    with torch.inference_mode():
+        cache = model(input_ids=input_ids[:, :-1].to(device),
+                      attention_mask=attention_mask[:, :-1].to(device),
+                      position_ids=positions[:, :-1].to(device), use_cache=True).past_key_values
+    which = {prompt: i for i, prompt in enumerate(distinct)}
+    cache.batch_select_indices(torch.tensor([which[tuple(p)] for p in prompts], device=device))
+    return cache
+
+
+def generate(model, prompts: Sequence[Sequence[int]], seeds: Sequence[int], *, pad_id: int,
+             eos_ids: Sequence[int], temperature: float, top_p: float,
+             max_new_tokens: int, share_prefill: bool = False) -> list[list[int]]:
+    """New token ids for each prompt (left-padded batch; generate derives the positions from
+    the attention mask), cut after the first EOS, which is kept.  ``share_prefill``: rows
+    with the same prompt (a prompt's N samples) run its prefill once (:func:`_shared_prefill`)."""
+    device = next(model.parameters()).device
+    input_ids, attention_mask = _left_padded(prompts, pad_id)
+    width = input_ids.shape[1]
+    cache = _shared_prefill(model, prompts, pad_id, device) if share_prefill else None
     # a fresh config: the checkpoint's own defaults (sampling flags, repetition penalties)
     # must not reach the distribution the recipe asked for
     config = transformers.GenerationConfig(max_new_tokens=max_new_tokens, do_sample=False,
@@ -71,7 +99,7 @@ def generate(model, prompts: Sequence[Sequence[int]], seeds: Sequence[int], *, p
     with torch.inference_mode():
         sequences = model.generate(input_ids=input_ids.to(device),
                                    attention_mask=attention_mask.to(device),
-                                   generation_config=config,
+                                   past_key_values=cache, generation_config=config,
                                    logits_processor=transformers.LogitsProcessorList([sampler]))
     new_tokens = []
     for row in sequences[:, width:].tolist():

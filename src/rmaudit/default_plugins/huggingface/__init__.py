@@ -1,0 +1,28 @@
+"""Hugging Face components: sequence-classifier RMs (``classifier``), DPO implicit RMs
+(``dpo``) and a causal-LM policy (``causal_lm``); what they share is in ``common``.
+
+They need the ``hf`` extra (torch, transformers).  Nothing here imports either at module
+import — ``rmaudit plugins`` and the main audit work without them — and a component loads
+its model on first use, so ``rmaudit run --dry-run`` on a recipe naming a 7B hub model
+loads nothing.  ``trust_remote_code`` is passed to every ``from_pretrained`` call and is
+off unless the recipe turns it on.  How models run (batches, packing, devices) lives in
+:mod:`rmaudit.hf`.
+"""
+
+from rmaudit import hookimpl
+from rmaudit.default_plugins.huggingface.causal_lm import HFCausalLM
+from rmaudit.default_plugins.huggingface.classifier import HFClassifier
+from rmaudit.default_plugins.huggingface.dpo import DPOImplicit
+
+__all__ = ["DPOImplicit", "HFCausalLM", "HFClassifier"]
+
+
+@hookimpl
+def register_reward_models(register):
+    register(HFClassifier)
+    register(DPOImplicit)
+
+
+@hookimpl
+def register_reference_policies(register):
+    register(HFCausalLM)

@@ -1,0 +1,47 @@
+"""benchmarks/bench_gpu.py's smoke mode: tiny models on CPU, every configuration and one
+`rmaudit run`, so the script a GPU session runs is known to work before it gets there."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_gpu_benchmark_runs_in_smoke_mode_and_every_configuration_agrees(tmp_path):
+    figures = tmp_path / "smoke.json"
+    result = subprocess.run(
+        [sys.executable, "benchmarks/bench_gpu.py", "--smoke", "--threads", "1",
+         "--json", str(figures)], cwd=ROOT, capture_output=True, text=True, timeout=1200,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    data = json.loads(figures.read_text())
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_gpu import CONFIGS, GPU_ONLY
+
+    by_model: dict[str, dict[str, dict]] = {}
+    for row in data["results"]:
+        by_model.setdefault(row["model"], {})[row["config"]] = row
+    assert sorted(by_model) == ["deberta-smoke", "llama-smoke"]
+    for model, rows in by_model.items():
+        assert list(rows) == [name for name in CONFIGS if name not in GPU_ONLY]
+        naive = np.array(rows["naive: batch 8, data order"]["scores"])
+        assert len(naive) == 32 and np.ptp(naive) > 0
+        for config, row in rows.items():
+            # float32 on CPU: every configuration scores as the naive baseline does
+            np.testing.assert_allclose(row["scores"], naive, rtol=0, atol=1e-5, err_msg=config)
+            assert row["tokens"] > 0 and row["warm_s"] > 0 and row["flops"] > 2 * row["tokens"]
+            assert f"| {model} | {config} |" in result.stdout
+        packed = rows["packed"]["report"]["padding-free"]
+        assert packed == "yes" if model == "llama-smoke" else packed.startswith("no")
+    assert data["e2e"] == [{"model": "llama-smoke", "variant": "defaults",
+                            "wall_s": data["e2e"][0]["wall_s"], "scored": 32}]
