@@ -157,3 +157,23 @@ def test_duplicate_names_need_plugin_prefix(tmp_path):
     assert "rmaudit:all" in ambiguous and "plugins-dir:dupe:all" in ambiguous
     assert builtin == "rmaudit.default_plugins.prompt_samplers"
     assert plugin == "rmaudit_plugins_dir.dupe"
+
+
+def test_plugins_loaded_for_their_commands_still_come_after_the_builtins(installed_plugins):
+    """Finding plugin commands (rmaudit --help) loads the entry points alone; the built-ins,
+    loaded later, still come first."""
+    code = textwrap.dedent('''
+        import warnings
+        warnings.simplefilter("ignore")
+        from rmaudit import plugins
+        plugins.load_entry_point_plugins()
+        print(",".join(name for name, _ in plugins.pm.list_name_plugin()))
+        plugins.load_plugins()
+        print(",".join(name for name, _ in plugins.pm.list_name_plugin()))
+    ''')
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            env={**os.environ, **installed_plugins})
+    early, full = (line.split(",") for line in result.stdout.strip().splitlines())
+    assert "goodplugin" in early and not set(early) & set(plugins.DEFAULT_PLUGINS)
+    assert full[:len(plugins.DEFAULT_PLUGINS)] == list(plugins.DEFAULT_PLUGINS)
+    assert set(full[len(plugins.DEFAULT_PLUGINS):]) == set(early)

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from rmaudit import plugins as host
 
-from .render import console
+from .console import console
 
 
 @click.command(name="plugins")

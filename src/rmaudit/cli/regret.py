@@ -20,7 +20,7 @@ from rmaudit.metrics.regret import (correlate_across, goodhart_from_accuracy,
 from rmaudit.regret_results import load_studies, study_table
 from rmaudit.simulated import SIMULATED_NOTICE
 
-from .render import console
+from .console import console
 
 
 def _cell(value: float | None, digits: int = 3) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from rich.console import Console
@@ -11,9 +12,11 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, Text
 from rich.table import Table
 
 from rmaudit.formatting import eta_label
-from rmaudit.results import RunSummary
-from rmaudit.runner import StageCount
 from rmaudit.simulated import SIMULATED_NOTICE
+
+if TYPE_CHECKING:
+    from rmaudit.results import RunSummary
+    from rmaudit.runner import StageCount
 
 SPARK = "▁▂▃▄▅▆▇█"
 
@@ -176,10 +179,3 @@ def _caption(summary: RunSummary) -> str:
         line = f"{summary.pairs:,} preference pairs (set {bench['id'][:10]})"
     line += f"; run {summary.run['id'][:10]}"
     return line + (f"\n{SIMULATED_NOTICE}" if summary.simulated else "")
-
-
-def console(stderr: bool = False) -> Console:
-    """A console; when output goes to a file or pipe, tables are not squeezed to 80 columns."""
-    probe = Console(stderr=stderr)
-    width = None if probe.is_terminal else 200
-    return Console(stderr=stderr, highlight=False, width=width)
