@@ -35,6 +35,7 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: E402
 
+from _smoke import parse_args  # noqa: E402
 from rmaudit.components import Prompt, Response  # noqa: E402
 from rmaudit.default_plugins.huggingface import HFClassifier  # noqa: E402
 from rmaudit.hf.batching import length_buckets  # noqa: E402
@@ -45,9 +46,9 @@ TEMPLATE = ("{% for m in messages %}\n\n{{ 'Human' if m['role'] == 'user' else '
             "{{ m['content'] }}{% endfor %}{{ eos_token }}")
 
 
-def hh_pairs(limit: int) -> tuple[list[tuple[str, str]], str]:
-    if not HH_TEST.is_file():
-        return synthetic_pairs(limit), "synthetic (log-normal lengths; HH-RLHF file absent)"
+def hh_pairs(limit: int, synthetic: bool) -> tuple[list[tuple[str, str]], str]:
+    if synthetic or not HH_TEST.is_file():
+        return synthetic_pairs(limit), "synthetic (log-normal lengths fitted to HH-RLHF)"
     pairs = []
     with gzip.open(HH_TEST, "rt", encoding="utf-8") as handle:
         for line in handle:
@@ -115,10 +116,13 @@ def main() -> None:
     # one thread by default: on a shared CPU, idle OpenMP threads waiting at every op's
     # barrier make time track the number of ops rather than the work, hiding what padding costs
     parser.add_argument("--threads", type=int, default=1)
-    args = parser.parse_args()
+    parser.add_argument("--synthetic", action="store_true",
+                        help="synthetic texts even where the HH-RLHF file is present")
+    args = parse_args(parser, {"pairs": 16, "repeats": 1, "layers": 1, "hidden": 32,
+                               "batch_size": 8, "synthetic": True})
     torch.set_num_threads(args.threads)
 
-    texts, source = hh_pairs(args.pairs)
+    texts, source = hh_pairs(args.pairs, args.synthetic)
     with tempfile.TemporaryDirectory() as folder:
         path = build_model(Path(folder), [t for pair in texts for t in pair],
                            layers=args.layers, hidden=args.hidden)

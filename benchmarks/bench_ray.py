@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the small test recipe
 
 import ray  # noqa: E402
 
+from _smoke import parse_args  # noqa: E402
 from _support import SMALL_RECIPE  # noqa: E402
 from rmaudit.recipe import load_recipe  # noqa: E402
 from rmaudit.runner import Runner  # noqa: E402
@@ -142,7 +143,7 @@ def main() -> None:
     parser.add_argument("--per-prompt", type=int, default=128)
     parser.add_argument("--work-ms", type=float, default=2.0, help="CPU per response (ms)")
     parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = parse_args(parser, {"prompts": 2, "per_prompt": 8, "work_ms": 0.1, "repeat": 1})
     responses = args.prompts * args.per_prompt
     rounds = rounds_for(args.work_ms)
     print(f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()}), Python "
