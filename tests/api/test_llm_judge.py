@@ -3,11 +3,13 @@ timeouts, non-JSON bodies and score-less replies on a deterministic schedule."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import math
 import sqlite3
 import textwrap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -34,11 +36,20 @@ PROMPTS = [
 SAMPLES = 3
 
 
-def faults(key: str, attempt: int) -> str:
-    """First attempts of some requests fail (each kind of fault shows up); retries succeed."""
-    if attempt > 0:
-        return "ok"
-    return ("429", "500", "503", "timeout", "not-json", "ok", "ok", "ok")[int(key[:8], 16) % 8]
+def faults():
+    """A schedule: first attempts fail in turn with each kind of fault (three in eight pass),
+    dealt as distinct requests arrive, so that every kind shows up whatever the request bodies
+    hash to; retries succeed."""
+    kinds = itertools.cycle(("429", "500", "503", "timeout", "not-json", "ok", "ok", "ok"))
+    lock = threading.Lock()  # the server answers on several threads
+
+    def schedule(key: str, attempt: int) -> str:
+        if attempt > 0:
+            return "ok"
+        with lock:
+            return next(kinds)
+
+    return schedule
 
 
 def always(outcome: str):
@@ -115,7 +126,7 @@ def write_recipe(folder: Path, server) -> Path:
 def test_a_run_against_a_flaky_server_labels_every_response_once_and_a_rerun_sends_nothing(
         tmp_path, fake_openai, rmaudit, caplog):
     caplog.set_level(logging.DEBUG)  # httpx and friends log requests: the key must not be there
-    server = fake_openai(faults, stall_s=1.0, garbage_every=5)
+    server = fake_openai(faults(), stall_s=1.0, garbage_every=5)
     recipe, db = write_recipe(tmp_path, server), tmp_path / "audit.db"
 
     first = rmaudit("run", str(recipe), "--db", str(db))
