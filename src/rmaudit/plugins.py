@@ -163,18 +163,28 @@ def load_plugins_dir(directory: str) -> None:
     pm.check_pending()
 
 
-def registered(kind: str) -> list[Registered]:
-    """Every component class of ``kind``, in registration order."""
+def _load(builtins: bool) -> None:
+    if builtins:
+        load_plugins()
+    else:
+        load_entry_point_plugins()
+
+
+def registered(kind: str, *, builtins: bool = True) -> list[Registered]:
+    """Every component class of ``kind``, in registration order (``builtins=False``: those of
+    third-party plugins only, without importing the built-ins)."""
     # the component base classes (numpy, pydantic) load with the first component asked for,
     # not with the plugin host: listing commands needs none of them
     from rmaudit.components import KINDS
 
-    load_plugins()
+    _load(builtins)
     hook_name = HOOK_OF_KIND[kind]
     base = KINDS[kind]
     found: list[Registered] = []
     for impl in reversed(getattr(pm.hook, hook_name).get_hookimpls()):
         source = _distribution_of.get(impl.plugin_name, (impl.plugin_name, ""))[0]
+        if not builtins and source == BUILTIN_SOURCE:
+            continue
 
         def register(cls: Any, _plugin: str = impl.plugin_name, _source: str = source) -> None:
             if not (isinstance(cls, type) and issubclass(cls, base)):
@@ -210,11 +220,13 @@ def resolve(kind: str, name: str, *, field: str | None = None, file: str | None 
     raise BadInput(f"unknown {label}{hint}", file=file, field=field, value=name)
 
 
-def plugin_infos() -> list[PluginInfo]:
-    load_plugins()
+def plugin_infos(*, builtins: bool = True) -> list[PluginInfo]:
+    """The registered plugins (``builtins=False``: third-party ones only, as for registered())."""
+    _load(builtins)
     infos = []
     for name, plugin in pm.list_name_plugin():
         hooks = tuple(sorted(c.name for c in pm.get_hookcallers(plugin) or ()))
         dist, version = _distribution_of.get(name, (name, ""))
-        infos.append(PluginInfo(name, dist, version, hooks, dist == BUILTIN_SOURCE))
+        if builtins or dist != BUILTIN_SOURCE:
+            infos.append(PluginInfo(name, dist, version, hooks, dist == BUILTIN_SOURCE))
     return infos
