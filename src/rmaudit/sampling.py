@@ -6,7 +6,8 @@ draw ``k`` prompts from the k-DPP, so that the benchmark is diverse (near-duplic
 other) and representative.  The paper approximates the k-DPP with MCMC; here it is sampled
 exactly with the spectral algorithm of Kulesza & Taskar, "Determinantal Point Processes for
 Machine Learning" (2012), Alg. 8 (pick k eigenvectors) followed by the second phase of Alg. 1
-(sample the projection DPP they span).
+(sample the projection DPP they span).  :class:`KDPP` keeps the eigendecomposition, so that
+many draws (``kdpp(..., size=m)``) pay for it once.
 
 All samplers return sorted, distinct row indices and are deterministic for a given ``seed``.
 
