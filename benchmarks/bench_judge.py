@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
 
+from _smoke import parse_args  # noqa: E402
 from rmaudit.components import Prompt, Response  # noqa: E402
 from rmaudit.default_plugins.openai_compat import JudgeOptions, LlmJudge  # noqa: E402
 from rmaudit.hashing import prompt_id  # noqa: E402
@@ -41,7 +42,7 @@ def main() -> None:
     parser.add_argument("--labels", type=int, default=256)
     parser.add_argument("--latency", type=float, default=0.1, help="server latency per request (s)")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16, 64])
-    args = parser.parse_args()
+    args = parse_args(parser, {"labels": 8, "latency": 0.01, "concurrency": [2]})
     os.environ["RMAUDIT_BENCH_KEY"] = "sk-benchmark"
     items = batch(args.labels)
     print(f"{args.labels} labels (n = 10 samples each, one request per label), server latency "

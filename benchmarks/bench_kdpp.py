@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from _smoke import parse_args
+
 try:
     from rmaudit.sampling import kdpp
 except ImportError:  # running from a checkout without an install
@@ -29,7 +31,7 @@ def main() -> None:
     parser.add_argument("--dims", type=int, default=384, help="embedding dimensions")
     parser.add_argument("--k", type=int, default=100, help="prompts to sample")
     parser.add_argument("--repeats", type=int, default=3, help="timed repeats (seeds 0..r-1)")
-    args = parser.parse_args()
+    args = parse_args(parser, {"n": 500, "dims": 16, "k": 5, "repeats": 1})
 
     embeddings = np.random.default_rng(12345).standard_normal((args.n, args.dims))
     timings = []

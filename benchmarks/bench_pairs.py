@@ -22,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
 
+from _smoke import parse_args  # noqa: E402
 from rmaudit.metrics import (REWARDBENCH, accuracy, auroc, bt_ece, confidence,  # noqa: E402
                              ece, energy_score, fpr_at_95_tpr, section_score,
                              style_accuracy_matrix, style_difficulty, subset_accuracy)
@@ -72,7 +73,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    args = parse_args(parser, {"pairs": 2000, "repeats": 1})
     data = workload(args.pairs)
     runs = [run_all(*data) for _ in range(args.repeats)]
     totals = sorted(sum(run.values()) for run in runs)

@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the small test recipe
 
 import ray  # noqa: E402
 
+from _smoke import parse_args  # noqa: E402
 from _support import SMALL_RECIPE  # noqa: E402
 from rmaudit.recipe import load_recipe  # noqa: E402
 from rmaudit.runner import Runner  # noqa: E402
@@ -142,7 +143,9 @@ def main() -> None:
     parser.add_argument("--per-prompt", type=int, default=128)
     parser.add_argument("--work-ms", type=float, default=2.0, help="CPU per response (ms)")
     parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="ray pool sizes")
+    args = parse_args(parser, {"prompts": 2, "per_prompt": 8, "work_ms": 0.1, "repeat": 1,
+                               "workers": [1]})
     responses = args.prompts * args.per_prompt
     rounds = rounds_for(args.work_ms)
     print(f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()}), Python "
@@ -163,7 +166,7 @@ def main() -> None:
               % args.repeat)
         print("|---|---|---|---|---|")
         baseline = None
-        for label, executor in (("local", ""), ("ray", ray_table(1)), ("ray", ray_table(2))):
+        for label, executor in (("local", ""), *(("ray", ray_table(n)) for n in args.workers)):
             times = []
             for i in range(args.repeat):
                 db = folder / f"score-{i}.db"
@@ -181,7 +184,9 @@ def main() -> None:
         print(f"\nstarting a local Ray (ray.init): {ray_start:.2f} s, once per run that starts it")
         print("\n| small recipe (8 × 16, judge, 2 RMs) | total (median of %d) |" % args.repeat)
         print("|---|---|")
-        for label, executor in (("local", ""), ("ray, 2 workers, Ray already started", ray_table(2))):
+        most = max(args.workers)
+        for label, executor in (("local", ""),
+                                (f"ray, {most} workers, Ray already started", ray_table(most))):
             times = []
             for i in range(args.repeat):
                 text = SMALL_RECIPE.replace("{extra_rms}", "") + executor

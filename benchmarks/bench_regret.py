@@ -23,6 +23,7 @@ import scipy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
 
+from _smoke import parse_args  # noqa: E402
 from rmaudit.metrics import regret_correlation  # noqa: E402
 
 
@@ -45,7 +46,8 @@ def main() -> None:
     parser.add_argument("--responses", type=int, default=16)
     parser.add_argument("--bootstrap", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    args = parse_args(parser, {"rms": 3, "prompts": 12, "responses": 4, "bootstrap": 3,
+                               "repeats": 1})
 
     family = synthetic_family(args.rms, args.prompts, args.responses)
     times = []

@@ -22,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
 
+from _smoke import parse_args  # noqa: E402
 from rmaudit.metrics import _positional, reta_curve, reta_n_range  # noqa: E402
 
 
@@ -51,7 +52,7 @@ def main() -> None:
     parser.add_argument("--prompts", type=int, default=100)
     parser.add_argument("--responses", type=int, default=256)
     parser.add_argument("--resamples", type=int, default=200)
-    args = parser.parse_args()
+    args = parse_args(parser, {"rms": 2, "prompts": 4, "responses": 16, "resamples": 3})
 
     oracle, rm_scores = simulated_benchmark(args.rms, args.prompts, args.responses)
 

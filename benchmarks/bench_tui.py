@@ -31,6 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
 
+from _smoke import parse_args  # noqa: E402
 from rmaudit.browse import list_runs, open_for_reading, prompt_detail, prompt_failures  # noqa: E402
 from rmaudit.components import MetricInputs  # noqa: E402
 from rmaudit.default_plugins.metrics import BestOfN, PairwiseAccuracy, Reta, RetaCurve  # noqa: E402
@@ -66,23 +67,27 @@ def build_db(path: Path, prompts: int, responses: int, rms: int, seed: int = 0) 
         conn.execute("insert into benchmarks (id, title, selection_key, policy_key, per_prompt, "
                      "oracle_key, simulated, origin) values (?, 'synthetic', ?, ?, ?, ?, 1, 'built')",
                      [bench, selection, policy, responses, oracle])
-        conn.executemany("insert into run_reward_models values (?, ?, ?, ?)",
+        conn.executemany("insert into run_reward_models (run_id, position, label, rm_key) "
+                         "values (?, ?, ?, ?)",
                          [(run, i, f"rm-{i}", k) for i, k in enumerate(rm_keys)])
-        conn.executemany("insert into prompts values (?, ?, ?)",
+        conn.executemany("insert into prompts (id, text, meta) values (?, ?, ?)",
                          [(p, f"synthetic prompt {q}: explain topic {q % 37} step by step",
                            dumps({"topic": f"topic-{q % 12}"})) for q, p in enumerate(prompt_ids)])
-        conn.executemany("insert into selections values (?, ?, ?)",
+        conn.executemany("insert into selections (selection_key, position, prompt_id) "
+                         "values (?, ?, ?)",
                          [(selection, q, p) for q, p in enumerate(prompt_ids)])
         for q, p in enumerate(prompt_ids):  # per prompt, as the runner writes its batches
             ids = [key("response", p, i) for i in range(responses)]
             lengths = rng.integers(20, 120, size=responses)
-            conn.executemany("insert into responses values (?, ?, ?, ?, ?, ?)",
+            conn.executemany("insert into responses (id, prompt_id, policy_key, sample_index, "
+                             "text, meta) values (?, ?, ?, ?, ?, ?)",
                              [(r, p, policy, i, " ".join(WORDS[j % len(WORDS)] for j in range(n)), "{}")
                               for i, (r, n) in enumerate(zip(ids, lengths))])
             conn.executemany("insert into oracle_labels (response_id, oracle_key, score) values (?, ?, ?)",
                              zip(ids, [oracle] * responses, oracle_scores[q].tolist()))
             for rm_key, scores in zip(rm_keys, rm_scores):
-                conn.executemany("insert into rm_scores values (?, ?, ?)",
+                conn.executemany("insert into rm_scores (response_id, rm_key, score) "
+                                 "values (?, ?, ?)",
                                  zip(ids, [rm_key] * responses, scores[q].tolist()))
         metrics = [("reta", Reta()), ("reta-curve", RetaCurve()), ("best-of-n", BestOfN()),
                    ("pairwise-accuracy", PairwiseAccuracy())]
@@ -91,14 +96,19 @@ def build_db(path: Path, prompts: int, responses: int, rms: int, seed: int = 0) 
             for label, metric in metrics:
                 output = metric.compute(inputs)
                 for v in output.values:
-                    conn.execute("insert into metric_results values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                    conn.execute("insert into metric_results (run_id, rm_key, metric, key, label, "
+                                 "params, value, stderr, ci_low, ci_high, higher_is_better) "
+                                 "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
                                  [run, rm_key, label, v.key, v.label, dumps(v.params), v.value,
                                   v.stderr, v.ci_low, v.ci_high])
-                    conn.executemany("insert into per_prompt_results values (?, ?, ?, ?, ?, ?)",
+                    conn.executemany("insert into per_prompt_results (run_id, rm_key, metric, "
+                                     "key, prompt_id, value) values (?, ?, ?, ?, ?, ?)",
                                      [(run, rm_key, label, v.key, p, float(x))
                                       for p, x in zip(prompt_ids, v.per_prompt)])
                 for c in output.curves:
-                    conn.executemany("insert into curves values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    conn.executemany("insert into curves (run_id, rm_key, metric, key, label, point, "
+                                     "x_label, x, value, stderr, ci_low, ci_high) "
+                                     "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                      [(run, rm_key, label, c.key, c.label, i, c.x_label, float(c.x[i]),
                                        float(c.value[i]), float(c.stderr[i]), float(c.ci_low[i]),
                                        float(c.ci_high[i])) for i in range(len(c.x))])
@@ -155,7 +165,7 @@ def main() -> None:
     parser.add_argument("--responses", type=int, default=250)
     parser.add_argument("--rms", type=int, default=4)
     parser.add_argument("--db", type=Path, help="reuse (or create) this DB instead of a temporary one")
-    args = parser.parse_args()
+    args = parse_args(parser, {"prompts": 20, "responses": 10, "rms": 2})
     with tempfile.TemporaryDirectory() as tmp:
         path = args.db or Path(tmp) / "bench.db"
         if not path.exists():

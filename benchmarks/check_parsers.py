@@ -5,15 +5,19 @@ by reason, and whether parsed + rejected = records.  The record count is taken i
 of the parsers (JSON array length, non-blank JSON lines).
 
     python benchmarks/check_parsers.py [DATA_DIR]      # default: ../shared/data
+    python benchmarks/check_parsers.py --smoke         # two records per format, written here
 """
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 import sys
+import tempfile
 from pathlib import Path
 
+from _smoke import parse_args
 from rmaudit.pairs import parse_hh, parse_llmbar, parse_rm_bench
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -60,5 +64,30 @@ def main(data: Path) -> int:
     return 0 if all_balanced else 1
 
 
+def write_smoke_data(data: Path) -> None:
+    """One file per format in ``files``' layout, each with a good record and a rejected one."""
+    turn = "\n\nHuman: Hi?\n\nAssistant: "
+    for split in ("helpful-base", "harmless-base"):
+        (data / "hh-rlhf" / split).mkdir(parents=True)
+        with gzip.open(data / "hh-rlhf" / split / "test.jsonl.gz", "wt", encoding="utf-8") as out:
+            out.write(json.dumps({"chosen": turn + "Hello.", "rejected": turn + "Go away."}) + "\n")
+            out.write(json.dumps({"chosen": turn + "Same.", "rejected": turn + "Same."}) + "\n")
+    (data / "rm-bench").mkdir()
+    styles = {"prompt": "Why?", "chosen": ["A", "B", "C"], "rejected": ["x", "y", "z"]}
+    with gzip.open(data / "rm-bench" / "total_dataset.json.gz", "wt", encoding="utf-8") as out:
+        json.dump([styles, {**styles, "rejected": ["x"]}], out)
+    (data / "llmbar" / "Natural").mkdir(parents=True)
+    (data / "llmbar" / "Natural" / "dataset.json").write_text(json.dumps([
+        {"input": "Q?", "output_1": "good", "output_2": "bad", "label": 1},
+        {"input": "Q?", "output_1": "good", "output_2": "bad", "label": 3}]), encoding="utf-8")
+
+
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else DATA))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", nargs="?", type=Path, default=DATA, metavar="DATA_DIR")
+    args = parse_args(parser, {})
+    if not args.smoke:
+        sys.exit(main(args.data))
+    with tempfile.TemporaryDirectory() as folder:
+        write_smoke_data(Path(folder))
+        sys.exit(main(Path(folder)))

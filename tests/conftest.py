@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from threadpoolctl import threadpool_limits
+
+# One BLAS/OpenMP thread: the tests' matrices are tiny, and a BLAS that spreads each product
+# over every core spends more waking threads than multiplying (k-DPP draws ran 10× slower on
+# 2 cores).  The variables reach libraries loaded later (scipy's BLAS, torch) and every
+# subprocess (CLI runs, Ray workers); threadpoolctl reaches numpy's BLAS, which the rmaudit
+# pytest plugin loaded before this file.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+threadpool_limits(1)
 
 from _support import SMALL_RECIPE
 from rmaudit.cli import main

@@ -13,6 +13,7 @@ import pytest
 
 from rmaudit import hookspecs, plugins
 from rmaudit.components import KINDS
+from rmaudit.errors import BadInput
 
 
 def test_every_kind_has_a_documented_hook_and_builtins():
@@ -34,8 +35,6 @@ def test_every_builtin_component_has_a_docstring_and_options_model():
 
 
 def test_resolve_suggests_close_names():
-    from rmaudit.errors import BadInput
-
     with pytest.raises(BadInput, match="did you mean 'kdpp'"):
         plugins.resolve("prompt_sampler", "kddp", field="prompts.sampler.name")
     assert plugins.resolve("prompt_sampler", "rmaudit:kdpp").cls.name == "kdpp"
@@ -124,7 +123,7 @@ def test_plugins_all_lists_builtins_with_components():
     assert "register_reward_models" in sims["hooks"]
 
 
-def test_duplicate_names_need_plugin_prefix(tmp_path):
+def test_duplicate_names_need_plugin_prefix(tmp_path, fresh_host):
     plugin_dir = tmp_path / "plugins"
     plugin_dir.mkdir()
     (plugin_dir / "dupe.py").write_text(textwrap.dedent('''
@@ -141,19 +140,39 @@ def test_duplicate_names_need_plugin_prefix(tmp_path):
         def register_prompt_samplers(register):
             register(AllAgain)
     '''))
-    code = textwrap.dedent(f'''
-        from rmaudit import plugins
-        from rmaudit.errors import BadInput
-        plugins.load_plugins_dir({str(plugin_dir)!r})
-        try:
-            plugins.resolve("prompt_sampler", "all", field="prompts.sampler.name")
-        except BadInput as error:
-            print(error.one_line())
-        print(plugins.resolve("prompt_sampler", "rmaudit:all").cls.__module__)
-        print(plugins.resolve("prompt_sampler", "plugins-dir:dupe:all").cls.__module__)
-    ''')
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    ambiguous, builtin, plugin = result.stdout.strip().splitlines()
-    assert "rmaudit:all" in ambiguous and "plugins-dir:dupe:all" in ambiguous
-    assert builtin == "rmaudit.default_plugins.prompt_samplers"
-    assert plugin == "rmaudit_plugins_dir.dupe"
+    plugins.load_plugins_dir(str(plugin_dir))
+    with pytest.raises(BadInput) as ambiguous:
+        plugins.resolve("prompt_sampler", "all", field="prompts.sampler.name")
+    assert "rmaudit:all" in str(ambiguous.value) and "plugins-dir:dupe:all" in str(ambiguous.value)
+    assert plugins.resolve("prompt_sampler", "rmaudit:all").cls.__module__ == \
+        "rmaudit.default_plugins.prompt_samplers"
+    assert plugins.resolve("prompt_sampler", "plugins-dir:dupe:all").cls.__module__ == \
+        "rmaudit_plugins_dir.dupe"
+
+
+@pytest.fixture
+def fresh_host(monkeypatch):
+    """The plugin host as a new process finds it: nothing loaded (restored afterwards)."""
+    fresh = pluggy.PluginManager("rmaudit")
+    fresh.add_hookspecs(hookspecs)
+    monkeypatch.setattr(plugins, "pm", fresh)
+    monkeypatch.setattr(plugins, "_builtins_loaded", False)
+    monkeypatch.setattr(plugins, "_entry_points_loaded", False)
+    monkeypatch.setattr(plugins, "_distribution_of", {})
+    monkeypatch.setattr(plugins, "load_failures", [])
+    return fresh
+
+
+def test_plugins_loaded_for_their_commands_still_come_after_the_builtins(installed_plugins,
+                                                                         fresh_host, monkeypatch):
+    """Finding plugin commands (rmaudit --help) loads the entry points alone; the built-ins,
+    loaded later, still come first."""
+    monkeypatch.syspath_prepend(installed_plugins["PYTHONPATH"].split(os.pathsep)[0])
+    with pytest.warns(RuntimeWarning, match="deliberately broken"):
+        plugins.load_entry_point_plugins()
+    early = [name for name, _ in fresh_host.list_name_plugin()]
+    plugins.load_plugins()
+    full = [name for name, _ in fresh_host.list_name_plugin()]
+    assert "goodplugin" in early and not set(early) & set(plugins.DEFAULT_PLUGINS)
+    assert full[:len(plugins.DEFAULT_PLUGINS)] == list(plugins.DEFAULT_PLUGINS)
+    assert full[len(plugins.DEFAULT_PLUGINS):] == early

@@ -8,8 +8,10 @@ import sqlite3
 import subprocess
 import sys
 import time
+from types import ModuleType
 
 from _support import metric_rows, table_counts
+from rmaudit.testing import registered_plugin
 
 SLOW_RM = '''
 import time
@@ -49,7 +51,7 @@ def _scores(db) -> int:
         return 0
 
 
-def test_kill_9_during_scoring_then_resume(tmp_path, write_recipe):
+def test_kill_9_during_scoring_then_resume(tmp_path, write_recipe, rmaudit):
     plugins = tmp_path / "plugins"
     plugins.mkdir()
     (plugins / "slow_rm.py").write_text(SLOW_RM)
@@ -76,9 +78,13 @@ def test_kill_9_during_scoring_then_resume(tmp_path, write_recipe):
     assert resumed.returncode == 0, resumed.stderr
     assert f"{3 * TOTAL - partial} scores: slow" in resumed.stderr.replace(",", "")
 
+    # the uninterrupted run to compare with needs no process of its own
+    slow_rm = ModuleType("slow_rm")
+    exec(compile(SLOW_RM, "slow_rm.py", "exec"), slow_rm.__dict__)
     clean_db = tmp_path / "clean.db"
-    clean = subprocess.run([*command, "--db", str(clean_db)], capture_output=True, text=True)
-    assert clean.returncode == 0, clean.stderr
+    with registered_plugin(slow_rm):
+        clean = rmaudit("run", str(recipe), "--db", str(clean_db))
+    assert clean.code == 0, clean.err
 
     assert metric_rows(killed_db) == metric_rows(clean_db)
     counts = table_counts(killed_db)

@@ -171,6 +171,9 @@ class RayExecutor:
         builds = [ray.put((uuid.uuid4().hex, type(component), options))
                   for options in self.worker_options(component, size)]
         queued = iter(batches)
+        # Not ray.util.ActorPool: it runs one task per actor (here batches_per_worker are queued,
+        # so the next batch travels while one runs) and hands results back unordered without
+        # saying which submission they answer (the runner needs each batch's tag).
         in_flight: dict[Any, tuple[K, int]] = {}  # object ref → (batch tag, actor index)
         # actor slots, round-robin: the first batches go one to each actor
         free = deque(i for _ in range(self.options.batches_per_worker) for i in range(size))

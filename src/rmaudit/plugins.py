@@ -4,7 +4,9 @@ Loading follows pytest, llm and Datasette:
 
 * built-in plugins (``DEFAULT_PLUGINS``) register through the same hooks a third party uses;
 * distributions expose plugins through the ``rmaudit`` entry-point group; they are loaded
-  the first time a component or the plugin list is asked for, never at import time;
+  the first time a component, a command or the plugin list is asked for, never at import time;
+* finding the commands plugins add loads the entry-point plugins only (built-ins add none, and
+  import most of rmaudit), so ``rmaudit --help`` stays fast; built-ins always come first;
 * ``RMAUDIT_DISABLE_PLUGIN_AUTOLOAD=1`` loads no entry points at all;
   ``RMAUDIT_LOAD_PLUGINS=a,b`` loads only the named distributions (empty: none);
 * a plugin that fails to import is reported (``load_failures``) and skipped;
@@ -21,13 +23,15 @@ import warnings
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from rmaudit import __version__, hookspecs
-from rmaudit.components import KINDS, Component
 from rmaudit.errors import BadInput
+
+if TYPE_CHECKING:
+    from rmaudit.components import Component
 
 ENTRY_POINT_GROUP = "rmaudit"
 BUILTIN_SOURCE = "rmaudit"
@@ -91,20 +95,37 @@ pm.add_hookspecs(hookspecs)
 
 _distribution_of: dict[str, tuple[str, str]] = {}  # plugin name → (distribution, version)
 load_failures: list[str] = []
-_loaded = False
+_builtins_loaded = False
+_entry_points_loaded = False
 
 
 def load_plugins() -> None:
-    """Register built-ins and entry-point plugins once (idempotent)."""
-    global _loaded
-    if _loaded:
+    """Register the built-ins, then the entry-point plugins, once (idempotent)."""
+    global _builtins_loaded
+    if _builtins_loaded:
         return
-    _loaded = True
+    _builtins_loaded = True
+    # plugins registered before (entry points loaded for their commands) move after the built-ins
+    early = pm.list_name_plugin()
+    for _, plugin in early:
+        pm.unregister(plugin)
     for module_path in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(module_path), name=module_path)
         _distribution_of[module_path] = (BUILTIN_SOURCE, __version__)
+    for name, plugin in early:
+        pm.register(plugin, name=name)
+    load_entry_point_plugins()
+    pm.check_pending()
+
+
+def load_entry_point_plugins() -> None:
+    """Register the plugins of installed distributions once (idempotent), without the
+    built-ins: all that finding plugin commands needs."""
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    _entry_points_loaded = True
     if os.environ.get("RMAUDIT_DISABLE_PLUGIN_AUTOLOAD"):
-        pm.check_pending()
         return
     allowlist = os.environ.get("RMAUDIT_LOAD_PLUGINS")
     allowed = None if allowlist is None else {p.strip() for p in allowlist.split(",") if p.strip()}
@@ -142,14 +163,28 @@ def load_plugins_dir(directory: str) -> None:
     pm.check_pending()
 
 
-def registered(kind: str) -> list[Registered]:
-    """Every component class of ``kind``, in registration order."""
-    load_plugins()
+def _load(builtins: bool) -> None:
+    if builtins:
+        load_plugins()
+    else:
+        load_entry_point_plugins()
+
+
+def registered(kind: str, *, builtins: bool = True) -> list[Registered]:
+    """Every component class of ``kind``, in registration order (``builtins=False``: those of
+    third-party plugins only, without importing the built-ins)."""
+    # the component base classes (numpy, pydantic) load with the first component asked for,
+    # not with the plugin host: listing commands needs none of them
+    from rmaudit.components import KINDS
+
+    _load(builtins)
     hook_name = HOOK_OF_KIND[kind]
     base = KINDS[kind]
     found: list[Registered] = []
     for impl in reversed(getattr(pm.hook, hook_name).get_hookimpls()):
         source = _distribution_of.get(impl.plugin_name, (impl.plugin_name, ""))[0]
+        if not builtins and source == BUILTIN_SOURCE:
+            continue
 
         def register(cls: Any, _plugin: str = impl.plugin_name, _source: str = source) -> None:
             if not (isinstance(cls, type) and issubclass(cls, base)):
@@ -185,11 +220,13 @@ def resolve(kind: str, name: str, *, field: str | None = None, file: str | None 
     raise BadInput(f"unknown {label}{hint}", file=file, field=field, value=name)
 
 
-def plugin_infos() -> list[PluginInfo]:
-    load_plugins()
+def plugin_infos(*, builtins: bool = True) -> list[PluginInfo]:
+    """The registered plugins (``builtins=False``: third-party ones only, as for registered())."""
+    _load(builtins)
     infos = []
     for name, plugin in pm.list_name_plugin():
         hooks = tuple(sorted(c.name for c in pm.get_hookcallers(plugin) or ()))
         dist, version = _distribution_of.get(name, (name, ""))
-        infos.append(PluginInfo(name, dist, version, hooks, dist == BUILTIN_SOURCE))
+        if builtins or dist != BUILTIN_SOURCE:
+            infos.append(PluginInfo(name, dist, version, hooks, dist == BUILTIN_SOURCE))
     return infos

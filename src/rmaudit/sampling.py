@@ -6,7 +6,8 @@ draw ``k`` prompts from the k-DPP, so that the benchmark is diverse (near-duplic
 other) and representative.  The paper approximates the k-DPP with MCMC; here it is sampled
 exactly with the spectral algorithm of Kulesza & Taskar, "Determinantal Point Processes for
 Machine Learning" (2012), Alg. 8 (pick k eigenvectors) followed by the second phase of Alg. 1
-(sample the projection DPP they span).
+(sample the projection DPP they span).  :class:`KDPP` keeps the eigendecomposition, so that
+many draws (``kdpp(..., size=m)``) pay for it once.
 
 All samplers return sorted, distinct row indices and are deterministic for a given ``seed``.
 
@@ -34,11 +35,16 @@ import scipy.linalg
 
 from rmaudit.errors import MetricInputError
 
-__all__ = ["kdpp", "random_indices", "stratified_indices"]
+__all__ = ["KDPP", "kdpp", "random_indices", "stratified_indices"]
 
 
-def kdpp(embeddings: Any, k: int, *, scale: float | None = None, seed: int = 0) -> np.ndarray:
+def kdpp(embeddings: Any, k: int, *, scale: float | None = None, seed: int = 0,
+         size: int | None = None) -> np.ndarray:
     """Draw ``k`` distinct rows of ``embeddings`` exactly from the k-DPP with kernel ``scale·EEᵀ``.
+
+    One draw, or with ``size=m`` an ``(m, k)`` array of ``m`` independent draws from one
+    eigendecomposition (see :class:`KDPP`, which also keeps the decomposition for later draws).
+    The first of the ``m`` draws is the single draw for the same ``seed``.
 
     RETA paper (seed 000) Sec. 3.3 samples the benchmark prompts from the k-DPP whose L-ensemble
     kernel is ``λ·EᵀE`` with one *column* of ``E`` per prompt; here ``embeddings`` holds one
@@ -48,7 +54,8 @@ def kdpp(embeddings: Any, k: int, *, scale: float | None = None, seed: int = 0) 
 
     Algorithm (Kulesza & Taskar 2012, Alg. 8 then phase 2 of Alg. 1), exact, in the low-rank
     dual form, so that a pool of ``n > d`` items in ``d`` dimensions costs
-    ``O(n·d² + d³ + n·k²)`` time and ``O(n·k)`` memory beyond ``E`` itself (never ``n×n``):
+    ``O(n·d² + d³)`` time once and ``O(n·k²)`` per draw, and ``O(n·k)`` memory beyond ``E``
+    itself (never ``n×n``):
 
     1. Eigendecompose the smaller Gram matrix: the dual ``C = EᵀE`` (``d×d``) when ``n > d``,
        else ``EEᵀ`` itself.  Both share their non-zero eigenvalues ``μ``; a dual eigenvector
@@ -76,36 +83,73 @@ def kdpp(embeddings: Any, k: int, *, scale: float | None = None, seed: int = 0) 
         k: number of items to draw, ``1 ≤ k ≤ n``; the k-DPP needs ``rank(E) ≥ k``.
         scale: positive multiplier of the kernel (``λ`` in the paper), or ``None``.
         seed: seed of the random generator; the same seed gives the same indices.
+        size: ``None`` for one draw, or the number ``m ≥ 1`` of draws.
 
     Returns:
-        ``k`` distinct row indices, sorted ascending (``int64``).
+        ``k`` distinct row indices, sorted ascending (``int64``); with ``size``, one such row
+        per draw, shape ``(size, k)``.
 
     Raises:
         MetricInputError: ``embeddings`` not a finite non-empty 2-D array, ``k`` not an
-            integer in ``[1, n]``, ``rank(E) < k``, ``scale`` not a finite positive number.
+            integer in ``[1, n]``, ``rank(E) < k``, ``scale`` not a finite positive number,
+            ``size`` not ``None`` or an integer ``≥ 1``.
 
     >>> import numpy as np
     >>> twins = np.array([[1.0, 0.0], [1.0, 0.001], [0.0, 1.0]])  # rows 0 and 1 nearly equal
     >>> [kdpp(twins, 2, seed=s).tolist() in ([0, 2], [1, 2]) for s in range(5)]
     [True, True, True, True, True]
+    >>> kdpp(twins, 2, seed=0, size=4).shape
+    (4, 2)
     """
-    items = _as_embeddings(embeddings)
-    n_items = items.shape[0]
-    k = _check_k(k, n_items)
-    scale = _check_scale(scale)
-    rng = _rng(seed)
+    sampler = KDPP(embeddings, k, scale=scale)
+    if size is None:
+        return sampler.sample(seed)
+    return sampler.samples(size, seed=seed)
 
-    spectrum = _Spectrum(items)
-    if spectrum.rank < k:
-        raise MetricInputError(
-            f"expected embeddings of rank ≥ k = {k} (a k-DPP gives every k-subset probability 0 "
-            f"otherwise), got rank {spectrum.rank}",
-            field="embeddings",
-        )
-    if scale is None:
-        scale = 0.5 / spectrum.eigenvalues[-1]
-    chosen = _choose_eigenvectors(scale * spectrum.eigenvalues, k, rng)
-    return _sample_projection_dpp(spectrum.item_basis(chosen), rng)
+
+class KDPP:
+    """The k-DPP over the rows of ``embeddings``, decomposed once, to draw from many times.
+
+    Validation, the eigendecomposition and the elementary symmetric polynomials (steps 1 and
+    the table of step 2 of :func:`kdpp`) happen here, once; each draw then costs only the
+    choice of eigenvectors and the ``O(n·k²)`` projection sampling.
+
+    >>> import numpy as np
+    >>> sampler = KDPP(np.random.default_rng(0).normal(size=(50, 8)), 3)
+    >>> bool(np.array_equal(sampler.sample(seed=5), kdpp(sampler.embeddings, 3, seed=5)))
+    True
+    >>> sampler.samples(1000, seed=0).shape
+    (1000, 3)
+    """
+
+    def __init__(self, embeddings: Any, k: int, *, scale: float | None = None) -> None:
+        self.embeddings = _as_embeddings(embeddings)
+        self.k = _check_k(k, self.embeddings.shape[0])
+        scale = _check_scale(scale)
+        self._spectrum = _Spectrum(self.embeddings)
+        if self._spectrum.rank < self.k:
+            raise MetricInputError(
+                f"expected embeddings of rank ≥ k = {self.k} (a k-DPP gives every k-subset "
+                f"probability 0 otherwise), got rank {self._spectrum.rank}",
+                field="embeddings",
+            )
+        if scale is None:
+            scale = 0.5 / self._spectrum.eigenvalues[-1]
+        self._log_eigenvalues = np.log(scale * self._spectrum.eigenvalues)
+        self._log_e = _log_elementary_symmetric(self._log_eigenvalues, self.k)
+
+    def sample(self, seed: int | np.random.Generator = 0) -> np.ndarray:
+        """One draw: ``k`` distinct sorted indices.  ``seed``: an integer or a generator,
+        which the draw advances (so successive calls give independent draws)."""
+        rng = seed if isinstance(seed, np.random.Generator) else _rng(seed)
+        chosen = _choose_eigenvectors(self._log_eigenvalues, self._log_e, self.k, rng)
+        return _sample_projection_dpp(self._spectrum.item_basis(chosen), rng)
+
+    def samples(self, size: int, *, seed: int = 0) -> np.ndarray:
+        """``size`` independent draws from one generator seeded with ``seed``: ``(size, k)``."""
+        size = _check_count(size, "size")
+        rng = _rng(seed)
+        return np.stack([self.sample(rng) for _ in range(size)])
 
 
 def random_indices(n: int, k: int, seed: int = 0) -> np.ndarray:
@@ -215,25 +259,28 @@ class _Spectrum:
         # it is accurate here because `lifted` is already near-orthonormal (Gram ≈ I), and
         # several times cheaper than Householder QR on an n×k matrix.
         cholesky = np.linalg.cholesky(lifted.T @ lifted)
-        return scipy.linalg.solve_triangular(cholesky, lifted.T, lower=True).T
+        return scipy.linalg.solve_triangular(cholesky, lifted.T, lower=True,
+                                             check_finite=False).T
 
 
-def _choose_eigenvectors(eigenvalues: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """Kulesza & Taskar Alg. 8: indices of ``k`` eigenvalues, drawn with the k-DPP's weights.
-
-    ``log_e[m, l]`` is ``log e_l(λ_1, …, λ_m)``, filled by the recursion
-    ``e_l(λ_1..λ_m) = e_l(λ_1..λ_{m-1}) + λ_m·e_{l-1}(λ_1..λ_{m-1})`` (Alg. 7) in log space.
-    """
-    log_eigenvalues = np.log(eigenvalues)
-    n_eigen = eigenvalues.size
+def _log_elementary_symmetric(log_eigenvalues: np.ndarray, k: int) -> np.ndarray:
+    """``log_e[m, l] = log e_l(λ_1, …, λ_m)`` for ``l ≤ k`` (Kulesza & Taskar Alg. 7, in log
+    space): ``e_l(λ_1..λ_m) = e_l(λ_1..λ_{m-1}) + λ_m·e_{l-1}(λ_1..λ_{m-1})``."""
+    n_eigen = log_eigenvalues.size
     log_e = np.full((n_eigen + 1, k + 1), -np.inf)
     log_e[:, 0] = 0.0
     for m in range(1, n_eigen + 1):
         log_e[m, 1:] = np.logaddexp(log_e[m - 1, 1:], log_eigenvalues[m - 1] + log_e[m - 1, :-1])
+    return log_e
 
+
+def _choose_eigenvectors(log_eigenvalues: np.ndarray, log_e: np.ndarray, k: int,
+                         rng: np.random.Generator) -> np.ndarray:
+    """Kulesza & Taskar Alg. 8: indices of ``k`` eigenvalues, drawn with the k-DPP's weights
+    (``log_e`` from :func:`_log_elementary_symmetric`)."""
     chosen = []
     wanted = k
-    for m in range(n_eigen, 0, -1):
+    for m in range(log_eigenvalues.size, 0, -1):
         if wanted == 0:
             break
         # When m == wanted, log_e[m-1, wanted] is -inf and the probability is exactly 1.
@@ -260,17 +307,26 @@ def _sample_projection_dpp(basis: np.ndarray, rng: np.random.Generator) -> np.nd
     span = np.zeros((k, k))
     picked = np.empty(k, dtype=np.int64)
     for t in range(k):
-        weights = np.clip(residual, 0.0, None)  # rounding can push a spent item below 0
-        item = int(rng.choice(n_items, p=weights / weights.sum()))
+        weights = np.maximum(residual, 0.0)  # rounding can push a spent item below 0
+        item = _pick(weights, rng)
         picked[t] = item
         direction = basis[item]
         # Gram–Schmidt twice: one pass loses orthogonality when the residual is small.
         for _ in range(2):
             direction = direction - span[:, :t] @ (span[:, :t].T @ direction)
-        span[:, t] = direction / np.linalg.norm(direction)
+        span[:, t] = direction / np.sqrt(direction @ direction)
         residual -= (basis @ span[:, t]) ** 2
         residual[item] = 0.0
     return np.sort(picked)
+
+
+def _pick(weights: np.ndarray, rng: np.random.Generator) -> int:
+    """An index drawn with probability ``weights / weights.sum()``: the inverse-CDF lookup of
+    ``rng.choice(n, p=...)`` on the same uniform, so the same index for the same generator
+    state, without the input checks that cost more than the pick on small pools."""
+    cdf = np.cumsum(weights / weights.sum())
+    cdf /= cdf[-1]
+    return int(np.searchsorted(cdf, rng.random(), side="right"))
 
 
 def _as_embeddings(embeddings: Any) -> np.ndarray:

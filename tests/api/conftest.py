@@ -8,7 +8,7 @@ import pytest
 from _api_support import KEY_ENV, SECRET
 from rmaudit.testing.fake_openai import FakeOpenAI
 
-pytest.importorskip("httpx", reason="the api extra (httpx) is not installed")
+pytest.importorskip("openai", reason="the api extra (the openai SDK) is not installed")
 
 
 @pytest.fixture(autouse=True)

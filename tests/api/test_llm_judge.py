@@ -3,11 +3,13 @@ timeouts, non-JSON bodies and score-less replies on a deterministic schedule."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import math
 import sqlite3
 import textwrap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +21,7 @@ from rmaudit.default_plugins.openai_compat import LlmJudge
 from rmaudit.errors import BadInput
 from rmaudit.hashing import prompt_id
 from rmaudit.judging import BUILTIN_TEMPLATES, parse_score
-from rmaudit.openai_api import ApiError
+from rmaudit.openai_api import ApiClient, ApiError, ApiOptions
 from rmaudit.recipe import validate_options
 from rmaudit.testing import check_oracle, check_reference_policy
 from rmaudit.testing.fake_openai import judge_score
@@ -34,11 +36,20 @@ PROMPTS = [
 SAMPLES = 3
 
 
-def faults(key: str, attempt: int) -> str:
-    """First attempts of some requests fail (each kind of fault shows up); retries succeed."""
-    if attempt > 0:
-        return "ok"
-    return ("429", "500", "503", "timeout", "not-json", "ok", "ok", "ok")[int(key[:8], 16) % 8]
+def faults():
+    """A schedule: first attempts fail in turn with each kind of fault (three in eight pass),
+    dealt as distinct requests arrive, so that every kind shows up whatever the request bodies
+    hash to; retries succeed."""
+    kinds = itertools.cycle(("429", "500", "503", "timeout", "not-json", "ok", "ok", "ok"))
+    lock = threading.Lock()  # the server answers on several threads
+
+    def schedule(key: str, attempt: int) -> str:
+        if attempt > 0:
+            return "ok"
+        with lock:
+            return next(kinds)
+
+    return schedule
 
 
 def always(outcome: str):
@@ -47,7 +58,7 @@ def always(outcome: str):
 
 def judge(server, **options) -> LlmJudge:
     raw = {"base_url": server.base_url, "model": "judge-1", "api_key_env": KEY_ENV,
-           "samples": SAMPLES, "timeout_s": 0.5, "backoff_s": 0.01, **options}
+           "samples": SAMPLES, "timeout_s": 0.5, **options}
     return LlmJudge(validate_options(LlmJudge, raw, field="oracle", file=None, base_dir=None))
 
 
@@ -79,7 +90,6 @@ base_url = "{url}"
 api_key_env = "{env}"
 model = "policy-1"
 timeout_s = 0.5
-backoff_s = 0.01
 
 [oracle]
 name = "llm-judge"
@@ -88,7 +98,6 @@ api_key_env = "{env}"
 model = "judge-1"
 samples = {samples}
 timeout_s = 0.5
-backoff_s = 0.01
 price = {{ prompt = 10.0, completion = 30.0 }}
 
 [[reward_models]]
@@ -117,7 +126,7 @@ def write_recipe(folder: Path, server) -> Path:
 def test_a_run_against_a_flaky_server_labels_every_response_once_and_a_rerun_sends_nothing(
         tmp_path, fake_openai, rmaudit, caplog):
     caplog.set_level(logging.DEBUG)  # httpx and friends log requests: the key must not be there
-    server = fake_openai(faults, stall_s=1.0, garbage_every=5)
+    server = fake_openai(faults(), stall_s=1.0, garbage_every=5)
     recipe, db = write_recipe(tmp_path, server), tmp_path / "audit.db"
 
     first = rmaudit("run", str(recipe), "--db", str(db))
@@ -231,6 +240,21 @@ def test_a_refused_key_is_bad_input_that_shows_no_key(fake_openai):
     assert "HTTP 401" in str(error.value) and KEY_ENV in str(error.value)
     assert SECRET not in str(error.value)
     assert server.count() == 1  # a refusal is not retried
+
+
+def test_without_a_key_variable_no_authorization_header_is_sent(fake_openai):
+    server = fake_openai()
+    judge(server, api_key_env="").label(pairs()[:1])
+    assert server.count() == 1 and server.log[0]["authorization"] is None
+
+
+def test_a_wrong_route_is_bad_input_quoting_the_server_and_not_retried(fake_openai):
+    server = fake_openai()
+    client = ApiClient(ApiOptions(base_url=server.base_url, api_key_env=KEY_ENV))
+    with pytest.raises(BadInput, match=r"/v1/nowhere: HTTP 404: 404 \(check base_url") as error:
+        client.run(lambda session: session.post("/nowhere", {"model": "m"}, cache_key=None))
+    assert SECRET not in str(error.value)
+    assert server.count() == 1
 
 
 def test_a_missing_key_variable_is_bad_input_naming_it(fake_openai, monkeypatch):

@@ -22,7 +22,7 @@ TEXTS = [f"How do I bake bread, variant {i}? {{braces}} kept" for i in range(30)
 
 
 def build(cls, server, **options):
-    raw = {"base_url": server.base_url, "api_key_env": KEY_ENV, "backoff_s": 0.01, "model": "m",
+    raw = {"base_url": server.base_url, "api_key_env": KEY_ENV, "model": "m",
            **options}
     return cls(validate_options(cls, raw, field="x", file=None, base_dir=None))
 

@@ -13,7 +13,7 @@ from rmaudit.testing.fake_openai import embedding
 
 
 def build(cls, server, **options):
-    raw = {"base_url": server.base_url, "api_key_env": KEY_ENV, "backoff_s": 0.01, **options}
+    raw = {"base_url": server.base_url, "api_key_env": KEY_ENV, **options}
     return cls(validate_options(cls, raw, field="x", file=None, base_dir=None))
 
 

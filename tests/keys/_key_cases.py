@@ -90,7 +90,7 @@ NON_DEFAULT: tuple[KeyCase, ...] = (
         "name": "llm-judge", **API, "model": "gpt-4-turbo-2024-04-09", "template": "reta-multi",
         "samples": 3, "temperature": 0.5, "max_tokens": 32, "n_per_request": False,
         "scale": [0, 10], "expected_answer_tokens": 120, "api_key_env": "JUDGE_KEY",
-        "concurrency": 4, "timeout_s": 5, "max_retries": 2, "backoff_s": 0.5,
+        "concurrency": 4, "timeout_s": 5, "max_retries": 2,
         "cache": "{tmp}/cache.sqlite", "price": {"prompt": 10.0, "completion": 30.0}}),
     KeyCase("llm-judge/template-file", "oracle", {
         "name": "llm-judge", **API, "model": "judge", "template_file": "{tmp}/judge.txt"}),

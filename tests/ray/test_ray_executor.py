@@ -209,7 +209,7 @@ num_workers = 2
 
 
 def test_judge_requests_keep_one_concurrency_limit_across_workers(ray_instance, tmp_path):
-    pytest.importorskip("httpx")
+    pytest.importorskip("openai")
     from rmaudit.testing.fake_openai import FakeOpenAI
 
     # 16 labels in two batches of 8, one per worker: each worker's share of the limit is 2,

@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import chisquare
 
 from rmaudit.errors import MetricInputError
-from rmaudit.sampling import kdpp, random_indices
+from rmaudit.sampling import KDPP, kdpp, random_indices
 
 N_DRAWS = 20_000
 
@@ -23,9 +23,10 @@ def brute_force_kdpp(embeddings: np.ndarray, k: int, scale: float) -> dict[tuple
 
 
 def empirical_counts(embeddings, k, subsets, **kwargs) -> np.ndarray:
+    """How often each k-subset comes up in N_DRAWS draws from one decomposition."""
     counts = dict.fromkeys(subsets, 0)
-    for seed in range(N_DRAWS):
-        counts[tuple(kdpp(embeddings, k, seed=seed, **kwargs).tolist())] += 1
+    for draw in kdpp(embeddings, k, seed=0, size=N_DRAWS, **kwargs):
+        counts[tuple(draw.tolist())] += 1
     return np.array([counts[s] for s in subsets])
 
 
@@ -94,6 +95,25 @@ def test_same_seed_same_indices_and_different_seeds_differ():
     assert np.array_equal(kdpp(embeddings, 10, seed=7), kdpp(embeddings, 10, seed=7))
     draws = {tuple(kdpp(embeddings, 10, seed=seed).tolist()) for seed in range(20)}
     assert len(draws) >= 18
+
+
+def test_many_draws_from_one_decomposition_start_with_the_single_draw_and_vary():
+    embeddings = np.random.default_rng(8).normal(size=(120, 12))
+    draws = kdpp(embeddings, 6, seed=4, size=50)
+    assert draws.shape == (50, 6) and np.issubdtype(draws.dtype, np.integer)
+    assert all(np.all(np.diff(row) > 0) for row in draws)
+    assert np.array_equal(draws[0], kdpp(embeddings, 6, seed=4))
+    assert len({tuple(row) for row in draws.tolist()}) >= 45
+    sampler = KDPP(embeddings, 6)
+    assert np.array_equal(sampler.samples(50, seed=4), draws)
+    assert np.array_equal(sampler.sample(seed=9), kdpp(embeddings, 6, seed=9))
+
+
+@pytest.mark.parametrize("size", [0, -3, 2.5, True, "4"])
+def test_invalid_draw_counts_are_rejected(size):
+    with pytest.raises(MetricInputError, match="expected .*got") as info:
+        kdpp(GOOD, 2, size=size)
+    assert info.value.field == "size"
 
 
 def test_scale_cancels_even_where_e_k_overflows_float64():

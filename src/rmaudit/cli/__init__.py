@@ -1,11 +1,16 @@
 """The ``rmaudit`` command line: one module per command, plugins may add more.
 
+A command's module is imported only when that command runs, so ``rmaudit --help`` and the
+light commands do not pay for the heavy ones (scipy, pandas, Textual): ``BUILTIN_COMMANDS``
+names each command's module and the short help that ``rmaudit --help`` lists.
+
 Exit codes (DESIGN.md): 0 ok, 1 the run failed, 2 bad input — with a one-line reason
 naming the file, the field and the value.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import traceback
@@ -15,32 +20,73 @@ import click
 from rmaudit import __version__
 from rmaudit.errors import BadInput
 
-from . import ablation, export, import_, plugins, regret, regret_study, report, run, runs, tui
+#: name → ("module:attribute", short help listed by ``rmaudit --help``; tests check that each
+#: command's own help starts with it)
+BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
+    "ablation": ("rmaudit.cli.ablation:ablation",
+                 "Ablations of the audit's estimators, computed from stored runs."),
+    "correlate": ("rmaudit.cli.regret:correlate",
+                  "Correlate every stored per-RM metric with each downstream outcome across RMs."),
+    "export": ("rmaudit.cli.export:export",
+               "Write a benchmark (prompts, responses, oracle labels) to OUT (.jsonl or .jsonl.gz)."),
+    "import": ("rmaudit.cli.import_:import_command",
+               "Import a benchmark file written by `rmaudit export` (all or nothing)."),
+    "plugins": ("rmaudit.cli.plugins:plugins_command",
+                "List plugins (third-party only, unless --all)."),
+    "regret": ("rmaudit.cli.regret:regret",
+               "Print a run's regret-correlation study: error metric × correlation with "
+               "best-of-n regret."),
+    "regret-study": ("rmaudit.cli.regret_study:regret_study",
+                     "Which RM test set predicts best-of-n regret best (Rethinking RM "
+                     "Evaluation, Sec. 4)?"),
+    "report": ("rmaudit.cli.report:report",
+               "Write plots of every stored curve and a Markdown leaderboard for a run."),
+    "run": ("rmaudit.cli.run:run", "Run the audit described by RECIPE (a TOML file)."),
+    "runs": ("rmaudit.cli.runs:runs",
+             "List stored runs; with RUN_ID (or a prefix), print that run's summary."),
+    "tui": ("rmaudit.cli.tui:tui", "Browse an audit DB (read-only)."),
+}
 
-BUILTIN_COMMANDS = (run.run, plugins.plugins_command, export.export, import_.import_command, runs.runs,
-                    tui.tui, report.report, regret.regret, regret.correlate,
-                    ablation.ablation, regret_study.regret_study)
+
+def load_builtin_command(name: str) -> click.Command:
+    module, _, attribute = BUILTIN_COMMANDS[name][0].partition(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
-class PluginCommandsGroup(click.Group):
-    """Built-in commands are known up front; plugin commands load only when asked for."""
+class LazyCommandsGroup(click.Group):
+    """Built-in commands load when they run; plugin commands come from the entry-point
+    plugins' ``register_commands`` hook (the built-in plugins add none)."""
 
     def _plugin_commands(self) -> dict[str, click.Command]:
-        from rmaudit.plugins import load_plugins, pm
+        from rmaudit.plugins import load_entry_point_plugins, pm
 
-        load_plugins()
+        load_entry_point_plugins()
         extra = click.Group()
         pm.hook.register_commands(cli=extra)
         return extra.commands
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *self._plugin_commands()})
+        return sorted({*BUILTIN_COMMANDS, *self._plugin_commands()})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        return super().get_command(ctx, name) or self._plugin_commands().get(name)
+        if name in BUILTIN_COMMANDS:
+            return load_builtin_command(name)
+        return self._plugin_commands().get(name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Click's command list, with the built-ins' short help taken from BUILTIN_COMMANDS."""
+        plugin_commands = {name: command for name, command in self._plugin_commands().items()
+                           if not command.hidden}
+        # the built-ins stand in as bare commands holding their short help: nothing imported
+        listed = {**plugin_commands, **{name: click.Command(name, help=short_help)
+                                        for name, (_, short_help) in BUILTIN_COMMANDS.items()}}
+        limit = formatter.width - 6 - max(map(len, listed))
+        rows = [(name, listed[name].get_short_help_str(limit)) for name in sorted(listed)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
-@click.group(cls=PluginCommandsGroup)
+@click.group(cls=LazyCommandsGroup)
 @click.version_option(__version__, prog_name="rmaudit")
 @click.option("--plugins-dir", type=click.Path(exists=True, file_okay=False),
               help="Load every *.py file in this folder as a plugin.")
@@ -50,10 +96,6 @@ def cli(plugins_dir: str | None) -> None:
         from rmaudit.plugins import load_plugins_dir
 
         load_plugins_dir(plugins_dir)
-
-
-for command in BUILTIN_COMMANDS:
-    cli.add_command(command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -13,7 +13,7 @@ from rmaudit.browse import open_for_reading
 from rmaudit.formatting import eta_label
 from rmaudit.simulated import SIMULATED_NOTICE
 
-from .render import console
+from .console import console
 
 
 def _number(value: float, digits: int = 3) -> str:

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from rmaudit import plugins as host
 
-from .render import console
+from .console import console
 
 
 @click.command(name="plugins")
@@ -19,9 +19,9 @@ def plugins_command(show_all: bool, as_json: bool) -> None:
     """List plugins (third-party only, unless --all)."""
     components: dict[str, list[str]] = {}
     for kind in host.HOOK_OF_KIND:
-        for entry in host.registered(kind):
+        for entry in host.registered(kind, builtins=show_all):
             components.setdefault(entry.plugin, []).append(f"{kind}:{entry.cls.name}")
-    infos = [i for i in host.plugin_infos() if show_all or not i.builtin]
+    infos = host.plugin_infos(builtins=show_all)
     records = [{"name": i.name, "distribution": i.distribution, "version": i.version,
                 "hooks": list(i.hooks), "components": components.get(i.name, [])} for i in infos]
     out = console()

@@ -21,7 +21,7 @@ from rmaudit.regret_results import load_studies, study_table
 from rmaudit.vocabulary import REGRET_SUMMARY
 from rmaudit.simulated import SIMULATED_NOTICE
 
-from .render import console
+from .console import console
 
 
 def _cell(value: float | None, digits: int = 3) -> str:

@@ -9,7 +9,7 @@ from rich.table import Table
 from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.metrics import regret_studies
 
-from .render import console
+from .console import console
 
 KINDS = ("responses", "budget", "rank-bins")
 

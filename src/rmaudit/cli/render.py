@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from rich.console import Console
@@ -10,12 +11,14 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, Text
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
 
-from rmaudit.costs import CostLine
 from rmaudit.formatting import eta_label, format_number, sparkline
-from rmaudit.results import RunSummary
-from rmaudit.runner import StageCount
 from rmaudit.simulated import SIMULATED_NOTICE
 from rmaudit.vocabulary import RETA_CURVE, SHIFT_CURVE_PREFIX, shift_curve_key, shift_curve_target
+
+if TYPE_CHECKING:
+    from rmaudit.costs import CostLine
+    from rmaudit.results import RunSummary
+    from rmaudit.runner import StageCount
 
 
 class RichProgress:
@@ -181,10 +184,3 @@ def _caption(summary: RunSummary) -> str:
         line = f"{summary.pairs:,} preference pairs (set {bench['id'][:10]})"
     line += f"; run {summary.run['id'][:10]}"
     return line + (f"\n{SIMULATED_NOTICE}" if summary.simulated else "")
-
-
-def console(stderr: bool = False) -> Console:
-    """A console; when output goes to a file or pipe, tables are not squeezed to 80 columns."""
-    probe = Console(stderr=stderr)
-    width = None if probe.is_terminal else 200
-    return Console(stderr=stderr, highlight=False, width=width)

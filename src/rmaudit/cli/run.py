@@ -12,7 +12,8 @@ from rmaudit.results import load_summary
 from rmaudit.runner import Runner, build_components
 from rmaudit.store import Store
 
-from .render import RichProgress, console, cost_table, plan_table, summary_tables, work_line
+from .console import console
+from .render import RichProgress, cost_table, plan_table, summary_tables, work_line
 
 
 @click.command()

@@ -6,10 +6,9 @@ import click
 from rich.table import Table
 
 from rmaudit.errors import BadInput
-from rmaudit.results import load_summary
 from rmaudit.store import Store
 
-from .render import console, summary_tables
+from .console import console
 
 
 @click.command()
@@ -30,6 +29,11 @@ def runs(db_path: str, run_id: str | None) -> None:
         if len(matches) != 1:
             raise BadInput("no such run" if not matches else "run id prefix is ambiguous",
                            file=db_path, field="run_id", value=run_id)
+        # a run's summary needs numpy and the metric tables; the bare listing needs neither
+        from rmaudit.results import load_summary
+
+        from .render import summary_tables
+
         for table in summary_tables(load_summary(store, matches[0]["id"])):
             out.print(table)
         return

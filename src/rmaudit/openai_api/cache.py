@@ -1,9 +1,10 @@
 """A persistent cache of API replies, so no request is paid for twice, across runs too.
 
-One SQLite file (by default ``requests.sqlite`` in the user cache directory: ``$RMAUDIT_CACHE_DIR``,
-else ``$XDG_CACHE_HOME/rmaudit``, else ``~/.cache/rmaudit``), shared by every recipe and
-database on the machine: the same request to the same server and model is the same reply
-whichever run asks.  Keys are hashes of (base URL, endpoint, request body, sample index);
+One SQLite file (by default ``requests.sqlite`` in ``$RMAUDIT_CACHE_DIR``, else in the user
+cache directory that ``platformdirs`` gives: ``$XDG_CACHE_HOME/rmaudit`` or ``~/.cache/rmaudit``
+on Linux, ``~/Library/Caches/rmaudit`` on macOS, ``%LOCALAPPDATA%\\rmaudit\\Cache`` on Windows),
+shared by every recipe and database on the machine: the same request to the same server and
+model is the same reply whichever run asks.  Keys are hashes of (base URL, endpoint, request body, sample index);
 request headers, and so the API key, are never part of a key or a value.
 """
 
@@ -17,14 +18,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from platformdirs import user_cache_path
+
 CACHE_FILE_NAME = "requests.sqlite"
 
 
 def default_cache_path() -> Path:
-    folder = os.environ.get("RMAUDIT_CACHE_DIR")
-    if not folder:
-        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-        folder = Path(base) / "rmaudit"
+    folder = os.environ.get("RMAUDIT_CACHE_DIR") or user_cache_path("rmaudit", appauthor=False)
     return Path(folder) / CACHE_FILE_NAME
 
 

@@ -1,19 +1,18 @@
 """An asynchronous client for OpenAI-compatible HTTP APIs (OpenAI, vLLM, TGI, ...).
 
 What every API-backed component needs, in one place: requests run concurrently under a
-limit; 429s, 5xx replies, timeouts and dropped connections are retried with exponential
-backoff and jitter (honouring ``Retry-After``); every reply is cached on disk under a hash of
-the request, so a rerun — or a resumed, killed run — pays for nothing twice; and the API
-key is read from the environment when requests are about to be sent, sent in a header, and
-never stored, logged or shown (error messages are scrubbed of it).
+limit; the official ``openai`` SDK sends them and retries 429s, 5xx replies, timeouts, dropped
+connections and broken bodies with exponential backoff and jitter, honouring ``Retry-After``
+(:mod:`rmaudit.openai_api.sdk`); every reply is cached on disk under a hash of the request, so
+a rerun — or a resumed, killed run — pays for nothing twice; and the API key is read from the
+environment when requests are about to be sent, sent in a header, and never stored, logged or
+shown (error messages are scrubbed of it).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import random
 import re
 from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
@@ -31,8 +30,6 @@ from .cache import RequestCache, default_cache_path
 
 T = TypeVar("T")
 
-#: Longest wait between two attempts, whatever the backoff or Retry-After says.
-MAX_BACKOFF_S = 60.0
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -59,9 +56,8 @@ class ApiOptions(ComponentOptions):
         16, ge=1, description="requests in flight at once")
     timeout_s: Annotated[float, OPERATIONAL] = Field(60.0, gt=0, description="per-request timeout")
     max_retries: Annotated[int, OPERATIONAL] = Field(
-        6, ge=0, description="retries of a request on 429, 5xx and timeouts")
-    backoff_s: Annotated[float, OPERATIONAL] = Field(
-        1.0, ge=0, description="first backoff; doubles per retry, with jitter")
+        6, ge=0, description="retries of a request on 429, 5xx, timeouts and broken replies "
+                             "(backoff 0.5 s doubling to 8 s, or the Retry-After)")
     cache: Annotated[Path | None, OPERATIONAL] = Field(
         None, description="request cache file (default: user cache dir)")
     price: Annotated[Price | None, OPERATIONAL] = Field(
@@ -103,7 +99,6 @@ class ApiClient:
         self.base_url = options.base_url.rstrip("/")
         self.api_key_env = env
         self._cache: RequestCache | None = None
-        self._jitter = random.Random()
 
     @property
     def cache(self) -> RequestCache:
@@ -130,32 +125,20 @@ class ApiClient:
 
     async def _run(self, work: Callable[["ApiSession"], Awaitable[T]]) -> T:
         try:
-            import httpx
+            from .sdk import Sender
         except ImportError:
-            raise BadInput("OpenAI-compatible components need httpx: "
+            raise BadInput("OpenAI-compatible components need the openai SDK: "
                            "pip install 'rmaudit[api]'") from None
-        key = self.api_key()
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        async with httpx.AsyncClient(headers=headers, timeout=self.options.timeout_s) as http:
-            return await work(ApiSession(self, http, key))
-
-    def backoff(self, attempt: int, retry_after: float | None) -> float:
-        """Exponential backoff with "equal jitter" (half fixed, half random), so clients that
-        failed together do not retry together; at least the server's Retry-After."""
-        ceiling = min(MAX_BACKOFF_S, self.options.backoff_s * 2 ** attempt)
-        delay = ceiling / 2 + self._jitter.uniform(0, ceiling / 2)
-        if retry_after is not None:
-            delay = max(delay, retry_after)
-        return min(delay, MAX_BACKOFF_S)
+        async with Sender(self.base_url, self.api_key(), self.api_key_env, self.options) as sender:
+            return await work(ApiSession(self, sender))
 
 
 class ApiSession:
     """Requests of one batch: concurrent under the client's limit, cached, retried."""
 
-    def __init__(self, client: ApiClient, http: Any, key: str | None) -> None:
+    def __init__(self, client: ApiClient, sender: Any) -> None:
         self.client = client
-        self.http = http
-        self._key = key
+        self.sender = sender  # an rmaudit.openai_api.sdk.Sender
         self._limit = asyncio.Semaphore(client.options.concurrency)
 
     async def post(self, endpoint: str, payload: dict[str, Any], *,
@@ -169,64 +152,7 @@ class ApiSession:
             if cached is not None:
                 return cached
         async with self._limit:
-            body = await self._post_with_retries(endpoint, payload)
+            body = await self.sender.post(endpoint, payload)
         if cache_key is not None:
             self.client.cache.put(cache_key, endpoint, body)
         return body
-
-    async def _post_with_retries(self, endpoint: str, payload: dict[str, Any]) -> dict[str, Any]:
-        import httpx
-
-        url = self.client.base_url + endpoint
-        retries = self.client.options.max_retries
-        for attempt in range(retries + 1):
-            retry_after = None
-            try:
-                reply = await self.http.post(url, json=payload)
-            except httpx.TimeoutException:
-                problem = f"no reply within {self.client.options.timeout_s:g} s"
-            except httpx.TransportError as error:
-                problem = f"connection failed ({type(error).__name__}: {error})"
-            else:
-                if reply.status_code == 200:
-                    try:
-                        body = reply.json()
-                    except json.JSONDecodeError:
-                        problem = "HTTP 200 with a body that is not JSON"
-                    else:
-                        if isinstance(body, dict):
-                            return body
-                        problem = "HTTP 200 with a JSON body that is not an object"
-                elif reply.status_code == 429 or reply.status_code >= 500:
-                    problem = f"HTTP {reply.status_code}"
-                    retry_after = _seconds(reply.headers.get("retry-after"))
-                else:
-                    raise self._refusal(url, reply)
-            if attempt < retries:
-                await asyncio.sleep(self.client.backoff(attempt, retry_after))
-        raise ApiError(self._scrub(f"POST {url}: gave up after {retries + 1} attempts "
-                                   f"(last: {problem}); rerun to resume"))
-
-    def _refusal(self, url: str, reply: Any) -> BadInput:
-        """A 4xx other than 429: retrying cannot help, the recipe or the key must change."""
-        if reply.status_code in (401, 403):
-            # the server's text may quote part of the key: show none of it
-            return BadInput(f"POST {url}: HTTP {reply.status_code}, the server refused the key "
-                            f"in ${self.client.api_key_env}", field="api_key_env")
-        detail = reply.text[:300].replace("\n", " ")
-        try:
-            detail = reply.json()["error"]["message"][:300]
-        except (ValueError, KeyError, TypeError):
-            pass
-        return BadInput(self._scrub(f"POST {url}: HTTP {reply.status_code}: {detail} "
-                                    f"(check base_url, model and the options)"))
-
-    def _scrub(self, text: str) -> str:
-        return text.replace(self._key, "***") if self._key else text
-
-
-def _seconds(header: str | None) -> float | None:
-    try:
-        return max(0.0, float(header)) if header else None
-    except ValueError:  # an HTTP date: rare for APIs; the backoff applies
-        return None

@@ -1,0 +1,18 @@
+"""``--smoke`` for the benchmark scripts: tiny sizes and one repeat, so that the test suite
+runs every script in seconds and a script that no longer works fails a test
+(``tests/test_benchmarks.py``).  Figures printed at smoke size mean nothing."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def parse_args(parser: argparse.ArgumentParser, smoke: dict[str, Any]) -> argparse.Namespace:
+    """``parser``'s arguments, plus ``--smoke``, which sets the arguments named in ``smoke``."""
+    parser.add_argument("--smoke", action="store_true",
+                        help="tiny sizes, one repeat: only checks that the script runs")
+    args = parser.parse_args()
+    if args.smoke:
+        vars(args).update(smoke)
+    return args

@@ -1,0 +1,91 @@
+"""The CLI starts fast: a command's module (and its numpy, scipy, pandas or Textual) is
+imported only when that command runs; plugin commands still show up and run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import click
+
+from rmaudit import hookimpl
+from rmaudit.cli import BUILTIN_COMMANDS, load_builtin_command
+from rmaudit.plugins import load_plugins, pm
+from rmaudit.store import Store
+
+
+def modules_after(code: str, **env: str) -> set[str]:
+    """Top-level and dotted module names loaded by running ``code`` in a fresh interpreter."""
+    probe = textwrap.dedent(f'''
+        import sys
+        try:
+{textwrap.indent(textwrap.dedent(code), " " * 12)}
+        except SystemExit:
+            pass
+        print("MODULES", " ".join(sorted(sys.modules)))
+    ''')
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            env={**os.environ, **env}, check=True)
+    line = next(line for line in result.stdout.splitlines() if line.startswith("MODULES "))
+    return set(line.split()[1:])
+
+
+HEAVY = ("scipy.stats", "pandas", "textual", "sklearn", "torch", "matplotlib")
+
+
+def test_importing_the_cli_loads_no_heavy_library():
+    loaded = modules_after("import rmaudit.cli")
+    assert not loaded & set(HEAVY)
+    assert "numpy" not in loaded and "pydantic" not in loaded
+
+
+def test_help_without_third_party_plugins_imports_no_command_module_nor_numpy():
+    # RMAUDIT_LOAD_PLUGINS="" : the core install, whatever plugins this environment has
+    loaded = modules_after("from rmaudit.cli import main; main(['--help'])", RMAUDIT_LOAD_PLUGINS="")
+    commands = {path.partition(":")[0] for path, _ in BUILTIN_COMMANDS.values()}
+    assert not loaded & commands
+    assert not loaded & {*HEAVY, "numpy", "pydantic", "sqlite_utils", "rich"}
+
+
+def test_listing_runs_imports_no_summary_machinery(tmp_path):
+    db = tmp_path / "empty.db"
+    Store.open(db).close()
+    loaded = modules_after(f"from rmaudit.cli import main; main(['runs', '--db', {str(db)!r}])")
+    assert "rmaudit.cli.runs" in loaded and "rich.table" in loaded
+    assert not loaded & {*HEAVY[:1], *HEAVY[2:], "rmaudit.results", "rmaudit.cli.render",
+                         "rmaudit.runner", "rmaudit.metrics"}
+
+
+def test_help_lists_every_command_with_the_start_of_its_own_help(rmaudit):
+    listing = rmaudit("--help").out.split("Commands:")[1]
+    rows = {line.split()[0]: line.split(maxsplit=1)[1] for line in listing.strip().splitlines()}
+    assert set(BUILTIN_COMMANDS) <= set(rows)
+    for name, (_, short_help) in BUILTIN_COMMANDS.items():
+        command = load_builtin_command(name)
+        assert isinstance(command, click.Command) and command.name == name
+        assert " ".join(command.help.split()).startswith(short_help), name
+        assert short_help.startswith(rows[name].removesuffix("...")), name
+
+
+class HelloPlugin:
+    @hookimpl
+    def register_commands(self, cli):
+        @cli.command("hello")
+        @click.argument("who")
+        def hello(who: str) -> None:
+            """Greet WHO (a plugin command)."""
+            click.echo(f"hello {who}")
+
+
+def test_plugin_commands_are_listed_and_run(rmaudit):
+    load_plugins()
+    pm.register(HelloPlugin(), name="test-hello-command")
+    try:
+        assert "Greet WHO (a plugin command)." in rmaudit("--help").out
+        result = rmaudit("hello", "world")
+        assert result.code == 0 and result.out == "hello world\n"
+        assert rmaudit("no-such-command").code == 2
+    finally:
+        pm.unregister(name="test-hello-command")
