@@ -124,12 +124,16 @@ class FakeOpenAI:
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
         try:
-            self._serve(handler)
+            reply = self._serve(handler)
         finally:
+            # a request is in flight until its reply goes out: the client may send its next
+            # request the moment it has read this one, before this thread runs on
             with self._lock:
                 self._in_flight -= 1
+        self._send(handler, *reply)
 
-    def _serve(self, handler: BaseHTTPRequestHandler) -> None:
+    def _serve(self, handler: BaseHTTPRequestHandler) -> tuple[int, bytes, dict[str, str]]:
+        """The reply to one request: status, body and extra headers."""
         raw = handler.rfile.read(int(handler.headers.get("content-length", 0)))
         key = hashlib.sha256(raw).hexdigest()
         with self._lock:
@@ -152,21 +156,20 @@ class FakeOpenAI:
         with self._lock:
             self.log.append(entry)
         if outcome in ("401", "404", "429", "500", "503"):
-            self._send(handler, int(outcome), json.dumps({"error": {"message": outcome}}).encode(),
-                       {"Retry-After": "0"} if outcome == "429" else {})
-        elif outcome == "not-json":
-            self._send(handler, 200, b"<html>upstream hiccup</html>")
-        else:
-            if outcome == "timeout":
-                time.sleep(self.stall_s)
-            self._send(handler, 200, json.dumps(reply).encode())
+            return (int(outcome), json.dumps({"error": {"message": outcome}}).encode(),
+                    {"Retry-After": "0"} if outcome == "429" else {})
+        if outcome == "not-json":
+            return 200, b"<html>upstream hiccup</html>", {}
+        if outcome == "timeout":
+            time.sleep(self.stall_s)
+        return 200, json.dumps(reply).encode(), {}
 
     @staticmethod
     def _send(handler: BaseHTTPRequestHandler, status: int, data: bytes,
-              headers: dict[str, str] | None = None) -> None:
+              headers: dict[str, str]) -> None:
         try:
             handler.send_response(status)
-            for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
+            for name, value in {"Content-Type": "application/json", **headers}.items():
                 handler.send_header(name, value)
             handler.send_header("Content-Length", str(len(data)))
             handler.end_headers()
