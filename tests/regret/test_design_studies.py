@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rmaudit.errors import MetricInputError
-from rmaudit.metrics.regret_studies import (_accuracy, annotation_budget, downstream_ndr,
+from rmaudit.metrics.regret.design_studies import (_accuracy, annotation_budget, downstream_ndr,
                                             merge_sort_comparisons, rank_bins,
                                             responses_vs_prompts)
 

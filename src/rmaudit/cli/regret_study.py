@@ -1,5 +1,5 @@
 """``rmaudit regret-study KIND``: seed 002's test-set design studies (Sec. 4, Fig. 4, 6, 7) on a
-synthetic normal world, printed as a table (:mod:`rmaudit.metrics.regret_studies`)."""
+synthetic normal world, printed as a table (:mod:`rmaudit.metrics.regret.design_studies`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import click
 from rich.table import Table
 
 from rmaudit.errors import BadInput, MetricInputError
-from rmaudit.metrics import regret_studies
+from rmaudit.metrics.regret import design_studies
 
 from .render import console
 
@@ -53,11 +53,11 @@ def regret_study(kind: str, samples: int, budget: int, beta: float, ks: str | No
     options = {"seed": seed} | ({} if replicates is None else {"replicates": replicates})
     try:
         if kind == "responses":
-            result = regret_studies.responses_vs_prompts(samples, **_with_ks(ks), **options)
+            result = design_studies.responses_vs_prompts(samples, **_with_ks(ks), **options)
         elif kind == "budget":
-            result = regret_studies.annotation_budget(budget, **_with_ks(ks), beta=beta, **options)
+            result = design_studies.annotation_budget(budget, **_with_ks(ks), beta=beta, **options)
         else:
-            result = regret_studies.rank_bins(bins, pool, **options)
+            result = design_studies.rank_bins(bins, pool, **options)
     except MetricInputError as error:
         field = f"--{error.field.replace('_', '-')}" if error.field else None
         raise BadInput(error.problem, field=field) from None
@@ -69,7 +69,7 @@ def _with_ks(value: str | None) -> dict:
     return {} if ks is None else {"ks": ks}
 
 
-def _table(result: regret_studies.StudyResult) -> Table:
+def _table(result: design_studies.StudyResult) -> Table:
     notes = ", ".join(f"{k} {v}" for k, v in result.notes.items())
     table = Table(title=f"{result.title}  [bold yellow]SIMULATED[/]", title_justify="left",
                   caption=f"Spearman of test-set accuracy with best-of-n NDR across proxies; "

@@ -3,7 +3,7 @@
 How should an RM test set be built so that its accuracy best predicts policy regret?  Each
 study fixes a *downstream* world — a gold r* ~ N(0, 1) per response and K proxies
 r_k = r* + σ_k z (Regressional Goodhart, seed Sec. 5), whose best-of-n NDR on the downstream
-pools (:func:`rmaudit.metrics.regret.ndr`, exact) is the regret to predict — and then draws
+pools (:func:`rmaudit.metrics.regret.ndr.ndr`, exact) is the regret to predict — and then draws
 many small *test sets* from fresh prompts of the same world.  For each test-set design the
 proxies' pairwise accuracy on the test set is correlated with their NDR across proxies
 (Spearman, as the seed's figures), once per replicate; a row reports the mean over replicates,
@@ -33,7 +33,8 @@ import numpy as np
 
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics._validation import check_integer
-from rmaudit.metrics.regret import _spearman_rows, ndr
+from rmaudit.metrics.regret._rows import _spearman_rows
+from rmaudit.metrics.regret.ndr import ndr
 
 #: Proxy noise levels of the default world: accuracies from about 0.85 down to 0.69, close
 #: enough that a small test set can misorder them.
