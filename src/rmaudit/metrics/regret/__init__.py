@@ -44,11 +44,12 @@ from rmaudit.metrics.regret.error_metrics import (ERROR_METRICS, LOWER_IS_BETTER
 from rmaudit.metrics.regret.goodhart import (goodhart_accuracy, goodhart_from_accuracy,
                                              goodhart_ndr, goodhart_overoptimization)
 from rmaudit.metrics.regret.ndr import ndr, ndr_curve
-from rmaudit.metrics.regret.study import (CORRELATIONS, CorrelationEstimate, RegretStudy,
+from rmaudit.metrics.regret.study import (APPROXIMATE_INTERVALS, CORRELATIONS, DESIGNS,
+                                          MIN_RELIABILITY, CorrelationEstimate, RegretStudy,
                                           regret_correlation)
 
 __all__ = [
-    "CORRELATIONS", "ERROR_METRICS", "LOWER_IS_BETTER", "CorrelationEstimate", "RegretStudy",
+    "APPROXIMATE_INTERVALS", "CORRELATIONS", "DESIGNS", "ERROR_METRICS", "LOWER_IS_BETTER", "MIN_RELIABILITY", "CorrelationEstimate", "RegretStudy",
     "accuracy_pair", "bo5", "bt_calibration_error", "chatterjee_xi", "correlate_across",
     "goodhart_accuracy", "goodhart_from_accuracy", "goodhart_ndr", "goodhart_overoptimization",
     "kendall_tau_b", "mean_reciprocal_rank", "ndcg", "ndr", "ndr_curve", "pearson_correlation",

@@ -8,6 +8,7 @@ metrics (:mod:`.error_metrics`) and the study (:mod:`.study`) share them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 import numpy as np
 from scipy.stats import rankdata
@@ -196,16 +197,22 @@ def _accuracy_pair_rows(seed: int) -> Callable[[np.ndarray, np.ndarray], np.ndar
     def rows(gold: np.ndarray, proxy: np.ndarray) -> np.ndarray:
         out = np.empty(gold.shape[0])
         for q in range(gold.shape[0]):
-            levels, level_of = np.unique(gold[q], return_inverse=True)
-            counts = np.bincount(level_of)
-            upper, lower = np.nonzero(np.tril(np.outer(counts, counts), k=-1))
-            weight = counts[upper] * counts[lower]
-            key = np.frombuffer(np.sort(gold[q]).tobytes(), np.uint32)
-            k = np.random.default_rng([seed, *key]).choice(weight.size, p=weight / weight.sum())
-            better, worse = proxy[q, level_of == upper[k]], proxy[q, level_of == lower[k]]
+            upper, lower = _pair_levels(seed, np.sort(gold[q]).tobytes())
+            better, worse = proxy[q, gold[q] == upper], proxy[q, gold[q] == lower]
             credit = (better[:, None] > worse[None, :]) + 0.5 * (better[:, None] == worse[None, :])
             out[q] = credit.mean()
         return out
 
     return rows
 
+
+@lru_cache(maxsize=1 << 16)
+def _pair_levels(seed: int, sorted_gold: bytes) -> tuple[float, float]:
+    """The (better, worse) gold levels of the prompt's drawn pair; cached, as every proxy of a
+    gold is judged on the same pair."""
+    levels, counts = np.unique(np.frombuffer(sorted_gold), return_counts=True)
+    upper, lower = np.nonzero(np.tril(np.outer(counts, counts), k=-1))
+    weight = counts[upper] * counts[lower]
+    key = np.frombuffer(sorted_gold, np.uint32)
+    k = np.random.default_rng([seed, *key]).choice(weight.size, p=weight / weight.sum())
+    return float(levels[upper[k]]), float(levels[lower[k]])

@@ -1,0 +1,132 @@
+"""The regret study's inputs: checked pools, the held-out split, and the bootstrap weights."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rmaudit.errors import MetricInputError
+from rmaudit.metrics._validation import check_pools
+from rmaudit.metrics.regret._resampling import bootstrap_counts
+from rmaudit.metrics.regret._rows import ArrayLike, Pools, _check_gold_proxy
+
+__all__ = ["DESIGNS", "ArrayLike", "Split", "check_study_pools", "replicate_weights",
+           "split_pools"]
+
+#: Which responses the error metrics and the regret are measured on, with a description.
+DESIGNS: dict[str, str] = {
+    "held-out-responses": "error metrics on a random half of each prompt's responses, "
+                          "regret (NDR) on the other half",
+    "held-out-prompts": "error metrics on a random half of the prompts, regret (NDR) on the "
+                        "other half",
+    "shared": "error metrics and regret (NDR) on the same responses (shared pools)",
+}
+
+
+def check_study_pools(pools_by_rm: Mapping[str, Sequence[ArrayLike]],
+                      golds: Sequence[str] | None) -> tuple[dict[str, Pools], tuple[str, ...]]:
+    """Every RM's pools as float arrays of one shape; the gold labels, each a usable gold."""
+    if not isinstance(pools_by_rm, Mapping):
+        raise MetricInputError(f"expected a mapping of RM label to per-prompt scores, got "
+                               f"{type(pools_by_rm).__name__}", field="scores")
+    if len(pools_by_rm) < 3:
+        raise MetricInputError(
+            f"expected at least 3 reward models (each gold needs >= 2 proxies to correlate "
+            f"across), got {len(pools_by_rm)}", field="scores")
+    labels = list(pools_by_rm)
+    first = labels[0]
+    checked: dict[str, Pools] = {}
+    for label in labels:
+        try:
+            _, pools = check_pools(pools_by_rm[first], pools_by_rm[label])
+        except MetricInputError as error:
+            raise MetricInputError(f"RM {label!r} and RM {first!r} must score the same pools; "
+                                   f"{error.problem}", field="scores",
+                                   prompt_index=error.prompt_index) from None
+        checked[label] = pools
+    gold_labels = tuple(labels) if golds is None else tuple(golds)
+    unknown = [g for g in gold_labels if g not in checked]
+    if unknown or not gold_labels:
+        raise MetricInputError(f"expected gold labels among {labels}, got {list(gold_labels)}",
+                               field="golds")
+    for gold in gold_labels:
+        _check_gold(checked[gold], gold, "")
+    return checked, gold_labels
+
+
+def _check_gold(pools: Pools, gold: str, part: str) -> None:
+    try:
+        _check_gold_proxy(pools, pools)
+    except MetricInputError as error:
+        raise MetricInputError(f"RM {gold!r} as gold{part}: {error.problem}", field="gold",
+                               prompt_index=error.prompt_index) from None
+
+
+@dataclass(frozen=True)
+class Split:
+    """Per RM, the pools the error metrics are measured on and those the regret is measured
+    on; ``metric_prompts`` / ``regret_prompts`` index the original prompts they come from."""
+
+    design: str
+    metric: dict[str, Pools]
+    regret: dict[str, Pools]
+    metric_prompts: np.ndarray
+    regret_prompts: np.ndarray
+
+
+#: Seeds the random halves of the held-out designs: fixed, so that the study's ``seed`` only
+#: seeds its bootstrap and the estimates do not move with it.
+SPLIT_SEED = 20240202
+
+
+def split_pools(pools: dict[str, Pools], golds: Sequence[str], design: str) -> Split:
+    """Split the pools as ``design`` says (:data:`DESIGNS`); the random halves are the same
+    for every RM and every run (:data:`SPLIT_SEED`)."""
+    n_prompts = len(next(iter(pools.values())))
+    everything = np.arange(n_prompts)
+    rng = np.random.default_rng(SPLIT_SEED)
+    if design == "shared":
+        return Split(design, pools, pools, everything, everything)
+    if design == "held-out-prompts":
+        if n_prompts < 4:
+            raise MetricInputError(f"expected at least 4 prompts to split into two halves of "
+                                   f"at least 2 (design 'held-out-prompts'), got {n_prompts}",
+                                   field="design")
+        order = rng.permutation(n_prompts)
+        metric_prompts = np.sort(order[: n_prompts // 2])
+        regret_prompts = np.sort(order[n_prompts // 2:])
+        return Split(design, {label: [p[q] for q in metric_prompts] for label, p in pools.items()},
+                     {label: [p[q] for q in regret_prompts] for label, p in pools.items()},
+                     metric_prompts, regret_prompts)
+    sizes = [pool.size for pool in next(iter(pools.values()))]
+    if min(sizes) < 4:
+        q = int(np.argmin(sizes))
+        raise MetricInputError(
+            f"prompt {q}: expected at least 4 responses to split into two halves of at least 2 "
+            f"(design 'held-out-responses'; 'shared' needs 2), got {sizes[q]}", field="design",
+            prompt_index=q)
+    halves = []
+    for size in sizes:
+        order = rng.permutation(size)
+        halves.append((np.sort(order[: size // 2]), np.sort(order[size // 2:])))
+    metric = {label: [pool[h[0]] for pool, h in zip(p, halves)] for label, p in pools.items()}
+    regret = {label: [pool[h[1]] for pool, h in zip(p, halves)] for label, p in pools.items()}
+    for gold in golds:
+        for part, split in ((" (the half for the error metrics)", metric),
+                            (" (the half for the regret)", regret)):
+            _check_gold(split[gold], gold, part)
+    return Split(design, metric, regret, everything, everything)
+
+
+def replicate_weights(split: Split, bootstrap: int, seed: int) -> np.ndarray:
+    """(bootstrap × Q) prompt counts of each bootstrap replicate.  Under held-out prompts the
+    two halves are independent samples and are redrawn separately (a stratified bootstrap)."""
+    n_prompts = int(max(split.metric_prompts.max(), split.regret_prompts.max())) + 1
+    if split.design != "held-out-prompts":
+        return bootstrap_counts(n_prompts, bootstrap, seed)
+    counts = np.zeros((bootstrap, n_prompts))
+    for part, prompts in enumerate((split.metric_prompts, split.regret_prompts)):
+        counts[:, prompts] = bootstrap_counts(prompts.size, bootstrap, seed + part)
+    return counts
