@@ -8,6 +8,7 @@ from rich.table import Table
 
 from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.metrics.regret import design_studies
+from rmaudit.metrics.regret.world import RegretWorld
 
 from .render import console
 
@@ -38,20 +39,33 @@ def _ks(value: str | None) -> tuple[int, ...] | None:
               help="rank-bins: responses per test prompt that are binned by gold rank.")
 @click.option("--replicates", type=int, default=None,
               help="Test sets drawn per design (default: 200 for responses, 100 otherwise).")
+@click.option("--difficulty", type=float, default=0.0, show_default=True,
+              help="World: log-sd of how far apart a prompt's responses are (prompts differ "
+                   "in difficulty).")
+@click.option("--disagreement", type=float, default=0.0, show_default=True,
+              help="World: log-sd of each proxy's noise per prompt (prompts differ in how far "
+                   "proxy and gold disagree).")
+@click.option("--response-correlation", type=float, default=0.0, show_default=True,
+              help="World: share of variance common to a prompt's responses, in [0, 1).")
 @click.option("--seed", type=int, default=0, show_default=True)
 def regret_study(kind: str, samples: int, budget: int, beta: float, ks: str | None, bins: int,
-                 pool: int, replicates: int | None, seed: int) -> None:
+                 pool: int, replicates: int | None, difficulty: float, disagreement: float,
+                 response_correlation: float, seed: int) -> None:
     """Which RM test set predicts best-of-n regret best? KIND: responses (fixed sample count,
     seed Fig. 6), budget (fixed annotation budget with a BT annotator, Fig. 7) or rank-bins
     (which gold ranks the chosen and rejected responses come from, Fig. 4).
 
-    A synthetic world: gold r* ~ N(0, 1), 10 proxies r* + σ·N(0, 1) with σ from 0.5 to 1.5;
-    each proxy's regret is its best-of-16 NDR on 200 downstream prompts × 16 responses.  Each
-    row: Spearman correlation across proxies of test-set accuracy with NDR, mean ± stderr over
-    replicate test sets, and the replicates' 2.5-97.5 % range.
+    A synthetic world: gold r* ~ N(0, 1), 10 proxies r* + σ·N(0, 1) with σ from 0.5 to 1.5,
+    optionally with prompts that differ in difficulty and disagreement and correlated
+    responses (rmaudit.metrics.regret.world); each proxy's regret is its best-of-16 NDR on 200
+    downstream prompts × 16 responses.  Each row: Spearman correlation across proxies of
+    test-set accuracy with NDR, mean ± stderr over replicate test sets, and the replicates'
+    2.5-97.5 % range.
     """
     options = {"seed": seed} | ({} if replicates is None else {"replicates": replicates})
     try:
+        options["world"] = RegretWorld(difficulty=difficulty, disagreement=disagreement,
+                                       response_correlation=response_correlation)
         if kind == "responses":
             result = design_studies.responses_vs_prompts(samples, **_with_ks(ks), **options)
         elif kind == "budget":
