@@ -94,7 +94,8 @@ def summary_tables(summary: RunSummary) -> list[Table]:
             if cell is None:
                 row.append("—")
             elif math.isfinite(cell.stderr):
-                row.append(f"{_fmt(cell.value)}\n[dim]± {_fmt(cell.stderr, 4)}[/]")
+                mark = "≈" if cell.approximate else ""
+                row.append(f"{_fmt(cell.value)}\n[dim]± {_fmt(cell.stderr, 4)}{mark}[/]")
             else:
                 row.append(_fmt(cell.value))
         if reta_curve:
@@ -175,6 +176,7 @@ def _caption(summary: RunSummary) -> str:
     else:
         line = f"{summary.pairs:,} preference pairs (set {bench['id'][:10]})"
     line += f"; run {summary.run['id'][:10]}"
+    line += "".join(f"\n{note}" for note in summary.notes)
     return line + (f"\n{SIMULATED_NOTICE}" if summary.simulated else "")
 
 
