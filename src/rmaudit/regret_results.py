@@ -56,6 +56,7 @@ class StudyTable:
     kendall_equals_accuracy: bool = False
     approximate: bool = False
     screened: dict[str, float | None] = field(default_factory=dict)  # gold → its reliability
+    skipped: dict[str, int] = field(default_factory=dict)  # gold → prompts it ranks nothing on
 
     @property
     def caption(self) -> str:
@@ -67,6 +68,10 @@ class StudyTable:
             golds = ", ".join(f"{gold} ({_number(r, 2)})" for gold, r in self.screened.items())
             lines.append(f"left out of the means, their proxies' NDRs differing by less than "
                          f"their noise (reliability): {golds}")
+        if self.skipped:
+            golds = ", ".join(f"{gold} {count}" for gold, count in self.skipped.items())
+            lines.append(f"prompts left out for a gold that ranks nothing there (all its "
+                         f"scores equal): {golds}")
         if self.kendall_equals_accuracy:
             lines.append("Kendall τ and accuracy rows are identical: without ties, per prompt "
                          "τ_b = 2·accuracy − 1, and correlations across proxies ignore that "
@@ -99,7 +104,8 @@ def study_table(label: str, rows: list[dict]) -> StudyTable:
                       kendall_equals_accuracy=bool(summary.get("kendall_equals_accuracy")),
                       approximate=any(c["params"].get("approximate") for c in cells.values()),
                       screened={g: summary.get("reliability", {}).get(g)
-                                for g in summary.get("screened", [])})
+                                for g in summary.get("screened", [])},
+                      skipped=summary.get("skipped_prompts", {}))
 
 
 @dataclass(frozen=True)

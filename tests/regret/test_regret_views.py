@@ -170,4 +170,4 @@ def test_a_constant_gold_exits_2_with_a_one_line_reason(rmaudit, tmp_path):
     reason = [line for line in result.err.splitlines() if line.startswith("Error:")]  # after progress
     assert len(reason) == 1 and reason[0] == result.err.strip().splitlines()[-1], result.err
     assert "metrics[0]" in result.err and "RM 'constant' as gold" in result.err
-    assert "a constant gold ranks nothing" in result.err
+    assert "ranks nothing: its scores are all equal on every prompt" in result.err

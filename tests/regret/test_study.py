@@ -104,7 +104,7 @@ def test_oracle_as_the_only_gold():
     (lambda: {**noisy_family([0.1, 1.0]), "few": noisy_family([3.0], prompts=5)["σ=3.0"]},
      r"RM 'few' .* expected one score array per prompt \(120 prompts in oracle\), got 5"),
     (lambda: {**noisy_family([0.1, 1.0]), "flat": [np.ones(8)] * 120},
-     r"RM 'flat' as gold: prompt 0: expected at least two different gold scores"),
+     r"RM 'flat' as gold ranks nothing: its scores are all equal on every prompt"),
 ])
 def test_bad_study_input_is_a_clear_error(pools, message):
     with pytest.raises(MetricInputError, match=message):

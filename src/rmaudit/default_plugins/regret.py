@@ -122,7 +122,7 @@ class RegretCorrelation(Metric):
                     "kendall_equals_accuracy": same_as_accuracy,
                     "reliability": {g: r if math.isfinite(r) else None
                                     for g, r in study.reliability.items()},
-                    "screened": list(study.screened),
+                    "screened": list(study.screened), "skipped_prompts": study.skipped,
                     "rms": list(study.rms),
                     "golds": list(study.golds), "ndr": _matrix(study.ndr),
                     "error": {m: _matrix(e) for m, e in study.error.items()}}))
@@ -141,12 +141,14 @@ def _ndr_curves(study, bootstrap: int, seed: int) -> list[CurveValue]:
     these).  Keys ``ndr_curve/<proxy label>``."""
     pools = study.regret_pools
     gold = study.golds[0]
+    ranked = [q for q, pool in enumerate(pools[gold]) if np.ptp(pool) > 0]  # as the study
     ns = _curve_ns(study.n)
     curves = []
     for label in study.rms:
         if label == gold:
             continue
-        curve = ndr_curve(pools[gold], pools[label], ns, bootstrap=bootstrap, seed=seed)
+        curve = ndr_curve([pools[gold][q] for q in ranked], [pools[label][q] for q in ranked],
+                          ns, bootstrap=bootstrap, seed=seed)
         curves.append(CurveValue(
             key=f"{NDR_CURVE_PREFIX}{label}", label=f"NDR of best-of-n, gold = {gold}",
             x_label="n", x=np.asarray(curve.x, dtype=float), value=curve.value,

@@ -10,10 +10,10 @@ import numpy as np
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics._validation import check_pools
 from rmaudit.metrics.regret._resampling import bootstrap_counts
-from rmaudit.metrics.regret._rows import ArrayLike, Pools, _check_gold_proxy
+from rmaudit.metrics.regret._rows import ArrayLike, Pools
 
 __all__ = ["DESIGNS", "ArrayLike", "Split", "check_study_pools", "replicate_weights",
-           "split_pools"]
+           "split_pools", "usable_prompts"]
 
 #: Which responses the error metrics and the regret are measured on, with a description.
 DESIGNS: dict[str, str] = {
@@ -27,7 +27,7 @@ DESIGNS: dict[str, str] = {
 
 def check_study_pools(pools_by_rm: Mapping[str, Sequence[ArrayLike]],
                       golds: Sequence[str] | None) -> tuple[dict[str, Pools], tuple[str, ...]]:
-    """Every RM's pools as float arrays of one shape; the gold labels, each a usable gold."""
+    """Every RM's pools as float arrays of one shape, and the gold labels."""
     if not isinstance(pools_by_rm, Mapping):
         raise MetricInputError(f"expected a mapping of RM label to per-prompt scores, got "
                                f"{type(pools_by_rm).__name__}", field="scores")
@@ -51,17 +51,7 @@ def check_study_pools(pools_by_rm: Mapping[str, Sequence[ArrayLike]],
     if unknown or not gold_labels:
         raise MetricInputError(f"expected gold labels among {labels}, got {list(gold_labels)}",
                                field="golds")
-    for gold in gold_labels:
-        _check_gold(checked[gold], gold, "")
     return checked, gold_labels
-
-
-def _check_gold(pools: Pools, gold: str, part: str) -> None:
-    try:
-        _check_gold_proxy(pools, pools)
-    except MetricInputError as error:
-        raise MetricInputError(f"RM {gold!r} as gold{part}: {error.problem}", field="gold",
-                               prompt_index=error.prompt_index) from None
 
 
 @dataclass(frozen=True)
@@ -81,7 +71,7 @@ class Split:
 SPLIT_SEED = 20240202
 
 
-def split_pools(pools: dict[str, Pools], golds: Sequence[str], design: str) -> Split:
+def split_pools(pools: dict[str, Pools], design: str) -> Split:
     """Split the pools as ``design`` says (:data:`DESIGNS`); the random halves are the same
     for every RM and every run (:data:`SPLIT_SEED`)."""
     n_prompts = len(next(iter(pools.values())))
@@ -113,11 +103,23 @@ def split_pools(pools: dict[str, Pools], golds: Sequence[str], design: str) -> S
         halves.append((np.sort(order[: size // 2]), np.sort(order[size // 2:])))
     metric = {label: [pool[h[0]] for pool, h in zip(p, halves)] for label, p in pools.items()}
     regret = {label: [pool[h[1]] for pool, h in zip(p, halves)] for label, p in pools.items()}
-    for gold in golds:
-        for part, split in ((" (the half for the error metrics)", metric),
-                            (" (the half for the regret)", regret)):
-            _check_gold(split[gold], gold, part)
     return Split(design, metric, regret, everything, everything)
+
+
+def usable_prompts(split: Split, gold: str) -> tuple[np.ndarray, np.ndarray]:
+    """Masks over the metric prompts and the regret prompts: where ``gold`` ranks something
+    (its scores are not all equal).  Under the designs that measure both on the same prompts
+    a prompt is used for both or for neither."""
+    metric = np.array([np.ptp(pool) > 0 for pool in split.metric[gold]])
+    regret = np.array([np.ptp(pool) > 0 for pool in split.regret[gold]])
+    if split.design != "held-out-prompts":
+        metric = regret = metric & regret
+    if not metric.any() or not regret.any():
+        part = {"shared": "", "held-out-responses": " in either half of a prompt's responses",
+                "held-out-prompts": " in one of the two halves of the prompts"}[split.design]
+        raise MetricInputError(f"RM {gold!r} as gold ranks nothing: its scores are all equal "
+                               f"on every prompt{part}", field="gold")
+    return metric, regret
 
 
 def replicate_weights(split: Split, bootstrap: int, seed: int) -> np.ndarray:

@@ -17,7 +17,8 @@ from rmaudit.metrics.regret._rows import (_accuracy_pair_rows, _bo5_rows, _by_si
                                           _pearson_rows, _reciprocal_gold_rank, _spearman_rows,
                                           _top_mask, _xi_rows)
 from rmaudit.metrics.regret._study_inputs import (DESIGNS, ArrayLike, Split, check_study_pools,
-                                                  replicate_weights, split_pools)
+                                                  replicate_weights, split_pools,
+                                                  usable_prompts)
 from rmaudit.metrics.regret.error_metrics import ERROR_METRICS, LOWER_IS_BETTER
 from rmaudit.metrics.regret.ndr import _check_ndr_n, _ndr_gains
 
@@ -82,6 +83,8 @@ class RegretStudy:
     design: str = "held-out-responses"
     reliability: dict[str, float] = field(default_factory=dict)
     averaged: tuple[str, ...] = ()
+    #: per gold, the prompts left out because the gold ranks nothing there (all scores equal)
+    skipped: dict[str, int] = field(default_factory=dict)
     #: each RM's scores of the responses the regret was measured on (per prompt)
     regret_pools: dict[str, list[np.ndarray]] = field(default_factory=dict, repr=False,
                                                       compare=False)
@@ -177,7 +180,7 @@ def regret_correlation(pools_by_rm: Mapping[str, Sequence[ArrayLike]], *,
     bootstrap = check_integer(bootstrap, "bootstrap", minimum=2)
     seed = check_integer(seed, "seed", minimum=0)
     n_bins = check_integer(n_bins, "n_bins", minimum=1)
-    split = split_pools(pools, gold_labels, design)
+    split = split_pools(pools, design)
     regret_pools = next(iter(split.regret.values()))
     smallest = min(pool.size for pool in regret_pools)
     try:
@@ -210,8 +213,16 @@ def regret_correlation(pools_by_rm: Mapping[str, Sequence[ArrayLike]], *,
             float(mean_over_golds[0]), stderr, low, high,
             dict(zip(gold_labels, values[0].tolist())))
     averaged = tuple(g for g, keep in zip(gold_labels, kept) if keep)
+    skipped = {}
+    for gold in gold_labels:
+        usable_metric, usable_regret = usable_prompts(split, gold)
+        left_out = int((~usable_metric).sum() + (~usable_regret).sum()
+                       if design == "held-out-prompts" else (~usable_metric).sum())
+        if left_out:
+            skipped[gold] = left_out
     return RegretStudy(rms, gold_labels, metrics, n, {m: e[..., 0] for m, e in error.items()},
-                       regret[..., 0], correlation, design, reliability, averaged, split.regret)
+                       regret[..., 0], correlation, design, reliability, averaged, skipped,
+                       split.regret)
 
 
 def _reliability(ndr_rows: np.ndarray) -> float:
@@ -229,32 +240,41 @@ def pair_values(split: Split, gold_labels: Sequence[str], metrics: Sequence[str]
                 weights: np.ndarray, *, n_bins: int, seed: int
                 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Every (gold, RM) pair's error metrics and best-of-n NDR under each row of per-prompt
-    weights: arrays (golds × RMs × rows), NaN where the RM is the gold."""
+    weights: arrays (golds × RMs × rows), NaN where the RM is the gold.  Prompts where a gold
+    ranks nothing (:func:`usable_prompts`) weigh 0 for that gold."""
     rms = tuple(split.metric)
-    metric_weights = weights[:, split.metric_prompts]
-    regret_weights = weights[:, split.regret_prompts]
     shape = (len(gold_labels), len(rms), weights.shape[0])
     error = {m: np.full(shape, np.nan) for m in metrics}
     regret = np.full(shape, np.nan)
     per_prompt = _per_prompt_metrics(seed)
     for g, gold_label in enumerate(gold_labels):
+        usable_metric, usable_regret = usable_prompts(split, gold_label)
+        metric_weights = weights[:, split.metric_prompts[usable_metric]]
+        regret_weights = weights[:, split.regret_prompts[usable_regret]]
+        metric_pools = {label: [p for p, use in zip(pools, usable_metric) if use]
+                        for label, pools in split.metric.items()}
+        regret_pools = {label: [p for p, use in zip(pools, usable_regret) if use]
+                        for label, pools in split.regret.items()}
+        gold = metric_pools[gold_label]
         for p, label in enumerate(rms):
             if label == gold_label:
                 continue
-            proxy_gain, gold_gain = _ndr_gains(split.regret[gold_label], split.regret[label],
+            proxy_gain, gold_gain = _ndr_gains(regret_pools[gold_label], regret_pools[label],
                                                np.array([n]))
-            regret[g, p] = (regret_weights @ proxy_gain[0]) / (regret_weights @ gold_gain[0])
-            gold, proxy = split.metric[gold_label], split.metric[label]
+            with np.errstate(invalid="ignore", divide="ignore"):  # a replicate of no prompt
+                regret[g, p] = (regret_weights @ proxy_gain[0]) / (regret_weights @ gold_gain[0])
+            proxy = metric_pools[label]
             for metric in metrics:
-                if metric == "ece":
-                    stats = _ece_bin_stats(gold, proxy, n_bins)  # (Q, 3, bins)
-                    count, conf, credit = np.einsum("rq,qkb->krb", metric_weights, stats)
-                    error[metric][g, p] = np.abs(conf - credit).sum(axis=-1) / count.sum(axis=-1)
-                else:
-                    error[metric][g, p] = (metric_weights @ per_prompt[metric](gold, proxy)
-                                           / metric_weights.sum(axis=1))
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    if metric == "ece":
+                        stats = _ece_bin_stats(gold, proxy, n_bins)  # (Q, 3, bins)
+                        count, conf, credit = np.einsum("rq,qkb->krb", metric_weights, stats)
+                        error[metric][g, p] = (np.abs(conf - credit).sum(axis=-1)
+                                               / count.sum(axis=-1))
+                    else:
+                        error[metric][g, p] = (metric_weights @ per_prompt[metric](gold, proxy)
+                                               / metric_weights.sum(axis=1))
     return error, regret
-
 
 
 def correlation_rows(error: dict[str, np.ndarray], regret: np.ndarray, rms: Sequence[str],
