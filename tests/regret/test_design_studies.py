@@ -107,7 +107,25 @@ def test_regret_study_command_prints_each_table(rmaudit):
     assert bins.code == 0 and "chosen bin" in bins.out
 
 
+def test_regret_study_command_takes_the_worlds_structure(rmaudit):
+    result = rmaudit("regret-study", "budget", "--budget", "40", "--ks", "2,4", "--replicates",
+                     "5", "--difficulty", "1", "--disagreement", "0.5",
+                     "--response-correlation", "0.3")
+    assert result.code == 0, result.err
+    assert "difficulty 1.0, disagreement 0.5, response correlation 0.3" in result.out
+
+
+def test_structured_world_changes_the_study_and_plain_world_is_the_default():
+    plain = annotation_budget(budget=40, ks=(2, 4), replicates=10)
+    assert annotation_budget(budget=40, ks=(2, 4), replicates=10, world=RegretWorld()) == plain
+    assert "difficulty" not in plain.notes
+    hard = annotation_budget(budget=40, ks=(2, 4), replicates=10,
+                             world=RegretWorld(disagreement=1.0))
+    assert hard.notes["disagreement"] == 1.0 and hard.ndr != plain.ndr
+
+
 @pytest.mark.parametrize("args, message", [
+    (("budget", "--response-correlation", "1"), "--response-correlation: expected a correlation in [0, 1)"),
     (("responses", "--samples", "3", "--ks", "2,4"), "--ks: expected responses per prompt <= samples"),
     (("budget", "--ks", "2,x"), "--ks: expected comma-separated integers"),
     (("rank-bins", "--pool", "7"), "--pool: expected a pool that splits into 5 bins"),
