@@ -241,6 +241,15 @@ def test_stored_pair_metrics_equal_the_pure_functions_on_stored_data(pairs_db):
         filled = calibration.count > 0
         np.testing.assert_allclose(x, calibration.mean_confidence[filled])
         np.testing.assert_allclose(value, calibration.accuracy[filled])
+        low, high = np.array(stored(db, """select c.ci_low, c.ci_high from curves c
+            join run_reward_models m on m.rm_key = c.rm_key and m.run_id = c.run_id
+            where m.label = ? and c.key = 'reliability_diagram' order by c.point""",
+                                    [label]), float).T
+        for m, (bin_low, bin_high) in enumerate(zip(low, high)):  # Wilson, bin by bin
+            count = calibration.count[filled][m]
+            wins = round(calibration.accuracy[filled][m] * count)
+            wilson = stats.binomtest(wins, count).proportion_ci(method="wilson")
+            assert (bin_low, bin_high) == pytest.approx((wilson.low, wilson.high), abs=1e-9)
         assert values[(label, "bt_ece")] == pytest.approx(bt_ece(chosen, rejected).value)
 
 
