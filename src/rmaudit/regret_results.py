@@ -61,6 +61,7 @@ class StudyTable:
     @property
     def caption(self) -> str:
         who = ("each RM in turn is the gold, the others proxies (N×N); mean over golds"
+               + (" but those left out below" if self.screened else "")
                if self.gold == "each" else "the oracle is the gold, every RM a proxy")
         lines = [f"{who}; value [95% bias-corrected bootstrap CI over prompts]",
                  f"design {self.design}: {DESIGNS.get(self.design, self.design)}"]

@@ -75,6 +75,9 @@ class RunSummary:
             notes.append(f"≈: {len(approximate)} ± of an accuracy over few pairs or near 0 or 1 "
                          f"are approximate (value ± 1.96·stderr covers less than 95%); cite "
                          f"the Wilson CI instead")
+        reasons = dict.fromkeys(cell.approximate for _, cell in self.run_level if cell.approximate)
+        if reasons:
+            notes.append(f"≈ across reward models: {'; '.join(reasons)} (benchmarks/coverage.py)")
         return notes
 
     def curve_keys(self) -> list[tuple[str, str]]:

@@ -102,7 +102,7 @@ def test_report_has_the_regret_table_and_a_fig8_png(rmaudit, regret_db, tmp_path
                                     "metric = 'regret (N×N)' and key = 'spearman/accuracy'").fetchone()
     conn.close()
     row = next(l for l in markdown.splitlines() if l.startswith("| accuracy |"))
-    assert row.split(" | ")[3] == f"{value:.3f} [{low:.2f}, {high:.2f}]"
+    assert row.split(" | ")[3] == f"{value:.3f} [{low:.2f}, {high:.2f}]≈"  # Spearman: approximate
     assert f"![{GOODHART_FIGURE.removesuffix('.png')}]({GOODHART_FIGURE})" in markdown
 
 
@@ -171,3 +171,12 @@ def test_a_constant_gold_exits_2_with_a_one_line_reason(rmaudit, tmp_path):
     assert len(reason) == 1 and reason[0] == result.err.strip().splitlines()[-1], result.err
     assert "metrics[0]" in result.err and "RM 'constant' as gold" in result.err
     assert "ranks nothing: its scores are all equal on every prompt" in result.err
+
+
+def test_the_run_summary_labels_the_approximate_regret_intervals(regret_db):
+    summary = summary_of(regret_db)
+    approximate = {column.label.rsplit(" · ", 1)[1] for column, cell in summary.run_level
+                   if cell.approximate}
+    assert approximate == {"Kendall τ", "Spearman", "MRR"}  # not Pearson: it covers
+    note = next(n for n in summary.notes if n.startswith("≈ across reward models"))
+    assert "Kendall τ interval: measured coverage" in note and "MRR interval" in note

@@ -147,7 +147,8 @@ def _run_level_table(summary: RunSummary) -> Table:
         table.add_column(header, justify="left" if header in ("metric", "result") else "right")
     for column, cell in summary.run_level:
         table.add_row(column.metric, column.label, _fmt(cell.value), _fmt(cell.stderr),
-                      f"[{_fmt(cell.ci_low, 3)}, {_fmt(cell.ci_high, 3)}]")
+                      f"[{_fmt(cell.ci_low, 3)}, {_fmt(cell.ci_high, 3)}]"
+                      + ("≈" if cell.approximate else ""))
     return table
 
 
