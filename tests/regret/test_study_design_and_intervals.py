@@ -139,3 +139,16 @@ def test_prompts_where_a_gold_ranks_nothing_are_left_out_for_that_gold_and_count
     alone = regret_correlation({k: v for k, v in pools.items()}, metrics=["accuracy", "bo5"],
                                golds=["oracle"], design=design, bootstrap=20)
     np.testing.assert_allclose(alone.ndr[0], study.ndr[0])
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_the_study_treats_a_prompts_responses_as_a_set(design):
+    rng = np.random.default_rng(9)
+    pools = oracle_family(rng, 16, 8, sigmas=[0.5, 1.0, 2.0])
+    shuffles = [rng.permutation(8) for _ in range(16)]
+    shuffled = {label: [p[s] for p, s in zip(pool, shuffles)] for label, pool in pools.items()}
+    one = regret_correlation(pools, design=design, bootstrap=20)
+    other = regret_correlation(shuffled, design=design, bootstrap=20)
+    np.testing.assert_allclose(one.ndr, other.ndr)
+    for cell, estimate in one.correlation.items():
+        assert other.correlation[cell].value == pytest.approx(estimate.value), cell

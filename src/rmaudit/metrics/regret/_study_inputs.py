@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -66,31 +67,43 @@ class Split:
     regret_prompts: np.ndarray
 
 
-#: Seeds the random halves of the held-out designs: fixed, so that the study's ``seed`` only
-#: seeds its bootstrap and the estimates do not move with it.
-SPLIT_SEED = 20240202
+#: Keys the pseudo-random halves of the held-out designs.
+SPLIT_KEY = b"rmaudit-held-out"
+
+
+def _content_order(items: list[np.ndarray]) -> np.ndarray:
+    """Indices of ``items`` in a pseudo-random order that depends on their contents only:
+    each item's key is a keyed hash of its bytes.  The halves therefore do not depend on how
+    prompts or responses are listed (a metric treats a prompt's responses as a set), nor on
+    the study's ``seed``, and are the same every run."""
+    keys = [hashlib.blake2b(np.ascontiguousarray(item).tobytes(), digest_size=8,
+                            key=SPLIT_KEY).digest() for item in items]
+    return np.array(sorted(range(len(items)), key=keys.__getitem__), dtype=int)
 
 
 def split_pools(pools: dict[str, Pools], design: str) -> Split:
-    """Split the pools as ``design`` says (:data:`DESIGNS`); the random halves are the same
-    for every RM and every run (:data:`SPLIT_SEED`)."""
-    n_prompts = len(next(iter(pools.values())))
+    """Split the pools as ``design`` says (:data:`DESIGNS`): the same halves for every RM,
+    drawn pseudo-randomly from the scores themselves (:func:`_content_order`)."""
+    labels = list(pools)
+    n_prompts = len(pools[labels[0]])
     everything = np.arange(n_prompts)
-    rng = np.random.default_rng(SPLIT_SEED)
     if design == "shared":
         return Split(design, pools, pools, everything, everything)
+    # per prompt, its responses' scores under every RM: (responses × RMs)
+    table = [np.stack([pools[label][q] for label in labels], axis=1) for q in everything]
     if design == "held-out-prompts":
         if n_prompts < 4:
             raise MetricInputError(f"expected at least 4 prompts to split into two halves of "
                                    f"at least 2 (design 'held-out-prompts'), got {n_prompts}",
                                    field="design")
-        order = rng.permutation(n_prompts)
+        # a prompt's key must not depend on how its responses are listed: rows in sorted order
+        order = _content_order([scores[np.lexsort(scores.T[::-1])] for scores in table])
         metric_prompts = np.sort(order[: n_prompts // 2])
         regret_prompts = np.sort(order[n_prompts // 2:])
         return Split(design, {label: [p[q] for q in metric_prompts] for label, p in pools.items()},
                      {label: [p[q] for q in regret_prompts] for label, p in pools.items()},
                      metric_prompts, regret_prompts)
-    sizes = [pool.size for pool in next(iter(pools.values()))]
+    sizes = [pool.size for pool in pools[labels[0]]]
     if min(sizes) < 4:
         q = int(np.argmin(sizes))
         raise MetricInputError(
@@ -98,9 +111,10 @@ def split_pools(pools: dict[str, Pools], design: str) -> Split:
             f"(design 'held-out-responses'; 'shared' needs 2), got {sizes[q]}", field="design",
             prompt_index=q)
     halves = []
-    for size in sizes:
-        order = rng.permutation(size)
-        halves.append((np.sort(order[: size // 2]), np.sort(order[size // 2:])))
+    for scores in table:
+        order = _content_order(list(scores))
+        half = scores.shape[0] // 2
+        halves.append((np.sort(order[:half]), np.sort(order[half:])))
     metric = {label: [pool[h[0]] for pool, h in zip(p, halves)] for label, p in pools.items()}
     regret = {label: [pool[h[1]] for pool, h in zip(p, halves)] for label, p in pools.items()}
     return Split(design, metric, regret, everything, everything)

@@ -141,9 +141,9 @@ def regret_correlation(pools_by_rm: Mapping[str, Sequence[ArrayLike]], *,
     ``design`` (:data:`DESIGNS`) decides what the error metrics are measured on.  The seed
     scores its RMs on a separate test set; measured on the very responses the regret is
     measured on, a metric such as Bo5 is nearly the regret itself and wins by construction.
-    ``"held-out-responses"`` (the default) splits each prompt's responses at random into two
-    halves (the same split every run, whatever ``seed``): error metrics on one, NDR on the
-    other.  ``"held-out-prompts"`` splits the prompts instead (a test set of other prompts,
+    ``"held-out-responses"`` (the default) splits each prompt's responses into two halves,
+    pseudo-randomly by a keyed hash of their scores (the same split every run, whatever
+    ``seed`` and however the responses are listed): error metrics on one, NDR on the other.  ``"held-out-prompts"`` splits the prompts instead (a test set of other prompts,
     as the seed's).  ``"shared"`` uses the
     same pools for both (the seed's Table 2 starred row: a test set sampled from the policy
     being optimised).
@@ -209,7 +209,9 @@ def regret_correlation(pools_by_rm: Mapping[str, Sequence[ArrayLike]], *,
     rms = tuple(pools)
     reliability = {gold: _reliability(regret[g][~np.isnan(regret[g, :, 0])])
                    for g, gold in enumerate(gold_labels)}
-    kept = np.array([reliability[g] >= min_reliability for g in gold_labels])
+    # (a reliability can be negative: noise larger than the spread it inflates)
+    kept = np.array([min_reliability == 0 or reliability[g] >= min_reliability
+                     for g in gold_labels])
     if not kept.any():
         kept[:] = True
     correlation = {}
