@@ -3,7 +3,7 @@
 Workload: an in-distribution set of n pairs (chosen ~ N(1, 1.5²), rejected ~ N(0, 1.5²),
 rounded to 0.01 so ties occur) with 23 subset labels (RewardBench's) and RM-Bench style
 indices, and a shifted set of n pairs with compressed logits.  Timed: accuracy (both tie
-policies, with the 1000-resample bootstrap), per-subset accuracy, the RewardBench section score,
+policies, with their Wilson CIs), per-subset accuracy, the RewardBench section score,
 the RM-Bench style matrix and difficulty, MSP confidence, ECE (10 bins), the Bradley-Terry ECE,
 energy scores of both sets, and AUROC and FPR@95 for the energy and the MSP detectors.
 

@@ -1,7 +1,8 @@
 """The full N×N regret-correlation study (seed 002, Table 4) at benchmark scale.
 
 10 RMs × 500 prompts × 16 responses: every RM in turn is the gold and the other 9 are
-proxies; all 10 error metrics of Table 4 and the best-of-16 NDR for each of the 90
+proxies; all 10 error metrics of Table 4 (on half of each prompt's responses) and the
+best-of-8 NDR (on the other half) for each of the 90
 (gold, proxy) pairs, then Kendall / Pearson / Spearman / MRR across proxies, each with a
 200-replicate bootstrap over prompts that recomputes everything.  Target: < 30 s here.
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from rmaudit.components import RUN_LEVEL
-from rmaudit.metrics.regret import CORRELATIONS, ERROR_METRICS, goodhart_from_accuracy
+from rmaudit.metrics.regret import CORRELATIONS, DESIGNS, ERROR_METRICS, goodhart_from_accuracy
 from rmaudit.vocabulary import REGRET_SUMMARY
 
 
@@ -41,24 +41,49 @@ def _number(value: float | None, digits: int) -> str:
 @dataclass(frozen=True)
 class StudyTable:
     """One study in the Table 1 / Table 4 layout: a row per error metric, a column per
-    correlation statistic, each cell "value [CI low, CI high]"."""
+    correlation statistic, each cell "value [CI low, CI high]" (marked ≈ where the interval
+    is approximate: its coverage, measured in simulation, is off the nominal 95 %)."""
 
     label: str
     n: int
     gold: str  # "each" (N×N) or "oracle"
     headers: list[str]
     rows: list[list[str]]
+    design: str = "shared"  # studies stored before the held-out designs used shared pools
+    kendall_equals_accuracy: bool = False
+    approximate: bool = False
+    screened: dict[str, float | None] = field(default_factory=dict)  # gold → its reliability
+    skipped: dict[str, int] = field(default_factory=dict)  # gold → prompts it ranks nothing on
 
     @property
     def caption(self) -> str:
         who = ("each RM in turn is the gold, the others proxies (N×N); mean over golds"
+               + (" but those left out below" if self.screened else "")
                if self.gold == "each" else "the oracle is the gold, every RM a proxy")
-        return f"{who}; value [95% bootstrap CI over prompts]"
+        lines = [f"{who}; value [95% bias-corrected bootstrap CI over prompts]",
+                 f"design {self.design}: {DESIGNS.get(self.design, self.design)}"]
+        if self.screened:
+            golds = ", ".join(f"{gold} ({_number(r, 2)})" for gold, r in self.screened.items())
+            lines.append(f"left out of the means, their proxies' NDRs differing by less than "
+                         f"their noise (reliability): {golds}")
+        if self.skipped:
+            golds = ", ".join(f"{gold} {count}" for gold, count in self.skipped.items())
+            lines.append(f"prompts left out for a gold that ranks nothing there (all its "
+                         f"scores equal): {golds}")
+        if self.kendall_equals_accuracy:
+            lines.append("Kendall τ and accuracy rows are identical: without ties, per prompt "
+                         "τ_b = 2·accuracy − 1, and correlations across proxies ignore that "
+                         "affine map")
+        if self.approximate:
+            lines.append("≈ approximate interval: its coverage, measured in simulation, is "
+                         "off 95% (benchmarks/coverage.py)")
+        return "\n".join(lines)
 
 
 def study_table(label: str, rows: list[dict]) -> StudyTable:
     cells = {(r["params"]["statistic"], r["params"]["error_metric"]): r
              for r in rows if "error_metric" in r["params"]}
+    summary = next((r["params"] for r in rows if r["key"] == REGRET_SUMMARY), {})
     metrics = list(dict.fromkeys(metric for _, metric in cells))
     first = next(iter(cells.values()))["params"]
     headers = ["error metric", *(f"{s} corr." if s != "MRR" else s for s in CORRELATIONS.values())]
@@ -69,9 +94,16 @@ def study_table(label: str, rows: list[dict]) -> StudyTable:
             cell = cells.get((statistic, metric))
             row.append("—" if cell is None else
                        f"{_number(cell['value'], 3)} [{_number(cell['ci_low'], 2)}, "
-                       f"{_number(cell['ci_high'], 2)}]")
+                       f"{_number(cell['ci_high'], 2)}]"
+                       + ("≈" if cell["params"].get("approximate") else ""))
         table.append(row)
-    return StudyTable(label, int(first["n"]), first["gold"], headers, table)
+    return StudyTable(label, int(first["n"]), first["gold"], headers, table,
+                      design=first.get("design", "shared"),
+                      kendall_equals_accuracy=bool(summary.get("kendall_equals_accuracy")),
+                      approximate=any(c["params"].get("approximate") for c in cells.values()),
+                      screened={g: summary.get("reliability", {}).get(g)
+                                for g in summary.get("screened", [])},
+                      skipped=summary.get("skipped_prompts", {}))
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from rmaudit.components import RUN_LEVEL
+from rmaudit.metrics.reta import finite_pool_note
 from rmaudit.store import Store
 
 
@@ -25,6 +27,8 @@ class Cell:
     stderr: float
     ci_low: float
     ci_high: float
+    #: why value ± 1.96·stderr is only approximate here (empty: it covers at its nominal rate)
+    approximate: str = ""
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,27 @@ class RunSummary:
     def simulated(self) -> bool:
         return bool(self.run["simulated"])
 
+    @property
+    def notes(self) -> list[str]:
+        """Caveats the numbers need, for every view to print with them."""
+        notes = []
+        etas = [float(c.key.split("@", 1)[1]) for c in self.columns if c.key.startswith("reta@")]
+        etas += [float(x) for (_, _, key), curve in self.curves.items() if key == "reta_curve"
+                 for x in curve.x]
+        if etas and self.run["benchmark_id"]:
+            note = finite_pool_note(etas, int(self.benchmark["per_prompt"]))
+            if note:
+                notes.append(note)
+        approximate = [cell for cell in self.cells.values() if cell.approximate]
+        if approximate:
+            notes.append(f"≈: {len(approximate)} ± of an accuracy over few pairs or near 0 or 1 "
+                         f"are approximate (value ± 1.96·stderr covers less than 95%); cite "
+                         f"the Wilson CI instead")
+        reasons = dict.fromkeys(cell.approximate for _, cell in self.run_level if cell.approximate)
+        if reasons:
+            notes.append(f"≈ across reward models: {'; '.join(reasons)} (benchmarks/coverage.py)")
+        return notes
+
     def curve_keys(self) -> list[tuple[str, str]]:
         """(metric, key) of every stored curve, in stored order."""
         return list(dict.fromkeys((metric, key) for _, metric, key in self.curves))
@@ -81,7 +106,9 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
     seen: set[tuple[str, str]] = set()
     for row in db.query("select * from metric_results where run_id = ? order by rowid", [run_id]):
         column = Column(row["metric"], row["key"], row["label"], bool(row["higher_is_better"]))
-        cell = Cell(*(_nan_if_null(row[c]) for c in ("value", "stderr", "ci_low", "ci_high")))
+        params = json.loads(row["params"] or "{}")
+        cell = Cell(*(_nan_if_null(row[c]) for c in ("value", "stderr", "ci_low", "ci_high")),
+                    approximate=params.get("approximate") or "")
         if row["rm_key"] == RUN_LEVEL:
             summary.run_level.append((column, cell))
             continue

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from _support import table_counts
 from rmaudit.default_plugins.pair_sources import PairsFile
@@ -240,7 +241,33 @@ def test_stored_pair_metrics_equal_the_pure_functions_on_stored_data(pairs_db):
         filled = calibration.count > 0
         np.testing.assert_allclose(x, calibration.mean_confidence[filled])
         np.testing.assert_allclose(value, calibration.accuracy[filled])
+        low, high = np.array(stored(db, """select c.ci_low, c.ci_high from curves c
+            join run_reward_models m on m.rm_key = c.rm_key and m.run_id = c.run_id
+            where m.label = ? and c.key = 'reliability_diagram' order by c.point""",
+                                    [label]), float).T
+        for m, (bin_low, bin_high) in enumerate(zip(low, high)):  # Wilson, bin by bin
+            count = calibration.count[filled][m]
+            wins = round(calibration.accuracy[filled][m] * count)
+            wilson = stats.binomtest(wins, count).proportion_ci(method="wilson")
+            assert (bin_low, bin_high) == pytest.approx((wilson.low, wilson.high), abs=1e-9)
         assert values[(label, "bt_ece")] == pytest.approx(bt_ece(chosen, rejected).value)
+
+
+def test_accuracy_over_few_pairs_is_labelled_approximate_and_its_ci_is_wilsons(pairs_db):
+    db, _, result = pairs_db
+    flagged = 0
+    for key, value, low, high, params in stored(
+            db, "select key, value, ci_low, ci_high, params from metric_results "
+                "where key like 'accuracy[%'"):
+        pairs = json.loads(params)["pairs"]
+        wilson = stats.binomtest(round(value * pairs), pairs).proportion_ci(method="wilson")
+        assert (low, high) == pytest.approx((wilson.low, wilson.high), abs=1e-9), key
+        # the normal interval value ± 1.96·stderr needs about 10 successes and 10 failures
+        approximate = pairs * min(value, 1 - value) < 10
+        assert bool(json.loads(params).get("approximate")) == approximate, (key, value, pairs)
+        flagged += approximate
+    assert flagged  # 40 pairs over several subsets: some are small
+    assert "≈" in result.out and "cite the Wilson CI instead" in result.out
 
 
 def test_rerunning_a_pair_audit_does_no_work(pairs_db, rmaudit):

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 from scipy.special import logsumexp, softmax
 from sklearn.metrics import roc_auc_score
 
@@ -202,11 +203,21 @@ def test_accuracy_uncertainty():
     result = accuracy(chosen, rejected, ties="half")
     credit = result.per_prompt
     assert result.stderr == pytest.approx(credit.std(ddof=1) / np.sqrt(credit.size))
-    # the multinomial bootstrap reproduces the normal interval of a large sample
-    assert result.ci_low == pytest.approx(result.value - 1.96 * result.stderr, abs=1e-3)
-    assert result.ci_high == pytest.approx(result.value + 1.96 * result.stderr, abs=1e-3)
-    again = accuracy(chosen, rejected, ties="half")
-    assert (again.ci_low, again.ci_high) == (result.ci_low, result.ci_high)
+    # a large sample: Wilson's interval is the normal one (to within the tie credits' share)
+    assert result.ci_low == pytest.approx(result.value - 1.96 * result.stderr, abs=2e-3)
+    assert result.ci_high == pytest.approx(result.value + 1.96 * result.stderr, abs=2e-3)
+
+
+@pytest.mark.parametrize("n", [5, 28, 400])
+def test_accuracy_interval_is_scipys_wilson_interval(n):
+    chosen, rejected = random_pairs(n, n=n, scale=0.3)
+    result = accuracy(chosen, rejected)
+    wins = int(round(result.value * n))
+    expected = stats.binomtest(wins, n).proportion_ci(0.95, method="wilson")
+    assert (result.ci_low, result.ci_high) == pytest.approx((expected.low, expected.high))
+    assert result.ci_low <= result.value <= result.ci_high
+    everything = accuracy(np.ones(n), np.zeros(n))  # accuracy 1: the interval is not a point
+    assert everything.ci_high == 1.0 and everything.ci_low < 1.0
 
 
 def test_subset_accuracy_splits_pairs():

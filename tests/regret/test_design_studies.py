@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from rmaudit.errors import MetricInputError
-from rmaudit.metrics.regret_studies import (_accuracy, annotation_budget, downstream_ndr,
-                                            merge_sort_comparisons, rank_bins,
-                                            responses_vs_prompts)
+from rmaudit.metrics.regret.design_studies import (_accuracy, annotation_budget,
+                                                   downstream_ndr, merge_sort_comparisons,
+                                                   rank_bins, responses_vs_prompts)
+from rmaudit.metrics.regret.world import RegretWorld
 
 
 def reference_merge_sort(items, counter):
@@ -49,7 +50,7 @@ def test_accuracy_is_the_mean_over_prompts_of_the_agreeing_pair_fraction():
 
 def test_downstream_ndr_falls_with_the_noise_as_the_normal_model_says():
     sigmas = (0.0, 0.5, 1.0, 2.0)
-    regret = downstream_ndr(sigmas, prompts=400)
+    regret = downstream_ndr(RegretWorld(sigmas=sigmas), prompts=400)
     assert regret[0] == pytest.approx(1.0)
     assert list(regret) == sorted(regret, reverse=True)
     assert regret[2] == pytest.approx(1 / np.sqrt(2), abs=0.05)  # goodhart_ndr(1, 1)
@@ -82,8 +83,10 @@ def test_fig4_pairs_from_distant_rank_bins_beat_pairs_from_one_bin():
 
 @pytest.mark.parametrize("call, message", [
     (lambda: responses_vs_prompts(samples=3, ks=(2, 4)), "expected responses per prompt <= samples"),
-    (lambda: responses_vs_prompts(sigmas=(1.0, 1.0, 1.0)), "different noise levels"),
-    (lambda: responses_vs_prompts(sigmas=(1.0, 2.0)), "at least 3 finite noise levels"),
+    (lambda: RegretWorld(sigmas=(1.0, 1.0, 1.0)), "different noise levels"),
+    (lambda: RegretWorld(sigmas=(1.0, 2.0)), "at least 3 finite noise levels"),
+    (lambda: RegretWorld(difficulty=-1.0), "expected a log-scale spread >= 0"),
+    (lambda: RegretWorld(response_correlation=1.0), r"expected a correlation in \[0, 1\)"),
     (lambda: annotation_budget(budget=2, ks=(8,)), "cannot rank even one prompt"),
     (lambda: annotation_budget(beta=0.0), "beta > 0"),
     (lambda: rank_bins(bins=5, pool=7), "splits into 5 bins"),
@@ -104,7 +107,25 @@ def test_regret_study_command_prints_each_table(rmaudit):
     assert bins.code == 0 and "chosen bin" in bins.out
 
 
+def test_regret_study_command_takes_the_worlds_structure(rmaudit):
+    result = rmaudit("regret-study", "budget", "--budget", "40", "--ks", "2,4", "--replicates",
+                     "5", "--difficulty", "1", "--disagreement", "0.5",
+                     "--response-correlation", "0.3")
+    assert result.code == 0, result.err
+    assert "difficulty 1.0, disagreement 0.5, response correlation 0.3" in result.out
+
+
+def test_structured_world_changes_the_study_and_plain_world_is_the_default():
+    plain = annotation_budget(budget=40, ks=(2, 4), replicates=10)
+    assert annotation_budget(budget=40, ks=(2, 4), replicates=10, world=RegretWorld()) == plain
+    assert "difficulty" not in plain.notes
+    hard = annotation_budget(budget=40, ks=(2, 4), replicates=10,
+                             world=RegretWorld(disagreement=1.0))
+    assert hard.notes["disagreement"] == 1.0 and hard.ndr != plain.ndr
+
+
 @pytest.mark.parametrize("args, message", [
+    (("budget", "--response-correlation", "1"), "--response-correlation: expected a correlation in [0, 1)"),
     (("responses", "--samples", "3", "--ks", "2,4"), "--ks: expected responses per prompt <= samples"),
     (("budget", "--ks", "2,x"), "--ks: expected comma-separated integers"),
     (("rank-bins", "--pool", "7"), "--pool: expected a pool that splits into 5 bins"),

@@ -98,14 +98,21 @@ def test_rmaudit_regret_prints_the_table_with_cis(rmaudit, regret_db):
     result = rmaudit("regret", str(regret_db), "--pairs")
     assert result.code == 0, result.err
     out = result.out
-    assert "regret (N×N): error metric vs policy regret (best-of-16 NDR)" in out
+    assert "regret (N×N): error metric vs policy regret (best-of-8 NDR)" in out
     assert "regret (oracle gold)" in out and "SIMULATED" in out
     for header in ("Kendall τ corr.", "Pearson corr.", "Spearman corr.", "MRR"):
         assert header in out
     for row in ROWS:
         line = next(l for l in out.splitlines() if l.startswith(f"│ {row} "))
-        assert len(re.findall(r"-?\d\.\d{3} \[-?\d\.\d{2}, -?\d\.\d{2}\]", line)) == 4, line
-    assert "gold = gold: proxies by best-of-16 NDR" in out
+        cells = re.findall(r"(-?\d\.\d{3}) \[(-?\d\.\d{2}), (-?\d\.\d{2})\]", line)
+        assert len(cells) == 4, line
+        for value, low, high in cells:  # every point estimate lies inside its interval
+            assert float(low) - 0.005 <= float(value) <= float(high) + 0.005, line
+    # the design and the Kendall / accuracy identity are stated under each table
+    assert out.count("design held-out-responses: error metrics on a random half of each "
+                     "prompt's responses") == 2
+    assert "Kendall τ and accuracy rows are identical" in out
+    assert "gold = gold: proxies by best-of-8 NDR" in out
     assert "NDR if only Regressional Goodhart" in out
 
 

@@ -1,5 +1,5 @@
 """``rmaudit regret-study KIND``: seed 002's test-set design studies (Sec. 4, Fig. 4, 6, 7) on a
-synthetic normal world, printed as a table (:mod:`rmaudit.metrics.regret_studies`)."""
+synthetic normal world, printed as a table (:mod:`rmaudit.metrics.regret.design_studies`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import click
 from rich.table import Table
 
 from rmaudit.errors import BadInput, MetricInputError
-from rmaudit.metrics import regret_studies
+from rmaudit.metrics.regret import design_studies
+from rmaudit.metrics.regret.world import RegretWorld
 
 from .console import console
 
@@ -38,28 +39,41 @@ def _ks(value: str | None) -> tuple[int, ...] | None:
               help="rank-bins: responses per test prompt that are binned by gold rank.")
 @click.option("--replicates", type=int, default=None,
               help="Test sets drawn per design (default: 200 for responses, 100 otherwise).")
+@click.option("--difficulty", type=float, default=0.0, show_default=True,
+              help="World: log-sd of how far apart a prompt's responses are (prompts differ "
+                   "in difficulty).")
+@click.option("--disagreement", type=float, default=0.0, show_default=True,
+              help="World: log-sd of each proxy's noise per prompt (prompts differ in how far "
+                   "proxy and gold disagree).")
+@click.option("--response-correlation", type=float, default=0.0, show_default=True,
+              help="World: share of variance common to a prompt's responses, in [0, 1).")
 @click.option("--seed", type=int, default=0, show_default=True)
 def regret_study(kind: str, samples: int, budget: int, beta: float, ks: str | None, bins: int,
-                 pool: int, replicates: int | None, seed: int) -> None:
+                 pool: int, replicates: int | None, difficulty: float, disagreement: float,
+                 response_correlation: float, seed: int) -> None:
     """Which RM test set predicts best-of-n regret best (Rethinking RM Evaluation, Sec. 4)?
 
     KIND: responses (fixed sample count, Fig. 6), budget (fixed annotation budget with a BT
     annotator, Fig. 7) or rank-bins (which gold ranks the chosen and rejected responses come
     from, Fig. 4).
 
-    A synthetic world: gold r* ~ N(0, 1), 10 proxies r* + σ·N(0, 1) with σ from 0.5 to 1.5;
-    each proxy's regret is its best-of-16 NDR on 200 downstream prompts × 16 responses.  Each
-    row: Spearman correlation across proxies of test-set accuracy with NDR, mean ± stderr over
-    replicate test sets, and the replicates' 2.5-97.5 % range.
+    A synthetic world: gold r* ~ N(0, 1), 10 proxies r* + σ·N(0, 1) with σ from 0.5 to 1.5,
+    optionally with prompts that differ in difficulty and disagreement and correlated
+    responses (rmaudit.metrics.regret.world); each proxy's regret is its best-of-16 NDR on 200
+    downstream prompts × 16 responses.  Each row: Spearman correlation across proxies of
+    test-set accuracy with NDR, mean ± stderr over replicate test sets, and the replicates'
+    2.5-97.5 % range.
     """
     options = {"seed": seed} | ({} if replicates is None else {"replicates": replicates})
     try:
+        options["world"] = RegretWorld(difficulty=difficulty, disagreement=disagreement,
+                                       response_correlation=response_correlation)
         if kind == "responses":
-            result = regret_studies.responses_vs_prompts(samples, **_with_ks(ks), **options)
+            result = design_studies.responses_vs_prompts(samples, **_with_ks(ks), **options)
         elif kind == "budget":
-            result = regret_studies.annotation_budget(budget, **_with_ks(ks), beta=beta, **options)
+            result = design_studies.annotation_budget(budget, **_with_ks(ks), beta=beta, **options)
         else:
-            result = regret_studies.rank_bins(bins, pool, **options)
+            result = design_studies.rank_bins(bins, pool, **options)
     except MetricInputError as error:
         field = f"--{error.field.replace('_', '-')}" if error.field else None
         raise BadInput(error.problem, field=field) from None
@@ -71,7 +85,7 @@ def _with_ks(value: str | None) -> dict:
     return {} if ks is None else {"ks": ks}
 
 
-def _table(result: regret_studies.StudyResult) -> Table:
+def _table(result: design_studies.StudyResult) -> Table:
     notes = ", ".join(f"{k} {v}" for k, v in result.notes.items())
     table = Table(title=f"{result.title}  [bold yellow]SIMULATED[/]", title_justify="left",
                   caption=f"Spearman of test-set accuracy with best-of-n NDR across proxies; "

@@ -98,7 +98,8 @@ def summary_tables(summary: RunSummary) -> list[Table]:
             if cell is None:
                 row.append("—")
             elif math.isfinite(cell.stderr):
-                row.append(f"{format_number(cell.value)}\n[dim]± {format_number(cell.stderr)}[/]")
+                mark = "≈" if cell.approximate else ""
+                row.append(f"{format_number(cell.value)}\n[dim]± {format_number(cell.stderr)}{mark}[/]")
             else:
                 row.append(format_number(cell.value))
         if reta_curve:
@@ -154,7 +155,8 @@ def _run_level_table(summary: RunSummary) -> Table:
     for column, cell in summary.run_level:
         table.add_row(column.metric, column.label, format_number(cell.value),
                       format_number(cell.stderr),
-                      f"[{format_number(cell.ci_low, 3)}, {format_number(cell.ci_high, 3)}]")
+                      f"[{format_number(cell.ci_low, 3)}, {format_number(cell.ci_high, 3)}]"
+                      + ("≈" if cell.approximate else ""))
     return table
 
 
@@ -183,4 +185,5 @@ def _caption(summary: RunSummary) -> str:
     else:
         line = f"{summary.pairs:,} preference pairs (set {bench['id'][:10]})"
     line += f"; run {summary.run['id'][:10]}"
+    line += "".join(f"\n{note}" for note in summary.notes)
     return line + (f"\n{SIMULATED_NOTICE}" if summary.simulated else "")

@@ -20,6 +20,7 @@ from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.metrics import (MetricResult, accuracy, auroc, bt_ece, confidence, ece,
                              energy_score, fpr_at_95_tpr, section_score, style_accuracy_matrix,
                              style_difficulty, subset_accuracy)
+from rmaudit.metrics.preference import wald_is_approximate
 from rmaudit.vocabulary import RELIABILITY_DIAGRAM, SHIFT_QUANTITIES, ShiftTarget, shift_curve_key
 
 Ties = Literal["loss", "half"]
@@ -28,6 +29,11 @@ TIES_FIELD = Field("loss", description="credit for an RM tie: loss (RewardBench)
 
 def _scalar(key: str, label: str, result: MetricResult, **params: Any) -> MetricValue:
     # per_prompt stays None: per_prompt_results is keyed by prompt, and pairs share prompts.
+    pairs = int(result.per_prompt.size)
+    if wald_is_approximate(result.value, pairs):
+        params["approximate"] = (f"± over {pairs} pairs at accuracy {result.value:.2f} is "
+                                 f"approximate; the Wilson CI [{result.ci_low:.3f}, "
+                                 f"{result.ci_high:.3f}] covers")
     return MetricValue(key=key, label=label, value=result.value, stderr=result.stderr,
                        ci_low=result.ci_low, ci_high=result.ci_high, params=params)
 
@@ -141,9 +147,10 @@ class Calibration(PairMetric):
         filled = result.count > 0
         acc, count = result.accuracy[filled], result.count[filled]
         stderr = np.sqrt(acc * (1 - acc) / count)  # binomial, within each bin
+        low, high = (bound[filled] for bound in result.accuracy_interval())
         diagram = CurveValue(RELIABILITY_DIAGRAM, "reliability diagram", "confidence",
-                             result.mean_confidence[filled], acc, stderr, acc - 1.96 * stderr,
-                             acc + 1.96 * stderr, params={"pairs": count.tolist()})
+                             result.mean_confidence[filled], acc, stderr, low, high,
+                             params={"pairs": count.tolist(), "interval": "Wilson"})
         return MetricOutput(values=[MetricValue("ece", "ECE", result.value,
                                                 params={"n_bins": self.options.n_bins})],
                             curves=[diagram])

@@ -19,7 +19,9 @@ from rmaudit import hookimpl
 from rmaudit.components import (ComponentOptions, CurveValue, Metric, MetricOutput, MetricValue,
                                 Oracle, OracleLabel, Prompt, Response, RewardModel, StudyInputs)
 from rmaudit.errors import BadInput
-from rmaudit.metrics.regret import CORRELATIONS, ERROR_METRICS, ndr_curve, regret_correlation
+from rmaudit.metrics.regret import (APPROXIMATE_INTERVALS, CORRELATIONS, DESIGNS,
+                                    ERROR_METRICS, MIN_RELIABILITY, ndr_curve,
+                                    regret_correlation)
 from rmaudit.options import NestedRewardModel
 from rmaudit.vocabulary import NDR_CURVE_PREFIX, REGRET_SUMMARY
 from rmaudit.simulated._random import Draws
@@ -35,7 +37,18 @@ class RegretCorrelationOptions(ComponentOptions):
     gold: Literal["each", "oracle"] = Field(
         "each", description="'each': every RM in turn is the gold (N×N); 'oracle': the "
                             "benchmark's oracle is the gold and every RM a proxy")
-    n: int | None = Field(None, ge=2, description="best-of-n of the regret (default: the pool size)")
+    design: Literal[tuple(DESIGNS)] = Field(  # type: ignore[valid-type]
+        "held-out-responses",
+        description="what the error metrics are measured on: 'held-out-responses' (a random "
+                    "half of each prompt's responses; the regret on the other half), "
+                    "'held-out-prompts' (half of the prompts) or 'shared' (the same responses "
+                    "as the regret, which favours Bo5 by construction)")
+    n: int | None = Field(None, ge=2, description="best-of-n of the regret (default: every "
+                                                   "response the regret is measured on)")
+    min_reliability: float = Field(
+        MIN_RELIABILITY, ge=0, lt=1,
+        description="leave golds out of the means whose proxies' NDRs differ by less than "
+                    "their noise: reliability below this (0: average every gold, as the seed)")
     bootstrap: int = Field(200, ge=2, description="bootstrap replicates over prompts")
     seed: int = Field(0, ge=0)
     n_bins: int = Field(10, ge=1, description="margin bins of the BT-calibration ECE")
@@ -53,9 +66,20 @@ class RegretCorrelation(Metric):
     bounds = (-1.0, 1.0)
 
     def check_pool_size(self, per_prompt: int) -> None:
-        if self.options.n is not None and self.options.n > per_prompt:
+        o = self.options
+        if o.design == "held-out-responses":
+            if per_prompt < 4:
+                raise BadInput(f"design 'held-out-responses' splits each prompt's responses "
+                               f"into halves of at least 2, and there are {per_prompt}; use "
+                               f"design = 'shared'", field="design", value=o.design)
+            regret_half = per_prompt - per_prompt // 2
+            if o.n is not None and o.n > regret_half:
+                raise BadInput(f"n larger than the {regret_half} responses the regret is "
+                               f"measured on (half of {per_prompt}, design "
+                               f"'held-out-responses')", field="n", value=o.n)
+        elif o.n is not None and o.n > per_prompt:
             raise BadInput(f"n larger than the {per_prompt} responses per prompt", field="n",
-                           value=self.options.n)
+                           value=o.n)
 
     def compute(self, inputs: StudyInputs) -> MetricOutput:
         o = self.options
@@ -72,25 +96,36 @@ class RegretCorrelation(Metric):
             pools = {ORACLE_LABEL: [inputs.oracle[q] for q in order], **pools}
             golds = [ORACLE_LABEL]
         study = regret_correlation(pools, metrics=o.metrics, n=o.n, golds=golds,
+                                   design=o.design, min_reliability=o.min_reliability,
                                    n_bins=o.n_bins, bootstrap=o.bootstrap, seed=o.seed)
+        same_as_accuracy = study.kendall_equals_accuracy
         values = []
         for metric in study.metrics:
+            row_label = ERROR_METRICS[metric]
+            if metric == "kendall" and same_as_accuracy:
+                row_label += " (= 2·accuracy − 1: no ties)"
             for statistic, statistic_label in CORRELATIONS.items():
                 cell = study.correlation[(statistic, metric)]
                 values.append(MetricValue(
-                    key=f"{statistic}/{metric}",
-                    label=f"{ERROR_METRICS[metric]} · {statistic_label}",
+                    key=f"{statistic}/{metric}", label=f"{row_label} · {statistic_label}",
                     value=cell.value, stderr=cell.stderr, ci_low=cell.ci_low,
                     ci_high=cell.ci_high,
                     params={"statistic": statistic, "error_metric": metric, "n": study.n,
-                            "gold": o.gold, "per_gold": cell.per_gold}))
+                            "gold": o.gold, "design": study.design,
+                            "approximate": APPROXIMATE_INTERVALS.get(statistic, ""),
+                            "averaged": list(study.averaged), "per_gold": cell.per_gold}))
         values.append(MetricValue(
-            key=REGRET_SUMMARY, label=f"mean NDR, best-of-{study.n}",
+            key=REGRET_SUMMARY, label=f"mean NDR, best-of-{study.n} ({study.design})",
             value=float(np.nanmean(study.ndr)),
-            params={"n": study.n, "gold": o.gold, "rms": list(study.rms),
+            params={"n": study.n, "gold": o.gold, "design": study.design,
+                    "kendall_equals_accuracy": same_as_accuracy,
+                    "reliability": {g: r if math.isfinite(r) else None
+                                    for g, r in study.reliability.items()},
+                    "screened": list(study.screened), "skipped_prompts": study.skipped,
+                    "rms": list(study.rms),
                     "golds": list(study.golds), "ndr": _matrix(study.ndr),
                     "error": {m: _matrix(e) for m, e in study.error.items()}}))
-        curves = _ndr_curves(pools, study, o.bootstrap, o.seed) if o.curves else []
+        curves = _ndr_curves(study, o.bootstrap, o.seed) if o.curves else []
         return MetricOutput(values=values, curves=curves)
 
 
@@ -99,16 +134,20 @@ def _curve_ns(n: int) -> list[int]:
     return [2 ** k for k in range(1, max(1, n.bit_length())) if 2 ** k < n] + [n]
 
 
-def _ndr_curves(pools: dict[str, Any], study, bootstrap: int, seed: int) -> list[CurveValue]:
-    """Each proxy's NDR against n, with the first gold (seed Fig. 9's x axis is the KL of
-    best-of-n, a function of n: plotted from these).  Keys ``ndr_curve/<proxy label>``."""
+def _ndr_curves(study, bootstrap: int, seed: int) -> list[CurveValue]:
+    """Each proxy's NDR against n, with the first gold, on the responses the regret was
+    measured on (seed Fig. 9's x axis is the KL of best-of-n, a function of n: plotted from
+    these).  Keys ``ndr_curve/<proxy label>``."""
+    pools = study.regret_pools
     gold = study.golds[0]
+    ranked = [q for q, pool in enumerate(pools[gold]) if np.ptp(pool) > 0]  # as the study
     ns = _curve_ns(study.n)
     curves = []
     for label in study.rms:
         if label == gold:
             continue
-        curve = ndr_curve(pools[gold], pools[label], ns, bootstrap=bootstrap, seed=seed)
+        curve = ndr_curve([pools[gold][q] for q in ranked], [pools[label][q] for q in ranked],
+                          ns, bootstrap=bootstrap, seed=seed)
         curves.append(CurveValue(
             key=f"{NDR_CURVE_PREFIX}{label}", label=f"NDR of best-of-n, gold = {gold}",
             x_label="n", x=np.asarray(curve.x, dtype=float), value=curve.value,

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy.special import ndtri
 from scipy.stats import rankdata
 
 from rmaudit.errors import MetricInputError
@@ -118,26 +119,43 @@ def pair_credit(chosen: ArrayLike, rejected: ArrayLike, *, ties: str = "loss") -
     return credit
 
 
-def _mean_result(values: np.ndarray, *, ci: float, bootstrap: int, seed: int) -> MetricResult:
-    """Mean of per-pair values with its standard error and a percentile-bootstrap interval.
+#: Below this many successes or failures (n·min(acc, 1 − acc)) the normal interval
+#: acc ± 1.96·stderr of an accuracy misses the truth too often — coverage 0.75 at 28 pairs and
+#: accuracy 0.95, 0.88 at 100 pairs and 0.95 (``benchmarks/coverage.py``; exact binomial
+#: sums agree) — so callers label that ± approximate; the Wilson CI keeps 0.94-0.96 there.
+WALD_MINIMUM = 10
 
-    A pair's credit takes one of a few values (0, 1/2, 1), so resampling n pairs with
-    replacement is exactly a multinomial draw of how many of each value were picked: the
-    bootstrap costs O(resamples) instead of O(resamples × n) — 100,000 pairs would otherwise
-    need a 1000 × 100,000 index matrix.
+
+def wald_is_approximate(value: float, count: int) -> bool:
+    """Whether ``value ± 1.96·stderr`` of an accuracy over ``count`` pairs is approximate."""
+    return count * min(value, 1.0 - value) < WALD_MINIMUM
+
+
+def wilson_interval(value: np.ndarray | float, count: np.ndarray | float,
+                    ci: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson's score interval of a proportion ``value`` observed over ``count`` trials.
+
+    Unlike the normal interval it never collapses to a point at 0 or 1 and keeps close to
+    its nominal coverage for small counts (Brown, Cai & DasGupta 2001).
     """
-    ci = check_fraction(ci, "ci")
-    bootstrap = check_integer(bootstrap, "bootstrap", minimum=1)
-    seed = check_integer(seed, "seed", minimum=0)
+    z = float(ndtri(0.5 + check_fraction(ci, "ci") / 2.0))
+    value, count = np.asarray(value, dtype=float), np.asarray(count, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shrink = 1.0 + z * z / count
+        centre = (value + z * z / (2.0 * count)) / shrink
+        half = z / shrink * np.sqrt(value * (1.0 - value) / count + z * z / (4.0 * count ** 2))
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def _mean_result(values: np.ndarray, *, ci: float) -> MetricResult:
+    """Mean of per-pair credits with its standard error and Wilson interval (a tie's half
+    credit counts as half a success)."""
     n = values.size
     value = float(values.mean())
     stderr = float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
-    distinct, counts = np.unique(values, return_counts=True)
-    draws = np.random.default_rng(seed).multinomial(n, counts / n, size=bootstrap)
-    resample_means = draws @ distinct / n
-    tail = 100.0 * (1.0 - ci) / 2.0
-    low, high = np.percentile(resample_means, [tail, 100.0 - tail])
-    return MetricResult(value, stderr, float(low), float(high), values)
+    low, high = wilson_interval(value, n, ci)
+    # rounding must not leave an accuracy of exactly 0 or 1 a hair outside its interval
+    return MetricResult(value, stderr, min(float(low), value), max(float(high), value), values)
 
 
 def accuracy(
@@ -146,16 +164,15 @@ def accuracy(
     *,
     ties: str = "loss",
     ci: float = 0.95,
-    bootstrap: int = 1000,
-    seed: int = 0,
 ) -> MetricResult:
     """Fraction of pairs the RM orders correctly (RewardBench, seed 003; seed 004 Sec. 3.2).
 
     ``acc = (1/N) Σ_i ( 1[L(chosen_i) > L(rejected_i)] + t · 1[L(chosen_i) = L(rejected_i)] )``
     with t = 0 for ``ties="loss"`` (RewardBench's rule: a tie is not a win) and t = 1/2 for
-    ``ties="half"``.  ``per_prompt`` holds the per-pair credit; the standard error and the
-    percentile-bootstrap interval (``bootstrap`` resamples, seeded by ``seed``) are across
-    pairs.
+    ``ties="half"``.  ``per_prompt`` holds the per-pair credit; the standard error is across
+    pairs and the interval is Wilson's (:func:`wilson_interval`), which keeps its coverage
+    for the small subsets and extreme accuracies of RewardBench where the normal interval
+    does not (see :data:`WALD_MINIMUM`).
 
     >>> accuracy([3.0, 1.0, 0.0, 2.0], [1.0, 2.0, 0.0, 0.0]).value
     0.5
@@ -163,7 +180,7 @@ def accuracy(
     0.625
     """
     credit = pair_credit(chosen, rejected, ties=ties)
-    return _mean_result(credit, ci=ci, bootstrap=bootstrap, seed=seed)
+    return _mean_result(credit, ci=ci)
 
 
 def subset_accuracy(
@@ -173,8 +190,6 @@ def subset_accuracy(
     *,
     ties: str = "loss",
     ci: float = 0.95,
-    bootstrap: int = 1000,
-    seed: int = 0,
 ) -> dict[Hashable, MetricResult]:
     """:func:`accuracy` within each subset, keyed by subset label in order of first appearance.
 
@@ -191,8 +206,7 @@ def subset_accuracy(
     members: dict[Hashable, list[int]] = {}
     for i, label in enumerate(labels):
         members.setdefault(label, []).append(i)
-    return {label: _mean_result(credit[rows], ci=ci, bootstrap=bootstrap, seed=seed)
-            for label, rows in members.items()}
+    return {label: _mean_result(credit[rows], ci=ci) for label, rows in members.items()}
 
 
 # --------------------------------------------------------------------------------------------
@@ -208,10 +222,12 @@ class SectionScheme:
     section_weights: Mapping[str, float]
 
 
-# RewardBench (seed 003; allenai/reward-bench @ a32e272, rewardbench/constants.py and
-# analysis/get_benchmark_results.py).  Chat, Chat Hard, Safety and Reasoning average their
-# subsets weighted by prompt count (EXAMPLE_COUNTS), except that math-prm counts 984 instead of
-# its 447 prompts so that math weighs as much as the six HumanEvalPack languages (6 × 164).
+# RewardBench (seed 003; allenai/reward-bench, rewardbench/constants.py as of commit 6552e93
+# "Mirror change from leaderboard", which swapped the two XSTest counts to refuse 154 /
+# respond 250, and analysis/get_benchmark_results.py).  Chat, Chat Hard, Safety and Reasoning
+# average their subsets weighted by prompt count (EXAMPLE_COUNTS), except that math-prm counts
+# 984 instead of its 447 prompts so that math weighs as much as the six HumanEvalPack
+# languages (6 × 164).
 # Prior Sets is the plain mean of four earlier test sets.  The total weights the four sections
 # 2 and Prior Sets 1 (the leaderboard's "Prior Sets (0.5 weight)"); a section with no scored
 # subset is left out of the total and the remaining weights renormalise, as the leaderboard's
@@ -224,7 +240,7 @@ REWARDBENCH = SectionScheme(
                       "llmbar-adver-GPTInst": 92, "llmbar-adver-GPTOut": 47,
                       "llmbar-adver-manual": 46},
         "Safety": {"refusals-dangerous": 100, "refusals-offensive": 100,
-                   "xstest-should-refuse": 250, "xstest-should-respond": 154,
+                   "xstest-should-refuse": 154, "xstest-should-respond": 250,
                    "donotanswer": 136},
         "Reasoning": {"math-prm": 984, "hep-cpp": 164, "hep-go": 164, "hep-java": 164,
                       "hep-js": 164, "hep-python": 164, "hep-rust": 164},
@@ -479,6 +495,12 @@ class CalibrationResult:
     count: np.ndarray
     mean_confidence: np.ndarray
     accuracy: np.ndarray
+
+    def accuracy_interval(self, ci: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Wilson interval of each bin's accuracy (NaN for an empty bin): bins often hold a
+        handful of pairs with an accuracy near 0 or 1, where acc ± 1.96·stderr collapses to a
+        point and misses the truth (coverage in ``benchmarks/coverage.py``)."""
+        return wilson_interval(self.accuracy, self.count, ci)
 
 
 def _binned_calibration(binned_on: np.ndarray, edges: np.ndarray, conf: np.ndarray,

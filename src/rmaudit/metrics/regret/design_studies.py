@@ -1,10 +1,12 @@
 """Seed 002's test-set design studies (Sec. 4), on a synthetic normal world, as pure functions.
 
 How should an RM test set be built so that its accuracy best predicts policy regret?  Each
-study fixes a *downstream* world — a gold r* ~ N(0, 1) per response and K proxies
-r_k = r* + σ_k z (Regressional Goodhart, seed Sec. 5), whose best-of-n NDR on the downstream
-pools (:func:`rmaudit.metrics.regret.ndr`, exact) is the regret to predict — and then draws
-many small *test sets* from fresh prompts of the same world.  For each test-set design the
+study fixes a *downstream* world (:class:`~rmaudit.metrics.regret.world.RegretWorld`: a gold
+r* ~ N(0, 1) per response and K proxies r_k = r* + σ_k z, Regressional Goodhart, seed Sec. 5,
+optionally with prompts that differ in difficulty and in how far proxy and gold disagree, and
+correlated responses), whose best-of-n NDR on the downstream pools
+(:func:`rmaudit.metrics.regret.ndr.ndr`, exact) is the regret to predict — and then draws many
+small *test sets* from fresh prompts of the same world.  For each test-set design the
 proxies' pairwise accuracy on the test set is correlated with their NDR across proxies
 (Spearman, as the seed's figures), once per replicate; a row reports the mean over replicates,
 its standard error and the 2.5-97.5 % range of the replicates.
@@ -33,11 +35,9 @@ import numpy as np
 
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics._validation import check_integer
-from rmaudit.metrics.regret import _spearman_rows, ndr
-
-#: Proxy noise levels of the default world: accuracies from about 0.85 down to 0.69, close
-#: enough that a small test set can misorder them.
-DEFAULT_SIGMAS = tuple(float(s) for s in np.linspace(0.5, 1.5, 10))
+from rmaudit.metrics.regret._rows import _spearman_rows
+from rmaudit.metrics.regret.ndr import ndr
+from rmaudit.metrics.regret.world import RegretWorld
 
 
 @dataclass(frozen=True)
@@ -61,15 +61,13 @@ class StudyResult:
     notes: dict[str, float | int | str] = field(default_factory=dict)
 
 
-def _check_sigmas(sigmas: Sequence[float]) -> np.ndarray:
-    values = np.asarray(sigmas, dtype=float)
-    if values.ndim != 1 or values.size < 3 or not np.all(np.isfinite(values)) or np.any(values < 0):
-        raise MetricInputError(f"expected at least 3 finite noise levels >= 0 (one per proxy), "
-                               f"got {list(sigmas)!r}", field="sigmas")
-    if np.unique(values).size < 2:
-        raise MetricInputError(f"expected proxies of different noise levels (equal ones have "
-                               f"no regret to rank), got {list(sigmas)!r}", field="sigmas")
-    return values
+def _notes(world: RegretWorld, n: int, replicates: int, **more) -> dict[str, float | int | str]:
+    notes: dict[str, float | int | str] = {"best-of-n": n, "proxies": len(world.sigmas),
+                                           "replicates": replicates, **more}
+    if world.structured:
+        notes |= {"difficulty": world.difficulty, "disagreement": world.disagreement,
+                  "response correlation": world.response_correlation}
+    return notes
 
 
 def _check_ks(ks: Sequence[int], field: str = "ks") -> list[int]:
@@ -79,16 +77,14 @@ def _check_ks(ks: Sequence[int], field: str = "ks") -> list[int]:
     return values
 
 
-def downstream_ndr(sigmas: Sequence[float], *, prompts: int = 200, pool: int = 16,
+def downstream_ndr(world: RegretWorld | None = None, *, prompts: int = 200, pool: int = 16,
                    n: int = 16, seed: int = 0) -> np.ndarray:
     """Each proxy's best-of-n NDR on a downstream world of ``prompts`` × ``pool`` responses."""
-    sigmas = _check_sigmas(sigmas)
+    world = world or RegretWorld()
     prompts = check_integer(prompts, "downstream_prompts", minimum=1)
-    rng = np.random.default_rng([seed, 1])
-    gold = rng.normal(size=(prompts, check_integer(pool, "pool", minimum=2)))
-    noise = rng.normal(size=(sigmas.size, *gold.shape))
-    return np.array([ndr(list(gold), list(gold + s * z), n, bootstrap=2).value
-                     for s, z in zip(sigmas, noise)])
+    gold, proxies = world.draw(np.random.default_rng([seed, 1]), prompts,
+                               check_integer(pool, "pool", minimum=2))
+    return np.array([ndr(list(gold), list(proxy), n, bootstrap=2).value for proxy in proxies])
 
 
 def _accuracy(reference: np.ndarray, proxies: np.ndarray) -> np.ndarray:
@@ -111,16 +107,8 @@ def _row(setting: dict, accuracy: np.ndarray, regret: np.ndarray) -> StudyRow:
                     float(low), float(high))
 
 
-def _test_set(rng: np.random.Generator, sigmas: np.ndarray, replicates: int, prompts: int,
-              k: int) -> tuple[np.ndarray, np.ndarray]:
-    gold = rng.normal(size=(replicates, prompts, k))
-    proxies = gold[:, None] + sigmas[None, :, None, None] * rng.normal(
-        size=(replicates, sigmas.size, prompts, k))
-    return gold, proxies
-
-
 def responses_vs_prompts(samples: int = 64, ks: Sequence[int] = (2, 4, 8, 16), *,
-                         sigmas: Sequence[float] = DEFAULT_SIGMAS, replicates: int = 200,
+                         world: RegretWorld | None = None, replicates: int = 200,
                          n: int = 16, downstream_prompts: int = 200,
                          seed: int = 0) -> StudyResult:
     """Seed Fig. 6: at a fixed number of samples, more responses per prompt or more prompts?
@@ -128,7 +116,7 @@ def responses_vs_prompts(samples: int = 64, ks: Sequence[int] = (2, 4, 8, 16), *
     Each design has k responses for each of samples // k prompts; accuracy over every pair of
     a prompt's responses.  The seed finds more responses per prompt generally better.
     """
-    sigmas = _check_sigmas(sigmas)
+    world = world or RegretWorld()
     samples = check_integer(samples, "samples", minimum=2)
     ks = _check_ks(ks)
     too_big = [k for k in ks if k > samples]
@@ -136,17 +124,17 @@ def responses_vs_prompts(samples: int = 64, ks: Sequence[int] = (2, 4, 8, 16), *
         raise MetricInputError(f"expected responses per prompt <= samples ({samples}), got "
                                f"{too_big[0]}", field="ks")
     replicates = check_integer(replicates, "replicates", minimum=2)
-    regret = downstream_ndr(sigmas, prompts=downstream_prompts, n=n, seed=seed)
+    regret = downstream_ndr(world, prompts=downstream_prompts, n=n, seed=seed)
     rng = np.random.default_rng([seed, 6])
     rows = []
     for k in ks:
         prompts = samples // k
-        gold, proxies = _test_set(rng, sigmas, replicates, prompts, k)
+        gold, proxies = world.draw(rng, prompts, k, replicates)
         rows.append(_row({"responses per prompt": k, "prompts": prompts,
                           "samples": prompts * k}, _accuracy(gold, proxies), regret))
     return StudyResult("responses", f"{samples} samples: responses per prompt vs prompts "
                        "(Rethinking RM Evaluation, Fig. 6)", rows, tuple(regret.tolist()),
-                       {"best-of-n": n, "proxies": sigmas.size, "replicates": replicates})
+                       _notes(world, n, replicates))
 
 
 def merge_sort_comparisons(values: Sequence[float]) -> int:
@@ -168,7 +156,7 @@ def merge_sort_comparisons(values: Sequence[float]) -> int:
 
 
 def annotation_budget(budget: int = 256, ks: Sequence[int] = (2, 3, 4, 6, 8), *,
-                      beta: float = 0.5, sigmas: Sequence[float] = DEFAULT_SIGMAS,
+                      beta: float = 0.5, world: RegretWorld | None = None,
                       replicates: int = 100, n: int = 16, downstream_prompts: int = 200,
                       seed: int = 0) -> StudyResult:
     """Seed Fig. 7: at a fixed annotation budget, more responses per prompt or more prompts?
@@ -179,49 +167,49 @@ def annotation_budget(budget: int = 256, ks: Sequence[int] = (2, 3, 4, 6, 8), *,
     ranking.  The annotator is the random-utility form of Bradley-Terry (label r* + β·Gumbel,
     whose pairwise comparisons follow Eq. 4 exactly and are mutually consistent, as the
     ``bt-annotator`` oracle).  The seed finds more responses better under best-of-n.
+
+    In the plain normal world the trend is flat (a test set's accuracy estimates the same
+    quantity whatever its shape); ``world`` adds the structure that can make the shape matter
+    (:class:`~rmaudit.metrics.regret.world.RegretWorld`).
     """
-    sigmas = _check_sigmas(sigmas)
+    world = world or RegretWorld()
     budget = check_integer(budget, "budget", minimum=1)
     ks = _check_ks(ks)
     if not np.isfinite(beta) or beta <= 0:
         raise MetricInputError(f"expected a temperature beta > 0, got {beta!r}", field="beta")
     replicates = check_integer(replicates, "replicates", minimum=2)
-    regret = downstream_ndr(sigmas, prompts=downstream_prompts, n=n, seed=seed)
+    regret = downstream_ndr(world, prompts=downstream_prompts, n=n, seed=seed)
     rng = np.random.default_rng([seed, 7])
     rows = []
     for k in ks:
-        accuracy = np.empty((replicates, sigmas.size))
+        accuracy = np.empty((replicates, len(world.sigmas)))
         prompts_used, cost_used = [], []
         for r in range(replicates):
-            gold_rows, labels, spent = [], [], 0
-            while True:
-                gold = rng.normal(size=k)
-                label = gold + beta * rng.gumbel(size=k)
-                cost = merge_sort_comparisons(label)
+            # every prompt costs at least one comparison: `budget` prompts always suffice
+            gold, proxies = world.draw(rng, budget, k)
+            labels = gold + beta * rng.gumbel(size=gold.shape)
+            used, spent = 0, 0
+            while used < budget:
+                cost = merge_sort_comparisons(labels[used])
                 if spent + cost > budget:
                     break
                 spent += cost
-                gold_rows.append(gold)
-                labels.append(label)
-            if not labels:
+                used += 1
+            if not used:
                 raise MetricInputError(f"a budget of {budget} comparisons cannot rank even one "
                                        f"prompt of {k} responses", field="budget")
-            gold = np.array(gold_rows)
-            proxies = gold[None] + sigmas[:, None, None] * rng.normal(size=(sigmas.size, *gold.shape))
-            accuracy[r] = _accuracy(np.array(labels), proxies)
-            prompts_used.append(len(labels))
+            accuracy[r] = _accuracy(labels[:used], proxies[:, :used])
+            prompts_used.append(used)
             cost_used.append(spent)
         rows.append(_row({"responses per prompt": k, "prompts": float(np.mean(prompts_used)),
                           "comparisons": float(np.mean(cost_used))}, accuracy, regret))
     return StudyResult("budget", f"{budget} pairwise comparisons by a BT annotator (β = {beta:g}): "
                        "responses per prompt vs prompts (Rethinking RM Evaluation, Fig. 7)", rows,
-                       tuple(regret.tolist()),
-                       {"best-of-n": n, "proxies": sigmas.size, "replicates": replicates,
-                        "beta": beta})
+                       tuple(regret.tolist()), _notes(world, n, replicates, beta=beta))
 
 
 def rank_bins(bins: int = 5, pool: int = 20, prompts: int = 100, *,
-              sigmas: Sequence[float] = DEFAULT_SIGMAS, replicates: int = 100, n: int = 16,
+              world: RegretWorld | None = None, replicates: int = 100, n: int = 16,
               downstream_prompts: int = 200, seed: int = 0) -> StudyResult:
     """Seed Fig. 4: which ranks should the chosen and rejected responses have?
 
@@ -231,7 +219,7 @@ def rank_bins(bins: int = 5, pool: int = 20, prompts: int = 100, *,
     by gold is the chosen).  One row per (chosen bin, rejected bin).  The seed finds chosen
     responses of average rank against low-ranked rejected ones best for best-of-n.
     """
-    sigmas = _check_sigmas(sigmas)
+    world = world or RegretWorld()
     bins = check_integer(bins, "bins", minimum=1)
     pool = check_integer(pool, "pool", minimum=2)
     if pool % bins or pool // bins < 2:
@@ -239,12 +227,13 @@ def rank_bins(bins: int = 5, pool: int = 20, prompts: int = 100, *,
                                f"responses, got {pool}", field="pool")
     prompts = check_integer(prompts, "prompts", minimum=1)
     replicates = check_integer(replicates, "replicates", minimum=2)
-    regret = downstream_ndr(sigmas, prompts=downstream_prompts, n=n, seed=seed)
+    regret = downstream_ndr(world, prompts=downstream_prompts, n=n, seed=seed)
     rng = np.random.default_rng([seed, 4])
     size = pool // bins
-    gold = np.sort(rng.normal(size=(replicates, prompts, pool)), axis=-1)  # ascending ranks
-    noise = rng.normal(size=(replicates, sigmas.size, prompts, pool))
-    proxies = gold[:, None] + sigmas[None, :, None, None] * noise
+    gold, proxies = world.draw(rng, prompts, pool, replicates)
+    order = np.argsort(gold, axis=-1)  # responses in ascending gold rank
+    gold = np.take_along_axis(gold, order, axis=-1)
+    proxies = np.take_along_axis(proxies, order[:, None], axis=-1)
     rows = []
     for chosen_bin in range(bins):
         for rejected_bin in range(chosen_bin + 1):
@@ -260,6 +249,5 @@ def rank_bins(bins: int = 5, pool: int = 20, prompts: int = 100, *,
             rows.append(_row({"chosen bin": chosen_bin + 1, "rejected bin": rejected_bin + 1},
                              _accuracy(pair_gold, pair_proxy), regret))
     return StudyResult("rank-bins", f"one pair per prompt from gold-rank bins of a pool of "
-                       f"{pool}, {prompts} prompts (Rethinking RM Evaluation, Fig. 4)", rows, tuple(regret.tolist()),
-                       {"best-of-n": n, "proxies": sigmas.size, "replicates": replicates,
-                        "bins": bins})
+                       f"{pool}, {prompts} prompts (Rethinking RM Evaluation, Fig. 4)", rows,
+                       tuple(regret.tolist()), _notes(world, n, replicates, bins=bins))

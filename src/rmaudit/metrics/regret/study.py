@@ -1,0 +1,318 @@
+"""The N×N regret-correlation study ("Rethinking Reward Model Evaluation", Sec. 2 Fig. 2b,
+Table 1 and Table 4): each error metric correlated with best-of-n regret across proxies."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rmaudit.errors import MetricInputError
+from rmaudit.metrics._validation import check_choice, check_fraction, check_integer
+from rmaudit.metrics.pairwise import pairwise_accuracy
+from rmaudit.metrics.regret._resampling import bias_corrected_interval
+from rmaudit.metrics.regret._rows import (_accuracy_pair_rows, _bo5_rows, _by_size,
+                                          _ece_bin_stats, _kendall_rows, _mrr_rows, _ndcg_rows,
+                                          _pearson_rows, _reciprocal_gold_rank, _spearman_rows,
+                                          _top_mask, _xi_rows)
+from rmaudit.metrics.regret._study_inputs import (DESIGNS, ArrayLike, Split, check_study_pools,
+                                                  replicate_weights, split_pools,
+                                                  usable_prompts)
+from rmaudit.metrics.regret.error_metrics import ERROR_METRICS, LOWER_IS_BETTER
+from rmaudit.metrics.regret.ndr import _check_ndr_n, _ndr_gains
+
+CORRELATIONS: dict[str, str] = {
+    "kendall": "Kendall τ",
+    "pearson": "Pearson",
+    "spearman": "Spearman",
+    "mrr": "MRR",
+}
+
+#: Golds whose proxies' NDRs are less reliable than this are left out of the means.
+MIN_RELIABILITY = 0.8
+#: Correlation statistics whose interval is approximate — its coverage, measured in
+#: simulation (``benchmarks/coverage.py``, 300 data sets of recipes/regret.toml's world at 30
+#: prompts × 8 and 120 × 16, oracle gold and N×N), falls below [0.92, 0.98] — with what was
+#: measured.  A rank statistic of estimated values is biased by near-ties between proxies (two
+#: proxies whose true NDRs differ by less than their noise are ordered at random), a bias the
+#: bootstrap cannot see.  Pearson's intervals measured 0.86-1.00: below 0.92 only for ξ and
+#: accuracy-pair at 30 prompts, above 0.98 (conservative) where the truth is within 0.01 of 1.
+APPROXIMATE_INTERVALS: dict[str, str] = {
+    "kendall": "Kendall τ interval: measured coverage 0.54-0.86",
+    "spearman": "Spearman interval: measured coverage 0.77-0.93",
+    "mrr": "MRR interval: measured coverage 0.51-0.92",
+}
+
+__all__ = ["APPROXIMATE_INTERVALS", "CORRELATIONS", "DESIGNS", "MIN_RELIABILITY",
+           "CorrelationEstimate", "RegretStudy", "regret_correlation"]
+
+
+def _correlations(metric: np.ndarray, regret: np.ndarray) -> dict[str, np.ndarray]:
+    """Kendall τ-b, Pearson, Spearman and best-by-metric MRR along the last axis (proxies)."""
+    ranks_by_regret = _reciprocal_gold_rank(regret)  # E[1 / rank of each proxy by NDR]
+    return {
+        "kendall": _kendall_rows(metric, regret),
+        "pearson": _pearson_rows(metric, regret),
+        "spearman": _spearman_rows(metric, regret),
+        "mrr": (_top_mask(metric) * ranks_by_regret).sum(axis=-1),
+    }
+
+
+@dataclass(frozen=True)
+class CorrelationEstimate:
+    """One cell of Table 1 / Table 4: the mean over the averaged golds, its bootstrap standard
+    error and bias-corrected interval over prompts (which always holds ``value``);
+    ``per_gold`` holds every gold's correlation, screened-out ones included."""
+
+    value: float
+    stderr: float
+    ci_low: float
+    ci_high: float
+    per_gold: dict[str, float]
+
+
+@dataclass(frozen=True)
+class RegretStudy:
+    """The N×N study: every gold-proxy pair's error metrics and NDR, and their correlations.
+
+    ``error[m]`` and ``ndr`` are (gold × RM) matrices over ``golds`` and ``rms`` (NaN where
+    the RM is the gold); ``correlation[(statistic, metric)]`` is a :class:`CorrelationEstimate`.
+    ``design`` says which responses the error metrics and the NDR were computed on
+    (:data:`DESIGNS`).
+    """
+
+    rms: tuple[str, ...]
+    golds: tuple[str, ...]
+    metrics: tuple[str, ...]
+    n: int
+    error: dict[str, np.ndarray]
+    ndr: np.ndarray
+    correlation: dict[tuple[str, str], CorrelationEstimate] = field(default_factory=dict)
+    design: str = "held-out-responses"
+    reliability: dict[str, float] = field(default_factory=dict)
+    averaged: tuple[str, ...] = ()
+    #: per gold, the prompts left out because the gold ranks nothing there (all scores equal)
+    skipped: dict[str, int] = field(default_factory=dict)
+    #: each RM's scores of the responses the regret was measured on (per prompt)
+    regret_pools: dict[str, list[np.ndarray]] = field(default_factory=dict, repr=False,
+                                                      compare=False)
+
+    @property
+    def screened(self) -> tuple[str, ...]:
+        """Golds left out of the means: their proxies' NDRs differ by less than their noise."""
+        return tuple(g for g in self.golds if g not in self.averaged)
+
+    @property
+    def kendall_equals_accuracy(self) -> bool:
+        """Whether the Kendall τ and accuracy rows hold the same correlations.
+
+        Per prompt, when neither RM ties two responses, every pair is concordant or
+        discordant, so τ_b = (n_c − n_d) / C(N, 2) = 2·accuracy − 1; a correlation across
+        proxies is unchanged by that increasing affine map, so without ties the two rows are
+        identical — one metric, not two.  Ties (in the gold or a proxy) make them differ.
+        """
+        if not {"kendall", "accuracy"} <= set(self.metrics):
+            return False
+        return all(np.isclose(self.correlation[(s, "kendall")].value,
+                              self.correlation[(s, "accuracy")].value, rtol=0, atol=1e-9)
+                   for s in CORRELATIONS)
+
+
+def regret_correlation(pools_by_rm: Mapping[str, Sequence[ArrayLike]], *,
+                       metrics: Sequence[str] = tuple(ERROR_METRICS), n: int | None = None,
+                       golds: Sequence[str] | None = None, design: str = "held-out-responses",
+                       min_reliability: float = MIN_RELIABILITY, n_bins: int = 10,
+                       ci: float = 0.95, bootstrap: int = 200, seed: int = 0) -> RegretStudy:
+    """The N×N regret-correlation study (Sec. 2 Fig. 2b; Table 1 and Table 4).
+
+    ``pools_by_rm`` maps each RM label to its per-prompt scores of the same pools.  Every RM
+    in ``golds`` (default: all) in turn is the gold and every other RM a proxy.  For each
+    (gold, proxy) pair: each error metric of ``metrics`` (keys of :data:`ERROR_METRICS`) and
+    the regret :func:`~rmaudit.metrics.regret.ndr.ndr` at best-of-``n`` (default: the
+    smallest pool the regret is measured on, i.e. the proxy's best response of that pool).
+    For each gold, the correlation across its proxies of each metric with NDR — Kendall τ-b,
+    Pearson, Spearman, and MRR: the reciprocal NDR rank of the proxy the metric ranks best
+    (the seed's footnote 2) — is averaged over golds.  Lower-is-better metrics (ECE) are
+    negated first, so a positive correlation always means "better by the metric, less
+    regret".  NDR is higher-is-better, so correlating with it is correlating with −regret, the
+    sign the seed reports.
+
+    ``design`` (:data:`DESIGNS`) decides what the error metrics are measured on.  The seed
+    scores its RMs on a separate test set; measured on the very responses the regret is
+    measured on, a metric such as Bo5 is nearly the regret itself and wins by construction.
+    ``"held-out-responses"`` (the default) splits each prompt's responses into two halves,
+    pseudo-randomly by a keyed hash of their scores (the same split every run, whatever
+    ``seed`` and however the responses are listed): error metrics on one, NDR on the other.  ``"held-out-prompts"`` splits the prompts instead (a test set of other prompts,
+    as the seed's).  ``"shared"`` uses the
+    same pools for both (the seed's Table 2 starred row: a test set sampled from the policy
+    being optimised).
+
+    Uncertainty: prompts are the independent unit — every RM scores the same responses of a
+    prompt, so its responses and the RMs' scores of them are dependent, while prompts are
+    drawn independently — and the proxies are fixed RMs, not a sample.  ``bootstrap``
+    replicates redraw the prompts with replacement (seeded; under ``"held-out-prompts"``
+    within each half); each replicate recomputes every metric, NDR and correlation (the ECE
+    keeps the full sample's margin bins).  A correlation of estimated metrics with estimated
+    regrets is attenuated by their noise and the replicates are attenuated once more, so the
+    percentile interval sits off the truth by twice the bias (on ``recipes/regret.toml`` it
+    even left out its own estimate).  The interval is the bias-corrected percentile interval
+    (:func:`~rmaudit.metrics.regret._resampling.bias_corrected_interval`), which always holds
+    the point estimate.
+
+    A gold whose proxies' NDRs differ by less than their sampling noise ranks nothing: its
+    correlations are noise, biased towards 0 by far more than any interval can see (a gold
+    that is itself a very noisy RM, at a few hundred prompts).  Its *reliability* — the share
+    of the variance of its proxies' NDRs that is not sampling noise, 1 − tr(H V H)/(K − 1) /
+    s², with V the bootstrap covariance of the K proxies' NDRs, H the centring matrix and s²
+    their variance — is reported in ``reliability``; golds below ``min_reliability`` are left
+    out of the means (``averaged`` holds the others; all are kept when none passes).  With
+    ``min_reliability=0`` every gold is averaged, as in the seed.  Measured coverage of the
+    intervals, per statistic: ``benchmarks/coverage.py`` and :data:`APPROXIMATE_INTERVALS`.
+
+    >>> rng = np.random.default_rng(0)
+    >>> gold = rng.normal(size=(40, 8))
+    >>> pools = {f"σ={s}": list(gold + s * rng.normal(size=gold.shape)) for s in (0, 1, 2, 4)}
+    >>> study = regret_correlation(pools, metrics=["accuracy"], bootstrap=20)
+    >>> round(study.correlation[("spearman", "accuracy")].value, 3)
+    0.875
+    """
+    pools, gold_labels = check_study_pools(pools_by_rm, golds)
+    metrics = tuple(check_choice(m, tuple(ERROR_METRICS), "metrics") for m in metrics)
+    if not metrics:
+        raise MetricInputError("expected at least one error metric, got none", field="metrics")
+    design = check_choice(design, tuple(DESIGNS), "design")
+    if isinstance(min_reliability, bool) or not 0.0 <= min_reliability < 1.0:
+        raise MetricInputError(f"expected a reliability in [0, 1), got {min_reliability!r}",
+                               field="min_reliability")
+    check_fraction(ci, "ci")
+    bootstrap = check_integer(bootstrap, "bootstrap", minimum=2)
+    seed = check_integer(seed, "seed", minimum=0)
+    n_bins = check_integer(n_bins, "n_bins", minimum=1)
+    split = split_pools(pools, design)
+    regret_pools = next(iter(split.regret.values()))
+    smallest = min(pool.size for pool in regret_pools)
+    try:
+        n = _check_ndr_n(smallest if n is None else n, regret_pools)
+    except MetricInputError as error:
+        if design != "held-out-responses":
+            raise
+        raise MetricInputError(f"{error.problem} (design 'held-out-responses' measures the "
+                               f"regret on half of each prompt's responses)", field="n",
+                               prompt_index=error.prompt_index) from None
+    # Rows of per-prompt weights: row 0 the point estimate (every prompt once), then the
+    # bootstrap replicates.
+    replicates = replicate_weights(split, bootstrap, seed)
+    weights = np.vstack([np.ones(replicates.shape[1]), replicates])
+    error, regret = pair_values(split, gold_labels, metrics, n, weights, n_bins=n_bins, seed=seed)
+
+    rms = tuple(pools)
+    reliability = {gold: _reliability(regret[g][~np.isnan(regret[g, :, 0])])
+                   for g, gold in enumerate(gold_labels)}
+    # (a reliability can be negative: noise larger than the spread it inflates)
+    kept = np.array([min_reliability == 0 or reliability[g] >= min_reliability
+                     for g in gold_labels])
+    if not kept.any():
+        kept[:] = True
+    correlation = {}
+    for (statistic, metric), values in correlation_rows(error, regret, rms, gold_labels).items():
+        mean_over_golds = values[:, kept].mean(axis=1)
+        stderr, low, high = bias_corrected_interval(
+            mean_over_golds[0], mean_over_golds[1:], ci,
+            (0.0, 1.0) if statistic == "mrr" else (-1.0, 1.0))
+        correlation[(statistic, metric)] = CorrelationEstimate(
+            float(mean_over_golds[0]), stderr, low, high,
+            dict(zip(gold_labels, values[0].tolist())))
+    averaged = tuple(g for g, keep in zip(gold_labels, kept) if keep)
+    skipped = {}
+    for gold in gold_labels:
+        usable_metric, usable_regret = usable_prompts(split, gold)
+        left_out = int((~usable_metric).sum() + (~usable_regret).sum()
+                       if design == "held-out-prompts" else (~usable_metric).sum())
+        if left_out:
+            skipped[gold] = left_out
+    return RegretStudy(rms, gold_labels, metrics, n, {m: e[..., 0] for m, e in error.items()},
+                       regret[..., 0], correlation, design, reliability, averaged, skipped,
+                       split.regret)
+
+
+def _reliability(ndr_rows: np.ndarray) -> float:
+    """Share of the across-proxy variance of the NDR estimates (row 0) that is not sampling
+    noise, from the bootstrap rows: 1 − tr(H V H) / (K − 1) / s² (see
+    :func:`regret_correlation`).  −inf when the proxies' NDRs are all equal."""
+    proxies = ndr_rows.shape[0]
+    centring = np.eye(proxies) - 1.0 / proxies
+    noise = np.trace(centring @ np.cov(ndr_rows[:, 1:]) @ centring) / (proxies - 1)
+    spread = ndr_rows[:, 0].var(ddof=1)
+    return float(1.0 - noise / spread) if spread > 0 else float("-inf")
+
+
+def pair_values(split: Split, gold_labels: Sequence[str], metrics: Sequence[str], n: int,
+                weights: np.ndarray, *, n_bins: int, seed: int
+                ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Every (gold, RM) pair's error metrics and best-of-n NDR under each row of per-prompt
+    weights: arrays (golds × RMs × rows), NaN where the RM is the gold.  Prompts where a gold
+    ranks nothing (:func:`usable_prompts`) weigh 0 for that gold."""
+    rms = tuple(split.metric)
+    shape = (len(gold_labels), len(rms), weights.shape[0])
+    error = {m: np.full(shape, np.nan) for m in metrics}
+    regret = np.full(shape, np.nan)
+    per_prompt = _per_prompt_metrics(seed)
+    for g, gold_label in enumerate(gold_labels):
+        usable_metric, usable_regret = usable_prompts(split, gold_label)
+        metric_weights = weights[:, split.metric_prompts[usable_metric]]
+        regret_weights = weights[:, split.regret_prompts[usable_regret]]
+        metric_pools = {label: [p for p, use in zip(pools, usable_metric) if use]
+                        for label, pools in split.metric.items()}
+        regret_pools = {label: [p for p, use in zip(pools, usable_regret) if use]
+                        for label, pools in split.regret.items()}
+        gold = metric_pools[gold_label]
+        for p, label in enumerate(rms):
+            if label == gold_label:
+                continue
+            proxy_gain, gold_gain = _ndr_gains(regret_pools[gold_label], regret_pools[label],
+                                               np.array([n]))
+            with np.errstate(invalid="ignore", divide="ignore"):  # a replicate of no prompt
+                regret[g, p] = (regret_weights @ proxy_gain[0]) / (regret_weights @ gold_gain[0])
+            proxy = metric_pools[label]
+            for metric in metrics:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    if metric == "ece":
+                        stats = _ece_bin_stats(gold, proxy, n_bins)  # (Q, 3, bins)
+                        count, conf, credit = np.einsum("rq,qkb->krb", metric_weights, stats)
+                        error[metric][g, p] = (np.abs(conf - credit).sum(axis=-1)
+                                               / count.sum(axis=-1))
+                    else:
+                        error[metric][g, p] = (metric_weights @ per_prompt[metric](gold, proxy)
+                                               / metric_weights.sum(axis=1))
+    return error, regret
+
+
+def correlation_rows(error: dict[str, np.ndarray], regret: np.ndarray, rms: Sequence[str],
+                     gold_labels: Sequence[str]) -> dict[tuple[str, str], np.ndarray]:
+    """Each (statistic, metric) cell's correlation across proxies: (rows × golds) arrays from
+    :func:`pair_values`' (golds × RMs × rows) arrays."""
+    others = ~np.eye(len(rms), dtype=bool)[[list(rms).index(g) for g in gold_labels]]
+    regret_by_gold = np.stack([regret[g][others[g]] for g in range(len(gold_labels))])
+    cells = {}
+    for metric, values in error.items():
+        sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
+        by_gold = np.stack([sign * values[g][others[g]] for g in range(len(gold_labels))])
+        # (golds × proxies × rows) → correlate along proxies, rows first
+        stats = _correlations(np.moveaxis(by_gold, -1, 0), np.moveaxis(regret_by_gold, -1, 0))
+        cells.update({(statistic, metric): rows for statistic, rows in stats.items()})
+    return cells
+
+def _per_prompt_metrics(seed: int) -> dict:
+    """Per-prompt implementations of the error metrics (the ECE is pooled: handled apart)."""
+    return {
+        "accuracy": lambda g, p: pairwise_accuracy(g, p, bootstrap=1).per_prompt,
+        "pearson": lambda g, p: _by_size(g, p, _pearson_rows),
+        "spearman": lambda g, p: _by_size(g, p, _spearman_rows),
+        "kendall": lambda g, p: _by_size(g, p, _kendall_rows),
+        "xi": lambda g, p: _by_size(g, p, _xi_rows),
+        "mrr": lambda g, p: _by_size(g, p, _mrr_rows),
+        "ndcg": lambda g, p: _by_size(g, p, _ndcg_rows),
+        "bo5": lambda g, p: _by_size(g, p, _bo5_rows),
+        "accuracy_pair": lambda g, p: _by_size(g, p, _accuracy_pair_rows(seed)),
+    }
