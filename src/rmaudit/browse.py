@@ -211,13 +211,7 @@ def prompt_detail(store: Store, bench: dict, prompt_id: str, rm_keys: list[str])
         [bench["oracle_key"], bench["policy_key"], prompt_id, bench["per_prompt"]]).fetchall()
     ids = [row[0] for row in rows]
     oracle_rank = _ranks([row[3] for row in rows])
-    scores: dict[str, dict[str, float]] = {}
-    for rm_key in rm_keys:
-        found = dict(store.db.execute(
-            f"""select y.response_id, y.score from rm_scores y
-                where y.rm_key = ? and y.response_id in ({",".join("?" * len(ids))})""",
-            [rm_key, *ids]).fetchall()) if ids else {}
-        scores[rm_key] = found
+    scores = {rm_key: response_scores(store, rm_key, ids) for rm_key in rm_keys}
     ranks = {k: dict(zip(ids, _ranks([s.get(i, -math.inf) for i in ids]))) for k, s in scores.items()}
     responses = [ResponseRow(rid, index, body, oracle, rank,
                              {k: s[rid] for k, s in scores.items() if rid in s},
@@ -230,3 +224,56 @@ def _ranks(values: list[float]) -> list[int]:
     """1-based descending ranks; tied values share the best of their ranks."""
     descending = -np.asarray(values, dtype=float)
     return (np.searchsorted(np.sort(descending), descending, side="left") + 1).tolist()
+
+
+# -- preference pairs (the pair failures of rmaudit.pair_failures) ---------------------------
+
+def pair_scores(store: Store, pair_set_key: str, rm_key: str) -> list[tuple]:
+    """Every pair of a pair set that ``rm_key`` scored, in order: (position, pair id, subset,
+    prompt id, chosen id, rejected id, prompt, chosen, rejected, chosen score, rejected score)."""
+    return store.db.execute(
+        """select s.position, p.id, p.subset, p.prompt_id, p.chosen_id, p.rejected_id,
+                  q.text, c.text, r.text, sc.score, sr.score
+           from pair_sets s join pairs p on p.id = s.pair_id
+           join prompts q on q.id = p.prompt_id
+           join responses c on c.id = p.chosen_id join responses r on r.id = p.rejected_id
+           join rm_scores sc on sc.response_id = p.chosen_id and sc.rm_key = ?
+           join rm_scores sr on sr.response_id = p.rejected_id and sr.rm_key = ?
+           where s.pair_set_key = ? order by s.position""",
+        [rm_key, rm_key, pair_set_key]).fetchall()
+
+
+def shifted_pair_scores(store: Store, pair_set_key: str, rm_key: str) -> list[tuple]:
+    """Every stored shifted copy of the set's pairs that ``rm_key`` scored: (pair id,
+    original pair id, shift target, shift level, chosen score, rejected score)."""
+    return store.db.execute(
+        """select p.id, p.original_pair_id, p.shift_target, p.shift_level, sc.score, sr.score
+           from pairs p
+           join rm_scores sc on sc.response_id = p.chosen_id and sc.rm_key = ?
+           join rm_scores sr on sr.response_id = p.rejected_id and sr.rm_key = ?
+           where p.original_pair_id in (select pair_id from pair_sets where pair_set_key = ?)""",
+        [rm_key, rm_key, pair_set_key]).fetchall()
+
+
+def stored_perturbers(store: Store, name: str) -> list[tuple[str, dict]]:
+    """(key, options) of every stored shift perturber called ``name`` (one per level p)."""
+    return [(key, json.loads(options or "{}")) for key, options in store.db.execute(
+        "select key, options from components where kind = 'shift_perturber' and name = ?", [name])]
+
+
+def pair_texts(store: Store, pair_id: str) -> tuple[str, str, str, str, str]:
+    """(prompt, chosen, rejected, chosen id, rejected id) of a stored pair."""
+    return store.db.execute(
+        """select q.text, c.text, r.text, p.chosen_id, p.rejected_id from pairs p
+           join prompts q on q.id = p.prompt_id join responses c on c.id = p.chosen_id
+           join responses r on r.id = p.rejected_id where p.id = ?""", [pair_id]).fetchone()
+
+
+def response_scores(store: Store, rm_key: str, response_ids: list[str]) -> dict[str, float]:
+    """``rm_key``'s stored score of each of ``response_ids`` it scored."""
+    if not response_ids:
+        return {}
+    return dict(store.db.execute(
+        f"""select response_id, score from rm_scores
+            where rm_key = ? and response_id in ({",".join("?" * len(response_ids))})""",
+        [rm_key, *response_ids]).fetchall())

@@ -13,6 +13,8 @@ from textual.binding import Binding
 
 from rmaudit.browse import (PromptFailure, list_runs, open_for_reading, prompt_failures,
                             resolve_run)
+from rmaudit.formatting import visible
+from rmaudit.pair_failures import PairVerdict, ShiftFlip, pair_verdicts, shift_flips
 from rmaudit.results import RunSummary, load_summary
 
 from .screens.help import HelpScreen
@@ -37,12 +39,15 @@ class AuditApp(App):
         self.db_path = str(db_path)
         self.store = open_for_reading(db_path)  # BadInput before anything is drawn
         self.start_run = resolve_run(self.store, run_id) if run_id or list_runs(self.store) else None
-        self.sub_title = Path(db_path).name
+        self.sub_title = visible(Path(db_path).name)
         self._summaries: dict[str, RunSummary] = {}
         #: RMs marked on each run's leaderboard: the ones the curves show (all when none is)
         self.marked: dict[str, list[str]] = {}
         #: failure tables already computed, by (run, RM): each reads every score of the RM
         self.failures: dict[tuple[str, str], list[PromptFailure]] = {}
+        #: an RM's verdicts on the run's pairs, and the pairs whose verdict flips under shift
+        self.pair_verdicts: dict[tuple[str, str], list[PairVerdict]] = {}
+        self.shift_flips: dict[tuple[str, str], list[ShiftFlip]] = {}
 
     def get_default_screen(self) -> RunsScreen:
         return RunsScreen()
@@ -72,6 +77,29 @@ class AuditApp(App):
             finally:
                 store.close()
         return self.failures[key]
+
+    def load_pair_verdicts(self, run_id: str, rm_key: str) -> list[PairVerdict]:
+        """The RM's verdicts on the run's pairs; safe to call from a worker thread."""
+        key = (run_id, rm_key)
+        if key not in self.pair_verdicts:
+            store = open_for_reading(self.db_path)
+            try:
+                self.pair_verdicts[key] = pair_verdicts(store, self.summary(run_id), rm_key)
+            finally:
+                store.close()
+        return self.pair_verdicts[key]
+
+    def load_shift_flips(self, run_id: str, rm_key: str) -> list[ShiftFlip]:
+        """The run's pairs whose verdict flips under shift; safe from a worker thread."""
+        key = (run_id, rm_key)
+        if key not in self.shift_flips:
+            verdicts = self.load_pair_verdicts(run_id, rm_key)
+            store = open_for_reading(self.db_path)
+            try:
+                self.shift_flips[key] = shift_flips(store, self.summary(run_id), rm_key, verdicts)
+            finally:
+                store.close()
+        return self.shift_flips[key]
 
     def action_back(self) -> None:
         if len(self.screen_stack) > 1:
