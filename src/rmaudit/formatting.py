@@ -80,3 +80,9 @@ NEUTRAL_COLOUR = "#404040"
 def rm_colour(position: int) -> str:
     """The colour of the RM at ``position`` in the run (cycling after ten RMs)."""
     return RM_COLOURS[position % len(RM_COLOURS)]
+
+
+def spread(length: int, count: int) -> list[int]:
+    """``count`` indices spread evenly over ``range(length)``, first and last included (the
+    points of a curve a table shows)."""
+    return sorted({round(i) for i in np.linspace(0, length - 1, min(count, length))})

@@ -13,13 +13,12 @@ import math
 import re
 from collections.abc import Callable
 
-import numpy as np
 from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from rmaudit.formatting import eta_label, format_number, sparkline
+from rmaudit.formatting import eta_label, format_number, sparkline, spread
 from rmaudit.legend import legend
 from rmaudit.regret_results import StudyTable, load_studies, study_table
 from rmaudit.results import Cell, Column, Curve, OracleScale, RunSummary, load_summary, oracle_scale
@@ -185,18 +184,14 @@ def _board_by_metric(summary: RunSummary, scale, rms: list[tuple[str, str]], two
 
 # -- the RETA curve -------------------------------------------------------------------------
 
-def _picks(x: np.ndarray, count: int) -> np.ndarray:
-    return np.unique(np.linspace(0, len(x) - 1, min(count, len(x))).round().astype(int))
-
-
 def _curve_layouts(summary: RunSummary, ident: tuple[str, str]) -> list[Layout]:
     curves = [(label, summary.curves.get((rm_key, *ident))) for label, rm_key in summary.reward_models]
     curves = [(label, curve) for label, curve in curves if curve is not None]
     x = curves[0][1].x
-    layouts: list[Layout] = [lambda count=count: [_curve_by_rm(curves, _picks(x, count))]
+    layouts: list[Layout] = [lambda count=count: [_curve_by_rm(curves, spread(len(x), count))]
                              for count in (8, 6, 5, 4, 3)]
     for size in range(len(curves), 0, -1):
-        layouts.append(lambda size=size: [_curve_by_eta(chunk, _picks(x, 8))
+        layouts.append(lambda size=size: [_curve_by_eta(chunk, spread(len(x), 8))
                                           for chunk in _chunks(curves, size)])
     return layouts
 
@@ -205,7 +200,7 @@ def _curve_cell(curve: Curve, i: int) -> str:
     return f"{format_number(curve.value[i], 3)}±{format_number(curve.stderr[i], 3)}"
 
 
-def _curve_by_rm(curves: list[tuple[str, Curve]], picks: np.ndarray) -> Table:
+def _curve_by_rm(curves: list[tuple[str, Curve]], picks: list[int]) -> Table:
     table = _table()
     table.add_column("reward model", style="bold", overflow="fold")
     for i in picks:
@@ -215,7 +210,7 @@ def _curve_by_rm(curves: list[tuple[str, Curve]], picks: np.ndarray) -> Table:
     return table
 
 
-def _curve_by_eta(curves: list[tuple[str, Curve]], picks: np.ndarray) -> Table:
+def _curve_by_eta(curves: list[tuple[str, Curve]], picks: list[int]) -> Table:
     table = _table()
     table.add_column("η", no_wrap=True)
     for label, _ in curves:
@@ -275,11 +270,11 @@ def _shift_layouts(summary: RunSummary, quantity: str) -> list[Layout]:
     targets = list(dict.fromkeys(target for _, target in curves))
     rows = [(label, target, curves[(rm_key, target)]) for label, rm_key in summary.reward_models
             for target in targets if (rm_key, target) in curves]
-    return [lambda count=count, spark=spark: [_shift(rows, _picks(x, count), spark)]
+    return [lambda count=count, spark=spark: [_shift(rows, spread(len(x), count), spark)]
             for spark in (True, False) for count in (6, 5, 4, 3, 2)]
 
 
-def _shift(rows: list[tuple[str, str, Curve]], picks: np.ndarray, spark: bool) -> Table:
+def _shift(rows: list[tuple[str, str, Curve]], picks: list[int], spark: bool) -> Table:
     table = _table()
     table.add_column("reward model", style="bold", overflow="fold")
     table.add_column("shifted", no_wrap=True)
