@@ -230,9 +230,10 @@ def _ranks(values: list[float]) -> list[int]:
 
 def pair_scores(store: Store, pair_set_key: str, rm_key: str) -> list[tuple]:
     """Every pair of a pair set that ``rm_key`` scored, in order: (position, pair id, subset,
-    prompt id, chosen id, rejected id, prompt, chosen, rejected, chosen score, rejected score)."""
+    meta, prompt id, chosen id, rejected id, prompt, chosen, rejected, chosen score, rejected
+    score)."""
     return store.db.execute(
-        """select s.position, p.id, p.subset, p.prompt_id, p.chosen_id, p.rejected_id,
+        """select s.position, p.id, p.subset, p.meta, p.prompt_id, p.chosen_id, p.rejected_id,
                   q.text, c.text, r.text, sc.score, sr.score
            from pair_sets s join pairs p on p.id = s.pair_id
            join prompts q on q.id = p.prompt_id

@@ -18,6 +18,9 @@ _PAIR_LINES = (
     (lambda key: key == "accuracy" or key.startswith("accuracy["),
      "accuracy: share of the preference pairs where the RM scores the chosen response above "
      "the rejected one (½ = chance; 'acc SUBSET' per subset)."),
+    (lambda key: key.startswith("rm_bench_"),
+     "RM-Bench easy / normal / hard: accuracy when the chosen response's style is richer than, "
+     "equal to, or plainer than the rejected one's (hard: the RM must see past style)."),
     (lambda key: key.startswith("section"),
      "section score: RewardBench's leaderboard score, subsets weighted into its sections "
      "(Chat, Chat Hard, Safety, Reasoning)."),

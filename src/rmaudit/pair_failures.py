@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from rmaudit.browse import pair_scores, shifted_pair_scores, stored_perturbers
 from rmaudit.hashing import pair_id, shifted_prompt_id, shifted_response_id
+from rmaudit.pairs.parsers import RM_BENCH_STYLES
 from rmaudit.results import RunSummary
 from rmaudit.store import Store
 from rmaudit.vocabulary import shifts_prompt, shifts_responses
@@ -36,6 +37,16 @@ class PairVerdict:
     rejected_score: float
     #: prompt, chosen and rejected ids and the subset as stored (what shifted copies derive from)
     ids: tuple[str, str, str, str | None]
+    meta: dict
+
+    @property
+    def styles(self) -> str:
+        """RM-Bench's styles of the chosen and the rejected response, e.g. ``concise/markdown``
+        (empty for other pairs)."""
+        styles = [self.meta.get(f"{which}_style") for which in ("chosen", "rejected")]
+        if not all(isinstance(s, int) and 0 <= s < len(RM_BENCH_STYLES) for s in styles):
+            return ""
+        return "/".join(RM_BENCH_STYLES[s].split()[-1] for s in styles)  # "markdown": detailed too
 
     @property
     def margin(self) -> float:
@@ -52,8 +63,9 @@ def pair_verdicts(store: Store, summary: RunSummary, rm_key: str) -> list[PairVe
     if not key:
         return []
     return [PairVerdict(position, pid, subset or "", prompt, chosen, rejected, chosen_score,
-                        rejected_score, (prompt_id, chosen_id, rejected_id, subset))
-            for (position, pid, subset, prompt_id, chosen_id, rejected_id, prompt, chosen,
+                        rejected_score, (prompt_id, chosen_id, rejected_id, subset),
+                        json.loads(meta or "{}"))
+            for (position, pid, subset, meta, prompt_id, chosen_id, rejected_id, prompt, chosen,
                  rejected, chosen_score, rejected_score) in pair_scores(store, key, rm_key)]
 
 

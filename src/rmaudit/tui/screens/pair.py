@@ -106,7 +106,10 @@ class PairScreen(Screen):
             level = self.flip.levels[self.level]
             parts += [f" · {self.flip.target} shifted at p = {level:g}" if level else " · unshifted",
                       f" (verdicts by p: {self.flip.verdicts}, ± to step)"]
-        parts.append(f" · subset {self.pair.subset or '—'}\nother RMs: ")
+        parts.append(f" · subset {self.pair.subset or '—'}")
+        if self.pair.styles:
+            parts.append(" · styles chosen/rejected: " + self.pair.styles)
+        parts.append("\nother RMs: ")
         others = [(self.app.rm_label(self.run_id, k), c - r) for k, (c, r) in margins.items()
                   if k != self.rm_key]
         for index, (other, margin) in enumerate(others):

@@ -51,6 +51,7 @@ class PairFailuresScreen(Screen):
         self.verdicts: list[PairVerdict] | None = None
         self.flips: list[ShiftFlip] | None = None
         self.shown: list[PairVerdict | ShiftFlip] = []
+        self.constant: list[str] = []  # "subset X": what every shown row has in common
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -118,18 +119,30 @@ class PairFailuresScreen(Screen):
         table = self.table
         table.clear(columns=True)
         self.shown = self.visible_rows()
-        if self.mode == "flips":
-            headers = ["#", "shifted", "first flip", "verdict by p (0→max)", "margin p=0", "subset"]
-            rows = [[str(i), f.target, f"p={f.levels[f.first_flip]:g}", f.verdicts,
-                     _number(f.margins[0]), shorten(f.pair.subset, SUBSET_WIDTH)]
-                    for i, f in enumerate(self.shown, 1)]
-            pairs = [f.pair for f in self.shown]
+        flips = self.mode == "flips"
+        pairs = [f.pair for f in self.shown] if flips else self.shown
+        columns: list[tuple[str, list]] = [("#", [str(i) for i in range(1, len(pairs) + 1)])]
+        if flips:
+            columns += [("shifted", [f.target for f in self.shown]),
+                        ("flips at", [f"p={f.levels[f.first_flip]:g}" for f in self.shown]),
+                        ("✓/✗ by p", [f.verdicts for f in self.shown]),
+                        ("margin p=0", [_number(f.margins[0]) for f in self.shown])]
         else:
-            headers = ["#", "margin", "chosen", "rejected", "subset"]
-            rows = [[str(i), _number(p.margin), _number(p.chosen_score),
-                     _number(p.rejected_score), shorten(p.subset, SUBSET_WIDTH)]
-                    for i, p in enumerate(self.shown, 1)]
-            pairs = self.shown
+            columns += [("margin", [_number(p.margin) for p in pairs]),
+                        ("chosen", [_number(p.chosen_score) for p in pairs]),
+                        ("rejected", [_number(p.rejected_score) for p in pairs])]
+        columns += [("subset", [shorten(p.subset, SUBSET_WIDTH) for p in pairs]),
+                    ("styles c/r", [Text(p.styles) for p in pairs])]  # RM-Bench: style bias?
+        # a column that says the same on every row (one subset, one target) only takes room:
+        # the title says it once instead
+        kept = [(header, cells) for header, cells in columns
+                if header in ("#", "margin", "margin p=0", "✓/✗ by p") or len(pairs) < 2
+                or len({str(c) for c in cells}) > 1]
+        self.constant = [f"{header} {cells[0]}" for header, cells in columns
+                         if (header, cells) not in kept and str(cells[0])]
+        columns = kept
+        headers = [header for header, _ in columns]
+        rows = [list(cells) for cells in zip(*(cells for _, cells in columns))]
         preview = table.text_width(headers, rows)  # the prompt takes the rest of the width
         table.add_columns(*(Text(h) for h in headers), "prompt")
         for index, (cells, pair) in enumerate(zip(rows, pairs)):
@@ -154,7 +167,8 @@ class PairFailuresScreen(Screen):
             status = (f"{len(self.shown):,} {'wrong ' if self.mode == 'wrong' else ''}pairs shown · "
                       f"{wrong:,} of {len(self.verdicts or []):,} wrong · worst margin first")
             explain = "\nmargin = RM score of chosen − of rejected (< 0: it prefers the rejected)"
-        filters = [f"subset = {self.subset}"] if self.subset is not None else []
+        filters = [] if self.subset is not None else list(self.constant)
+        filters += [f"subset = {self.subset}"] if self.subset is not None else []
         filters += [f"search = {self.query_text!r}"] if self.query_text else []
         what = "Flips under shift" if self.mode == "flips" else "Pair failures"
         self.query_one("#pairs-title", Static).update(assemble(
