@@ -30,11 +30,21 @@ def visible(text: str) -> str:
     return _HIDDEN.sub(lambda match: f"⟨U+{ord(match.group()):04X}⟩", text)
 
 
+#: the most of an RM's label (or a run's title) a table cell, a legend or a heading shows
+LABEL_MAX = 60
+
+
 def one_line(text: str, width: int | None = None) -> str:
     """``text`` made :func:`visible`, its whitespace runs (newlines too) collapsed to one space,
     cut to ``width`` characters with an ellipsis."""
     line = " ".join(visible(text).split())
     return line if width is None or len(line) <= width else line[:max(width - 1, 0)] + "…"
+
+
+def short_label(label: str) -> str:
+    """An RM's label as tables, legends and headings show it: one line, at most
+    :data:`LABEL_MAX` characters (the DB keeps it whole)."""
+    return one_line(label, LABEL_MAX)
 
 
 def eta_label(eta: float) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from rmaudit.formatting import eta_label, format_number
+from rmaudit.formatting import eta_label, format_number, short_label
 from rmaudit.results import Column, OracleScale, RunSummary
 from rmaudit.vocabulary import RETA_CURVE, RETA_PREFIX, SHIFT_CURVE_PREFIX, in_oracle_units
 
@@ -108,4 +108,5 @@ def _next_steps(summary: RunSummary, db_path: str) -> list[str]:
                  + ("; p: the preference pairs it gets wrong" if summary.pairs else ""))
     else:
         where = "enter on it opens its pair failures: the pairs it gets wrong, worst margin first"
-    return [f"Next: rmaudit tui {db_path} — the worst RM by {column.label} is {label}; {where}."]
+    return [f"Next: rmaudit tui {db_path} — the worst RM by {column.label} is "
+            f"{short_label(label)}; {where}."]

@@ -13,6 +13,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, Text
 from rich.table import Table
 
 from rmaudit.costs import CostLine
+from rmaudit.formatting import LABEL_MAX, one_line
 from rmaudit.runner import StageCount
 from rmaudit.tui.literal import literal
 
@@ -21,7 +22,8 @@ class RichProgress:
     """One bar per stage, with counts and ETA; items already stored count as done."""
 
     def __init__(self, console: Console) -> None:
-        self.bars = Progress(TextColumn("{task.description:<28}"), BarColumn(),
+        # markup=False: a stage names an RM by its label, text from the recipe
+        self.bars = Progress(TextColumn("{task.description:<28}", markup=False), BarColumn(),
                              MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
                              TimeRemainingColumn(), console=console)
         self.tasks: dict[str, TaskID] = {}
@@ -34,7 +36,8 @@ class RichProgress:
         self.bars.stop()
 
     def start(self, stage: str, total: int, done: int) -> None:
-        self.tasks[stage] = self.bars.add_task(stage, total=total, completed=done)
+        self.tasks[stage] = self.bars.add_task(one_line(stage, LABEL_MAX), total=total,
+                                               completed=done)
 
     def advance(self, stage: str, amount: int) -> None:
         self.bars.advance(self.tasks[stage], amount)
@@ -56,7 +59,7 @@ def plan_table(counts: list[StageCount], title: str) -> Table:
 
 def work_line(counts: list[StageCount]) -> str:
     """'new: 25,600 responses, ...' or that nothing new was needed."""
-    done = [f"{c.pending:,} {c.stage}" for c in counts if c.pending]
+    done = [f"{c.pending:,} {one_line(c.stage, LABEL_MAX)}" for c in counts if c.pending]
     return "new work: " + ", ".join(done) if done else "new work: none (everything was already stored)"
 
 

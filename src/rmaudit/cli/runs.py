@@ -9,6 +9,8 @@ from rmaudit.browse import RunRow, list_runs, open_for_reading, resolve_run
 from rmaudit.tui.literal import assemble, literal
 
 from .render import console
+from rmaudit.formatting import LABEL_MAX, one_line
+
 from .summary import LABEL_WIDTH, fitting, print_summary
 
 
@@ -42,7 +44,7 @@ def _runs_table(rows: list[RunRow], cap: int | None) -> Table:
                          justify="right" if header in ("prompts", "N", "RMs") else "left")
     table.add_column("recipe", overflow="fold", max_width=cap and cap - 8)
     for run in rows:
-        table.add_row(run.id[:10], literal(run.title), literal(run.status),
+        table.add_row(run.id[:10], literal(one_line(run.title, 2 * LABEL_MAX)), literal(run.status),
                       "SIMULATED" if run.simulated else "real", f"{run.prompts:,}",
                       str(run.per_prompt or "pairs"), str(run.reward_models),
                       run.created_at.replace("T", " ")[:16], literal(run.recipe_path))
@@ -60,7 +62,8 @@ def _narrow_runs_table(rows: list[RunRow]) -> Table:
     table.add_column("created", no_wrap=True)
     for run in rows:
         size = f"{run.prompts:,}×{run.per_prompt}" if run.per_prompt else "pairs"
-        table.add_row(run.id[:10], assemble(run.title, "\n", (run.recipe_path, "dim")),
+        table.add_row(run.id[:10], assemble(one_line(run.title, 2 * LABEL_MAX), "\n",
+                                            (run.recipe_path, "dim")),
                       assemble(run.status, ("\nSIM." if run.simulated else "", "yellow")),
                       size, str(run.reward_models), run.created_at[:10])
     return table

@@ -18,7 +18,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from rmaudit.formatting import eta_label, format_number, sparkline, spread
+from rmaudit.formatting import eta_label, format_number, short_label, sparkline, spread
 from rmaudit.legend import legend
 from rmaudit.regret_results import StudyTable, load_studies, study_table
 from rmaudit.results import Cell, Column, Curve, OracleScale, RunSummary, load_summary, oracle_scale
@@ -155,7 +155,7 @@ def _board_by_rm(summary: RunSummary, scale, spark) -> Table:
     if spark:
         table.add_column("RETA curve\nη: ½→small", no_wrap=True)
     for label, rm_key in summary.reward_models:
-        row = [literal(label)]
+        row = [literal(short_label(label))]
         row += [_value(summary.cells.get((rm_key, c.metric, c.key)), True) for c in summary.columns]
         if spark:
             curve = summary.curves.get((rm_key, *spark))
@@ -169,7 +169,8 @@ def _board_by_metric(summary: RunSummary, scale, rms: list[tuple[str, str]], two
     table = _table()
     table.add_column("", overflow="fold", max_width=LABEL_WIDTH)
     for label, _ in rms:
-        table.add_column(_broken(label) if two_lines else literal(label), justify="right",
+        table.add_column(_broken(short_label(label)) if two_lines else literal(short_label(label)),
+                         justify="right",
                          overflow="fold")
     for column in summary.columns:
         table.add_row(_header(column, scale, two_lines=False),
@@ -206,7 +207,7 @@ def _curve_by_rm(curves: list[tuple[str, Curve]], picks: list[int]) -> Table:
     for i in picks:
         table.add_column(f"η={eta_label(float(curves[0][1].x[i]))}", justify="right", no_wrap=True)
     for label, curve in curves:
-        table.add_row(literal(label), *(_curve_cell(curve, i) for i in picks))
+        table.add_row(literal(short_label(label)), *(_curve_cell(curve, i) for i in picks))
     return table
 
 
@@ -214,7 +215,7 @@ def _curve_by_eta(curves: list[tuple[str, Curve]], picks: list[int]) -> Table:
     table = _table()
     table.add_column("η", no_wrap=True)
     for label, _ in curves:
-        table.add_column(_broken(label, 11), justify="right", no_wrap=True)
+        table.add_column(_broken(short_label(label), 11), justify="right", no_wrap=True)
     for i in picks:
         table.add_row(eta_label(float(curves[0][1].x[i])), *(_curve_cell(c, i) for _, c in curves))
     return table
@@ -285,7 +286,7 @@ def _shift(rows: list[tuple[str, str, Curve]], picks: list[int], spark: bool) ->
         table.add_column(f"p={first.x[i]:g}", justify="right", no_wrap=True)
     previous = None
     for label, target, curve in rows:
-        cells = [literal(label) if label != previous else "", target]
+        cells = [literal(short_label(label)) if label != previous else "", target]
         if spark:
             cells.append(sparkline(curve.value))
         table.add_row(*cells, *(format_number(curve.value[i], 2) for i in picks))

@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 
 from rmaudit.browse import ACROSS_RMS
 from rmaudit.components import RUN_LEVEL
-from rmaudit.formatting import NEUTRAL_COLOUR, rm_colour, visible
+from rmaudit.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
 from rmaudit.metrics import bon_kl, rank_of_n_kl
 from rmaudit.regret_results import goodhart_curve, goodhart_points, load_studies
 from rmaudit.results import Curve, OracleScale, RunSummary
@@ -56,7 +56,7 @@ def _plot_rms(ax: Axes, summary: RunSummary, metric: str, key: str, transform=la
         x = transform(curve.x)
         stderr = np.nan_to_num(curve.stderr)
         ax.plot(x, curve.value, marker="o", markersize=3, color=colours[rm_key],
-                linestyle=linestyle, label=visible(label) if labels else None)
+                linestyle=linestyle, label=short_label(label) if labels else None)
         ax.fill_between(x, curve.value - stderr, curve.value + stderr, color=colours[rm_key],
                         alpha=0.2, linewidth=0)
     ax.grid(True, alpha=0.3)
@@ -154,7 +154,7 @@ def shift_figure(summary: RunSummary, metric: str, quantity: str) -> Figure:
     for target in SHIFT_TARGETS:
         _plot_rms(ax, summary, metric, shift_curve_key(quantity, target),
                   linestyle=TARGET_LINES[target], labels=False)
-    handles = [ax.plot([], [], color=colour, label=visible(label))[0]
+    handles = [ax.plot([], [], color=colour, label=short_label(label))[0]
                for (label, _), colour in zip(summary.reward_models, rm_colours(summary).values())]
     handles += [ax.plot([], [], color=NEUTRAL_COLOUR, linestyle=TARGET_LINES[t],
                         label=f"{t} shifted")[0]
@@ -193,7 +193,8 @@ def ndr_figure(summary: RunSummary, metric: str) -> Figure:
         stderr = np.nan_to_num(curve.stderr)
         colour = colours.get(proxy, NEUTRAL_COLOUR)
         for ax, x in ((by_n, curve.x), (by_kl, bon_kl(np.rint(curve.x).astype(int)))):
-            ax.plot(x, curve.value, marker="o", markersize=3, label=visible(proxy), color=colour)
+            ax.plot(x, curve.value, marker="o", markersize=3, label=short_label(proxy),
+                    color=colour)
             ax.fill_between(x, curve.value - stderr, curve.value + stderr, color=colour,
                             alpha=0.2, linewidth=0)
     by_n.set_xscale("log", base=2)

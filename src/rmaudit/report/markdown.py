@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 import re
 
-from rmaudit.formatting import eta_label, format_number, format_value, one_line, spread, visible
+from rmaudit.formatting import (LABEL_MAX, eta_label, format_number, format_value, one_line, spread,
+                                visible)
 from rmaudit.legend import legend
 from rmaudit.regret_results import load_studies, study_table
 from rmaudit.results import OracleScale, RunSummary
@@ -24,9 +25,10 @@ from rmaudit.vocabulary import (REGRET_SUMMARY, RETA_CURVE, SHIFT_QUANTITIES, SH
 CURVE_POINTS, SHIFT_POINTS = 8, 6
 
 
-def md(text: object) -> str:
-    """Text from data on one line, with every character Markdown would act on escaped."""
-    return re.sub(r"([\\`*_\[\]<>|#!~{}])", r"\\\1", one_line(str(text)))
+def md(text: object, width: int | None = None) -> str:
+    """Text from data on one line (at most ``width`` characters), with every character
+    Markdown would act on escaped."""
+    return re.sub(r"([\\`*_\[\]<>|#!~{}])", r"\\\1", one_line(str(text), width))
 
 
 def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> list[str]:
@@ -44,7 +46,7 @@ def leaderboard(summary: RunSummary, scale: OracleScale | None) -> list[str]:
     rows = []
     for label, rm_key in summary.reward_models:
         cells = [summary.cells.get((rm_key, c.metric, c.key)) for c in summary.columns]
-        rows.append([md(label), *(format_value(c.value, c.stderr) if c else "—" for c in cells)])
+        rows.append([md(label, LABEL_MAX), *(format_value(c.value, c.stderr) if c else "—" for c in cells)])
     return ["## Leaderboard", "",
             "Value ± standard error; ↑ higher is better, ↓ lower is better.", "",
             *_table(headers, rows), ""]
@@ -59,7 +61,7 @@ def reta_curve_table(summary: RunSummary) -> list[str]:
         return []
     x = curves[0][1].x
     picks = spread(len(x), CURVE_POINTS)
-    rows = [[md(label), *(f"{format_number(c.value[i], 3)} ± {format_number(c.stderr[i], 3)}"
+    rows = [[md(label, LABEL_MAX), *(f"{format_number(c.value[i], 3)} ± {format_number(c.stderr[i], 3)}"
                           for i in picks)] for label, c in curves]
     return ["## RETA curve", "", "RETA(η) ± standard error across prompts, from η = ½ to one "
             "response (1 = a random RM).", "",
@@ -77,7 +79,7 @@ def shift_tables(summary: RunSummary) -> list[str]:
             continue
         found.sort(key=lambda f: list(labels.values()).index(f[0]))
         picks = spread(len(found[0][2].x), SHIFT_POINTS)
-        rows = [[md(label), target, *(format_number(c.value[i], 3) for i in picks)]
+        rows = [[md(label, LABEL_MAX), target, *(format_number(c.value[i], 3) for i in picks)]
                 for label, target, c in found]
         lines += [f"### {title} {'↑' if higher else '↓'}", "",
                   *_table(["reward model", "shifted", *(f"p = {found[0][2].x[i]:g}" for i in picks)],

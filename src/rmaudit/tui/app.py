@@ -13,7 +13,7 @@ from textual.binding import Binding
 
 from rmaudit.browse import (PromptFailure, list_runs, open_for_reading, prompt_failures,
                             resolve_run)
-from rmaudit.formatting import visible
+from rmaudit.formatting import short_label, visible
 from rmaudit.pair_failures import PairVerdict, ShiftFlip, pair_verdicts, shift_flips
 from rmaudit.results import RunSummary, load_summary
 
@@ -65,7 +65,9 @@ class AuditApp(App):
         return self._summaries[run_id]
 
     def rm_label(self, run_id: str, rm_key: str) -> str:
-        return dict((k, label) for label, k in self.summary(run_id).reward_models).get(rm_key, rm_key[:10])
+        """The RM's label as the screens show it (one line, cut if very long)."""
+        labels = dict((k, label) for label, k in self.summary(run_id).reward_models)
+        return short_label(labels.get(rm_key, rm_key[:10]))
 
     def load_failures(self, run_id: str, rm_key: str) -> list[PromptFailure]:
         """The failure table of an RM; safe to call from a worker thread (own connection)."""

@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from rmaudit.browse import ACROSS_RMS
-from rmaudit.formatting import format_value, sparkline
+from rmaudit.formatting import format_value, short_label, sparkline
 from rmaudit.vocabulary import RETA_CURVE
 
 from ..literal import assemble, literal
@@ -143,7 +143,7 @@ class LeaderboardScreen(Screen):
         current = self.current_rm() if table.row_count else None
         table.clear()
         for rm_key, cells in self.rows():
-            shown = [cells[0], literal(cells[1], "bold")]
+            shown = [cells[0], literal(short_label(cells[1]), "bold")]
             for index, cell in enumerate(cells[2:], start=len(FIXED_COLUMNS)):
                 if self._is_curve_column(index):
                     shown.append(sparkline(cell.value) if cell is not None else "")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from rich.text import Text
 
-from rmaudit.formatting import NEUTRAL_COLOUR
+from rmaudit.formatting import NEUTRAL_COLOUR, short_label
 from rmaudit.panels import PanelContext
 from rmaudit.tui.widgets.plots import CROSSES, DOTS, LINE, CurvePlot, Series, rm_colours, series_legend
 from rmaudit.vocabulary import RELIABILITY_DIAGRAM, SHIFT_QUANTITIES, SHIFT_TARGETS, shift_curve_key
@@ -22,7 +22,7 @@ TARGET_STYLES = dict(zip(SHIFT_TARGETS, (LINE, DOTS, CROSSES)))
 
 def _rm_curves(context: PanelContext, curve_key: str) -> list[tuple[str, str, object]]:
     """(RM key, RM label, stored curve) of each selected RM that stored ``curve_key``."""
-    labels = {key: label for label, key in context.summary.reward_models}
+    labels = {key: short_label(label) for label, key in context.summary.reward_models}
     return [(rm, labels[rm], curve) for rm in context.rm_keys
             for (stored_rm, _, key), curve in context.summary.curves.items()
             if stored_rm == rm and key == curve_key]

@@ -17,7 +17,7 @@ from textual_plotext import PlotextPlot
 
 from rmaudit.browse import ACROSS_RMS
 from rmaudit.components import RUN_LEVEL
-from rmaudit.formatting import NEUTRAL_COLOUR, rm_colour, visible
+from rmaudit.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
 from rmaudit.metrics import rank_of_n_kl
 from rmaudit.panels import PanelContext
 from rmaudit.vocabulary import RETA_CURVE, best_of_n_curve_key
@@ -116,7 +116,7 @@ def rm_colours(context: PanelContext) -> dict[str, str]:
 def _series(context: PanelContext, curve_key: str, transform=lambda x: x) -> list[Series]:
     """One series per selected RM that stored ``curve_key``, in leaderboard order, then the
     run-level curve (a metric across all RMs) if there is one."""
-    labels = dict((key, label) for label, key in context.summary.reward_models)
+    labels = dict((key, short_label(label)) for label, key in context.summary.reward_models)
     labels[RUN_LEVEL] = ACROSS_RMS
     colours = rm_colours(context)
     found = []
