@@ -24,7 +24,7 @@ def _kind(kind: str, cls: type) -> str:
 @click.option("--all", "show_all", is_flag=True, help="Include the built-in plugins.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 def plugins_command(show_all: bool, as_json: bool) -> None:
-    """List plugins (third-party only, unless --all) and the components they add."""
+    """List plugins and their components (third-party only, unless --all)."""
     components: dict[str, list[tuple[str, str, str]]] = {}  # plugin → (kind, name, description)
     for kind in host.HOOK_OF_KIND:
         for entry in host.registered(kind):

@@ -18,7 +18,7 @@ from .summary import LABEL_WIDTH, fitting, print_summary
 @click.option("--db", "db_path", default="rmaudit.db", show_default=True, type=click.Path(dir_okay=False))
 @click.argument("run_id", required=False)
 def runs(db_path: str, run_id: str | None) -> None:
-    """List stored runs, newest first; with RUN_ID (or a prefix), print that run's summary."""
+    """List stored runs, newest first; with RUN_ID, print that run's summary."""
     store = open_for_reading(db_path)  # a missing, foreign or newer DB is BadInput: exit code 2
     try:
         out = console()

@@ -105,7 +105,7 @@ class PairScreen(Screen):
         if self.flip is not None:
             level = self.flip.levels[self.level]
             parts += [f" · {self.flip.target} shifted at p = {level:g}" if level else " · unshifted",
-                      f" (verdicts by p: {self.flip.verdicts}, ± to step)"]
+                      f" (verdicts by p: {self.flip.verdicts}; + and - step p)"]
         parts.append(f" · subset {self.pair.subset or '—'}")
         if self.pair.styles:
             parts.append(" · styles chosen/rejected: " + self.pair.styles)
