@@ -186,7 +186,8 @@ def _board_by_metric(summary: RunSummary, scale, rms: list[tuple[str, str]], two
 # -- the RETA curve -------------------------------------------------------------------------
 
 def _curve_layouts(summary: RunSummary, ident: tuple[str, str]) -> list[Layout]:
-    curves = [(label, summary.curves.get((rm_key, *ident))) for label, rm_key in summary.reward_models]
+    curves = [(label, summary.curves.get((rm_key, *ident)))
+              for label, rm_key in summary.reward_models]
     curves = [(label, curve) for label, curve in curves if curve is not None]
     x = curves[0][1].x
     layouts: list[Layout] = [lambda count=count: [_curve_by_rm(curves, spread(len(x), count))]

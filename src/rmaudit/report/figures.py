@@ -124,7 +124,8 @@ def best_of_n_figure(summary: RunSummary, metric: str, key: str,
     by_n.set_xlabel("n (responses drawn)")
     _plot_rms(by_kl, summary, metric, key, lambda n: rank_of_n_kl(np.rint(n).astype(int), rank))
     by_kl.set_xlabel(f"KL({what}-of-n ‖ base policy) [nats]"
-                     + ("  = log n − (n−1)/n" if rank == 1 else "  (Beta order-statistic density)"))
+                     + ("  = log n − (n−1)/n" if rank == 1
+                        else "  (Beta order-statistic density)"))
     pick = "the RM's pick" if rank == 1 else f"the RM's {what.removesuffix('-best')} favourite"
     by_n.set_ylabel(visible(f"oracle score of {pick}\n({_oracle_units(scale)})"))
     figure.suptitle(_title(summary, f"{what}-of-n, ±1 stderr across prompts"))
@@ -250,7 +251,8 @@ def build_figures(summary: RunSummary, store: Store | None = None,
             what, build = "ndr", (lambda m=metric: ndr_figure(summary, m))
         elif key.startswith(SHIFT_CURVE_PREFIX) and shift_curve_target(key):
             quantity = key.removeprefix(SHIFT_CURVE_PREFIX).rsplit("_", 1)[0]
-            what, build = f"shift-{quantity}", (lambda m=metric, q=quantity: shift_figure(summary, m, q))
+            what = f"shift-{quantity}"
+            build = lambda m=metric, q=quantity: shift_figure(summary, m, q)  # noqa: E731
         elif key == RETA_CURVE:
             what, build = "reta-curve", (lambda m=metric: reta_figure(summary, m))
         elif is_best_of_n_curve(key):

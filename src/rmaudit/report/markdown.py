@@ -46,7 +46,8 @@ def leaderboard(summary: RunSummary, scale: OracleScale | None) -> list[str]:
     rows = []
     for label, rm_key in summary.reward_models:
         cells = [summary.cells.get((rm_key, c.metric, c.key)) for c in summary.columns]
-        rows.append([md(label, LABEL_MAX), *(format_value(c.value, c.stderr) if c else "—" for c in cells)])
+        rows.append([md(label, LABEL_MAX),
+                     *(format_value(c.value, c.stderr) if c else "—" for c in cells)])
     return ["## Leaderboard", "",
             "Value ± standard error; ↑ higher is better, ↓ lower is better.", "",
             *_table(headers, rows), ""]
@@ -61,8 +62,9 @@ def reta_curve_table(summary: RunSummary) -> list[str]:
         return []
     x = curves[0][1].x
     picks = spread(len(x), CURVE_POINTS)
-    rows = [[md(label, LABEL_MAX), *(f"{format_number(c.value[i], 3)} ± {format_number(c.stderr[i], 3)}"
-                          for i in picks)] for label, c in curves]
+    rows = [[md(label, LABEL_MAX),
+             *(f"{format_number(c.value[i], 3)} ± {format_number(c.stderr[i], 3)}" for i in picks)]
+            for label, c in curves]
     return ["## RETA curve", "", "RETA(η) ± standard error across prompts, from η = ½ to one "
             "response (1 = a random RM).", "",
             *_table(["reward model", *(f"η = {eta_label(float(x[i]))}" for i in picks)], rows), ""]

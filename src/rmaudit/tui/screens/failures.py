@@ -109,7 +109,8 @@ class FailuresScreen(Screen):
     def fill(self) -> None:
         table = self.table
         table.clear(columns=True)
-        headers = ["#", self.metric.label if self.metric else "—", "gap", "RM pick", "best", "topic"]
+        metric = self.metric.label if self.metric else "—"
+        headers = ["#", metric, "gap", "RM pick", "best", "topic"]
         self.shown = self.visible_rows()
         rows = []
         for rank, row in enumerate(self.shown, 1):

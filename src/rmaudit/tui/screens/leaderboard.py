@@ -72,7 +72,8 @@ class LeaderboardScreen(Screen):
                 else f"{summary.pairs:,} preference pairs")
         self.query_one("#leaderboard-title", Static).update(assemble(
             (run["title"], "bold"), tag,
-            f"\nrun {run['id'][:10]} · {run['status']} · {size} · {len(summary.reward_models)} RMs"))
+            f"\nrun {run['id'][:10]} · {run['status']} · {size} · "
+            f"{len(summary.reward_models)} RMs"))
         opens = ("its failures" + (" (p: its pair failures)" if summary.pairs else "")
                  if self.has_prompts else "its pair failures")
         self.query_one("#leaderboard-note", Static).update(

@@ -85,7 +85,8 @@ class PairScreen(Screen):
         prompt, chosen, rejected, chosen_id, rejected_id = texts
         margins = {}
         for label, rm_key in summary.reward_models:
-            scores = response_scores(self.app.store, rm_key, [i for i in (chosen_id, rejected_id) if i])
+            ids = [i for i in (chosen_id, rejected_id) if i]
+            scores = response_scores(self.app.store, rm_key, ids)
             margins[rm_key] = (scores[chosen_id], scores[rejected_id]) \
                 if chosen_id in scores and rejected_id in scores else (math.nan, math.nan)
         mine = margins[self.rm_key]
@@ -104,7 +105,8 @@ class PairScreen(Screen):
         parts: list = [("margin of ", "bold"), (label, "bold"), ": ", verdict(chosen - rejected)]
         if self.flip is not None:
             level = self.flip.levels[self.level]
-            parts += [f" · {self.flip.target} shifted at p = {level:g}" if level else " · unshifted",
+            parts += [f" · {self.flip.target} shifted at p = {level:g}" if level
+                      else " · unshifted",
                       f" (verdicts by p: {self.flip.verdicts}; + and - step p)"]
         parts.append(f" · subset {self.pair.subset or '—'}")
         if self.pair.styles:

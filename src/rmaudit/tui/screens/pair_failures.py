@@ -88,7 +88,8 @@ class PairFailuresScreen(Screen):
         shifted = self.app.load_shift_flips(self.run_id, rm_key) if flips else None
         self.app.call_from_thread(self._loaded, rm_key, verdicts, shifted)
 
-    def _loaded(self, rm_key: str, verdicts: list[PairVerdict], flips: list[ShiftFlip] | None) -> None:
+    def _loaded(self, rm_key: str, verdicts: list[PairVerdict],
+                flips: list[ShiftFlip] | None) -> None:
         if rm_key != self.rm_key:  # the user moved on to another RM meanwhile
             return
         self.verdicts = verdicts
@@ -161,10 +162,12 @@ class PairFailuresScreen(Screen):
         elif self.mode == "flips":
             status = (f"{len(self.shown):,} of {len(self.flips or []):,} (pair, shift) flips · "
                       "earliest flip first")
-            explain = "\n✓ right, ✗ wrong at each shift level p; margin = chosen − rejected score"
+            explain = ("\n✓ right, ✗ wrong at each shift level p; "
+                       "margin = chosen − rejected score")
         else:
             wrong = sum(not p.correct for p in self.verdicts or [])
-            status = (f"{len(self.shown):,} {'wrong ' if self.mode == 'wrong' else ''}pairs shown · "
+            shown = f"{len(self.shown):,} {'wrong ' if self.mode == 'wrong' else ''}pairs shown"
+            status = (f"{shown} · "
                       f"{wrong:,} of {len(self.verdicts or []):,} wrong · worst margin first")
             explain = "\nmargin = RM score of chosen − of rejected (< 0: it prefers the rejected)"
         filters = [] if self.subset is not None else list(self.constant)

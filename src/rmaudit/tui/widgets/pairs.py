@@ -11,7 +11,8 @@ from rich.text import Text
 
 from rmaudit.formatting import NEUTRAL_COLOUR, short_label
 from rmaudit.panels import PanelContext
-from rmaudit.tui.widgets.plots import CROSSES, DOTS, LINE, CurvePlot, Series, rm_colours, series_legend
+from rmaudit.tui.widgets.plots import (CROSSES, DOTS, LINE, CurvePlot, Series, rm_colours,
+                                       series_legend)
 from rmaudit.vocabulary import RELIABILITY_DIAGRAM, SHIFT_QUANTITIES, SHIFT_TARGETS, shift_curve_key
 
 from ..literal import assemble

@@ -100,7 +100,8 @@ class CurvePlot(Vertical):
             # no label: plotext would draw its legend over the data (ours is under the plot)
             plt.plot(x, y, marker=series.marker, color=rgb(series.colour))
             if self.error_bars:
-                plt.error(x, y, yerr=np.nan_to_num(series.stderr).tolist(), color=rgb(series.colour))
+                plt.error(x, y, yerr=np.nan_to_num(series.stderr).tolist(),
+                          color=rgb(series.colour))
         if self.x_ticks is not None:
             plt.xticks(*self.x_ticks)
 
