@@ -60,8 +60,8 @@ def legend(summary: RunSummary, scale: OracleScale | None, db_path: str | None =
         lines.append("RETA(η): mean oracle score of the RM's top η share of a prompt's responses "
                      "÷ the mean of all of them; 1 = a random RM, > 1 better"
                      + (f" ({reta.label}: its top {_share(reta)})" if reta is not None else "")
-                     + ". The RETA curve runs from η = ½ to one response; its sparkline goes "
-                       "▁ (lowest) to █ (highest) on each RM's own scale.")
+                     + ". The RETA curve runs from η = ½ to one response (its sparkline, where "
+                       "the width allows, goes ▁ lowest to █ highest on each RM's own scale).")
     if any(in_oracle_units(key) for key in keys):
         lines.append("BoN@n: oracle score of the RM's favourite among n random responses "
                      "(2nd-BoN@n: of its second favourite); " + _scale_words(scale) + ".")

@@ -108,11 +108,12 @@ def _value(cell: Cell | None, two_lines: bool) -> Text:
     return text
 
 
-def _header(column: Column, scale: OracleScale | None, two_lines: bool = True) -> Text:
-    """The metric's label and arrow, and for an oracle score the oracle's scale."""
+def _header(column: Column, scale: OracleScale | None) -> Text:
+    """The metric's label and arrow, and for an oracle score (with ``scale``) the oracle's
+    scale under it."""
     header = literal(f"{column.label} {'↑' if column.higher_is_better else '↓'}")
     if scale is not None and in_oracle_units(column.key):
-        header.append(f"{chr(10) if two_lines else ' '}[{scale.short}]", style="dim")
+        header.append(f"\n[{scale.short}]", style="dim")
     return header
 
 
@@ -129,7 +130,11 @@ def _broken(label: str, size: int = 9) -> Text:
 
 
 def _chunks(items: list, size: int) -> list[list]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    """``items`` in as few chunks of at most ``size`` as there can be, of even sizes (5 RMs
+    by 4: 3 and 2, not 4 and 1)."""
+    count = -(-len(items) // size)
+    bounds = [round(i * len(items) / count) for i in range(count + 1)]
+    return [items[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
 # -- the leaderboard ------------------------------------------------------------------------
@@ -167,13 +172,16 @@ def _board_by_rm(summary: RunSummary, scale, spark) -> Table:
 def _board_by_metric(summary: RunSummary, scale, rms: list[tuple[str, str]], two_lines: bool,
                      spark) -> Table:
     table = _table()
-    table.add_column("", overflow="fold", max_width=LABEL_WIDTH)
+    # the oracle's scale once, in the corner, rather than on every best-of-n row
+    oracle_units = scale is not None and any(in_oracle_units(c.key) for c in summary.columns)
+    corner = Text(f"BoN scale:\n[{scale.short}]", style="dim") if oracle_units else ""
+    table.add_column(corner, overflow="fold", max_width=LABEL_WIDTH)
     for label, _ in rms:
         table.add_column(_broken(short_label(label)) if two_lines else literal(short_label(label)),
                          justify="right",
                          overflow="fold")
     for column in summary.columns:
-        table.add_row(_header(column, scale, two_lines=False),
+        table.add_row(_header(column, None),
                       *(_value(summary.cells.get((rm_key, column.metric, column.key)), two_lines)
                         for _, rm_key in rms))
     if spark:
