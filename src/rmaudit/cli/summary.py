@@ -94,10 +94,6 @@ def width(out: Console, table: Table) -> int:
     return Measurement.get(out, out.options.update_width(10 ** 6), table).maximum
 
 
-def _table(box_title: str | None = None) -> Table:
-    return Table(title=box_title, title_justify="left")
-
-
 def _value(cell: Cell | None, two_lines: bool) -> Text:
     """"1.2097 ± 0.0028" (or on two lines); the value alone without a finite stderr."""
     if cell is None or not math.isfinite(cell.value):
@@ -153,7 +149,7 @@ def _board_layouts(summary: RunSummary, scale: OracleScale | None) -> list[Layou
 
 
 def _board_by_rm(summary: RunSummary, scale, spark) -> Table:
-    table = _table()
+    table = Table()
     table.add_column("reward model", style="bold", overflow="fold")
     for column in summary.columns:
         table.add_column(_header(column, scale), justify="right", no_wrap=True)
@@ -171,7 +167,7 @@ def _board_by_rm(summary: RunSummary, scale, spark) -> Table:
 
 def _board_by_metric(summary: RunSummary, scale, rms: list[tuple[str, str]], two_lines: bool,
                      spark) -> Table:
-    table = _table()
+    table = Table()
     # the oracle's scale once, in the corner, rather than on every best-of-n row
     oracle_units = scale is not None and any(in_oracle_units(c.key) for c in summary.columns)
     corner = Text(f"BoN scale:\n[{scale.short}]", style="dim") if oracle_units else ""
@@ -211,7 +207,7 @@ def _curve_cell(curve: Curve, i: int) -> str:
 
 
 def _curve_by_rm(curves: list[tuple[str, Curve]], picks: list[int]) -> Table:
-    table = _table()
+    table = Table()
     table.add_column("reward model", style="bold", overflow="fold")
     for i in picks:
         table.add_column(f"η={eta_label(float(curves[0][1].x[i]))}", justify="right", no_wrap=True)
@@ -221,7 +217,7 @@ def _curve_by_rm(curves: list[tuple[str, Curve]], picks: list[int]) -> Table:
 
 
 def _curve_by_eta(curves: list[tuple[str, Curve]], picks: list[int]) -> Table:
-    table = _table()
+    table = Table()
     table.add_column("η", no_wrap=True)
     for label, _ in curves:
         table.add_column(_broken(short_label(label), 11), justify="right", no_wrap=True)
@@ -237,7 +233,7 @@ def _study_layouts(study: StudyTable) -> list[Layout]:
 
 
 def _study(study: StudyTable, two_lines: bool) -> Table:
-    table = _table()
+    table = Table()
     for index, header in enumerate(study.headers):
         table.add_column(_broken(header) if two_lines else literal(header),
                          style="bold" if index == 0 else None,
@@ -254,7 +250,7 @@ def _run_level_layouts(run_level: list[tuple[Column, Cell]]) -> list[Layout]:
 
 
 def _run_level(run_level: list[tuple[Column, Cell]], capped: bool) -> Table:
-    table = _table()
+    table = Table()
     for header in ("metric", "result"):
         table.add_column(header, overflow="fold", max_width=LABEL_WIDTH if capped else None)
     for header in ("value", "± stderr", "95% CI"):
@@ -285,7 +281,7 @@ def _shift_layouts(summary: RunSummary, quantity: str) -> list[Layout]:
 
 
 def _shift(rows: list[tuple[str, str, Curve]], picks: list[int], spark: bool) -> Table:
-    table = _table()
+    table = Table()
     table.add_column("reward model", style="bold", overflow="fold")
     table.add_column("shifted", no_wrap=True)
     if spark:
