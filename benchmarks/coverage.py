@@ -38,6 +38,7 @@ from scipy.stats import norm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
 
+from _smoke import parse_args  # noqa: E402
 from rmaudit.metrics import (accuracy, best_of_n, ece, ndr_curve,  # noqa: E402
                              pairwise_accuracy, reta)
 from rmaudit.metrics.regret import ERROR_METRICS, regret_correlation  # noqa: E402
@@ -287,18 +288,20 @@ def main() -> None:
     parser.add_argument("--part", choices=("means", "pairs", "regret", "all"), default="all")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path)
-    args = parser.parse_args()
+    parser.add_argument("--small-only", action="store_true", help="only the small size of each")
+    args = parse_args(parser, {"datasets": 3, "small_only": True})
+    sizes = slice(0, 1) if args.small_only else slice(None)
     started = time.time()
     rows = []
     if args.part in ("means", "all"):
-        rows += means_rows([(24, 64, "24 prompts × 64"), (100, 256, "100 × 256 (helpful.toml)")],
-                           args.datasets, args.jobs)
+        rows += means_rows([(24, 64, "24 prompts × 64"),
+                            (100, 256, "100 × 256 (helpful.toml)")][sizes], args.datasets, args.jobs)
     if args.part in ("pairs", "all"):
-        rows += pairs_rows([(28, "28 pairs"), (1293, "1,293 pairs (shift.toml)")],
+        rows += pairs_rows([(28, "28 pairs"), (1293, "1,293 pairs (shift.toml)")][sizes],
                            args.datasets, args.jobs)
     if args.part in ("regret", "all"):
-        rows += regret_rows([(30, 8, "30 prompts × 8"), (120, 16, "120 × 16 (regret.toml)")],
-                            args.datasets, args.jobs)
+        rows += regret_rows([(30, 8, "30 prompts × 8"),
+                             (120, 16, "120 × 16 (regret.toml)")][sizes], args.datasets, args.jobs)
     table = markdown(rows)
     footer = (f"\n\n{args.datasets} data sets per row; ≈: coverage outside "
               f"[{TARGET[0]}, {TARGET[1]}]; {time.time() - started:.0f} s")

@@ -59,6 +59,39 @@ name = "pairwise-accuracy"
 """
 
 
+#: examples/rewardbench-mini.jsonl (14 pairs, 10 subsets) with a small shift sweep on the
+#: responses: pair failures, flips under shift and a leaderboard too wide for 80 columns
+PAIR_RECIPE = """
+title = "RewardBench-style pairs with a shift sweep"
+[pairs.source]
+name = "pairs-file"
+path = "{path}"
+subset = "subset"
+[pairs.shift]
+levels = [0, 0.3, 0.6]
+targets = ["response"]
+[pairs.shift.perturber]
+name = "word-perturb"
+[[reward_models]]
+label = "honest"
+name = "simulated-rm"
+[[reward_models]]
+label = "length-biased"
+name = "simulated-rm"
+bias = "length"
+seed = 1
+[[metrics]]
+name = "pair-accuracy"
+ties = "loss"
+[[metrics]]
+name = "section-score"
+sections = "rewardbench"
+[[metrics]]
+name = "calibration"
+[[metrics]]
+name = "shift-curves"
+"""
+
 
 def table_counts(db_path: Path) -> dict[str, int]:
     """Row count of every table in an rmaudit DB."""

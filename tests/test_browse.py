@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from _support import run_small_audit
-from rmaudit.browse import (_ranks, list_runs, open_for_reading, prompt_detail, prompt_failures,
-                            resolve_run, top_eta)
+from rmaudit.browse import _ranks, prompt_detail, prompt_failures, top_eta
 from rmaudit.results import load_summary
+from rmaudit.run_index import list_runs, open_for_reading, resolve_run
 from rmaudit.store import SCHEMA_VERSION, Store
 
 

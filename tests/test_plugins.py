@@ -121,6 +121,24 @@ def test_plugins_all_lists_builtins_with_components():
     assert sims["distribution"] == "rmaudit"
     assert "reward_model:simulated-rm" in sims["components"]
     assert "register_reward_models" in sims["hooks"]
+    # every component with the first line of its docstring; pair sources as pair sources
+    from rmaudit.default_plugins.pair_sources import RMBenchPairs
+    from rmaudit.default_plugins.simulated import SimulatedJudgeComponent
+
+    assert sims["descriptions"]["oracle:simulated-judge"] == SimulatedJudgeComponent.__doc__.strip().splitlines()[0]
+    pairs = listed["rmaudit.default_plugins.pair_sources"]
+    assert "pair_source:rm-bench" in pairs["components"]
+    assert not any(c.startswith("prompt_source:") for c in pairs["components"])
+    assert pairs["descriptions"]["pair_source:rm-bench"] == RMBenchPairs.__doc__.strip().splitlines()[0]
+
+
+def test_plugins_table_describes_each_component_in_80_columns():
+    result = _run(["plugins", "--all"], {"COLUMNS": "80"})
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    at = next(i for i, line in enumerate(lines) if line.startswith("│ rm-bench ")
+              and "RM-Bench: each prompt's 3" in line)
+    assert lines[at + 1].startswith("│ pair_source ")
 
 
 def test_duplicate_names_need_plugin_prefix(tmp_path, fresh_host):

@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from rmaudit.browse import resolve_run, top_eta
+from rmaudit.browse import top_eta
+from rmaudit.run_index import resolve_run
 from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.metrics import reta
 from rmaudit.store import Store

@@ -11,11 +11,9 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from rmaudit.errors import BadInput
 from rmaudit.results import Column, RunSummary
 from rmaudit.store import Store
 from rmaudit.vocabulary import RETA_PREFIX
@@ -24,60 +22,6 @@ from rmaudit.vocabulary import RETA_PREFIX
 DEFAULT_ETA = 0.25
 #: how plots and tables name the results of a metric across all RMs (``scope = "run"``)
 ACROSS_RMS = "across RMs"
-
-
-def open_for_reading(path: str | Path) -> Store:
-    """Open an existing rmaudit DB read-only; anything else is ``BadInput`` (exit code 2)."""
-    path = str(path)
-    store = Store.open_readonly(path)  # raises BadInput for foreign files and newer schemas
-    if store is None:
-        raise BadInput("database does not exist", file=path)
-    if "runs" not in store.db.table_names():
-        store.close()
-        raise BadInput("not an rmaudit database (no runs table)", file=path)
-    return store
-
-
-@dataclass(frozen=True)
-class RunRow:
-    """One stored audit, as the runs list shows it."""
-
-    id: str
-    title: str
-    status: str
-    simulated: bool
-    created_at: str
-    recipe_path: str
-    prompts: int
-    per_prompt: int
-    reward_models: int
-
-
-def list_runs(store: Store) -> list[RunRow]:
-    """Every run, newest first."""
-    rows = store.db.execute(
-        """select r.id, r.title, r.status, r.simulated, r.created_at, r.recipe_path,
-                  (select count(*) from selections s where s.selection_key = b.selection_key),
-                  b.per_prompt,
-                  (select count(*) from run_reward_models m where m.run_id = r.id)
-           from runs r left join benchmarks b on b.id = r.benchmark_id
-           order by r.created_at desc, r.rowid desc""").fetchall()
-    return [RunRow(i, t or "", s or "", bool(sim), c or "", p or "", n or 0, pp or 0, rms)
-            for i, t, s, sim, c, p, n, pp, rms in rows]
-
-
-def resolve_run(store: Store, run_id: str | None) -> str:
-    """The run named by ``run_id`` (a unique prefix), or the latest run when None."""
-    ids = [run.id for run in list_runs(store)]
-    if not ids:
-        raise BadInput("no runs stored; run a recipe first", file=store.path)
-    if run_id is None:
-        return ids[0]
-    matches = [i for i in ids if i.startswith(run_id)]
-    if len(matches) != 1:
-        raise BadInput("no such run" if not matches else "run id prefix is ambiguous",
-                       file=store.path, field="--run", value=run_id)
-    return matches[0]
 
 
 def top_eta(store: Store, run_id: str) -> float:
@@ -211,13 +155,7 @@ def prompt_detail(store: Store, bench: dict, prompt_id: str, rm_keys: list[str])
         [bench["oracle_key"], bench["policy_key"], prompt_id, bench["per_prompt"]]).fetchall()
     ids = [row[0] for row in rows]
     oracle_rank = _ranks([row[3] for row in rows])
-    scores: dict[str, dict[str, float]] = {}
-    for rm_key in rm_keys:
-        found = dict(store.db.execute(
-            f"""select y.response_id, y.score from rm_scores y
-                where y.rm_key = ? and y.response_id in ({",".join("?" * len(ids))})""",
-            [rm_key, *ids]).fetchall()) if ids else {}
-        scores[rm_key] = found
+    scores = {rm_key: response_scores(store, rm_key, ids) for rm_key in rm_keys}
     ranks = {k: dict(zip(ids, _ranks([s.get(i, -math.inf) for i in ids]))) for k, s in scores.items()}
     responses = [ResponseRow(rid, index, body, oracle, rank,
                              {k: s[rid] for k, s in scores.items() if rid in s},
@@ -230,3 +168,57 @@ def _ranks(values: list[float]) -> list[int]:
     """1-based descending ranks; tied values share the best of their ranks."""
     descending = -np.asarray(values, dtype=float)
     return (np.searchsorted(np.sort(descending), descending, side="left") + 1).tolist()
+
+
+# -- preference pairs (the pair failures of rmaudit.pair_failures) ---------------------------
+
+def pair_scores(store: Store, pair_set_key: str, rm_key: str) -> list[tuple]:
+    """Every pair of a pair set that ``rm_key`` scored, in order: (position, pair id, subset,
+    meta, prompt id, chosen id, rejected id, prompt, chosen, rejected, chosen score, rejected
+    score)."""
+    return store.db.execute(
+        """select s.position, p.id, p.subset, p.meta, p.prompt_id, p.chosen_id, p.rejected_id,
+                  q.text, c.text, r.text, sc.score, sr.score
+           from pair_sets s join pairs p on p.id = s.pair_id
+           join prompts q on q.id = p.prompt_id
+           join responses c on c.id = p.chosen_id join responses r on r.id = p.rejected_id
+           join rm_scores sc on sc.response_id = p.chosen_id and sc.rm_key = ?
+           join rm_scores sr on sr.response_id = p.rejected_id and sr.rm_key = ?
+           where s.pair_set_key = ? order by s.position""",
+        [rm_key, rm_key, pair_set_key]).fetchall()
+
+
+def shifted_pair_scores(store: Store, pair_set_key: str, rm_key: str) -> list[tuple]:
+    """Every stored shifted copy of the set's pairs that ``rm_key`` scored: (pair id,
+    original pair id, shift target, shift level, chosen score, rejected score)."""
+    return store.db.execute(
+        """select p.id, p.original_pair_id, p.shift_target, p.shift_level, sc.score, sr.score
+           from pairs p
+           join rm_scores sc on sc.response_id = p.chosen_id and sc.rm_key = ?
+           join rm_scores sr on sr.response_id = p.rejected_id and sr.rm_key = ?
+           where p.original_pair_id in (select pair_id from pair_sets where pair_set_key = ?)""",
+        [rm_key, rm_key, pair_set_key]).fetchall()
+
+
+def stored_perturbers(store: Store, name: str) -> list[tuple[str, dict]]:
+    """(key, options) of every stored shift perturber called ``name`` (one per level p)."""
+    return [(key, json.loads(options or "{}")) for key, options in store.db.execute(
+        "select key, options from components where kind = 'shift_perturber' and name = ?", [name])]
+
+
+def pair_texts(store: Store, pair_id: str) -> tuple[str, str, str, str, str]:
+    """(prompt, chosen, rejected, chosen id, rejected id) of a stored pair."""
+    return store.db.execute(
+        """select q.text, c.text, r.text, p.chosen_id, p.rejected_id from pairs p
+           join prompts q on q.id = p.prompt_id join responses c on c.id = p.chosen_id
+           join responses r on r.id = p.rejected_id where p.id = ?""", [pair_id]).fetchone()
+
+
+def response_scores(store: Store, rm_key: str, response_ids: list[str]) -> dict[str, float]:
+    """``rm_key``'s stored score of each of ``response_ids`` it scored."""
+    if not response_ids:
+        return {}
+    return dict(store.db.execute(
+        f"""select response_id, score from rm_scores
+            where rm_key = ? and response_id in ({",".join("?" * len(response_ids))})""",
+        [rm_key, *response_ids]).fetchall())

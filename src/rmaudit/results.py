@@ -128,6 +128,45 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
     return summary
 
 
+@dataclass(frozen=True)
+class OracleScale:
+    """What a benchmark's oracle scores look like: best-of-n values are in these units."""
+
+    oracle: str  # the oracle component's name
+    declared: tuple[float, float] | None  # the scale its options declare (an LLM judge's), if any
+    low: float  # the lowest, highest and mean score it gave this benchmark's responses
+    high: float
+    mean: float  # what a random pick scores on average
+
+    @property
+    def short(self) -> str:
+        """``1–10``: the declared scale, else the observed range."""
+        low, high = self.declared or (self.low, self.high)
+        return f"{low:g}–{high:g}" if self.declared else f"{low:.1f}–{high:.1f}"
+
+
+def oracle_scale(store: Store, benchmark: dict[str, Any]) -> OracleScale | None:
+    """The oracle's name, declared scale and observed range on ``benchmark`` (None for a run of
+    preference pairs only, which has no oracle)."""
+    if not benchmark.get("oracle_key"):
+        return None
+    low, high, mean = store.db.execute(
+        """select min(j.score), max(j.score), avg(j.score) from responses r
+           join oracle_labels j on j.response_id = r.id and j.oracle_key = ?
+           where r.policy_key = ? and r.sample_index < ?
+             and r.prompt_id in (select prompt_id from selections where selection_key = ?)""",
+        [benchmark["oracle_key"], benchmark["policy_key"], benchmark["per_prompt"],
+         benchmark["selection_key"]]).fetchone()
+    if low is None:
+        return None
+    name, options = store.db.execute("select name, options from components where key = ?",
+                                     [benchmark["oracle_key"]]).fetchone() or ("oracle", "{}")
+    declared = json.loads(options or "{}").get("scale")
+    scale = (tuple(float(v) for v in declared)
+             if isinstance(declared, list) and len(declared) == 2 else None)
+    return OracleScale(name, scale, float(low), float(high), float(mean))
+
+
 def _nan_if_null(value: float | None) -> float:
     """SQLite stores NaN (e.g. the stderr a metric did not estimate) as NULL; read it back as NaN."""
     return float("nan") if value is None else value

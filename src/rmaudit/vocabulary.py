@@ -35,6 +35,17 @@ def is_best_of_n_curve(key: str) -> bool:
     return re.fullmatch(r"bon\d*_curve", key) is not None
 
 
+def best_of_n_curve_rank(key: str) -> int:
+    """1 for ``bon_curve`` (best-of-n), 2 for ``bon2_curve`` (2nd-best-of-n), ..."""
+    return int(key.removeprefix("bon").removesuffix("_curve") or 1)
+
+
+def in_oracle_units(key: str) -> bool:
+    """Whether a scalar is an oracle score (best-of-n ``bon@4``, ``bon2@16``; best-k-of-n
+    ``best2of8``), so it reads on the oracle's scale."""
+    return re.fullmatch(r"bon\d*@\d+|best\d+of\d+", key) is not None
+
+
 # -- preference pairs and the shift sweep (seed 004) ------------------------------------------
 
 #: What a shift sweep perturbs: the prompt, the two responses, or both.

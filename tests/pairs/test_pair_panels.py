@@ -61,6 +61,19 @@ async def panels(db, tab_title: str):
         return titles, panel
 
 
+async def shift_views(db):
+    """The shift panel's title, series and legend for each quantity, stepping with v."""
+    async with curves_panel(db, "Shift sweep", size=(80, 24)) as (titles, panel, pilot):
+        views = []
+        for _ in range(len(panel.QUANTITIES) + 1):
+            legend = str(panel.query_one(".plot-legend").render())
+            views.append((panel.title, panel.y_label, [(s.label, s.colour, s.marker) for s in panel.series],
+                          panel.series[0].x.tolist(), legend))
+            await pilot.press("v")
+            await pilot.pause()
+        return titles, panel, views
+
+
 def test_the_pair_panels_show_the_stored_shift_curves_and_reliability_diagram(tmp_path):
     recipe = tmp_path / "r.toml"
     recipe.write_text(textwrap.dedent(RECIPE))
@@ -69,15 +82,22 @@ def test_the_pair_panels_show_the_stored_shift_curves_and_reliability_diagram(tm
     Runner(load_recipe(recipe), store).run()
     store.close()
 
-    titles, shift = asyncio.run(panels(db, "Shift sweep"))
+    titles, shift, views = asyncio.run(shift_views(db))
     assert titles == ["Shift sweep", "Reliability diagram"]  # nothing left to the generic panel
-    assert isinstance(shift, ShiftView)
-    plots = [plot for row in shift.plots for plot in row]
-    assert [plot.title for plot in plots] == ["accuracy ↑", "mean confidence ↑", "ECE ↓",
-                                              "AUROC ↑", "FPR@95 ↓"]
-    assert [s.label for s in plots[0].series] == ["honest · response", "honest · both"]
-    assert plots[0].series[0].x.tolist() == [0.0, 0.5]
+    assert isinstance(shift, ShiftView) and not shift.error_bars
+    # one quantity at a time; v steps through all five and back to the first
+    assert [title.split(" against")[0] for title, *_ in views] == [
+        "accuracy ↑", "mean confidence ↑", "ECE ↓", "AUROC ↑", "FPR@95 ↓", "accuracy ↑"]
+    assert [y_label for _, y_label, *_ in views[:2]] == ["accuracy", "mean confidence"]
+    for _, _, series, x, legend in views:
+        # the RM by its colour (the first RM's), the target by its line style
+        assert series == [("honest · response", "#1f77b4", "•"), ("honest · both", "#1f77b4", "x")]
+        assert x == [0.0, 0.5]
+        # the legend is under the plot, not drawn on it: the RM, then each target's style
+        assert "━━ honest" in legend and "•• response shifted" in legend and "xx both shifted" in legend
 
     _, diagram = asyncio.run(panels(db, "Reliability diagram"))
     assert isinstance(diagram, CurvePlot) and diagram.x_label == "mean confidence"
-    assert [s.label for s in diagram.series] == ["honest", "perfectly calibrated"]
+    assert [s.label for s in diagram.series] == ["honest", "perfectly calibrated (y = x)"]
+    diagonal = diagram.series[-1]
+    assert diagonal.x.tolist() == diagonal.y.tolist() == [0.5, 1.0]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from _support import curves_panel
-from rmaudit.browse import open_for_reading, resolve_run
+from rmaudit.run_index import open_for_reading, resolve_run
 from rmaudit.metrics import bon_kl
 from rmaudit.metrics.regret import goodhart_from_accuracy
 from rmaudit.panels import registered_panels
@@ -90,7 +90,7 @@ def test_report_has_the_regret_table_and_a_fig8_png(rmaudit, regret_db, tmp_path
     result = rmaudit("report", str(regret_db), "--out", str(out))
     assert result.code == 0, result.err
     names = {p.name for p in out.iterdir()}
-    assert {GOODHART_FIGURE, "regret-N-N--ndr.png", "regret-oracle-gold--ndr.png"} <= names
+    assert {GOODHART_FIGURE, "regret-N-N-ndr.png", "regret-oracle-gold-ndr.png"} <= names
     assert not any(NDR_CURVE_PREFIX.rstrip("/") in n for n in names)  # no PNG per proxy curve
     markdown = (out / REPORT_NAME).read_text()
     assert "## Regret study" in markdown
@@ -114,7 +114,8 @@ def test_the_fig8_figure_overlays_observed_pairs_on_the_closed_form_curve(regret
         store.close()
     ax = figures[GOODHART_FIGURE].axes[0]
     assert "accuracy" in ax.get_xlabel() and "NDR" in ax.get_ylabel()
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    (figure_legend,) = figures[GOODHART_FIGURE].legends  # under the axes, off the data
+    legend = [t.get_text() for t in figure_legend.get_texts()]
     assert legend[0].startswith("normal model") and len(legend) == 3
     assert "regret (N×N) (72 gold-proxy pairs)" in legend
     curve = ax.lines[0]
@@ -122,9 +123,10 @@ def test_the_fig8_figure_overlays_observed_pairs_on_the_closed_form_curve(regret
     assert x[0] == 0.5 and x[-1] == 1.0
     assert np.allclose(y, goodhart_from_accuracy(x)["ndr"])
     assert [len(c.get_offsets()) for c in ax.collections] == [72, 9]
-    by_n, by_kl = figures["regret-oracle-gold--ndr.png"].axes
+    by_n, by_kl = figures["regret-oracle-gold-ndr.png"].axes
     assert by_n.get_xscale() == "log" and by_kl.get_xlabel().startswith("KL")
-    assert [t.get_text() for t in by_n.get_legend().get_texts()] == ["gold", *PROXIES]
+    (ndr_legend,) = figures["regret-oracle-gold-ndr.png"].legends
+    assert [t.get_text() for t in ndr_legend.get_texts()] == ["gold", *PROXIES]
 
 
 CONSTANT_GOLD = """

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from _support import run_small_audit
+from _support import PAIR_RECIPE, run_small_audit
 
 #: what the DB says instead of the wall-clock time, the tmp path of the recipe and the run id
 #: (a hash of the validated recipe, which changes whenever the recipe schema gains a field),
@@ -49,3 +49,33 @@ def db_copy(audit_db, tmp_path):
         return path
 
     return copy
+
+
+FIXED_PAIR_RUN_ID = "9a125a0d17000000000b"
+
+
+@pytest.fixture(scope="session")
+def pair_db(tmp_path_factory) -> Path:
+    """A run of preference pairs only (no benchmark), with a shift sweep; fixed id and times."""
+    from rmaudit.recipe import load_recipe
+    from rmaudit.runner import Runner
+    from rmaudit.store import Store
+
+    folder = tmp_path_factory.mktemp("pairs")
+    examples = Path(__file__).resolve().parents[2] / "examples" / "rewardbench-mini.jsonl"
+    recipe = folder / "pairs.toml"
+    recipe.write_text(PAIR_RECIPE.replace("{path}", str(examples)), encoding="utf-8")
+    db = folder / "pairs.db"
+    store = Store.open(db)
+    try:
+        Runner(load_recipe(recipe), store).run()
+    finally:
+        store.close()
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("update runs set id = ?, created_at = ?, finished_at = ?, recipe_path = ?",
+                     [FIXED_PAIR_RUN_ID, FIXED_CREATED_AT, FIXED_CREATED_AT, "recipes/pairs.toml"])
+        for table in RUN_TABLES:
+            conn.execute(f"update {table} set run_id = ?", [FIXED_PAIR_RUN_ID])
+    conn.close()
+    return db

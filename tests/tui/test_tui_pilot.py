@@ -212,8 +212,11 @@ async def test_failure_keys_sort_metric_topic_search_and_next_rm(audit_db):
         await pilot.press(*word)
         assert 0 < table.row_count and all(word in r.text.lower() or word in r.topic.lower()
                                            for r in screen.shown)
-        await pilot.press("enter")  # back to the table, search kept
-        assert table.has_focus
+        first = screen.shown[0]
+        await pilot.press("enter")  # enter in the search opens the first match
+        assert isinstance(app.screen, PromptScreen) and app.screen.detail.prompt_id == first.prompt_id
+        await pilot.press("escape")  # back from the prompt
+        assert app.screen is screen and table.has_focus and 0 < table.row_count < 8  # search kept
         await pilot.press("escape")  # escape clears the search first
         assert table.row_count == 8 and isinstance(app.screen, FailuresScreen)
 
@@ -375,7 +378,7 @@ async def test_the_mouse_selects_rows_and_tabs(audit_db):
     ((), LeaderboardScreen), (("escape",), RunsScreen), (("enter",), FailuresScreen),
     (("enter", "enter"), PromptScreen), (("c",), CurvesScreen)])
 @sync
-async def test_help_lists_every_binding_of_the_screen(audit_db, keys, screen_type):
+async def test_help_lists_every_binding_of_the_screen_its_own_keys_first(audit_db, keys, screen_type):
     app = AuditApp(audit_db)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -387,13 +390,27 @@ async def test_help_lists_every_binding_of_the_screen(audit_db, keys, screen_typ
         await pilot.press("question_mark")
         help_screen = app.screen
         assert isinstance(help_screen, HelpScreen)
-        listed_keys = {row[0] for row in help_screen.query_one(NavTable).row_values()}
-        expected = [*screen.BINDINGS, *app.BINDINGS]
+        rows = help_screen.query_one(NavTable).row_values()
+        listed_keys = [row[0] for row in rows]
+
+        def display(binding, key):
+            return app.get_key_display(Binding(key, binding.action, key_display=binding.key_display))
+
+        # a key the screen hides where it does not apply (p: pairs, in a run without pairs)
+        own = [b for b in vars(type(screen)).get("BINDINGS", [])
+               if screen.check_action(b.action, ()) is not False]
+        expected = [*own, *app.BINDINGS]
         if isinstance(screen.focused, NavTable):
             expected += NavTable.BINDINGS
         for binding in expected:
             for key in binding.key.split(","):
-                single = Binding(key, binding.action, key_display=binding.key_display)
-                assert app.get_key_display(single) in listed_keys, key
+                assert display(binding, key) in listed_keys, key
+        # the screen's own keys come first, before the keys that work everywhere and the
+        # focused widget's (a key the focused widget binds too is the widget's: ← → on tabs)
+        own_keys = {app.get_key_display(active.binding) for active in screen.active_bindings.values()
+                    if active.node is screen and active.binding.action in {b.action for b in own}}
+        assert set(listed_keys[:len(own_keys)]) == own_keys
+        assert rows[len(own_keys)][2] == "everywhere"
+        assert not own_keys or rows[0][2] == "this screen"
         await pilot.press("escape")
         assert app.screen is screen

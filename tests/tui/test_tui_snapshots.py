@@ -22,6 +22,18 @@ SCREENS = {
     "prompt": ("enter", "enter"),
     "prompt-compare": ("enter", "enter", "c"),
     "help": ("question_mark",),
+    # the RM column stays when the table scrolls right
+    "leaderboard-scrolled": ("right",) * 4,
+}
+#: the same for a run of preference pairs with a shift sweep (tests/tui/conftest.py: pair_db)
+PAIR_SCREENS = {
+    "pairs-leaderboard-scrolled": ("right",) * 9,
+    "pair-failures": ("enter",),
+    "pair-failures-all-by-subset": ("enter", "a", "t"),
+    "pair": ("enter", "enter"),
+    "pair-flips": ("enter", "v"),
+    "pair-flip": ("enter", "v", "enter"),
+    "pair-help": ("enter", "question_mark"),
 }
 
 
@@ -38,3 +50,18 @@ def test_screen(snap_compare, audit_db, screen, size):
             await pilot.pause()
 
     assert snap_compare(AuditApp(audit_db), terminal_size=SIZES[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("screen", PAIR_SCREENS)
+def test_pair_screen(snap_compare, pair_db, screen, size):
+    keys = PAIR_SCREENS[screen]
+
+    async def run_before(pilot) -> None:
+        await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+
+    assert snap_compare(AuditApp(pair_db), terminal_size=SIZES[size], run_before=run_before)

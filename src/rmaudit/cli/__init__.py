@@ -32,7 +32,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("rmaudit.cli.import_:import_command",
                "Import a benchmark file written by `rmaudit export` (all or nothing)."),
     "plugins": ("rmaudit.cli.plugins:plugins_command",
-                "List plugins (third-party only, unless --all)."),
+                "List plugins and their components (third-party only, unless --all)."),
     "regret": ("rmaudit.cli.regret:regret",
                "Print a run's regret-correlation study: error metric × correlation with "
                "best-of-n regret."),
@@ -40,10 +40,10 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
                      "Which RM test set predicts best-of-n regret best (Rethinking RM "
                      "Evaluation, Sec. 4)?"),
     "report": ("rmaudit.cli.report:report",
-               "Write plots of every stored curve and a Markdown leaderboard for a run."),
+               "Write plots of every stored curve and a Markdown summary of a run."),
     "run": ("rmaudit.cli.run:run", "Run the audit described by RECIPE (a TOML file)."),
     "runs": ("rmaudit.cli.runs:runs",
-             "List stored runs; with RUN_ID (or a prefix), print that run's summary."),
+             "List stored runs, newest first; with RUN_ID, print that run's summary."),
     "tui": ("rmaudit.cli.tui:tui", "Browse an audit DB (read-only)."),
 }
 

@@ -9,9 +9,10 @@ import math
 import click
 from rich.table import Table
 
-from rmaudit.browse import open_for_reading
-from rmaudit.formatting import eta_label
+from rmaudit.run_index import open_for_reading
+from rmaudit.formatting import eta_label, short_label
 from rmaudit.simulated import SIMULATED_NOTICE
+from rmaudit.tui.literal import literal
 
 from .console import console
 
@@ -64,7 +65,7 @@ def normalizer(db_path: str, run_id: str | None, eta: float | None, rms: tuple[s
         table.add_column("p", justify="right")
     for rm in result.reward_models:
         for flag in (True, False):
-            cells = [rm.label if flag else "", "on" if flag else "off",
+            cells = [literal(short_label(rm.label)) if flag else "", "on" if flag else "off",
                      _number(float(rm.per_prompt(flag).mean()))]
             for name in CORRELATIONS:
                 value = rm.correlations[(flag, name)]

@@ -3,11 +3,48 @@ light commands, such as ``rmaudit runs``, need of Rich's rendering)."""
 
 from __future__ import annotations
 
+import io
+import os
+from typing import TextIO
+
 from rich.console import Console
 
 
+#: the width of output to a file or pipe: no limit, so tables take their natural width
+UNLIMITED = 100_000
+
+
 def console(stderr: bool = False) -> Console:
-    """A console; when output goes to a file or pipe, tables are not squeezed to 80 columns."""
+    """A console as wide as the terminal (or ``COLUMNS``); output to a file or pipe without
+    ``COLUMNS`` is as wide as its tables, never wrapped.  Lines never end in spaces."""
     probe = Console(stderr=stderr)
-    width = None if probe.is_terminal else 200
-    return Console(stderr=stderr, highlight=False, width=width)
+    fixed = probe.is_terminal or os.environ.get("COLUMNS", "").isdigit()
+    stream = probe.file if stderr else TrimmedLines(probe.file)  # stderr has the progress bars
+    return Console(file=stream, highlight=False, width=None if fixed else UNLIMITED)
+
+
+class TrimmedLines(io.TextIOBase):
+    """A text stream that drops the spaces Rich leaves at the end of lines (left-justified
+    titles, wrapped paragraphs)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self.stream, self.partial = stream, ""
+
+    def write(self, text: str) -> int:
+        *lines, self.partial = (self.partial + text).split("\n")
+        if lines:
+            self.stream.write("".join(line.rstrip(" ") + "\n" for line in lines))
+        return len(text)
+
+    def flush(self) -> None:
+        if self.partial:
+            self.stream.write(self.partial)
+            self.partial = ""
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()

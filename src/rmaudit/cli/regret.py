@@ -11,15 +11,18 @@ from pathlib import Path
 import click
 import numpy as np
 from rich.table import Table
+from rich.text import Text
 
-from rmaudit.browse import open_for_reading, resolve_run
+from rmaudit.run_index import open_for_reading, resolve_run
 from rmaudit.components import RUN_LEVEL
 from rmaudit.errors import BadInput
+from rmaudit.formatting import short_label
 from rmaudit.metrics.regret import (correlate_across, goodhart_from_accuracy,
                                     permutation_p_values)
 from rmaudit.regret_results import load_studies, study_table
 from rmaudit.vocabulary import REGRET_SUMMARY
 from rmaudit.simulated import SIMULATED_NOTICE
+from rmaudit.tui.literal import assemble, literal
 
 from .console import console
 
@@ -60,14 +63,15 @@ def regret(db_path: str, run_id: str | None, pairs: bool) -> None:
 
 def _study_table(label: str, rows: list[dict], simulated: bool) -> Table:
     study = study_table(label, rows)
-    tag = "  [bold yellow]SIMULATED[/]" if simulated else ""
-    table = Table(title=f"{label}: error metric vs policy regret (best-of-{study.n} NDR){tag}",
+    tag = Text("  SIMULATED", style="bold yellow") if simulated else ""
+    table = Table(title=assemble(f"{label}: error metric vs policy regret (best-of-{study.n} NDR)",
+                                 tag),
                   title_justify="left", caption=study.caption, caption_justify="left")
     for index, header in enumerate(study.headers):
-        table.add_column(header, style="bold" if index == 0 else None,
+        table.add_column(literal(header), style="bold" if index == 0 else None,
                          justify="left" if index == 0 else "right")
     for row in study.rows:
-        table.add_row(*row)
+        table.add_row(*(literal(cell) for cell in row))
     return table
 
 
@@ -76,8 +80,8 @@ def _pair_tables(params: dict) -> list[Table]:
     accuracy = params["error"].get("accuracy")
     tables = []
     for g, gold in enumerate(golds):
-        table = Table(title=f"gold = {gold}: proxies by best-of-{params['n']} NDR",
-                      title_justify="left")
+        table = Table(title=literal(f"gold = {short_label(gold)}: proxies by "
+                                    f"best-of-{params['n']} NDR"), title_justify="left")
         table.add_column("proxy", style="bold")
         if accuracy is not None:
             table.add_column("accuracy", justify="right")
@@ -86,7 +90,7 @@ def _pair_tables(params: dict) -> list[Table]:
             table.add_column("NDR if only Regressional Goodhart", justify="right")
         proxies = [p for p in range(len(rms)) if params["ndr"][g][p] is not None]
         for p in sorted(proxies, key=lambda p: -params["ndr"][g][p]):
-            row = [rms[p]]
+            row = [literal(short_label(rms[p]))]
             if accuracy is not None:
                 acc = accuracy[g][p]
                 row.append(_cell(acc))
@@ -141,7 +145,8 @@ def correlate(db_path: str, downstream: str, run_id: str | None, rm_column: str 
             f"{row['metric']}: {row['label']}"
     out = console()
     for outcome, values in outcomes.items():
-        table = Table(title=f"which stored metric predicts {outcome!r}? ({len(order)} RMs)",
+        table = Table(title=literal(f"which stored metric predicts {outcome!r}? "
+                                    f"({len(order)} RMs)"),
                       title_justify="left",
                       caption="correlation across RMs (p: two-sided permutation test, "
                               + ("exact" if len(order) <= 8 else "20,000 permutations") + ")",
@@ -154,7 +159,7 @@ def correlate(db_path: str, downstream: str, run_id: str | None, rm_column: str 
                 continue  # the metric was not computed for every RM in the file
             x = np.array([by_rm[label] for label in order])
             stats, p = correlate_across(x, y), permutation_p_values(x, y)
-            table.add_row(titles[ident], *(f"{stats[s]:+.3f} (p={p[s]:.3g})"
+            table.add_row(literal(titles[ident]), *(f"{stats[s]:+.3f} (p={p[s]:.3g})"
                                            for s in ("kendall", "pearson", "spearman")))
         out.print(table)
 

@@ -1,23 +1,20 @@
-"""Rich rendering shared by commands: progress bars, plans and result tables."""
+"""Rich rendering shared by commands: progress bars, plans and cost tables (the console:
+console.py; the run's results: summary.py)."""
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
-import numpy as np
 from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
 
-from rmaudit.formatting import eta_label, format_number, sparkline
-from rmaudit.simulated import SIMULATED_NOTICE
-from rmaudit.vocabulary import RETA_CURVE, SHIFT_CURVE_PREFIX, shift_curve_key, shift_curve_target
+from rmaudit.formatting import LABEL_MAX, one_line
+from rmaudit.tui.literal import literal
 
 if TYPE_CHECKING:
     from rmaudit.costs import CostLine
-    from rmaudit.results import RunSummary
     from rmaudit.runner import StageCount
 
 
@@ -25,7 +22,8 @@ class RichProgress:
     """One bar per stage, with counts and ETA; items already stored count as done."""
 
     def __init__(self, console: Console) -> None:
-        self.bars = Progress(TextColumn("{task.description:<28}"), BarColumn(),
+        # markup=False: a stage names an RM by its label, text from the recipe
+        self.bars = Progress(TextColumn("{task.description:<28}", markup=False), BarColumn(),
                              MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
                              TimeRemainingColumn(), console=console)
         self.tasks: dict[str, TaskID] = {}
@@ -38,7 +36,8 @@ class RichProgress:
         self.bars.stop()
 
     def start(self, stage: str, total: int, done: int) -> None:
-        self.tasks[stage] = self.bars.add_task(stage, total=total, completed=done)
+        self.tasks[stage] = self.bars.add_task(one_line(stage, LABEL_MAX), total=total,
+                                               completed=done)
 
     def advance(self, stage: str, amount: int) -> None:
         self.bars.advance(self.tasks[stage], amount)
@@ -49,18 +48,18 @@ class RichProgress:
 
 
 def plan_table(counts: list[StageCount], title: str) -> Table:
-    table = Table(title=title, title_justify="left")
+    table = Table(title=literal(title), title_justify="left")
     for header in ("stage", "items", "stored", "to do", "calls"):
         table.add_column(header, justify="left" if header == "stage" else "right")
-    for c in counts:
-        table.add_row(c.stage, f"{c.total:,}", f"{c.stored:,}", f"{c.pending:,}",
+    for c in counts:  # a stage names an RM by its label: text from the recipe
+        table.add_row(literal(c.stage), f"{c.total:,}", f"{c.stored:,}", f"{c.pending:,}",
                       f"{c.pending * c.calls_per_item:,}")
     return table
 
 
 def work_line(counts: list[StageCount]) -> str:
     """'new: 25,600 responses, ...' or that nothing new was needed."""
-    done = [f"{c.pending:,} {c.stage}" for c in counts if c.pending]
+    done = [f"{c.pending:,} {one_line(c.stage, LABEL_MAX)}" for c in counts if c.pending]
     return "new work: " + ", ".join(done) if done else "new work: none (everything was already stored)"
 
 
@@ -71,119 +70,10 @@ def cost_table(lines: list[CostLine]) -> Table:
         table.add_column(header, justify="left" if header in ("stage", "component") else "right")
     for line in lines:
         usd = "no price in the recipe" if line.usd is None else f"{line.usd:,.2f}"
-        table.add_row(line.stage, line.component, f"{line.items:,}", usd)
+        table.add_row(literal(line.stage), literal(line.component), f"{line.items:,}", usd)
     known = [line.usd for line in lines if line.usd is not None]
     if known:
         table.add_row("total", "", "", f"{sum(known):,.2f}")
     return table
 
 
-def summary_tables(summary: RunSummary) -> list[Table]:
-    """The leaderboard (every scalar metric, value ± stderr) and the RETA curve by η."""
-    tag = "  [bold yellow]SIMULATED[/]" if summary.simulated else ""
-    board = Table(title=f"{summary.run['title']}{tag}", title_justify="left",
-                  caption=_caption(summary), caption_justify="left")
-    board.add_column("reward model", style="bold")
-    for column in summary.columns:
-        arrow = "↑" if column.higher_is_better else "↓"
-        board.add_column(f"{column.label} {arrow}", justify="right")
-    curve_keys = summary.curve_keys()
-    reta_curve = next(((m, k) for m, k in curve_keys if k == RETA_CURVE), None)
-    if reta_curve:
-        board.add_column("RETA curve η: ½→small", justify="left")
-    for label, rm_key in summary.reward_models:
-        row = [label]
-        for column in summary.columns:
-            cell = summary.cells.get((rm_key, column.metric, column.key))
-            if cell is None:
-                row.append("—")
-            elif math.isfinite(cell.stderr):
-                mark = "≈" if cell.approximate else ""
-                row.append(f"{format_number(cell.value)}\n[dim]± {format_number(cell.stderr)}{mark}[/]")
-            else:
-                row.append(format_number(cell.value))
-        if reta_curve:
-            curve = summary.curves.get((rm_key, *reta_curve))
-            row.append(sparkline(curve.value) if curve else "")
-        board.add_row(*row)
-    tables = [board]
-    if reta_curve:
-        tables.append(_curve_table(summary, reta_curve))
-    if summary.run_level:
-        tables.append(_run_level_table(summary))
-    shift = _shift_table(summary)
-    if shift is not None:
-        tables.append(shift)
-    return tables
-
-
-SHIFT_COLUMNS = (("accuracy", "acc"), ("ece", "ECE"), ("auroc", "AUROC"))
-
-
-def _shift_table(summary: RunSummary) -> Table | None:
-    """The shift sweep (seed 004 Fig. 1-2) at a few levels: accuracy, ECE and AUROC per RM and target."""
-    curves = {(rm, key): c for (rm, _, key), c in summary.curves.items()
-              if key.startswith(SHIFT_CURVE_PREFIX)}
-    if not curves:
-        return None
-    targets = list(dict.fromkeys(shift_curve_target(key) for _, key in curves))
-    first = next(iter(curves.values()))
-    picks = np.unique(np.linspace(0, len(first.x) - 1, min(4, len(first.x))).round().astype(int))
-    table = Table(title="under shift: accuracy / ECE / AUROC by shift level p", title_justify="left")
-    table.add_column("reward model", style="bold")
-    table.add_column("shifted")
-    table.add_column("accuracy, p: 0→max")
-    for i in picks:
-        table.add_column(f"p={first.x[i]:g}", justify="right")
-    for label, rm_key in summary.reward_models:
-        for target in targets:
-            found = [curves.get((rm_key, shift_curve_key(quantity, target)))
-                     for quantity, _ in SHIFT_COLUMNS]
-            if found[0] is None:
-                continue
-            table.add_row(label, target, sparkline(found[0].value),
-                          *(" / ".join(format_number(c.value[i], 2) if c is not None else "—"
-                                       for c in found)
-                            for i in picks))
-    return table
-
-
-def _run_level_table(summary: RunSummary) -> Table:
-    table = Table(title="across reward models", title_justify="left")
-    for header in ("metric", "result", "value", "± stderr", "95% CI"):
-        table.add_column(header, justify="left" if header in ("metric", "result") else "right")
-    for column, cell in summary.run_level:
-        table.add_row(column.metric, column.label, format_number(cell.value),
-                      format_number(cell.stderr),
-                      f"[{format_number(cell.ci_low, 3)}, {format_number(cell.ci_high, 3)}]"
-                      + ("≈" if cell.approximate else ""))
-    return table
-
-
-def _curve_table(summary: RunSummary, ident: tuple[str, str]) -> Table:
-    first = next(c for (rm, m, k), c in summary.curves.items() if (m, k) == ident)
-    picks = np.unique(np.linspace(0, len(first.x) - 1, min(8, len(first.x))).round().astype(int))
-    table = Table(title="RETA curve (value ± stderr across prompts)", title_justify="left")
-    table.add_column("reward model", style="bold")
-    for i in picks:
-        table.add_column(f"η={eta_label(float(first.x[i]))}", justify="right")
-    for label, rm_key in summary.reward_models:
-        curve = summary.curves.get((rm_key, *ident))
-        if curve is not None:
-            table.add_row(label, *(f"{format_number(curve.value[i], 3)}±{format_number(curve.stderr[i], 3)}"
-                                   for i in picks))
-    return table
-
-
-def _caption(summary: RunSummary) -> str:
-    bench = summary.benchmark
-    if summary.run["benchmark_id"]:
-        line = (f"benchmark {bench['id'][:10]}: {bench['per_prompt']} responses per prompt, "
-                f"{bench['origin']}")
-        if summary.pairs:
-            line += f"; {summary.pairs:,} preference pairs"
-    else:
-        line = f"{summary.pairs:,} preference pairs (set {bench['id'][:10]})"
-    line += f"; run {summary.run['id'][:10]}"
-    line += "".join(f"\n{note}" for note in summary.notes)
-    return line + (f"\n{SIMULATED_NOTICE}" if summary.simulated else "")

@@ -1,28 +1,29 @@
-"""``rmaudit report [DB] --out DIR``: PNG plots and a Markdown summary of a run."""
+"""``rmaudit report [DB] [--out DIR]``: PNG plots and a Markdown summary of a run."""
 
 from __future__ import annotations
 
 import click
 
-from rmaudit.browse import open_for_reading, resolve_run
+from rmaudit.run_index import open_for_reading, resolve_run
 
 
 @click.command()
 @click.argument("db_path", metavar="[DB]", default="rmaudit.db", type=click.Path(dir_okay=False))
 @click.option("--run", "run_id", help="Run id or prefix (default: the latest run).")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              help="Folder for report.md and the PNGs (created if missing).")
-def report(db_path: str, run_id: str | None, out_dir: str) -> None:
-    """Write plots of every stored curve and a Markdown leaderboard for a run."""
+@click.option("--out", "out_dir", type=click.Path(file_okay=False),
+              help="Folder for report.md and the PNGs, created if missing (default: beside the "
+                   "DB, named after it: audit.db → audit-report/).")
+def report(db_path: str, run_id: str | None, out_dir: str | None) -> None:
+    """Write plots of every stored curve and a Markdown summary of a run."""
     store = open_for_reading(db_path)  # a missing, foreign or newer DB is BadInput: exit code 2
     try:
         run = resolve_run(store, run_id)
         try:  # matplotlib is an optional extra
-            from rmaudit.report import write_report
+            from rmaudit.report import default_out_dir, write_report
         except ImportError as error:
             raise click.ClickException(f"the report needs the 'report' extra: "
                                        f"pip install 'rmaudit[report]' ({error})") from None
-        written = write_report(store, run, out_dir)
+        written = write_report(store, run, out_dir or default_out_dir(db_path))
     finally:
         store.close()
     for path in written:

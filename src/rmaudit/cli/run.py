@@ -8,12 +8,13 @@ import click
 
 from rmaudit.costs import estimate_costs
 from rmaudit.recipe import load_recipe
-from rmaudit.results import load_summary
+from rmaudit.tui.literal import literal
 from rmaudit.runner import Runner, build_components
 from rmaudit.store import Store
 
 from .console import console
-from .render import RichProgress, cost_table, plan_table, summary_tables, work_line
+from .render import RichProgress, cost_table, plan_table, work_line
+from .summary import print_summary
 
 
 @click.command()
@@ -42,13 +43,11 @@ def run(recipe_path: str, db_path: str, resume: bool, dry_run: bool) -> None:
     try:
         with RichProgress(err) as progress:
             result = Runner(recipe, store, progress, components).run()
-        err.print(work_line(result.counts))
+        err.print(literal(work_line(result.counts)))
         for note in result.notes:
-            err.print(note, markup=False)
-        for table in summary_tables(load_summary(store, result.run_id)):
-            out.print(table)
-        out.print(f"stored in {db_path} (run {result.run_id}); browse it: rmaudit tui {db_path} "
-                  f"(needs rmaudit[tui]), plots: rmaudit report {db_path} --out report/",
-                  markup=False)  # a literal line: "[tui]" and the path are not Rich markup
+            err.print(literal(note))
+        print_summary(out, store, result.run_id, db_path)
+        out.print(literal(f"stored in {db_path} (run {result.run_id}); browse it: rmaudit tui "
+                          f"{db_path} (needs rmaudit[tui]), plots: rmaudit report {db_path}"))
     finally:
         store.close()

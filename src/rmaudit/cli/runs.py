@@ -5,42 +5,67 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from rmaudit.errors import BadInput
-from rmaudit.store import Store
+from rmaudit.formatting import LABEL_MAX, one_line
+from rmaudit.run_index import RunRow, list_runs, open_for_reading, resolve_run
+from rmaudit.tui.literal import assemble, literal
 
 from .console import console
+from .fit import LABEL_WIDTH, fitting
 
 
 @click.command()
 @click.option("--db", "db_path", default="rmaudit.db", show_default=True, type=click.Path(dir_okay=False))
 @click.argument("run_id", required=False)
 def runs(db_path: str, run_id: str | None) -> None:
-    """List stored runs; with RUN_ID (or a prefix), print that run's summary."""
-    store = Store.open_readonly(db_path)
-    if store is None:
-        raise BadInput("database does not exist", file=db_path)
-    out = console()
-    rows = list(store.db.query(
-        "select r.*, (select count(*) from run_reward_models m where m.run_id = r.id) as rms, "
-        "b.per_prompt from runs r left join benchmarks b on b.id = r.benchmark_id "
-        "order by r.created_at"))
-    if run_id:
-        matches = [r for r in rows if r["id"].startswith(run_id)]
-        if len(matches) != 1:
-            raise BadInput("no such run" if not matches else "run id prefix is ambiguous",
-                           file=db_path, field="run_id", value=run_id)
-        # a run's summary needs numpy and the metric tables; the bare listing needs neither
-        from rmaudit.results import load_summary
+    """List stored runs, newest first; with RUN_ID, print that run's summary."""
+    store = open_for_reading(db_path)  # a missing, foreign or newer DB is BadInput: exit code 2
+    try:
+        out = console()
+        if run_id:
+            # a run's summary needs numpy and the metric tables; the bare listing needs neither
+            from .summary import print_summary
 
-        from .render import summary_tables
+            print_summary(out, store, resolve_run(store, run_id), db_path)
+            return
+        rows = list_runs(store)
+    finally:
+        store.close()
+    out.print(literal(f"{len(rows)} run{'s' * (len(rows) != 1)} in {db_path}"), style="bold")
+    layouts = [lambda cap=cap: [_runs_table(rows, cap)] for cap in (None, 32)]
+    for table in fitting(out, [*layouts, lambda: [_narrow_runs_table(rows)]]):
+        out.print(table)
 
-        for table in summary_tables(load_summary(store, matches[0]["id"])):
-            out.print(table)
-        return
-    table = Table(title=f"runs in {db_path}", title_justify="left")
-    for header in ("run", "title", "status", "RMs", "N", "simulated", "created", "recipe"):
-        table.add_column(header)
-    for r in rows:
-        table.add_row(r["id"][:10], r["title"], r["status"], str(r["rms"]), str(r["per_prompt"] or "pairs"),
-                      "yes" if r["simulated"] else "no", r["created_at"], r["recipe_path"])
-    out.print(table)
+
+def _runs_table(rows: list[RunRow], cap: int | None) -> Table:
+    """One row per run, every field in its own column; title and recipe wrap at ``cap``."""
+    table = Table()
+    table.add_column("run", no_wrap=True)
+    table.add_column("title", overflow="fold", max_width=cap)
+    for header in ("status", "world", "prompts", "N", "RMs", "created"):
+        table.add_column(header, no_wrap=True,
+                         justify="right" if header in ("prompts", "N", "RMs") else "left")
+    table.add_column("recipe", overflow="fold", max_width=cap and cap - 8)
+    for run in rows:
+        table.add_row(run.id[:10], literal(one_line(run.title, 2 * LABEL_MAX)), literal(run.status),
+                      "SIMULATED" if run.simulated else "real", f"{run.prompts:,}",
+                      str(run.per_prompt or "pairs"), str(run.reward_models),
+                      run.created_at.replace("T", " ")[:16], literal(run.recipe_path))
+    return table
+
+
+def _narrow_runs_table(rows: list[RunRow]) -> Table:
+    """The same in 80 columns: the recipe under the title, the world beside the status."""
+    table = Table()
+    table.add_column("run", no_wrap=True)
+    table.add_column("title · recipe", overflow="fold", max_width=LABEL_WIDTH - 2)
+    table.add_column("status", no_wrap=True)
+    table.add_column("size", justify="right", no_wrap=True)
+    table.add_column("RMs", justify="right", no_wrap=True)
+    table.add_column("created", no_wrap=True)
+    for run in rows:
+        size = f"{run.prompts:,}×{run.per_prompt}" if run.per_prompt else "pairs"
+        table.add_row(run.id[:10], assemble(one_line(run.title, 2 * LABEL_MAX), "\n",
+                                            (run.recipe_path, "dim")),
+                      assemble(run.status, ("\nSIM." if run.simulated else "", "yellow")),
+                      size, str(run.reward_models), run.created_at[:10])
+    return table

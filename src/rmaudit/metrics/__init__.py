@@ -15,7 +15,8 @@ bootstrap CI across prompts, and the per-prompt values.  Invalid input raises
 """
 
 from rmaudit.metrics._results import CurveResult, MetricResult
-from rmaudit.metrics.best_of_n import best_k_of_n, best_of_n, best_of_n_curve, bon_kl
+from rmaudit.metrics.best_of_n import (best_k_of_n, best_of_n, best_of_n_curve, bon_kl,
+                                       rank_of_n_kl)
 from rmaudit.metrics.pairwise import pairwise_accuracy
 from rmaudit.metrics.preference import (REWARDBENCH, CalibrationResult, SectionScheme,
                                         SectionScore, StyleDifficulty, accuracy, auroc, bt_ece,
@@ -75,6 +76,7 @@ __all__ = [
     "fpr_at_95_tpr",
     "pair_credit",
     "pairwise_accuracy",
+    "rank_of_n_kl",
     "reta",
     "reta_curve",
     "reta_n_range",

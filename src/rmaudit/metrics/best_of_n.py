@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from scipy.special import betaln, digamma
 
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics._positional import (
@@ -151,6 +152,41 @@ def bon_kl(n: int | Sequence[int] | np.ndarray) -> float | np.ndarray:
         raise MetricInputError(f"expected integers >= 1, got {sizes.min()}", field="n")
     sizes = sizes.astype(float)
     return np.log(sizes) - (sizes - 1.0) / sizes
+
+
+def rank_of_n_kl(n: int | Sequence[int] | np.ndarray, rank: int = 1) -> float | np.ndarray:
+    """KL divergence from the base policy of the policy that draws n responses and returns the
+    one the reward ranks ``rank``-th (1 = best-of-n, 2 = the 2nd-best-of-n of the RETA paper,
+    seed 000, Sec. 3.1), for a continuous reward without ties.
+
+    The chosen response's reward quantile ``U = F(r)`` is the (n − rank + 1)-th order statistic
+    of n uniforms, so it has the Beta(a, b) density ``f`` with ``a = n − rank + 1``, ``b = rank``
+    (David & Nagaraja, *Order Statistics*, 3rd ed., Sec. 2.1), and the policy is
+    ``π(y) = π_ref(y) · f(F(r(y)))``.  Hence ``KL(π ‖ π_ref) = E[log f(U)]``, minus the
+    differential entropy of Beta(a, b)::
+
+        KL = −log B(a, b) + (a − 1) ψ(a) + (b − 1) ψ(b) − (a + b − 2) ψ(a + b)
+
+    For ``rank = 1`` this is :func:`bon_kl`'s ``log n − (n − 1)/n``; for ``rank = 2`` and
+    ``n = 2`` it is the same value (the worse of two is as far from the base as the better).
+    An array in, an array out; every n must be at least ``rank``.
+
+    Example:
+        >>> round(rank_of_n_kl(4, rank=2), 6)
+        0.234907
+    """
+    rank = check_integer(rank, "rank", minimum=1)
+    sizes = np.asarray(n)
+    if sizes.dtype.kind not in "iu":
+        raise MetricInputError(f"expected integers >= {rank}, got values of dtype {sizes.dtype}",
+                               field="n")
+    if sizes.size and sizes.min() < rank:
+        raise MetricInputError(f"expected integers >= rank {rank}, got {sizes.min()}", field="n")
+    a, b = sizes.astype(float) - rank + 1.0, float(rank)
+    kl = ((a - 1.0) * digamma(a) + (b - 1.0) * digamma(b) - (a + b - 2.0) * digamma(a + b)
+          - betaln(a, b))
+    kl = np.maximum(kl, 0.0)  # a KL is never negative; rounding at n = rank can give -0.0
+    return float(kl) if np.ndim(n) == 0 else kl
 
 
 def _check_common(

@@ -11,9 +11,11 @@ from pathlib import Path
 from textual.app import App
 from textual.binding import Binding
 
-from rmaudit.browse import (PromptFailure, list_runs, open_for_reading, prompt_failures,
-                            resolve_run)
+from rmaudit.browse import PromptFailure, prompt_failures
+from rmaudit.formatting import short_label, visible
+from rmaudit.pair_failures import PairVerdict, ShiftFlip, pair_verdicts, shift_flips
 from rmaudit.results import RunSummary, load_summary
+from rmaudit.run_index import list_runs, open_for_reading, resolve_run
 
 from .screens.help import HelpScreen
 from .screens.leaderboard import LeaderboardScreen
@@ -37,12 +39,15 @@ class AuditApp(App):
         self.db_path = str(db_path)
         self.store = open_for_reading(db_path)  # BadInput before anything is drawn
         self.start_run = resolve_run(self.store, run_id) if run_id or list_runs(self.store) else None
-        self.sub_title = Path(db_path).name
+        self.sub_title = visible(Path(db_path).name)
         self._summaries: dict[str, RunSummary] = {}
         #: RMs marked on each run's leaderboard: the ones the curves show (all when none is)
         self.marked: dict[str, list[str]] = {}
         #: failure tables already computed, by (run, RM): each reads every score of the RM
         self.failures: dict[tuple[str, str], list[PromptFailure]] = {}
+        #: an RM's verdicts on the run's pairs, and the pairs whose verdict flips under shift
+        self.pair_verdicts: dict[tuple[str, str], list[PairVerdict]] = {}
+        self.shift_flips: dict[tuple[str, str], list[ShiftFlip]] = {}
 
     def get_default_screen(self) -> RunsScreen:
         return RunsScreen()
@@ -60,7 +65,9 @@ class AuditApp(App):
         return self._summaries[run_id]
 
     def rm_label(self, run_id: str, rm_key: str) -> str:
-        return dict((k, label) for label, k in self.summary(run_id).reward_models).get(rm_key, rm_key[:10])
+        """The RM's label as the screens show it (one line, cut if very long)."""
+        labels = dict((k, label) for label, k in self.summary(run_id).reward_models)
+        return short_label(labels.get(rm_key, rm_key[:10]))
 
     def load_failures(self, run_id: str, rm_key: str) -> list[PromptFailure]:
         """The failure table of an RM; safe to call from a worker thread (own connection)."""
@@ -72,6 +79,29 @@ class AuditApp(App):
             finally:
                 store.close()
         return self.failures[key]
+
+    def load_pair_verdicts(self, run_id: str, rm_key: str) -> list[PairVerdict]:
+        """The RM's verdicts on the run's pairs; safe to call from a worker thread."""
+        key = (run_id, rm_key)
+        if key not in self.pair_verdicts:
+            store = open_for_reading(self.db_path)
+            try:
+                self.pair_verdicts[key] = pair_verdicts(store, self.summary(run_id), rm_key)
+            finally:
+                store.close()
+        return self.pair_verdicts[key]
+
+    def load_shift_flips(self, run_id: str, rm_key: str) -> list[ShiftFlip]:
+        """The run's pairs whose verdict flips under shift; safe from a worker thread."""
+        key = (run_id, rm_key)
+        if key not in self.shift_flips:
+            verdicts = self.load_pair_verdicts(run_id, rm_key)
+            store = open_for_reading(self.db_path)
+            try:
+                self.shift_flips[key] = shift_flips(store, self.summary(run_id), rm_key, verdicts)
+            finally:
+                store.close()
+        return self.shift_flips[key]
 
     def action_back(self) -> None:
         if len(self.screen_stack) > 1:

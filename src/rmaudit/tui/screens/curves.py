@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
+from rmaudit.formatting import visible
 from rmaudit.panels import PanelContext, panel_views
+
+from ..literal import literal
 
 
 class CurvesScreen(Screen):
     BINDINGS = [
         Binding("x", "toggle_axis", "x axis: n / KL"),
+        Binding("v", "next_view", "Next view"),
         Binding("right,l", "next_tab", "Next tab"),
         Binding("left,h", "previous_tab", "Previous tab"),
     ]
@@ -26,13 +31,14 @@ class CurvesScreen(Screen):
     def compose(self) -> ComposeResult:
         labels = ", ".join(self.app.rm_label(self.run_id, k) for k in self.context.rm_keys)
         yield Header()
-        yield Static(f"curves of {labels} (mark RMs with space on the leaderboard)",
+        yield Static(literal(f"curves of {labels} (mark RMs with space on the leaderboard)"),
                      id="curves-title", classes="title")
         if not self.views:
             yield Static("no curves stored for this run", classes="note")
         with TabbedContent(id="curves-tabs"):
             for index, view in enumerate(self.views):
-                with TabPane(view.title, id=f"panel-{index}"):
+                # a Content is never markup (a tab title is neither str nor Text here)
+                with TabPane(Content(visible(view.title)), id=f"panel-{index}"):
                     yield view.build(self.context)
         yield Footer()
 
@@ -52,6 +58,14 @@ class CurvesScreen(Screen):
             toggle()
         else:
             self.notify("this panel has a single x axis", timeout=2)
+
+    def action_next_view(self) -> None:
+        # a panel with several views (the shift sweep's quantities) has a next_view method
+        step = getattr(self.active_panel(), "next_view", None)
+        if step is not None:
+            step()
+        else:
+            self.notify("this panel has a single view", timeout=2)
 
     def _step_tab(self, step: int) -> None:
         ids = [f"panel-{i}" for i in range(len(self.views))]

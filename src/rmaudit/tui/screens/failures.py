@@ -18,13 +18,13 @@ from textual.widgets import Footer, Header, Input, Static
 
 from rmaudit.browse import PromptFailure, per_prompt_columns
 
+from ..literal import assemble, literal
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
 from .prompt import PromptScreen
 
 SORTS = ("metric", "gap", "benchmark order")
-PREVIEW = 70  # characters of the prompt shown in the table
-TOPIC_WIDTH = 14
+TOPIC_WIDTH = 18
 
 
 class FailuresScreen(Screen):
@@ -109,16 +109,25 @@ class FailuresScreen(Screen):
     def fill(self) -> None:
         table = self.table
         table.clear(columns=True)
-        metric_header = self.metric.label if self.metric else "—"
-        table.add_columns("#", metric_header, "gap", "RM pick", "best", "topic", "prompt")
+        metric = self.metric.label if self.metric else "—"
+        headers = ["#", metric, "gap", "RM pick", "best", "topic"]
         self.shown = self.visible_rows()
+        rows = []
         for rank, row in enumerate(self.shown, 1):
             value = self._metric_value(row)
             numbers = ["—" if math.isnan(value) else f"{value:.3f}", f"{row.gap:.2f}",
                        f"{row.pick_oracle:.2f}", f"{row.best_oracle:.2f}"]
-            table.add_row(str(rank), *(Text(n, justify="right") for n in numbers),
-                          shorten(row.topic, TOPIC_WIDTH), shorten(row.text, PREVIEW), key=row.prompt_id)
+            rows.append([str(rank), *(Text(n, justify="right") for n in numbers),
+                         shorten(row.topic, TOPIC_WIDTH)])
+        preview = table.text_width(headers, rows)  # the prompt takes the rest of the width
+        table.add_columns(*(literal(h) for h in headers), "prompt")
+        for row, cells in zip(self.shown, rows):
+            table.add_row(*cells, shorten(row.text, preview), key=row.prompt_id)
         self.update_title()
+
+    def on_resize(self) -> None:
+        if self.all_rows is not None:
+            self.fill()
 
     def update_title(self) -> None:
         label = self.app.rm_label(self.run_id, self.rm_key)
@@ -131,9 +140,9 @@ class FailuresScreen(Screen):
             filters += [f"search = {self.query_text!r}"] if self.query_text else []
             status = (f"{len(self.shown)} of {len(self.all_rows)} prompts · by {ranked[self.sort]}"
                       + (" · " + ", ".join(filters) if filters else ""))
-        self.query_one("#failures-title", Static).update(
-            f"[b]Failures of {label}[/] · {status}\n"
-            "gap = oracle's best − oracle score of the RM's pick (0: it picked the best)")
+        self.query_one("#failures-title", Static).update(assemble(
+            ("Failures of ", "bold"), (label, "bold"), f" · {status}\n"
+            "gap = oracle's best − oracle score of the RM's pick (0: it picked the best)"))
 
     # -- actions ----------------------------------------------------------------------
     def action_search(self) -> None:
@@ -145,7 +154,10 @@ class FailuresScreen(Screen):
             self.fill()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """enter in the search opens the highlighted (first) match."""
         self.table.focus()
+        if self.table.row_count:
+            self.table.action_select_cursor()
 
     def action_back(self) -> None:
         search = self.query_one(SearchBox)

@@ -11,25 +11,29 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from rmaudit.browse import ACROSS_RMS
-from rmaudit.formatting import format_value, sparkline
+from rmaudit.formatting import format_value, short_label, sparkline
 from rmaudit.vocabulary import RETA_CURVE
 
+from ..literal import assemble, literal
 from ..widgets.table import NavTable
 from .curves import CurvesScreen
 from .failures import FailuresScreen
+from .pair_failures import PairFailuresScreen
 
 MARK = "✓"
-FIXED_COLUMNS = ("", "reward model")  # the mark, the RM label
+FIXED_COLUMNS = ("", "reward model")  # the mark, the RM label: frozen when the table scrolls
 
 
 class LeaderboardScreen(Screen):
-    """Enter on a row opens that RM's failures; s sorts by the column under the cursor."""
+    """Enter on a row opens that RM's failures (its pair failures in a run of pairs only);
+    s sorts by the column under the cursor."""
 
     BINDINGS = [
         Binding("s", "sort", "Sort"),
         Binding("space", "mark", "Mark"),
         Binding("c", "curves", "Curves"),
         Binding("f", "failures", "Failures"),
+        Binding("p", "pair_failures", "Pairs"),
     ]
 
     def __init__(self, run_id: str) -> None:
@@ -41,7 +45,7 @@ class LeaderboardScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="leaderboard-title", classes="title")
-        yield NavTable(cursor_type="cell", id="leaderboard-table")
+        yield NavTable(cursor_type="cell", fixed_columns=len(FIXED_COLUMNS), id="leaderboard-table")
         yield NavTable(id="run-level-table")  # metrics across RMs, when the run has any
         yield Static("", id="leaderboard-note", classes="note")
         yield Footer()
@@ -50,19 +54,36 @@ class LeaderboardScreen(Screen):
     def table(self) -> NavTable:
         return self.query_one(NavTable)
 
+    @property
+    def has_prompts(self) -> bool:
+        """Whether the run has a benchmark (prompt failures), not only preference pairs."""
+        return bool(self.app.summary(self.run_id).run["benchmark_id"])
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "pair_failures":  # the key shows only where there are pairs
+            return bool(self.app.summary(self.run_id).pairs)
+        return True
+
     def on_mount(self) -> None:
         summary = self.app.summary(self.run_id)
         bench, run = summary.benchmark, summary.run
-        tag = "  [b reverse yellow] SIMULATED [/]" if summary.simulated else ""
-        self.query_one("#leaderboard-title", Static).update(
-            f"[b]{run['title']}[/]{tag}\nrun {run['id'][:10]} · {run['status']} · "
-            f"{bench['per_prompt']} responses per prompt · {len(summary.reward_models)} RMs")
+        tag = Text("  SIMULATED ", style="b reverse yellow") if summary.simulated else ""
+        size = (f"{bench['per_prompt']} responses per prompt" if self.has_prompts
+                else f"{summary.pairs:,} preference pairs")
+        self.query_one("#leaderboard-title", Static).update(assemble(
+            (run["title"], "bold"), tag,
+            f"\nrun {run['id'][:10]} · {run['status']} · {size} · "
+            f"{len(summary.reward_models)} RMs"))
+        opens = ("its failures" + (" (p: its pair failures)" if summary.pairs else "")
+                 if self.has_prompts else "its pair failures")
         self.query_one("#leaderboard-note", Static).update(
             "↑ higher is better, ↓ lower · s sorts best-first by the cursor's column (again: "
-            "reverse) · space marks RMs for the curves · enter: the RM's failures")
+            f"reverse) · space marks RMs for the curves · enter: {opens}"
+            + (" · each sparkline has its own scale; s sorts it by RETA at the smallest η"
+               if self._reta_curve() else ""))
         #: (metric, key) of the RETA curve drawn as a sparkline in the last column, if stored
-        self.reta_curve = next(((m, k) for m, k in summary.curve_keys() if k == RETA_CURVE), None)
-        headers = [*FIXED_COLUMNS, *(f"{c.label} {'↑' if c.higher_is_better else '↓'}"
+        self.reta_curve = self._reta_curve()
+        headers = [*FIXED_COLUMNS, *(literal(f"{c.label} {'↑' if c.higher_is_better else '↓'}")
                                      for c in summary.columns)]
         self.table.add_columns(*headers, *(["RETA curve ½→small η"] if self.reta_curve else []))
         self.fill()
@@ -70,8 +91,13 @@ class LeaderboardScreen(Screen):
         self.table.move_cursor(row=0, column=len(FIXED_COLUMNS))  # s sorts by the first metric
         self.table.focus()
 
+    def _reta_curve(self) -> tuple[str, str] | None:
+        summary = self.app.summary(self.run_id)
+        return next(((m, k) for m, k in summary.curve_keys() if k == RETA_CURVE), None)
+
     def rows(self) -> list[tuple[str, list]]:
-        """(rm_key, cells) in display order; cells hold raw values for sorting."""
+        """(rm_key, cells) in display order; cells hold raw values for sorting (the RETA
+        curve's cell is the curve)."""
         summary = self.app.summary(self.run_id)
         marked = self.app.marked.get(self.run_id, [])
         rows = []
@@ -79,8 +105,7 @@ class LeaderboardScreen(Screen):
             cells = [MARK if rm_key in marked else "", label]
             cells += [summary.cells.get((rm_key, c.metric, c.key)) for c in summary.columns]
             if self.reta_curve:
-                curve = summary.curves.get((rm_key, *self.reta_curve))
-                cells.append(sparkline(curve.value) if curve is not None else "")
+                cells.append(summary.curves.get((rm_key, *self.reta_curve)))
             rows.append((rm_key, cells))
         if self.sort_column is not None:
             rows.sort(key=self._sort_key, reverse=self._reverse())
@@ -91,17 +116,26 @@ class LeaderboardScreen(Screen):
         offset = index - len(FIXED_COLUMNS)
         return summary.columns[offset] if 0 <= offset < len(summary.columns) else None
 
+    def _is_curve_column(self, index: int) -> bool:
+        summary = self.app.summary(self.run_id)
+        return bool(self.reta_curve) and index == len(FIXED_COLUMNS) + len(summary.columns)
+
     def _sort_key(self, row: tuple[str, list]):
         cell = row[1][self.sort_column]
-        if self._metric_column(self.sort_column) is None:
+        if self._is_curve_column(self.sort_column):
+            # the curve's value at the smallest η (its last point), not the glyphs
+            value = float(cell.value[-1]) if cell is not None and len(cell.value) else math.nan
+        elif self._metric_column(self.sort_column) is None:
             return str(cell)
-        value = getattr(cell, "value", math.nan)
+        else:
+            value = getattr(cell, "value", math.nan)
         # missing values sort last whichever way the column is ordered
         return (math.isfinite(value) == self._reverse(), value if math.isfinite(value) else 0.0)
 
     def _reverse(self) -> bool:
         column = self._metric_column(self.sort_column)
-        higher_first = column.higher_is_better if column is not None else False
+        higher_first = (column.higher_is_better if column is not None
+                        else self._is_curve_column(self.sort_column))
         return higher_first == self.sort_best_first
 
     def fill(self) -> None:
@@ -110,9 +144,12 @@ class LeaderboardScreen(Screen):
         current = self.current_rm() if table.row_count else None
         table.clear()
         for rm_key, cells in self.rows():
-            shown = [c if isinstance(c, str) else format_value(c.value, c.stderr, "±") if c else "—"
-                     for c in cells]
-            shown[1] = Text(shown[1], style="bold")
+            shown = [cells[0], literal(short_label(cells[1]), "bold")]
+            for index, cell in enumerate(cells[2:], start=len(FIXED_COLUMNS)):
+                if self._is_curve_column(index):
+                    shown.append(sparkline(cell.value) if cell is not None else "")
+                else:
+                    shown.append(format_value(cell.value, cell.stderr, "±") if cell else "—")
             table.add_row(*shown, key=rm_key)
         if current is not None:
             table.move_cursor(row=table.get_row_index(current), column=cursor.column)
@@ -125,7 +162,8 @@ class LeaderboardScreen(Screen):
         for column, cell in run_level:
             ci = (f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
                   if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high) else "—")
-            table.add_row(column.metric, column.label, format_value(cell.value, cell.stderr, "±"), ci)
+            table.add_row(literal(column.metric), literal(column.label),
+                          format_value(cell.value, cell.stderr, "±"), Text(ci))
 
     def current_rm(self) -> str:
         return self.table.coordinate_to_cell_key(self.table.cursor_coordinate).row_key.value
@@ -154,7 +192,16 @@ class LeaderboardScreen(Screen):
         self.app.push_screen(CurvesScreen(self.run_id, self.selected_rms()))
 
     def action_failures(self) -> None:
-        self.app.push_screen(FailuresScreen(self.run_id, self.current_rm()))
+        if self.has_prompts:
+            self.app.push_screen(FailuresScreen(self.run_id, self.current_rm()))
+        else:
+            self.action_pair_failures()
+
+    def action_pair_failures(self) -> None:
+        if self.app.summary(self.run_id).pairs:
+            self.app.push_screen(PairFailuresScreen(self.run_id, self.current_rm()))
+        else:
+            self.notify("this run has no preference pairs", timeout=2)
 
     def on_data_table_cell_selected(self, event: NavTable.CellSelected) -> None:
         self.action_failures()

@@ -16,12 +16,12 @@ from textual.widgets import Footer, Header, Input, Static
 from rmaudit.browse import ResponseRow, prompt_detail, top_eta
 from rmaudit.formatting import eta_label
 
+from ..literal import assemble, literal
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
 
 STAR = "★"
 SORTS = ("RM rank", "oracle rank", "sample")
-PREVIEW = 48
 
 
 class PromptScreen(Screen):
@@ -47,7 +47,7 @@ class PromptScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="prompt-text"):
-            yield Static(self.detail.text)
+            yield Static(literal(self.detail.text))
         yield Static("", id="prompt-info", classes="title")
         yield SearchBox("search responses (enter: to the table, escape: clear)", id="prompt-search")
         yield NavTable(id="responses-table")
@@ -83,15 +83,20 @@ class PromptScreen(Screen):
         if self.compare_key:
             other_top = self.detail.top_set(self.compare_key, self.eta)
             columns += [f"{self.label(self.compare_key)} rank", "top"]
-        table.add_columns(*columns, "response")
-        for row in self.visible_rows():
+        shown = self.visible_rows()
+        rows = []
+        for row in shown:
             cells = [str(row.ranks[self.rm_key]), STAR if row.id in top else "",
                      f"{row.scores[self.rm_key]:.3f}", f"{row.oracle:.2f}", str(row.oracle_rank),
                      str(row.words)]
             if self.compare_key:
                 cells += [str(row.ranks[self.compare_key]), STAR if row.id in other_top else ""]
-            cells = [Text(c, justify="right") if c and c[-1].isdigit() else c for c in cells]
-            table.add_row(*cells, shorten(row.text, PREVIEW), key=row.id)
+            rows.append([Text(c, justify="right") if c and c[-1].isdigit() else Text(c)
+                         for c in cells])
+        preview = table.text_width(columns, rows)  # the response takes the rest of the width
+        table.add_columns(*(literal(c) for c in columns), "response")
+        for row, cells in zip(shown, rows):
+            table.add_row(*cells, shorten(row.text, preview), key=row.id)
         self.show_info(top, other_top)
         self.show_response()
 
@@ -104,13 +109,16 @@ class PromptScreen(Screen):
             return sum(oracle_of[i] for i in ids) / len(ids)
 
         topic = self.detail.meta.get("topic")
-        line = (f"sorted by {self.sort} · {(str(topic) + ' · ') if topic else ''}[b]{self.label(self.rm_key)}[/]: {STAR} = its "
-                f"top-η set (η = {eta_label(self.eta)}: {len(top)} of {len(responses)}), mean oracle "
-                f"{mean_top(top):.2f} vs {sum(oracle_of.values()) / len(responses):.2f} overall, "
-                f"best {best:.2f}")
+        line = assemble(
+            f"sorted by {self.sort} · {(str(topic) + ' · ') if topic else ''}",
+            (self.label(self.rm_key), "bold"),
+            f": {STAR} = its top-η set (η = {eta_label(self.eta)}: {len(top)} of "
+            f"{len(responses)}), mean oracle {mean_top(top):.2f} vs "
+            f"{sum(oracle_of.values()) / len(responses):.2f} overall, best {best:.2f}")
         if self.compare_key:
-            line += (f"\ncompared with [b]{self.label(self.compare_key)}[/]: its top set's mean "
-                     f"oracle {mean_top(other_top):.2f}, {len(top & other_top)} responses in both")
+            line = assemble(line, "\ncompared with ", (self.label(self.compare_key), "bold"),
+                            f": its top set's mean oracle {mean_top(other_top):.2f}, "
+                            f"{len(top & other_top)} responses in both")
         self.query_one("#prompt-info", Static).update(line)
 
     def show_response(self) -> None:
@@ -122,8 +130,9 @@ class PromptScreen(Screen):
         row = next(r for r in self.detail.responses if r.id == row_key)
         scores = " · ".join(f"{self.label(k)} {row.scores[k]:.3f} (#{row.ranks[k]})"
                             for k in self.rm_keys if k in row.scores)
-        body.update(f"[b]response {row.sample_index}[/] · oracle {row.oracle:.2f} "
-                    f"(#{row.oracle_rank}) · {row.words} words\n{scores}\n\n{row.text}")
+        body.update(assemble((f"response {row.sample_index}", "bold"),
+                             f" · oracle {row.oracle:.2f} (#{row.oracle_rank}) · {row.words} "
+                             f"words\n{scores}\n\n{row.text}"))
 
     def on_data_table_row_highlighted(self, event: NavTable.RowHighlighted) -> None:
         self.show_response()
@@ -149,7 +158,13 @@ class PromptScreen(Screen):
         self.fill()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """enter in the search opens the highlighted match: its full text."""
         self.table.focus()
+        if self.table.row_count:
+            self.query_one("#response-text").focus()
+
+    def on_resize(self) -> None:
+        self.fill()
 
     def action_switch_focus(self) -> None:
         text = self.query_one("#response-text")

@@ -6,30 +6,35 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from rmaudit.browse import list_runs
+from rmaudit.run_index import list_runs
 
-from ..widgets.table import NavTable
+from ..literal import literal
+from ..widgets.table import NavTable, shorten
 from .leaderboard import LeaderboardScreen
+
+TITLE_WIDTH = 30  # the run and its title stay in view when the table scrolls sideways
 
 
 class RunsScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="runs-title", classes="title")
-        yield NavTable(id="runs-table")
+        yield NavTable(fixed_columns=2, id="runs-table")
         yield Footer()
 
     def on_mount(self) -> None:
         runs = list_runs(self.app.store)
-        self.query_one("#runs-title", Static).update(
+        self.query_one("#runs-title", Static).update(literal(
             f"{len(runs)} run{'s' * (len(runs) != 1)} in {self.app.sub_title}"
-            + ("" if runs else " — run a recipe first: rmaudit run RECIPE"))
+            + ("" if runs else " — run a recipe first: rmaudit run RECIPE")))
         table = self.query_one(NavTable)
         table.add_columns("run", "title", "world", "status", "prompts", "N", "RMs", "created", "recipe")
         for run in runs:
-            table.add_row(run.id[:10], run.title, "SIMULATED" if run.simulated else "real",
-                          run.status, str(run.prompts), str(run.per_prompt), str(run.reward_models),
-                          run.created_at.replace("T", " ")[:16], run.recipe_path, key=run.id)
+            table.add_row(run.id[:10], shorten(run.title, TITLE_WIDTH),
+                          "SIMULATED" if run.simulated else "real", literal(run.status),
+                          str(run.prompts), str(run.per_prompt), str(run.reward_models),
+                          run.created_at.replace("T", " ")[:16], shorten(run.recipe_path, 40),
+                          key=run.id)
         table.focus()
 
     def on_data_table_row_selected(self, event: NavTable.RowSelected) -> None:

@@ -1,7 +1,8 @@
 """Terminal curve plots (textual-plotext) behind the built-in panels.
 
-Each plot draws one line per reward model and the standard error across prompts as error
-bars around it (plotext has no filled band).
+Each plot draws one line per reward model, in the RM's colour (the same as in the report's
+figures), with the standard error across prompts as error bars (plotext has no filled band).
+The legend is a line of text under the plot, never drawn over the data.
 """
 
 from __future__ import annotations
@@ -9,15 +10,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from textual.containers import Horizontal
+from rich.text import Text
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from rmaudit.browse import ACROSS_RMS
 from rmaudit.components import RUN_LEVEL
-from rmaudit.metrics import bon_kl
+from rmaudit.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
+from rmaudit.metrics import rank_of_n_kl
 from rmaudit.panels import PanelContext
 from rmaudit.vocabulary import RETA_CURVE, best_of_n_curve_key
 
+from ..literal import assemble
+
+#: plotext line styles: a series' marker ("braille" draws a fine line)
+LINE, DOTS, CROSSES = "braille", "•", "x"
 
 
 @dataclass(frozen=True)
@@ -26,93 +34,148 @@ class Series:
     x: np.ndarray
     y: np.ndarray
     stderr: np.ndarray
+    colour: str = NEUTRAL_COLOUR  # "#rrggbb"
+    marker: str = LINE
 
 
-class CurvePlot(PlotextPlot):
-    """Lines with error bars, axis labels and a legend."""
+def rgb(colour: str) -> tuple[int, int, int]:
+    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def series_legend(series: list[Series]) -> Text:
+    """One entry per series: a swatch in its colour and style, then its label."""
+    parts: list = []
+    for s in series:
+        swatch = "━━" if s.marker == LINE else s.marker * 2
+        parts += [(swatch, f"bold {s.colour}"), " ", s.label, "   "]
+    return assemble(*parts)
+
+
+class CurvePlot(Vertical):
+    """Lines (with error bars unless ``error_bars`` is off), axis labels, and the legend under
+    the plot (``legend`` replaces the default one entry per series)."""
+
+    DEFAULT_CSS = """
+    CurvePlot PlotextPlot { height: 1fr; }
+    CurvePlot .plot-legend { height: auto; max-height: 3; padding: 0 1; }
+    """
 
     def __init__(self, title: str, x_label: str, y_label: str, series: list[Series],
-                 x_ticks: tuple[list[float], list[str]] | None = None) -> None:
+                 x_ticks: tuple[list[float], list[str]] | None = None, *,
+                 legend: Text | None = None, error_bars: bool = True) -> None:
         super().__init__()
         self.title, self.x_label, self.y_label = title, x_label, y_label
         self.series, self.x_ticks = series, x_ticks
+        self.legend, self.error_bars = legend, error_bars
+        self.canvas = PlotextPlot()
+
+    def compose(self):
+        yield self.canvas
+        yield Static(self._legend(), classes="plot-legend")
+
+    def _legend(self) -> Text:
+        return self.legend if self.legend is not None else series_legend(self.series)
 
     def on_mount(self) -> None:
         self.draw()
 
     def show(self, title: str, x_label: str, series: list[Series],
-             x_ticks: tuple[list[float], list[str]] | None) -> None:
+             x_ticks: tuple[list[float], list[str]] | None, *, y_label: str | None = None,
+             legend: Text | None = None) -> None:
         self.title, self.x_label, self.series, self.x_ticks = title, x_label, series, x_ticks
+        self.y_label = y_label or self.y_label
+        self.legend = legend
         self.draw()
-        self.refresh()
+        self.query_one(".plot-legend", Static).update(self._legend())
+        self.canvas.refresh()
 
     def draw(self) -> None:
-        plt = self.plt
+        plt = self.canvas.plt
         plt.clear_figure()  # also drops the previous x ticks; the theme is applied at render
-        plt.title(self.title)
-        plt.xlabel(self.x_label)
-        plt.ylabel(self.y_label)
+        plt.title(visible(self.title))  # plotext passes control characters to the terminal
+        plt.xlabel(visible(self.x_label))
+        plt.ylabel(visible(self.y_label))
         for series in self.series:
-            plt.plot(series.x.tolist(), series.y.tolist(), label=series.label, marker="braille")
-            plt.error(series.x.tolist(), series.y.tolist(), yerr=np.nan_to_num(series.stderr).tolist())
+            x, y = series.x.tolist(), series.y.tolist()
+            # no label: plotext would draw its legend over the data (ours is under the plot)
+            plt.plot(x, y, marker=series.marker, color=rgb(series.colour))
+            if self.error_bars:
+                plt.error(x, y, yerr=np.nan_to_num(series.stderr).tolist(),
+                          color=rgb(series.colour))
         if self.x_ticks is not None:
             plt.xticks(*self.x_ticks)
+
+
+def rm_colours(context: PanelContext) -> dict[str, str]:
+    """Each RM's colour by its place in the run (not among the selected RMs), so an RM keeps
+    its colour whichever RMs are marked; results across RMs are neutral."""
+    colours = {rm_key: rm_colour(i) for i, (_, rm_key) in enumerate(context.summary.reward_models)}
+    colours[RUN_LEVEL] = NEUTRAL_COLOUR
+    return colours
 
 
 def _series(context: PanelContext, curve_key: str, transform=lambda x: x) -> list[Series]:
     """One series per selected RM that stored ``curve_key``, in leaderboard order, then the
     run-level curve (a metric across all RMs) if there is one."""
-    labels = dict((key, label) for label, key in context.summary.reward_models)
+    labels = dict((key, short_label(label)) for label, key in context.summary.reward_models)
     labels[RUN_LEVEL] = ACROSS_RMS
+    colours = rm_colours(context)
     found = []
     for rm_key in (*context.rm_keys, RUN_LEVEL):
         curve = next((c for (rm, _, key), c in context.summary.curves.items()
                       if rm == rm_key and key == curve_key), None)
         if curve is not None:
-            found.append(Series(labels[rm_key], transform(curve.x), curve.value, curve.stderr))
+            found.append(Series(labels[rm_key], transform(curve.x), curve.value, curve.stderr,
+                                colours[rm_key]))
     return found
 
 
 def reta_curve_view(context: PanelContext) -> CurvePlot:
     """RETA(η) against −log2 η, as in the RETA paper's Fig. 3: smaller η to the right."""
-    return CurvePlot("RETA curve (± stderr across prompts)", "-log2 eta", "RETA(eta)",
-                     _series(context, RETA_CURVE, lambda eta: -np.log2(eta)))
+    return CurvePlot("RETA curve (± stderr across prompts; 1 = a random RM)", "-log2 eta",
+                     "RETA(eta)", _series(context, RETA_CURVE, lambda eta: -np.log2(eta)))
 
 
 class BestOfNView(Horizontal):
-    """Best-of-n and 2nd-best-of-n side by side, against n (log2 axis) or the KL of best-of-n."""
+    """Best-of-n and 2nd-best-of-n side by side, against n (log2 axis) or the KL divergence of
+    each selection policy from the base policy (:func:`rmaudit.metrics.rank_of_n_kl`)."""
 
-    CURVES = ((best_of_n_curve_key(1), "best-of-n"), (best_of_n_curve_key(2), "2nd-best-of-n"))
+    CURVES = ((1, "best-of-n"), (2, "2nd-best-of-n"))
 
     def __init__(self, context: PanelContext) -> None:
         super().__init__(classes="panel-row")
         self.context = context
         self.against_kl = False
-        self.shown = [(key, title) for key, title in self.CURVES if key in context.curve_keys()]
-        self.plots = [CurvePlot(*self._plot_args(key, title)) for key, title in self.shown]
+        self.shown = [(rank, title) for rank, title in self.CURVES
+                      if best_of_n_curve_key(rank) in context.curve_keys()]
+        self.plots = [CurvePlot(*self._plot_args(rank, title)) for rank, title in self.shown]
 
     def compose(self):
         yield from self.plots
 
-    def _plot_args(self, key: str, title: str) -> tuple:
+    def _plot_args(self, rank: int, title: str) -> tuple:
         """(title, x label, y label, series, x ticks) for the current x axis."""
+        key = best_of_n_curve_key(rank)
+        y_label = "oracle score"
         if self.against_kl:
-            return (f"{title} vs KL", "KL (nats)", "oracle score",
-                    _series(self.context, key, lambda n: bon_kl(np.rint(n).astype(int))), None)
+            return (f"{title} vs KL", "KL from the base policy (nats)", y_label,
+                    _series(self.context, key,
+                            lambda n: rank_of_n_kl(np.rint(n).astype(int), rank)), None)
         series = _series(self.context, key, np.log2)
         ns = series[0].x if series else np.array([])
-        return (f"{title} vs n", "n (log2 axis)", "oracle score", series,
+        return (f"{title} vs n", "n (log2 axis)", y_label, series,
                 (ns.tolist(), [f"{round(2 ** x)}" for x in ns]))
 
     def toggle_x_axis(self) -> None:
         """Switch both plots between n and KL on the x axis."""
         self.against_kl = not self.against_kl
-        for plot, (key, title) in zip(self.plots, self.shown):
-            title, x_label, _, series, ticks = self._plot_args(key, title)
+        for plot, (rank, title) in zip(self.plots, self.shown):
+            title, x_label, _, series, ticks = self._plot_args(rank, title)
             plot.show(title, x_label, series, ticks)
 
 
 def generic_curve_view(context: PanelContext, curve_key: str) -> CurvePlot:
     """Any stored curve (a reliability diagram, a shift curve, ...) as value against x."""
     first = next(c for (_, _, k), c in context.summary.curves.items() if k == curve_key)
-    return CurvePlot(f"{first.label} (± stderr)", first.x_label, "value", _series(context, curve_key))
+    return CurvePlot(f"{first.label} (± stderr)", first.x_label, "value",
+                     _series(context, curve_key))

@@ -10,12 +10,14 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 from textual_plotext import PlotextPlot
 
+from rmaudit.formatting import NEUTRAL_COLOUR, rm_colour, visible
 from rmaudit.metrics import bon_kl
 from rmaudit.panels import PanelContext
 from rmaudit.regret_results import (GoodhartPoint, goodhart_curve, goodhart_points, load_studies,
                                     study_table)
 from rmaudit.vocabulary import NDR_CURVE_PREFIX
 
+from ..literal import literal
 from .plots import CurvePlot, Series
 
 
@@ -29,8 +31,8 @@ class StudyTableView(DataTable):
         self._headers, self._table_rows = headers, rows
 
     def on_mount(self) -> None:
-        self.add_columns(*self._headers)
-        self.add_rows(self._table_rows)
+        self.add_columns(*(literal(header) for header in self._headers))
+        self.add_rows([[literal(cell) for cell in row] for row in self._table_rows])
 
     def row_values(self) -> list[list[str]]:
         return [[str(cell) for cell in self.get_row_at(i)] for i in range(self.row_count)]
@@ -53,7 +55,7 @@ class GoodhartPlot(PlotextPlot):
         accuracy, ndr = goodhart_curve()
         plt.plot(accuracy.tolist(), ndr.tolist(), label="normal model", marker="braille")
         for label, points in self.points.items():
-            plt.scatter([p.accuracy for p in points], [p.ndr for p in points], label=label)
+            plt.scatter([p.accuracy for p in points], [p.ndr for p in points], label=visible(label))
 
 
 def ndr_curves(summary, studies: dict[str, list[dict]]) -> dict:
@@ -92,8 +94,8 @@ class RegretView(VerticalScroll):
             yield Static("no regret-correlation results stored for this run", classes="note")
         for index, (label, rows) in enumerate(self.studies.items()):
             table = study_table(label, rows)
-            yield Static(f"{label}: error metric vs policy regret (best-of-{table.n} NDR) — "
-                         f"{table.caption}", classes="study-title")
+            yield Static(literal(f"{label}: error metric vs policy regret (best-of-{table.n} NDR)"
+                                 f" — {table.caption}"), classes="study-title")
             yield StudyTableView(table.headers, table.rows, id=f"regret-table-{index}")
         with Horizontal(classes="regret-plots"):
             if any(self.points.values()):
@@ -104,11 +106,15 @@ class RegretView(VerticalScroll):
     def _plot_args(self) -> tuple:
         """(title, x label, y label, series, x ticks) of the NDR curves for the current axis."""
         first = next(iter(self.curves.values()))
+        colours = {label: rm_colour(i)
+                   for i, (label, _) in enumerate(self.context.summary.reward_models)}
         if self.against_kl:
-            series = [Series(proxy, bon_kl(np.rint(c.x).astype(int)), c.value, c.stderr)
+            series = [Series(proxy, bon_kl(np.rint(c.x).astype(int)), c.value, c.stderr,
+                             colours.get(proxy, NEUTRAL_COLOUR))
                       for proxy, c in self.curves.items()]
             return (f"{first.label} vs KL", "KL (nats)", "NDR", series, None)
-        series = [Series(proxy, np.log2(c.x), c.value, c.stderr) for proxy, c in self.curves.items()]
+        series = [Series(proxy, np.log2(c.x), c.value, c.stderr, colours.get(proxy, NEUTRAL_COLOUR))
+                  for proxy, c in self.curves.items()]
         return (f"{first.label} vs n", "n (log2 axis)", "NDR", series,
                 (series[0].x.tolist(), [f"{round(2 ** x)}" for x in series[0].x]))
 

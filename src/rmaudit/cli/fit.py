@@ -1,0 +1,33 @@
+"""Tables that fit the console: each comes in layouts from the widest to the narrowest, and the
+first whose tables fit the console's width unwrapped is printed (Rich only: ``rmaudit runs``
+lists runs with nothing more)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.measure import Measurement
+from rich.table import Table
+
+#: a layout: the tables it prints (several when the RMs are split), built on demand
+Layout = Callable[[], list[Table]]
+#: the widest a label column gets in the narrow layouts before its text wraps
+LABEL_WIDTH = 24
+
+
+def fitting(out: Console, layouts: list[Layout]) -> list[Table]:
+    """The tables of the first layout whose every table fits ``out`` unwrapped (the last, the
+    narrowest, when none does)."""
+    tables: list[Table] = []
+    for layout in layouts:
+        tables = layout()
+        if all(width(out, table) <= out.width for table in tables):
+            break
+    return tables
+
+
+def width(out: Console, table: Table) -> int:
+    """The columns ``table`` takes when nothing in it wraps (but labels capped by a column's
+    ``max_width``)."""
+    return Measurement.get(out, out.options.update_width(10 ** 6), table).maximum

@@ -1,0 +1,279 @@
+"""The report's figures: one PNG per kind of stored curve, every RM on it in its own colour.
+
+The RETA curve against −log2 η (the RETA paper's Fig. 3); best-of-n and 2nd-best-of-n against
+n on a log2 axis and against the KL divergence of that selection policy from the base policy
+(:func:`rmaudit.metrics.rank_of_n_kl`); the reliability diagram with its y = x diagonal; the
+shift sweep, one figure per quantity, RMs by colour and shift targets by line style (RMs Under
+Distribution Shift, Fig. 1-2); a regret study's NDR curves and its Goodhart overlay
+(Rethinking RM Evaluation, Fig. 8); any other curve against its own x.
+
+Matplotlib is used through ``Figure`` objects, never pyplot, so nothing global changes and no
+display is needed.  Legends sit outside the axes; no text is read as mathtext (an RM label
+with a ``$`` is shown as written).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from rmaudit.browse import ACROSS_RMS
+from rmaudit.components import RUN_LEVEL
+from rmaudit.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
+from rmaudit.metrics import bon_kl, rank_of_n_kl
+from rmaudit.regret_results import goodhart_curve, goodhart_points, load_studies
+from rmaudit.results import Curve, OracleScale, RunSummary
+from rmaudit.store import Store
+from rmaudit.vocabulary import (NDR_CURVE_PREFIX, RELIABILITY_DIAGRAM, RETA_CURVE,
+                                SHIFT_CURVE_PREFIX, SHIFT_QUANTITIES, SHIFT_TARGETS,
+                                best_of_n_curve_rank, is_best_of_n_curve, shift_curve_key,
+                                shift_curve_target)
+
+GOODHART_FIGURE = "regret-goodhart.png"
+#: how a shift target is drawn (RMs differ by colour), as in the TUI's shift panel
+TARGET_LINES = dict(zip(SHIFT_TARGETS, ("-", "--", ":")))
+ORDINALS = {1: "best", 2: "2nd-best", 3: "3rd-best"}
+
+
+def rm_colours(summary: RunSummary) -> dict[str, str]:
+    """Each RM's colour by its place in the run, in every figure; results across RMs neutral."""
+    colours = {rm_key: rm_colour(i) for i, (_, rm_key) in enumerate(summary.reward_models)}
+    colours[RUN_LEVEL] = NEUTRAL_COLOUR
+    return colours
+
+
+def _plot_rms(ax: Axes, summary: RunSummary, metric: str, key: str, transform=lambda x: x,
+              linestyle: str = "-", labels: bool = True) -> None:
+    """One line and ±1 stderr band per RM, and for the run-level curve of a metric across RMs."""
+    colours = rm_colours(summary)
+    for label, rm_key in (*summary.reward_models, (ACROSS_RMS, RUN_LEVEL)):
+        curve: Curve | None = summary.curves.get((rm_key, metric, key))
+        if curve is None:
+            continue
+        x = transform(curve.x)
+        stderr = np.nan_to_num(curve.stderr)
+        ax.plot(x, curve.value, marker="o", markersize=3, color=colours[rm_key],
+                linestyle=linestyle, label=short_label(label) if labels else None)
+        ax.fill_between(x, curve.value - stderr, curve.value + stderr, color=colours[rm_key],
+                        alpha=0.2, linewidth=0)
+    ax.grid(True, alpha=0.3)
+
+
+def _legend_outside(figure: Figure, handles: list | None = None) -> None:
+    """The legend (default: of the first axes) under every axes, never over the data."""
+    if handles is None:
+        handles = figure.axes[0].get_legend_handles_labels()[0]
+    if handles:
+        # as many entries a row as fit the figure's width (about 14 small characters an inch)
+        widest = max(len(h.get_label()) for h in handles) + 6
+        fit = int(figure.get_figwidth() * 14 // widest)
+        figure.legend(handles=handles, loc="outside lower center", fontsize="small",
+                      ncols=max(1, min(len(handles), fit)), frameon=False)
+
+
+def _literal(figure: Figure) -> Figure:
+    """No title, axis label or legend entry is mathtext: ``$`` in an RM's label is shown as
+    written (tick labels keep theirs: a log axis writes 2⁴ as mathtext)."""
+    texts = [figure._suptitle] if figure._suptitle is not None else []
+    for ax in figure.axes:
+        texts += [ax.title, ax.xaxis.label, ax.yaxis.label]
+    for legend in figure.legends:
+        texts += legend.get_texts()
+    for text in texts:
+        text.set_parse_math(False)
+    return figure
+
+
+def _title(summary: RunSummary, what: str) -> str:
+    return visible(f"{what}{' (SIMULATED)' if summary.simulated else ''}")
+
+
+def _oracle_units(scale: OracleScale | None) -> str:
+    """The oracle and its scale, for a y label's second line."""
+    if scale is None:
+        return "oracle score"
+    if scale.declared:
+        return f"{scale.oracle}, {scale.declared[0]:g}–{scale.declared[1]:g} scale"
+    return f"{scale.oracle}, {scale.low:.1f}–{scale.high:.1f} on this benchmark"
+
+
+def reta_figure(summary: RunSummary, metric: str) -> Figure:
+    figure = Figure(figsize=(8, 4.5), layout="constrained")
+    ax = figure.add_subplot()
+    _plot_rms(ax, summary, metric, RETA_CURVE, lambda eta: -np.log2(eta))
+    ax.set_xlabel("−log₂ η  (smaller η: the RM's more extreme favourites)")
+    ax.set_ylabel("RETA(η)  (1 = a random RM)")
+    ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_title(_title(summary, "RETA curve, ±1 stderr across prompts"))
+    _legend_outside(figure)
+    return figure
+
+
+def best_of_n_figure(summary: RunSummary, metric: str, key: str,
+                     scale: OracleScale | None) -> Figure:
+    """Rank-j-of-n against n and against the KL of that selection policy (rank 1: best-of-n)."""
+    rank = best_of_n_curve_rank(key)
+    what = ORDINALS.get(rank, f"rank-{rank}")
+    figure = Figure(figsize=(12, 4.5), layout="constrained")
+    by_n, by_kl = figure.subplots(1, 2, sharey=True)
+    _plot_rms(by_n, summary, metric, key)
+    by_n.set_xscale("log", base=2)
+    by_n.set_xlabel("n (responses drawn)")
+    _plot_rms(by_kl, summary, metric, key, lambda n: rank_of_n_kl(np.rint(n).astype(int), rank))
+    by_kl.set_xlabel(f"KL({what}-of-n ‖ base policy) [nats]"
+                     + ("  = log n − (n−1)/n" if rank == 1
+                        else "  (Beta order-statistic density)"))
+    pick = "the RM's pick" if rank == 1 else f"the RM's {what.removesuffix('-best')} favourite"
+    by_n.set_ylabel(visible(f"oracle score of {pick}\n({_oracle_units(scale)})"))
+    figure.suptitle(_title(summary, f"{what}-of-n, ±1 stderr across prompts"))
+    _legend_outside(figure)
+    return figure
+
+
+def reliability_figure(summary: RunSummary, metric: str) -> Figure:
+    """Accuracy against mean confidence per bin; the diagonal y = x is perfect calibration."""
+    figure = Figure(figsize=(7, 5), layout="constrained")
+    ax = figure.add_subplot()
+    ax.plot([0.5, 1.0], [0.5, 1.0], color=NEUTRAL_COLOUR, linestyle="--", linewidth=1,
+            label="perfectly calibrated (y = x)")
+    _plot_rms(ax, summary, metric, RELIABILITY_DIAGRAM)
+    ax.set_xlabel("mean confidence of the RM in the bin")
+    ax.set_ylabel("accuracy in the bin")
+    ax.set_title(_title(summary, "Reliability diagram, ± binomial stderr per bin"))
+    _legend_outside(figure)
+    return figure
+
+
+def shift_figure(summary: RunSummary, metric: str, quantity: str) -> Figure:
+    """One shift quantity against p: RMs by colour, targets by line style."""
+    title, higher_is_better = SHIFT_QUANTITIES[quantity]
+    figure = Figure(figsize=(8, 4.5), layout="constrained")
+    ax = figure.add_subplot()
+    for target in SHIFT_TARGETS:
+        _plot_rms(ax, summary, metric, shift_curve_key(quantity, target),
+                  linestyle=TARGET_LINES[target], labels=False)
+    handles = [ax.plot([], [], color=colour, label=short_label(label))[0]
+               for (label, _), colour in zip(summary.reward_models, rm_colours(summary).values())]
+    handles += [ax.plot([], [], color=NEUTRAL_COLOUR, linestyle=TARGET_LINES[t],
+                        label=f"{t} shifted")[0]
+                for t in SHIFT_TARGETS if (metric, shift_curve_key(quantity, t)) in
+                {(m, k) for m, k in summary.curve_keys()}]
+    _legend_outside(figure, handles)
+    ax.set_xlabel("shift level p")
+    ax.set_ylabel(title)
+    ax.set_title(_title(summary, f"{title} {'↑' if higher_is_better else '↓'} under shift, "
+                                 "±1 stderr"))
+    return figure
+
+
+def curve_figure(summary: RunSummary, metric: str, key: str) -> Figure:
+    """Any other stored curve: value against its own x."""
+    first = next(c for (_, m, k), c in summary.curves.items() if (m, k) == (metric, key))
+    figure = Figure(figsize=(8, 4.5), layout="constrained")
+    ax = figure.add_subplot()
+    _plot_rms(ax, summary, metric, key)
+    ax.set_xlabel(visible(first.x_label))
+    ax.set_ylabel(visible(first.label))
+    ax.set_title(_title(summary, f"{metric}: {first.label}, ±1 stderr"))
+    _legend_outside(figure)
+    return figure
+
+
+def ndr_figure(summary: RunSummary, metric: str) -> Figure:
+    """A regret study's NDR against n (log2 axis) and against KL, one line per proxy."""
+    curves = {key.removeprefix(NDR_CURVE_PREFIX): curve
+              for (_, m, key), curve in summary.curves.items()
+              if m == metric and key.startswith(NDR_CURVE_PREFIX)}
+    colours = {label: rm_colour(i) for i, (label, _) in enumerate(summary.reward_models)}
+    figure = Figure(figsize=(12, 4.5), layout="constrained")
+    by_n, by_kl = figure.subplots(1, 2, sharey=True)
+    for proxy, curve in curves.items():
+        stderr = np.nan_to_num(curve.stderr)
+        colour = colours.get(proxy, NEUTRAL_COLOUR)
+        for ax, x in ((by_n, curve.x), (by_kl, bon_kl(np.rint(curve.x).astype(int)))):
+            ax.plot(x, curve.value, marker="o", markersize=3, label=short_label(proxy),
+                    color=colour)
+            ax.fill_between(x, curve.value - stderr, curve.value + stderr, color=colour,
+                            alpha=0.2, linewidth=0)
+    by_n.set_xscale("log", base=2)
+    by_n.set_xlabel("n (responses drawn)")
+    by_kl.set_xlabel("KL(best-of-n ‖ base policy) = log n − (n−1)/n  [nats]")
+    by_n.set_ylabel("NDR (1 = as good as the gold's pick)")
+    for ax in (by_n, by_kl):
+        ax.axhline(0.0, color="grey", linewidth=0.8, linestyle="--")
+        ax.grid(True, alpha=0.3)
+    first = next(iter(curves.values()))
+    figure.suptitle(_title(summary, f"{metric}: {first.label}, ±1 stderr (bootstrap over prompts)"))
+    _legend_outside(figure)
+    return figure
+
+
+def goodhart_figure(summary: RunSummary, points: dict[str, list]) -> Figure:
+    """Observed (pairwise accuracy, best-of-n NDR) of every (gold, proxy) pair of each regret
+    study against the closed-form curve of the Regressional Goodhart normal model (Rethinking
+    RM Evaluation, Fig. 8)."""
+    figure = Figure(figsize=(8, 5), layout="constrained")
+    ax = figure.add_subplot()
+    accuracy, ndr_values = goodhart_curve()
+    ax.plot(accuracy, ndr_values, color="black", linewidth=1.5,
+            label="normal model: NDR = sin(π (acc − ½))")
+    for marker, (label, found) in zip("os^Dv<>", ((k, v) for k, v in points.items() if v)):
+        ax.scatter([p.accuracy for p in found], [p.ndr for p in found], marker=marker, s=22,
+                   alpha=0.75, label=visible(f"{label} ({len(found)} gold-proxy pairs)"))
+    ax.set_xlabel("pairwise accuracy against the gold")
+    ax.set_ylabel("best-of-n NDR (policy regret's complement)")
+    ax.axhline(0.0, color="grey", linewidth=0.8, linestyle="--")
+    ax.grid(True, alpha=0.3)
+    ax.set_title(_title(summary, "Accuracy vs best-of-n NDR, observed and as the Regressional "
+                                 "Goodhart model predicts\n(Rethinking RM Evaluation, Fig. 8)"))
+    _legend_outside(figure)
+    return figure
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-")
+
+
+def build_figures(summary: RunSummary, store: Store | None = None,
+                  scale: OracleScale | None = None) -> dict[str, Figure]:
+    """File name → figure for every kind of curve the run stored.  A file is named after what
+    it shows (``reta-curve.png``, ``best-of-n.png``, ``shift-accuracy.png``), prefixed by the
+    metric's label only when two metrics stored the same kind.  With ``store`` a regret study
+    also gets its Goodhart overlay."""
+    keys = summary.curve_keys()
+    named: dict[tuple[str, str], str] = {}  # (metric, what) → base name
+    builders = {}
+    for metric, key in keys:
+        if key.startswith(NDR_CURVE_PREFIX):
+            what, build = "ndr", (lambda m=metric: ndr_figure(summary, m))
+        elif key.startswith(SHIFT_CURVE_PREFIX) and shift_curve_target(key):
+            quantity = key.removeprefix(SHIFT_CURVE_PREFIX).rsplit("_", 1)[0]
+            what = f"shift-{quantity}"
+            build = lambda m=metric, q=quantity: shift_figure(summary, m, q)  # noqa: E731
+        elif key == RETA_CURVE:
+            what, build = "reta-curve", (lambda m=metric: reta_figure(summary, m))
+        elif is_best_of_n_curve(key):
+            what = f"{ORDINALS.get(best_of_n_curve_rank(key), slug(key))}-of-n"
+            build = lambda m=metric, k=key: best_of_n_figure(summary, m, k, scale)  # noqa: E731
+        elif key == RELIABILITY_DIAGRAM:
+            what, build = "reliability-diagram", (lambda m=metric: reliability_figure(summary, m))
+        else:
+            what, build = slug(key), (lambda m=metric, k=key: curve_figure(summary, m, k))
+        if (metric, what) not in named:
+            named[(metric, what)] = what
+            builders[(metric, what)] = build
+    kinds = [what for _, what in named]
+    figures = {}
+    for (metric, what), build in builders.items():
+        # a regret study's figure is per study; any other kind is prefixed only on a clash
+        prefixed = what == "ndr" or kinds.count(what) > 1
+        figures[f"{slug(metric) + '-' if prefixed else ''}{what}.png"] = _literal(build())
+    if store is not None:
+        studies = load_studies(store, summary.run["id"])
+        points = {label: goodhart_points(rows) for label, rows in studies.items()}
+        if any(points.values()):
+            figures[GOODHART_FIGURE] = _literal(goodhart_figure(summary, points))
+    return figures

@@ -1,0 +1,66 @@
+"""Which runs a DB holds: open it for reading, list its runs, resolve a run id prefix.
+
+Light on purpose (no numpy, no metric code): ``rmaudit runs`` lists runs with nothing more.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rmaudit.errors import BadInput
+from rmaudit.store import Store
+
+
+def open_for_reading(path: str | Path) -> Store:
+    """Open an existing rmaudit DB read-only; anything else is ``BadInput`` (exit code 2)."""
+    path = str(path)
+    store = Store.open_readonly(path)  # raises BadInput for foreign files and newer schemas
+    if store is None:
+        raise BadInput("database does not exist", file=path)
+    if "runs" not in store.db.table_names():
+        store.close()
+        raise BadInput("not an rmaudit database (no runs table)", file=path)
+    return store
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One stored audit, as the runs list shows it."""
+
+    id: str
+    title: str
+    status: str
+    simulated: bool
+    created_at: str
+    recipe_path: str
+    prompts: int
+    per_prompt: int
+    reward_models: int
+
+
+def list_runs(store: Store) -> list[RunRow]:
+    """Every run, newest first."""
+    rows = store.db.execute(
+        """select r.id, r.title, r.status, r.simulated, r.created_at, r.recipe_path,
+                  (select count(*) from selections s where s.selection_key = b.selection_key),
+                  b.per_prompt,
+                  (select count(*) from run_reward_models m where m.run_id = r.id)
+           from runs r left join benchmarks b on b.id = r.benchmark_id
+           order by r.created_at desc, r.rowid desc""").fetchall()
+    return [RunRow(i, t or "", s or "", bool(sim), c or "", p or "", n or 0, pp or 0, rms)
+            for i, t, s, sim, c, p, n, pp, rms in rows]
+
+
+def resolve_run(store: Store, run_id: str | None) -> str:
+    """The run named by ``run_id`` (a unique prefix), or the latest run when None."""
+    ids = [run.id for run in list_runs(store)]
+    if not ids:
+        raise BadInput("no runs stored; run a recipe first", file=store.path)
+    if run_id is None:
+        return ids[0]
+    matches = [i for i in ids if i.startswith(run_id)]
+    if len(matches) != 1:
+        raise BadInput("no such run" if not matches else "run id prefix is ambiguous",
+                       file=store.path, field="--run", value=run_id)
+    return matches[0]

@@ -1,0 +1,131 @@
+"""One preference pair: its prompt, the chosen and the rejected response side by side, the RM's
+scores and margin, and every other RM's verdict on the same pair.
+
+Opened from a shift flip, it shows the pair as shifted at the first level where the verdict
+flips; ``+`` and ``-`` step through the shift levels (p = 0 is the unshifted pair).
+"""
+
+from __future__ import annotations
+
+import math
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from rmaudit.browse import pair_texts, response_scores
+from rmaudit.pair_failures import RIGHT, WRONG, PairVerdict, ShiftFlip
+
+from ..literal import assemble, literal
+
+
+def verdict(margin: float) -> Text:
+    if math.isnan(margin):
+        return Text("not scored", style="dim")
+    return Text(f"{margin:+.3f} {RIGHT if margin > 0 else WRONG}",
+                style="green" if margin > 0 else "red")
+
+
+class PairScreen(Screen):
+    BINDINGS = [
+        Binding("plus", "level(1)", "Shift level +", key_display="+"),
+        Binding("minus", "level(-1)", "Shift level −", key_display="-"),
+        Binding("tab", "switch_focus", "Chosen / rejected", show=False),
+        Binding("escape", "back", "Back"),
+    ]
+
+    DEFAULT_CSS = """
+    PairScreen #pair-prompt { height: auto; max-height: 5; padding: 0 1;
+                              border-bottom: solid $primary; }
+    PairScreen #pair-info { height: auto; max-height: 4; }
+    PairScreen #pair-responses { height: 1fr; }
+    PairScreen .response { width: 1fr; height: 1fr; padding: 0 1; border: round $primary; }
+    PairScreen .response:focus { border: double $accent; }
+    """
+
+    def __init__(self, run_id: str, rm_key: str, pair: PairVerdict, flip: ShiftFlip | None = None):
+        super().__init__()
+        self.run_id, self.rm_key, self.pair, self.flip = run_id, rm_key, pair, flip
+        #: the shift level shown (an index into flip.levels); 0 without a flip
+        self.level = flip.first_flip if flip is not None else 0
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        return self.flip is not None if action == "level" else True
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="pair-prompt"):
+            yield Static("", id="pair-prompt-text")
+        yield Static("", id="pair-info", classes="title")
+        with Horizontal(id="pair-responses"):
+            with VerticalScroll(id="chosen", classes="response"):
+                yield Static("", id="chosen-text")
+            with VerticalScroll(id="rejected", classes="response"):
+                yield Static("", id="rejected-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show()
+        self.query_one("#chosen").focus()
+
+    def shown_pair_id(self) -> str | None:
+        return self.flip.pair_ids[self.level] if self.flip is not None else self.pair.pair_id
+
+    def show(self) -> None:
+        """The texts and scores of the pair at the current shift level."""
+        summary = self.app.summary(self.run_id)
+        pair_id = self.shown_pair_id()
+        if pair_id is None:  # a level the RM scored no shifted copy at
+            texts = (self.pair.prompt, self.pair.chosen, self.pair.rejected, None, None)
+        else:
+            texts = pair_texts(self.app.store, pair_id)
+        prompt, chosen, rejected, chosen_id, rejected_id = texts
+        margins = {}
+        for label, rm_key in summary.reward_models:
+            ids = [i for i in (chosen_id, rejected_id) if i]
+            scores = response_scores(self.app.store, rm_key, ids)
+            margins[rm_key] = (scores[chosen_id], scores[rejected_id]) \
+                if chosen_id in scores and rejected_id in scores else (math.nan, math.nan)
+        mine = margins[self.rm_key]
+        self.query_one("#pair-prompt-text", Static).update(literal(prompt))
+        self.query_one("#pair-info", Static).update(self._info(margins))
+        titles = (("chosen", mine[0]), ("rejected", mine[1]))
+        for (name, score), text in zip(titles, (chosen, rejected)):
+            box = self.query_one(f"#{name}")
+            box.border_title = literal(f"{name} · {self.app.rm_label(self.run_id, self.rm_key)} "
+                                       f"{score:.3f}" if not math.isnan(score) else name)
+            self.query_one(f"#{name}-text", Static).update(literal(text))
+
+    def _info(self, margins: dict[str, tuple[float, float]]) -> Text:
+        label = self.app.rm_label(self.run_id, self.rm_key)
+        chosen, rejected = margins[self.rm_key]
+        parts: list = [("margin of ", "bold"), (label, "bold"), ": ", verdict(chosen - rejected)]
+        if self.flip is not None:
+            level = self.flip.levels[self.level]
+            parts += [f" · {self.flip.target} shifted at p = {level:g}" if level
+                      else " · unshifted",
+                      f" (verdicts by p: {self.flip.verdicts}; + and - step p)"]
+        parts.append(f" · subset {self.pair.subset or '—'}")
+        if self.pair.styles:
+            parts.append(" · styles chosen/rejected: " + self.pair.styles)
+        parts.append("\nother RMs: ")
+        others = [(self.app.rm_label(self.run_id, k), c - r) for k, (c, r) in margins.items()
+                  if k != self.rm_key]
+        for index, (other, margin) in enumerate(others):
+            parts += [" · " if index else "", other, " ", verdict(margin)]
+        return assemble(*parts)
+
+    def action_level(self, step: int) -> None:
+        if self.flip is not None:
+            self.level = min(max(self.level + step, 0), len(self.flip.levels) - 1)
+            self.show()
+
+    def action_switch_focus(self) -> None:
+        chosen = self.query_one("#chosen")
+        (self.query_one("#rejected") if chosen.has_focus else chosen).focus()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

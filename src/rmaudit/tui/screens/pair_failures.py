@@ -1,0 +1,232 @@
+"""The preference pairs an RM gets wrong, worst margin first, filterable by subset and text;
+in a shift sweep, ``v`` shows the pairs whose verdict flips as the perturbation grows.
+
+The margin is the RM's score of the chosen response minus its score of the rejected one
+(negative: the RM prefers the rejected response).  Loading reads every pair and both of its
+scores, so it runs in a worker thread while the screen stays responsive.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Static
+
+from rmaudit.pair_failures import PairVerdict, ShiftFlip, shift_sweep
+
+from ..literal import assemble
+from ..widgets.search import SearchBox
+from ..widgets.table import NavTable, shorten
+from .pair import PairScreen
+
+#: what the table shows: the pairs the RM gets wrong, every pair, the verdicts that flip
+MODES = ("wrong", "all", "flips")
+SUBSET_WIDTH = 22
+
+
+def _number(value: float) -> Text:
+    return Text(f"{value:+.3f}", justify="right")
+
+
+class PairFailuresScreen(Screen):
+    BINDINGS = [
+        Binding("slash", "search", "Search", key_display="/"),
+        Binding("t", "subset", "Subset"),
+        Binding("a", "all_pairs", "Wrong / all"),
+        Binding("v", "flips", "Flips under shift"),
+        Binding("r", "next_rm", "Next RM"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self, run_id: str, rm_key: str) -> None:
+        super().__init__()
+        self.run_id, self.rm_key = run_id, rm_key
+        self.has_shift = shift_sweep(self.app.summary(run_id)) is not None
+        self.mode = MODES[0]
+        self.subset: str | None = None
+        self.query_text = ""
+        self.verdicts: list[PairVerdict] | None = None
+        self.flips: list[ShiftFlip] | None = None
+        self.shown: list[PairVerdict | ShiftFlip] = []
+        self.constant: list[str] = []  # "subset X": what every shown row has in common
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="pairs-title", classes="title")
+        yield SearchBox("search prompts and responses (enter: open the first, escape: clear)",
+                        id="pairs-search")
+        yield NavTable(id="pairs-table")
+        yield Footer()
+
+    @property
+    def table(self) -> NavTable:
+        return self.query_one("#pairs-table", NavTable)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        return self.has_shift if action == "flips" else True
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        self.load()
+
+    # -- loading ------------------------------------------------------------------------
+    @property
+    def loaded(self) -> bool:
+        return self.verdicts is not None and (self.mode != "flips" or self.flips is not None)
+
+    def load(self) -> None:
+        self.table.loading = True
+        self.update_title()
+        self._load(self.rm_key, self.mode == "flips")
+
+    @work(thread=True, exclusive=True)
+    def _load(self, rm_key: str, flips: bool) -> None:
+        verdicts = self.app.load_pair_verdicts(self.run_id, rm_key)
+        shifted = self.app.load_shift_flips(self.run_id, rm_key) if flips else None
+        self.app.call_from_thread(self._loaded, rm_key, verdicts, shifted)
+
+    def _loaded(self, rm_key: str, verdicts: list[PairVerdict],
+                flips: list[ShiftFlip] | None) -> None:
+        if rm_key != self.rm_key:  # the user moved on to another RM meanwhile
+            return
+        self.verdicts = verdicts
+        if flips is not None:
+            self.flips = flips
+        self.table.loading = False
+        self.fill()
+        if not self.query_one(SearchBox).is_open:  # the loading overlay took the table's focus
+            self.table.focus()
+
+    # -- the table ----------------------------------------------------------------------
+    def _matches(self, pair: PairVerdict) -> bool:
+        needle = self.query_text.lower()
+        return ((self.subset is None or pair.subset == self.subset)
+                and (not needle or any(needle in text.lower()
+                                       for text in (pair.prompt, pair.chosen, pair.rejected))))
+
+    def visible_rows(self) -> list[PairVerdict | ShiftFlip]:
+        if self.mode == "flips":
+            return [f for f in self.flips or [] if self._matches(f.pair)]
+        rows = [p for p in self.verdicts or [] if self._matches(p)
+                and (self.mode == "all" or not p.correct)]
+        return sorted(rows, key=lambda p: (p.margin, p.position))  # worst margin first
+
+    def fill(self) -> None:
+        if not self.loaded:
+            return
+        table = self.table
+        table.clear(columns=True)
+        self.shown = self.visible_rows()
+        flips = self.mode == "flips"
+        pairs = [f.pair for f in self.shown] if flips else self.shown
+        columns: list[tuple[str, list]] = [("#", [str(i) for i in range(1, len(pairs) + 1)])]
+        if flips:
+            columns += [("shifted", [f.target for f in self.shown]),
+                        ("flips at", [f"p={f.levels[f.first_flip]:g}" for f in self.shown]),
+                        ("✓/✗ by p", [f.verdicts for f in self.shown]),
+                        ("margin p=0", [_number(f.margins[0]) for f in self.shown])]
+        else:
+            columns += [("margin", [_number(p.margin) for p in pairs]),
+                        ("chosen", [_number(p.chosen_score) for p in pairs]),
+                        ("rejected", [_number(p.rejected_score) for p in pairs])]
+        columns += [("subset", [shorten(p.subset, SUBSET_WIDTH) for p in pairs]),
+                    ("styles c/r", [Text(p.styles) for p in pairs])]  # RM-Bench: style bias?
+        # a column that says the same on every row (one subset, one target) only takes room:
+        # the title says it once instead
+        kept = [(header, cells) for header, cells in columns
+                if header in ("#", "margin", "margin p=0", "✓/✗ by p") or len(pairs) < 2
+                or len({str(c) for c in cells}) > 1]
+        self.constant = [f"{header} {cells[0]}" for header, cells in columns
+                         if (header, cells) not in kept and str(cells[0])]
+        columns = kept
+        headers = [header for header, _ in columns]
+        rows = [list(cells) for cells in zip(*(cells for _, cells in columns))]
+        preview = table.text_width(headers, rows)  # the prompt takes the rest of the width
+        table.add_columns(*(Text(h) for h in headers), "prompt")
+        for index, (cells, pair) in enumerate(zip(rows, pairs)):
+            table.add_row(*cells, shorten(pair.prompt, preview), key=str(index))
+        self.update_title()
+
+    def on_resize(self) -> None:
+        self.fill()
+
+    def update_title(self) -> None:
+        label = self.app.rm_label(self.run_id, self.rm_key)
+        if not self.loaded:
+            status = ("finding the pairs whose verdict flips…" if self.mode == "flips"
+                      else "loading the RM's scores of every pair…")
+            explain = ""
+        elif self.mode == "flips":
+            status = (f"{len(self.shown):,} of {len(self.flips or []):,} (pair, shift) flips · "
+                      "earliest flip first")
+            explain = ("\n✓ right, ✗ wrong at each shift level p; "
+                       "margin = chosen − rejected score")
+        else:
+            wrong = sum(not p.correct for p in self.verdicts or [])
+            shown = f"{len(self.shown):,} {'wrong ' if self.mode == 'wrong' else ''}pairs shown"
+            status = (f"{shown} · "
+                      f"{wrong:,} of {len(self.verdicts or []):,} wrong · worst margin first")
+            explain = "\nmargin = RM score of chosen − of rejected (< 0: it prefers the rejected)"
+        filters = [] if self.subset is not None else list(self.constant)
+        filters += [f"subset = {self.subset}"] if self.subset is not None else []
+        filters += [f"search = {self.query_text!r}"] if self.query_text else []
+        what = "Flips under shift" if self.mode == "flips" else "Pair failures"
+        self.query_one("#pairs-title", Static).update(assemble(
+            (f"{what} of ", "bold"), (label, "bold"), f" · {status}"
+            + (" · " + ", ".join(filters) if filters else "") + explain))
+
+    # -- actions ------------------------------------------------------------------------
+    def action_search(self) -> None:
+        self.query_one(SearchBox).open()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.query_text = event.value.strip()
+        self.fill()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """enter in the search opens the highlighted (first) match."""
+        self.table.focus()
+        if self.table.row_count:
+            self.table.action_select_cursor()
+
+    def action_back(self) -> None:
+        search = self.query_one(SearchBox)
+        if search.is_open:  # escape first closes the search
+            search.close()
+            self.table.focus()
+        else:
+            self.app.pop_screen()
+
+    def action_subset(self) -> None:
+        subsets = [None, *sorted({p.subset for p in self.verdicts or []})]
+        self.subset = (subsets[(subsets.index(self.subset) + 1) % len(subsets)]
+                       if self.subset in subsets else None)
+        self.fill()
+
+    def action_all_pairs(self) -> None:
+        self.mode = "all" if self.mode == "wrong" else "wrong"
+        self.fill()
+
+    def action_flips(self) -> None:
+        if not self.has_shift:
+            return
+        self.mode = "wrong" if self.mode == "flips" else "flips"
+        if self.loaded:
+            self.fill()
+        else:
+            self.load()
+
+    def action_next_rm(self) -> None:
+        keys = [k for _, k in self.app.summary(self.run_id).reward_models]
+        self.rm_key = keys[(keys.index(self.rm_key) + 1) % len(keys)]
+        self.verdicts = self.flips = None
+        self.load()
+
+    def on_data_table_row_selected(self, event: NavTable.RowSelected) -> None:
+        row = self.shown[int(event.row_key.value)]
+        flip = row if isinstance(row, ShiftFlip) else None
+        pair = row.pair if flip is not None else row
+        self.app.push_screen(PairScreen(self.run_id, self.rm_key, pair, flip))
