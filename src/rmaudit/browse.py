@@ -31,7 +31,7 @@ def open_for_reading(path: str | Path) -> Store:
     store = Store.open_readonly(path)  # raises BadInput for foreign files and newer schemas
     if store is None:
         raise BadInput("database does not exist", file=path)
-    if "runs" not in store.db.table_names():
+    if "runs" not in store.tables():
         store.close()
         raise BadInput("not an rmaudit database (no runs table)", file=path)
     return store
@@ -54,15 +54,8 @@ class RunRow:
 
 def list_runs(store: Store) -> list[RunRow]:
     """Every run, newest first."""
-    rows = store.db.execute(
-        """select r.id, r.title, r.status, r.simulated, r.created_at, r.recipe_path,
-                  (select count(*) from selections s where s.selection_key = b.selection_key),
-                  b.per_prompt,
-                  (select count(*) from run_reward_models m where m.run_id = r.id)
-           from runs r left join benchmarks b on b.id = r.benchmark_id
-           order by r.created_at desc, r.rowid desc""").fetchall()
     return [RunRow(i, t or "", s or "", bool(sim), c or "", p or "", n or 0, pp or 0, rms)
-            for i, t, s, sim, c, p, n, pp, rms in rows]
+            for i, t, s, sim, c, p, n, pp, rms in store.read.runs()]
 
 
 def resolve_run(store: Store, run_id: str | None) -> str:
@@ -81,19 +74,16 @@ def resolve_run(store: Store, run_id: str | None) -> str:
 
 def top_eta(store: Store, run_id: str) -> float:
     """η of the run's first RETA scalar (what "the RM's top-η set" refers to)."""
-    for (params,) in store.db.execute(
-            "select params from metric_results where run_id = ? and key like 'reta@%' "
-            "order by rowid limit 1", [run_id]):
-        eta = json.loads(params or "{}").get("eta")
-        if isinstance(eta, (int, float)) and 0 < eta < 1:
-            return float(eta)
+    for row in store.read.metric_rows(run_id):
+        if row["key"].startswith("reta@"):
+            eta = json.loads(row["params"] or "{}").get("eta")
+            return float(eta) if isinstance(eta, (int, float)) and 0 < eta < 1 else DEFAULT_ETA
     return DEFAULT_ETA
 
 
 def per_prompt_columns(store: Store, summary: RunSummary) -> list[Column]:
     """The scalar metrics the run stored per prompt, RETA first (they rank failures)."""
-    stored = {row[0] for row in store.db.execute(
-        "select distinct key from per_prompt_results where run_id = ?", [summary.run["id"]])}
+    stored = store.read.per_prompt_keys(summary.run["id"])
     columns = [c for c in summary.columns if c.key in stored]
     return sorted(columns, key=lambda c: not c.key.startswith("reta@"))
 
@@ -122,14 +112,10 @@ class PromptFailure:
 
 def prompt_failures(store: Store, summary: RunSummary, rm_key: str) -> list[PromptFailure]:
     """One row per benchmark prompt for ``rm_key``, in benchmark order."""
-    db, bench, run_id = store.db, summary.benchmark, summary.run["id"]
-    prompts = db.execute(
-        """select s.position, p.id, p.text, p.meta from selections s join prompts p on p.id = s.prompt_id
-           where s.selection_key = ? order by s.position""", [bench["selection_key"]]).fetchall()
+    bench, run_id = summary.benchmark, summary.run["id"]
+    prompts = store.read.selection_prompts(bench["selection_key"])
     metrics: dict[str, dict[str, float]] = {}
-    for key, prompt_id, value in db.execute(
-            "select key, prompt_id, value from per_prompt_results where run_id = ? and rm_key = ?",
-            [run_id, rm_key]):
+    for key, prompt_id, value in store.read.per_prompt_values(run_id, rm_key):
         metrics.setdefault(prompt_id, {})[key] = value
     pick, best = _picks(store, bench, rm_key)
     rows = []
@@ -144,16 +130,7 @@ def prompt_failures(store: Store, summary: RunSummary, rm_key: str) -> list[Prom
 
 def _picks(store: Store, bench: dict, rm_key: str) -> tuple[dict[str, float], dict[str, float]]:
     """Per prompt: the oracle score of the RM's favourite (tie-averaged) and the oracle's best."""
-    # "prompt_id in (subquery)" makes SQLite walk the responses index prompt by prompt; a
-    # join on selections instead rescans the selection for every response (quadratic).
-    rows = store.db.execute(
-        """select r.prompt_id, y.score, j.score from responses r
-           join rm_scores y on y.response_id = r.id and y.rm_key = ?
-           join oracle_labels j on j.response_id = r.id and j.oracle_key = ?
-           where r.policy_key = ? and r.sample_index < ?
-             and r.prompt_id in (select prompt_id from selections where selection_key = ?)""",
-        [rm_key, bench["oracle_key"], bench["policy_key"], bench["per_prompt"],
-         bench["selection_key"]]).fetchall()
+    rows = store.read.scores_with_labels(bench, rm_key)
     if not rows:
         return {}, {}
     names, prompt = np.unique([row[0] for row in rows], return_inverse=True)
@@ -201,22 +178,12 @@ class PromptDetail:
 
 def prompt_detail(store: Store, bench: dict, prompt_id: str, rm_keys: list[str]) -> PromptDetail:
     """A prompt and its responses with the oracle's and each RM's scores and ranks."""
-    text, meta = store.db.execute("select text, meta from prompts where id = ?", [prompt_id]).fetchone()
-    rows = store.db.execute(
-        """select r.id, r.sample_index, r.text, j.score from responses r
-           join oracle_labels j on j.response_id = r.id and j.oracle_key = ?
-           where r.policy_key = ? and r.prompt_id = ? and r.sample_index < ?
-           order by r.sample_index""",
-        [bench["oracle_key"], bench["policy_key"], prompt_id, bench["per_prompt"]]).fetchall()
+    text, meta = store.items.prompts([prompt_id])[prompt_id]
+    rows = [(rid, index, body, score) for rid, index, body, _meta, score, *_label
+            in store.read.labelled_responses(bench, prompt_id)]
     ids = [row[0] for row in rows]
     oracle_rank = _ranks([row[3] for row in rows])
-    scores: dict[str, dict[str, float]] = {}
-    for rm_key in rm_keys:
-        found = dict(store.db.execute(
-            f"""select y.response_id, y.score from rm_scores y
-                where y.rm_key = ? and y.response_id in ({",".join("?" * len(ids))})""",
-            [rm_key, *ids]).fetchall()) if ids else {}
-        scores[rm_key] = found
+    scores = {rm_key: store.read.scores_of(rm_key, ids) for rm_key in rm_keys}
     ranks = {k: dict(zip(ids, _ranks([s.get(i, -math.inf) for i in ids]))) for k, s in scores.items()}
     responses = [ResponseRow(rid, index, body, oracle, rank,
                              {k: s[rid] for k, s in scores.items() if rid in s},

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from rmaudit.formatting import eta_label
 from rmaudit.results import RunSummary
-from rmaudit.runner import StageCount
+from rmaudit.run import StageCount
 from rmaudit.simulated import SIMULATED_NOTICE
 
 SPARK = "▁▂▃▄▅▆▇█"
@@ -50,8 +50,9 @@ def plan_table(counts: list[StageCount], title: str) -> Table:
     for header in ("stage", "items", "stored", "to do", "calls"):
         table.add_column(header, justify="left" if header == "stage" else "right")
     for c in counts:
-        table.add_row(c.stage, f"{c.total:,}", f"{c.stored:,}", f"{c.pending:,}",
-                      f"{c.pending * c.calls_per_item:,}")
+        bound = "≤ " if c.at_most else ""  # counted before the work it depends on is done
+        table.add_row(c.stage, f"{bound}{c.total:,}", f"{c.stored:,}", f"{bound}{c.pending:,}",
+                      f"{bound}{c.pending * c.calls_per_item:,}")
     return table
 
 

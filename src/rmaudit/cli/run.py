@@ -9,7 +9,7 @@ import click
 from rmaudit.costs import cost_table, estimate_costs
 from rmaudit.recipe import load_recipe
 from rmaudit.results import load_summary
-from rmaudit.runner import Runner, build_components
+from rmaudit.run import Runner, build_components
 from rmaudit.store import Store
 
 from .render import RichProgress, console, plan_table, summary_tables, work_line

@@ -21,22 +21,19 @@ def runs(db_path: str, run_id: str | None) -> None:
     if store is None:
         raise BadInput("database does not exist", file=db_path)
     out = console()
-    rows = list(store.db.query(
-        "select r.*, (select count(*) from run_reward_models m where m.run_id = r.id) as rms, "
-        "b.per_prompt from runs r left join benchmarks b on b.id = r.benchmark_id "
-        "order by r.created_at"))
+    runs = store.read.runs()[::-1]  # oldest first
     if run_id:
-        matches = [r for r in rows if r["id"].startswith(run_id)]
+        matches = [run[0] for run in runs if run[0].startswith(run_id)]
         if len(matches) != 1:
             raise BadInput("no such run" if not matches else "run id prefix is ambiguous",
                            file=db_path, field="run_id", value=run_id)
-        for table in summary_tables(load_summary(store, matches[0]["id"])):
+        for table in summary_tables(load_summary(store, matches[0])):
             out.print(table)
         return
     table = Table(title=f"runs in {db_path}", title_justify="left")
     for header in ("run", "title", "status", "RMs", "N", "simulated", "created", "recipe"):
         table.add_column(header)
-    for r in rows:
-        table.add_row(r["id"][:10], r["title"], r["status"], str(r["rms"]), str(r["per_prompt"] or "pairs"),
-                      "yes" if r["simulated"] else "no", r["created_at"], r["recipe_path"])
+    for run, title, status, simulated, created, recipe, _prompts, per_prompt, rms in runs:
+        table.add_row(run[:10], title, status, str(rms), str(per_prompt or "pairs"),
+                      "yes" if simulated else "no", created, recipe)
     out.print(table)
