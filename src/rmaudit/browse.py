@@ -1,9 +1,9 @@
-"""Read-only queries behind ``rmaudit tui`` and ``rmaudit report`` (no UI toolkit here).
+"""What ``rmaudit tui`` and ``rmaudit report`` show, from the store's reads (no UI toolkit
+here): the runs list, a run's failures per prompt, a prompt's responses and ranks.
 
-Everything goes through indexed lookups: a run's metrics and curves by ``run_id``, a
-prompt's responses by ``(policy_key, prompt_id)``, a response's score and label by their
-primary keys.  The one scan — an RM's scores over the whole benchmark, for the failure
-table — reads each score once and aggregates in numpy.
+The store answers through indexed lookups (:mod:`rmaudit.store.read`); the one scan — an RM's
+scores over the whole benchmark, for the failure table — reads each score once and
+aggregates here, in numpy.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from rich.console import Console
@@ -12,8 +13,10 @@ from rich.table import Table
 
 from rmaudit.formatting import eta_label
 from rmaudit.results import RunSummary
-from rmaudit.run import StageCount
 from rmaudit.simulated import SIMULATED_NOTICE
+
+if TYPE_CHECKING:  # the runner is not needed to draw a table
+    from rmaudit.run import StageCount
 
 SPARK = "▁▂▃▄▅▆▇█"
 

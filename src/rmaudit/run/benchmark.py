@@ -51,7 +51,8 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
         per_prompt=n, oracle_key=oracle.key,
         simulated=any(c.simulated for c in (source, policy, oracle)))
     with ctx.timed("responses"):
-        generation = ctx.counted(responses.work(ctx, policy, chosen, k))
+        generation = responses.work(ctx, policy, chosen, k)
+        ctx.counts.append(generation.count)
         if execute:
             responses.generate(ctx, policy, generation)
     if chosen is None:
@@ -63,7 +64,8 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
     else:
         response_ids = Keys([response_id(policy.key, p.id, i) for p in chosen for i in range(n)])
     with ctx.timed(labels.STAGE):
-        labelling = ctx.counted(labels.work(ctx, oracle, response_ids))
+        labelling = labels.work(ctx, oracle, response_ids)
+        ctx.counts.append(labelling.count)
         if execute:
             labels.label(ctx, oracle, labelling)
     if execute:

@@ -116,10 +116,6 @@ class RunContext:
         finally:
             self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - started
 
-    def counted(self, work: Work[T]) -> Work[T]:
-        self.counts.append(work.count)
-        return work
-
     # -- reading items back, memoised -------------------------------------------------------
     def prompt(self, pid: str) -> Prompt:
         if pid not in self.prompts:

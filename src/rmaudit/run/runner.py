@@ -82,8 +82,8 @@ class Runner:
                               progress or SilentProgress())
 
     def plan(self) -> list[StageCount]:
-        """Count the items of every stage and how many are already stored; write nothing,
-        call no component (the run's own stages, stopped before they make anything)."""
+        """Count the items of every stage and how many are already stored, and make none:
+        the run's own stages, stopped before they sample, generate, label, perturb or score."""
         try:
             self._score(self._items(execute=False), execute=False)
         finally:

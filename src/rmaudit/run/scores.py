@@ -25,8 +25,9 @@ def stage(ctx: RunContext, spec: ComponentSpec, model: RewardModel, response_ids
         stored = ctx.store.items.scored(model.key, known) if ctx.store and known else set()
         pending = [rid for rid in known if rid not in stored]
         unsure = bool(response_ids.unlisted and ctx.store and ctx.store.items.has_scores(model.key))
-        work = ctx.counted(Work(StageCount(name, response_ids.total, len(known) - len(pending),
-                                           at_most=response_ids.at_most or unsure), pending))
+        work = Work(StageCount(name, response_ids.total, len(known) - len(pending),
+                               at_most=response_ids.at_most or unsure), pending)
+        ctx.counts.append(work.count)
         if execute:
             _score(ctx, spec, model, work)
 

@@ -51,7 +51,9 @@ class Store:
         self._conn = conn
         self.path = path
         self._savepoints = 0
-        self._group: _Group | None = None
+        self._grouped = False  # inside grouped_writes
+        self._committed = 0.0  # when grouped writes last committed (time.monotonic)
+        self._changes_at_begin = 0  # total_changes when the open transaction began
         self.items = Items(self)
         self.runs = Runs(self)
         self.read = Reads(self)
@@ -81,7 +83,7 @@ class Store:
         self._conn.close()
 
     def tables(self) -> set[str]:
-        return {row[0] for row in self._conn.execute(
+        return {row[0] for row in self.execute(
             "select name from sqlite_master where type = 'table'")}
 
     # -- transactions -----------------------------------------------------------------
@@ -89,77 +91,61 @@ class Store:
     def transaction(self) -> Iterator[None]:
         """All of the block or none of it.  Inside another transaction (or a stage's
         :meth:`grouped_writes`) it is a savepoint of that one and commits with it."""
-        if self._group is not None and not self._conn.in_transaction:
-            self._group.begin()
         if not self._conn.in_transaction:
-            self._conn.execute("begin immediate")
-            try:
-                yield
-            except BaseException:
-                self._conn.execute("rollback")
-                raise
-            self._conn.execute("commit")
-            return
+            self.execute("begin immediate")
+            self._changes_at_begin = self._conn.total_changes
+            if not self._grouped:
+                try:
+                    yield
+                except BaseException:
+                    self.execute("rollback")
+                    raise
+                self.execute("commit")
+                return
         name = f"batch{self._savepoints}"
         self._savepoints += 1
-        self._conn.execute(f"savepoint {name}")
+        self.execute(f"savepoint {name}")
         try:
             yield
         except BaseException:
-            self._conn.execute(f"rollback to {name}")
-            self._conn.execute(f"release {name}")
+            self.execute(f"rollback to {name}")
+            self.execute(f"release {name}")
             raise
         finally:
             self._savepoints -= 1
-        self._conn.execute(f"release {name}")
-        if self._group is not None and self._savepoints == 0:
-            self._group.maybe_commit()
+        self.execute(f"release {name}")
+        if self._grouped and self._savepoints == 0 and (
+                self._conn.total_changes - self._changes_at_begin >= GROUP_ROWS
+                or time.monotonic() - self._committed >= GROUP_SECONDS):
+            self._commit()
 
     @contextmanager
     def grouped_writes(self) -> Iterator[None]:
-        """Let the transactions of the block (one per batch) share commits, by rows or time;
-        what is complete is committed when the block ends, also when it fails."""
-        if self._group is not None:  # already grouped by an enclosing block
+        """Let the transactions of the block (one per batch) share commits: one commits once
+        it holds ``GROUP_ROWS`` changed rows, or ``GROUP_SECONDS`` after the last commit (so a
+        stage whose batches each take longer commits every batch, as it comes).  What is
+        complete is committed when the block ends, also when it fails."""
+        if self._grouped:  # already grouped by an enclosing block
             yield
             return
-        self._group = _Group(self._conn)
+        self._grouped, self._committed = True, time.monotonic()
         try:
             yield
         finally:
-            self._group.commit()
-            self._group = None
+            self._grouped = False
+            self._commit()
 
-    # -- for the query modules --------------------------------------------------------
+    def _commit(self) -> None:
+        if self._conn.in_transaction:
+            self.execute("commit")
+        self._committed = time.monotonic()
+
+    # -- every statement goes through these two -----------------------------------------
     def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
         return self._conn.execute(sql, params)
 
     def executemany(self, sql: str, rows: Any) -> None:
         self._conn.executemany(sql, rows)
-
-
-class _Group:
-    """The open transaction of :meth:`Store.grouped_writes` and when to commit it: once it
-    holds ``GROUP_ROWS`` changed rows, or ``GROUP_SECONDS`` after the last commit (so a stage
-    whose batches each take longer commits every batch, as it comes)."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self.committed = time.monotonic()
-        self.changes_at_start = 0
-
-    def begin(self) -> None:
-        self.conn.execute("begin immediate")
-        self.changes_at_start = self.conn.total_changes
-
-    def maybe_commit(self) -> None:
-        if (self.conn.total_changes - self.changes_at_start >= GROUP_ROWS
-                or time.monotonic() - self.committed >= GROUP_SECONDS):
-            self.commit()
-
-    def commit(self) -> None:
-        if self.conn.in_transaction:
-            self.conn.execute("commit")
-        self.committed = time.monotonic()
 
 
 def _connect(target: str, path: str) -> sqlite3.Connection:
