@@ -10,8 +10,9 @@ far steadier than wall time), in all and in the store's methods alone.  A stage'
 is log(t₂/t₁) / log(w₂/w₁) for its items w (new prompts, responses, labels, pairs, shifted
 pairs, scores over all RMs; metrics: the scores they read); 1 is linear.  A stage whose work
 does not change with the doubled size (pairs when N doubles) gets its time ratio instead.
-After a tiny warm-up run, the three sizes run --repeat times, interleaved; the best time of
-each stage counts.
+Each run has an interpreter of its own (cold caches, as ``rmaudit run``) and a tiny warm-up
+run first; the three sizes run --repeat times, interleaved, and the best time of each stage
+counts.
 
 Two things besides the code set the exponents.  Caches: data twice as big misses the CPU's
 caches more often, so even a job linear by construction measures above 1 at these sizes;
@@ -28,9 +29,11 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import math
 import platform
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
@@ -199,10 +202,26 @@ def linear_reference(items: int) -> Times:
     return {"linear reference": (time.process_time() - started, 0.0, items)}
 
 
+def measure(k: int, n: int, rms: int, batch_size: int) -> Times:
+    """One run, and the linear reference, in a fresh interpreter: every run starts with cold
+    caches (the simulated world's too), as ``rmaudit run`` does."""
+    done = subprocess.run([sys.executable, __file__, "--one", str(k), str(n), str(rms),
+                           str(batch_size)], capture_output=True, text=True, check=True)
+    return {stage: tuple(t) for stage, t in json.loads(done.stdout).items()}
+
+
+def one(k: int, n: int, rms: int, batch_size: int) -> None:
+    """``--one``: a tiny warm-up run (imports, plugin loading), then the measured one."""
+    with tempfile.TemporaryDirectory() as tmp:
+        run_once(Path(tmp), 4, 4, 2, batch_size)
+        found = run_once(Path(tmp), k, n, rms, batch_size)
+    print(json.dumps(found | linear_reference(found["scores"][2])))
+
+
 def exponent(t1: float, w1: int, t2: float, w2: int) -> str:
     if t1 <= 0 or t2 <= 0:
         return "—"
-    if w1 == w2:
+    if w2 < 1.2 * w1:  # the doubled size did not change this stage's work (much)
         return f"×{t2 / t1:.2f}="
     return f"{math.log(t2 / t1) / math.log(w2 / w1):.2f}"
 
@@ -215,7 +234,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch-size", type=int, default=256, help="the recipe's batch_size")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--smoke", action="store_true", help="k = 4, N = 4, 2 RMs, one run each")
+    parser.add_argument("--one", nargs=4, type=int, metavar=("K", "N", "RMS", "BATCH_SIZE"),
+                        help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.one:
+        return one(*args.one)
     if args.smoke:
         args.k, args.n, args.rms, args.repeat = 4, 4, 2, 1
     print(f"{platform.machine()}, Python {platform.python_version()}, SQLite "
@@ -223,13 +246,9 @@ def main(argv: list[str] | None = None) -> None:
           f"batch_size = {args.batch_size}, best of {args.repeat}")
     sizes = {"k, N": (args.k, args.n), "2k": (2 * args.k, args.n), "2N": (args.k, 2 * args.n)}
     runs: dict[str, list[Times]] = {size: [] for size in sizes}
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        run_once(folder, 4, 4, 2, args.batch_size)  # warm-up: imports, plugin loading, caches
-        for _ in range(args.repeat):  # interleaved, so a busy spell of the machine hits all sizes
-            for size, (k, n) in sizes.items():
-                found = run_once(folder, k, n, args.rms, args.batch_size)
-                runs[size].append(found | linear_reference(found["scores"][2]))
+    for _ in range(args.repeat):  # interleaved, so a busy spell of the machine hits all sizes
+        for size, (k, n) in sizes.items():
+            runs[size].append(measure(k, n, args.rms, args.batch_size))
     best = {size: {stage: (min(r[stage][0] for r in found), min(r[stage][1] for r in found),
                            found[0][stage][2]) for stage in found[0]}
             for size, found in runs.items()}

@@ -84,10 +84,8 @@ class Runner:
     def plan(self) -> list[StageCount]:
         """Count the items of every stage and how many are already stored, and make none:
         the run's own stages, stopped before they sample, generate, label, perturb or score."""
-        try:
-            self._score(self._items(execute=False), execute=False)
-        finally:
-            self.ctx.executor.close()
+        self.ctx.counts = []
+        self._score(self._items(execute=False), execute=False)
         return self.ctx.counts
 
     def run(self) -> RunResult:
@@ -125,6 +123,7 @@ class Runner:
     def _run(self) -> RunResult:
         started = time.perf_counter()
         ctx, run_id = self.ctx, self.recipe.run_key
+        ctx.counts, ctx.timings, ctx.notes = [], {}, []
         found = self._items(execute=True)
         simulated = (found.benchmark is not None and found.benchmark.simulated) or any(
             c.simulated for c in ctx.components.values()
