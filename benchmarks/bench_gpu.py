@@ -50,9 +50,9 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, 
 
 from rmaudit.components import Prompt, Response  # noqa: E402
 from rmaudit.default_plugins.huggingface import HFClassifier  # noqa: E402
-from rmaudit.hf import runtime  # noqa: E402
-from rmaudit.hf.inputs import padded  # noqa: E402
-from rmaudit.pairs.parsers import RecordProblem, split_hh_dialogues  # noqa: E402
+from rmaudit.backends.hf import runtime  # noqa: E402
+from rmaudit.backends.hf.inputs import padded  # noqa: E402
+from rmaudit.benchmark.pairs.parsers import RecordProblem, split_hh_dialogues  # noqa: E402
 from rmaudit.recipe import validate_options  # noqa: E402
 
 HH_TEST = ROOT.parent / "shared/data/hh-rlhf/helpful-base/test.jsonl.gz"

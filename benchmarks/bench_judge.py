@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from
 from _smoke import parse_args  # noqa: E402
 from rmaudit.components import Prompt, Response  # noqa: E402
 from rmaudit.default_plugins.openai_compat import JudgeOptions, LlmJudge  # noqa: E402
-from rmaudit.hashing import prompt_id  # noqa: E402
+from rmaudit.components.keys import prompt_id  # noqa: E402
 from rmaudit.testing.fake_openai import FakeOpenAI  # noqa: E402
 
 

@@ -19,10 +19,10 @@ import numpy as np
 from _smoke import parse_args
 
 try:
-    from rmaudit.sampling import kdpp
+    from rmaudit.benchmark.sampling import kdpp
 except ImportError:  # running from a checkout without an install
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    from rmaudit.sampling import kdpp
+    from rmaudit.benchmark.sampling import kdpp
 
 
 def main() -> None:

@@ -48,7 +48,7 @@ from pydantic import Field
 
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, RewardModel
-from rmaudit.simulated import SimulatedRewardModel
+from rmaudit.backends.simulated import SimulatedRewardModel
 
 
 class BurnOptions(ComponentOptions):

@@ -1,4 +1,4 @@
-"""The full N×N regret-correlation study (seed 002, Table 4) at benchmark scale.
+"""The full N×N regret-correlation study (Rethinking RM Evaluation, arXiv 2410.05584, Table 4) at benchmark scale.
 
 10 RMs × 500 prompts × 16 responses: every RM in turn is the gold and the other 9 are
 proxies; all 10 error metrics of Table 4 (on half of each prompt's responses) and the

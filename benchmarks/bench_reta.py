@@ -1,6 +1,6 @@
 """RETA curve, exact closed form vs the paper's Monte-Carlo resampling.
 
-The workload is the paper's benchmark shape (seed 000 Sec. 4: 100 prompts × 256 responses)
+The workload is the paper's benchmark shape (RETA paper, arXiv 2504.14838, Sec. 4: 100 prompts × 256 responses)
 scored by 10 reward models: one 15-point RETA curve per RM, averaging every n in
 [3 N^(2/3), 5 N^(2/3)] (81 sizes for N = 256).  The exact timing starts from empty weight
 caches, so it includes building the positional weights.  Targets: exact < 1 s in all, and at

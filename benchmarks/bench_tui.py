@@ -32,11 +32,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
 
 from _smoke import parse_args  # noqa: E402
-from rmaudit.browse import prompt_detail, prompt_failures  # noqa: E402
-from rmaudit.run_index import list_runs, open_for_reading  # noqa: E402
+from rmaudit.results.browse import prompt_detail, prompt_failures  # noqa: E402
+from rmaudit.results.run_index import list_runs, open_for_reading  # noqa: E402
 from rmaudit.components import MetricInputs  # noqa: E402
 from rmaudit.default_plugins.metrics import BestOfN, PairwiseAccuracy, Reta, RetaCurve  # noqa: E402
-from rmaudit.results import load_summary  # noqa: E402
+from rmaudit.results.summary import load_summary  # noqa: E402
 from rmaudit.store import Store, dumps  # noqa: E402
 
 WORDS = ("the quick answer covers each key point with care and a short example so a reader "

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from _smoke import parse_args
-from rmaudit.pairs import parse_hh, parse_llmbar, parse_rm_bench
+from rmaudit.benchmark.pairs import parse_hh, parse_llmbar, parse_rm_bench
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

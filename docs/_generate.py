@@ -180,7 +180,7 @@ def _anchor(text: str) -> str:
 
 def component_reference() -> str:
     """Every built-in component by kind: summary and options (type, default, description)."""
-    from rmaudit.executors import EXECUTOR_OPTIONS
+    from rmaudit.recipe.executor_options import EXECUTOR_OPTIONS
 
     sections = builtin_components()
     everything = [cls for classes in sections.values() for cls in classes]

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rmaudit.ablation import normalizer_ablation, response_perplexity
-from rmaudit.hashing import prompt_id, response_id
+from rmaudit.results.ablation import normalizer_ablation, response_perplexity
+from rmaudit.components.keys import prompt_id, response_id
 from rmaudit.metrics import reta
 from rmaudit.store import Store
 

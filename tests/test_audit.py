@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rmaudit.errors import BadInput
-from rmaudit.hashing import prompt_id, text_response_id
+from rmaudit.components.keys import prompt_id, text_response_id
 from rmaudit.suites import SUITES
 from rmaudit.suites.build import to_toml
 from rmaudit.suites.models import model_tables
@@ -235,7 +235,7 @@ def test_combined_pairs_samples_each_source_reproducibly(tmp_path):
 def test_pair_files_may_be_parquet(tmp_path):
     pa = pytest.importorskip("pyarrow")
     parquet = pytest.importorskip("pyarrow.parquet")
-    from rmaudit.pairs import parse_pairs
+    from rmaudit.benchmark.pairs import parse_pairs
 
     path = tmp_path / "pairs.parquet"
     parquet.write_table(pa.Table.from_pylist([{"prompt": "p", "chosen": "c", "rejected": "r"},

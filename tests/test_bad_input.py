@@ -125,7 +125,7 @@ def test_oracle_mean_not_positive_skips_and_names_the_prompt(rmaudit, write_reci
     assert result.code == 0, result
     assert ("reta: 1 of 2 prompts skipped: mean oracle score not positive (the RETA "
             "normaliser)") in result.err
-    from rmaudit.hashing import prompt_id
+    from rmaudit.components.keys import prompt_id
 
     with sqlite3.connect(db) as con:
         skipped = con.execute("select item_id, error from failures").fetchall()

@@ -1,4 +1,4 @@
-"""What ``rmaudit tui`` and ``rmaudit report`` read (``rmaudit.browse``), and how they refuse
+"""What ``rmaudit tui`` and ``rmaudit report`` read (``rmaudit.results.browse``), and how they refuse
 a DB they cannot read: one line, exit code 2, no traceback."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from _support import run_small_audit
-from rmaudit.browse import _ranks, prompt_detail, prompt_failures, top_eta
-from rmaudit.results import load_summary
-from rmaudit.run_index import list_runs, open_for_reading, resolve_run
+from rmaudit.results.browse import _ranks, prompt_detail, prompt_failures, top_eta
+from rmaudit.results.summary import load_summary
+from rmaudit.results.run_index import list_runs, open_for_reading, resolve_run
 from rmaudit.store import SCHEMA_VERSION, Store
 
 

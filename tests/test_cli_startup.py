@@ -54,7 +54,7 @@ def test_listing_runs_imports_no_summary_machinery(tmp_path):
     Store.open(db).close()
     loaded = modules_after(f"from rmaudit.cli import main; main(['runs', '--db', {str(db)!r}])")
     assert "rmaudit.cli.runs" in loaded and "rich.table" in loaded
-    assert not loaded & {*HEAVY[:1], *HEAVY[2:], "rmaudit.results", "rmaudit.cli.render",
+    assert not loaded & {*HEAVY[:1], *HEAVY[2:], "rmaudit.results.summary", "rmaudit.cli.render",
                          "rmaudit.run", "rmaudit.metrics"}
 
 

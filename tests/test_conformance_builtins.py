@@ -14,7 +14,7 @@ from typing import Any, Callable
 import pytest
 
 from rmaudit import plugins
-from rmaudit.validation import validate_options
+from rmaudit.recipe.validation import validate_options
 from rmaudit.testing import check_component, sample_prompts, sample_responses
 
 CHECKED_KINDS = ("metric", "oracle", "reward_model", "reference_policy", "shift_perturber")

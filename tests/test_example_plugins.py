@@ -38,7 +38,7 @@ PROMPTS = [
 STUDENT_PLUGIN = '''
 from rmaudit import hookimpl
 from rmaudit.components import Generation, ReferencePolicy
-from rmaudit.hashing import content_key
+from rmaudit.components.keys import content_key
 
 TEMPLATES = (
     "Step 1 gives 3 and step 2 gives 7. The answer is {answer}.",

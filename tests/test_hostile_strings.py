@@ -14,9 +14,9 @@ from rich.cells import cell_len
 
 from _hostile import (EMOJI, LABELS, MARKUP, SHOWN_BIDI, SHOWN_CONTROL, hostile_audit,
                       hostile_recipe)
-from rmaudit.run_index import open_for_reading, resolve_run
+from rmaudit.results.run_index import open_for_reading, resolve_run
 from rmaudit.report import REPORT_NAME, build_figures
-from rmaudit.results import load_summary
+from rmaudit.results.summary import load_summary
 
 #: what must never reach a terminal raw: C0/C1 controls but newline, DEL, bidi controls
 RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")

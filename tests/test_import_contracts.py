@@ -1,5 +1,7 @@
-"""The layering is enforced (pyproject.toml, [tool.importlinter]): metrics <- core <- plugins <-
-tui <- cli, and no headless module imports textual, rich or click, even indirectly."""
+"""The layering is enforced (pyproject.toml, [tool.importlinter]): the core's ordered sub-layers
+(errors < metrics | display < store < components < plugins < recipe < benchmark | backends < run
+< results < suites < default_plugins | testing < report | tui < cli), no import cycle inside any
+package, and no headless module imports textual, rich or click, even indirectly."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ import rmaudit
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
-#: The modules allowed a UI toolkit: the command line, the terminal UI and ``python -m rmaudit``.
-PRESENTATION = {"cli", "tui", "__main__"}
+#: The modules allowed a UI toolkit: the command line, the terminal UI, ``python -m rmaudit`` and
+#: the shared display helpers (whose ``formatting`` module is headless, ``literal`` is Rich).
+PRESENTATION = {"cli", "tui", "__main__", "display"}
 
 
 def test_the_import_contracts_are_kept():
@@ -31,5 +34,27 @@ def test_every_module_but_the_ui_is_held_headless():
     missing from it breaks that contract)."""
     modules = {info.name for info in pkgutil.iter_modules(rmaudit.__path__)}
     headless = next(c for c in CONFIG["contracts"] if c["type"] == "forbidden")
-    assert {m.removeprefix("rmaudit.") for m in headless["source_modules"]} == modules - PRESENTATION
+    listed = {m.removeprefix("rmaudit.") for m in headless["source_modules"]}
+    assert listed == (modules - PRESENTATION) | {"display.formatting"}
     assert {"textual", "rich", "click"} <= set(headless["forbidden_modules"])
+
+
+def test_a_new_import_cycle_breaks_a_contract(tmp_path):
+    """The cycle contract is live: two modules of one package importing each other (one of them
+    inside a function, as the old circles did) break it."""
+    package = tmp_path / "rmaudit"
+    (package / "inner").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "inner" / "__init__.py").write_text("")
+    (package / "inner" / "a.py").write_text("from rmaudit.inner import b\n")
+    (package / "inner" / "b.py").write_text("def later():\n    from rmaudit.inner import a\n")
+    cycle = next(c for c in CONFIG["contracts"] if c["type"] == "acyclic_siblings")
+    (tmp_path / ".importlinter").write_text(
+        "[importlinter]\nroot_package = rmaudit\n\n[importlinter:contract:cycles]\n"
+        f"name = {cycle['name']}\ntype = acyclic_siblings\nancestors = rmaudit\n")
+    result = subprocess.run(
+        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports; "
+                               "sys.exit(lint_imports(no_cache=True, no_logo=True))"],
+        cwd=tmp_path, capture_output=True, text=True, env={"PYTHONPATH": str(tmp_path)})
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "BROKEN" in result.stdout

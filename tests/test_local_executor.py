@@ -13,10 +13,11 @@ import pytest
 
 from rmaudit import hookimpl
 from rmaudit.components import RewardModel
-from rmaudit.executors import LocalExecutor, LocalExecutorOptions
+from rmaudit.recipe.executor_options import LocalExecutorOptions
+from rmaudit.run.executors import LocalExecutor
 from rmaudit.recipe import load_recipe
 from rmaudit.run import Runner
-from rmaudit.simulated import SimulatedRewardModel
+from rmaudit.backends.simulated import SimulatedRewardModel
 from rmaudit.store import Store
 
 from _support import SMALL_RECIPE

@@ -16,7 +16,7 @@ from rmaudit.components import Prompt, Response
 from rmaudit.default_plugins.oracles import LabelsFile, LabelsFileOptions
 from rmaudit.default_plugins.reward_models import ScoresFile, ScoresFileOptions
 from rmaudit.errors import BadInput
-from rmaudit.keyed_files import text_key
+from rmaudit.benchmark.keyed_files import text_key
 
 #: a generic-layout benchmark: prompt 2 repeats a text (same text, same score is one key) and
 #: has one oracle tie pair; the café prompt is written in NFC here and NFD in the scores file
@@ -209,7 +209,7 @@ def test_the_published_schema_describes_what_the_reader_accepts(tmp_path):
 
     import jsonschema
 
-    from rmaudit.benchmark_layouts import generic
+    from rmaudit.benchmark.layouts import generic
 
     schema = json.loads((Path(__file__).parents[1] / "docs" / "benchmark-layout.schema.json")
                         .read_text(encoding="utf-8"))

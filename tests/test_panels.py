@@ -1,4 +1,4 @@
-"""The panel contract (``rmaudit.panels``): which tabs a run gets, with no UI toolkit imported."""
+"""The panel contract (``rmaudit.results.panels``): which tabs a run gets, with no UI toolkit imported."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from rmaudit.panels import Panel, PanelContext, panel_views, registered_panels
-from rmaudit.results import Column, Curve, RunSummary
+from rmaudit.results.panels import Panel, PanelContext, panel_views, registered_panels
+from rmaudit.results.summary import Column, Curve, RunSummary
 
 
 def factory(context, curve_key):
@@ -62,7 +62,7 @@ def test_register_panels_rejects_what_is_not_a_panel_and_duplicate_names():
 
 
 def test_collecting_panels_imports_no_ui_toolkit():
-    code = ("import sys; from rmaudit.panels import registered_panels; registered_panels();"
+    code = ("import sys; from rmaudit.results.panels import registered_panels; registered_panels();"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'matplotlib')))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"

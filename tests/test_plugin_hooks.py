@@ -17,7 +17,7 @@ from rmaudit import hookimpl, plugins
 from rmaudit.components import (BenchmarkContent, BenchmarkSource, Embedder, Generation, Metric, MetricOutput, MetricValue, Oracle,
                                 OracleLabel, PromptSampler, PromptSource, ReferencePolicy,
                                 RewardModel, ShiftPerturber)
-from rmaudit.hashing import content_key
+from rmaudit.components.keys import content_key
 from rmaudit.testing import check_shift_perturber
 
 
@@ -142,7 +142,7 @@ class ToyWorld:
 
     @hookimpl
     def register_panels(self, register):
-        from rmaudit.panels import Panel
+        from rmaudit.results.panels import Panel
 
         register(Panel("toy-panel", "Toy", lambda context, curve_key: None,
                        metric_keys=("top_pick",)))
@@ -208,7 +208,7 @@ def test_register_commands_adds_a_cli_subcommand(register_plugin, rmaudit):
 
 
 def test_register_panels_adds_a_tui_panel(register_plugin):
-    from rmaudit.panels import registered_panels
+    from rmaudit.results.panels import registered_panels
 
     with register_plugin(ToyWorld(), name="toy"):
         names = [panel.name for panel in registered_panels()]

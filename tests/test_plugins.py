@@ -11,7 +11,8 @@ import textwrap
 import pluggy
 import pytest
 
-from rmaudit import hookspecs, plugins
+from rmaudit.plugins import host as plugins
+from rmaudit.plugins import hookspecs
 from rmaudit.components import KINDS
 from rmaudit.errors import BadInput
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from rmaudit.results import load_summary
-from rmaudit.run_index import open_for_reading
+from rmaudit.results.summary import load_summary
+from rmaudit.results.run_index import open_for_reading
 
 BENCH = [{"prompt": f"Question {q}?", "responses": [f"answer {i} " * (i + 1) for i in range(4)],
           "oracle": [1.0 + ((q + i) % 4) / 4 for i in range(4)]} for q in range(4)]

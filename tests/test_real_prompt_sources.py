@@ -11,8 +11,8 @@ import pytest
 
 from rmaudit.components import Prompt, Response
 from rmaudit.errors import BadInput
-from rmaudit.hashing import prompt_id
-from rmaudit.validation import validate_options
+from rmaudit.components.keys import prompt_id
+from rmaudit.recipe.validation import validate_options
 from rmaudit.plugins import resolve
 
 

@@ -13,11 +13,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from scipy import integrate, stats
 
 from _support import metric_rows, run_small_audit
-from rmaudit.run_index import open_for_reading, resolve_run
-from rmaudit.formatting import format_value
+from rmaudit.results.run_index import open_for_reading, resolve_run
+from rmaudit.display.formatting import format_value
 from rmaudit.recipe import load_recipe
 from rmaudit.report import REPORT_NAME, build_figures, default_out_dir
-from rmaudit.results import load_summary
+from rmaudit.results.summary import load_summary
 from rmaudit.run import Runner
 from rmaudit.store import Store
 

@@ -20,7 +20,7 @@ SLOW_RM = '''
 import time
 from rmaudit import hookimpl
 from rmaudit.components import RewardModel
-from rmaudit.simulated import SimulatedRewardModel
+from rmaudit.backends.simulated import SimulatedRewardModel
 
 
 class SlowRM(RewardModel):

@@ -19,10 +19,10 @@ from _api_support import KEY_ENV, SECRET
 from rmaudit.components import Prompt, Response
 from rmaudit.default_plugins.openai_compat import LlmJudge
 from rmaudit.errors import BadInput
-from rmaudit.hashing import prompt_id
-from rmaudit.judging import BUILTIN_TEMPLATES, parse_score
-from rmaudit.openai_api import ApiClient, ApiError, ApiOptions
-from rmaudit.validation import validate_options
+from rmaudit.components.keys import prompt_id
+from rmaudit.backends.judging import BUILTIN_TEMPLATES, parse_score
+from rmaudit.backends.openai_api import ApiClient, ApiError, ApiOptions
+from rmaudit.recipe.validation import validate_options
 from rmaudit.testing import check_oracle, check_reference_policy
 from rmaudit.testing.fake_openai import judge_score
 

@@ -1,4 +1,4 @@
-"""llm-paraphrase and llm-rewrite (seed 002 Tables 5/6) against a local OpenAI-compatible server."""
+"""llm-paraphrase and llm-rewrite (Rethinking RM Evaluation, arXiv 2410.05584, Tables 5/6) against a local OpenAI-compatible server."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from _api_support import KEY_ENV, SECRET
 from rmaudit.default_plugins.rewrite_perturbers import (PARAPHRASE_TEMPLATE, REWRITE_TEMPLATE,
                                                         LlmParaphrase, LlmRewrite)
 from rmaudit.errors import BadInput
-from rmaudit.perturb import selected
+from rmaudit.benchmark.perturb import selected
 from rmaudit.recipe import load_recipe
-from rmaudit.validation import validate_options
+from rmaudit.recipe.validation import validate_options
 from rmaudit.run import Runner
 from rmaudit.store import Store
 from rmaudit.testing import check_shift_perturber

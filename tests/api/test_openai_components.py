@@ -7,8 +7,8 @@ import numpy as np
 from _api_support import KEY_ENV
 from rmaudit.components import Prompt
 from rmaudit.default_plugins.openai_compat import OpenAIChatPolicy, OpenAIEmbeddings
-from rmaudit.hashing import prompt_id
-from rmaudit.validation import validate_options
+from rmaudit.components.keys import prompt_id
+from rmaudit.recipe.validation import validate_options
 from rmaudit.testing.fake_openai import embedding
 
 

@@ -7,7 +7,7 @@ import multiprocessing
 import sys
 from pathlib import Path
 
-from rmaudit.openai_api.cache import RequestCache, default_cache_path
+from rmaudit.backends.openai_api.cache import RequestCache, default_cache_path
 
 
 def _open_and_put(path: str, i: int, start) -> None:

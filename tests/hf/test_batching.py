@@ -1,5 +1,5 @@
-"""Cutting inputs into batches (rmaudit.hf.batching) and building their arrays
-(rmaudit.hf.inputs): plain Python and numpy, checked against brute-force recounts."""
+"""Cutting inputs into batches (rmaudit.backends.hf.batching) and building their arrays
+(rmaudit.backends.hf.inputs): plain Python and numpy, checked against brute-force recounts."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rmaudit.hf.batching import batch_tokens, length_buckets, round_up, stream_buckets
-from rmaudit.hf.inputs import Row, packed, padded
+from rmaudit.backends.hf.batching import batch_tokens, length_buckets, round_up, stream_buckets
+from rmaudit.backends.hf.inputs import Row, packed, padded
 
 lengths_st = st.lists(st.integers(1, 300), min_size=0, max_size=60)
 limits_st = st.fixed_dictionaries({

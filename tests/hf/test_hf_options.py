@@ -11,8 +11,8 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from rmaudit.default_plugins.huggingface import DPOImplicit, HFCausalLM, HFClassifier  # noqa: E402
-from rmaudit.hf import budget  # noqa: E402
-from rmaudit.validation import validate_options  # noqa: E402
+from rmaudit.backends.hf import budget  # noqa: E402
+from rmaudit.recipe.validation import validate_options  # noqa: E402
 
 OPERATIONAL = {"batch_size": 3, "max_batch_tokens": 512, "pad_to_multiple": 64, "packing": True,
                "compile": "eager", "prefetch": 0, "batch_dependence_sample": 0, "device": "cpu",

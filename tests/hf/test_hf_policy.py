@@ -12,8 +12,8 @@ transformers = pytest.importorskip("transformers")
 
 from rmaudit.components import Prompt  # noqa: E402
 from rmaudit.default_plugins.huggingface import HFCausalLM  # noqa: E402
-from rmaudit.hf import sampling  # noqa: E402
-from rmaudit.validation import validate_options  # noqa: E402
+from rmaudit.backends.hf import sampling  # noqa: E402
+from rmaudit.recipe.validation import validate_options  # noqa: E402
 from rmaudit.testing import sample_prompts  # noqa: E402
 
 

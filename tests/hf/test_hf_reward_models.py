@@ -20,7 +20,7 @@ import _tiny_hf  # noqa: E402
 from rmaudit.components import Prompt, Response  # noqa: E402
 from rmaudit.default_plugins.huggingface import DPOImplicit, HFClassifier  # noqa: E402
 from rmaudit.errors import BadInput  # noqa: E402
-from rmaudit.validation import validate_options  # noqa: E402
+from rmaudit.recipe.validation import validate_options  # noqa: E402
 
 CLASSIFIERS = ["gpt2-rm", "llama-rm", "deberta-rm"]
 

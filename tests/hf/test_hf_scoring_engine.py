@@ -18,9 +18,9 @@ transformers = pytest.importorskip("transformers")
 
 from rmaudit.default_plugins.huggingface import DPOImplicit, HFClassifier  # noqa: E402
 from rmaudit.errors import BadInput  # noqa: E402
-from rmaudit.hf.engine import Engine, Limits  # noqa: E402
-from rmaudit.hf.inputs import Row  # noqa: E402
-from rmaudit.validation import validate_options  # noqa: E402
+from rmaudit.backends.hf.engine import Engine, Limits  # noqa: E402
+from rmaudit.backends.hf.inputs import Row  # noqa: E402
+from rmaudit.recipe.validation import validate_options  # noqa: E402
 
 CLASSIFIERS = ["gpt2-rm", "llama-rm", "deberta-rm"]
 DECODERS = {"gpt2-rm": HFClassifier, "llama-rm": HFClassifier, "gpt2-lm": DPOImplicit,

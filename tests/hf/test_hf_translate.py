@@ -1,4 +1,4 @@
-"""The translate perturber (lingual shift, seed 004 Sec. 4) with a tiny offline seq2seq model."""
+"""The translate perturber (lingual shift, RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4) with a tiny offline seq2seq model."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import transformers  # noqa: E402
 import _tiny_hf  # noqa: E402
 from rmaudit.default_plugins.rewrite_perturbers import Translate  # noqa: E402
 from rmaudit.errors import BadInput  # noqa: E402
-from rmaudit.perturb import selected  # noqa: E402
+from rmaudit.benchmark.perturb import selected  # noqa: E402
 from rmaudit.recipe import load_recipe  # noqa: E402
-from rmaudit.validation import validate_options  # noqa: E402
+from rmaudit.recipe.validation import validate_options  # noqa: E402
 from rmaudit.run import Runner  # noqa: E402
 from rmaudit.store import Store  # noqa: E402
 
@@ -35,7 +35,7 @@ def translator_path(tmp_path_factory) -> str:
 @pytest.fixture(autouse=True)
 def fresh_models():
     """Each test loads its models and translates afresh (translation memoises per model)."""
-    from rmaudit.hf import translation
+    from rmaudit.backends.hf import translation
 
     translation._LOADED.clear()
     yield
@@ -69,7 +69,7 @@ def test_translation_equals_an_independent_greedy_generate(translator_path):
 
 def test_translation_is_deterministic_and_independent_of_the_batch(translator_path):
     component = translator(translator_path, batch_size=4)
-    from rmaudit.hf import translation
+    from rmaudit.backends.hf import translation
 
     first = component.perturb_batch(TEXTS, seed=3)
     assert component.perturb_batch(TEXTS, seed=3) == first

@@ -21,9 +21,9 @@ from typing import Any
 
 from rmaudit import plugins
 from rmaudit.components import KINDS, Component
-from rmaudit.hashing import canonical_json
+from rmaudit.components.keys import canonical_json
 from rmaudit.recipe import Recipe, load_recipe
-from rmaudit.validation import validate_options
+from rmaudit.recipe.validation import validate_options
 
 REPO = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).with_name("expected_keys.json")

@@ -21,7 +21,7 @@ from _key_cases import (EXPECTED, NON_DEFAULT, REPO, build, default_cases, porta
                         recipe_components, run_identity, write_files)
 from _support import SMALL_RECIPE  # noqa: E402
 
-from rmaudit.hashing import canonical_json  # noqa: E402
+from rmaudit.components.keys import canonical_json  # noqa: E402
 
 
 def expected(identity: dict, key: str, folder: Path) -> dict:

@@ -1,4 +1,4 @@
-"""What the option markers of rmaudit.options declare: which options key stored results and
+"""What the option markers of rmaudit.components.options declare: which options key stored results and
 in what form, for a plugin's own component as for the built-ins (tests/keys holds the
 built-ins' keys as recorded before the markers existed)."""
 
@@ -13,10 +13,11 @@ from pydantic import Field
 
 from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
 from rmaudit.errors import BadInput
-from rmaudit.executors import RayExecutor, RayExecutorOptions
-from rmaudit.options import (NEW_OPTION, OPERATIONAL, SHARED_LIMIT, HashedDataFile,
+from rmaudit.recipe.executor_options import RayExecutorOptions
+from rmaudit.run.executors import RayExecutor
+from rmaudit.components.options import (NEW_OPTION, OPERATIONAL, SHARED_LIMIT, HashedDataFile,
                              NestedRewardModel, identity_options)
-from rmaudit.validation import validate_options
+from rmaudit.recipe.validation import validate_options
 
 
 class Limits(ComponentOptions):

@@ -13,7 +13,7 @@ import pytest
 
 from _key_cases import EXPECTED, KeyCase, build, localised, recipe_components, run_identity, write_files
 
-from rmaudit.hashing import canonical_json, content_key
+from rmaudit.components.keys import canonical_json, content_key
 
 RECORDED = json.loads(EXPECTED.read_text(encoding="utf-8"))
 

@@ -1,4 +1,4 @@
-"""RETA (seed 000 Eq. 3-6) against independent computations: brute-force enumeration of every
+"""RETA (RETA paper, arXiv 2504.14838, Eq. 3-6) against independent computations: brute-force enumeration of every
 subset and tie-break on small pools, Monte-Carlo resampling, and Theorem 1's analytic limit."""
 
 from __future__ import annotations

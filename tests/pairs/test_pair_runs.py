@@ -586,8 +586,8 @@ def test_rerunning_the_sweep_perturbs_and_scores_nothing(shift_db):
 
 
 def test_the_sweep_is_shown_by_its_panel_and_in_the_report(shift_db, rmaudit, tmp_path):
-    from rmaudit.panels import PanelContext, panel_views
-    from rmaudit.results import latest_run_id, load_summary
+    from rmaudit.results.panels import PanelContext, panel_views
+    from rmaudit.results.summary import latest_run_id, load_summary
 
     db, _, _ = shift_db
     store = Store.open_readonly(db)

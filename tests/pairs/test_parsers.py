@@ -10,9 +10,9 @@ import json
 import pytest
 
 from rmaudit.errors import BadInput
-from rmaudit.pairs import (PARSERS, ParseResult, PreferencePair, parse_hh, parse_llmbar,
+from rmaudit.benchmark.pairs import (PARSERS, ParseResult, PreferencePair, parse_hh, parse_llmbar,
                            parse_pairs, parse_rm_bench, split_hh_dialogues)
-from rmaudit.pairs import parsers
+from rmaudit.benchmark.pairs import parsers
 
 
 def write_jsonl(path, records):

@@ -1,4 +1,4 @@
-"""Shift perturbers (seed 004 Sec. 4.2): identity at p = 0, edit rates, determinism, layout."""
+"""Shift perturbers (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4.2): identity at p = 0, edit rates, determinism, layout."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 from pydantic import ValidationError
 from scipy.stats import binom
 
-from rmaudit import perturb
+from rmaudit.benchmark import perturb
 from rmaudit.errors import BadInput
-from rmaudit.perturb import (WORD, char_noise, delete_words, insert_words, perturb_words,
+from rmaudit.benchmark.perturb import (WORD, char_noise, delete_words, insert_words, perturb_words,
                              replace_words, vocabulary)
 from rmaudit.plugins import registered
 

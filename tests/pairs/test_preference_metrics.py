@@ -1,4 +1,4 @@
-"""Preference-pair metrics (seeds 002, 003, 004) against independent computations."""
+"""Preference-pair metrics (Rethinking RM Evaluation, RewardBench, RMs Under Distribution Shift) against independent computations."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def random_pairs(seed, n=500, scale=2.0, rounding=None):
 
 
 def loop_ece(chosen, rejected, n_bins, tie_credit=0.0):
-    """Seed 004 Sec. 3.1 written out: I_1 = [0, 1/M], I_m = ((m-1)/M, m/M]."""
+    """RMs Under Distribution Shift (arXiv 2311.14743), Sec. 3.1, written out: I_1 = [0, 1/M], I_m = ((m-1)/M, m/M]."""
     members = [[] for _ in range(n_bins)]
     for c, r in zip(chosen, rejected):
         conf = max(math.exp(c), math.exp(r)) / (math.exp(c) + math.exp(r))
@@ -86,7 +86,7 @@ def test_perfectly_calibrated_bin_has_zero_error():
 
 
 def loop_bt_ece(chosen, rejected, edges, tie_credit=0.0):
-    """Seed 002 App. 8.3 written out: margin bins [e0, e1], (e1, e2], ...; conf = σ(|Δ|)."""
+    """Rethinking RM Evaluation (arXiv 2410.05584), App. 8.3, written out: margin bins [e0, e1], (e1, e2], ...; conf = σ(|Δ|)."""
     n_bins = len(edges) - 1
     members = [[] for _ in range(n_bins)]
     for c, r in zip(chosen, rejected):

@@ -8,7 +8,8 @@ import importlib.util
 import pytest
 
 from _support import SMALL_RECIPE
-from rmaudit.executors import LocalExecutorOptions, RayExecutor, RayExecutorOptions
+from rmaudit.recipe.executor_options import LocalExecutorOptions, RayExecutorOptions
+from rmaudit.run.executors import RayExecutor
 from rmaudit.recipe import load_recipe
 
 

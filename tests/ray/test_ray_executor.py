@@ -99,7 +99,7 @@ from pathlib import Path
 
 from rmaudit import hookimpl
 from rmaudit.components import RewardModel
-from rmaudit.simulated import SimulatedRewardModel
+from rmaudit.backends.simulated import SimulatedRewardModel
 
 PID_DIR = {pid_dir!r}
 

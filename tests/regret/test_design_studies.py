@@ -1,4 +1,4 @@
-"""Seed 002's test-set design studies (Fig. 4, 6, 7) as pure functions and `rmaudit regret-study`."""
+"""The test-set design studies of Rethinking RM Evaluation (arXiv 2410.05584, Fig. 4, 6, 7) as pure functions and `rmaudit regret-study`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Each per-prompt error metric of seed 002 App. 8.3 against an independent computation: scipy
+"""Each per-prompt error metric of Rethinking RM Evaluation, arXiv 2410.05584, App. 8.3 against an independent computation: scipy
 where it exists, otherwise the definition applied by brute force, enumerating every tie-break
 order so that the expectation over random tie-breaks is exact too."""
 

@@ -1,4 +1,4 @@
-"""Best-of-n normalised drop ratio (seed 002 Eq. 2) and the Regressional Goodhart closed forms
+"""Best-of-n normalised drop ratio (Rethinking RM Evaluation, arXiv 2410.05584, Eq. 2) and the Regressional Goodhart closed forms
 (Sec. 5, App. 8.4), checked against enumeration, analytic limits and Monte Carlo."""
 
 from __future__ import annotations

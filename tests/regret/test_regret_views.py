@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 from _support import curves_panel
-from rmaudit.run_index import open_for_reading, resolve_run
+from rmaudit.results.run_index import open_for_reading, resolve_run
 from rmaudit.metrics import bon_kl
 from rmaudit.metrics.regret import goodhart_from_accuracy
-from rmaudit.panels import registered_panels
-from rmaudit.vocabulary import NDR_CURVE_PREFIX
+from rmaudit.results.panels import registered_panels
+from rmaudit.components.vocabulary import NDR_CURVE_PREFIX
 from rmaudit.report import GOODHART_FIGURE, REPORT_NAME, build_figures
-from rmaudit.results import load_summary
+from rmaudit.results.summary import load_summary
 
 PROXIES = ["σ=0.25", "σ=0.5", "σ=1", "σ=2", "σ=4", "σ=8", "σ=0.5 + lottery loophole",
            "σ=0.5 + 20% flipped"]

@@ -1,4 +1,4 @@
-"""The N×N regret-correlation study (seed 002 Sec. 2 Fig. 2b, Table 1 / Table 4)."""
+"""The N×N regret-correlation study (Rethinking RM Evaluation, arXiv 2410.05584, Sec. 2 Fig. 2b, Table 1 / Table 4)."""
 
 from __future__ import annotations
 

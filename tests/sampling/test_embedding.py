@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rmaudit.embedding import tfidf_lsa
+from rmaudit.benchmark.embedding import tfidf_lsa
 from rmaudit.errors import BadInput
-from rmaudit.sampling import kdpp
+from rmaudit.benchmark.sampling import kdpp
 
 TOPICS = {
     "cooking": [

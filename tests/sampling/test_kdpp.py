@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import chisquare
 
 from rmaudit.errors import MetricInputError
-from rmaudit.sampling import KDPP, kdpp, random_indices
+from rmaudit.benchmark.sampling import KDPP, kdpp, random_indices
 
 N_DRAWS = 20_000
 

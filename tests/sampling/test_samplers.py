@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy.stats import chisquare
 
 from rmaudit.errors import MetricInputError
-from rmaudit.sampling import random_indices, stratified_indices
+from rmaudit.benchmark.sampling import random_indices, stratified_indices
 
 
 def test_random_indices_are_sorted_distinct_and_in_range():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rmaudit.simulated import builtin_prompts
+from rmaudit.backends.simulated import builtin_prompts
 
 
 @pytest.fixture(scope="session")

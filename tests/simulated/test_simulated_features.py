@@ -7,8 +7,8 @@ import statistics
 
 import pytest
 
-from rmaudit.simulated import SimulatedPolicy, analyze_response
-from rmaudit.simulated import _library as lib
+from rmaudit.backends.simulated import SimulatedPolicy, analyze_response
+from rmaudit.backends.simulated import _library as lib
 
 PROMPT = "How do I make a simple vinaigrette?"
 

@@ -6,8 +6,8 @@ import statistics
 
 import pytest
 
-from rmaudit.simulated import SimulatedJudge, SimulatedPolicy
-from rmaudit.simulated import _library as lib
+from rmaudit.backends.simulated import SimulatedJudge, SimulatedPolicy
+from rmaudit.backends.simulated import _library as lib
 
 
 def test_scores_are_integers_from_1_to_10(prompts):

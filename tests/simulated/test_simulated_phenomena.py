@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from rmaudit.simulated import SimulatedJudge, SimulatedPolicy, SimulatedRewardModel
+from rmaudit.backends.simulated import SimulatedJudge, SimulatedPolicy, SimulatedRewardModel
 
 N_PROMPTS, N_RESPONSES = 30, 64
 

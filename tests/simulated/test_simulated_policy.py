@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import statistics
 
-from rmaudit.simulated import SimulatedPolicy, analyze_response
-from rmaudit.simulated.prompts import key_points_for
+from rmaudit.backends.simulated import SimulatedPolicy, analyze_response
+from rmaudit.backends.simulated.prompts import key_points_for
 
 
 def test_same_arguments_give_the_same_text_and_metadata(prompts):

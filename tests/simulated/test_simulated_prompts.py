@@ -5,8 +5,8 @@ from __future__ import annotations
 import collections
 import re
 
-from rmaudit.simulated import SIMULATED_NOTICE, builtin_prompts
-from rmaudit.simulated.prompts import builtin_record, key_points_for
+from rmaudit.backends.simulated import SIMULATED_NOTICE, builtin_prompts
+from rmaudit.backends.simulated.prompts import builtin_record, key_points_for
 
 
 def test_at_least_300_prompts_over_10_topics_and_several_task_types(prompts):
@@ -53,7 +53,7 @@ def test_notice_says_simulated():
 
 
 def test_each_key_point_stated_alone_is_fully_covered(prompts):
-    from rmaudit.simulated import analyze_response
+    from rmaudit.backends.simulated import analyze_response
 
     for record in prompts:
         for point in record["key_points"]:

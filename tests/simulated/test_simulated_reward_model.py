@@ -7,9 +7,9 @@ import statistics
 import numpy as np
 import pytest
 
-from rmaudit.simulated import SimulatedPolicy, SimulatedRewardModel, analyze_response
-from rmaudit.simulated import _library as lib
-from rmaudit.simulated._text import split_sentences
+from rmaudit.backends.simulated import SimulatedPolicy, SimulatedRewardModel, analyze_response
+from rmaudit.backends.simulated import _library as lib
+from rmaudit.backends.simulated._text import split_sentences
 
 
 @pytest.fixture(scope="module")

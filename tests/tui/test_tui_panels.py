@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from _support import curves_panel
 from rmaudit import hookimpl
-from rmaudit.panels import Panel
+from rmaudit.results.panels import Panel
 from rmaudit.plugins import load_plugins, pm
 from rmaudit.tui.app import AuditApp
 from rmaudit.tui.widgets.plots import CurvePlot

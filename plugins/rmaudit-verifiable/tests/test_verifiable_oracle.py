@@ -8,7 +8,7 @@ import pytest
 
 from rmaudit.components import Prompt, Response
 from rmaudit.errors import BadInput
-from rmaudit.hashing import prompt_id
+from rmaudit.components.keys import prompt_id
 from rmaudit.recipe import component_spec, validate_options
 from rmaudit.testing import check_oracle
 from rmaudit_verifiable.plugin import VerifiableAnswer

@@ -1,5 +1,5 @@
 """``rmaudit ablation normalizer DB``: the RETA paper's Sec. 4.3 normalizer ablation from a
-stored run (:mod:`rmaudit.ablation`)."""
+stored run (:mod:`rmaudit.results.ablation`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import math
 import click
 from rich.table import Table
 
-from rmaudit.run_index import open_for_reading
-from rmaudit.formatting import eta_label, short_label
-from rmaudit.simulated import SIMULATED_NOTICE
-from rmaudit.tui.literal import literal
+from rmaudit.results.run_index import open_for_reading
+from rmaudit.display.formatting import eta_label, short_label
+from rmaudit.backends.simulated import SIMULATED_NOTICE
+from rmaudit.display.literal import literal
 
 from .console import console
 
@@ -42,7 +42,7 @@ def normalizer(db_path: str, run_id: str | None, eta: float | None, rms: tuple[s
     the policy (stored by hf-causal-lm).  Normalization should remove most of the
     correlation of per-prompt RETA with it.
     """
-    from rmaudit.ablation import CORRELATIONS, normalizer_ablation
+    from rmaudit.results.ablation import CORRELATIONS, normalizer_ablation
 
     store = open_for_reading(db_path)
     try:

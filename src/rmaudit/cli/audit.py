@@ -96,7 +96,7 @@ def _audit(found, skipped, tables, db_path, as_json, report_dir, sample, dry_run
     from rmaudit.store import Store
     from rmaudit.suites.build import recipe_text, suite_recipe, suite_table
     from rmaudit.suites.verdict import baseline_labels, suite_result
-    from rmaudit.tui.literal import literal
+    from rmaudit.display.literal import literal
 
     from rmaudit.suites.verdict import flag_lines, index_markdown, results_json
 

@@ -7,10 +7,10 @@ from typing import Callable
 
 from rich.table import Table
 
-from rmaudit.formatting import format_number
+from rmaudit.display.formatting import format_number
 from rmaudit.suites import SUITES
 from rmaudit.suites.verdict import SuiteResult
-from rmaudit.tui.literal import literal
+from rmaudit.display.literal import literal
 
 
 def suites_table(data_dir: str | None, locate: Callable) -> Table:

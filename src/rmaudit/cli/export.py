@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from rmaudit.benchmark_file import export_benchmark
+from rmaudit.benchmark.portable import export_benchmark
 from rmaudit.errors import BadInput
-from rmaudit.run_index import open_for_reading
+from rmaudit.results.run_index import open_for_reading
 
 
 @click.command()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from rmaudit.benchmark_file import read_benchmark, refuse_conflicts, store_benchmark
+from rmaudit.benchmark.portable import read_benchmark, refuse_conflicts, store_benchmark
 from rmaudit.store import Store
 
 

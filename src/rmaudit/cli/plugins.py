@@ -8,9 +8,9 @@ import json
 import click
 from rich.table import Table
 
-from rmaudit import plugins as host
+from rmaudit.plugins import host
 from rmaudit.components import PairSource
-from rmaudit.tui.literal import assemble, literal
+from rmaudit.display.literal import assemble, literal
 
 from .console import console
 

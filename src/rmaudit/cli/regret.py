@@ -1,4 +1,4 @@
-"""``rmaudit regret [DB]``: a stored regret-correlation study in seed 002's Table 1 / Table 4
+"""``rmaudit regret [DB]``: a stored regret-correlation study in Rethinking RM Evaluation's Table 1 / Table 4
 layout, and ``rmaudit correlate DB --downstream FILE``: which stored metric predicts your own
 downstream results?"""
 
@@ -13,16 +13,16 @@ import numpy as np
 from rich.table import Table
 from rich.text import Text
 
-from rmaudit.run_index import open_for_reading, resolve_run
+from rmaudit.results.run_index import open_for_reading, resolve_run
 from rmaudit.components import RUN_LEVEL
 from rmaudit.errors import BadInput
-from rmaudit.formatting import short_label
+from rmaudit.display.formatting import short_label
 from rmaudit.metrics.regret import (correlate_across, goodhart_from_accuracy,
                                     permutation_p_values)
-from rmaudit.regret_results import load_studies, study_table
-from rmaudit.vocabulary import REGRET_SUMMARY
-from rmaudit.simulated import SIMULATED_NOTICE
-from rmaudit.tui.literal import assemble, literal
+from rmaudit.results.regret import load_studies, study_table
+from rmaudit.components.vocabulary import REGRET_SUMMARY
+from rmaudit.backends.simulated import SIMULATED_NOTICE
+from rmaudit.display.literal import assemble, literal
 
 from .console import console
 

@@ -1,4 +1,4 @@
-"""``rmaudit regret-study KIND``: seed 002's test-set design studies (Sec. 4, Fig. 4, 6, 7) on a
+"""``rmaudit regret-study KIND``: Rethinking RM Evaluation's test-set design studies (Sec. 4, Fig. 4, 6, 7) on a
 synthetic normal world, printed as a table (:mod:`rmaudit.metrics.regret.design_studies`)."""
 
 from __future__ import annotations

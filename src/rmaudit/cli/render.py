@@ -10,11 +10,11 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, Text
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
 
-from rmaudit.formatting import LABEL_MAX, one_line
-from rmaudit.tui.literal import literal
+from rmaudit.display.formatting import LABEL_MAX, one_line
+from rmaudit.display.literal import literal
 
 if TYPE_CHECKING:  # the runner is not needed to draw a table
-    from rmaudit.costs import CostLine
+    from rmaudit.run.costs import CostLine
     from rmaudit.run import StageCount
 
 

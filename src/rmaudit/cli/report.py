@@ -6,7 +6,7 @@ import click
 
 from rmaudit.errors import BadInput
 
-from rmaudit.run_index import open_for_reading, resolve_run
+from rmaudit.results.run_index import open_for_reading, resolve_run
 
 
 @click.command()

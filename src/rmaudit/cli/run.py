@@ -7,14 +7,14 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from rmaudit.costs import estimate_costs
+from rmaudit.run.costs import estimate_costs
 from rmaudit.recipe import load_recipe
 from rmaudit.run import Runner, build_components
 from rmaudit.errors import BadInput
-from rmaudit.run_index import list_runs, open_for_reading
+from rmaudit.results.run_index import list_runs, open_for_reading
 from rmaudit.store import Store
 from rmaudit.store.lock import WriterLock
-from rmaudit.tui.literal import literal
+from rmaudit.display.literal import literal
 
 from .console import console
 from .render import RichProgress, cost_table, plan_table, work_line

@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from rmaudit.formatting import LABEL_MAX, one_line
-from rmaudit.run_index import RunRow, list_runs, open_for_reading, resolve_run
-from rmaudit.tui.literal import assemble, literal
+from rmaudit.display.formatting import LABEL_MAX, one_line
+from rmaudit.results.run_index import RunRow, list_runs, open_for_reading, resolve_run
+from rmaudit.display.literal import assemble, literal
 
 from .console import console
 from .fit import LABEL_WIDTH, fitting
@@ -24,7 +24,7 @@ def runs(db_path: str, run_id: str | None, as_json: bool) -> None:
     try:
         out = console()
         if as_json:
-            from rmaudit.results_json import runs_json
+            from rmaudit.results.as_json import runs_json
 
             ids = [resolve_run(store, run_id)] if run_id else [r.id for r in list_runs(store)]
             click.echo(runs_json(store, ids))

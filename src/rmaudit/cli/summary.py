@@ -4,7 +4,7 @@ Each table comes in layouts from the widest to the narrowest — RMs as rows, th
 columns, then the RMs split over several tables — and the first that fits the console's
 width is printed, so no number is ever cut (text columns may wrap).  Piped output has no
 width limit (``COLUMNS`` sets one), so it gets the widest layout, unpadded.  Every string from
-the DB is a ``Text`` (:mod:`rmaudit.tui.literal`), never markup.
+the DB is a ``Text`` (:mod:`rmaudit.display.literal`), never markup.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from rmaudit.formatting import eta_label, format_number, short_label, sparkline, spread
-from rmaudit.legend import legend
-from rmaudit.regret_results import StudyTable, load_studies, study_table
-from rmaudit.results import Cell, Column, Curve, OracleScale, RunSummary, load_summary, oracle_scale
+from rmaudit.display.formatting import eta_label, format_number, short_label, sparkline, spread
+from rmaudit.results.legend import legend
+from rmaudit.results.regret import StudyTable, load_studies, study_table
+from rmaudit.results.summary import Cell, Column, Curve, OracleScale, RunSummary, load_summary, oracle_scale
 from rmaudit.store import Store
-from rmaudit.tui.literal import assemble, literal
-from rmaudit.vocabulary import (REGRET_SUMMARY, RETA_CURVE, SHIFT_QUANTITIES, in_oracle_units,
+from rmaudit.display.literal import assemble, literal
+from rmaudit.components.vocabulary import (REGRET_SUMMARY, RETA_CURVE, SHIFT_QUANTITIES, in_oracle_units,
                                 shift_curve_key, shift_curve_target)
 
 from .fit import LABEL_WIDTH, Layout, fitting

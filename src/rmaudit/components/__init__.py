@@ -5,7 +5,7 @@ from the recipe) and a docstring whose first line describes it.  The host builds
 with validated options; its identity — kind, name, ``version`` and options — is hashed
 into the keys of everything it produces, so changing an option means new work and an
 unchanged component never redoes any (docs/architecture.md, "Content-addressed,
-resumable store").  The option fields declare what of them is identity (:mod:`rmaudit.options`).
+resumable store").  The option fields declare what of them is identity (:mod:`rmaudit.components.options`).
 
 Stages call components on batches (``generate``, ``label``, ``score``): a component may
 vectorise across the batch but must return the same value for an item whatever batch
@@ -20,8 +20,8 @@ from .kinds import (BenchmarkSource, Component, ComponentOptions, Embedder, NoOp
                     ShiftPerturber)
 from .metric import (RUN_LEVEL, CurveValue, Metric, MetricInputs, MetricOutput, MetricValue,
                      PairInputs, StudyInputs)
-from .records import (BenchmarkContent, BenchmarkData, Generation, OracleLabel, PairLoad, Prompt,
-                      RejectedRecord, Response, Source, SourcedPair)
+from .records import (PROVENANCE_PARTS, BenchmarkContent, BenchmarkData, Generation, OracleLabel,
+                      PairLoad, Prompt, Provenance, RejectedRecord, Response, Source, SourcedPair)
 
 #: every plugin kind's base class by its ``kind``
 KINDS: dict[str, type[Component]] = {
@@ -34,6 +34,6 @@ __all__ = [
     'BenchmarkContent', 'BenchmarkData', 'BenchmarkSource', 'Component', 'ComponentOptions',
     'CurveValue', 'Embedder', 'Generation', 'KINDS', 'Metric', 'MetricInputs', 'MetricOutput',
     'MetricValue', 'NoOptions', 'Oracle', 'OracleLabel', 'PairInputs', 'PairLoad', 'PairSource',
-    'Prompt', 'PromptSampler', 'PromptSource', 'RUN_LEVEL', 'ReferencePolicy', 'RejectedRecord',
+    'PROVENANCE_PARTS', 'Prompt', 'Provenance', 'PromptSampler', 'PromptSource', 'RUN_LEVEL', 'ReferencePolicy', 'RejectedRecord',
     'Response', 'RewardModel', 'ShiftPerturber', 'Source', 'SourcedPair', 'StudyInputs',
 ]

@@ -9,8 +9,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from rmaudit.errors import BadInput
-from rmaudit.hashing import content_key, prompt_id, text_response_id
-from rmaudit.options import component_identity
+from .keys import content_key, prompt_id, text_response_id
+from .options import component_identity
 
 from .records import (BenchmarkContent, BenchmarkData, Generation, OracleLabel, PairLoad, Prompt,
                       Response, Source, SourcedPair)
@@ -50,7 +50,7 @@ class Component:
 
     def identity(self) -> dict[str, Any]:
         """Kind, name, version and options, as the option fields declare them
-        (:mod:`rmaudit.options`: operational options left out, hashed files, nested components)."""
+        (:mod:`rmaudit.components.options`: operational options left out, hashed files, nested components)."""
         return component_identity(type(self), self.options)
 
     def preferred_batch_items(self) -> int | None:
@@ -235,7 +235,7 @@ class RewardModel(Component):
 
 
 class ShiftPerturber(Component):
-    """Moves text away from the training distribution (seed 004)."""
+    """Moves text away from the training distribution (RMs Under Distribution Shift, arXiv 2311.14743)."""
 
     kind = "shift_perturber"
 

@@ -101,7 +101,7 @@ class Metric(Component):
     #: lists "shift", so a recipe without a shift sweep is rejected before it runs.
     needs: ClassVar[tuple[str, ...]] = ("oracle", "scores")
     #: "rm": ``compute`` gets :class:`MetricInputs` once per RM; "run": it gets
-    #: :class:`StudyInputs` once, with every RM (studies across RMs, such as seed 002's);
+    #: :class:`StudyInputs` once, with every RM (studies across RMs, such as Rethinking RM Evaluation's);
     #: "pairs": it gets :class:`PairInputs` once per RM (preference-pair metrics).
     scope: ClassVar[str] = "rm"
 

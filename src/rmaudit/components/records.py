@@ -120,7 +120,7 @@ class Source:
 
 @dataclass(frozen=True)
 class BenchmarkContent:
-    """A labelled benchmark read from files: what :mod:`rmaudit.benchmark_file` stores.
+    """A labelled benchmark read from files: what :mod:`rmaudit.benchmark.portable` stores.
 
     ``header`` holds ``title``, ``policy_key`` and ``oracle_key`` (content keys of the files
     the responses and labels came from, so a benchmark read from files never shares keys with
@@ -136,3 +136,38 @@ class BenchmarkContent:
     sources: tuple[Source, ...] = ()
     #: who labelled the benchmark, for the provenance banner ("AlpacaEval weighted GPT-4-turbo")
     oracle_description: str = "labels file"
+
+
+#: the parts of a run, in the order the banner names them
+PROVENANCE_PARTS = ("prompts", "responses", "oracle", "pairs", "RMs")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """One source of one part of a run: ``part`` (one of :data:`PROVENANCE_PARTS`), ``entry`` (the recipe
+    entry, e.g. an RM's label), whether it is simulated, and the source itself."""
+
+    part: str
+    entry: str
+    simulated: bool
+    source: Source
+
+    def row(self) -> tuple[str, str, int, str, str, str, str, str]:
+        return (self.part, self.entry, int(self.simulated), *self.source.row())
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> "Provenance":
+        return cls(row["part"], row["entry"], bool(row["simulated"]),
+                   Source(row["role"], row["kind"], row["location"], row["digest"], row["note"]))
+
+    def describe(self) -> str:
+        """"simulated", "labels file (AlpacaEval …)", "model org/rm@abc", "file x.jsonl"."""
+        s = self.source
+        if self.simulated:
+            return "simulated"
+        if s.kind == "model":
+            return f"model {s.location}" + (f"@{s.digest}" if s.digest else "")
+        if s.kind == "file":
+            what = "labels file" if s.role == "labels" else "file"
+            return f"{what} ({s.note})" if s.note else f"{what} {s.location.rsplit('/', 1)[-1]}"
+        return s.location

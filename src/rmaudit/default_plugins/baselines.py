@@ -15,7 +15,7 @@ from pydantic import Field
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
 from rmaudit.errors import BadInput
-from rmaudit.options import ModelLocation
+from rmaudit.components.options import ModelLocation
 
 
 class LengthOptions(ComponentOptions):

@@ -1,5 +1,5 @@
 """Built-in benchmark sources: labelled benchmarks assembled from files made elsewhere
-(:mod:`rmaudit.benchmark_layouts`), and the per-RM scores of the generic layout."""
+(:mod:`rmaudit.benchmark.layouts`), and the per-RM scores of the generic layout."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from typing import Annotated, Sequence
 from pydantic import AfterValidator, Field, ValidationInfo
 
 from rmaudit import hookimpl
-from rmaudit.benchmark_layouts import alpacaeval, expand, generic
+from rmaudit.benchmark.layouts import alpacaeval, expand, generic
 from rmaudit.components import (BenchmarkContent, BenchmarkSource, ComponentOptions, Prompt,
                                 Response, RewardModel, Source)
 from rmaudit.errors import BadInput
-from rmaudit.keyed_files import text_key
-from rmaudit.options import OPERATIONAL, HashedDataFile, file_source
+from rmaudit.benchmark.keyed_files import text_key
+from rmaudit.components.options import OPERATIONAL, HashedDataFile, file_source
 
 MISSING_FOLDER_HINT = ("put the AlpacaEval outputs and annotations there "
                        "(docs/bring-your-own-data.md)")

@@ -13,9 +13,9 @@ from pydantic import Field
 
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Embedder
-from rmaudit.embedding import tfidf_lsa
+from rmaudit.benchmark.embedding import tfidf_lsa
 from rmaudit.errors import BadInput
-from rmaudit.options import OPERATIONAL
+from rmaudit.components.options import OPERATIONAL
 
 
 class TfidfLsaOptions(ComponentOptions):

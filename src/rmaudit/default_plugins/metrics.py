@@ -11,10 +11,10 @@ from rmaudit import hookimpl
 from rmaudit.components import (ComponentOptions, CurveValue, Metric, MetricInputs, MetricOutput,
                                 MetricValue)
 from rmaudit.errors import BadInput
-from rmaudit.formatting import eta_label
+from rmaudit.display.formatting import eta_label
 from rmaudit.metrics import (CurveResult, MetricResult, best_k_of_n, best_of_n, best_of_n_curve,
                              pairwise_accuracy, reta, reta_curve, reta_n_range)
-from rmaudit.vocabulary import RETA_CURVE, best_of_n_curve_key, best_of_n_key, reta_key
+from rmaudit.components.vocabulary import RETA_CURVE, best_of_n_curve_key, best_of_n_key, reta_key
 
 
 def scalar(key: str, label: str, result: MetricResult, **params) -> MetricValue:

@@ -1,7 +1,7 @@
 """Built-in components over OpenAI-compatible APIs (OpenAI, vLLM, TGI, ...): an LLM judge
 oracle, a chat policy and an embedder.
 
-They share :class:`rmaudit.openai_api.ApiClient`: concurrent requests under a limit, retries
+They share :class:`rmaudit.backends.openai_api.ApiClient`: concurrent requests under a limit, retries
 with backoff on 429/5xx/timeouts, a persistent request cache (no request is paid for twice),
 and the API key read from the environment variable the recipe names, at call time only.
 """
@@ -18,11 +18,11 @@ from pydantic import Field
 from rmaudit import hookimpl
 from rmaudit.components import (Embedder, Generation, Oracle, OracleLabel, Prompt,
                                 ReferencePolicy, Response)
-from rmaudit.conversation import prompt_messages, user_turns
-from rmaudit.judging import BUILTIN_TEMPLATES, JudgeTemplate, load_template_file, parse_score
-from rmaudit.openai_api import ApiClient, ApiError, ApiOptions, ApiSession, estimate_tokens
-from rmaudit.openai_api.replies import CHAT, EMBEDDINGS, chat_contents, usage
-from rmaudit.options import OPERATIONAL, HashedDataFile
+from rmaudit.backends.conversation import prompt_messages, user_turns
+from rmaudit.backends.judging import BUILTIN_TEMPLATES, JudgeTemplate, load_template_file, parse_score
+from rmaudit.backends.openai_api import ApiClient, ApiError, ApiOptions, ApiSession, estimate_tokens
+from rmaudit.backends.openai_api.replies import CHAT, EMBEDDINGS, chat_contents, usage
+from rmaudit.components.options import OPERATIONAL, HashedDataFile
 
 
 # -- the LLM judge ----------------------------------------------------------------------------

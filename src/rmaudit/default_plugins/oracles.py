@@ -1,4 +1,4 @@
-"""Built-in generic oracles: a reward model as the oracle (a gold RM, as in seed 002), and
+"""Built-in generic oracles: a reward model as the oracle (a gold RM, as in Rethinking RM Evaluation, arXiv 2410.05584), and
 labels made elsewhere, read from a file."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pydantic import Field
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Oracle, OracleLabel, Prompt, Response, Source
 from rmaudit.default_plugins.reward_models import KeyedFileOptions
-from rmaudit.keyed_files import ALL_AT_ONCE, read_keyed_values
-from rmaudit.options import NestedRewardModel, file_source
+from rmaudit.benchmark.keyed_files import ALL_AT_ONCE, read_keyed_values
+from rmaudit.components.options import NestedRewardModel, file_source
 
 
 class RewardModelOracleOptions(ComponentOptions):

@@ -21,7 +21,7 @@ from rmaudit.metrics import (MetricResult, accuracy, auroc, bt_ece, confidence, 
                              energy_score, fpr_at_95_tpr, section_score, style_accuracy_matrix,
                              style_difficulty, subset_accuracy)
 from rmaudit.metrics.preference import wald_is_approximate
-from rmaudit.vocabulary import RELIABILITY_DIAGRAM, SHIFT_QUANTITIES, ShiftTarget, shift_curve_key
+from rmaudit.components.vocabulary import RELIABILITY_DIAGRAM, SHIFT_QUANTITIES, ShiftTarget, shift_curve_key
 
 Ties = Literal["loss", "half"]
 TIES_FIELD = Field("loss", description="credit for an RM tie: loss (RewardBench) or half")
@@ -179,7 +179,7 @@ class BTECE(PairMetric):
 
 
 def detector_scores(detector: str, chosen: np.ndarray, rejected: np.ndarray) -> np.ndarray:
-    """OOD detector scores, higher meaning more in-distribution: −energy (seed 004 Sec. 5.1) or MSP."""
+    """OOD detector scores, higher meaning more in-distribution: −energy (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 5.1) or MSP."""
     if detector == "energy":
         return -energy_score(chosen, rejected)
     return confidence(chosen, rejected)

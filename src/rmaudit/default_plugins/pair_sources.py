@@ -21,9 +21,9 @@ from rmaudit import hookimpl
 from rmaudit.components import (BenchmarkData, ComponentOptions, PairLoad, PairSource,
                                 RejectedRecord, Source, SourcedPair)
 from rmaudit.errors import BadInput
-from rmaudit.hashing import content_key
-from rmaudit.options import DataFile, Nested, NestedComponent, file_source
-from rmaudit.pairs import ParseResult, parse_hh, parse_llmbar, parse_pairs, parse_rm_bench
+from rmaudit.components.keys import content_key
+from rmaudit.components.options import DataFile, Nested, NestedComponent, file_source
+from rmaudit.benchmark.pairs import ParseResult, parse_hh, parse_llmbar, parse_pairs, parse_rm_bench
 
 
 class PairFileOptions(ComponentOptions):
@@ -34,7 +34,7 @@ class PairFileOptions(ComponentOptions):
 
 
 class _PairFile(PairSource):
-    """A pair source that parses one file with a parser of :mod:`rmaudit.pairs`."""
+    """A pair source that parses one file with a parser of :mod:`rmaudit.benchmark.pairs`."""
 
     Options = PairFileOptions
 
@@ -149,14 +149,14 @@ class BenchmarkPairs(PairSource):
 
     @staticmethod
     def _ordered(prompt, responses, oracle) -> list[SourcedPair]:
-        """TestGenPair (seed 000 App. A.1): every pair the oracle orders, better one chosen."""
+        """TestGenPair (RETA paper, arXiv 2504.14838, App. A.1): every pair the oracle orders, better one chosen."""
         return [SourcedPair(prompt, responses[a], responses[b], None,
                             {"oracle_gap": float(oracle[a] - oracle[b])})
                 for i, j in combinations(range(len(responses)), 2)
                 for a, b in ((i, j), (j, i)) if oracle[a] > oracle[b]]
 
     def _rank_bins(self, prompt, responses, oracle) -> tuple[list[SourcedPair], list[RejectedRecord]]:
-        """Seed 002 Fig. 4: sort by oracle score, split into bins, draw the chosen response from
+        """Rethinking RM Evaluation (arXiv 2410.05584), Fig. 4: sort by oracle score, split into bins, draw the chosen response from
         bin i and the rejected one from a worse bin j, for every i < j; the subset names the
         bins, so per-subset accuracy is the figure's grid."""
         bins = self.options.bins

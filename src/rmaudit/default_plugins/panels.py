@@ -8,8 +8,8 @@ does) imports no UI toolkit, and no plugin module imports the TUI.
 from __future__ import annotations
 
 from rmaudit import hookimpl
-from rmaudit.panels import Panel
-from rmaudit.vocabulary import (NDR_CURVE_PREFIX, REGRET_SUMMARY, RELIABILITY_DIAGRAM, RETA_CURVE,
+from rmaudit.results.panels import Panel
+from rmaudit.components.vocabulary import (NDR_CURVE_PREFIX, REGRET_SUMMARY, RELIABILITY_DIAGRAM, RETA_CURVE,
                                 SHIFT_QUANTITIES, SHIFT_TARGETS, best_of_n_curve_key,
                                 shift_curve_key)
 

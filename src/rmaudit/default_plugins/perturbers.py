@@ -1,4 +1,4 @@
-"""Built-in shift perturbers: word insert / delete / replace and character noise (seed 004 Sec. 4.2).
+"""Built-in shift perturbers: word insert / delete / replace and character noise (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4.2).
 
 Each component perturbs one text; which texts (prompt, responses or both) and which p values
 are the shift sweep's business.  The component's ``seed`` option and the ``seed`` the caller
@@ -13,7 +13,7 @@ from pydantic import Field
 
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, ShiftPerturber
-from rmaudit.perturb import (DEFAULT_VOCABULARY_SIZE, char_noise, delete_words, insert_words,
+from rmaudit.benchmark.perturb import (DEFAULT_VOCABULARY_SIZE, char_noise, delete_words, insert_words,
                              perturb_words, replace_words)
 
 
@@ -28,7 +28,7 @@ class VocabularyOptions(PerturbOptions):
 
 
 class _FunctionPerturber(ShiftPerturber):
-    """A perturber that calls one function of :mod:`rmaudit.perturb`."""
+    """A perturber that calls one function of :mod:`rmaudit.benchmark.perturb`."""
 
     edit: ClassVar[Callable[..., str]]
 

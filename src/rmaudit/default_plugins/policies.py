@@ -10,8 +10,8 @@ from pydantic import Field
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Generation, Prompt, ReferencePolicy
 from rmaudit.errors import BadInput
-from rmaudit.options import HashedDataFile
-from rmaudit.tabular import read_rows
+from rmaudit.components.options import HashedDataFile
+from rmaudit.benchmark.tabular import read_rows
 
 
 class ResponsesFileOptions(ComponentOptions):

@@ -10,7 +10,7 @@ from pydantic import Field
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Prompt, PromptSampler
 from rmaudit.errors import BadInput
-from rmaudit.sampling import kdpp, random_indices, stratified_indices
+from rmaudit.benchmark.sampling import kdpp, random_indices, stratified_indices
 
 
 class SampleSize(ComponentOptions):

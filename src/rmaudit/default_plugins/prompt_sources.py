@@ -5,7 +5,7 @@
 * ``mt-bench``: MT-bench ``question.jsonl``, two-turn prompt sets with reference answers;
 * ``hf-dataset``: a Hugging Face dataset by name (when ``datasets`` is installed).
 
-Prompts follow the conventions of :mod:`rmaudit.conversation` (``meta["messages"]`` for a
+Prompts follow the conventions of :mod:`rmaudit.backends.conversation` (``meta["messages"]`` for a
 dialogue context, ``meta["turns"]`` for a multi-turn prompt set) and put a reference answer,
 where the source has one, in ``meta["reference"]`` for judges that show it (RETA Fig. 8-9).
 """
@@ -22,9 +22,9 @@ from pydantic import Field, ValidationInfo, field_validator
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, PromptSource
 from rmaudit.errors import BadInput
-from rmaudit.options import DataFile
-from rmaudit.pairs.parsers import RecordProblem, parse_hh, split_hh_dialogues
-from rmaudit.tabular import read_rows
+from rmaudit.components.options import DataFile
+from rmaudit.benchmark.pairs.parsers import RecordProblem, parse_hh, split_hh_dialogues
+from rmaudit.benchmark.tabular import read_rows
 
 Loaded = list[tuple[str, dict[str, Any]]]
 
@@ -101,8 +101,8 @@ def hh_messages(context: str) -> list[dict[str, str]]:
 
 
 def hh_prompt(chosen: str, rejected: str, subset: str | None) -> tuple[str, dict[str, Any]]:
-    """The RETA paper's extraction (seed 000 Sec. 4): the context before the compared response,
-    excess rounds removed (:func:`rmaudit.pairs.parsers.split_hh_dialogues`); the preferred
+    """The RETA paper's extraction (RETA paper, arXiv 2504.14838, Sec. 4): the context before the compared response,
+    excess rounds removed (:func:`rmaudit.benchmark.pairs.parsers.split_hh_dialogues`); the preferred
     response becomes the reference answer of the Fig. 8 judge template."""
     context, preferred, _, meta = split_hh_dialogues(chosen, rejected)
     return context, _hh_meta(context, preferred, meta["turns"], subset)

@@ -1,4 +1,4 @@
-"""Seed 002's regret study as plugins: the N×N regret-correlation metric, synthetic proxy RMs
+"""The regret study of Rethinking RM Evaluation (arXiv 2410.05584) as plugins: the N×N regret-correlation metric, synthetic proxy RMs
 built from a gold RM (Regressional Goodhart noise, loopholes, flips) and a Bradley-Terry noisy
 annotator oracle.
 
@@ -22,9 +22,9 @@ from rmaudit.errors import BadInput
 from rmaudit.metrics.regret import (APPROXIMATE_INTERVALS, CORRELATIONS, DESIGNS,
                                     ERROR_METRICS, MIN_RELIABILITY, ndr_curve,
                                     regret_correlation)
-from rmaudit.options import NestedRewardModel
-from rmaudit.vocabulary import NDR_CURVE_PREFIX, REGRET_SUMMARY
-from rmaudit.simulated._random import Draws
+from rmaudit.components.options import NestedRewardModel
+from rmaudit.components.vocabulary import NDR_CURVE_PREFIX, REGRET_SUMMARY
+from rmaudit.backends.simulated._random import Draws
 
 #: Label of the benchmark's oracle when it is the gold (``gold = "oracle"``).
 ORACLE_LABEL = "[oracle]"
@@ -136,7 +136,7 @@ def _curve_ns(n: int) -> list[int]:
 
 def _ndr_curves(study, bootstrap: int, seed: int) -> list[CurveValue]:
     """Each proxy's NDR against n, with the first gold, on the responses the regret was
-    measured on (seed Fig. 9's x axis is the KL of best-of-n, a function of n: plotted from
+    measured on (Rethinking RM Evaluation's Fig. 9 x axis is the KL of best-of-n, a function of n: plotted from
     these).  Keys ``ndr_curve/<proxy label>``."""
     pools = study.regret_pools
     gold = study.golds[0]

@@ -9,8 +9,8 @@ from pydantic import Field
 
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel, Source
-from rmaudit.keyed_files import ALL_AT_ONCE, KeyFields, KeyKind, read_keyed_values
-from rmaudit.options import NEW_OPTION, HashedDataFile, NestedRewardModel, file_source
+from rmaudit.benchmark.keyed_files import ALL_AT_ONCE, KeyFields, KeyKind, read_keyed_values
+from rmaudit.components.options import NEW_OPTION, HashedDataFile, NestedRewardModel, file_source
 
 
 class EnsembleOptions(ComponentOptions):

@@ -1,7 +1,7 @@
 """The embedded offline world as plugins: prompts, policy, judge and reward models.
 
 Everything here is simulated (``simulated = True``), and every output of a run that uses
-it says so.  The world itself lives in :mod:`rmaudit.simulated`.
+it says so.  The world itself lives in :mod:`rmaudit.backends.simulated`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from rmaudit import hookimpl
 from rmaudit.components import (ComponentOptions, Generation, Oracle, OracleLabel, Prompt,
                                 PromptSource, ReferencePolicy, Response, RewardModel)
 from rmaudit.errors import BadInput
-from rmaudit.simulated import (SimulatedJudge, SimulatedPolicy, SimulatedRewardModel,
+from rmaudit.backends.simulated import (SimulatedJudge, SimulatedPolicy, SimulatedRewardModel,
                                builtin_prompts)
 
 

@@ -1,4 +1,4 @@
-"""Best-of-n curves from a fixed pool of labelled responses (RETA paper, seed 000, Sec. 3.1
+"""Best-of-n curves from a fixed pool of labelled responses (RETA paper, arXiv 2504.14838, Sec. 3.1
 Eq. 1 and App. B.3).
 
 With N ≥ n labelled responses per prompt, the unbiased estimator of App. B.3 averages, over all
@@ -132,7 +132,7 @@ def best_k_of_n(
 
 def bon_kl(n: int | Sequence[int] | np.ndarray) -> float | np.ndarray:
     """KL divergence of best-of-n sampling from the base policy: ``log n − (n − 1)/n``
-    (RETA paper, seed 000, Sec. 3.1, citing Stiennon et al.).  An array in, an array out.
+    (RETA paper, arXiv 2504.14838, Sec. 3.1, citing Stiennon et al.).  An array in, an array out.
 
     Example:
         >>> bon_kl(1)
@@ -157,7 +157,7 @@ def bon_kl(n: int | Sequence[int] | np.ndarray) -> float | np.ndarray:
 def rank_of_n_kl(n: int | Sequence[int] | np.ndarray, rank: int = 1) -> float | np.ndarray:
     """KL divergence from the base policy of the policy that draws n responses and returns the
     one the reward ranks ``rank``-th (1 = best-of-n, 2 = the 2nd-best-of-n of the RETA paper,
-    seed 000, Sec. 3.1), for a continuous reward without ties.
+    RETA paper, arXiv 2504.14838, Sec. 3.1), for a continuous reward without ties.
 
     The chosen response's reward quantile ``U = F(r)`` is the (n − rank + 1)-th order statistic
     of n uniforms, so it has the Beta(a, b) density ``f`` with ``a = n − rank + 1``, ``b = rank``

@@ -1,4 +1,4 @@
-"""RETA — reliability at the η quantile (RETA paper, seed 000, Sec. 3.2–3.3, App. B.1–B.2).
+"""RETA — reliability at the η quantile (RETA paper, arXiv 2504.14838, Sec. 3.2–3.3, App. B.1–B.2).
 
 For one prompt with N labelled responses, a random subset A of n responses is sorted by the RM
 score Y (ties broken uniformly at random).  With m = ⌊η n⌋ and Δ = η n − m, Eq. 6 scores A by
@@ -151,7 +151,7 @@ def reta(
     ci: float = 0.95,
     bootstrap: int = 1000,
 ) -> MetricResult:
-    """RETA at quantile η (RETA paper, seed 000, Sec. 3.3 Eq. 5, App. B.2 Eq. 6).
+    """RETA at quantile η (RETA paper, arXiv 2504.14838, Sec. 3.3 Eq. 5, App. B.2 Eq. 6).
 
     Per prompt: ``mean_n E_A[T(A)] / (η n) / mean(J)`` with T the smoothed top-(η n) oracle sum
     of Eq. 6 over a random size-n subset A of the prompt's responses ranked by RM score, ties
@@ -201,7 +201,7 @@ def reta_curve(
     ci: float = 0.95,
     bootstrap: int = 1000,
 ) -> CurveResult:
-    """RETA at several η (RETA paper, seed 000, Sec. 3.3, Fig. 3): ``x`` holds the η values.
+    """RETA at several η (RETA paper, arXiv 2504.14838, Sec. 3.3, Fig. 3): ``x`` holds the η values.
 
     Each point is :func:`reta` at that η with the same options.  ``etas`` defaults to 15
     values log-spaced from 1/2 down to 1/n_min (:func:`default_etas` of the smallest pool, or

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rmaudit.results import load_summary, oracle_scale
+from rmaudit.results.summary import load_summary, oracle_scale
 from rmaudit.store import Store
 
 from .figures import GOODHART_FIGURE, build_figures

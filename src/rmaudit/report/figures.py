@@ -20,14 +20,14 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from rmaudit.browse import ACROSS_RMS
+from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.components import RUN_LEVEL
-from rmaudit.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
+from rmaudit.display.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
 from rmaudit.metrics import bon_kl, rank_of_n_kl
-from rmaudit.regret_results import goodhart_curve, goodhart_points, load_studies
-from rmaudit.results import Curve, OracleScale, RunSummary
+from rmaudit.results.regret import goodhart_curve, goodhart_points, load_studies
+from rmaudit.results.summary import Curve, OracleScale, RunSummary
 from rmaudit.store import Store
-from rmaudit.vocabulary import (NDR_CURVE_PREFIX, RELIABILITY_DIAGRAM, RETA_CURVE,
+from rmaudit.components.vocabulary import (NDR_CURVE_PREFIX, RELIABILITY_DIAGRAM, RETA_CURVE,
                                 SHIFT_CURVE_PREFIX, SHIFT_QUANTITIES, SHIFT_TARGETS,
                                 best_of_n_curve_rank, is_best_of_n_curve, shift_curve_key,
                                 shift_curve_target)

@@ -11,13 +11,13 @@ from __future__ import annotations
 import math
 import re
 
-from rmaudit.formatting import (LABEL_MAX, eta_label, format_number, format_value, one_line, spread,
+from rmaudit.display.formatting import (LABEL_MAX, eta_label, format_number, format_value, one_line, spread,
                                 visible)
-from rmaudit.legend import legend
-from rmaudit.regret_results import load_studies, study_table
-from rmaudit.results import OracleScale, RunSummary
+from rmaudit.results.legend import legend
+from rmaudit.results.regret import load_studies, study_table
+from rmaudit.results.summary import OracleScale, RunSummary
 from rmaudit.store import Store
-from rmaudit.vocabulary import (REGRET_SUMMARY, RETA_CURVE, SHIFT_QUANTITIES, SHIFT_TARGETS,
+from rmaudit.components.vocabulary import (REGRET_SUMMARY, RETA_CURVE, SHIFT_QUANTITIES, SHIFT_TARGETS,
                                 in_oracle_units, shift_curve_key)
 
 #: the curve points a table shows

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rmaudit.benchmark_file import (imported_keys, read_benchmark, refuse_conflicts,
+from rmaudit.benchmark.portable import (imported_keys, read_benchmark, refuse_conflicts,
                                     store_benchmark)
 from rmaudit.components import BenchmarkData, Response
 from rmaudit.errors import BadInput
-from rmaudit.hashing import content_key, response_id
+from rmaudit.components.keys import content_key, response_id
 from rmaudit.recipe import check_pool_size
 from rmaudit.store import utc_now
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from rmaudit.components import BenchmarkContent, Component, Prompt, Response
 from rmaudit.errors import BadInput
-from rmaudit.executors import LocalExecutor, RayExecutor, make_executor
+from rmaudit.run.executors import LocalExecutor, RayExecutor, make_executor
 from rmaudit.recipe import ComponentSpec, Recipe
 from rmaudit.store import Store, dumps
 

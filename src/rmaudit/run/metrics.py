@@ -13,7 +13,7 @@ from rmaudit.components import (RUN_LEVEL, MetricInputs, MetricOutput, PairInput
 from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.recipe import ComponentSpec, metric_entry
 from rmaudit.store import dumps, utc_now
-from rmaudit.vocabulary import SKIPPED_STAGE
+from rmaudit.components.vocabulary import SKIPPED_STAGE
 
 from .benchmark import Benchmark, oracle_by_prompt
 from .context import RunContext

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from rmaudit.components import BenchmarkData, RejectedRecord, SourcedPair
 from rmaudit.errors import BadInput
-from rmaudit.hashing import content_key, pair_id
+from rmaudit.components.keys import content_key, pair_id
 from rmaudit.store import dumps
 
 from .benchmark import BenchmarkStages, benchmark_data

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rmaudit.components import Prompt
 from rmaudit.errors import BadInput
-from rmaudit.hashing import content_key, prompt_id
+from rmaudit.components.keys import content_key, prompt_id
 
 from .context import RunContext, StageCount, prompt_row
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rmaudit.components import Generation, Prompt, ReferencePolicy
-from rmaudit.hashing import response_id
+from rmaudit.components.keys import response_id
 from rmaudit.store import dumps
 
 from .batches import BatchCall, map_calls

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from rmaudit import __version__
 from rmaudit.components import Component
 from rmaudit.errors import BadInput
-from rmaudit.provenance import run_provenance
+from rmaudit.run.provenance import run_provenance
 from rmaudit.recipe import Recipe
 from rmaudit.store import Store, dumps, utc_now
 

@@ -1,4 +1,4 @@
-"""Stage "shifted pairs": the shift sweep (seed 004 Sec. 4.2) — every pair with its prompt,
+"""Stage "shifted pairs": the shift sweep (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4.2) — every pair with its prompt,
 its responses or both perturbed at each level p > 0 — stored with the perturbed texts.
 
 A shifted pair's ids depend on the perturber (whose key includes p), the sweep seed and the
@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rmaudit.components import Prompt, Response, ShiftPerturber, SourcedPair
-from rmaudit.hashing import pair_id, shifted_prompt_id, shifted_response_id
+from rmaudit.components.keys import pair_id, shifted_prompt_id, shifted_response_id
 from rmaudit.store import dumps
-from rmaudit.vocabulary import shifts_prompt, shifts_responses
+from rmaudit.components.vocabulary import shifts_prompt, shifts_responses
 
 from .batches import map_here
 from .context import Keys, RunContext, StageCount, Work, prompt_row, text_response_rows

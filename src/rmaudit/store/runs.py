@@ -45,7 +45,7 @@ class Runs:
 
     def set_sources(self, run_id: str, rows: Iterable[tuple]) -> None:
         """Where the run's parts came from: (part, entry, simulated, role, kind, location,
-        digest, note) rows, in order (rmaudit.provenance)."""
+        digest, note) rows, in order (rmaudit.run.provenance)."""
         with self.store.transaction():
             self.store.execute("delete from run_sources where run_id = ?", [run_id])
             self.store.executemany(

@@ -104,7 +104,7 @@ alter table oracle_labels_new rename to oracle_labels;
 update schema_info set schema_version = 4;
 """
 
-# Where each part of a run came from (rmaudit.provenance): files with their SHA-256, models
+# Where each part of a run came from (rmaudit.run.provenance): files with their SHA-256, models
 # with their revision, or the simulated world; one row per source, in recipe order.
 M005_RUN_SOURCES = """
 create table run_sources (

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from rmaudit.results import load_summary
+from rmaudit.results.summary import load_summary
 from rmaudit.store import Store
 
 from . import Suite

@@ -57,7 +57,7 @@ def registered_plugin(plugin: Any, name: str | None = None) -> Iterator[Any]:
     ``name`` defaults to a module's ``__name__``.  A misspelt hook fails on entry, as it would
     for an installed plugin.
     """
-    from rmaudit import plugins
+    from rmaudit.plugins import host as plugins
 
     plugins.load_plugins()
     name = name or getattr(plugin, "__name__", None) or f"test-plugin-{id(plugin):x}"

@@ -39,7 +39,7 @@ from rmaudit.components import (Component, Metric, MetricInputs, MetricOutput, O
                                 PairInputs, Prompt, ReferencePolicy, Response, RewardModel,
                                 ShiftPerturber, StudyInputs)
 from rmaudit.errors import BadInput
-from rmaudit.hashing import prompt_id, response_id
+from rmaudit.components.keys import prompt_id, response_id
 from rmaudit.testing.samples import (sample_benchmark, sample_pairs, sample_prompts,
                                      sample_responses, sample_texts)
 

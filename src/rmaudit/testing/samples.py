@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from rmaudit.components import MetricInputs, PairInputs, Prompt, Response
-from rmaudit.hashing import prompt_id, response_id
-from rmaudit.vocabulary import SHIFT_TARGETS
+from rmaudit.components.keys import prompt_id, response_id
+from rmaudit.components.vocabulary import SHIFT_TARGETS
 
 __all__ = ["sample_benchmark", "sample_pairs", "sample_prompts", "sample_responses", "sample_texts"]
 

@@ -13,11 +13,11 @@ from typing import TypeVar
 from textual.app import App
 from textual.binding import Binding
 
-from rmaudit.browse import PromptFailure, prompt_failures
-from rmaudit.formatting import short_label, visible
-from rmaudit.pair_failures import PairVerdict, ShiftFlip, pair_verdicts, shift_flips
-from rmaudit.results import RunSummary, load_summary
-from rmaudit.run_index import list_runs, open_for_reading, resolve_run
+from rmaudit.results.browse import PromptFailure, prompt_failures
+from rmaudit.display.formatting import short_label, visible
+from rmaudit.results.pair_failures import PairVerdict, ShiftFlip, pair_verdicts, shift_flips
+from rmaudit.results.summary import RunSummary, load_summary
+from rmaudit.results.run_index import list_runs, open_for_reading, resolve_run
 from rmaudit.store import Store
 
 from .screens.help import HelpScreen

@@ -3,7 +3,7 @@ each builds its tab of the Curves screen, ``factory(context, curve_key)``."""
 
 from __future__ import annotations
 
-from rmaudit.panels import PanelContext
+from rmaudit.results.panels import PanelContext
 
 from .widgets.pairs import ShiftView, reliability_view
 from .widgets.plots import BestOfNView, generic_curve_view, reta_curve_view

@@ -1,4 +1,4 @@
-"""Ranking metrics of the RETA paper's App. A.1 (seed 000): Hit Rate@n, MRR and NDCG.
+"""Ranking metrics of the RETA paper's App. A.1 (arXiv 2504.14838): Hit Rate@n, MRR and NDCG.
 
 Inputs follow ``rmaudit.metrics``: per prompt q, ``oracle[q]`` holds the oracle scores J of
 q's N responses and ``scores[q]`` the RM's scores Y of the same responses.  Every function

@@ -6,7 +6,7 @@ import — ``rmaudit plugins`` and the main audit work without them — and a co
 its model on first use, so ``rmaudit run --dry-run`` on a recipe naming a 7B hub model
 loads nothing.  ``trust_remote_code`` is passed to every ``from_pretrained`` call and is
 off unless the recipe turns it on.  How models run (batches, packing, devices) lives in
-:mod:`rmaudit.hf`.
+:mod:`rmaudit.backends.hf`.
 """
 
 from rmaudit import hookimpl

@@ -8,10 +8,10 @@ from typing import Annotated, Any, Sequence
 from pydantic import Field
 
 from rmaudit.components import Generation, Prompt, ReferencePolicy
-from rmaudit.conversation import prompt_messages, user_turns
+from rmaudit.backends.conversation import prompt_messages, user_turns
 from rmaudit.default_plugins.huggingface.common import HFOptions, _HFComponent
 from rmaudit.errors import BadInput
-from rmaudit.options import OPERATIONAL
+from rmaudit.components.options import OPERATIONAL
 
 #: Rows per generate call unless batch_size says otherwise.
 CPU_GENERATE_ROWS = 8
@@ -39,7 +39,7 @@ class HFCausalLM(_HFComponent, ReferencePolicy):
     def _load_models(self) -> None:
         import transformers
 
-        from rmaudit.hf import runtime
+        from rmaudit.backends.hf import runtime
 
         o = self.options
         self.tokenizer = runtime.load_tokenizer(o.model, revision=o.revision,
@@ -54,7 +54,7 @@ class HFCausalLM(_HFComponent, ReferencePolicy):
         self.eos_ids = [] if eos is None else ([eos] if isinstance(eos, int) else list(eos))
 
     def _prompt_ids(self, messages: list[dict[str, str]], prompt: Prompt) -> list[int]:
-        from rmaudit.hf.runtime import render_chat
+        from rmaudit.backends.hf.runtime import render_chat
 
         text = render_chat(self.tokenizer, self.template, messages, add_generation_prompt=True)
         ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
@@ -66,9 +66,9 @@ class HFCausalLM(_HFComponent, ReferencePolicy):
     def _sample(self, prompts: list[list[int]], seeds: list[int]) -> list[list[int]]:
         """New token ids for each prompt, generated in length-bucketed batches (a prompt's
         samples, sorted together, share one batch where they fit)."""
-        from rmaudit.hf import sampling
-        from rmaudit.hf.batching import length_buckets
-        from rmaudit.hf.runtime import model_device
+        from rmaudit.backends.hf import sampling
+        from rmaudit.backends.hf.batching import length_buckets
+        from rmaudit.backends.hf.runtime import model_device
 
         o = self.options
         rows = o.batch_size or (GPU_GENERATE_ROWS if model_device(self.model).type == "cuda"
@@ -87,7 +87,7 @@ class HFCausalLM(_HFComponent, ReferencePolicy):
     def _answer_facts(self, prompt_ids: list[int], tokens: list[int]) -> dict[str, Any]:
         """Length, finish reason, log-probability and perplexity of one answer under the model
         (its own distribution, whatever the sampling temperature: PPL_θ(a|q) of RETA Sec. 4.3)."""
-        from rmaudit.hf.runtime import sequence_logprobs
+        from rmaudit.backends.hf.runtime import sequence_logprobs
 
         # one sequence per pass: stored perplexities are then bit-identical whatever batch the
         # response was generated in (a padded batch changes the last float bits)
@@ -98,12 +98,12 @@ class HFCausalLM(_HFComponent, ReferencePolicy):
                 "perplexity": float(math.exp(-logprobs.mean()))}
 
     def generate(self, batch: Sequence[tuple[Prompt, int]]) -> list[Generation]:
-        from rmaudit.hf.sampling import item_seed
+        from rmaudit.backends.hf.sampling import item_seed
 
         self._load()
         o = self.options
         # a multi-turn prompt (meta "turns") is answered turn by turn, each answer joining the
-        # conversation the next turn continues (rmaudit.conversation's convention)
+        # conversation the next turn continues (rmaudit.backends.conversation's convention)
         turns = [user_turns(prompt) for prompt, _ in batch]
         conversations = [[] if t else prompt_messages(prompt) for (prompt, _), t in zip(batch, turns)]
         answers: list[list[tuple[str, dict[str, Any]]]] = [[] for _ in batch]

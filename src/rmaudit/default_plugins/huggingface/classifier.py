@@ -7,7 +7,7 @@ from typing import Any, Literal, Sequence
 from pydantic import Field, model_validator
 
 from rmaudit.components import Prompt, Response
-from rmaudit.conversation import conversation_messages
+from rmaudit.backends.conversation import conversation_messages
 from rmaudit.default_plugins.huggingface.common import (ScoringOptions, _HFRewardModel,
                                                         _max_length, text_size)
 from rmaudit.errors import BadInput
@@ -35,8 +35,8 @@ class HFClassifier(_HFRewardModel):
     def _load_models(self) -> None:
         import transformers
 
-        from rmaudit.hf import runtime
-        from rmaudit.hf.scorer import Scorer
+        from rmaudit.backends.hf import runtime
+        from rmaudit.backends.hf.scorer import Scorer
 
         o = self.options
         self.tokenizer = runtime.load_tokenizer(o.model, revision=o.revision,
@@ -65,13 +65,13 @@ class HFClassifier(_HFRewardModel):
         """Model inputs for each (prompt, response), and whether they were truncated, from
         batched tokenizer calls.
 
-        With a chat template the whole conversation (``rmaudit.conversation``: a dialogue
+        With a chat template the whole conversation (``rmaudit.backends.conversation``: a dialogue
         prompt's messages, or the prompt as one user message, then the response) is rendered
         and tokenised without adding special tokens — the template writes them, as
         ``apply_chat_template`` does.  Without one the texts are encoded as the pair
         (prompt, response), the convention of cross-encoder RMs.
         """
-        from rmaudit.hf.runtime import render_chat
+        from rmaudit.backends.hf.runtime import render_chat
 
         if not pairs:
             return []
@@ -101,7 +101,7 @@ class HFClassifier(_HFRewardModel):
     def _row(self, encoded: dict[str, list[int]]):
         """The engine's row: a decoder classifier reads the rightmost token that is not the
         checkpoint's pad id (transformers' pooling; the last token where it names none)."""
-        from rmaudit.hf.inputs import Row
+        from rmaudit.backends.hf.inputs import Row
 
         ids = encoded["input_ids"]
         pad = self.model.config.get_text_config().pad_token_id

@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 
 from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
 from rmaudit.errors import BadInput
-from rmaudit.options import NEW_OPTION, OPERATIONAL, ModelLocation
+from rmaudit.components.options import NEW_OPTION, OPERATIONAL, ModelLocation
 
 logger = logging.getLogger(__name__)
 
@@ -182,7 +182,7 @@ def text_size(pair: tuple[Prompt, Response]) -> int:
 
 class _HFRewardModel(_HFComponent, RewardModel):
     """What the Hugging Face RMs share: scoring in batches through a loaded
-    :class:`rmaudit.hf.scorer.Scorer`, a count of truncated inputs, and a measured check of
+    :class:`rmaudit.backends.hf.scorer.Scorer`, a count of truncated inputs, and a measured check of
     batch dependence — the first ``batch_dependence_sample`` inputs re-scored alone (one per
     batch, unpadded) when the report is asked for — reported after a run."""
 

@@ -8,12 +8,12 @@ import numpy as np
 from pydantic import Field
 
 from rmaudit.components import Prompt, Response
-from rmaudit.conversation import conversation_messages
+from rmaudit.backends.conversation import conversation_messages
 from rmaudit.default_plugins.huggingface.common import (ScoringOptions, _HFRewardModel,
                                                         _max_length, _truncate,
                                                         text_size)
 from rmaudit.errors import BadInput
-from rmaudit.options import ModelLocation
+from rmaudit.components.options import ModelLocation
 
 
 class DPOImplicitOptions(ScoringOptions):
@@ -35,8 +35,8 @@ class DPOImplicit(_HFRewardModel):
     def _load_models(self) -> None:
         import transformers
 
-        from rmaudit.hf import runtime
-        from rmaudit.hf.scorer import Scorer
+        from rmaudit.backends.hf import runtime
+        from rmaudit.backends.hf.scorer import Scorer
 
         o = self.options
         self.tokenizer = runtime.load_tokenizer(o.model, revision=o.revision,
@@ -76,7 +76,7 @@ class DPOImplicit(_HFRewardModel):
         prompt; a token that merges across that boundary counts as response, and so do the
         tokens the template closes the turn with (EOS), which the model also generated.
         """
-        from rmaudit.hf.runtime import render_chat
+        from rmaudit.backends.hf.runtime import render_chat
 
         if not pairs:
             return []
@@ -102,7 +102,7 @@ class DPOImplicit(_HFRewardModel):
 
     def _scores(self, batch: Sequence[tuple[Prompt, Response]], *,
                 alone: bool) -> tuple[list[float], int]:
-        from rmaudit.hf.inputs import Row
+        from rmaudit.backends.hf.inputs import Row
 
         rows: dict[int, Row] = {}
         truncated = 0

@@ -4,14 +4,14 @@ Inputs are the RM's scores (logits) of the chosen and of the rejected response o
 as two 1-D arrays indexed by pair (docs/metrics.md, "Pair metrics").  The sampling
 unit is the pair: standard errors and bootstrap intervals resample pairs.
 
-- RewardBench (seed 003): accuracy = fraction of pairs with score(chosen) > score(rejected),
+- RewardBench (arXiv 2403.13787): accuracy = fraction of pairs with score(chosen) > score(rejected),
   per subset, combined into section scores and a section-weighted total.
 - RM-Bench: easy / normal / hard accuracies from the 3 × 3 matrix of chosen style ×
   rejected style accuracies.
-- Distribution shift (seed 004): confidence = max softmax of the two logits (Sec. 3.2, = MSP),
+- Distribution shift (RMs Under Distribution Shift, arXiv 2311.14743): confidence = max softmax of the two logits (Sec. 3.2, = MSP),
   ECE with M equal-width confidence bins (Sec. 3.1), energy score (Sec. 5.1), and AUROC /
   FPR@95 of an OOD detector between an in-distribution and a shifted set (Sec. 5.3).
-- Seed 002 App. 8.3: the Bradley-Terry ECE, whose bins split pairs by reward margin.
+- Rethinking RM Evaluation (arXiv 2410.05584), App. 8.3: the Bradley-Terry ECE, whose bins split pairs by reward margin.
 
 >>> import numpy as np
 >>> chosen, rejected = np.array([2.0, 0.5, 1.0]), np.array([1.0, 1.5, 1.0])

@@ -1,5 +1,5 @@
 """Pair accuracy — the share of pairs whose chosen response the RM scores higher (RewardBench,
-seed 003; seed 004 Sec. 3.2) — with its standard error and Wilson interval."""
+RewardBench, arXiv 2403.13787; RMs Under Distribution Shift, arXiv 2311.14743, Sec. 3.2) — with its standard error and Wilson interval."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from rmaudit.metrics.preference._inputs import (ArrayLike, check_labels, check_p
 def pair_credit(chosen: ArrayLike, rejected: ArrayLike, *, ties: str = "loss") -> np.ndarray:
     """Per-pair credit: 1 if the RM scores chosen above rejected, the tie credit if equal, else 0.
 
-    The tie credit is 0 for ``ties="loss"`` (RewardBench and seed 004's acc^rwd use a strict
+    The tie credit is 0 for ``ties="loss"`` (RewardBench and RMs Under Distribution Shift's acc^rwd use a strict
     ``>``) and 1/2 for ``ties="half"``.
 
     >>> pair_credit([1.0, 0.0, 2.0], [0.0, 1.0, 2.0], ties="half").tolist()
@@ -75,7 +75,7 @@ def accuracy(
     ties: str = "loss",
     ci: float = 0.95,
 ) -> MetricResult:
-    """Fraction of pairs the RM orders correctly (RewardBench, seed 003; seed 004 Sec. 3.2).
+    """Fraction of pairs the RM orders correctly (RewardBench, arXiv 2403.13787; RMs Under Distribution Shift, arXiv 2311.14743, Sec. 3.2).
 
     ``acc = (1/N) Σ_i ( 1[L(chosen_i) > L(rejected_i)] + t · 1[L(chosen_i) = L(rejected_i)] )``
     with t = 0 for ``ties="loss"`` (RewardBench's rule: a tie is not a win) and t = 1/2 for

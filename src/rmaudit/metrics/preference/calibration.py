@@ -1,5 +1,5 @@
 """Confidence and calibration: the max-softmax confidence of a pair's two logits, ECE with
-equal-width confidence bins (seed 004 Sec. 3.1-3.2), and the Bradley-Terry ECE (seed 002
+equal-width confidence bins (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 3.1-3.2), and the Bradley-Terry ECE (Rethinking RM Evaluation, arXiv 2410.05584
 App. 8.3)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from rmaudit.metrics.preference.accuracy import pair_credit, wilson_interval
 
 
 def confidence(chosen: ArrayLike, rejected: ArrayLike) -> np.ndarray:
-    """Max softmax of the two logits: ``max_j e^{L_j} / (e^{L_0} + e^{L_1})`` (seed 004 Sec. 3.2).
+    """Max softmax of the two logits: ``max_j e^{L_j} / (e^{L_0} + e^{L_1})`` (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 3.2).
 
     This is also the MSP out-of-distribution score (higher = more in-distribution).  It equals
     ``σ(|L_0 − L_1|)`` with σ the logistic function, computed that way so that it stays exact
@@ -67,12 +67,12 @@ def _binned_calibration(binned_on: np.ndarray, edges: np.ndarray, conf: np.ndarr
 
 def ece(chosen: ArrayLike, rejected: ArrayLike, *, n_bins: int = 10,
         ties: str = "loss") -> CalibrationResult:
-    """Expected calibration error with ``n_bins`` equal-width confidence bins (seed 004 Sec. 3.1).
+    """Expected calibration error with ``n_bins`` equal-width confidence bins (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 3.1).
 
     ``ECE = Σ_m |B_m|/N · |p̂(B_m) − acc(B_m)|`` where B_m holds the pairs whose
     :func:`confidence` falls in I_1 = [0, 1/M] or I_m = ((m−1)/M, m/M], p̂(B_m) is their mean
     confidence and acc(B_m) the fraction the RM got right (scored chosen above rejected; a tie
-    earns the ``ties`` credit, 0 by default as in seed 004's strict acc^rwd).  The paper uses
+    earns the ``ties`` credit, 0 by default as in RMs Under Distribution Shift's strict acc^rwd).  The paper uses
     M = 10.  Confidence is at least 1/2, so for M = 10 the bins below (0.4, 0.5] stay empty.
 
     >>> result = ece([2.0, 0.0, 1.0, 3.0], [0.0, 2.0, 1.0, 0.0])
@@ -87,7 +87,7 @@ def ece(chosen: ArrayLike, rejected: ArrayLike, *, n_bins: int = 10,
 
 def bt_ece(chosen: ArrayLike, rejected: ArrayLike, *, n_bins: int = 10,
            binning: str = "quantile", ties: str = "loss") -> CalibrationResult:
-    """Bradley-Terry ECE with bins that split pairs by reward margin (seed 002 App. 8.3, Eq. 12).
+    """Bradley-Terry ECE with bins that split pairs by reward margin (Rethinking RM Evaluation, arXiv 2410.05584, App. 8.3, Eq. 12).
 
     ``ECE = Σ_m |B_m|/n · |acc(B_m) − conf(B_m)|``.  Each pair's margin is
     ``Δ = |L(chosen) − L(rejected)|``, the gap between the response the RM prefers and the

@@ -1,4 +1,4 @@
-"""Out-of-distribution detection under shift (seed 004 Sec. 5): the energy score and an OOD
+"""Out-of-distribution detection under shift (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 5): the energy score and an OOD
 detector's AUROC and FPR at 95% TPR between an in-distribution and a shifted set."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from rmaudit.metrics.preference._inputs import ArrayLike, check_pair_scores, che
 
 
 def energy_score(chosen: ArrayLike, rejected: ArrayLike) -> np.ndarray:
-    """Energy score of each pair: ``S = −log(e^{L_0} + e^{L_1})`` (seed 004 Sec. 5.1).
+    """Energy score of each pair: ``S = −log(e^{L_0} + e^{L_1})`` (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 5.1).
 
     Computed as ``−logaddexp(L_0, L_1)``, which does not overflow for large logits.  Lower
     energy means more in-distribution, so an OOD detector in :func:`auroc` and
@@ -36,7 +36,7 @@ def auroc(id_scores: ArrayLike, ood_scores: ArrayLike) -> float:
     :func:`confidence`).  ``AUROC = P(s_id > s_ood) + ½ P(s_id = s_ood)`` over all (ID, OOD)
     sample pairs — the Mann-Whitney statistic, computed from average ranks; it equals
     ``sklearn.metrics.roc_auc_score`` with label 1 for ID.  1 separates perfectly, 1/2 is
-    chance (seed 004 Sec. 5.3, Table 2).
+    chance (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 5.3, Table 2).
 
     >>> auroc([3.0, 2.0, 1.0], [1.0, 0.0])
     0.9166666666666666
@@ -54,7 +54,7 @@ def fpr_at_95_tpr(id_scores: ArrayLike, ood_scores: ArrayLike) -> float:
     in :func:`auroc`).  t is the largest threshold with TPR(t) = #{s_id >= t}/n_id >= 0.95,
     i.e. the k-th largest ID score with k = ⌈0.95 · n_id⌉; then
     ``FPR@95 = #{s_ood >= t} / n_ood``.  Ties at t are all accepted, ID and OOD alike, so the
-    achieved TPR can exceed 95%.  Lower is better (seed 004 Sec. 5.3, Table 2).
+    achieved TPR can exceed 95%.  Lower is better (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 5.3, Table 2).
 
     >>> ind = np.arange(1.0, 21.0)                      # 20 ID scores 1..20: t = 2 (k = 19)
     >>> fpr_at_95_tpr(ind, [0.0, 1.0, 2.0, 3.0])        # 2 and 3 are accepted

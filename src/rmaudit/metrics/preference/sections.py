@@ -1,4 +1,4 @@
-"""Section-weighted scores: RewardBench's subsets weighted into sections and a total (seed 003)."""
+"""Section-weighted scores: RewardBench's subsets weighted into sections and a total (RewardBench, arXiv 2403.13787)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class SectionScheme:
     section_weights: Mapping[str, float]
 
 
-# RewardBench (seed 003; allenai/reward-bench, rewardbench/constants.py as of commit 6552e93
+# RewardBench (arXiv 2403.13787; allenai/reward-bench, rewardbench/constants.py as of commit 6552e93
 # "Mirror change from leaderboard", which swapped the two XSTest counts to refuse 154 /
 # respond 250, and analysis/get_benchmark_results.py).  Chat, Chat Hard, Safety and Reasoning
 # average their subsets weighted by prompt count (EXAMPLE_COUNTS), except that math-prm counts
@@ -136,7 +136,7 @@ def section_score(
     ``section_s = Σ_{k∈s} w_k · acc_k / Σ_{k∈s} w_k`` over the section's subsets that have an
     accuracy, and ``score = Σ_s W_s · section_s / Σ_s W_s`` over the sections that have one.
 
-    ``sections`` is a preset name (``"rewardbench"``: :data:`REWARDBENCH`, seed 003's
+    ``sections`` is a preset name (``"rewardbench"``: :data:`REWARDBENCH`, RewardBench's
     leaderboard scheme: prompt-count weights within Chat, Chat Hard, Safety, Reasoning, the
     plain mean within Prior Sets, and Prior Sets at half the weight of the other sections), a
     :class:`SectionScheme`, or a mapping section → subsets.  Subsets given as a list are

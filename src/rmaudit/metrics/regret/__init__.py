@@ -1,4 +1,4 @@
-"""Does a cheap metric predict policy regret?  "Rethinking Reward Model Evaluation" (seed 002).
+"""Does a cheap metric predict policy regret?  "Rethinking Reward Model Evaluation" (arXiv 2410.05584).
 
 A *gold* score r* (a trusted RM, the oracle) and a *proxy* RM r score the same pools: several
 responses per prompt.  Two kinds of quantity are compared across proxies:

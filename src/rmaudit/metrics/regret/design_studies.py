@@ -1,23 +1,23 @@
-"""Seed 002's test-set design studies (Sec. 4), on a synthetic normal world, as pure functions.
+"""The test-set design studies of Rethinking RM Evaluation (arXiv 2410.05584, Sec. 4), on a synthetic normal world, as pure functions.
 
 How should an RM test set be built so that its accuracy best predicts policy regret?  Each
 study fixes a *downstream* world (:class:`~rmaudit.metrics.regret.world.RegretWorld`: a gold
-r* ~ N(0, 1) per response and K proxies r_k = r* + σ_k z, Regressional Goodhart, seed Sec. 5,
+r* ~ N(0, 1) per response and K proxies r_k = r* + σ_k z, Regressional Goodhart, Rethinking RM Evaluation (arXiv 2410.05584) Sec. 5,
 optionally with prompts that differ in difficulty and in how far proxy and gold disagree, and
 correlated responses), whose best-of-n NDR on the downstream pools
 (:func:`rmaudit.metrics.regret.ndr.ndr`, exact) is the regret to predict — and then draws many
 small *test sets* from fresh prompts of the same world.  For each test-set design the
 proxies' pairwise accuracy on the test set is correlated with their NDR across proxies
-(Spearman, as the seed's figures), once per replicate; a row reports the mean over replicates,
+(Spearman, as the paper's figures), once per replicate; a row reports the mean over replicates,
 its standard error and the 2.5-97.5 % range of the replicates.
 
 * :func:`responses_vs_prompts` — a fixed number of samples (prompt-response pairs) split
-  into k responses per prompt × samples/k prompts (seed Fig. 6).
+  into k responses per prompt × samples/k prompts (Rethinking RM Evaluation, Fig. 6).
 * :func:`annotation_budget` — a fixed number of pairwise comparisons by a Bradley-Terry
   annotator with temperature β (Eq. 4) who ranks each prompt's k responses by merge sort;
-  the proxies are scored against the annotator's ranking, not the gold (seed Fig. 7).
+  the proxies are scored against the annotator's ranking, not the gold (Rethinking RM Evaluation, Fig. 7).
 * :func:`rank_bins` — one (chosen, rejected) pair per prompt, drawn from given bins of the
-  gold ranking of a larger pool (seed Fig. 4).
+  gold ranking of a larger pool (Rethinking RM Evaluation, Fig. 4).
 
 Everything is seeded; the defaults run in about a second.
 
@@ -111,7 +111,7 @@ def responses_vs_prompts(samples: int = 64, ks: Sequence[int] = (2, 4, 8, 16), *
                          world: RegretWorld | None = None, replicates: int = 200,
                          n: int = 16, downstream_prompts: int = 200,
                          seed: int = 0) -> StudyResult:
-    """Seed Fig. 6: at a fixed number of samples, more responses per prompt or more prompts?
+    """Rethinking RM Evaluation, Fig. 6: at a fixed number of samples, more responses per prompt or more prompts?
 
     Each design has k responses for each of samples // k prompts; accuracy over every pair of
     a prompt's responses.  The seed finds more responses per prompt generally better.
@@ -159,7 +159,7 @@ def annotation_budget(budget: int = 256, ks: Sequence[int] = (2, 3, 4, 6, 8), *,
                       beta: float = 0.5, world: RegretWorld | None = None,
                       replicates: int = 100, n: int = 16, downstream_prompts: int = 200,
                       seed: int = 0) -> StudyResult:
-    """Seed Fig. 7: at a fixed annotation budget, more responses per prompt or more prompts?
+    """Rethinking RM Evaluation, Fig. 7: at a fixed annotation budget, more responses per prompt or more prompts?
 
     A Bradley-Terry annotator (P(i ≻ j) = σ((r*_i − r*_j)/β), Eq. 4) ranks each prompt's k
     responses by merge sort; every comparison costs one unit.  Prompts are added while their
@@ -211,7 +211,7 @@ def annotation_budget(budget: int = 256, ks: Sequence[int] = (2, 3, 4, 6, 8), *,
 def rank_bins(bins: int = 5, pool: int = 20, prompts: int = 100, *,
               world: RegretWorld | None = None, replicates: int = 100, n: int = 16,
               downstream_prompts: int = 200, seed: int = 0) -> StudyResult:
-    """Seed Fig. 4: which ranks should the chosen and rejected responses have?
+    """Rethinking RM Evaluation, Fig. 4: which ranks should the chosen and rejected responses have?
 
     Each test prompt has ``pool`` responses sorted by gold and cut into ``bins`` equal bins
     (bin 1 = the lowest gold ranks); a design draws, per prompt, the chosen response from bin

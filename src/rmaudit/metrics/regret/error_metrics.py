@@ -83,7 +83,7 @@ def kendall_tau_b(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *, ci: 
 
 
 def chatterjee_xi(x: ArrayLike, y: ArrayLike) -> float:
-    """Chatterjee's ξ_n(x, y): how much y is a function of x (Chatterjee 2020; seed 002 Eq. 15).
+    """Chatterjee's ξ_n(x, y): how much y is a function of x (Chatterjee 2020; Rethinking RM Evaluation, arXiv 2410.05584, Eq. 15).
 
     Sort the pairs by x; with r_i = #{j: y_j ≤ y_(i)} and l_i = #{j: y_j ≥ y_(i)},
 

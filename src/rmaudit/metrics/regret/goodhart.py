@@ -1,4 +1,4 @@
-"""The Regressional Goodhart normal model ("Rethinking Reward Model Evaluation", Sec. 5,
+"""The Regressional Goodhart normal model ("Rethinking Reward Model Evaluation", arXiv 2410.05584, Sec. 5,
 App. 8.4): accuracy, degree of overoptimization and best-of-n NDR in closed form."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def goodhart_accuracy(sigma_r: float | np.ndarray, sigma: float | np.ndarray) ->
 
         accuracy = 1/2 + arcsin(σ_r / sqrt(σ_r² + σ²)) / π.
 
-    This is the seed's Eq. 18 integral, ``1 − ∫_0^∞ (σ_r√π)^-1 e^{−x²/4σ_r²} Φ(−x/(√2 σ)) dx``,
+    This is the paper's Eq. 18 integral, ``1 − ∫_0^∞ (σ_r√π)^-1 e^{−x²/4σ_r²} Φ(−x/(√2 σ)) dx``,
     which the seed evaluated numerically.  Arrays broadcast.
 
     >>> goodhart_accuracy(1.0, 0.0), round(goodhart_accuracy(1.0, 1.0), 6)   # 1/2 + 1/4
@@ -52,7 +52,7 @@ def goodhart_overoptimization(sigma_r: float | np.ndarray,
     """The seed's expected degree of overoptimization, ``d_π = σ_r² / (σ_r² + σ²)`` (Eq. 6, 20).
 
     From Eq. 19 (Gao et al.): E[r* | r = c] = c · σ_r² / (σ_r² + σ²), the fraction of a proxy
-    gain that is real.  With :func:`goodhart_accuracy` it gives the seed's Fig. 8(a) curve in
+    gain that is real.  With :func:`goodhart_accuracy` it gives the paper's Fig. 8(a) curve in
     closed form: d_π = sin²(π (accuracy − 1/2)) (:func:`goodhart_from_accuracy`).
 
     >>> goodhart_overoptimization(1.0, 1.0)
@@ -78,7 +78,7 @@ def goodhart_ndr(sigma_r: float | np.ndarray, sigma: float | np.ndarray) -> floa
 
 
 def goodhart_from_accuracy(accuracy: float | np.ndarray) -> dict[str, float | np.ndarray]:
-    """What the normal model predicts for an RM of a given pairwise accuracy (seed Fig. 8a).
+    """What the normal model predicts for an RM of a given pairwise accuracy (Rethinking RM Evaluation, Fig. 8a).
 
     Inverting :func:`goodhart_accuracy`: ρ = sin(π (accuracy − 1/2)), so the expected NDR is
     ρ and the degree of overoptimization d_π = ρ².  Overlay observed (accuracy, NDR) points

@@ -31,7 +31,7 @@ def _ndr_gains(gold_pools: Pools, proxy_pools: Pools, ns: np.ndarray) -> tuple[n
 def ndr_curve(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], ns: Sequence[int], *,
               ci: float = 0.95, bootstrap: int = 1000, seed: int = 0) -> CurveResult:
     """:func:`ndr` at each n in ``ns`` (x = n; plot against :func:`rmaudit.metrics.bon_kl` for
-    the KL axis, as the seed's Fig. 9 does).
+    the KL axis, as Fig. 9 of Rethinking RM Evaluation does).
 
     >>> gold = [np.array([1.0, 2.0, 3.0, 4.0])]
     >>> ndr_curve(gold, [np.array([4.0, 3.0, 2.0, 1.0])], [2, 4]).value.round(4).tolist()

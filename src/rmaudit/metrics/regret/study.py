@@ -145,7 +145,7 @@ def regret_correlation(pools_by_rm: Mapping[str, Sequence[ArrayLike]], *,
     pseudo-randomly by a keyed hash of their scores (the same split every run, whatever
     ``seed`` and however the responses are listed): error metrics on one, NDR on the other.  ``"held-out-prompts"`` splits the prompts instead (a test set of other prompts,
     as the seed's).  ``"shared"`` uses the
-    same pools for both (the seed's Table 2 starred row: a test set sampled from the policy
+    same pools for both (Table 2's starred row in Rethinking RM Evaluation: a test set sampled from the policy
     being optimised).
 
     Uncertainty: prompts are the independent unit — every RM scores the same responses of a

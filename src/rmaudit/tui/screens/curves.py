@@ -8,10 +8,10 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
-from rmaudit.formatting import visible
-from rmaudit.panels import PanelContext, panel_views
+from rmaudit.display.formatting import visible
+from rmaudit.results.panels import PanelContext, panel_views
 
-from ..literal import literal
+from rmaudit.display.literal import literal
 
 
 class CurvesScreen(Screen):

@@ -16,9 +16,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from rmaudit.browse import PromptFailure, per_prompt_columns
+from rmaudit.results.browse import PromptFailure, per_prompt_columns
 
-from ..literal import assemble, literal
+from rmaudit.display.literal import assemble, literal
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
 from ._search import TableSearch

@@ -10,11 +10,11 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from rmaudit.browse import ACROSS_RMS
-from rmaudit.formatting import format_value, short_label, sparkline
-from rmaudit.vocabulary import RETA_CURVE
+from rmaudit.results.browse import ACROSS_RMS
+from rmaudit.display.formatting import format_value, short_label, sparkline
+from rmaudit.components.vocabulary import RETA_CURVE
 
-from ..literal import assemble, literal
+from rmaudit.display.literal import assemble, literal
 from ..widgets.table import NavTable
 from .curves import CurvesScreen
 from .failures import FailuresScreen

@@ -16,9 +16,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from rmaudit.pair_failures import RIGHT, WRONG, PairVerdict, ShiftFlip
+from rmaudit.results.pair_failures import RIGHT, WRONG, PairVerdict, ShiftFlip
 
-from ..literal import assemble, literal
+from rmaudit.display.literal import assemble, literal
 
 
 def verdict(margin: float) -> Text:

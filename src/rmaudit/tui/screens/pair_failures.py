@@ -15,9 +15,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from rmaudit.pair_failures import PairVerdict, ShiftFlip, shift_sweep
+from rmaudit.results.pair_failures import PairVerdict, ShiftFlip, shift_sweep
 
-from ..literal import assemble
+from rmaudit.display.literal import assemble
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
 from ._search import TableSearch

@@ -13,10 +13,10 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from rmaudit.browse import ResponseRow, prompt_detail, top_eta
-from rmaudit.formatting import eta_label
+from rmaudit.results.browse import ResponseRow, prompt_detail, top_eta
+from rmaudit.display.formatting import eta_label
 
-from ..literal import assemble, literal
+from rmaudit.display.literal import assemble, literal
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
 from ._search import TableSearch

@@ -6,9 +6,9 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from rmaudit.run_index import list_runs
+from rmaudit.results.run_index import list_runs
 
-from ..literal import literal
+from rmaudit.display.literal import literal
 from ..widgets.table import NavTable, shorten
 from .leaderboard import LeaderboardScreen
 

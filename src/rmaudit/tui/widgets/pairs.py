@@ -9,13 +9,13 @@ from __future__ import annotations
 import numpy as np
 from rich.text import Text
 
-from rmaudit.formatting import NEUTRAL_COLOUR, short_label
-from rmaudit.panels import PanelContext
+from rmaudit.display.formatting import NEUTRAL_COLOUR, short_label
+from rmaudit.results.panels import PanelContext
 from rmaudit.tui.widgets.plots import (CROSSES, DOTS, LINE, CurvePlot, Series, rm_colours,
                                        series_legend)
-from rmaudit.vocabulary import RELIABILITY_DIAGRAM, SHIFT_QUANTITIES, SHIFT_TARGETS, shift_curve_key
+from rmaudit.components.vocabulary import RELIABILITY_DIAGRAM, SHIFT_QUANTITIES, SHIFT_TARGETS, shift_curve_key
 
-from ..literal import assemble
+from rmaudit.display.literal import assemble
 
 #: how each shift target is drawn: RMs differ by colour, targets by line style
 TARGET_STYLES = dict(zip(SHIFT_TARGETS, (LINE, DOTS, CROSSES)))

@@ -15,14 +15,14 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
-from rmaudit.browse import ACROSS_RMS
+from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.components import RUN_LEVEL
-from rmaudit.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
+from rmaudit.display.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
 from rmaudit.metrics import rank_of_n_kl
-from rmaudit.panels import PanelContext
-from rmaudit.vocabulary import RETA_CURVE, best_of_n_curve_key
+from rmaudit.results.panels import PanelContext
+from rmaudit.components.vocabulary import RETA_CURVE, best_of_n_curve_key
 
-from ..literal import assemble
+from rmaudit.display.literal import assemble
 
 #: plotext line styles: a series' marker ("braille" draws a fine line)
 LINE, DOTS, CROSSES = "braille", "•", "x"

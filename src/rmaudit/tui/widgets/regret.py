@@ -1,7 +1,7 @@
 """The regret panel (registered by ``rmaudit.default_plugins.regret`` through ``register_panels``):
-seed 002's Table 1 / Table 4 with bootstrap CIs for each regret-correlation study of the run,
+Rethinking RM Evaluation's Table 1 / Table 4 with bootstrap CIs for each regret-correlation study of the run,
 the Goodhart overlay (observed accuracy and NDR of each proxy against the closed-form curve of
-the Regressional Goodhart normal model, seed Fig. 8), and each proxy's NDR against n or KL."""
+the Regressional Goodhart normal model, Rethinking RM Evaluation, arXiv 2410.05584, Fig. 8), and each proxy's NDR against n or KL."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 from textual_plotext import PlotextPlot
 
-from rmaudit.formatting import NEUTRAL_COLOUR, rm_colour, visible
+from rmaudit.display.formatting import NEUTRAL_COLOUR, rm_colour, visible
 from rmaudit.metrics import bon_kl
-from rmaudit.panels import PanelContext
-from rmaudit.regret_results import (GoodhartPoint, goodhart_curve, goodhart_points, load_studies,
+from rmaudit.results.panels import PanelContext
+from rmaudit.results.regret import (GoodhartPoint, goodhart_curve, goodhart_points, load_studies,
                                     study_table)
-from rmaudit.vocabulary import NDR_CURVE_PREFIX
+from rmaudit.components.vocabulary import NDR_CURVE_PREFIX
 
-from ..literal import literal
+from rmaudit.display.literal import literal
 from .plots import CurvePlot, Series
 
 
@@ -40,7 +40,7 @@ class StudyTableView(DataTable):
 
 class GoodhartPlot(PlotextPlot):
     """Observed (accuracy, NDR) of each (gold, proxy) pair, one colour per study, on the curve
-    the Regressional Goodhart normal model predicts (seed Fig. 8)."""
+    the Regressional Goodhart normal model predicts (Rethinking RM Evaluation, Fig. 8)."""
 
     def __init__(self, points: dict[str, list[GoodhartPoint]]) -> None:
         super().__init__(classes="regret-plot")

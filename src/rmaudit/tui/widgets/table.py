@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from ..literal import literal_line
+from rmaudit.display.literal import literal_line
 
 #: what a cell adds to its content: DataTable's padding of one column on each side
 CELL_PADDING = 2
@@ -19,7 +19,7 @@ class NavTable(DataTable):
     """DataTable plus vi-style movement; zebra stripes so long rows stay readable.
 
     ``fixed_columns`` stay in view when the table scrolls sideways (the RM's name).  Every
-    cell that holds text from data must be a ``Text`` (``rmaudit.tui.literal``): a ``str``
+    cell that holds text from data must be a ``Text`` (``rmaudit.display.literal``): a ``str``
     cell is parsed as markup by DataTable.
     """
 

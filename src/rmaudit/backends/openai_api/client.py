@@ -1,0 +1,130 @@
+"""An asynchronous client for OpenAI-compatible HTTP APIs (OpenAI, vLLM, TGI, ...).
+
+What every API-backed component needs, in one place: requests run concurrently under a
+limit; the official ``openai`` SDK sends them and retries 429s, 5xx replies, timeouts, dropped
+connections and broken bodies with exponential backoff and jitter, honouring ``Retry-After``
+(:mod:`rmaudit.backends.openai_api.sdk`); every reply is cached on disk under a hash of the request, so
+a rerun — or a resumed, killed run — pays for nothing twice; and the API key is read from the
+environment when requests are about to be sent, sent in a header, and never stored, logged or
+shown (error messages are scrubbed of it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from collections.abc import Awaitable, Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from rmaudit.errors import BadInput
+from rmaudit.components.keys import content_key
+
+from .cache import RequestCache, default_cache_path
+from .options import ApiError, ApiOptions
+
+T = TypeVar("T")
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from synchronous code, even inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+class ApiClient:
+    """Built once per component from its :class:`ApiOptions`; opens a session per batch."""
+
+    def __init__(self, options: ApiOptions) -> None:
+        if not re.match(r"https?://", options.base_url):
+            raise BadInput("expected an http:// or https:// URL", field="base_url",
+                           value=options.base_url)
+        env = options.api_key_env or None
+        if env is not None and not _ENV_NAME.fullmatch(env):
+            # never echo the value: it is most likely the key itself
+            raise BadInput("expected the NAME of an environment variable holding the key "
+                           "(e.g. OPENAI_API_KEY), not the key", field="api_key_env")
+        self.options = options
+        self.base_url = options.base_url.rstrip("/")
+        self.api_key_env = env
+        self._cache: RequestCache | None = None
+
+    @property
+    def cache(self) -> RequestCache:
+        if self._cache is None:  # created on first use, so a dry run writes no file
+            self._cache = RequestCache(self.options.cache or default_cache_path())
+        return self._cache
+
+    def request_key(self, endpoint: str, payload: dict[str, Any], extra: Any = None) -> str:
+        """Cache key of a request: server, endpoint, body and ``extra`` (e.g. a sample index)."""
+        return content_key("api-request", self.base_url, endpoint, payload, extra)
+
+    def api_key(self) -> str | None:
+        if self.api_key_env is None:
+            return None
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise BadInput(f"environment variable {self.api_key_env} is not set; it must hold "
+                           f"the API key for {self.base_url}", field="api_key_env")
+        return key
+
+    def run(self, work: Callable[["ApiSession"], Awaitable[T]]) -> T:
+        """Open a session (one HTTP connection pool, one concurrency limit) and run ``work``."""
+        return run_sync(self._run(work))
+
+    async def _run(self, work: Callable[["ApiSession"], Awaitable[T]]) -> T:
+        session = ApiSession(self)
+        try:
+            return await work(session)
+        finally:
+            await session.close()
+
+    def sender(self) -> Any:
+        """An SDK sender (:class:`rmaudit.backends.openai_api.sdk.Sender`); the key is read now, when a
+        request is about to be sent: a batch whose replies are all cached needs none."""
+        try:
+            from .sdk import Sender
+        except ImportError:
+            raise BadInput("OpenAI-compatible components need the openai SDK: "
+                           "pip install 'rmaudit[api]'") from None
+        return Sender(self.base_url, self.api_key(), self.api_key_env, self.options)
+
+
+class ApiSession:
+    """Requests of one batch: concurrent under the client's limit, cached, retried."""
+
+    def __init__(self, client: ApiClient) -> None:
+        self.client = client
+        self._sender: Any = None  # opened on the first request the cache cannot answer
+        self._limit = asyncio.Semaphore(client.options.concurrency)
+
+    async def close(self) -> None:
+        if self._sender is not None:
+            await self._sender.__aexit__(None, None, None)
+
+    async def post(self, endpoint: str, payload: dict[str, Any], *, cache_key: str | None,
+                   usable: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
+        """POST ``payload`` to ``base_url + endpoint``; the reply's JSON body.
+
+        ``cache_key`` None skips the request cache (the caller caches finer-grained items).
+        A reply ``usable`` rejects (a judge reply with no score) is neither cached nor served
+        from the cache: a rerun asks again.
+        """
+        if cache_key is not None:
+            cached = self.client.cache.get(cache_key)
+            if cached is not None and (usable is None or usable(cached)):
+                return cached
+        if self._sender is None:
+            self._sender = self.client.sender()
+        async with self._limit:
+            body = await self._sender.post(endpoint, payload)
+        if cache_key is not None and (usable is None or usable(body)):
+            self.client.cache.put(cache_key, endpoint, body)
+        return body

@@ -1,0 +1,53 @@
+"""What every API-backed component's options share (where the API is, how to talk to it, what
+it costs), and the error a request that kept failing raises: the leaf that the client and the
+SDK sender both import."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from rmaudit.components import ComponentOptions
+from rmaudit.components.options import OPERATIONAL, SHARED_LIMIT, OutputFile
+
+
+class Price(ComponentOptions):
+    """USD per million tokens, as API price lists give it."""
+
+    prompt: float = Field(ge=0, description="USD per 1M prompt (input) tokens")
+    completion: float = Field(ge=0, description="USD per 1M completion (output) tokens")
+
+    def cost(self, prompt_tokens: float, completion_tokens: float) -> float:
+        return (prompt_tokens * self.prompt + completion_tokens * self.completion) / 1e6
+
+
+class ApiOptions(ComponentOptions):
+    """Where the API is and how to talk to it; shared by every API-backed component.  How
+    requests are made or accounted is OPERATIONAL: it never changes what they return."""
+
+    base_url: str = Field(description="e.g. https://api.openai.com/v1 or http://localhost:8000/v1")
+    api_key_env: Annotated[str | None, OPERATIONAL] = Field(
+        "OPENAI_API_KEY", description="NAME of the environment variable holding the key "
+                                      "(None or '': send no key)")
+    # the API's rate limit is the whole run's: executors split it among workers
+    concurrency: Annotated[int, OPERATIONAL, SHARED_LIMIT] = Field(
+        16, ge=1, description="requests in flight at once")
+    timeout_s: Annotated[float, OPERATIONAL] = Field(60.0, gt=0, description="per-request timeout")
+    max_retries: Annotated[int, OPERATIONAL] = Field(
+        6, ge=0, description="retries of a request on 429, 5xx, timeouts and broken replies "
+                             "(backoff 0.5 s doubling to 8 s, or the Retry-After)")
+    cache: Annotated[OutputFile | None, OPERATIONAL] = Field(
+        None, description="request cache file, relative to the recipe's folder "
+                          "(default: user cache dir)")
+    price: Annotated[Price | None, OPERATIONAL] = Field(
+        None, description="USD per 1M tokens, for cost accounting")
+
+
+class ApiError(RuntimeError):
+    """The API kept failing after every retry: a run failure (rerun to resume)."""
+
+
+def estimate_tokens(text: str) -> float:
+    """Approximate token count: about 4 characters per token for English (OpenAI's rule of thumb)."""
+    return len(text) / 4.0

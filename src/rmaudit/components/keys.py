@@ -1,0 +1,52 @@
+"""Content keys: stable hashes of JSON-able values (docs/architecture.md, "Content-addressed, resumable store")."""
+
+import hashlib
+import json
+from typing import Any
+
+KEY_LENGTH = 20  # hex digits: 80 bits, collision-free for any benchmark we will see
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
+
+
+def content_key(*parts: Any) -> str:
+    """Hash of the canonical JSON of ``parts``."""
+    return hashlib.sha256(canonical_json(list(parts)).encode()).hexdigest()[:KEY_LENGTH]
+
+
+def prompt_id(text: str) -> str:
+    """Prompts are identified by their text, whichever source they came from."""
+    return content_key("prompt", text)
+
+
+def response_id(policy_key: str, prompt: str, sample_index: int) -> str:
+    """A response is the ``sample_index``-th sample of a policy for a prompt."""
+    return content_key("response", policy_key, prompt, sample_index)
+
+
+def text_response_id(prompt: str, text: str) -> str:
+    """A response of a preference-pair file: no policy wrote it, so its prompt and text name it."""
+    return content_key("text-response", prompt, text)
+
+
+def pair_id(prompt: str, chosen: str, rejected: str, subset: str | None) -> str:
+    """A preference pair: its prompt, chosen and rejected response ids and its subset."""
+    return content_key("pair", prompt, chosen, rejected, subset)
+
+
+def shifted_prompt_id(perturber_key: str, seed: int, prompt: str) -> str:
+    """A prompt perturbed by a perturber (its key includes the level p) with a sweep seed.
+
+    Keyed by what determines the text, not by the text, so a rerun knows what is stored
+    without perturbing anything again.
+    """
+    return content_key("shifted-prompt", perturber_key, seed, prompt)
+
+
+def shifted_response_id(perturber_key: str | None, seed: int, response: str, prompt: str) -> str:
+    """A response of a shift sweep: ``response`` perturbed (``perturber_key`` None: left as it
+    is), answering ``prompt`` (the original prompt, or its shifted copy)."""
+    return content_key("shifted-response", perturber_key, seed, response, prompt)

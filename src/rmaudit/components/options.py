@@ -1,0 +1,214 @@
+"""Option types shared by component option models, and the identity they declare.
+
+A component's identity — kind, name, ``version`` and options — is hashed into the key of
+everything it stores (docs/architecture.md, "Content-addressed, resumable store").  Which
+options belong to it, and in what form, is declared on the option fields, never written by
+hand:
+
+* ``Annotated[T, OPERATIONAL]``: the option decides where or how fast the work runs (a
+  device, a batch size, a request limit, a cache file), never what it outputs.  It is left
+  out of the identity, so tuning it does not make stored results look stale.
+* ``Annotated[int, OPERATIONAL, SHARED_LIMIT]``: a limit for the whole component (requests in
+  flight against one API's rate limit): an executor that runs several copies of the
+  component splits it among them.
+* ``Annotated[T, NEW_OPTION]``: an option that changes outputs but was added after results
+  were stored: it enters the identity only when set to other than its default, so the keys of
+  results stored before it existed stand (their outputs are the default's).
+* ``DataFile``: a file the component reads, relative to the recipe's folder (passed by the
+  recipe loader as the pydantic validation context ``base_dir``); it must exist, so a missing
+  file is reported while the recipe is validated.  The identity holds its resolved path.
+* ``HashedDataFile``: a ``DataFile`` whose content, not its location, decides the outputs
+  (scores or responses computed elsewhere, a judge template): the identity holds the
+  SHA-256 of its bytes, so a moved file keeps its stored results and an edited one does not.
+* ``ModelLocation``: a hub id, or a model folder relative to the recipe's folder.
+* ``NestedRewardModel`` (or ``Annotated[NestedComponent, Nested(kind)]``): another component
+  written as a table in the options (an ensemble's members, a proxy's gold RM).  It is
+  validated with the recipe, built with :meth:`NestedComponent.build`, and its own identity
+  stands in the identity of the component that holds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import (AfterValidator, BaseModel, GetCoreSchemaHandler, SerializationInfo,
+                      ValidationInfo, WrapSerializer)
+from pydantic_core import core_schema
+
+from .records import Source
+
+
+
+class _Marker:
+    def __init__(self, name: str, doc: str) -> None:
+        self.name, self.__doc__ = name, doc
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+OPERATIONAL = _Marker("OPERATIONAL", "An option that never changes outputs: not in the identity.")
+SHARED_LIMIT = _Marker("SHARED_LIMIT", "A limit an executor splits among copies of the component.")
+NEW_OPTION = _Marker("NEW_OPTION", "An identity option added later: in the identity only when "
+                                   "not at its default.")
+
+#: The serialization context under which option types write their identity form.
+_IDENTITY_CONTEXT = {"rmaudit.identity": True}
+
+
+def _for_identity(info: SerializationInfo) -> bool:
+    return bool((info.context or {}).get("rmaudit.identity"))
+
+
+def _base_dir(info: ValidationInfo) -> Path | None:
+    base = (info.context or {}).get("base_dir")
+    return None if base is None else Path(base)
+
+
+def _resolve_existing_file(value: Path, info: ValidationInfo) -> Path:
+    base = _base_dir(info)
+    path = value if value.is_absolute() or base is None else base / value
+    if not path.is_file():
+        raise ValueError(f"data file not found: {path}")
+    return path.resolve()
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file's bytes, in hex."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def file_source(role: str, path: Path, note: str = "") -> Source:
+    """A data file as a run's provenance records it: its path and the SHA-256 of its bytes."""
+    return Source(role, "file", str(path), file_digest(path), note)
+
+
+def _digest_in_identity(path: Path, handler: Any, info: SerializationInfo) -> Any:
+    return file_digest(path) if _for_identity(info) else handler(path)
+
+
+def _local_folder_or_as_written(value: str, info: ValidationInfo) -> str:
+    base = _base_dir(info)
+    if base is None or Path(value).is_absolute():
+        return value
+    candidate = base / value
+    return str(candidate.resolve()) if candidate.is_dir() else value
+
+
+def _relative_to_recipe(value: Path, info: ValidationInfo) -> Path:
+    base = _base_dir(info)
+    return value if value.is_absolute() or base is None else (base / value).resolve()
+
+
+DataFile = Annotated[Path, AfterValidator(_resolve_existing_file)]
+#: A file rmaudit writes (a cache): relative to the recipe's folder, need not exist yet
+OutputFile = Annotated[Path, AfterValidator(_relative_to_recipe)]
+HashedDataFile = Annotated[Path, AfterValidator(_resolve_existing_file),
+                           WrapSerializer(_digest_in_identity)]
+#: A folder relative to the recipe's folder when one exists there (made absolute); otherwise
+#: as written: a hub id, or a path relative to the working directory.
+ModelLocation = Annotated[str, AfterValidator(_local_folder_or_as_written)]
+
+
+@dataclass(frozen=True)
+class NestedComponent:
+    """A component written as a table inside another component's options, validated."""
+
+    kind: str
+    name: str  # as the recipe wrote it (``name`` or ``plugin:name``)
+    cls: type
+    options: BaseModel
+
+    def build(self) -> Any:
+        return self.cls(self.options)
+
+    def identity(self) -> dict[str, Any]:
+        return component_identity(self.cls, self.options)
+
+    def table(self) -> dict[str, Any]:
+        """The table it was validated from, with validated options (paths resolved)."""
+        return {"name": self.name, **self.options.model_dump(mode="json")}
+
+
+@dataclass(frozen=True)
+class Nested:
+    """Marks an option as a nested component of ``kind``: ``Annotated[NestedComponent,
+    Nested("reward_model")]``.  Its table is resolved through the plugin host and validated
+    against the component's options, with the recipe's folder for its relative paths."""
+
+    kind: str
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler):
+        return core_schema.with_info_plain_validator_function(
+            self._validate,
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                _serialize_nested, info_arg=True))
+
+    def __get_pydantic_json_schema__(self, schema: Any, handler: Any) -> dict[str, Any]:
+        return {"type": "object", "description": f"a {self.kind.replace('_', ' ')} table "
+                                                 f"(name = ... and its options)"}
+
+    def _validate(self, value: Any, info: ValidationInfo) -> NestedComponent:
+        if isinstance(value, NestedComponent):
+            return value
+        # the recipe's validator passes its resolver in: a component's options never import
+        # the recipe module, which resolves names through the plugin host
+        resolve = (info.context or {}).get("resolve_component")
+        if resolve is None:
+            raise ValueError("a nested component table is validated with its recipe "
+                             "(rmaudit.recipe.validate_options)")
+        spec = resolve(self.kind, value, field="", file=None, base_dir=_base_dir(info))
+        name = value if isinstance(value, str) else value["name"]
+        return NestedComponent(self.kind, name, spec.cls, spec.options)
+
+
+def _serialize_nested(value: NestedComponent, info: SerializationInfo) -> Any:
+    if _for_identity(info):
+        return value.identity()
+    return value.table() if info.mode == "json" else value
+
+
+NestedRewardModel = Annotated[NestedComponent, Nested("reward_model")]
+
+
+def _marked(model: type[BaseModel], marker: _Marker) -> list[str]:
+    return [name for name, field in model.model_fields.items() if marker in field.metadata]
+
+
+def _operational(options: BaseModel) -> dict[str, Any]:
+    """pydantic's ``exclude`` for what of ``options`` and its sub-models is not identity: the
+    operational fields, and new options left at their default."""
+    fields = type(options).model_fields
+    exclude: dict[str, Any] = {name: True for name in _marked(type(options), OPERATIONAL)}
+    exclude.update((name, True) for name in _marked(type(options), NEW_OPTION)
+                   if getattr(options, name) == fields[name].get_default(call_default_factory=True))
+    for name in type(options).model_fields:
+        value = getattr(options, name)
+        if name not in exclude and isinstance(value, BaseModel) and _operational(value):
+            exclude[name] = _operational(value)
+    return exclude
+
+
+def identity_options(options: BaseModel) -> dict[str, Any]:
+    """The options as they enter the identity: operational ones left out, hashed files as
+    their digest, nested components as their identity."""
+    return options.model_dump(mode="json", exclude=_operational(options),
+                              context=_IDENTITY_CONTEXT)
+
+
+def component_identity(cls: type, options: BaseModel) -> dict[str, Any]:
+    """What a component's key hashes: its kind, name, version and identity options, and the
+    installed version of every distribution listed in its ``data_packages``."""
+    identity = {"kind": cls.kind, "name": cls.name, "version": cls.version,
+                "options": identity_options(options)}
+    identity.update({package: version(package) for package in cls.data_packages})
+    return identity
+
+
+def shared_limits(options: BaseModel) -> dict[str, int]:
+    """The ``SHARED_LIMIT`` options and their values."""
+    return {name: getattr(options, name) for name in _marked(type(options), SHARED_LIMIT)}

@@ -1,0 +1,92 @@
+"""The names results are stored under, in one place: the metrics that write them, the runner,
+the CLI tables, the report and the TUI panels that read them import them from here.
+
+These strings are in every database already written: changing one orphans stored results.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, get_args
+
+# -- RETA (RETA paper, arXiv 2504.14838) --------------------------------------------------------------------------
+
+RETA_CURVE = "reta_curve"
+RETA_PREFIX = "reta@"
+
+
+def reta_key(eta: float) -> str:
+    """``reta@0.25``: RETA at one η."""
+    return f"{RETA_PREFIX}{eta:g}"
+
+
+# -- best-of-n (RETA paper, arXiv 2504.14838, Eq. 1) ---------------------------------------------------------------
+
+def best_of_n_key(rank: int) -> str:
+    """``bon`` for best-of-n, ``bon2`` for 2nd-best-of-n, ...; scalars are ``<key>@<n>``."""
+    return "bon" if rank == 1 else f"bon{rank}"
+
+
+def best_of_n_curve_key(rank: int) -> str:
+    return f"{best_of_n_key(rank)}_curve"
+
+
+def is_best_of_n_curve(key: str) -> bool:
+    return re.fullmatch(r"bon\d*_curve", key) is not None
+
+
+def best_of_n_curve_rank(key: str) -> int:
+    """1 for ``bon_curve`` (best-of-n), 2 for ``bon2_curve`` (2nd-best-of-n), ..."""
+    return int(key.removeprefix("bon").removesuffix("_curve") or 1)
+
+
+def in_oracle_units(key: str) -> bool:
+    """Whether a scalar is an oracle score (best-of-n ``bon@4``, ``bon2@16``; best-k-of-n
+    ``best2of8``), so it reads on the oracle's scale."""
+    return re.fullmatch(r"bon\d*@\d+|best\d+of\d+", key) is not None
+
+
+# -- preference pairs and the shift sweep (RMs Under Distribution Shift, arXiv 2311.14743) ------------------------------------------
+
+#: What a shift sweep perturbs: the prompt, the two responses, or both.
+ShiftTarget = Literal["prompt", "response", "both"]
+SHIFT_TARGETS: tuple[str, ...] = get_args(ShiftTarget)
+#: What the shift sweep plots against p, per target (RMs Under Distribution Shift, arXiv 2311.14743, Fig. 1-2): key → (label, higher
+#: is better).
+SHIFT_QUANTITIES = {"accuracy": ("accuracy", True), "confidence": ("mean confidence", True),
+                    "ece": ("ECE", False), "auroc": ("AUROC", True), "fpr95": ("FPR@95", False)}
+SHIFT_CURVE_PREFIX = "shift_"
+RELIABILITY_DIAGRAM = "reliability_diagram"
+
+
+def shifts_prompt(target: str) -> bool:
+    return target in ("prompt", "both")
+
+
+def shifts_responses(target: str) -> bool:
+    return target in ("response", "both")
+
+
+def shift_curve_key(quantity: str, target: str) -> str:
+    """``shift_<quantity>_<target>``, e.g. ``shift_auroc_response``."""
+    return f"{SHIFT_CURVE_PREFIX}{quantity}_{target}"
+
+
+def shift_curve_target(key: str) -> str | None:
+    """The target of a shift curve's key; None for any other key."""
+    if not key.startswith(SHIFT_CURVE_PREFIX):
+        return None
+    target = key.rsplit("_", 1)[1]
+    return target if target in SHIFT_TARGETS else None
+
+
+# -- the regret study (Rethinking RM Evaluation, arXiv 2410.05584) --------------------------------------------------------------
+
+#: Prefix of each proxy's NDR-against-n curve: ``ndr_curve/<proxy label>``.
+NDR_CURVE_PREFIX = "ndr_curve/"
+#: The regret-correlation scalar whose params hold the study's matrices.
+REGRET_SUMMARY = "ndr/mean"
+
+#: the ``failures`` stage of the prompts a metric skipped (undefined there), one row per
+#: (metric, prompt): item = the prompt id, error = "<metric label>: <reason>"
+SKIPPED_STAGE = "metrics: skipped prompts"

@@ -1,8 +1,0 @@
-"""OpenAI-compatible HTTP APIs: the shared client, its options and its request cache."""
-
-from .cache import RequestCache, default_cache_path
-from .client import (ApiClient, ApiError, ApiOptions, ApiSession, Price, estimate_tokens,
-                     run_sync)
-
-__all__ = ["ApiClient", "ApiError", "ApiOptions", "ApiSession", "Price",
-           "RequestCache", "default_cache_path", "estimate_tokens", "run_sync"]

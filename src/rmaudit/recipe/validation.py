@@ -1,0 +1,127 @@
+"""Recipe tables validated: a component table resolved through the plugin host and its options
+checked against the component's model, the first problem as one ``BadInput`` line naming the
+field and the value, unknown options with a "did you mean", and ``true``/``false``
+refused where a field takes no bool (pydantic would read ``k = true`` as 1)."""
+
+from __future__ import annotations
+
+import difflib
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from rmaudit import plugins
+from rmaudit.components import Component
+from rmaudit.errors import BadInput
+
+
+def validate_options(cls: type[Component], raw: dict[str, Any], *, field: str, file: str | None,
+                     base_dir: Path | None) -> BaseModel:
+    """Validate ``raw`` against ``cls.Options``; the first problem becomes a BadInput."""
+    refuse_bools(cls.Options, raw, file=file, field=field)
+    try:
+        return cls.Options.model_validate(raw, context={"base_dir": base_dir, "file": file,
+                                                    "resolve_component": component_spec})
+    except ValidationError as error:
+        raise bad_input(error, cls.Options, raw, file=file, field=field) from None
+
+
+@dataclass(frozen=True)
+class ComponentSpec:
+    """A validated component slot of a recipe: what to build, and where it was written."""
+
+    kind: str
+    cls: type[Component]
+    options: BaseModel
+    field: str
+    label: str
+
+    def build(self) -> Component:
+        return self.cls(self.options)
+
+
+def component_spec(kind: str, raw: Any, *, field: str, file: str | None, base_dir: Path | None,
+                   labelled: bool = False) -> ComponentSpec:
+    """Resolve and validate one ``{name = ..., <options>}`` table of a recipe (``field`` is
+    where it was written; empty for a table nested in options, located by its holder)."""
+    if isinstance(raw, str):
+        raw = {"name": raw}
+    if not isinstance(raw, dict):
+        raise BadInput("expected a table with a 'name' key", file=file, field=field or None,
+                       value=raw)
+    options = dict(raw)
+    name = options.pop("name", None)
+    if not isinstance(name, str) or not name:
+        raise BadInput("missing component name", file=file, field=within(field, "name"),
+                       value=name if name is not None else ...)
+    label = options.pop("label", None) if labelled else None
+    if label is not None and (not isinstance(label, str) or not label.strip()):
+        raise BadInput("expected a non-empty string", file=file, field=within(field, "label"),
+                       value=label)
+    found = plugins.resolve(kind, name, field=within(field, "name"), file=file)
+    parsed = validate_options(found.cls, options, field=field, file=file, base_dir=base_dir)
+    return ComponentSpec(kind, found.cls, parsed, field, label or name)
+
+
+def refuse_bools(model: type[BaseModel], raw: Any, *, file: str | None, field: str) -> None:
+    """``true``/``false`` where a field takes no bool (pydantic reads ``k = true`` as 1), in
+    ``raw`` and the sections and lists nested in it."""
+    if not isinstance(raw, dict):
+        return
+    for name, value in raw.items():
+        info = model.model_fields.get(name)
+        if info is None:
+            continue
+        where = within(field, name)
+        nested = _section_model(info.annotation)
+        if nested is not None:
+            refuse_bools(nested, value, file=file, field=where)
+        elif not _admits_bool(info.annotation):
+            for i, item in enumerate(value if isinstance(value, list) else [value]):
+                if isinstance(item, bool):
+                    raise BadInput("expected a number or text, not true/false", file=file,
+                                   field=where + (f"[{i}]" if isinstance(value, list) else ""),
+                                   value=item)
+
+
+def _admits_bool(annotation: Any) -> bool:
+    if annotation is bool or annotation is Any:
+        return True
+    return any(_admits_bool(arg) for arg in typing.get_args(annotation))
+
+
+def _section_model(annotation: Any) -> type[BaseModel] | None:
+    """The model of a recipe section (``PromptsSection``, ``X | None``), else None."""
+    for candidate in (annotation, *typing.get_args(annotation)):
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+    return None
+
+
+def within(field: str, option: str) -> str:
+    return f"{field}.{option}" if field else option
+
+
+def bad_input(error: ValidationError, model: type[BaseModel], raw: dict[str, Any], *,
+               file: str | None, field: str) -> BadInput:
+    first = error.errors()[0]
+    loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+    where = f"{field}{loc}" if field else loc.lstrip(".")
+    nested = first.get("ctx", {}).get("error")
+    if isinstance(nested, BadInput):  # a nested component's table (rmaudit.components.options.Nested)
+        return nested.located(file=file, field=where)
+    problem = first["msg"]
+    if first["type"] == "extra_forbidden":
+        known = sorted(model.model_fields)
+        close = difflib.get_close_matches(str(first["loc"][-1]), known, n=1)
+        problem = "unknown option" + (f"; did you mean {close[0]!r}?" if close
+                                      else f"; known: {', '.join(known) or 'none'}")
+    elif problem.startswith("Value error, "):
+        problem = problem.removeprefix("Value error, ")
+    value = first.get("input", ...)
+    if first["type"] == "missing":
+        value = ...
+    return BadInput(problem, file=file, field=where, value=value)

@@ -1,0 +1,141 @@
+"""An RM's verdicts on a run's preference pairs, for the TUI's pair failures (no UI toolkit).
+
+The margin of a pair is the RM's score of the chosen response minus its score of the
+rejected one; the RM gets the pair right when the margin is positive (a tie is wrong, as
+RewardBench counts it).  In a shift sweep (RMs Under Distribution Shift, Sec. 4.2) each pair
+also has shifted copies at every level p > 0 and target; a pair *flips* when the RM's
+verdict on a shifted copy differs from its verdict on the unshifted pair.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+from rmaudit.components import ShiftPerturber
+from rmaudit.components.keys import pair_id, shifted_prompt_id, shifted_response_id
+from rmaudit.benchmark.pairs.parsers import RM_BENCH_STYLES
+from rmaudit.results.summary import RunSummary
+from rmaudit.store import Store
+from rmaudit.components.vocabulary import shifts_prompt, shifts_responses
+
+RIGHT, WRONG, UNSCORED = "✓", "✗", "·"
+
+
+@dataclass(frozen=True)
+class PairVerdict:
+    """One pair of the run and one RM's scores of its two responses."""
+
+    position: int  # the pair's place in the run's pair set
+    pair_id: str
+    subset: str
+    prompt: str
+    chosen: str
+    rejected: str
+    chosen_score: float
+    rejected_score: float
+    #: prompt, chosen and rejected ids and the subset as stored (what shifted copies derive from)
+    ids: tuple[str, str, str, str | None]
+    meta: dict
+
+    @property
+    def styles(self) -> str:
+        """RM-Bench's styles of the chosen and the rejected response, e.g. ``concise/markdown``
+        (empty for other pairs)."""
+        styles = [self.meta.get(f"{which}_style") for which in ("chosen", "rejected")]
+        if not all(isinstance(s, int) and 0 <= s < len(RM_BENCH_STYLES) for s in styles):
+            return ""
+        return "/".join(RM_BENCH_STYLES[s].split()[-1] for s in styles)  # "markdown": detailed too
+
+    @property
+    def margin(self) -> float:
+        return self.chosen_score - self.rejected_score
+
+    @property
+    def correct(self) -> bool:
+        return self.margin > 0
+
+
+def pair_verdicts(store: Store, summary: RunSummary, rm_key: str) -> list[PairVerdict]:
+    """Every pair of the run that ``rm_key`` scored, in the pair set's order."""
+    key = summary.run.get("pair_set_key")
+    if not key:
+        return []
+    return [PairVerdict(position, pid, subset or "", prompt, chosen, rejected, chosen_score,
+                        rejected_score, (prompt_id, chosen_id, rejected_id, subset),
+                        json.loads(meta or "{}"))
+            for (position, pid, subset, meta, prompt_id, chosen_id, rejected_id, prompt, chosen,
+                 rejected, chosen_score, rejected_score) in store.read.pair_scores(key, rm_key)]
+
+
+@dataclass(frozen=True)
+class ShiftFlip:
+    """One pair under one shift target: the RM's margin at every level p (p = 0: unshifted)."""
+
+    pair: PairVerdict
+    target: str
+    levels: tuple[float, ...]
+    margins: tuple[float, ...]  # NaN where the RM scored no shifted copy
+    pair_ids: tuple[str | None, ...]  # the (shifted) pair shown at each level
+
+    @property
+    def verdicts(self) -> str:
+        """✓ (right), ✗ (wrong) or · (not scored) at each level."""
+        return "".join(UNSCORED if math.isnan(m) else RIGHT if m > 0 else WRONG
+                       for m in self.margins)
+
+    @property
+    def first_flip(self) -> int | None:
+        """Index of the first level whose verdict differs from the unshifted one."""
+        base = self.verdicts[0]
+        return next((i for i, v in enumerate(self.verdicts) if v != UNSCORED and v != base), None)
+
+
+def shift_sweep(summary: RunSummary) -> dict | None:
+    """The run's ``[pairs.shift]`` section as stored with the run, or None."""
+    recipe = json.loads(summary.run.get("recipe_json") or "{}")
+    return (recipe.get("pairs") or {}).get("shift")
+
+
+def shift_flips(store: Store, summary: RunSummary, rm_key: str,
+                verdicts: list[PairVerdict] | None = None) -> list[ShiftFlip]:
+    """Every (pair, target) of the run's shift sweep whose verdict flips at some level p,
+    earliest flip first.
+
+    The run's shifted pairs are found from what the recipe stored — the perturber's name and
+    options, the levels, targets and seed — by recomputing their content keys, as the runner
+    made them, so the copies of another sweep in the same DB are never mixed in.
+    """
+    sweep = shift_sweep(summary)
+    if sweep is None:
+        return []
+    verdicts = pair_verdicts(store, summary, rm_key) if verdicts is None else verdicts
+    spec = {k: v for k, v in sweep["perturber"].items() if k != "name"}
+    stored = ((key, json.loads(options or "{}")) for key, options
+              in store.read.components_named(ShiftPerturber.kind, sweep["perturber"]["name"]))
+    perturbers = {float(options["p"]): key for key, options in stored
+                  if all(options.get(k) == v for k, v in spec.items())}
+    levels = sorted(float(p) for p in sweep["levels"] if p > 0 and float(p) in perturbers)
+    margins = {pid: chosen - rejected for pid, _, _, _, chosen, rejected
+               in store.read.shifted_pair_scores(summary.run["pair_set_key"], rm_key)}
+    seed, flips = int(sweep.get("seed", 0)), []
+    for target in sweep["targets"]:
+        for pair in verdicts:
+            ids = [_shifted_id(pair, target, perturbers[p], seed) for p in levels]
+            flip = ShiftFlip(pair, target, (0.0, *levels),
+                             (pair.margin, *(margins.get(i, math.nan) for i in ids)),
+                             (pair.pair_id, *(i if i in margins else None for i in ids)))
+            if flip.first_flip is not None:
+                flips.append(flip)
+    return sorted(flips, key=lambda f: (f.first_flip, f.pair.position, f.target))
+
+
+def _shifted_id(pair: PairVerdict, target: str, perturber_key: str, seed: int) -> str:
+    """The id the runner gives ``pair`` shifted on ``target`` by ``perturber_key``."""
+    prompt, chosen, rejected, subset = pair.ids
+    if shifts_prompt(target):
+        prompt = shifted_prompt_id(perturber_key, seed, prompt)
+    response_key = perturber_key if shifts_responses(target) else None
+    return pair_id(prompt, shifted_response_id(response_key, seed, chosen, prompt),
+                   shifted_response_id(response_key, seed, rejected, prompt), subset)

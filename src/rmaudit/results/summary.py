@@ -1,0 +1,194 @@
+"""Reading a run's stored results back (for the CLI summary, the TUI and reports)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rmaudit.components import RUN_LEVEL
+from rmaudit.metrics.reta import finite_pool_note
+from rmaudit.components import Provenance
+from rmaudit.results.provenance import banner
+from rmaudit.backends.simulated import SIMULATED_NOTICE
+from rmaudit.store import Store
+from rmaudit.components.vocabulary import SKIPPED_STAGE
+
+
+@dataclass(frozen=True)
+class Column:
+    metric: str  # the metric's label in the recipe
+    key: str
+    label: str
+    higher_is_better: bool
+
+
+@dataclass(frozen=True)
+class Cell:
+    value: float
+    stderr: float
+    ci_low: float
+    ci_high: float
+    #: why value ± 1.96·stderr is only approximate here (empty: it covers at its nominal rate)
+    approximate: str = ""
+
+
+@dataclass(frozen=True)
+class Curve:
+    label: str
+    x_label: str
+    x: np.ndarray
+    value: np.ndarray
+    stderr: np.ndarray
+
+
+@dataclass
+class RunSummary:
+    run: dict[str, Any]
+    #: the benchmarks row; for a run of preference pairs only, a stand-in of the same shape
+    #: (each pair is a prompt with two responses) so every view can describe the run
+    benchmark: dict[str, Any]
+    reward_models: list[tuple[str, str]]  # (label, rm_key) in recipe order
+    columns: list[Column] = field(default_factory=list)
+    cells: dict[tuple[str, str, str], Cell] = field(default_factory=dict)  # (rm_key, metric, key)
+    curves: dict[tuple[str, str, str], Curve] = field(default_factory=dict)
+    #: results of metrics across all RMs (``scope = "run"``), in stored order
+    run_level: list[tuple[Column, Cell]] = field(default_factory=list)
+    #: how many preference pairs the run audits (0: none)
+    pairs: int = 0
+    #: where each part of the run came from (empty for runs stored before it was recorded)
+    sources: list[Provenance] = field(default_factory=list)
+    #: "pairwise-accuracy: 7 of 805 prompts skipped: all oracle scores equal", per reason
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def simulated(self) -> bool:
+        return bool(self.run["simulated"])
+
+    @property
+    def simulated_notice(self) -> str | None:
+        """Which parts are simulated, and what the others came from; None when none is."""
+        if not self.simulated:
+            return None
+        named = banner(self.sources)
+        return f"SIMULATED — {named}" if named else SIMULATED_NOTICE
+
+    def source_lines(self) -> list[str]:
+        """One line per source: part, recipe entry, what it is, and a file's SHA-256."""
+        return [f"{p.part} ({p.entry}): {p.describe()}"
+                + (f": {p.source.location} sha256:{p.source.digest}" if p.source.kind == "file"
+                   else "") for p in self.sources]
+
+    @property
+    def notes(self) -> list[str]:
+        """Caveats the numbers need, for every view to print with them."""
+        notes = list(self.skipped)
+        etas = [float(c.key.split("@", 1)[1]) for c in self.columns if c.key.startswith("reta@")]
+        etas += [float(x) for (_, _, key), curve in self.curves.items() if key == "reta_curve"
+                 for x in curve.x]
+        if etas and self.run["benchmark_id"]:
+            note = finite_pool_note(etas, int(self.benchmark["per_prompt"]))
+            if note:
+                notes.append(note)
+        approximate = [cell for cell in self.cells.values() if cell.approximate]
+        if approximate:
+            notes.append(f"≈: {len(approximate)} ± of an accuracy over few pairs or near 0 or 1 "
+                         f"are approximate (value ± 1.96·stderr covers less than 95%); cite "
+                         f"the Wilson CI instead")
+        reasons = dict.fromkeys(cell.approximate for _, cell in self.run_level if cell.approximate)
+        if reasons:
+            notes.append(f"≈ across reward models: {'; '.join(reasons)} (benchmarks/coverage.py)")
+        return notes
+
+    def curve_keys(self) -> list[tuple[str, str]]:
+        """(metric, key) of every stored curve, in stored order."""
+        return list(dict.fromkeys((metric, key) for _, metric, key in self.curves))
+
+
+def latest_run_id(store: Store) -> str | None:
+    runs = store.read.runs()
+    return runs[0][0] if runs else None
+
+
+def load_summary(store: Store, run_id: str) -> RunSummary:
+    run = store.read.run(run_id)
+    pair_set_key = run.get("pair_set_key")
+    pairs = store.read.pair_count(pair_set_key) if pair_set_key else 0
+    benchmark = (store.items.benchmark(run["benchmark_id"]) if run["benchmark_id"] else
+                 {"id": pair_set_key, "title": run["title"], "selection_key": None,
+                  "policy_key": None, "per_prompt": 2, "oracle_key": None,
+                  "simulated": run["simulated"], "origin": f"{pairs:,} preference pairs",
+                  "created_at": run["created_at"]})
+    summary = RunSummary(run, benchmark, list(store.read.reward_models(run_id)), pairs=pairs,
+                         sources=[Provenance.from_row(r) for r in store.read.run_sources(run_id)])
+    skipped = store.read.failures(run_id, SKIPPED_STAGE)
+    if skipped:
+        total = len(store.read.selection_prompts(benchmark["selection_key"]))
+        counts: dict[str, int] = {}
+        for _, error in skipped:
+            counts[error] = counts.get(error, 0) + 1
+        summary.skipped = [f"{error.split(': ', 1)[0]}: {n} of {total} prompts skipped: "
+                           f"{error.split(': ', 1)[-1]}" for error, n in counts.items()]
+    seen: set[tuple[str, str]] = set()
+    for row in store.read.metric_rows(run_id):
+        column = Column(row["metric"], row["key"], row["label"], bool(row["higher_is_better"]))
+        params = json.loads(row["params"] or "{}")
+        cell = Cell(*(_nan_if_null(row[c]) for c in ("value", "stderr", "ci_low", "ci_high")),
+                    approximate=params.get("approximate") or "")
+        if row["rm_key"] == RUN_LEVEL:
+            summary.run_level.append((column, cell))
+            continue
+        if (row["metric"], row["key"]) not in seen:
+            seen.add((row["metric"], row["key"]))
+            summary.columns.append(column)
+        summary.cells[(row["rm_key"], row["metric"], row["key"])] = cell
+    points: dict[tuple[str, str, str], list[dict]] = {}
+    for row in store.read.curve_rows(run_id):
+        points.setdefault((row["rm_key"], row["metric"], row["key"]), []).append(row)
+    for ident, rows in points.items():
+        rows.sort(key=lambda r: r["point"])
+        summary.curves[ident] = Curve(rows[0]["label"], rows[0]["x_label"],
+                                      np.array([r["x"] for r in rows]),
+                                      np.array([r["value"] for r in rows], dtype=float),
+                                      np.array([r["stderr"] for r in rows], dtype=float))
+    return summary
+
+
+@dataclass(frozen=True)
+class OracleScale:
+    """What a benchmark's oracle scores look like: best-of-n values are in these units."""
+
+    oracle: str  # the oracle component's name
+    declared: tuple[float, float] | None  # the scale its options declare (an LLM judge's), if any
+    low: float  # the lowest, highest and mean score it gave this benchmark's responses
+    high: float
+    mean: float  # what a random pick scores on average
+
+    @property
+    def short(self) -> str:
+        """``1–10``: the declared scale, else the observed range."""
+        low, high = self.declared or (self.low, self.high)
+        return f"{low:g}–{high:g}" if self.declared else f"{low:.1f}–{high:.1f}"
+
+
+def oracle_scale(store: Store, benchmark: dict[str, Any]) -> OracleScale | None:
+    """The oracle's name, declared scale and observed range on ``benchmark`` (None for a run of
+    preference pairs only, which has no oracle)."""
+    if not benchmark.get("oracle_key"):
+        return None
+    low, high, mean = store.read.oracle_range(benchmark)
+    if low is None:
+        return None
+    oracle = next(iter(store.items.components([benchmark["oracle_key"]])), None)
+    name = oracle["name"] if oracle else "oracle"
+    declared = json.loads(oracle["options"] or "{}").get("scale") if oracle else None
+    scale = (tuple(float(v) for v in declared)
+             if isinstance(declared, list) and len(declared) == 2 else None)
+    return OracleScale(name, scale, float(low), float(high), float(mean))
+
+
+def _nan_if_null(value: float | None) -> float:
+    """SQLite stores NaN (e.g. the stderr a metric did not estimate) as NULL; read it back as NaN."""
+    return float("nan") if value is None else value

@@ -1,0 +1,51 @@
+"""Dry-run cost estimates in the style of the RETA paper's Table 1.
+
+Building a benchmark pays for prompt embeddings (|Q0| prompts, once, to sample by k-DPP) and
+for oracle labels (k·N responses, times the requests per label); auditing an RM afterwards
+costs nothing.  Components that call priced APIs say what their part costs through
+``Embedder.estimate_cost`` and ``Oracle.estimate_cost``; this module asks them, for the work
+a plan says is still to do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rmaudit.components import Component, Prompt
+from rmaudit.components.keys import prompt_id
+from rmaudit.recipe import Recipe
+
+
+@dataclass(frozen=True)
+class CostLine:
+    stage: str
+    component: str
+    items: int
+    usd: float | None  # None: the component is priced per token but the recipe gives no price
+
+
+def estimate_costs(recipe: Recipe, components: dict[str, Component], counts: list) -> list[CostLine]:
+    """The cost of the pending work of a plan (``Runner.plan()``'s counts), per priced component."""
+    if recipe.imports_benchmark or recipe.source is None or recipe.oracle is None:
+        return []  # an imported benchmark is already labelled (and pairs need no oracle): free
+    pending = {count.stage: count.pending for count in counts}
+    pool: dict[str, Prompt] = {}
+    for text, meta in components[recipe.source.field].load():
+        pool.setdefault(prompt_id(text), Prompt(prompt_id(text), text, meta))
+    prompts = list(pool.values())
+    lines = []
+    sampler = components[recipe.sampler.field]
+    if sampler.needs_embeddings and pending.get("prompts", 0):
+        embedder = components[recipe.embedder.field]
+        lines.append(_line("prompt sampling (embeddings)", embedder, len(prompts),
+                           embedder.estimate_cost([p.text for p in prompts])))
+    oracle = components[recipe.oracle.field]
+    labels = pending.get("oracle labels", 0)
+    lines.append(_line("response labelling (oracle)", oracle, labels,
+                       oracle.estimate_cost(prompts, labels)))
+    return [line for line in lines if line is not None]
+
+
+def _line(stage: str, component: Component, items: int, usd: float | None) -> CostLine | None:
+    priced = hasattr(component.options, "price")
+    return CostLine(stage, component.name, items, usd) if usd is not None or priced else None
