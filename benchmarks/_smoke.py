@@ -10,8 +10,11 @@ from typing import Any
 
 def parse_args(parser: argparse.ArgumentParser, smoke: dict[str, Any]) -> argparse.Namespace:
     """``parser``'s arguments, plus ``--smoke``, which sets the arguments named in ``smoke``."""
-    parser.add_argument("--smoke", action="store_true",
-                        help="tiny sizes, one repeat: only checks that the script runs")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="tiny sizes, one repeat: only checks that the script runs",
+    )
     args = parser.parse_args()
     if args.smoke:
         vars(args).update(smoke)

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _smoke import parse_args  # noqa: E402
+from _smoke import parse_args
 
 RECIPE = """
 title = "concurrency {name}"
@@ -66,8 +66,12 @@ def write_recipes(folder: Path, k: int) -> list[Path]:
 
 
 def rmaudit(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "rmaudit", *args], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "rmaudit", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def run_all(recipes: list[Path], db: Path, at_once: bool) -> tuple[float, list[str]]:
@@ -89,11 +93,17 @@ def run_all(recipes: list[Path], db: Path, at_once: bool) -> tuple[float, list[s
 def poll_runs(db: Path, stop: threading.Event, latencies: list[float], errors: list[str]) -> None:
     while not stop.is_set():
         started = time.perf_counter()
-        result = subprocess.run([sys.executable, "-m", "rmaudit", "runs", "--db", str(db)],
-                                capture_output=True, text=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "rmaudit", "runs", "--db", str(db)],
+            capture_output=True,
+            text=True,
+        )
         latencies.append(time.perf_counter() - started)
-        if result.returncode and "does not exist" not in result.stderr \
-                and "not an rmaudit database" not in result.stderr:
+        if (
+            result.returncode
+            and "does not exist" not in result.stderr
+            and "not an rmaudit database" not in result.stderr
+        ):
             errors.append(result.stderr.strip())
 
 
@@ -111,8 +121,9 @@ def main() -> None:
         latencies: list[float] = []
         errors: list[str] = []
         stop = threading.Event()
-        reader = threading.Thread(target=poll_runs, args=(folder / "together.db", stop, latencies,
-                                                          errors))
+        reader = threading.Thread(
+            target=poll_runs, args=(folder / "together.db", stop, latencies, errors)
+        )
         reader.start()
         together, failed = run_all(recipes + recipes, folder / "together.db", at_once=True)
         stop.set()
@@ -120,9 +131,13 @@ def main() -> None:
         assert not failed and not errors, (failed, errors)
     print(f"{args.k} prompts × 16 responses × 3 RMs per recipe; 2 recipes")
     print(f"in sequence (2 runs):               {sequential:6.2f} s")
-    print(f"at once (2 recipes × 2 runs each):  {together:6.2f} s  (4 processes, writers take turns)")
-    print(f"reader `rmaudit runs` meanwhile:    {len(latencies)} polls, median "
-          f"{statistics.median(latencies):.2f} s, max {max(latencies):.2f} s, 0 failed")
+    print(
+        f"at once (2 recipes × 2 runs each):  {together:6.2f} s  (4 processes, writers take turns)"
+    )
+    print(
+        f"reader `rmaudit runs` meanwhile:    {len(latencies)} polls, median "
+        f"{statistics.median(latencies):.2f} s, max {max(latencies):.2f} s, 0 failed"
+    )
 
 
 if __name__ == "__main__":

@@ -22,19 +22,31 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
 
-from _smoke import parse_args  # noqa: E402
-from rmaudit.components import Prompt, Response  # noqa: E402
-from rmaudit.default_plugins.openai_compat import JudgeOptions, LlmJudge  # noqa: E402
-from rmaudit.components.keys import prompt_id  # noqa: E402
-from rmaudit.testing.fake_openai import FakeOpenAI  # noqa: E402
+from _smoke import parse_args
+
+from rmaudit.components import Prompt, Response
+from rmaudit.components.keys import prompt_id
+from rmaudit.default_plugins.openai_compat import JudgeOptions, LlmJudge
+from rmaudit.testing.fake_openai import FakeOpenAI
 
 
 def batch(labels: int) -> list[tuple[Prompt, Response]]:
-    prompts = [Prompt(prompt_id(f"Question {q}?"), f"Question {q}?", {"reference": f"Answer {q}."})
-               for q in range(max(1, labels // 16))]
-    return [(prompts[i % len(prompts)], Response(f"r{i}", prompts[i % len(prompts)].id, i,
-                                                 f"Response number {i}, of moderate length. " * 8))
-            for i in range(labels)]
+    prompts = [
+        Prompt(prompt_id(f"Question {q}?"), f"Question {q}?", {"reference": f"Answer {q}."})
+        for q in range(max(1, labels // 16))
+    ]
+    return [
+        (
+            prompts[i % len(prompts)],
+            Response(
+                f"r{i}",
+                prompts[i % len(prompts)].id,
+                i,
+                f"Response number {i}, of moderate length. " * 8,
+            ),
+        )
+        for i in range(labels)
+    ]
 
 
 def main() -> None:
@@ -45,24 +57,35 @@ def main() -> None:
     args = parse_args(parser, {"labels": 8, "latency": 0.01, "concurrency": [2]})
     os.environ["RMAUDIT_BENCH_KEY"] = "sk-benchmark"
     items = batch(args.labels)
-    print(f"{args.labels} labels (n = 10 samples each, one request per label), server latency "
-          f"{args.latency * 1000:.0f} ms; {platform.processor() or platform.machine()}, "
-          f"Python {platform.python_version()}")
+    print(
+        f"{args.labels} labels (n = 10 samples each, one request per label), server latency "
+        f"{args.latency * 1000:.0f} ms; {platform.processor() or platform.machine()}, "
+        f"Python {platform.python_version()}"
+    )
     print("| concurrency | labels/s | requests/s | ideal (concurrency / latency) |")
     print("|---|---|---|---|")
     with FakeOpenAI(latency_s=args.latency) as server:
         for concurrency in args.concurrency:
             with tempfile.TemporaryDirectory() as cache:
-                oracle = LlmJudge(JudgeOptions(
-                    base_url=server.base_url, model="judge", api_key_env="RMAUDIT_BENCH_KEY",
-                    samples=10, concurrency=concurrency, cache=Path(cache) / "requests.sqlite"))
+                oracle = LlmJudge(
+                    JudgeOptions(
+                        base_url=server.base_url,
+                        model="judge",
+                        api_key_env="RMAUDIT_BENCH_KEY",
+                        samples=10,
+                        concurrency=concurrency,
+                        cache=Path(cache) / "requests.sqlite",
+                    )
+                )
                 before = server.count()
                 start = time.perf_counter()
                 oracle.label(items)
                 seconds = time.perf_counter() - start
                 requests = server.count() - before
-                print(f"| {concurrency} | {args.labels / seconds:,.1f} | {requests / seconds:,.1f} "
-                      f"| {concurrency / args.latency:,.0f} |")
+                print(
+                    f"| {concurrency} | {args.labels / seconds:,.1f} | {requests / seconds:,.1f} "
+                    f"| {concurrency / args.latency:,.0f} |"
+                )
 
 
 if __name__ == "__main__":

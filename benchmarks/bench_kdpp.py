@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from _smoke import parse_args
 
 try:

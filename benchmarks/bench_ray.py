@@ -31,14 +31,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))  # run from a checkout
 sys.path.insert(0, str(ROOT / "tests"))  # the small test recipe
 
-import ray  # noqa: E402
+import ray
+from _smoke import parse_args
+from _support import SMALL_RECIPE
 
-from _smoke import parse_args  # noqa: E402
-from _support import SMALL_RECIPE  # noqa: E402
-from rmaudit.recipe import load_recipe  # noqa: E402
-from rmaudit.run import Runner  # noqa: E402
-from rmaudit.store import Store  # noqa: E402
-from rmaudit.testing import registered_plugin  # noqa: E402
+from rmaudit.recipe import load_recipe
+from rmaudit.run import Runner
+from rmaudit.store import Store
+from rmaudit.testing import registered_plugin
 
 # A plugin module that lives only in this process: Ray ships its class to the workers by value.
 BURN_RM = '''
@@ -144,26 +144,44 @@ def main() -> None:
     parser.add_argument("--work-ms", type=float, default=2.0, help="CPU per response (ms)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="ray pool sizes")
-    args = parse_args(parser, {"prompts": 2, "per_prompt": 8, "work_ms": 0.1, "repeat": 1,
-                               "workers": [1]})
+    args = parse_args(
+        parser, {"prompts": 2, "per_prompt": 8, "work_ms": 0.1, "repeat": 1, "workers": [1]}
+    )
     responses = args.prompts * args.per_prompt
     rounds = rounds_for(args.work_ms)
-    print(f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()}), Python "
-          f"{platform.python_version()}, Ray {ray.__version__}; {responses} responses, "
-          f"{args.work_ms} ms CPU each ({rounds} sha256 rounds), batches of 64")
+    print(
+        f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()}), Python "
+        f"{platform.python_version()}, Ray {ray.__version__}; {responses} responses, "
+        f"{args.work_ms} ms CPU each ({rounds} sha256 rounds), batches of 64"
+    )
 
     start = time.perf_counter()
     ray.init(num_cpus=os.cpu_count(), include_dashboard=False, configure_logging=False)
     ray_start = time.perf_counter() - start
 
-    with tempfile.TemporaryDirectory() as tmp, registered_plugin(_module("bench_ray_burn", BURN_RM)):
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        registered_plugin(_module("bench_ray_burn", BURN_RM)),
+    ):
         folder = Path(tmp)
         built = folder / "built.db"  # the benchmark, built once; each run scores a fresh copy
-        run(folder, "build", BENCHMARK.format(prompts=args.prompts, per_prompt=args.per_prompt,
-                                              label="honest", rm="simulated-rm", rm_options="",
-                                              executor=""), built)
-        print("\n| executor | workers | scoring stage (median of %d) | responses/s | speed-up |"
-              % args.repeat)
+        run(
+            folder,
+            "build",
+            BENCHMARK.format(
+                prompts=args.prompts,
+                per_prompt=args.per_prompt,
+                label="honest",
+                rm="simulated-rm",
+                rm_options="",
+                executor="",
+            ),
+            built,
+        )
+        print(
+            f"\n| executor | workers | scoring stage (median of {args.repeat}) | responses/s "
+            "| speed-up |"
+        )
         print("|---|---|---|---|---|")
         baseline = None
         for label, executor in (("local", ""), *(("ray", ray_table(n)) for n in args.workers)):
@@ -171,26 +189,42 @@ def main() -> None:
             for i in range(args.repeat):
                 db = folder / f"score-{i}.db"
                 shutil.copy(built, db)
-                timings = run(folder, "score", BENCHMARK.format(
-                    prompts=args.prompts, per_prompt=args.per_prompt, label="burn", rm="burn-rm",
-                    rm_options=f"rounds = {rounds}", executor=executor), db)
+                timings = run(
+                    folder,
+                    "score",
+                    BENCHMARK.format(
+                        prompts=args.prompts,
+                        per_prompt=args.per_prompt,
+                        label="burn",
+                        rm="burn-rm",
+                        rm_options=f"rounds = {rounds}",
+                        executor=executor,
+                    ),
+                    db,
+                )
                 times.append(timings["scores: burn"])
             median = statistics.median(times)
             baseline = baseline or median
             workers = "—" if not executor else executor.split("num_workers = ")[1].split()[0]
-            print(f"| {label} | {workers} | {median:.2f} s | {responses / median:,.0f} | "
-                  f"{baseline / median:.2f}× |")
+            print(
+                f"| {label} | {workers} | {median:.2f} s | {responses / median:,.0f} | "
+                f"{baseline / median:.2f}× |"
+            )
 
         print(f"\nstarting a local Ray (ray.init): {ray_start:.2f} s, once per run that starts it")
-        print("\n| small recipe (8 × 16, judge, 2 RMs) | total (median of %d) |" % args.repeat)
+        print(f"\n| small recipe (8 × 16, judge, 2 RMs) | total (median of {args.repeat}) |")
         print("|---|---|")
         most = max(args.workers)
-        for label, executor in (("local", ""),
-                                (f"ray, {most} workers, Ray already started", ray_table(most))):
+        for label, executor in (
+            ("local", ""),
+            (f"ray, {most} workers, Ray already started", ray_table(most)),
+        ):
             times = []
             for i in range(args.repeat):
                 text = SMALL_RECIPE.replace("{extra_rms}", "") + executor
-                times.append(run(folder, "small", text, folder / f"small-{label[:3]}-{i}.db")["total"])
+                times.append(
+                    run(folder, "small", text, folder / f"small-{label[:3]}-{i}.db")["total"]
+                )
             print(f"| {label} | {statistics.median(times):.2f} s |")
     ray.shutdown()
 

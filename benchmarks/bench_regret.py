@@ -1,4 +1,5 @@
-"""The full N×N regret-correlation study (Rethinking RM Evaluation, arXiv 2410.05584, Table 4) at benchmark scale.
+"""The full N×N regret-correlation study (Rethinking RM Evaluation, arXiv 2410.05584, Table 4) at
+benchmark scale.
 
 10 RMs × 500 prompts × 16 responses: every RM in turn is the gold and the other 9 are
 proxies; all 10 error metrics of Table 4 (on half of each prompt's responses) and the
@@ -24,8 +25,9 @@ import scipy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
 
-from _smoke import parse_args  # noqa: E402
-from rmaudit.metrics import regret_correlation  # noqa: E402
+from _smoke import parse_args
+
+from rmaudit.metrics import regret_correlation
 
 
 def synthetic_family(rms: int, prompts: int, responses: int, seed: int = 0):
@@ -47,8 +49,9 @@ def main() -> None:
     parser.add_argument("--responses", type=int, default=16)
     parser.add_argument("--bootstrap", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=3)
-    args = parse_args(parser, {"rms": 3, "prompts": 12, "responses": 4, "bootstrap": 3,
-                               "repeats": 1})
+    args = parse_args(
+        parser, {"rms": 3, "prompts": 12, "responses": 4, "bootstrap": 3, "repeats": 1}
+    )
 
     family = synthetic_family(args.rms, args.prompts, args.responses)
     times = []
@@ -56,15 +59,21 @@ def main() -> None:
         start = time.perf_counter()
         study = regret_correlation(family, bootstrap=args.bootstrap)
         times.append(time.perf_counter() - start)
-    print(f"{args.rms} RMs × {args.prompts} prompts × {args.responses} responses, "
-          f"{len(study.metrics)} error metrics, best-of-{study.n} NDR, "
-          f"{args.bootstrap} bootstrap replicates")
-    print(f"best {min(times):.2f} s, median {float(np.median(times)):.2f} s over {args.repeats} "
-          f"runs ({os.cpu_count()} CPUs, Python {platform.python_version()}, numpy "
-          f"{np.__version__}, scipy {scipy.__version__})")
+    print(
+        f"{args.rms} RMs × {args.prompts} prompts × {args.responses} responses, "
+        f"{len(study.metrics)} error metrics, best-of-{study.n} NDR, "
+        f"{args.bootstrap} bootstrap replicates"
+    )
+    print(
+        f"best {min(times):.2f} s, median {float(np.median(times)):.2f} s over {args.repeats} "
+        f"runs ({os.cpu_count()} CPUs, Python {platform.python_version()}, numpy "
+        f"{np.__version__}, scipy {scipy.__version__})"
+    )
     for metric in study.metrics:
         cell = study.correlation[("spearman", metric)]
-        print(f"  {metric:>13} · Spearman  {cell.value:.3f} [{cell.ci_low:.3f}, {cell.ci_high:.3f}]")
+        print(
+            f"  {metric:>13} · Spearman  {cell.value:.3f} [{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
+        )
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """RETA curve, exact closed form vs the paper's Monte-Carlo resampling.
 
-The workload is the paper's benchmark shape (RETA paper, arXiv 2504.14838, Sec. 4: 100 prompts × 256 responses)
-scored by 10 reward models: one 15-point RETA curve per RM, averaging every n in
-[3 N^(2/3), 5 N^(2/3)] (81 sizes for N = 256).  The exact timing starts from empty weight
-caches, so it includes building the positional weights.  Targets: exact < 1 s in all, and at
-least 100× faster than Monte Carlo.
+The workload is the paper's benchmark shape (RETA paper, arXiv 2504.14838, Sec. 4: 100 prompts × 256
+responses) scored by 10 reward models: one 15-point RETA curve per RM, averaging every n in [3
+N^(2/3), 5 N^(2/3)] (81 sizes for N = 256).  The exact timing starts from empty weight caches, so it
+includes building the positional weights.  Targets: exact < 1 s in all, and at least 100× faster
+than Monte Carlo.
 
     python benchmarks/bench_reta.py [--rms 10] [--prompts 100] [--responses 256] [--resamples 200]
 """
@@ -22,8 +22,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
 
-from _smoke import parse_args  # noqa: E402
-from rmaudit.metrics import _positional, reta_curve, reta_n_range  # noqa: E402
+from _smoke import parse_args
+
+from rmaudit.metrics import _positional, reta_curve, reta_n_range
 
 
 def simulated_benchmark(rms: int, prompts: int, responses: int, seed: int = 0):
@@ -81,8 +82,10 @@ def main() -> None:
         f"{args.rms} RMs × {args.prompts} prompts × {args.responses} responses, "
         f"{args.resamples} MC resamples per n"
     )
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-          f"Python {platform.python_version()}, numpy {np.__version__}")
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, numpy {np.__version__}"
+    )
     print()
     print(f"| {'method':<28} | {'seconds':>9} |")
     print(f"|{'-' * 30}|{'-' * 11}|")

@@ -42,19 +42,25 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent / "src"))  # run from a checkout
 sys.path.insert(0, str(ROOT))
 
-from _smoke import parse_args  # noqa: E402
-from bench_gpu import (HH_TEST, PRESETS, build_model, hh_records, pairs_of,  # noqa: E402
-                       synthetic_records, tokenizers_for)
+import torch
+from _smoke import parse_args
+from bench_gpu import (
+    HH_TEST,
+    PRESETS,
+    build_model,
+    hh_records,
+    pairs_of,
+    synthetic_records,
+    tokenizers_for,
+)
 
-import torch  # noqa: E402
-
-from rmaudit import hookimpl  # noqa: E402
-from rmaudit.default_plugins.simulated import SimulatedRM  # noqa: E402
-from rmaudit.recipe import load_recipe  # noqa: E402
-from rmaudit.testing import registered_plugin  # noqa: E402
-from rmaudit.run import Runner  # noqa: E402
-from rmaudit.run.runner import build_components  # noqa: E402
-from rmaudit.store import Store  # noqa: E402
+from rmaudit import hookimpl
+from rmaudit.default_plugins.simulated import SimulatedRM
+from rmaudit.recipe import load_recipe
+from rmaudit.run import Runner
+from rmaudit.run.runner import build_components
+from rmaudit.store import Store
+from rmaudit.testing import registered_plugin
 
 VARIANTS = {  # name -> (executor overlap, items per call: None = the recipe's batch_size 256)
     "before: sequential, 256 per call": (False, None),
@@ -88,18 +94,23 @@ def recipe_text(data: Path, rm: dict, overlap: bool, per_call: int | None) -> st
         else:  # a component without a preference: the recipe's batch_size
             batch_size = per_call
     table = "".join(f"{k} = {json.dumps(v)}\n" for k, v in rm.items())
-    return (f'title = "bench_scores"\nbatch_size = {batch_size}\n[pairs.source]\n'
-            f'name = "hh-pairs"\npath = "{data}"\non_bad_record = "reject"\n'
-            f'[[reward_models]]\nlabel = "rm"\n{table}'
-            f'[[metrics]]\nname = "pair-accuracy"\n'
-            f'[executor]\nname = "local"\noverlap = {str(overlap).lower()}\n')
+    return (
+        f'title = "bench_scores"\nbatch_size = {batch_size}\n[pairs.source]\n'
+        f'name = "hh-pairs"\npath = "{data}"\non_bad_record = "reject"\n'
+        f'[[reward_models]]\nlabel = "rm"\n{table}'
+        f'[[metrics]]\nname = "pair-accuracy"\n'
+        f'[executor]\nname = "local"\noverlap = {str(overlap).lower()}\n'
+    )
 
 
-def measure(work: Path, data: Path, rm: dict, pairs, name: str, overlap: bool,
-            per_call: int | None) -> dict:
+def measure(
+    work: Path, data: Path, rm: dict, pairs, name: str, overlap: bool, per_call: int | None
+) -> dict:
     path = work / f"{rm['label']}-{len(list(work.iterdir()))}.toml"
-    path.write_text(recipe_text(data, {k: v for k, v in rm.items() if k != "label"}, overlap,
-                                per_call), encoding="utf-8")
+    path.write_text(
+        recipe_text(data, {k: v for k, v in rm.items() if k != "label"}, overlap, per_call),
+        encoding="utf-8",
+    )
     recipe = load_recipe(path)
     components = build_components(recipe)
     model = components[recipe.reward_models[0].field]
@@ -129,10 +140,17 @@ def measure(work: Path, data: Path, rm: dict, pairs, name: str, overlap: bool,
     alone_model.score(pairs)
     alone = time.perf_counter() - start
     stage = result.timings["scores: rm"]
-    return {"rm": rm["label"], "variant": name, "scored": scored, "stage_s": stage,
-            "in_score_s": sum(inside), "calls": len(inside), "alone_s": alone,
-            "pairs_stage_s": sum(v for k, v in result.timings.items() if k.startswith("pairs")),
-            "total_s": result.timings["total"]}
+    return {
+        "rm": rm["label"],
+        "variant": name,
+        "scored": scored,
+        "stage_s": stage,
+        "in_score_s": sum(inside),
+        "calls": len(inside),
+        "alone_s": alone,
+        "pairs_stage_s": sum(v for k, v in result.timings.items() if k.startswith("pairs")),
+        "total_s": result.timings["total"],
+    }
 
 
 def main() -> None:
@@ -143,12 +161,18 @@ def main() -> None:
     parser.add_argument("--model", help="hf RM: a model of the preset (default: its first)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
-    parser.add_argument("--repeats", type=int, default=2,
-                        help="runs per variant; the fastest stage is reported")
-    parser.add_argument("--rms", nargs="*", choices=["hf", "simulated", "device-like"],
-                        default=["hf", "simulated", "device-like"])
-    parser.add_argument("--device-ms", type=float, default=0.5,
-                        help="device-like RM: milliseconds per input")
+    parser.add_argument(
+        "--repeats", type=int, default=2, help="runs per variant; the fastest stage is reported"
+    )
+    parser.add_argument(
+        "--rms",
+        nargs="*",
+        choices=["hf", "simulated", "device-like"],
+        default=["hf", "simulated", "device-like"],
+    )
+    parser.add_argument(
+        "--device-ms", type=float, default=0.5, help="device-like RM: milliseconds per input"
+    )
     parser.add_argument("--json", type=Path, help="write every figure here")
     args = parse_args(parser, {"texts": 48, "preset": "smoke", "repeats": 1})
     torch.set_num_threads(args.threads)
@@ -167,36 +191,66 @@ def main() -> None:
         if "hf" in args.rms:
             name = args.model or next(iter(PRESETS[args.preset]))
             family, sizes = PRESETS[args.preset][name]
-            tokenizer = tokenizers_for([t for p, r in pairs for t in (p.text, r.text)],
-                                       min(sizes["vocab_size"], 32000))[family]
+            tokenizer = tokenizers_for(
+                [t for p, r in pairs for t in (p.text, r.text)], min(sizes["vocab_size"], 32000)
+            )[family]
             dtype = torch.bfloat16 if args.device.startswith("cuda") else torch.float32
-            build_model(family, sizes, tokenizer, work / name, torch.device(args.device), dtype,
-                        save_weights=True)
-            rms.append({"label": f"hf-classifier ({name})", "name": "hf-classifier",
-                        "model": str(work / name), "device": args.device,
-                        "max_length": sizes["max_position_embeddings"]})
+            build_model(
+                family,
+                sizes,
+                tokenizer,
+                work / name,
+                torch.device(args.device),
+                dtype,
+                save_weights=True,
+            )
+            rms.append(
+                {
+                    "label": f"hf-classifier ({name})",
+                    "name": "hf-classifier",
+                    "model": str(work / name),
+                    "device": args.device,
+                    "max_length": sizes["max_position_embeddings"],
+                }
+            )
         if "simulated" in args.rms:
             rms.append({"label": "simulated-rm", "name": "simulated-rm"})
         if "device-like" in args.rms:
             DeviceLikeRM.per_item_s = args.device_ms / 1000
-            rms.append({"label": f"device-like ({args.device_ms:g} ms per input)",
-                        "name": DeviceLikeRM.name})
+            rms.append(
+                {
+                    "label": f"device-like ({args.device_ms:g} ms per input)",
+                    "name": DeviceLikeRM.name,
+                }
+            )
         with registered_plugin(sys.modules[__name__], name="bench_scores"):
             for rm in rms:
                 for variant, (overlap, per_call) in VARIANTS.items():
-                    row = min((measure(work, data, rm, pairs, variant, overlap, per_call)
-                               for _ in range(args.repeats)), key=lambda r: r["stage_s"])
+                    row = min(
+                        (
+                            measure(work, data, rm, pairs, variant, overlap, per_call)
+                            for _ in range(args.repeats)
+                        ),
+                        key=lambda r: r["stage_s"],
+                    )
                     results.append(row)
-                    print(f"  {row['rm']} / {variant}: {row['stage_s']:.2f} s", file=sys.stderr,
-                          flush=True)
-    print(f"workload: {source}, {len(pairs)} texts; {args.device}, torch {torch.__version__}, "
-          f"{torch.get_num_threads()} torch threads")
+                    print(
+                        f"  {row['rm']} / {variant}: {row['stage_s']:.2f} s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+    print(
+        f"workload: {source}, {len(pairs)} texts; {args.device}, torch {torch.__version__}, "
+        f"{torch.get_num_threads()} torch threads"
+    )
     print("| RM | pipeline | scores stage | inside score() | calls | RM alone | stage / alone |")
     print("|---|---|---|---|---|---|---|")
     for row in results:
-        print(f"| {row['rm']} | {row['variant']} | {row['stage_s']:.2f} s | "
-              f"{row['in_score_s']:.2f} s | {row['calls']} | {row['alone_s']:.2f} s | "
-              f"{row['stage_s'] / row['alone_s']:.2f}× |")
+        print(
+            f"| {row['rm']} | {row['variant']} | {row['stage_s']:.2f} s | "
+            f"{row['in_score_s']:.2f} s | {row['calls']} | {row['alone_s']:.2f} s | "
+            f"{row['stage_s'] / row['alone_s']:.2f}× |"
+        )
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 

@@ -46,13 +46,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))  # run from a checkout
 
-from _smoke import parse_args  # noqa: E402
-from rmaudit.recipe import load_recipe  # noqa: E402
-from rmaudit.run import Runner  # noqa: E402
-from rmaudit.store import Store  # noqa: E402
-from rmaudit.store.items import Items  # noqa: E402
-from rmaudit.store.read import Reads  # noqa: E402
-from rmaudit.store.runs import Runs  # noqa: E402
+from _smoke import parse_args
+
+from rmaudit.recipe import load_recipe
+from rmaudit.run import Runner
+from rmaudit.store import Store
+from rmaudit.store.items import Items
+from rmaudit.store.read import Reads
+from rmaudit.store.runs import Runs
 
 STAGES = ("prompts", "responses", "oracle labels", "pairs", "shifted pairs", "scores", "metrics")
 
@@ -106,8 +107,10 @@ name = "shift-curves"
 
 
 def recipe_text(k: int, n: int, rms: int, batch_size: int) -> str:
-    models = "\n".join(f'[[reward_models]]\nlabel = "rm{i}"\nname = "simulated-rm"\nseed = {i}\n'
-                       for i in range(rms))
+    models = "\n".join(
+        f'[[reward_models]]\nlabel = "rm{i}"\nname = "simulated-rm"\nseed = {i}\n'
+        for i in range(rms)
+    )
     return RECIPE.format(k=k, n=n, rms=models, batch_size=batch_size)
 
 
@@ -148,12 +151,17 @@ class StageClock:
                     depth -= 1
                     if depth == 0 and self.stage is not None:
                         self.store[self.stage] += time.process_time() - started
+
             return call
 
-        originals = [(cls, name, getattr(cls, name))
-                     for cls in (Store, Items, Runs, Reads) for name in vars(cls)
-                     if not name.startswith("_") and callable(getattr(cls, name))
-                     and name not in ("open", "open_readonly", "transaction", "grouped_writes")]
+        originals = [
+            (cls, name, getattr(cls, name))
+            for cls in (Store, Items, Runs, Reads)
+            for name in vars(cls)
+            if not name.startswith("_")
+            and callable(getattr(cls, name))
+            and name not in ("open", "open_readonly", "transaction", "grouped_writes")
+        ]
         for cls, name, method in originals:
             setattr(cls, name, timed(method))
         try:
@@ -185,8 +193,11 @@ def run_once(folder: Path, k: int, n: int, rms: int, batch_size: int) -> Times:
     for count in result.counts:
         stage = "scores" if count.stage.startswith("scores: ") else count.stage
         cpu, store_cpu, items = times.setdefault(stage, [0.0, 0.0, 0])
-        times[stage] = [cpu + clock.cpu[count.stage], store_cpu + clock.store[count.stage],
-                        items + count.pending]
+        times[stage] = [
+            cpu + clock.cpu[count.stage],
+            store_cpu + clock.store[count.stage],
+            items + count.pending,
+        ]
     times["metrics"] = [clock.cpu["metrics"], clock.store["metrics"], times["scores"][2]]
     times["total"] = [sum(t[i] for t in times.values()) for i in range(3)]
     times["total"][2] -= times["metrics"][2]  # the metrics' items are the scores
@@ -206,8 +217,12 @@ def linear_reference(items: int) -> Times:
 def measure(k: int, n: int, rms: int, batch_size: int) -> Times:
     """One run, and the linear reference, in a fresh interpreter: every run starts with cold
     caches (the simulated world's too), as ``rmaudit run`` does."""
-    done = subprocess.run([sys.executable, __file__, "--one", str(k), str(n), str(rms),
-                           str(batch_size)], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, __file__, "--one", str(k), str(n), str(rms), str(batch_size)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return {stage: tuple(t) for stage, t in json.loads(done.stdout).items()}
 
 
@@ -234,22 +249,33 @@ def main() -> None:
     parser.add_argument("--rms", type=int, default=5, help="simulated reward models")
     parser.add_argument("--batch-size", type=int, default=256, help="the recipe's batch_size")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--one", nargs=4, type=int, metavar=("K", "N", "RMS", "BATCH_SIZE"),
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--one", nargs=4, type=int, metavar=("K", "N", "RMS", "BATCH_SIZE"), help=argparse.SUPPRESS
+    )
     args = parse_args(parser, {"k": 4, "n": 4, "rms": 2, "repeat": 1})
     if args.one:
         return one(*args.one)
-    print(f"{platform.machine()}, Python {platform.python_version()}, SQLite "
-          f"{sqlite3.sqlite_version}; k = {args.k}, N = {args.n}, {args.rms} RMs, "
-          f"batch_size = {args.batch_size}, best of {args.repeat}")
+    print(
+        f"{platform.machine()}, Python {platform.python_version()}, SQLite "
+        f"{sqlite3.sqlite_version}; k = {args.k}, N = {args.n}, {args.rms} RMs, "
+        f"batch_size = {args.batch_size}, best of {args.repeat}"
+    )
     sizes = {"k, N": (args.k, args.n), "2k": (2 * args.k, args.n), "2N": (args.k, 2 * args.n)}
     runs: dict[str, list[Times]] = {size: [] for size in sizes}
     for _ in range(args.repeat):  # interleaved, so a busy spell of the machine hits all sizes
         for size, (k, n) in sizes.items():
             runs[size].append(measure(k, n, args.rms, args.batch_size))
-    best = {size: {stage: (min(r[stage][0] for r in found), min(r[stage][1] for r in found),
-                           found[0][stage][2]) for stage in found[0]}
-            for size, found in runs.items()}
+    best = {
+        size: {
+            stage: (
+                min(r[stage][0] for r in found),
+                min(r[stage][1] for r in found),
+                found[0][stage][2],
+            )
+            for stage in found[0]
+        }
+        for size, found in runs.items()
+    }
     header = ["stage", "items", "CPU", "store"]
     for size in ("2k", "2N"):
         header += [f"{size}: items", "CPU", "store", "exp. CPU", "exp. store"]
@@ -259,16 +285,27 @@ def main() -> None:
         row = [stage, f"{items:,}", f"{cpu:.3f}", f"{store_cpu:.3f}"]
         for size in ("2k", "2N"):
             cpu2, store2, items2 = best[size][stage]
-            row += [f"{items2:,}", f"{cpu2:.3f}", f"{store2:.3f}", exponent(cpu, items, cpu2, items2),
-                    exponent(store_cpu, items, store2, items2)]
+            row += [
+                f"{items2:,}",
+                f"{cpu2:.3f}",
+                f"{store2:.3f}",
+                exponent(cpu, items, cpu2, items2),
+                exponent(store_cpu, items, store2, items2),
+            ]
         rows.append(row)
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     for row in rows:
-        print("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                        for i, (cell, w) in enumerate(zip(row, widths))))
-    print("CPU seconds of the stage, and of it in the store; exponent: log(t2/t1) / "
-          "log(items2/items1), 1 = linear; ×r= : the work did not change, r is the time ratio; "
-          "linear reference: a dict of as many keys as scores, filled and read")
+        print(
+            "  ".join(
+                cell.ljust(w) if i == 0 else cell.rjust(w)
+                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
+    print(
+        "CPU seconds of the stage, and of it in the store; exponent: log(t2/t1) / "
+        "log(items2/items1), 1 = linear; ×r= : the work did not change, r is the time ratio; "
+        "linear reference: a dict of as many keys as scores, filled and read"
+    )
 
 
 if __name__ == "__main__":

@@ -25,22 +25,26 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
 
-from _smoke import parse_args  # noqa: E402
-from rmaudit.results.browse import prompt_detail, prompt_failures  # noqa: E402
-from rmaudit.results.run_index import list_runs, open_for_reading  # noqa: E402
-from rmaudit.components import MetricInputs  # noqa: E402
-from rmaudit.default_plugins.metrics import BestOfN, PairwiseAccuracy, Reta, RetaCurve  # noqa: E402
-from rmaudit.results.summary import load_summary  # noqa: E402
-from rmaudit.store import Store, dumps  # noqa: E402
+from _smoke import parse_args
 
-WORDS = ("the quick answer covers each key point with care and a short example so a reader "
-         "can follow every step without guessing what comes next").split()
+from rmaudit.components import MetricInputs
+from rmaudit.default_plugins.metrics import BestOfN, PairwiseAccuracy, Reta, RetaCurve
+from rmaudit.results.browse import prompt_detail, prompt_failures
+from rmaudit.results.run_index import list_runs, open_for_reading
+from rmaudit.results.summary import load_summary
+from rmaudit.store import Store, dumps
+
+WORDS = (
+    "the quick answer covers each key point with care and a short example so a reader "
+    "can follow every step without guessing what comes next"
+).split()
 
 
 def key(*parts: object) -> str:
@@ -58,18 +62,43 @@ def build_db(path: Path, prompts: int, responses: int, rms: int, seed: int = 0) 
     quality = rng.normal(size=(prompts, responses))
     oracle_scores = np.clip(np.round(5.5 + 1.5 * quality, 1), 1.0, 10.0)
     fidelity = np.linspace(0.9, 0.4, rms)
-    rm_scores = [f * quality + np.sqrt(1 - f * f) * rng.normal(size=quality.shape) for f in fidelity]
+    rm_scores = [
+        f * quality + np.sqrt(1 - f * f) * rng.normal(size=quality.shape) for f in fidelity
+    ]
     with store.transaction():
-        store.runs.start({"id": run, "title": "synthetic 1M-score audit", "recipe_path": "bench.toml",
-                          "status": "done", "simulated": 1, "benchmark_id": bench,
-                          "created_at": "2025-01-01T00:00:00+00:00"},
-                         [(f"rm-{i}", k) for i, k in enumerate(rm_keys)])
-        store.items.add_benchmark({"id": bench, "title": "synthetic", "selection_key": selection,
-                                   "policy_key": policy, "per_prompt": responses,
-                                   "oracle_key": oracle, "simulated": 1, "origin": "built",
-                                   "created_at": None})
-        store.items.add_prompts((p, f"synthetic prompt {q}: explain topic {q % 37} step by step",
-                                 dumps({"topic": f"topic-{q % 12}"})) for q, p in enumerate(prompt_ids))
+        store.runs.start(
+            {
+                "id": run,
+                "title": "synthetic 1M-score audit",
+                "recipe_path": "bench.toml",
+                "status": "done",
+                "simulated": 1,
+                "benchmark_id": bench,
+                "created_at": "2025-01-01T00:00:00+00:00",
+            },
+            [(f"rm-{i}", k) for i, k in enumerate(rm_keys)],
+        )
+        store.items.add_benchmark(
+            {
+                "id": bench,
+                "title": "synthetic",
+                "selection_key": selection,
+                "policy_key": policy,
+                "per_prompt": responses,
+                "oracle_key": oracle,
+                "simulated": 1,
+                "origin": "built",
+                "created_at": None,
+            }
+        )
+        store.items.add_prompts(
+            (
+                p,
+                f"synthetic prompt {q}: explain topic {q % 37} step by step",
+                dumps({"topic": f"topic-{q % 12}"}),
+            )
+            for q, p in enumerate(prompt_ids)
+        )
         store.items.add_selection(selection, prompt_ids)
     with store.grouped_writes():
         for q, p in enumerate(prompt_ids):  # per prompt, as the runner writes its batches
@@ -78,27 +107,63 @@ def build_db(path: Path, prompts: int, responses: int, rms: int, seed: int = 0) 
             with store.transaction():
                 store.items.add_responses(
                     (r, p, policy, i, " ".join(WORDS[j % len(WORDS)] for j in range(n)), "{}")
-                    for i, (r, n) in enumerate(zip(ids, lengths)))
-                store.items.add_labels((r, oracle, score, "[]", None, None, None)
-                                       for r, score in zip(ids, oracle_scores[q].tolist()))
-                for rm_key, scores in zip(rm_keys, rm_scores):
-                    store.items.add_scores(rm_key, zip(ids, scores[q].tolist()))
-    metrics = [("reta", Reta()), ("reta-curve", RetaCurve()), ("best-of-n", BestOfN()),
-               ("pairwise-accuracy", PairwiseAccuracy())]
+                    for i, (r, n) in enumerate(zip(ids, lengths, strict=True))
+                )
+                store.items.add_labels(
+                    (r, oracle, score, "[]", None, None, None)
+                    for r, score in zip(ids, oracle_scores[q].tolist(), strict=True)
+                )
+                for rm_key, scores in zip(rm_keys, rm_scores, strict=True):
+                    store.items.add_scores(rm_key, zip(ids, scores[q].tolist(), strict=True))
+    metrics = [
+        ("reta", Reta()),
+        ("reta-curve", RetaCurve()),
+        ("best-of-n", BestOfN()),
+        ("pairwise-accuracy", PairwiseAccuracy()),
+    ]
     values, per_prompt, curves = [], [], []
-    for rm_key, scores in zip(rm_keys, rm_scores):
+    for rm_key, scores in zip(rm_keys, rm_scores, strict=True):
         inputs = MetricInputs(tuple(prompt_ids), tuple(oracle_scores), tuple(scores))
         for label, metric in metrics:
             output = metric.compute(inputs)
             for v in output.values:
-                values.append((run, rm_key, label, v.key, v.label, dumps(v.params), v.value,
-                               v.stderr, v.ci_low, v.ci_high, 1))
-                per_prompt += [(run, rm_key, label, v.key, p, float(x))
-                               for p, x in zip(prompt_ids, v.per_prompt)]
+                values.append(
+                    (
+                        run,
+                        rm_key,
+                        label,
+                        v.key,
+                        v.label,
+                        dumps(v.params),
+                        v.value,
+                        v.stderr,
+                        v.ci_low,
+                        v.ci_high,
+                        1,
+                    )
+                )
+                per_prompt += [
+                    (run, rm_key, label, v.key, p, float(x))
+                    for p, x in zip(prompt_ids, v.per_prompt, strict=True)
+                ]
             for c in output.curves:
-                curves += [(run, rm_key, label, c.key, c.label, i, c.x_label, float(c.x[i]),
-                            float(c.value[i]), float(c.stderr[i]), float(c.ci_low[i]),
-                            float(c.ci_high[i])) for i in range(len(c.x))]
+                curves += [
+                    (
+                        run,
+                        rm_key,
+                        label,
+                        c.key,
+                        c.label,
+                        i,
+                        c.x_label,
+                        float(c.x[i]),
+                        float(c.value[i]),
+                        float(c.stderr[i]),
+                        float(c.ci_low[i]),
+                        float(c.ci_high[i]),
+                    )
+                    for i in range(len(c.x))
+                ]
     store.runs.finish(run, values, per_prompt, curves, "{}", "2025-01-01T00:00:00+00:00")
     store.close()
 
@@ -152,21 +217,27 @@ def main() -> None:
     parser.add_argument("--prompts", type=int, default=1000)
     parser.add_argument("--responses", type=int, default=250)
     parser.add_argument("--rms", type=int, default=4)
-    parser.add_argument("--db", type=Path, help="reuse (or create) this DB instead of a temporary one")
+    parser.add_argument(
+        "--db", type=Path, help="reuse (or create) this DB instead of a temporary one"
+    )
     args = parse_args(parser, {"prompts": 20, "responses": 10, "rms": 2})
     with tempfile.TemporaryDirectory() as tmp:
         path = args.db or Path(tmp) / "bench.db"
         if not path.exists():
             start = time.perf_counter()
             build_db(path, args.prompts, args.responses, args.rms)
-            print(f"built {path}: {args.prompts * args.responses * args.rms:,} RM scores "
-                  f"in {time.perf_counter() - start:.1f} s ({path.stat().st_size / 2**20:.0f} MiB)")
+            print(
+                f"built {path}: {args.prompts * args.responses * args.rms:,} RM scores "
+                f"in {time.perf_counter() - start:.1f} s ({path.stat().st_size / 2**20:.0f} MiB)"
+            )
         print(f"{platform.processor() or platform.machine()}, Python {platform.python_version()}")
-        for name, function, repeats in (("leaderboard data", leaderboard, 5),
-                                        ("failure table (one RM)", failures, 5),
-                                        ("prompt detail (2 RMs)", detail, 5),
-                                        ("TUI start → leaderboard shown", tui_mount, 3)):
-            best, median = timed(lambda: function(path), repeats)
+        for name, function, repeats in (
+            ("leaderboard data", leaderboard, 5),
+            ("failure table (one RM)", failures, 5),
+            ("prompt detail (2 RMs)", detail, 5),
+            ("TUI start → leaderboard shown", tui_mount, 3),
+        ):
+            best, median = timed(partial(function, path), repeats)
             print(f"{name:<32} best {best:.3f} s   median {median:.3f} s   ({repeats} runs)")
 
 

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from _smoke import parse_args
+
 from rmaudit.benchmark.pairs import parse_hh, parse_llmbar, parse_rm_bench
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -55,12 +56,16 @@ def main(data: Path) -> int:
         balanced = result.records == records and result.parsed + len(result.rejected) == records
         all_balanced &= balanced
         reasons = ", ".join(f"{n} {reason}" for reason, n in sorted(result.reasons().items()))
-        print(f"{parser.__name__:15} {str(path.relative_to(data)):55} {records:7d} "
-              f"{result.parsed:7d} {len(result.pairs):6d}  {len(result.rejected)}"
-              f"{f' ({reasons})' if reasons else ''}{'' if balanced else '  MISMATCH'}")
+        print(
+            f"{parser.__name__:15} {str(path.relative_to(data)):55} {records:7d} "
+            f"{result.parsed:7d} {len(result.pairs):6d}  {len(result.rejected)}"
+            f"{f' ({reasons})' if reasons else ''}{'' if balanced else '  MISMATCH'}"
+        )
     print("every record accounted for" if all_balanced else "SOME RECORDS UNACCOUNTED FOR")
-    print("not checked: reward-bench-bon/ (best-of-16 outputs and AlpacaEval annotations, "
-          "not preference pairs)")
+    print(
+        "not checked: reward-bench-bon/ (best-of-16 outputs and AlpacaEval annotations, "
+        "not preference pairs)"
+    )
     return 0 if all_balanced else 1
 
 
@@ -77,9 +82,15 @@ def write_smoke_data(data: Path) -> None:
     with gzip.open(data / "rm-bench" / "total_dataset.json.gz", "wt", encoding="utf-8") as out:
         json.dump([styles, {**styles, "rejected": ["x"]}], out)
     (data / "llmbar" / "Natural").mkdir(parents=True)
-    (data / "llmbar" / "Natural" / "dataset.json").write_text(json.dumps([
-        {"input": "Q?", "output_1": "good", "output_2": "bad", "label": 1},
-        {"input": "Q?", "output_1": "good", "output_2": "bad", "label": 3}]), encoding="utf-8")
+    (data / "llmbar" / "Natural" / "dataset.json").write_text(
+        json.dumps(
+            [
+                {"input": "Q?", "output_1": "good", "output_2": "bad", "label": 1},
+                {"input": "Q?", "output_1": "good", "output_2": "bad", "label": 3},
+            ]
+        ),
+        encoding="utf-8",
+    )
 
 
 if __name__ == "__main__":

@@ -38,12 +38,19 @@ from scipy.stats import norm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
 
-from _smoke import parse_args  # noqa: E402
-from rmaudit.metrics import (accuracy, best_of_n, ece, ndr_curve,  # noqa: E402
-                             pairwise_accuracy, reta)
-from rmaudit.metrics.regret import ERROR_METRICS, regret_correlation  # noqa: E402
-from rmaudit.metrics.regret._study_inputs import check_study_pools, split_pools  # noqa: E402
-from rmaudit.metrics.regret.study import correlation_rows, pair_values  # noqa: E402
+from _smoke import parse_args
+
+from rmaudit.metrics import (
+    accuracy,
+    best_of_n,
+    ece,
+    ndr_curve,
+    pairwise_accuracy,
+    reta,
+)
+from rmaudit.metrics.regret import ERROR_METRICS, regret_correlation
+from rmaudit.metrics.regret._study_inputs import check_study_pools, split_pools
+from rmaudit.metrics.regret.study import correlation_rows, pair_values
 
 TARGET = (0.92, 0.98)
 MEAN, RHO = 5.0, 1.0 / np.sqrt(2.0)  # the means world: J ~ N(5, 1), Y = J + N(0, 1)
@@ -86,8 +93,9 @@ MEAN_METRICS = {
 def mean_truths(responses: int) -> dict[str, dict[str, float]]:
     rng = np.random.default_rng(99)
     oracle, scores = draw_means(rng, 400_000 // responses, responses)
-    finite = {eta: reta(list(oracle), list(scores), eta, bootstrap=2).value
-              for eta in (0.25, 1 / 16)}
+    finite = {
+        eta: reta(list(oracle), list(scores), eta, bootstrap=2).value for eta in (0.25, 1 / 16)
+    }
     return {
         "RETA(1/4)": {"finite-N": finite[0.25], "limit": reta_limit(0.25)},
         "RETA(1/16)": {"finite-N": finite[1 / 16], "limit": reta_limit(1 / 16)},
@@ -117,11 +125,25 @@ def means_rows(sizes, datasets, jobs):
             values = np.array([r[name] for r in results])
             for truth_label, truth in truths[name].items():
                 for interval, low, high in (
-                        ("± 1.96·stderr", values[:, 0] - 1.96 * values[:, 1],
-                         values[:, 0] + 1.96 * values[:, 1]),
-                        ("bootstrap CI", values[:, 2], values[:, 3])):
-                    rows.append(row(name, interval, f"{truth_label} {truth:.4f}", size_label,
-                                    values[:, 0], low, high, truth))
+                    (
+                        "± 1.96·stderr",
+                        values[:, 0] - 1.96 * values[:, 1],
+                        values[:, 0] + 1.96 * values[:, 1],
+                    ),
+                    ("bootstrap CI", values[:, 2], values[:, 3]),
+                ):
+                    rows.append(
+                        row(
+                            name,
+                            interval,
+                            f"{truth_label} {truth:.4f}",
+                            size_label,
+                            values[:, 0],
+                            low,
+                            high,
+                            truth,
+                        )
+                    )
     return rows
 
 
@@ -166,27 +188,48 @@ def pairs_rows(sizes, datasets, jobs):
     rows = []
     for pairs, size_label in sizes:
         for p in (0.75, 0.95):
-            values = np.array(run_all(pair_dataset, [(pairs, p, d) for d in range(datasets)],
-                                      jobs))
+            values = np.array(run_all(pair_dataset, [(pairs, p, d) for d in range(datasets)], jobs))
             for interval, low, high in (
-                    ("± 1.96·stderr", values[:, 0] - 1.96 * values[:, 1],
-                     values[:, 0] + 1.96 * values[:, 1]),
-                    ("Wilson CI", values[:, 2], values[:, 3])):
-                rows.append(row(f"pair accuracy (p = {p})", interval, f"exact {p}", size_label,
-                                values[:, 0], low, high, p))
+                (
+                    "± 1.96·stderr",
+                    values[:, 0] - 1.96 * values[:, 1],
+                    values[:, 0] + 1.96 * values[:, 1],
+                ),
+                ("Wilson CI", values[:, 2], values[:, 3]),
+            ):
+                rows.append(
+                    row(
+                        f"pair accuracy (p = {p})",
+                        interval,
+                        f"exact {p}",
+                        size_label,
+                        values[:, 0],
+                        low,
+                        high,
+                        p,
+                    )
+                )
         truths = bin_truths()
         results = run_all(reliability_dataset, [(pairs, d) for d in range(datasets)], jobs)
         hits, total, worst = 0, 0, 1.0
         for m, truth in enumerate(truths):
-            held = [covers(low[m], high[m], truth) for count, _, low, high in results
-                    if count[m] > 0]
+            held = [
+                covers(low[m], high[m], truth) for count, _, low, high in results if count[m] > 0
+            ]
             if len(held) >= datasets // 10:  # bins that a tenth of the data sets fill
                 worst = min(worst, float(np.mean(held)))
             hits, total = hits + sum(held), total + len(held)
-        rows.append({"metric": "reliability diagram, per-bin accuracy", "interval": "Wilson 95%",
-                     "truth": "exact P(correct | bin)", "size": size_label,
-                     "coverage": hits / total, "width": float("nan"),
-                     "bias": f"worst filled bin {worst:.3f}"})
+        rows.append(
+            {
+                "metric": "reliability diagram, per-bin accuracy",
+                "interval": "Wilson 95%",
+                "truth": "exact P(correct | bin)",
+                "size": size_label,
+                "coverage": hits / total,
+                "width": float("nan"),
+                "bias": f"worst filled bin {worst:.3f}",
+            }
+        )
     return rows
 
 
@@ -202,8 +245,9 @@ def regret_family(rng, prompts, responses):
     pools = {"[oracle]": oracle, "gold": gold}
     for sigma in (0.25, 0.5, 1, 2, 4, 8):
         pools[f"σ={sigma}"] = gold + sigma * rng.normal(size=oracle.shape)
-    pools["lottery"] = (gold + 0.5 * rng.normal(size=oracle.shape)
-                        + 4.0 * (rng.random(oracle.shape) < 0.1))
+    pools["lottery"] = (
+        gold + 0.5 * rng.normal(size=oracle.shape) + 4.0 * (rng.random(oracle.shape) < 0.1)
+    )
     flipped = np.where(rng.random(oracle.shape) < 0.2, -gold, gold)
     pools["flipped"] = flipped + 0.5 * rng.normal(size=oracle.shape)
     return {label: list(values) for label, values in pools.items()}
@@ -220,19 +264,26 @@ def regret_truths(responses, mode, design):
     checked, gold_labels = check_study_pools(pools, golds)
     split = split_pools(checked, design)
     n = min(pool.size for pool in next(iter(split.regret.values())))
-    error, regret = pair_values(split, gold_labels, tuple(ERROR_METRICS), n, np.ones((1, 4000)),
-                                n_bins=10, seed=0)
+    error, regret = pair_values(
+        split, gold_labels, tuple(ERROR_METRICS), n, np.ones((1, 4000)), n_bins=10, seed=0
+    )
     cells = correlation_rows(error, regret, tuple(checked), gold_labels)
-    return {cell: dict(zip(gold_labels, values[0].tolist())) for cell, values in cells.items()}
+    return {
+        cell: dict(zip(gold_labels, values[0].tolist(), strict=True))
+        for cell, values in cells.items()
+    }
 
 
 def regret_dataset(args):
     prompts, responses, mode, design, index = args
-    pools, golds = regret_inputs(regret_family(np.random.default_rng([14, index]), prompts,
-                                               responses), mode)
+    pools, golds = regret_inputs(
+        regret_family(np.random.default_rng([14, index]), prompts, responses), mode
+    )
     study = regret_correlation(pools, golds=golds, design=design, bootstrap=200, seed=index)
-    return {cell: (e.value, e.ci_low, e.ci_high, study.averaged)
-            for cell, e in study.correlation.items()}
+    return {
+        cell: (e.value, e.ci_low, e.ci_high, study.averaged)
+        for cell, e in study.correlation.items()
+    }
 
 
 def regret_rows(sizes, datasets, jobs, design="held-out-responses"):
@@ -240,17 +291,29 @@ def regret_rows(sizes, datasets, jobs, design="held-out-responses"):
     for prompts, responses, size_label in sizes:
         for mode in ("oracle", "each"):
             truths = regret_truths(responses, mode, design)
-            results = run_all(regret_dataset, [(prompts, responses, mode, design, d)
-                                              for d in range(datasets)], jobs)
+            results = run_all(
+                regret_dataset,
+                [(prompts, responses, mode, design, d) for d in range(datasets)],
+                jobs,
+            )
             for cell, per_gold in truths.items():
                 values = np.array([r[cell][:3] for r in results])
                 # the truth of each data set's cell: the mean over the golds it averaged
                 truth = np.array([np.mean([per_gold[g] for g in r[cell][3]]) for r in results])
                 statistic, metric = cell
-                rows.append(row(f"{'N×N' if mode == 'each' else 'oracle gold'}: "
-                                f"{ERROR_METRICS[metric]} · {statistic}", "bias-corrected CI",
-                                f"{truth.mean():.3f}", size_label, values[:, 0], values[:, 1],
-                                values[:, 2], truth))
+                rows.append(
+                    row(
+                        f"{'N×N' if mode == 'each' else 'oracle gold'}: "
+                        f"{ERROR_METRICS[metric]} · {statistic}",
+                        "bias-corrected CI",
+                        f"{truth.mean():.3f}",
+                        size_label,
+                        values[:, 0],
+                        values[:, 1],
+                        values[:, 2],
+                        truth,
+                    )
+                )
     return rows
 
 
@@ -260,9 +323,15 @@ def regret_rows(sizes, datasets, jobs, design="held-out-responses"):
 def row(metric, interval, truth_label, size, values, low, high, truth):
     truth = np.broadcast_to(truth, values.shape)
     held = (low - 1e-12 <= truth) & (truth <= high + 1e-12)
-    return {"metric": metric, "interval": interval, "truth": truth_label, "size": size,
-            "coverage": float(held.mean()), "width": float(np.mean(high - low)),
-            "bias": f"{np.mean(values - truth):+.4f}"}
+    return {
+        "metric": metric,
+        "interval": interval,
+        "truth": truth_label,
+        "size": size,
+        "coverage": float(held.mean()),
+        "width": float(np.mean(high - low)),
+        "bias": f"{np.mean(values - truth):+.4f}",
+    }
 
 
 def run_all(function, arguments, jobs):
@@ -273,12 +342,16 @@ def run_all(function, arguments, jobs):
 
 
 def markdown(rows) -> str:
-    lines = ["| metric | interval | truth | size | coverage | mean width | mean error |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| metric | interval | truth | size | coverage | mean width | mean error |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         flag = "" if TARGET[0] <= r["coverage"] <= TARGET[1] else " ≈"
-        lines.append(f"| {r['metric']} | {r['interval']} | {r['truth']} | {r['size']} | "
-                     f"{r['coverage']:.3f}{flag} | {r['width']:.3f} | {r['bias']} |")
+        lines.append(
+            f"| {r['metric']} | {r['interval']} | {r['truth']} | {r['size']} | "
+            f"{r['coverage']:.3f}{flag} | {r['width']:.3f} | {r['bias']} |"
+        )
     return "\n".join(lines)
 
 
@@ -294,17 +367,26 @@ def main() -> None:
     started = time.time()
     rows = []
     if args.part in ("means", "all"):
-        rows += means_rows([(24, 64, "24 prompts × 64"),
-                            (100, 256, "100 × 256 (helpful.toml)")][sizes], args.datasets, args.jobs)
+        rows += means_rows(
+            [(24, 64, "24 prompts × 64"), (100, 256, "100 × 256 (helpful.toml)")][sizes],
+            args.datasets,
+            args.jobs,
+        )
     if args.part in ("pairs", "all"):
-        rows += pairs_rows([(28, "28 pairs"), (1293, "1,293 pairs (shift.toml)")][sizes],
-                           args.datasets, args.jobs)
+        rows += pairs_rows(
+            [(28, "28 pairs"), (1293, "1,293 pairs (shift.toml)")][sizes], args.datasets, args.jobs
+        )
     if args.part in ("regret", "all"):
-        rows += regret_rows([(30, 8, "30 prompts × 8"),
-                             (120, 16, "120 × 16 (regret.toml)")][sizes], args.datasets, args.jobs)
+        rows += regret_rows(
+            [(30, 8, "30 prompts × 8"), (120, 16, "120 × 16 (regret.toml)")][sizes],
+            args.datasets,
+            args.jobs,
+        )
     table = markdown(rows)
-    footer = (f"\n\n{args.datasets} data sets per row; ≈: coverage outside "
-              f"[{TARGET[0]}, {TARGET[1]}]; {time.time() - started:.0f} s")
+    footer = (
+        f"\n\n{args.datasets} data sets per row; ≈: coverage outside "
+        f"[{TARGET[0]}, {TARGET[1]}]; {time.time() - started:.0f} s"
+    )
     print(table + footer)
     if args.out:
         args.out.write_text(table + footer + "\n", encoding="utf-8")

@@ -21,8 +21,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = ("README.md", "docs/reference/components.md", "docs/reference/cli.md",
-         "docs/data-formats.md")
+FILES = (
+    "README.md",
+    "docs/reference/components.md",
+    "docs/reference/cli.md",
+    "docs/data-formats.md",
+)
 REGENERATE = "python docs/_generate.py"
 HELP_WIDTH = 88  # columns of the rendered --help text, fixed so the output is reproducible
 
@@ -67,7 +71,9 @@ def builtin_components() -> dict[str, list[type]]:
         for entry in plugins.registered(kind):
             if entry.source == plugins.BUILTIN_SOURCE:
                 sections.setdefault(_section_of(kind, entry.cls), []).append(entry.cls)
-    return {section: sorted(classes, key=lambda cls: cls.name) for section, classes in sections.items()}
+    return {
+        section: sorted(classes, key=lambda cls: cls.name) for section, classes in sections.items()
+    }
 
 
 def _first_paragraph(doc: str | None) -> str:
@@ -130,8 +136,14 @@ def _grouped(annotation: Any) -> str:
 
 
 def _bounds(metadata: list[Any]) -> str:
-    symbols = {"ge": "≥", "gt": ">", "le": "≤", "lt": "<", "min_length": "length ≥",
-               "max_length": "length ≤"}
+    symbols = {
+        "ge": "≥",
+        "gt": ">",
+        "le": "≤",
+        "lt": "<",
+        "min_length": "length ≥",
+        "max_length": "length ≤",
+    }
     shown = []
     for constraint in metadata:
         for attribute, symbol in symbols.items():
@@ -153,8 +165,10 @@ def options_table(model: type, fields: list[str]) -> list[str]:
     for name in fields:
         field = model.model_fields[name]
         kind = _type(field.annotation) + _bounds(field.metadata)
-        lines.append(f"| `{name}` | {_cell(kind)} | {_cell(_default(field))} | "
-                     f"{_cell(field.description or '')} |")
+        lines.append(
+            f"| `{name}` | {_cell(kind)} | {_cell(_default(field))} | "
+            f"{_cell(field.description or '')} |"
+        )
     return lines
 
 
@@ -167,9 +181,14 @@ def _shared_groups(classes: list[type]) -> list[type]:
         for base in cls.Options.__mro__[1:]:
             if isinstance(base, type) and issubclass(base, BaseModel) and base is not BaseModel:
                 users[base] = users.get(base, 0) + 1
-    return sorted((base for base, count in users.items()
-                   if count >= SHARED_GROUP_MIN_USERS and len(base.model_fields) >= SHARED_GROUP_MIN_FIELDS),
-                  key=lambda base: base.__name__)
+    return sorted(
+        (
+            base
+            for base, count in users.items()
+            if count >= SHARED_GROUP_MIN_USERS and len(base.model_fields) >= SHARED_GROUP_MIN_FIELDS
+        ),
+        key=lambda base: base.__name__,
+    )
 
 
 def _anchor(text: str) -> str:
@@ -197,9 +216,12 @@ def component_reference() -> str:
             for group in groups:
                 if issubclass(cls.Options, group):
                     own = [name for name in own if name not in group.model_fields]
-                    lines += [f"Takes the [`{group.__name__}`](#{_anchor(group.__name__)}) "
-                              f"options, and:" if own else
-                              f"Takes the [`{group.__name__}`](#{_anchor(group.__name__)}) options.", ""]
+                    lines += [
+                        f"Takes the [`{group.__name__}`](#{_anchor(group.__name__)}) options, and:"
+                        if own
+                        else f"Takes the [`{group.__name__}`](#{_anchor(group.__name__)}) options.",
+                        "",
+                    ]
             if own:
                 lines += [*options_table(cls.Options, own), ""]
             elif not any(issubclass(cls.Options, group) for group in groups):
@@ -207,8 +229,14 @@ def component_reference() -> str:
     if groups:
         lines += ["## Shared options", ""]
         for group in groups:
-            lines += [f"### {group.__name__}", "", _first_paragraph(group.__doc__), "",
-                      *options_table(group, list(group.model_fields)), ""]
+            lines += [
+                f"### {group.__name__}",
+                "",
+                _first_paragraph(group.__doc__),
+                "",
+                *options_table(group, list(group.model_fields)),
+                "",
+            ]
     lines += ["## Executors", "", "Recipe slot: `[executor]` (default `local`).", ""]
     for name, model in EXECUTOR_OPTIONS.items():
         fields = [f for f in model.model_fields if f != "name"]
@@ -230,14 +258,16 @@ def _squeeze(lines: list[str]) -> list[str]:
 
 # -- CLI help ---------------------------------------------------------------------------------
 
+
 def _builtin_commands() -> list[tuple[str, Any, Any]]:
     """(full name, command, its context) for every built-in command, groups' subcommands too."""
     import click
 
     from rmaudit.cli import cli
 
-    root = click.Context(cli, info_name="rmaudit", terminal_width=HELP_WIDTH,
-                         max_content_width=HELP_WIDTH)
+    root = click.Context(
+        cli, info_name="rmaudit", terminal_width=HELP_WIDTH, max_content_width=HELP_WIDTH
+    )
     found = []
 
     def walk(group: Any, context: Any) -> None:
@@ -245,8 +275,13 @@ def _builtin_commands() -> list[tuple[str, Any, Any]]:
             command = group.get_command(context, name)
             if not command.callback or not command.callback.__module__.startswith("rmaudit."):
                 continue  # a plugin's command: not part of rmaudit's reference
-            child = click.Context(command, info_name=name, parent=context,
-                                  terminal_width=HELP_WIDTH, max_content_width=HELP_WIDTH)
+            child = click.Context(
+                command,
+                info_name=name,
+                parent=context,
+                terminal_width=HELP_WIDTH,
+                max_content_width=HELP_WIDTH,
+            )
             found.append((child.command_path, command, child))
             if isinstance(command, click.Group):
                 walk(command, child)
@@ -261,14 +296,18 @@ def _root_help() -> str:
 
     from rmaudit.cli import cli
 
-    context = click.Context(cli, info_name="rmaudit", terminal_width=HELP_WIDTH,
-                            max_content_width=HELP_WIDTH)
+    context = click.Context(
+        cli, info_name="rmaudit", terminal_width=HELP_WIDTH, max_content_width=HELP_WIDTH
+    )
     formatter = context.make_formatter()
     cli.format_usage(context, formatter)
     cli.format_help_text(context, formatter)
     click.Command.format_options(cli, context, formatter)
-    commands = [(path.removeprefix("rmaudit "), command)
-                for path, command, _ in _builtin_commands() if path.count(" ") == 1]
+    commands = [
+        (path.removeprefix("rmaudit "), command)
+        for path, command, _ in _builtin_commands()
+        if path.count(" ") == 1
+    ]
     limit = formatter.width - 6 - max(len(name) for name, _ in commands)  # as click's own help
     rows = [(name, command.get_short_help_str(limit)) for name, command in commands]
     with formatter.section("Commands"):
@@ -292,15 +331,19 @@ def commands_table(reference: str = "docs/reference/cli.md") -> str:
     for path, command, context in _builtin_commands():
         if isinstance(command, click.Group):
             continue
-        arguments = " ".join(piece for piece in command.collect_usage_pieces(context)
-                             if piece != "[OPTIONS]")
+        arguments = " ".join(
+            piece for piece in command.collect_usage_pieces(context) if piece != "[OPTIONS]"
+        )
         usage = f"{path} {arguments}".strip()
-        lines.append(f"| [`{_cell(usage)}`]({reference}#{_anchor(path)}) | "
-                     f"{_cell(_first_paragraph(command.help))} |")
+        lines.append(
+            f"| [`{_cell(usage)}`]({reference}#{_anchor(path)}) | "
+            f"{_cell(_first_paragraph(command.help))} |"
+        )
     return "\n".join(lines) + "\n"
 
 
 # -- store schema -----------------------------------------------------------------------------
+
 
 def store_schema() -> str:
     """Tables, columns, keys and indexes of a fresh store, as its migrations create it."""
@@ -314,16 +357,24 @@ def store_schema() -> str:
 
 
 def _describe_schema(db: sqlite3.Connection) -> str:
-    tables = [row[0] for row in db.execute(
-        "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' "
-        "and name not like '\\_%' escape '\\' order by rowid")]  # _sqlite_migrations: bookkeeping
+    tables = [
+        row[0]
+        for row in db.execute(
+            "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' "
+            "and name not like '\\_%' escape '\\' order by rowid"
+        )
+    ]  # _sqlite_migrations: bookkeeping
     lines: list[str] = []
     for table in tables:
         columns = db.execute(f"pragma table_info('{table}')").fetchall()
         key = [name for *_, name in sorted((pk, name) for _, name, _, _, _, pk in columns if pk)]
         lines += [f"### `{table}`", "", "| column | type | |", "|---|---|---|"]
         for _, name, kind, _, _, pk in columns:
-            role = ("primary key" if len(key) == 1 else f"primary key ({pk} of {len(key)})") if pk else ""
+            role = (
+                ("primary key" if len(key) == 1 else f"primary key ({pk} of {len(key)})")
+                if pk
+                else ""
+            )
             lines.append(f"| `{name}` | {kind} | {role} |")
         for _, index, unique, origin, _ in db.execute(f"pragma index_list('{table}')").fetchall():
             if origin != "c":
@@ -337,6 +388,7 @@ def _describe_schema(db: sqlite3.Connection) -> str:
 
 # -- running cog ------------------------------------------------------------------------------
 
+
 def run_cog(check: bool, output: typing.TextIO | None = None) -> int:
     """Regenerate (or, with ``check``, verify) every generated section; cog's exit status
     (0: done, or nothing stale).  Cog's messages and diff go to ``output`` (default: stdout)."""
@@ -346,7 +398,11 @@ def run_cog(check: bool, output: typing.TextIO | None = None) -> int:
     if output is not None:
         cog.set_output(stdout=output, stderr=output)
     arguments = ["cog", "-I", str(ROOT / "docs"), "--verbosity=1"]
-    arguments += ["--check", "--diff", f"--check-fail-msg=regenerate with: {REGENERATE}"] if check else ["-r"]
+    arguments += (
+        ["--check", "--diff", f"--check-fail-msg=regenerate with: {REGENERATE}"]
+        if check
+        else ["-r"]
+    )
     return cog.main(arguments + [str(ROOT / f) for f in FILES])
 
 

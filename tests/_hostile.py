@@ -16,8 +16,13 @@ from rmaudit.run import Runner
 from rmaudit.store import Store
 
 #: Rich/Textual markup that crashed the TUI (an unmatched close tag), made a link or an action
-MARKUP = ("[/]", "[link=file:///etc/passwd]passwd[/link]", "[@click=app.quit]quit[/]",
-          "[bold red]loud[/bold red]", "[tui]")
+MARKUP = (
+    "[/]",
+    "[link=file:///etc/passwd]passwd[/link]",
+    "[@click=app.quit]quit[/]",
+    "[bold red]loud[/bold red]",
+    "[tui]",
+)
 #: what a terminal acts on: an escape sequence, bell, carriage return, backspace, NUL
 CONTROL = "esc\x1b[31mred\x1b[0m bell\x07 cr\rback\x08 nul\x00"
 #: a right-to-left override (it reorders what follows on a terminal), a mark, Arabic text
@@ -36,9 +41,15 @@ SHOWN_CONTROL = "esc⟨U+001B⟩[31mred⟨U+001B⟩[0m bell⟨U+0007⟩ cr⟨U+0
 SHOWN_BIDI = "⟨U+202E⟩evil⟨U+202C⟩ ⟨U+200F⟩mark مرحبا"
 
 #: the RMs' labels (each unique); the first starts with markup so a table shows it whole
-LABELS = (f"{MARKUP[0]} {MARKUP[1]} {MARKUP[2]} {EMOJI}", f"{MATHTEXT} {MARKDOWN}",
-          f"{CONTROL} {BIDI}", "long " + LONG)
-TITLE = f"{MARKUP[1]} {MARKUP[2]} {MARKUP[0]} {MARKUP[3]} {MARKUP[4]} {CONTROL} {BIDI} {EMOJI} {MATHTEXT} {LONG}"
+LABELS = (
+    f"{MARKUP[0]} {MARKUP[1]} {MARKUP[2]} {EMOJI}",
+    f"{MATHTEXT} {MARKDOWN}",
+    f"{CONTROL} {BIDI}",
+    "long " + LONG,
+)
+TITLE = " ".join(
+    (MARKUP[1], MARKUP[2], MARKUP[0], MARKUP[3], MARKUP[4], CONTROL, BIDI, EMOJI, MATHTEXT, LONG)
+)
 SUBSETS = (MARKUP[0] + " subset", MARKUP[2] + " " + EMOJI)
 
 
@@ -48,12 +59,15 @@ def toml_string(text: str) -> str:
 
 
 def _recipe(pairs_file: Path) -> str:
-    rms = "\n".join(f"""
+    rms = "\n".join(
+        f"""
         [[reward_models]]
         label = {toml_string(label)}
         name = "simulated-rm"
         seed = {seed}
-        """ for seed, label in enumerate(LABELS, start=1))
+        """
+        for seed, label in enumerate(LABELS, start=1)
+    )
     return textwrap.dedent(f"""
         title = {toml_string(TITLE)}
         [prompts.source]
@@ -96,12 +110,26 @@ def _recipe(pairs_file: Path) -> str:
 def hostile_recipe(folder: Path) -> Path:
     """The hostile recipe and its pair file, written into ``folder``."""
     pairs = folder / "pairs.jsonl"
-    records = [{"prompt": ALL, "chosen": f"{ALL} chosen", "rejected": f"{LONG} rejected",
-                "subset": SUBSETS[0]},
-               {"prompt": f"{LONG} prompt", "chosen": f"{CONTROL} chosen",
-                "rejected": f"{MARKUP[1]} rejected", "subset": SUBSETS[1]},
-               {"prompt": f"{EMOJI} {BIDI}", "chosen": MARKDOWN, "rejected": MATHTEXT,
-                "subset": SUBSETS[0]}]
+    records = [
+        {
+            "prompt": ALL,
+            "chosen": f"{ALL} chosen",
+            "rejected": f"{LONG} rejected",
+            "subset": SUBSETS[0],
+        },
+        {
+            "prompt": f"{LONG} prompt",
+            "chosen": f"{CONTROL} chosen",
+            "rejected": f"{MARKUP[1]} rejected",
+            "subset": SUBSETS[1],
+        },
+        {
+            "prompt": f"{EMOJI} {BIDI}",
+            "chosen": MARKDOWN,
+            "rejected": MATHTEXT,
+            "subset": SUBSETS[0],
+        },
+    ]
     pairs.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     recipe = folder / "hostile.toml"
     recipe.write_text(_recipe(pairs), encoding="utf-8")
@@ -119,8 +147,11 @@ def hostile_audit(folder: Path) -> Path:
         store.close()
     conn = sqlite3.connect(db)
     with conn:  # the benchmark's prompts and responses, as a model or a data file could write them
-        conn.execute("""update prompts set text = ? || ' ' || id where id in
-                        (select prompt_id from selections)""", [ALL])
+        conn.execute(
+            """update prompts set text = ? || ' ' || id where id in
+                        (select prompt_id from selections)""",
+            [ALL],
+        )
         conn.execute("update responses set text = ? where sample_index = 0", [ALL])
         conn.execute("update responses set text = ? where sample_index = 1", [LONG])
     conn.close()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
-from contextlib import asynccontextmanager
 import textwrap
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from rmaudit.recipe import load_recipe
@@ -108,11 +108,15 @@ def metric_rows(db_path: Path, run_id: str | None = None) -> list[tuple]:
     conn = sqlite3.connect(db_path)
     try:
         if run_id is None:
-            run_id = conn.execute("select id from runs order by created_at desc, rowid desc").fetchone()[0]
+            run_id = conn.execute(
+                "select id from runs order by created_at desc, rowid desc"
+            ).fetchone()[0]
         return conn.execute(
             """select m.label, r.metric, r.key, r.value, r.stderr from metric_results r
                join run_reward_models m on m.run_id = r.run_id and m.rm_key = r.rm_key
-               where r.run_id = ? order by m.label, r.metric, r.key""", [run_id]).fetchall()
+               where r.run_id = ? order by m.label, r.metric, r.key""",
+            [run_id],
+        ).fetchall()
     finally:
         conn.close()
 

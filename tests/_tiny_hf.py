@@ -31,22 +31,39 @@ CORPUS = [
 ]
 
 #: Chat template of the GPT-2 tokenizer (role markers are special tokens).
-TURN_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}{{ eos_token }}\n"
-                 "{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
+TURN_TEMPLATE = (
+    "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}{{ eos_token }}\n"
+    "{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
 #: Llama-2-style chat template: BOS, [INST] ... [/INST] answer EOS.
-INST_TEMPLATE = ("{{ bos_token }}{% for m in messages %}{% if m['role'] == 'user' %}"
-                 "[INST] {{ m['content'] }} [/INST]{% else %} {{ m['content'] }}{{ eos_token }}"
-                 "{% endif %}{% endfor %}")
+INST_TEMPLATE = (
+    "{{ bos_token }}{% for m in messages %}{% if m['role'] == 'user' %}"
+    "[INST] {{ m['content'] }} [/INST]{% else %} {{ m['content'] }}{{ eos_token }}"
+    "{% endif %}{% endfor %}"
+)
 
-SPECIAL = ["<pad>", "<s>", "</s>", "[CLS]", "[SEP]", "<|user|>", "<|assistant|>", "[INST]", "[/INST]"]
+SPECIAL = [
+    "<pad>",
+    "<s>",
+    "</s>",
+    "[CLS]",
+    "[SEP]",
+    "<|user|>",
+    "<|assistant|>",
+    "[INST]",
+    "[/INST]",
+]
 
 
 def _bpe(vocab_size: int) -> Tokenizer:
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIAL,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tokenizer.train_from_iterator(CORPUS, trainer)
     return tokenizer
 
@@ -58,17 +75,28 @@ def tokenizer(kind: str, vocab_size: int = 400) -> transformers.PreTrainedTokeni
     backend = _bpe(vocab_size)
     kwargs = {"bos_token": "<s>", "eos_token": "</s>"}
     if kind == "turns":
-        kwargs.update(pad_token="<pad>", chat_template=TURN_TEMPLATE,
-                      model_input_names=["input_ids", "attention_mask"])
+        kwargs.update(
+            pad_token="<pad>",
+            chat_template=TURN_TEMPLATE,
+            model_input_names=["input_ids", "attention_mask"],
+        )
     elif kind == "inst":
-        kwargs.update(chat_template=INST_TEMPLATE, model_input_names=["input_ids", "attention_mask"])
+        kwargs.update(
+            chat_template=INST_TEMPLATE, model_input_names=["input_ids", "attention_mask"]
+        )
     elif kind == "pair":
         cls, sep = backend.token_to_id("[CLS]"), backend.token_to_id("[SEP]")
         backend.post_processor = processors.TemplateProcessing(
-            single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-            special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
-        kwargs.update(pad_token="<pad>", cls_token="[CLS]", sep_token="[SEP]",
-                      model_input_names=["input_ids", "token_type_ids", "attention_mask"])
+            single="[CLS] $A [SEP]",
+            pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+            special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
+        )
+        kwargs.update(
+            pad_token="<pad>",
+            cls_token="[CLS]",
+            sep_token="[SEP]",
+            model_input_names=["input_ids", "token_type_ids", "attention_mask"],
+        )
     else:
         raise ValueError(kind)
     return transformers.PreTrainedTokenizerFast(tokenizer_object=backend, **kwargs)
@@ -87,23 +115,42 @@ MODELS = {
 
 
 def _config(family: str, tok, num_labels: int) -> transformers.PretrainedConfig:
-    common = {"vocab_size": len(tok), "bos_token_id": tok.bos_token_id,
-              "eos_token_id": tok.eos_token_id, "pad_token_id": tok.pad_token_id,
-              "num_labels": num_labels}
+    common = {
+        "vocab_size": len(tok),
+        "bos_token_id": tok.bos_token_id,
+        "eos_token_id": tok.eos_token_id,
+        "pad_token_id": tok.pad_token_id,
+        "num_labels": num_labels,
+    }
     if family == "gpt2":
         # a wide init so that scores spread over O(1) and a 1e-5 tolerance means something
-        return transformers.GPT2Config(n_embd=32, n_layer=2, n_head=2, n_positions=256,
-                                       initializer_range=0.5, **common)
+        return transformers.GPT2Config(
+            n_embd=32, n_layer=2, n_head=2, n_positions=256, initializer_range=0.5, **common
+        )
     if family == "llama":
-        return transformers.LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                        num_attention_heads=4, num_key_value_heads=2,
-                                        max_position_embeddings=256, initializer_range=0.5,
-                                        **common)
-    return transformers.DebertaV2Config(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                        num_attention_heads=2, max_position_embeddings=256,
-                                        type_vocab_size=2, relative_attention=True,
-                                        position_buckets=32, pos_att_type=["p2c", "c2p"],
-                                        initializer_range=0.5, **common)
+        return transformers.LlamaConfig(
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=256,
+            initializer_range=0.5,
+            **common,
+        )
+    return transformers.DebertaV2Config(
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        max_position_embeddings=256,
+        type_vocab_size=2,
+        relative_attention=True,
+        position_buckets=32,
+        pos_att_type=["p2c", "c2p"],
+        initializer_range=0.5,
+        **common,
+    )
 
 
 def build(name: str, folder: Path) -> Path:
@@ -130,12 +177,22 @@ def build_seq2seq(folder: Path, name: str = "bart-mt", seed: int = 8) -> Path:
     tok.add_special_tokens({"additional_special_tokens": LANGUAGE_TOKENS})
     torch.manual_seed(seed)
     config = transformers.BartConfig(
-        vocab_size=len(tok), d_model=32, encoder_layers=1, decoder_layers=1,
-        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
-        decoder_ffn_dim=64, max_position_embeddings=256, init_std=0.5,
-        pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
-        eos_token_id=tok.eos_token_id, decoder_start_token_id=tok.eos_token_id,
-        forced_eos_token_id=None)
+        vocab_size=len(tok),
+        d_model=32,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_position_embeddings=256,
+        init_std=0.5,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+        decoder_start_token_id=tok.eos_token_id,
+        forced_eos_token_id=None,
+    )
     model = transformers.BartForConditionalGeneration(config)
     path = folder / name
     model.save_pretrained(path)

@@ -19,8 +19,9 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 threadpool_limits(1)
 
-from _support import SMALL_RECIPE
-from rmaudit.cli import main
+from _support import SMALL_RECIPE  # noqa: E402
+
+from rmaudit.cli import main  # noqa: E402
 
 
 @dataclass

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rmaudit.results.ablation import normalizer_ablation, response_perplexity
 from rmaudit.components.keys import prompt_id, response_id
 from rmaudit.metrics import reta
+from rmaudit.results.ablation import normalizer_ablation, response_perplexity
 from rmaudit.store import Store
 
 PROMPTS, N = 8, 8
@@ -28,8 +28,20 @@ def write_run(tmp_path, rmaudit, *, perplexity: bool = True):
     responses by quality perfectly on even prompts and half-reversed on odd ones, so its
     per-prompt reliability does not depend on the prompt's scale."""
     rng = np.random.default_rng(0)
-    lines = [json.dumps({"format": "rmaudit-benchmark", "format_version": 1, "benchmark": {
-        "title": "tiny", "policy_key": POLICY, "oracle_key": ORACLE, "simulated": False}})]
+    lines = [
+        json.dumps(
+            {
+                "format": "rmaudit-benchmark",
+                "format_version": 1,
+                "benchmark": {
+                    "title": "tiny",
+                    "policy_key": POLICY,
+                    "oracle_key": ORACLE,
+                    "simulated": False,
+                },
+            }
+        )
+    ]
     scores = []
     for q in range(PROMPTS):
         text = f"Question {q}?"
@@ -38,18 +50,29 @@ def write_run(tmp_path, rmaudit, *, perplexity: bool = True):
         responses = []
         for i in range(N):
             meta = {"perplexity": ppl + (0.5 if i % 2 else -0.5)} if perplexity else {}
-            responses.append({"sample_index": i, "text": f"answer {q}.{i}", "meta": meta,
-                              "label": {"score": 2.0 ** q * quality[i]}})
+            responses.append(
+                {
+                    "sample_index": i,
+                    "text": f"answer {q}.{i}",
+                    "meta": meta,
+                    "label": {"score": 2.0**q * quality[i]},
+                }
+            )
             rank_signal = quality[i] if q % 2 == 0 else -abs(quality[i] - N / 2)
-            scores.append({"response_id": response_id(POLICY, prompt_id(text), i),
-                           "score": float(rank_signal)})
+            scores.append(
+                {
+                    "response_id": response_id(POLICY, prompt_id(text), i),
+                    "score": float(rank_signal),
+                }
+            )
         lines.append(json.dumps({"prompt": {"text": text}, "responses": responses}))
     (tmp_path / "bench.jsonl").write_text("\n".join(lines) + "\n")
     (tmp_path / "scores.jsonl").write_text("".join(json.dumps(s) + "\n" for s in scores))
     (tmp_path / "recipe.toml").write_text(
         'title = "ablation"\n[benchmark]\nfile = "bench.jsonl"\n'
         '[[reward_models]]\nlabel = "filed"\nname = "scores-file"\npath = "scores.jsonl"\n'
-        '[[metrics]]\nname = "reta"\neta = 0.25\n')
+        '[[metrics]]\nname = "reta"\neta = 0.25\n'
+    )
     db = tmp_path / "run.db"
     result = rmaudit("run", str(tmp_path / "recipe.toml"), "--db", str(db))
     assert result.code == 0, result.err
@@ -68,7 +91,9 @@ def test_normalization_removes_the_correlation_with_prompt_perplexity(tmp_path, 
                 """select l.score, y.score from responses r
                    join oracle_labels l on l.response_id = r.id
                    join rm_scores y on y.response_id = r.id
-                   where r.prompt_id = ? order by r.sample_index""", [pid]).fetchall()
+                   where r.prompt_id = ? order by r.sample_index""",
+                [pid],
+            ).fetchall()
             oracle.append(np.array([j for j, _ in rows]))
             scores.append(np.array([y for _, y in rows]))
     finally:
@@ -112,7 +137,7 @@ def test_a_run_without_perplexities_or_rms_says_why(tmp_path, rmaudit):
 
 def test_response_perplexity_of_multi_turn_answers_pools_their_tokens():
     assert response_perplexity({"perplexity": 3.0}) == 3.0
-    assert response_perplexity({"logprob": -4.0, "new_tokens": 2}) == pytest.approx(math.e ** 2)
+    assert response_perplexity({"logprob": -4.0, "new_tokens": 2}) == pytest.approx(math.e**2)
     both = {"perplexity": 9.0, "turn_logprobs": [-1.0, -5.0], "turn_new_tokens": [1, 2]}
     assert response_perplexity(both) == pytest.approx(math.exp(6 / 3))
     assert response_perplexity({"model": "m"}) is None

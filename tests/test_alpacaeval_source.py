@@ -26,8 +26,11 @@ from rmaudit.recipe import load_recipe
 OUTPUTS, LABELLED, PROMPTS = 8, 6, 5
 
 
-def made_up_files(folder, output_name=lambda k: f"policy.{k}.json" + (".gz" if k % 2 else ""),
-                  annotations_name=lambda k: f"ann/policy.{k}.annotations.json"):
+def made_up_files(
+    folder,
+    output_name=lambda k: f"policy.{k}.json" + (".gz" if k % 2 else ""),
+    annotations_name=lambda k: f"ann/policy.{k}.annotations.json",
+):
     """The files (named by sample K; a name ending .gz is gzip-compressed), and per prompt the
     (length, preference) of each labelled sample."""
     outputs = {k: [] for k in range(OUTPUTS)}
@@ -37,18 +40,34 @@ def made_up_files(folder, output_name=lambda k: f"policy.{k}.json" + (".gz" if k
         instruction = f"Question {q}: how?"
         rows = []
         for k in range(OUTPUTS):
-            text = "same answer" if (q == 0 and k in (1, 2)) else "x" * (3 + (k * 7 + q) % 5) + f" {q}"
-            outputs[k].append({"instruction": instruction, "output": text,
-                               "generator": f"policy.{k}", "dataset": "made-up"})
+            text = (
+                "same answer" if (q == 0 and k in (1, 2)) else "x" * (3 + (k * 7 + q) % 5) + f" {q}"
+            )
+            outputs[k].append(
+                {
+                    "instruction": instruction,
+                    "output": text,
+                    "generator": f"policy.{k}",
+                    "dataset": "made-up",
+                }
+            )
             if k < LABELLED:
                 preference = 1.5 if q == 1 else 1.0 + ((k * 3 + q) % 7) / 7
-                annotations[k].append({"instruction": instruction, "output_1": "reference",
-                                       "output_2": text, "generator_2": f"policy.{k}",
-                                       "preference": preference, "annotator": "made_up_judge"})
+                annotations[k].append(
+                    {
+                        "instruction": instruction,
+                        "output_1": "reference",
+                        "output_2": text,
+                        "generator_2": f"policy.{k}",
+                        "preference": preference,
+                        "annotator": "made_up_judge",
+                    }
+                )
                 rows.append((len(text), preference))
         truth.append(rows)
-    for records, name in ([(outputs[k], output_name(k)) for k in range(OUTPUTS)]
-                          + [(annotations[k], annotations_name(k)) for k in range(LABELLED)]):
+    for records, name in [(outputs[k], output_name(k)) for k in range(OUTPUTS)] + [
+        (annotations[k], annotations_name(k)) for k in range(LABELLED)
+    ]:
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         data = json.dumps(records).encode()
@@ -136,11 +155,16 @@ def audited(tmp_path, rmaudit):
     assert result.code == 0, result.err
     with sqlite3.connect(db) as con:
         labels = dict(con.execute("select label, rm_key from run_reward_models"))
-        values = {(rm, key): (v, se) for rm, key, v, se in con.execute(
-            "select rm_key, key, value, stderr from metric_results")}
+        values = {
+            (rm, key): (v, se)
+            for rm, key, v, se in con.execute(
+                "select rm_key, key, value, stderr from metric_results"
+            )
+        }
         failures = con.execute("select stage, item_id, error from failures").fetchall()
-        per_prompt = con.execute("select count(*) from per_prompt_results where metric = "
-                                 "'pairwise-accuracy'").fetchone()[0]
+        per_prompt = con.execute(
+            "select count(*) from per_prompt_results where metric = 'pairwise-accuracy'"
+        ).fetchone()[0]
     return truth, labels, values, failures, per_prompt, result
 
 
@@ -159,7 +183,8 @@ def test_a_prompt_with_equal_labels_is_skipped_counted_and_recorded(audited):
     kept = [brute_pairwise(rows) for rows in truth if brute_pairwise(rows) is not None]
     assert len(kept) == PROMPTS - 1  # prompt 1: all annotations equal
     assert values[(labels["length"], "pairwise_accuracy")][0] == pytest.approx(
-        statistics.fmean(kept), abs=1e-12)
+        statistics.fmean(kept), abs=1e-12
+    )
     skipped = [f for f in failures if f[0] == "metrics: skipped prompts"]
     assert len(skipped) == 1 and "pairwise-accuracy: all oracle scores equal" in skipped[0][2]
     assert per_prompt == 2 * (PROMPTS - 1)  # two RMs, the skipped prompt has no value
@@ -189,15 +214,21 @@ def test_conflicting_annotations_of_one_response_are_an_error(tmp_path):
     path.write_text(json.dumps(rows))
     recipe = tmp_path / "bon.toml"
     recipe.write_text(RECIPE)
-    with pytest.raises(BadInput, match=r"policy\.0\.annotations\.json:record 6: preference: "
-                                       r"two different preferences .* at .*:record 1\)"):
+    with pytest.raises(
+        BadInput,
+        match=r"policy\.0\.annotations\.json:record 6: preference: "
+        r"two different preferences .* at .*:record 1\)",
+    ):
         load_recipe(recipe).benchmark_source.build().load()
 
 
 def test_a_missing_root_names_the_path_and_what_to_download(tmp_path, rmaudit):
     recipe = tmp_path / "bon.toml"
-    recipe.write_text(RECIPE.replace('root = "data"', 'root = "nowhere"\nmissing_hint = '
-                                     '"download the bon_eval files there"'))
+    recipe.write_text(
+        RECIPE.replace(
+            'root = "data"', 'root = "nowhere"\nmissing_hint = "download the bon_eval files there"'
+        )
+    )
     result = rmaudit("run", str(recipe), "--db", str(tmp_path / "x.db"))
     assert result.code == 2
     line = result.err.strip()
@@ -207,8 +238,10 @@ def test_a_missing_root_names_the_path_and_what_to_download(tmp_path, rmaudit):
 
 
 def test_the_baselines_score_length_and_a_seeded_random():
-    batch = [(Prompt("p", "q"), Response(f"r{i}", "p", i, text))
-             for i, text in enumerate(["a b", "ccc dd e", "  é  "])]
+    batch = [
+        (Prompt("p", "q"), Response(f"r{i}", "p", i, text))
+        for i, text in enumerate(["a b", "ccc dd e", "  é  "])
+    ]
     assert Length().score(batch) == [3.0, 8.0, 5.0]
     assert Length(LengthOptions(unit="words")).score(batch) == [2.0, 3.0, 1.0]
     first = RandomScore(RandomOptions(seed=1)).score(batch)
@@ -226,5 +259,7 @@ def test_dry_run_warns_of_skipped_prompts_before_any_work(tmp_path, rmaudit):
     recipe.write_text(RECIPE)
     result = rmaudit("run", str(recipe), "--db", str(tmp_path / "plan.db"), "--dry-run")
     assert result.code == 0, result.err
-    assert "warning: pairwise-accuracy: 1 of 5 prompts skipped: all oracle scores equal" in result.err
+    assert (
+        "warning: pairwise-accuracy: 1 of 5 prompts skipped: all oracle scores equal" in result.err
+    )
     assert not (tmp_path / "plan.db").exists()

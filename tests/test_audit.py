@@ -12,21 +12,32 @@ from pathlib import Path
 
 import pytest
 
-from rmaudit.errors import BadInput
 from rmaudit.components.keys import prompt_id, text_response_id
+from rmaudit.errors import BadInput
 from rmaudit.suites import SUITES
 from rmaudit.suites.build import to_toml
 from rmaudit.suites.models import model_tables
 
-LLMBAR_FOLDERS = ("Natural", "Adversarial/Neighbor", "Adversarial/GPTInst", "Adversarial/GPTOut",
-                  "Adversarial/Manual")
+LLMBAR_FOLDERS = (
+    "Natural",
+    "Adversarial/Neighbor",
+    "Adversarial/GPTInst",
+    "Adversarial/GPTOut",
+    "Adversarial/Manual",
+)
 
 
 def llmbar_records(folder: str) -> list[dict]:
     """Three pairs per subset; label alternates, lengths differ so a length RM is not 50%."""
-    return [{"input": f"{folder} question {i}?", "output_1": "yes" + " indeed" * i,
-             "output_2": f"a longer answer number {i} " * (1 + i % 2), "label": 1 + i % 2}
-            for i in range(3)]
+    return [
+        {
+            "input": f"{folder} question {i}?",
+            "output_1": "yes" + " indeed" * i,
+            "output_2": f"a longer answer number {i} " * (1 + i % 2),
+            "label": 1 + i % 2,
+        }
+        for i in range(3)
+    ]
 
 
 def write_llmbar(root: Path) -> list[tuple[str, str, str]]:
@@ -38,7 +49,11 @@ def write_llmbar(root: Path) -> list[tuple[str, str, str]]:
         records = llmbar_records(folder)
         path.write_text(json.dumps(records), encoding="utf-8")
         for r in records:
-            good, bad = (r["output_1"], r["output_2"]) if r["label"] == 1 else (r["output_2"], r["output_1"])
+            good, bad = (
+                (r["output_1"], r["output_2"])
+                if r["label"] == 1
+                else (r["output_2"], r["output_1"])
+            )
             pairs.append((r["input"], good, bad))
     return pairs
 
@@ -49,8 +64,12 @@ def length_scores(path: Path, pairs: list[tuple[str, str, str]]) -> Path:
     for prompt, *responses in pairs:
         for text in responses:
             rid = text_response_id(prompt_id(prompt), text)
-            rows[rid] = {"response_id": rid, "prompt": prompt, "response": text,
-                         "score": float(len(text))}
+            rows[rid] = {
+                "response_id": rid,
+                "prompt": prompt,
+                "response": text,
+                "score": float(len(text)),
+            }
     path.write_text("".join(json.dumps(r) + "\n" for r in rows.values()), encoding="utf-8")
     return path
 
@@ -67,11 +86,22 @@ def llmbar(tmp_path):
     return data, pairs, length_scores(tmp_path / "lengths.jsonl", pairs)
 
 
-def test_llmbar_suite_accuracy_matches_brute_force_and_rerun_scores_nothing(rmaudit, llmbar, tmp_path):
+def test_llmbar_suite_accuracy_matches_brute_force_and_rerun_scores_nothing(
+    rmaudit, llmbar, tmp_path
+):
     data, pairs, scores = llmbar
     db = tmp_path / "audit.db"
-    first = rmaudit("audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data),
-                    "--db", str(db), "--json")
+    first = rmaudit(
+        "audit",
+        f"scores:{scores}",
+        "--suite",
+        "llmbar",
+        "--data-dir",
+        str(data),
+        "--db",
+        str(db),
+        "--json",
+    )
     assert first.code == 0, first.err
     result = json.loads(first.out)
     (suite,) = result["suites"]
@@ -79,8 +109,17 @@ def test_llmbar_suite_accuracy_matches_brute_force_and_rerun_scores_nothing(rmau
     model = next(m for m in suite["models"] if m["label"] == "lengths")
     assert model["metrics"]["accuracy"] == pytest.approx(brute_accuracy(pairs))
     assert "new work: 15 pairs" in first.err
-    again = rmaudit("audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data),
-                    "--db", str(db), "--json")
+    again = rmaudit(
+        "audit",
+        f"scores:{scores}",
+        "--suite",
+        "llmbar",
+        "--data-dir",
+        str(data),
+        "--db",
+        str(db),
+        "--json",
+    )
     assert again.code == 0, again.err
     assert "new work: none" in again.err
     assert json.loads(again.out)["suites"][0]["models"] == suite["models"]
@@ -88,8 +127,9 @@ def test_llmbar_suite_accuracy_matches_brute_force_and_rerun_scores_nothing(rmau
 
 def test_printed_recipe_runs_as_a_recipe_with_the_same_numbers(rmaudit, llmbar, tmp_path):
     data, pairs, scores = llmbar
-    printed = rmaudit("audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data),
-                      "--print-recipe")
+    printed = rmaudit(
+        "audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data), "--print-recipe"
+    )
     assert printed.code == 0, printed.err
     recipe = tmp_path / "llmbar.toml"
     recipe.write_text(printed.out, encoding="utf-8")
@@ -100,27 +140,50 @@ def test_printed_recipe_runs_as_a_recipe_with_the_same_numbers(rmaudit, llmbar, 
     assert f"{brute_accuracy(pairs):.4f}" in row
 
 
-def test_default_runs_every_suite_with_data_and_skips_the_rest(rmaudit, llmbar, tmp_path, monkeypatch):
+def test_default_runs_every_suite_with_data_and_skips_the_rest(
+    rmaudit, llmbar, tmp_path, monkeypatch
+):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     data, _, scores = llmbar
-    done = rmaudit("audit", f"scores:{scores}", "--data-dir", str(data), "--db",
-                   str(tmp_path / "a.db"), "--json")
+    done = rmaudit(
+        "audit",
+        f"scores:{scores}",
+        "--data-dir",
+        str(data),
+        "--db",
+        str(tmp_path / "a.db"),
+        "--json",
+    )
     assert done.code == 0, done.err
     assert [s["suite"] for s in json.loads(done.out)["suites"]] == ["llmbar"]
     for name in ("rewardbench", "rm-bench", "hh"):
         assert f"skipped suite {name}: no data found" in done.err
 
 
-def test_missing_data_of_a_named_suite_is_one_line_and_exit_2(rmaudit, llmbar, tmp_path, monkeypatch):
+def test_missing_data_of_a_named_suite_is_one_line_and_exit_2(
+    rmaudit, llmbar, tmp_path, monkeypatch
+):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     _, _, scores = llmbar
     db = tmp_path / "none.db"
-    for suite, fetch in (("rm-bench", "github.com/THU-KEG/RM-Bench"),
-                         ("rewardbench", "hf.co/datasets/allenai/reward-bench")):
-        done = rmaudit("audit", f"scores:{scores}", "--suite", "llmbar", "--suite", suite,
-                       "--data-dir", str(tmp_path / "data"), "--db", str(db))
+    for suite, fetch in (
+        ("rm-bench", "github.com/THU-KEG/RM-Bench"),
+        ("rewardbench", "hf.co/datasets/allenai/reward-bench"),
+    ):
+        done = rmaudit(
+            "audit",
+            f"scores:{scores}",
+            "--suite",
+            "llmbar",
+            "--suite",
+            suite,
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--db",
+            str(db),
+        )
         assert done.code == 2
         assert len(done.err.strip().splitlines()) == 1
         assert f"no data for suite {suite!r}" in done.err and fetch in done.err
@@ -136,10 +199,26 @@ def rewardbench_cache(cache: Path, commit: str) -> list[tuple[str, str, str]]:
     path.parent.mkdir(parents=True)
     (repo / "refs").mkdir()
     (repo / "refs" / "main").write_text(commit)
-    rows = [{"prompt": f"q{i}", "chosen": "good " * (1 + i % 3), "rejected": "bad " * (2 - i % 2),
-             "subset": subset, "id": i}
-            for i, subset in enumerate(["alpacaeval-easy", "mt-bench-hard", "refusals-dangerous",
-                                        "math-prm", "hep-python", "llmbar-natural"] * 2)]
+    rows = [
+        {
+            "prompt": f"q{i}",
+            "chosen": "good " * (1 + i % 3),
+            "rejected": "bad " * (2 - i % 2),
+            "subset": subset,
+            "id": i,
+        }
+        for i, subset in enumerate(
+            [
+                "alpacaeval-easy",
+                "mt-bench-hard",
+                "refusals-dangerous",
+                "math-prm",
+                "hep-python",
+                "llmbar-natural",
+            ]
+            * 2
+        )
+    ]
     parquet.write_table(pa.Table.from_pylist(rows), path)
     return [(r["prompt"], r["chosen"], r["rejected"]) for r in rows]
 
@@ -150,8 +229,15 @@ def test_rewardbench_from_the_hub_cache_offline_records_the_commit(rmaudit, tmp_
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     scores = length_scores(tmp_path / "lengths.jsonl", pairs)
-    done = rmaudit("audit", f"scores:{scores}", "--suite", "rewardbench", "--db",
-                   str(tmp_path / "rb.db"), "--json")
+    done = rmaudit(
+        "audit",
+        f"scores:{scores}",
+        "--suite",
+        "rewardbench",
+        "--db",
+        str(tmp_path / "rb.db"),
+        "--json",
+    )
     assert done.code == 0, done.err
     (suite,) = json.loads(done.out)["suites"]
     assert suite["data"] == f"hf.co/datasets/allenai/reward-bench@{commit}"
@@ -160,7 +246,9 @@ def test_rewardbench_from_the_hub_cache_offline_records_the_commit(rmaudit, tmp_
     assert 0 <= model["metrics"]["section score"] <= 1
 
 
-def test_list_suites_says_what_each_measures_and_where_its_data_is(rmaudit, llmbar, monkeypatch, tmp_path):
+def test_list_suites_says_what_each_measures_and_where_its_data_is(
+    rmaudit, llmbar, monkeypatch, tmp_path
+):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
     data, _, _ = llmbar
     done = rmaudit("audit", "--list-suites", "--data-dir", str(data))
@@ -174,8 +262,18 @@ def test_report_writes_each_suite_and_an_index(rmaudit, llmbar, tmp_path):
     pytest.importorskip("matplotlib")
     data, _, scores = llmbar
     out = tmp_path / "report"
-    done = rmaudit("audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data),
-                   "--db", str(tmp_path / "r.db"), "--report", str(out))
+    done = rmaudit(
+        "audit",
+        f"scores:{scores}",
+        "--suite",
+        "llmbar",
+        "--data-dir",
+        str(data),
+        "--db",
+        str(tmp_path / "r.db"),
+        "--report",
+        str(out),
+    )
     assert done.code == 0, done.err
     assert (out / "llmbar" / "report.md").is_file()
     index = (out / "report.md").read_text(encoding="utf-8")
@@ -185,11 +283,18 @@ def test_report_writes_each_suite_and_an_index(rmaudit, llmbar, tmp_path):
 def test_model_arguments_become_reward_model_tables(tmp_path):
     folder = tmp_path / "my-rm"
     folder.mkdir()
-    tables = model_tables([str(folder), "org/rm", str(folder)], {"max_length": 64, "dtype": None,
-                                                                 "trust_remote_code": False}, None)
+    tables = model_tables(
+        [str(folder), "org/rm", str(folder)],
+        {"max_length": 64, "dtype": None, "trust_remote_code": False},
+        None,
+    )
     assert [t["label"] for t in tables[:3]] == ["my-rm", "org/rm", "my-rm (2)"]
-    assert tables[0] == {"label": "my-rm", "name": "hf-classifier", "model": str(folder.resolve()),
-                         "max_length": 64}
+    assert tables[0] == {
+        "label": "my-rm",
+        "name": "hf-classifier",
+        "model": str(folder.resolve()),
+        "max_length": 64,
+    }
     (dpo,) = model_tables(["org/policy"], {}, "org/ref")[:1]
     assert dpo["name"] == "dpo-implicit" and dpo["reference"] == "org/ref"
     with pytest.raises(BadInput, match="--max-length"):
@@ -199,11 +304,20 @@ def test_model_arguments_become_reward_model_tables(tmp_path):
 
 
 def test_toml_writer_round_trips_what_a_suite_recipe_holds():
-    table = {"title": 'quotes " and \\ and\nnewline, ünïcode ☃', "batch_size": 8,
-             "pairs": {"source": {"name": "combined-pairs", "sample": None, "ratio": 0.25,
-                                  "sources": [{"name": "a", "flag": True}, {"name": "b", "xs": [1, 2]}]},
-                       "shift": {"perturber": {"name": "word-perturb"}}},
-             "reward_models": [{"label": "odd key", "name": "x", "weird-key.x": 1}]}
+    table = {
+        "title": 'quotes " and \\ and\nnewline, ünïcode ☃',
+        "batch_size": 8,
+        "pairs": {
+            "source": {
+                "name": "combined-pairs",
+                "sample": None,
+                "ratio": 0.25,
+                "sources": [{"name": "a", "flag": True}, {"name": "b", "xs": [1, 2]}],
+            },
+            "shift": {"perturber": {"name": "word-perturb"}},
+        },
+        "reward_models": [{"label": "odd key", "name": "x", "weird-key.x": 1}],
+    }
     parsed = tomllib.loads(to_toml(table))
     del table["pairs"]["source"]["sample"]  # None is left out: TOML has no null
     assert parsed == table
@@ -213,11 +327,21 @@ def test_combined_pairs_samples_each_source_reproducibly(tmp_path):
     from rmaudit.recipe import component_spec
 
     pairs_file = tmp_path / "p.jsonl"
-    pairs_file.write_text("".join(json.dumps({"prompt": f"p{i}", "chosen": f"c{i}", "rejected": f"r{i}"})
-                                  + "\n" for i in range(20)))
-    raw = {"name": "combined-pairs", "sample": 5, "seed": 3,
-           "sources": [{"name": "pairs-file", "path": str(pairs_file)},
-                       {"name": "pairs-file", "path": str(pairs_file)}]}
+    pairs_file.write_text(
+        "".join(
+            json.dumps({"prompt": f"p{i}", "chosen": f"c{i}", "rejected": f"r{i}"}) + "\n"
+            for i in range(20)
+        )
+    )
+    raw = {
+        "name": "combined-pairs",
+        "sample": 5,
+        "seed": 3,
+        "sources": [
+            {"name": "pairs-file", "path": str(pairs_file)},
+            {"name": "pairs-file", "path": str(pairs_file)},
+        ],
+    }
     spec = component_spec("prompt_source", raw, field="pairs.source", file=None, base_dir=None)
     loaded = spec.build().load_pairs(None)
     first, second = loaded.pairs[:5], loaded.pairs[5:]
@@ -225,11 +349,17 @@ def test_combined_pairs_samples_each_source_reproducibly(tmp_path):
     indices = [int(p.prompt.text[1:]) for p in first]
     assert indices == sorted(indices) and len(set(indices)) == 5  # file order, no repeats
     assert [p.prompt.text for p in first] != [p.prompt.text for p in second]  # drawn apart
-    assert [p.prompt.text for p in spec.build().load_pairs(None).pairs] == \
-        [p.prompt.text for p in loaded.pairs]
+    assert [p.prompt.text for p in spec.build().load_pairs(None).pairs] == [
+        p.prompt.text for p in loaded.pairs
+    ]
     with pytest.raises(BadInput, match="not a pair source that reads its own data"):
-        component_spec("prompt_source", {"name": "combined-pairs", "sources": ["benchmark-pairs"]},
-                       field="pairs.source", file=None, base_dir=None)
+        component_spec(
+            "prompt_source",
+            {"name": "combined-pairs", "sources": ["benchmark-pairs"]},
+            field="pairs.source",
+            file=None,
+            base_dir=None,
+        )
 
 
 def test_pair_files_may_be_parquet(tmp_path):
@@ -238,15 +368,21 @@ def test_pair_files_may_be_parquet(tmp_path):
     from rmaudit.benchmark.pairs import parse_pairs
 
     path = tmp_path / "pairs.parquet"
-    parquet.write_table(pa.Table.from_pylist([{"prompt": "p", "chosen": "c", "rejected": "r"},
-                                              {"prompt": "q", "chosen": "", "rejected": "r"}]), path)
+    parquet.write_table(
+        pa.Table.from_pylist(
+            [
+                {"prompt": "p", "chosen": "c", "rejected": "r"},
+                {"prompt": "q", "chosen": "", "rejected": "r"},
+            ]
+        ),
+        path,
+    )
     result = parse_pairs(path)
     assert [(p.prompt, p.chosen) for p in result.pairs] == [("p", "c")]
     assert [(r.line, r.reason) for r in result.rejected] == [(2, "empty response")]
     (tmp_path / "bad.parquet").write_bytes(b"not parquet")
     with pytest.raises(BadInput, match="cannot read the Parquet file"):
         parse_pairs(tmp_path / "bad.parquet")
-
 
 
 def text_scores(path: Path, pairs: list[tuple[str, str, str]], score) -> Path:
@@ -264,8 +400,17 @@ def text_scores(path: Path, pairs: list[tuple[str, str, str]], score) -> Path:
 
 
 def audit_json(rmaudit, scores: Path, data: Path, db: Path) -> tuple[dict, str]:
-    done = rmaudit("audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data),
-                   "--db", str(db), "--json")
+    done = rmaudit(
+        "audit",
+        f"scores:{scores}",
+        "--suite",
+        "llmbar",
+        "--data-dir",
+        str(data),
+        "--db",
+        str(db),
+        "--json",
+    )
     assert done.code == 0, done.err
     (suite,) = json.loads(done.out)["suites"]
     return {m["label"]: m for m in suite["models"]}, done.err
@@ -277,8 +422,18 @@ def test_scores_keyed_by_prompt_and_response_text(rmaudit, llmbar, tmp_path):
     models, _ = audit_json(rmaudit, scores, data, tmp_path / "t.db")
     assert models["by-text"]["metrics"]["accuracy"] == pytest.approx(brute_accuracy(pairs))
     # the same scores under --match rmaudit-id: the file has no response_id column
-    done = rmaudit("audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data),
-                   "--db", str(tmp_path / "ids.db"), "--match", "rmaudit-id")
+    done = rmaudit(
+        "audit",
+        f"scores:{scores}",
+        "--suite",
+        "llmbar",
+        "--data-dir",
+        str(data),
+        "--db",
+        str(tmp_path / "ids.db"),
+        "--match",
+        "rmaudit-id",
+    )
     assert done.code == 2 and "response_id" in done.err
 
 
@@ -291,8 +446,16 @@ def test_a_model_worse_than_length_is_flagged(rmaudit, llmbar, tmp_path):
     assert models["length"]["metrics"]["accuracy"] == pytest.approx(brute_accuracy(pairs))
     assert models["backwards"]["beats_length"] is False
     assert models["length"]["baseline"] and models["length"]["beats_length"] is None
-    shown = rmaudit("audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data),
-                    "--db", str(tmp_path / "f.db"))
+    shown = rmaudit(
+        "audit",
+        f"scores:{scores}",
+        "--suite",
+        "llmbar",
+        "--data-dir",
+        str(data),
+        "--db",
+        str(tmp_path / "f.db"),
+    )
     assert "backwards does not beat the length baseline on llmbar (accuracy)" in shown.out
     assert "new work: none" in shown.err
 
@@ -304,17 +467,39 @@ def test_a_model_better_than_length_is_not_flagged(rmaudit, llmbar, tmp_path):
     models, _ = audit_json(rmaudit, scores, data, tmp_path / "o.db")
     assert models["oracle"]["metrics"]["accuracy"] == 1.0
     assert models["oracle"]["beats_length"] is True
-    shown = rmaudit("audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data),
-                    "--db", str(tmp_path / "o.db"))
+    shown = rmaudit(
+        "audit",
+        f"scores:{scores}",
+        "--suite",
+        "llmbar",
+        "--data-dir",
+        str(data),
+        "--db",
+        str(tmp_path / "o.db"),
+    )
     assert shown.code == 0 and "does not beat" not in shown.out
 
 
 def test_baselines_sit_beside_every_model_once(rmaudit, llmbar, tmp_path):
     data, _, scores = llmbar
-    done = rmaudit("audit", "random", "length", f"scores:{scores}", "--suite", "llmbar",
-                   "--data-dir", str(data), "--db", str(tmp_path / "b.db"), "--json")
+    done = rmaudit(
+        "audit",
+        "random",
+        "length",
+        f"scores:{scores}",
+        "--suite",
+        "llmbar",
+        "--data-dir",
+        str(data),
+        "--db",
+        str(tmp_path / "b.db"),
+        "--json",
+    )
     assert done.code == 0, done.err
     (suite,) = json.loads(done.out)["suites"]
-    assert [(m["label"], m["baseline"]) for m in suite["models"]] == \
-        [("random", True), ("length", True), ("lengths", False)]
+    assert [(m["label"], m["baseline"]) for m in suite["models"]] == [
+        ("random", True),
+        ("length", True),
+        ("lengths", False),
+    ]
     assert [t["label"] for t in model_tables([], {}, None)] == ["length", "random"]

@@ -10,10 +10,15 @@ import json
 import statistics
 
 import pytest
+from test_alpacaeval_source import (
+    brute_bon,
+    brute_pairwise,
+    brute_reta,
+    made_up_files,
+    mean_and_stderr,
+)
 
 from rmaudit.suites import SUITES
-from test_alpacaeval_source import (brute_bon, brute_pairwise, brute_reta, made_up_files,
-                                    mean_and_stderr)
 
 BON = "reward-bench-bon/alpaca_eval_n16"
 
@@ -24,8 +29,11 @@ def reward_bench_layout(data):
     return made_up_files(
         data,
         output_name=lambda k: f"{BON}/tulu-2-dpo-13b.{k}.json" + (".gz" if k % 2 else ""),
-        annotations_name=lambda k: (f"{BON}/annotations_ref_GPT35t/tulu-2-dpo-13b.{k}."
-                                    "weighted_alpaca_eval_gpt4_turbo.annotations.json.gz"))
+        annotations_name=lambda k: (
+            f"{BON}/annotations_ref_GPT35t/tulu-2-dpo-13b.{k}."
+            "weighted_alpaca_eval_gpt4_turbo.annotations.json.gz"
+        ),
+    )
 
 
 def brute_second_of_n(rows, n=4):
@@ -33,8 +41,11 @@ def brute_second_of_n(rows, n=4):
     oracle score of the response ranked second."""
     picks = []
     for subset in itertools.combinations(rows, n):
-        seconds = [order[1][1] for order in itertools.permutations(subset)
-                   if all(order[i][0] >= order[i + 1][0] for i in range(n - 1))]
+        seconds = [
+            order[1][1]
+            for order in itertools.permutations(subset)
+            if all(order[i][0] >= order[i + 1][0] for i in range(n - 1))
+        ]
         picks.append(statistics.fmean(seconds))
     return statistics.fmean(picks)
 
@@ -44,8 +55,17 @@ def audited(tmp_path, rmaudit):
     data = tmp_path / "data"
     truth = reward_bench_layout(data)
     db = tmp_path / "audit.db"
-    args = ("audit", "length", "random", "--suite", "alpacaeval-bon16", "--data-dir", str(data),
-            "--db", str(db))
+    args = (
+        "audit",
+        "length",
+        "random",
+        "--suite",
+        "alpacaeval-bon16",
+        "--data-dir",
+        str(data),
+        "--db",
+        str(db),
+    )
     done = rmaudit(*args, "--json")
     assert done.code == 0, done.err
     return truth, json.loads(done.out), args, done
@@ -58,13 +78,17 @@ def test_length_on_the_suite_matches_brute_force(audited):
     assert suite["data"] == SUITES["alpacaeval-bon16"].origin
     assert [m["label"] for m in suite["models"]] == ["length", "random"]  # each once
     length = suite["models"][0]["metrics"]
-    for name, brute in (("RETA(1/4)", brute_reta), ("BoN@4", brute_bon),
-                        ("2nd-BoN@4", brute_second_of_n)):
+    for name, brute in (
+        ("RETA(1/4)", brute_reta),
+        ("BoN@4", brute_bon),
+        ("2nd-BoN@4", brute_second_of_n),
+    ):
         expected, _ = mean_and_stderr([brute(rows) for rows in truth])
         assert length[name] == pytest.approx(expected, abs=1e-12), name
     pairwise = [brute_pairwise(rows) for rows in truth]
     assert length["pairwise acc"] == pytest.approx(
-        statistics.fmean(p for p in pairwise if p is not None), abs=1e-12)
+        statistics.fmean(p for p in pairwise if p is not None), abs=1e-12
+    )
 
 
 def test_the_closing_table_shows_both_baselines_and_a_rerun_scores_nothing(audited, rmaudit):
@@ -73,7 +97,7 @@ def test_the_closing_table_shows_both_baselines_and_a_rerun_scores_nothing(audit
     again = rmaudit(*args)
     assert again.code == 0, again.err
     assert "new work: none" in again.err
-    closing = again.out[again.out.index("audit summary"):]
+    closing = again.out[again.out.index("audit summary") :]
     reta = result["suites"][0]["models"][0]["metrics"]["RETA(1/4)"]
     assert f"RETA(1/4) {reta:.4f}" in closing
     assert closing.count("baseline") >= 2 and "does not beat" not in closing

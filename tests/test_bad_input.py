@@ -6,7 +6,6 @@ import json
 import sqlite3
 
 import pytest
-
 from _support import SMALL_RECIPE, table_counts
 
 
@@ -17,25 +16,41 @@ def edit(old: str, new: str, extra_rms: str = "") -> str:
 
 
 CASES = {
-    "malformed toml": (edit('title = "small simulated audit"', 'title = "unterminated'),
-                       ["malformed TOML"]),
-    "unknown component": (edit('name = "random"', 'name = "randon"'),
-                          ["prompts.sampler.name", "did you mean 'random'", "'randon'"]),
-    "unknown option": (edit('seed = 1', 'sead = 1'),
-                       ["reward_models[0].sead", "unknown option", "did you mean 'seed'"]),
+    "malformed toml": (
+        edit('title = "small simulated audit"', 'title = "unterminated'),
+        ["malformed TOML"],
+    ),
+    "unknown component": (
+        edit('name = "random"', 'name = "randon"'),
+        ["prompts.sampler.name", "did you mean 'random'", "'randon'"],
+    ),
+    "unknown option": (
+        edit("seed = 1", "sead = 1"),
+        ["reward_models[0].sead", "unknown option", "did you mean 'seed'"],
+    ),
     "wrong option type": (edit("k = 8", 'k = "eight"'), ["prompts.sampler.k", "'eight'"]),
     "eta outside (0, 1)": (edit("eta = 0.25", "eta = 1.5"), ["metrics[0].eta", "1.5"]),
     "eta zero": (edit("eta = 0.25", "eta = 0.0"), ["metrics[0].eta", "0.0"]),
-    "n larger than N": (edit("report = [4]", "report = [64]"),
-                        ["metrics[2].report", "16 responses per prompt", "64"]),
-    "fewer than two responses": (edit("per_prompt = 16", "per_prompt = 1"),
-                                 ["responses.per_prompt", "(got 1)"]),
-    "missing data file": (edit('name = "simulated-helpful"', 'name = "jsonl"\npath = "nowhere.jsonl"'),
-                          ["prompts.source.path", "nowhere.jsonl", "not found"]),
-    "duplicate label": (edit('label = "length"', 'label = "honest"'),
-                        ["reward_models[1].label", "'honest'"]),
-    "both benchmark and prompts": (edit("[responses]", '[benchmark]\nfile = "recipe.toml"\n\n[responses]'),
-                                   ["benchmark", "not both"]),
+    "n larger than N": (
+        edit("report = [4]", "report = [64]"),
+        ["metrics[2].report", "16 responses per prompt", "64"],
+    ),
+    "fewer than two responses": (
+        edit("per_prompt = 16", "per_prompt = 1"),
+        ["responses.per_prompt", "(got 1)"],
+    ),
+    "missing data file": (
+        edit('name = "simulated-helpful"', 'name = "jsonl"\npath = "nowhere.jsonl"'),
+        ["prompts.source.path", "nowhere.jsonl", "not found"],
+    ),
+    "duplicate label": (
+        edit('label = "length"', 'label = "honest"'),
+        ["reward_models[1].label", "'honest'"],
+    ),
+    "both benchmark and prompts": (
+        edit("[responses]", '[benchmark]\nfile = "recipe.toml"\n\n[responses]'),
+        ["benchmark", "not both"],
+    ),
 }
 
 
@@ -57,10 +72,13 @@ def test_bad_recipe_exits_2_with_one_line(case, rmaudit, write_recipe, tmp_path)
 @pytest.mark.parametrize("bad, shown", [("NaN", "nan"), ("Infinity", "inf"), ("-Infinity", "-inf")])
 def test_non_finite_scores_in_a_scores_file(bad, shown, rmaudit, write_recipe, tmp_path):
     scores = tmp_path / "scores.jsonl"
-    scores.write_text('{"response_id": "a", "score": 1.0}\n'
-                      f'{{"response_id": "b", "score": {bad}}}\n')
-    recipe = write_recipe(extra_rms='\n[[reward_models]]\nlabel = "file"\nname = "scores-file"\n'
-                                    'path = "scores.jsonl"\n')
+    scores.write_text(
+        f'{{"response_id": "a", "score": 1.0}}\n{{"response_id": "b", "score": {bad}}}\n'
+    )
+    recipe = write_recipe(
+        extra_rms='\n[[reward_models]]\nlabel = "file"\nname = "scores-file"\n'
+        'path = "scores.jsonl"\n'
+    )
     db = tmp_path / "audit.db"
     result = rmaudit("run", str(recipe), "--db", str(db))
     assert result.code == 2
@@ -82,7 +100,8 @@ def test_rm_returning_nan_at_run_time_stores_nothing_of_the_batch(rmaudit, write
         "        return [float('nan') if r.sample_index == 2 else 1.0 for _, r in batch]\n"
         "@hookimpl\n"
         "def register_reward_models(register):\n"
-        "    register(NanRM)\n")
+        "    register(NanRM)\n"
+    )
     recipe = write_recipe(extra_rms='\n[[reward_models]]\nlabel = "broken"\nname = "nan-rm"\n')
     db = tmp_path / "audit.db"
     result = rmaudit("--plugins-dir", str(plugin_dir), "run", str(recipe), "--db", str(db))
@@ -99,16 +118,28 @@ def test_oracle_mean_not_positive_skips_and_names_the_prompt(rmaudit, write_reci
     """RETA is undefined where its normaliser (the mean oracle score) is not positive: the
     prompt is skipped, counted and recorded with its id; the rest is computed (issue 11)."""
     bench = tmp_path / "bench.jsonl"
-    header = {"format": "rmaudit-benchmark", "format_version": 1,
-              "benchmark": {"title": "t", "policy_key": "p", "oracle_key": "o"}}
+    header = {
+        "format": "rmaudit-benchmark",
+        "format_version": 1,
+        "benchmark": {"title": "t", "policy_key": "p", "oracle_key": "o"},
+    }
     prompts = [
-        {"prompt": {"text": "good prompt"}, "responses": [
-            {"sample_index": i, "text": f"answer {i}", "label": {"score": 1.0 + i}} for i in range(4)]},
-        {"prompt": {"text": "zero prompt"}, "responses": [
-            {"sample_index": i, "text": f"reply {i}", "label": {"score": 0.0}} for i in range(4)]},
+        {
+            "prompt": {"text": "good prompt"},
+            "responses": [
+                {"sample_index": i, "text": f"answer {i}", "label": {"score": 1.0 + i}}
+                for i in range(4)
+            ],
+        },
+        {
+            "prompt": {"text": "zero prompt"},
+            "responses": [
+                {"sample_index": i, "text": f"reply {i}", "label": {"score": 0.0}} for i in range(4)
+            ],
+        },
     ]
     bench.write_text("\n".join(json.dumps(x) for x in [header, *prompts]) + "\n")
-    recipe = write_recipe('''
+    recipe = write_recipe("""
         [benchmark]
         file = "bench.jsonl"
 
@@ -119,28 +150,33 @@ def test_oracle_mean_not_positive_skips_and_names_the_prompt(rmaudit, write_reci
         name = "reta"
         eta = 0.5
         n = 4
-    ''')
+    """)
     db = tmp_path / "audit.db"
     result = rmaudit("run", str(recipe), "--db", str(db))
     assert result.code == 0, result
-    assert ("reta: 1 of 2 prompts skipped: mean oracle score not positive (the RETA "
-            "normaliser)") in result.err
+    assert (
+        "reta: 1 of 2 prompts skipped: mean oracle score not positive (the RETA normaliser)"
+    ) in result.err
     from rmaudit.components.keys import prompt_id
 
     with sqlite3.connect(db) as con:
         skipped = con.execute("select item_id, error from failures").fetchall()
         (value,) = con.execute("select value from metric_results").fetchone()
-    assert skipped == [(prompt_id("zero prompt"), "reta: mean oracle score not positive (the "
-                                                  "RETA normaliser)")]
+    assert skipped == [
+        (prompt_id("zero prompt"), "reta: mean oracle score not positive (the RETA normaliser)")
+    ]
     assert table_counts(db)["metric_results"] == 1
     # n = N = 4, η = 1/2: the mean of the RM's top two of the good prompt over its mean 2.5
     assert 1.0 / 2.5 <= value <= 3.5 / 2.5
 
 
-@pytest.mark.parametrize("line, expected", [
-    ('{"format": "other"}', ["bench.jsonl:1", "format", "'other'"]),
-    ('not json', ["bench.jsonl:1", "invalid JSON"]),
-])
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ('{"format": "other"}', ["bench.jsonl:1", "format", "'other'"]),
+        ("not json", ["bench.jsonl:1", "invalid JSON"]),
+    ],
+)
 def test_bad_benchmark_file_header(line, expected, rmaudit, tmp_path):
     bench = tmp_path / "bench.jsonl"
     bench.write_text(line + "\n")
@@ -154,13 +190,22 @@ def test_bad_benchmark_file_header(line, expected, rmaudit, tmp_path):
 
 def test_bad_benchmark_record_names_line_and_field(rmaudit, tmp_path):
     bench = tmp_path / "bench.jsonl"
-    header = {"format": "rmaudit-benchmark", "format_version": 1,
-              "benchmark": {"title": "t", "policy_key": "p", "oracle_key": "o"}}
-    good = {"prompt": {"text": "q"}, "responses": [
-        {"sample_index": i, "text": "a", "label": {"score": 1.0}} for i in range(2)]}
-    bad = {"prompt": {"text": "q2"}, "responses": [
-        {"sample_index": 0, "text": "a", "label": {"score": 1.0}},
-        {"sample_index": 1, "text": "b", "label": {"score": "high"}}]}
+    header = {
+        "format": "rmaudit-benchmark",
+        "format_version": 1,
+        "benchmark": {"title": "t", "policy_key": "p", "oracle_key": "o"},
+    }
+    good = {
+        "prompt": {"text": "q"},
+        "responses": [{"sample_index": i, "text": "a", "label": {"score": 1.0}} for i in range(2)],
+    }
+    bad = {
+        "prompt": {"text": "q2"},
+        "responses": [
+            {"sample_index": 0, "text": "a", "label": {"score": 1.0}},
+            {"sample_index": 1, "text": "b", "label": {"score": "high"}},
+        ],
+    }
     bench.write_text("\n".join(json.dumps(x) for x in [header, good, bad]) + "\n")
     db = tmp_path / "audit.db"
     result = rmaudit("import", str(bench), "--db", str(db))

@@ -6,7 +6,6 @@ import gzip
 import json
 
 import pytest
-
 from _support import metric_rows, table_counts
 
 
@@ -29,7 +28,8 @@ def test_export_import_round_trip_gives_the_same_metrics(name, rmaudit, write_re
     assert rmaudit("import", str(out), "--db", str(other_db)).code == 0
     assert table_counts(other_db) == counts, "importing twice stores nothing twice"
 
-    recipe = write_recipe(f'''
+    recipe = write_recipe(
+        f'''
         title = "small simulated audit"
         [benchmark]
         file = "{out.name}"
@@ -46,12 +46,14 @@ def test_export_import_round_trip_gives_the_same_metrics(name, rmaudit, write_re
         [[metrics]]
         name = "best-of-n"
         report = [4]
-    ''', name="audit.toml")
+    ''',
+        name="audit.toml",
+    )
     result = rmaudit("run", str(recipe), "--db", str(other_db))
     assert result.code == 0, result.err
     assert "oracle labels" not in result.err
-    original = {(l, k): v for l, m, k, v, _ in metric_rows(source_db) if l == "honest"}
-    audited = {(l, k): v for l, m, k, v, _ in metric_rows(other_db)}
+    original = {(rm, k): v for rm, _, k, v, _ in metric_rows(source_db) if rm == "honest"}
+    audited = {(rm, k): v for rm, _, k, v, _ in metric_rows(other_db)}
     for key in (("honest", "reta@0.25"), ("honest", "bon@4")):
         assert audited[key] == pytest.approx(original[key], rel=1e-12)
 
@@ -59,7 +61,8 @@ def test_export_import_round_trip_gives_the_same_metrics(name, rmaudit, write_re
 @pytest.mark.parametrize("changed", ["label", "text"])
 @pytest.mark.parametrize("how", ["import", "run"])
 def test_a_file_that_conflicts_with_stored_rows_is_refused_and_the_db_is_unchanged(
-        changed, how, rmaudit, write_recipe, tmp_path):
+    changed, how, rmaudit, write_recipe, tmp_path
+):
     db = tmp_path / "a.db"
     assert rmaudit("run", str(write_recipe()), "--db", str(db)).code == 0
     out = tmp_path / "bench.jsonl"
@@ -76,13 +79,16 @@ def test_a_file_that_conflicts_with_stored_rows_is_refused_and_the_db_is_unchang
     if how == "import":
         result = rmaudit("import", str(out), "--db", str(db))
     else:
-        recipe = write_recipe(f'''
+        recipe = write_recipe(
+            f'''
             [benchmark]
             file = "{out.name}"
 
             [[reward_models]]
             name = "simulated-rm"
-        ''', name="audit.toml")
+        ''',
+            name="audit.toml",
+        )
         result = rmaudit("run", str(recipe), "--db", str(db))
     assert result.code == 2, result.err
     assert result.err.count("\n") == 1 and "Traceback" not in result.err

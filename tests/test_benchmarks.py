@@ -16,13 +16,26 @@ import pytest
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 #: scripts whose smoke run has a test of its own that checks its figures too
-OWN_TEST = {"bench_gpu.py": "tests/hf/test_bench_gpu.py",
-            "bench_store.py": "tests/test_bench_store.py"}
-SCRIPTS = sorted(p for p in BENCHMARKS.glob("*.py")
-                 if not p.name.startswith("_") and p.name not in OWN_TEST)
+OWN_TEST = {
+    "bench_gpu.py": "tests/hf/test_bench_gpu.py",
+    "bench_store.py": "tests/test_bench_store.py",
+}
+SCRIPTS = sorted(
+    p for p in BENCHMARKS.glob("*.py") if not p.name.startswith("_") and p.name not in OWN_TEST
+)
 #: modules of optional extras: a script that needs a missing one is skipped, not failed
-OPTIONAL = {"torch", "transformers", "tokenizers", "ray", "textual", "openai", "matplotlib",
-            "pyarrow", "datasets", "sentence_transformers"}
+OPTIONAL = {
+    "torch",
+    "transformers",
+    "tokenizers",
+    "ray",
+    "textual",
+    "openai",
+    "matplotlib",
+    "pyarrow",
+    "datasets",
+    "sentence_transformers",
+}
 
 
 def test_every_benchmark_script_is_found():
@@ -33,8 +46,13 @@ def test_every_benchmark_script_is_found():
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.name)
 def test_runs_at_smoke_size(script, tmp_path):
-    result = subprocess.run([sys.executable, str(script), "--smoke"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, str(script), "--smoke"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     missing = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", result.stderr)
     if result.returncode and missing and missing.group(1).split(".")[0] in OPTIONAL:
         pytest.skip(f"{script.name} needs {missing.group(1)} (an optional extra)")

@@ -1,4 +1,5 @@
-"""What ``rmaudit tui`` and ``rmaudit report`` read (``rmaudit.results.browse``), and how they refuse
+"""What ``rmaudit tui`` and ``rmaudit report`` read (``rmaudit.results.browse``), and how they
+refuse
 a DB they cannot read: one line, exit code 2, no traceback."""
 
 from __future__ import annotations
@@ -8,11 +9,11 @@ import sqlite3
 
 import numpy as np
 import pytest
-
 from _support import run_small_audit
+
 from rmaudit.results.browse import _ranks, prompt_detail, prompt_failures, top_eta
-from rmaudit.results.summary import load_summary
 from rmaudit.results.run_index import list_runs, open_for_reading, resolve_run
+from rmaudit.results.summary import load_summary
 from rmaudit.store import SCHEMA_VERSION, Store
 
 
@@ -34,11 +35,13 @@ def bad_dbs(folder):
     with conn:
         conn.execute("update schema_info set schema_version = ?", [SCHEMA_VERSION + 1])
     conn.close()  # now, not when collected: closing checkpoints the WAL into the file
-    return {"missing": (folder / "nope.db", "database does not exist"),
-            "not sqlite": (folder / "notes.txt", "not an SQLite database"),
-            "foreign": (foreign, "not an rmaudit database"),
-            "empty": (empty, "not an rmaudit database"),
-            "newer": (newer, "newer than this rmaudit supports")}
+    return {
+        "missing": (folder / "nope.db", "database does not exist"),
+        "not sqlite": (folder / "notes.txt", "not an SQLite database"),
+        "foreign": (foreign, "not an rmaudit database"),
+        "empty": (empty, "not an rmaudit database"),
+        "newer": (newer, "newer than this rmaudit supports"),
+    }
 
 
 @pytest.mark.parametrize("kind", ["missing", "not sqlite", "foreign", "empty", "newer"])
@@ -65,7 +68,12 @@ def test_runs_and_the_latest_run(audit_db):
     store = open_for_reading(audit_db)
     (run,) = list_runs(store)
     assert (run.title, run.prompts, run.per_prompt, run.reward_models, run.simulated) == (
-        "small simulated audit", 8, 16, 2, True)
+        "small simulated audit",
+        8,
+        16,
+        2,
+        True,
+    )
     assert resolve_run(store, None) == resolve_run(store, run.id[:5]) == run.id
     assert top_eta(store, run.id) == 0.25
     store.close()
@@ -81,13 +89,20 @@ def test_failure_gap_averages_over_the_rms_tied_favourites(audit_db, tmp_path):
     source.backup(target)
     prompt_id = target.execute("select prompt_id from selections order by position").fetchone()[0]
     with target:  # the 'honest' RM scores every response of one prompt the same
-        target.execute("""update rm_scores set score = 0 where rm_key =
+        target.execute(
+            """update rm_scores set score = 0 where rm_key =
                             (select rm_key from run_reward_models where label = 'honest')
                           and response_id in (select id from responses where prompt_id = ?)""",
-                       [prompt_id])
-    oracle = [j for (j,) in target.execute(
-        "select l.score from oracle_labels l join responses r on r.id = l.response_id "
-        "where r.prompt_id = ?", [prompt_id])]
+            [prompt_id],
+        )
+    oracle = [
+        j
+        for (j,) in target.execute(
+            "select l.score from oracle_labels l join responses r on r.id = l.response_id "
+            "where r.prompt_id = ?",
+            [prompt_id],
+        )
+    ]
     source.close(), target.close()
     store = open_for_reading(db)
     summary = load_summary(store, resolve_run(store, None))
@@ -106,14 +121,18 @@ def test_prompt_detail_orders_oracle_ranks_and_top_set(audit_db):
     store = open_for_reading(audit_db)
     summary = load_summary(store, resolve_run(store, None))
     keys = [k for _, k in summary.reward_models]
-    prompt_id = sqlite3.connect(audit_db).execute("select prompt_id from selections limit 1").fetchone()[0]
+    prompt_id = (
+        sqlite3.connect(audit_db).execute("select prompt_id from selections limit 1").fetchone()[0]
+    )
     detail = prompt_detail(store, summary.benchmark, prompt_id, keys)
     assert len(detail.responses) == 16
     for key in keys:
         by_rank = sorted(detail.responses, key=lambda r: r.ranks[key])
-        assert [r.scores[key] for r in by_rank] == sorted((r.scores[key] for r in by_rank), reverse=True)
+        assert [r.scores[key] for r in by_rank] == sorted(
+            (r.scores[key] for r in by_rank), reverse=True
+        )
         top = detail.top_set(key, 0.25)
-        assert top == {r.id for r in by_rank[:math.floor(0.25 * 16)]}
+        assert top == {r.id for r in by_rank[: math.floor(0.25 * 16)]}
     best = max(detail.responses, key=lambda r: r.oracle)
     assert best.oracle_rank == 1
     store.close()

@@ -9,6 +9,7 @@ import sys
 import textwrap
 
 import click
+import pytest
 
 from rmaudit import hookimpl
 from rmaudit.cli import BUILTIN_COMMANDS, load_builtin_command
@@ -18,16 +19,21 @@ from rmaudit.store import Store
 
 def modules_after(code: str, **env: str) -> set[str]:
     """Top-level and dotted module names loaded by running ``code`` in a fresh interpreter."""
-    probe = textwrap.dedent(f'''
+    probe = textwrap.dedent(f"""
         import sys
         try:
 {textwrap.indent(textwrap.dedent(code), " " * 12)}
         except SystemExit:
             pass
         print("MODULES", " ".join(sorted(sys.modules)))
-    ''')
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            env={**os.environ, **env}, check=True)
+    """)
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        check=True,
+    )
     line = next(line for line in result.stdout.splitlines() if line.startswith("MODULES "))
     return set(line.split()[1:])
 
@@ -43,10 +49,30 @@ def test_importing_the_cli_loads_no_heavy_library():
 
 def test_help_without_third_party_plugins_imports_no_command_module_nor_numpy():
     # RMAUDIT_LOAD_PLUGINS="" : the core install, whatever plugins this environment has
-    loaded = modules_after("from rmaudit.cli import main; main(['--help'])", RMAUDIT_LOAD_PLUGINS="")
+    loaded = modules_after(
+        "from rmaudit.cli import main; main(['--help'])", RMAUDIT_LOAD_PLUGINS=""
+    )
     commands = {path.partition(":")[0] for path, _ in BUILTIN_COMMANDS.values()}
     assert not loaded & commands
     assert not loaded & {*HEAVY, "numpy", "pydantic", "rich"}
+
+
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+def test_help_and_version_import_no_installed_plugin(flag):
+    """The example plugins are installed in the test environment (their entry points are
+    listed), yet neither they nor the metrics one of them imports eagerly are loaded."""
+    from rmaudit.plugins import installed_entry_points
+
+    plugin_modules = {entry.value.partition(":")[0] for entry in installed_entry_points()}
+    assert {"rmaudit_ranking.plugin", "rmaudit_verifiable.plugin"} <= plugin_modules
+    loaded = modules_after(f"from rmaudit.cli import main; main([{flag!r}])")
+    assert not {m for m in loaded if m.split(".")[0] in {"rmaudit_ranking", "rmaudit_verifiable"}}
+    assert not loaded & {*HEAVY, "numpy", "pydantic", "rich", "rmaudit.metrics"}
+
+
+def test_help_names_the_installed_plugins_from_their_metadata(rmaudit):
+    listing = rmaudit("--help").out.split("Installed plugins:")[1]
+    assert "ranking" in listing and "verifiable" in listing
 
 
 def test_listing_runs_imports_no_summary_machinery(tmp_path):
@@ -54,12 +80,18 @@ def test_listing_runs_imports_no_summary_machinery(tmp_path):
     Store.open(db).close()
     loaded = modules_after(f"from rmaudit.cli import main; main(['runs', '--db', {str(db)!r}])")
     assert "rmaudit.cli.runs" in loaded and "rich.table" in loaded
-    assert not loaded & {*HEAVY[:1], *HEAVY[2:], "rmaudit.results.summary", "rmaudit.cli.render",
-                         "rmaudit.run", "rmaudit.metrics"}
+    assert not loaded & {
+        *HEAVY[:1],
+        *HEAVY[2:],
+        "rmaudit.results.summary",
+        "rmaudit.cli.render",
+        "rmaudit.run",
+        "rmaudit.metrics",
+    }
 
 
 def test_help_lists_every_command_with_the_start_of_its_own_help(rmaudit):
-    listing = rmaudit("--help").out.split("Commands:")[1]
+    listing = rmaudit("--help").out.split("Commands:")[1].split("Installed plugins:")[0]
     rows = {line.split()[0]: line.split(maxsplit=1)[1] for line in listing.strip().splitlines()}
     assert set(BUILTIN_COMMANDS) <= set(rows)
     for name, (_, short_help) in BUILTIN_COMMANDS.items():

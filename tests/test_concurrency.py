@@ -12,10 +12,15 @@ import threading
 
 from _support import SMALL_RECIPE, metric_rows, table_counts
 
-UNIQUE = {"prompts": ["id"], "responses": ["id"], "oracle_labels": ["response_id", "oracle_key"],
-          "rm_scores": ["response_id", "rm_key"], "runs": ["id"],
-          "metric_results": ["run_id", "rm_key", "metric", "key"],
-          "failures": ["run_id", "stage", "item_id", "error"]}
+UNIQUE = {
+    "prompts": ["id"],
+    "responses": ["id"],
+    "oracle_labels": ["response_id", "oracle_key"],
+    "rm_scores": ["response_id", "rm_key"],
+    "runs": ["id"],
+    "metric_results": ["run_id", "rm_key", "metric", "key"],
+    "failures": ["run_id", "stage", "item_id", "error"],
+}
 
 
 def _recipes(tmp_path):
@@ -28,14 +33,21 @@ def _recipes(tmp_path):
 
 
 def _rmaudit(*args):
-    return subprocess.Popen([sys.executable, "-m", "rmaudit", *map(str, args)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "rmaudit", *map(str, args)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _poll(db, stop, seen):
     while not stop.is_set():
-        result = subprocess.run([sys.executable, "-m", "rmaudit", "runs", "--db", str(db)],
-                                capture_output=True, text=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "rmaudit", "runs", "--db", str(db)],
+            capture_output=True,
+            text=True,
+        )
         seen.append((result.returncode, result.stderr.strip()))
 
 
@@ -66,8 +78,10 @@ def test_runs_at_once_on_one_db_equal_the_runs_in_sequence(tmp_path):
     for code, err in outcomes:
         assert code == 0, err
     # before the first run has created the DB, the reader is told so (exit 2); never anything else
-    assert seen and all(code == 0 or "does not exist" in err or "not an rmaudit database" in err
-                        for code, err in seen), seen
+    assert seen and all(
+        code == 0 or "does not exist" in err or "not an rmaudit database" in err
+        for code, err in seen
+    ), seen
     assert any(code == 0 for code, _ in seen)
 
     assert table_counts(together) == table_counts(sequential)
@@ -77,8 +91,10 @@ def test_runs_at_once_on_one_db_equal_the_runs_in_sequence(tmp_path):
     conn = sqlite3.connect(together)
     for table, key in UNIQUE.items():
         columns = ", ".join(key)
-        duplicates = conn.execute(f"select count(*) from (select {columns} from {table} "
-                                  f"group by {columns} having count(*) > 1)").fetchone()[0]
+        duplicates = conn.execute(
+            f"select count(*) from (select {columns} from {table} "
+            f"group by {columns} having count(*) > 1)"
+        ).fetchone()[0]
         assert duplicates == 0, table
     conn.close()
     for suffix in ("-wal", "-shm", ".lock"):
@@ -92,12 +108,19 @@ def test_a_second_writer_is_told_who_writes_and_refused_when_it_will_not_wait(tm
     first = Store.open(db)
     try:
         holder = subprocess.run(
-            [sys.executable, "-c", "import sys\nfrom rmaudit.store import Store, WriterBusy\n"
-             f"try:\n    Store.open({str(db)!r}, waiting=None)\n"
-             "except WriterBusy as error:\n    print(error)\n    sys.exit(1)"],
-            capture_output=True, text=True)
+            [
+                sys.executable,
+                "-c",
+                "import sys\nfrom rmaudit.store import Store, WriterBusy\n"
+                f"try:\n    Store.open({str(db)!r}, waiting=None)\n"
+                "except WriterBusy as error:\n    print(error)\n    sys.exit(1)",
+            ],
+            capture_output=True,
+            text=True,
+        )
     finally:
         first.close()
     assert holder.returncode == 1, holder.stderr
     assert holder.stdout.strip().startswith(
-        f"another rmaudit run is writing this DB (pid {os.getpid()})")
+        f"another rmaudit run is writing this DB (pid {os.getpid()})"
+    )

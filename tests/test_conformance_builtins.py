@@ -8,8 +8,9 @@ options have required fields needs an entry in EXAMPLE_OPTIONS.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -23,8 +24,12 @@ CHECKED_KINDS = ("metric", "oracle", "reward_model", "reference_policy", "shift_
 def _scores_file(tmp_path: Path) -> dict[str, Any]:
     path = tmp_path / "scores.jsonl"
     responses = sample_responses(sample_prompts())
-    path.write_text("".join(json.dumps({"response_id": r.id, "score": i / 7})
-                            + "\n" for i, r in enumerate(responses)))
+    path.write_text(
+        "".join(
+            json.dumps({"response_id": r.id, "score": i / 7}) + "\n"
+            for i, r in enumerate(responses)
+        )
+    )
     return {"path": str(path)}
 
 
@@ -33,9 +38,13 @@ def _labels_file(tmp_path: Path) -> dict[str, Any]:
     path = tmp_path / "labels.jsonl"
     responses = sample_responses(sample_prompts())
     texts = {p.id: p.text for p in sample_prompts()}
-    path.write_text("".join(json.dumps({"prompt": texts[r.prompt_id], "response": r.text,
-                                        "label": 1 + i / 7}) + "\n"
-                            for i, r in enumerate(responses)))
+    path.write_text(
+        "".join(
+            json.dumps({"prompt": texts[r.prompt_id], "response": r.text, "label": 1 + i / 7})
+            + "\n"
+            for i, r in enumerate(responses)
+        )
+    )
     return {"path": str(path), "match": "text"}
 
 
@@ -46,30 +55,47 @@ def _generic_benchmark(tmp_path: Path) -> dict[str, Any]:
     records = []
     for prompt in sample_prompts():
         mine = [r for r in responses if r.prompt_id == prompt.id]
-        records.append({"prompt": prompt.text, "responses": [r.text for r in mine],
-                        "oracle": [1.0] * len(mine),
-                        "scores": {"mine": [len(r.text) / 10 for r in mine]}})
+        records.append(
+            {
+                "prompt": prompt.text,
+                "responses": [r.text for r in mine],
+                "oracle": [1.0] * len(mine),
+                "scores": {"mine": [len(r.text) / 10 for r in mine]},
+            }
+        )
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return {"path": str(path), "rm": "mine"}
 
 
 def _responses_file(tmp_path: Path) -> dict[str, Any]:
     path = tmp_path / "responses.jsonl"
-    path.write_text("".join(json.dumps({"prompt": p.text, "response": f"answer {i} to {p.text}"}) + "\n"
-                            for p in sample_prompts() for i in range(3)))
+    path.write_text(
+        "".join(
+            json.dumps({"prompt": p.text, "response": f"answer {i} to {p.text}"}) + "\n"
+            for p in sample_prompts()
+            for i in range(3)
+        )
+    )
     return {"path": str(path)}
 
 
 def _tiny_hf(model: str, **options: Any) -> Callable[[Path], dict[str, Any]]:
     """Options naming tiny Hugging Face models built into tmp_path (tests/_tiny_hf.py); string
     options that name another tiny model (a DPO reference) become its folder too."""
+
     def build(tmp_path: Path) -> dict[str, Any]:
         pytest.importorskip("torch")
         import _tiny_hf
 
         folder = lambda name: str(_tiny_hf.build(name, tmp_path))  # noqa: E731
-        return {"model": folder(model), **{key: folder(value) if value in _tiny_hf.MODELS else value
-                                           for key, value in options.items()}}
+        return {
+            "model": folder(model),
+            **{
+                key: folder(value) if value in _tiny_hf.MODELS else value
+                for key, value in options.items()
+            },
+        }
+
     return build
 
 
@@ -85,16 +111,23 @@ EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "best-k-of-n": lambda tmp_path: {"n": 8, "k": 2},
     "labels-file": _labels_file,
     "benchmark-scores": _generic_benchmark,
-    "ensemble": lambda tmp_path: {"members": [{"name": "simulated-rm", "seed": 1},
-                                              {"name": "simulated-rm", "bias": "length"}]},
+    "ensemble": lambda tmp_path: {
+        "members": [{"name": "simulated-rm", "seed": 1}, {"name": "simulated-rm", "bias": "length"}]
+    },
     "scores-file": _scores_file,
     "hf-classifier": _tiny_hf("llama-rm"),
     "dpo-implicit": _tiny_hf("gpt2-lm", reference="gpt2-lm-ref"),
     "hf-causal-lm": _tiny_hf("llama-lm", max_new_tokens=6),
-    "synthetic-proxy": lambda tmp_path: {"gold": {"name": "simulated-rm", "seed": 1},
-                                         "sigma": 0.5, "loophole": "lottery"},
+    "synthetic-proxy": lambda tmp_path: {
+        "gold": {"name": "simulated-rm", "seed": 1},
+        "sigma": 0.5,
+        "loophole": "lottery",
+    },
     "bt-annotator": lambda tmp_path: {"gold": {"name": "simulated-rm", "seed": 1}, "beta": 0.5},
-    "rm-oracle": lambda tmp_path: {"model": {"name": "simulated-rm", "seed": 1}, "transform": "sigmoid"},
+    "rm-oracle": lambda tmp_path: {
+        "model": {"name": "simulated-rm", "seed": 1},
+        "transform": "sigmoid",
+    },
     "responses-file": _responses_file,
     "translate": lambda tmp_path: {"model": _tiny_seq2seq(tmp_path), "p": 0.5, "max_new_tokens": 6},
 }
@@ -111,9 +144,12 @@ CHECKED_ELSEWHERE = {"llm-judge", "openai-chat", "llm-paraphrase", "llm-rewrite"
 
 
 def builtin_components():
-    return [pytest.param(entry.cls, id=f"{kind}:{entry.cls.name}")
-            for kind in CHECKED_KINDS for entry in plugins.registered(kind)
-            if entry.source == plugins.BUILTIN_SOURCE]
+    return [
+        pytest.param(entry.cls, id=f"{kind}:{entry.cls.name}")
+        for kind in CHECKED_KINDS
+        for entry in plugins.registered(kind)
+        if entry.source == plugins.BUILTIN_SOURCE
+    ]
 
 
 @pytest.mark.parametrize("cls", builtin_components())

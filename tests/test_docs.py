@@ -20,8 +20,11 @@ HOOKS_DOC = ROOT / "docs" / "plugin_hooks.md"
 
 def hook_names() -> list[str]:
     """Names of the functions in hookspecs.py marked as hook specifications."""
-    return sorted(name for name, value in vars(hookspecs).items()
-                  if callable(value) and hasattr(value, "rmaudit_spec"))
+    return sorted(
+        name
+        for name, value in vars(hookspecs).items()
+        if callable(value) and hasattr(value, "rmaudit_spec")
+    )
 
 
 def documented_signatures() -> dict[str, str]:
@@ -40,7 +43,9 @@ def test_hook_has_a_section_with_its_exact_signature(hook):
     documented = documented_signatures()
     assert hook in documented, f"docs/plugin_hooks.md has no '## `{hook}{signature}`' section"
     assert documented[hook] == signature, (
-        f"docs/plugin_hooks.md documents {hook}{documented[hook]}, hookspecs.py has {hook}{signature}")
+        f"docs/plugin_hooks.md documents {hook}{documented[hook]}, "
+        f"hookspecs.py has {hook}{signature}"
+    )
 
 
 def test_every_documented_hook_exists():
@@ -50,8 +55,11 @@ def test_every_documented_hook_exists():
 @pytest.mark.parametrize("hook", hook_names())
 def test_hook_is_mentioned_by_a_test(hook):
     this_file = Path(__file__).resolve()
-    sources = [path.read_text(encoding="utf-8") for path in (ROOT / "tests").rglob("*.py")
-               if path.resolve() != this_file]
+    sources = [
+        path.read_text(encoding="utf-8")
+        for path in (ROOT / "tests").rglob("*.py")
+        if path.resolve() != this_file
+    ]
     assert any(hook in source for source in sources), f"no test under tests/ mentions {hook}"
 
 
@@ -69,13 +77,24 @@ def test_hook_example_registers_and_conforms(index, register_plugin):
     from rmaudit.testing import check_component
 
     module = ModuleType(f"hook_example_{index}")
-    exec(compile(hook_examples()[index], f"plugin_hooks.md example {index}", "exec"), module.__dict__)
-    classes = [value for value in vars(module).values()
-               if isinstance(value, type) and issubclass(value, Component) and value.name]
+    exec(
+        compile(hook_examples()[index], f"plugin_hooks.md example {index}", "exec"), module.__dict__
+    )
+    classes = [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type) and issubclass(value, Component) and value.name
+    ]
     with register_plugin(module):
         for cls in classes:
             assert plugins.resolve(cls.kind, f"{module.__name__}:{cls.name}").cls is cls
-            if cls.kind in ("metric", "oracle", "reward_model", "reference_policy", "shift_perturber"):
+            if cls.kind in (
+                "metric",
+                "oracle",
+                "reward_model",
+                "reference_policy",
+                "shift_perturber",
+            ):
                 check_component(cls)
 
 
@@ -114,8 +133,10 @@ def test_generated_sections_are_current():
     generator = load_generator()
     output = io.StringIO()
     status = generator.run_cog(check=True, output=output)
-    assert status == 0, (f"a generated docs section is stale; regenerate with: "
-                         f"{generator.REGENERATE}\n{output.getvalue()}")
+    assert status == 0, (
+        f"a generated docs section is stale; regenerate with: "
+        f"{generator.REGENERATE}\n{output.getvalue()}"
+    )
 
 
 def test_staleness_check_catches_an_edited_section(tmp_path, monkeypatch):
@@ -148,14 +169,20 @@ def test_every_builtin_component_is_in_the_reference():
 
     page = (ROOT / "docs" / "reference" / "components.md").read_text(encoding="utf-8")
     headings = set(re.findall(r"^### `([\w.-]+)`$", page, re.M))
-    builtin = {entry.cls.name for kind in plugins.HOOK_OF_KIND for entry in plugins.registered(kind)
-               if entry.source == plugins.BUILTIN_SOURCE}
+    builtin = {
+        entry.cls.name
+        for kind in plugins.HOOK_OF_KIND
+        for entry in plugins.registered(kind)
+        if entry.source == plugins.BUILTIN_SOURCE
+    }
     assert len(builtin) > 40 and builtin <= headings
 
 
 def test_readme_stays_short_and_starts_with_the_extras():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert len(readme.encode("utf-8")) <= README_LIMIT, "README.md is over 12 KB: move details to docs/"
+    assert len(readme.encode("utf-8")) <= README_LIMIT, (
+        "README.md is over 12 KB: move details to docs/"
+    )
     block = re.search(r"\*\*Run the main audit\*\*.*?```bash\n(.*?)\n```", readme, re.S)
     assert block and "'.[tui,report]'" in block.group(1)
     assert block.group(1).endswith("rmaudit run recipes/helpful.toml")
@@ -164,8 +191,10 @@ def test_readme_stays_short_and_starts_with_the_extras():
 def _anchors(markdown: str) -> set[str]:
     """GitHub's anchors of a page's headings."""
     headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", markdown, flags=re.S), re.M)
-    return {"".join(c for c in h.strip().lower() if c.isalnum() or c in " -_").replace(" ", "-")
-            for h in headings}
+    return {
+        "".join(c for c in h.strip().lower() if c.isalnum() or c in " -_").replace(" ", "-")
+        for h in headings
+    }
 
 
 @pytest.mark.parametrize("page", DOC_FILES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -179,16 +208,21 @@ def test_relative_links_resolve(page):
         resolved = (page.parent / path).resolve() if path else page
         assert resolved.exists(), f"{page.name} links to {target}, which does not exist"
         if anchor and resolved.suffix == ".md":
-            assert anchor in _anchors(resolved.read_text(encoding="utf-8")), \
+            assert anchor in _anchors(resolved.read_text(encoding="utf-8")), (
                 f"{page.name} links to {target}: no such heading"
+            )
 
 
 def test_docs_and_sources_name_papers_and_no_outside_design_document():
     """Docs, recipes, every source file (docstrings, CLI help, component summaries), tests,
     benchmarks and the example plugins cite papers by name and arXiv id, never by the project's
     internal seed numbers, and point at no design document outside the repository."""
-    sources = [path for folder in ("src", "tests", "benchmarks", "plugins", "examples")
-               for path in sorted((ROOT / folder).rglob("*")) if path.suffix in {".py", ".md"}]
+    sources = [
+        path
+        for folder in ("src", "tests", "benchmarks", "plugins", "examples")
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.suffix in {".py", ".md"}
+    ]
     files = [*DOC_FILES, *sorted((ROOT / "recipes").glob("*.toml")), *sources]
     for path in files:
         text = path.read_text(encoding="utf-8")

@@ -18,6 +18,7 @@ import sqlite3
 import subprocess
 import sys
 from collections import defaultdict
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -135,19 +136,40 @@ def audited(tmp_path_factory):
     env.pop("RMAUDIT_DISABLE_PLUGIN_AUTOLOAD", None)
     db = root / "audit.db"
     result = subprocess.run(
-        [sys.executable, "-m", "rmaudit", "--plugins-dir", str(root / "student"), "run",
-         str(root / "recipe.toml"), "--db", str(db)], capture_output=True, text=True, env=env)
+        [
+            sys.executable,
+            "-m",
+            "rmaudit",
+            "--plugins-dir",
+            str(root / "student"),
+            "run",
+            str(root / "recipe.toml"),
+            "--db",
+            str(db),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return db, env, result.stderr
 
 
 def test_both_example_distributions_are_installed_entry_points(audited):
     _, env, _ = audited
-    result = subprocess.run([sys.executable, "-m", "rmaudit", "plugins", "--json"],
-                            capture_output=True, text=True, env=env)
+    result = subprocess.run(
+        [sys.executable, "-m", "rmaudit", "plugins", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
     listed = {p["distribution"]: p for p in json.loads(result.stdout)}
-    assert listed["rmaudit-ranking"]["components"] == ["metric:hit-rate", "metric:mrr", "metric:ndcg"]
+    assert listed["rmaudit-ranking"]["components"] == [
+        "metric:hit-rate",
+        "metric:mrr",
+        "metric:ndcg",
+    ]
     assert listed["rmaudit-ranking"]["hooks"] == ["register_metrics"]
     assert listed["rmaudit-verifiable"]["components"] == ["oracle:verifiable"]
     assert listed["rmaudit-verifiable"]["version"] == "0.1.0"
@@ -163,8 +185,9 @@ def test_run_warns_about_the_broken_plugin_and_still_completes(audited):
 def test_verifiable_oracle_labels_what_the_student_got_right(audited):
     db, _, _ = audited
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("select r.meta, l.score from responses r "
-                            "join oracle_labels l on l.response_id = r.id").fetchall()
+        rows = conn.execute(
+            "select r.meta, l.score from responses r join oracle_labels l on l.response_id = r.id"
+        ).fetchall()
     assert len(rows) == len(PROMPTS) * 6
     expected = [10.0 if json.loads(meta)["correct"] else 1.0 for meta, _ in rows]
     assert [score for _, score in rows] == expected
@@ -173,8 +196,11 @@ def test_verifiable_oracle_labels_what_the_student_got_right(audited):
 
 def _tie_break_orders(values):
     """Every ordering of indices by descending value (one per way of breaking ties)."""
-    return [order for order in itertools.permutations(range(len(values)))
-            if all(values[a] >= values[b] for a, b in zip(order, order[1:]))]
+    return [
+        order
+        for order in itertools.permutations(range(len(values)))
+        if all(values[a] >= values[b] for a, b in pairwise(order))
+    ]
 
 
 def _brute_force(judged, scored):
@@ -183,8 +209,9 @@ def _brute_force(judged, scored):
     y_orders, j_orders = _tie_break_orders(scored), _tie_break_orders(judged)
     values = {}
     for n in (1, 3, 6):  # the default cut-offs m/2, m, 2m for m = 3
-        values[f"hr@{n}"] = np.mean([len(set(y[:n]) & set(j[:m])) / m
-                                     for y in y_orders for j in j_orders])
+        values[f"hr@{n}"] = np.mean(
+            [len(set(y[:n]) & set(j[:m])) / m for y in y_orders for j in j_orders]
+        )
     oracle_rank = [1 + sum(other > mine for other in judged) for mine in judged]
     for rank, suffix in ((1, ""), (2, "2")):
         picks = [oracle_rank[order[rank - 1]] for order in y_orders]
@@ -199,20 +226,28 @@ def test_ranking_metrics_agree_with_brute_force_on_the_stored_rows(audited):
         run_id = conn.execute("select id from runs").fetchone()[0]
         oracle = defaultdict(dict)
         for pid, rid, score in conn.execute(
-                "select r.prompt_id, r.id, l.score from responses r "
-                "join oracle_labels l on l.response_id = r.id"):
+            "select r.prompt_id, r.id, l.score from responses r "
+            "join oracle_labels l on l.response_id = r.id"
+        ):
             oracle[pid][rid] = score
-        rms = conn.execute("select label, rm_key from run_reward_models where run_id = ?",
-                           [run_id]).fetchall()
+        rms = conn.execute(
+            "select label, rm_key from run_reward_models where run_id = ?", [run_id]
+        ).fetchall()
         checked = 0
         for label, rm_key in rms:
-            scores = dict(conn.execute("select response_id, score from rm_scores where rm_key = ?",
-                                       [rm_key]))
-            per_prompt = [_brute_force([oracle[pid][rid] for rid in rids],
-                                       [scores[rid] for rid in rids])
-                          for pid, rids in ((pid, sorted(oracle[pid])) for pid in oracle)]
-            stored = dict(conn.execute("select key, value from metric_results "
-                                       "where run_id = ? and rm_key = ?", [run_id, rm_key]))
+            scores = dict(
+                conn.execute("select response_id, score from rm_scores where rm_key = ?", [rm_key])
+            )
+            per_prompt = [
+                _brute_force([oracle[pid][rid] for rid in rids], [scores[rid] for rid in rids])
+                for pid, rids in ((pid, sorted(oracle[pid])) for pid in oracle)
+            ]
+            stored = dict(
+                conn.execute(
+                    "select key, value from metric_results where run_id = ? and rm_key = ?",
+                    [run_id, rm_key],
+                )
+            )
             assert set(stored) == set(per_prompt[0]), label
             for key in stored:
                 expected = np.mean([values[key] for values in per_prompt])

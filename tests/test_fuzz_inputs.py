@@ -39,8 +39,10 @@ path = "pairs.jsonl"
 [[reward_models]]
 name = "simulated-rm"
 """
-SCORES = BASE.replace('[[reward_models]]\nname = "simulated-rm"',
-                      '[[reward_models]]\nname = "scores-file"\npath = "scores.jsonl"')
+SCORES = BASE.replace(
+    '[[reward_models]]\nname = "simulated-rm"',
+    '[[reward_models]]\nname = "scores-file"\npath = "scores.jsonl"',
+)
 
 
 @dataclass
@@ -84,7 +86,12 @@ for name, old, new, expect in [
     ("k is a list", "k = 2", "k = [2]", ["prompts.sampler.k"]),
     ("per_prompt is true", "per_prompt = 4", "per_prompt = true", ["responses.per_prompt"]),
     ("per_prompt is 1", "per_prompt = 4", "per_prompt = 1", ["responses.per_prompt", "1"]),
-    ("per_prompt is absurd", "per_prompt = 4", "per_prompt = 1e9", ["RMAUDIT_MAX_ITEMS", "responses"]),
+    (
+        "per_prompt is absurd",
+        "per_prompt = 4",
+        "per_prompt = 1e9",
+        ["RMAUDIT_MAX_ITEMS", "responses"],
+    ),
     ("per_prompt is NaN", "per_prompt = 4", "per_prompt = nan", ["responses.per_prompt"]),
     ("samples is absurd", "samples = 2", "samples = 1e9", ["RMAUDIT_MAX_ITEMS", "oracle labels"]),
     ("samples is true", "samples = 2", "samples = true", ["oracle.samples"]),
@@ -92,21 +99,62 @@ for name, old, new, expect in [
     ("batch_size is zero", 'title = "fuzz"', 'title = "fuzz"\nbatch_size = 0', ["batch_size", "0"]),
     ("batch_size is true", 'title = "fuzz"', 'title = "fuzz"\nbatch_size = true', ["batch_size"]),
     ("title is a number", 'title = "fuzz"', "title = 5", ["title", "5"]),
-    ("unknown top-level key", 'title = "fuzz"', 'title = "fuzz"\ntitel = "x"', ["titel", "unknown option"]),
+    (
+        "unknown top-level key",
+        'title = "fuzz"',
+        'title = "fuzz"\ntitel = "x"',
+        ["titel", "unknown option"],
+    ),
     ("unknown sampler", 'name = "random"', 'name = "randum"', ["prompts.sampler.name", "randum"]),
-    ("unknown option", "samples = 2", "samples = 2\nsampels = 3", ["oracle.sampels", "did you mean"]),
-    ("sampler is a number", '[prompts.sampler]\nname = "random"\nk = 2', "[prompts.sampler]", ["prompts.sampler"]),
-    ("missing data file", 'path = "prompts.jsonl"', 'path = "absent.jsonl"', ["prompts.source.path", "absent.jsonl"]),
-    ("missing responses", "[responses]\nper_prompt = 4\n[responses.policy]\nname = \"simulated-policy\"\n", "",
-     ["responses"]),
+    (
+        "unknown option",
+        "samples = 2",
+        "samples = 2\nsampels = 3",
+        ["oracle.sampels", "did you mean"],
+    ),
+    (
+        "sampler is a number",
+        '[prompts.sampler]\nname = "random"\nk = 2',
+        "[prompts.sampler]",
+        ["prompts.sampler"],
+    ),
+    (
+        "missing data file",
+        'path = "prompts.jsonl"',
+        'path = "absent.jsonl"',
+        ["prompts.source.path", "absent.jsonl"],
+    ),
+    (
+        "missing responses",
+        '[responses]\nper_prompt = 4\n[responses.policy]\nname = "simulated-policy"\n',
+        "",
+        ["responses"],
+    ),
     ("no reward models", '[[reward_models]]\nname = "simulated-rm"', "", ["reward_models"]),
-    ("empty rm label", '[[reward_models]]\nname = "simulated-rm"', '[[reward_models]]\nname = "simulated-rm"\nlabel = ""',
-     ["reward_models[0].label"]),
-    ("seed is true", '[[reward_models]]\nname = "simulated-rm"', '[[reward_models]]\nname = "simulated-rm"\nseed = true',
-     ["reward_models[0].seed"]),
-    ("eta out of range", '[[reward_models]]\nname = "simulated-rm"',
-     '[[reward_models]]\nname = "simulated-rm"\n[[metrics]]\nname = "reta"\neta = 2.0', ["metrics[0].eta", "2.0"]),
-    ("executor unknown", 'title = "fuzz"', 'title = "fuzz"\nexecutor = "slurm"', ["executor.name", "slurm"]),
+    (
+        "empty rm label",
+        '[[reward_models]]\nname = "simulated-rm"',
+        '[[reward_models]]\nname = "simulated-rm"\nlabel = ""',
+        ["reward_models[0].label"],
+    ),
+    (
+        "seed is true",
+        '[[reward_models]]\nname = "simulated-rm"',
+        '[[reward_models]]\nname = "simulated-rm"\nseed = true',
+        ["reward_models[0].seed"],
+    ),
+    (
+        "eta out of range",
+        '[[reward_models]]\nname = "simulated-rm"',
+        '[[reward_models]]\nname = "simulated-rm"\n[[metrics]]\nname = "reta"\neta = 2.0',
+        ["metrics[0].eta", "2.0"],
+    ),
+    (
+        "executor unknown",
+        'title = "fuzz"',
+        'title = "fuzz"\nexecutor = "slurm"',
+        ["executor.name", "slurm"],
+    ),
 ]:
     case(f"recipe: {name}", run_case(edit(old, new)), expect)
 case("recipe: malformed TOML", run_case('title = "x'), ["malformed TOML"])
@@ -130,7 +178,11 @@ for name, content, expect in [
     ("not UTF-8", b'{"prompt": "caf\xe9"}\n', ["prompts.jsonl", "utf-8"]),
     ("NUL bytes", b"\x00\x00\x00\n", ["prompts.jsonl"]),
     ("one prompt, k = 2", '{"prompt": "only one"}\n', ["prompts.sampler.k", "pool of 1"]),
-    ("the same prompt twice", '{"prompt": "a"}\n{"prompt": "a"}\n', ["prompts.sampler.k", "pool of 1"]),
+    (
+        "the same prompt twice",
+        '{"prompt": "a"}\n{"prompt": "a"}\n',
+        ["prompts.sampler.k", "pool of 1"],
+    ),
 ]:
     case(f"prompts: {name}", run_case(**{"prompts.jsonl": content}), expect)
 for name, content, expect in [
@@ -152,7 +204,11 @@ for name, content, expect in [
 
 # -- score files -----------------------------------------------------------------------------
 for name, content, expect in [
-    ("not UTF-8", b'{"response_id": "a", "score": 1.0}\n{"response_id": "\xff", "score": 2}\n', ["scores.jsonl"]),
+    (
+        "not UTF-8",
+        b'{"response_id": "a", "score": 1.0}\n{"response_id": "\xff", "score": 2}\n',
+        ["scores.jsonl"],
+    ),
     ("NaN score", '{"response_id": "a", "score": NaN}\n', ["scores.jsonl", "nan"]),
     ("score is a string", '{"response_id": "a", "score": "high"}\n', ["scores.jsonl", "high"]),
     ("score is true", '{"response_id": "a", "score": true}\n', ["scores.jsonl", "True"]),
@@ -162,14 +218,26 @@ for name, content, expect in [
     case(f"scores: {name}", run_case(SCORES, **{"scores.jsonl": content}), expect)
 
 # -- import files (rmaudit import) -----------------------------------------------------------
-HEADER = {"format": "rmaudit-benchmark", "format_version": 1,
-          "benchmark": {"policy_key": "p", "oracle_key": "o", "title": "t"}}
+HEADER = {
+    "format": "rmaudit-benchmark",
+    "format_version": 1,
+    "benchmark": {"policy_key": "p", "oracle_key": "o", "title": "t"},
+}
 
 
 def benchmark_lines(**changes) -> str:
-    record = {"prompt": {"text": "Q?", "meta": {}},
-              "responses": [{"sample_index": i, "text": f"A{i}", "meta": {},
-                             "label": {"score": 1.0 + i, "samples": [1.0 + i]}} for i in range(2)]}
+    record = {
+        "prompt": {"text": "Q?", "meta": {}},
+        "responses": [
+            {
+                "sample_index": i,
+                "text": f"A{i}",
+                "meta": {},
+                "label": {"score": 1.0 + i, "samples": [1.0 + i]},
+            }
+            for i in range(2)
+        ],
+    }
     for path, value in changes.items():
         target = record
         *parents, last = path.split(".")
@@ -184,16 +252,37 @@ for name, content, expect in [
     ("meta is a number", benchmark_lines(**{"prompt.meta": 5}), ["prompt.meta", "5"]),
     ("meta is a list", benchmark_lines(**{"prompt.meta": [1]}), ["prompt.meta"]),
     ("response meta is text", benchmark_lines(**{"responses.0.meta": "x"}), ["responses[0].meta"]),
-    ("sample_index is text", benchmark_lines(**{"responses.0.sample_index": "0"}), ["sample_index", "'0'"]),
-    ("sample_index is true", benchmark_lines(**{"responses.1.sample_index": True}), ["sample_index"]),
+    (
+        "sample_index is text",
+        benchmark_lines(**{"responses.0.sample_index": "0"}),
+        ["sample_index", "'0'"],
+    ),
+    (
+        "sample_index is true",
+        benchmark_lines(**{"responses.1.sample_index": True}),
+        ["sample_index"],
+    ),
     ("score is text", benchmark_lines(**{"responses.0.label.score": "1"}), ["label.score"]),
-    ("samples is Infinity", benchmark_lines(**{"responses.0.label.samples": float("inf")}).replace("inf", "Infinity"),
-     ["label.samples", "inf"]),
-    ("a sample is Infinity", benchmark_lines(**{"responses.0.label.samples": [float("inf")]}).replace("inf", "Infinity"),
-     ["label.samples[0]", "inf"]),
-    ("cost is text", benchmark_lines(**{"responses.0.label.cost_usd": "free"}), ["label.cost_usd", "free"]),
-    ("one response", json.dumps(HEADER) + "\n" + json.dumps({"prompt": {"text": "Q"}, "responses": []}) + "\n",
-     ["responses"]),
+    (
+        "samples is Infinity",
+        benchmark_lines(**{"responses.0.label.samples": float("inf")}).replace("inf", "Infinity"),
+        ["label.samples", "inf"],
+    ),
+    (
+        "a sample is Infinity",
+        benchmark_lines(**{"responses.0.label.samples": [float("inf")]}).replace("inf", "Infinity"),
+        ["label.samples[0]", "inf"],
+    ),
+    (
+        "cost is text",
+        benchmark_lines(**{"responses.0.label.cost_usd": "free"}),
+        ["label.cost_usd", "free"],
+    ),
+    (
+        "one response",
+        json.dumps(HEADER) + "\n" + json.dumps({"prompt": {"text": "Q"}, "responses": []}) + "\n",
+        ["responses"],
+    ),
     ("wrong format", json.dumps({"format": "other"}) + "\n", ["format", "other"]),
     ("empty file", "", ["bench.jsonl", "empty"]),
     ("not UTF-8", b"\xff\xfe\n", ["bench.jsonl"]),
@@ -203,20 +292,44 @@ for name, content, expect in [
 
 # -- DB files --------------------------------------------------------------------------------
 JUNK = bytes(range(256)) * 64
-for name, argv in [("runs", ["runs", "--db", "{db}"]), ("report", ["report", "{db}"]),
-                   ("export", ["export", "{dir}/out.jsonl", "--db", "{db}"]),
-                   ("tui", ["tui", "{db}"]), ("run", RUN)]:
+for name, argv in [
+    ("runs", ["runs", "--db", "{db}"]),
+    ("report", ["report", "{db}"]),
+    ("export", ["export", "{dir}/out.jsonl", "--db", "{db}"]),
+    ("tui", ["tui", "{db}"]),
+    ("run", RUN),
+]:
     files = run_case() if name == "run" else {}
     case(f"db: not SQLite ({name})", files, ["audit.db", "not an SQLite database"], argv, db=JUNK)
-for name, argv in [("runs", ["runs", "--db", "{db}"]), ("report", ["report", "{db}"]),
-                   ("export", ["export", "{dir}/out.jsonl", "--db", "{db}"])]:
+for name, argv in [
+    ("runs", ["runs", "--db", "{db}"]),
+    ("report", ["report", "{db}"]),
+    ("export", ["export", "{dir}/out.jsonl", "--db", "{db}"]),
+]:
     case(f"db: 0 bytes ({name})", {}, ["audit.db", "not an rmaudit database"], argv, db=b"")
     case(f"db: missing ({name})", {}, ["audit.db", "does not exist"], argv)
-case("db: corrupted pages (runs)", {}, ["audit.db", "corrupted"], ["runs", "--db", "{db}"], db="corrupt")
+case(
+    "db: corrupted pages (runs)",
+    {},
+    ["audit.db", "corrupted"],
+    ["runs", "--db", "{db}"],
+    db="corrupt",
+)
 case("db: corrupted pages (run)", run_case(), ["audit.db", "corrupted"], RUN, db="corrupt")
-case("db: another program's SQLite (run)", run_case(), ["audit.db", "not an rmaudit database"], RUN, db="foreign")
-case("db: another program's SQLite (runs)", {}, ["audit.db", "not an rmaudit database"],
-     ["runs", "--db", "{db}"], db="foreign")
+case(
+    "db: another program's SQLite (run)",
+    run_case(),
+    ["audit.db", "not an rmaudit database"],
+    RUN,
+    db="foreign",
+)
+case(
+    "db: another program's SQLite (runs)",
+    {},
+    ["audit.db", "not an rmaudit database"],
+    ["runs", "--db", "{db}"],
+    db="foreign",
+)
 
 # -- command-line options --------------------------------------------------------------------
 for name, argv, expect in [
@@ -236,11 +349,18 @@ for name, argv, expect in [
 for name, source, expect in [
     ("syntax error", "def broken(:\n", ["bad.py", "syntax error"]),
     ("raises", "raise RuntimeError('boom')\n", ["bad.py", "boom"]),
-    ("misspelled hook", "from rmaudit import hookimpl\n@hookimpl\ndef register_reward_model(register):\n"
-                        "    pass\n", ["bad.py", "register_reward_model", "register_reward_models"]),
+    (
+        "misspelled hook",
+        "from rmaudit import hookimpl\n@hookimpl\ndef register_reward_model(register):\n    pass\n",
+        ["bad.py", "register_reward_model", "register_reward_models"],
+    ),
 ]:
-    case(f"cli: plugin that {name}", {"plugins/bad.py": source}, expect,
-         ["--plugins-dir", "{dir}/plugins", "run", "{recipe}", "--db", "{db}"])
+    case(
+        f"cli: plugin that {name}",
+        {"plugins/bad.py": source},
+        expect,
+        ["--plugins-dir", "{dir}/plugins", "run", "{recipe}", "--db", "{db}"],
+    )
 
 assert len(CASES) >= 60, len(CASES)
 
@@ -279,8 +399,9 @@ def _prepare_db(kind: str | bytes, path: Path, finished: Path) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_bad_input_exits_2_with_one_line_and_leaves_the_db_alone(name, tmp_path, rmaudit,
-                                                                  finished_db, monkeypatch):
+def test_bad_input_exits_2_with_one_line_and_leaves_the_db_alone(
+    name, tmp_path, rmaudit, finished_db, monkeypatch
+):
     monkeypatch.chdir(tmp_path)
     given = CASES[name]
     for file, content in given.files.items():

@@ -9,17 +9,18 @@ import re
 import sqlite3
 
 import pytest
+from _hostile import EMOJI, LABELS, MARKUP, SHOWN_BIDI, SHOWN_CONTROL, hostile_audit, hostile_recipe
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from rich.cells import cell_len
 
-from _hostile import (EMOJI, LABELS, MARKUP, SHOWN_BIDI, SHOWN_CONTROL, hostile_audit,
-                      hostile_recipe)
-from rmaudit.results.run_index import open_for_reading, resolve_run
 from rmaudit.report import REPORT_NAME, build_figures
+from rmaudit.results.run_index import open_for_reading, resolve_run
 from rmaudit.results.summary import load_summary
 
 #: what must never reach a terminal raw: C0/C1 controls but newline, DEL, bidi controls
-RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+RAW = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def assert_literal(text: str) -> None:
@@ -87,6 +88,7 @@ def test_the_report_shows_hostile_text_as_written(rmaudit, tmp_path):
         texts += [t for ax in figure.axes for t in (ax.title, ax.xaxis.label, ax.yaxis.label)]
         assert all(not t.get_parse_math() for t in texts), name
         labels |= {t.get_text() for legend in figure.legends for t in legend.get_texts()}
-    assert "$x^2$ $unbalanced <script>alert(1)</script> | pipe | ![img]…" \
-        in labels  # the RM's label as written, cut at 60 characters
+    assert (
+        "$x^2$ $unbalanced <script>alert(1)</script> | pipe | ![img]…" in labels
+    )  # the RM's label as written, cut at 60 characters
     assert any(label.startswith(LABELS[2][:3] + "⟨U+001B⟩") for label in labels)

@@ -14,7 +14,9 @@ from pathlib import Path
 import rmaudit
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+    "importlinter"
+]
 #: The modules allowed a UI toolkit: the command line, the terminal UI, ``python -m rmaudit`` and
 #: the shared display helpers (whose ``formatting`` module is headless, ``literal`` is Rich).
 PRESENTATION = {"cli", "tui", "__main__", "display"}
@@ -22,9 +24,16 @@ PRESENTATION = {"cli", "tui", "__main__", "display"}
 
 def test_the_import_contracts_are_kept():
     result = subprocess.run(
-        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports; "
-                               "sys.exit(lint_imports(no_cache=True, no_logo=True))"],
-        cwd=ROOT, capture_output=True, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys; from importlinter.cli import lint_imports; "
+            "sys.exit(lint_imports(no_cache=True, no_logo=True))",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout
 
@@ -51,10 +60,19 @@ def test_a_new_import_cycle_breaks_a_contract(tmp_path):
     cycle = next(c for c in CONFIG["contracts"] if c["type"] == "acyclic_siblings")
     (tmp_path / ".importlinter").write_text(
         "[importlinter]\nroot_package = rmaudit\n\n[importlinter:contract:cycles]\n"
-        f"name = {cycle['name']}\ntype = acyclic_siblings\nancestors = rmaudit\n")
+        f"name = {cycle['name']}\ntype = acyclic_siblings\nancestors = rmaudit\n"
+    )
     result = subprocess.run(
-        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports; "
-                               "sys.exit(lint_imports(no_cache=True, no_logo=True))"],
-        cwd=tmp_path, capture_output=True, text=True, env={"PYTHONPATH": str(tmp_path)})
+        [
+            sys.executable,
+            "-c",
+            "import sys; from importlinter.cli import lint_imports; "
+            "sys.exit(lint_imports(no_cache=True, no_logo=True))",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(tmp_path)},
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "BROKEN" in result.stdout

@@ -10,17 +10,16 @@ import threading
 import types
 
 import pytest
+from _support import SMALL_RECIPE
 
 from rmaudit import hookimpl
-from rmaudit.components import RewardModel
-from rmaudit.recipe.executor_options import LocalExecutorOptions
-from rmaudit.run.executors import LocalExecutor
-from rmaudit.recipe import load_recipe
-from rmaudit.run import Runner
 from rmaudit.backends.simulated import SimulatedRewardModel
+from rmaudit.components import RewardModel
+from rmaudit.recipe import load_recipe
+from rmaudit.recipe.executor_options import LocalExecutorOptions
+from rmaudit.run import Runner
+from rmaudit.run.executors import LocalExecutor
 from rmaudit.store import Store
-
-from _support import SMALL_RECIPE
 
 WAIT = 5.0  # seconds a thread waits for the other before the test calls it not overlapped
 
@@ -135,22 +134,26 @@ def register_reward_models(register):
 
 def _scores(db) -> list[tuple]:
     with sqlite3.connect(db) as conn:
-        return conn.execute("select rm_key, response_id, score from rm_scores "
-                            "order by rm_key, response_id").fetchall()
+        return conn.execute(
+            "select rm_key, response_id, score from rm_scores order by rm_key, response_id"
+        ).fetchall()
 
 
 def test_a_run_stores_the_same_scores_with_and_without_overlap_in_the_calls_the_rm_asks_for(
-        tmp_path, register_plugin):
+    tmp_path, register_plugin
+):
     plugin = types.ModuleType("chunky_plugin")
     plugin.Chunky, plugin.register_reward_models = Chunky, register_reward_models
-    body = SMALL_RECIPE.replace("{extra_rms}",
-                                '[[reward_models]]\nlabel = "chunky"\nname = "chunky"\n')
+    body = SMALL_RECIPE.replace(
+        "{extra_rms}", '[[reward_models]]\nlabel = "chunky"\nname = "chunky"\n'
+    )
     stored = {}
     with register_plugin(plugin):
         for overlap in (True, False):
             recipe_path = tmp_path / f"overlap-{overlap}.toml"
-            recipe_path.write_text(f'{body}\n[executor]\nname = "local"\n'
-                                   f'overlap = {str(overlap).lower()}\n')
+            recipe_path.write_text(
+                f'{body}\n[executor]\nname = "local"\noverlap = {str(overlap).lower()}\n'
+            )
             recipe = load_recipe(recipe_path)
             assert recipe.executor == LocalExecutorOptions(overlap=overlap)
             Chunky.sizes = []

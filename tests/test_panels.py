@@ -1,4 +1,5 @@
-"""The panel contract (``rmaudit.results.panels``): which tabs a run gets, with no UI toolkit imported."""
+"""The panel contract (``rmaudit.results.panels``): which tabs a run gets, with no UI toolkit
+imported."""
 
 from __future__ import annotations
 
@@ -24,12 +25,15 @@ def summary_with(curve_keys=(), metric_keys=()) -> RunSummary:
 
 
 def test_panels_apply_by_stored_keys_and_the_catch_all_takes_the_rest():
-    panels = [Panel("reta", "RETA", factory, curve_keys=("reta_curve",)),
-              Panel("shift", "Shift", factory, metric_keys=("auroc",)),
-              Panel("absent", "Absent", factory, curve_keys=("nothing",)),
-              Panel("any", "Curve", factory, catch_all=True)]
-    context = PanelContext(None, summary_with(("reta_curve", "reliability", "shift_curve"),
-                                              ("auroc",)), ("rm-a",))
+    panels = [
+        Panel("reta", "RETA", factory, curve_keys=("reta_curve",)),
+        Panel("shift", "Shift", factory, metric_keys=("auroc",)),
+        Panel("absent", "Absent", factory, curve_keys=("nothing",)),
+        Panel("any", "Curve", factory, catch_all=True),
+    ]
+    context = PanelContext(
+        None, summary_with(("reta_curve", "reliability", "shift_curve"), ("auroc",)), ("rm-a",)
+    )
     views = panel_views(context, panels)
     assert [v.title for v in views] == ["RETA", "Shift", "Curve: reliability", "Curve: shift_curve"]
     assert views[2].build(context) == ("built", "reliability")
@@ -62,16 +66,23 @@ def test_register_panels_rejects_what_is_not_a_panel_and_duplicate_names():
 
 
 def test_collecting_panels_imports_no_ui_toolkit():
-    code = ("import sys; from rmaudit.results.panels import registered_panels; registered_panels();"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'matplotlib')))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    code = (
+        "import sys; from rmaudit.results.panels import registered_panels; registered_panels();"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'matplotlib')))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "[]"
 
 
 def test_a_panel_claims_a_family_of_curves_by_prefix_and_run_level_keys_apply():
-    panels = [Panel("regret", "Regret", factory, metric_keys=("ndr/mean",),
-                    curve_prefixes=("ndr_curve/",)),
-              Panel("any", "Curve", factory, catch_all=True)]
+    panels = [
+        Panel(
+            "regret", "Regret", factory, metric_keys=("ndr/mean",), curve_prefixes=("ndr_curve/",)
+        ),
+        Panel("any", "Curve", factory, catch_all=True),
+    ]
     summary = summary_with(("ndr_curve/a", "ndr_curve/b", "other"))
     context = PanelContext(None, summary, ("rm-a",))
     assert [v.title for v in panel_views(context, panels)] == ["Regret", "Curve: other"]
@@ -94,8 +105,14 @@ def test_every_built_in_panel_names_a_factory_that_exists():
 
     built_in: list[Panel] = []
     panels.register_panels(register=built_in.append)
-    assert {p.name for p in built_in} == {"reta-curve", "best-of-n", "curve", "shift",
-                                          "reliability-diagram", "regret"}
+    assert {p.name for p in built_in} == {
+        "reta-curve",
+        "best-of-n",
+        "curve",
+        "shift",
+        "reliability-diagram",
+        "regret",
+    }
     for panel in built_in:
         assert isinstance(panel.factory, str), panel.name  # no plugin module imports the TUI
         module, _, name = panel.factory.partition(":")

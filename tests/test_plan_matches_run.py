@@ -17,8 +17,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from _support import run_small_audit
+
 from rmaudit.recipe import load_recipe
 from rmaudit.run import Runner, StageCount
 from rmaudit.store import Store
@@ -47,15 +47,31 @@ def test_alpacaeval_bon16_plans_and_runs_on_stand_in_files(tmp_path):
     folder = tmp_path / "shared" / "data" / "reward-bench-bon" / "alpaca_eval_n16"
     (folder / "annotations_ref_GPT35t").mkdir(parents=True)
     for k in range(16):
-        outputs = [{"instruction": f"Q{q}", "output": "y" * (k + q + 1),
-                    "generator": f"allenai/tulu-2-dpo-13b.{k}"} for q in range(3)]
-        (folder / f"tulu-2-dpo-13b.{k}.json.gz").write_bytes(gzip.compress(json.dumps(outputs).encode()))
+        outputs = [
+            {
+                "instruction": f"Q{q}",
+                "output": "y" * (k + q + 1),
+                "generator": f"allenai/tulu-2-dpo-13b.{k}",
+            }
+            for q in range(3)
+        ]
+        (folder / f"tulu-2-dpo-13b.{k}.json.gz").write_bytes(
+            gzip.compress(json.dumps(outputs).encode())
+        )
         if k <= 10:
-            annotations = [{"instruction": o["instruction"], "output_2": o["output"],
-                            "generator_2": o["generator"], "preference": 1 + ((k * 5 + q) % 11) / 11}
-                           for q, o in enumerate(outputs)]
-            (folder / "annotations_ref_GPT35t" / f"tulu-2-dpo-13b.{k}.weighted_alpaca_eval_"
-             f"gpt4_turbo.annotations.json.gz").write_bytes(gzip.compress(json.dumps(annotations).encode()))
+            annotations = [
+                {
+                    "instruction": o["instruction"],
+                    "output_2": o["output"],
+                    "generator_2": o["generator"],
+                    "preference": 1 + ((k * 5 + q) % 11) / 11,
+                }
+                for q, o in enumerate(outputs)
+            ]
+            (
+                folder / "annotations_ref_GPT35t" / f"tulu-2-dpo-13b.{k}.weighted_alpaca_eval_"
+                f"gpt4_turbo.annotations.json.gz"
+            ).write_bytes(gzip.compress(json.dumps(annotations).encode()))
     recipe = copy_recipe("alpacaeval-bon16.toml", tmp_path / "clone", [])
     counts = check_plan_then_run(recipe, tmp_path / "audit.db")
     assert {c.stage: c.total for c in counts}["responses (imported)"] == 3 * 11
@@ -80,14 +96,20 @@ def stored_items(db: Path) -> Counter:
         return Counter()
     conn = sqlite3.connect(db)
     try:
-        found = Counter({stage: conn.execute(sql).fetchone()[0] for stage, sql in (
-            ("prompts", "select count(*) from selections"),
-            ("prompts (imported)", "select count(*) from selections"),
-            ("responses (imported)", "select count(*) from oracle_labels"),
-            ("responses", "select count(*) from responses where policy_key is not null"),
-            ("oracle labels", "select count(*) from oracle_labels"),
-            ("pairs", "select count(*) from pair_sets"),
-            ("shifted pairs", "select count(*) from pairs where perturber_key is not null"))})
+        found = Counter(
+            {
+                stage: conn.execute(sql).fetchone()[0]
+                for stage, sql in (
+                    ("prompts", "select count(*) from selections"),
+                    ("prompts (imported)", "select count(*) from selections"),
+                    ("responses (imported)", "select count(*) from oracle_labels"),
+                    ("responses", "select count(*) from responses where policy_key is not null"),
+                    ("oracle labels", "select count(*) from oracle_labels"),
+                    ("pairs", "select count(*) from pair_sets"),
+                    ("shifted pairs", "select count(*) from pairs where perturber_key is not null"),
+                )
+            }
+        )
         found.update(dict(conn.execute("select rm_key, count(*) from rm_scores group by rm_key")))
         return found
     finally:
@@ -121,7 +143,7 @@ def check_plan_then_run(recipe: Path, db: Path) -> list[StageCount]:
     done, rm_keys = run(recipe, db)
     after = stored_items(db)
     assert [c.stage for c in planned] == [c.stage for c in done]
-    for p, d in zip(planned, done):
+    for p, d in zip(planned, done, strict=True):
         assert not d.at_most
         if p.at_most:  # counted before the benchmark it derives from was built
             assert d.total <= p.total and d.pending <= p.pending, (p, d)
@@ -131,7 +153,8 @@ def check_plan_then_run(recipe: Path, db: Path) -> list[StageCount]:
         assert after[table] - before[table] == d.pending, (d, after[table] - before[table])
     replanned = plan(recipe, db)
     assert [(c.stage, c.total, c.pending, c.at_most) for c in replanned] == [
-        (c.stage, c.total, 0, False) for c in done]
+        (c.stage, c.total, 0, False) for c in done
+    ]
     return done
 
 
@@ -149,8 +172,11 @@ def test_pairs_and_sweep_of_a_built_benchmark_are_planned_exactly(tmp_path):
     labels, so it counts the new pairs, their sweep and scores exactly, before the run."""
     db = tmp_path / "audit.db"
     check_plan_then_run(copy_recipe("shift.toml", tmp_path, SMALLER["shift.toml"]), db)
-    other = copy_recipe("shift.toml", tmp_path / "bins", SMALLER["shift.toml"] + [
-        ('mode = "ordered"', 'mode = "rank-bins"\nbins = 3')])
+    other = copy_recipe(
+        "shift.toml",
+        tmp_path / "bins",
+        SMALLER["shift.toml"] + [('mode = "ordered"', 'mode = "rank-bins"\nbins = 3')],
+    )
     planned = plan(other, db)
     assert not any(c.at_most for c in planned)
     counts = {c.stage: c for c in planned}
@@ -167,9 +193,15 @@ def test_helpful_hf_plans_the_papers_benchmark_offline(tmp_path, monkeypatch):
     hh.parent.mkdir(parents=True)
     with gzip.open(hh, "wt") as handle:
         for i in range(12):
-            handle.write(json.dumps({"chosen": f"\n\nHuman: Question {i}?\n\nAssistant: Yes.",
-                                     "rejected": f"\n\nHuman: Question {i}?\n\nAssistant: No."})
-                         + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "chosen": f"\n\nHuman: Question {i}?\n\nAssistant: Yes.",
+                        "rejected": f"\n\nHuman: Question {i}?\n\nAssistant: No.",
+                    }
+                )
+                + "\n"
+            )
     counts = {c.stage: c for c in plan(recipe, tmp_path / "none.db")}
     assert (counts["prompts"].total, counts["prompts"].pending) == (12, 12)  # k = 100 > the pool
     assert counts["responses"].pending == 12 * 256
@@ -185,13 +217,20 @@ def test_audit_imported_plans_the_import_and_scoring_offline(tmp_path, rmaudit, 
     recipe = copy_recipe("audit-imported.toml", tmp_path, [])
     (tmp_path / "data").mkdir()
     source = run_small_audit(tmp_path)  # 8 prompts × 16 responses
-    exported = rmaudit("export", str(tmp_path / "data" / "helpful-benchmark.jsonl.gz"),
-                       "--db", str(source))
+    exported = rmaudit(
+        "export", str(tmp_path / "data" / "helpful-benchmark.jsonl.gz"), "--db", str(source)
+    )
     assert exported.code == 0, exported.err
     fresh = [(c.stage, c.total, c.pending) for c in plan(recipe, tmp_path / "new.db")]
-    assert fresh == [("prompts (imported)", 8, 8), ("responses (imported)", 128, 128),
-                     ("scores: Deberta-0.3B", 128, 128)]
+    assert fresh == [
+        ("prompts (imported)", 8, 8),
+        ("responses (imported)", 128, 128),
+        ("scores: Deberta-0.3B", 128, 128),
+    ]
     # the DB it was exported from holds its responses and labels, not its imported selection
     again = [(c.stage, c.total, c.pending) for c in plan(recipe, source)]
-    assert again == [("prompts (imported)", 8, 8), ("responses (imported)", 128, 0),
-                     ("scores: Deberta-0.3B", 128, 128)]
+    assert again == [
+        ("prompts (imported)", 8, 8),
+        ("responses (imported)", 128, 0),
+        ("scores: Deberta-0.3B", 128, 128),
+    ]

@@ -14,9 +14,22 @@ import textwrap
 import numpy as np
 
 from rmaudit import hookimpl, plugins
-from rmaudit.components import (BenchmarkContent, BenchmarkSource, Embedder, Generation, Metric, MetricOutput, MetricValue, Oracle,
-                                OracleLabel, PromptSampler, PromptSource, ReferencePolicy,
-                                RewardModel, ShiftPerturber)
+from rmaudit.components import (
+    BenchmarkContent,
+    BenchmarkSource,
+    Embedder,
+    Generation,
+    Metric,
+    MetricOutput,
+    MetricValue,
+    Oracle,
+    OracleLabel,
+    PromptSampler,
+    PromptSource,
+    ReferencePolicy,
+    RewardModel,
+    ShiftPerturber,
+)
 from rmaudit.components.keys import content_key
 from rmaudit.testing import check_shift_perturber
 
@@ -82,7 +95,9 @@ class TopPick(Metric):
     name = "toy-top-pick"
 
     def compute(self, inputs):
-        value = float(np.mean([j[np.argmax(y)] for j, y in zip(inputs.oracle, inputs.scores)]))
+        value = float(
+            np.mean([j[np.argmax(y)] for j, y in zip(inputs.oracle, inputs.scores, strict=True)])
+        )
         return MetricOutput(values=[MetricValue("top_pick", "top pick", value)])
 
 
@@ -144,8 +159,9 @@ class ToyWorld:
     def register_panels(self, register):
         from rmaudit.results.panels import Panel
 
-        register(Panel("toy-panel", "Toy", lambda context, curve_key: None,
-                       metric_keys=("top_pick",)))
+        register(
+            Panel("toy-panel", "Toy", lambda context, curve_key: None, metric_keys=("top_pick",))
+        )
 
 
 RECIPE = """
@@ -185,7 +201,9 @@ def test_a_run_uses_components_from_every_pipeline_hook(register_plugin, rmaudit
     assert result.code == 0, result.err
     with sqlite3.connect(db) as conn:
         prompts = [row[0] for row in conn.execute("select text from prompts order by text")]
-        (value,) = conn.execute("select value from metric_results where key = 'top_pick'").fetchone()
+        (value,) = conn.execute(
+            "select value from metric_results where key = 'top_pick'"
+        ).fetchone()
     # register_prompt_sources + register_embedders + register_prompt_samplers: the 3 shortest
     assert prompts == ["Count to 1.", "Count to 2.", "Count to 3."]
     # register_reference_policies, register_reward_models, register_oracles, register_metrics:
@@ -225,11 +243,19 @@ class TwoAnswers(BenchmarkSource):
         key = content_key("toy-two-answers", 1)
         return BenchmarkContent(
             header={"title": "hand-labelled", "policy_key": key, "oracle_key": key},
-            records=[{"prompt": {"text": f"{q} + {q}?"}, "responses": [
-                {"text": answer, "sample_index": i, "label": {"score": score}}
-                for i, (answer, score) in enumerate([(str(2 * q), 3.0), ("no idea", 1.0),
-                                                     (f"{2 * q} because", 2.0)])]}
-                for q in (1, 2)])
+            records=[
+                {
+                    "prompt": {"text": f"{q} + {q}?"},
+                    "responses": [
+                        {"text": answer, "sample_index": i, "label": {"score": score}}
+                        for i, (answer, score) in enumerate(
+                            [(str(2 * q), 3.0), ("no idea", 1.0), (f"{2 * q} because", 2.0)]
+                        )
+                    ],
+                }
+                for q in (1, 2)
+            ],
+        )
 
 
 class ToyBenchmarks:
@@ -238,12 +264,15 @@ class ToyBenchmarks:
         register(TwoAnswers)
 
 
-def test_register_benchmark_sources_gives_a_benchmark_a_recipe_audits(register_plugin, rmaudit,
-                                                                       tmp_path):
+def test_register_benchmark_sources_gives_a_benchmark_a_recipe_audits(
+    register_plugin, rmaudit, tmp_path
+):
     recipe = tmp_path / "hand.toml"
-    recipe.write_text('[benchmark]\nname = "toy-two-answers"\n\n[[reward_models]]\n'
-                      'label = "length"\nname = "length"\n\n[[metrics]]\nname = "best-of-n"\n'
-                      'n = [1, 3]\nreport = [3]\n')
+    recipe.write_text(
+        '[benchmark]\nname = "toy-two-answers"\n\n[[reward_models]]\n'
+        'label = "length"\nname = "length"\n\n[[metrics]]\nname = "best-of-n"\n'
+        "n = [1, 3]\nreport = [3]\n"
+    )
     db = tmp_path / "hand.db"
     with register_plugin(ToyBenchmarks(), name="toy-benchmarks"):
         result = rmaudit("run", str(recipe), "--db", str(db))

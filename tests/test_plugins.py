@@ -11,10 +11,10 @@ import textwrap
 import pluggy
 import pytest
 
-from rmaudit.plugins import host as plugins
-from rmaudit.plugins import hookspecs
 from rmaudit.components import KINDS
 from rmaudit.errors import BadInput
+from rmaudit.plugins import hookspecs
+from rmaudit.plugins import host as plugins
 
 
 def test_every_kind_has_a_documented_hook_and_builtins():
@@ -23,8 +23,15 @@ def test_every_kind_has_a_documented_hook_and_builtins():
         assert spec.__doc__, hook
         assert KINDS[kind].__name__ in spec.__doc__, hook
     assert set(plugins.HOOK_OF_KIND) == set(KINDS)
-    for kind in ("prompt_source", "prompt_sampler", "embedder", "reference_policy", "oracle",
-                 "reward_model", "metric"):
+    for kind in (
+        "prompt_source",
+        "prompt_sampler",
+        "embedder",
+        "reference_policy",
+        "oracle",
+        "reward_model",
+        "metric",
+    ):
         assert plugins.registered(kind), f"no built-in {kind}"
 
 
@@ -57,8 +64,9 @@ def test_misspelt_hook_fails_loudly():
 
 def _run(args, env_extra=None, cwd=None):
     env = {**os.environ, **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "rmaudit", *args], capture_output=True, text=True,
-                          env=env, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "rmaudit", *args], capture_output=True, text=True, env=env, cwd=cwd
+    )
 
 
 @pytest.fixture
@@ -67,7 +75,10 @@ def installed_plugins(tmp_path):
     site = tmp_path / "site"
     site.mkdir()
     for dist, module, body in [
-        ("rmaudit_goodplugin", "goodplugin", '''
+        (
+            "rmaudit_goodplugin",
+            "goodplugin",
+            '''
             from rmaudit import hookimpl
             from rmaudit.components import Metric, MetricOutput, MetricValue
             import numpy as np
@@ -82,7 +93,8 @@ def installed_plugins(tmp_path):
             @hookimpl
             def register_metrics(register):
                 register(MeanOracle)
-        '''),
+        ''',
+        ),
         ("rmaudit_badplugin", "badplugin", 'raise ImportError("deliberately broken")\n'),
     ]:
         (site / f"{module}.py").write_text(textwrap.dedent(body))
@@ -105,8 +117,9 @@ def test_entry_points_load_and_a_broken_one_is_skipped(installed_plugins):
 
 
 def test_allowlist_and_autoload_switches(installed_plugins):
-    only_good = _run(["plugins", "--json"], {**installed_plugins,
-                                              "RMAUDIT_LOAD_PLUGINS": "rmaudit_goodplugin"})
+    only_good = _run(
+        ["plugins", "--json"], {**installed_plugins, "RMAUDIT_LOAD_PLUGINS": "rmaudit_goodplugin"}
+    )
     assert [p["distribution"] for p in json.loads(only_good.stdout)] == ["rmaudit_goodplugin"]
     assert "badplugin" not in only_good.stderr
     none = _run(["plugins", "--json"], {**installed_plugins, "RMAUDIT_LOAD_PLUGINS": ""})
@@ -126,26 +139,36 @@ def test_plugins_all_lists_builtins_with_components():
     from rmaudit.default_plugins.pair_sources import RMBenchPairs
     from rmaudit.default_plugins.simulated import SimulatedJudgeComponent
 
-    assert sims["descriptions"]["oracle:simulated-judge"] == SimulatedJudgeComponent.__doc__.strip().splitlines()[0]
+    assert (
+        sims["descriptions"]["oracle:simulated-judge"]
+        == SimulatedJudgeComponent.__doc__.strip().splitlines()[0]
+    )
     pairs = listed["rmaudit.default_plugins.pair_sources"]
     assert "pair_source:rm-bench" in pairs["components"]
     assert not any(c.startswith("prompt_source:") for c in pairs["components"])
-    assert pairs["descriptions"]["pair_source:rm-bench"] == RMBenchPairs.__doc__.strip().splitlines()[0]
+    assert (
+        pairs["descriptions"]["pair_source:rm-bench"]
+        == RMBenchPairs.__doc__.strip().splitlines()[0]
+    )
 
 
 def test_plugins_table_describes_each_component_in_80_columns():
     result = _run(["plugins", "--all"], {"COLUMNS": "80"})
     lines = result.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80
-    at = next(i for i, line in enumerate(lines) if line.startswith("│ rm-bench ")
-              and "RM-Bench: each prompt's 3" in line)
+    at = next(
+        i
+        for i, line in enumerate(lines)
+        if line.startswith("│ rm-bench ") and "RM-Bench: each prompt's 3" in line
+    )
     assert lines[at + 1].startswith("│ pair_source ")
 
 
 def test_duplicate_names_need_plugin_prefix(tmp_path, fresh_host):
     plugin_dir = tmp_path / "plugins"
     plugin_dir.mkdir()
-    (plugin_dir / "dupe.py").write_text(textwrap.dedent('''
+    (plugin_dir / "dupe.py").write_text(
+        textwrap.dedent('''
         from rmaudit import hookimpl
         from rmaudit.components import PromptSampler
 
@@ -158,15 +181,20 @@ def test_duplicate_names_need_plugin_prefix(tmp_path, fresh_host):
         @hookimpl
         def register_prompt_samplers(register):
             register(AllAgain)
-    '''))
+    ''')
+    )
     plugins.load_plugins_dir(str(plugin_dir))
     with pytest.raises(BadInput) as ambiguous:
         plugins.resolve("prompt_sampler", "all", field="prompts.sampler.name")
     assert "rmaudit:all" in str(ambiguous.value) and "plugins-dir:dupe:all" in str(ambiguous.value)
-    assert plugins.resolve("prompt_sampler", "rmaudit:all").cls.__module__ == \
-        "rmaudit.default_plugins.prompt_samplers"
-    assert plugins.resolve("prompt_sampler", "plugins-dir:dupe:all").cls.__module__ == \
-        "rmaudit_plugins_dir.dupe"
+    assert (
+        plugins.resolve("prompt_sampler", "rmaudit:all").cls.__module__
+        == "rmaudit.default_plugins.prompt_samplers"
+    )
+    assert (
+        plugins.resolve("prompt_sampler", "plugins-dir:dupe:all").cls.__module__
+        == "rmaudit_plugins_dir.dupe"
+    )
 
 
 @pytest.fixture
@@ -182,8 +210,9 @@ def fresh_host(monkeypatch):
     return fresh
 
 
-def test_plugins_loaded_for_their_commands_still_come_after_the_builtins(installed_plugins,
-                                                                         fresh_host, monkeypatch):
+def test_plugins_loaded_for_their_commands_still_come_after_the_builtins(
+    installed_plugins, fresh_host, monkeypatch
+):
     """Finding plugin commands (rmaudit --help) loads the entry points alone; the built-ins,
     loaded later, still come first."""
     monkeypatch.syspath_prepend(installed_plugins["PYTHONPATH"].split(os.pathsep)[0])
@@ -193,5 +222,5 @@ def test_plugins_loaded_for_their_commands_still_come_after_the_builtins(install
     plugins.load_plugins()
     full = [name for name, _ in fresh_host.list_name_plugin()]
     assert "goodplugin" in early and not set(early) & set(plugins.DEFAULT_PLUGINS)
-    assert full[:len(plugins.DEFAULT_PLUGINS)] == list(plugins.DEFAULT_PLUGINS)
-    assert full[len(plugins.DEFAULT_PLUGINS):] == early
+    assert full[: len(plugins.DEFAULT_PLUGINS)] == list(plugins.DEFAULT_PLUGINS)
+    assert full[len(plugins.DEFAULT_PLUGINS) :] == early

@@ -35,8 +35,11 @@ def _rows(db: Path) -> dict[str, dict[str, dict[tuple, dict]]]:
     try:
         tables: dict[str, dict[str, dict[tuple, dict]]] = {}
         for table in METRIC_TABLES:
-            key_columns = [c["name"] for c in conn.execute(f"pragma table_info({table})")
-                           if c["pk"] and c["name"] != "run_id"]
+            key_columns = [
+                c["name"]
+                for c in conn.execute(f"pragma table_info({table})")
+                if c["pk"] and c["name"] != "run_id"
+            ]
             for row in conn.execute(f"select * from {table}"):
                 row = dict(row)
                 key = tuple(row[c] for c in key_columns)
@@ -47,11 +50,18 @@ def _rows(db: Path) -> dict[str, dict[str, dict[tuple, dict]]]:
 
 
 def _same_result(table: str, old: dict, new: dict) -> bool:
-    compared = {c for c in old if not (old.get("metric") in NEW_INTERVALS
-                                       and c in DESCRIBING_AN_INTERVAL)}
-    return all(old[c] == new[c] or (isinstance(old[c], float) and isinstance(new[c], float)
-                                    and math.isclose(old[c], new[c], rel_tol=1e-12))
-               for c in compared)
+    compared = {
+        c for c in old if not (old.get("metric") in NEW_INTERVALS and c in DESCRIBING_AN_INTERVAL)
+    }
+    return all(
+        old[c] == new[c]
+        or (
+            isinstance(old[c], float)
+            and isinstance(new[c], float)
+            and math.isclose(old[c], new[c], rel_tol=1e-12)
+        )
+        for c in compared
+    )
 
 
 def test_fixture_was_written_by_the_old_schema():
@@ -64,8 +74,13 @@ def test_fixture_was_written_by_the_old_schema():
 
 def test_pre_split_db_resumes_with_no_new_work_and_identical_metrics(tmp_path, rmaudit):
     recipe = tmp_path / "benchmark-shift.toml"
-    recipe.write_text((FIXTURE / "benchmark-shift.toml").read_text().replace(
-        'name = "regret-correlation"\n', 'name = "regret-correlation"\ndesign = "shared"\n'))
+    recipe.write_text(
+        (FIXTURE / "benchmark-shift.toml")
+        .read_text()
+        .replace(
+            'name = "regret-correlation"\n', 'name = "regret-correlation"\ndesign = "shared"\n'
+        )
+    )
     db = tmp_path / "pre-split.db"
     shutil.copy(FIXTURE / "pre-split.db", db)
     before = _rows(db)
@@ -84,10 +99,11 @@ def test_pre_split_db_resumes_with_no_new_work_and_identical_metrics(tmp_path, r
     assert "new work: none" in result.err
     after = _rows(db)
     for table, runs in before.items():
-        (old_run, old_rows), = runs.items()
+        ((old_run, old_rows),) = runs.items()
         assert after[table][old_run] == old_rows  # the old run's rows are left as they were
         (new_rows,) = (rows for run, rows in after[table].items() if run != old_run)
         assert new_rows.keys() == old_rows.keys(), table
-        changed = [key for key, row in old_rows.items()
-                   if not _same_result(table, row, new_rows[key])]
+        changed = [
+            key for key, row in old_rows.items() if not _same_result(table, row, new_rows[key])
+        ]
         assert not changed, (table, changed[:3])

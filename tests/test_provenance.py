@@ -6,11 +6,17 @@ from __future__ import annotations
 import hashlib
 import json
 
-from rmaudit.results.summary import load_summary
 from rmaudit.results.run_index import open_for_reading
+from rmaudit.results.summary import load_summary
 
-BENCH = [{"prompt": f"Question {q}?", "responses": [f"answer {i} " * (i + 1) for i in range(4)],
-          "oracle": [1.0 + ((q + i) % 4) / 4 for i in range(4)]} for q in range(4)]
+BENCH = [
+    {
+        "prompt": f"Question {q}?",
+        "responses": [f"answer {i} " * (i + 1) for i in range(4)],
+        "oracle": [1.0 + ((q + i) % 4) / 4 for i in range(4)],
+    }
+    for q in range(4)
+]
 
 
 def write_bench(tmp_path):
@@ -21,8 +27,11 @@ def write_bench(tmp_path):
 
 def run(rmaudit, tmp_path, rms):
     recipe = tmp_path / "r.toml"
-    recipe.write_text('[benchmark]\nname = "benchmark-jsonl"\npath = "bench.jsonl"\n' + rms +
-                      '\n[[metrics]]\nname = "best-of-n"\nreport = [2]\n')
+    recipe.write_text(
+        '[benchmark]\nname = "benchmark-jsonl"\npath = "bench.jsonl"\n'
+        + rms
+        + '\n[[metrics]]\nname = "best-of-n"\nreport = [2]\n'
+    )
     result = rmaudit("run", str(recipe), "--db", str(tmp_path / "a.db"))
     assert result.code == 0, result.err
     store = open_for_reading(str(tmp_path / "a.db"))
@@ -35,13 +44,19 @@ def run(rmaudit, tmp_path, rms):
 
 def test_a_simulated_rm_on_real_labels_is_named_and_nothing_else(tmp_path, rmaudit):
     digest = write_bench(tmp_path)
-    result, summary, run_id = run(rmaudit, tmp_path, '[[reward_models]]\nlabel = "sim"\n'
-                                  'name = "simulated-rm"\n\n[[reward_models]]\nlabel = "len"\n'
-                                  'name = "length"\n')
+    result, summary, run_id = run(
+        rmaudit,
+        tmp_path,
+        '[[reward_models]]\nlabel = "sim"\n'
+        'name = "simulated-rm"\n\n[[reward_models]]\nlabel = "len"\n'
+        'name = "length"\n',
+    )
     assert summary.simulated
-    assert summary.simulated_notice == ("SIMULATED — responses: file bench.jsonl; oracle: labels "
-                                        "file (oracle scores in bench.jsonl); RM sim: simulated; "
-                                        "RM len: length")
+    assert summary.simulated_notice == (
+        "SIMULATED — responses: file bench.jsonl; oracle: labels "
+        "file (oracle scores in bench.jsonl); RM sim: simulated; "
+        "RM len: length"
+    )
     assert summary.simulated_notice in " ".join(result.out.split())
     files = [(p.part, p.source.digest) for p in summary.sources if p.source.kind == "file"]
     assert files == [("responses", digest), ("oracle", digest)]
@@ -51,11 +66,19 @@ def test_a_simulated_rm_on_real_labels_is_named_and_nothing_else(tmp_path, rmaud
 
 def test_no_banner_when_nothing_is_simulated(tmp_path, rmaudit):
     write_bench(tmp_path)
-    (tmp_path / "s.jsonl").write_text("".join(
-        json.dumps({"prompt": r["prompt"], "response": t, "score": len(t)}) + "\n"
-        for r in BENCH for t in r["responses"]))
-    result, summary, _ = run(rmaudit, tmp_path, '[[reward_models]]\nlabel = "mine"\n'
-                             'name = "scores-file"\npath = "s.jsonl"\nmatch = "text"\n')
+    (tmp_path / "s.jsonl").write_text(
+        "".join(
+            json.dumps({"prompt": r["prompt"], "response": t, "score": len(t)}) + "\n"
+            for r in BENCH
+            for t in r["responses"]
+        )
+    )
+    result, summary, _ = run(
+        rmaudit,
+        tmp_path,
+        '[[reward_models]]\nlabel = "mine"\n'
+        'name = "scores-file"\npath = "s.jsonl"\nmatch = "text"\n',
+    )
     assert not summary.simulated and summary.simulated_notice is None
     assert "SIMULATED" not in result.out and "imulated" not in result.out
     scores = [p for p in summary.sources if p.part == "RMs"]
@@ -71,11 +94,16 @@ def test_runs_json_holds_every_stored_metric_and_curve(tmp_path, rmaudit):
     assert result.code == 0, result.err
     (found,) = json.loads(result.out)["runs"]
     with sqlite3.connect(tmp_path / "a.db") as con:
-        stored = con.execute("select key, value, stderr, ci_low, ci_high from metric_results "
-                             "order by key").fetchall()
+        stored = con.execute(
+            "select key, value, stderr, ci_low, ci_high from metric_results order by key"
+        ).fetchall()
         points = con.execute("select count(*) from curves").fetchone()[0]
-    assert sorted((m["key"], m["value"], m["stderr"], m["ci_low"], m["ci_high"])
-                  for m in found["metrics"]) == stored
+    assert (
+        sorted(
+            (m["key"], m["value"], m["stderr"], m["ci_low"], m["ci_high"]) for m in found["metrics"]
+        )
+        == stored
+    )
     assert {m["rm"] for m in found["metrics"]} == {"len"}
     assert sum(len(c["x"]) for c in found["curves"]) == points > 0
     assert [s["part"] for s in found["sources"]] == ["responses", "oracle", "RMs"]

@@ -13,8 +13,12 @@ from _support import run_small_audit
 
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
 DIALOGUES = [
-    {"chosen": f"\n\nHuman: Question {i}?\n\nAssistant: A good answer {i}.",
-     "rejected": f"\n\nHuman: Question {i}?\n\nAssistant: A bad answer {i}."} for i in range(12)]
+    {
+        "chosen": f"\n\nHuman: Question {i}?\n\nAssistant: A good answer {i}.",
+        "rejected": f"\n\nHuman: Question {i}?\n\nAssistant: A bad answer {i}.",
+    }
+    for i in range(12)
+]
 
 
 def copy_recipe(name: str, root: Path) -> Path:
@@ -46,8 +50,9 @@ def test_audit_imported_dry_run_plans_scoring_only(tmp_path, rmaudit, monkeypatc
     recipe = copy_recipe("audit-imported.toml", tmp_path)
     (tmp_path / "data").mkdir()
     source_db = run_small_audit(tmp_path)
-    exported = rmaudit("export", str(tmp_path / "data" / "helpful-benchmark.jsonl.gz"),
-                       "--db", str(source_db))
+    exported = rmaudit(
+        "export", str(tmp_path / "data" / "helpful-benchmark.jsonl.gz"), "--db", str(source_db)
+    )
     assert exported.code == 0, exported.err
     result = rmaudit("run", str(recipe), "--db", str(tmp_path / "new.db"), "--dry-run")
     assert result.code == 0, result.err

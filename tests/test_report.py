@@ -9,14 +9,14 @@ import textwrap
 
 import numpy as np
 import pytest
+from _support import metric_rows, run_small_audit
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from scipy import integrate, stats
 
-from _support import metric_rows, run_small_audit
-from rmaudit.results.run_index import open_for_reading, resolve_run
 from rmaudit.display.formatting import format_value
 from rmaudit.recipe import load_recipe
 from rmaudit.report import REPORT_NAME, build_figures, default_out_dir
+from rmaudit.results.run_index import open_for_reading, resolve_run
 from rmaudit.results.summary import load_summary
 from rmaudit.run import Runner
 from rmaudit.store import Store
@@ -73,8 +73,8 @@ def audit_db(tmp_path_factory):
     conn = sqlite3.connect(db)
     with conn:  # a calibration-style curve, as a later metric stores one: it must get a plot too
         conn.execute("""insert into curves select run_id, rm_key, 'calibration', 'reliability',
-                        'reliability diagram', point, 'confidence', x, value, stderr, ci_low, ci_high
-                        from curves where key = 'reta_curve'""")
+                        'reliability diagram', point, 'confidence', x, value, stderr, ci_low,
+                        ci_high from curves where key = 'reta_curve'""")
     conn.close()
     return db
 
@@ -157,7 +157,9 @@ def test_every_axis_has_labels_and_a_legend_of_the_rms(audit_db):
 
 def test_the_reliability_diagram_has_the_diagonal_and_says_accuracy(full_db):
     ax = figures(full_db)["reliability-diagram.png"].axes[0]
-    diagonal = next(line for line in ax.lines if line.get_label().startswith("perfectly calibrated"))
+    diagonal = next(
+        line for line in ax.lines if line.get_label().startswith("perfectly calibrated")
+    )
     x, y = diagonal.get_xdata(), diagonal.get_ydata()
     assert list(x) == list(y) and min(x) <= 0.5 and max(x) == 1.0  # y = x over the confidences
     assert ax.get_ylabel() == "accuracy in the bin"
@@ -168,8 +170,9 @@ def second_best_kl(n: int) -> float:
     """KL(2nd-best-of-n ‖ base) by numerical integration of f log f, f the density of the
     chosen response's reward quantile: the (n−1)-th order statistic of n uniforms."""
     density = stats.beta(n - 1, 2).pdf
-    value, _ = integrate.quad(lambda u: density(u) * np.log(density(u)) if density(u) > 0 else 0.0,
-                              0, 1, limit=200)
+    value, _ = integrate.quad(
+        lambda u: density(u) * np.log(density(u)) if density(u) > 0 else 0.0, 0, 1, limit=200
+    )
     return value
 
 
@@ -193,8 +196,12 @@ def test_the_2nd_best_of_n_figure_has_its_own_kl_axis_and_labels(full_db):
 
 def test_each_rm_keeps_one_colour_in_every_figure(full_db):
     made = figures(full_db)
-    assert set(made) == {"reta-curve.png", "best-of-n.png", "2nd-best-of-n.png",
-                         "reliability-diagram.png"}
+    assert set(made) == {
+        "reta-curve.png",
+        "best-of-n.png",
+        "2nd-best-of-n.png",
+        "reliability-diagram.png",
+    }
     colours: dict[str, set] = {}
     for figure in made.values():
         for ax in figure.axes:
@@ -231,7 +238,11 @@ def test_the_markdown_table_matches_the_stored_metrics(rmaudit, audit_db, tmp_pa
     headers, table = parse_table(markdown)
     assert headers[:2] == ["reward model", "RETA(1/4) ↑"] and headers[3] == "pairwise acc ↑"
     # best-of-n is an oracle score: its header says the oracle's range on this benchmark
-    low, high = sqlite3.connect(audit_db).execute("select min(score), max(score) from oracle_labels").fetchone()
+    low, high = (
+        sqlite3.connect(audit_db)
+        .execute("select min(score), max(score) from oracle_labels")
+        .fetchone()
+    )
     assert headers[2] == f"BoN@4 ↑ [{low:.1f}–{high:.1f}]"
     column = {"reta@0.25": 0, "bon@4": 1, "pairwise_accuracy": 2}
     rows = metric_rows(audit_db)
@@ -249,7 +260,8 @@ def test_the_markdown_has_the_legend_the_curve_tables_and_the_recipe(rmaudit, fu
     conn = sqlite3.connect(full_db)
     value, stderr = conn.execute(
         """select c.value, c.stderr from curves c join run_reward_models m on m.rm_key = c.rm_key
-           where m.label = 'honest' and c.key = 'reta_curve' and c.point = 0""").fetchone()
+           where m.label = 'honest' and c.key = 'reta_curve' and c.point = 0"""
+    ).fetchone()
     recipe_text = conn.execute("select recipe_text from runs").fetchone()[0]
     conn.close()
     curve_table = markdown.split("## RETA curve")[1]
@@ -288,12 +300,12 @@ def test_results_across_rms_get_their_table_and_their_line(rmaudit, audit_db, tm
     source.backup(target)
     with target:  # a metric across RMs (scope = "run") stores its results under rm_key ''
         target.execute("""insert into metric_results (run_id, rm_key, metric, key, label, params,
-                          value, stderr, ci_low, ci_high, higher_is_better)
-                          select id, '', 'regret', 'kendall', 'Kendall τ', '{}', 0.5, 0.1, 0.3, 0.7, 1
-                          from runs""")
+                          value, stderr, ci_low, ci_high, higher_is_better) select id, '', 'regret',
+                          'kendall', 'Kendall τ', '{}', 0.5, 0.1, 0.3, 0.7, 1 from runs""")
         target.execute("""insert into curves select run_id, '', metric, key, label, point, x_label,
                           x, value, stderr, ci_low, ci_high from curves where key = 'reliability'
-                          and rm_key = (select rm_key from run_reward_models where label = 'honest')""")
+                          and rm_key = (select rm_key from run_reward_models where label =
+                          'honest')""")
     source.close(), target.close()
     assert rmaudit("report", str(db), "--out", str(tmp_path / "out")).code == 0
     markdown = (tmp_path / "out" / REPORT_NAME).read_text()

@@ -14,6 +14,7 @@ import time
 from types import ModuleType
 
 from _support import metric_rows, table_counts
+
 from rmaudit.testing import registered_plugin
 
 SLOW_RM = '''
@@ -46,8 +47,9 @@ TOTAL = 8 * 16
 def _all_scores(db) -> list[tuple]:
     conn = sqlite3.connect(db)
     try:
-        return conn.execute("select rm_key, response_id, score from rm_scores "
-                            "order by rm_key, response_id").fetchall()
+        return conn.execute(
+            "select rm_key, response_id, score from rm_scores order by rm_key, response_id"
+        ).fetchall()
     finally:
         conn.close()
 
@@ -72,8 +74,9 @@ def test_kill_9_during_scoring_then_resume(tmp_path, write_recipe, rmaudit):
     command = [sys.executable, "-m", "rmaudit", "--plugins-dir", str(plugins), "run", str(recipe)]
 
     killed_db = tmp_path / "killed.db"
-    process = subprocess.Popen([*command, "--db", str(killed_db)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [*command, "--db", str(killed_db)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         stored = _scores(killed_db)
@@ -103,7 +106,9 @@ def test_kill_9_during_scoring_then_resume(tmp_path, write_recipe, rmaudit):
     assert counts == table_counts(clean_db)
     assert counts["rm_scores"] == 3 * TOTAL
     conn = sqlite3.connect(killed_db)
-    distinct = conn.execute("select count(*) from (select distinct response_id, rm_key from rm_scores)")
+    distinct = conn.execute(
+        "select count(*) from (select distinct response_id, rm_key from rm_scores)"
+    )
     assert distinct.fetchone()[0] == counts["rm_scores"]
     conn.close()
     assert _all_scores(killed_db) == _all_scores(clean_db)  # bit for bit

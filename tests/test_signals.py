@@ -10,23 +10,37 @@ import sys
 import time
 
 import pytest
-
 from test_resume import EXTRA, SLOW_RM, TOTAL, _scores
 
 
-@pytest.mark.parametrize("signum, code, said", [(signal.SIGTERM, 143, "SIGTERM"),
-                                               (signal.SIGINT, 130, "Ctrl-C")])
-def test_a_signal_mid_run_marks_it_interrupted_in_one_line(signum, code, said, tmp_path,
-                                                          write_recipe):
+@pytest.mark.parametrize(
+    "signum, code, said", [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "Ctrl-C")]
+)
+def test_a_signal_mid_run_marks_it_interrupted_in_one_line(
+    signum, code, said, tmp_path, write_recipe
+):
     plugins = tmp_path / "plugins"
     plugins.mkdir()
     (plugins / "slow_rm.py").write_text(SLOW_RM)
     recipe = write_recipe(extra_rms=EXTRA)
     recipe.write_text(recipe.read_text().replace("batch_size = 32", "batch_size = 8"))
     db = tmp_path / "audit.db"
-    process = subprocess.Popen([sys.executable, "-m", "rmaudit", "--plugins-dir", str(plugins),
-                                "run", str(recipe), "--db", str(db)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "rmaudit",
+            "--plugins-dir",
+            str(plugins),
+            "run",
+            str(recipe),
+            "--db",
+            str(db),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 120
     while _scores(db) < 2 * TOTAL + 8:
         assert process.poll() is None and time.monotonic() < deadline, "finished too soon"
@@ -36,7 +50,8 @@ def test_a_signal_mid_run_marks_it_interrupted_in_one_line(signum, code, said, t
     assert process.returncode == code, err
     assert "Traceback" not in err
     assert [line for line in err.splitlines() if "━" not in line and line.strip()] == [
-        f"Interrupted ({said}); rerun the same command to resume."]
+        f"Interrupted ({said}); rerun the same command to resume."
+    ]
     conn = sqlite3.connect(db)
     assert conn.execute("select status from runs").fetchone()[0] == "interrupted"
     conn.close()
@@ -47,9 +62,12 @@ def test_ctrl_c_during_start_up_prints_no_traceback(delay, tmp_path, write_recip
     """From the first import of the command line on (before it, in the interpreter's own
     start-up and ``import rmaudit``, Python prints its traceback, as for any program)."""
     recipe = write_recipe()
-    process = subprocess.Popen([sys.executable, "-m", "rmaudit", "run", str(recipe), "--db",
-                                str(tmp_path / "audit.db")],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rmaudit", "run", str(recipe), "--db", str(tmp_path / "audit.db")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(delay)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)

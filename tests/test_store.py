@@ -100,8 +100,10 @@ def test_keyed_lookups_answer_for_the_keys_asked_about(tmp_path):
 def test_the_migration_keeps_every_score_and_label_and_clusters_them(tmp_path):
     db = tmp_path / "old.db"
     shutil.copy(FIXTURE, db)
-    tables = {"rm_scores": "select response_id, rm_key, score from rm_scores",
-              "oracle_labels": "select * from oracle_labels"}
+    tables = {
+        "rm_scores": "select response_id, rm_key, score from rm_scores",
+        "oracle_labels": "select * from oracle_labels",
+    }
     before = {t: sorted(seen_elsewhere(db, sql)) for t, sql in tables.items()}
     Store.open(db).close()
     for table, sql in tables.items():
@@ -109,13 +111,22 @@ def test_the_migration_keeps_every_score_and_label_and_clusters_them(tmp_path):
         create = seen_elsewhere(db, f"select sql from sqlite_master where name = '{table}'")[0][0]
         assert "without rowid" in create.lower()
     # one B-tree per table: no index beside the primary key
-    assert seen_elsewhere(db, "select name from sqlite_master where type = 'index' and "
-                              "tbl_name in ('rm_scores', 'oracle_labels')") == []
+    assert (
+        seen_elsewhere(
+            db,
+            "select name from sqlite_master where type = 'index' and "
+            "tbl_name in ('rm_scores', 'oracle_labels')",
+        )
+        == []
+    )
     assert seen_elsewhere(db, "select schema_version from schema_info") == [(SCHEMA_VERSION,)]
 
 
-SQL = re.compile(r"^\s*(select|insert|update|delete|create|alter|drop|pragma|begin|commit|"
-                 r"savepoint|release|rollback)\b", re.IGNORECASE)
+SQL = re.compile(
+    r"^\s*(select|insert|update|delete|create|alter|drop|pragma|begin|commit|"
+    r"savepoint|release|rollback)\b",
+    re.IGNORECASE,
+)
 
 
 def test_no_sql_outside_the_store():
@@ -126,8 +137,11 @@ def test_no_sql_outside_the_store():
         if relative.parts[0] == "store" or relative.parts[:2] == ("backends", "openai_api"):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                    and SQL.match(node.value) and re.search(r"\b(from|into|set|table|where)\b",
-                                                            node.value, re.IGNORECASE):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and SQL.match(node.value)
+                and re.search(r"\b(from|into|set|table|where)\b", node.value, re.IGNORECASE)
+            ):
                 offenders.append(f"{relative}:{node.lineno}")
     assert offenders == []

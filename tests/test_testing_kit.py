@@ -14,12 +14,24 @@ import numpy as np
 import pytest
 
 from rmaudit import hookimpl, plugins
-from rmaudit.components import Generation, Metric, MetricOutput, MetricValue, ReferencePolicy, RewardModel
+from rmaudit.components import (
+    Generation,
+    Metric,
+    MetricOutput,
+    MetricValue,
+    ReferencePolicy,
+    RewardModel,
+)
 from rmaudit.default_plugins.metrics import BestKOfN
 from rmaudit.errors import BadInput
 from rmaudit.metrics import MetricResult
-from rmaudit.testing import (ConformanceError, check_metric, check_reference_policy,
-                             check_reward_model, sample_benchmark)
+from rmaudit.testing import (
+    ConformanceError,
+    check_metric,
+    check_reference_policy,
+    check_reward_model,
+    sample_benchmark,
+)
 
 
 def _metric(name: str, per_prompt, *, bounds=(None, None), higher_is_better=True):
@@ -29,10 +41,13 @@ def _metric(name: str, per_prompt, *, bounds=(None, None), higher_is_better=True
         __doc__ = f"Toy metric {name}."
 
         def compute(self, inputs):
-            values = [per_prompt(j, y) for j, y in zip(inputs.oracle, inputs.scores)]
+            values = [per_prompt(j, y) for j, y in zip(inputs.oracle, inputs.scores, strict=True)]
             result = MetricResult.from_per_prompt(np.array(values))
-            return MetricOutput(values=[MetricValue("v", "v", result.value, result.stderr,
-                                                    per_prompt=result.per_prompt)])
+            return MetricOutput(
+                values=[
+                    MetricValue("v", "v", result.value, result.stderr, per_prompt=result.per_prompt)
+                ]
+            )
 
     Toy.name, Toy.bounds, Toy.higher_is_better = name, bounds, higher_is_better
     return Toy
@@ -73,8 +88,12 @@ def test_catches_a_metric_that_depends_on_prompt_order():
         def compute(self, inputs):
             _require_finite(*inputs.oracle, *inputs.scores)
             weights = np.arange(1, len(inputs.oracle) + 1)
-            value = float(np.average([j[np.argmax(y)] for j, y in zip(inputs.oracle, inputs.scores)],
-                                     weights=weights))
+            value = float(
+                np.average(
+                    [j[np.argmax(y)] for j, y in zip(inputs.oracle, inputs.scores, strict=True)],
+                    weights=weights,
+                )
+            )
             return MetricOutput(values=[MetricValue("v", "v", value)])
 
     with pytest.raises(ConformanceError, match="prompt order"):
@@ -181,14 +200,17 @@ class _ZeroPerCall(RewardModel):
         return [float(len(r.text)) for _, r in batch]
 
 
-@pytest.mark.parametrize("model, contract", [
-    (_MainThreadOnly, "signal only works in main thread"),
-    (_ZeroPerCall, "preferred_batch_items"),
-    (_Counting, "batch size"),
-    (_BatchNormalised, "batch size"),
-    (_Unseeded, "determinism"),
-    (_FirstWord, "empty text"),
-])
+@pytest.mark.parametrize(
+    "model, contract",
+    [
+        (_MainThreadOnly, "signal only works in main thread"),
+        (_ZeroPerCall, "preferred_batch_items"),
+        (_Counting, "batch size"),
+        (_BatchNormalised, "batch size"),
+        (_Unseeded, "determinism"),
+        (_FirstWord, "empty text"),
+    ],
+)
 def test_catches_broken_reward_models(model, contract):
     with pytest.raises(ConformanceError, match=contract):
         check_reward_model(model)
@@ -264,8 +286,10 @@ def test_run_level_metrics_get_a_study_of_several_rms():
 
         def compute(self, inputs):
             _require_finite(*inputs.oracle, *(y for s in inputs.scores.values() for y in s))
-            hits = [sum(np.argmax(scores[q]) == np.argmax(j) for scores in inputs.scores.values())
-                    for q, j in enumerate(inputs.oracle)]
+            hits = [
+                sum(np.argmax(scores[q]) == np.argmax(j) for scores in inputs.scores.values())
+                for q, j in enumerate(inputs.oracle)
+            ]
             return MetricOutput(values=[MetricValue("hits", "hits", float(np.mean(hits)))])
 
     check_metric(BestRM)
@@ -277,7 +301,9 @@ def test_run_level_metrics_get_a_study_of_several_rms():
 
         def compute(self, inputs):
             _require_finite(*inputs.oracle)
-            return MetricOutput(values=[MetricValue("v", "v", float(np.mean([j[0] for j in inputs.oracle])))])
+            return MetricOutput(
+                values=[MetricValue("v", "v", float(np.mean([j[0] for j in inputs.oracle])))]
+            )
 
     with pytest.raises(ConformanceError, match="response order"):
         check_metric(FirstListed)

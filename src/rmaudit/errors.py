@@ -32,7 +32,7 @@ class BadInput(ValueError):
         self.value = value
         super().__init__(self.one_line())
 
-    def located(self, *, file: str | None = None, field: str | None = None) -> "BadInput":
+    def located(self, *, file: str | None = None, field: str | None = None) -> BadInput:
         """The same error with a file and/or an outer field path added."""
         inner = self.field
         if field and inner:
@@ -56,10 +56,16 @@ class MetricInputError(BadInput):
     is at fault, when one is, so a caller holding prompt ids can name the prompt.
     """
 
-    def __init__(self, problem: str, *, field: str | None = None, value: Any = ...,
-                 prompt_index: int | None = None) -> None:
+    def __init__(
+        self,
+        problem: str,
+        *,
+        field: str | None = None,
+        value: Any = ...,
+        prompt_index: int | None = None,
+    ) -> None:
         self.prompt_index = prompt_index
         super().__init__(problem, field=field, value=value)
 
-    def located(self, *, file: str | None = None, field: str | None = None) -> "BadInput":
+    def located(self, *, file: str | None = None, field: str | None = None) -> BadInput:
         return BadInput.located(self, file=file, field=field)

@@ -4,8 +4,8 @@ the environment, and a request cache in the test's own folder (never the user's)
 from __future__ import annotations
 
 import pytest
-
 from _api_support import KEY_ENV, SECRET
+
 from rmaudit.testing.fake_openai import FakeOpenAI
 
 pytest.importorskip("openai", reason="the api extra (the openai SDK) is not installed")

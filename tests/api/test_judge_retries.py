@@ -35,7 +35,8 @@ def _judge_requests(server) -> int:
 
 
 def test_a_failed_judge_reply_is_asked_again_and_its_failures_are_not_duplicated(
-        tmp_path, fake_openai, rmaudit):
+    tmp_path, fake_openai, rmaudit
+):
     outcome, schedule = _switchable()
     server = fake_openai(schedule)
     recipe, db = write_recipe(tmp_path, server), tmp_path / "audit.db"
@@ -64,7 +65,8 @@ def test_a_failed_judge_reply_is_asked_again_and_its_failures_are_not_duplicated
 
 
 def test_a_run_whose_requests_are_all_cached_needs_no_api_key(
-        tmp_path, fake_openai, rmaudit, monkeypatch):
+    tmp_path, fake_openai, rmaudit, monkeypatch
+):
     server = fake_openai()
     recipe = write_recipe(tmp_path, server)
     first = rmaudit("run", str(recipe), "--db", str(tmp_path / "first.db"))
@@ -89,8 +91,11 @@ def test_a_relative_cache_path_lies_beside_the_recipe(tmp_path, fake_openai, rma
     folder = tmp_path / "recipes"
     folder.mkdir()
     recipe = write_recipe(folder, server)
-    recipe.write_text(recipe.read_text().replace('model = "judge-1"',
-                                                 'model = "judge-1"\ncache = "judge-cache.sqlite"'))
+    recipe.write_text(
+        recipe.read_text().replace(
+            'model = "judge-1"', 'model = "judge-1"\ncache = "judge-cache.sqlite"'
+        )
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)

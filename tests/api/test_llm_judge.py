@@ -14,14 +14,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from _api_support import KEY_ENV, SECRET
-from rmaudit.components import Prompt, Response
-from rmaudit.default_plugins.openai_compat import LlmJudge
-from rmaudit.errors import BadInput
-from rmaudit.components.keys import prompt_id
+
 from rmaudit.backends.judging import BUILTIN_TEMPLATES, parse_score
 from rmaudit.backends.openai_api import ApiClient, ApiError, ApiOptions
+from rmaudit.components import Prompt, Response
+from rmaudit.components.keys import prompt_id
+from rmaudit.default_plugins.openai_compat import LlmJudge
+from rmaudit.errors import BadInput
 from rmaudit.recipe.validation import validate_options
 from rmaudit.testing import check_oracle, check_reference_policy
 from rmaudit.testing.fake_openai import judge_score
@@ -57,8 +57,14 @@ def always(outcome: str):
 
 
 def judge(server, **options) -> LlmJudge:
-    raw = {"base_url": server.base_url, "model": "judge-1", "api_key_env": KEY_ENV,
-           "samples": SAMPLES, "timeout_s": 0.5, **options}
+    raw = {
+        "base_url": server.base_url,
+        "model": "judge-1",
+        "api_key_env": KEY_ENV,
+        "samples": SAMPLES,
+        "timeout_s": 0.5,
+        **options,
+    }
     return LlmJudge(validate_options(LlmJudge, raw, field="oracle", file=None, base_dir=None))
 
 
@@ -68,8 +74,11 @@ def pairs(texts=("A fine answer.", "A short one.", "Another answer, longer and m
 
 
 def expected_label(server, answer: str) -> tuple[float, list[float]]:
-    """What the server's replies average to, garbage choices left out (computed from the server's rule)."""
-    kept = [float(judge_score(answer, j)) for j in range(SAMPLES) if not server.is_garbage(answer, j)]
+    """What the server's replies average to, garbage choices left out (computed from the server's
+    rule)."""
+    kept = [
+        float(judge_score(answer, j)) for j in range(SAMPLES) if not server.is_garbage(answer, j)
+    ]
     return (float(np.mean(kept)) if kept else math.nan), kept
 
 
@@ -116,15 +125,19 @@ name = "pairwise-accuracy"
 
 
 def write_recipe(folder: Path, server) -> Path:
-    (folder / "prompts.jsonl").write_text("".join(json.dumps({"prompt": q, "reference": a}) + "\n"
-                                                  for q, a in PROMPTS))
+    (folder / "prompts.jsonl").write_text(
+        "".join(json.dumps({"prompt": q, "reference": a}) + "\n" for q, a in PROMPTS)
+    )
     recipe = folder / "judge.toml"
-    recipe.write_text(textwrap.dedent(RECIPE.format(url=server.base_url, env=KEY_ENV, samples=SAMPLES)))
+    recipe.write_text(
+        textwrap.dedent(RECIPE.format(url=server.base_url, env=KEY_ENV, samples=SAMPLES))
+    )
     return recipe
 
 
 def test_a_run_against_a_flaky_server_labels_every_response_once_and_a_rerun_sends_nothing(
-        tmp_path, fake_openai, rmaudit, caplog):
+    tmp_path, fake_openai, rmaudit, caplog
+):
     caplog.set_level(logging.DEBUG)  # httpx and friends log requests: the key must not be there
     server = fake_openai(faults(), stall_s=1.0, garbage_every=5)
     recipe, db = write_recipe(tmp_path, server), tmp_path / "audit.db"
@@ -144,7 +157,9 @@ def test_a_run_against_a_flaky_server_labels_every_response_once_and_a_rerun_sen
         assert len(delivered) == 1 and delivered[0]["n"] == SAMPLES, text
         score, samples, cost, prompt_tokens, completion_tokens = conn.execute(
             "select score, samples, cost_usd, prompt_tokens, completion_tokens from oracle_labels "
-            "where response_id = ?", [rid]).fetchone()
+            "where response_id = ?",
+            [rid],
+        ).fetchone()
         want, kept = expected_label(server, text)
         assert json.loads(samples) == kept
         assert score == pytest.approx(want)
@@ -153,10 +168,14 @@ def test_a_run_against_a_flaky_server_labels_every_response_once_and_a_rerun_sen
     conn.close()
 
     garbage = sum(SAMPLES - len(expected_label(server, text)[1]) for _, text in responses)
-    assert garbage > 0, "no score-less reply was injected: the averages above proved nothing about them"
+    assert garbage > 0, (
+        "no score-less reply was injected: the averages above proved nothing about them"
+    )
     with sqlite3.connect(db) as conn:
         recorded = conn.execute("select count(*) from failures where stage = 'oracle labels'")
-        assert recorded.fetchone()[0] == garbage, "every unscored judge sample is in the failures table"
+        assert recorded.fetchone()[0] == garbage, (
+            "every unscored judge sample is in the failures table"
+        )
     assert f"oracle: {garbage} failed judge samples" in first.err
 
     sent = len(server.log)
@@ -182,11 +201,13 @@ def test_failures_are_counted_and_a_label_without_any_score_fails(fake_openai):
     server = fake_openai(garbage_every=2)
     batch = pairs()
     labels = judge(server).label(batch)
-    for (_, response), label in zip(batch, labels):
+    for (_, response), label in zip(batch, labels, strict=True):
         want, kept = expected_label(server, response.text)
         garbage = SAMPLES - len(kept)
         assert len(label.failures) == garbage
-        assert all("no score in 1-10" in f and "I would rather not say" in f for f in label.failures)
+        assert all(
+            "no score in 1-10" in f and "I would rather not say" in f for f in label.failures
+        )
         assert label.samples == tuple(kept)
         assert label.failed == (garbage == SAMPLES)
         assert (math.isnan(label.score) and math.isnan(want)) or label.score == pytest.approx(want)
@@ -200,7 +221,7 @@ def test_a_server_that_ignores_n_is_topped_up_one_request_per_missing_sample(fak
     server = fake_openai(supports_n=False)
     batch = pairs()
     labels = judge(server).label(batch)
-    for (_, response), label in zip(batch, labels):
+    for (_, response), label in zip(batch, labels, strict=True):
         assert server.count(answer=response.text) == SAMPLES
         # the n request gave choice 0; the top-ups each gave their own choice 0
         assert label.samples == (float(judge_score(response.text, 0)),) * SAMPLES
@@ -282,19 +303,36 @@ def test_the_judge_and_the_chat_policy_pass_the_conformance_kit(fake_openai):
     server = fake_openai()
     check_oracle(judge(server, template="mt-bench-single"))
     from rmaudit.default_plugins.openai_compat import OpenAIChatPolicy
-    policy = validate_options(OpenAIChatPolicy, {"base_url": server.base_url, "model": "p",
-                                                 "api_key_env": KEY_ENV}, field="policy",
-                              file=None, base_dir=None)
+
+    policy = validate_options(
+        OpenAIChatPolicy,
+        {"base_url": server.base_url, "model": "p", "api_key_env": KEY_ENV},
+        field="policy",
+        file=None,
+        base_dir=None,
+    )
     check_reference_policy(OpenAIChatPolicy(policy))
 
 
 # -- templates, parsing, cost estimates ------------------------------------------------------
 
-@pytest.mark.parametrize("reply, score", [
-    ("Rating: [[7]]", 7.0), ("The 3 steps are right. Rating: [[8]]", 8.0), ("7/10", 7.0),
-    ("I give it 4 out of 10", 4.0), ("Score: 6.5", 6.5), ("9", 9.0), (" **5**.", 5.0),
-    ("I would rather not say.", None), ("Score: 15", None), ("[[0]]", None), ("", None),
-])
+
+@pytest.mark.parametrize(
+    "reply, score",
+    [
+        ("Rating: [[7]]", 7.0),
+        ("The 3 steps are right. Rating: [[8]]", 8.0),
+        ("7/10", 7.0),
+        ("I give it 4 out of 10", 4.0),
+        ("Score: 6.5", 6.5),
+        ("9", 9.0),
+        (" **5**.", 5.0),
+        ("I would rather not say.", None),
+        ("Score: 15", None),
+        ("[[0]]", None),
+        ("", None),
+    ],
+)
 def test_scores_are_read_from_the_usual_reply_shapes(reply, score):
     assert parse_score(reply) == score
 
@@ -317,26 +355,35 @@ def test_a_reference_template_without_a_reference_is_bad_input():
 def test_mt_bench_templates_judge_both_turns_and_pick_the_reference_version():
     turns = ["Write a haiku.", "Now make it rhyme."]
     response = Response("r", "p", 0, "second", {"turns": ["first", "second"]})
-    plain = BUILTIN_TEMPLATES["mt-bench-multi"].messages(Prompt("p", "x", {"turns": turns}), response)
-    assert "### Assistant A:\nfirst" in plain[1]["content"] and "Reference" not in plain[1]["content"]
+    plain = BUILTIN_TEMPLATES["mt-bench-multi"].messages(
+        Prompt("p", "x", {"turns": turns}), response
+    )
+    assert (
+        "### Assistant A:\nfirst" in plain[1]["content"] and "Reference" not in plain[1]["content"]
+    )
     with_ref = BUILTIN_TEMPLATES["mt-bench-multi"].messages(
-        Prompt("p", "x", {"turns": turns, "reference": ["r1", "r2"]}), response)
+        Prompt("p", "x", {"turns": turns, "reference": ["r1", "r2"]}), response
+    )
     assert "### Reference answer:\nr2" in with_ref[1]["content"]
     with pytest.raises(BadInput, match="use a multi-turn template"):
         BUILTIN_TEMPLATES["reta-single"].messages(Prompt("p", "x", {"turns": turns}), response)
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("Judge {question}: {answr}", "unknown placeholder {answr}"),
-    ("Judge {question}", "has no {answer} placeholder"),
-    ("Judge {question} {answer_1}", "mixes single-turn placeholders"),
-    ("Judge {answer} {", "malformed placeholder"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("Judge {question}: {answr}", "unknown placeholder {answr}"),
+        ("Judge {question}", "has no {answer} placeholder"),
+        ("Judge {question} {answer_1}", "mixes single-turn placeholders"),
+        ("Judge {answer} {", "malformed placeholder"),
+    ],
+)
 def test_a_bad_user_template_is_a_one_line_bad_input(tmp_path, rmaudit, text, problem):
     (tmp_path / "judge.txt").write_text(text)
     (tmp_path / "prompts.jsonl").write_text('{"prompt": "Q?"}\n')
     recipe = tmp_path / "r.toml"
-    recipe.write_text(textwrap.dedent("""
+    recipe.write_text(
+        textwrap.dedent("""
         [prompts.source]
         name = "jsonl"
         path = "prompts.jsonl"
@@ -353,17 +400,27 @@ def test_a_bad_user_template_is_a_one_line_bad_input(tmp_path, rmaudit, text, pr
         name = "simulated-rm"
         [[metrics]]
         name = "pairwise-accuracy"
-    """))
+    """)
+    )
     result = rmaudit("run", str(recipe), "--db", str(tmp_path / "x.db"), "--dry-run")
     assert result.code == 2
-    assert problem in result.err and "judge.txt" in result.err and len(result.err.strip().splitlines()) == 1
+    assert (
+        problem in result.err
+        and "judge.txt" in result.err
+        and len(result.err.strip().splitlines()) == 1
+    )
     assert not (tmp_path / "x.db").exists()
 
 
 def test_the_cost_estimate_is_table_1s_tokens_times_prices(tmp_path, fake_openai):
     (tmp_path / "t.txt").write_text("Q: {question}\nA: {answer}")
-    oracle = judge(fake_openai(), template_file=str(tmp_path / "t.txt"), max_tokens=4,
-                   expected_answer_tokens=100, price={"prompt": 10.0, "completion": 30.0})
+    oracle = judge(
+        fake_openai(),
+        template_file=str(tmp_path / "t.txt"),
+        max_tokens=4,
+        expected_answer_tokens=100,
+        price={"prompt": 10.0, "completion": 30.0},
+    )
     prompts = [Prompt("a", "x" * 40), Prompt("b", "y" * 80)]
     shown = [len("Q: \nA: ") + 40, len("Q: \nA: ") + 80]  # characters the template shows
     per_label = [((c / 4 + 100) * 10.0 + SAMPLES * 4 * 30.0) / 1e6 for c in shown]

@@ -1,4 +1,5 @@
-"""llm-paraphrase and llm-rewrite (Rethinking RM Evaluation, arXiv 2410.05584, Tables 5/6) against a local OpenAI-compatible server."""
+"""llm-paraphrase and llm-rewrite (Rethinking RM Evaluation, arXiv 2410.05584, Tables 5/6) against a
+local OpenAI-compatible server."""
 
 from __future__ import annotations
 
@@ -7,12 +8,16 @@ import sqlite3
 import textwrap
 
 import pytest
-
 from _api_support import KEY_ENV, SECRET
-from rmaudit.default_plugins.rewrite_perturbers import (PARAPHRASE_TEMPLATE, REWRITE_TEMPLATE,
-                                                        LlmParaphrase, LlmRewrite)
-from rmaudit.errors import BadInput
+
 from rmaudit.benchmark.perturb import selected
+from rmaudit.default_plugins.rewrite_perturbers import (
+    PARAPHRASE_TEMPLATE,
+    REWRITE_TEMPLATE,
+    LlmParaphrase,
+    LlmRewrite,
+)
+from rmaudit.errors import BadInput
 from rmaudit.recipe import load_recipe
 from rmaudit.recipe.validation import validate_options
 from rmaudit.run import Runner
@@ -23,14 +28,13 @@ TEXTS = [f"How do I bake bread, variant {i}? {{braces}} kept" for i in range(30)
 
 
 def build(cls, server, **options):
-    raw = {"base_url": server.base_url, "api_key_env": KEY_ENV, "model": "m",
-           **options}
+    raw = {"base_url": server.base_url, "api_key_env": KEY_ENV, "model": "m", **options}
     return cls(validate_options(cls, raw, field="x", file=None, base_dir=None))
 
 
-
-@pytest.mark.parametrize("cls, template", [(LlmParaphrase, PARAPHRASE_TEMPLATE),
-                                           (LlmRewrite, REWRITE_TEMPLATE)])
+@pytest.mark.parametrize(
+    "cls, template", [(LlmParaphrase, PARAPHRASE_TEMPLATE), (LlmRewrite, REWRITE_TEMPLATE)]
+)
 def test_each_chosen_text_is_rewritten_with_the_papers_template(cls, template, fake_openai):
     server = fake_openai()
     component = build(cls, server, p=0.5, seed=1)
@@ -39,8 +43,10 @@ def test_each_chosen_text_is_rewritten_with_the_papers_template(cls, template, f
     assert 0 < sum(chosen) < len(TEXTS)
     assert server.count() == sum(chosen)  # one request per rewritten text
     asked = sorted(e["question"] for e in server.log)
-    assert asked == sorted(template.replace("{prompt}", t) for t, c in zip(TEXTS, chosen) if c)
-    for text, new, c in zip(TEXTS, out, chosen):
+    assert asked == sorted(
+        template.replace("{prompt}", t) for t, c in zip(TEXTS, chosen, strict=True) if c
+    )
+    for text, new, c in zip(TEXTS, out, chosen, strict=True):
         assert (new != text and new.startswith("Answer ")) if c else new == text
     # the key went in the header only, and no stored reply holds it
     assert {e["authorization"] for e in server.log} == {f"Bearer {SECRET}"}
@@ -51,10 +57,10 @@ def test_levels_and_reruns_share_the_cache(fake_openai, tmp_path):
     low = build(LlmParaphrase, server, p=0.3).perturb_batch(TEXTS, seed=0)
     requests = server.count()
     high = build(LlmParaphrase, server, p=0.9).perturb_batch(TEXTS, seed=0)
-    for a, b, text in zip(low, high, TEXTS):
+    for a, b, text in zip(low, high, TEXTS, strict=True):
         if a != text:
             assert b == a  # rewritten at 0.3: the same rewrite at 0.9, from the cache
-    assert server.count() == sum(b != t for b, t in zip(high, TEXTS))
+    assert server.count() == sum(b != t for b, t in zip(high, TEXTS, strict=True))
     assert server.count() > requests
     before = server.count()
     assert build(LlmParaphrase, server, p=0.9).perturb_batch(TEXTS, seed=0) == high
@@ -85,11 +91,18 @@ def test_conformance_a_custom_template_and_identity(fake_openai):
 
 def test_a_prompt_shift_sweep_with_an_llm_paraphraser(fake_openai, tmp_path):
     server = fake_openai()
-    records = [{"prompt": f"Question {i}: why is the sky blue?", "chosen": f"Rayleigh {i}.",
-                "rejected": f"No idea {i}."} for i in range(10)]
+    records = [
+        {
+            "prompt": f"Question {i}: why is the sky blue?",
+            "chosen": f"Rayleigh {i}.",
+            "rejected": f"No idea {i}.",
+        }
+        for i in range(10)
+    ]
     (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     recipe = tmp_path / "r.toml"
-    recipe.write_text(textwrap.dedent(f"""
+    recipe.write_text(
+        textwrap.dedent(f"""
         [pairs.source]
         name = "pairs-file"
         path = "pairs.jsonl"
@@ -106,7 +119,8 @@ def test_a_prompt_shift_sweep_with_an_llm_paraphraser(fake_openai, tmp_path):
 
         [[reward_models]]
         name = "simulated-rm"
-        """))
+        """)
+    )
     db = tmp_path / "audit.db"
     store = Store.open(db)
     try:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-
 from _api_support import KEY_ENV
+
 from rmaudit.components import Prompt
-from rmaudit.default_plugins.openai_compat import OpenAIChatPolicy, OpenAIEmbeddings
 from rmaudit.components.keys import prompt_id
+from rmaudit.default_plugins.openai_compat import OpenAIChatPolicy, OpenAIEmbeddings
 from rmaudit.recipe.validation import validate_options
 from rmaudit.testing.fake_openai import embedding
 
@@ -50,8 +50,9 @@ def test_embeddings_are_fetched_once_per_text_and_concatenated_per_turn(fake_ope
     assert server.count() == 3 and server.log[-1]["inputs"] == ["delta"]
 
     sets = [Prompt(str(i), f"set {i}", {"turns": [f"q{i}a", f"q{i}b"]}) for i in range(3)]
-    np.testing.assert_allclose(embedder.embed_prompts(sets),
-                               [embedding(f"q{i}a") + embedding(f"q{i}b") for i in range(3)])
+    np.testing.assert_allclose(
+        embedder.embed_prompts(sets), [embedding(f"q{i}a") + embedding(f"q{i}b") for i in range(3)]
+    )
 
 
 def test_the_embedding_cost_estimate_uses_the_price(fake_openai):

@@ -22,8 +22,9 @@ def test_processes_opening_a_new_cache_at_once_all_succeed(tmp_path):
     for trial in range(30):
         path = tmp_path / f"trial-{trial}" / "requests.sqlite"
         start = context.Barrier(6)
-        workers = [context.Process(target=_open_and_put, args=(str(path), i, start))
-                   for i in range(6)]
+        workers = [
+            context.Process(target=_open_and_put, args=(str(path), i, start)) for i in range(6)
+        ]
         for worker in workers:
             worker.start()
         for worker in workers:

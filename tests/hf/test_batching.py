@@ -11,12 +11,14 @@ from rmaudit.backends.hf.batching import batch_tokens, length_buckets, round_up,
 from rmaudit.backends.hf.inputs import Row, packed, padded
 
 lengths_st = st.lists(st.integers(1, 300), min_size=0, max_size=60)
-limits_st = st.fixed_dictionaries({
-    "batch_size": st.one_of(st.none(), st.integers(1, 16)),
-    "max_batch_tokens": st.one_of(st.none(), st.integers(1, 2000)),
-    "pad_multiple": st.sampled_from([1, 8, 64]),
-    "packed": st.booleans(),
-})
+limits_st = st.fixed_dictionaries(
+    {
+        "batch_size": st.one_of(st.none(), st.integers(1, 16)),
+        "max_batch_tokens": st.one_of(st.none(), st.integers(1, 2000)),
+        "pad_multiple": st.sampled_from([1, 8, 64]),
+        "packed": st.booleans(),
+    }
+)
 
 
 def computed_tokens(lengths, batch, limits) -> int:
@@ -46,15 +48,20 @@ def test_batches_keep_every_item_once_within_rows_and_budget(lengths, limits):
     check_batches(lengths, batches, limits)
     for batch in batches:  # longest first within a batch: its first row sets the width
         assert [lengths[i] for i in batch] == sorted((lengths[i] for i in batch), reverse=True)
-        assert batch_tokens([lengths[i] for i in batch], pad_multiple=limits["pad_multiple"],
-                            packed=limits["packed"]) == computed_tokens(lengths, batch, limits)
+        assert batch_tokens(
+            [lengths[i] for i in batch],
+            pad_multiple=limits["pad_multiple"],
+            packed=limits["packed"],
+        ) == computed_tokens(lengths, batch, limits)
 
 
 @settings(max_examples=300, deadline=None)
 @given(lengths_st, limits_st, st.integers(1, 20))
 def test_streamed_groups_keep_every_item_once_within_rows_and_budget(lengths, limits, group):
-    groups = [[(i, lengths[i]) for i in range(start, min(start + group, len(lengths)))]
-              for start in range(0, len(lengths), group)]
+    groups = [
+        [(i, lengths[i]) for i in range(start, min(start + group, len(lengths)))]
+        for start in range(0, len(lengths), group)
+    ]
     check_batches(lengths, list(stream_buckets(groups, **limits)), limits)
 
 

@@ -20,9 +20,21 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_gpu_benchmark_runs_in_smoke_mode_and_every_configuration_agrees(tmp_path):
     figures = tmp_path / "smoke.json"
     result = subprocess.run(
-        [sys.executable, "benchmarks/bench_gpu.py", "--smoke", "--threads", "1",
-         "--json", str(figures)], cwd=ROOT, capture_output=True, text=True, timeout=1200,
-        env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        [
+            sys.executable,
+            "benchmarks/bench_gpu.py",
+            "--smoke",
+            "--threads",
+            "1",
+            "--json",
+            str(figures),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     data = json.loads(figures.read_text())
     sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -79,8 +79,9 @@ def test_audit_with_hugging_face_models_stores_and_resumes(tiny_models, tmp_path
     scores = conn.execute("select count(*), count(distinct rm_key) from rm_scores").fetchone()
     conn.close()
     assert len(metas) == 12 and scores == (24, 2)
-    assert all(m["top_p"] == 0.9 and m["max_new_tokens"] == 8 and m["perplexity"] > 1
-               for m in metas)
+    assert all(
+        m["top_p"] == 0.9 and m["max_new_tokens"] == 8 and m["perplexity"] > 1 for m in metas
+    )
 
     store = Store.open(db)
     second = Runner(load_recipe(recipe), store)
@@ -88,31 +89,41 @@ def test_audit_with_hugging_face_models_stores_and_resumes(tiny_models, tmp_path
         result = second.run()
         assert all(count.pending == 0 for count in result.counts)
         # nothing was left to do, so no model was ever loaded
-        hf_components = [second.ctx.component(spec)
-                         for spec in (*second.recipe.reward_models, second.recipe.policy)]
+        hf_components = [
+            second.ctx.component(spec)
+            for spec in (*second.recipe.reward_models, second.recipe.policy)
+        ]
         assert not any(component._loaded for component in hf_components)
     finally:
         store.close()
 
 
-def test_audit_imported_recipe_scores_an_imported_benchmark_with_no_oracle(tiny_models, tmp_path,
-                                                                          rmaudit):
+def test_audit_imported_recipe_scores_an_imported_benchmark_with_no_oracle(
+    tiny_models, tmp_path, rmaudit
+):
     """recipes/audit-imported.toml for real, its RM swapped for a tiny DeBERTa-v2 one: the
     imported responses are scored and the metrics computed; no policy or oracle runs."""
     from pathlib import Path
 
     from _support import run_small_audit
 
-    recipe_text = (Path(__file__).resolve().parents[2] / "recipes" / "audit-imported.toml").read_text()
+    recipe_text = (
+        Path(__file__).resolve().parents[2] / "recipes" / "audit-imported.toml"
+    ).read_text()
     assert 'model = "OpenAssistant/reward-model-deberta-v3-large-v2"' in recipe_text
     (tmp_path / "recipes").mkdir()
     (tmp_path / "data").mkdir()
     recipe = tmp_path / "recipes" / "audit-imported.toml"
-    recipe.write_text(recipe_text.replace("OpenAssistant/reward-model-deberta-v3-large-v2",
-                                          tiny_models["deberta-rm"]), encoding="utf-8")
+    recipe.write_text(
+        recipe_text.replace(
+            "OpenAssistant/reward-model-deberta-v3-large-v2", tiny_models["deberta-rm"]
+        ),
+        encoding="utf-8",
+    )
     source = run_small_audit(tmp_path)
-    exported = rmaudit("export", str(tmp_path / "data" / "helpful-benchmark.jsonl.gz"),
-                       "--db", str(source))
+    exported = rmaudit(
+        "export", str(tmp_path / "data" / "helpful-benchmark.jsonl.gz"), "--db", str(source)
+    )
     assert exported.code == 0, exported.err
     db = tmp_path / "imported.db"
     result = rmaudit("run", str(recipe), "--db", str(db))
@@ -120,7 +131,8 @@ def test_audit_imported_recipe_scores_an_imported_benchmark_with_no_oracle(tiny_
     conn = sqlite3.connect(db)
     try:
         responses, labels = conn.execute(
-            "select (select count(*) from responses), (select count(*) from oracle_labels)").fetchone()
+            "select (select count(*) from responses), (select count(*) from oracle_labels)"
+        ).fetchone()
         scored = conn.execute("select count(*) from rm_scores").fetchone()[0]
         metrics = conn.execute("select count(*) from metric_results").fetchone()[0]
     finally:

@@ -10,13 +10,21 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from rmaudit.default_plugins.huggingface import DPOImplicit, HFCausalLM, HFClassifier  # noqa: E402
 from rmaudit.backends.hf import budget  # noqa: E402
+from rmaudit.default_plugins.huggingface import DPOImplicit, HFCausalLM, HFClassifier  # noqa: E402
 from rmaudit.recipe.validation import validate_options  # noqa: E402
 
-OPERATIONAL = {"batch_size": 3, "max_batch_tokens": 512, "pad_to_multiple": 64, "packing": True,
-               "compile": "eager", "prefetch": 0, "batch_dependence_sample": 0, "device": "cpu",
-               "items_per_call": 64}
+OPERATIONAL = {
+    "batch_size": 3,
+    "max_batch_tokens": 512,
+    "pad_to_multiple": 64,
+    "packing": True,
+    "compile": "eager",
+    "prefetch": 0,
+    "batch_dependence_sample": 0,
+    "device": "cpu",
+    "items_per_call": 64,
+}
 
 
 def build(cls, **options):
@@ -31,16 +39,21 @@ def test_dtype_defaults_to_bfloat16_on_a_gpu_and_the_key_records_it():
     assert build(HFClassifier, model="m", device="cuda", dtype="float32").options.dtype == "float32"
     if not torch.cuda.is_available():
         assert build(HFClassifier, model="m").options.dtype == "auto"
-    assert (build(HFClassifier, model="m", device="cuda").key
-            != build(HFClassifier, model="m", device="cpu").key)
+    assert (
+        build(HFClassifier, model="m", device="cuda").key
+        != build(HFClassifier, model="m", device="cpu").key
+    )
 
 
 @pytest.mark.parametrize("cls", [HFClassifier, DPOImplicit])
 def test_a_gpu_rm_asks_the_scores_stage_for_thousands_of_inputs_per_call(cls):
     assert build(cls, model="m", device="cuda").preferred_batch_items() == 4096
     assert build(cls, model="m", device_map="auto").preferred_batch_items() == (
-        4096 if torch.cuda.is_available() else None)
-    assert build(cls, model="m", device="cpu").preferred_batch_items() is None  # recipe's batch_size
+        4096 if torch.cuda.is_available() else None
+    )
+    assert (
+        build(cls, model="m", device="cpu").preferred_batch_items() is None
+    )  # recipe's batch_size
     assert build(cls, model="m", device="cpu", items_per_call=50).preferred_batch_items() == 50
     assert build(cls, model="m", device="cuda", items_per_call=50).preferred_batch_items() == 50
 
@@ -62,16 +75,22 @@ def test_the_head_of_a_half_precision_classifier_runs_in_float32(tiny_models, pa
     rm = build(HFClassifier, model=path, dtype="bfloat16", max_length=96)
     scores = np.array([rm.score([pair])[0] for pair in pairs])
     model = transformers.AutoModelForSequenceClassification.from_pretrained(
-        path, dtype=torch.bfloat16).eval()
+        path, dtype=torch.bfloat16
+    ).eval()
     tokenizer = transformers.AutoTokenizer.from_pretrained(path)
     tokenizer.truncation_side = "left"
     expected, rounded = [], []
     for prompt, response in pairs:
-        text = tokenizer.apply_chat_template([{"role": "user", "content": prompt.text},
-                                              {"role": "assistant", "content": response.text}],
-                                             tokenize=False)
-        ids = tokenizer(text, add_special_tokens=False, truncation=True, max_length=96,
-                        return_tensors="pt")["input_ids"]
+        text = tokenizer.apply_chat_template(
+            [
+                {"role": "user", "content": prompt.text},
+                {"role": "assistant", "content": response.text},
+            ],
+            tokenize=False,
+        )
+        ids = tokenizer(
+            text, add_special_tokens=False, truncation=True, max_length=96, return_tensors="pt"
+        )["input_ids"]
         with torch.no_grad():
             hidden = model.transformer(ids).last_hidden_state[0, -1]
             rounded.append(model(ids).logits[0, 0].item())
@@ -82,26 +101,37 @@ def test_the_head_of_a_half_precision_classifier_runs_in_float32(tiny_models, pa
     assert any(s != np.float32(torch.tensor(s).bfloat16().item()) for s in scores)
 
 
-def test_auto_budget_is_the_measured_optimum_unless_free_memory_holds_less(tiny_models,
-                                                                           monkeypatch):
+def test_auto_budget_is_the_measured_optimum_unless_free_memory_holds_less(
+    tiny_models, monkeypatch
+):
     model = transformers.AutoModelForSequenceClassification.from_pretrained(
-        tiny_models["llama-rm"], attn_implementation="eager")
+        tiny_models["llama-rm"], attn_implementation="eager"
+    )
     cuda = torch.device("cuda")
     per_token = budget.bytes_per_token(model, logits=False, width=512)
     assert per_token == 4 * (8 * 32 + 3 * 64) + 4 * 4 * 512  # float32, hidden 32, 4 heads
     assert budget.bytes_per_token(model, logits=True, width=512) == per_token + 4 * 400
-    assert budget.auto_token_budget(model, torch.device("cpu"), max_length=512, logits=False,
-                                    pad_multiple=64) is None
+    assert (
+        budget.auto_token_budget(
+            model, torch.device("cpu"), max_length=512, logits=False, pad_multiple=64
+        )
+        is None
+    )
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device: (80 * 2**30, 80 * 2**30))
-    assert budget.auto_token_budget(model, cuda, max_length=512, logits=False,
-                                    pad_multiple=64) == budget.PREFERRED_GPU_TOKENS
+    assert (
+        budget.auto_token_budget(model, cuda, max_length=512, logits=False, pad_multiple=64)
+        == budget.PREFERRED_GPU_TOKENS
+    )
     free = 20_000 * per_token  # holds 10,000 tokens at MEMORY_SHARE 0.5
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device: (free, 80 * 2**30))
-    assert budget.auto_token_budget(model, cuda, max_length=512, logits=False,
-                                    pad_multiple=64) == 10_000 // 64 * 64
+    assert (
+        budget.auto_token_budget(model, cuda, max_length=512, logits=False, pad_multiple=64)
+        == 10_000 // 64 * 64
+    )
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device: (per_token, 80 * 2**30))
-    assert budget.auto_token_budget(model, cuda, max_length=500, logits=False,
-                                    pad_multiple=64) == 512  # never below one longest input
+    assert (
+        budget.auto_token_budget(model, cuda, max_length=500, logits=False, pad_multiple=64) == 512
+    )  # never below one longest input
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
@@ -115,9 +145,10 @@ def test_report_measures_batch_dependence_on_a_sample(dtype, tiny_models, pairs)
     alone = [single.score([pair])[0] for pair in pairs[:10]]
     report = rm.report()
     assert report["batch dependence: inputs checked"] == 10
-    expected = max(abs(a - b) for a, b in zip(alone, batched[:10]))
-    assert report["batch dependence: max |score - score alone|"] == pytest.approx(expected,
-                                                                                   abs=1e-12)
+    expected = max(abs(a - b) for a, b in zip(alone, batched[:10], strict=True))
+    assert report["batch dependence: max |score - score alone|"] == pytest.approx(
+        expected, abs=1e-12
+    )
     assert (expected < 1e-5) if dtype == "float32" else (expected > 0)
     assert {"dtype", "attention", "batching", "batch shapes", "padding-free"} <= set(report)
     quiet = build(HFClassifier, batch_dependence_sample=0, **options)

@@ -68,8 +68,9 @@ def _rows(db) -> list[tuple]:
     try:
         conn = sqlite3.connect(db, timeout=5)
         try:
-            return conn.execute("select rm_key, response_id, score from rm_scores "
-                                "order by rm_key, response_id").fetchall()
+            return conn.execute(
+                "select rm_key, response_id, score from rm_scores order by rm_key, response_id"
+            ).fetchall()
         finally:
             conn.close()
     except sqlite3.OperationalError:  # not created yet
@@ -86,8 +87,12 @@ def test_kill_9_while_an_hf_rm_scores_then_resume_stores_each_score_once(tmp_pat
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
 
     killed = tmp_path / "killed.db"
-    process = subprocess.Popen([*command, "--db", str(killed)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, env=env)
+    process = subprocess.Popen(
+        [*command, "--db", str(killed)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         if 16 <= len(_rows(killed)) < TOTAL - 16:  # part-way through the scores stage
@@ -99,8 +104,9 @@ def test_kill_9_while_an_hf_rm_scores_then_resume_stores_each_score_once(tmp_pat
     partial = len(_rows(killed))
     assert 0 < partial < TOTAL, partial
 
-    resumed = subprocess.run([*command, "--db", str(killed)], capture_output=True, text=True,
-                             env=env)
+    resumed = subprocess.run(
+        [*command, "--db", str(killed)], capture_output=True, text=True, env=env
+    )
     assert resumed.returncode == 0, resumed.stderr
     assert f"{TOTAL - partial} scores: tiny" in resumed.stderr.replace(",", "")
 

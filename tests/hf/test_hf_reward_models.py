@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 import _tiny_hf  # noqa: E402
+
 from rmaudit.components import Prompt, Response  # noqa: E402
 from rmaudit.default_plugins.huggingface import DPOImplicit, HFClassifier  # noqa: E402
 from rmaudit.errors import BadInput  # noqa: E402
@@ -47,13 +48,27 @@ def reference_logits(path: str, pairs, *, max_length: int) -> np.ndarray:
     for prompt, response in pairs:
         if tokenizer.chat_template:
             text = tokenizer.apply_chat_template(
-                [{"role": "user", "content": prompt.text},
-                 {"role": "assistant", "content": response.text}], tokenize=False)
-            encoded = tokenizer(text, add_special_tokens=False, truncation=True,
-                                max_length=max_length, return_tensors="pt")
+                [
+                    {"role": "user", "content": prompt.text},
+                    {"role": "assistant", "content": response.text},
+                ],
+                tokenize=False,
+            )
+            encoded = tokenizer(
+                text,
+                add_special_tokens=False,
+                truncation=True,
+                max_length=max_length,
+                return_tensors="pt",
+            )
         else:
-            encoded = tokenizer(prompt.text, response.text, truncation=True, max_length=max_length,
-                                return_tensors="pt")
+            encoded = tokenizer(
+                prompt.text,
+                response.text,
+                truncation=True,
+                max_length=max_length,
+                return_tensors="pt",
+            )
         encoded = {k: v for k, v in encoded.items() if k in tokenizer.model_input_names}
         with torch.no_grad():
             rows.append(model(**encoded).logits[0].numpy())
@@ -75,17 +90,28 @@ def test_classifier_scores_do_not_depend_on_batch_size_or_order(name, tiny_model
     random.Random(0).shuffle(order)
     for batch_size in (1, 2, 3, 7, len(pairs)):
         rm = build(HFClassifier, model=tiny_models[name], max_length=96, batch_size=batch_size)
-        np.testing.assert_allclose(rm.score(pairs), alone, rtol=0, atol=1e-5,
-                                   err_msg=f"batch_size={batch_size}")
+        np.testing.assert_allclose(
+            rm.score(pairs), alone, rtol=0, atol=1e-5, err_msg=f"batch_size={batch_size}"
+        )
         shuffled = rm.score([pairs[i] for i in order])
-        np.testing.assert_allclose(np.array(shuffled)[np.argsort(order)], alone, rtol=0, atol=1e-5,
-                                   err_msg=f"batch_size={batch_size}, shuffled")
+        np.testing.assert_allclose(
+            np.array(shuffled)[np.argsort(order)],
+            alone,
+            rtol=0,
+            atol=1e-5,
+            err_msg=f"batch_size={batch_size}, shuffled",
+        )
 
 
 def test_token_budget_batches_score_like_single_sequences(tiny_models, pairs):
     alone = one_at_a_time(build(HFClassifier, model=tiny_models["llama-rm"], max_length=96), pairs)
-    rm = build(HFClassifier, model=tiny_models["llama-rm"], max_length=96, batch_size=16,
-               max_batch_tokens=200)
+    rm = build(
+        HFClassifier,
+        model=tiny_models["llama-rm"],
+        max_length=96,
+        batch_size=16,
+        max_batch_tokens=200,
+    )
     np.testing.assert_allclose(rm.score(pairs), alone, rtol=0, atol=1e-5)
 
 
@@ -93,11 +119,15 @@ def test_multi_head_rm_is_reduced_as_head_aggregate_says(tiny_models, pairs):
     path = tiny_models["llama-rm"]  # three heads
     logits = reference_logits(path, pairs, max_length=96)
     assert logits.shape == (len(pairs), 3)
-    for options, expected in (({}, logits.mean(axis=1)),
-                              ({"head_aggregate": "first"}, logits[:, 0]),
-                              ({"head_aggregate": "index", "head_index": 2}, logits[:, 2])):
+    for options, expected in (
+        ({}, logits.mean(axis=1)),
+        ({"head_aggregate": "first"}, logits[:, 0]),
+        ({"head_aggregate": "index", "head_index": 2}, logits[:, 2]),
+    ):
         rm = build(HFClassifier, model=path, max_length=96, batch_size=5, **options)
-        np.testing.assert_allclose(rm.score(pairs), expected, rtol=0, atol=1e-5, err_msg=str(options))
+        np.testing.assert_allclose(
+            rm.score(pairs), expected, rtol=0, atol=1e-5, err_msg=str(options)
+        )
 
 
 def test_head_index_beyond_the_model_s_heads_is_bad_input(tiny_models, pairs):
@@ -156,14 +186,18 @@ def test_chat_templates_are_applied_as_the_tokenizer_defines(tiny_models):
 
 
 def test_a_dialogue_prompt_is_scored_as_its_messages(tiny_models):
-    dialogue = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."},
-                {"role": "user", "content": "Tell me a joke"}]
+    dialogue = [
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello."},
+        {"role": "user", "content": "Tell me a joke"},
+    ]
     rm = build(HFClassifier, model=tiny_models["gpt2-rm"])
     rm._load()
     ids, _ = rm.encode(*pair("Human: Hi ...", "No.", messages=dialogue))
     assert rm.tokenizer.decode(ids["input_ids"]) == (
         "<|user|>\nHi</s>\n<|assistant|>\nHello.</s>\n<|user|>\nTell me a joke</s>\n"
-        "<|assistant|>\nNo.</s>\n")
+        "<|assistant|>\nNo.</s>\n"
+    )
 
     dpo = build(DPOImplicit, model=tiny_models["gpt2-lm"])
     dpo._load()
@@ -179,12 +213,16 @@ def test_fallback_template_applies_when_the_tokenizer_has_none(tiny_models):
     assert plain.tokenizer.decode(ids["input_ids"]) == "[CLS]Hi there[SEP]Hello![SEP]"
     assert ids["token_type_ids"].count(1) > 0  # the response is segment B
 
-    templated = build(HFClassifier, model=path,
-                      fallback_chat_template=_tiny_hf.TURN_TEMPLATE.replace("eos_token", "'|'"))
+    templated = build(
+        HFClassifier,
+        model=path,
+        fallback_chat_template=_tiny_hf.TURN_TEMPLATE.replace("eos_token", "'|'"),
+    )
     templated._load()
     ids, _ = templated.encode(*pair("Hi there", "Hello!"))
     assert templated.tokenizer.decode(ids["input_ids"]) == (
-        "<|user|>\nHi there|\n<|assistant|>\nHello!|\n")
+        "<|user|>\nHi there|\n<|assistant|>\nHello!|\n"
+    )
     assert templated.report()["input format"] == "the recipe's fallback chat template"
 
 
@@ -227,10 +265,14 @@ def test_loading_options_reach_from_pretrained_and_keep_the_scores(tiny_models, 
         return original(*args, **kwargs)
 
     monkeypatch.setattr(transformers.AutoModelForSequenceClassification, "from_pretrained", spy)
-    build(HFClassifier, model=path, revision="v1.0", device_map="cpu",
-          attn_implementation="eager").score(pairs[:1])
+    build(
+        HFClassifier, model=path, revision="v1.0", device_map="cpu", attn_implementation="eager"
+    ).score(pairs[:1])
     assert {k: seen[k] for k in ("revision", "device_map", "attn_implementation")} == {
-        "revision": "v1.0", "device_map": "cpu", "attn_implementation": "eager"}
+        "revision": "v1.0",
+        "device_map": "cpu",
+        "attn_implementation": "eager",
+    }
     with pytest.raises((BadInput, ValueError), match="device or device_map, not both"):
         build(HFClassifier, model=path, device="cpu", device_map="cpu")
 
@@ -260,22 +302,33 @@ def test_nothing_loads_until_the_first_score(tiny_models):
 
 def test_runtime_options_do_not_change_the_identity(tiny_models):
     base = build(HFClassifier, model=tiny_models["gpt2-rm"])
-    assert build(HFClassifier, model=tiny_models["gpt2-rm"], batch_size=32, device="cpu",
-                 max_batch_tokens=4096).key == base.key
+    assert (
+        build(
+            HFClassifier,
+            model=tiny_models["gpt2-rm"],
+            batch_size=32,
+            device="cpu",
+            max_batch_tokens=4096,
+        ).key
+        == base.key
+    )
     assert build(HFClassifier, model=tiny_models["gpt2-rm"], max_length=64).key != base.key
 
 
 def test_a_model_folder_resolves_relative_to_the_recipe(tiny_models, tmp_path):
     folder = Path(tiny_models["gpt2-rm"])
-    options = validate_options(HFClassifier, {"model": folder.name}, field="rm", file=None,
-                               base_dir=folder.parent)
+    options = validate_options(
+        HFClassifier, {"model": folder.name}, field="rm", file=None, base_dir=folder.parent
+    )
     assert options.model == str(folder.resolve())
-    hub_id = validate_options(HFClassifier, {"model": "org/reward-model"}, field="rm", file=None,
-                              base_dir=tmp_path)
+    hub_id = validate_options(
+        HFClassifier, {"model": "org/reward-model"}, field="rm", file=None, base_dir=tmp_path
+    )
     assert hub_id.model == "org/reward-model"
 
 
 # -- DPO implicit reward ------------------------------------------------------------------
+
 
 def reference_response_logprobs(path: str, prompt: str, response: str) -> np.ndarray:
     """log p(token | everything before it) for the response tokens of the chat-templated
@@ -284,11 +337,11 @@ def reference_response_logprobs(path: str, prompt: str, response: str) -> np.nda
     tokenizer = transformers.AutoTokenizer.from_pretrained(path)
     model = transformers.AutoModelForCausalLM.from_pretrained(path).eval()
     user = [{"role": "user", "content": prompt}]
-    prompt_ids = tokenizer.apply_chat_template(user, add_generation_prompt=True,
-                                               return_dict=False)
-    full_ids = tokenizer.apply_chat_template(user + [{"role": "assistant", "content": response}],
-                                             return_dict=False)
-    assert full_ids[:len(prompt_ids)] == prompt_ids
+    prompt_ids = tokenizer.apply_chat_template(user, add_generation_prompt=True, return_dict=False)
+    full_ids = tokenizer.apply_chat_template(
+        user + [{"role": "assistant", "content": response}], return_dict=False
+    )
+    assert full_ids[: len(prompt_ids)] == prompt_ids
     with torch.no_grad():
         logits = model(torch.tensor([full_ids])).logits[0]
     logprobs = torch.log_softmax(logits.double(), dim=-1)
@@ -306,19 +359,30 @@ def test_dpo_reward_is_the_log_ratio_over_response_tokens(tiny_models, dpo_pairs
     logp = [reference_response_logprobs(policy, p.text, r.text) for p, r in dpo_pairs]
     logp_ref = [reference_response_logprobs(reference, p.text, r.text) for p, r in dpo_pairs]
     expected = {
-        ("sum", True): [a.sum() - b.sum() for a, b in zip(logp, logp_ref)],
-        ("mean", True): [a.mean() - b.mean() for a, b in zip(logp, logp_ref)],
+        ("sum", True): [a.sum() - b.sum() for a, b in zip(logp, logp_ref, strict=True)],
+        ("mean", True): [a.mean() - b.mean() for a, b in zip(logp, logp_ref, strict=True)],
         ("sum", False): [a.sum() for a in logp],
         ("mean", False): [a.mean() for a in logp],
     }
     for (aggregate, with_reference), want in expected.items():
-        rm = build(DPOImplicit, model=policy, aggregate=aggregate, batch_size=3,
-                   reference=reference if with_reference else None)
-        np.testing.assert_allclose(rm.score(dpo_pairs), want, rtol=1e-5, atol=1e-5,
-                                   err_msg=f"{aggregate}, reference={with_reference}")
+        rm = build(
+            DPOImplicit,
+            model=policy,
+            aggregate=aggregate,
+            batch_size=3,
+            reference=reference if with_reference else None,
+        )
+        np.testing.assert_allclose(
+            rm.score(dpo_pairs),
+            want,
+            rtol=1e-5,
+            atol=1e-5,
+            err_msg=f"{aggregate}, reference={with_reference}",
+        )
     rm = build(DPOImplicit, model=policy, reference=reference, beta=0.1)
-    np.testing.assert_allclose(rm.score(dpo_pairs), 0.1 * np.array(expected[("sum", True)]),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        rm.score(dpo_pairs), 0.1 * np.array(expected[("sum", True)]), rtol=1e-5, atol=1e-6
+    )
 
 
 def test_dpo_scores_exactly_the_response_tokens(tiny_models, dpo_pairs):
@@ -332,7 +396,8 @@ def test_dpo_scores_exactly_the_response_tokens(tiny_models, dpo_pairs):
     assert rm.tokenizer.decode(ids[start:]) == response.text + "</s>\n"
     total = rm.score([(prompt, response)])[0]
     mean = build(DPOImplicit, model=tiny_models["gpt2-lm"], aggregate="mean").score(
-        [(prompt, response)])[0]
+        [(prompt, response)]
+    )[0]
     assert mean == pytest.approx(total / (len(ids) - start), rel=1e-9)
 
 
@@ -369,8 +434,9 @@ def test_dpo_needs_a_chat_template(tiny_models, pairs):
 
 
 def test_dpo_reference_must_share_the_tokenizer(tiny_models, pairs):
-    rm = build(DPOImplicit, model=tiny_models["gpt2-lm"],
-               reference=tiny_models["gpt2-lm-other-vocab"])
+    rm = build(
+        DPOImplicit, model=tiny_models["gpt2-lm"], reference=tiny_models["gpt2-lm-other-vocab"]
+    )
     with pytest.raises(BadInput) as caught:
         rm.score(pairs[:1])
     assert caught.value.field == "reference"

@@ -16,15 +16,19 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from rmaudit.default_plugins.huggingface import DPOImplicit, HFClassifier  # noqa: E402
-from rmaudit.errors import BadInput  # noqa: E402
 from rmaudit.backends.hf.engine import Engine, Limits  # noqa: E402
 from rmaudit.backends.hf.inputs import Row  # noqa: E402
+from rmaudit.default_plugins.huggingface import DPOImplicit, HFClassifier  # noqa: E402
+from rmaudit.errors import BadInput  # noqa: E402
 from rmaudit.recipe.validation import validate_options  # noqa: E402
 
 CLASSIFIERS = ["gpt2-rm", "llama-rm", "deberta-rm"]
-DECODERS = {"gpt2-rm": HFClassifier, "llama-rm": HFClassifier, "gpt2-lm": DPOImplicit,
-            "llama-lm": DPOImplicit}
+DECODERS = {
+    "gpt2-rm": HFClassifier,
+    "llama-rm": HFClassifier,
+    "gpt2-lm": DPOImplicit,
+    "llama-lm": DPOImplicit,
+}
 MAX_LENGTH = 96
 
 
@@ -35,6 +39,7 @@ def build(cls, **options):
 @pytest.fixture(scope="module")
 def alone(tiny_models, pairs):
     """name -> scores of each pair scored in a call of its own."""
+
     def scores(name):
         cls = DPOImplicit if name.endswith("-lm") else HFClassifier
         rm = build(cls, model=tiny_models[name], max_length=MAX_LENGTH)
@@ -68,12 +73,15 @@ def recorded_batches(rm, monkeypatch) -> list:
 
 @pytest.mark.parametrize("name", sorted(DECODERS))
 def test_padding_free_scores_equal_padded_scores(name, tiny_models, pairs, alone):
-    for options in ({"packing": True},
-                    {"packing": True, "max_batch_tokens": 160, "pad_to_multiple": 16},
-                    {"packing": True, "batch_size": 3, "pad_to_multiple": 64}):
+    for options in (
+        {"packing": True},
+        {"packing": True, "max_batch_tokens": 160, "pad_to_multiple": 16},
+        {"packing": True, "batch_size": 3, "pad_to_multiple": 64},
+    ):
         rm = rm_for(name, tiny_models, **options)
-        np.testing.assert_allclose(rm.score(pairs), alone[name], rtol=1e-5, atol=1e-5,
-                                   err_msg=str(options))
+        np.testing.assert_allclose(
+            rm.score(pairs), alone[name], rtol=1e-5, atol=1e-5, err_msg=str(options)
+        )
         assert rm.report()["padding-free"] == "yes"
 
 
@@ -81,8 +89,9 @@ def test_packs_hold_several_sequences_with_restarting_positions(tiny_models, pai
     rm = rm_for("llama-rm", tiny_models, packing=True, max_batch_tokens=200)
     seen = recorded_batches(rm, monkeypatch)
     rm.score(pairs)
-    assert seen and all(batch.shape[0] == 1 and "attention_mask" not in batch.arrays
-                        for batch in seen)
+    assert seen and all(
+        batch.shape[0] == 1 and "attention_mask" not in batch.arrays for batch in seen
+    )
     restarts = [int((batch.arrays["position_ids"][0] == 0).sum()) for batch in seen]
     assert max(restarts) > 1 and sum(batch.shape[1] for batch in seen) < len(pairs) * MAX_LENGTH
 
@@ -98,19 +107,26 @@ def test_a_model_that_packing_would_change_is_scored_padded(tiny_models, pairs, 
 def test_scores_do_not_depend_on_budget_rounding_order_or_prefetch(name, tiny_models, pairs, alone):
     order = list(range(len(pairs)))
     random.Random(1).shuffle(order)
-    for options in ({"max_batch_tokens": 64}, {"max_batch_tokens": 150, "pad_to_multiple": 16},
-                    {"max_batch_tokens": 1000, "pad_to_multiple": 64, "prefetch": 0},
-                    {"batch_size": 2, "prefetch": 1}, {"batch_size": 16, "prefetch": 5}):
+    for options in (
+        {"max_batch_tokens": 64},
+        {"max_batch_tokens": 150, "pad_to_multiple": 16},
+        {"max_batch_tokens": 1000, "pad_to_multiple": 64, "prefetch": 0},
+        {"batch_size": 2, "prefetch": 1},
+        {"batch_size": 16, "prefetch": 5},
+    ):
         rm = rm_for(name, tiny_models, **options)
         shuffled = np.array(rm.score([pairs[i] for i in order]))[np.argsort(order)]
-        np.testing.assert_allclose(shuffled, alone[name], rtol=1e-5, atol=1e-5, err_msg=str(options))
+        np.testing.assert_allclose(
+            shuffled, alone[name], rtol=1e-5, atol=1e-5, err_msg=str(options)
+        )
 
 
 @pytest.mark.parametrize("packing", [False, True])
 def test_token_budget_batches_never_exceed_the_budget(packing, tiny_models, pairs, monkeypatch):
     budget, multiple = 128, 16  # the longest input (MAX_LENGTH) fits: no batch is excused
-    rm = rm_for("gpt2-rm", tiny_models, max_batch_tokens=budget, pad_to_multiple=multiple,
-                packing=packing)
+    rm = rm_for(
+        "gpt2-rm", tiny_models, max_batch_tokens=budget, pad_to_multiple=multiple, packing=packing
+    )
     seen = recorded_batches(rm, monkeypatch)
     rm.score(pairs)
     shapes = [batch.shape for batch in seen]
@@ -120,10 +136,12 @@ def test_token_budget_batches_never_exceed_the_budget(packing, tiny_models, pair
         assert max(s[0] for s in shapes) > 1  # the budget, not a row limit, cut the batches
 
 
-@pytest.mark.parametrize("name,options", [("llama-rm", {}), ("deberta-rm", {}),
-                                          ("gpt2-lm", {"packing": True})])
-def test_out_of_memory_halves_the_budget_and_keeps_every_score_once(name, options, tiny_models,
-                                                                    pairs, alone, monkeypatch):
+@pytest.mark.parametrize(
+    "name,options", [("llama-rm", {}), ("deberta-rm", {}), ("gpt2-lm", {"packing": True})]
+)
+def test_out_of_memory_halves_the_budget_and_keeps_every_score_once(
+    name, options, tiny_models, pairs, alone, monkeypatch
+):
     rm = rm_for(name, tiny_models, max_batch_tokens=2000, **options)
     scorer = scorer_of(rm)
     runs = []
@@ -159,8 +177,13 @@ def test_an_input_that_runs_out_of_memory_alone_is_bad_input(tiny_models, pairs,
 
 
 def test_errors_of_the_tokenising_thread_reach_the_caller_and_stop_it():
-    engine = Engine(torch.device("cpu"), Limits(batch_size=2, max_tokens=None), pad_id=0,
-                    read_positions=lambda row: [0], prefetch=2)
+    engine = Engine(
+        torch.device("cpu"),
+        Limits(batch_size=2, max_tokens=None),
+        pad_id=0,
+        read_positions=lambda row: [0],
+        prefetch=2,
+    )
 
     def encode(indices):
         if max(indices) >= 64:  # the second group
@@ -179,8 +202,9 @@ def restore_determinism():
 
 
 @pytest.mark.parametrize("name", ["llama-rm", "deberta-rm", "gpt2-lm"])
-def test_deterministic_mode_gives_the_same_bits_whatever_the_batch(name, tiny_models, pairs,
-                                                                   alone, restore_determinism):
+def test_deterministic_mode_gives_the_same_bits_whatever_the_batch(
+    name, tiny_models, pairs, alone, restore_determinism
+):
     rm = rm_for(name, tiny_models, deterministic=True, batch_size=4)
     together = rm.score(pairs)
     one_by_one = [rm.score([pair])[0] for pair in pairs]

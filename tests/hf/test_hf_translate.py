@@ -1,4 +1,5 @@
-"""The translate perturber (lingual shift, RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4) with a tiny offline seq2seq model."""
+"""The translate perturber (lingual shift, RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4)
+with a tiny offline seq2seq model."""
 
 from __future__ import annotations
 
@@ -11,20 +12,25 @@ import pytest
 
 pytest.importorskip("torch")
 
+import _tiny_hf  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
 
-import _tiny_hf  # noqa: E402
+from rmaudit.benchmark.perturb import selected  # noqa: E402
 from rmaudit.default_plugins.rewrite_perturbers import Translate  # noqa: E402
 from rmaudit.errors import BadInput  # noqa: E402
-from rmaudit.benchmark.perturb import selected  # noqa: E402
 from rmaudit.recipe import load_recipe  # noqa: E402
 from rmaudit.recipe.validation import validate_options  # noqa: E402
 from rmaudit.run import Runner  # noqa: E402
 from rmaudit.store import Store  # noqa: E402
 
-TEXTS = ["How do I keep basil alive?", "A hash table stores values in buckets.",
-         "What is 17 + 25?", "Rain taps the glass; the garden drinks.", "Sure."]
+TEXTS = [
+    "How do I keep basil alive?",
+    "A hash table stores values in buckets.",
+    "What is 17 + 25?",
+    "Rain taps the glass; the garden drinks.",
+    "Sure.",
+]
 
 
 @pytest.fixture(scope="module")
@@ -58,13 +64,17 @@ def independent_generate(path: str, text: str, **kwargs) -> str:
 
 def test_translation_equals_an_independent_greedy_generate(translator_path):
     component = translator(translator_path, batch_size=1, target_lang="__de__")
-    forced = transformers.AutoTokenizer.from_pretrained(translator_path).convert_tokens_to_ids("__de__")
+    forced = transformers.AutoTokenizer.from_pretrained(translator_path).convert_tokens_to_ids(
+        "__de__"
+    )
     for text in TEXTS[:3]:
         assert component.perturb(text, seed=0) == independent_generate(
-            translator_path, text, max_new_tokens=8, forced_bos_token_id=forced)
+            translator_path, text, max_new_tokens=8, forced_bos_token_id=forced
+        )
     prefixed = translator(translator_path, batch_size=1, prefix="translate English to German: ")
     assert prefixed.perturb(TEXTS[0], seed=0) == independent_generate(
-        translator_path, "translate English to German: " + TEXTS[0], max_new_tokens=8)
+        translator_path, "translate English to German: " + TEXTS[0], max_new_tokens=8
+    )
 
 
 def test_translation_is_deterministic_and_independent_of_the_batch(translator_path):
@@ -74,8 +84,10 @@ def test_translation_is_deterministic_and_independent_of_the_batch(translator_pa
     first = component.perturb_batch(TEXTS, seed=3)
     assert component.perturb_batch(TEXTS, seed=3) == first
     translation._LOADED.clear()  # translate again, one text per generate call
-    assert translator(translator_path, batch_size=1).perturb_batch(TEXTS[::-1], seed=3) == first[::-1]
-    assert all(out != text for out, text in zip(first, TEXTS))
+    assert (
+        translator(translator_path, batch_size=1).perturb_batch(TEXTS[::-1], seed=3) == first[::-1]
+    )
+    assert all(out != text for out, text in zip(first, TEXTS, strict=True))
 
 
 def test_p_is_the_probability_a_text_is_translated(translator_path):
@@ -102,17 +114,26 @@ def test_options_and_errors(translator_path):
     with pytest.raises(BadInput, match="src_lang"):
         translator(translator_path, source_lang="eng_Latn").perturb("hello", seed=0)
     # where it runs is not what it outputs: the key ignores device and batch size
-    assert translator(translator_path, batch_size=2).key == translator(
-        translator_path, batch_size=9, device=None).key
+    assert (
+        translator(translator_path, batch_size=2).key
+        == translator(translator_path, batch_size=9, device=None).key
+    )
     assert translator(translator_path).options.trust_remote_code is False
 
 
 def test_a_shift_sweep_translates_responses(translator_path, tmp_path):
-    records = [{"prompt": f"Question {i}?", "chosen": f"A careful answer number {i}.",
-                "rejected": f"No {i}."} for i in range(12)]
+    records = [
+        {
+            "prompt": f"Question {i}?",
+            "chosen": f"A careful answer number {i}.",
+            "rejected": f"No {i}.",
+        }
+        for i in range(12)
+    ]
     (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     recipe = tmp_path / "r.toml"
-    recipe.write_text(textwrap.dedent(f"""
+    recipe.write_text(
+        textwrap.dedent(f"""
         [pairs.source]
         name = "pairs-file"
         path = "pairs.jsonl"
@@ -133,7 +154,8 @@ def test_a_shift_sweep_translates_responses(translator_path, tmp_path):
 
         [[metrics]]
         name = "shift-curves"
-        """))
+        """)
+    )
     db = tmp_path / "audit.db"
     store = Store.open(db)
     try:
@@ -147,8 +169,9 @@ def test_a_shift_sweep_translates_responses(translator_path, tmp_path):
                            join pairs o on o.id = p.original_pair_id
                            join responses c on c.id = p.chosen_id
                            join responses oc on oc.id = o.chosen_id""").fetchall()
-    curve = conn.execute("select x from curves where key = 'shift_accuracy_response' "
-                         "order by point").fetchall()
+    curve = conn.execute(
+        "select x from curves where key = 'shift_accuracy_response' order by point"
+    ).fetchall()
     conn.close()
     assert len(rows) == 2 * len(records)
     for level in (0.5, 1.0):

@@ -60,11 +60,18 @@ def audit(tmp_path: Path, model: str, cache: Path) -> subprocess.CompletedProces
     recipe = tmp_path / "recipe.toml"
     recipe.write_text(RECIPE.format(model=model))
     env = {key: value for key, value in os.environ.items() if not key.startswith("HF_")}
-    env.update(HF_ENDPOINT=f"http://127.0.0.1:{closed_port()}", HF_HUB_CACHE=str(cache),
-               HF_HOME=str(tmp_path / "hf-home"))
-    return subprocess.run([sys.executable, "-m", "rmaudit", "run", str(recipe), "--db",
-                           str(tmp_path / "audit.db")], env=env, capture_output=True, text=True,
-                          timeout=120)  # a hang (hub retries) fails the test instead of stalling it
+    env.update(
+        HF_ENDPOINT=f"http://127.0.0.1:{closed_port()}",
+        HF_HUB_CACHE=str(cache),
+        HF_HOME=str(tmp_path / "hf-home"),
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "rmaudit", "run", str(recipe), "--db", str(tmp_path / "audit.db")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # a hang (hub retries) fails the test instead of stalling it
 
 
 def test_an_uncached_model_id_is_one_line_naming_it_and_the_way_out(tmp_path):

@@ -17,11 +17,20 @@ from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parents[1])]
 
-from _key_cases import (EXPECTED, NON_DEFAULT, REPO, build, default_cases, portable,  # noqa: E402
-                        recipe_components, run_identity, write_files)
-from _support import SMALL_RECIPE  # noqa: E402
+from _key_cases import (
+    EXPECTED,
+    NON_DEFAULT,
+    REPO,
+    build,
+    default_cases,
+    portable,
+    recipe_components,
+    run_identity,
+    write_files,
+)
+from _support import SMALL_RECIPE
 
-from rmaudit.components.keys import canonical_json  # noqa: E402
+from rmaudit.components.keys import canonical_json
 
 
 def expected(identity: dict, key: str, folder: Path) -> dict:
@@ -39,17 +48,24 @@ def record(folder: Path) -> dict:
     write_files(folder)
     components = {}
     for case in [*NON_DEFAULT, *default_cases()]:
-        components[case.id] = {"kind": case.kind, "table": case.table,
-                               **component_entry(build(case, folder), folder)}
-    texts = {path.name: path.read_text(encoding="utf-8")
-             for path in sorted((REPO / "recipes").glob("*.toml"))}
+        components[case.id] = {
+            "kind": case.kind,
+            "table": case.table,
+            **component_entry(build(case, folder), folder),
+        }
+    texts = {
+        path.name: path.read_text(encoding="utf-8")
+        for path in sorted((REPO / "recipes").glob("*.toml"))
+    }
     texts["tests-small.toml"] = textwrap.dedent(SMALL_RECIPE.replace("{extra_rms}", ""))
     recipes = {}
     for name, text in texts.items():
         recipe, built = recipe_components(name, text, folder)
-        recipes[name] = {"text": text, "run": expected(run_identity(recipe), recipe.run_key, folder),
-                         "components": {where: component_entry(c, folder)
-                                        for where, c in built.items()}}
+        recipes[name] = {
+            "text": text,
+            "run": expected(run_identity(recipe), recipe.run_key, folder),
+            "components": {where: component_entry(c, folder) for where, c in built.items()},
+        }
     return {"components": components, "recipes": recipes}
 
 

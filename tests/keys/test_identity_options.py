@@ -1,23 +1,30 @@
-"""What the option markers of rmaudit.components.options declare: which options key stored results and
-in what form, for a plugin's own component as for the built-ins (tests/keys holds the
+"""What the option markers of rmaudit.components.options declare: which options key stored results
+and in what form, for a plugin's own component as for the built-ins (tests/keys holds the
 built-ins' keys as recorded before the markers existed)."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from importlib.metadata import version
-from typing import Annotated, Sequence
+from typing import Annotated
 
 import pytest
 from pydantic import Field
 
 from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
+from rmaudit.components.options import (
+    NEW_OPTION,
+    OPERATIONAL,
+    SHARED_LIMIT,
+    HashedDataFile,
+    NestedRewardModel,
+    identity_options,
+)
 from rmaudit.errors import BadInput
 from rmaudit.recipe.executor_options import RayExecutorOptions
-from rmaudit.run.executors import RayExecutor
-from rmaudit.components.options import (NEW_OPTION, OPERATIONAL, SHARED_LIMIT, HashedDataFile,
-                             NestedRewardModel, identity_options)
 from rmaudit.recipe.validation import validate_options
+from rmaudit.run.executors import RayExecutor
 
 
 class Limits(ComponentOptions):
@@ -56,8 +63,11 @@ def table(tmp_path):
 def test_operational_options_are_left_out_at_any_depth(tmp_path, table):
     rm = build(tmp_path, table=table, device="cuda", limits={"slots": 2})
     assert identity_options(rm.options) == {
-        "table": hashlib.sha256(b"scores v1").hexdigest(), "scale": 1.0, "limits": {},
-        "gold": None}
+        "table": hashlib.sha256(b"scores v1").hexdigest(),
+        "scale": 1.0,
+        "limits": {},
+        "gold": None,
+    }
     assert rm.key == build(tmp_path, table=table).key
     assert rm.key != build(tmp_path, table=table, scale=2.0).key
 
@@ -74,8 +84,11 @@ class LaterTableRM(TableRM):
 
 def test_a_new_option_keys_results_only_when_set(tmp_path, table):
     def later(**raw) -> LaterTableRM:
-        return LaterTableRM(validate_options(LaterTableRM, {"table": table, **raw}, field="rm",
-                                             file=None, base_dir=tmp_path))
+        return LaterTableRM(
+            validate_options(
+                LaterTableRM, {"table": table, **raw}, field="rm", file=None, base_dir=tmp_path
+            )
+        )
 
     assert later().key == build(tmp_path, table=table).key  # results stored before it stand
     assert later(clip=None).key == build(tmp_path, table=table).key
@@ -101,10 +114,15 @@ def test_a_nested_component_enters_the_identity_as_its_own(tmp_path, table):
     built = rm.options.gold.build()
     assert built.options.path == (tmp_path / "gold.jsonl").resolve()  # relative to the recipe
     assert identity_options(rm.options)["gold"] == built.identity()
-    assert rm.options.gold.table() == {"name": "scores-file", "path": str(built.options.path),
-                                       "match": "rmaudit-id", "id_field": "response_id",
-                                       "prompt_field": "prompt", "response_field": "response",
-                                       "score_field": "score"}
+    assert rm.options.gold.table() == {
+        "name": "scores-file",
+        "path": str(built.options.path),
+        "match": "rmaudit-id",
+        "id_field": "response_id",
+        "prompt_field": "prompt",
+        "response_field": "response",
+        "score_field": "score",
+    }
     with pytest.raises(BadInput, match=r"^rm\.gold\.name: unknown reward model"):
         build(tmp_path, table=table, gold={"name": "nope"})
 

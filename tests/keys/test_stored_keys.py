@@ -10,8 +10,15 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from _key_cases import EXPECTED, KeyCase, build, localised, recipe_components, run_identity, write_files
+from _key_cases import (
+    EXPECTED,
+    KeyCase,
+    build,
+    localised,
+    recipe_components,
+    run_identity,
+    write_files,
+)
 
 from rmaudit.components.keys import canonical_json, content_key
 
@@ -46,8 +53,9 @@ def test_recipe_keys_are_as_recorded(name, data_folder):
     assert_same_key(run_identity(recipe), recipe.run_key, recorded["run"], data_folder)
     assert set(components) == set(recorded["components"])
     for where, component in components.items():
-        assert_same_key(component.identity(), component.key, recorded["components"][where],
-                        data_folder)
+        assert_same_key(
+            component.identity(), component.key, recorded["components"][where], data_folder
+        )
 
 
 def test_the_cases_cover_files_nesting_and_operational_options():
@@ -60,5 +68,8 @@ def test_the_cases_cover_files_nesting_and_operational_options():
     judge = components["llm-judge/operational-options"]
     assert judge["table"]["concurrency"] == 4 and "concurrency" not in judge["identity"]["options"]
     classifier = components["hf-classifier/runtime-options"]
-    assert classifier["table"]["device"] == "cuda:1" and "device" not in classifier["identity"]["options"]
+    assert (
+        classifier["table"]["device"] == "cuda:1"
+        and "device" not in classifier["identity"]["options"]
+    )
     assert len(RECORDED["recipes"]) >= 6

@@ -1,4 +1,5 @@
-"""Best-of-n family (RETA paper, arXiv 2504.14838, Eq. 1, App. B.3) against brute force over every subset and
+"""Best-of-n family (RETA paper, arXiv 2504.14838, Eq. 1, App. B.3) against brute force over every
+subset and
 every tie-break, and against scipy's hypergeometric distribution on large pools."""
 
 from __future__ import annotations

@@ -45,8 +45,9 @@ def test_reta_intervals_cover_the_finite_pool_quantity_not_the_limit():
     cover the former, and at 100 prompts no longer the latter."""
     rng = np.random.default_rng(0)
     oracle = 5 + rng.normal(size=(20_000, 16))
-    finite = reta(list(oracle), list(oracle + rng.normal(size=oracle.shape)), 0.25,
-                  bootstrap=2).value
+    finite = reta(
+        list(oracle), list(oracle + rng.normal(size=oracle.shape)), 0.25, bootstrap=2
+    ).value
     limit = 1 + RHO * norm.pdf(norm.ppf(0.75)) / (0.25 * 5)
     assert limit - finite > 0.005
     metric = lambda j, y, s: reta(j, y, 0.25, seed=s)  # noqa: E731

@@ -1,4 +1,5 @@
-"""Within-prompt pairwise accuracy (Rethinking RM Evaluation, arXiv 2410.05584, App. 8.3) against a brute-force double loop."""
+"""Within-prompt pairwise accuracy (Rethinking RM Evaluation, arXiv 2410.05584, App. 8.3) against a
+brute-force double loop."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""RETA (RETA paper, arXiv 2504.14838, Eq. 3-6) against independent computations: brute-force enumeration of every
+"""RETA (RETA paper, arXiv 2504.14838, Eq. 3-6) against independent computations: brute-force
+enumeration of every
 subset and tie-break on small pools, Monte-Carlo resampling, and Theorem 1's analytic limit."""
 
 from __future__ import annotations
@@ -213,11 +214,22 @@ def test_monte_carlo_agrees_with_exact_within_four_standard_errors(replace, n):
     etas = [0.1, 0.25, 0.5]
     exact = reta_curve(oracle, scores, etas, n=n, replace=replace).value
     # The Monte-Carlo standard error is measured, not assumed: 40 independent seeds.
-    runs = np.array([
-        reta_curve(oracle, scores, etas, n=n, method="mc", resamples=50, seed=seed,
-                   replace=replace, bootstrap=1).value
-        for seed in range(40)
-    ])
+    runs = np.array(
+        [
+            reta_curve(
+                oracle,
+                scores,
+                etas,
+                n=n,
+                method="mc",
+                resamples=50,
+                seed=seed,
+                replace=replace,
+                bootstrap=1,
+            ).value
+            for seed in range(40)
+        ]
+    )
     mc_mean = runs.mean(axis=0)
     mc_stderr = runs.std(axis=0, ddof=1) / np.sqrt(len(runs))
     assert np.all(mc_stderr > 0)
@@ -305,9 +317,7 @@ def prompt_pools(draw, max_prompts=4, tie_values=4):
     """Positive oracle scores and RM scores drawn from a few values, so ties are common."""
     count = draw(st.integers(min_value=1, max_value=max_prompts))
     sizes = draw(st.lists(pool_sizes, min_size=count, max_size=count))
-    oracle = [
-        np.array(draw(st.lists(st.floats(0.1, 10), min_size=s, max_size=s))) for s in sizes
-    ]
+    oracle = [np.array(draw(st.lists(st.floats(0.1, 10), min_size=s, max_size=s))) for s in sizes]
     scores = [
         np.array(draw(st.lists(st.integers(0, tie_values), min_size=s, max_size=s)), dtype=float)
         for s in sizes

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("textual")
 
 from _support import curves_panel  # noqa: E402
+
 from rmaudit.recipe import load_recipe  # noqa: E402
 from rmaudit.run import Runner  # noqa: E402
 from rmaudit.store import Store  # noqa: E402
@@ -67,8 +68,15 @@ async def shift_views(db):
         views = []
         for _ in range(len(panel.QUANTITIES) + 1):
             legend = str(panel.query_one(".plot-legend").render())
-            views.append((panel.title, panel.y_label, [(s.label, s.colour, s.marker) for s in panel.series],
-                          panel.series[0].x.tolist(), legend))
+            views.append(
+                (
+                    panel.title,
+                    panel.y_label,
+                    [(s.label, s.colour, s.marker) for s in panel.series],
+                    panel.series[0].x.tolist(),
+                    legend,
+                )
+            )
             await pilot.press("v")
             await pilot.pause()
         return titles, panel, views
@@ -87,14 +95,24 @@ def test_the_pair_panels_show_the_stored_shift_curves_and_reliability_diagram(tm
     assert isinstance(shift, ShiftView) and not shift.error_bars
     # one quantity at a time; v steps through all five and back to the first
     assert [title.split(" against")[0] for title, *_ in views] == [
-        "accuracy ↑", "mean confidence ↑", "ECE ↓", "AUROC ↑", "FPR@95 ↓", "accuracy ↑"]
+        "accuracy ↑",
+        "mean confidence ↑",
+        "ECE ↓",
+        "AUROC ↑",
+        "FPR@95 ↓",
+        "accuracy ↑",
+    ]
     assert [y_label for _, y_label, *_ in views[:2]] == ["accuracy", "mean confidence"]
     for _, _, series, x, legend in views:
         # the RM by its colour (the first RM's), the target by its line style
         assert series == [("honest · response", "#1f77b4", "•"), ("honest · both", "#1f77b4", "x")]
         assert x == [0.0, 0.5]
         # the legend is under the plot, not drawn on it: the RM, then each target's style
-        assert "━━ honest" in legend and "•• response shifted" in legend and "xx both shifted" in legend
+        assert (
+            "━━ honest" in legend
+            and "•• response shifted" in legend
+            and "xx both shifted" in legend
+        )
 
     _, diagram = asyncio.run(panels(db, "Reliability diagram"))
     assert isinstance(diagram, CurvePlot) and diagram.x_label == "mean confidence"

@@ -9,15 +9,25 @@ import json
 
 import pytest
 
+from rmaudit.benchmark.pairs import (
+    PARSERS,
+    ParseResult,
+    PreferencePair,
+    parse_hh,
+    parse_llmbar,
+    parse_pairs,
+    parse_rm_bench,
+    parsers,
+    split_hh_dialogues,
+)
 from rmaudit.errors import BadInput
-from rmaudit.benchmark.pairs import (PARSERS, ParseResult, PreferencePair, parse_hh, parse_llmbar,
-                           parse_pairs, parse_rm_bench, split_hh_dialogues)
-from rmaudit.benchmark.pairs import parsers
 
 
 def write_jsonl(path, records):
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records),
-                    encoding="utf-8")
+    path.write_text(
+        "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -34,40 +44,58 @@ def accounted(result: ParseResult, records: int) -> None:
 
 
 def test_generic_jsonl_with_field_mapping(tmp_path):
-    path = write_jsonl(tmp_path / "p.jsonl", [
-        {"q": "Why?", "good": "Because.", "bad": "No.", "cat": "chat", "id": 7},
-        {"q": "How?", "good": "Like so.", "bad": "Dunno.", "cat": "code"},
-    ])
+    path = write_jsonl(
+        tmp_path / "p.jsonl",
+        [
+            {"q": "Why?", "good": "Because.", "bad": "No.", "cat": "chat", "id": 7},
+            {"q": "How?", "good": "Like so.", "bad": "Dunno.", "cat": "code"},
+        ],
+    )
     result = parse_pairs(path, prompt="q", chosen="good", rejected="bad", subset="cat")
-    assert result.pairs[0] == PreferencePair("Why?", "Because.", "No.", "chat", {"id": 7, "line": 1})
+    assert result.pairs[0] == PreferencePair(
+        "Why?", "Because.", "No.", "chat", {"id": 7, "line": 1}
+    )
     assert result.pairs[1].subset == "code"
     accounted(result, 2)
 
 
 def test_generic_rejections_name_line_reason_field(tmp_path):
-    path = write_jsonl(tmp_path / "p.jsonl", [
-        {"prompt": "a", "chosen": "x", "rejected": "y"},
-        "{not json",
-        "",  # blank lines are not records
-        {"prompt": "a", "chosen": "x"},
-        {"prompt": "a", "chosen": "  ", "rejected": "y"},
-        {"prompt": "a", "chosen": "x", "rejected": "x"},
-        {"prompt": "a", "chosen": 3, "rejected": "y"},
-        [1, 2],
-        {"prompt": "", "chosen": "x", "rejected": "y"},
-    ])
+    path = write_jsonl(
+        tmp_path / "p.jsonl",
+        [
+            {"prompt": "a", "chosen": "x", "rejected": "y"},
+            "{not json",
+            "",  # blank lines are not records
+            {"prompt": "a", "chosen": "x"},
+            {"prompt": "a", "chosen": "  ", "rejected": "y"},
+            {"prompt": "a", "chosen": "x", "rejected": "x"},
+            {"prompt": "a", "chosen": 3, "rejected": "y"},
+            [1, 2],
+            {"prompt": "", "chosen": "x", "rejected": "y"},
+        ],
+    )
     result = parse_pairs(path)
     got = [(r.line, r.reason, r.field) for r in result.rejected]
-    assert got == [(2, "malformed record", None), (4, "missing field", "rejected"),
-                   (5, "empty response", "chosen"), (6, "identical responses", "rejected"),
-                   (7, "not a string", "chosen"), (8, "not an object", None),
-                   (9, "empty prompt", "prompt")]
+    assert got == [
+        (2, "malformed record", None),
+        (4, "missing field", "rejected"),
+        (5, "empty response", "chosen"),
+        (6, "identical responses", "rejected"),
+        (7, "not a string", "chosen"),
+        (8, "not an object", None),
+        (9, "empty prompt", "prompt"),
+    ]
     accounted(result, 8)
 
 
 def test_strict_raises_with_file_line_field_value(tmp_path):
-    path = write_jsonl(tmp_path / "p.jsonl", [{"prompt": "a", "chosen": "x", "rejected": "y"},
-                                               {"prompt": "a", "chosen": "x", "rejected": ""}])
+    path = write_jsonl(
+        tmp_path / "p.jsonl",
+        [
+            {"prompt": "a", "chosen": "x", "rejected": "y"},
+            {"prompt": "a", "chosen": "x", "rejected": ""},
+        ],
+    )
     with pytest.raises(BadInput) as caught:
         parse_pairs(path, strict=True)
     assert str(caught.value) == f"{path}:2: rejected: empty response (got '')"
@@ -86,15 +114,23 @@ def test_generic_csv_and_gzip_json_array(tmp_path):
         writer.writerow(["d", "yes", "no"])
     result = parse_pairs(path)
     assert result.pairs[0].prompt == "multi\nline prompt"
-    assert [(r.line, r.reason) for r in result.rejected] == [(4, "empty response"),
-                                                             (5, "malformed record")]
+    assert [(r.line, r.reason) for r in result.rejected] == [
+        (4, "empty response"),
+        (5, "malformed record"),
+    ]
     assert result.pairs[-1].meta["line"] == 6
     accounted(result, 4)
 
     array = tmp_path / "p.json.gz"
     with gzip.open(array, "wt", encoding="utf-8") as handle:
-        json.dump([{"prompt": "a", "chosen": "x", "rejected": "y"},
-                   {"prompt": "b", "chosen": "x", "rejected": "y"}], handle, indent=2)
+        json.dump(
+            [
+                {"prompt": "a", "chosen": "x", "rejected": "y"},
+                {"prompt": "b", "chosen": "x", "rejected": "y"},
+            ],
+            handle,
+            indent=2,
+        )
     result = parse_pairs(array)
     assert [p.meta["line"] for p in result.pairs] == [2, 7]
     accounted(result, 2)
@@ -124,12 +160,23 @@ def hh(*turns):
 
 
 def test_hh_single_and_multi_turn(tmp_path):
-    path = write_jsonl(tmp_path / "hh.jsonl", [
-        {"chosen": hh(("Human", "Hi?"), ("Assistant", "Hello!")),
-         "rejected": hh(("Human", "Hi?"), ("Assistant", "Go away."))},
-        {"chosen": hh(("Human", "Q1"), ("Assistant", "A1"), ("Human", "Q2"), ("Assistant", "Good")),
-         "rejected": hh(("Human", "Q1"), ("Assistant", "A1"), ("Human", "Q2"), ("Assistant", "Bad"))},
-    ])
+    path = write_jsonl(
+        tmp_path / "hh.jsonl",
+        [
+            {
+                "chosen": hh(("Human", "Hi?"), ("Assistant", "Hello!")),
+                "rejected": hh(("Human", "Hi?"), ("Assistant", "Go away.")),
+            },
+            {
+                "chosen": hh(
+                    ("Human", "Q1"), ("Assistant", "A1"), ("Human", "Q2"), ("Assistant", "Good")
+                ),
+                "rejected": hh(
+                    ("Human", "Q1"), ("Assistant", "A1"), ("Human", "Q2"), ("Assistant", "Bad")
+                ),
+            },
+        ],
+    )
     result = parse_hh(path, subset="helpful-base")
     first, second = result.pairs
     assert (first.prompt, first.chosen, first.rejected) == ("\n\nHuman: Hi?", "Hello!", "Go away.")
@@ -142,8 +189,13 @@ def test_hh_single_and_multi_turn(tmp_path):
 def test_hh_excess_rounds_are_removed():
     # the rejected response carries a stray extra Assistant header and another round
     chosen = hh(("Human", "Q"), ("Assistant", "Good answer"))
-    rejected = hh(("Human", "Q"), ("Assistant", "Meh"), ("Assistant", "more"), ("Human", "Q2"),
-                  ("Assistant", "A2"))
+    rejected = hh(
+        ("Human", "Q"),
+        ("Assistant", "Meh"),
+        ("Assistant", "more"),
+        ("Human", "Q2"),
+        ("Assistant", "A2"),
+    )
     prompt, good, bad, meta = split_hh_dialogues(chosen, rejected)
     assert (prompt, good, bad) == ("\n\nHuman: Q", "Good answer", "Meh")
     assert meta["excess_turns"] == {"chosen": 0, "rejected": 3}
@@ -151,19 +203,32 @@ def test_hh_excess_rounds_are_removed():
 
 def test_hh_rejections(tmp_path):
     same = hh(("Human", "Q"), ("Assistant", "A"))
-    path = write_jsonl(tmp_path / "hh.jsonl", [
-        {"chosen": same, "rejected": same},
-        {"chosen": hh(("Human", "Q1"), ("Assistant", "A")), "rejected": hh(("Human", "Q2"), ("Assistant", "A"))},
-        {"chosen": same, "rejected": same + hh(("Human", "more?"), ("Assistant", "yes"))},
-        {"chosen": hh(("Human", "Q"), ("Assistant", "A")), "rejected": hh(("Human", "Q"), ("Assistant", " "))},
-        {"chosen": "no markers at all", "rejected": same},
-        {"chosen": same},
-    ])
+    path = write_jsonl(
+        tmp_path / "hh.jsonl",
+        [
+            {"chosen": same, "rejected": same},
+            {
+                "chosen": hh(("Human", "Q1"), ("Assistant", "A")),
+                "rejected": hh(("Human", "Q2"), ("Assistant", "A")),
+            },
+            {"chosen": same, "rejected": same + hh(("Human", "more?"), ("Assistant", "yes"))},
+            {
+                "chosen": hh(("Human", "Q"), ("Assistant", "A")),
+                "rejected": hh(("Human", "Q"), ("Assistant", " ")),
+            },
+            {"chosen": "no markers at all", "rejected": same},
+            {"chosen": same},
+        ],
+    )
     result = parse_hh(path)
     assert [(r.line, r.reason) for r in result.rejected] == [
-        (1, "identical responses"), (2, "dialogues differ in a human turn"),
-        (3, "no diverging assistant turn"), (4, "empty response"), (5, "not an HH dialogue"),
-        (6, "missing field")]
+        (1, "identical responses"),
+        (2, "dialogues differ in a human turn"),
+        (3, "no diverging assistant turn"),
+        (4, "empty response"),
+        (5, "not an HH dialogue"),
+        (6, "missing field"),
+    ]
     accounted(result, 6)
 
 
@@ -172,21 +237,40 @@ def test_hh_rejections(tmp_path):
 
 
 def test_rm_bench_gives_nine_styled_pairs(tmp_path):
-    record = {"id": 4, "subset": "alpacaeval", "prompt": "P",
-              "chosen": ["c0", "c1", "c2"], "rejected": ["r0", "r1", "r2"]}
+    record = {
+        "id": 4,
+        "subset": "alpacaeval",
+        "prompt": "P",
+        "chosen": ["c0", "c1", "c2"],
+        "rejected": ["r0", "r1", "r2"],
+    }
     path = tmp_path / "chat_filtered.json"
-    path.write_text(json.dumps([record, {**record, "rejected": ["r0", "r1"]},
-                                {**record, "chosen": ["c0", "", "c2"]},
-                                {**record, "rejected": ["r0", "c1", "r2"]}], indent=4))
+    path.write_text(
+        json.dumps(
+            [
+                record,
+                {**record, "rejected": ["r0", "r1"]},
+                {**record, "chosen": ["c0", "", "c2"]},
+                {**record, "rejected": ["r0", "c1", "r2"]},
+            ],
+            indent=4,
+        )
+    )
     result = parse_rm_bench(path)
     assert len(result.pairs) == 9
     styles = {(p.meta["chosen_style"], p.meta["rejected_style"]): p for p in result.pairs}
     assert set(styles) == {(i, j) for i in range(3) for j in range(3)}
-    assert (styles[0, 2].chosen, styles[0, 2].rejected, styles[0, 2].subset) == ("c0", "r2", "alpacaeval")
+    assert (styles[0, 2].chosen, styles[0, 2].rejected, styles[0, 2].subset) == (
+        "c0",
+        "r2",
+        "alpacaeval",
+    )
     assert styles[0, 2].meta["id"] == 4
     assert [(r.reason, r.field) for r in result.rejected] == [
-        ("not a list of 3 responses", "rejected"), ("empty response", "chosen[1]"),
-        ("identical responses", "rejected[1]")]
+        ("not a list of 3 responses", "rejected"),
+        ("empty response", "chosen[1]"),
+        ("identical responses", "rejected[1]"),
+    ]
     accounted(result, 4)
 
 
@@ -196,29 +280,45 @@ def test_rm_bench_gives_nine_styled_pairs(tmp_path):
 
 def test_llmbar_label_picks_chosen(tmp_path):
     path = tmp_path / "dataset.json"
-    path.write_text(json.dumps([
-        {"input": "I", "output_1": "one", "output_2": "two", "label": 2},
-        {"input": "I", "output_1": "one", "output_2": "two", "label": 1},
-        {"input": "I", "output_1": "one", "output_2": "two", "label": 3},
-        {"input": "I", "output_1": "one", "output_2": "two", "label": "1"},
-        {"input": "I", "output_1": "one", "output_2": "two", "label": True},
-        {"input": "I", "output_1": "one", "output_2": "two"},
-    ], indent=2))
+    path.write_text(
+        json.dumps(
+            [
+                {"input": "I", "output_1": "one", "output_2": "two", "label": 2},
+                {"input": "I", "output_1": "one", "output_2": "two", "label": 1},
+                {"input": "I", "output_1": "one", "output_2": "two", "label": 3},
+                {"input": "I", "output_1": "one", "output_2": "two", "label": "1"},
+                {"input": "I", "output_1": "one", "output_2": "two", "label": True},
+                {"input": "I", "output_1": "one", "output_2": "two"},
+            ],
+            indent=2,
+        )
+    )
     result = parse_llmbar(path, subset="llmbar-natural")
     assert [(p.chosen, p.rejected, p.meta["label"]) for p in result.pairs] == [
-        ("two", "one", 2), ("one", "two", 1)]
+        ("two", "one", 2),
+        ("one", "two", 1),
+    ]
     assert result.pairs[0].subset == "llmbar-natural"
     assert [(r.reason, r.value) for r in result.rejected] == [
-        ("label outside {1, 2}", 3), ("label outside {1, 2}", "1"), ("label outside {1, 2}", True),
-        ("missing field", None)]
+        ("label outside {1, 2}", 3),
+        ("label outside {1, 2}", "1"),
+        ("label outside {1, 2}", True),
+        ("missing field", None),
+    ]
     accounted(result, 6)
-    with pytest.raises(BadInput, match=r"dataset.json:\d+: label: label outside \{1, 2\} \(got 3\)"):
+    with pytest.raises(
+        BadInput, match=r"dataset.json:\d+: label: label outside \{1, 2\} \(got 3\)"
+    ):
         parse_llmbar(path, strict=True)
 
 
 def test_parsers_by_name():
-    assert PARSERS == {"pairs": parse_pairs, "hh": parse_hh, "rm-bench": parse_rm_bench,
-                       "llmbar": parse_llmbar}
+    assert PARSERS == {
+        "pairs": parse_pairs,
+        "hh": parse_hh,
+        "rm-bench": parse_rm_bench,
+        "llmbar": parse_llmbar,
+    }
 
 
 def test_docstring_examples_run():

@@ -1,4 +1,5 @@
-"""Shift perturbers (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4.2): identity at p = 0, edit rates, determinism, layout."""
+"""Shift perturbers (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4.2): identity at p = 0,
+edit rates, determinism, layout."""
 
 from __future__ import annotations
 
@@ -11,9 +12,16 @@ from pydantic import ValidationError
 from scipy.stats import binom
 
 from rmaudit.benchmark import perturb
+from rmaudit.benchmark.perturb import (
+    WORD,
+    char_noise,
+    delete_words,
+    insert_words,
+    perturb_words,
+    replace_words,
+    vocabulary,
+)
 from rmaudit.errors import BadInput
-from rmaudit.benchmark.perturb import (WORD, char_noise, delete_words, insert_words, perturb_words,
-                             replace_words, vocabulary)
 from rmaudit.plugins import registered
 
 ALL = [insert_words, delete_words, replace_words, perturb_words, char_noise]
@@ -74,7 +82,7 @@ def test_replace_rate_matches_p(p):
     text = long_text()
     before, after = words(text), words(replace_words(text, p, seed=3))
     assert len(after) == len(before)
-    changed = sum(a != b for a, b in zip(before, after))
+    changed = sum(a != b for a, b in zip(before, after, strict=True))
     assert within_binomial_99(changed, len(before), p)
 
 
@@ -157,13 +165,17 @@ def test_vocabulary_is_english_words_from_wordfreq():
 
 def test_components_registered_with_options():
     by_name = {r.cls.name: r.cls for r in registered("shift_perturber")}
-    assert {"word-insert", "word-delete", "word-replace", "word-perturb", "char-noise"} <= set(by_name)
+    assert {"word-insert", "word-delete", "word-replace", "word-perturb", "char-noise"} <= set(
+        by_name
+    )
     replace = by_name["word-replace"]
     component = replace(replace.Options(p=0.5, seed=1))
     text = TEXTS[0]
     assert component.perturb(text, seed=2) == replace_words(text, 0.5, seed=(1, 2))
     assert component.perturb(text, seed=2) != component.perturb(text, seed=3)
-    assert by_name["word-delete"](by_name["word-delete"].Options(p=0.0)).perturb(text, seed=0) == text
+    assert (
+        by_name["word-delete"](by_name["word-delete"].Options(p=0.0)).perturb(text, seed=0) == text
+    )
     assert "wordfreq" in component.identity()
     assert replace(replace.Options(p=0.5, seed=2)).key != component.key
     with pytest.raises(ValidationError):

@@ -1,4 +1,5 @@
-"""Preference-pair metrics (Rethinking RM Evaluation, RewardBench, RMs Under Distribution Shift) against independent computations."""
+"""Preference-pair metrics (Rethinking RM Evaluation, RewardBench, RMs Under Distribution Shift)
+against independent computations."""
 
 from __future__ import annotations
 
@@ -12,10 +13,22 @@ from scipy.special import logsumexp, softmax
 from sklearn.metrics import roc_auc_score
 
 from rmaudit.errors import MetricInputError
-from rmaudit.metrics import (REWARDBENCH, MetricResult, accuracy, auroc, bt_ece, confidence, ece,
-                             energy_score, fpr_at_95_tpr, section_score, style_accuracy_matrix,
-                             style_difficulty, subset_accuracy)
-from rmaudit.metrics import preference
+from rmaudit.metrics import (
+    REWARDBENCH,
+    MetricResult,
+    accuracy,
+    auroc,
+    bt_ece,
+    confidence,
+    ece,
+    energy_score,
+    fpr_at_95_tpr,
+    preference,
+    section_score,
+    style_accuracy_matrix,
+    style_difficulty,
+    subset_accuracy,
+)
 
 
 def random_pairs(seed, n=500, scale=2.0, rounding=None):
@@ -28,9 +41,10 @@ def random_pairs(seed, n=500, scale=2.0, rounding=None):
 
 
 def loop_ece(chosen, rejected, n_bins, tie_credit=0.0):
-    """RMs Under Distribution Shift (arXiv 2311.14743), Sec. 3.1, written out: I_1 = [0, 1/M], I_m = ((m-1)/M, m/M]."""
+    """RMs Under Distribution Shift (arXiv 2311.14743), Sec. 3.1, written out: I_1 = [0, 1/M], I_m =
+    ((m-1)/M, m/M]."""
     members = [[] for _ in range(n_bins)]
-    for c, r in zip(chosen, rejected):
+    for c, r in zip(chosen, rejected, strict=True):
         conf = max(math.exp(c), math.exp(r)) / (math.exp(c) + math.exp(r))
         correct = 1.0 if c > r else (tie_credit if c == r else 0.0)
         for m in range(1, n_bins + 1):
@@ -63,7 +77,8 @@ def test_ece_with_ties_equals_loop(ties, credit):
     chosen, rejected = random_pairs(7, n=400, scale=0.5, rounding=1)
     assert (chosen == rejected).any()
     assert ece(chosen, rejected, ties=ties).value == pytest.approx(
-        loop_ece(chosen, rejected, 10, credit)[0], abs=1e-12)
+        loop_ece(chosen, rejected, 10, credit)[0], abs=1e-12
+    )
 
 
 def test_reliability_diagram_per_bin():
@@ -86,16 +101,20 @@ def test_perfectly_calibrated_bin_has_zero_error():
 
 
 def loop_bt_ece(chosen, rejected, edges, tie_credit=0.0):
-    """Rethinking RM Evaluation (arXiv 2410.05584), App. 8.3, written out: margin bins [e0, e1], (e1, e2], ...; conf = σ(|Δ|)."""
+    """Rethinking RM Evaluation (arXiv 2410.05584), App. 8.3, written out: margin bins [e0, e1],
+    (e1, e2], ...; conf = σ(|Δ|)."""
     n_bins = len(edges) - 1
     members = [[] for _ in range(n_bins)]
-    for c, r in zip(chosen, rejected):
+    for c, r in zip(chosen, rejected, strict=True):
         margin = abs(c - r)
         correct = 1.0 if c > r else (tie_credit if c == r else 0.0)
         index = next(m for m in range(n_bins) if margin <= edges[m + 1] or m == n_bins - 1)
         members[index].append((1 / (1 + math.exp(-margin)), correct))
-    return sum(len(b) / len(chosen) * abs(sum(a for _, a in b) / len(b) - sum(c for c, _ in b) / len(b))
-               for b in members if b), [len(b) for b in members]
+    return sum(
+        len(b) / len(chosen) * abs(sum(a for _, a in b) / len(b) - sum(c for c, _ in b) / len(b))
+        for b in members
+        if b
+    ), [len(b) for b in members]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -103,8 +122,10 @@ def loop_bt_ece(chosen, rejected, edges, tie_credit=0.0):
 def test_bt_ece_equals_loop(seed, n_bins):
     chosen, rejected = random_pairs(seed, n=250, rounding=1)
     margins = np.abs(chosen - rejected)
-    for binning, edges in [("quantile", np.quantile(margins, np.linspace(0, 1, n_bins + 1))),
-                           ("uniform", np.linspace(0, margins.max(), n_bins + 1))]:
+    for binning, edges in [
+        ("quantile", np.quantile(margins, np.linspace(0, 1, n_bins + 1))),
+        ("uniform", np.linspace(0, margins.max(), n_bins + 1)),
+    ]:
         result = bt_ece(chosen, rejected, n_bins=n_bins, binning=binning)
         expected, counts = loop_bt_ece(chosen, rejected, edges)
         assert result.value == pytest.approx(expected, abs=1e-12)
@@ -230,9 +251,9 @@ def test_subset_accuracy_splits_pairs():
 
 def test_rewardbench_section_score_hand_computed():
     accuracies = {subset: 1.0 for subsets in REWARDBENCH.sections.values() for subset in subsets}
-    accuracies["alpacaeval-easy"] = 0.0        # Chat: 100 of 358 prompts wrong
-    accuracies["math-prm"] = 0.5               # Reasoning: math counts 984 of 1968
-    accuracies["shp"] = 0.0                    # Prior Sets: plain mean of four
+    accuracies["alpacaeval-easy"] = 0.0  # Chat: 100 of 358 prompts wrong
+    accuracies["math-prm"] = 0.5  # Reasoning: math counts 984 of 1968
+    accuracies["shp"] = 0.0  # Prior Sets: plain mean of four
     result = section_score(accuracies, "rewardbench")
     chat, reasoning, prior = 258 / 358, 0.75, 0.75
     assert result.sections["Chat"] == pytest.approx(chat)
@@ -244,7 +265,9 @@ def test_rewardbench_section_score_hand_computed():
 
 
 def test_rewardbench_without_prior_sets_averages_four_sections():
-    accuracies = {s: 0.5 for name in ("Chat", "Chat Hard", "Safety") for s in REWARDBENCH.sections[name]}
+    accuracies = {
+        s: 0.5 for name in ("Chat", "Chat Hard", "Safety") for s in REWARDBENCH.sections[name]
+    }
     accuracies |= {"math-prm": 1.0, "hep-go": 0.0, "my-extra": 0.3}  # Reasoning: 984 vs 164
     result = section_score(accuracies)
     assert result.sections["Reasoning"] == pytest.approx(984 / 1148)
@@ -281,25 +304,43 @@ def test_rm_bench_style_matrix_and_difficulty():
         style_accuracy_matrix([1.0], [0.0], [0], [2])
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: accuracy([1.0, np.nan], [0.0, 0.0]), "expected finite scores, got nan at index 1"),
-    (lambda: accuracy([1.0], [np.inf]), "expected finite scores, got inf"),
-    (lambda: accuracy([1.0, 2.0], [0.0]), r"expected one rejected score per chosen score \(2\), got 1"),
-    (lambda: accuracy([], []), "expected at least one score, got none"),
-    (lambda: accuracy([[1.0]], [[0.0]]), "expected a 1-D array"),
-    (lambda: accuracy(["a"], ["b"]), "expected real numbers"),
-    (lambda: accuracy([1.0], [0.0], ties="draw"), "expected 'loss' or 'half', got 'draw'"),
-    (lambda: ece([1.0], [0.0], n_bins=0), "expected an integer >= 1, got 0"),
-    (lambda: bt_ece([1.0], [0.0], binning="log"), "expected 'quantile' or 'uniform'"),
-    (lambda: auroc([], [1.0]), "expected at least one score"),
-    (lambda: fpr_at_95_tpr([1.0], [np.nan]), "expected finite scores"),
-    (lambda: subset_accuracy([1.0], [0.0], ["a", "b"]), r"expected one label per pair \(1\), got 2"),
-    (lambda: section_score({"a": 1.5}, {"S": {"a": 1}}), "expected an accuracy in"),
-    (lambda: section_score({"a": 1.0}, "rewardbench2"), "expected a section mapping or 'rewardbench'"),
-    (lambda: section_score({"a": 1.0}, {"S": {"a": 1}}, weights={"T": 1}), "unknown section 'T'"),
-    (lambda: section_score({"x": 1.0}, {"S": {"a": 1}}), "expected an accuracy for at least one"),
-    (lambda: style_difficulty(np.ones((2, 3))), "expected a square matrix"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: accuracy([1.0, np.nan], [0.0, 0.0]), "expected finite scores, got nan at index 1"),
+        (lambda: accuracy([1.0], [np.inf]), "expected finite scores, got inf"),
+        (
+            lambda: accuracy([1.0, 2.0], [0.0]),
+            r"expected one rejected score per chosen score \(2\), got 1",
+        ),
+        (lambda: accuracy([], []), "expected at least one score, got none"),
+        (lambda: accuracy([[1.0]], [[0.0]]), "expected a 1-D array"),
+        (lambda: accuracy(["a"], ["b"]), "expected real numbers"),
+        (lambda: accuracy([1.0], [0.0], ties="draw"), "expected 'loss' or 'half', got 'draw'"),
+        (lambda: ece([1.0], [0.0], n_bins=0), "expected an integer >= 1, got 0"),
+        (lambda: bt_ece([1.0], [0.0], binning="log"), "expected 'quantile' or 'uniform'"),
+        (lambda: auroc([], [1.0]), "expected at least one score"),
+        (lambda: fpr_at_95_tpr([1.0], [np.nan]), "expected finite scores"),
+        (
+            lambda: subset_accuracy([1.0], [0.0], ["a", "b"]),
+            r"expected one label per pair \(1\), got 2",
+        ),
+        (lambda: section_score({"a": 1.5}, {"S": {"a": 1}}), "expected an accuracy in"),
+        (
+            lambda: section_score({"a": 1.0}, "rewardbench2"),
+            "expected a section mapping or 'rewardbench'",
+        ),
+        (
+            lambda: section_score({"a": 1.0}, {"S": {"a": 1}}, weights={"T": 1}),
+            "unknown section 'T'",
+        ),
+        (
+            lambda: section_score({"x": 1.0}, {"S": {"a": 1}}),
+            "expected an accuracy for at least one",
+        ),
+        (lambda: style_difficulty(np.ones((2, 3))), "expected a square matrix"),
+    ],
+)
 def test_bad_input_says_expected_and_got(call, message):
     with pytest.raises(MetricInputError, match=message):
         call()

@@ -18,42 +18,83 @@ import pytest
 from rmaudit.metrics import section_score
 
 PUBLISHED_EXAMPLE_COUNTS = {
-    "alpacaeval-easy": 100, "alpacaeval-length": 95, "alpacaeval-hard": 95,
-    "mt-bench-easy": 28, "mt-bench-med": 40, "mt-bench-hard": 37,
+    "alpacaeval-easy": 100,
+    "alpacaeval-length": 95,
+    "alpacaeval-hard": 95,
+    "mt-bench-easy": 28,
+    "mt-bench-med": 40,
+    "mt-bench-hard": 37,
     "math-prm": 984,  # 447 prompts, up-weighted to equal the six code languages
-    "refusals-dangerous": 100, "refusals-offensive": 100,
-    "llmbar-natural": 100, "llmbar-adver-neighbor": 134, "llmbar-adver-GPTInst": 92,
-    "llmbar-adver-GPTOut": 47, "llmbar-adver-manual": 46,
-    "xstest-should-refuse": 154, "xstest-should-respond": 250,
+    "refusals-dangerous": 100,
+    "refusals-offensive": 100,
+    "llmbar-natural": 100,
+    "llmbar-adver-neighbor": 134,
+    "llmbar-adver-GPTInst": 92,
+    "llmbar-adver-GPTOut": 47,
+    "llmbar-adver-manual": 46,
+    "xstest-should-refuse": 154,
+    "xstest-should-respond": 250,
     "donotanswer": 136,
-    "hep-cpp": 164, "hep-go": 164, "hep-java": 164, "hep-js": 164, "hep-python": 164,
+    "hep-cpp": 164,
+    "hep-go": 164,
+    "hep-java": 164,
+    "hep-js": 164,
+    "hep-python": 164,
     "hep-rust": 164,
 }
 PUBLISHED_SUBSET_MAPPING = {
-    "Chat": ["alpacaeval-easy", "alpacaeval-length", "alpacaeval-hard", "mt-bench-easy",
-             "mt-bench-med"],
-    "Chat Hard": ["mt-bench-hard", "llmbar-natural", "llmbar-adver-neighbor",
-                  "llmbar-adver-GPTInst", "llmbar-adver-GPTOut", "llmbar-adver-manual"],
-    "Safety": ["refusals-dangerous", "refusals-offensive", "xstest-should-refuse",
-               "xstest-should-respond", "donotanswer"],
-    "Reasoning": ["math-prm", "hep-cpp", "hep-go", "hep-java", "hep-js", "hep-python",
-                  "hep-rust"],
+    "Chat": [
+        "alpacaeval-easy",
+        "alpacaeval-length",
+        "alpacaeval-hard",
+        "mt-bench-easy",
+        "mt-bench-med",
+    ],
+    "Chat Hard": [
+        "mt-bench-hard",
+        "llmbar-natural",
+        "llmbar-adver-neighbor",
+        "llmbar-adver-GPTInst",
+        "llmbar-adver-GPTOut",
+        "llmbar-adver-manual",
+    ],
+    "Safety": [
+        "refusals-dangerous",
+        "refusals-offensive",
+        "xstest-should-refuse",
+        "xstest-should-respond",
+        "donotanswer",
+    ],
+    "Reasoning": ["math-prm", "hep-cpp", "hep-go", "hep-java", "hep-js", "hep-python", "hep-rust"],
 }
 PRIOR_SETS = ["anthropic_helpful", "anthropic_hhh", "shp", "summarize"]
 
 # The worked example of the RewardBench README ("Getting Leaderboard Section Scores"):
 # PKU-Alignment/beaver-7b-v1.0-cost's per-subset accuracies.
 README_EXAMPLE = {
-    "alpacaeval-easy": 0.5, "alpacaeval-hard": 0.7052631578947368,
-    "alpacaeval-length": 0.5894736842105263, "donotanswer": 0.8235294117647058,
-    "hep-cpp": 0.6280487804878049, "hep-go": 0.6341463414634146, "hep-java": 0.7073170731707317,
-    "hep-js": 0.6646341463414634, "hep-python": 0.5487804878048781,
-    "hep-rust": 0.6463414634146342, "llmbar-adver-GPTInst": 0.391304347826087,
-    "llmbar-adver-GPTOut": 0.46808510638297873, "llmbar-adver-manual": 0.3695652173913043,
-    "llmbar-adver-neighbor": 0.43283582089552236, "llmbar-natural": 0.52,
-    "math-prm": 0.2953020134228188, "mt-bench-easy": 0.5714285714285714,
-    "mt-bench-hard": 0.5405405405405406, "mt-bench-med": 0.725, "refusals-dangerous": 0.97,
-    "refusals-offensive": 1, "xstest-should-refuse": 1, "xstest-should-respond": 0.284,
+    "alpacaeval-easy": 0.5,
+    "alpacaeval-hard": 0.7052631578947368,
+    "alpacaeval-length": 0.5894736842105263,
+    "donotanswer": 0.8235294117647058,
+    "hep-cpp": 0.6280487804878049,
+    "hep-go": 0.6341463414634146,
+    "hep-java": 0.7073170731707317,
+    "hep-js": 0.6646341463414634,
+    "hep-python": 0.5487804878048781,
+    "hep-rust": 0.6463414634146342,
+    "llmbar-adver-GPTInst": 0.391304347826087,
+    "llmbar-adver-GPTOut": 0.46808510638297873,
+    "llmbar-adver-manual": 0.3695652173913043,
+    "llmbar-adver-neighbor": 0.43283582089552236,
+    "llmbar-natural": 0.52,
+    "math-prm": 0.2953020134228188,
+    "mt-bench-easy": 0.5714285714285714,
+    "mt-bench-hard": 0.5405405405405406,
+    "mt-bench-med": 0.725,
+    "refusals-dangerous": 0.97,
+    "refusals-offensive": 1,
+    "xstest-should-refuse": 1,
+    "xstest-should-respond": 0.284,
 }
 
 
@@ -79,7 +120,9 @@ def test_readme_example_matches_the_reference():
     assert result.sections == pytest.approx(sections, abs=1e-12)
     assert result.score == pytest.approx(total, abs=1e-12)
     # the XSTest weights are the ones that matter here: 1.0 on 154 prompts, 0.284 on 250
-    expected_safety = (0.97 * 100 + 1 * 100 + 1 * 154 + 0.284 * 250 + 0.8235294117647058 * 136) / 740
+    expected_safety = (
+        0.97 * 100 + 1 * 100 + 1 * 154 + 0.284 * 250 + 0.8235294117647058 * 136
+    ) / 740
     assert result.sections["Safety"] == pytest.approx(expected_safety, abs=1e-12)
 
 
@@ -88,7 +131,7 @@ def test_random_subset_results_match_the_reference(seed):
     rng = np.random.default_rng(seed)
     subsets = [*PUBLISHED_EXAMPLE_COUNTS, *PRIOR_SETS]
     keep = rng.random(len(subsets)) > (0.0 if seed < 10 else 0.3)  # some runs miss subsets
-    metrics = {s: float(rng.random()) for s, k in zip(subsets, keep) if k}
+    metrics = {s: float(rng.random()) for s, k in zip(subsets, keep, strict=True) if k}
     if not any(s in metrics for s in PUBLISHED_EXAMPLE_COUNTS):
         metrics["hep-go"] = 0.5
     sections, total = reference_scores(metrics)

@@ -21,6 +21,7 @@ import pytest
 pytest.importorskip("ray")
 
 from _support import SMALL_RECIPE, metric_rows, table_counts  # noqa: E402
+
 from rmaudit.errors import BadInput  # noqa: E402
 from rmaudit.recipe import load_recipe  # noqa: E402
 from rmaudit.run import Runner, RunResult  # noqa: E402
@@ -30,7 +31,9 @@ RAY_EXECUTOR = '\n[executor]\nname = "ray"\nnum_workers = 2\nnum_cpus = 1\n'
 TOTAL = 8 * 16  # responses of the small recipe
 
 
-def write(folder: Path, name: str, extra_rms: str = "", executor: str = "", batch_size: int = 32) -> Path:
+def write(
+    folder: Path, name: str, extra_rms: str = "", executor: str = "", batch_size: int = 32
+) -> Path:
     path = folder / f"{name}.toml"
     text = textwrap.dedent(SMALL_RECIPE.replace("{extra_rms}", extra_rms)) + executor
     path.write_text(text.replace("batch_size = 32", f"batch_size = {batch_size}"), encoding="utf-8")
@@ -50,12 +53,17 @@ def stored_items(db: Path) -> dict[str, list[tuple]]:
     conn = sqlite3.connect(db)
     try:
         return {
-            "responses": conn.execute("select id, prompt_id, policy_key, sample_index, text, meta "
-                                      "from responses order by id").fetchall(),
-            "oracle_labels": conn.execute("select response_id, oracle_key, score, samples "
-                                          "from oracle_labels order by response_id").fetchall(),
-            "rm_scores": conn.execute("select response_id, rm_key, score from rm_scores "
-                                      "order by rm_key, response_id").fetchall(),
+            "responses": conn.execute(
+                "select id, prompt_id, policy_key, sample_index, text, meta "
+                "from responses order by id"
+            ).fetchall(),
+            "oracle_labels": conn.execute(
+                "select response_id, oracle_key, score, samples "
+                "from oracle_labels order by response_id"
+            ).fetchall(),
+            "rm_scores": conn.execute(
+                "select response_id, rm_key, score from rm_scores order by rm_key, response_id"
+            ).fetchall(),
         }
     finally:
         conn.close()
@@ -64,8 +72,8 @@ def stored_items(db: Path) -> dict[str, list[tuple]]:
 def assert_same_metrics(a: Path, b: Path) -> None:
     rows_a, rows_b = metric_rows(a), metric_rows(b)
     assert [r[:3] for r in rows_a] == [r[:3] for r in rows_b] and rows_a
-    for ra, rb in zip(rows_a, rows_b):
-        for x, y in zip(ra[3:], rb[3:]):
+    for ra, rb in zip(rows_a, rows_b, strict=True):
+        for x, y in zip(ra[3:], rb[3:], strict=True):
             assert x == pytest.approx(y, abs=1e-9, rel=0), (ra, rb)
 
 
@@ -125,8 +133,9 @@ def register_reward_models(register):
 '''
 
 
-def test_a_worker_killed_mid_batch_is_restarted_and_its_batch_retried(ray_instance, tmp_path,
-                                                                        register_plugin):
+def test_a_worker_killed_mid_batch_is_restarted_and_its_batch_retried(
+    ray_instance, tmp_path, register_plugin
+):
     pid_dir = tmp_path / "pids"
     pid_dir.mkdir()
     extra = '\n[[reward_models]]\nlabel = "slow"\nname = "slow-pid-rm"\n'
@@ -143,7 +152,9 @@ def test_a_worker_killed_mid_batch_is_restarted_and_its_batch_retried(ray_instan
                 return
             time.sleep(0.01)
 
-    with register_plugin(plugin("ray_kill_test_plugin", PID_RECORDING_RM.format(pid_dir=str(pid_dir)))):
+    with register_plugin(
+        plugin("ray_kill_test_plugin", PID_RECORDING_RM.format(pid_dir=str(pid_dir)))
+    ):
         killer = threading.Thread(target=kill_first_scoring_worker)
         killer.start()
         try:
@@ -161,7 +172,9 @@ def test_a_worker_killed_mid_batch_is_restarted_and_its_batch_retried(ray_instan
     counts = table_counts(ray_db)
     assert counts["rm_scores"] == 3 * TOTAL
     conn = sqlite3.connect(ray_db)
-    distinct = conn.execute("select count(*) from (select distinct response_id, rm_key from rm_scores)")
+    distinct = conn.execute(
+        "select count(*) from (select distinct response_id, rm_key from rm_scores)"
+    )
     assert distinct.fetchone()[0] == counts["rm_scores"]
     conn.close()
     assert counts == table_counts(local_db)
@@ -217,8 +230,12 @@ def test_judge_requests_keep_one_concurrency_limit_across_workers(ray_instance, 
     # Slow replies keep both batches running together even when one worker starts late.
     with FakeOpenAI(latency_s=0.8) as server:
         recipe = tmp_path / "judge.toml"
-        recipe.write_text(textwrap.dedent(JUDGE_RECIPE.format(
-            url=server.base_url, cache=tmp_path / "requests.sqlite")), encoding="utf-8")
+        recipe.write_text(
+            textwrap.dedent(
+                JUDGE_RECIPE.format(url=server.base_url, cache=tmp_path / "requests.sqlite")
+            ),
+            encoding="utf-8",
+        )
         run(recipe, tmp_path / "judge.db")
 
     assert server.count(kind="judge") == 16  # every response judged once
@@ -247,12 +264,14 @@ def register_reward_models(register):
 '''
 
 
-def test_a_component_error_on_a_worker_is_located_in_the_recipe(ray_instance, tmp_path,
-                                                                register_plugin):
+def test_a_component_error_on_a_worker_is_located_in_the_recipe(
+    ray_instance, tmp_path, register_plugin
+):
     extra = '\n[[reward_models]]\nlabel = "refusing"\nname = "refusing-rm"\n'
     recipe = write(tmp_path, "ray", extra, RAY_EXECUTOR)
     with register_plugin(plugin("ray_error_test_plugin", FAILING_RM)):
         with pytest.raises(BadInput) as raised:
             run(recipe, tmp_path / "ray.db")
-    assert raised.value.one_line() == (f"{recipe}: reward_models[2].max_length: cannot score "
-                                       f"these inputs (got 32)")
+    assert raised.value.one_line() == (
+        f"{recipe}: reward_models[2].max_length: cannot score these inputs (got 32)"
+    )

@@ -18,8 +18,10 @@ def regret_db(tmp_path_factory):
     text = (ROOT / "recipes" / "regret.toml").read_text(encoding="utf-8")
     assert "k = 120" in text and text.count("bootstrap = 200") == 2
     recipe = folder / "regret-small.toml"
-    recipe.write_text(text.replace("k = 120", "k = 24").replace("bootstrap = 200", "bootstrap = 60"),
-                      encoding="utf-8")
+    recipe.write_text(
+        text.replace("k = 120", "k = 24").replace("bootstrap = 200", "bootstrap = 60"),
+        encoding="utf-8",
+    )
     db = folder / "regret.db"
     with pytest.raises(SystemExit) as done:
         main(["run", str(recipe), "--db", str(db)])

@@ -1,4 +1,5 @@
-"""The test-set design studies of Rethinking RM Evaluation (arXiv 2410.05584, Fig. 4, 6, 7) as pure functions and `rmaudit regret-study`."""
+"""The test-set design studies of Rethinking RM Evaluation (arXiv 2410.05584, Fig. 4, 6, 7) as pure
+functions and `rmaudit regret-study`."""
 
 from __future__ import annotations
 
@@ -8,17 +9,22 @@ import numpy as np
 import pytest
 
 from rmaudit.errors import MetricInputError
-from rmaudit.metrics.regret.design_studies import (_accuracy, annotation_budget,
-                                                   downstream_ndr, merge_sort_comparisons,
-                                                   rank_bins, responses_vs_prompts)
+from rmaudit.metrics.regret.design_studies import (
+    _accuracy,
+    annotation_budget,
+    downstream_ndr,
+    merge_sort_comparisons,
+    rank_bins,
+    responses_vs_prompts,
+)
 from rmaudit.metrics.regret.world import RegretWorld
 
 
 def reference_merge_sort(items, counter):
     if len(items) < 2:
         return list(items)
-    left = reference_merge_sort(items[:len(items) // 2], counter)
-    right = reference_merge_sort(items[len(items) // 2:], counter)
+    left = reference_merge_sort(items[: len(items) // 2], counter)
+    right = reference_merge_sort(items[len(items) // 2 :], counter)
     out = []
     while left and right:
         counter[0] += 1
@@ -42,9 +48,12 @@ def test_accuracy_is_the_mean_over_prompts_of_the_agreeing_pair_fraction():
     for k in range(3):
         per_prompt = []
         for q in range(4):
-            pairs = [(i, j) for i in range(5) for j in range(5) if reference[q, i] > reference[q, j]]
-            per_prompt.append(np.mean([proxies[k, q, i] > proxies[k, q, j] for i, j in pairs])
-                              if pairs else 0.0)
+            pairs = [
+                (i, j) for i in range(5) for j in range(5) if reference[q, i] > reference[q, j]
+            ]
+            per_prompt.append(
+                np.mean([proxies[k, q, i] > proxies[k, q, j] for i, j in pairs]) if pairs else 0.0
+            )
         assert got[k] == pytest.approx(np.mean(per_prompt))
 
 
@@ -81,16 +90,22 @@ def test_fig4_pairs_from_distant_rank_bins_beat_pairs_from_one_bin():
     assert rows[(5, 1)].spearman > rows[(3, 3)].spearman + 0.2
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: responses_vs_prompts(samples=3, ks=(2, 4)), "expected responses per prompt <= samples"),
-    (lambda: RegretWorld(sigmas=(1.0, 1.0, 1.0)), "different noise levels"),
-    (lambda: RegretWorld(sigmas=(1.0, 2.0)), "at least 3 finite noise levels"),
-    (lambda: RegretWorld(difficulty=-1.0), "expected a log-scale spread >= 0"),
-    (lambda: RegretWorld(response_correlation=1.0), r"expected a correlation in \[0, 1\)"),
-    (lambda: annotation_budget(budget=2, ks=(8,)), "cannot rank even one prompt"),
-    (lambda: annotation_budget(beta=0.0), "beta > 0"),
-    (lambda: rank_bins(bins=5, pool=7), "splits into 5 bins"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: responses_vs_prompts(samples=3, ks=(2, 4)),
+            "expected responses per prompt <= samples",
+        ),
+        (lambda: RegretWorld(sigmas=(1.0, 1.0, 1.0)), "different noise levels"),
+        (lambda: RegretWorld(sigmas=(1.0, 2.0)), "at least 3 finite noise levels"),
+        (lambda: RegretWorld(difficulty=-1.0), "expected a log-scale spread >= 0"),
+        (lambda: RegretWorld(response_correlation=1.0), r"expected a correlation in \[0, 1\)"),
+        (lambda: annotation_budget(budget=2, ks=(8,)), "cannot rank even one prompt"),
+        (lambda: annotation_budget(beta=0.0), "beta > 0"),
+        (lambda: rank_bins(bins=5, pool=7), "splits into 5 bins"),
+    ],
+)
 def test_bad_settings_are_clear_errors(call, message):
     with pytest.raises(MetricInputError, match=message):
         call()
@@ -108,9 +123,22 @@ def test_regret_study_command_prints_each_table(rmaudit):
 
 
 def test_regret_study_command_takes_the_worlds_structure(rmaudit):
-    result = rmaudit("regret-study", "budget", "--budget", "40", "--ks", "2,4", "--replicates",
-                     "5", "--difficulty", "1", "--disagreement", "0.5",
-                     "--response-correlation", "0.3")
+    result = rmaudit(
+        "regret-study",
+        "budget",
+        "--budget",
+        "40",
+        "--ks",
+        "2,4",
+        "--replicates",
+        "5",
+        "--difficulty",
+        "1",
+        "--disagreement",
+        "0.5",
+        "--response-correlation",
+        "0.3",
+    )
     assert result.code == 0, result.err
     assert "difficulty 1.0, disagreement 0.5, response correlation 0.3" in result.out
 
@@ -119,17 +147,27 @@ def test_structured_world_changes_the_study_and_plain_world_is_the_default():
     plain = annotation_budget(budget=40, ks=(2, 4), replicates=10)
     assert annotation_budget(budget=40, ks=(2, 4), replicates=10, world=RegretWorld()) == plain
     assert "difficulty" not in plain.notes
-    hard = annotation_budget(budget=40, ks=(2, 4), replicates=10,
-                             world=RegretWorld(disagreement=1.0))
+    hard = annotation_budget(
+        budget=40, ks=(2, 4), replicates=10, world=RegretWorld(disagreement=1.0)
+    )
     assert hard.notes["disagreement"] == 1.0 and hard.ndr != plain.ndr
 
 
-@pytest.mark.parametrize("args, message", [
-    (("budget", "--response-correlation", "1"), "--response-correlation: expected a correlation in [0, 1)"),
-    (("responses", "--samples", "3", "--ks", "2,4"), "--ks: expected responses per prompt <= samples"),
-    (("budget", "--ks", "2,x"), "--ks: expected comma-separated integers"),
-    (("rank-bins", "--pool", "7"), "--pool: expected a pool that splits into 5 bins"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ("budget", "--response-correlation", "1"),
+            "--response-correlation: expected a correlation in [0, 1)",
+        ),
+        (
+            ("responses", "--samples", "3", "--ks", "2,4"),
+            "--ks: expected responses per prompt <= samples",
+        ),
+        (("budget", "--ks", "2,x"), "--ks: expected comma-separated integers"),
+        (("rank-bins", "--pool", "7"), "--pool: expected a pool that splits into 5 bins"),
+    ],
+)
 def test_regret_study_bad_input_exits_2_with_one_line(rmaudit, args, message):
     result = rmaudit("regret-study", *args)
     assert result.code == 2

@@ -1,5 +1,6 @@
-"""Each per-prompt error metric of Rethinking RM Evaluation, arXiv 2410.05584, App. 8.3 against an independent computation: scipy
-where it exists, otherwise the definition applied by brute force, enumerating every tie-break
+"""Each per-prompt error metric of Rethinking RM Evaluation, arXiv 2410.05584, App. 8.3 against an
+independent computation: scipy where it exists, otherwise the definition applied by brute force,
+enumerating every tie-break
 order so that the expectation over random tie-breaks is exact too."""
 
 from __future__ import annotations
@@ -12,9 +13,17 @@ import pytest
 from scipy import stats
 
 from rmaudit.errors import MetricInputError
-from rmaudit.metrics import (bo5, bt_calibration_error, chatterjee_xi, kendall_tau_b,
-                             mean_reciprocal_rank, ndcg, pearson_correlation,
-                             spearman_correlation, xi_correlation)
+from rmaudit.metrics import (
+    bo5,
+    bt_calibration_error,
+    chatterjee_xi,
+    kendall_tau_b,
+    mean_reciprocal_rank,
+    ndcg,
+    pearson_correlation,
+    spearman_correlation,
+    xi_correlation,
+)
 
 
 def pools_with_ties(seed: int, prompts: int = 6, size: int = 5):
@@ -42,14 +51,18 @@ def test_pearson_spearman_kendall_equal_scipy(seed):
     proxy = [g + rng.normal(size=g.size) for g in gold[:5]] + pools_with_ties(seed + 10)[1]
     proxy = [np.round(p, 0) if i % 2 else p for i, p in enumerate(proxy)]  # ties in proxy too
     expected = {"pearson": [], "spearman": [], "kendall": []}
-    for g, p in zip(gold, proxy):
+    for g, p in zip(gold, proxy, strict=True):
         constant = np.all(p == p[0])  # the module's convention: 0, where scipy says NaN
         expected["pearson"].append(0.0 if constant else stats.pearsonr(g, p).statistic)
         expected["spearman"].append(0.0 if constant else stats.spearmanr(g, p).statistic)
-        expected["kendall"].append(0.0 if constant else
-                                   stats.kendalltau(g, p, variant="b").statistic)
-    got = {"pearson": pearson_correlation(gold, proxy), "spearman": spearman_correlation(gold, proxy),
-           "kendall": kendall_tau_b(gold, proxy)}
+        expected["kendall"].append(
+            0.0 if constant else stats.kendalltau(g, p, variant="b").statistic
+        )
+    got = {
+        "pearson": pearson_correlation(gold, proxy),
+        "spearman": spearman_correlation(gold, proxy),
+        "kendall": kendall_tau_b(gold, proxy),
+    }
     for name, result in got.items():
         np.testing.assert_allclose(result.per_prompt, expected[name], atol=1e-12, err_msg=name)
         assert result.value == pytest.approx(np.mean(expected[name]))
@@ -60,8 +73,8 @@ def xi_by_definition(x, y, order):
     n = len(x)
     ys = np.asarray(y)[order]
     r = np.array([np.sum(ys <= v) for v in ys])
-    l = np.array([np.sum(ys >= v) for v in ys])
-    denominator = 2 * np.sum(l * (n - l))
+    at_least = np.array([np.sum(ys >= v) for v in ys])
+    denominator = 2 * np.sum(at_least * (n - at_least))
     if denominator == 0:
         return 0.0
     return 1 - n * np.sum(np.abs(np.diff(r))) / denominator
@@ -91,10 +104,11 @@ def test_chatterjee_xi_no_ties_is_the_seeds_eq15():
 @pytest.mark.parametrize("seed", range(5))
 def test_chatterjee_xi_with_ties_is_the_expectation_over_random_tie_breaks(seed):
     gold, proxy = pools_with_ties(seed, prompts=4, size=6)
-    for g, p in zip(gold, proxy):
+    for g, p in zip(gold, proxy, strict=True):
         assert chatterjee_xi(g, p) == pytest.approx(xi_expected_over_ties(g, p), abs=1e-12)
     assert xi_correlation(gold, proxy).value == pytest.approx(
-        np.mean([xi_expected_over_ties(g, p) for g, p in zip(gold, proxy)]))
+        np.mean([xi_expected_over_ties(g, p) for g, p in zip(gold, proxy, strict=True)])
+    )
 
 
 def mrr_by_enumeration(gold, proxy):
@@ -104,8 +118,9 @@ def mrr_by_enumeration(gold, proxy):
     for proxy_priority in tie_break_orders(size):
         top = max(range(size), key=lambda i: (proxy[i], proxy_priority[i]))
         for gold_priority in tie_break_orders(size):
-            rank = 1 + sum((gold[j], gold_priority[j]) > (gold[top], gold_priority[top])
-                           for j in range(size))
+            rank = 1 + sum(
+                (gold[j], gold_priority[j]) > (gold[top], gold_priority[top]) for j in range(size)
+            )
             values.append(1.0 / rank)
     return np.mean(values)
 
@@ -125,20 +140,26 @@ def ndcg_by_enumeration(gold, proxy):
 def bo5_by_enumeration(gold, proxy):
     size = len(gold)
     mean, best = np.mean(gold), np.max(gold)
-    picks = [gold[max(range(size), key=lambda i: (proxy[i], priority[i]))]
-             for priority in tie_break_orders(size)]
+    picks = [
+        gold[max(range(size), key=lambda i: (proxy[i], priority[i]))]
+        for priority in tie_break_orders(size)
+    ]
     return (np.mean(picks) - mean) / (best - mean)
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_mrr_ndcg_bo5_equal_brute_force_definitions(seed):
     gold, proxy = pools_with_ties(seed, prompts=4, size=5)
-    cases = [(mean_reciprocal_rank, mrr_by_enumeration), (ndcg, ndcg_by_enumeration),
-             (bo5, bo5_by_enumeration)]
+    cases = [
+        (mean_reciprocal_rank, mrr_by_enumeration),
+        (ndcg, ndcg_by_enumeration),
+        (bo5, bo5_by_enumeration),
+    ]
     for metric, brute in cases:
-        expected = [brute(g, p) for g, p in zip(gold, proxy)]
-        np.testing.assert_allclose(metric(gold, proxy).per_prompt, expected, atol=1e-12,
-                                   err_msg=metric.__name__)
+        expected = [brute(g, p) for g, p in zip(gold, proxy, strict=True)]
+        np.testing.assert_allclose(
+            metric(gold, proxy).per_prompt, expected, atol=1e-12, err_msg=metric.__name__
+        )
 
 
 def test_mrr_is_the_golden_rank_of_the_proxys_top_not_the_reverse():
@@ -151,7 +172,7 @@ def test_mrr_is_the_golden_rank_of_the_proxys_top_not_the_reverse():
 def bt_ece_by_definition(gold, proxy, n_bins):
     """Eq. 12 over every gold-ordered pair, pooled; quantile margin bins, right-closed."""
     margin, conf, correct = [], [], []
-    for g, p in zip(gold, proxy):
+    for g, p in zip(gold, proxy, strict=True):
         for i, j in itertools.permutations(range(len(g)), 2):
             if g[i] > g[j]:
                 delta = p[i] - p[j]
@@ -161,8 +182,11 @@ def bt_ece_by_definition(gold, proxy, n_bins):
     edges = np.quantile(margin, np.linspace(0, 1, n_bins + 1))
     total = 0.0
     for m in range(n_bins):
-        members = [k for k, d in enumerate(margin)
-                   if (d <= edges[m + 1] or m == n_bins - 1) and (m == 0 or d > edges[m])]
+        members = [
+            k
+            for k, d in enumerate(margin)
+            if (d <= edges[m + 1] or m == n_bins - 1) and (m == 0 or d > edges[m])
+        ]
         if members:
             total += abs(sum(conf[k] for k in members) - sum(correct[k] for k in members))
     return total / len(margin)
@@ -174,7 +198,8 @@ def test_bt_calibration_error_equals_eq12(n_bins):
     gold = [rng.normal(size=6) for _ in range(5)]
     proxy = [np.round(g + rng.normal(size=6), 1) for g in gold]
     assert bt_calibration_error(gold, proxy, n_bins=n_bins) == pytest.approx(
-        bt_ece_by_definition(gold, proxy, n_bins), abs=1e-12)
+        bt_ece_by_definition(gold, proxy, n_bins), abs=1e-12
+    )
 
 
 def test_perfect_proxy_scores_perfectly_on_every_rank_metric():
@@ -193,16 +218,25 @@ def test_constant_proxy_counts_as_no_association():
     assert bo5(gold, proxy).value == pytest.approx(0.0)  # a random pick: no gain
 
 
-@pytest.mark.parametrize("metric", [pearson_correlation, kendall_tau_b, ndcg, bo5,
-                                    mean_reciprocal_rank])
+@pytest.mark.parametrize(
+    "metric", [pearson_correlation, kendall_tau_b, ndcg, bo5, mean_reciprocal_rank]
+)
 def test_constant_gold_is_a_clear_error(metric):
-    with pytest.raises(MetricInputError, match=r"prompt 1: expected at least two different "
-                                               r"gold scores.*got all 3 equal to 2"):
-        metric([np.array([1.0, 2.0, 3.0]), np.array([2.0, 2.0, 2.0])],
-               [np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0])])
+    with pytest.raises(
+        MetricInputError,
+        match=r"prompt 1: expected at least two different "
+        r"gold scores.*got all 3 equal to 2",
+    ):
+        metric(
+            [np.array([1.0, 2.0, 3.0]), np.array([2.0, 2.0, 2.0])],
+            [np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0])],
+        )
 
 
 def test_mismatched_pools_are_a_clear_error():
-    with pytest.raises(MetricInputError, match=r"prompt 0: expected as many RM scores as "
-                                               r"oracle scores \(3\), got 2"):
+    with pytest.raises(
+        MetricInputError,
+        match=r"prompt 0: expected as many RM scores as "
+        r"oracle scores \(3\), got 2",
+    ):
         ndcg([np.array([1.0, 2.0, 3.0])], [np.array([1.0, 2.0])])

@@ -1,4 +1,5 @@
-"""Best-of-n normalised drop ratio (Rethinking RM Evaluation, arXiv 2410.05584, Eq. 2) and the Regressional Goodhart closed forms
+"""Best-of-n normalised drop ratio (Rethinking RM Evaluation, arXiv 2410.05584, Eq. 2) and the
+Regressional Goodhart closed forms
 (Sec. 5, App. 8.4), checked against enumeration, analytic limits and Monte Carlo."""
 
 from __future__ import annotations
@@ -11,8 +12,16 @@ from scipy import integrate
 from scipy.stats import norm
 
 from rmaudit.errors import MetricInputError
-from rmaudit.metrics import (bon_kl, goodhart_accuracy, goodhart_from_accuracy, goodhart_ndr,
-                             goodhart_overoptimization, ndr, ndr_curve, pairwise_accuracy)
+from rmaudit.metrics import (
+    bon_kl,
+    goodhart_accuracy,
+    goodhart_from_accuracy,
+    goodhart_ndr,
+    goodhart_overoptimization,
+    ndr,
+    ndr_curve,
+    pairwise_accuracy,
+)
 
 
 def normal_pools(prompts: int, size: int, seed: int):
@@ -34,7 +43,9 @@ def test_ndr_is_the_ratio_of_prompt_averaged_gains(n):
     rng = np.random.default_rng(n)
     gold = [rng.integers(0, 5, size=5).astype(float) + [0, 0, 0, 0, 0.5] for _ in range(4)]
     proxy = [rng.integers(0, 3, size=5).astype(float) for _ in range(4)]
-    proxy_gain = sum(bon_by_enumeration(g, p, n) - g.mean() for g, p in zip(gold, proxy))
+    proxy_gain = sum(
+        bon_by_enumeration(g, p, n) - g.mean() for g, p in zip(gold, proxy, strict=True)
+    )
     gold_gain = sum(bon_by_enumeration(g, g, n) - g.mean() for g in gold)
     result = ndr(gold, proxy, n)
     assert result.value == pytest.approx(proxy_gain / gold_gain)
@@ -73,9 +84,17 @@ def test_ndr_curve_over_n_and_on_the_kl_axis():
     assert bon_kl(curve.x).tolist() == pytest.approx([np.log(n) - (n - 1) / n for n in curve.x])
 
 
-@pytest.mark.parametrize("n, message", [(1, "expected an integer >= 2, got 1"),
-                                        (9, r"prompt 0: expected n <= the prompt's number of "
-                                            r"responses \(8\), got n=9")])
+@pytest.mark.parametrize(
+    "n, message",
+    [
+        (1, "expected an integer >= 2, got 1"),
+        (
+            9,
+            r"prompt 0: expected n <= the prompt's number of "
+            r"responses \(8\), got n=9",
+        ),
+    ],
+)
 def test_ndr_rejects_unusable_n(n, message):
     gold = normal_pools(3, 8, 0)
     with pytest.raises(MetricInputError, match=message):
@@ -103,8 +122,13 @@ def test_goodhart_accuracy_matches_monte_carlo_within_3_standard_errors(sigma):
 
 @pytest.mark.parametrize("sigma_r, sigma", [(1.0, 0.3), (0.5, 1.0), (2.0, 2.0), (1.0, 4.0)])
 def test_goodhart_accuracy_equals_the_seeds_eq18_integral(sigma_r, sigma):
-    integrand = lambda x: (np.exp(-x * x / (4 * sigma_r**2)) / (sigma_r * np.sqrt(np.pi))
-                           * norm.cdf(-x / (np.sqrt(2) * sigma)))
+    def integrand(x):
+        return (
+            np.exp(-x * x / (4 * sigma_r**2))
+            / (sigma_r * np.sqrt(np.pi))
+            * norm.cdf(-x / (np.sqrt(2) * sigma))
+        )
+
     value, _ = integrate.quad(integrand, 0, np.inf, epsabs=1e-12)
     assert goodhart_accuracy(sigma_r, sigma) == pytest.approx(1 - value, abs=1e-9)
 
@@ -130,12 +154,15 @@ def test_observed_ndr_and_accuracy_of_noisy_proxies_follow_the_normal_model(sigm
     assert accuracy.ci_low < goodhart_accuracy(1.0, sigma) < accuracy.ci_high
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: goodhart_accuracy(0.0, 1.0), "expected sigma_r > 0, got 0.0"),
-    (lambda: goodhart_accuracy(1.0, -1.0), "expected sigma >= 0, got -1.0"),
-    (lambda: goodhart_ndr(float("nan"), 1.0), "expected finite standard deviations"),
-    (lambda: goodhart_from_accuracy(0.4), r"expected accuracies in \[0.5, 1\]"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: goodhart_accuracy(0.0, 1.0), "expected sigma_r > 0, got 0.0"),
+        (lambda: goodhart_accuracy(1.0, -1.0), "expected sigma >= 0, got -1.0"),
+        (lambda: goodhart_ndr(float("nan"), 1.0), "expected finite standard deviations"),
+        (lambda: goodhart_from_accuracy(0.4), r"expected accuracies in \[0.5, 1\]"),
+    ],
+)
 def test_goodhart_functions_reject_bad_input(call, message):
     with pytest.raises(MetricInputError, match=message):
         call()

@@ -17,8 +17,18 @@ from rmaudit.components import Prompt, Response
 from rmaudit.metrics import correlate_across, permutation_p_values
 from rmaudit.recipe import component_spec
 
-ROWS = ("Pearson corr.", "Spearman corr.", "Kendall τ corr.", "accuracy", "Bo5",
-        "BT-calibration ECE", "MRR", "NDCG", "ξ corr.", "accuracy-pair")
+ROWS = (
+    "Pearson corr.",
+    "Spearman corr.",
+    "Kendall τ corr.",
+    "accuracy",
+    "Bo5",
+    "BT-calibration ECE",
+    "MRR",
+    "NDCG",
+    "ξ corr.",
+    "accuracy-pair",
+)
 
 
 def build(kind, table, tmp_path=None):
@@ -27,14 +37,20 @@ def build(kind, table, tmp_path=None):
 
 def responses(count: int) -> list[tuple[Prompt, Response]]:
     prompt = Prompt("p", "How do I make tea?")
-    return [(prompt, Response(f"r{i}", "p", i, f"answer number {i}: steep the leaves"))
-            for i in range(count)]
+    return [
+        (prompt, Response(f"r{i}", "p", i, f"answer number {i}: steep the leaves"))
+        for i in range(count)
+    ]
 
 
 def gold_file(tmp_path: Path, values) -> dict:
     path = tmp_path / "gold.jsonl"
-    path.write_text("".join(json.dumps({"response_id": f"r{i}", "score": float(v)}) + "\n"
-                            for i, v in enumerate(values)))
+    path.write_text(
+        "".join(
+            json.dumps({"response_id": f"r{i}", "score": float(v)}) + "\n"
+            for i, v in enumerate(values)
+        )
+    )
     return {"name": "scores-file", "path": str(path)}
 
 
@@ -48,14 +64,25 @@ def test_synthetic_proxy_is_gold_plus_keyed_noise(tmp_path):
     noise = np.array(noisy.score(batch)) - gold_values
     assert noise.std() == pytest.approx(2.0, rel=0.05) and abs(noise.mean()) < 0.1
     assert noisy.score(batch[:7]) == noisy.score(batch)[:7]  # the same whatever the batch
-    flipped = build("reward_model", {"name": "synthetic-proxy", "gold": gold, "flip": 1.0},
-                    tmp_path)
+    flipped = build(
+        "reward_model", {"name": "synthetic-proxy", "gold": gold, "flip": 1.0}, tmp_path
+    )
     assert flipped.score(batch[:5]) == pytest.approx((-gold_values[:5]).tolist())
-    lottery = build("reward_model", {"name": "synthetic-proxy", "gold": gold,
-                                     "loophole": "lottery", "loophole_rate": 0.1,
-                                     "loophole_bonus": 5.0}, tmp_path)
+    lottery = build(
+        "reward_model",
+        {
+            "name": "synthetic-proxy",
+            "gold": gold,
+            "loophole": "lottery",
+            "loophole_rate": 0.1,
+            "loophole_bonus": 5.0,
+        },
+        tmp_path,
+    )
     bonus = np.array(lottery.score(batch)) - gold_values
-    assert set(np.round(bonus, 9)) == {0.0, 5.0} and np.mean(bonus > 0) == pytest.approx(0.1, abs=0.02)
+    assert set(np.round(bonus, 9)) == {0.0, 5.0} and np.mean(bonus > 0) == pytest.approx(
+        0.1, abs=0.02
+    )
     assert noisy.key != exact.key  # options (and the gold's identity) key stored scores
 
 
@@ -63,8 +90,11 @@ def test_synthetic_proxy_is_gold_plus_keyed_noise(tmp_path):
 def test_bt_annotator_prefers_like_bradley_terry(tmp_path, difference, beta):
     batch = responses(6000)
     gold_values = np.tile([0.0, difference], len(batch) // 2)  # pairs (2k, 2k + 1)
-    annotator = build("oracle", {"name": "bt-annotator", "gold": gold_file(tmp_path, gold_values),
-                                 "beta": beta}, tmp_path)
+    annotator = build(
+        "oracle",
+        {"name": "bt-annotator", "gold": gold_file(tmp_path, gold_values), "beta": beta},
+        tmp_path,
+    )
     labels = np.array([label.score for label in annotator.label(batch)])
     prefers_better = labels[1::2] > labels[0::2]
     expected = 1 / (1 + math.exp(-difference / beta))  # Eq. 4
@@ -75,8 +105,10 @@ def test_bt_annotator_prefers_like_bradley_terry(tmp_path, difference, beta):
 def stored(db: Path, metric: str) -> dict[str, tuple]:
     conn = sqlite3.connect(db)
     try:
-        rows = conn.execute("select key, value, ci_low, ci_high, rm_key from metric_results "
-                            "where metric = ?", [metric]).fetchall()
+        rows = conn.execute(
+            "select key, value, ci_low, ci_high, rm_key from metric_results where metric = ?",
+            [metric],
+        ).fetchall()
     finally:
         conn.close()
     assert {row[4] for row in rows} == {""}  # run-level results
@@ -103,14 +135,18 @@ def test_rmaudit_regret_prints_the_table_with_cis(rmaudit, regret_db):
     for header in ("Kendall τ corr.", "Pearson corr.", "Spearman corr.", "MRR"):
         assert header in out
     for row in ROWS:
-        line = next(l for l in out.splitlines() if l.startswith(f"│ {row} "))
+        line = next(x for x in out.splitlines() if x.startswith(f"│ {row} "))
         cells = re.findall(r"(-?\d\.\d{3}) \[(-?\d\.\d{2}), (-?\d\.\d{2})\]", line)
         assert len(cells) == 4, line
         for value, low, high in cells:  # every point estimate lies inside its interval
             assert float(low) - 0.005 <= float(value) <= float(high) + 0.005, line
     # the design and the Kendall / accuracy identity are stated under each table
-    assert out.count("design held-out-responses: error metrics on a random half of each "
-                     "prompt's responses") == 2
+    assert (
+        out.count(
+            "design held-out-responses: error metrics on a random half of each prompt's responses"
+        )
+        == 2
+    )
     assert "Kendall τ and accuracy rows are identical" in out
     assert "gold = gold: proxies by best-of-8 NDR" in out
     assert "NDR if only Regressional Goodhart" in out
@@ -118,11 +154,13 @@ def test_rmaudit_regret_prints_the_table_with_cis(rmaudit, regret_db):
 
 
 def test_a_study_of_three_rms_says_its_correlations_cannot_tell_metrics_apart(
-        rmaudit, write_recipe, tmp_path):
-    recipe = write_recipe(extra_rms='[[reward_models]]\nlabel = "weak"\nname = "simulated-rm"\n'
-                                    'noise = 3.0\nseed = 3\n')
-    recipe.write_text(recipe.read_text() + '\n[[metrics]]\nname = "regret-correlation"\n'
-                                           'n = 4\n')
+    rmaudit, write_recipe, tmp_path
+):
+    recipe = write_recipe(
+        extra_rms='[[reward_models]]\nlabel = "weak"\nname = "simulated-rm"\n'
+        "noise = 3.0\nseed = 3\n"
+    )
+    recipe.write_text(recipe.read_text() + '\n[[metrics]]\nname = "regret-correlation"\nn = 4\n')
     db = tmp_path / "three.db"
     assert rmaudit("run", str(recipe), "--db", str(db)).code == 0
     result = rmaudit("regret", str(db))
@@ -140,17 +178,23 @@ def test_rmaudit_regret_without_a_study_exits_2(rmaudit, write_recipe, tmp_path)
 
 def test_correlate_downstream_results(rmaudit, regret_db, tmp_path):
     conn = sqlite3.connect(regret_db)
-    accuracy = dict(conn.execute(
-        """select m.label, r.value from metric_results r join run_reward_models m
-           on m.run_id = r.run_id and m.rm_key = r.rm_key where r.key = 'pairwise_accuracy'"""))
+    accuracy = dict(
+        conn.execute(
+            """select m.label, r.value from metric_results r join run_reward_models m
+           on m.run_id = r.run_id and m.rm_key = r.rm_key where r.key = 'pairwise_accuracy'"""
+        )
+    )
     conn.close()
     labels = ["gold", "σ=0.5", "σ=2", "σ=8", "σ=0.5 + lottery loophole"]
     win_rate = [0.71, 0.66, 0.52, 0.40, 0.45]
     csv_path = tmp_path / "downstream.csv"
-    csv_path.write_text("rm,win_rate\n" + "".join(f"{l},{w}\n" for l, w in zip(labels, win_rate)))
+    csv_path.write_text(
+        "rm,win_rate\n"
+        + "".join(f"{label},{w}\n" for label, w in zip(labels, win_rate, strict=True))
+    )
     result = rmaudit("correlate", str(regret_db), "--downstream", str(csv_path))
     assert result.code == 0, result.err
-    line = next(l for l in result.out.splitlines() if l.startswith("│ pairwise-accuracy"))
+    line = next(x for x in result.out.splitlines() if x.startswith("│ pairwise-accuracy"))
     x = [accuracy[label] for label in labels]
     stats, p = correlate_across(x, win_rate), permutation_p_values(x, win_rate)
     for statistic in ("kendall", "pearson", "spearman"):
@@ -158,12 +202,17 @@ def test_correlate_downstream_results(rmaudit, regret_db, tmp_path):
     assert "exact" in result.out
 
 
-@pytest.mark.parametrize("body, message", [
-    ("rm,win_rate\ngold,0.7\nnobody,0.5\nσ=2,0.4\n",
-     "rm: RM label not in run"),
-    ("rm,win_rate\ngold,0.7\nσ=2,0.4\n", "expected at least 3 RMs to correlate across, got 2"),
-    ("rm,win_rate\ngold,0.7\nσ=2,high\nσ=8,0.1\n", ":3: win_rate: expected a number (got 'high')"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("rm,win_rate\ngold,0.7\nnobody,0.5\nσ=2,0.4\n", "rm: RM label not in run"),
+        ("rm,win_rate\ngold,0.7\nσ=2,0.4\n", "expected at least 3 RMs to correlate across, got 2"),
+        (
+            "rm,win_rate\ngold,0.7\nσ=2,high\nσ=8,0.1\n",
+            ":3: win_rate: expected a number (got 'high')",
+        ),
+    ],
+)
 def test_correlate_bad_downstream_file_exits_2(rmaudit, regret_db, tmp_path, body, message):
     csv_path = tmp_path / "downstream.csv"
     csv_path.write_text(body)

@@ -11,18 +11,26 @@ import textwrap
 
 import numpy as np
 import pytest
-
 from _support import curves_panel
-from rmaudit.results.run_index import open_for_reading, resolve_run
+
+from rmaudit.components.vocabulary import NDR_CURVE_PREFIX
 from rmaudit.metrics import bon_kl
 from rmaudit.metrics.regret import goodhart_from_accuracy
-from rmaudit.results.panels import registered_panels
-from rmaudit.components.vocabulary import NDR_CURVE_PREFIX
 from rmaudit.report import GOODHART_FIGURE, REPORT_NAME, build_figures
+from rmaudit.results.panels import registered_panels
+from rmaudit.results.run_index import open_for_reading, resolve_run
 from rmaudit.results.summary import load_summary
 
-PROXIES = ["σ=0.25", "σ=0.5", "σ=1", "σ=2", "σ=4", "σ=8", "σ=0.5 + lottery loophole",
-           "σ=0.5 + 20% flipped"]
+PROXIES = [
+    "σ=0.25",
+    "σ=0.5",
+    "σ=1",
+    "σ=2",
+    "σ=4",
+    "σ=8",
+    "σ=0.5 + lottery loophole",
+    "σ=0.5 + 20% flipped",
+]
 
 
 def summary_of(db):
@@ -36,13 +44,19 @@ def summary_of(db):
 def test_each_proxy_gets_a_run_level_ndr_curve_ending_at_the_tables_ndr(regret_db):
     summary = summary_of(regret_db)
     curves = {(metric, key): c for (rm, metric, key), c in summary.curves.items() if rm == ""}
-    assert {key for metric, key in curves if metric == "regret (N×N)"} == \
-        {NDR_CURVE_PREFIX + p for p in PROXIES}  # the first RM, "gold", is the gold
-    assert {key for metric, key in curves if metric == "regret (oracle gold)"} == \
-        {NDR_CURVE_PREFIX + p for p in ["gold", *PROXIES]}
+    assert {key for metric, key in curves if metric == "regret (N×N)"} == {
+        NDR_CURVE_PREFIX + p for p in PROXIES
+    }  # the first RM, "gold", is the gold
+    assert {key for metric, key in curves if metric == "regret (oracle gold)"} == {
+        NDR_CURVE_PREFIX + p for p in ["gold", *PROXIES]
+    }
     conn = sqlite3.connect(regret_db)
-    params = json.loads(conn.execute("select params from metric_results where metric = ? and "
-                                     "key = 'ndr/mean'", ["regret (N×N)"]).fetchone()[0])
+    params = json.loads(
+        conn.execute(
+            "select params from metric_results where metric = ? and key = 'ndr/mean'",
+            ["regret (N×N)"],
+        ).fetchone()[0]
+    )
     conn.close()
     for proxy in PROXIES:
         curve = curves[("regret (N×N)", NDR_CURVE_PREFIX + proxy)]
@@ -74,7 +88,11 @@ def test_the_tui_shows_the_regret_panel_for_a_regret_run(regret_db):
     assert titles == ["Best-of-n", "Regret"]  # no generic tab per NDR curve: the panel claims them
     assert isinstance(panel, RegretView)
     assert len(tables) == 2 and [row[0] for row in tables[0]][:4] == [
-        "Pearson corr.", "Spearman corr.", "Kendall τ corr.", "accuracy"]
+        "Pearson corr.",
+        "Spearman corr.",
+        "Kendall τ corr.",
+        "accuracy",
+    ]
     assert all(len(row) == 5 and "[" in row[1] for row in tables[0])  # value [CI] per statistic
     assert set(goodhart.points) == {"regret (N×N)", "regret (oracle gold)"}
     assert len(goodhart.points["regret (N×N)"]) == 9 * 8  # every (gold, proxy) pair
@@ -98,10 +116,12 @@ def test_report_has_the_regret_table_and_a_fig8_png(rmaudit, regret_db, tmp_path
     header = "| error metric | Kendall τ corr. | Pearson corr. | Spearman corr. | MRR |"
     assert markdown.count(header) == 2
     conn = sqlite3.connect(regret_db)
-    value, low, high = conn.execute("select value, ci_low, ci_high from metric_results where "
-                                    "metric = 'regret (N×N)' and key = 'spearman/accuracy'").fetchone()
+    value, low, high = conn.execute(
+        "select value, ci_low, ci_high from metric_results where "
+        "metric = 'regret (N×N)' and key = 'spearman/accuracy'"
+    ).fetchone()
     conn.close()
-    row = next(l for l in markdown.splitlines() if l.startswith("| accuracy |"))
+    row = next(x for x in markdown.splitlines() if x.startswith("| accuracy |"))
     assert row.split(" | ")[3] == f"{value:.3f} [{low:.2f}, {high:.2f}]≈"  # Spearman: approximate
     assert f"![{GOODHART_FIGURE.removesuffix('.png')}]({GOODHART_FIGURE})" in markdown
 
@@ -169,7 +189,9 @@ def test_a_constant_gold_exits_2_with_a_one_line_reason(rmaudit, tmp_path):
     recipe.write_text(textwrap.dedent(CONSTANT_GOLD), encoding="utf-8")
     result = rmaudit("run", str(recipe), "--db", str(tmp_path / "c.db"))
     assert result.code == 2
-    reason = [line for line in result.err.splitlines() if line.startswith("Error:")]  # after progress
+    reason = [
+        line for line in result.err.splitlines() if line.startswith("Error:")
+    ]  # after progress
     assert len(reason) == 1 and reason[0] == result.err.strip().splitlines()[-1], result.err
     assert "metrics[0]" in result.err and "RM 'constant' as gold" in result.err
     assert "ranks nothing: its scores are all equal on every prompt" in result.err
@@ -177,8 +199,9 @@ def test_a_constant_gold_exits_2_with_a_one_line_reason(rmaudit, tmp_path):
 
 def test_the_run_summary_labels_the_approximate_regret_intervals(regret_db):
     summary = summary_of(regret_db)
-    approximate = {column.label.rsplit(" · ", 1)[1] for column, cell in summary.run_level
-                   if cell.approximate}
+    approximate = {
+        column.label.rsplit(" · ", 1)[1] for column, cell in summary.run_level if cell.approximate
+    }
     assert approximate == {"Kendall τ", "Spearman", "MRR"}  # not Pearson: it covers
     note = next(n for n in summary.notes if n.startswith("≈ across reward models"))
     assert "Kendall τ interval: measured coverage" in note and "MRR interval" in note

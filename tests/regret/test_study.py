@@ -1,4 +1,5 @@
-"""The N×N regret-correlation study (Rethinking RM Evaluation, arXiv 2410.05584, Sec. 2 Fig. 2b, Table 1 / Table 4)."""
+"""The N×N regret-correlation study (Rethinking RM Evaluation, arXiv 2410.05584, Sec. 2 Fig. 2b,
+Table 1 / Table 4)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,14 @@ import pytest
 from scipy import stats
 
 from rmaudit.errors import MetricInputError
-from rmaudit.metrics import (accuracy_pair, correlate_across, ndr, pairwise_accuracy,
-                             permutation_p_values, regret_correlation)
+from rmaudit.metrics import (
+    accuracy_pair,
+    correlate_across,
+    ndr,
+    pairwise_accuracy,
+    permutation_p_values,
+    regret_correlation,
+)
 from rmaudit.metrics.regret import ERROR_METRICS
 
 
@@ -36,7 +43,8 @@ def test_pair_matrices_hold_each_gold_proxy_pair(family_study):
             if g != p:
                 assert study.ndr[g, p] == pytest.approx(ndr(pools[gold], pools[proxy], 4).value)
                 assert study.error["accuracy"][g, p] == pytest.approx(
-                    pairwise_accuracy(pools[gold], pools[proxy]).value)
+                    pairwise_accuracy(pools[gold], pools[proxy]).value
+                )
 
 
 def test_correlations_are_scipys_across_proxies_averaged_over_golds(family_study):
@@ -53,14 +61,18 @@ def test_correlations_are_scipys_across_proxies_averaged_over_golds(family_study
         averaged = [study.golds.index(g) for g in study.averaged]
         for statistic, values in per_gold.items():
             cell = study.correlation[(statistic, metric)]
-            assert cell.value == pytest.approx(np.mean(np.array(values)[averaged])), (statistic, metric)
+            assert cell.value == pytest.approx(np.mean(np.array(values)[averaged])), (
+                statistic,
+                metric,
+            )
             assert list(cell.per_gold.values()) == pytest.approx(values)
 
 
 def test_mrr_is_the_reciprocal_regret_rank_of_the_best_by_metric_proxy():
     pools = noisy_family([0.1, 0.5, 1.0, 2.0])
-    study = regret_correlation(pools, metrics=["bo5"], n=4, design="shared", min_reliability=0,
-                               bootstrap=20)
+    study = regret_correlation(
+        pools, metrics=["bo5"], n=4, design="shared", min_reliability=0, bootstrap=20
+    )
     expected = []
     for g in range(4):
         proxies = [p for p in range(4) if p != g]
@@ -95,17 +107,31 @@ def test_oracle_as_the_only_gold():
     assert study.correlation[("spearman", "accuracy")].value == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("pools, message", [
-    (lambda: dict(list(noisy_family([0.1, 1.0, 2.0]).items())[:2]),
-     r"expected at least 3 reward models .*got 2"),
-    (lambda: {**noisy_family([0.1, 1.0]), "short": [p[:-1] for p in noisy_family([3.0])["σ=3.0"]]},
-     r"RM 'short' and RM 'σ=0.1' must score the same pools; prompt 0: expected as many RM "
-     r"scores as oracle scores \(8\), got 7"),
-    (lambda: {**noisy_family([0.1, 1.0]), "few": noisy_family([3.0], prompts=5)["σ=3.0"]},
-     r"RM 'few' .* expected one score array per prompt \(120 prompts in oracle\), got 5"),
-    (lambda: {**noisy_family([0.1, 1.0]), "flat": [np.ones(8)] * 120},
-     r"RM 'flat' as gold ranks nothing: its scores are all equal on every prompt"),
-])
+@pytest.mark.parametrize(
+    "pools, message",
+    [
+        (
+            lambda: dict(list(noisy_family([0.1, 1.0, 2.0]).items())[:2]),
+            r"expected at least 3 reward models .*got 2",
+        ),
+        (
+            lambda: {
+                **noisy_family([0.1, 1.0]),
+                "short": [p[:-1] for p in noisy_family([3.0])["σ=3.0"]],
+            },
+            r"RM 'short' and RM 'σ=0.1' must score the same pools; prompt 0: expected as many RM "
+            r"scores as oracle scores \(8\), got 7",
+        ),
+        (
+            lambda: {**noisy_family([0.1, 1.0]), "few": noisy_family([3.0], prompts=5)["σ=3.0"]},
+            r"RM 'few' .* expected one score array per prompt \(120 prompts in oracle\), got 5",
+        ),
+        (
+            lambda: {**noisy_family([0.1, 1.0]), "flat": [np.ones(8)] * 120},
+            r"RM 'flat' as gold ranks nothing: its scores are all equal on every prompt",
+        ),
+    ],
+)
 def test_bad_study_input_is_a_clear_error(pools, message):
     with pytest.raises(MetricInputError, match=message):
         regret_correlation(pools(), n=4, bootstrap=10)
@@ -117,8 +143,18 @@ def test_unknown_metric_is_rejected():
 
 
 def test_every_table4_row_is_available():
-    assert set(ERROR_METRICS) >= {"pearson", "spearman", "kendall", "accuracy", "bo5", "ece",
-                                  "mrr", "ndcg", "xi", "accuracy_pair"}
+    assert set(ERROR_METRICS) >= {
+        "pearson",
+        "spearman",
+        "kendall",
+        "accuracy",
+        "bo5",
+        "ece",
+        "mrr",
+        "ndcg",
+        "xi",
+        "accuracy_pair",
+    }
 
 
 def test_accuracy_pair_is_one_pair_per_prompt_and_order_free():
@@ -128,8 +164,11 @@ def test_accuracy_pair_is_one_pair_per_prompt_and_order_free():
     result = accuracy_pair(gold, proxy, seed=3)
     assert set(result.per_prompt) <= {0.0, 1.0}  # no ties: one pair, right or wrong
     shuffles = [rng.permutation(6) for _ in gold]
-    shuffled = accuracy_pair([g[s] for g, s in zip(gold, shuffles)],
-                             [p[s] for p, s in zip(proxy, shuffles)], seed=3)
+    shuffled = accuracy_pair(
+        [g[s] for g, s in zip(gold, shuffles, strict=True)],
+        [p[s] for p, s in zip(proxy, shuffles, strict=True)],
+        seed=3,
+    )
     assert shuffled.per_prompt.tolist() == result.per_prompt.tolist()
     # over many draws of the pair it estimates the all-pairs accuracy
     draws = np.mean([accuracy_pair(gold, proxy, seed=s).value for s in range(200)])
@@ -143,7 +182,11 @@ def test_correlate_across_and_exact_permutation_p_values():
     assert got["pearson"] == pytest.approx(stats.pearsonr(x, y).statistic)
     assert got["spearman"] == pytest.approx(stats.spearmanr(x, y).statistic)
     p = permutation_p_values(x, y)
-    exact = stats.permutation_test((np.array(x),), lambda a: stats.pearsonr(a, y).statistic,
-                                   permutation_type="pairings", n_resamples=np.inf)
+    exact = stats.permutation_test(
+        (np.array(x),),
+        lambda a: stats.pearsonr(a, y).statistic,
+        permutation_type="pairings",
+        n_resamples=np.inf,
+    )
     assert p["pearson"] == pytest.approx(exact.pvalue)
     assert p["kendall"] == pytest.approx(stats.kendalltau(x, y, method="exact").pvalue)

@@ -7,8 +7,13 @@ import numpy as np
 import pytest
 
 from rmaudit.errors import MetricInputError
-from rmaudit.metrics import (goodhart_accuracy, goodhart_ndr, ndr, pairwise_accuracy,
-                             regret_correlation)
+from rmaudit.metrics import (
+    goodhart_accuracy,
+    goodhart_ndr,
+    ndr,
+    pairwise_accuracy,
+    regret_correlation,
+)
 from rmaudit.metrics.regret import DESIGNS
 from rmaudit.metrics.regret._study_inputs import split_pools
 
@@ -17,8 +22,10 @@ SIGMAS = np.array([0.3, 0.6, 1.0, 1.5, 2.5, 4.0])
 
 def oracle_family(rng, prompts, responses, sigmas=SIGMAS):
     gold = rng.normal(size=(prompts, responses))
-    return {"oracle": list(gold),
-            **{f"σ={s}": list(gold + s * rng.normal(size=gold.shape)) for s in sigmas}}
+    return {
+        "oracle": list(gold),
+        **{f"σ={s}": list(gold + s * rng.normal(size=gold.shape)) for s in sigmas},
+    }
 
 
 def test_intervals_cover_the_population_correlation():
@@ -30,8 +37,9 @@ def test_intervals_cover_the_population_correlation():
     held = []
     for dataset in range(60):
         pools = oracle_family(np.random.default_rng([5, dataset]), 20, 8)
-        cell = regret_correlation(pools, metrics=["accuracy"], golds=["oracle"], bootstrap=100,
-                                  seed=dataset).correlation[("pearson", "accuracy")]
+        cell = regret_correlation(
+            pools, metrics=["accuracy"], golds=["oracle"], bootstrap=100, seed=dataset
+        ).correlation[("pearson", "accuracy")]
         held.append(cell.ci_low <= truth <= cell.ci_high)
     assert np.mean(held) >= 0.85
 
@@ -50,8 +58,10 @@ def test_every_point_estimate_lies_inside_its_interval(design):
 
 def test_held_out_responses_measure_metrics_and_regret_on_disjoint_halves():
     rng = np.random.default_rng(1)
-    pools = {label: [np.asarray(p) for p in values]
-             for label, values in oracle_family(rng, 30, 9, sigmas=[0.5, 1.0]).items()}
+    pools = {
+        label: [np.asarray(p) for p in values]
+        for label, values in oracle_family(rng, 30, 9, sigmas=[0.5, 1.0]).items()
+    }
     split = split_pools(pools, "held-out-responses")
     for q, pool in enumerate(pools["oracle"]):
         metric, regret = split.metric["oracle"][q], split.regret["oracle"][q]
@@ -61,9 +71,11 @@ def test_held_out_responses_measure_metrics_and_regret_on_disjoint_halves():
     assert study.design == "held-out-responses" and study.n == 5
     for p, label in enumerate(study.rms[1:], start=1):
         assert study.ndr[0, p] == pytest.approx(
-            ndr(split.regret["oracle"], split.regret[label], 5).value)
+            ndr(split.regret["oracle"], split.regret[label], 5).value
+        )
         assert study.error["accuracy"][0, p] == pytest.approx(
-            pairwise_accuracy(split.metric["oracle"], split.metric[label]).value)
+            pairwise_accuracy(split.metric["oracle"], split.metric[label]).value
+        )
     again = regret_correlation(pools, metrics=["accuracy"], golds=["oracle"], bootstrap=10, seed=7)
     np.testing.assert_array_equal(again.ndr, study.ndr)  # the split does not move with seed
 
@@ -73,18 +85,22 @@ def test_held_out_prompts_use_disjoint_prompts():
     split = split_pools(pools, "held-out-prompts")
     assert len(split.metric_prompts) == 10 and len(split.regret_prompts) == 11
     assert set(split.metric_prompts).isdisjoint(split.regret_prompts)
-    study = regret_correlation(pools, metrics=["accuracy"], golds=["oracle"],
-                               design="held-out-prompts", bootstrap=10)
+    study = regret_correlation(
+        pools, metrics=["accuracy"], golds=["oracle"], design="held-out-prompts", bootstrap=10
+    )
     gold = [pools["oracle"][q] for q in split.regret_prompts]
     proxy = [pools["σ=1.0"][q] for q in split.regret_prompts]
     assert study.ndr[0, 2] == pytest.approx(ndr(gold, proxy, 4).value)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"design": "held-out"}, "expected 'held-out-responses' or"),
-    ({"n": 5}, r"got n=5 \(design 'held-out-responses' measures the regret on half"),
-    ({"min_reliability": 1.0}, r"expected a reliability in \[0, 1\)"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"design": "held-out"}, "expected 'held-out-responses' or"),
+        ({"n": 5}, r"got n=5 \(design 'held-out-responses' measures the regret on half"),
+        ({"min_reliability": 1.0}, r"expected a reliability in \[0, 1\)"),
+    ],
+)
 def test_bad_design_settings_are_clear_errors(kwargs, message):
     pools = oracle_family(np.random.default_rng(3), 10, 8, sigmas=[0.5, 1.0])
     with pytest.raises(MetricInputError, match=message):
@@ -101,9 +117,12 @@ def test_held_out_responses_need_four_responses_per_prompt():
 def test_a_gold_whose_proxies_are_indistinguishable_is_left_out_and_named():
     rng = np.random.default_rng(4)
     gold = rng.normal(size=(60, 8))
-    pools = {"good": list(gold), "σ=0.5": list(gold + 0.5 * rng.normal(size=gold.shape)),
-             "σ=1": list(gold + rng.normal(size=gold.shape)),
-             "noise": list(gold + 30 * rng.normal(size=gold.shape))}
+    pools = {
+        "good": list(gold),
+        "σ=0.5": list(gold + 0.5 * rng.normal(size=gold.shape)),
+        "σ=1": list(gold + rng.normal(size=gold.shape)),
+        "noise": list(gold + 30 * rng.normal(size=gold.shape)),
+    }
     study = regret_correlation(pools, metrics=["accuracy"], bootstrap=100)
     assert study.reliability["good"] > 0.8 > study.reliability["noise"]
     assert "noise" in study.screened and "good" in study.averaged
@@ -113,7 +132,8 @@ def test_a_gold_whose_proxies_are_indistinguishable_is_left_out_and_named():
     everyone = regret_correlation(pools, metrics=["accuracy"], min_reliability=0, bootstrap=100)
     assert everyone.averaged == everyone.golds and everyone.screened == ()
     assert everyone.correlation[("pearson", "accuracy")].value == pytest.approx(
-        np.mean(list(cell.per_gold.values())))
+        np.mean(list(cell.per_gold.values()))
+    )
 
 
 def test_kendall_and_accuracy_rows_agree_exactly_without_ties_only():
@@ -121,8 +141,9 @@ def test_kendall_and_accuracy_rows_agree_exactly_without_ties_only():
     study = regret_correlation(pools, metrics=["kendall", "accuracy"], bootstrap=10)
     assert study.kendall_equals_accuracy
     tied = {label: [np.round(p) for p in pool] for label, pool in pools.items()}
-    tied_study = regret_correlation(tied, metrics=["kendall", "accuracy"], design="shared",
-                                    bootstrap=10)
+    tied_study = regret_correlation(
+        tied, metrics=["kendall", "accuracy"], design="shared", bootstrap=10
+    )
     assert not tied_study.kendall_equals_accuracy
 
 
@@ -136,8 +157,13 @@ def test_prompts_where_a_gold_ranks_nothing_are_left_out_for_that_gold_and_count
     assert study.skipped["coarse"] >= 1 and "oracle" not in study.skipped
     assert np.isfinite(study.ndr[study.golds.index("coarse")][:-1]).all()
     # the oracle's study is the one it would be without the coarse gold's troubles
-    alone = regret_correlation({k: v for k, v in pools.items()}, metrics=["accuracy", "bo5"],
-                               golds=["oracle"], design=design, bootstrap=20)
+    alone = regret_correlation(
+        {k: v for k, v in pools.items()},
+        metrics=["accuracy", "bo5"],
+        golds=["oracle"],
+        design=design,
+        bootstrap=20,
+    )
     np.testing.assert_allclose(alone.ndr[0], study.ndr[0])
 
 
@@ -146,7 +172,9 @@ def test_the_study_treats_a_prompts_responses_as_a_set(design):
     rng = np.random.default_rng(9)
     pools = oracle_family(rng, 16, 8, sigmas=[0.5, 1.0, 2.0])
     shuffles = [rng.permutation(8) for _ in range(16)]
-    shuffled = {label: [p[s] for p, s in zip(pool, shuffles)] for label, pool in pools.items()}
+    shuffled = {
+        label: [p[s] for p, s in zip(pool, shuffles, strict=True)] for label, pool in pools.items()
+    }
     one = regret_correlation(pools, design=design, bootstrap=20)
     other = regret_correlation(shuffled, design=design, bootstrap=20)
     np.testing.assert_allclose(one.ndr, other.ndr)

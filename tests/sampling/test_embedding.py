@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from rmaudit.benchmark.embedding import tfidf_lsa
-from rmaudit.errors import BadInput
 from rmaudit.benchmark.sampling import kdpp
+from rmaudit.errors import BadInput
 
 TOPICS = {
     "cooking": [

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from rmaudit.errors import MetricInputError
 from rmaudit.benchmark.sampling import KDPP, kdpp, random_indices
+from rmaudit.errors import MetricInputError
 
 N_DRAWS = 20_000
 

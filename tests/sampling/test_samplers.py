@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import chisquare
 
-from rmaudit.errors import MetricInputError
 from rmaudit.benchmark.sampling import random_indices, stratified_indices
+from rmaudit.errors import MetricInputError
 
 
 def test_random_indices_are_sorted_distinct_and_in_range():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import statistics
+from itertools import pairwise
 
 import pytest
 
@@ -32,8 +33,7 @@ def test_every_aside_reads_as_drift(sentence):
     assert analyze_response(PROMPT, sentence).drift == 1
 
 
-@pytest.mark.parametrize("sentence",
-                         lib.FLATTERY_OPENERS + lib.FLATTERY_MID + lib.FLATTERY_CLOSERS)
+@pytest.mark.parametrize("sentence", lib.FLATTERY_OPENERS + lib.FLATTERY_MID + lib.FLATTERY_CLOSERS)
 def test_every_flattering_sentence_is_counted(sentence):
     assert analyze_response(PROMPT, sentence).flattery >= 1
 
@@ -47,7 +47,13 @@ def test_every_refusal_is_recognised(sentence):
 def test_neutral_glue_is_neither_substance_nor_a_behaviour(sentence):
     f = analyze_response(PROMPT, sentence)
     assert (f.coverage, f.padding, f.hedges, f.drift, f.flattery, f.refusal) == (
-        0.0, 0, 0, 0, 0, False)
+        0.0,
+        0,
+        0,
+        0,
+        0,
+        False,
+    )
 
 
 def test_stating_every_key_point_gives_full_coverage(prompts):
@@ -67,20 +73,23 @@ def test_key_points_are_found_from_the_prompt_text_alone(prompts):
 
 
 def _delete_words(text: str, p: float, rng: random.Random) -> str:
-    return "\n".join(" ".join(w for w in line.split(" ") if rng.random() >= p)
-                     for line in text.split("\n"))
+    return "\n".join(
+        " ".join(w for w in line.split(" ") if rng.random() >= p) for line in text.split("\n")
+    )
 
 
 def test_deleting_words_lowers_substance_gradually(prompts):
     rng = random.Random(0)
     policy = SimulatedPolicy()
-    pairs = [(p["text"], policy.generate(p["text"], p, i)[0]) for p in prompts[:60]
-             for i in range(10)]
-    coverage = {p: statistics.mean(analyze_response(q, _delete_words(t, p, rng)).coverage
-                                   for q, t in pairs)
-                for p in (0.0, 0.05, 0.1, 0.2, 0.3)}
+    pairs = [
+        (p["text"], policy.generate(p["text"], p, i)[0]) for p in prompts[:60] for i in range(10)
+    ]
+    coverage = {
+        p: statistics.mean(analyze_response(q, _delete_words(t, p, rng)).coverage for q, t in pairs)
+        for p in (0.0, 0.05, 0.1, 0.2, 0.3)
+    }
     levels = list(coverage.values())
-    assert all(a > b for a, b in zip(levels, levels[1:])), coverage
+    assert all(a > b for a, b in pairwise(levels)), coverage
     # Gradual, not catastrophic: a light edit costs a little, a heavy one more.
     assert coverage[0.0] - coverage[0.05] < 0.05
     assert coverage[0.0] - coverage[0.3] > 0.08

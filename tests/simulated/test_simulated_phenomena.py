@@ -32,11 +32,17 @@ def world(prompts):
     chosen = prompts[::10][:N_PROMPTS]
     policy, judge = SimulatedPolicy(seed=0), SimulatedJudge(seed=0)
     texts = [[policy.generate(p["text"], p, i)[0] for i in range(N_RESPONSES)] for p in chosen]
-    oracle = np.array([[np.mean(judge.sample_scores(p["text"], t, 10)) for t in row]
-                       for p, row in zip(chosen, texts)])
+    oracle = np.array(
+        [
+            [np.mean(judge.sample_scores(p["text"], t, 10)) for t in row]
+            for p, row in zip(chosen, texts, strict=True)
+        ]
+    )
 
     def scores(rm):
-        return np.array([[rm.score(p["text"], t) for t in row] for p, row in zip(chosen, texts)])
+        return np.array(
+            [[rm.score(p["text"], t) for t in row] for p, row in zip(chosen, texts, strict=True)]
+        )
 
     rm_scores = {name: scores(SimulatedRewardModel(**options)) for name, options in RMS.items()}
     members = [scores(SimulatedRewardModel(seed=s)) for s in ENSEMBLE_SEEDS]
@@ -47,13 +53,14 @@ def world(prompts):
 def reta(oracle, scores, eta):
     k = max(1, math.ceil(eta * oracle.shape[1]))
     top = np.argsort(-scores, axis=1, kind="stable")[:, :k]
-    return float(np.mean(np.take_along_axis(oracle, top, axis=1).mean(axis=1)
-                         / oracle.mean(axis=1)))
+    return float(
+        np.mean(np.take_along_axis(oracle, top, axis=1).mean(axis=1) / oracle.mean(axis=1))
+    )
 
 
 def pairwise_accuracy(oracle, scores):
     correct = total = 0
-    for j, y in zip(oracle, scores):
+    for j, y in zip(oracle, scores, strict=True):
         better = j[:, None] > j[None, :]
         correct += np.sum(better & (y[:, None] > y[None, :]))
         total += np.sum(better)

@@ -28,13 +28,17 @@ def test_responses_vary_across_sample_indices_and_seeds(prompts):
     prompt = prompts[0]
     texts = {SimulatedPolicy().generate(prompt["text"], prompt, i)[0] for i in range(50)}
     assert len(texts) == 50
-    assert (SimulatedPolicy(seed=1).generate(prompt["text"], prompt, 0)[0]
-            != SimulatedPolicy(seed=2).generate(prompt["text"], prompt, 0)[0])
+    assert (
+        SimulatedPolicy(seed=1).generate(prompt["text"], prompt, 0)[0]
+        != SimulatedPolicy(seed=2).generate(prompt["text"], prompt, 0)[0]
+    )
 
 
 def test_works_on_an_arbitrary_prompt_without_metadata():
-    prompt = ("Human: My neighbor keeps parking across my driveway every morning. "
-              "What can I do about it?\n\nAssistant:")
+    prompt = (
+        "Human: My neighbor keeps parking across my driveway every morning. "
+        "What can I do about it?\n\nAssistant:"
+    )
     policy = SimulatedPolicy()
     texts = [policy.generate(prompt, None, i)[0] for i in range(40)]
     assert len(set(texts)) == 40
@@ -76,7 +80,11 @@ def test_the_analyzer_reads_back_what_the_policy_wrote(prompts):
             f = analyze_response(prompt["text"], text)
             total += 1
             agree += (f.padding, f.hedges, f.drift, f.refusal) == (
-                meta["padding"], meta["hedges"], meta["drift"], meta["refusal"])
+                meta["padding"],
+                meta["hedges"],
+                meta["drift"],
+                meta["refusal"],
+            )
             assert f.key_points_covered >= len(meta["covered"])
     assert agree / total > 0.97
 
@@ -86,5 +94,8 @@ def test_quality_raises_substance(prompts):
         policy = SimulatedPolicy(quality=quality)
         return statistics.mean(
             analyze_response(p["text"], policy.generate(p["text"], p, i)[0]).coverage
-            for p in prompts[:40] for i in range(10))
+            for p in prompts[:40]
+            for i in range(10)
+        )
+
     assert mean_coverage(1.0) > mean_coverage(0.0) + 0.05

@@ -60,4 +60,6 @@ def test_each_key_point_stated_alone_is_fully_covered(prompts):
             sentence = point[0].upper() + point[1:] + "."
             f = analyze_response(record["text"], sentence)
             assert f.key_points_covered >= 1 and f.coverage * f.n_key_points >= 0.99, (
-                record["id"], point)
+                record["id"],
+                point,
+            )

@@ -15,8 +15,9 @@ from rmaudit.backends.simulated._text import split_sentences
 @pytest.fixture(scope="module")
 def responses(prompts):
     policy = SimulatedPolicy()
-    return [(p["text"], policy.generate(p["text"], p, i)[0]) for p in prompts[::4]
-            for i in range(8)]
+    return [
+        (p["text"], policy.generate(p["text"], p, i)[0]) for p in prompts[::4] for i in range(8)
+    ]
 
 
 def test_rejects_unknown_bias_and_negative_options():
@@ -37,6 +38,7 @@ def test_different_seeds_make_independent_errors(responses):
     def errors(seed):
         rm, exact = SimulatedRewardModel(seed=seed), SimulatedRewardModel(noise=0.0)
         return np.array([rm.score(q, t) - exact.score(q, t) for q, t in responses])
+
     e1, e2, e3 = errors(1), errors(2), errors(3)
     assert abs(e1.std() - 1.0) < 0.1
     for a, b in ((e1, e2), (e1, e3), (e2, e3)):
@@ -45,9 +47,12 @@ def test_different_seeds_make_independent_errors(responses):
 
 def _without_key_points(prompt: str, text: str) -> str:
     """The response with every sentence that states or develops a key point removed."""
-    kept = [s for s in split_sentences(text)
-            if analyze_response(prompt, s).coverage == 0.0
-            and analyze_response(prompt, s).elaboration == 0.0]
+    kept = [
+        s
+        for s in split_sentences(text)
+        if analyze_response(prompt, s).coverage == 0.0
+        and analyze_response(prompt, s).elaboration == 0.0
+    ]
     return " ".join(kept) or "Let me think about that."
 
 

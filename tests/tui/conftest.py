@@ -6,7 +6,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from _support import PAIR_RECIPE, run_small_audit
 
 #: what the DB says instead of the wall-clock time, the tmp path of the recipe and the run id
@@ -24,8 +23,10 @@ def audit_db(tmp_path_factory) -> Path:
     db = run_small_audit(tmp_path_factory.mktemp("audit"))
     conn = sqlite3.connect(db)
     with conn:
-        conn.execute("update runs set id = ?, created_at = ?, finished_at = ?, recipe_path = ?",
-                     [FIXED_RUN_ID, FIXED_CREATED_AT, FIXED_CREATED_AT, FIXED_RECIPE_PATH])
+        conn.execute(
+            "update runs set id = ?, created_at = ?, finished_at = ?, recipe_path = ?",
+            [FIXED_RUN_ID, FIXED_CREATED_AT, FIXED_CREATED_AT, FIXED_RECIPE_PATH],
+        )
         for table in RUN_TABLES:
             conn.execute(f"update {table} set run_id = ?", [FIXED_RUN_ID])
     conn.close()
@@ -73,8 +74,10 @@ def pair_db(tmp_path_factory) -> Path:
         store.close()
     conn = sqlite3.connect(db)
     with conn:
-        conn.execute("update runs set id = ?, created_at = ?, finished_at = ?, recipe_path = ?",
-                     [FIXED_PAIR_RUN_ID, FIXED_CREATED_AT, FIXED_CREATED_AT, "recipes/pairs.toml"])
+        conn.execute(
+            "update runs set id = ?, created_at = ?, finished_at = ?, recipe_path = ?",
+            [FIXED_PAIR_RUN_ID, FIXED_CREATED_AT, FIXED_CREATED_AT, "recipes/pairs.toml"],
+        )
         for table in RUN_TABLES:
             conn.execute(f"update {table} set run_id = ?", [FIXED_PAIR_RUN_ID])
     conn.close()

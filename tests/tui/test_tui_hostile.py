@@ -10,8 +10,8 @@ import asyncio
 import re
 
 import pytest
-
 from _hostile import MARKUP, hostile_audit
+
 from rmaudit.tui.app import AuditApp
 from rmaudit.tui.screens.curves import CurvesScreen
 from rmaudit.tui.screens.failures import FailuresScreen
@@ -22,7 +22,9 @@ from rmaudit.tui.screens.pair_failures import PairFailuresScreen
 from rmaudit.tui.screens.prompt import PromptScreen
 from rmaudit.tui.screens.runs import RunsScreen
 
-RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+RAW = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 
 #: the keys from the start (the leaderboard) to each screen, the screen's type, and a string
 #: from data it must show as written

@@ -8,8 +8,8 @@ import asyncio
 import sqlite3
 
 import pytest
-
 from _support import PAIR_RECIPE
+
 from rmaudit.recipe import load_recipe
 from rmaudit.run import Runner
 from rmaudit.store import Store
@@ -17,7 +17,6 @@ from rmaudit.tui.app import AuditApp
 from rmaudit.tui.screens.leaderboard import LeaderboardScreen
 from rmaudit.tui.screens.pair import PairScreen
 from rmaudit.tui.screens.pair_failures import PairFailuresScreen
-
 
 SIZE = (120, 40)
 
@@ -32,13 +31,17 @@ def stored(db, sql, params=()):
 
 def margins(db, label, shifted: bool = False) -> dict:
     """pair id → (margin, subset[, original, level]) from the stored scores, by plain SQL."""
-    rows = stored(db, f"""
+    rows = stored(
+        db,
+        f"""
         select p.id, c.score - r.score, p.subset, p.original_pair_id, p.shift_level, p.shift_target
         from pairs p
         join run_reward_models m on m.label = ?
         join rm_scores c on c.response_id = p.chosen_id and c.rm_key = m.rm_key
         join rm_scores r on r.response_id = p.rejected_id and r.rm_key = m.rm_key
-        where p.perturber_key is {'not' if shifted else ''} null""", [label])
+        where p.perturber_key is {"not" if shifted else ""} null""",
+        [label],
+    )
     return {pid: rest for pid, *rest in rows}
 
 
@@ -87,10 +90,13 @@ def test_pair_failures_list_the_wrong_pairs_worst_margin_first(pair_db):
 
 
 def test_search_then_enter_opens_the_pair_with_both_responses_and_every_verdict(pair_db):
-    (prompt, chosen, rejected), = stored(pair_db, """
+    ((prompt, chosen, rejected),) = stored(
+        pair_db,
+        """
         select q.text, c.text, r.text from pairs p join prompts q on q.id = p.prompt_id
         join responses c on c.id = p.chosen_id join responses r on r.id = p.rejected_id
-        where p.perturber_key is null and q.text like 'Tell me my neighbour%'""")
+        where p.perturber_key is null and q.text like 'Tell me my neighbour%'""",
+    )
 
     async def run():
         app = AuditApp(pair_db)
@@ -99,8 +105,10 @@ def test_search_then_enter_opens_the_pair_with_both_responses_and_every_verdict(
             await pilot.press("slash", *"neighbour", "enter")
             await settle(pilot)
             screen = app.screen
-            texts = [str(screen.query_one(f"#{w}").render())
-                     for w in ("pair-prompt-text", "chosen-text", "rejected-text")]
+            texts = [
+                str(screen.query_one(f"#{w}").render())
+                for w in ("pair-prompt-text", "chosen-text", "rejected-text")
+            ]
             info = str(screen.query_one("#pair-info").render())
             return screen, texts, info
 
@@ -124,8 +132,10 @@ def brute_force_flips(db, label, shifted_ids=None) -> dict:
             by_pair.setdefault((original, target), {})[level] = margin
     verdicts = {}
     for (original, target), by_level in by_pair.items():
-        line = "".join("✓" if m > 0 else "✗"
-                       for m in [base[original][0], *(by_level[p] for p in sorted(by_level))])
+        line = "".join(
+            "✓" if m > 0 else "✗"
+            for m in [base[original][0], *(by_level[p] for p in sorted(by_level))]
+        )
         if len(set(line)) > 1:
             verdicts[(original, target)] = line
     return verdicts
@@ -135,8 +145,9 @@ async def flips_of(db, run_id=None):
     app = AuditApp(db, run_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_pairs(pilot, ("v",))
-        return {(f.pair.pair_id, f.target): f.verdicts for f in screen.shown}, \
-            [f.levels[f.first_flip] for f in screen.shown]
+        return {(f.pair.pair_id, f.target): f.verdicts for f in screen.shown}, [
+            f.levels[f.first_flip] for f in screen.shown
+        ]
 
 
 def test_flips_under_shift_are_the_pairs_whose_verdict_changes(pair_db):
@@ -155,8 +166,12 @@ def test_flips_come_from_the_runs_own_sweep_only(pair_db, tmp_path):
     first = {pid for (pid,) in stored(db, "select id from pairs where perturber_key is not null")}
     recipe = tmp_path / "seed7.toml"
     path = stored(pair_db, "select recipe_text from runs")[0][0].split('path = "')[1].split('"')[0]
-    recipe.write_text(PAIR_RECIPE.replace("{path}", path).replace(
-        'targets = ["response"]', 'targets = ["response"]\nseed = 7'), encoding="utf-8")
+    recipe.write_text(
+        PAIR_RECIPE.replace("{path}", path).replace(
+            'targets = ["response"]', 'targets = ["response"]\nseed = 7'
+        ),
+        encoding="utf-8",
+    )
     store = Store.open(db)
     try:
         Runner(load_recipe(recipe), store).run()

@@ -5,18 +5,22 @@ from __future__ import annotations
 import asyncio
 import types
 
+from _support import curves_panel
 from textual.widgets import Static
 
-from _support import curves_panel
 from rmaudit import hookimpl
-from rmaudit.results.panels import Panel
 from rmaudit.plugins import load_plugins, pm
+from rmaudit.results.panels import Panel
 from rmaudit.tui.app import AuditApp
 from rmaudit.tui.widgets.plots import CurvePlot
 
 RELIABILITY_ROWS = [  # a calibration metric's reliability diagram, as a later issue would store it
-    ("insert into curves select run_id, rm_key, 'calibration', 'reliability', 'reliability diagram', "
-     "point, 'confidence', x, value, stderr, ci_low, ci_high from curves where key = 'reta_curve'", []),
+    (
+        "insert into curves select run_id, rm_key, 'calibration', 'reliability', "
+        "'reliability diagram', point, 'confidence', x, value, stderr, ci_low, ci_high "
+        "from curves where key = 'reta_curve'",
+        [],
+    ),
 ]
 
 
@@ -36,28 +40,45 @@ def test_an_unclaimed_curve_gets_the_generic_panel(db_copy):
 def test_a_plugin_panel_shows_its_curve_without_editing_the_app(db_copy):
     def reliability_panel(context, curve_key):
         shown = sorted({k for _, _, k in context.summary.curves if k == "reliability"})
-        return Static(f"reliability panel for {len(context.rm_keys)} RMs: {shown}", id="reliability")
+        return Static(
+            f"reliability panel for {len(context.rm_keys)} RMs: {shown}", id="reliability"
+        )
 
-    plugin = types.SimpleNamespace(register_panels=hookimpl(
-        lambda register: register(Panel("reliability", "Reliability", reliability_panel,
-                                        curve_keys=("reliability",)))))
+    plugin = types.SimpleNamespace(
+        register_panels=hookimpl(
+            lambda register: register(
+                Panel("reliability", "Reliability", reliability_panel, curve_keys=("reliability",))
+            )
+        )
+    )
     load_plugins()
     pm.register(plugin, name="test-reliability-panel")
     try:
         titles, panel = asyncio.run(curve_tabs(db_copy(RELIABILITY_ROWS)))
     finally:
         pm.unregister(name="test-reliability-panel")
-    assert titles == ["RETA curve", "Best-of-n", "Reliability"]  # no generic tab: the curve is claimed
+    assert titles == [
+        "RETA curve",
+        "Best-of-n",
+        "Reliability",
+    ]  # no generic tab: the curve is claimed
     assert str(panel.render()) == "reliability panel for 2 RMs: ['reliability']"
 
 
 RUN_LEVEL_ROWS = [  # a metric across RMs (scope = "run") stores its results under rm_key ''
-    ("insert into metric_results (run_id, rm_key, metric, key, label, params, value, stderr, "
-     "ci_low, ci_high, higher_is_better) select id, '', 'regret', 'kendall', 'Kendall τ', '{}', "
-     "0.5, 0.1, 0.3, 0.7, 1 from runs", []),
-    ("insert into curves select run_id, '', 'regret', 'regret_curve', 'regret curve', point, 'n', "
-     "x, value, stderr, ci_low, ci_high from curves where key = 'bon_curve' and rm_key = "
-     "(select rm_key from run_reward_models where label = 'honest')", []),
+    (
+        "insert into metric_results (run_id, rm_key, metric, key, label, params, value, stderr, "
+        "ci_low, ci_high, higher_is_better) select id, '', 'regret', 'kendall', 'Kendall τ', '{}', "
+        "0.5, 0.1, 0.3, 0.7, 1 from runs",
+        [],
+    ),
+    (
+        "insert into curves select run_id, '', 'regret', 'regret_curve', 'regret curve', "
+        "point, 'n', "
+        "x, value, stderr, ci_low, ci_high from curves where key = 'bon_curve' and rm_key = "
+        "(select rm_key from run_reward_models where label = 'honest')",
+        [],
+    ),
 ]
 
 

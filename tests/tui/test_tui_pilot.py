@@ -76,9 +76,12 @@ async def test_opens_on_the_latest_runs_leaderboard_with_every_stored_metric(aud
         headers = [str(c.label) for c in screen.table.columns.values()]
         assert headers[2:] == ["RETA(1/4) ↑", "BoN@4 ↑", "pairwise acc ↑", "RETA curve ½→small η"]
         shown = {row[1]: row for row in screen.table.row_values()}
-        for label, key, value, stderr in stored(audit_db, """
+        for label, key, value, stderr in stored(
+            audit_db,
+            """
                 select m.label, r.key, r.value, r.stderr from metric_results r
-                join run_reward_models m on m.rm_key = r.rm_key and m.run_id = r.run_id"""):
+                join run_reward_models m on m.rm_key = r.rm_key and m.run_id = r.run_id""",
+        ):
             column = {"reta@0.25": 2, "bon@4": 3, "pairwise_accuracy": 4}[key]
             assert shown[label][column] == f"{value:.4f}±{stderr:.4f}"
         assert all(len(row[5]) == 15 for row in shown.values())  # a 15-η sparkline
@@ -126,7 +129,15 @@ async def test_escape_goes_back_to_the_runs_and_enter_reopens_the_run(audit_db):
         assert isinstance(app.screen, RunsScreen)
         (row,) = app.screen.query_one(NavTable).row_values()
         run_id = stored(audit_db, "select id from runs")[0][0]
-        assert row[:7] == [run_id[:10], "small simulated audit", "SIMULATED", "done", "8", "16", "2"]
+        assert row[:7] == [
+            run_id[:10],
+            "small simulated audit",
+            "SIMULATED",
+            "done",
+            "8",
+            "16",
+            "2",
+        ]
         await pilot.press("escape")  # the first screen stays
         assert isinstance(app.screen, RunsScreen)
         await pilot.press("enter")
@@ -146,11 +157,15 @@ async def test_q_quits(audit_db):
 # -- failures ---------------------------------------------------------------------------
 def brute_force_gaps(db, rm_label):
     """Per prompt: oracle best − oracle score of the RM's top-scored response (no ties here)."""
-    rows = stored(db, """
+    rows = stored(
+        db,
+        """
         select r.prompt_id, s.score, l.score from responses r
         join rm_scores s on s.response_id = r.id
         join run_reward_models m on m.rm_key = s.rm_key and m.label = ?
-        join oracle_labels l on l.response_id = r.id""", [rm_label])
+        join oracle_labels l on l.response_id = r.id""",
+        [rm_label],
+    )
     by_prompt = {}
     for prompt_id, y, j in rows:
         by_prompt.setdefault(prompt_id, []).append((y, j))
@@ -168,12 +183,17 @@ async def test_failures_rank_prompts_worst_first_with_the_oracle_gap(audit_db):
         assert len(rows) == 8
         reta = [float(r[1]) for r in rows]
         assert reta == sorted(reta)  # RETA: higher is better, so the worst comes first
-        per_prompt = dict(stored(audit_db, """
+        per_prompt = dict(
+            stored(
+                audit_db,
+                """
             select p.prompt_id, p.value from per_prompt_results p
             join run_reward_models m on m.rm_key = p.rm_key and m.label = 'length'
-            where p.key = 'reta@0.25'"""))
+            where p.key = 'reta@0.25'""",
+            )
+        )
         gaps = brute_force_gaps(audit_db, "length")
-        for prompt_id, row in zip((r.prompt_id for r in screen.shown), rows):
+        for prompt_id, row in zip((r.prompt_id for r in screen.shown), rows, strict=True):
             assert row[1] == f"{per_prompt[prompt_id]:.3f}"
             assert row[2] == f"{gaps[prompt_id]:.2f}"
             assert math.isclose(float(row[4]) - float(row[3]), float(row[2]), abs_tol=0.011)
@@ -210,11 +230,14 @@ async def test_failure_keys_sort_metric_topic_search_and_next_rm(audit_db):
         await pilot.press("slash")
         assert screen.query_one("#failures-search").has_focus
         await pilot.press(*word)
-        assert 0 < table.row_count and all(word in r.text.lower() or word in r.topic.lower()
-                                           for r in screen.shown)
+        assert 0 < table.row_count and all(
+            word in r.text.lower() or word in r.topic.lower() for r in screen.shown
+        )
         first = screen.shown[0]
         await pilot.press("enter")  # enter in the search opens the first match
-        assert isinstance(app.screen, PromptScreen) and app.screen.detail.prompt_id == first.prompt_id
+        assert (
+            isinstance(app.screen, PromptScreen) and app.screen.detail.prompt_id == first.prompt_id
+        )
         await pilot.press("escape")  # back from the prompt
         assert app.screen is screen and table.has_focus and 0 < table.row_count < 8  # search kept
         await pilot.press("escape")  # escape clears the search first
@@ -274,8 +297,13 @@ async def test_prompt_detail_sorts_by_rm_score_marks_the_top_set_and_shows_full_
         oracle = sorted((float(r[3]) for r in rows), reverse=True)
         assert all(oracle[int(r[4]) - 1] == float(r[3]) for r in rows)  # ranks match scores
         assert "η = 1/4: 4 of 16" in text_of(screen, "#prompt-info")
-        texts = dict(stored(audit_db, "select sample_index, text from responses where prompt_id = ?",
-                            [first.prompt_id]))
+        texts = dict(
+            stored(
+                audit_db,
+                "select sample_index, text from responses where prompt_id = ?",
+                [first.prompt_id],
+            )
+        )
 
         def body() -> str:
             return text_of(screen, "#response-body")
@@ -344,7 +372,8 @@ async def test_curves_show_the_marked_rms_and_x_switches_best_of_n_to_kl(audit_d
         await pilot.press("x")
         assert bon.plots[0].title == "best-of-n vs KL"
         assert bon.plots[0].series[0].x[0] == 0 and bon.plots[0].series[0].x[-1] == pytest.approx(
-            math.log(16) - 15 / 16)
+            math.log(16) - 15 / 16
+        )
         await pilot.press("h")
         assert screen.active_panel() is reta
         await pilot.press("x")  # the RETA panel has one x axis: a notice, no change
@@ -374,11 +403,20 @@ async def test_the_mouse_selects_rows_and_tabs(audit_db):
 
 
 # -- help -------------------------------------------------------------------------------
-@pytest.mark.parametrize("keys, screen_type", [
-    ((), LeaderboardScreen), (("escape",), RunsScreen), (("enter",), FailuresScreen),
-    (("enter", "enter"), PromptScreen), (("c",), CurvesScreen)])
+@pytest.mark.parametrize(
+    "keys, screen_type",
+    [
+        ((), LeaderboardScreen),
+        (("escape",), RunsScreen),
+        (("enter",), FailuresScreen),
+        (("enter", "enter"), PromptScreen),
+        (("c",), CurvesScreen),
+    ],
+)
 @sync
-async def test_help_lists_every_binding_of_the_screen_its_own_keys_first(audit_db, keys, screen_type):
+async def test_help_lists_every_binding_of_the_screen_its_own_keys_first(
+    audit_db, keys, screen_type
+):
     app = AuditApp(audit_db)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -394,11 +432,16 @@ async def test_help_lists_every_binding_of_the_screen_its_own_keys_first(audit_d
         listed_keys = [row[0] for row in rows]
 
         def display(binding, key):
-            return app.get_key_display(Binding(key, binding.action, key_display=binding.key_display))
+            return app.get_key_display(
+                Binding(key, binding.action, key_display=binding.key_display)
+            )
 
         # a key the screen hides where it does not apply (p: pairs, in a run without pairs)
-        own = [b for b in vars(type(screen)).get("BINDINGS", [])
-               if screen.check_action(b.action, ()) is not False]
+        own = [
+            b
+            for b in vars(type(screen)).get("BINDINGS", [])
+            if screen.check_action(b.action, ()) is not False
+        ]
         expected = [*own, *app.BINDINGS]
         if isinstance(screen.focused, NavTable):
             expected += NavTable.BINDINGS
@@ -407,9 +450,12 @@ async def test_help_lists_every_binding_of_the_screen_its_own_keys_first(audit_d
                 assert display(binding, key) in listed_keys, key
         # the screen's own keys come first, before the keys that work everywhere and the
         # focused widget's (a key the focused widget binds too is the widget's: ← → on tabs)
-        own_keys = {app.get_key_display(active.binding) for active in screen.active_bindings.values()
-                    if active.node is screen and active.binding.action in {b.action for b in own}}
-        assert set(listed_keys[:len(own_keys)]) == own_keys
+        own_keys = {
+            app.get_key_display(active.binding)
+            for active in screen.active_bindings.values()
+            if active.node is screen and active.binding.action in {b.action for b in own}
+        }
+        assert set(listed_keys[: len(own_keys)]) == own_keys
         assert rows[len(own_keys)][2] == "everywhere"
         assert not own_keys or rows[0][2] == "this screen"
         await pilot.press("escape")

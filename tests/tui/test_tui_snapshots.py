@@ -53,12 +53,14 @@ def pressing(keys):
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("screen", SCREENS)
 def test_screen(snap_compare, audit_db, screen, size):
-    assert snap_compare(AuditApp(audit_db), terminal_size=SIZES[size],
-                        run_before=pressing(SCREENS[screen]))
+    assert snap_compare(
+        AuditApp(audit_db), terminal_size=SIZES[size], run_before=pressing(SCREENS[screen])
+    )
 
 
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("screen", PAIR_SCREENS)
 def test_pair_screen(snap_compare, pair_db, screen, size):
-    assert snap_compare(AuditApp(pair_db), terminal_size=SIZES[size],
-                        run_before=pressing(PAIR_SCREENS[screen]))
+    assert snap_compare(
+        AuditApp(pair_db), terminal_size=SIZES[size], run_before=pressing(PAIR_SCREENS[screen])
+    )

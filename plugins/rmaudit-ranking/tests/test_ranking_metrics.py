@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import itertools
 import math
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -17,20 +18,28 @@ from rmaudit_ranking import hit_rate, mrr, ndcg
 
 def tie_break_orders(values: np.ndarray) -> list[tuple[int, ...]]:
     """Every ordering of the indices by descending value: one per way of breaking the ties."""
-    return [order for order in itertools.permutations(range(len(values)))
-            if all(values[a] >= values[b] for a, b in zip(order, order[1:]))]
+    return [
+        order
+        for order in itertools.permutations(range(len(values)))
+        if all(values[a] >= values[b] for a, b in pairwise(order))
+    ]
 
 
 def brute_hit_rate(judged, scored, n, eta):
     m = math.floor(eta * len(judged))
-    hits = [len(set(y_order[:n]) & set(j_order[:m])) / m
-            for y_order in tie_break_orders(scored) for j_order in tie_break_orders(judged)]
+    hits = [
+        len(set(y_order[:n]) & set(j_order[:m])) / m
+        for y_order in tie_break_orders(scored)
+        for j_order in tie_break_orders(judged)
+    ]
     return float(np.mean(hits))
 
 
 def brute_pick_gain(judged, scored, rank, gain):
     oracle_rank = rankdata(-judged, method="min")  # ties share the best rank
-    return float(np.mean([gain(oracle_rank[order[rank - 1]]) for order in tie_break_orders(scored)]))
+    return float(
+        np.mean([gain(oracle_rank[order[rank - 1]]) for order in tie_break_orders(scored)])
+    )
 
 
 def small_pools(seed: int, count: int, max_size: int):
@@ -57,9 +66,11 @@ def test_mrr_and_ndcg_equal_brute_force_for_every_rank(seed):
     for judged, scored in small_pools(100 + seed, 5, 7):
         for rank in range(1, len(judged) + 1):
             assert mrr([judged], [scored], rank=rank).value == pytest.approx(
-                brute_pick_gain(judged, scored, rank, lambda r: 1 / r), abs=1e-12)
+                brute_pick_gain(judged, scored, rank, lambda r: 1 / r), abs=1e-12
+            )
             assert ndcg([judged], [scored], rank=rank).value == pytest.approx(
-                brute_pick_gain(judged, scored, rank, lambda r: 1 / math.log2(1 + r)), abs=1e-12)
+                brute_pick_gain(judged, scored, rank, lambda r: 1 / math.log2(1 + r)), abs=1e-12
+            )
 
 
 def test_values_average_over_prompts_of_different_sizes():
@@ -92,16 +103,19 @@ def test_perfect_and_random_hit_rate_as_in_the_paper():
         assert hit_rate(oracle, flat, n).value == pytest.approx(n / 256)
 
 
-@pytest.mark.parametrize("call, field", [
-    (lambda: mrr([[1.0, np.nan]], [[0.0, 1.0]]), "oracle"),
-    (lambda: ndcg([[1.0, 2.0]], [[0.0, np.inf]]), "scores"),
-    (lambda: mrr([[1.0, 2.0]], [[0.0, 1.0]], rank=3), "rank"),
-    (lambda: mrr([[1.0, 2.0]], [[0.0, 1.0]], rank=0), "rank"),
-    (lambda: hit_rate([[1.0, 2.0]], [[0.0, 1.0]], 3), "n"),
-    (lambda: hit_rate([[1.0, 2.0]], [[0.0, 1.0]], 1, eta=0.25), "eta"),
-    (lambda: hit_rate([[1.0, 2.0]], [[0.0, 1.0]], 1, eta=1.5), "eta"),
-    (lambda: hit_rate([[1.0, 2.0]], [[0.0]], 1), "scores"),
-])
+@pytest.mark.parametrize(
+    "call, field",
+    [
+        (lambda: mrr([[1.0, np.nan]], [[0.0, 1.0]]), "oracle"),
+        (lambda: ndcg([[1.0, 2.0]], [[0.0, np.inf]]), "scores"),
+        (lambda: mrr([[1.0, 2.0]], [[0.0, 1.0]], rank=3), "rank"),
+        (lambda: mrr([[1.0, 2.0]], [[0.0, 1.0]], rank=0), "rank"),
+        (lambda: hit_rate([[1.0, 2.0]], [[0.0, 1.0]], 3), "n"),
+        (lambda: hit_rate([[1.0, 2.0]], [[0.0, 1.0]], 1, eta=0.25), "eta"),
+        (lambda: hit_rate([[1.0, 2.0]], [[0.0, 1.0]], 1, eta=1.5), "eta"),
+        (lambda: hit_rate([[1.0, 2.0]], [[0.0]], 1), "scores"),
+    ],
+)
 def test_bad_input_is_a_metric_input_error_naming_the_parameter(call, field):
     with pytest.raises(MetricInputError, match="expected") as error:
         call()

@@ -16,10 +16,16 @@ def build(cls, **raw):
     return cls(validate_options(cls, raw, field="metrics[0]", file=None, base_dir=None))
 
 
-@pytest.mark.parametrize("metric", [
-    HitRate, MeanReciprocalRank, NormalizedDCG,
-    build(HitRate, eta=0.1, n=[1, 5]), build(MeanReciprocalRank, ranks=[3]),
-])
+@pytest.mark.parametrize(
+    "metric",
+    [
+        HitRate,
+        MeanReciprocalRank,
+        NormalizedDCG,
+        build(HitRate, eta=0.1, n=[1, 5]),
+        build(MeanReciprocalRank, ranks=[3]),
+    ],
+)
 def test_components_pass_the_conformance_kit(metric):
     check_metric(metric)
 
@@ -41,28 +47,35 @@ def test_rank_metrics_report_best_and_second_best_by_default():
         assert values[0].label == key.upper() and values[1].label == f"{key.upper()} (2nd)"
         assert values[1].value == function(inputs.oracle, inputs.scores, rank=2).value
         assert values[1].params == {"rank": 2}
-        np.testing.assert_array_equal(values[0].per_prompt,
-                                      function(inputs.oracle, inputs.scores).per_prompt)
+        np.testing.assert_array_equal(
+            values[0].per_prompt, function(inputs.oracle, inputs.scores).per_prompt
+        )
 
 
-@pytest.mark.parametrize("cls, raw, field", [
-    (HitRate, {"eta": 1.0}, "metrics[0].eta"),
-    (HitRate, {"n": [0]}, "metrics[0].n"),
-    (HitRate, {"n": []}, "metrics[0].n"),
-    (MeanReciprocalRank, {"ranks": [0]}, "metrics[0].ranks"),
-    (NormalizedDCG, {"rank": 2}, "metrics[0].rank"),
-])
+@pytest.mark.parametrize(
+    "cls, raw, field",
+    [
+        (HitRate, {"eta": 1.0}, "metrics[0].eta"),
+        (HitRate, {"n": [0]}, "metrics[0].n"),
+        (HitRate, {"n": []}, "metrics[0].n"),
+        (MeanReciprocalRank, {"ranks": [0]}, "metrics[0].ranks"),
+        (NormalizedDCG, {"rank": 2}, "metrics[0].rank"),
+    ],
+)
 def test_bad_options_are_located_bad_input(cls, raw, field):
     with pytest.raises(BadInput) as error:
         build(cls, **raw)
     assert error.value.field == field
 
 
-@pytest.mark.parametrize("metric, field", [
-    (build(HitRate, n=[17]), "n"),
-    (build(HitRate, eta=0.01), "eta"),
-    (build(MeanReciprocalRank, ranks=[1, 17]), "ranks"),
-])
+@pytest.mark.parametrize(
+    "metric, field",
+    [
+        (build(HitRate, n=[17]), "n"),
+        (build(HitRate, eta=0.01), "eta"),
+        (build(MeanReciprocalRank, ranks=[1, 17]), "ranks"),
+    ],
+)
 def test_pool_size_is_checked_before_any_work(metric, field):
     with pytest.raises(BadInput, match="expected") as error:
         metric.check_pool_size(16)

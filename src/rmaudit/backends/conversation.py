@@ -26,8 +26,11 @@ def prompt_messages(prompt: Prompt) -> list[Message]:
     if messages is None:
         return [{"role": "user", "content": prompt.text}]
     if not (isinstance(messages, list) and messages and all(_is_message(m) for m in messages)):
-        raise BadInput(f"prompt {prompt.id}: expected meta 'messages' to be a list of "
-                       f"{{role, content}} objects", value=messages)
+        raise BadInput(
+            f"prompt {prompt.id}: expected meta 'messages' to be a list of "
+            f"{{role, content}} objects",
+            value=messages,
+        )
     return [{"role": m["role"], "content": m["content"]} for m in messages]
 
 
@@ -37,8 +40,9 @@ def user_turns(prompt: Prompt) -> list[str] | None:
     if turns is None:
         return None
     if not (isinstance(turns, list) and turns and all(isinstance(t, str) for t in turns)):
-        raise BadInput(f"prompt {prompt.id}: expected meta 'turns' to be a list of strings",
-                       value=turns)
+        raise BadInput(
+            f"prompt {prompt.id}: expected meta 'turns' to be a list of strings", value=turns
+        )
     return turns
 
 
@@ -47,12 +51,20 @@ def conversation_messages(prompt: Prompt, response: Response) -> list[Message]:
     turns = user_turns(prompt)
     answers = response.meta.get("turns")
     if turns is not None and isinstance(answers, list) and len(answers) == len(turns):
-        return [m for question, answer in zip(turns, answers)
-                for m in ({"role": "user", "content": question},
-                          {"role": "assistant", "content": answer})]
+        return [
+            m
+            for question, answer in zip(turns, answers, strict=True)
+            for m in (
+                {"role": "user", "content": question},
+                {"role": "assistant", "content": answer},
+            )
+        ]
     return prompt_messages(prompt) + [{"role": "assistant", "content": response.text}]
 
 
 def _is_message(value: Any) -> bool:
-    return (isinstance(value, dict) and value.get("role") in ("system", "user", "assistant")
-            and isinstance(value.get("content"), str))
+    return (
+        isinstance(value, dict)
+        and value.get("role") in ("system", "user", "assistant")
+        and isinstance(value.get("content"), str)
+    )

@@ -1,9 +1,10 @@
 """The offline default prompt embedder: TF-IDF followed by latent semantic analysis (LSA).
 
-The k-DPP prompt sampler (``rmaudit.benchmark.sampling.kdpp``, RETA paper (arXiv 2504.14838) Sec. 3.3) needs one
-embedding per prompt.  The paper uses OpenAI's text-embedding-3-large; this embedder needs no
-network, no model download and no GPU, so it is what a recipe gets when it names no embedder.
-It captures shared vocabulary, not paraphrase, so for a real audit prefer a neural embedder.
+The k-DPP prompt sampler (``rmaudit.benchmark.sampling.kdpp``, RETA paper (arXiv 2504.14838) Sec.
+3.3) needs one embedding per prompt.  The paper uses OpenAI's text-embedding-3-large; this embedder
+needs no network, no model download and no GPU, so it is what a recipe gets when it names no
+embedder. It captures shared vocabulary, not paraphrase, so for a real audit prefer a neural
+embedder.
 
 >>> from rmaudit.benchmark.embedding import tfidf_lsa
 >>> vectors = tfidf_lsa(["sort a list in python", "sort a python list", "bake sourdough bread"])
@@ -63,8 +64,7 @@ def tfidf_lsa(texts: Sequence[str], *, dims: int = 64, seed: int = 0) -> np.ndar
         tfidf = vectorizer.fit_transform(texts)
     except ValueError:  # scikit-learn's "empty vocabulary"
         raise BadInput(
-            "expected at least one text with a word that is not an English stop word, "
-            "got none",
+            "expected at least one text with a word that is not an English stop word, got none",
             field="texts",
         ) from None
 
@@ -79,16 +79,12 @@ def tfidf_lsa(texts: Sequence[str], *, dims: int = 64, seed: int = 0) -> np.ndar
 
 def _check_texts(texts: Any) -> list[str]:
     if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
-        raise BadInput(
-            f"expected a sequence of strings, got {type(texts).__name__}", field="texts"
-        )
+        raise BadInput(f"expected a sequence of strings, got {type(texts).__name__}", field="texts")
     if len(texts) == 0:
         raise BadInput("expected at least one text, got an empty sequence", field="texts")
     for index, text in enumerate(texts):
         if not isinstance(text, str):
-            raise BadInput(
-                f"expected a string, got {type(text).__name__}", field=f"texts[{index}]"
-            )
+            raise BadInput(f"expected a string, got {type(text).__name__}", field=f"texts[{index}]")
     return list(texts)
 
 

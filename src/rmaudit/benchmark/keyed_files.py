@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from rmaudit.benchmark.tabular import read_rows
 from rmaudit.components import Prompt, Response
 from rmaudit.errors import BadInput
-from rmaudit.benchmark.tabular import read_rows
 
 #: "text": prompt text + response text; "id": the user's response ids (a response's
 #: ``meta["id"]``, as a benchmark file gave it); "rmaudit-id": rmaudit's response ids.
@@ -77,10 +77,13 @@ class KeyedValues:
         missing = [i for i, key in enumerate(keys) if key not in self.values]
         if missing:
             prompt, response = items[missing[0]]
-            raise BadInput(f"{len(missing):,} of {len(items):,} responses have no {what} in the "
-                           f"file (matching by {self.fields.kind}); the first: prompt "
-                           f"{_short(prompt.text)}, response {_short(response.text)}",
-                           file=str(self.path), field=", ".join(self.fields.names()))
+            raise BadInput(
+                f"{len(missing):,} of {len(items):,} responses have no {what} in the "
+                f"file (matching by {self.fields.kind}); the first: prompt "
+                f"{_short(prompt.text)}, response {_short(response.text)}",
+                file=str(self.path),
+                field=", ".join(self.fields.names()),
+            )
         self.used.update(keys)
         return [self.values[key] for key in keys]
 
@@ -100,9 +103,13 @@ def read_keyed_values(path: Path, fields: KeyFields, what: str) -> KeyedValues:
         value = _finite(row, fields.value, where, what)
         if key in table.values:
             if table.values[key] != value:
-                raise BadInput(f"the same key has two different {what}s ({table.values[key]!r} "
-                               f"at {table.where[key]})", file=where, field=fields.value,
-                               value=value)
+                raise BadInput(
+                    f"the same key has two different {what}s ({table.values[key]!r} "
+                    f"at {table.where[key]})",
+                    file=where,
+                    field=fields.value,
+                    value=value,
+                )
             continue
         table.values[key] = value
         table.where[key] = where
@@ -125,8 +132,9 @@ def _finite(row: dict[str, Any], name: str, where: str, what: str) -> float:
     try:
         value = float(raw)
     except (TypeError, ValueError):
-        raise BadInput("expected a number", file=where, field=name,
-                       value=raw if raw is not None else ...) from None
+        raise BadInput(
+            "expected a number", file=where, field=name, value=raw if raw is not None else ...
+        ) from None
     if isinstance(raw, bool) or not math.isfinite(value):
         raise BadInput(f"expected a finite {what}", file=where, field=name, value=raw)
     return value

@@ -1,7 +1,9 @@
-"""Text perturbations that induce a controlled distribution shift (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4.2).
+"""Text perturbations that induce a controlled distribution shift (RMs Under Distribution Shift,
+arXiv 2311.14743, Sec. 4.2).
 
-RMs Under Distribution Shift (arXiv 2311.14743) perturbs "words with some probability (where the perturbation is either an insertion,
-deletion, or replacement with a random word)"; a higher probability p is a larger shift.  Here:
+RMs Under Distribution Shift (arXiv 2311.14743) perturbs "words with some probability (where the
+perturbation is either an insertion, deletion, or replacement with a random word)"; a higher
+probability p is a larger shift.  Here:
 
 - :func:`insert_words`, :func:`delete_words`, :func:`replace_words`: each word, independently
   with probability p, gets a random word inserted after it / is deleted / is replaced by a
@@ -83,8 +85,9 @@ def _rng(kind: str, text: str, seed: Seed) -> np.random.Generator:
     for value in seeds:
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
             raise BadInput("expected a seed of integers >= 0", field="seed", value=seed)
-    digest = hashlib.blake2b(f"{kind}\0{text}".encode("utf-8", "surrogatepass"),
-                             digest_size=8).digest()
+    digest = hashlib.blake2b(
+        f"{kind}\0{text}".encode("utf-8", "surrogatepass"), digest_size=8
+    ).digest()
     return np.random.default_rng([*map(int, seeds), int.from_bytes(digest, "little")])
 
 
@@ -96,8 +99,9 @@ def _random_word(rng: np.random.Generator, words: Sequence[str], unlike: str | N
             return word
 
 
-def _edit_words(kind: str, text: str, p: float, seed: Seed, edits: Sequence[int],
-                vocabulary_size: int) -> str:
+def _edit_words(
+    kind: str, text: str, p: float, seed: Seed, edits: Sequence[int], vocabulary_size: int
+) -> str:
     """Apply one of ``edits`` (drawn uniformly) to each word with probability p."""
     p = _check_p(p)
     matches = list(WORD.finditer(text))
@@ -111,8 +115,8 @@ def _edit_words(kind: str, text: str, p: float, seed: Seed, edits: Sequence[int]
     nonblank = False  # whether anything but whitespace has been emitted yet
     end_of_previous = 0
     deleted_before = False
-    for match, selected, edit in zip(matches, chosen, edit_of):
-        separator = text[end_of_previous:match.start()]
+    for match, selected, edit in zip(matches, chosen, edit_of, strict=True):
+        separator = text[end_of_previous : match.start()]
         if deleted_before:
             separator = _join_after_deletion(out, separator, nonblank)
         out.append(separator)
@@ -133,8 +137,9 @@ def _edit_words(kind: str, text: str, p: float, seed: Seed, edits: Sequence[int]
     return "".join(out)
 
 
-def _join_after_deletion(out: list[str], separator: str, nonblank: bool, *,
-                         at_end: bool = False) -> str:
+def _join_after_deletion(
+    out: list[str], separator: str, nonblank: bool, *, at_end: bool = False
+) -> str:
     """Keep one whitespace run where a deleted word's two neighbouring runs would meet.
 
     Of the run before the word (the end of ``out``) and the run after it (the start of
@@ -143,23 +148,25 @@ def _join_after_deletion(out: list[str], separator: str, nonblank: bool, *,
     """
     if not separator[:1].isspace() and not (at_end and separator == ""):
         return separator
-    after = separator[:len(separator) - len(separator.lstrip())]
+    after = separator[: len(separator) - len(separator.lstrip())]
     if not nonblank:
-        return separator[len(after):]
+        return separator[len(after) :]
     while out[-1] == "":
         out.pop()
     trimmed = out[-1].rstrip()
-    before = out[-1][len(trimmed):]
+    before = out[-1][len(trimmed) :]
     if not before:
         return separator
     out[-1] = trimmed
     keep = before if before.count("\n") > after.count("\n") else after
-    return keep + separator[len(after):]
+    return keep + separator[len(after) :]
 
 
-def insert_words(text: str, p: float, *, seed: Seed = 0,
-                 vocabulary_size: int = DEFAULT_VOCABULARY_SIZE) -> str:
-    """After each word, with probability p, insert a random English word (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4.2).
+def insert_words(
+    text: str, p: float, *, seed: Seed = 0, vocabulary_size: int = DEFAULT_VOCABULARY_SIZE
+) -> str:
+    """After each word, with probability p, insert a random English word (RMs Under Distribution
+    Shift, arXiv 2311.14743, Sec. 4.2).
 
     >>> insert_words("one two", 0.0, seed=0)
     'one two'
@@ -170,7 +177,8 @@ def insert_words(text: str, p: float, *, seed: Seed = 0,
 
 
 def delete_words(text: str, p: float, *, seed: Seed = 0) -> str:
-    """Delete each word with probability p (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4.2); punctuation is kept.
+    """Delete each word with probability p (RMs Under Distribution Shift, arXiv 2311.14743, Sec.
+    4.2); punctuation is kept.
 
     >>> delete_words("Hello, world. Bye", 1.0, seed=0)
     ', .'
@@ -180,9 +188,11 @@ def delete_words(text: str, p: float, *, seed: Seed = 0) -> str:
     return _edit_words("delete", text, p, seed, (_DELETE,), DEFAULT_VOCABULARY_SIZE)
 
 
-def replace_words(text: str, p: float, *, seed: Seed = 0,
-                  vocabulary_size: int = DEFAULT_VOCABULARY_SIZE) -> str:
-    """Replace each word, with probability p, by a different random English word (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4.2).
+def replace_words(
+    text: str, p: float, *, seed: Seed = 0, vocabulary_size: int = DEFAULT_VOCABULARY_SIZE
+) -> str:
+    """Replace each word, with probability p, by a different random English word (RMs Under
+    Distribution Shift, arXiv 2311.14743, Sec. 4.2).
 
     >>> out = replace_words("one two three", 1.0, seed=0)
     >>> len(out.split()), any(w in out.split() for w in ("one", "two", "three"))
@@ -191,10 +201,12 @@ def replace_words(text: str, p: float, *, seed: Seed = 0,
     return _edit_words("replace", text, p, seed, (_REPLACE,), vocabulary_size)
 
 
-def perturb_words(text: str, p: float, *, seed: Seed = 0,
-                  vocabulary_size: int = DEFAULT_VOCABULARY_SIZE) -> str:
-    """The word perturbation of RMs Under Distribution Shift: each word, with probability p, is followed by an inserted
-    random word, deleted, or replaced by a random word — one of the three, uniformly.
+def perturb_words(
+    text: str, p: float, *, seed: Seed = 0, vocabulary_size: int = DEFAULT_VOCABULARY_SIZE
+) -> str:
+    """The word perturbation of RMs Under Distribution Shift: each word, with probability p, is
+    followed by an inserted random word, deleted, or replaced by a random word — one of the three,
+    uniformly.
 
     >>> perturb_words("I am looking forward to hearing your thoughts", 0.0, seed=3)
     'I am looking forward to hearing your thoughts'

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from rmaudit.errors import BadInput
 from rmaudit.components.keys import content_key, prompt_id, response_id
+from rmaudit.errors import BadInput
 from rmaudit.store import Store, dumps, utc_now
 
 FORMAT = "rmaudit-benchmark"
@@ -34,28 +34,55 @@ def _open(path: Path, mode: str, *, gzipped: bool | None = None) -> IO[str]:
 def export_benchmark(store: Store, benchmark_id: str, path: Path) -> int:
     """Write the benchmark to ``path``; return the number of prompts written."""
     bench = store.items.benchmark(benchmark_id)
-    components = {c["key"]: c for c in store.items.components([bench["policy_key"],
-                                                                bench["oracle_key"]])}
+    components = {
+        c["key"]: c for c in store.items.components([bench["policy_key"], bench["oracle_key"]])
+    }
     header = {
-        "format": FORMAT, "format_version": FORMAT_VERSION,
-        "benchmark": {k: bench[k] for k in ("id", "title", "selection_key", "policy_key",
-                                            "per_prompt", "oracle_key")}
-        | {"simulated": bool(bench["simulated"]),
-           "components": {k: {"kind": c["kind"], "name": c["name"], "version": c["version"],
-                              "options": json.loads(c["options"]), "simulated": bool(c["simulated"])}
-                          for k, c in components.items()}},
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "benchmark": {
+            k: bench[k]
+            for k in ("id", "title", "selection_key", "policy_key", "per_prompt", "oracle_key")
+        }
+        | {
+            "simulated": bool(bench["simulated"]),
+            "components": {
+                k: {
+                    "kind": c["kind"],
+                    "name": c["name"],
+                    "version": c["version"],
+                    "options": json.loads(c["options"]),
+                    "simulated": bool(c["simulated"]),
+                }
+                for k, c in components.items()
+            },
+        },
     }
     prompts = store.read.selection_prompts(bench["selection_key"])
     tmp = path.with_name(path.name + ".partial")
     with _open(tmp, "w", gzipped=path.suffix == ".gz") as out:
         out.write(json.dumps(header, ensure_ascii=False) + "\n")
         for _, pid, text, meta in prompts:
-            record = {"prompt": {"id": pid, "text": text, "meta": json.loads(meta)}, "responses": [
-                {"id": rid, "sample_index": i, "text": rtext, "meta": json.loads(rmeta),
-                 "label": {"score": score, "samples": json.loads(samples), "cost_usd": cost,
-                           "prompt_tokens": pt, "completion_tokens": ct}}
-                for rid, i, rtext, rmeta, score, samples, cost, pt, ct
-                in store.read.labelled_responses(bench, pid)]}
+            labelled = store.read.labelled_responses(bench, pid)
+            record = {
+                "prompt": {"id": pid, "text": text, "meta": json.loads(meta)},
+                "responses": [
+                    {
+                        "id": rid,
+                        "sample_index": i,
+                        "text": rtext,
+                        "meta": json.loads(rmeta),
+                        "label": {
+                            "score": score,
+                            "samples": json.loads(samples),
+                            "cost_usd": cost,
+                            "prompt_tokens": pt,
+                            "completion_tokens": ct,
+                        },
+                    }
+                    for rid, i, rtext, rmeta, score, samples, cost, pt, ct in labelled
+                ],
+            }
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
     tmp.replace(path)  # readers never see a half-written export
     return len(prompts)
@@ -70,8 +97,14 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
 
 
 #: how an expected Python type reads to someone editing a JSON file
-JSON_KINDS = {dict: "a JSON object", list: "a JSON array", str: "a string", int: "a whole number",
-              (int, float): "a number", bool: "true or false"}
+JSON_KINDS = {
+    dict: "a JSON object",
+    list: "a JSON array",
+    str: "a string",
+    int: "a whole number",
+    (int, float): "a number",
+    bool: "true or false",
+}
 
 
 def _require(record: dict, key: str, kind: type | tuple[type, ...], where: str, field: str) -> Any:
@@ -79,13 +112,13 @@ def _require(record: dict, key: str, kind: type | tuple[type, ...], where: str, 
         raise BadInput("missing field", file=where, field=f"{field}{key}")
     value = record[key]
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise BadInput(f"expected {JSON_KINDS.get(kind, kind)}", file=where,
-                       field=f"{field}{key}", value=value)
+        raise BadInput(
+            f"expected {JSON_KINDS.get(kind, kind)}", file=where, field=f"{field}{key}", value=value
+        )
     return value
 
 
-def _optional(record: dict, key: str, kind: type | tuple[type, ...], where: str,
-              field: str) -> Any:
+def _optional(record: dict, key: str, kind: type | tuple[type, ...], where: str, field: str) -> Any:
     """An optional field: absent or null, else of ``kind`` (a number also finite)."""
     if record.get(key) is None:
         return None
@@ -111,11 +144,19 @@ def read_benchmark(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             raise BadInput("expected a JSON object", file=where)
         if header is None:
             if record.get("format") != FORMAT:
-                raise BadInput(f"not an rmaudit benchmark file (expected format {FORMAT!r})",
-                               file=where, field="format", value=record.get("format")) from None
+                raise BadInput(
+                    f"not an rmaudit benchmark file (expected format {FORMAT!r})",
+                    file=where,
+                    field="format",
+                    value=record.get("format"),
+                ) from None
             if record.get("format_version") != FORMAT_VERSION:
-                raise BadInput(f"unsupported format version (this rmaudit reads {FORMAT_VERSION})",
-                               file=where, field="format_version", value=record.get("format_version"))
+                raise BadInput(
+                    f"unsupported format version (this rmaudit reads {FORMAT_VERSION})",
+                    file=where,
+                    field="format_version",
+                    value=record.get("format_version"),
+                )
             header = _require(record, "benchmark", dict, where, "")
             for key in ("policy_key", "oracle_key", "title"):
                 _require(header, key, str, where, "benchmark.")
@@ -136,8 +177,12 @@ def _check_prompt_record(record: dict, where: str) -> dict:
         raise BadInput("empty prompt text", file=where, field="prompt.text", value=text)
     responses = _require(record, "responses", list, where, "")
     if len(responses) < 2:
-        raise BadInput("a prompt needs at least two responses", file=where, field="responses",
-                       value=len(responses))
+        raise BadInput(
+            "a prompt needs at least two responses",
+            file=where,
+            field="responses",
+            value=len(responses),
+        )
     indices = []
     for i, response in enumerate(responses):
         field = f"responses[{i}]."
@@ -149,64 +194,89 @@ def _check_prompt_record(record: dict, where: str) -> dict:
         _optional(response, "meta", dict, where, field)
         score = _require(label, "score", (int, float), where, field + "label.")
         if not math.isfinite(score):
-            raise BadInput("expected a finite oracle score", file=where, field=field + "label.score",
-                           value=score)
+            raise BadInput(
+                "expected a finite oracle score",
+                file=where,
+                field=field + "label.score",
+                value=score,
+            )
         samples = _optional(label, "samples", list, where, field + "label.") or []
         for j, sample in enumerate(samples):
-            _optional({f"samples[{j}]": sample}, f"samples[{j}]", (int, float), where,
-                      field + "label.")
+            _optional(
+                {f"samples[{j}]": sample}, f"samples[{j}]", (int, float), where, field + "label."
+            )
         _optional(label, "cost_usd", (int, float), where, field + "label.")
         for key in ("prompt_tokens", "completion_tokens"):
             _optional(label, key, int, where, field + "label.")
     if sorted(indices) != list(range(len(responses))):
-        raise BadInput(f"sample_index values must be 0..{len(responses) - 1}, each once",
-                       file=where, field="responses[].sample_index", value=sorted(indices)[:10])
+        raise BadInput(
+            f"sample_index values must be 0..{len(responses) - 1}, each once",
+            file=where,
+            field="responses[].sample_index",
+            value=sorted(indices)[:10],
+        )
     return record
 
 
-def imported_keys(header: dict[str, Any], records: list[dict[str, Any]]) -> tuple[str, str, list[str], int]:
+def imported_keys(
+    header: dict[str, Any], records: list[dict[str, Any]]
+) -> tuple[str, str, list[str], int]:
     """(benchmark id, selection key, prompt ids, responses per prompt) of a checked benchmark
     file's contents, as :func:`store_benchmark` stores them."""
     prompt_ids = [prompt_id(r["prompt"]["text"]) for r in records]
     selection_key = content_key("imported-selection", prompt_ids)
     per_prompt = max(len(r["responses"]) for r in records)
-    benchmark_id = content_key("benchmark", selection_key, header["policy_key"], per_prompt,
-                               header["oracle_key"])
+    benchmark_id = content_key(
+        "benchmark", selection_key, header["policy_key"], per_prompt, header["oracle_key"]
+    )
     return benchmark_id, selection_key, prompt_ids, per_prompt
 
 
-def refuse_conflicts(store: Store, header: dict[str, Any], records: list[dict[str, Any]], *,
-                     file: str) -> None:
+def refuse_conflicts(
+    store: Store, header: dict[str, Any], records: list[dict[str, Any]], *, file: str
+) -> None:
     """``BadInput`` naming the first response of the file stored under the same key with
     another text, or labelled by the same oracle with another score: storing would keep the
     stored rows (insert or ignore) and silently audit them instead of the file's."""
     policy_key, oracle_key = header["policy_key"], header["oracle_key"]
     prompt_ids = imported_keys(header, records)[2]
-    located = {response_id(policy_key, pid, r["sample_index"]): (i, j, r)
-               for i, (pid, record) in enumerate(zip(prompt_ids, records))
-               for j, r in enumerate(record["responses"])}
+    located = {
+        response_id(policy_key, pid, r["sample_index"]): (i, j, r)
+        for i, (pid, record) in enumerate(zip(prompt_ids, records, strict=True))
+        for j, r in enumerate(record["responses"])
+    }
     stored_texts = {row[0]: row[4] for row in store.items.responses(list(located))}
     stored_scores = store.items.label_scores(oracle_key, list(located))
     for rid, (i, j, response) in located.items():
         where = f"records[{i}].responses[{j}]"
         if rid in stored_texts and stored_texts[rid] != response["text"]:
-            raise BadInput("the DB holds another text under this response's key (same "
-                           "policy_key, prompt and sample_index); give the file a new "
-                           "policy_key, or use another DB", file=file, field=f"{where}.text",
-                           value=_short(response["text"]))
+            raise BadInput(
+                "the DB holds another text under this response's key (same "
+                "policy_key, prompt and sample_index); give the file a new "
+                "policy_key, or use another DB",
+                file=file,
+                field=f"{where}.text",
+                value=_short(response["text"]),
+            )
         score = float(response["label"]["score"])
         if rid in stored_scores and stored_scores[rid] != score:
-            raise BadInput(f"the DB holds another label for this response from the same oracle "
-                           f"({stored_scores[rid]!r}); give the file a new oracle_key, or use "
-                           f"another DB", file=file, field=f"{where}.label.score", value=score)
+            raise BadInput(
+                f"the DB holds another label for this response from the same oracle "
+                f"({stored_scores[rid]!r}); give the file a new oracle_key, or use "
+                f"another DB",
+                file=file,
+                field=f"{where}.label.score",
+                value=score,
+            )
 
 
 def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def store_benchmark(store: Store, header: dict[str, Any], records: list[dict[str, Any]], *,
-                    origin: str) -> str:
+def store_benchmark(
+    store: Store, header: dict[str, Any], records: list[dict[str, Any]], *, origin: str
+) -> str:
     """Write a checked benchmark (from :func:`read_benchmark`) in one transaction; call
     :func:`refuse_conflicts` first."""
     policy_key, oracle_key = header["policy_key"], header["oracle_key"]
@@ -214,28 +284,51 @@ def store_benchmark(store: Store, header: dict[str, Any], records: list[dict[str
     items = store.items
     with store.transaction():
         for key, c in (header.get("components") or {}).items():
-            items.add_component(key, c.get("kind"), c.get("name"), c.get("version"),
-                                dumps(c.get("options")), bool(c.get("simulated")))
-        items.add_benchmark({
-            "id": benchmark_id, "title": header["title"], "selection_key": selection_key,
-            "policy_key": policy_key, "per_prompt": per_prompt, "oracle_key": oracle_key,
-            "simulated": int(bool(header.get("simulated"))), "origin": origin,
-            "created_at": utc_now()})
-        items.add_prompts((pid, record["prompt"]["text"], dumps(record["prompt"].get("meta") or {}))
-                          for pid, record in zip(prompt_ids, records))
+            items.add_component(
+                key,
+                c.get("kind"),
+                c.get("name"),
+                c.get("version"),
+                dumps(c.get("options")),
+                bool(c.get("simulated")),
+            )
+        items.add_benchmark(
+            {
+                "id": benchmark_id,
+                "title": header["title"],
+                "selection_key": selection_key,
+                "policy_key": policy_key,
+                "per_prompt": per_prompt,
+                "oracle_key": oracle_key,
+                "simulated": int(bool(header.get("simulated"))),
+                "origin": origin,
+                "created_at": utc_now(),
+            }
+        )
+        items.add_prompts(
+            (pid, record["prompt"]["text"], dumps(record["prompt"].get("meta") or {}))
+            for pid, record in zip(prompt_ids, records, strict=True)
+        )
         items.add_selection(selection_key, prompt_ids)
         responses, labels = [], []
-        for pid, record in zip(prompt_ids, records):
+        for pid, record in zip(prompt_ids, records, strict=True):
             for r in record["responses"]:
                 rid = response_id(policy_key, pid, r["sample_index"])
-                responses.append((rid, pid, policy_key, r["sample_index"], r["text"],
-                                  dumps(r.get("meta") or {})))
+                responses.append(
+                    (rid, pid, policy_key, r["sample_index"], r["text"], dumps(r.get("meta") or {}))
+                )
                 label = r["label"]
-                labels.append((rid, oracle_key, float(label["score"]),
-                               json.dumps(label.get("samples") or []),
-                               float(label.get("cost_usd") or 0.0),
-                               int(label.get("prompt_tokens") or 0),
-                               int(label.get("completion_tokens") or 0)))
+                labels.append(
+                    (
+                        rid,
+                        oracle_key,
+                        float(label["score"]),
+                        json.dumps(label.get("samples") or []),
+                        float(label.get("cost_usd") or 0.0),
+                        int(label.get("prompt_tokens") or 0),
+                        int(label.get("completion_tokens") or 0),
+                    )
+                )
         items.add_responses(responses)
         items.add_labels(labels)
     return benchmark_id

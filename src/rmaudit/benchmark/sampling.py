@@ -1,13 +1,13 @@
 """Prompt samplers: exact k-DPP, uniform random and stratified selection of prompt indices.
 
-The k-DPP is the RETA paper's curation step (RETA paper (arXiv 2504.14838) Sec. 3.3, "Dataset Curation
-with k-DPP Sampling"): embed the candidate pool, build the kernel ``λ·EᵀE`` over the prompts and
-draw ``k`` prompts from the k-DPP, so that the benchmark is diverse (near-duplicates repel each
-other) and representative.  The paper approximates the k-DPP with MCMC; here it is sampled
-exactly with the spectral algorithm of Kulesza & Taskar, "Determinantal Point Processes for
+The k-DPP is the RETA paper's curation step (RETA paper (arXiv 2504.14838) Sec. 3.3, "Dataset
+Curation with k-DPP Sampling"): embed the candidate pool, build the kernel ``λ·EᵀE`` over the
+prompts and draw ``k`` prompts from the k-DPP, so that the benchmark is diverse (near-duplicates
+repel each other) and representative.  The paper approximates the k-DPP with MCMC; here it is
+sampled exactly with the spectral algorithm of Kulesza & Taskar, "Determinantal Point Processes for
 Machine Learning" (2012), Alg. 8 (pick k eigenvectors) followed by the second phase of Alg. 1
-(sample the projection DPP they span).  :class:`KDPP` keeps the eigendecomposition, so that
-many draws (``kdpp(..., size=m)``) pay for it once.
+(sample the projection DPP they span).  :class:`KDPP` keeps the eigendecomposition, so that many
+draws (``kdpp(..., size=m)``) pay for it once.
 
 All samplers return sorted, distinct row indices and are deterministic for a given ``seed``.
 
@@ -38,17 +38,18 @@ from rmaudit.errors import MetricInputError
 __all__ = ["KDPP", "kdpp", "random_indices", "stratified_indices"]
 
 
-def kdpp(embeddings: Any, k: int, *, scale: float | None = None, seed: int = 0,
-         size: int | None = None) -> np.ndarray:
+def kdpp(
+    embeddings: Any, k: int, *, scale: float | None = None, seed: int = 0, size: int | None = None
+) -> np.ndarray:
     """Draw ``k`` distinct rows of ``embeddings`` exactly from the k-DPP with kernel ``scale·EEᵀ``.
 
     One draw, or with ``size=m`` an ``(m, k)`` array of ``m`` independent draws from one
     eigendecomposition (see :class:`KDPP`, which also keeps the decomposition for later draws).
     The first of the ``m`` draws is the single draw for the same ``seed``.
 
-    RETA paper (arXiv 2504.14838) Sec. 3.3 samples the benchmark prompts from the k-DPP whose L-ensemble
-    kernel is ``λ·EᵀE`` with one *column* of ``E`` per prompt; here ``embeddings`` holds one
-    *row* per item, so the kernel is ``L = scale·E Eᵀ`` and a k-subset ``S`` is drawn with
+    RETA paper (arXiv 2504.14838) Sec. 3.3 samples the benchmark prompts from the k-DPP whose
+    L-ensemble kernel is ``λ·EᵀE`` with one *column* of ``E`` per prompt; here ``embeddings`` holds
+    one *row* per item, so the kernel is ``L = scale·E Eᵀ`` and a k-subset ``S`` is drawn with
     probability ``P(S) = det(L_S) / e_k(L)``, where ``e_k(L)`` is the k-th elementary symmetric
     polynomial of the eigenvalues of ``L`` (the sum of ``det(L_S)`` over all ``|S| = k``).
 
@@ -259,8 +260,7 @@ class _Spectrum:
         # it is accurate here because `lifted` is already near-orthonormal (Gram ≈ I), and
         # several times cheaper than Householder QR on an n×k matrix.
         cholesky = np.linalg.cholesky(lifted.T @ lifted)
-        return scipy.linalg.solve_triangular(cholesky, lifted.T, lower=True,
-                                             check_finite=False).T
+        return scipy.linalg.solve_triangular(cholesky, lifted.T, lower=True, check_finite=False).T
 
 
 def _log_elementary_symmetric(log_eigenvalues: np.ndarray, k: int) -> np.ndarray:
@@ -274,8 +274,9 @@ def _log_elementary_symmetric(log_eigenvalues: np.ndarray, k: int) -> np.ndarray
     return log_e
 
 
-def _choose_eigenvectors(log_eigenvalues: np.ndarray, log_e: np.ndarray, k: int,
-                         rng: np.random.Generator) -> np.ndarray:
+def _choose_eigenvectors(
+    log_eigenvalues: np.ndarray, log_e: np.ndarray, k: int, rng: np.random.Generator
+) -> np.ndarray:
     """Kulesza & Taskar Alg. 8: indices of ``k`` eigenvalues, drawn with the k-DPP's weights
     (``log_e`` from :func:`_log_elementary_symmetric`)."""
     chosen = []
@@ -368,17 +369,17 @@ def _check_count(value: Any, field: str) -> int:
 def _check_k(k: Any, n_items: int) -> int:
     k = _check_count(k, "k")
     if k > n_items:
-        raise MetricInputError(
-            f"expected k ≤ the number of items ({n_items}), got {k}", field="k"
-        )
+        raise MetricInputError(f"expected k ≤ the number of items ({n_items}), got {k}", field="k")
     return k
 
 
 def _check_scale(scale: Any) -> float | None:
     if scale is None:
         return None
-    if isinstance(scale, bool) or not isinstance(scale, Real) or not (
-        np.isfinite(scale) and scale > 0
+    if (
+        isinstance(scale, bool)
+        or not isinstance(scale, Real)
+        or not (np.isfinite(scale) and scale > 0)
     ):
         raise MetricInputError(
             f"expected None or a finite number > 0, got {scale!r}", field="scale"

@@ -14,13 +14,12 @@ from typing import Any
 
 from rmaudit.errors import BadInput
 
-
 #: the formats :func:`read_rows` reads, by the name's ending (``.gz`` aside)
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".jsonl": "jsonl"}
 
 
 def file_format(path: Path) -> str:
-    """"jsonl", "json", "csv" or "parquet", from the name (``.gz`` aside); JSON Lines otherwise."""
+    """ "jsonl", "json", "csv" or "parquet", from the name (``.gz`` aside); JSON Lines otherwise."""
     name = path.name.lower().removesuffix(".gz")
     return next((fmt for ending, fmt in FORMATS.items() if name.endswith(ending)), "jsonl")
 
@@ -44,7 +43,9 @@ def read_rows(path: Path, fmt: str | None = None) -> Iterator[tuple[str, dict[st
     if fmt == "json":
         yield from _json_rows(path, text)
         return
-    for number, line in enumerate(text.split("\n"), start=1):  # not splitlines: JSON strings may hold U+2028
+    for number, line in enumerate(
+        text.split("\n"), start=1
+    ):  # not splitlines: JSON strings may hold U+2028
         if not line.strip():
             continue
         where = f"{path}:{number}"
@@ -64,8 +65,9 @@ def _json_rows(path: Path, text: str) -> Iterator[tuple[str, dict[str, Any]]]:
     except json.JSONDecodeError as error:
         raise BadInput(f"invalid JSON ({error.msg}, line {error.lineno})", file=str(path)) from None
     if not isinstance(records, list):
-        raise BadInput("expected a JSON array of objects", file=str(path),
-                       value=type(records).__name__)
+        raise BadInput(
+            "expected a JSON array of objects", file=str(path), value=type(records).__name__
+        )
     for number, record in enumerate(records, start=1):
         where = f"{path}:record {number}"
         if not isinstance(record, dict):
@@ -77,10 +79,13 @@ def _parquet_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise BadInput("reading Parquet needs pyarrow: pip install 'rmaudit[parquet]'",
-                       file=str(path)) from None
+        raise BadInput(
+            "reading Parquet needs pyarrow: pip install 'rmaudit[parquet]'", file=str(path)
+        ) from None
     try:
-        source = io.BytesIO(gzip.decompress(path.read_bytes())) if path.suffix.lower() == ".gz" else path
+        source = (
+            io.BytesIO(gzip.decompress(path.read_bytes())) if path.suffix.lower() == ".gz" else path
+        )
         table = pq.read_table(source)
     except Exception as error:  # pyarrow raises several types for a file that is not Parquet
         raise BadInput(f"cannot read the Parquet file ({error})", file=str(path)) from None

@@ -27,30 +27,47 @@ from rmaudit.store.lock import WriterBusy
 #: name → ("module:attribute", short help listed by ``rmaudit --help``; tests check that each
 #: command's own help starts with it)
 BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
-    "ablation": ("rmaudit.cli.ablation:ablation",
-                 "Ablations of the audit's estimators, computed from stored runs."),
-    "audit": ("rmaudit.cli.audit:audit",
-              "Audit reward models on the built-in suites, beside the length and random "
-              "baselines."),
-    "correlate": ("rmaudit.cli.regret:correlate",
-                  "Correlate every stored per-RM metric with each downstream outcome across RMs."),
-    "export": ("rmaudit.cli.export:export",
-               "Write a benchmark (prompts, responses, oracle labels) to OUT (.jsonl or .jsonl.gz)."),
-    "import": ("rmaudit.cli.import_:import_command",
-               "Import a benchmark file written by `rmaudit export` (all or nothing)."),
-    "plugins": ("rmaudit.cli.plugins:plugins_command",
-                "List plugins and their components (third-party only, unless --all)."),
-    "regret": ("rmaudit.cli.regret:regret",
-               "Print a run's regret-correlation study: error metric × correlation with "
-               "best-of-n regret."),
-    "regret-study": ("rmaudit.cli.regret_study:regret_study",
-                     "Which RM test set predicts best-of-n regret best (Rethinking RM "
-                     "Evaluation, Sec. 4)?"),
-    "report": ("rmaudit.cli.report:report",
-               "Write plots of every stored curve and a Markdown summary of a run."),
+    "ablation": (
+        "rmaudit.cli.ablation:ablation",
+        "Ablations of the audit's estimators, computed from stored runs.",
+    ),
+    "audit": (
+        "rmaudit.cli.audit:audit",
+        "Audit reward models on the built-in suites, beside the length and random baselines.",
+    ),
+    "correlate": (
+        "rmaudit.cli.regret:correlate",
+        "Correlate every stored per-RM metric with each downstream outcome across RMs.",
+    ),
+    "export": (
+        "rmaudit.cli.export:export",
+        "Write a benchmark (prompts, responses, oracle labels) to OUT (.jsonl or .jsonl.gz).",
+    ),
+    "import": (
+        "rmaudit.cli.import_:import_command",
+        "Import a benchmark file written by `rmaudit export` (all or nothing).",
+    ),
+    "plugins": (
+        "rmaudit.cli.plugins:plugins_command",
+        "List plugins and their components (third-party only, unless --all).",
+    ),
+    "regret": (
+        "rmaudit.cli.regret:regret",
+        "Print a run's regret-correlation study: error metric × correlation with best-of-n regret.",
+    ),
+    "regret-study": (
+        "rmaudit.cli.regret_study:regret_study",
+        "Which RM test set predicts best-of-n regret best (Rethinking RM Evaluation, Sec. 4)?",
+    ),
+    "report": (
+        "rmaudit.cli.report:report",
+        "Write plots of every stored curve and a Markdown summary of a run.",
+    ),
     "run": ("rmaudit.cli.run:run", "Run the audit described by RECIPE (a TOML file)."),
-    "runs": ("rmaudit.cli.runs:runs",
-             "List stored runs, newest first; with RUN_ID, print that run's summary."),
+    "runs": (
+        "rmaudit.cli.runs:runs",
+        "List stored runs, newest first; with RUN_ID, print that run's summary.",
+    ),
     "tui": ("rmaudit.cli.tui:tui", "Browse an audit DB (read-only)."),
 }
 
@@ -61,42 +78,76 @@ def load_builtin_command(name: str) -> click.Command:
 
 
 class LazyCommandsGroup(click.Group):
-    """Built-in commands load when they run; plugin commands come from the entry-point
-    plugins' ``register_commands`` hook (the built-in plugins add none)."""
+    """Built-in commands load when they run.  Plugin commands come from the plugins'
+    ``register_commands`` hook, but ``rmaudit --help`` and ``--version`` import no plugin: they
+    list the built-ins and the commands of plugins already loaded (``--plugins-dir``, or
+    registered in-process), and name the installed plugins from their entry-point metadata.
+    A command name rmaudit does not know loads the installed plugins to look for it."""
 
-    def _plugin_commands(self) -> dict[str, click.Command]:
-        from rmaudit.plugins import load_entry_point_plugins, pm
+    def _loaded_plugin_commands(self) -> dict[str, click.Command]:
+        from rmaudit.plugins import pm
 
-        load_entry_point_plugins()
         extra = click.Group()
         pm.hook.register_commands(cli=extra)
         return extra.commands
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*BUILTIN_COMMANDS, *self._plugin_commands()})
+        return sorted({*BUILTIN_COMMANDS, *self._loaded_plugin_commands()})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in BUILTIN_COMMANDS:
             return load_builtin_command(name)
-        return self._plugin_commands().get(name)
+        command = self._loaded_plugin_commands().get(name)
+        if command is None:
+            from rmaudit.plugins import load_entry_point_plugins
+
+            load_entry_point_plugins()
+            command = self._loaded_plugin_commands().get(name)
+        return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """Click's command list, with the built-ins' short help taken from BUILTIN_COMMANDS."""
-        plugin_commands = {name: command for name, command in self._plugin_commands().items()
-                           if not command.hidden}
+        """Click's command list, with the built-ins' short help taken from BUILTIN_COMMANDS,
+        then the installed plugins by name (entry-point metadata: nothing imported)."""
+        plugin_commands = {
+            name: command
+            for name, command in self._loaded_plugin_commands().items()
+            if not command.hidden
+        }
         # the built-ins stand in as bare commands holding their short help: nothing imported
-        listed = {**plugin_commands, **{name: click.Command(name, help=short_help)
-                                        for name, (_, short_help) in BUILTIN_COMMANDS.items()}}
+        listed = {
+            **plugin_commands,
+            **{
+                name: click.Command(name, help=short_help)
+                for name, (_, short_help) in BUILTIN_COMMANDS.items()
+            },
+        }
         limit = formatter.width - 6 - max(map(len, listed))
         rows = [(name, listed[name].get_short_help_str(limit)) for name in sorted(listed)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+        installed = _installed_plugin_names()
+        if installed:
+            with formatter.section("Installed plugins"):
+                formatter.write_text(
+                    f"{', '.join(installed)}. A plugin may add commands: "
+                    "'rmaudit plugins' lists each plugin's components and commands."
+                )
+
+
+def _installed_plugin_names() -> list[str]:
+    """The installed plugins autoloading would load, from their metadata alone."""
+    from rmaudit.plugins import installed_entry_points
+
+    return sorted({entry_point.name for entry_point in installed_entry_points()})
 
 
 @click.group(cls=LazyCommandsGroup)
 @click.version_option(__version__, prog_name="rmaudit")
-@click.option("--plugins-dir", type=click.Path(exists=True, file_okay=False),
-              help="Load every *.py file in this folder as a plugin.")
+@click.option(
+    "--plugins-dir",
+    type=click.Path(exists=True, file_okay=False),
+    help="Load every *.py file in this folder as a plugin.",
+)
 def cli(plugins_dir: str | None) -> None:
     """Audit reward models: does the response an RM ranks highest really hold up?"""
     if plugins_dir:
@@ -136,8 +187,11 @@ def main(argv: list[str] | None = None) -> None:
     except (click.exceptions.Abort, KeyboardInterrupt) as error:
         # click turns KeyboardInterrupt (and so Terminated) into Abort, keeping it as the cause
         terminated = isinstance(error, Terminated) or isinstance(error.__cause__, Terminated)
-        _fail(f"Interrupted ({'SIGTERM' if terminated else 'Ctrl-C'}); rerun the same command "
-              f"to resume.", INTERRUPTED_EXIT[Terminated if terminated else KeyboardInterrupt])
+        _fail(
+            f"Interrupted ({'SIGTERM' if terminated else 'Ctrl-C'}); rerun the same command "
+            f"to resume.",
+            INTERRUPTED_EXIT[Terminated if terminated else KeyboardInterrupt],
+        )
     except ModuleNotFoundError as error:  # an optional extra a component needs
         extra = OPTIONAL_MODULES.get((error.name or "").partition(".")[0])
         if extra is None:
@@ -149,18 +203,31 @@ def main(argv: list[str] | None = None) -> None:
 
 
 #: top-level modules of the optional extras (pyproject.toml) → the extra that installs them
-OPTIONAL_MODULES = {"torch": "hf", "transformers": "hf", "tokenizers": "hf", "accelerate": "hf",
-                    "textual": "tui", "textual_plotext": "tui", "matplotlib": "report",
-                    "openai": "api", "sentence_transformers": "embed", "pyarrow": "parquet",
-                    "datasets": "datasets", "ray": "ray"}
+OPTIONAL_MODULES = {
+    "torch": "hf",
+    "transformers": "hf",
+    "tokenizers": "hf",
+    "accelerate": "hf",
+    "textual": "tui",
+    "textual_plotext": "tui",
+    "matplotlib": "report",
+    "openai": "api",
+    "sentence_transformers": "embed",
+    "pyarrow": "parquet",
+    "datasets": "datasets",
+    "ray": "ray",
+}
 
 
 def _failed_run(error: BaseException) -> None:
     """The run itself failed: say so in one line, the traceback on request; exit code 1."""
     if os.environ.get("RMAUDIT_TRACEBACK"):
         traceback.print_exc()
-    _fail(f"Error: run failed: {type(error).__name__}: {error} "
-          f"(set RMAUDIT_TRACEBACK=1 for the traceback)".replace("\n", " "), 1)
+    _fail(
+        f"Error: run failed: {type(error).__name__}: {error} "
+        f"(set RMAUDIT_TRACEBACK=1 for the traceback)".replace("\n", " "),
+        1,
+    )
 
 
 def _fail(line: str, code: int) -> None:

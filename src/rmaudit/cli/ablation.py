@@ -9,10 +9,10 @@ import math
 import click
 from rich.table import Table
 
-from rmaudit.results.run_index import open_for_reading
-from rmaudit.display.formatting import eta_label, short_label
 from rmaudit.backends.simulated import SIMULATED_NOTICE
+from rmaudit.display.formatting import eta_label, short_label
 from rmaudit.display.literal import literal
+from rmaudit.results.run_index import open_for_reading
 
 from .console import console
 
@@ -29,13 +29,19 @@ def ablation() -> None:
 @ablation.command("normalizer")
 @click.argument("db_path", metavar="DB", type=click.Path(dir_okay=False))
 @click.option("--run", "run_id", help="Run id or prefix (default: the latest run).")
-@click.option("--eta", type=float, default=None,
-              help="Quantile η (default: the run's RETA η, else 0.25).")
+@click.option(
+    "--eta", type=float, default=None, help="Quantile η (default: the run's RETA η, else 0.25)."
+)
 @click.option("--rm", "rms", multiple=True, help="Only this RM (recipe label); repeatable.")
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False),
-              help="Also write per prompt: perplexity and each RM's RETA on and off (Fig. 4).")
-def normalizer(db_path: str, run_id: str | None, eta: float | None, rms: tuple[str, ...],
-               csv_path: str | None) -> None:
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(dir_okay=False),
+    help="Also write per prompt: perplexity and each RM's RETA on and off (Fig. 4).",
+)
+def normalizer(
+    db_path: str, run_id: str | None, eta: float | None, rms: tuple[str, ...], csv_path: str | None
+) -> None:
     """Per-prompt RETA with and without normalization vs prompt perplexity (RETA Sec. 4.3).
 
     The prompt perplexity is the mean over the prompt's responses of their perplexity under
@@ -50,23 +56,32 @@ def normalizer(db_path: str, run_id: str | None, eta: float | None, rms: tuple[s
     finally:
         store.close()
     tag = "  [bold yellow]SIMULATED[/]" if result.simulated else ""
-    table = Table(title=f"RETA({eta_label(result.eta)}) per prompt vs prompt perplexity, "
-                        f"normalize on / off{tag}", title_justify="left",
-                  caption=f"run {result.run_id[:12]}, {len(result.prompt_ids)} prompts; "
-                          f"prompt perplexity mean {_number(float(result.perplexity.mean()), 2)} "
-                          f"(min {_number(float(result.perplexity.min()), 2)}, "
-                          f"max {_number(float(result.perplexity.max()), 2)}); p: two-sided",
-                  caption_justify="left")
+    table = Table(
+        title=f"RETA({eta_label(result.eta)}) per prompt vs prompt perplexity, "
+        f"normalize on / off{tag}",
+        title_justify="left",
+        caption=f"run {result.run_id[:12]}, {len(result.prompt_ids)} prompts; "
+        f"prompt perplexity mean {_number(float(result.perplexity.mean()), 2)} "
+        f"(min {_number(float(result.perplexity.min()), 2)}, "
+        f"max {_number(float(result.perplexity.max()), 2)}); p: two-sided",
+        caption_justify="left",
+    )
     for name in ("RM", "normalize", "RETA (mean)"):
-        table.add_column(name, style="bold" if name == "RM" else None,
-                         justify="left" if name != "RETA (mean)" else "right")
+        table.add_column(
+            name,
+            style="bold" if name == "RM" else None,
+            justify="left" if name != "RETA (mean)" else "right",
+        )
     for label in CORRELATIONS.values():
         table.add_column(f"{label} with PPL", justify="right")
         table.add_column("p", justify="right")
     for rm in result.reward_models:
         for flag in (True, False):
-            cells = [literal(short_label(rm.label)) if flag else "", "on" if flag else "off",
-                     _number(float(rm.per_prompt(flag).mean()))]
+            cells = [
+                literal(short_label(rm.label)) if flag else "",
+                "on" if flag else "off",
+                _number(float(rm.per_prompt(flag).mean())),
+            ]
             for name in CORRELATIONS:
                 value = rm.correlations[(flag, name)]
                 cells += [_number(value.statistic), _number(value.p_value, 3)]
@@ -78,11 +93,27 @@ def normalizer(db_path: str, run_id: str | None, eta: float | None, rms: tuple[s
     if csv_path:
         with open(csv_path, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
-            writer.writerow(["prompt_id", "prompt_perplexity",
-                             *[f"{rm.label} RETA {kind}" for rm in result.reward_models
-                               for kind in ("normalized", "unnormalized")]])
+            writer.writerow(
+                [
+                    "prompt_id",
+                    "prompt_perplexity",
+                    *[
+                        f"{rm.label} RETA {kind}"
+                        for rm in result.reward_models
+                        for kind in ("normalized", "unnormalized")
+                    ],
+                ]
+            )
             for q, pid in enumerate(result.prompt_ids):
-                writer.writerow([pid, repr(float(result.perplexity[q])),
-                                 *[repr(float(rm.per_prompt(flag)[q]))
-                                   for rm in result.reward_models for flag in (True, False)]])
+                writer.writerow(
+                    [
+                        pid,
+                        repr(float(result.perplexity[q])),
+                        *[
+                            repr(float(rm.per_prompt(flag)[q]))
+                            for rm in result.reward_models
+                            for flag in (True, False)
+                        ],
+                    ]
+                )
         out.print(f"per-prompt values written to {csv_path}")

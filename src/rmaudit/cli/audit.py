@@ -20,44 +20,99 @@ from rmaudit.suites import SUITES, get_suite
 from .console import console
 
 #: click option name → recipe option name, for the model flags
-_MODEL_FLAGS = ("revision", "dtype", "max_length", "fallback_chat_template", "device",
-                "batch_size", "max_batch_tokens", "trust_remote_code")
+_MODEL_FLAGS = (
+    "revision",
+    "dtype",
+    "max_length",
+    "fallback_chat_template",
+    "device",
+    "batch_size",
+    "max_batch_tokens",
+    "trust_remote_code",
+)
 
 
 @click.command()
 @click.argument("models", nargs=-1, metavar="MODEL...")
-@click.option("--suite", "suite_names", multiple=True, type=click.Choice(list(SUITES)),
-              help="Run this suite (repeatable; default: every suite whose data is found).")
-@click.option("--data-dir", type=click.Path(file_okay=False),
-              help="Local data mirror (the layout of rmaudit's shared data folder).")
-@click.option("--db", "db_path", default="rmaudit.db", show_default=True,
-              type=click.Path(dir_okay=False), help="SQLite file that stores everything.")
+@click.option(
+    "--suite",
+    "suite_names",
+    multiple=True,
+    type=click.Choice(list(SUITES)),
+    help="Run this suite (repeatable; default: every suite whose data is found).",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    help="Local data mirror (the layout of rmaudit's shared data folder).",
+)
+@click.option(
+    "--db",
+    "db_path",
+    default="rmaudit.db",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="SQLite file that stores everything.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
-@click.option("--report", "report_dir", type=click.Path(file_okay=False),
-              help="Write each suite's plots and report.md into DIR/SUITE/, and DIR/report.md.")
-@click.option("--sample", type=click.IntRange(min=0),
-              help="Pairs drawn from each data file (0: all; default: the suite's).")
-@click.option("--list-suites", is_flag=True, help="List the suites, their data and sizes, and stop.")
+@click.option(
+    "--report",
+    "report_dir",
+    type=click.Path(file_okay=False),
+    help="Write each suite's plots and report.md into DIR/SUITE/, and DIR/report.md.",
+)
+@click.option(
+    "--sample",
+    type=click.IntRange(min=0),
+    help="Pairs drawn from each data file (0: all; default: the suite's).",
+)
+@click.option(
+    "--list-suites", is_flag=True, help="List the suites, their data and sizes, and stop."
+)
 @click.option("--dry-run", is_flag=True, help="Print each suite's plan (stored, to do) and stop.")
 @click.option("--print-recipe", is_flag=True, help="Print each suite's recipe (TOML) and stop.")
-@click.option("--match", type=click.Choice(["text", "id", "rmaudit-id"]), default="text",
-              show_default=True, help="What the rows of a scores:FILE are keyed by: prompt + "
-              "response text, your response ids, or rmaudit's response ids.")
-@click.option("--dpo-ref", metavar="REF",
-              help="Score MODEL as a DPO policy by its implicit reward against REF (dpo-implicit).")
+@click.option(
+    "--match",
+    type=click.Choice(["text", "id", "rmaudit-id"]),
+    default="text",
+    show_default=True,
+    help="What the rows of a scores:FILE are keyed by: prompt + "
+    "response text, your response ids, or rmaudit's response ids.",
+)
+@click.option(
+    "--dpo-ref",
+    metavar="REF",
+    help="Score MODEL as a DPO policy by its implicit reward against REF (dpo-implicit).",
+)
 @click.option("--revision", help="Hub branch, tag or commit of the models.")
 @click.option("--dtype", type=click.Choice(["auto", "float32", "float16", "bfloat16"]))
 @click.option("--max-length", type=click.IntRange(min=2), help="Tokens per input.")
-@click.option("--fallback-chat-template", metavar="TEMPLATE",
-              help="Jinja chat template for a tokenizer that has none.")
+@click.option(
+    "--fallback-chat-template",
+    metavar="TEMPLATE",
+    help="Jinja chat template for a tokenizer that has none.",
+)
 @click.option("--device", help="cpu, cuda, cuda:1, mps (default: cuda, else mps, else cpu).")
 @click.option("--batch-size", type=click.IntRange(min=1), help="Most sequences per forward pass.")
-@click.option("--max-batch-tokens", type=click.IntRange(min=1), help="Most tokens per forward pass.")
+@click.option(
+    "--max-batch-tokens", type=click.IntRange(min=1), help="Most tokens per forward pass."
+)
 @click.option("--trust-remote-code", is_flag=True, help="Run the checkpoint's own Python code.")
-def audit(models: tuple[str, ...], suite_names: tuple[str, ...], data_dir: str | None,
-          db_path: str, as_json: bool, report_dir: str | None, sample: int | None,
-          list_suites: bool, dry_run: bool, print_recipe: bool, match: str,
-          dpo_ref: str | None, **model_options: Any) -> None:
+def audit(
+    models: tuple[str, ...],
+    suite_names: tuple[str, ...],
+    data_dir: str | None,
+    db_path: str,
+    as_json: bool,
+    report_dir: str | None,
+    sample: int | None,
+    list_suites: bool,
+    dry_run: bool,
+    print_recipe: bool,
+    match: str,
+    dpo_ref: str | None,
+    **model_options: Any,
+) -> None:
     """Audit reward models on the built-in suites, beside the length and random baselines.
 
     MODEL is a Hugging Face id or local folder (a sequence classifier; with --dpo-ref, a DPO
@@ -85,20 +140,26 @@ def audit(models: tuple[str, ...], suite_names: tuple[str, ...], data_dir: str |
         (found.append((suite, located)) if located else skipped.append(suite))
     if not found:
         raise BadInput(f"no suite's data was found; {missing(chosen[0], data_dir).problem}")
-    tables = model_tables(list(models), {k: model_options[k] for k in _MODEL_FLAGS}, dpo_ref,
-                          match=match)
+    tables = model_tables(
+        list(models), {k: model_options[k] for k in _MODEL_FLAGS}, dpo_ref, match=match
+    )
     _audit(found, skipped, tables, db_path, as_json, report_dir, sample, dry_run, print_recipe)
 
 
-def _audit(found, skipped, tables, db_path, as_json, report_dir, sample, dry_run,
-           print_recipe) -> None:
+def _audit(
+    found, skipped, tables, db_path, as_json, report_dir, sample, dry_run, print_recipe
+) -> None:
+    from rmaudit.display.literal import literal
     from rmaudit.run import Runner, build_components
     from rmaudit.store import Store
     from rmaudit.suites.build import recipe_text, suite_recipe, suite_table
-    from rmaudit.suites.verdict import baseline_labels, suite_result
-    from rmaudit.display.literal import literal
-
-    from rmaudit.suites.verdict import flag_lines, index_markdown, results_json
+    from rmaudit.suites.verdict import (
+        baseline_labels,
+        flag_lines,
+        index_markdown,
+        results_json,
+        suite_result,
+    )
 
     from .audit_output import closing_table
     from .render import RichProgress, plan_table, work_line
@@ -107,12 +168,17 @@ def _audit(found, skipped, tables, db_path, as_json, report_dir, sample, dry_run
     out, err = console(), console(stderr=True)
     planned = []
     for suite, located in found:
-        table = suite_table(suite, located, tables,
-                            sample=suite.sample if sample is None else (sample or None))
+        table = suite_table(
+            suite, located, tables, sample=suite.sample if sample is None else (sample or None)
+        )
         planned.append((suite, located, table, suite_recipe(suite, table)))
     for suite in skipped:
-        err.print(literal(f"skipped suite {suite.name}: no data found "
-                          f"(rmaudit audit --list-suites says where it comes from)"))
+        err.print(
+            literal(
+                f"skipped suite {suite.name}: no data found "
+                f"(rmaudit audit --list-suites says where it comes from)"
+            )
+        )
     if print_recipe:
         for suite, _, table, _ in planned:
             click.echo(recipe_text(suite, table))
@@ -122,16 +188,25 @@ def _audit(found, skipped, tables, db_path, as_json, report_dir, sample, dry_run
     if dry_run:
         for suite, located, _, recipe, components in planned:
             counts = Runner(recipe, Store.open_readonly(db_path), components=components).plan()
-            out.print(plan_table(counts, f"plan for suite {suite.name} (data: {located.where}; "
-                                         f"db: {db_path}); nothing was run"))
+            out.print(
+                plan_table(
+                    counts,
+                    f"plan for suite {suite.name} (data: {located.where}; "
+                    f"db: {db_path}); nothing was run",
+                )
+            )
         return
     baselines = baseline_labels(tables)
     results, located_by_suite = [], {}
     store = Store.open(db_path)
     try:
         for suite, located, _, recipe, components in planned:
-            err.print(literal(f"suite {suite.name}: {suite.title} — data {located.version} "
-                              f"({located.where})"), style="bold")
+            err.print(
+                literal(
+                    f"suite {suite.name}: {suite.title} — data {located.version} ({located.where})"
+                ),
+                style="bold",
+            )
             with RichProgress(err) as progress:
                 result = Runner(recipe, store, progress, components).run()
             err.print(literal(work_line(result.counts)))
@@ -146,14 +221,20 @@ def _audit(found, skipped, tables, db_path, as_json, report_dir, sample, dry_run
     finally:
         store.close()
     if as_json:
-        sys.stdout.write(json.dumps(results_json(results, located_by_suite, db_path),
-                                    indent=2, allow_nan=False) + "\n")
+        sys.stdout.write(
+            json.dumps(results_json(results, located_by_suite, db_path), indent=2, allow_nan=False)
+            + "\n"
+        )
     else:
         out.print(closing_table(results))
         for line in flag_lines(results):
             out.print(literal(line), style="bold red")
-        out.print(literal(f"stored in {db_path}; rerun to reuse every stored score; browse: "
-                          f"rmaudit tui {db_path}"))
+        out.print(
+            literal(
+                f"stored in {db_path}; rerun to reuse every stored score; browse: "
+                f"rmaudit tui {db_path}"
+            )
+        )
     if report_dir:
         index = Path(report_dir) / "report.md"
         index.write_text(index_markdown(results, written, db_path), encoding="utf-8")
@@ -164,8 +245,9 @@ def _reports(store, results, report_dir: Path) -> dict[str, Path]:
     try:  # matplotlib is an optional extra
         from rmaudit.report import write_report
     except ImportError as error:
-        raise click.ClickException(f"--report needs the 'report' extra: pip install "
-                                   f"'rmaudit[report]' ({error})") from None
+        raise click.ClickException(
+            f"--report needs the 'report' extra: pip install 'rmaudit[report]' ({error})"
+        ) from None
     written = {}
     for result in results:
         paths = write_report(store, result.run_id, report_dir / result.suite.name)

@@ -3,14 +3,14 @@ of each suite's headline numbers per model, the baselines beside them."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from rich.table import Table
 
 from rmaudit.display.formatting import format_number
+from rmaudit.display.literal import literal
 from rmaudit.suites import SUITES
 from rmaudit.suites.verdict import SuiteResult
-from rmaudit.display.literal import literal
 
 
 def suites_table(data_dir: str | None, locate: Callable) -> Table:
@@ -20,30 +20,49 @@ def suites_table(data_dir: str | None, locate: Callable) -> Table:
         table.add_column(header, overflow="fold", no_wrap=header == "suite")
     for suite in SUITES.values():
         located = locate(suite, data_dir, download=False)
-        where = located.where if located else ("no: hub download when named with --suite"
-                                               if suite.hub else f"no: fetch {suite.fetch}")
+        where = (
+            located.where
+            if located
+            else (
+                "no: hub download when named with --suite"
+                if suite.hub
+                else f"no: fetch {suite.fetch}"
+            )
+        )
         origin = suite.origin
         if suite.hub:
-            origin += (f"; from the hub: hf.co/datasets/{suite.hub.repo} at revision "
-                       f"{suite.hub.revision!r}, not pinned yet: the commit it resolves to is "
-                       "recorded with each run")
+            origin += (
+                f"; from the hub: hf.co/datasets/{suite.hub.repo} at revision "
+                f"{suite.hub.revision!r}, not pinned yet: the commit it resolves to is "
+                "recorded with each run"
+            )
         table.add_row(suite.name, suite.measures, suite.size, origin, literal(where))
     return table
 
 
 def closing_table(results: list[SuiteResult]) -> Table:
     """One row per suite × model: the suite's headline numbers, and the verdict on length."""
-    table = Table(title="audit summary (a model must beat length on the first number)",
-                  title_justify="left")
+    table = Table(
+        title="audit summary (a model must beat length on the first number)", title_justify="left"
+    )
     for header in ("suite", "model", "numbers", "vs length"):
         table.add_column(header, overflow="fold")
     for result in results:
         for index, model in enumerate(result.models):
-            numbers = " · ".join(f"{name} {format_number(value)}" for name, value in model.values.items())
-            verdict = {None: "baseline" if model.baseline else "", True: "beats length",
-                       False: "⚠ does not beat length"}[model.beats_length]
-            table.add_row(result.suite.name if index == 0 else "", literal(model.label),
-                          numbers, verdict,
-                          style="red" if model.beats_length is False else None,
-                          end_section=index == len(result.models) - 1)
+            numbers = " · ".join(
+                f"{name} {format_number(value)}" for name, value in model.values.items()
+            )
+            verdict = {
+                None: "baseline" if model.baseline else "",
+                True: "beats length",
+                False: "⚠ does not beat length",
+            }[model.beats_length]
+            table.add_row(
+                result.suite.name if index == 0 else "",
+                literal(model.label),
+                numbers,
+                verdict,
+                style="red" if model.beats_length is False else None,
+                end_section=index == len(result.models) - 1,
+            )
     return table

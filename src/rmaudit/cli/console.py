@@ -9,7 +9,6 @@ from typing import TextIO
 
 from rich.console import Console
 
-
 #: the width of output to a file or pipe: no limit, so tables take their natural width
 UNLIMITED = 100_000
 

@@ -13,9 +13,14 @@ from rmaudit.results.run_index import open_for_reading
 
 @click.command()
 @click.argument("out", type=click.Path(dir_okay=False))
-@click.option("--db", "db_path", default="rmaudit.db", show_default=True, type=click.Path(dir_okay=False))
-@click.option("--benchmark", "benchmark_id", help="Benchmark id or prefix (default: the only one, "
-              "or the one of the latest run).")
+@click.option(
+    "--db", "db_path", default="rmaudit.db", show_default=True, type=click.Path(dir_okay=False)
+)
+@click.option(
+    "--benchmark",
+    "benchmark_id",
+    help="Benchmark id or prefix (default: the only one, or the one of the latest run).",
+)
 def export(out: str, db_path: str, benchmark_id: str | None) -> None:
     """Write a benchmark (prompts, responses, oracle labels) to OUT (.jsonl or .jsonl.gz)."""
     store = open_for_reading(db_path)  # a missing, foreign or newer DB is BadInput: exit code 2
@@ -24,8 +29,12 @@ def export(out: str, db_path: str, benchmark_id: str | None) -> None:
         if benchmark_id:
             ids = [i for i in ids if i.startswith(benchmark_id)]
             if len(ids) != 1:
-                raise BadInput("no such benchmark" if not ids else "benchmark id prefix is ambiguous",
-                               file=db_path, field="--benchmark", value=benchmark_id)
+                raise BadInput(
+                    "no such benchmark" if not ids else "benchmark id prefix is ambiguous",
+                    file=db_path,
+                    field="--benchmark",
+                    value=benchmark_id,
+                )
         if not ids:
             raise BadInput("no benchmark stored; run a recipe first", file=db_path)
         count = export_benchmark(store, ids[0], Path(out))

@@ -30,4 +30,4 @@ def fitting(out: Console, layouts: list[Layout]) -> list[Table]:
 def width(out: Console, table: Table) -> int:
     """The columns ``table`` takes when nothing in it wraps (but labels capped by a column's
     ``max_width``)."""
-    return Measurement.get(out, out.options.update_width(10 ** 6), table).maximum
+    return Measurement.get(out, out.options.update_width(10**6), table).maximum

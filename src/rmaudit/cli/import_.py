@@ -12,7 +12,9 @@ from rmaudit.store import Store
 
 @click.command(name="import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
-@click.option("--db", "db_path", default="rmaudit.db", show_default=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--db", "db_path", default="rmaudit.db", show_default=True, type=click.Path(dir_okay=False)
+)
 def import_command(path: str, db_path: str) -> None:
     """Import a benchmark file written by `rmaudit export` (all or nothing)."""
     header, records = read_benchmark(Path(path))  # checked before the DB is touched
@@ -25,8 +27,12 @@ def import_command(path: str, db_path: str) -> None:
             stored.close()
     store = Store.open(db_path)
     try:
-        benchmark_id = store_benchmark(store, header, records, origin=f"imported from {Path(path).name}")
+        benchmark_id = store_benchmark(
+            store, header, records, origin=f"imported from {Path(path).name}"
+        )
     finally:
         store.close()
-    click.echo(f"imported benchmark {benchmark_id} into {db_path}; audit it with a recipe whose "
-               f"[benchmark] file = {path!r}")
+    click.echo(
+        f"imported benchmark {benchmark_id} into {db_path}; audit it with a recipe whose "
+        f"[benchmark] file = {path!r}"
+    )

@@ -1,5 +1,6 @@
-"""``rmaudit regret [DB]``: a stored regret-correlation study in Rethinking RM Evaluation's Table 1 / Table 4
-layout, and ``rmaudit correlate DB --downstream FILE``: which stored metric predicts your own
+"""``rmaudit regret [DB]``: a stored regret-correlation study in Rethinking RM Evaluation's Table 1
+/ Table 4 layout, and ``rmaudit correlate DB --downstream FILE``: which stored metric predicts your
+own
 downstream results?"""
 
 from __future__ import annotations
@@ -13,16 +14,15 @@ import numpy as np
 from rich.table import Table
 from rich.text import Text
 
-from rmaudit.results.run_index import open_for_reading, resolve_run
-from rmaudit.components import RUN_LEVEL
-from rmaudit.errors import BadInput
-from rmaudit.display.formatting import short_label
-from rmaudit.metrics.regret import (correlate_across, goodhart_from_accuracy,
-                                    permutation_p_values)
-from rmaudit.results.regret import load_studies, study_table
-from rmaudit.components.vocabulary import REGRET_SUMMARY
 from rmaudit.backends.simulated import SIMULATED_NOTICE
+from rmaudit.components import RUN_LEVEL
+from rmaudit.components.vocabulary import REGRET_SUMMARY
+from rmaudit.display.formatting import short_label
 from rmaudit.display.literal import assemble, literal
+from rmaudit.errors import BadInput
+from rmaudit.metrics.regret import correlate_across, goodhart_from_accuracy, permutation_p_values
+from rmaudit.results.regret import load_studies, study_table
+from rmaudit.results.run_index import open_for_reading, resolve_run
 
 from .console import console
 
@@ -34,9 +34,12 @@ def _cell(value: float | None, digits: int = 3) -> str:
 @click.command("regret")
 @click.argument("db_path", metavar="[DB]", default="rmaudit.db", type=click.Path(dir_okay=False))
 @click.option("--run", "run_id", help="Run id or prefix (default: the latest run).")
-@click.option("--pairs", is_flag=True,
-              help="Also print each gold's proxies: accuracy, NDR, and the NDR the Regressional "
-                   "Goodhart normal model predicts from that accuracy (Rethinking RM Evaluation, Fig. 8).")
+@click.option(
+    "--pairs",
+    is_flag=True,
+    help="Also print each gold's proxies: accuracy, NDR, and the NDR the Regressional "
+    "Goodhart normal model predicts from that accuracy (Rethinking RM Evaluation, Fig. 8).",
+)
 def regret(db_path: str, run_id: str | None, pairs: bool) -> None:
     """Print a run's regret-correlation study: error metric × correlation with best-of-n regret."""
     store = open_for_reading(db_path)
@@ -47,9 +50,13 @@ def regret(db_path: str, run_id: str | None, pairs: bool) -> None:
     finally:
         store.close()
     if not studies:
-        raise BadInput("run has no regret-correlation results; add a [[metrics]] entry with "
-                       "name = \"regret-correlation\" to the recipe", file=db_path,
-                       field="run", value=run)
+        raise BadInput(
+            "run has no regret-correlation results; add a [[metrics]] entry with "
+            'name = "regret-correlation" to the recipe',
+            file=db_path,
+            field="run",
+            value=run,
+        )
     out = console()
     for label, rows in studies.items():
         out.print(_study_table(label, rows, simulated))
@@ -64,12 +71,18 @@ def regret(db_path: str, run_id: str | None, pairs: bool) -> None:
 def _study_table(label: str, rows: list[dict], simulated: bool) -> Table:
     study = study_table(label, rows)
     tag = Text("  SIMULATED", style="bold yellow") if simulated else ""
-    table = Table(title=assemble(f"{label}: error metric vs policy regret (best-of-{study.n} NDR)",
-                                 tag),
-                  title_justify="left", caption=study.caption, caption_justify="left")
+    table = Table(
+        title=assemble(f"{label}: error metric vs policy regret (best-of-{study.n} NDR)", tag),
+        title_justify="left",
+        caption=study.caption,
+        caption_justify="left",
+    )
     for index, header in enumerate(study.headers):
-        table.add_column(literal(header), style="bold" if index == 0 else None,
-                         justify="left" if index == 0 else "right")
+        table.add_column(
+            literal(header),
+            style="bold" if index == 0 else None,
+            justify="left" if index == 0 else "right",
+        )
     for row in study.rows:
         table.add_row(*(literal(cell) for cell in row))
     return table
@@ -80,8 +93,10 @@ def _pair_tables(params: dict) -> list[Table]:
     accuracy = params["error"].get("accuracy")
     tables = []
     for g, gold in enumerate(golds):
-        table = Table(title=literal(f"gold = {short_label(gold)}: proxies by "
-                                    f"best-of-{params['n']} NDR"), title_justify="left")
+        table = Table(
+            title=literal(f"gold = {short_label(gold)}: proxies by best-of-{params['n']} NDR"),
+            title_justify="left",
+        )
         table.add_column("proxy", style="bold")
         if accuracy is not None:
             table.add_column("accuracy", justify="right")
@@ -105,13 +120,18 @@ def _pair_tables(params: dict) -> list[Table]:
 
 @click.command("correlate")
 @click.argument("db_path", metavar="DB", type=click.Path(dir_okay=False))
-@click.option("--downstream", "downstream", required=True,
-              type=click.Path(exists=True, dir_okay=False),
-              help="CSV: a column of RM labels (the recipe's labels), then one numeric column "
-                   "per downstream outcome (RLHF win rate, PPO regret, human eval, …).")
+@click.option(
+    "--downstream",
+    "downstream",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="CSV: a column of RM labels (the recipe's labels), then one numeric column "
+    "per downstream outcome (RLHF win rate, PPO regret, human eval, …).",
+)
 @click.option("--run", "run_id", help="Run id or prefix (default: the latest run).")
-@click.option("--rm-column", default=None,
-              help="Name of the RM label column (default: the first column).")
+@click.option(
+    "--rm-column", default=None, help="Name of the RM label column (default: the first column)."
+)
 def correlate(db_path: str, downstream: str, run_id: str | None, rm_column: str | None) -> None:
     """Correlate every stored per-RM metric with each downstream outcome across RMs.
 
@@ -128,26 +148,34 @@ def correlate(db_path: str, downstream: str, run_id: str | None, rm_column: str 
         store.close()
     unknown = [label for label in order if label not in labels.values()]
     if unknown:
-        raise BadInput(f"RM label not in run {run[:10]} (its RMs: {', '.join(labels.values())})",
-                       file=downstream, field=label_column, value=unknown[0])
+        raise BadInput(
+            f"RM label not in run {run[:10]} (its RMs: {', '.join(labels.values())})",
+            file=downstream,
+            field=label_column,
+            value=unknown[0],
+        )
     if len(order) < 3:
-        raise BadInput(f"expected at least 3 RMs to correlate across, got {len(order)}",
-                       file=downstream)
+        raise BadInput(
+            f"expected at least 3 RMs to correlate across, got {len(order)}", file=downstream
+        )
     columns: dict[tuple[str, str], dict[str, float]] = {}
     titles: dict[tuple[str, str], str] = {}
     for row in metric_rows:
         ident = (row["metric"], row["key"])
         columns.setdefault(ident, {})[labels[row["rm_key"]]] = row["value"]
-        titles[ident] = row["label"] if row["label"] == row["metric"] else \
-            f"{row['metric']}: {row['label']}"
+        titles[ident] = (
+            row["label"] if row["label"] == row["metric"] else f"{row['metric']}: {row['label']}"
+        )
     out = console()
     for outcome, values in outcomes.items():
-        table = Table(title=literal(f"which stored metric predicts {outcome!r}? "
-                                    f"({len(order)} RMs)"),
-                      title_justify="left",
-                      caption="correlation across RMs (p: two-sided permutation test, "
-                              + ("exact" if len(order) <= 8 else "20,000 permutations") + ")",
-                      caption_justify="left")
+        table = Table(
+            title=literal(f"which stored metric predicts {outcome!r}? ({len(order)} RMs)"),
+            title_justify="left",
+            caption="correlation across RMs (p: two-sided permutation test, "
+            + ("exact" if len(order) <= 8 else "20,000 permutations")
+            + ")",
+            caption_justify="left",
+        )
         for header in ("metric", "Kendall τ", "Pearson", "Spearman"):
             table.add_column(header, justify="left" if header == "metric" else "right")
         y = np.array([values[label] for label in order])
@@ -156,41 +184,52 @@ def correlate(db_path: str, downstream: str, run_id: str | None, rm_column: str 
                 continue  # the metric was not computed for every RM in the file
             x = np.array([by_rm[label] for label in order])
             stats, p = correlate_across(x, y), permutation_p_values(x, y)
-            table.add_row(literal(titles[ident]), *(f"{stats[s]:+.3f} (p={p[s]:.3g})"
-                                           for s in ("kendall", "pearson", "spearman")))
+            table.add_row(
+                literal(titles[ident]),
+                *(f"{stats[s]:+.3f} (p={p[s]:.3g})" for s in ("kendall", "pearson", "spearman")),
+            )
         out.print(table)
 
 
-def _read_downstream(path: Path, rm_column: str | None
-                     ) -> tuple[dict[str, dict[str, float]], list[str], str]:
+def _read_downstream(
+    path: Path, rm_column: str | None
+) -> tuple[dict[str, dict[str, float]], list[str], str]:
     """{outcome: {rm label: value}}, the RM labels in file order, and the label column."""
     with open(path, newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
         header = reader.fieldnames or []
         rows = list(reader)
     if len(header) < 2:
-        raise BadInput("expected a header with an RM label column and at least one outcome "
-                       "column", file=str(path), value=",".join(header))
+        raise BadInput(
+            "expected a header with an RM label column and at least one outcome column",
+            file=str(path),
+            value=",".join(header),
+        )
     key = rm_column or header[0]
     if key not in header:
-        raise BadInput(f"no such column (columns: {', '.join(header)})", file=str(path),
-                       field="--rm-column", value=key)
+        raise BadInput(
+            f"no such column (columns: {', '.join(header)})",
+            file=str(path),
+            field="--rm-column",
+            value=key,
+        )
     outcomes: dict[str, dict[str, float]] = {name: {} for name in header if name != key}
     order: list[str] = []
     for number, row in enumerate(rows, start=2):
         label = (row[key] or "").strip()
         if label in order:
-            raise BadInput("RM label listed twice", file=f"{path}:{number}", field=key,
-                           value=label)
+            raise BadInput("RM label listed twice", file=f"{path}:{number}", field=key, value=label)
         order.append(label)
         for name in outcomes:
             try:
                 value = float(row[name])
             except (TypeError, ValueError):
-                raise BadInput("expected a number", file=f"{path}:{number}", field=name,
-                               value=row[name]) from None
+                raise BadInput(
+                    "expected a number", file=f"{path}:{number}", field=name, value=row[name]
+                ) from None
             if not math.isfinite(value):
-                raise BadInput("expected a finite number", file=f"{path}:{number}", field=name,
-                               value=value)
+                raise BadInput(
+                    "expected a finite number", file=f"{path}:{number}", field=name, value=value
+                )
             outcomes[name][label] = value
     return outcomes, order, key

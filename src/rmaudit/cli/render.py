@@ -6,16 +6,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from rmaudit.display.formatting import LABEL_MAX, one_line
 from rmaudit.display.literal import literal
 
 if TYPE_CHECKING:  # the runner is not needed to draw a table
-    from rmaudit.run.costs import CostLine
     from rmaudit.run import StageCount
+    from rmaudit.run.costs import CostLine
 
 
 class RichProgress:
@@ -23,12 +30,18 @@ class RichProgress:
 
     def __init__(self, console: Console) -> None:
         # markup=False: a stage names an RM by its label, text from the recipe
-        self.bars = Progress(TextColumn("{task.description:<28}", markup=False), BarColumn(),
-                             MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
-                             TimeRemainingColumn(), console=console)
+        self.bars = Progress(
+            TextColumn("{task.description:<28}", markup=False),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=console,
+        )
         self.tasks: dict[str, TaskID] = {}
 
-    def __enter__(self) -> "RichProgress":
+    def __enter__(self) -> RichProgress:
         self.bars.start()
         return self
 
@@ -36,8 +49,9 @@ class RichProgress:
         self.bars.stop()
 
     def start(self, stage: str, total: int, done: int) -> None:
-        self.tasks[stage] = self.bars.add_task(one_line(stage, LABEL_MAX), total=total,
-                                               completed=done)
+        self.tasks[stage] = self.bars.add_task(
+            one_line(stage, LABEL_MAX), total=total, completed=done
+        )
 
     def advance(self, stage: str, amount: int) -> None:
         self.bars.advance(self.tasks[stage], amount)
@@ -53,20 +67,29 @@ def plan_table(counts: list[StageCount], title: str) -> Table:
         table.add_column(header, justify="left" if header == "stage" else "right")
     for c in counts:  # a stage names an RM by its label: text from the recipe
         bound = "≤ " if c.at_most else ""  # counted before the work it depends on is done
-        table.add_row(literal(c.stage), f"{bound}{c.total:,}", f"{c.stored:,}",
-                      f"{bound}{c.pending:,}", f"{bound}{c.pending * c.calls_per_item:,}")
+        table.add_row(
+            literal(c.stage),
+            f"{bound}{c.total:,}",
+            f"{c.stored:,}",
+            f"{bound}{c.pending:,}",
+            f"{bound}{c.pending * c.calls_per_item:,}",
+        )
     return table
 
 
 def work_line(counts: list[StageCount]) -> str:
     """'new: 25,600 responses, ...' or that nothing new was needed."""
     done = [f"{c.pending:,} {one_line(c.stage, LABEL_MAX)}" for c in counts if c.pending]
-    return "new work: " + ", ".join(done) if done else "new work: none (everything was already stored)"
+    return (
+        "new work: " + ", ".join(done) if done else "new work: none (everything was already stored)"
+    )
 
 
 def cost_table(lines: list[CostLine]) -> Table:
-    table = Table(title="estimated API cost of the work to do (≈ 4 characters per token)",
-                  title_justify="left")
+    table = Table(
+        title="estimated API cost of the work to do (≈ 4 characters per token)",
+        title_justify="left",
+    )
     for header in ("stage", "component", "items", "USD"):
         table.add_column(header, justify="left" if header in ("stage", "component") else "right")
     for line in lines:
@@ -76,5 +99,3 @@ def cost_table(lines: list[CostLine]) -> Table:
     if known:
         table.add_row("total", "", "", f"{sum(known):,.2f}")
     return table
-
-

@@ -5,16 +5,19 @@ from __future__ import annotations
 import click
 
 from rmaudit.errors import BadInput
-
 from rmaudit.results.run_index import open_for_reading, resolve_run
 
 
 @click.command()
 @click.argument("db_path", metavar="[DB]", default="rmaudit.db", type=click.Path(dir_okay=False))
 @click.option("--run", "run_id", help="Run id or prefix (default: the latest run).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False),
-              help="Folder for report.md and the PNGs, created if missing (default: beside the "
-                   "DB, named after it: audit.db → audit-report/).")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    help="Folder for report.md and the PNGs, created if missing (default: beside the "
+    "DB, named after it: audit.db → audit-report/).",
+)
 def report(db_path: str, run_id: str | None, out_dir: str | None) -> None:
     """Write plots of every stored curve and a Markdown summary of a run."""
     store = open_for_reading(db_path)  # a missing, foreign or newer DB is BadInput: exit code 2
@@ -23,8 +26,10 @@ def report(db_path: str, run_id: str | None, out_dir: str | None) -> None:
         try:  # matplotlib is an optional extra
             from rmaudit.report import default_out_dir, write_report
         except ImportError as error:
-            raise BadInput(f"the report needs the 'report' extra: "
-                           f"pip install 'rmaudit[report]' ({error})", field="report") from None
+            raise BadInput(
+                f"the report needs the 'report' extra: pip install 'rmaudit[report]' ({error})",
+                field="report",
+            ) from None
         written = write_report(store, run, out_dir or default_out_dir(db_path))
     finally:
         store.close()

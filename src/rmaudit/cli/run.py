@@ -7,14 +7,14 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from rmaudit.run.costs import estimate_costs
-from rmaudit.recipe import load_recipe
-from rmaudit.run import Runner, build_components
+from rmaudit.display.literal import literal
 from rmaudit.errors import BadInput
+from rmaudit.recipe import load_recipe
 from rmaudit.results.run_index import list_runs, open_for_reading
+from rmaudit.run import Runner, build_components
+from rmaudit.run.costs import estimate_costs
 from rmaudit.store import Store
 from rmaudit.store.lock import WriterLock
-from rmaudit.display.literal import literal
 
 from .console import console
 from .render import RichProgress, cost_table, plan_table, work_line
@@ -23,13 +23,25 @@ from .summary import print_summary
 
 @click.command()
 @click.argument("recipe_path", metavar="RECIPE", type=click.Path(dir_okay=False))
-@click.option("--db", "db_path", default="rmaudit.db", show_default=True, type=click.Path(dir_okay=False),
-              help="SQLite file that stores everything.")
-@click.option("--resume/--fresh", default=True, show_default=True,
-              help="--fresh deletes the DB first and starts from nothing; a DB that also holds "
-                   "other recipes' runs is deleted only with --yes.")
+@click.option(
+    "--db",
+    "db_path",
+    default="rmaudit.db",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="SQLite file that stores everything.",
+)
+@click.option(
+    "--resume/--fresh",
+    default=True,
+    show_default=True,
+    help="--fresh deletes the DB first and starts from nothing; a DB that also holds "
+    "other recipes' runs is deleted only with --yes.",
+)
 @click.option("--yes", is_flag=True, help="Confirm that --fresh deletes other recipes' runs too.")
-@click.option("--dry-run", is_flag=True, help="Print the plan (items, stored, to do, oracle calls) and stop.")
+@click.option(
+    "--dry-run", is_flag=True, help="Print the plan (items, stored, to do, oracle calls) and stop."
+)
 def run(recipe_path: str, db_path: str, resume: bool, yes: bool, dry_run: bool) -> None:
     """Run the audit described by RECIPE (a TOML file)."""
     recipe = load_recipe(recipe_path)
@@ -55,8 +67,12 @@ def run(recipe_path: str, db_path: str, resume: bool, yes: bool, dry_run: bool) 
         return
     if not resume:
         _delete_db(db_path, recipe.run_key, yes, err)
-    store = Store.open(db_path, waiting=lambda pid: err.print(literal(
-        f"waiting: another rmaudit run is writing {db_path} (pid {pid or '?'})")))
+    store = Store.open(
+        db_path,
+        waiting=lambda pid: err.print(
+            literal(f"waiting: another rmaudit run is writing {db_path} (pid {pid or '?'})")
+        ),
+    )
     try:
         runner.attach(store)
         with RichProgress(err) as progress:
@@ -66,8 +82,12 @@ def run(recipe_path: str, db_path: str, resume: bool, yes: bool, dry_run: bool) 
         for note in result.notes:
             err.print(literal(note))
         print_summary(out, store, result.run_id, db_path)
-        out.print(literal(f"stored in {db_path} (run {result.run_id}); browse it: rmaudit tui "
-                          f"{db_path} (needs rmaudit[tui]), plots: rmaudit report {db_path}"))
+        out.print(
+            literal(
+                f"stored in {db_path} (run {result.run_id}); browse it: rmaudit tui "
+                f"{db_path} (needs rmaudit[tui]), plots: rmaudit report {db_path}"
+            )
+        )
     finally:
         store.close()
 
@@ -85,9 +105,12 @@ def _delete_db(db_path: str, run_id: str, yes: bool, err: Console) -> None:
     others = [run for run in runs if run.id != run_id]
     if others and not yes:
         titles = ", ".join(repr(run.title) for run in others[:3]) + ", …" * (len(others) > 3)
-        raise BadInput(f"--fresh would delete the whole DB, with {len(others)} run(s) of other "
-                       f"recipes ({titles}); add --yes to delete them, or use another --db",
-                       file=db_path, field="--fresh")
+        raise BadInput(
+            f"--fresh would delete the whole DB, with {len(others)} run(s) of other "
+            f"recipes ({titles}); add --yes to delete them, or use another --db",
+            file=db_path,
+            field="--fresh",
+        )
     lock = WriterLock.acquire(db_path)  # not while another run writes it
     try:
         for suffix in ("", "-wal", "-shm"):

@@ -6,17 +6,23 @@ import click
 from rich.table import Table
 
 from rmaudit.display.formatting import LABEL_MAX, one_line
-from rmaudit.results.run_index import RunRow, list_runs, open_for_reading, resolve_run
 from rmaudit.display.literal import assemble, literal
+from rmaudit.results.run_index import RunRow, list_runs, open_for_reading, resolve_run
 
 from .console import console
 from .fit import LABEL_WIDTH, fitting
 
 
 @click.command()
-@click.option("--db", "db_path", default="rmaudit.db", show_default=True, type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True,
-              help="Print every stored metric and curve (of RUN_ID, or of every run) as JSON.")
+@click.option(
+    "--db", "db_path", default="rmaudit.db", show_default=True, type=click.Path(dir_okay=False)
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print every stored metric and curve (of RUN_ID, or of every run) as JSON.",
+)
 @click.argument("run_id", required=False)
 def runs(db_path: str, run_id: str | None, as_json: bool) -> None:
     """List stored runs, newest first; with RUN_ID, print that run's summary."""
@@ -54,14 +60,22 @@ def _runs_table(rows: list[RunRow], cap: int | None) -> Table:
     table.add_column("run", no_wrap=True)
     table.add_column("title", overflow="fold", max_width=cap)
     for header in ("status", "world", "prompts", "N", "RMs", "created"):
-        table.add_column(header, no_wrap=True,
-                         justify="right" if header in ("prompts", "N", "RMs") else "left")
+        table.add_column(
+            header, no_wrap=True, justify="right" if header in ("prompts", "N", "RMs") else "left"
+        )
     table.add_column("recipe", overflow="fold", max_width=cap and cap - 8)
     for run in rows:
-        table.add_row(run.id[:10], literal(one_line(run.title, 2 * LABEL_MAX)), literal(run.status),
-                      "SIMULATED" if run.simulated else "real", f"{run.prompts:,}",
-                      str(run.per_prompt or "pairs"), str(run.reward_models),
-                      run.created_at.replace("T", " ")[:16], literal(run.recipe_path))
+        table.add_row(
+            run.id[:10],
+            literal(one_line(run.title, 2 * LABEL_MAX)),
+            literal(run.status),
+            "SIMULATED" if run.simulated else "real",
+            f"{run.prompts:,}",
+            str(run.per_prompt or "pairs"),
+            str(run.reward_models),
+            run.created_at.replace("T", " ")[:16],
+            literal(run.recipe_path),
+        )
     return table
 
 
@@ -76,8 +90,12 @@ def _narrow_runs_table(rows: list[RunRow]) -> Table:
     table.add_column("created", no_wrap=True)
     for run in rows:
         size = f"{run.prompts:,}×{run.per_prompt}" if run.per_prompt else "pairs"
-        table.add_row(run.id[:10], assemble(one_line(run.title, 2 * LABEL_MAX), "\n",
-                                            (run.recipe_path, "dim")),
-                      assemble(run.status, ("\nSIM." if run.simulated else "", "yellow")),
-                      size, str(run.reward_models), run.created_at[:10])
+        table.add_row(
+            run.id[:10],
+            assemble(one_line(run.title, 2 * LABEL_MAX), "\n", (run.recipe_path, "dim")),
+            assemble(run.status, ("\nSIM." if run.simulated else "", "yellow")),
+            size,
+            str(run.reward_models),
+            run.created_at[:10],
+        )
     return table

@@ -11,19 +11,34 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import pairwise
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from rmaudit.components.vocabulary import (
+    REGRET_SUMMARY,
+    RETA_CURVE,
+    SHIFT_QUANTITIES,
+    in_oracle_units,
+    shift_curve_key,
+    shift_curve_target,
+)
 from rmaudit.display.formatting import eta_label, format_number, short_label, sparkline, spread
+from rmaudit.display.literal import assemble, literal
 from rmaudit.results.legend import legend
 from rmaudit.results.regret import StudyTable, load_studies, study_table
-from rmaudit.results.summary import Cell, Column, Curve, OracleScale, RunSummary, load_summary, oracle_scale
+from rmaudit.results.summary import (
+    Cell,
+    Column,
+    Curve,
+    OracleScale,
+    RunSummary,
+    load_summary,
+    oracle_scale,
+)
 from rmaudit.store import Store
-from rmaudit.display.literal import assemble, literal
-from rmaudit.components.vocabulary import (REGRET_SUMMARY, RETA_CURVE, SHIFT_QUANTITIES, in_oracle_units,
-                                shift_curve_key, shift_curve_target)
 
 from .fit import LABEL_WIDTH, Layout, fitting
 
@@ -31,8 +46,9 @@ from .fit import LABEL_WIDTH, Layout, fitting
 SHIFT_TABLES = ("accuracy", "ece", "auroc")
 
 
-def print_summary(out: Console, store: Store, run_id: str, db_path: str,
-                  sources: bool = False) -> None:
+def print_summary(
+    out: Console, store: Store, run_id: str, db_path: str, sources: bool = False
+) -> None:
     """Every table of a run's results, then the legend of what the numbers mean; with
     ``sources``, where each part of the run came from (files with their SHA-256, models)."""
     summary = load_summary(store, run_id)
@@ -49,24 +65,45 @@ def print_summary(out: Console, store: Store, run_id: str, db_path: str,
             out.print(literal(f"  {line}"))
     reta_curve = next(((m, k) for m, k in summary.curve_keys() if k == RETA_CURVE), None)
     if reta_curve:
-        _print(out, Text("RETA curve by η (value ± stderr across prompts)", style="bold"),
-               _curve_layouts(summary, reta_curve))
+        _print(
+            out,
+            Text("RETA curve by η (value ± stderr across prompts)", style="bold"),
+            _curve_layouts(summary, reta_curve),
+        )
     for label, rows in studies.items():
         study = study_table(label, rows)
-        mean_ndr = next((f"; {r['label']} = {format_number(r['value'], 3)}" for r in rows
-                         if r["key"] == REGRET_SUMMARY), "")
-        _print(out, assemble((f"{label}: error metric vs policy regret (best-of-{study.n} NDR)",
-                              "bold"), f" — {study.caption}{mean_ndr}"), _study_layouts(study))
-    run_level = [(column, cell) for column, cell in summary.run_level
-                 if column.metric not in studies]
+        mean_ndr = next(
+            (
+                f"; {r['label']} = {format_number(r['value'], 3)}"
+                for r in rows
+                if r["key"] == REGRET_SUMMARY
+            ),
+            "",
+        )
+        _print(
+            out,
+            assemble(
+                (f"{label}: error metric vs policy regret (best-of-{study.n} NDR)", "bold"),
+                f" — {study.caption}{mean_ndr}",
+            ),
+            _study_layouts(study),
+        )
+    run_level = [
+        (column, cell) for column, cell in summary.run_level if column.metric not in studies
+    ]
     if run_level:
         _print(out, Text("across reward models", style="bold"), _run_level_layouts(run_level))
     for quantity in SHIFT_TABLES:
         layouts = _shift_layouts(summary, quantity)
         if layouts:
             title, higher = SHIFT_QUANTITIES[quantity]
-            _print(out, Text(f"{title} {'↑' if higher else '↓'} under shift, by shift level p",
-                             style="bold"), layouts)
+            _print(
+                out,
+                Text(
+                    f"{title} {'↑' if higher else '↓'} under shift, by shift level p", style="bold"
+                ),
+                layouts,
+            )
     out.print()
     for line in legend(summary, scale, db_path):
         out.print(literal(line))
@@ -79,13 +116,17 @@ def _print(out: Console, title: Text, layouts: list[Layout]) -> None:
 
 
 def _value(cell: Cell | None, two_lines: bool) -> Text:
-    """"1.2097 ± 0.0028" (or on two lines); the value alone without a finite stderr."""
+    """ "1.2097 ± 0.0028" (or on two lines); the value alone without a finite stderr."""
     if cell is None or not math.isfinite(cell.value):
         return Text("—")
     text = Text(format_number(cell.value))
     if math.isfinite(cell.stderr):
-        text.append(("\n" if two_lines else " ") + f"± {format_number(cell.stderr)}"
-                    + ("≈" if cell.approximate else ""), style="dim")
+        text.append(
+            ("\n" if two_lines else " ")
+            + f"± {format_number(cell.stderr)}"
+            + ("≈" if cell.approximate else ""),
+            style="dim",
+        )
     return text
 
 
@@ -115,21 +156,27 @@ def _chunks(items: list, size: int) -> list[list]:
     by 4: 3 and 2, not 4 and 1)."""
     count = -(-len(items) // size)
     bounds = [round(i * len(items) / count) for i in range(count + 1)]
-    return [items[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [items[a:b] for a, b in pairwise(bounds)]
 
 
 # -- the leaderboard ------------------------------------------------------------------------
 
+
 def _board_layouts(summary: RunSummary, scale: OracleScale | None) -> list[Layout]:
     rms = summary.reward_models
     spark = next(((m, k) for m, k in summary.curve_keys() if k == RETA_CURVE), None)
-    layouts: list[Layout] = [lambda: [_board_by_rm(summary, scale, spark)],
-                             lambda: [_board_by_rm(summary, scale, None)],
-                             lambda: [_board_by_metric(summary, scale, rms, False, spark)],
-                             lambda: [_board_by_metric(summary, scale, rms, True, None)]]
+    layouts: list[Layout] = [
+        lambda: [_board_by_rm(summary, scale, spark)],
+        lambda: [_board_by_rm(summary, scale, None)],
+        lambda: [_board_by_metric(summary, scale, rms, False, spark)],
+        lambda: [_board_by_metric(summary, scale, rms, True, None)],
+    ]
     for size in range(len(rms) - 1, 0, -1):
-        layouts.append(lambda size=size: [_board_by_metric(summary, scale, chunk, True, None)
-                                          for chunk in _chunks(rms, size)])
+        layouts.append(
+            lambda size=size: [
+                _board_by_metric(summary, scale, chunk, True, None) for chunk in _chunks(rms, size)
+            ]
+        )
     return layouts
 
 
@@ -150,40 +197,55 @@ def _board_by_rm(summary: RunSummary, scale, spark) -> Table:
     return table
 
 
-def _board_by_metric(summary: RunSummary, scale, rms: list[tuple[str, str]], two_lines: bool,
-                     spark) -> Table:
+def _board_by_metric(
+    summary: RunSummary, scale, rms: list[tuple[str, str]], two_lines: bool, spark
+) -> Table:
     table = Table()
     # the oracle's scale once, in the corner, rather than on every best-of-n row
     oracle_units = scale is not None and any(in_oracle_units(c.key) for c in summary.columns)
     corner = Text(f"BoN scale:\n[{scale.short}]", style="dim") if oracle_units else ""
     table.add_column(corner, overflow="fold", max_width=LABEL_WIDTH)
     for label, _ in rms:
-        table.add_column(_broken(short_label(label)) if two_lines else literal(short_label(label)),
-                         justify="right",
-                         overflow="fold")
+        table.add_column(
+            _broken(short_label(label)) if two_lines else literal(short_label(label)),
+            justify="right",
+            overflow="fold",
+        )
     for column in summary.columns:
-        table.add_row(_header(column, None),
-                      *(_value(summary.cells.get((rm_key, column.metric, column.key)), two_lines)
-                        for _, rm_key in rms))
+        table.add_row(
+            _header(column, None),
+            *(
+                _value(summary.cells.get((rm_key, column.metric, column.key)), two_lines)
+                for _, rm_key in rms
+            ),
+        )
     if spark:
         curves = [summary.curves.get((rm_key, *spark)) for _, rm_key in rms]
-        table.add_row("RETA curve η: ½→small",
-                      *(sparkline(c.value) if c is not None else "" for c in curves))
+        table.add_row(
+            "RETA curve η: ½→small", *(sparkline(c.value) if c is not None else "" for c in curves)
+        )
     return table
 
 
 # -- the RETA curve -------------------------------------------------------------------------
 
+
 def _curve_layouts(summary: RunSummary, ident: tuple[str, str]) -> list[Layout]:
-    curves = [(label, summary.curves.get((rm_key, *ident)))
-              for label, rm_key in summary.reward_models]
+    curves = [
+        (label, summary.curves.get((rm_key, *ident))) for label, rm_key in summary.reward_models
+    ]
     curves = [(label, curve) for label, curve in curves if curve is not None]
     x = curves[0][1].x
-    layouts: list[Layout] = [lambda count=count: [_curve_by_rm(curves, spread(len(x), count))]
-                             for count in (8, 6, 5, 4, 3)]
+    layouts: list[Layout] = [
+        lambda count=count: [_curve_by_rm(curves, spread(len(x), count))]
+        for count in (8, 6, 5, 4, 3)
+    ]
     for size in range(len(curves), 0, -1):
-        layouts.append(lambda size=size: [_curve_by_eta(chunk, spread(len(x), 8))
-                                          for chunk in _chunks(curves, size)])
+        layouts.append(
+            lambda size=size: [
+                _curve_by_eta(chunk, spread(len(x), 8)) for chunk in _chunks(curves, size)
+            ]
+        )
     return layouts
 
 
@@ -213,6 +275,7 @@ def _curve_by_eta(curves: list[tuple[str, Curve]], picks: list[int]) -> Table:
 
 # -- results across RMs: regret studies (Table 1 / 4 layout) and the rest ----------------------
 
+
 def _study_layouts(study: StudyTable) -> list[Layout]:
     return [lambda two_lines=two_lines: [_study(study, two_lines)] for two_lines in (False, True)]
 
@@ -220,12 +283,17 @@ def _study_layouts(study: StudyTable) -> list[Layout]:
 def _study(study: StudyTable, two_lines: bool) -> Table:
     table = Table()
     for index, header in enumerate(study.headers):
-        table.add_column(_broken(header) if two_lines else literal(header),
-                         style="bold" if index == 0 else None,
-                         justify="left" if index == 0 else "right", no_wrap=index > 0)
+        table.add_column(
+            _broken(header) if two_lines else literal(header),
+            style="bold" if index == 0 else None,
+            justify="left" if index == 0 else "right",
+            no_wrap=index > 0,
+        )
     for row in study.rows:
-        cells = [literal(cell.replace(" [", "\n[") if two_lines and i else cell)
-                 for i, cell in enumerate(row)]
+        cells = [
+            literal(cell.replace(" [", "\n[") if two_lines and i else cell)
+            for i, cell in enumerate(row)
+        ]
         table.add_row(*cells)
     return table
 
@@ -241,14 +309,19 @@ def _run_level(run_level: list[tuple[Column, Cell]], capped: bool) -> Table:
     for header in ("value", "± stderr", "95% CI"):
         table.add_column(header, justify="right", no_wrap=True)
     for column, cell in run_level:
-        table.add_row(literal(column.metric), literal(column.label), format_number(cell.value),
-                      format_number(cell.stderr),
-                      f"[{format_number(cell.ci_low, 3)}, {format_number(cell.ci_high, 3)}]"
-                      + ("≈" if cell.approximate else ""))
+        table.add_row(
+            literal(column.metric),
+            literal(column.label),
+            format_number(cell.value),
+            format_number(cell.stderr),
+            f"[{format_number(cell.ci_low, 3)}, {format_number(cell.ci_high, 3)}]"
+            + ("≈" if cell.approximate else ""),
+        )
     return table
 
 
 # -- the shift sweep (RMs Under Distribution Shift, Fig. 1-2), one quantity per table --------
+
 
 def _shift_layouts(summary: RunSummary, quantity: str) -> list[Layout]:
     curves: dict[tuple[str, str], Curve] = {}
@@ -260,10 +333,17 @@ def _shift_layouts(summary: RunSummary, quantity: str) -> list[Layout]:
         return []
     x = next(iter(curves.values())).x
     targets = list(dict.fromkeys(target for _, target in curves))
-    rows = [(label, target, curves[(rm_key, target)]) for label, rm_key in summary.reward_models
-            for target in targets if (rm_key, target) in curves]
-    return [lambda count=count, spark=spark: [_shift(rows, spread(len(x), count), spark)]
-            for spark in (True, False) for count in (6, 5, 4, 3, 2)]
+    rows = [
+        (label, target, curves[(rm_key, target)])
+        for label, rm_key in summary.reward_models
+        for target in targets
+        if (rm_key, target) in curves
+    ]
+    return [
+        lambda count=count, spark=spark: [_shift(rows, spread(len(x), count), spark)]
+        for spark in (True, False)
+        for count in (6, 5, 4, 3, 2)
+    ]
 
 
 def _shift(rows: list[tuple[str, str, Curve]], picks: list[int], spark: bool) -> Table:
@@ -288,8 +368,10 @@ def _shift(rows: list[tuple[str, str, Curve]], picks: list[int], spark: bool) ->
 def _caption(summary: RunSummary) -> str:
     bench = summary.benchmark
     if summary.run["benchmark_id"]:
-        line = (f"benchmark {bench['id'][:10]}: {bench['per_prompt']} responses per prompt, "
-                f"{bench['origin']}")
+        line = (
+            f"benchmark {bench['id'][:10]}: {bench['per_prompt']} responses per prompt, "
+            f"{bench['origin']}"
+        )
         if summary.pairs:
             line += f"; {summary.pairs:,} preference pairs"
     else:

@@ -1,4 +1,5 @@
-"""Content keys: stable hashes of JSON-able values (docs/architecture.md, "Content-addressed, resumable store")."""
+"""Content keys: stable hashes of JSON-able values (docs/architecture.md, "Content-addressed,
+resumable store")."""
 
 import hashlib
 import json
@@ -8,8 +9,9 @@ KEY_LENGTH = 20  # hex digits: 80 bits, collision-free for any benchmark we will
 
 
 def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False)
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
 
 
 def content_key(*parts: Any) -> str:

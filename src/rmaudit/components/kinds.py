@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from rmaudit.errors import BadInput
+
 from .keys import content_key, prompt_id, text_response_id
 from .options import component_identity
-
-from .records import (BenchmarkContent, BenchmarkData, Generation, OracleLabel, PairLoad, Prompt,
-                      Response, Source, SourcedPair)
+from .records import (
+    BenchmarkContent,
+    BenchmarkData,
+    Generation,
+    OracleLabel,
+    PairLoad,
+    Prompt,
+    Response,
+    Source,
+    SourcedPair,
+)
 
 
 class NoOptions(BaseModel):
@@ -50,7 +60,8 @@ class Component:
 
     def identity(self) -> dict[str, Any]:
         """Kind, name, version and options, as the option fields declare them
-        (:mod:`rmaudit.components.options`: operational options left out, hashed files, nested components)."""
+        (:mod:`rmaudit.components.options`: operational options left out, hashed files, nested
+        components)."""
         return component_identity(type(self), self.options)
 
     def preferred_batch_items(self) -> int | None:
@@ -102,24 +113,34 @@ class PairSource(PromptSource):
 
     def load(self) -> list[tuple[str, dict[str, Any]]]:
         if self.needs_benchmark:
-            raise BadInput(f"{self.name!r} derives pairs from a benchmark; it has no prompts "
-                           f"of its own (use it under [pairs.source])")
+            raise BadInput(
+                f"{self.name!r} derives pairs from a benchmark; it has no prompts "
+                f"of its own (use it under [pairs.source])"
+            )
         prompts: dict[str, dict[str, Any]] = {}  # text → meta of its first pair, in file order
         for pair in self.load_pairs(None).pairs:
             prompts.setdefault(pair.prompt.text, {"subset": pair.subset} if pair.subset else {})
         return list(prompts.items())
 
     @staticmethod
-    def text_pair(prompt: str, chosen: str, rejected: str, subset: str | None = None,
-                  meta: dict[str, Any] | None = None) -> SourcedPair:
+    def text_pair(
+        prompt: str,
+        chosen: str,
+        rejected: str,
+        subset: str | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> SourcedPair:
         """A pair of texts with content-addressed ids: the prompt by its text, each response
         by its prompt and its text (the same text under the same prompt is one response,
         scored once, whichever file or line it came from)."""
         pid = prompt_id(prompt)
-        return SourcedPair(Prompt(pid, prompt),
-                           Response(text_response_id(pid, chosen), pid, None, chosen),
-                           Response(text_response_id(pid, rejected), pid, None, rejected),
-                           subset, dict(meta or {}))
+        return SourcedPair(
+            Prompt(pid, prompt),
+            Response(text_response_id(pid, chosen), pid, None, chosen),
+            Response(text_response_id(pid, rejected), pid, None, rejected),
+            subset,
+            dict(meta or {}),
+        )
 
 
 class Embedder(Component):
@@ -141,8 +162,9 @@ class Embedder(Component):
         """
         turns = [p.meta.get("turns") for p in prompts]
         if prompts and all(isinstance(t, list) and len(t) == len(turns[0]) > 1 for t in turns):
-            return np.hstack([np.asarray(self.embed([t[i] for t in turns]))
-                              for i in range(len(turns[0]))])
+            return np.hstack(
+                [np.asarray(self.embed([t[i] for t in turns])) for i in range(len(turns[0]))]
+            )
         return self.embed([p.text for p in prompts])
 
     def estimate_cost(self, texts: Sequence[str]) -> float | None:
@@ -235,7 +257,8 @@ class RewardModel(Component):
 
 
 class ShiftPerturber(Component):
-    """Moves text away from the training distribution (RMs Under Distribution Shift, arXiv 2311.14743)."""
+    """Moves text away from the training distribution (RMs Under Distribution Shift, arXiv
+    2311.14743)."""
 
     kind = "shift_perturber"
 

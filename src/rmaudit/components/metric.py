@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
-
 
 from .kinds import Component
 
@@ -100,9 +100,9 @@ class Metric(Component):
     #: Which inputs the metric reads; a pair metric that reads ``PairInputs.shifted``
     #: lists "shift", so a recipe without a shift sweep is rejected before it runs.
     needs: ClassVar[tuple[str, ...]] = ("oracle", "scores")
-    #: "rm": ``compute`` gets :class:`MetricInputs` once per RM; "run": it gets
-    #: :class:`StudyInputs` once, with every RM (studies across RMs, such as Rethinking RM Evaluation's);
-    #: "pairs": it gets :class:`PairInputs` once per RM (preference-pair metrics).
+    #: "rm": ``compute`` gets :class:`MetricInputs` once per RM; "run": it gets :class:`StudyInputs`
+    #: once, with every RM (studies across RMs, such as Rethinking RM Evaluation's); "pairs": it
+    #: gets :class:`PairInputs` once per RM (preference-pair metrics).
     scope: ClassVar[str] = "rm"
 
     def check_pool_size(self, per_prompt: int) -> None:

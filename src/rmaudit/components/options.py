@@ -35,12 +35,17 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import (AfterValidator, BaseModel, GetCoreSchemaHandler, SerializationInfo,
-                      ValidationInfo, WrapSerializer)
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    GetCoreSchemaHandler,
+    SerializationInfo,
+    ValidationInfo,
+    WrapSerializer,
+)
 from pydantic_core import core_schema
 
 from .records import Source
-
 
 
 class _Marker:
@@ -53,8 +58,9 @@ class _Marker:
 
 OPERATIONAL = _Marker("OPERATIONAL", "An option that never changes outputs: not in the identity.")
 SHARED_LIMIT = _Marker("SHARED_LIMIT", "A limit an executor splits among copies of the component.")
-NEW_OPTION = _Marker("NEW_OPTION", "An identity option added later: in the identity only when "
-                                   "not at its default.")
+NEW_OPTION = _Marker(
+    "NEW_OPTION", "An identity option added later: in the identity only when not at its default."
+)
 
 #: The serialization context under which option types write their identity form.
 _IDENTITY_CONTEXT = {"rmaudit.identity": True}
@@ -107,8 +113,9 @@ def _relative_to_recipe(value: Path, info: ValidationInfo) -> Path:
 DataFile = Annotated[Path, AfterValidator(_resolve_existing_file)]
 #: A file rmaudit writes (a cache): relative to the recipe's folder, need not exist yet
 OutputFile = Annotated[Path, AfterValidator(_relative_to_recipe)]
-HashedDataFile = Annotated[Path, AfterValidator(_resolve_existing_file),
-                           WrapSerializer(_digest_in_identity)]
+HashedDataFile = Annotated[
+    Path, AfterValidator(_resolve_existing_file), WrapSerializer(_digest_in_identity)
+]
 #: A folder relative to the recipe's folder when one exists there (made absolute); otherwise
 #: as written: a hub id, or a path relative to the working directory.
 ModelLocation = Annotated[str, AfterValidator(_local_folder_or_as_written)]
@@ -146,11 +153,15 @@ class Nested:
         return core_schema.with_info_plain_validator_function(
             self._validate,
             serialization=core_schema.plain_serializer_function_ser_schema(
-                _serialize_nested, info_arg=True))
+                _serialize_nested, info_arg=True
+            ),
+        )
 
     def __get_pydantic_json_schema__(self, schema: Any, handler: Any) -> dict[str, Any]:
-        return {"type": "object", "description": f"a {self.kind.replace('_', ' ')} table "
-                                                 f"(name = ... and its options)"}
+        return {
+            "type": "object",
+            "description": f"a {self.kind.replace('_', ' ')} table (name = ... and its options)",
+        }
 
     def _validate(self, value: Any, info: ValidationInfo) -> NestedComponent:
         if isinstance(value, NestedComponent):
@@ -159,8 +170,10 @@ class Nested:
         # the recipe module, which resolves names through the plugin host
         resolve = (info.context or {}).get("resolve_component")
         if resolve is None:
-            raise ValueError("a nested component table is validated with its recipe "
-                             "(rmaudit.recipe.validate_options)")
+            raise ValueError(
+                "a nested component table is validated with its recipe "
+                "(rmaudit.recipe.validate_options)"
+            )
         spec = resolve(self.kind, value, field="", file=None, base_dir=_base_dir(info))
         name = value if isinstance(value, str) else value["name"]
         return NestedComponent(self.kind, name, spec.cls, spec.options)
@@ -184,8 +197,11 @@ def _operational(options: BaseModel) -> dict[str, Any]:
     operational fields, and new options left at their default."""
     fields = type(options).model_fields
     exclude: dict[str, Any] = {name: True for name in _marked(type(options), OPERATIONAL)}
-    exclude.update((name, True) for name in _marked(type(options), NEW_OPTION)
-                   if getattr(options, name) == fields[name].get_default(call_default_factory=True))
+    exclude.update(
+        (name, True)
+        for name in _marked(type(options), NEW_OPTION)
+        if getattr(options, name) == fields[name].get_default(call_default_factory=True)
+    )
     for name in type(options).model_fields:
         value = getattr(options, name)
         if name not in exclude and isinstance(value, BaseModel) and _operational(value):
@@ -196,15 +212,18 @@ def _operational(options: BaseModel) -> dict[str, Any]:
 def identity_options(options: BaseModel) -> dict[str, Any]:
     """The options as they enter the identity: operational ones left out, hashed files as
     their digest, nested components as their identity."""
-    return options.model_dump(mode="json", exclude=_operational(options),
-                              context=_IDENTITY_CONTEXT)
+    return options.model_dump(mode="json", exclude=_operational(options), context=_IDENTITY_CONTEXT)
 
 
 def component_identity(cls: type, options: BaseModel) -> dict[str, Any]:
     """What a component's key hashes: its kind, name, version and identity options, and the
     installed version of every distribution listed in its ``data_packages``."""
-    identity = {"kind": cls.kind, "name": cls.name, "version": cls.version,
-                "options": identity_options(options)}
+    identity = {
+        "kind": cls.kind,
+        "name": cls.name,
+        "version": cls.version,
+        "options": identity_options(options),
+    }
     identity.update({package: version(package) for package in cls.data_packages})
     return identity
 

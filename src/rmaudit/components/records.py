@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 
 
-
 @dataclass(frozen=True)
 class Prompt:
     id: str
@@ -144,7 +143,8 @@ PROVENANCE_PARTS = ("prompts", "responses", "oracle", "pairs", "RMs")
 
 @dataclass(frozen=True)
 class Provenance:
-    """One source of one part of a run: ``part`` (one of :data:`PROVENANCE_PARTS`), ``entry`` (the recipe
+    """One source of one part of a run: ``part`` (one of :data:`PROVENANCE_PARTS`), ``entry`` (the
+    recipe
     entry, e.g. an RM's label), whether it is simulated, and the source itself."""
 
     part: str
@@ -156,12 +156,16 @@ class Provenance:
         return (self.part, self.entry, int(self.simulated), *self.source.row())
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> "Provenance":
-        return cls(row["part"], row["entry"], bool(row["simulated"]),
-                   Source(row["role"], row["kind"], row["location"], row["digest"], row["note"]))
+    def from_row(cls, row: dict[str, Any]) -> Provenance:
+        return cls(
+            row["part"],
+            row["entry"],
+            bool(row["simulated"]),
+            Source(row["role"], row["kind"], row["location"], row["digest"], row["note"]),
+        )
 
     def describe(self) -> str:
-        """"simulated", "labels file (AlpacaEval …)", "model org/rm@abc", "file x.jsonl"."""
+        """ "simulated", "labels file (AlpacaEval …)", "model org/rm@abc", "file x.jsonl"."""
         s = self.source
         if self.simulated:
             return "simulated"

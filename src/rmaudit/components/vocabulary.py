@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Literal, get_args
 
-# -- RETA (RETA paper, arXiv 2504.14838) --------------------------------------------------------------------------
+# -- RETA (RETA paper, arXiv 2504.14838)
+# --------------------------------------------------------------------------
 
 RETA_CURVE = "reta_curve"
 RETA_PREFIX = "reta@"
@@ -20,7 +21,9 @@ def reta_key(eta: float) -> str:
     return f"{RETA_PREFIX}{eta:g}"
 
 
-# -- best-of-n (RETA paper, arXiv 2504.14838, Eq. 1) ---------------------------------------------------------------
+# -- best-of-n (RETA paper, arXiv 2504.14838, Eq. 1)
+# ---------------------------------------------------------------
+
 
 def best_of_n_key(rank: int) -> str:
     """``bon`` for best-of-n, ``bon2`` for 2nd-best-of-n, ...; scalars are ``<key>@<n>``."""
@@ -46,15 +49,21 @@ def in_oracle_units(key: str) -> bool:
     return re.fullmatch(r"bon\d*@\d+|best\d+of\d+", key) is not None
 
 
-# -- preference pairs and the shift sweep (RMs Under Distribution Shift, arXiv 2311.14743) ------------------------------------------
+# -- preference pairs and the shift sweep (RMs Under Distribution Shift, arXiv 2311.14743)
+# ------------------------------------------
 
 #: What a shift sweep perturbs: the prompt, the two responses, or both.
 ShiftTarget = Literal["prompt", "response", "both"]
 SHIFT_TARGETS: tuple[str, ...] = get_args(ShiftTarget)
-#: What the shift sweep plots against p, per target (RMs Under Distribution Shift, arXiv 2311.14743, Fig. 1-2): key → (label, higher
-#: is better).
-SHIFT_QUANTITIES = {"accuracy": ("accuracy", True), "confidence": ("mean confidence", True),
-                    "ece": ("ECE", False), "auroc": ("AUROC", True), "fpr95": ("FPR@95", False)}
+#: What the shift sweep plots against p, per target (RMs Under Distribution Shift, arXiv 2311.14743,
+#: Fig. 1-2): key → (label, higher is better).
+SHIFT_QUANTITIES = {
+    "accuracy": ("accuracy", True),
+    "confidence": ("mean confidence", True),
+    "ece": ("ECE", False),
+    "auroc": ("AUROC", True),
+    "fpr95": ("FPR@95", False),
+}
 SHIFT_CURVE_PREFIX = "shift_"
 RELIABILITY_DIAGRAM = "reliability_diagram"
 
@@ -80,7 +89,8 @@ def shift_curve_target(key: str) -> str | None:
     return target if target in SHIFT_TARGETS else None
 
 
-# -- the regret study (Rethinking RM Evaluation, arXiv 2410.05584) --------------------------------------------------------------
+# -- the regret study (Rethinking RM Evaluation, arXiv 2410.05584)
+# --------------------------------------------------------------
 
 #: Prefix of each proxy's NDR-against-n curve: ``ndr_curve/<proxy label>``.
 NDR_CURVE_PREFIX = "ndr_curve/"

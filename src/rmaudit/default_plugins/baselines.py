@@ -8,23 +8,28 @@ has learned little beyond length; ``random`` is the floor (RETA(η) = 1 in expec
 from __future__ import annotations
 
 import hashlib
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 from pydantic import Field
 
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
-from rmaudit.errors import BadInput
 from rmaudit.components.options import ModelLocation
+from rmaudit.errors import BadInput
 
 
 class LengthOptions(ComponentOptions):
     unit: Literal["characters", "words", "tokens"] = Field(
-        "characters", description="characters (Unicode code points), whitespace-separated "
-                                  "words, or tokens of `tokenizer`")
+        "characters",
+        description="characters (Unicode code points), whitespace-separated "
+        "words, or tokens of `tokenizer`",
+    )
     tokenizer: ModelLocation | None = Field(
-        None, description="a Hugging Face tokenizer (hub id or folder) for unit = 'tokens'; "
-                          "needs pip install 'rmaudit[hf]'")
+        None,
+        description="a Hugging Face tokenizer (hub id or folder) for unit = 'tokens'; "
+        "needs pip install 'rmaudit[hf]'",
+    )
 
 
 class Length(RewardModel):
@@ -36,8 +41,11 @@ class Length(RewardModel):
     def __init__(self, options: LengthOptions | None = None) -> None:
         super().__init__(options)
         if (self.options.unit == "tokens") != (self.options.tokenizer is not None):
-            raise BadInput("a tokenizer goes with unit = 'tokens', and only with it",
-                           field="tokenizer", value=self.options.tokenizer)
+            raise BadInput(
+                "a tokenizer goes with unit = 'tokens', and only with it",
+                field="tokenizer",
+                value=self.options.tokenizer,
+            )
         self._tokenizer = None
 
     def _tokens(self, text: str) -> int:
@@ -45,8 +53,11 @@ class Length(RewardModel):
             try:
                 from transformers import AutoTokenizer
             except ImportError:
-                raise BadInput("unit = 'tokens' needs transformers: pip install 'rmaudit[hf]'",
-                               field="unit", value="tokens") from None
+                raise BadInput(
+                    "unit = 'tokens' needs transformers: pip install 'rmaudit[hf]'",
+                    field="unit",
+                    value="tokens",
+                ) from None
             self._tokenizer = AutoTokenizer.from_pretrained(self.options.tokenizer)
         return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
 
@@ -71,8 +82,13 @@ class RandomScore(RewardModel):
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         # a hash of (seed, response id), not a generator: the same score whatever the batch
-        return [int.from_bytes(hashlib.sha256(f"{self.options.seed}:{r.id}".encode()).digest()[:8],
-                               "big") / 2.0 ** 64 for _, r in batch]
+        return [
+            int.from_bytes(
+                hashlib.sha256(f"{self.options.seed}:{r.id}".encode()).digest()[:8], "big"
+            )
+            / 2.0**64
+            for _, r in batch
+        ]
 
 
 @hookimpl

@@ -3,21 +3,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Sequence
+from typing import Annotated
 
 from pydantic import AfterValidator, Field, ValidationInfo
 
 from rmaudit import hookimpl
-from rmaudit.benchmark.layouts import alpacaeval, expand, generic
-from rmaudit.components import (BenchmarkContent, BenchmarkSource, ComponentOptions, Prompt,
-                                Response, RewardModel, Source)
-from rmaudit.errors import BadInput
 from rmaudit.benchmark.keyed_files import text_key
+from rmaudit.benchmark.layouts import alpacaeval, expand, generic
+from rmaudit.components import (
+    BenchmarkContent,
+    BenchmarkSource,
+    ComponentOptions,
+    Prompt,
+    Response,
+    RewardModel,
+    Source,
+)
 from rmaudit.components.options import OPERATIONAL, HashedDataFile, file_source
+from rmaudit.errors import BadInput
 
-MISSING_FOLDER_HINT = ("put the AlpacaEval outputs and annotations there "
-                       "(docs/bring-your-own-data.md)")
+MISSING_FOLDER_HINT = (
+    "put the AlpacaEval outputs and annotations there (docs/bring-your-own-data.md)"
+)
 
 
 def _existing_folder(value: Path, info: ValidationInfo) -> Path:
@@ -36,10 +45,14 @@ DataFolder = Annotated[Path, AfterValidator(_existing_folder)]
 class AlpacaEvalOptions(ComponentOptions):
     # the files' content keys the benchmark; where they lie, and the hint, do not
     missing_hint: Annotated[str, OPERATIONAL] = Field(
-        MISSING_FOLDER_HINT, description="what the error for a missing root says to download")
+        MISSING_FOLDER_HINT, description="what the error for a missing root says to download"
+    )
     root: Annotated[DataFolder, OPERATIONAL] = Field(description="the folder of the files")
-    outputs: list[str] = Field(min_length=1, description="model_outputs files (globs relative "
-                               "to root, each in natural order); file k gives sample k")
+    outputs: list[str] = Field(
+        min_length=1,
+        description="model_outputs files (globs relative "
+        "to root, each in natural order); file k gives sample k",
+    )
     annotations: list[str] = Field(min_length=1, description="annotations files (globs)")
     title: str = "AlpacaEval"
 
@@ -53,13 +66,17 @@ class AlpacaEval(BenchmarkSource):
 
     def load(self) -> BenchmarkContent:
         o = self.options
-        return alpacaeval(expand(o.root, o.outputs, "outputs"),
-                          expand(o.root, o.annotations, "annotations"), title=o.title)
+        return alpacaeval(
+            expand(o.root, o.outputs, "outputs"),
+            expand(o.root, o.annotations, "annotations"),
+            title=o.title,
+        )
 
 
 class BenchmarkJsonlOptions(ComponentOptions):
-    path: HashedDataFile = Field(description="one JSON record per prompt "
-                                             "(docs/benchmark-layout.schema.json)")
+    path: HashedDataFile = Field(
+        description="one JSON record per prompt (docs/benchmark-layout.schema.json)"
+    )
     title: str = "benchmark from a file"
 
 
@@ -89,17 +106,22 @@ class BenchmarkScores(RewardModel):
         super().__init__(options)
         tables = generic(self.options.path, title="")[1]
         if self.options.rm not in tables:
-            raise BadInput(f"no such RM in the file's scores (has: {', '.join(tables) or 'none'})",
-                           field="rm", value=self.options.rm)
+            raise BadInput(
+                f"no such RM in the file's scores (has: {', '.join(tables) or 'none'})",
+                field="rm",
+                value=self.options.rm,
+            )
         self.table = tables[self.options.rm]
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         keys = [(text_key(p.text), text_key(r.text)) for p, r in batch]
         missing = [i for i, key in enumerate(keys) if key not in self.table]
         if missing:
-            raise BadInput(f"{len(missing)} of {len(batch)} responses have no score for "
-                           f"{self.options.rm!r}", file=str(self.options.path),
-                           field=f"scores.{self.options.rm}")
+            raise BadInput(
+                f"{len(missing)} of {len(batch)} responses have no score for {self.options.rm!r}",
+                file=str(self.options.path),
+                field=f"scores.{self.options.rm}",
+            )
         return [self.table[key] for key in keys]
 
     def sources(self) -> tuple[Source, ...]:

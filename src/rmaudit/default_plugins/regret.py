@@ -1,6 +1,6 @@
-"""The regret study of Rethinking RM Evaluation (arXiv 2410.05584) as plugins: the N×N regret-correlation metric, synthetic proxy RMs
-built from a gold RM (Regressional Goodhart noise, loopholes, flips) and a Bradley-Terry noisy
-annotator oracle.
+"""The regret study of Rethinking RM Evaluation (arXiv 2410.05584) as plugins: the N×N
+regret-correlation metric, synthetic proxy RMs built from a gold RM (Regressional Goodhart noise,
+loopholes, flips) and a Bradley-Terry noisy annotator oracle.
 
 The synthetic components read another component's score and perturb it with draws keyed on
 the texts (like the simulated world), so a response gets the same score whatever batch it is
@@ -10,21 +10,39 @@ scored in, and reruns reuse stored scores.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
 
 from rmaudit import hookimpl
-from rmaudit.components import (ComponentOptions, CurveValue, Metric, MetricOutput, MetricValue,
-                                Oracle, OracleLabel, Prompt, Response, RewardModel, StudyInputs)
-from rmaudit.errors import BadInput
-from rmaudit.metrics.regret import (APPROXIMATE_INTERVALS, CORRELATIONS, DESIGNS,
-                                    ERROR_METRICS, MIN_RELIABILITY, ndr_curve,
-                                    regret_correlation)
+from rmaudit.backends.simulated._random import Draws
+from rmaudit.components import (
+    ComponentOptions,
+    CurveValue,
+    Metric,
+    MetricOutput,
+    MetricValue,
+    Oracle,
+    OracleLabel,
+    Prompt,
+    Response,
+    RewardModel,
+    StudyInputs,
+)
 from rmaudit.components.options import NestedRewardModel
 from rmaudit.components.vocabulary import NDR_CURVE_PREFIX, REGRET_SUMMARY
-from rmaudit.backends.simulated._random import Draws
+from rmaudit.errors import BadInput
+from rmaudit.metrics.regret import (
+    APPROXIMATE_INTERVALS,
+    CORRELATIONS,
+    DESIGNS,
+    ERROR_METRICS,
+    MIN_RELIABILITY,
+    ndr_curve,
+    regret_correlation,
+)
 
 #: Label of the benchmark's oracle when it is the gold (``gold = "oracle"``).
 ORACLE_LABEL = "[oracle]"
@@ -33,32 +51,46 @@ ORACLE_LABEL = "[oracle]"
 class RegretCorrelationOptions(ComponentOptions):
     metrics: list[Literal[tuple(ERROR_METRICS)]] = Field(  # type: ignore[valid-type]
         default_factory=lambda: list(ERROR_METRICS),
-        description="error metrics to correlate with regret (Table 4 rows)")
+        description="error metrics to correlate with regret (Table 4 rows)",
+    )
     gold: Literal["each", "oracle"] = Field(
-        "each", description="'each': every RM in turn is the gold (N×N); 'oracle': the "
-                            "benchmark's oracle is the gold and every RM a proxy")
+        "each",
+        description="'each': every RM in turn is the gold (N×N); 'oracle': the "
+        "benchmark's oracle is the gold and every RM a proxy",
+    )
     design: Literal[tuple(DESIGNS)] = Field(  # type: ignore[valid-type]
         "held-out-responses",
         description="what the error metrics are measured on: 'held-out-responses' (a random "
-                    "half of each prompt's responses; the regret on the other half), "
-                    "'held-out-prompts' (half of the prompts) or 'shared' (the same responses "
-                    "as the regret, which favours Bo5 by construction)")
-    n: int | None = Field(None, ge=2, description="best-of-n of the regret (default: every "
-                                                   "response the regret is measured on)")
+        "half of each prompt's responses; the regret on the other half), "
+        "'held-out-prompts' (half of the prompts) or 'shared' (the same responses "
+        "as the regret, which favours Bo5 by construction)",
+    )
+    n: int | None = Field(
+        None,
+        ge=2,
+        description="best-of-n of the regret (default: every response the regret is measured on)",
+    )
     min_reliability: float = Field(
-        MIN_RELIABILITY, ge=0, lt=1,
+        MIN_RELIABILITY,
+        ge=0,
+        lt=1,
         description="leave golds out of the means whose proxies' NDRs differ by less than "
-                    "their noise: reliability below this (0: average every gold, as the seed)")
+        "their noise: reliability below this (0: average every gold, as the seed)",
+    )
     bootstrap: int = Field(200, ge=2, description="bootstrap replicates over prompts")
     seed: int = Field(0, ge=0)
     n_bins: int = Field(10, ge=1, description="margin bins of the BT-calibration ECE")
-    curves: bool = Field(True, description="store each proxy's NDR against n (x = n; the TUI "
-                                           "and report also plot it against KL) for the "
-                                           "first gold: the oracle, or the first RM")
+    curves: bool = Field(
+        True,
+        description="store each proxy's NDR against n (x = n; the TUI "
+        "and report also plot it against KL) for the "
+        "first gold: the oracle, or the first RM",
+    )
 
 
 class RegretCorrelation(Metric):
-    """Correlation of each RM error metric with best-of-n regret (NDR) across proxies: Rethinking RM Evaluation's N×N study."""
+    """Correlation of each RM error metric with best-of-n regret (NDR) across proxies: Rethinking RM
+    Evaluation's N×N study."""
 
     name = "regret-correlation"
     scope = "run"
@@ -69,35 +101,56 @@ class RegretCorrelation(Metric):
         o = self.options
         if o.design == "held-out-responses":
             if per_prompt < 4:
-                raise BadInput(f"design 'held-out-responses' splits each prompt's responses "
-                               f"into halves of at least 2, and there are {per_prompt}; use "
-                               f"design = 'shared'", field="design", value=o.design)
+                raise BadInput(
+                    f"design 'held-out-responses' splits each prompt's responses "
+                    f"into halves of at least 2, and there are {per_prompt}; use "
+                    f"design = 'shared'",
+                    field="design",
+                    value=o.design,
+                )
             regret_half = per_prompt - per_prompt // 2
             if o.n is not None and o.n > regret_half:
-                raise BadInput(f"n larger than the {regret_half} responses the regret is "
-                               f"measured on (half of {per_prompt}, design "
-                               f"'held-out-responses')", field="n", value=o.n)
+                raise BadInput(
+                    f"n larger than the {regret_half} responses the regret is "
+                    f"measured on (half of {per_prompt}, design "
+                    f"'held-out-responses')",
+                    field="n",
+                    value=o.n,
+                )
         elif o.n is not None and o.n > per_prompt:
-            raise BadInput(f"n larger than the {per_prompt} responses per prompt", field="n",
-                           value=o.n)
+            raise BadInput(
+                f"n larger than the {per_prompt} responses per prompt", field="n", value=o.n
+            )
 
     def compute(self, inputs: StudyInputs) -> MetricOutput:
         o = self.options
         # Prompts in id order: the bootstrap resamples prompts by position, and a canonical
         # order makes its draws (hence the CIs) independent of how the prompts were listed.
         order = sorted(range(len(inputs.prompt_ids)), key=inputs.prompt_ids.__getitem__)
-        pools: dict[str, Any] = {label: [scores[q] for q in order]
-                                 for label, scores in inputs.scores.items()}
+        pools: dict[str, Any] = {
+            label: [scores[q] for q in order] for label, scores in inputs.scores.items()
+        }
         golds = None
         if o.gold == "oracle":
             if len(pools) < 3:
-                raise BadInput(f"expected at least 3 reward models to correlate across, got "
-                               f"{len(pools)}", field="gold", value=o.gold)
+                raise BadInput(
+                    f"expected at least 3 reward models to correlate across, got {len(pools)}",
+                    field="gold",
+                    value=o.gold,
+                )
             pools = {ORACLE_LABEL: [inputs.oracle[q] for q in order], **pools}
             golds = [ORACLE_LABEL]
-        study = regret_correlation(pools, metrics=o.metrics, n=o.n, golds=golds,
-                                   design=o.design, min_reliability=o.min_reliability,
-                                   n_bins=o.n_bins, bootstrap=o.bootstrap, seed=o.seed)
+        study = regret_correlation(
+            pools,
+            metrics=o.metrics,
+            n=o.n,
+            golds=golds,
+            design=o.design,
+            min_reliability=o.min_reliability,
+            n_bins=o.n_bins,
+            bootstrap=o.bootstrap,
+            seed=o.seed,
+        )
         same_as_accuracy = study.kendall_equals_accuracy
         values = []
         for metric in study.metrics:
@@ -106,37 +159,61 @@ class RegretCorrelation(Metric):
                 row_label += " (= 2·accuracy − 1: no ties)"
             for statistic, statistic_label in CORRELATIONS.items():
                 cell = study.correlation[(statistic, metric)]
-                values.append(MetricValue(
-                    key=f"{statistic}/{metric}", label=f"{row_label} · {statistic_label}",
-                    value=cell.value, stderr=cell.stderr, ci_low=cell.ci_low,
-                    ci_high=cell.ci_high,
-                    params={"statistic": statistic, "error_metric": metric, "n": study.n,
-                            "gold": o.gold, "design": study.design,
+                values.append(
+                    MetricValue(
+                        key=f"{statistic}/{metric}",
+                        label=f"{row_label} · {statistic_label}",
+                        value=cell.value,
+                        stderr=cell.stderr,
+                        ci_low=cell.ci_low,
+                        ci_high=cell.ci_high,
+                        params={
+                            "statistic": statistic,
+                            "error_metric": metric,
+                            "n": study.n,
+                            "gold": o.gold,
+                            "design": study.design,
                             "approximate": APPROXIMATE_INTERVALS.get(statistic, ""),
-                            "averaged": list(study.averaged), "per_gold": cell.per_gold}))
-        values.append(MetricValue(
-            key=REGRET_SUMMARY, label=f"mean NDR, best-of-{study.n} ({study.design})",
-            value=float(np.nanmean(study.ndr)),
-            params={"n": study.n, "gold": o.gold, "design": study.design,
+                            "averaged": list(study.averaged),
+                            "per_gold": cell.per_gold,
+                        },
+                    )
+                )
+        values.append(
+            MetricValue(
+                key=REGRET_SUMMARY,
+                label=f"mean NDR, best-of-{study.n} ({study.design})",
+                value=float(np.nanmean(study.ndr)),
+                params={
+                    "n": study.n,
+                    "gold": o.gold,
+                    "design": study.design,
                     "kendall_equals_accuracy": same_as_accuracy,
-                    "reliability": {g: r if math.isfinite(r) else None
-                                    for g, r in study.reliability.items()},
-                    "screened": list(study.screened), "skipped_prompts": study.skipped,
+                    "reliability": {
+                        g: r if math.isfinite(r) else None for g, r in study.reliability.items()
+                    },
+                    "screened": list(study.screened),
+                    "skipped_prompts": study.skipped,
                     "rms": list(study.rms),
-                    "golds": list(study.golds), "ndr": _matrix(study.ndr),
-                    "error": {m: _matrix(e) for m, e in study.error.items()}}))
+                    "golds": list(study.golds),
+                    "ndr": _matrix(study.ndr),
+                    "error": {m: _matrix(e) for m, e in study.error.items()},
+                },
+            )
+        )
         curves = _ndr_curves(study, o.bootstrap, o.seed) if o.curves else []
         return MetricOutput(values=values, curves=curves)
 
 
 def _curve_ns(n: int) -> list[int]:
     """Best-of-n sizes of the NDR curves: the powers of 2 from 2 below n, and n."""
-    return [2 ** k for k in range(1, max(1, n.bit_length())) if 2 ** k < n] + [n]
+    return [2**k for k in range(1, max(1, n.bit_length())) if 2**k < n] + [n]
 
 
 def _ndr_curves(study, bootstrap: int, seed: int) -> list[CurveValue]:
     """Each proxy's NDR against n, with the first gold, on the responses the regret was
-    measured on (Rethinking RM Evaluation's Fig. 9 x axis is the KL of best-of-n, a function of n: plotted from
+    measured on (Rethinking RM Evaluation's Fig. 9 x axis is the KL of best-of-n, a function of n:
+    plotted from
     these).  Keys ``ndr_curve/<proxy label>``."""
     pools = study.regret_pools
     gold = study.golds[0]
@@ -146,13 +223,26 @@ def _ndr_curves(study, bootstrap: int, seed: int) -> list[CurveValue]:
     for label in study.rms:
         if label == gold:
             continue
-        curve = ndr_curve([pools[gold][q] for q in ranked], [pools[label][q] for q in ranked],
-                          ns, bootstrap=bootstrap, seed=seed)
-        curves.append(CurveValue(
-            key=f"{NDR_CURVE_PREFIX}{label}", label=f"NDR of best-of-n, gold = {gold}",
-            x_label="n", x=np.asarray(curve.x, dtype=float), value=curve.value,
-            stderr=curve.stderr, ci_low=curve.ci_low, ci_high=curve.ci_high,
-            params={"gold": gold, "proxy": label}))
+        curve = ndr_curve(
+            [pools[gold][q] for q in ranked],
+            [pools[label][q] for q in ranked],
+            ns,
+            bootstrap=bootstrap,
+            seed=seed,
+        )
+        curves.append(
+            CurveValue(
+                key=f"{NDR_CURVE_PREFIX}{label}",
+                label=f"NDR of best-of-n, gold = {gold}",
+                x_label="n",
+                x=np.asarray(curve.x, dtype=float),
+                value=curve.value,
+                stderr=curve.stderr,
+                ci_low=curve.ci_low,
+                ci_high=curve.ci_high,
+                params={"gold": gold, "proxy": label},
+            )
+        )
     return curves
 
 
@@ -163,21 +253,32 @@ def _matrix(values: np.ndarray) -> list[list[float | None]]:
 
 class SyntheticProxyOptions(ComponentOptions):
     gold: NestedRewardModel = Field(description="the gold reward model, as an RM table")
-    sigma: float = Field(0.0, ge=0, description="sd of Gaussian noise added to the gold score "
-                                                "(Regressional Goodhart), in its units")
+    sigma: float = Field(
+        0.0,
+        ge=0,
+        description="sd of Gaussian noise added to the gold score "
+        "(Regressional Goodhart), in its units",
+    )
     loophole: Literal["none", "lottery", "length"] = Field(
-        "none", description="'lottery': a hash-chosen fraction `loophole_rate` of responses "
-                            "gets `loophole_bonus`; 'length': `loophole_bonus` per doubling "
-                            "of the word count over 100 words")
+        "none",
+        description="'lottery': a hash-chosen fraction `loophole_rate` of responses "
+        "gets `loophole_bonus`; 'length': `loophole_bonus` per doubling "
+        "of the word count over 100 words",
+    )
     loophole_rate: float = Field(0.05, ge=0, le=1)
     loophole_bonus: float = Field(2.0, description="size of the loophole, in gold units")
-    flip: float = Field(0.0, ge=0, le=1, description="fraction of responses whose gold score "
-                                                     "is negated (label flipping analogue)")
+    flip: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="fraction of responses whose gold score is negated (label flipping analogue)",
+    )
     seed: int = 0
 
 
 class SyntheticProxy(RewardModel):
-    """A synthetic proxy of a gold RM: gold + Gaussian noise σ, optional loophole or flipped responses (Rethinking RM Evaluation)."""
+    """A synthetic proxy of a gold RM: gold + Gaussian noise σ, optional loophole or flipped
+    responses (Rethinking RM Evaluation)."""
 
     name = "synthetic-proxy"
     Options = SyntheticProxyOptions
@@ -212,7 +313,8 @@ class BradleyTerryAnnotatorOptions(ComponentOptions):
 
 
 class BradleyTerryAnnotator(Oracle):
-    """A noisy annotator whose pairwise preferences follow Bradley-Terry with temperature β (Rethinking RM Evaluation, Eq. 4)."""
+    """A noisy annotator whose pairwise preferences follow Bradley-Terry with temperature β
+    (Rethinking RM Evaluation, Eq. 4)."""
 
     name = "bt-annotator"
     Options = BradleyTerryAnnotatorOptions
@@ -232,8 +334,7 @@ class BradleyTerryAnnotator(Oracle):
         """
         labels = []
         for (prompt, response), gold in zip(batch, self.gold.score(batch), strict=True):
-            uniform = Draws("bt-annotator", self.options.seed, prompt.text,
-                            response.text).uniform()
+            uniform = Draws("bt-annotator", self.options.seed, prompt.text, response.text).uniform()
             gumbel = -math.log(-math.log(min(max(uniform, 1e-300), 1.0 - 1e-16)))
             labels.append(OracleLabel(score=gold + self.options.beta * gumbel))
         return labels

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
 
 from rmaudit import hookimpl
-from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel, Source
 from rmaudit.benchmark.keyed_files import ALL_AT_ONCE, KeyFields, KeyKind, read_keyed_values
+from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel, Source
 from rmaudit.components.options import NEW_OPTION, HashedDataFile, NestedRewardModel, file_source
 
 
@@ -43,15 +44,18 @@ class KeyedFileOptions(ComponentOptions):
 
     path: HashedDataFile  # its content, not its location, decides whether stored values hold
     match: Annotated[KeyKind, NEW_OPTION] = Field(
-        "rmaudit-id", description="what a row is keyed by: 'text' (prompt + response text), "
-                                  "'id' (your response ids) or 'rmaudit-id'")
+        "rmaudit-id",
+        description="what a row is keyed by: 'text' (prompt + response text), "
+        "'id' (your response ids) or 'rmaudit-id'",
+    )
     id_field: str = Field("response_id", description="the id column (match = 'id' or 'rmaudit-id')")
     prompt_field: Annotated[str, NEW_OPTION] = Field("prompt", description="match = 'text'")
     response_field: Annotated[str, NEW_OPTION] = Field("response", description="match = 'text'")
 
     def key_fields(self, value_field: str) -> KeyFields:
-        return KeyFields(self.match, self.prompt_field, self.response_field, self.id_field,
-                         value_field)
+        return KeyFields(
+            self.match, self.prompt_field, self.response_field, self.id_field, value_field
+        )
 
 
 class ScoresFileOptions(KeyedFileOptions):
@@ -67,8 +71,9 @@ class ScoresFile(RewardModel):
 
     def __init__(self, options=None) -> None:
         super().__init__(options)
-        self.table = read_keyed_values(self.options.path,
-                                       self.options.key_fields(self.options.score_field), "score")
+        self.table = read_keyed_values(
+            self.options.path, self.options.key_fields(self.options.score_field), "score"
+        )
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         return self.table.lookup(batch, "score")

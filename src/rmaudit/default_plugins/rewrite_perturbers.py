@@ -1,6 +1,6 @@
 """Whole-text shift perturbers: translation by a Hugging Face seq2seq model (lingual shift,
-RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4) and LLM paraphrase / rewrite over an OpenAI-compatible API (Rethinking RM Evaluation, arXiv 2410.05584
-Sec. 8.2, Tables 5 and 6).
+RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4) and LLM paraphrase / rewrite over an
+OpenAI-compatible API (Rethinking RM Evaluation, arXiv 2410.05584 Sec. 8.2, Tables 5 and 6).
 
 What p means here: each text, independently, is rewritten with probability p and otherwise
 kept as it is (:func:`rmaudit.benchmark.perturb.selected`, seeded by the component's ``seed``, the
@@ -19,25 +19,27 @@ environment at call time and never stored).
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any, ClassVar, Literal, Sequence
+from collections.abc import Sequence
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
 from rmaudit import hookimpl
-from rmaudit.components import ComponentOptions, ShiftPerturber
-from rmaudit.errors import BadInput
 from rmaudit.backends.openai_api import ApiClient, ApiError, ApiOptions, ApiSession
 from rmaudit.backends.openai_api.replies import CHAT, chat_contents
-from rmaudit.components.options import OPERATIONAL, ModelLocation
 from rmaudit.benchmark.perturb import selected
+from rmaudit.components import ComponentOptions, ShiftPerturber
+from rmaudit.components.options import OPERATIONAL, ModelLocation
+from rmaudit.errors import BadInput
 
 # -- which texts ------------------------------------------------------------------------------
 
 
 class RewriteLevel(ComponentOptions):
     p: float = Field(0.1, ge=0.0, le=1.0, description="probability that a text is rewritten")
-    seed: int = Field(0, ge=0, description="seeds which texts are rewritten (with the caller's "
-                                           "seed and the text)")
+    seed: int = Field(
+        0, ge=0, description="seeds which texts are rewritten (with the caller's seed and the text)"
+    )
 
 
 class _WholeTextPerturber(ShiftPerturber):
@@ -50,11 +52,14 @@ class _WholeTextPerturber(ShiftPerturber):
 
     def perturb_batch(self, texts: Sequence[str], *, seed: int) -> list[str]:
         o = self.options
-        chosen = [i for i, text in enumerate(texts)
-                  if text.strip() and selected(self.kind_of_edit, text, o.p, seed=(o.seed, seed))]
+        chosen = [
+            i
+            for i, text in enumerate(texts)
+            if text.strip() and selected(self.kind_of_edit, text, o.p, seed=(o.seed, seed))
+        ]
         out = list(texts)
         if chosen:
-            for i, text in zip(chosen, self.rewrite([texts[i] for i in chosen])):
+            for i, text in zip(chosen, self.rewrite([texts[i] for i in chosen]), strict=True):
                 out[i] = text
         return out
 
@@ -66,20 +71,28 @@ class _WholeTextPerturber(ShiftPerturber):
 
 
 class TranslateOptions(RewriteLevel):
-    model: ModelLocation = Field(min_length=1, description="seq2seq model: hub id or local "
-                                                           "folder, e.g. Helsinki-NLP/opus-mt-en-de")
+    model: ModelLocation = Field(
+        min_length=1,
+        description="seq2seq model: hub id or local folder, e.g. Helsinki-NLP/opus-mt-en-de",
+    )
     revision: str | None = Field(None, description="hub branch, tag or commit (pin it)")
-    prefix: str = Field("", description="put before each text, e.g. 'translate English to "
-                                        "German: ' (T5) or '>>deu<< ' (multi-target Marian)")
-    source_lang: str | None = Field(None, description="the tokenizer's src_lang (mBART, M2M100, "
-                                                      "NLLB: e.g. eng_Latn)")
-    target_lang: str | None = Field(None, description="token forced first in the output (mBART, "
-                                                      "M2M100, NLLB: e.g. deu_Latn)")
+    prefix: str = Field(
+        "",
+        description="put before each text, e.g. 'translate English to "
+        "German: ' (T5) or '>>deu<< ' (multi-target Marian)",
+    )
+    source_lang: str | None = Field(
+        None, description="the tokenizer's src_lang (mBART, M2M100, NLLB: e.g. eng_Latn)"
+    )
+    target_lang: str | None = Field(
+        None, description="token forced first in the output (mBART, M2M100, NLLB: e.g. deu_Latn)"
+    )
     max_new_tokens: int = Field(256, ge=1, description="longest translation, in tokens")
     max_length: int = Field(512, ge=1, description="input tokens kept (longer texts are cut)")
     dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"
     device: Annotated[str | None, OPERATIONAL] = Field(
-        None, description="cpu, cuda, mps; default: cuda, else mps, else cpu")
+        None, description="cpu, cuda, mps; default: cuda, else mps, else cpu"
+    )
     trust_remote_code: bool = Field(False, description="run the checkpoint's own Python code")
     batch_size: Annotated[int, OPERATIONAL] = Field(16, ge=1, description="texts per generate call")
 
@@ -89,7 +102,8 @@ class TranslateOptions(RewriteLevel):
 
 
 class Translate(_WholeTextPerturber):
-    """Lingual shift (RMs Under Distribution Shift, Sec. 4): each text, with probability p, is replaced by its greedy
+    """Lingual shift (RMs Under Distribution Shift, Sec. 4): each text, with probability p, is
+    replaced by its greedy
     translation by a Hugging Face seq2seq model."""
 
     name = "translate"
@@ -100,34 +114,43 @@ class Translate(_WholeTextPerturber):
         try:
             from rmaudit.backends.hf.translation import translate
         except ImportError:
-            raise BadInput("translate needs torch and transformers: pip install 'rmaudit[hf]'",
-                           field="name", value=self.name) from None
+            raise BadInput(
+                "translate needs torch and transformers: pip install 'rmaudit[hf]'",
+                field="name",
+                value=self.name,
+            ) from None
 
         return translate(self.options, texts)
 
 
 # -- LLM paraphrase and rewrite ---------------------------------------------------------------
 
-#: Rethinking RM Evaluation (arXiv 2410.05584), Table 5 (the paper's ">>" separators written as line breaks).
+#: Rethinking RM Evaluation (arXiv 2410.05584), Table 5 (the paper's ">>" separators written as line
+#: breaks).
 PARAPHRASE_TEMPLATE = (
     "Now you should play the role of prompt engineer. Your task is to paraphrase the prompt "
     "into a new prompt. If the origin prompt is a safety-related prompt, paraphrase it into a "
     "new safe prompt. When outputting, only provide the paraphrased prompt and nothing else.\n"
-    "Input Prompt: {prompt}\nOutput:")
+    "Input Prompt: {prompt}\nOutput:"
+)
 #: Rethinking RM Evaluation (arXiv 2410.05584), Table 6.
 REWRITE_TEMPLATE = (
     "Now you should play the role of prompt engineer. You should generate a new prompt of the "
     "same category with an input prompt. If the origin prompt is a safety-related prompt, "
     "paraphrase it into a new safe prompt. When outputting, only provide the generated prompt "
-    "and nothing else.\nInput Prompt: {prompt}\nOutput:")
+    "and nothing else.\nInput Prompt: {prompt}\nOutput:"
+)
 
 
 class LlmRewriteOptions(RewriteLevel, ApiOptions):
     model: str = Field(description="the rewriting model, e.g. gpt-4o (Rethinking RM Evaluation)")
     temperature: float = Field(0.0, ge=0, le=2)
     max_tokens: int = Field(1024, ge=1, description="longest rewrite, in tokens")
-    template: str | None = Field(None, description="a user template with a {prompt} placeholder "
-                                                   "(default: Rethinking RM Evaluation's Table 5 / Table 6)")
+    template: str | None = Field(
+        None,
+        description="a user template with a {prompt} placeholder "
+        "(default: Rethinking RM Evaluation's Table 5 / Table 6)",
+    )
 
     @field_validator("template")
     @classmethod
@@ -149,8 +172,12 @@ class _LlmRewriter(_WholeTextPerturber):
         o = self.options
         # replace, not str.format: the text may hold braces
         content = (o.template or self.default_template).replace("{prompt}", text)
-        return {"model": o.model, "messages": [{"role": "user", "content": content}],
-                "temperature": o.temperature, "max_tokens": o.max_tokens}
+        return {
+            "model": o.model,
+            "messages": [{"role": "user", "content": content}],
+            "temperature": o.temperature,
+            "max_tokens": o.max_tokens,
+        }
 
     def rewrite(self, texts: Sequence[str]) -> list[str]:
         async def work(session: ApiSession) -> list[str]:
@@ -163,13 +190,13 @@ class _LlmRewriter(_WholeTextPerturber):
         body = await session.post(CHAT, payload, cache_key=self.client.request_key(CHAT, payload))
         reply = chat_contents(body)[0]
         if reply is None or not reply.strip():
-            raise ApiError(f"{self.client.base_url}{CHAT}: a reply without text for "
-                           f"{text[:60]!r}")
+            raise ApiError(f"{self.client.base_url}{CHAT}: a reply without text for {text[:60]!r}")
         return reply.strip()
 
 
 class LlmParaphrase(_LlmRewriter):
-    """Each text, with probability p, is paraphrased by an LLM (Rethinking RM Evaluation, Table 5: same meaning,
+    """Each text, with probability p, is paraphrased by an LLM (Rethinking RM Evaluation, Table 5:
+    same meaning,
     new wording)."""
 
     name = "llm-paraphrase"

@@ -6,16 +6,30 @@ it says so.  The world itself lives in :mod:`rmaudit.backends.simulated`.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from pydantic import Field
 
 from rmaudit import hookimpl
-from rmaudit.components import (ComponentOptions, Generation, Oracle, OracleLabel, Prompt,
-                                PromptSource, ReferencePolicy, Response, RewardModel)
+from rmaudit.backends.simulated import (
+    SimulatedJudge,
+    SimulatedPolicy,
+    SimulatedRewardModel,
+    builtin_prompts,
+)
+from rmaudit.components import (
+    ComponentOptions,
+    Generation,
+    Oracle,
+    OracleLabel,
+    Prompt,
+    PromptSource,
+    ReferencePolicy,
+    Response,
+    RewardModel,
+)
 from rmaudit.errors import BadInput
-from rmaudit.backends.simulated import (SimulatedJudge, SimulatedPolicy, SimulatedRewardModel,
-                               builtin_prompts)
 
 
 class SimulatedHelpfulOptions(ComponentOptions):
@@ -23,7 +37,8 @@ class SimulatedHelpfulOptions(ComponentOptions):
 
 
 class SimulatedHelpfulPrompts(PromptSource):
-    """The built-in set of original helpfulness prompts (simulated world), across topics and task types."""
+    """The built-in set of original helpfulness prompts (simulated world), across topics and task
+    types."""
 
     name = "simulated-helpful"
     Options = SimulatedHelpfulOptions
@@ -35,8 +50,9 @@ class SimulatedHelpfulPrompts(PromptSource):
             known = sorted({r["topic"] for r in records})
             unknown = [t for t in self.options.topics if t not in known]
             if unknown:
-                raise BadInput(f"unknown topic; known: {', '.join(known)}", field="topics",
-                               value=unknown[0])
+                raise BadInput(
+                    f"unknown topic; known: {', '.join(known)}", field="topics", value=unknown[0]
+                )
             records = [r for r in records if r["topic"] in self.options.topics]
         return [(r["text"], {k: v for k, v in r.items() if k != "text"}) for r in records]
 
@@ -47,7 +63,8 @@ class SimulatedPolicyOptions(ComponentOptions):
 
 
 class SimulatedPolicyComponent(ReferencePolicy):
-    """A simulated reference policy writing real texts whose substance, padding, flattery, hedging, refusals and drift vary."""
+    """A simulated reference policy writing real texts whose substance, padding, flattery, hedging,
+    refusals and drift vary."""
 
     name = "simulated-policy"
     Options = SimulatedPolicyOptions
@@ -66,13 +83,18 @@ class SimulatedPolicyComponent(ReferencePolicy):
 
 
 class SimulatedJudgeOptions(ComponentOptions):
-    samples: int = Field(10, ge=1, description="judge samples averaged per label (the paper uses 10)")
+    samples: int = Field(
+        10, ge=1, description="judge samples averaged per label (the paper uses 10)"
+    )
     seed: int = 0
-    noise: float | None = Field(None, ge=0, description="judge noise per sample (default: the world's)")
+    noise: float | None = Field(
+        None, ge=0, description="judge noise per sample (default: the world's)"
+    )
 
 
 class SimulatedJudgeComponent(Oracle):
-    """A simulated LLM judge: 1-10 scores from the text's latent quality plus judge noise, averaged."""
+    """A simulated LLM judge: 1-10 scores from the text's latent quality plus judge noise,
+    averaged."""
 
     name = "simulated-judge"
     Options = SimulatedJudgeOptions
@@ -105,7 +127,8 @@ class SimulatedRMOptions(ComponentOptions):
 
 
 class SimulatedRM(RewardModel):
-    """A simulated reward model that reads the text: honest-but-noisy, length-biased, flattery-biased or weak."""
+    """A simulated reward model that reads the text: honest-but-noisy, length-biased,
+    flattery-biased or weak."""
 
     name = "simulated-rm"
     Options = SimulatedRMOptions
@@ -114,8 +137,9 @@ class SimulatedRM(RewardModel):
     def __init__(self, options=None) -> None:
         super().__init__(options)
         o = self.options
-        self.model = SimulatedRewardModel(bias=o.bias, noise=o.noise, seed=o.seed,
-                                          strength=o.strength, signal=o.signal)
+        self.model = SimulatedRewardModel(
+            bias=o.bias, noise=o.noise, seed=o.seed, strength=o.strength, signal=o.signal
+        )
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         return [self.model.score(prompt.text, response.text) for prompt, response in batch]

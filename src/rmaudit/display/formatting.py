@@ -13,8 +13,10 @@ SPARK = "▁▂▃▄▅▆▇█"
 #: Characters a terminal acts on instead of showing: C0/C1 controls (escape sequences, carriage
 #: return, backspace, ...) but newline and tab, DEL, the bidirectional-text controls that reorder
 #: what follows them, Unicode line/paragraph separators and lone surrogates (not encodable).
-_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
-                     "\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+    "\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def visible(text: str) -> str:
@@ -38,7 +40,7 @@ def one_line(text: str, width: int | None = None) -> str:
     """``text`` made :func:`visible`, its whitespace runs (newlines too) collapsed to one space,
     cut to ``width`` characters with an ellipsis."""
     line = " ".join(visible(text).split())
-    return line if width is None or len(line) <= width else line[:max(width - 1, 0)] + "…"
+    return line if width is None or len(line) <= width else line[: max(width - 1, 0)] + "…"
 
 
 def short_label(label: str) -> str:
@@ -81,8 +83,18 @@ def sparkline(values: np.ndarray) -> str:
 
 #: One colour per RM, by its place in the run (matplotlib's tab10): the same RM has the same
 #: colour in every report figure and TUI plot.
-RM_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-              "#7f7f7f", "#bcbd22", "#17becf")
+RM_COLOURS = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
 #: the colour of a result across all RMs (a run-level curve), and of reference lines
 NEUTRAL_COLOUR = "#404040"
 

@@ -15,21 +15,51 @@ bootstrap CI across prompts, and the per-prompt values.  Invalid input raises
 """
 
 from rmaudit.metrics._results import CurveResult, MetricResult
-from rmaudit.metrics.best_of_n import (best_k_of_n, best_of_n, best_of_n_curve, bon_kl,
-                                       rank_of_n_kl)
+from rmaudit.metrics.best_of_n import best_k_of_n, best_of_n, best_of_n_curve, bon_kl, rank_of_n_kl
 from rmaudit.metrics.pairwise import pairwise_accuracy
-from rmaudit.metrics.preference import (REWARDBENCH, CalibrationResult, SectionScheme,
-                                        SectionScore, StyleDifficulty, accuracy, auroc, bt_ece,
-                                        confidence, ece, energy_score, fpr_at_95_tpr, pair_credit,
-                                        section_score, style_accuracy_matrix, style_difficulty,
-                                        subset_accuracy)
-from rmaudit.metrics.regret import (ERROR_METRICS, CorrelationEstimate, RegretStudy,
-                                    accuracy_pair, bo5, bt_calibration_error, chatterjee_xi,
-                                    correlate_across, goodhart_accuracy, goodhart_from_accuracy,
-                                    goodhart_ndr, goodhart_overoptimization, kendall_tau_b,
-                                    mean_reciprocal_rank, ndcg, ndr, ndr_curve,
-                                    pearson_correlation, permutation_p_values,
-                                    regret_correlation, spearman_correlation, xi_correlation)
+from rmaudit.metrics.preference import (
+    REWARDBENCH,
+    CalibrationResult,
+    SectionScheme,
+    SectionScore,
+    StyleDifficulty,
+    accuracy,
+    auroc,
+    bt_ece,
+    confidence,
+    ece,
+    energy_score,
+    fpr_at_95_tpr,
+    pair_credit,
+    section_score,
+    style_accuracy_matrix,
+    style_difficulty,
+    subset_accuracy,
+)
+from rmaudit.metrics.regret import (
+    ERROR_METRICS,
+    CorrelationEstimate,
+    RegretStudy,
+    accuracy_pair,
+    bo5,
+    bt_calibration_error,
+    chatterjee_xi,
+    correlate_across,
+    goodhart_accuracy,
+    goodhart_from_accuracy,
+    goodhart_ndr,
+    goodhart_overoptimization,
+    kendall_tau_b,
+    mean_reciprocal_rank,
+    ndcg,
+    ndr,
+    ndr_curve,
+    pearson_correlation,
+    permutation_p_values,
+    regret_correlation,
+    spearman_correlation,
+    xi_correlation,
+)
 from rmaudit.metrics.reta import default_etas, reta, reta_curve, reta_n_range
 
 __all__ = [

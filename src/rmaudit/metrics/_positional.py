@@ -121,9 +121,7 @@ def _read_only(weights: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=128)
-def reta_weights(
-    N: int, ns: tuple[int, ...], etas: tuple[float, ...], replace: bool
-) -> np.ndarray:
+def reta_weights(N: int, ns: tuple[int, ...], etas: tuple[float, ...], replace: bool) -> np.ndarray:
     """Weights (len(etas) × N) of Eq. 6's per-prompt estimate, averaged over the sizes ``ns``.
 
     Row e applied to a prompt's position-ordered oracle scores gives

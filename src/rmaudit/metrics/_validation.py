@@ -53,8 +53,7 @@ def check_pools(oracle: Any, scores: Any, *, min_responses: int = 2) -> tuple[Po
 def _as_pools(pools: Any, field: str) -> Pools:
     if isinstance(pools, (str, bytes)) or not isinstance(pools, Iterable):
         raise MetricInputError(
-            "expected a sequence of 1-D arrays (one per prompt), "
-            f"got {type(pools).__name__}",
+            f"expected a sequence of 1-D arrays (one per prompt), got {type(pools).__name__}",
             field=field,
         )
     items = list(pools)
@@ -115,9 +114,7 @@ def check_positive_means(oracle_pools: Pools) -> np.ndarray:
 def check_integer(value: Any, field: str, *, minimum: int) -> int:
     """An integer (Python or numpy, not bool) no smaller than ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise MetricInputError(
-            f"expected an integer >= {minimum}, got {value!r}", field=field
-        )
+        raise MetricInputError(f"expected an integer >= {minimum}, got {value!r}", field=field)
     if value < minimum:
         raise MetricInputError(f"expected an integer >= {minimum}, got {value}", field=field)
     return int(value)

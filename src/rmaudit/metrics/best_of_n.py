@@ -178,13 +178,18 @@ def rank_of_n_kl(n: int | Sequence[int] | np.ndarray, rank: int = 1) -> float | 
     rank = check_integer(rank, "rank", minimum=1)
     sizes = np.asarray(n)
     if sizes.dtype.kind not in "iu":
-        raise MetricInputError(f"expected integers >= {rank}, got values of dtype {sizes.dtype}",
-                               field="n")
+        raise MetricInputError(
+            f"expected integers >= {rank}, got values of dtype {sizes.dtype}", field="n"
+        )
     if sizes.size and sizes.min() < rank:
         raise MetricInputError(f"expected integers >= rank {rank}, got {sizes.min()}", field="n")
     a, b = sizes.astype(float) - rank + 1.0, float(rank)
-    kl = ((a - 1.0) * digamma(a) + (b - 1.0) * digamma(b) - (a + b - 2.0) * digamma(a + b)
-          - betaln(a, b))
+    kl = (
+        (a - 1.0) * digamma(a)
+        + (b - 1.0) * digamma(b)
+        - (a + b - 2.0) * digamma(a + b)
+        - betaln(a, b)
+    )
     kl = np.maximum(kl, 0.0)  # a KL is never negative; rounding at n = rank can give -0.0
     return float(kl) if np.ndim(n) == 0 else kl
 

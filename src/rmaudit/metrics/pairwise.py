@@ -1,8 +1,8 @@
 """Within-prompt pairwise ranking accuracy of an RM against the oracle.
 
 "Rethinking Reward Model Evaluation" (arXiv 2410.05584) App. 8.3, "Accuracy": with N responses per
-prompt, the C(N, 2) pairs are the test cases; a pair the oracle tells apart is passed when the
-RM orders it the same way.  It is the accuracy-style baseline the RETA paper (arXiv 2504.14838, Sec. 2)
+prompt, the C(N, 2) pairs are the test cases; a pair the oracle tells apart is passed when the RM
+orders it the same way.  It is the accuracy-style baseline the RETA paper (arXiv 2504.14838, Sec. 2)
 contrasts RETA with, computed here on the same labelled pools.
 """
 
@@ -35,11 +35,11 @@ def pairwise_accuracy(
 ) -> MetricResult:
     """Fraction of oracle-ordered response pairs that the RM orders the same way.
 
-    Per prompt, over the pairs (a, b) with J(a) > J(b):
-    ``(#{Y(a) > Y(b)} + t · #{Y(a) = Y(b)}) / #{J(a) > J(b)}`` with t = 1/2 for
-    ``ties="half"`` and t = 0 for ``ties="loss"``; then averaged over prompts (Rethinking RM Evaluation, arXiv 2410.05584
-    App. 8.3, "Accuracy").  Pairs the oracle ties are not counted; a prompt whose oracle
-    scores are all equal has no pair and is an error.  ``seed`` seeds only the bootstrap CI.
+    Per prompt, over the pairs (a, b) with J(a) > J(b): ``(#{Y(a) > Y(b)} + t · #{Y(a) = Y(b)}) /
+    #{J(a) > J(b)}`` with t = 1/2 for ``ties="half"`` and t = 0 for ``ties="loss"``; then averaged
+    over prompts (Rethinking RM Evaluation, arXiv 2410.05584 App. 8.3, "Accuracy").  Pairs the
+    oracle ties are not counted; a prompt whose oracle scores are all equal has no pair and is an
+    error.  ``seed`` seeds only the bootstrap CI.
 
     Example:
         >>> oracle = [np.array([1.0, 2.0, 3.0])]

@@ -113,10 +113,12 @@ def finite_pool_note(etas: Sequence[float], N: int) -> str | None:
     small = [float(e) for e in etas if e * smallest_n < FINITE_POOL_TOP]
     if not small:
         return None
-    return (f"RETA(η ≤ {max(small):.3g}) at N = {N} responses per prompt is the "
-            f"finite-pool quantity (Eq. 5-6 over subsets of {smallest_n}+ responses), which lies "
-            f"below Theorem 1's large-N limit; its ± covers the finite-pool quantity (the "
-            f"metric's documentation gives the measured gap).")
+    return (
+        f"RETA(η ≤ {max(small):.3g}) at N = {N} responses per prompt is the "
+        f"finite-pool quantity (Eq. 5-6 over subsets of {smallest_n}+ responses), which lies "
+        f"below Theorem 1's large-N limit; its ± covers the finite-pool quantity (the "
+        f"metric's documentation gives the measured gap)."
+    )
 
 
 def _log_spaced_etas(smallest_n: int) -> np.ndarray:
@@ -181,8 +183,18 @@ def reta(
     """
     eta = check_fraction(eta, "eta")
     curve = _reta(
-        oracle, scores, np.array([eta]), "eta", method=method, normalize=normalize, n=n,
-        resamples=resamples, seed=seed, replace=replace, ci=ci, bootstrap=bootstrap,
+        oracle,
+        scores,
+        np.array([eta]),
+        "eta",
+        method=method,
+        normalize=normalize,
+        n=n,
+        resamples=resamples,
+        seed=seed,
+        replace=replace,
+        ci=ci,
+        bootstrap=bootstrap,
     )
     return curve.point(0)
 
@@ -225,8 +237,18 @@ def reta_curve(
     else:
         eta_grid = check_fractions(etas, "etas")
     return _reta(
-        oracle, scores, eta_grid, "etas", method=method, normalize=normalize, n=n,
-        resamples=resamples, seed=seed, replace=replace, ci=ci, bootstrap=bootstrap,
+        oracle,
+        scores,
+        eta_grid,
+        "etas",
+        method=method,
+        normalize=normalize,
+        n=n,
+        resamples=resamples,
+        seed=seed,
+        replace=replace,
+        ci=ci,
+        bootstrap=bootstrap,
     )
 
 
@@ -298,9 +320,7 @@ def _monte_carlo(
     # Rank responses once; a subset is then a set of positions, and sorting it by
     # (tie group, uniform key) is a uniformly random tie-break.  Keys stay within half a unit
     # of the group index so that float rounding never reorders groups.
-    ranked_oracle = np.take_along_axis(
-        oracle, np.argsort(-scores, axis=1, kind="stable"), axis=1
-    )
+    ranked_oracle = np.take_along_axis(oracle, np.argsort(-scores, axis=1, kind="stable"), axis=1)
     sorted_scores = -np.sort(-scores, axis=1)
     starts_group = np.ones(scores.shape, dtype=bool)
     starts_group[:, 1:] = sorted_scores[:, 1:] != sorted_scores[:, :-1]
@@ -319,9 +339,9 @@ def _monte_carlo(
             if replace:
                 positions = rng.integers(0, size, size=(count, resamples, n))
             else:
-                positions = np.argpartition(
-                    rng.random((count, resamples, size)), n - 1, axis=-1
-                )[..., :n]
+                positions = np.argpartition(rng.random((count, resamples, size)), n - 1, axis=-1)[
+                    ..., :n
+                ]
             keys = np.take_along_axis(tie_group[rows, None, :], positions, axis=-1)
             keys += 0.5 * rng.random(keys.shape)
             order = np.take_along_axis(positions, np.argsort(keys, axis=-1), axis=-1)

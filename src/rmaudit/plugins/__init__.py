@@ -5,12 +5,38 @@ group, both through the same hooks; a component name resolves to its class here
 (docs/architecture.md, "Plugin kinds").  Import the host's functions from this package.
 """
 
-from .host import (BUILTIN_SOURCE, DEFAULT_PLUGINS, ENTRY_POINT_GROUP, HOOK_OF_KIND, PluginInfo,
-                   Registered, component_names, load_entry_point_plugins, load_plugins,
-                   load_plugins_dir, plugin_infos, pm, registered, resolve)
+from .host import (
+    BUILTIN_SOURCE,
+    DEFAULT_PLUGINS,
+    ENTRY_POINT_GROUP,
+    HOOK_OF_KIND,
+    PluginInfo,
+    Registered,
+    component_names,
+    installed_entry_points,
+    load_entry_point_plugins,
+    load_plugins,
+    load_plugins_dir,
+    plugin_infos,
+    pm,
+    registered,
+    resolve,
+)
 
 __all__ = [
-    "BUILTIN_SOURCE", "DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "HOOK_OF_KIND", "PluginInfo",
-    "Registered", "component_names", "load_entry_point_plugins", "load_plugins",
-    "load_plugins_dir", "plugin_infos", "pm", "registered", "resolve",
+    "BUILTIN_SOURCE",
+    "DEFAULT_PLUGINS",
+    "ENTRY_POINT_GROUP",
+    "HOOK_OF_KIND",
+    "PluginInfo",
+    "Registered",
+    "component_names",
+    "installed_entry_points",
+    "load_entry_point_plugins",
+    "load_plugins",
+    "load_plugins_dir",
+    "plugin_infos",
+    "pm",
+    "registered",
+    "resolve",
 ]

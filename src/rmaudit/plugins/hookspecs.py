@@ -69,7 +69,8 @@ def register_commands(cli):
 
 @hookspec
 def register_panels(register):
-    """Register :class:`rmaudit.results.panels.Panel` instances: views of stored results in ``rmaudit tui``.
+    """Register :class:`rmaudit.results.panels.Panel` instances: views of stored results in
+    ``rmaudit tui``.
 
     A panel names the curve and scalar metric keys it shows and a factory that builds its
     Textual widget when the panel is displayed; import Textual inside the factory, never at

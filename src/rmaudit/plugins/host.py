@@ -21,15 +21,15 @@ import importlib.util
 import os
 import warnings
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from rmaudit import __version__
-from rmaudit.plugins import hookspecs
 from rmaudit.errors import BadInput
+from rmaudit.plugins import hookspecs
 
 if TYPE_CHECKING:
     from rmaudit.components import Component
@@ -122,28 +122,43 @@ def load_plugins() -> None:
     pm.check_pending()
 
 
+def installed_entry_points() -> list[EntryPoint]:
+    """The ``rmaudit`` entry points that autoloading would load, from installed metadata alone
+    (nothing imported): none under RMAUDIT_DISABLE_PLUGIN_AUTOLOAD, and only those named (by
+    entry point or distribution) in RMAUDIT_LOAD_PLUGINS when it is set."""
+    if os.environ.get("RMAUDIT_DISABLE_PLUGIN_AUTOLOAD"):
+        return []
+    allowlist = os.environ.get("RMAUDIT_LOAD_PLUGINS")
+    allowed = None if allowlist is None else {p.strip() for p in allowlist.split(",") if p.strip()}
+    return [
+        entry_point
+        for entry_point in entry_points(group=ENTRY_POINT_GROUP)
+        if allowed is None or entry_point.name in allowed or _distribution(entry_point) in allowed
+    ]
+
+
+def _distribution(entry_point: EntryPoint) -> str:
+    return entry_point.dist.name if entry_point.dist else entry_point.name
+
+
 def load_entry_point_plugins() -> None:
     """Register the plugins of installed distributions once (idempotent), without the
-    built-ins: all that finding plugin commands needs."""
+    built-ins: all that finding a plugin command needs."""
     global _entry_points_loaded
     if _entry_points_loaded:
         return
     _entry_points_loaded = True
-    if os.environ.get("RMAUDIT_DISABLE_PLUGIN_AUTOLOAD"):
-        return
-    allowlist = os.environ.get("RMAUDIT_LOAD_PLUGINS")
-    allowed = None if allowlist is None else {p.strip() for p in allowlist.split(",") if p.strip()}
-    for entry_point in entry_points(group=ENTRY_POINT_GROUP):
-        dist = entry_point.dist.name if entry_point.dist else entry_point.name
-        if allowed is not None and dist not in allowed and entry_point.name not in allowed:
-            continue
+    for entry_point in installed_entry_points():
+        dist = _distribution(entry_point)
         if pm.get_plugin(entry_point.name) is not None:
             continue
         try:
             plugin = entry_point.load()
             pm.register(plugin, name=entry_point.name)
         except Exception as error:  # a broken third-party plugin must not take the host down
-            message = f"plugin {entry_point.name!r} ({dist}) failed to load and was skipped: {error}"
+            message = (
+                f"plugin {entry_point.name!r} ({dist}) failed to load and was skipped: {error}"
+            )
             load_failures.append(message)
             warnings.warn(message, RuntimeWarning, stacklevel=2)
             continue
@@ -167,11 +182,13 @@ def load_plugins_dir(directory: str) -> None:
         try:
             spec.loader.exec_module(module)
         except SyntaxError as error:
-            raise BadInput(f"syntax error: {error.msg}", file=name,
-                           field=f"line {error.lineno}") from None
+            raise BadInput(
+                f"syntax error: {error.msg}", file=name, field=f"line {error.lineno}"
+            ) from None
         except Exception as error:
-            raise BadInput(f"the plugin failed to load: {type(error).__name__}: {error}",
-                           file=name) from None
+            raise BadInput(
+                f"the plugin failed to load: {type(error).__name__}: {error}", file=name
+            ) from None
         pm.register(module, name=name)
         _distribution_of[name] = (f"plugins-dir:{path.stem}", "")
         try:
@@ -180,20 +197,37 @@ def load_plugins_dir(directory: str) -> None:
             pm.unregister(module)
             unknown = _unknown_hook(module)
             close = difflib.get_close_matches(unknown, _hook_names(), n=1)
-            raise BadInput("not a hook rmaudit has" + (f"; did you mean {close[0]!r}?" if close
-                                                         else f"; known: {', '.join(_hook_names())}"),
-                           file=name, field=unknown) from None
+            raise BadInput(
+                "not a hook rmaudit has"
+                + (
+                    f"; did you mean {close[0]!r}?"
+                    if close
+                    else f"; known: {', '.join(_hook_names())}"
+                ),
+                file=name,
+                field=unknown,
+            ) from None
 
 
 def _hook_names() -> list[str]:
-    return sorted(name for name in dir(hookspecs)
-                  if getattr(getattr(hookspecs, name), "rmaudit_spec", None) is not None)
+    return sorted(
+        name
+        for name in dir(hookspecs)
+        if getattr(getattr(hookspecs, name), "rmaudit_spec", None) is not None
+    )
 
 
 def _unknown_hook(module: Any) -> str:
     known = set(_hook_names())
-    return next((name for name in dir(module) if name not in known
-                 and getattr(getattr(module, name), "rmaudit_impl", None) is not None), "?")
+    return next(
+        (
+            name
+            for name in dir(module)
+            if name not in known
+            and getattr(getattr(module, name), "rmaudit_impl", None) is not None
+        ),
+        "?",
+    )
 
 
 def _load(builtins: bool) -> None:
@@ -221,8 +255,10 @@ def registered(kind: str, *, builtins: bool = True) -> list[Registered]:
 
         def register(cls: Any, _plugin: str = impl.plugin_name, _source: str = source) -> None:
             if not (isinstance(cls, type) and issubclass(cls, base)):
-                raise TypeError(f"plugin {_plugin!r} registered {cls!r} with {hook_name}; "
-                                f"expected a subclass of {base.__name__}")
+                raise TypeError(
+                    f"plugin {_plugin!r} registered {cls!r} with {hook_name}; "
+                    f"expected a subclass of {base.__name__}"
+                )
             if not cls.name:
                 raise TypeError(f"plugin {_plugin!r}: {cls.__name__} has no name")
             found.append(Registered(cls, _source, _plugin))
@@ -235,7 +271,9 @@ def component_names(kind: str) -> list[str]:
     return [r.cls.name for r in registered(kind)]
 
 
-def resolve(kind: str, name: str, *, field: str | None = None, file: str | None = None) -> Registered:
+def resolve(
+    kind: str, name: str, *, field: str | None = None, file: str | None = None
+) -> Registered:
     """Find a component by ``name`` or ``plugin:name``, with "did you mean" on a miss."""
     candidates = registered(kind)
     source, _, bare = name.rpartition(":")
@@ -245,8 +283,13 @@ def resolve(kind: str, name: str, *, field: str | None = None, file: str | None 
     label = kind.replace("_", " ")
     if len(matches) > 1:
         sources = ", ".join(r.qualified_name for r in matches)
-        raise BadInput(f"{label} name is registered by more than one plugin ({sources}); "
-                       f"address it as plugin:name", file=file, field=field, value=name)
+        raise BadInput(
+            f"{label} name is registered by more than one plugin ({sources}); "
+            f"address it as plugin:name",
+            file=file,
+            field=field,
+            value=name,
+        )
     names = sorted({r.cls.name for r in candidates})
     close = difflib.get_close_matches(bare, names, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(names)}"

@@ -5,11 +5,24 @@ options table against its component's model; :mod:`.executor_options` is the ``[
 table.  Every problem is one ``BadInput`` line naming the file, the field and the value.
 """
 
-from .loader import (ComponentSpec, Recipe, check_pool_size, component_spec, load_recipe,
-                     metric_entry, parse_recipe)
+from .loader import (
+    ComponentSpec,
+    Recipe,
+    check_pool_size,
+    component_spec,
+    load_recipe,
+    metric_entry,
+    parse_recipe,
+)
 from .validation import validate_options
 
 __all__ = [
-    "ComponentSpec", "Recipe", "check_pool_size", "component_spec", "load_recipe",
-    "metric_entry", "parse_recipe", "validate_options",
+    "ComponentSpec",
+    "Recipe",
+    "check_pool_size",
+    "component_spec",
+    "load_recipe",
+    "metric_entry",
+    "parse_recipe",
+    "validate_options",
 ]

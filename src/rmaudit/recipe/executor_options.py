@@ -17,10 +17,13 @@ class _Strict(BaseModel):
 
 class LocalExecutorOptions(_Strict):
     name: Literal["local"] = "local"
-    overlap: bool = Field(True, description="compute the next batch in a worker thread while "
-                          "the driver stores the last one; false: every call in the driver "
-                          "thread, one batch at a time (for a component that must run on the "
-                          "main thread)")
+    overlap: bool = Field(
+        True,
+        description="compute the next batch in a worker thread while "
+        "the driver stores the last one; false: every call in the driver "
+        "thread, one batch at a time (for a component that must run on the "
+        "main thread)",
+    )
 
 
 class PoolOptions(_Strict):
@@ -28,44 +31,71 @@ class PoolOptions(_Strict):
 
     num_workers: int | None = Field(None, ge=1, description="actors in the pool")
     num_cpus: float | None = Field(None, ge=0, description="CPUs reserved per actor")
-    num_gpus: float | None = Field(None, ge=0, description="GPUs reserved per actor (fractions share one)")
+    num_gpus: float | None = Field(
+        None, ge=0, description="GPUs reserved per actor (fractions share one)"
+    )
 
 
 class RayExecutorOptions(_Strict):
     name: Literal["ray"]
-    address: str | None = Field(None, description="omitted: start Ray on this machine; 'auto': join "
-                                "the cluster this node belongs to; 'ray://HOST:10001': Ray Client; "
-                                "'HOST:6379': a head node's GCS")
+    address: str | None = Field(
+        None,
+        description="omitted: start Ray on this machine; 'auto': join "
+        "the cluster this node belongs to; 'ray://HOST:10001': Ray Client; "
+        "'HOST:6379': a head node's GCS",
+    )
     num_workers: int = Field(2, ge=1, description="actors per stage")
     num_cpus: float = Field(1.0, ge=0, description="CPUs reserved per actor")
     num_gpus: float = Field(0.0, ge=0, description="GPUs reserved per actor")
-    max_restarts: int = Field(3, ge=0, description="restarts of a dead actor, each retrying the "
-                              "batch it was running")
-    batches_per_worker: int = Field(2, ge=1, description="batches queued per actor: the next batch "
-                                    "travels while the current one runs")
-    runtime_env: dict[str, Any] | None = Field(None, description="Ray runtime environment for "
-                                               "ray.init (e.g. pip packages for a Ray Client)")
-    policy: PoolOptions | None = Field(None, description="overrides for the reference policy's pool")
+    max_restarts: int = Field(
+        3, ge=0, description="restarts of a dead actor, each retrying the batch it was running"
+    )
+    batches_per_worker: int = Field(
+        2,
+        ge=1,
+        description="batches queued per actor: the next batch travels while the current one runs",
+    )
+    runtime_env: dict[str, Any] | None = Field(
+        None,
+        description="Ray runtime environment for ray.init (e.g. pip packages for a Ray Client)",
+    )
+    policy: PoolOptions | None = Field(
+        None, description="overrides for the reference policy's pool"
+    )
     oracle: PoolOptions | None = Field(None, description="overrides for the oracle's pool")
     reward_models: PoolOptions | None = Field(None, description="overrides for every RM's pool")
 
     @field_validator("address")
     @classmethod
     def _known_address_form(cls, address: str | None) -> str | None:
-        if address is None or address == "auto" or re.fullmatch(r"ray://[^\s/]+(:\d+)?", address) \
-                or re.fullmatch(r"[^\s/:]+:\d+", address):
+        if (
+            address is None
+            or address == "auto"
+            or re.fullmatch(r"ray://[^\s/]+(:\d+)?", address)
+            or re.fullmatch(r"[^\s/:]+:\d+", address)
+        ):
             return address
-        raise ValueError("expected 'auto', 'ray://HOST[:PORT]' or 'HOST:PORT' (omit it to start "
-                         "Ray on this machine)")
+        raise ValueError(
+            "expected 'auto', 'ray://HOST[:PORT]' or 'HOST:PORT' (omit it to start "
+            "Ray on this machine)"
+        )
 
     def pool(self, kind: str) -> PoolOptions:
         """The resolved pool resources for a component of ``kind``."""
-        override = {"reference_policy": self.policy, "oracle": self.oracle,
-                    "reward_model": self.reward_models}.get(kind) or PoolOptions()
-        return PoolOptions(num_workers=override.num_workers or self.num_workers,
-                           num_cpus=self.num_cpus if override.num_cpus is None else override.num_cpus,
-                           num_gpus=self.num_gpus if override.num_gpus is None else override.num_gpus)
+        override = {
+            "reference_policy": self.policy,
+            "oracle": self.oracle,
+            "reward_model": self.reward_models,
+        }.get(kind) or PoolOptions()
+        return PoolOptions(
+            num_workers=override.num_workers or self.num_workers,
+            num_cpus=self.num_cpus if override.num_cpus is None else override.num_cpus,
+            num_gpus=self.num_gpus if override.num_gpus is None else override.num_gpus,
+        )
 
 
 ExecutorOptions = LocalExecutorOptions | RayExecutorOptions
-EXECUTOR_OPTIONS: dict[str, type[BaseModel]] = {"local": LocalExecutorOptions, "ray": RayExecutorOptions}
+EXECUTOR_OPTIONS: dict[str, type[BaseModel]] = {
+    "local": LocalExecutorOptions,
+    "ray": RayExecutorOptions,
+}

@@ -21,15 +21,23 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from rmaudit import plugins
-from rmaudit.components import Component, PairSource
-from rmaudit.errors import BadInput
-from rmaudit.recipe.executor_options import EXECUTOR_OPTIONS, INSTALL_HINT, ExecutorOptions, LocalExecutorOptions
+from rmaudit.components import PairSource
 from rmaudit.components.keys import content_key
 from rmaudit.components.options import DataFile
-from rmaudit.recipe.validation import (ComponentSpec, bad_input, component_spec, refuse_bools,
-                                      validate_options, within)
 from rmaudit.components.vocabulary import SHIFT_TARGETS, ShiftTarget
+from rmaudit.errors import BadInput
+from rmaudit.recipe.executor_options import (
+    EXECUTOR_OPTIONS,
+    INSTALL_HINT,
+    ExecutorOptions,
+    LocalExecutorOptions,
+)
+from rmaudit.recipe.validation import (
+    ComponentSpec,
+    bad_input,
+    component_spec,
+    refuse_bools,
+)
 
 DEFAULT_METRICS: tuple[dict[str, Any], ...] = (
     {"name": "reta", "eta": 0.25},
@@ -45,7 +53,8 @@ DEFAULT_PAIR_METRICS: tuple[dict[str, Any], ...] = (
     {"name": "bt-ece"},
 )
 DEFAULT_SHIFT_METRICS: tuple[dict[str, Any], ...] = ({"name": "shift-curves"},)
-#: RMs Under Distribution Shift (arXiv 2311.14743), Fig. 1-2: p = 0, 0.05, ..., 0.75 (p = 0 is the in-distribution reference).
+#: RMs Under Distribution Shift (arXiv 2311.14743), Fig. 1-2: p = 0, 0.05, ..., 0.75 (p = 0 is the
+#: in-distribution reference).
 DEFAULT_SHIFT_LEVELS = tuple(round(0.05 * i, 2) for i in range(16))
 
 
@@ -70,10 +79,15 @@ class BenchmarkSection(_Strict):
 
 class ShiftSection(_Strict):
     perturber: Any
-    levels: list[float] = Field(list(DEFAULT_SHIFT_LEVELS), min_length=2,
-                                description="shift levels p; must include 0, the unshifted pairs")
+    levels: list[float] = Field(
+        list(DEFAULT_SHIFT_LEVELS),
+        min_length=2,
+        description="shift levels p; must include 0, the unshifted pairs",
+    )
     targets: list[ShiftTarget] = Field(list(SHIFT_TARGETS), min_length=1)
-    seed: int = Field(0, ge=0, description="seeds the perturbations (with the perturber's own seed)")
+    seed: int = Field(
+        0, ge=0, description="seeds the perturbations (with the perturber's own seed)"
+    )
 
     @field_validator("levels")
     @classmethod
@@ -82,8 +96,9 @@ class ShiftSection(_Strict):
             if not 0 <= p <= 1:
                 raise ValueError(f"every level must lie in [0, 1], got {p}")
         if 0 not in levels:
-            raise ValueError("the levels must include 0: the unshifted pairs are the "
-                             "in-distribution reference")
+            raise ValueError(
+                "the levels must include 0: the unshifted pairs are the in-distribution reference"
+            )
         if len(set(levels)) != len(levels):
             raise ValueError("levels must be distinct")
         return sorted(levels)
@@ -143,8 +158,11 @@ class Recipe:
 
     @property
     def has_benchmark(self) -> bool:
-        return (self.source is not None or self.benchmark_file is not None
-                or self.benchmark_source is not None)
+        return (
+            self.source is not None
+            or self.benchmark_file is not None
+            or self.benchmark_source is not None
+        )
 
     @property
     def imports_benchmark(self) -> bool:
@@ -158,8 +176,9 @@ class Recipe:
     def run_identity(self) -> dict[str, Any]:
         """What the run key hashes: the validated recipe, less where its stages run."""
         # a recipe without a benchmark source keeps the key it had before they existed
-        exclude = {"executor"} | ({"benchmark_source"} if self.model.benchmark_source is None
-                                  else set())
+        exclude = {"executor"} | (
+            {"benchmark_source"} if self.model.benchmark_source is None else set()
+        )
         return self.model.model_dump(mode="json", exclude=exclude)
 
     @property
@@ -185,7 +204,9 @@ def load_recipe(path: str | Path) -> Recipe:
     return parse_recipe(raw, file=file, text=text, base_dir=path.parent)
 
 
-def parse_recipe(raw: dict[str, Any], *, file: str, text: str = "", base_dir: Path | None = None) -> Recipe:
+def parse_recipe(
+    raw: dict[str, Any], *, file: str, text: str = "", base_dir: Path | None = None
+) -> Recipe:
     if isinstance(raw.get("benchmark"), dict) and "name" in raw["benchmark"]:
         raw = {**raw, "benchmark_source": raw["benchmark"]}
         del raw["benchmark"]
@@ -196,63 +217,109 @@ def parse_recipe(raw: dict[str, Any], *, file: str, text: str = "", base_dir: Pa
         raise bad_input(error, RecipeModel, raw, file=file, field="") from None
 
     def spec(kind: str, value: Any, where: str, labelled: bool = False) -> ComponentSpec:
-        return component_spec(kind, value, field=where, file=file, base_dir=base_dir,
-                              labelled=labelled)
+        return component_spec(
+            kind, value, field=where, file=file, base_dir=base_dir, labelled=labelled
+        )
 
-    built_here = model.prompts is not None or model.responses is not None or model.oracle is not None
+    built_here = (
+        model.prompts is not None or model.responses is not None or model.oracle is not None
+    )
     imported = model.benchmark is not None or model.benchmark_source is not None
     if imported and built_here:
-        raise BadInput("give either [benchmark] (an imported benchmark file) or "
-                       "[prompts], [responses] and [oracle], not both", file=file, field="benchmark")
+        raise BadInput(
+            "give either [benchmark] (an imported benchmark file) or "
+            "[prompts], [responses] and [oracle], not both",
+            file=file,
+            field="benchmark",
+        )
     source = sampler = embedder = policy = oracle = None
     # A recipe audits a benchmark, preference pairs, or both: only a pairs-only recipe may
     # leave out every benchmark section.
     if not imported and (built_here or model.pairs is None):
         for section in ("prompts", "responses", "oracle"):
             if getattr(model, section) is None:
-                raise BadInput(f"missing [{section}] section (or give [benchmark] file = ...)",
-                               file=file, field=section)
+                raise BadInput(
+                    f"missing [{section}] section (or give [benchmark] file = ...)",
+                    file=file,
+                    field=section,
+                )
         source = spec("prompt_source", model.prompts.source, "prompts.source")
         sampler = spec("prompt_sampler", model.prompts.sampler, "prompts.sampler")
         embedder = spec("embedder", model.prompts.embedder, "prompts.embedder")
         policy = spec("reference_policy", model.responses.policy, "responses.policy")
         oracle = spec("oracle", model.oracle, "oracle")
         if getattr(source.cls, "needs_benchmark", False):
-            raise BadInput("derives pairs from a benchmark; it has no prompts of its own "
-                           "(use it under [pairs.source])", file=file, field="prompts.source.name",
-                           value=source.cls.name)
+            raise BadInput(
+                "derives pairs from a benchmark; it has no prompts of its own "
+                "(use it under [pairs.source])",
+                file=file,
+                field="prompts.source.name",
+                value=source.cls.name,
+            )
     has_benchmark = source is not None or imported
-    benchmark_source = (None if model.benchmark_source is None
-                        else spec("benchmark_source", model.benchmark_source, "benchmark"))
+    benchmark_source = (
+        None
+        if model.benchmark_source is None
+        else spec("benchmark_source", model.benchmark_source, "benchmark")
+    )
 
     pair_source = perturber = None
     if model.pairs is not None:
         pair_source = spec("prompt_source", model.pairs.source, "pairs.source")
         if not issubclass(pair_source.cls, PairSource):
-            raise BadInput("not a preference-pair source", file=file, field="pairs.source.name",
-                           value=pair_source.cls.name)
+            raise BadInput(
+                "not a preference-pair source",
+                file=file,
+                field="pairs.source.name",
+                value=pair_source.cls.name,
+            )
         if pair_source.cls.needs_benchmark and not has_benchmark:
-            raise BadInput("derives pairs from a benchmark; add [prompts], [responses] and "
-                           "[oracle], or [benchmark]", file=file, field="pairs.source.name",
-                           value=pair_source.cls.name)
+            raise BadInput(
+                "derives pairs from a benchmark; add [prompts], [responses] and "
+                "[oracle], or [benchmark]",
+                file=file,
+                field="pairs.source.name",
+                value=pair_source.cls.name,
+            )
         if model.pairs.shift is not None:
             perturber = _perturber_spec(model.pairs.shift.perturber, file=file, base_dir=base_dir)
 
-    reward_models = tuple(spec("reward_model", value, f"reward_models[{i}]", labelled=True)
-                          for i, value in enumerate(model.reward_models))
+    reward_models = tuple(
+        spec("reward_model", value, f"reward_models[{i}]", labelled=True)
+        for i, value in enumerate(model.reward_models)
+    )
     _check_unique_labels(reward_models, file, "reward_models")
-    metric_values = model.metrics if model.metrics is not None else [
-        *(DEFAULT_METRICS if has_benchmark else ()),
-        *(DEFAULT_PAIR_METRICS if model.pairs is not None else ()),
-        *(DEFAULT_SHIFT_METRICS if perturber is not None else ())]
-    metrics = tuple(spec("metric", value, f"metrics[{i}]", labelled=True)
-                    for i, value in enumerate(metric_values))
+    metric_values = (
+        model.metrics
+        if model.metrics is not None
+        else [
+            *(DEFAULT_METRICS if has_benchmark else ()),
+            *(DEFAULT_PAIR_METRICS if model.pairs is not None else ()),
+            *(DEFAULT_SHIFT_METRICS if perturber is not None else ()),
+        ]
+    )
+    metrics = tuple(
+        spec("metric", value, f"metrics[{i}]", labelled=True)
+        for i, value in enumerate(metric_values)
+    )
     _check_unique_labels(metrics, file, "metrics")
-    recipe = Recipe(file, text, model, source, sampler, embedder, policy, oracle, reward_models,
-                    metrics, model.benchmark.file if model.benchmark else None,
-                    pair_source=pair_source, perturber=perturber,
-                    executor=_executor_options(model.executor, file=file),
-                    benchmark_source=benchmark_source)
+    recipe = Recipe(
+        file,
+        text,
+        model,
+        source,
+        sampler,
+        embedder,
+        policy,
+        oracle,
+        reward_models,
+        metrics,
+        model.benchmark.file if model.benchmark else None,
+        pair_source=pair_source,
+        perturber=perturber,
+        executor=_executor_options(model.executor, file=file),
+        benchmark_source=benchmark_source,
+    )
     _check_metric_inputs(recipe)
     if recipe.per_prompt is not None:
         check_pool_size(recipe, recipe.per_prompt)
@@ -270,16 +337,24 @@ def _executor_options(raw: Any, *, file: str) -> ExecutorOptions:
     name = raw.get("name", ...)
     if name not in EXECUTOR_OPTIONS:
         problem = "missing executor name" if name is ... else "unknown executor"
-        raise BadInput(f"{problem}; known: {', '.join(EXECUTOR_OPTIONS)}", file=file,
-                       field="executor.name", value=name)
+        raise BadInput(
+            f"{problem}; known: {', '.join(EXECUTOR_OPTIONS)}",
+            file=file,
+            field="executor.name",
+            value=name,
+        )
     options_model = EXECUTOR_OPTIONS[name]
     try:
         options = options_model.model_validate(raw)
     except ValidationError as error:
         raise bad_input(error, options_model, raw, file=file, field="executor") from None
     if name == "ray" and importlib.util.find_spec("ray") is None:
-        raise BadInput(f"the ray executor needs Ray, which is not installed: {INSTALL_HINT}",
-                       file=file, field="executor.name", value=name)
+        raise BadInput(
+            f"the ray executor needs Ray, which is not installed: {INSTALL_HINT}",
+            file=file,
+            field="executor.name",
+            value=name,
+        )
     return options
 
 
@@ -287,12 +362,20 @@ def _perturber_spec(raw: Any, *, file: str, base_dir: Path | None) -> ComponentS
     """The sweep's perturber: its level p comes from ``levels``, so the table may not set it."""
     where = "pairs.shift.perturber"
     if isinstance(raw, dict) and "p" in raw:
-        raise BadInput("the shift level is set by pairs.shift.levels, not by the perturber",
-                       file=file, field=f"{where}.p", value=raw["p"])
+        raise BadInput(
+            "the shift level is set by pairs.shift.levels, not by the perturber",
+            file=file,
+            field=f"{where}.p",
+            value=raw["p"],
+        )
     perturber = component_spec("shift_perturber", raw, field=where, file=file, base_dir=base_dir)
     if "p" not in perturber.cls.Options.model_fields:
-        raise BadInput("a shift sweep needs a perturber with a level option 'p'", file=file,
-                       field=f"{where}.name", value=perturber.cls.name)
+        raise BadInput(
+            "a shift sweep needs a perturber with a level option 'p'",
+            file=file,
+            field=f"{where}.name",
+            value=perturber.cls.name,
+        )
     return perturber
 
 
@@ -307,8 +390,9 @@ def _check_metric_inputs(recipe: Recipe) -> None:
         elif "shift" in metric.cls.needs and recipe.shift is None:
             problem = "needs a shift sweep ([pairs.shift])"
         if problem:
-            raise BadInput(problem, file=recipe.path, field=f"{metric.field}.name",
-                           value=metric.cls.name)
+            raise BadInput(
+                problem, file=recipe.path, field=f"{metric.field}.name", value=metric.cls.name
+            )
         if recipe.shift is not None:
             try:
                 metric.build().check_shift_levels(tuple(recipe.shift.levels))
@@ -323,8 +407,12 @@ def check_pool_size(recipe: Recipe, per_prompt: int) -> None:
             metric.build().check_pool_size(per_prompt)
         except BadInput as error:
             located = error.located(file=recipe.path, field=metric.field)
-            raise BadInput(located.problem, file=located.file,
-                           field=metric_entry(recipe, located.field), value=located.value) from None
+            raise BadInput(
+                located.problem,
+                file=located.file,
+                field=metric_entry(recipe, located.field),
+                value=located.value,
+            ) from None
 
 
 def metric_entry(recipe: Recipe, field: str) -> str:
@@ -338,6 +426,10 @@ def _check_unique_labels(specs: tuple[ComponentSpec, ...], file: str, section: s
     seen: dict[str, str] = {}
     for spec in specs:
         if spec.label in seen:
-            raise BadInput(f"label already used by {seen[spec.label]}; give each entry a distinct "
-                           f"'label'", file=file, field=f"{spec.field}.label", value=spec.label)
+            raise BadInput(
+                f"label already used by {seen[spec.label]}; give each entry a distinct 'label'",
+                file=file,
+                field=f"{spec.field}.label",
+                value=spec.label,
+            )
         seen[spec.label] = spec.field

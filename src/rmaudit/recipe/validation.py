@@ -18,13 +18,20 @@ from rmaudit.components import Component
 from rmaudit.errors import BadInput
 
 
-def validate_options(cls: type[Component], raw: dict[str, Any], *, field: str, file: str | None,
-                     base_dir: Path | None) -> BaseModel:
+def validate_options(
+    cls: type[Component],
+    raw: dict[str, Any],
+    *,
+    field: str,
+    file: str | None,
+    base_dir: Path | None,
+) -> BaseModel:
     """Validate ``raw`` against ``cls.Options``; the first problem becomes a BadInput."""
     refuse_bools(cls.Options, raw, file=file, field=field)
     try:
-        return cls.Options.model_validate(raw, context={"base_dir": base_dir, "file": file,
-                                                    "resolve_component": component_spec})
+        return cls.Options.model_validate(
+            raw, context={"base_dir": base_dir, "file": file, "resolve_component": component_spec}
+        )
     except ValidationError as error:
         raise bad_input(error, cls.Options, raw, file=file, field=field) from None
 
@@ -43,24 +50,37 @@ class ComponentSpec:
         return self.cls(self.options)
 
 
-def component_spec(kind: str, raw: Any, *, field: str, file: str | None, base_dir: Path | None,
-                   labelled: bool = False) -> ComponentSpec:
+def component_spec(
+    kind: str,
+    raw: Any,
+    *,
+    field: str,
+    file: str | None,
+    base_dir: Path | None,
+    labelled: bool = False,
+) -> ComponentSpec:
     """Resolve and validate one ``{name = ..., <options>}`` table of a recipe (``field`` is
     where it was written; empty for a table nested in options, located by its holder)."""
     if isinstance(raw, str):
         raw = {"name": raw}
     if not isinstance(raw, dict):
-        raise BadInput("expected a table with a 'name' key", file=file, field=field or None,
-                       value=raw)
+        raise BadInput(
+            "expected a table with a 'name' key", file=file, field=field or None, value=raw
+        )
     options = dict(raw)
     name = options.pop("name", None)
     if not isinstance(name, str) or not name:
-        raise BadInput("missing component name", file=file, field=within(field, "name"),
-                       value=name if name is not None else ...)
+        raise BadInput(
+            "missing component name",
+            file=file,
+            field=within(field, "name"),
+            value=name if name is not None else ...,
+        )
     label = options.pop("label", None) if labelled else None
     if label is not None and (not isinstance(label, str) or not label.strip()):
-        raise BadInput("expected a non-empty string", file=file, field=within(field, "label"),
-                       value=label)
+        raise BadInput(
+            "expected a non-empty string", file=file, field=within(field, "label"), value=label
+        )
     found = plugins.resolve(kind, name, field=within(field, "name"), file=file)
     parsed = validate_options(found.cls, options, field=field, file=file, base_dir=base_dir)
     return ComponentSpec(kind, found.cls, parsed, field, label or name)
@@ -82,9 +102,12 @@ def refuse_bools(model: type[BaseModel], raw: Any, *, file: str | None, field: s
         elif not _admits_bool(info.annotation):
             for i, item in enumerate(value if isinstance(value, list) else [value]):
                 if isinstance(item, bool):
-                    raise BadInput("expected a number or text, not true/false", file=file,
-                                   field=where + (f"[{i}]" if isinstance(value, list) else ""),
-                                   value=item)
+                    raise BadInput(
+                        "expected a number or text, not true/false",
+                        file=file,
+                        field=where + (f"[{i}]" if isinstance(value, list) else ""),
+                        value=item,
+                    )
 
 
 def _admits_bool(annotation: Any) -> bool:
@@ -105,20 +128,29 @@ def within(field: str, option: str) -> str:
     return f"{field}.{option}" if field else option
 
 
-def bad_input(error: ValidationError, model: type[BaseModel], raw: dict[str, Any], *,
-               file: str | None, field: str) -> BadInput:
+def bad_input(
+    error: ValidationError,
+    model: type[BaseModel],
+    raw: dict[str, Any],
+    *,
+    file: str | None,
+    field: str,
+) -> BadInput:
     first = error.errors()[0]
     loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
     where = f"{field}{loc}" if field else loc.lstrip(".")
     nested = first.get("ctx", {}).get("error")
-    if isinstance(nested, BadInput):  # a nested component's table (rmaudit.components.options.Nested)
+    if isinstance(
+        nested, BadInput
+    ):  # a nested component's table (rmaudit.components.options.Nested)
         return nested.located(file=file, field=where)
     problem = first["msg"]
     if first["type"] == "extra_forbidden":
         known = sorted(model.model_fields)
         close = difflib.get_close_matches(str(first["loc"][-1]), known, n=1)
-        problem = "unknown option" + (f"; did you mean {close[0]!r}?" if close
-                                      else f"; known: {', '.join(known) or 'none'}")
+        problem = "unknown option" + (
+            f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known) or 'none'}"
+        )
     elif problem.startswith("Value error, "):
         problem = problem.removeprefix("Value error, ")
     value = first.get("input", ...)

@@ -15,26 +15,35 @@ with a ``$`` is shown as written).
 from __future__ import annotations
 
 import re
+from itertools import cycle
 
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.components import RUN_LEVEL
+from rmaudit.components.vocabulary import (
+    NDR_CURVE_PREFIX,
+    RELIABILITY_DIAGRAM,
+    RETA_CURVE,
+    SHIFT_CURVE_PREFIX,
+    SHIFT_QUANTITIES,
+    SHIFT_TARGETS,
+    best_of_n_curve_rank,
+    is_best_of_n_curve,
+    shift_curve_key,
+    shift_curve_target,
+)
 from rmaudit.display.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
 from rmaudit.metrics import bon_kl, rank_of_n_kl
+from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.results.regret import goodhart_curve, goodhart_points, load_studies
 from rmaudit.results.summary import Curve, OracleScale, RunSummary
 from rmaudit.store import Store
-from rmaudit.components.vocabulary import (NDR_CURVE_PREFIX, RELIABILITY_DIAGRAM, RETA_CURVE,
-                                SHIFT_CURVE_PREFIX, SHIFT_QUANTITIES, SHIFT_TARGETS,
-                                best_of_n_curve_rank, is_best_of_n_curve, shift_curve_key,
-                                shift_curve_target)
 
 GOODHART_FIGURE = "regret-goodhart.png"
 #: how a shift target is drawn (RMs differ by colour), as in the TUI's shift panel
-TARGET_LINES = dict(zip(SHIFT_TARGETS, ("-", "--", ":")))
+TARGET_LINES = dict(zip(SHIFT_TARGETS, ("-", "--", ":"), strict=True))
 ORDINALS = {1: "best", 2: "2nd-best", 3: "3rd-best"}
 
 
@@ -45,8 +54,15 @@ def rm_colours(summary: RunSummary) -> dict[str, str]:
     return colours
 
 
-def _plot_rms(ax: Axes, summary: RunSummary, metric: str, key: str, transform=lambda x: x,
-              linestyle: str = "-", labels: bool = True) -> None:
+def _plot_rms(
+    ax: Axes,
+    summary: RunSummary,
+    metric: str,
+    key: str,
+    transform=lambda x: x,
+    linestyle: str = "-",
+    labels: bool = True,
+) -> None:
     """One line and ±1 stderr band per RM, and for the run-level curve of a metric across RMs."""
     colours = rm_colours(summary)
     for label, rm_key in (*summary.reward_models, (ACROSS_RMS, RUN_LEVEL)):
@@ -55,10 +71,23 @@ def _plot_rms(ax: Axes, summary: RunSummary, metric: str, key: str, transform=la
             continue
         x = transform(curve.x)
         stderr = np.nan_to_num(curve.stderr)
-        ax.plot(x, curve.value, marker="o", markersize=3, color=colours[rm_key],
-                linestyle=linestyle, label=short_label(label) if labels else None)
-        ax.fill_between(x, curve.value - stderr, curve.value + stderr, color=colours[rm_key],
-                        alpha=0.2, linewidth=0)
+        ax.plot(
+            x,
+            curve.value,
+            marker="o",
+            markersize=3,
+            color=colours[rm_key],
+            linestyle=linestyle,
+            label=short_label(label) if labels else None,
+        )
+        ax.fill_between(
+            x,
+            curve.value - stderr,
+            curve.value + stderr,
+            color=colours[rm_key],
+            alpha=0.2,
+            linewidth=0,
+        )
     ax.grid(True, alpha=0.3)
 
 
@@ -70,8 +99,13 @@ def _legend_outside(figure: Figure, handles: list | None = None) -> None:
         # as many entries a row as fit the figure's width (about 14 small characters an inch)
         widest = max(len(h.get_label()) for h in handles) + 6
         fit = int(figure.get_figwidth() * 14 // widest)
-        figure.legend(handles=handles, loc="outside lower center", fontsize="small",
-                      ncols=max(1, min(len(handles), fit)), frameon=False)
+        figure.legend(
+            handles=handles,
+            loc="outside lower center",
+            fontsize="small",
+            ncols=max(1, min(len(handles), fit)),
+            frameon=False,
+        )
 
 
 def _literal(figure: Figure) -> Figure:
@@ -112,8 +146,9 @@ def reta_figure(summary: RunSummary, metric: str) -> Figure:
     return figure
 
 
-def best_of_n_figure(summary: RunSummary, metric: str, key: str,
-                     scale: OracleScale | None) -> Figure:
+def best_of_n_figure(
+    summary: RunSummary, metric: str, key: str, scale: OracleScale | None
+) -> Figure:
     """Rank-j-of-n against n and against the KL of that selection policy (rank 1: best-of-n)."""
     rank = best_of_n_curve_rank(key)
     what = ORDINALS.get(rank, f"rank-{rank}")
@@ -123,9 +158,10 @@ def best_of_n_figure(summary: RunSummary, metric: str, key: str,
     by_n.set_xscale("log", base=2)
     by_n.set_xlabel("n (responses drawn)")
     _plot_rms(by_kl, summary, metric, key, lambda n: rank_of_n_kl(np.rint(n).astype(int), rank))
-    by_kl.set_xlabel(f"KL({what}-of-n ‖ base policy) [nats]"
-                     + ("  = log n − (n−1)/n" if rank == 1
-                        else "  (Beta order-statistic density)"))
+    by_kl.set_xlabel(
+        f"KL({what}-of-n ‖ base policy) [nats]"
+        + ("  = log n − (n−1)/n" if rank == 1 else "  (Beta order-statistic density)")
+    )
     pick = "the RM's pick" if rank == 1 else f"the RM's {what.removesuffix('-best')} favourite"
     by_n.set_ylabel(visible(f"oracle score of {pick}\n({_oracle_units(scale)})"))
     figure.suptitle(_title(summary, f"{what}-of-n, ±1 stderr across prompts"))
@@ -137,8 +173,14 @@ def reliability_figure(summary: RunSummary, metric: str) -> Figure:
     """Accuracy against mean confidence per bin; the diagonal y = x is perfect calibration."""
     figure = Figure(figsize=(7, 5), layout="constrained")
     ax = figure.add_subplot()
-    ax.plot([0.5, 1.0], [0.5, 1.0], color=NEUTRAL_COLOUR, linestyle="--", linewidth=1,
-            label="perfectly calibrated (y = x)")
+    ax.plot(
+        [0.5, 1.0],
+        [0.5, 1.0],
+        color=NEUTRAL_COLOUR,
+        linestyle="--",
+        linewidth=1,
+        label="perfectly calibrated (y = x)",
+    )
     _plot_rms(ax, summary, metric, RELIABILITY_DIAGRAM)
     ax.set_xlabel("mean confidence of the RM in the bin")
     ax.set_ylabel("accuracy in the bin")
@@ -153,19 +195,30 @@ def shift_figure(summary: RunSummary, metric: str, quantity: str) -> Figure:
     figure = Figure(figsize=(8, 4.5), layout="constrained")
     ax = figure.add_subplot()
     for target in SHIFT_TARGETS:
-        _plot_rms(ax, summary, metric, shift_curve_key(quantity, target),
-                  linestyle=TARGET_LINES[target], labels=False)
-    handles = [ax.plot([], [], color=colour, label=short_label(label))[0]
-               for (label, _), colour in zip(summary.reward_models, rm_colours(summary).values())]
-    handles += [ax.plot([], [], color=NEUTRAL_COLOUR, linestyle=TARGET_LINES[t],
-                        label=f"{t} shifted")[0]
-                for t in SHIFT_TARGETS if (metric, shift_curve_key(quantity, t)) in
-                {(m, k) for m, k in summary.curve_keys()}]
+        _plot_rms(
+            ax,
+            summary,
+            metric,
+            shift_curve_key(quantity, target),
+            linestyle=TARGET_LINES[target],
+            labels=False,
+        )
+    colours = rm_colours(summary)
+    handles = [
+        ax.plot([], [], color=colours[rm_key], label=short_label(label))[0]
+        for label, rm_key in summary.reward_models
+    ]
+    handles += [
+        ax.plot([], [], color=NEUTRAL_COLOUR, linestyle=TARGET_LINES[t], label=f"{t} shifted")[0]
+        for t in SHIFT_TARGETS
+        if (metric, shift_curve_key(quantity, t)) in {(m, k) for m, k in summary.curve_keys()}
+    ]
     _legend_outside(figure, handles)
     ax.set_xlabel("shift level p")
     ax.set_ylabel(title)
-    ax.set_title(_title(summary, f"{title} {'↑' if higher_is_better else '↓'} under shift, "
-                                 "±1 stderr"))
+    ax.set_title(
+        _title(summary, f"{title} {'↑' if higher_is_better else '↓'} under shift, ±1 stderr")
+    )
     return figure
 
 
@@ -184,9 +237,11 @@ def curve_figure(summary: RunSummary, metric: str, key: str) -> Figure:
 
 def ndr_figure(summary: RunSummary, metric: str) -> Figure:
     """A regret study's NDR against n (log2 axis) and against KL, one line per proxy."""
-    curves = {key.removeprefix(NDR_CURVE_PREFIX): curve
-              for (_, m, key), curve in summary.curves.items()
-              if m == metric and key.startswith(NDR_CURVE_PREFIX)}
+    curves = {
+        key.removeprefix(NDR_CURVE_PREFIX): curve
+        for (_, m, key), curve in summary.curves.items()
+        if m == metric and key.startswith(NDR_CURVE_PREFIX)
+    }
     colours = {label: rm_colour(i) for i, (label, _) in enumerate(summary.reward_models)}
     figure = Figure(figsize=(12, 4.5), layout="constrained")
     by_n, by_kl = figure.subplots(1, 2, sharey=True)
@@ -194,10 +249,12 @@ def ndr_figure(summary: RunSummary, metric: str) -> Figure:
         stderr = np.nan_to_num(curve.stderr)
         colour = colours.get(proxy, NEUTRAL_COLOUR)
         for ax, x in ((by_n, curve.x), (by_kl, bon_kl(np.rint(curve.x).astype(int)))):
-            ax.plot(x, curve.value, marker="o", markersize=3, label=short_label(proxy),
-                    color=colour)
-            ax.fill_between(x, curve.value - stderr, curve.value + stderr, color=colour,
-                            alpha=0.2, linewidth=0)
+            ax.plot(
+                x, curve.value, marker="o", markersize=3, label=short_label(proxy), color=colour
+            )
+            ax.fill_between(
+                x, curve.value - stderr, curve.value + stderr, color=colour, alpha=0.2, linewidth=0
+            )
     by_n.set_xscale("log", base=2)
     by_n.set_xlabel("n (responses drawn)")
     by_kl.set_xlabel("KL(best-of-n ‖ base policy) = log n − (n−1)/n  [nats]")
@@ -218,17 +275,35 @@ def goodhart_figure(summary: RunSummary, points: dict[str, list]) -> Figure:
     figure = Figure(figsize=(8, 5), layout="constrained")
     ax = figure.add_subplot()
     accuracy, ndr_values = goodhart_curve()
-    ax.plot(accuracy, ndr_values, color="black", linewidth=1.5,
-            label="normal model: NDR = sin(π (acc − ½))")
-    for marker, (label, found) in zip("os^Dv<>", ((k, v) for k, v in points.items() if v)):
-        ax.scatter([p.accuracy for p in found], [p.ndr for p in found], marker=marker, s=22,
-                   alpha=0.75, label=visible(f"{label} ({len(found)} gold-proxy pairs)"))
+    ax.plot(
+        accuracy,
+        ndr_values,
+        color="black",
+        linewidth=1.5,
+        label="normal model: NDR = sin(π (acc − ½))",
+    )
+    studies = [(label, found) for label, found in points.items() if found]
+    # seven markers, then round again: a study is never dropped from the figure
+    for marker, (label, found) in zip(cycle("os^Dv<>"), studies, strict=False):
+        ax.scatter(
+            [p.accuracy for p in found],
+            [p.ndr for p in found],
+            marker=marker,
+            s=22,
+            alpha=0.75,
+            label=visible(f"{label} ({len(found)} gold-proxy pairs)"),
+        )
     ax.set_xlabel("pairwise accuracy against the gold")
     ax.set_ylabel("best-of-n NDR (policy regret's complement)")
     ax.axhline(0.0, color="grey", linewidth=0.8, linestyle="--")
     ax.grid(True, alpha=0.3)
-    ax.set_title(_title(summary, "Accuracy vs best-of-n NDR, observed and as the Regressional "
-                                 "Goodhart model predicts\n(Rethinking RM Evaluation, Fig. 8)"))
+    ax.set_title(
+        _title(
+            summary,
+            "Accuracy vs best-of-n NDR, observed and as the Regressional "
+            "Goodhart model predicts\n(Rethinking RM Evaluation, Fig. 8)",
+        )
+    )
     _legend_outside(figure)
     return figure
 
@@ -237,8 +312,9 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-")
 
 
-def build_figures(summary: RunSummary, store: Store | None = None,
-                  scale: OracleScale | None = None) -> dict[str, Figure]:
+def build_figures(
+    summary: RunSummary, store: Store | None = None, scale: OracleScale | None = None
+) -> dict[str, Figure]:
     """File name → figure for every kind of curve the run stored.  A file is named after what
     it shows (``reta-curve.png``, ``best-of-n.png``, ``shift-accuracy.png``), prefixed by the
     metric's label only when two metrics stored the same kind.  With ``store`` a regret study

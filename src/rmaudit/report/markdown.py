@@ -11,14 +11,27 @@ from __future__ import annotations
 import math
 import re
 
-from rmaudit.display.formatting import (LABEL_MAX, eta_label, format_number, format_value, one_line, spread,
-                                visible)
+from rmaudit.components.vocabulary import (
+    REGRET_SUMMARY,
+    RETA_CURVE,
+    SHIFT_QUANTITIES,
+    SHIFT_TARGETS,
+    in_oracle_units,
+    shift_curve_key,
+)
+from rmaudit.display.formatting import (
+    LABEL_MAX,
+    eta_label,
+    format_number,
+    format_value,
+    one_line,
+    spread,
+    visible,
+)
 from rmaudit.results.legend import legend
 from rmaudit.results.regret import load_studies, study_table
 from rmaudit.results.summary import OracleScale, RunSummary
 from rmaudit.store import Store
-from rmaudit.components.vocabulary import (REGRET_SUMMARY, RETA_CURVE, SHIFT_QUANTITIES, SHIFT_TARGETS,
-                                in_oracle_units, shift_curve_key)
 
 #: the curve points a table shows
 CURVE_POINTS, SHIFT_POINTS = 8, 6
@@ -32,9 +45,11 @@ def md(text: object, width: int | None = None) -> str:
 
 def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> list[str]:
     """A pipe table; the first ``left`` columns left-aligned, the rest right-aligned."""
-    return ["| " + " | ".join(headers) + " |",
-            "|" + "|".join("---" if i < left else "---:" for i in range(len(headers))) + "|",
-            *("| " + " | ".join(row) + " |" for row in rows)]
+    return [
+        "| " + " | ".join(headers) + " |",
+        "|" + "|".join("---" if i < left else "---:" for i in range(len(headers))) + "|",
+        *("| " + " | ".join(row) + " |" for row in rows),
+    ]
 
 
 def leaderboard(summary: RunSummary, scale: OracleScale | None) -> list[str]:
@@ -45,48 +60,88 @@ def leaderboard(summary: RunSummary, scale: OracleScale | None) -> list[str]:
     rows = []
     for label, rm_key in summary.reward_models:
         cells = [summary.cells.get((rm_key, c.metric, c.key)) for c in summary.columns]
-        rows.append([md(label, LABEL_MAX),
-                     *(format_value(c.value, c.stderr) if c else "—" for c in cells)])
-    return ["## Leaderboard", "",
-            "Value ± standard error; ↑ higher is better, ↓ lower is better.", "",
-            *_table(headers, rows), ""]
+        rows.append(
+            [md(label, LABEL_MAX), *(format_value(c.value, c.stderr) if c else "—" for c in cells)]
+        )
+    return [
+        "## Leaderboard",
+        "",
+        "Value ± standard error; ↑ higher is better, ↓ lower is better.",
+        "",
+        *_table(headers, rows),
+        "",
+    ]
 
 
 def reta_curve_table(summary: RunSummary) -> list[str]:
-    curves = [(label, summary.curves.get((rm_key, metric, RETA_CURVE)))
-              for metric, key in summary.curve_keys() if key == RETA_CURVE
-              for label, rm_key in summary.reward_models]
+    curves = [
+        (label, summary.curves.get((rm_key, metric, RETA_CURVE)))
+        for metric, key in summary.curve_keys()
+        if key == RETA_CURVE
+        for label, rm_key in summary.reward_models
+    ]
     curves = [(label, curve) for label, curve in curves if curve is not None]
     if not curves:
         return []
     x = curves[0][1].x
     picks = spread(len(x), CURVE_POINTS)
-    rows = [[md(label, LABEL_MAX),
-             *(f"{format_number(c.value[i], 3)} ± {format_number(c.stderr[i], 3)}" for i in picks)]
-            for label, c in curves]
-    return ["## RETA curve", "", "RETA(η) ± standard error across prompts, from η = ½ to one "
-            "response (1 = a random RM).", "",
-            *_table(["reward model", *(f"η = {eta_label(float(x[i]))}" for i in picks)], rows), ""]
+    rows = [
+        [
+            md(label, LABEL_MAX),
+            *(f"{format_number(c.value[i], 3)} ± {format_number(c.stderr[i], 3)}" for i in picks),
+        ]
+        for label, c in curves
+    ]
+    return [
+        "## RETA curve",
+        "",
+        "RETA(η) ± standard error across prompts, from η = ½ to one response (1 = a random RM).",
+        "",
+        *_table(["reward model", *(f"η = {eta_label(float(x[i]))}" for i in picks)], rows),
+        "",
+    ]
 
 
 def shift_tables(summary: RunSummary) -> list[str]:
     lines: list[str] = []
     labels = dict((rm_key, label) for label, rm_key in summary.reward_models)
     for quantity, (title, higher) in SHIFT_QUANTITIES.items():
-        found = [(labels[rm], target, c) for target in SHIFT_TARGETS
-                 for (rm, _, key), c in summary.curves.items()
-                 if key == shift_curve_key(quantity, target) and rm in labels]
+        found = [
+            (labels[rm], target, c)
+            for target in SHIFT_TARGETS
+            for (rm, _, key), c in summary.curves.items()
+            if key == shift_curve_key(quantity, target) and rm in labels
+        ]
         if not found:
             continue
         found.sort(key=lambda f: list(labels.values()).index(f[0]))
         picks = spread(len(found[0][2].x), SHIFT_POINTS)
-        rows = [[md(label, LABEL_MAX), target, *(format_number(c.value[i], 3) for i in picks)]
-                for label, target, c in found]
-        lines += [f"### {title} {'↑' if higher else '↓'}", "",
-                  *_table(["reward model", "shifted", *(f"p = {found[0][2].x[i]:g}" for i in picks)],
-                          rows, left=2), ""]
-    return ["## Under shift", "", "Each quantity at a few shift levels p (p = 0: the unshifted "
-            "pairs); the figures below plot every level.", "", *lines] if lines else []
+        rows = [
+            [md(label, LABEL_MAX), target, *(format_number(c.value[i], 3) for i in picks)]
+            for label, target, c in found
+        ]
+        lines += [
+            f"### {title} {'↑' if higher else '↓'}",
+            "",
+            *_table(
+                ["reward model", "shifted", *(f"p = {found[0][2].x[i]:g}" for i in picks)],
+                rows,
+                left=2,
+            ),
+            "",
+        ]
+    return (
+        [
+            "## Under shift",
+            "",
+            "Each quantity at a few shift levels p (p = 0: the unshifted "
+            "pairs); the figures below plot every level.",
+            "",
+            *lines,
+        ]
+        if lines
+        else []
+    )
 
 
 def across_rms(summary: RunSummary, store: Store) -> list[str]:
@@ -94,23 +149,45 @@ def across_rms(summary: RunSummary, store: Store) -> list[str]:
     lines: list[str] = []
     rest = [(column, cell) for column, cell in summary.run_level if column.metric not in studies]
     if rest:
-        rows = [[md(column.metric), md(column.label), format_value(cell.value, cell.stderr),
-                 f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
-                 if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high) else "—"]
-                for column, cell in rest]
-        lines += ["## Across reward models", "",
-                  *_table(["metric", "result", "value ± stderr", "95% CI"], rows, left=2), ""]
+        rows = [
+            [
+                md(column.metric),
+                md(column.label),
+                format_value(cell.value, cell.stderr),
+                f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
+                if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high)
+                else "—",
+            ]
+            for column, cell in rest
+        ]
+        lines += [
+            "## Across reward models",
+            "",
+            *_table(["metric", "result", "value ± stderr", "95% CI"], rows, left=2),
+            "",
+        ]
     if studies:
         lines += ["## Regret study", ""]
     for label, rows in studies.items():
         table = study_table(label, rows)
-        mean = next((f" {md(r['label'])} = {format_number(r['value'], 3)}." for r in rows
-                     if r["key"] == REGRET_SUMMARY), "")
-        lines += [f"### {md(label)}: error metric vs policy regret (best-of-{table.n} NDR)", "",
-                  f"{table.caption[0].upper()}{table.caption[1:]}.{mean}", "",
-                  *_table([md(h) for h in table.headers],
-                          [[md(row[0]), *row[1:]] for row in table.rows]),  # cells: our numbers
-                  ""]
+        mean = next(
+            (
+                f" {md(r['label'])} = {format_number(r['value'], 3)}."
+                for r in rows
+                if r["key"] == REGRET_SUMMARY
+            ),
+            "",
+        )
+        lines += [
+            f"### {md(label)}: error metric vs policy regret (best-of-{table.n} NDR)",
+            "",
+            f"{table.caption[0].upper()}{table.caption[1:]}.{mean}",
+            "",
+            *_table(
+                [md(h) for h in table.headers], [[md(row[0]), *row[1:]] for row in table.rows]
+            ),  # cells: our numbers
+            "",
+        ]
     return lines
 
 
@@ -120,21 +197,36 @@ def recipe_block(summary: RunSummary) -> list[str]:
     if not text:
         return []
     fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", text)), default=0))
-    return ["## Recipe", "", f"`{md(summary.run['recipe_path'] or '')}`:", "",
-            f"{fence}toml", text, fence, ""]
+    return [
+        "## Recipe",
+        "",
+        f"`{md(summary.run['recipe_path'] or '')}`:",
+        "",
+        f"{fence}toml",
+        text,
+        fence,
+        "",
+    ]
 
 
-def markdown(summary: RunSummary, store: Store, scale: OracleScale | None, figures: list[str],
-             db_path: str) -> str:
+def markdown(
+    summary: RunSummary, store: Store, scale: OracleScale | None, figures: list[str], db_path: str
+) -> str:
     run, bench = summary.run, summary.benchmark
     lines = [f"# {md(run['title'])}", ""]
     if summary.simulated:
         notice = summary.simulated_notice.removeprefix("Simulated: ").removeprefix("SIMULATED — ")
         lines += [f"> **SIMULATED.** {md(notice[0].upper() + notice[1:])}", ""]
-    size = (f"benchmark `{bench['id']}`: {bench['per_prompt']} responses per prompt"
-            if run["benchmark_id"] else f"{summary.pairs:,} preference pairs")
-    lines += [f"Run `{run['id']}` ({md(run['status'])}), {size}, "
-              f"{len(summary.reward_models)} reward models.", ""]
+    size = (
+        f"benchmark `{bench['id']}`: {bench['per_prompt']} responses per prompt"
+        if run["benchmark_id"]
+        else f"{summary.pairs:,} preference pairs"
+    )
+    lines += [
+        f"Run `{run['id']}` ({md(run['status'])}), {size}, "
+        f"{len(summary.reward_models)} reward models.",
+        "",
+    ]
     lines += leaderboard(summary, scale)
     lines += [f"- {md(line)}" for line in legend(summary, scale, db_path)] + [""]
     lines += reta_curve_table(summary) + shift_tables(summary) + across_rms(summary, store)

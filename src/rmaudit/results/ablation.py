@@ -1,4 +1,5 @@
-"""The RETA paper's normalizer ablation (RETA paper, arXiv 2504.14838, Sec. 4.3, Fig. 4), from stored data.
+"""The RETA paper's normalizer ablation (RETA paper, arXiv 2504.14838, Sec. 4.3, Fig. 4), from
+stored data.
 
 RETA divides each prompt's top-η oracle mean by the prompt's mean oracle score.  Sec. 4.3
 asks what that buys: without it, a prompt's RETA tracks how hard the prompt is — how
@@ -24,10 +25,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from rmaudit.results.browse import top_eta
-from rmaudit.results.run_index import resolve_run
 from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.metrics import reta
+from rmaudit.results.browse import top_eta
+from rmaudit.results.run_index import resolve_run
 from rmaudit.store import Store
 
 #: correlation statistics reported, by name
@@ -91,24 +92,34 @@ def correlate(x: Sequence[float], y: Sequence[float]) -> dict[str, Correlation]:
         return {name: Correlation(math.nan, math.nan) for name in CORRELATIONS}
     spearman = stats.spearmanr(x, y)
     pearson = stats.pearsonr(x, y)
-    return {"spearman": Correlation(float(spearman.statistic), float(spearman.pvalue)),
-            "pearson": Correlation(float(pearson.statistic), float(pearson.pvalue))}
+    return {
+        "spearman": Correlation(float(spearman.statistic), float(spearman.pvalue)),
+        "pearson": Correlation(float(pearson.statistic), float(pearson.pvalue)),
+    }
 
 
-def reta_with_and_without_normalizer(oracle: Sequence[np.ndarray], scores: Sequence[np.ndarray],
-                                     eta: float) -> tuple[np.ndarray, np.ndarray]:
+def reta_with_and_without_normalizer(
+    oracle: Sequence[np.ndarray], scores: Sequence[np.ndarray], eta: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-prompt RETA(η) (exact expectation, the paper's n range), normalized and raw."""
     raw = reta(oracle, scores, eta, normalize=False, bootstrap=1).per_prompt
     try:
         normalized = reta(oracle, scores, eta, normalize=True, bootstrap=1).per_prompt
     except MetricInputError as error:
-        raise BadInput(f"normalized RETA needs a positive mean oracle score per prompt: {error}",
-                       field="oracle") from None
+        raise BadInput(
+            f"normalized RETA needs a positive mean oracle score per prompt: {error}",
+            field="oracle",
+        ) from None
     return np.asarray(normalized, float), np.asarray(raw, float)
 
 
-def normalizer_ablation(store: Store, run_id: str | None = None, *, eta: float | None = None,
-                        reward_models: Sequence[str] | None = None) -> NormalizerAblation:
+def normalizer_ablation(
+    store: Store,
+    run_id: str | None = None,
+    *,
+    eta: float | None = None,
+    reward_models: Sequence[str] | None = None,
+) -> NormalizerAblation:
     """The Sec. 4.3 ablation for a stored run (the latest when ``run_id`` is None).
 
     ``eta`` defaults to that of the run's first RETA result (else 0.25); ``reward_models``
@@ -117,26 +128,40 @@ def normalizer_ablation(store: Store, run_id: str | None = None, *, eta: float |
     run_id = resolve_run(store, run_id)
     run = store.read.run(run_id)
     if not run["benchmark_id"]:
-        raise BadInput("the run audits no benchmark (a pairs-only run has no prompts to "
-                       "ablate over)", file=store.path, field="run", value=run_id)
+        raise BadInput(
+            "the run audits no benchmark (a pairs-only run has no prompts to ablate over)",
+            file=store.path,
+            field="run",
+            value=run_id,
+        )
     bench = store.items.benchmark(run["benchmark_id"])
     eta = top_eta(store, run_id) if eta is None else eta
     if not 0 < eta < 1:
         raise BadInput("expected 0 < η < 1", field="eta", value=eta)
-    rows = store.items.benchmark_labels(bench["selection_key"], bench["policy_key"],
-                                        bench["per_prompt"], bench["oracle_key"])
+    rows = store.items.benchmark_labels(
+        bench["selection_key"], bench["policy_key"], bench["per_prompt"], bench["oracle_key"]
+    )
     if not rows:
-        raise BadInput("the run's benchmark has no labelled responses", file=store.path,
-                       field="run", value=run_id)
+        raise BadInput(
+            "the run's benchmark has no labelled responses",
+            file=store.path,
+            field="run",
+            value=run_id,
+        )
     responses: dict[str, list[str]] = {}
     oracle: dict[str, list[float]] = {}
     perplexities: dict[str, list[float]] = {}
     for pid, rid, score, meta in rows:
         ppl = response_perplexity(json.loads(meta or "{}"))
         if ppl is None:
-            raise BadInput("a response has no stored perplexity under its policy (meta "
-                           "'perplexity'; hf-causal-lm stores it, a responses file can give it "
-                           "as a column)", file=store.path, field="responses", value=rid)
+            raise BadInput(
+                "a response has no stored perplexity under its policy (meta "
+                "'perplexity'; hf-causal-lm stores it, a responses file can give it "
+                "as a column)",
+                file=store.path,
+                field="responses",
+                value=rid,
+            )
         responses.setdefault(pid, []).append(rid)
         oracle.setdefault(pid, []).append(score)
         perplexities.setdefault(pid, []).append(ppl)
@@ -149,28 +174,40 @@ def normalizer_ablation(store: Store, run_id: str | None = None, *, eta: float |
     wanted = list(reward_models) if reward_models else labels
     unknown = [label for label in wanted if label not in labels]
     if unknown:
-        raise BadInput(f"no such reward model in the run (it has {', '.join(labels)})",
-                       field="--rm", value=unknown[0])
+        raise BadInput(
+            f"no such reward model in the run (it has {', '.join(labels)})",
+            field="--rm",
+            value=unknown[0],
+        )
     results = []
     for label, rm_key in stored:
         if label not in wanted:
             continue
         scores = store.items.scores(rm_key)
-        missing = next((rid for pid in prompt_ids for rid in responses[pid] if rid not in scores),
-                       None)
+        missing = next(
+            (rid for pid in prompt_ids for rid in responses[pid] if rid not in scores), None
+        )
         if missing is not None:
-            raise BadInput(f"{label} has not scored every response (was the run finished?)",
-                           field="run", value=run_id)
-        score_arrays = [np.array([scores[rid] for rid in responses[pid]], float)
-                        for pid in prompt_ids]
+            raise BadInput(
+                f"{label} has not scored every response (was the run finished?)",
+                field="run",
+                value=run_id,
+            )
+        score_arrays = [
+            np.array([scores[rid] for rid in responses[pid]], float) for pid in prompt_ids
+        ]
         try:
             normalized, raw = reta_with_and_without_normalizer(oracle_arrays, score_arrays, eta)
         except MetricInputError as error:
-            raise BadInput(f"cannot compute RETA for {label}: {error}", field="eta",
-                           value=eta) from None
-        correlations = {(flag, name): value
-                        for flag, per_prompt in ((True, normalized), (False, raw))
-                        for name, value in correlate(per_prompt, perplexity).items()}
+            raise BadInput(
+                f"cannot compute RETA for {label}: {error}", field="eta", value=eta
+            ) from None
+        correlations = {
+            (flag, name): value
+            for flag, per_prompt in ((True, normalized), (False, raw))
+            for name, value in correlate(per_prompt, perplexity).items()
+        }
         results.append(RMAblation(label, rm_key, normalized, raw, correlations))
-    return NormalizerAblation(run_id, float(eta), prompt_ids, perplexity, tuple(results),
-                              bool(run["simulated"]))
+    return NormalizerAblation(
+        run_id, float(eta), prompt_ids, perplexity, tuple(results), bool(run["simulated"])
+    )

@@ -9,8 +9,8 @@ import math
 from typing import Any
 
 from rmaudit.components import RUN_LEVEL
-from rmaudit.store import Store
 from rmaudit.components.vocabulary import SKIPPED_STAGE
+from rmaudit.store import Store
 
 FORMAT = "rmaudit-results"
 FORMAT_VERSION = 1
@@ -28,32 +28,71 @@ def run_results(store: Store, run_id: str) -> dict[str, Any]:
     def rm(row: dict[str, Any]) -> str | None:
         return labels.get(row["rm_key"], row["rm_key"])
 
-    metrics = [{"rm": rm(r), "metric": r["metric"], "key": r["key"], "label": r["label"],
-                "params": json.loads(r["params"] or "{}"), "value": _number(r["value"]),
-                "stderr": _number(r["stderr"]), "ci_low": _number(r["ci_low"]),
-                "ci_high": _number(r["ci_high"]), "higher_is_better": bool(r["higher_is_better"])}
-               for r in store.read.metric_rows(run_id)]
+    metrics = [
+        {
+            "rm": rm(r),
+            "metric": r["metric"],
+            "key": r["key"],
+            "label": r["label"],
+            "params": json.loads(r["params"] or "{}"),
+            "value": _number(r["value"]),
+            "stderr": _number(r["stderr"]),
+            "ci_low": _number(r["ci_low"]),
+            "ci_high": _number(r["ci_high"]),
+            "higher_is_better": bool(r["higher_is_better"]),
+        }
+        for r in store.read.metric_rows(run_id)
+    ]
     curves: dict[tuple, dict[str, Any]] = {}
     for r in store.read.curve_rows(run_id):
-        curve = curves.setdefault((r["rm_key"], r["metric"], r["key"]), {
-            "rm": rm(r), "metric": r["metric"], "key": r["key"], "label": r["label"],
-            "x_label": r["x_label"], "x": [], "value": [], "stderr": [], "ci_low": [],
-            "ci_high": []})
+        curve = curves.setdefault(
+            (r["rm_key"], r["metric"], r["key"]),
+            {
+                "rm": rm(r),
+                "metric": r["metric"],
+                "key": r["key"],
+                "label": r["label"],
+                "x_label": r["x_label"],
+                "x": [],
+                "value": [],
+                "stderr": [],
+                "ci_low": [],
+                "ci_high": [],
+            },
+        )
         for column in ("x", "value", "stderr", "ci_low", "ci_high"):
             curve[column].append(_number(r[column]))
-    return {"id": run_id, "title": run["title"], "status": run["status"],
-            "simulated": bool(run["simulated"]), "benchmark_id": run["benchmark_id"],
-            "recipe_path": run["recipe_path"], "created_at": run["created_at"],
-            "reward_models": [label for label in labels.values() if label is not None],
-            "metrics": metrics, "curves": list(curves.values()),
-            "sources": [{k: r[k] for k in ("part", "entry", "role", "kind", "location", "digest",
-                                           "note")} | {"simulated": bool(r["simulated"])}
-                        for r in store.read.run_sources(run_id)],
-            "skipped_prompts": [{"prompt_id": pid, "reason": error}
-                                for pid, error in store.read.failures(run_id, SKIPPED_STAGE)]}
+    return {
+        "id": run_id,
+        "title": run["title"],
+        "status": run["status"],
+        "simulated": bool(run["simulated"]),
+        "benchmark_id": run["benchmark_id"],
+        "recipe_path": run["recipe_path"],
+        "created_at": run["created_at"],
+        "reward_models": [label for label in labels.values() if label is not None],
+        "metrics": metrics,
+        "curves": list(curves.values()),
+        "sources": [
+            {k: r[k] for k in ("part", "entry", "role", "kind", "location", "digest", "note")}
+            | {"simulated": bool(r["simulated"])}
+            for r in store.read.run_sources(run_id)
+        ],
+        "skipped_prompts": [
+            {"prompt_id": pid, "reason": error}
+            for pid, error in store.read.failures(run_id, SKIPPED_STAGE)
+        ],
+    }
 
 
 def runs_json(store: Store, run_ids: list[str]) -> str:
-    return json.dumps({"format": FORMAT, "format_version": FORMAT_VERSION,
-                       "runs": [run_results(store, rid) for rid in run_ids]},
-                      ensure_ascii=False, indent=1, allow_nan=False)
+    return json.dumps(
+        {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "runs": [run_results(store, rid) for rid in run_ids],
+        },
+        ensure_ascii=False,
+        indent=1,
+        allow_nan=False,
+    )

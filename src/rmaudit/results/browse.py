@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rmaudit.components.vocabulary import RETA_PREFIX
 from rmaudit.results.summary import Column, RunSummary
 from rmaudit.store import Store
-from rmaudit.components.vocabulary import RETA_PREFIX
 
 #: η used to mark an RM's top set when the run stored no RETA scalar to take it from.
 DEFAULT_ETA = 0.25
@@ -75,8 +75,17 @@ def prompt_failures(store: Store, summary: RunSummary, rm_key: str) -> list[Prom
         if prompt_id not in best:
             continue  # not scored by this RM (an interrupted run): nothing to show
         topic = json.loads(meta or "{}").get("topic", "")
-        rows.append(PromptFailure(position, prompt_id, text, str(topic), metrics.get(prompt_id, {}),
-                                  pick[prompt_id], best[prompt_id]))
+        rows.append(
+            PromptFailure(
+                position,
+                prompt_id,
+                text,
+                str(topic),
+                metrics.get(prompt_id, {}),
+                pick[prompt_id],
+                best[prompt_id],
+            )
+        )
     return rows
 
 
@@ -95,12 +104,13 @@ def _picks(store: Store, bench: dict, rm_key: str) -> tuple[dict[str, float], di
     tied = score == np.repeat(score[starts], np.diff(np.r_[starts, len(score)]))
     pick = np.add.reduceat(np.where(tied, oracle, 0.0), starts) / np.add.reduceat(tied, starts)
     ids = names[prompt[starts]].tolist()
-    return dict(zip(ids, pick.tolist())), dict(zip(ids, best.tolist()))
+    return dict(zip(ids, pick.tolist(), strict=True)), dict(zip(ids, best.tolist(), strict=True))
 
 
 @dataclass(frozen=True)
 class ResponseRow:
-    """One response to a prompt: its oracle score and rank, and each requested RM's score and rank."""
+    """One response to a prompt: its oracle score and rank, and each requested RM's score and
+    rank."""
 
     id: str
     sample_index: int
@@ -131,16 +141,31 @@ class PromptDetail:
 def prompt_detail(store: Store, bench: dict, prompt_id: str, rm_keys: list[str]) -> PromptDetail:
     """A prompt and its responses with the oracle's and each RM's scores and ranks."""
     text, meta = store.items.prompts([prompt_id])[prompt_id]
-    rows = [(rid, index, body, score) for rid, index, body, _meta, score, *_label
-            in store.read.labelled_responses(bench, prompt_id)]
+    rows = [
+        (rid, index, body, score)
+        for rid, index, body, _meta, score, *_label in store.read.labelled_responses(
+            bench, prompt_id
+        )
+    ]
     ids = [row[0] for row in rows]
     oracle_rank = _ranks([row[3] for row in rows])
     scores = {rm_key: store.read.scores_of(rm_key, ids) for rm_key in rm_keys}
-    ranks = {k: dict(zip(ids, _ranks([s.get(i, -math.inf) for i in ids]))) for k, s in scores.items()}
-    responses = [ResponseRow(rid, index, body, oracle, rank,
-                             {k: s[rid] for k, s in scores.items() if rid in s},
-                             {k: r[rid] for k, r in ranks.items()})
-                 for (rid, index, body, oracle), rank in zip(rows, oracle_rank)]
+    ranks = {
+        k: dict(zip(ids, _ranks([s.get(i, -math.inf) for i in ids]), strict=True))
+        for k, s in scores.items()
+    }
+    responses = [
+        ResponseRow(
+            rid,
+            index,
+            body,
+            oracle,
+            rank,
+            {k: s[rid] for k, s in scores.items() if rid in s},
+            {k: r[rid] for k, r in ranks.items()},
+        )
+        for (rid, index, body, oracle), rank in zip(rows, oracle_rank, strict=True)
+    ]
     return PromptDetail(prompt_id, text, json.loads(meta or "{}"), responses)
 
 
@@ -148,4 +173,3 @@ def _ranks(values: list[float]) -> list[int]:
     """1-based descending ranks; tied values share the best of their ranks."""
     descending = -np.asarray(values, dtype=float)
     return (np.searchsorted(np.sort(descending), descending, side="left") + 1).tolist()
-

@@ -9,42 +9,64 @@ from __future__ import annotations
 
 import math
 
+from rmaudit.components.vocabulary import (
+    RETA_CURVE,
+    RETA_PREFIX,
+    SHIFT_CURVE_PREFIX,
+    in_oracle_units,
+)
 from rmaudit.display.formatting import eta_label, format_number, short_label
 from rmaudit.results.summary import Column, OracleScale, RunSummary
-from rmaudit.components.vocabulary import RETA_CURVE, RETA_PREFIX, SHIFT_CURVE_PREFIX, in_oracle_units
 
 #: (predicate on a column's key, its explanation), in the order the legend lists them
 _PAIR_LINES = (
-    (lambda key: key == "accuracy" or key.startswith("accuracy["),
-     "accuracy: share of the preference pairs where the RM scores the chosen response above "
-     "the rejected one (½ = chance; 'acc SUBSET' per subset)."),
-    (lambda key: key.startswith("rm_bench_"),
-     "RM-Bench easy / normal / hard: accuracy when the chosen response's style is richer than, "
-     "equal to, or plainer than the rejected one's (hard: the RM must see past style)."),
-    (lambda key: key.startswith("section"),
-     "section score: RewardBench's leaderboard score, subsets weighted into its sections "
-     "(Chat, Chat Hard, Safety, Reasoning)."),
-    (lambda key: key == "ece",
-     "ECE: expected calibration error of the RM's confidence σ(score margin) that the chosen "
-     "response wins; 0 = calibrated, lower is better."),
-    (lambda key: key == "bt_ece",
-     "BT-ECE: the same for the Bradley-Terry probability of the pair; lower is better."),
-    (lambda key: key.startswith("ood_"),
-     "AUROC / FPR@95 (energy): how well the RM's energy score tells shifted pairs from "
-     "unshifted ones (AUROC ½ = not at all)."),
+    (
+        lambda key: key == "accuracy" or key.startswith("accuracy["),
+        "accuracy: share of the preference pairs where the RM scores the chosen response above "
+        "the rejected one (½ = chance; 'acc SUBSET' per subset).",
+    ),
+    (
+        lambda key: key.startswith("rm_bench_"),
+        "RM-Bench easy / normal / hard: accuracy when the chosen response's style is richer than, "
+        "equal to, or plainer than the rejected one's (hard: the RM must see past style).",
+    ),
+    (
+        lambda key: key.startswith("section"),
+        "section score: RewardBench's leaderboard score, subsets weighted into its sections "
+        "(Chat, Chat Hard, Safety, Reasoning).",
+    ),
+    (
+        lambda key: key == "ece",
+        "ECE: expected calibration error of the RM's confidence σ(score margin) that the chosen "
+        "response wins; 0 = calibrated, lower is better.",
+    ),
+    (
+        lambda key: key == "bt_ece",
+        "BT-ECE: the same for the Bradley-Terry probability of the pair; lower is better.",
+    ),
+    (
+        lambda key: key.startswith("ood_"),
+        "AUROC / FPR@95 (energy): how well the RM's energy score tells shifted pairs from "
+        "unshifted ones (AUROC ½ = not at all).",
+    ),
 )
 
 
 def worst_rm(summary: RunSummary) -> tuple[str, Column] | None:
     """The RM label with the worst value of the run's headline metric (the first RETA scalar,
     else the first stored scalar), and that metric."""
-    column = next((c for c in summary.columns if c.key.startswith(RETA_PREFIX)),
-                  summary.columns[0] if summary.columns else None)
+    column = next(
+        (c for c in summary.columns if c.key.startswith(RETA_PREFIX)),
+        summary.columns[0] if summary.columns else None,
+    )
     if column is None:
         return None
-    values = [(cell.value, label) for label, rm_key in summary.reward_models
-              if (cell := summary.cells.get((rm_key, column.metric, column.key))) is not None
-              and math.isfinite(cell.value)]
+    values = [
+        (cell.value, label)
+        for label, rm_key in summary.reward_models
+        if (cell := summary.cells.get((rm_key, column.metric, column.key))) is not None
+        and math.isfinite(cell.value)
+    ]
     if not values:
         return None
     value, label = (min if column.higher_is_better else max)(values)
@@ -57,22 +79,30 @@ def legend(summary: RunSummary, scale: OracleScale | None, db_path: str | None =
     lines = []
     reta = next((c for c in summary.columns if c.key.startswith(RETA_PREFIX)), None)
     if reta is not None or any(key == RETA_CURVE for _, key in summary.curve_keys()):
-        lines.append("RETA(η): mean oracle score of the RM's top η share of a prompt's responses "
-                     "÷ the mean of all of them; 1 = a random RM, > 1 better"
-                     + (f" ({reta.label}: its top {_share(reta)})" if reta is not None else "")
-                     + ". The RETA curve runs from η = ½ to one response (its sparkline, where "
-                       "the width allows, goes ▁ lowest to █ highest on each RM's own scale).")
+        lines.append(
+            "RETA(η): mean oracle score of the RM's top η share of a prompt's responses "
+            "÷ the mean of all of them; 1 = a random RM, > 1 better"
+            + (f" ({reta.label}: its top {_share(reta)})" if reta is not None else "")
+            + ". The RETA curve runs from η = ½ to one response (its sparkline, where "
+            "the width allows, goes ▁ lowest to █ highest on each RM's own scale)."
+        )
     if any(in_oracle_units(key) for key in keys):
-        lines.append("BoN@n: oracle score of the RM's favourite among n random responses "
-                     "(2nd-BoN@n: of its second favourite); " + _scale_words(scale) + ".")
+        lines.append(
+            "BoN@n: oracle score of the RM's favourite among n random responses "
+            "(2nd-BoN@n: of its second favourite); " + _scale_words(scale) + "."
+        )
     if "pairwise_accuracy" in keys:
-        lines.append("pairwise acc: share of the response pairs the oracle orders that the RM "
-                     "orders the same way (½ = chance).")
+        lines.append(
+            "pairwise acc: share of the response pairs the oracle orders that the RM "
+            "orders the same way (½ = chance)."
+        )
     lines += [text for matches, text in _PAIR_LINES if any(matches(key) for key in keys)]
     if any(key.startswith(SHIFT_CURVE_PREFIX) for _, key in summary.curve_keys()):
-        lines.append("Under shift: p is the perturber's level (word perturbers: the chance each "
-                     "word is changed; rewriters: the chance a text is rewritten); p = 0 is the "
-                     "unshifted pairs.")
+        lines.append(
+            "Under shift: p is the perturber's level (word perturbers: the chance each "
+            "word is changed; rewriters: the chance a text is rewritten); p = 0 is the "
+            "unshifted pairs."
+        )
     unit = "prompts" if summary.run["benchmark_id"] else "pairs"
     if summary.pairs and summary.run["benchmark_id"]:
         unit = "prompts (pairs, for the pair metrics)"
@@ -92,11 +122,14 @@ def _share(column: Column) -> str:
 def _scale_words(scale: OracleScale | None) -> str:
     if scale is None:
         return "in oracle-score units"
-    declared = (f"on its {scale.declared[0]:g}–{scale.declared[1]:g} scale, "
-                if scale.declared else "")
-    return (f"in oracle-score units ({scale.oracle}, {declared}scores "
-            f"{format_number(scale.low, 2)}–{format_number(scale.high, 2)} on this benchmark; "
-            f"a random pick scores {format_number(scale.mean, 2)})")
+    declared = (
+        f"on its {scale.declared[0]:g}–{scale.declared[1]:g} scale, " if scale.declared else ""
+    )
+    return (
+        f"in oracle-score units ({scale.oracle}, {declared}scores "
+        f"{format_number(scale.low, 2)}–{format_number(scale.high, 2)} on this benchmark; "
+        f"a random pick scores {format_number(scale.mean, 2)})"
+    )
 
 
 def _next_steps(summary: RunSummary, db_path: str) -> list[str]:
@@ -105,9 +138,12 @@ def _next_steps(summary: RunSummary, db_path: str) -> list[str]:
         return []
     label, column = worst
     if summary.run["benchmark_id"]:
-        where = ("enter on it opens its Failures: the prompts where its top picks do worst"
-                 + ("; p: the preference pairs it gets wrong" if summary.pairs else ""))
+        where = "enter on it opens its Failures: the prompts where its top picks do worst" + (
+            "; p: the preference pairs it gets wrong" if summary.pairs else ""
+        )
     else:
         where = "enter on it opens its pair failures: the pairs it gets wrong, worst margin first"
-    return [f"Next: rmaudit tui {db_path} — the worst RM by {column.label} is "
-            f"{short_label(label)}; {where}."]
+    return [
+        f"Next: rmaudit tui {db_path} — the worst RM by {column.label} is "
+        f"{short_label(label)}; {where}."
+    ]

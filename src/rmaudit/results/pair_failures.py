@@ -13,12 +13,12 @@ import json
 import math
 from dataclasses import dataclass
 
+from rmaudit.benchmark.pairs.parsers import RM_BENCH_STYLES
 from rmaudit.components import ShiftPerturber
 from rmaudit.components.keys import pair_id, shifted_prompt_id, shifted_response_id
-from rmaudit.benchmark.pairs.parsers import RM_BENCH_STYLES
+from rmaudit.components.vocabulary import shifts_prompt, shifts_responses
 from rmaudit.results.summary import RunSummary
 from rmaudit.store import Store
-from rmaudit.components.vocabulary import shifts_prompt, shifts_responses
 
 RIGHT, WRONG, UNSCORED = "✓", "✗", "·"
 
@@ -62,11 +62,34 @@ def pair_verdicts(store: Store, summary: RunSummary, rm_key: str) -> list[PairVe
     key = summary.run.get("pair_set_key")
     if not key:
         return []
-    return [PairVerdict(position, pid, subset or "", prompt, chosen, rejected, chosen_score,
-                        rejected_score, (prompt_id, chosen_id, rejected_id, subset),
-                        json.loads(meta or "{}"))
-            for (position, pid, subset, meta, prompt_id, chosen_id, rejected_id, prompt, chosen,
-                 rejected, chosen_score, rejected_score) in store.read.pair_scores(key, rm_key)]
+    return [
+        PairVerdict(
+            position,
+            pid,
+            subset or "",
+            prompt,
+            chosen,
+            rejected,
+            chosen_score,
+            rejected_score,
+            (prompt_id, chosen_id, rejected_id, subset),
+            json.loads(meta or "{}"),
+        )
+        for (
+            position,
+            pid,
+            subset,
+            meta,
+            prompt_id,
+            chosen_id,
+            rejected_id,
+            prompt,
+            chosen,
+            rejected,
+            chosen_score,
+            rejected_score,
+        ) in store.read.pair_scores(key, rm_key)
+    ]
 
 
 @dataclass(frozen=True)
@@ -82,8 +105,9 @@ class ShiftFlip:
     @property
     def verdicts(self) -> str:
         """✓ (right), ✗ (wrong) or · (not scored) at each level."""
-        return "".join(UNSCORED if math.isnan(m) else RIGHT if m > 0 else WRONG
-                       for m in self.margins)
+        return "".join(
+            UNSCORED if math.isnan(m) else RIGHT if m > 0 else WRONG for m in self.margins
+        )
 
     @property
     def first_flip(self) -> int | None:
@@ -98,8 +122,9 @@ def shift_sweep(summary: RunSummary) -> dict | None:
     return (recipe.get("pairs") or {}).get("shift")
 
 
-def shift_flips(store: Store, summary: RunSummary, rm_key: str,
-                verdicts: list[PairVerdict] | None = None) -> list[ShiftFlip]:
+def shift_flips(
+    store: Store, summary: RunSummary, rm_key: str, verdicts: list[PairVerdict] | None = None
+) -> list[ShiftFlip]:
     """Every (pair, target) of the run's shift sweep whose verdict flips at some level p,
     earliest flip first.
 
@@ -112,20 +137,35 @@ def shift_flips(store: Store, summary: RunSummary, rm_key: str,
         return []
     verdicts = pair_verdicts(store, summary, rm_key) if verdicts is None else verdicts
     spec = {k: v for k, v in sweep["perturber"].items() if k != "name"}
-    stored = ((key, json.loads(options or "{}")) for key, options
-              in store.read.components_named(ShiftPerturber.kind, sweep["perturber"]["name"]))
-    perturbers = {float(options["p"]): key for key, options in stored
-                  if all(options.get(k) == v for k, v in spec.items())}
+    stored = (
+        (key, json.loads(options or "{}"))
+        for key, options in store.read.components_named(
+            ShiftPerturber.kind, sweep["perturber"]["name"]
+        )
+    )
+    perturbers = {
+        float(options["p"]): key
+        for key, options in stored
+        if all(options.get(k) == v for k, v in spec.items())
+    }
     levels = sorted(float(p) for p in sweep["levels"] if p > 0 and float(p) in perturbers)
-    margins = {pid: chosen - rejected for pid, _, _, _, chosen, rejected
-               in store.read.shifted_pair_scores(summary.run["pair_set_key"], rm_key)}
+    margins = {
+        pid: chosen - rejected
+        for pid, _, _, _, chosen, rejected in store.read.shifted_pair_scores(
+            summary.run["pair_set_key"], rm_key
+        )
+    }
     seed, flips = int(sweep.get("seed", 0)), []
     for target in sweep["targets"]:
         for pair in verdicts:
             ids = [_shifted_id(pair, target, perturbers[p], seed) for p in levels]
-            flip = ShiftFlip(pair, target, (0.0, *levels),
-                             (pair.margin, *(margins.get(i, math.nan) for i in ids)),
-                             (pair.pair_id, *(i if i in margins else None for i in ids)))
+            flip = ShiftFlip(
+                pair,
+                target,
+                (0.0, *levels),
+                (pair.margin, *(margins.get(i, math.nan) for i in ids)),
+                (pair.pair_id, *(i if i in margins else None for i in ids)),
+            )
             if flip.first_flip is not None:
                 flips.append(flip)
     return sorted(flips, key=lambda f: (f.first_flip, f.pair.position, f.target))
@@ -137,5 +177,9 @@ def _shifted_id(pair: PairVerdict, target: str, perturber_key: str, seed: int) -
     if shifts_prompt(target):
         prompt = shifted_prompt_id(perturber_key, seed, prompt)
     response_key = perturber_key if shifts_responses(target) else None
-    return pair_id(prompt, shifted_response_id(response_key, seed, chosen, prompt),
-                   shifted_response_id(response_key, seed, rejected, prompt), subset)
+    return pair_id(
+        prompt,
+        shifted_response_id(response_key, seed, chosen, prompt),
+        shifted_response_id(response_key, seed, rejected, prompt),
+        subset,
+    )

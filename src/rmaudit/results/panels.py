@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 class PanelContext:
     """What a panel's factory gets: the open store, the run's results, the RMs to show."""
 
-    store: "Store"
-    summary: "RunSummary"
+    store: Store
+    summary: RunSummary
     rm_keys: tuple[str, ...]  # the RMs selected on the leaderboard (all when none is)
 
     def curve_keys(self) -> list[str]:
@@ -43,13 +43,13 @@ class PanelContext:
 class Panel:
     """A view of some stored results in the TUI's Curves screen.
 
-    ``curve_keys`` and ``metric_keys`` name what it shows, and ``curve_prefixes`` claims every
-    curve whose key starts with one of them (a family of curves, e.g. one per proxy RM); it is
-    offered for a run when at least one of them was stored.  A panel with ``catch_all=True`` is instead offered once
-    per stored curve that no other panel claims (the generic curve view), and its factory
-    finds that curve's key in ``curve_key``.  ``factory(context, curve_key)`` returns a
-    Textual widget and is where the panel imports Textual; it may be given as a callable or
-    as its path, ``"package.module:function"``, imported when the panel is first shown.
+    ``curve_keys`` and ``metric_keys`` name what it shows, and ``curve_prefixes`` claims every curve
+    whose key starts with one of them (a family of curves, e.g. one per proxy RM); it is offered for
+    a run when at least one of them was stored.  A panel with ``catch_all=True`` is instead offered
+    once per stored curve that no other panel claims (the generic curve view), and its factory finds
+    that curve's key in ``curve_key``.  ``factory(context, curve_key)`` returns a Textual widget and
+    is where the panel imports Textual; it may be given as a callable or as its path,
+    ``"package.module:function"``, imported when the panel is first shown.
     """
 
     name: str
@@ -63,11 +63,15 @@ class Panel:
 
     def claims(self, curve_key: str) -> bool:
         """Whether this panel shows the stored curve ``curve_key``."""
-        return curve_key in self.curve_keys or any(curve_key.startswith(p) for p in self.curve_prefixes)
+        return curve_key in self.curve_keys or any(
+            curve_key.startswith(p) for p in self.curve_prefixes
+        )
 
     def applies(self, context: PanelContext) -> bool:
-        return bool(any(self.claims(key) for key in context.curve_keys())
-                    or set(self.metric_keys) & set(context.metric_keys()))
+        return bool(
+            any(self.claims(key) for key in context.curve_keys())
+            or set(self.metric_keys) & set(context.metric_keys())
+        )
 
     def build(self, context: PanelContext, curve_key: str | None) -> Any:
         factory = self.factory
@@ -86,7 +90,9 @@ class PanelView:
 
     @property
     def title(self) -> str:
-        return self.panel.title if self.curve_key is None else f"{self.panel.title}: {self.curve_key}"
+        return (
+            self.panel.title if self.curve_key is None else f"{self.panel.title}: {self.curve_key}"
+        )
 
     def build(self, context: PanelContext) -> Any:
         return self.panel.build(context, self.curve_key)
@@ -101,7 +107,9 @@ def registered_panels() -> list[Panel]:
 
     def register(panel: Panel) -> None:
         if not isinstance(panel, Panel):
-            raise TypeError(f"register_panels expects rmaudit.results.panels.Panel instances, got {panel!r}")
+            raise TypeError(
+                f"register_panels expects rmaudit.results.panels.Panel instances, got {panel!r}"
+            )
         if any(p.name == panel.name for p in panels):
             raise TypeError(f"panel name {panel.name!r} is registered twice")
         panels.append(panel)
@@ -112,11 +120,15 @@ def registered_panels() -> list[Panel]:
 
 
 def panel_views(context: PanelContext, panels: list[Panel] | None = None) -> list[PanelView]:
-    """The tabs to show for a run: every applicable panel, then a catch-all tab per unclaimed curve."""
+    """The tabs to show for a run: every applicable panel, then a catch-all tab per unclaimed
+    curve."""
     panels = registered_panels() if panels is None else panels
     views = [PanelView(p) for p in panels if not p.catch_all and p.applies(context)]
     catch_all = next((p for p in panels if p.catch_all), None)
     if catch_all is not None:
-        views += [PanelView(catch_all, key) for key in context.curve_keys()
-                  if not any(view.panel.claims(key) for view in views)]
+        views += [
+            PanelView(catch_all, key)
+            for key in context.curve_keys()
+            if not any(view.panel.claims(key) for view in views)
+        ]
     return views

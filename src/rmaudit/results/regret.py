@@ -1,11 +1,11 @@
 """A stored regret-correlation study read back for display (``rmaudit regret``, the TUI's
 regret panel, ``rmaudit report``), without any UI toolkit.
 
-The ``regret-correlation`` metric (``rmaudit.default_plugins.regret``) stores, under the
-run-level RM key, one row per (correlation statistic, error metric) — the cells of Rethinking RM Evaluation's
-Table 1 / Table 4 — and an ``ndr/mean`` row whose params hold the (gold × RM) matrices of NDR
-and of every error metric; and one run-level curve per proxy, ``ndr_curve/<proxy label>``:
-its best-of-n NDR against n.
+The ``regret-correlation`` metric (``rmaudit.default_plugins.regret``) stores, under the run-level
+RM key, one row per (correlation statistic, error metric) — the cells of Rethinking RM Evaluation's
+Table 1 / Table 4 — and an ``ndr/mean`` row whose params hold the (gold × RM) matrices of NDR and of
+every error metric; and one run-level curve per proxy, ``ndr_curve/<proxy label>``: its best-of-n
+NDR against n.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rmaudit.components import RUN_LEVEL
-from rmaudit.metrics.regret import CORRELATIONS, DESIGNS, ERROR_METRICS, goodhart_from_accuracy
 from rmaudit.components.vocabulary import REGRET_SUMMARY
+from rmaudit.metrics.regret import CORRELATIONS, DESIGNS, ERROR_METRICS, goodhart_from_accuracy
 
 
 def load_studies(store, run_id: str) -> dict[str, list[dict]]:
@@ -58,37 +58,55 @@ class StudyTable:
 
     @property
     def caption(self) -> str:
-        who = ("each RM in turn is the gold, the others proxies (N×N); mean over golds"
-               + (" but those left out below" if self.screened else "")
-               if self.gold == "each" else "the oracle is the gold, every RM a proxy")
-        lines = [f"{who}; value [95% bias-corrected bootstrap CI over prompts]",
-                 f"design {self.design}: {DESIGNS.get(self.design, self.design)}"]
+        who = (
+            "each RM in turn is the gold, the others proxies (N×N); mean over golds"
+            + (" but those left out below" if self.screened else "")
+            if self.gold == "each"
+            else "the oracle is the gold, every RM a proxy"
+        )
+        lines = [
+            f"{who}; value [95% bias-corrected bootstrap CI over prompts]",
+            f"design {self.design}: {DESIGNS.get(self.design, self.design)}",
+        ]
         if self.screened:
             golds = ", ".join(f"{gold} ({_number(r, 2)})" for gold, r in self.screened.items())
-            lines.append(f"left out of the means, their proxies' NDRs differing by less than "
-                         f"their noise (reliability): {golds}")
+            lines.append(
+                f"left out of the means, their proxies' NDRs differing by less than "
+                f"their noise (reliability): {golds}"
+            )
         if self.skipped:
             golds = ", ".join(f"{gold} {count}" for gold, count in self.skipped.items())
-            lines.append(f"prompts left out for a gold that ranks nothing there (all its "
-                         f"scores equal): {golds}")
+            lines.append(
+                f"prompts left out for a gold that ranks nothing there (all its "
+                f"scores equal): {golds}"
+            )
         if 0 < self.proxies < 4:
-            lines.append(f"{self.proxies} proxies per gold: a correlation across "
-                         f"{self.proxies} values is "
-                         + ("always ±1" if self.proxies == 2 else "coarse (Kendall τ: ±1 or ±⅓)")
-                         + "; add reward models for a study that can tell metrics apart")
+            lines.append(
+                f"{self.proxies} proxies per gold: a correlation across "
+                f"{self.proxies} values is "
+                + ("always ±1" if self.proxies == 2 else "coarse (Kendall τ: ±1 or ±⅓)")
+                + "; add reward models for a study that can tell metrics apart"
+            )
         if self.kendall_equals_accuracy:
-            lines.append("Kendall τ and accuracy rows are identical: without ties, per prompt "
-                         "τ_b = 2·accuracy − 1, and correlations across proxies ignore that "
-                         "affine map")
+            lines.append(
+                "Kendall τ and accuracy rows are identical: without ties, per prompt "
+                "τ_b = 2·accuracy − 1, and correlations across proxies ignore that "
+                "affine map"
+            )
         if self.approximate:
-            lines.append("≈ approximate interval: its coverage, measured in simulation, is "
-                         "off 95% (benchmarks/coverage.py)")
+            lines.append(
+                "≈ approximate interval: its coverage, measured in simulation, is "
+                "off 95% (benchmarks/coverage.py)"
+            )
         return "\n".join(lines)
 
 
 def study_table(label: str, rows: list[dict]) -> StudyTable:
-    cells = {(r["params"]["statistic"], r["params"]["error_metric"]): r
-             for r in rows if "error_metric" in r["params"]}
+    cells = {
+        (r["params"]["statistic"], r["params"]["error_metric"]): r
+        for r in rows
+        if "error_metric" in r["params"]
+    }
     summary = next((r["params"] for r in rows if r["key"] == REGRET_SUMMARY), {})
     metrics = list(dict.fromkeys(metric for _, metric in cells))
     first = next(iter(cells.values()))["params"]
@@ -98,19 +116,27 @@ def study_table(label: str, rows: list[dict]) -> StudyTable:
         row = [ERROR_METRICS.get(metric, metric)]
         for statistic in CORRELATIONS:
             cell = cells.get((statistic, metric))
-            row.append("—" if cell is None else
-                       f"{_number(cell['value'], 3)} [{_number(cell['ci_low'], 2)}, "
-                       f"{_number(cell['ci_high'], 2)}]"
-                       + ("≈" if cell["params"].get("approximate") else ""))
+            row.append(
+                "—"
+                if cell is None
+                else f"{_number(cell['value'], 3)} [{_number(cell['ci_low'], 2)}, "
+                f"{_number(cell['ci_high'], 2)}]"
+                + ("≈" if cell["params"].get("approximate") else "")
+            )
         table.append(row)
-    return StudyTable(label, int(first["n"]), first["gold"], headers, table,
-                      design=first.get("design", "shared"),
-                      kendall_equals_accuracy=bool(summary.get("kendall_equals_accuracy")),
-                      approximate=any(c["params"].get("approximate") for c in cells.values()),
-                      screened={g: summary.get("reliability", {}).get(g)
-                                for g in summary.get("screened", [])},
-                      skipped=summary.get("skipped_prompts", {}),
-                      proxies=_proxies(summary))
+    return StudyTable(
+        label,
+        int(first["n"]),
+        first["gold"],
+        headers,
+        table,
+        design=first.get("design", "shared"),
+        kendall_equals_accuracy=bool(summary.get("kendall_equals_accuracy")),
+        approximate=any(c["params"].get("approximate") for c in cells.values()),
+        screened={g: summary.get("reliability", {}).get(g) for g in summary.get("screened", [])},
+        skipped=summary.get("skipped_prompts", {}),
+        proxies=_proxies(summary),
+    )
 
 
 def _proxies(summary: dict) -> int:
@@ -132,8 +158,11 @@ class GoodhartPoint:
     def predicted_ndr(self) -> float:
         """The NDR the Regressional Goodhart normal model predicts from the accuracy (NaN
         below 1/2, outside the model's range)."""
-        return (float(goodhart_from_accuracy(self.accuracy)["ndr"])
-                if 0.5 <= self.accuracy <= 1.0 else float("nan"))
+        return (
+            float(goodhart_from_accuracy(self.accuracy)["ndr"])
+            if 0.5 <= self.accuracy <= 1.0
+            else float("nan")
+        )
 
 
 def goodhart_points(rows: list[dict]) -> list[GoodhartPoint]:
@@ -153,7 +182,8 @@ def goodhart_points(rows: list[dict]) -> list[GoodhartPoint]:
 
 
 def goodhart_curve(points: int = 101) -> tuple[np.ndarray, np.ndarray]:
-    """The closed-form curve of Rethinking RM Evaluation (arXiv 2410.05584), Fig. 8: accuracy from 1/2 to 1 against the NDR the
+    """The closed-form curve of Rethinking RM Evaluation (arXiv 2410.05584), Fig. 8: accuracy from
+    1/2 to 1 against the NDR the
     normal model expects, sin(π (accuracy − 1/2))."""
     accuracy = np.linspace(0.5, 1.0, points)
     return accuracy, np.asarray(goodhart_from_accuracy(accuracy)["ndr"])

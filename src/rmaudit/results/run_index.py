@@ -43,8 +43,10 @@ class RunRow:
 
 def list_runs(store: Store) -> list[RunRow]:
     """Every run, newest first."""
-    return [RunRow(i, t or "", s or "", bool(sim), c or "", p or "", n or 0, pp or 0, rms, e or "")
-            for i, t, s, sim, c, p, n, pp, rms, e in store.read.runs()]
+    return [
+        RunRow(i, t or "", s or "", bool(sim), c or "", p or "", n or 0, pp or 0, rms, e or "")
+        for i, t, s, sim, c, p, n, pp, rms, e in store.read.runs()
+    ]
 
 
 def resolve_run(store: Store, run_id: str | None) -> str:
@@ -56,6 +58,10 @@ def resolve_run(store: Store, run_id: str | None) -> str:
         return ids[0]
     matches = [i for i in ids if i.startswith(run_id)]
     if len(matches) != 1:
-        raise BadInput("no such run" if not matches else "run id prefix is ambiguous",
-                       file=store.path, field="--run", value=run_id)
+        raise BadInput(
+            "no such run" if not matches else "run id prefix is ambiguous",
+            file=store.path,
+            field="--run",
+            value=run_id,
+        )
     return matches[0]

@@ -8,13 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from rmaudit.components import RUN_LEVEL
-from rmaudit.metrics.reta import finite_pool_note
-from rmaudit.components import Provenance
-from rmaudit.results.provenance import banner
 from rmaudit.backends.simulated import SIMULATED_NOTICE
-from rmaudit.store import Store
+from rmaudit.components import RUN_LEVEL, Provenance
 from rmaudit.components.vocabulary import SKIPPED_STAGE
+from rmaudit.metrics.reta import finite_pool_note
+from rmaudit.results.provenance import banner
+from rmaudit.store import Store
 
 
 @dataclass(frozen=True)
@@ -77,26 +76,34 @@ class RunSummary:
 
     def source_lines(self) -> list[str]:
         """One line per source: part, recipe entry, what it is, and a file's SHA-256."""
-        return [f"{p.part} ({p.entry}): {p.describe()}"
-                + (f": {p.source.location} sha256:{p.source.digest}" if p.source.kind == "file"
-                   else "") for p in self.sources]
+        return [
+            f"{p.part} ({p.entry}): {p.describe()}"
+            + (f": {p.source.location} sha256:{p.source.digest}" if p.source.kind == "file" else "")
+            for p in self.sources
+        ]
 
     @property
     def notes(self) -> list[str]:
         """Caveats the numbers need, for every view to print with them."""
         notes = list(self.skipped)
         etas = [float(c.key.split("@", 1)[1]) for c in self.columns if c.key.startswith("reta@")]
-        etas += [float(x) for (_, _, key), curve in self.curves.items() if key == "reta_curve"
-                 for x in curve.x]
+        etas += [
+            float(x)
+            for (_, _, key), curve in self.curves.items()
+            if key == "reta_curve"
+            for x in curve.x
+        ]
         if etas and self.run["benchmark_id"]:
             note = finite_pool_note(etas, int(self.benchmark["per_prompt"]))
             if note:
                 notes.append(note)
         approximate = [cell for cell in self.cells.values() if cell.approximate]
         if approximate:
-            notes.append(f"≈: {len(approximate)} ± of an accuracy over few pairs or near 0 or 1 "
-                         f"are approximate (value ± 1.96·stderr covers less than 95%); cite "
-                         f"the Wilson CI instead")
+            notes.append(
+                f"≈: {len(approximate)} ± of an accuracy over few pairs or near 0 or 1 "
+                f"are approximate (value ± 1.96·stderr covers less than 95%); cite "
+                f"the Wilson CI instead"
+            )
         reasons = dict.fromkeys(cell.approximate for _, cell in self.run_level if cell.approximate)
         if reasons:
             notes.append(f"≈ across reward models: {'; '.join(reasons)} (benchmarks/coverage.py)")
@@ -116,27 +123,46 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
     run = store.read.run(run_id)
     pair_set_key = run.get("pair_set_key")
     pairs = store.read.pair_count(pair_set_key) if pair_set_key else 0
-    benchmark = (store.items.benchmark(run["benchmark_id"]) if run["benchmark_id"] else
-                 {"id": pair_set_key, "title": run["title"], "selection_key": None,
-                  "policy_key": None, "per_prompt": 2, "oracle_key": None,
-                  "simulated": run["simulated"], "origin": f"{pairs:,} preference pairs",
-                  "created_at": run["created_at"]})
-    summary = RunSummary(run, benchmark, list(store.read.reward_models(run_id)), pairs=pairs,
-                         sources=[Provenance.from_row(r) for r in store.read.run_sources(run_id)])
+    benchmark = (
+        store.items.benchmark(run["benchmark_id"])
+        if run["benchmark_id"]
+        else {
+            "id": pair_set_key,
+            "title": run["title"],
+            "selection_key": None,
+            "policy_key": None,
+            "per_prompt": 2,
+            "oracle_key": None,
+            "simulated": run["simulated"],
+            "origin": f"{pairs:,} preference pairs",
+            "created_at": run["created_at"],
+        }
+    )
+    summary = RunSummary(
+        run,
+        benchmark,
+        list(store.read.reward_models(run_id)),
+        pairs=pairs,
+        sources=[Provenance.from_row(r) for r in store.read.run_sources(run_id)],
+    )
     skipped = store.read.failures(run_id, SKIPPED_STAGE)
     if skipped:
         total = len(store.read.selection_prompts(benchmark["selection_key"]))
         counts: dict[str, int] = {}
         for _, error in skipped:
             counts[error] = counts.get(error, 0) + 1
-        summary.skipped = [f"{error.split(': ', 1)[0]}: {n} of {total} prompts skipped: "
-                           f"{error.split(': ', 1)[-1]}" for error, n in counts.items()]
+        summary.skipped = [
+            f"{error.split(': ', 1)[0]}: {n} of {total} prompts skipped: {error.split(': ', 1)[-1]}"
+            for error, n in counts.items()
+        ]
     seen: set[tuple[str, str]] = set()
     for row in store.read.metric_rows(run_id):
         column = Column(row["metric"], row["key"], row["label"], bool(row["higher_is_better"]))
         params = json.loads(row["params"] or "{}")
-        cell = Cell(*(_nan_if_null(row[c]) for c in ("value", "stderr", "ci_low", "ci_high")),
-                    approximate=params.get("approximate") or "")
+        cell = Cell(
+            *(_nan_if_null(row[c]) for c in ("value", "stderr", "ci_low", "ci_high")),
+            approximate=params.get("approximate") or "",
+        )
         if row["rm_key"] == RUN_LEVEL:
             summary.run_level.append((column, cell))
             continue
@@ -149,10 +175,13 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
         points.setdefault((row["rm_key"], row["metric"], row["key"]), []).append(row)
     for ident, rows in points.items():
         rows.sort(key=lambda r: r["point"])
-        summary.curves[ident] = Curve(rows[0]["label"], rows[0]["x_label"],
-                                      np.array([r["x"] for r in rows]),
-                                      np.array([r["value"] for r in rows], dtype=float),
-                                      np.array([r["stderr"] for r in rows], dtype=float))
+        summary.curves[ident] = Curve(
+            rows[0]["label"],
+            rows[0]["x_label"],
+            np.array([r["x"] for r in rows]),
+            np.array([r["value"] for r in rows], dtype=float),
+            np.array([r["stderr"] for r in rows], dtype=float),
+        )
     return summary
 
 
@@ -184,11 +213,15 @@ def oracle_scale(store: Store, benchmark: dict[str, Any]) -> OracleScale | None:
     oracle = next(iter(store.items.components([benchmark["oracle_key"]])), None)
     name = oracle["name"] if oracle else "oracle"
     declared = json.loads(oracle["options"] or "{}").get("scale") if oracle else None
-    scale = (tuple(float(v) for v in declared)
-             if isinstance(declared, list) and len(declared) == 2 else None)
+    scale = (
+        tuple(float(v) for v in declared)
+        if isinstance(declared, list) and len(declared) == 2
+        else None
+    )
     return OracleScale(name, scale, float(low), float(high), float(mean))
 
 
 def _nan_if_null(value: float | None) -> float:
-    """SQLite stores NaN (e.g. the stderr a metric did not estimate) as NULL; read it back as NaN."""
+    """SQLite stores NaN (e.g. the stderr a metric did not estimate) as NULL; read it back as
+    NaN."""
     return float("nan") if value is None else value

@@ -3,6 +3,6 @@ orders them and keeps the run's books.  ``Runner(recipe, store).plan()`` is ``--
 ``.run()`` is ``rmaudit run``."""
 
 from .context import Progress, SilentProgress, StageCount
-from .runner import RunResult, Runner, build_components
+from .runner import Runner, RunResult, build_components
 
 __all__ = ["Progress", "RunResult", "Runner", "SilentProgress", "StageCount", "build_components"]

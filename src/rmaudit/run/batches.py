@@ -26,7 +26,7 @@ T = TypeVar("T")
 
 def batched(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]
 
 
 @dataclass(frozen=True)
@@ -42,16 +42,19 @@ class BatchCall:
     inputs: Callable[[Sequence[Any]], list[Any]]
 
 
-def map_calls(ctx: RunContext, work: Work[T], call: BatchCall,
-              write: Callable[[Sequence[T], list[Any]], None]) -> None:
+def map_calls(
+    ctx: RunContext, work: Work[T], call: BatchCall, write: Callable[[Sequence[T], list[Any]], None]
+) -> None:
     """Have the executor run ``call`` on the pending items in batches; ``write`` each batch
     with its outputs as it comes back (in completion order: every item is keyed by content)."""
     stage = work.count.stage
     ctx.progress.start(stage, work.count.total, work.count.stored)
     size = call.component.preferred_batch_items() or ctx.recipe.model.batch_size
     tagged = ((batch, call.inputs(batch)) for batch in batched(work.pending, size))
-    with ctx.store.grouped_writes(), \
-            closing(ctx.executor.map(call.component, call.method, tagged)) as results:
+    with (
+        ctx.store.grouped_writes(),
+        closing(ctx.executor.map(call.component, call.method, tagged)) as results,
+    ):
         while True:
             try:  # only the component's own errors are located at its recipe entry
                 batch, outputs = next(results)

@@ -7,11 +7,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rmaudit.benchmark.portable import (imported_keys, read_benchmark, refuse_conflicts,
-                                    store_benchmark)
+from rmaudit.benchmark.portable import (
+    imported_keys,
+    read_benchmark,
+    refuse_conflicts,
+    store_benchmark,
+)
 from rmaudit.components import BenchmarkData, Response
-from rmaudit.errors import BadInput
 from rmaudit.components.keys import content_key, response_id
+from rmaudit.errors import BadInput
 from rmaudit.recipe import check_pool_size
 from rmaudit.store import utc_now
 
@@ -44,14 +48,20 @@ class BenchmarkStages:
 def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
     """Prompts, responses and labels; each stage makes (in a run) only what is not stored."""
     recipe = ctx.recipe
-    source, policy, oracle = (ctx.component(s) for s in (recipe.source, recipe.policy, recipe.oracle))
+    source, policy, oracle = (
+        ctx.component(s) for s in (recipe.source, recipe.policy, recipe.oracle)
+    )
     selection_key, chosen, k = prompts.select(ctx, execute)
     n = recipe.per_prompt
     benchmark = Benchmark(
         id=content_key("benchmark", selection_key, policy.key, n, oracle.key),
-        title=recipe.model.title, selection_key=selection_key, policy_key=policy.key,
-        per_prompt=n, oracle_key=oracle.key,
-        simulated=any(c.simulated for c in (source, policy, oracle)))
+        title=recipe.model.title,
+        selection_key=selection_key,
+        policy_key=policy.key,
+        per_prompt=n,
+        oracle_key=oracle.key,
+        simulated=any(c.simulated for c in (source, policy, oracle)),
+    )
     with ctx.timed("responses"):
         generation = responses.work(ctx, policy, chosen, k)
         ctx.counts.append(generation.count)
@@ -71,10 +81,19 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
         if execute:
             labels.label(ctx, oracle, labelling)
     if execute:
-        ctx.store.items.add_benchmark({
-            "id": benchmark.id, "title": benchmark.title, "selection_key": selection_key,
-            "policy_key": policy.key, "per_prompt": n, "oracle_key": oracle.key,
-            "simulated": int(benchmark.simulated), "origin": "built", "created_at": utc_now()})
+        ctx.store.items.add_benchmark(
+            {
+                "id": benchmark.id,
+                "title": benchmark.title,
+                "selection_key": selection_key,
+                "policy_key": policy.key,
+                "per_prompt": n,
+                "oracle_key": oracle.key,
+                "simulated": int(benchmark.simulated),
+                "origin": "built",
+                "created_at": utc_now(),
+            }
+        )
     elif generation.count.pending or labelling.count.pending:
         benchmark = None
     return BenchmarkStages(benchmark, response_ids, k)
@@ -111,8 +130,11 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
     them)."""
     header, records, origin = _from_files(ctx)
     benchmark_id, selection_key, prompt_ids, per_prompt = imported_keys(header, records)
-    ids = [response_id(header["policy_key"], pid, r["sample_index"])
-           for pid, record in zip(prompt_ids, records) for r in record["responses"]]
+    ids = [
+        response_id(header["policy_key"], pid, r["sample_index"])
+        for pid, record in zip(prompt_ids, records, strict=True)
+        for r in record["responses"]
+    ]
     store = ctx.store
     if store is not None:  # in the plan too, so a run refuses before it writes anything
         refuse_conflicts(store, header, records, file=_file_name(ctx))
@@ -121,12 +143,23 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
     ctx.counts.append(StageCount("prompts (imported)", len(records), selected))
     ctx.counts.append(StageCount("responses (imported)", len(ids), labelled))
     if not execute:
-        ctx.planned_oracle = tuple(np.array([r["label"]["score"] for r in record["responses"]], float)
-                                   for record in records)
+        ctx.planned_oracle = tuple(
+            np.array([r["label"]["score"] for r in record["responses"]], float)
+            for record in records
+        )
         return BenchmarkStages(
-            Benchmark(benchmark_id, header["title"], selection_key, header["policy_key"],
-                      per_prompt, header["oracle_key"], bool(header.get("simulated"))),
-            Keys(ids), len(records))
+            Benchmark(
+                benchmark_id,
+                header["title"],
+                selection_key,
+                header["policy_key"],
+                per_prompt,
+                header["oracle_key"],
+                bool(header.get("simulated")),
+            ),
+            Keys(ids),
+            len(records),
+        )
     if store.items.benchmark(benchmark_id) is None:  # stored whole or not at all
         store_benchmark(store, header, records, origin=origin)
     benchmark = load(ctx, benchmark_id)
@@ -140,21 +173,32 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
 # -- reading the benchmark back -----------------------------------------------------------
 def load(ctx: RunContext, benchmark_id: str) -> Benchmark:
     row = ctx.store.items.benchmark(benchmark_id)
-    return Benchmark(row["id"], row["title"], row["selection_key"], row["policy_key"],
-                     row["per_prompt"], row["oracle_key"], bool(row["simulated"]))
+    return Benchmark(
+        row["id"],
+        row["title"],
+        row["selection_key"],
+        row["policy_key"],
+        row["per_prompt"],
+        row["oracle_key"],
+        bool(row["simulated"]),
+    )
 
 
 def benchmark_responses(ctx: RunContext, benchmark: Benchmark) -> list[Response]:
-    return [response_from_row(row) for row in ctx.store.items.benchmark_responses(
-        benchmark.selection_key, benchmark.policy_key, benchmark.per_prompt)]
+    return [
+        response_from_row(row)
+        for row in ctx.store.items.benchmark_responses(
+            benchmark.selection_key, benchmark.policy_key, benchmark.per_prompt
+        )
+    ]
 
 
 def oracle_by_prompt(ctx: RunContext, benchmark: Benchmark) -> dict[str, dict[str, float]]:
     """Prompt id → response id → oracle score, in benchmark order (labelled responses only)."""
     by_prompt: dict[str, dict[str, float]] = {}
     for pid, rid, score, _meta in ctx.store.items.benchmark_labels(
-            benchmark.selection_key, benchmark.policy_key, benchmark.per_prompt,
-            benchmark.oracle_key):
+        benchmark.selection_key, benchmark.policy_key, benchmark.per_prompt, benchmark.oracle_key
+    ):
         by_prompt.setdefault(pid, {})[rid] = score
     return by_prompt
 
@@ -164,6 +208,8 @@ def benchmark_data(ctx: RunContext, benchmark: Benchmark) -> BenchmarkData:
     oracle = oracle_by_prompt(ctx, benchmark)
     responses = {r.id: r for r in benchmark_responses(ctx, benchmark)}
     prompt_ids = tuple(oracle)
-    return BenchmarkData(tuple(ctx.prompt(pid) for pid in prompt_ids),
-                         tuple(tuple(responses[rid] for rid in oracle[pid]) for pid in prompt_ids),
-                         tuple(np.fromiter(oracle[pid].values(), float) for pid in prompt_ids))
+    return BenchmarkData(
+        tuple(ctx.prompt(pid) for pid in prompt_ids),
+        tuple(tuple(responses[rid] for rid in oracle[pid]) for pid in prompt_ids),
+        tuple(np.fromiter(oracle[pid].values(), float) for pid in prompt_ids),
+    )

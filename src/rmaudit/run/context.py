@@ -20,8 +20,8 @@ import numpy as np
 
 from rmaudit.components import BenchmarkContent, Component, Prompt, Response
 from rmaudit.errors import BadInput
-from rmaudit.run.executors import LocalExecutor, RayExecutor, make_executor
 from rmaudit.recipe import ComponentSpec, Recipe
+from rmaudit.run.executors import LocalExecutor, RayExecutor, make_executor
 from rmaudit.store import Store, dumps
 
 T = TypeVar("T")
@@ -67,9 +67,12 @@ class Keys:
     unlisted: int = 0
     at_most: bool = False
 
-    def __add__(self, other: "Keys") -> "Keys":
-        return Keys(list(dict.fromkeys(self.known + other.known)), self.unlisted + other.unlisted,
-                    self.at_most or other.at_most)
+    def __add__(self, other: Keys) -> Keys:
+        return Keys(
+            list(dict.fromkeys(self.known + other.known)),
+            self.unlisted + other.unlisted,
+            self.at_most or other.at_most,
+        )
 
     @property
     def total(self) -> int:
@@ -147,9 +150,14 @@ class RunContext:
         """Store the identity of components whose items the run writes."""
         for c in components:
             identity = c.identity()
-            self.store.items.add_component(c.key, identity["kind"], identity["name"],
-                                           identity["version"], json.dumps(identity["options"]),
-                                           c.simulated)
+            self.store.items.add_component(
+                c.key,
+                identity["kind"],
+                identity["name"],
+                identity["version"],
+                json.dumps(identity["options"]),
+                c.simulated,
+            )
 
 
 def locate(error: BadInput, recipe: Recipe, spec: ComponentSpec) -> BadInput:
@@ -170,5 +178,8 @@ def prompt_row(prompt: Prompt) -> tuple[str, str, str]:
 def text_response_rows(responses: Sequence[Response]) -> list[tuple]:
     """Rows of responses no policy wrote (pair files, shifted texts): NULL policy_key and
     sample_index; responses a policy wrote are already stored and left alone."""
-    return [(r.id, r.prompt_id, None, None, r.text, dumps(r.meta))
-            for r in responses if r.sample_index is None]
+    return [
+        (r.id, r.prompt_id, None, None, r.text, dumps(r.meta))
+        for r in responses
+        if r.sample_index is None
+    ]

@@ -24,7 +24,9 @@ class CostLine:
     usd: float | None  # None: the component is priced per token but the recipe gives no price
 
 
-def estimate_costs(recipe: Recipe, components: dict[str, Component], counts: list) -> list[CostLine]:
+def estimate_costs(
+    recipe: Recipe, components: dict[str, Component], counts: list
+) -> list[CostLine]:
     """The cost of the pending work of a plan (``Runner.plan()``'s counts), per priced component."""
     if recipe.imports_benchmark or recipe.source is None or recipe.oracle is None:
         return []  # an imported benchmark is already labelled (and pairs need no oracle): free
@@ -37,12 +39,19 @@ def estimate_costs(recipe: Recipe, components: dict[str, Component], counts: lis
     sampler = components[recipe.sampler.field]
     if sampler.needs_embeddings and pending.get("prompts", 0):
         embedder = components[recipe.embedder.field]
-        lines.append(_line("prompt sampling (embeddings)", embedder, len(prompts),
-                           embedder.estimate_cost([p.text for p in prompts])))
+        lines.append(
+            _line(
+                "prompt sampling (embeddings)",
+                embedder,
+                len(prompts),
+                embedder.estimate_cost([p.text for p in prompts]),
+            )
+        )
     oracle = components[recipe.oracle.field]
     labels = pending.get("oracle labels", 0)
-    lines.append(_line("response labelling (oracle)", oracle, labels,
-                       oracle.estimate_cost(prompts, labels)))
+    lines.append(
+        _line("response labelling (oracle)", oracle, labels, oracle.estimate_cost(prompts, labels))
+    )
     return [line for line in lines if line is not None]
 
 

@@ -35,11 +35,15 @@ from pydantic import BaseModel
 
 from rmaudit.components import Component
 from rmaudit.components.options import shared_limits
-from rmaudit.recipe.executor_options import (INSTALL_HINT, ExecutorOptions, LocalExecutorOptions,
-                                             PoolOptions, RayExecutorOptions)
+from rmaudit.recipe.executor_options import (
+    INSTALL_HINT,
+    ExecutorOptions,
+    LocalExecutorOptions,
+    PoolOptions,
+    RayExecutorOptions,
+)
 
 K = TypeVar("K")  # what the runner tags a batch with (its items), handed back with the outputs
-
 
 
 class LocalExecutor:
@@ -49,8 +53,9 @@ class LocalExecutor:
     def __init__(self, options: LocalExecutorOptions | None = None) -> None:
         self.options = options or LocalExecutorOptions()
 
-    def map(self, component: Component, method: str,
-            batches: Iterable[tuple[K, list[Any]]]) -> Iterator[tuple[K, list[Any]]]:
+    def map(
+        self, component: Component, method: str, batches: Iterable[tuple[K, list[Any]]]
+    ) -> Iterator[tuple[K, list[Any]]]:
         call = getattr(component, method)
         if not self.options.overlap:
             for tag, inputs in batches:
@@ -89,8 +94,9 @@ class _Call:
     def __init__(self, call: Callable[[list[Any]], list[Any]], inputs: list[Any]) -> None:
         self._outputs: list[Any] | None = None
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(call, inputs),
-                                        name="rmaudit-local-executor", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, args=(call, inputs), name="rmaudit-local-executor", daemon=True
+        )
         self._thread.start()
 
     def _run(self, call: Callable[[list[Any]], list[Any]], inputs: list[Any]) -> None:
@@ -116,8 +122,9 @@ class ComponentWorker:
         self.build_key: str | None = None
         self.component: Component | None = None
 
-    def run(self, build: tuple[str, type[Component], BaseModel], method: str,
-            inputs: list[Any]) -> list[Any]:
+    def run(
+        self, build: tuple[str, type[Component], BaseModel], method: str, inputs: list[Any]
+    ) -> list[Any]:
         key, cls, options = build
         if key != self.build_key:
             self.component = None  # the previous stage's model goes before the next one loads
@@ -143,8 +150,12 @@ class RayExecutor:
             except ImportError:  # recipes are checked at load; this is an install changed since
                 raise RuntimeError(f"the ray executor needs Ray: {INSTALL_HINT}") from None
             if not ray.is_initialized():
-                ray.init(address=self.options.address, runtime_env=self.options.runtime_env,
-                         include_dashboard=False, configure_logging=False)
+                ray.init(
+                    address=self.options.address,
+                    runtime_env=self.options.runtime_env,
+                    include_dashboard=False,
+                    configure_logging=False,
+                )
                 self._started_ray = True
             self._ray = ray
         return self._ray
@@ -158,20 +169,28 @@ class RayExecutor:
         shares = {name: divmod(limit, workers) for name, limit in shared_limits(options).items()}
         if not shares:
             return [options] * workers
-        return [options.model_copy(update={name: share + (i < extra)
-                                           for name, (share, extra) in shares.items()})
-                for i in range(workers)]
+        return [
+            options.model_copy(
+                update={name: share + (i < extra) for name, (share, extra) in shares.items()}
+            )
+            for i in range(workers)
+        ]
 
-    def map(self, component: Component, method: str,
-            batches: Iterable[tuple[K, list[Any]]]) -> Iterator[tuple[K, list[Any]]]:
+    def map(
+        self, component: Component, method: str, batches: Iterable[tuple[K, list[Any]]]
+    ) -> Iterator[tuple[K, list[Any]]]:
         ray = self._connect()
         pool = self.options.pool(component.kind)
         size = pool.num_workers
-        size = min([size, *shared_limits(component.options).values()])  # each actor gets ≥ 1 of each
+        size = min(
+            [size, *shared_limits(component.options).values()]
+        )  # each actor gets ≥ 1 of each
         workers = self._workers(ray, pool, size)
         # shipped once to the object store, not with every batch
-        builds = [ray.put((uuid.uuid4().hex, type(component), options))
-                  for options in self.worker_options(component, size)]
+        builds = [
+            ray.put((uuid.uuid4().hex, type(component), options))
+            for options in self.worker_options(component, size)
+        ]
         queued = iter(batches)
         # Not ray.util.ActorPool: it runs one task per actor (here batches_per_worker are queued,
         # so the next batch travels while one runs) and hands results back unordered without
@@ -187,7 +206,10 @@ class RayExecutor:
                         break
                     tag, inputs = item
                     actor = free.popleft()
-                    in_flight[workers[actor].run.remote(builds[actor], method, inputs)] = (tag, actor)
+                    in_flight[workers[actor].run.remote(builds[actor], method, inputs)] = (
+                        tag,
+                        actor,
+                    )
                 if not in_flight:
                     return
                 [done], _ = ray.wait(list(in_flight), num_returns=1)
@@ -210,9 +232,12 @@ class RayExecutor:
             self._kill(kept[1] if kept else [])
             workers = []
         actor_class = ray.remote(ComponentWorker).options(
-            num_cpus=pool.num_cpus, num_gpus=pool.num_gpus, max_restarts=self.options.max_restarts,
+            num_cpus=pool.num_cpus,
+            num_gpus=pool.num_gpus,
+            max_restarts=self.options.max_restarts,
             # an actor task lost with its process is rerun on the restarted actor
-            max_task_retries=self.options.max_restarts)
+            max_task_retries=self.options.max_restarts,
+        )
         workers += [actor_class.remote() for _ in range(size - len(workers))]
         return workers
 
@@ -228,9 +253,11 @@ class RayExecutor:
             # API error), with the worker's traceback chained
             raise (error.cause or error) from error
         except ray.exceptions.RayActorError as error:
-            raise RuntimeError(f"a Ray worker running {component.kind} {component.name!r} died "
-                               f"more than max_restarts = {self.options.max_restarts} times; "
-                               f"rerun to resume: {str(error).splitlines()[0]}") from None
+            raise RuntimeError(
+                f"a Ray worker running {component.kind} {component.name!r} died "
+                f"more than max_restarts = {self.options.max_restarts} times; "
+                f"rerun to resume: {str(error).splitlines()[0]}"
+            ) from None
 
     def close(self) -> None:
         if self._kept is not None:
@@ -242,4 +269,6 @@ class RayExecutor:
 
 
 def make_executor(options: ExecutorOptions) -> LocalExecutor | RayExecutor:
-    return RayExecutor(options) if isinstance(options, RayExecutorOptions) else LocalExecutor(options)
+    return (
+        RayExecutor(options) if isinstance(options, RayExecutorOptions) else LocalExecutor(options)
+    )

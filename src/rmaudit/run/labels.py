@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rmaudit.components import OracleLabel, Oracle
+from rmaudit.components import Oracle, OracleLabel
 from rmaudit.errors import BadInput
 from rmaudit.store import utc_now
 
@@ -24,8 +24,16 @@ def work(ctx: RunContext, oracle: Oracle, response_ids: Keys) -> Work[str]:
     stored = ctx.store.items.labelled(oracle.key, known) if ctx.store and known else set()
     pending = [rid for rid in known if rid not in stored]
     unsure = bool(response_ids.unlisted and ctx.store and ctx.store.items.has_labels(oracle.key))
-    return Work(StageCount(STAGE, response_ids.total, len(known) - len(pending),
-                           oracle.calls_per_label(), response_ids.at_most or unsure), pending)
+    return Work(
+        StageCount(
+            STAGE,
+            response_ids.total,
+            len(known) - len(pending),
+            oracle.calls_per_label(),
+            response_ids.at_most or unsure,
+        ),
+        pending,
+    )
 
 
 def label(ctx: RunContext, oracle: Oracle, todo: Work[str]) -> None:
@@ -41,17 +49,36 @@ def label(ctx: RunContext, oracle: Oracle, todo: Work[str]) -> None:
             if label.failed:  # no usable sample: not stored, so a rerun asks again
                 continue
             if not np.isfinite(label.score):
-                raise BadInput("oracle returned a non-finite score", field=recipe.oracle.field,
-                               file=recipe.path, value=label.score)
-            rows.append((rid, oracle.key, float(label.score), json.dumps(list(label.samples)),
-                         label.cost_usd, label.prompt_tokens, label.completion_tokens))
+                raise BadInput(
+                    "oracle returned a non-finite score",
+                    field=recipe.oracle.field,
+                    file=recipe.path,
+                    value=label.score,
+                )
+            rows.append(
+                (
+                    rid,
+                    oracle.key,
+                    float(label.score),
+                    json.dumps(list(label.samples)),
+                    label.cost_usd,
+                    label.prompt_tokens,
+                    label.completion_tokens,
+                )
+            )
         ctx.store.items.add_labels(rows)
         ctx.store.runs.retried(recipe.run_key, STAGE, ids, failures)
         failed += len(failures)
 
-    call = BatchCall(recipe.oracle, oracle, "label",
-                     lambda ids: [(ctx.prompt(r.prompt_id), r) for r in ctx.load_responses(ids)])
+    call = BatchCall(
+        recipe.oracle,
+        oracle,
+        "label",
+        lambda ids: [(ctx.prompt(r.prompt_id), r) for r in ctx.load_responses(ids)],
+    )
     map_calls(ctx, todo, call, write)
     if failed:
-        ctx.notes.append(f"oracle: {failed} failed judge samples recorded in the failures table "
-                         f"(stage '{STAGE}'); a rerun retries labels with none")
+        ctx.notes.append(
+            f"oracle: {failed} failed judge samples recorded in the failures table "
+            f"(stage '{STAGE}'); a rerun retries labels with none"
+        )

@@ -8,12 +8,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from rmaudit.components import (RUN_LEVEL, MetricInputs, MetricOutput, PairInputs,
-                                StudyInputs)
+from rmaudit.components import RUN_LEVEL, MetricInputs, MetricOutput, PairInputs, StudyInputs
+from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.recipe import ComponentSpec, metric_entry
 from rmaudit.store import dumps, utc_now
-from rmaudit.components.vocabulary import SKIPPED_STAGE
 
 from .benchmark import Benchmark, oracle_by_prompt
 from .context import RunContext
@@ -25,16 +24,22 @@ STAGE = "metrics"
 Output = tuple[str, ComponentSpec, MetricOutput]
 
 
-def compute(ctx: RunContext, benchmark: Benchmark | None, pair_set: PairSet | None,
-            shifted: Sweep | None) -> tuple[tuple[str, ...], list[Output]]:
+def compute(
+    ctx: RunContext, benchmark: Benchmark | None, pair_set: PairSet | None, shifted: Sweep | None
+) -> tuple[tuple[str, ...], list[Output]]:
     """The benchmark's prompt ids (for per-prompt values) and every metric's output."""
     recipe = ctx.recipe
     reward_models = [(spec, ctx.component(spec)) for spec in recipe.reward_models]
-    by_scope = {scope: [m for m in recipe.metrics if m.cls.scope == scope]
-                for scope in ("rm", "pairs", "run")}
+    by_scope = {
+        scope: [m for m in recipe.metrics if m.cls.scope == scope]
+        for scope in ("rm", "pairs", "run")
+    }
     outputs: list[Output] = []
-    ctx.progress.start(STAGE, len(reward_models) * (len(by_scope["rm"]) + len(by_scope["pairs"]))
-                       + len(by_scope["run"]), 0)
+    ctx.progress.start(
+        STAGE,
+        len(reward_models) * (len(by_scope["rm"]) + len(by_scope["pairs"])) + len(by_scope["run"]),
+        0,
+    )
     prompt_ids: tuple[str, ...] = ()
     if benchmark is not None:
         oracle = oracle_by_prompt(ctx, benchmark)
@@ -46,8 +51,9 @@ def compute(ctx: RunContext, benchmark: Benchmark | None, pair_set: PairSet | No
     for spec, model in reward_models:
         scores = ctx.store.items.scores(model.key)
         if benchmark is not None:
-            scores_by_rm[spec.label] = tuple(np.array([scores[rid] for rid in order[pid]], float)
-                                             for pid in prompt_ids)
+            scores_by_rm[spec.label] = tuple(
+                np.array([scores[rid] for rid in order[pid]], float) for pid in prompt_ids
+            )
             inputs = MetricInputs(prompt_ids, oracle_arrays, scores_by_rm[spec.label])
             for metric_spec in by_scope["rm"]:
                 output = skipped.compute(metric_spec, inputs, spec.label)
@@ -56,8 +62,15 @@ def compute(ctx: RunContext, benchmark: Benchmark | None, pair_set: PairSet | No
         if pair_set is not None:
             inputs = _pair_inputs(pair_set, shifted, scores)
             for metric_spec in by_scope["pairs"]:
-                outputs.append((model.key, metric_spec, _compute(
-                    ctx, metric_spec, inputs, f"{spec.label}'s pairs", inputs.pair_ids)))
+                outputs.append(
+                    (
+                        model.key,
+                        metric_spec,
+                        _compute(
+                            ctx, metric_spec, inputs, f"{spec.label}'s pairs", inputs.pair_ids
+                        ),
+                    )
+                )
     if benchmark is not None:
         study = StudyInputs(prompt_ids, oracle_arrays, scores_by_rm)
         for metric_spec in by_scope["run"]:
@@ -69,36 +82,42 @@ def compute(ctx: RunContext, benchmark: Benchmark | None, pair_set: PairSet | No
     return prompt_ids, outputs
 
 
-def undefined_prompts(ctx: RunContext, metric_spec: ComponentSpec,
-                      oracle: tuple[np.ndarray, ...]) -> dict[int, str]:
+def undefined_prompts(
+    ctx: RunContext, metric_spec: ComponentSpec, oracle: tuple[np.ndarray, ...]
+) -> dict[int, str]:
     return ctx.component(metric_spec).undefined_prompts(oracle)
 
 
 def skip_lines(metric_label: str, reasons: dict[int, str], total: int) -> list[str]:
-    """"pairwise acc: 7 of 805 prompts skipped: all oracle scores equal", one line a reason."""
+    """ "pairwise acc: 7 of 805 prompts skipped: all oracle scores equal", one line a reason."""
     counts: dict[str, int] = {}
     for reason in reasons.values():
         counts[reason] = counts.get(reason, 0) + 1
-    return [f"{metric_label}: {n} of {total} prompts skipped: {reason}"
-            for reason, n in counts.items()]
+    return [
+        f"{metric_label}: {n} of {total} prompts skipped: {reason}" for reason, n in counts.items()
+    ]
 
 
 class Skipped:
     """Each benchmark metric computed on the prompts it is defined on; the others are counted
     once per metric (they depend on the oracle scores only, not on the RM)."""
 
-    def __init__(self, ctx: RunContext, prompt_ids: tuple[str, ...],
-                 oracle: tuple[np.ndarray, ...]) -> None:
+    def __init__(
+        self, ctx: RunContext, prompt_ids: tuple[str, ...], oracle: tuple[np.ndarray, ...]
+    ) -> None:
         self.ctx, self.prompt_ids, self.oracle = ctx, prompt_ids, oracle
         self.by_metric: dict[str, tuple[ComponentSpec, dict[int, str]]] = {}
 
-    def compute(self, metric_spec: ComponentSpec, inputs: MetricInputs | StudyInputs,
-                on: str) -> MetricOutput | None:
+    def compute(
+        self, metric_spec: ComponentSpec, inputs: MetricInputs | StudyInputs, on: str
+    ) -> MetricOutput | None:
         """The metric on its defined prompts, per-prompt values back in benchmark order (NaN
         where skipped); None when it is defined on none."""
         if metric_spec.label not in self.by_metric:
             self.by_metric[metric_spec.label] = (
-                metric_spec, undefined_prompts(self.ctx, metric_spec, self.oracle))
+                metric_spec,
+                undefined_prompts(self.ctx, metric_spec, self.oracle),
+            )
         undefined = self.by_metric[metric_spec.label][1]
         if not undefined:
             return _compute(self.ctx, metric_spec, inputs, on, self.prompt_ids)
@@ -109,8 +128,11 @@ class Skipped:
         ids = tuple(self.prompt_ids[q] for q in kept)
         oracle = tuple(inputs.oracle[q] for q in kept)
         if isinstance(inputs, StudyInputs):
-            subset = StudyInputs(ids, oracle, {rm: tuple(scores[q] for q in kept)
-                                               for rm, scores in inputs.scores.items()})
+            subset = StudyInputs(
+                ids,
+                oracle,
+                {rm: tuple(scores[q] for q in kept) for rm, scores in inputs.scores.items()},
+            )
         else:
             subset = MetricInputs(ids, oracle, tuple(inputs.scores[q] for q in kept))
         output = _compute(self.ctx, metric_spec, subset, on, ids)
@@ -124,33 +146,53 @@ class Skipped:
     def record(self) -> None:
         """Every skipped prompt in ``failures`` (item: the prompt id), and a note per reason."""
         ctx, rows, total = self.ctx, [], len(self.prompt_ids)
-        for label, (spec, undefined) in self.by_metric.items():
+        for label, (_, undefined) in self.by_metric.items():
             ctx.notes.extend(skip_lines(label, undefined, total))
-            rows += [(self.prompt_ids[q], f"{label}: {reason}", utc_now())
-                     for q, reason in undefined.items()]
+            rows += [
+                (self.prompt_ids[q], f"{label}: {reason}", utc_now())
+                for q, reason in undefined.items()
+            ]
         ctx.store.runs.replace_failures(ctx.recipe.run_key, SKIPPED_STAGE, rows)
 
 
 def _pair_inputs(pair_set: PairSet, shifted: Sweep | None, scores: dict[str, float]) -> PairInputs:
     """One RM's logits of the pairs, and of their shifted copies at every level."""
+
     def logits(ids: Iterable[str]) -> np.ndarray:
         return np.fromiter((scores[i] for i in ids), float)
 
     chosen = logits(p.chosen.id for p in pair_set.pairs)
     rejected = logits(p.rejected.id for p in pair_set.pairs)
-    sweep = {target: {0.0: (chosen, rejected),
-                      **{level: (logits(s.chosen_id for s in level_pairs),
-                                 logits(s.rejected_id for s in level_pairs))
-                         for level, level_pairs in by_level.items()}}
-             for target, by_level in (shifted or {}).items()}
-    return PairInputs(tuple(pair_set.ids), chosen, rejected,
-                      tuple(p.subset for p in pair_set.pairs),
-                      tuple(p.meta for p in pair_set.pairs), sweep)
+    sweep = {
+        target: {
+            0.0: (chosen, rejected),
+            **{
+                level: (
+                    logits(s.chosen_id for s in level_pairs),
+                    logits(s.rejected_id for s in level_pairs),
+                )
+                for level, level_pairs in by_level.items()
+            },
+        }
+        for target, by_level in (shifted or {}).items()
+    }
+    return PairInputs(
+        tuple(pair_set.ids),
+        chosen,
+        rejected,
+        tuple(p.subset for p in pair_set.pairs),
+        tuple(p.meta for p in pair_set.pairs),
+        sweep,
+    )
 
 
-def _compute(ctx: RunContext, metric_spec: ComponentSpec,
-             inputs: MetricInputs | StudyInputs | PairInputs, on: str,
-             prompt_ids: tuple[str, ...]) -> MetricOutput:
+def _compute(
+    ctx: RunContext,
+    metric_spec: ComponentSpec,
+    inputs: MetricInputs | StudyInputs | PairInputs,
+    on: str,
+    prompt_ids: tuple[str, ...],
+) -> MetricOutput:
     try:
         output = ctx.component(metric_spec).compute(inputs)
     except MetricInputError as error:
@@ -159,8 +201,13 @@ def _compute(ctx: RunContext, metric_spec: ComponentSpec,
     return output
 
 
-def _located(ctx: RunContext, error: MetricInputError, metric_spec: ComponentSpec, on: str,
-             prompt_ids: tuple[str, ...]) -> BadInput:
+def _located(
+    ctx: RunContext,
+    error: MetricInputError,
+    metric_spec: ComponentSpec,
+    on: str,
+    prompt_ids: tuple[str, ...],
+) -> BadInput:
     """Name the recipe entry, the RM and the prompt id (not its position) at fault."""
     problem = error.problem
     if error.prompt_index is not None:
@@ -170,8 +217,12 @@ def _located(ctx: RunContext, error: MetricInputError, metric_spec: ComponentSpe
     field = metric_spec.field
     if error.field in metric_spec.cls.Options.model_fields:
         field += f".{error.field}"
-    return BadInput(f"{metric_spec.label} on {on}: {problem}", file=ctx.recipe.path,
-                    field=metric_entry(ctx.recipe, field), value=error.value)
+    return BadInput(
+        f"{metric_spec.label} on {on}: {problem}",
+        file=ctx.recipe.path,
+        field=metric_entry(ctx.recipe, field),
+        value=error.value,
+    )
 
 
 # -- results as rows -------------------------------------------------------------------------
@@ -179,16 +230,28 @@ def metric_rows(run_id: str, outputs: list[Output]) -> Iterator[tuple]:
     for rm_key, spec, output in outputs:
         higher = int(spec.cls.higher_is_better)
         for v in output.values:
-            yield (run_id, rm_key, spec.label, v.key, v.label, dumps(v.params), v.value, v.stderr,
-                   v.ci_low, v.ci_high,
-                   higher if v.higher_is_better is None else int(v.higher_is_better))
+            yield (
+                run_id,
+                rm_key,
+                spec.label,
+                v.key,
+                v.label,
+                dumps(v.params),
+                v.value,
+                v.stderr,
+                v.ci_low,
+                v.ci_high,
+                higher if v.higher_is_better is None else int(v.higher_is_better),
+            )
 
 
-def per_prompt_rows(run_id: str, prompt_ids: tuple[str, ...], outputs: list[Output]) -> Iterator[tuple]:
+def per_prompt_rows(
+    run_id: str, prompt_ids: tuple[str, ...], outputs: list[Output]
+) -> Iterator[tuple]:
     for rm_key, spec, output in outputs:
         for v in output.values:
             if v.per_prompt is not None:
-                for pid, x in zip(prompt_ids, v.per_prompt):
+                for pid, x in zip(prompt_ids, v.per_prompt, strict=True):
                     if np.isfinite(x):  # NaN: a prompt the metric skipped
                         yield run_id, rm_key, spec.label, v.key, pid, float(x)
 
@@ -197,6 +260,17 @@ def curve_rows(run_id: str, outputs: list[Output]) -> Iterator[tuple]:
     for rm_key, spec, output in outputs:
         for c in output.curves:
             for i in range(len(c.x)):
-                yield (run_id, rm_key, spec.label, c.key, c.label, i, c.x_label, float(c.x[i]),
-                       float(c.value[i]), float(c.stderr[i]), float(c.ci_low[i]),
-                       float(c.ci_high[i]))
+                yield (
+                    run_id,
+                    rm_key,
+                    spec.label,
+                    c.key,
+                    c.label,
+                    i,
+                    c.x_label,
+                    float(c.x[i]),
+                    float(c.value[i]),
+                    float(c.stderr[i]),
+                    float(c.ci_low[i]),
+                    float(c.ci_high[i]),
+                )

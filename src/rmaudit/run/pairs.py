@@ -8,8 +8,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from rmaudit.components import BenchmarkData, RejectedRecord, SourcedPair
-from rmaudit.errors import BadInput
 from rmaudit.components.keys import content_key, pair_id
+from rmaudit.errors import BadInput
 from rmaudit.store import dumps
 
 from .benchmark import BenchmarkStages, benchmark_data
@@ -33,9 +33,11 @@ class PairSet:
         line = f"pairs: {len(self.ids):,} from {self.records:,} records"
         if self.rejected:
             reasons = Counter(r.reason for r in self.rejected)
-            line += (f"; {len(self.rejected):,} rejected (stored in the failures table): "
-                     + ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common())
-                     + f"; first: {self.rejected[0].one_line()}")
+            line += (
+                f"; {len(self.rejected):,} rejected (stored in the failures table): "
+                + ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common())
+                + f"; first: {self.rejected[0].one_line()}"
+            )
         return line
 
     def response_ids(self) -> Keys:
@@ -59,13 +61,18 @@ def load(ctx: RunContext, benchmark: BenchmarkData | None) -> PairSet:
     except BadInput as error:
         raise ctx.located(error, spec) from None
     if not loaded.pairs:
-        rejected = (f" ({len(loaded.rejected)} records rejected; first: "
-                    f"{loaded.rejected[0].one_line()})" if loaded.rejected else "")
-        raise BadInput(f"the pair source gave no pairs{rejected}", file=ctx.recipe.path,
-                       field=spec.field)
+        rejected = (
+            f" ({len(loaded.rejected)} records rejected; first: {loaded.rejected[0].one_line()})"
+            if loaded.rejected
+            else ""
+        )
+        raise BadInput(
+            f"the pair source gave no pairs{rejected}", file=ctx.recipe.path, field=spec.field
+        )
     ids = [pair_id(p.prompt.id, p.chosen.id, p.rejected.id, p.subset) for p in loaded.pairs]
-    return PairSet(content_key("pair-set", source.key, ids), loaded.pairs, ids, loaded.rejected,
-                   loaded.records)
+    return PairSet(
+        content_key("pair-set", source.key, ids), loaded.pairs, ids, loaded.rejected, loaded.records
+    )
 
 
 def stage(ctx: RunContext, built: BenchmarkStages | None, execute: bool) -> PairStage:
@@ -74,13 +81,23 @@ def stage(ctx: RunContext, built: BenchmarkStages | None, execute: bool) -> Pair
     with ctx.timed(STAGE):
         benchmark = built.benchmark if built is not None else None
         if source.needs_benchmark and benchmark is None and not execute:
-            bound = (source.planned_size(built.prompts, ctx.recipe.per_prompt)
-                     if built is not None else None)
-            ctx.counts.append(StageCount(STAGE, bound, 0, at_most=True) if bound is not None
-                              else StageCount(f"{STAGE} (counted once the benchmark is built)", 0, 0))
+            bound = (
+                source.planned_size(built.prompts, ctx.recipe.per_prompt)
+                if built is not None
+                else None
+            )
+            ctx.counts.append(
+                StageCount(STAGE, bound, 0, at_most=True)
+                if bound is not None
+                else StageCount(f"{STAGE} (counted once the benchmark is built)", 0, 0)
+            )
             return PairStage(None, bound)
-        pair_set = load(ctx, benchmark_data(ctx, benchmark)
-                        if source.needs_benchmark and benchmark is not None else None)
+        pair_set = load(
+            ctx,
+            benchmark_data(ctx, benchmark)
+            if source.needs_benchmark and benchmark is not None
+            else None,
+        )
         total = len(pair_set.ids)
         stored = ctx.store is not None and bool(ctx.store.items.pair_set(pair_set.key))
         ctx.counts.append(StageCount(STAGE, total, total if stored else 0))
@@ -100,8 +117,22 @@ def _write(ctx: RunContext, pair_set: PairSet) -> None:
     with ctx.store.transaction():
         ctx.remember(ctx.component(ctx.recipe.pair_source))
         items.add_prompts(prompt_row(p.prompt) for p in pair_set.pairs)
-        items.add_responses(text_response_rows([r for p in pair_set.pairs
-                                                for r in (p.chosen, p.rejected)]))
-        items.add_pairs((pid, p.prompt.id, p.chosen.id, p.rejected.id, p.subset, dumps(p.meta),
-                         None, None, None, None) for pid, p in zip(pair_set.ids, pair_set.pairs))
+        items.add_responses(
+            text_response_rows([r for p in pair_set.pairs for r in (p.chosen, p.rejected)])
+        )
+        items.add_pairs(
+            (
+                pid,
+                p.prompt.id,
+                p.chosen.id,
+                p.rejected.id,
+                p.subset,
+                dumps(p.meta),
+                None,
+                None,
+                None,
+                None,
+            )
+            for pid, p in zip(pair_set.ids, pair_set.pairs, strict=True)
+        )
         items.add_pair_set(pair_set.key, pair_set.ids)

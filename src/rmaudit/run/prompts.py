@@ -7,8 +7,8 @@ once stored, a rerun reads it back instead of sampling again.
 from __future__ import annotations
 
 from rmaudit.components import Prompt
-from rmaudit.errors import BadInput
 from rmaudit.components.keys import content_key, prompt_id
+from rmaudit.errors import BadInput
 
 from .context import RunContext, StageCount, prompt_row
 
@@ -30,8 +30,13 @@ def pool(ctx: RunContext) -> tuple[str, list[Prompt]]:
             seen.add(pid)
             candidates.append(Prompt(pid, text, meta))
     embedder = ctx.component(recipe.embedder) if sampler.needs_embeddings else None
-    selection_key = content_key("selection", source.key, sampler.key,
-                                embedder.key if embedder else None, [p.id for p in candidates])
+    selection_key = content_key(
+        "selection",
+        source.key,
+        sampler.key,
+        embedder.key if embedder else None,
+        [p.id for p in candidates],
+    )
     return selection_key, candidates
 
 

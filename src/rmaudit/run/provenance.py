@@ -23,9 +23,12 @@ def _component_sources(part: str, entry: str, component: Component, role: str) -
     return [Provenance(part, entry, False, Source(role, "component", component.name))]
 
 
-def run_provenance(recipe: Recipe, components: dict[str, Component],
-                   content: BenchmarkContent | None,
-                   imported_header: dict[str, Any] | None = None) -> list[Provenance]:
+def run_provenance(
+    recipe: Recipe,
+    components: dict[str, Component],
+    content: BenchmarkContent | None,
+    imported_header: dict[str, Any] | None = None,
+) -> list[Provenance]:
     """Every part's sources, from the recipe's built components and what a benchmark source
     read (``content``), or the header of an imported rmaudit benchmark file."""
     found: list[Provenance] = []
@@ -42,10 +45,26 @@ def run_provenance(recipe: Recipe, components: dict[str, Component],
         from rmaudit.components.options import file_source
 
         simulated = bool((imported_header or {}).get("simulated"))
-        found.append(Provenance("responses", "benchmark", simulated,
-                                file_source("prompts and responses", recipe.benchmark_file)))
-        found.append(Provenance("oracle", "benchmark", simulated, file_source(
-            "labels", recipe.benchmark_file, f"rmaudit benchmark {recipe.benchmark_file.name}")))
+        found.append(
+            Provenance(
+                "responses",
+                "benchmark",
+                simulated,
+                file_source("prompts and responses", recipe.benchmark_file),
+            )
+        )
+        found.append(
+            Provenance(
+                "oracle",
+                "benchmark",
+                simulated,
+                file_source(
+                    "labels",
+                    recipe.benchmark_file,
+                    f"rmaudit benchmark {recipe.benchmark_file.name}",
+                ),
+            )
+        )
     add("prompts", recipe.source, "prompts")
     add("responses", recipe.policy, "responses")
     add("oracle", recipe.oracle, "labels")

@@ -16,8 +16,9 @@ from .context import RunContext, StageCount, Work
 Item = tuple[Prompt, int, str]
 
 
-def work(ctx: RunContext, policy: ReferencePolicy, prompts: list[Prompt] | None,
-         k: int) -> Work[Item]:
+def work(
+    ctx: RunContext, policy: ReferencePolicy, prompts: list[Prompt] | None, k: int
+) -> Work[Item]:
     """The responses of ``prompts``; in a plan whose prompts are not sampled yet, their count."""
     n = ctx.recipe.per_prompt
     if prompts is None:  # their keys are not known: counted as to do
@@ -34,12 +35,16 @@ def generate(ctx: RunContext, policy: ReferencePolicy, todo: Work[Item]) -> None
 
     def write(batch: Sequence[Item], generations: list[Generation]) -> None:
         if len(generations) != len(batch):
-            raise RuntimeError(f"policy {policy.name!r} returned {len(generations)} responses "
-                               f"for {len(batch)} requests")
+            raise RuntimeError(
+                f"policy {policy.name!r} returned {len(generations)} responses "
+                f"for {len(batch)} requests"
+            )
         ctx.store.items.add_responses(
             (rid, p.id, policy.key, i, g.text, dumps(g.meta))
-            for (p, i, rid), g in zip(batch, generations))
+            for (p, i, rid), g in zip(batch, generations, strict=True)
+        )
 
-    call = BatchCall(ctx.recipe.policy, policy, "generate",
-                     lambda batch: [(p, i) for p, i, _ in batch])
+    call = BatchCall(
+        ctx.recipe.policy, policy, "generate", lambda batch: [(p, i) for p, i, _ in batch]
+    )
     map_calls(ctx, todo, call, write)

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from rmaudit import __version__
 from rmaudit.components import Component
 from rmaudit.errors import BadInput
-from rmaudit.run.provenance import run_provenance
 from rmaudit.recipe import Recipe
+from rmaudit.run.provenance import run_provenance
 from rmaudit.store import Store, dumps, utc_now
 
 from . import benchmark as benchmark_stages
@@ -33,7 +33,6 @@ from .benchmark import Benchmark, BenchmarkStages
 from .context import Keys, Progress, RunContext, SilentProgress, StageCount, locate
 from .pairs import PairSet
 from .shift import Sweep
-
 
 #: the largest stage a run starts without being told to (items × calls per item) …
 MAX_ITEMS = 10_000_000
@@ -77,9 +76,17 @@ def build_components(recipe: Recipe) -> dict[str, Component]:
     Done before the store is opened: a component that rejects its options or data files
     (a missing file, a NaN in a scores file) does so before anything is written.
     """
-    slots = [recipe.source, recipe.sampler, recipe.policy, recipe.oracle, recipe.benchmark_source,
-             recipe.pair_source,
-             recipe.perturber, *recipe.reward_models, *recipe.metrics]
+    slots = [
+        recipe.source,
+        recipe.sampler,
+        recipe.policy,
+        recipe.oracle,
+        recipe.benchmark_source,
+        recipe.pair_source,
+        recipe.perturber,
+        *recipe.reward_models,
+        *recipe.metrics,
+    ]
     if recipe.sampler is not None and recipe.sampler.cls.needs_embeddings:
         slots.append(recipe.embedder)
     components = {}
@@ -92,12 +99,20 @@ def build_components(recipe: Recipe) -> dict[str, Component]:
 
 
 class Runner:
-    def __init__(self, recipe: Recipe, store: Store | None, progress: Progress | None = None,
-                 components: dict[str, Component] | None = None) -> None:
+    def __init__(
+        self,
+        recipe: Recipe,
+        store: Store | None,
+        progress: Progress | None = None,
+        components: dict[str, Component] | None = None,
+    ) -> None:
         self.recipe = recipe
-        self.ctx = RunContext(recipe, store,
-                              components if components is not None else build_components(recipe),
-                              progress or SilentProgress())
+        self.ctx = RunContext(
+            recipe,
+            store,
+            components if components is not None else build_components(recipe),
+            progress or SilentProgress(),
+        )
 
     def plan(self) -> list[StageCount]:
         """Count the items of every stage and how many are already stored, and make none:
@@ -116,10 +131,13 @@ class Runner:
         for count in counts:
             size = count.total * count.calls_per_item
             if size > limit:
-                raise BadInput(f"the plan's stage {count.stage!r} has {size:,} items"
-                               f"{' (calls)' if count.calls_per_item > 1 else ''}, above the "
-                               f"limit of {limit:,}; check the sizes, or raise the limit with "
-                               f"{MAX_ITEMS_VARIABLE}={size}", file=self.recipe.path)
+                raise BadInput(
+                    f"the plan's stage {count.stage!r} has {size:,} items"
+                    f"{' (calls)' if count.calls_per_item > 1 else ''}, above the "
+                    f"limit of {limit:,}; check the sizes, or raise the limit with "
+                    f"{MAX_ITEMS_VARIABLE}={size}",
+                    file=self.recipe.path,
+                )
         return counts
 
     def attach(self, store: Store) -> None:
@@ -132,9 +150,14 @@ class Runner:
         oracle = self.ctx.planned_oracle
         if oracle is None:
             return []
-        return [line for spec in self.recipe.metrics if spec.cls.scope in ("rm", "run")
-                for line in metrics.skip_lines(
-                    spec.label, metrics.undefined_prompts(self.ctx, spec, oracle), len(oracle))]
+        return [
+            line
+            for spec in self.recipe.metrics
+            if spec.cls.scope in ("rm", "run")
+            for line in metrics.skip_lines(
+                spec.label, metrics.undefined_prompts(self.ctx, spec, oracle), len(oracle)
+            )
+        ]
 
     def run(self) -> RunResult:
         try:
@@ -159,7 +182,8 @@ class Runner:
                 found.to_score += paired.pair_set.response_ids()
             if recipe.perturber is not None:
                 found.shifted, shifted_ids = shift.stage(
-                    self.ctx, paired, built.response_ids.total if built else 0, execute)
+                    self.ctx, paired, built.response_ids.total if built else 0, execute
+                )
                 found.to_score += shifted_ids
         return found
 
@@ -172,32 +196,44 @@ class Runner:
         started = time.perf_counter()
         ctx, run_id = self.ctx, self.recipe.run_key
         ctx.counts, ctx.timings, ctx.notes = [], {}, []
-        simulated = any(c.simulated for c in ctx.components.values()
-                        if c.kind in ("prompt_source", "reward_model"))
+        simulated = any(
+            c.simulated
+            for c in ctx.components.values()
+            if c.kind in ("prompt_source", "reward_model")
+        )
         # recorded before the benchmark is built, so a run that fails building it is listed
         self._start(run_id, Audited(), simulated)
         try:
             found = self._items(execute=True)
-            sources = run_provenance(self.recipe, ctx.components, ctx.benchmark_content,
-                                     ctx.benchmark_header)
+            sources = run_provenance(
+                self.recipe, ctx.components, ctx.benchmark_content, ctx.benchmark_header
+            )
             simulated = (found.benchmark is not None and found.benchmark.simulated) or any(
-                p.simulated for p in sources)
+                p.simulated for p in sources
+            )
             self._start(run_id, found, simulated)
             ctx.store.runs.set_sources(run_id, (p.row() for p in sources))
             if found.pair_set is not None:
                 ctx.store.runs.replace_failures(
-                    run_id, pairs.STAGE, [(r.where, r.one_line(), utc_now())
-                                          for r in found.pair_set.rejected])
+                    run_id,
+                    pairs.STAGE,
+                    [(r.where, r.one_line(), utc_now()) for r in found.pair_set.rejected],
+                )
                 ctx.notes.append(found.pair_set.report())
             self._score(found, execute=True)
             with ctx.timed(metrics.STAGE):
-                prompt_ids, outputs = metrics.compute(ctx, found.benchmark, found.pair_set,
-                                                      found.shifted)
+                prompt_ids, outputs = metrics.compute(
+                    ctx, found.benchmark, found.pair_set, found.shifted
+                )
             ctx.timings["total"] = time.perf_counter() - started
-            ctx.store.runs.finish(run_id, metrics.metric_rows(run_id, outputs),
-                                  metrics.per_prompt_rows(run_id, prompt_ids, outputs),
-                                  metrics.curve_rows(run_id, outputs),
-                                  json.dumps(ctx.timings), utc_now())
+            ctx.store.runs.finish(
+                run_id,
+                metrics.metric_rows(run_id, outputs),
+                metrics.per_prompt_rows(run_id, prompt_ids, outputs),
+                metrics.curve_rows(run_id, outputs),
+                json.dumps(ctx.timings),
+                utc_now(),
+            )
         except BaseException as error:
             status = "interrupted" if isinstance(error, KeyboardInterrupt) else "failed"
             reason = str(error) or type(error).__name__
@@ -211,12 +247,22 @@ class Runner:
     def _start(self, run_id: str, found: Audited, simulated: bool) -> None:
         recipe = self.recipe
         ctx = self.ctx
-        ctx.store.runs.start({
-            "id": run_id, "title": recipe.model.title, "recipe_path": recipe.path,
-            "recipe_text": recipe.text, "recipe_json": dumps(recipe.model.model_dump(mode="json")),
-            "benchmark_id": found.benchmark.id if found.benchmark else None,
-            "pair_set_key": found.pair_set.key if found.pair_set else None,
-            "status": "running", "simulated": int(simulated), "created_at": utc_now(),
-            "finished_at": None, "timings": None, "error": None,
-            "rmaudit_version": f"rmaudit {__version__}, Python {platform.python_version()}",
-        }, [(spec.label, ctx.component(spec).key) for spec in recipe.reward_models])
+        ctx.store.runs.start(
+            {
+                "id": run_id,
+                "title": recipe.model.title,
+                "recipe_path": recipe.path,
+                "recipe_text": recipe.text,
+                "recipe_json": dumps(recipe.model.model_dump(mode="json")),
+                "benchmark_id": found.benchmark.id if found.benchmark else None,
+                "pair_set_key": found.pair_set.key if found.pair_set else None,
+                "status": "running",
+                "simulated": int(simulated),
+                "created_at": utc_now(),
+                "finished_at": None,
+                "timings": None,
+                "error": None,
+                "rmaudit_version": f"rmaudit {__version__}, Python {platform.python_version()}",
+            },
+            [(spec.label, ctx.component(spec).key) for spec in recipe.reward_models],
+        )

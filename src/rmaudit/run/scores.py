@@ -17,16 +17,24 @@ from .batches import BatchCall, map_calls
 from .context import Keys, RunContext, StageCount, Work
 
 
-def stage(ctx: RunContext, spec: ComponentSpec, model: RewardModel, response_ids: Keys,
-          execute: bool) -> None:
+def stage(
+    ctx: RunContext, spec: ComponentSpec, model: RewardModel, response_ids: Keys, execute: bool
+) -> None:
     name = f"scores: {spec.label}"
     with ctx.timed(name):
         known = response_ids.known
         stored = ctx.store.items.scored(model.key, known) if ctx.store and known else set()
         pending = [rid for rid in known if rid not in stored]
         unsure = bool(response_ids.unlisted and ctx.store and ctx.store.items.has_scores(model.key))
-        work = Work(StageCount(name, response_ids.total, len(known) - len(pending),
-                               at_most=response_ids.at_most or unsure), pending)
+        work = Work(
+            StageCount(
+                name,
+                response_ids.total,
+                len(known) - len(pending),
+                at_most=response_ids.at_most or unsure,
+            ),
+            pending,
+        )
         ctx.counts.append(work.count)
         if execute:
             _score(ctx, spec, model, work)
@@ -37,18 +45,28 @@ def _score(ctx: RunContext, spec: ComponentSpec, model: RewardModel, todo: Work[
 
     def write(ids: Sequence[str], scores: list[float]) -> None:
         if len(scores) != len(ids):
-            raise RuntimeError(f"reward model {spec.label!r} returned {len(scores)} scores "
-                               f"for {len(ids)} responses")
+            raise RuntimeError(
+                f"reward model {spec.label!r} returned {len(scores)} scores "
+                f"for {len(ids)} responses"
+            )
         values = np.asarray(scores, dtype=float)
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
-            raise BadInput(f"reward model {spec.label!r} returned a non-finite score for "
-                           f"response {ids[bad[0]]}", file=ctx.recipe.path,
-                           field=spec.field, value=float(values[bad[0]]))
-        ctx.store.items.add_scores(model.key, zip(ids, values.tolist()))
+            raise BadInput(
+                f"reward model {spec.label!r} returned a non-finite score for "
+                f"response {ids[bad[0]]}",
+                file=ctx.recipe.path,
+                field=spec.field,
+                value=float(values[bad[0]]),
+            )
+        ctx.store.items.add_scores(model.key, zip(ids, values.tolist(), strict=True))
 
-    call = BatchCall(spec, model, "score",
-                     lambda ids: [(ctx.prompt(r.prompt_id), r) for r in ctx.load_responses(ids)])
+    call = BatchCall(
+        spec,
+        model,
+        "score",
+        lambda ids: [(ctx.prompt(r.prompt_id), r) for r in ctx.load_responses(ids)],
+    )
     map_calls(ctx, todo, call, write)
     report = model.report()
     if report:

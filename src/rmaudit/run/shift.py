@@ -1,5 +1,6 @@
-"""Stage "shifted pairs": the shift sweep (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4.2) — every pair with its prompt,
-its responses or both perturbed at each level p > 0 — stored with the perturbed texts.
+"""Stage "shifted pairs": the shift sweep (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 4.2)
+— every pair with its prompt, its responses or both perturbed at each level p > 0 — stored with the
+perturbed texts.
 
 A shifted pair's ids depend on the perturber (whose key includes p), the sweep seed and the
 original ids — not on the perturbed texts — so what is stored is known without perturbing.
@@ -12,8 +13,8 @@ from dataclasses import dataclass
 
 from rmaudit.components import Prompt, Response, ShiftPerturber, SourcedPair
 from rmaudit.components.keys import pair_id, shifted_prompt_id, shifted_response_id
-from rmaudit.store import dumps
 from rmaudit.components.vocabulary import shifts_prompt, shifts_responses
+from rmaudit.store import dumps
 
 from .batches import map_here
 from .context import Keys, RunContext, StageCount, Work, prompt_row, text_response_rows
@@ -50,7 +51,8 @@ def sweep(ctx: RunContext, pair_set: PairSet) -> Sweep:
         for target in shift.targets:
             found[target][level] = [
                 _shifted_pair(ctx, pair, pid, target, level, perturber, perturber_key)
-                for pair, pid in zip(pair_set.pairs, pair_set.ids)]
+                for pair, pid in zip(pair_set.pairs, pair_set.ids, strict=True)
+            ]
     return found
 
 
@@ -58,28 +60,51 @@ def _levels(ctx: RunContext) -> list[float]:
     return [float(p) for p in ctx.recipe.shift.levels if p > 0]
 
 
-def _shifted_pair(ctx: RunContext, pair: SourcedPair, original_id: str, target: str,
-                  level: float, perturber: ShiftPerturber, perturber_key: str) -> ShiftedPair:
+def _shifted_pair(
+    ctx: RunContext,
+    pair: SourcedPair,
+    original_id: str,
+    target: str,
+    level: float,
+    perturber: ShiftPerturber,
+    perturber_key: str,
+) -> ShiftedPair:
     seed = ctx.recipe.shift.seed
     shift_prompt, shift_responses = shifts_prompt(target), shifts_responses(target)
-    prompt = (shifted_prompt_id(perturber_key, seed, pair.prompt.id) if shift_prompt
-              else pair.prompt.id)
+    prompt = (
+        shifted_prompt_id(perturber_key, seed, pair.prompt.id) if shift_prompt else pair.prompt.id
+    )
     # A prompt-only shift keeps the response texts but needs new response items: an RM
     # score belongs to a response *and* the prompt it answers.
-    chosen, rejected = (shifted_response_id(perturber_key if shift_responses else None, seed,
-                                            r.id, prompt) for r in (pair.chosen, pair.rejected))
-    return ShiftedPair(pair_id(prompt, chosen, rejected, pair.subset), pair, original_id,
-                       target, level, perturber, perturber_key, prompt, chosen, rejected)
+    chosen, rejected = (
+        shifted_response_id(perturber_key if shift_responses else None, seed, r.id, prompt)
+        for r in (pair.chosen, pair.rejected)
+    )
+    return ShiftedPair(
+        pair_id(prompt, chosen, rejected, pair.subset),
+        pair,
+        original_id,
+        target,
+        level,
+        perturber,
+        perturber_key,
+        prompt,
+        chosen,
+        rejected,
+    )
 
 
-def stage(ctx: RunContext, pairs: PairStage, benchmark_responses: int,
-          execute: bool) -> tuple[Sweep | None, Keys]:
+def stage(
+    ctx: RunContext, pairs: PairStage, benchmark_responses: int, execute: bool
+) -> tuple[Sweep | None, Keys]:
     """The sweep and the ids of its responses (to be scored).  In a plan whose pairs are only
     bounded, both are counted: one new response per original response, level and target."""
     with ctx.timed(STAGE):
         if pairs.pair_set is None:
             if pairs.bound is None:
-                ctx.counts.append(StageCount(f"{STAGE} (counted once the benchmark is built)", 0, 0))
+                ctx.counts.append(
+                    StageCount(f"{STAGE} (counted once the benchmark is built)", 0, 0)
+                )
                 return None, Keys()
             copies = len(_levels(ctx)) * len(ctx.recipe.shift.targets)
             ctx.counts.append(StageCount(STAGE, pairs.bound * copies, 0, at_most=True))
@@ -93,7 +118,9 @@ def stage(ctx: RunContext, pairs: PairStage, benchmark_responses: int,
         ctx.counts.append(work.count)
         if execute:
             _perturb(ctx, work)
-        return found, Keys(list(dict.fromkeys(i for s in shifted for i in (s.chosen_id, s.rejected_id))))
+        return found, Keys(
+            list(dict.fromkeys(i for s in shifted for i in (s.chosen_id, s.rejected_id)))
+        )
 
 
 def _perturb(ctx: RunContext, work: Work[ShiftedPair]) -> None:
@@ -111,14 +138,15 @@ def _perturb(ctx: RunContext, work: Work[ShiftedPair]) -> None:
         """One ``perturb_batch`` call per perturber (level): a model or an API batches."""
         todo: dict[str, tuple[ShiftPerturber, dict[str, str]]] = {}
         for s in batch:
-            items = (([s.original.prompt] if s.target != "response" else [])
-                     + ([s.original.chosen, s.original.rejected] if s.target != "prompt" else []))
+            items = ([s.original.prompt] if s.target != "response" else []) + (
+                [s.original.chosen, s.original.rejected] if s.target != "prompt" else []
+            )
             for item in items:
                 if (s.perturber_key, item.id) not in texts:
                     todo.setdefault(s.perturber_key, (s.perturber, {}))[1][item.id] = item.text
         for key, (perturber, by_id) in todo.items():
             done = perturber.perturb_batch(list(by_id.values()), seed=seed)
-            texts.update(((key, item_id), text) for item_id, text in zip(by_id, done))
+            texts.update(((key, item_id), text) for item_id, text in zip(by_id, done, strict=True))
 
     def write(batch: Sequence[ShiftedPair]) -> None:
         perturb_batch(batch)
@@ -128,14 +156,30 @@ def _perturb(ctx: RunContext, work: Work[ShiftedPair]) -> None:
         for s in batch:
             original = s.original
             if s.prompt_id != original.prompt.id:
-                prompts[s.prompt_id] = Prompt(s.prompt_id, perturbed(s, original.prompt),
-                                              {**original.prompt.meta,
-                                               "shifted_from": original.prompt.id})
+                prompts[s.prompt_id] = Prompt(
+                    s.prompt_id,
+                    perturbed(s, original.prompt),
+                    {**original.prompt.meta, "shifted_from": original.prompt.id},
+                )
             for new_id, r in ((s.chosen_id, original.chosen), (s.rejected_id, original.rejected)):
                 text = perturbed(s, r) if s.target != "prompt" else r.text
-                responses[new_id] = Response(new_id, s.prompt_id, None, text, {"shifted_from": r.id})
-            rows.append((s.id, s.prompt_id, s.chosen_id, s.rejected_id, original.subset,
-                         dumps(original.meta), s.target, s.level, s.perturber_key, s.original_id))
+                responses[new_id] = Response(
+                    new_id, s.prompt_id, None, text, {"shifted_from": r.id}
+                )
+            rows.append(
+                (
+                    s.id,
+                    s.prompt_id,
+                    s.chosen_id,
+                    s.rejected_id,
+                    original.subset,
+                    dumps(original.meta),
+                    s.target,
+                    s.level,
+                    s.perturber_key,
+                    s.original_id,
+                )
+            )
         items = ctx.store.items
         items.add_prompts(prompt_row(p) for p in prompts.values())
         items.add_responses(text_response_rows(list(responses.values())))

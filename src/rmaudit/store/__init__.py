@@ -7,11 +7,11 @@ sample index), labels by (response, oracle), scores by (response, RM).  Writers 
 
 A stage's batches are written inside :meth:`Store.grouped_writes`: each batch is atomic (a
 savepoint), and the batches share a transaction that commits every ``GROUP_ROWS`` rows or
-``GROUP_SECONDS`` seconds, whichever comes first, and when the stage ends or fails.  So the
-number of commits does not follow the recipe's ``batch_size``, and a killed run loses at most
-the last second of work (or the batch in flight, when a batch takes longer).  Scores and labels are clustered by the component that made
-them (``schema.M004``), so a stage's writes land in its own part of the tables and cost the
-same however much else the file holds.
+``GROUP_SECONDS`` seconds, whichever comes first, and when the stage ends or fails.  So the number
+of commits does not follow the recipe's ``batch_size``, and a killed run loses at most the last
+second of work (or the batch in flight, when a batch takes longer).  Scores and labels are clustered
+by the component that made them (``schema.M004``), so a stage's writes land in its own part of the
+tables and cost the same however much else the file holds.
 
 Only the standard library is imported here: ``rmaudit runs`` and the TUI open a store fast.
 """
@@ -23,7 +23,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +56,7 @@ class Store:
     """An open rmaudit database: ``items`` (what stages store), ``runs`` (run bookkeeping and
     results), ``read`` (what the CLI, TUI and report show)."""
 
-    def __init__(self, conn: sqlite3.Connection, path: str,
-                 lock: WriterLock | None = None) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: str, lock: WriterLock | None = None) -> None:
         self._conn = conn
         self.path = path
         self._lock = lock  # held by a store open for writing
@@ -70,8 +69,13 @@ class Store:
         self.read = Reads(self)
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True,
-             waiting: Callable[[int | None], None] | None = _wait_silently) -> "Store":
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        create: bool = True,
+        waiting: Callable[[int | None], None] | None = _wait_silently,
+    ) -> Store:
         """Open (and migrate) an rmaudit DB for writing; a foreign or newer file is
         ``BadInput``.  One writer at a time: while another process writes the file, call
         ``waiting(its pid)`` and wait for it, or with ``waiting=None`` raise ``WriterBusy``."""
@@ -104,7 +108,7 @@ class Store:
         return cls(conn, path, lock)
 
     @classmethod
-    def open_readonly(cls, path: str | Path) -> "Store | None":
+    def open_readonly(cls, path: str | Path) -> Store | None:
         """Open an existing DB without changing it (for plans and viewers); None if absent.
         A DB no process writes is in rollback-journal mode (see :meth:`close`), so reading
         it leaves no ``-wal``/``-shm`` files behind."""
@@ -135,13 +139,16 @@ class Store:
         except sqlite3.DatabaseError as error:
             found = [str(error)]
         if found != ["ok"]:
-            raise BadInput(f"database is corrupted (SQLite quick_check: {'; '.join(found)}); "
-                           f"restore it from a copy, or rerun its recipes into a new DB",
-                           file=self.path)
+            raise BadInput(
+                f"database is corrupted (SQLite quick_check: {'; '.join(found)}); "
+                f"restore it from a copy, or rerun its recipes into a new DB",
+                file=self.path,
+            )
 
     def tables(self) -> set[str]:
-        return {row[0] for row in self.execute(
-            "select name from sqlite_master where type = 'table'")}
+        return {
+            row[0] for row in self.execute("select name from sqlite_master where type = 'table'")
+        }
 
     # -- transactions -----------------------------------------------------------------
     @contextmanager
@@ -171,9 +178,14 @@ class Store:
         finally:
             self._savepoints -= 1
         self.execute(f"release {name}")
-        if self._grouped and self._savepoints == 0 and (
+        if (
+            self._grouped
+            and self._savepoints == 0
+            and (
                 self._conn.total_changes - self._changes_at_begin >= GROUP_ROWS
-                or time.monotonic() - self._committed >= GROUP_SECONDS):
+                or time.monotonic() - self._committed >= GROUP_SECONDS
+            )
+        ):
             self._commit()
 
     @contextmanager
@@ -219,8 +231,11 @@ def corrupted(error: sqlite3.DatabaseError, path: str) -> Exception:
     (``DatabaseError``'s subclasses) are not."""
     if type(error) is not sqlite3.DatabaseError:
         return error
-    return BadInput(f"database is corrupted (SQLite: {error}); restore it from a copy, or "
-                    f"rerun its recipes into a new DB", file=path)
+    return BadInput(
+        f"database is corrupted (SQLite: {error}); restore it from a copy, or "
+        f"rerun its recipes into a new DB",
+        file=path,
+    )
 
 
 def _wal(conn: sqlite3.Connection) -> None:
@@ -239,8 +254,13 @@ def _wal(conn: sqlite3.Connection) -> None:
 
 def _connect(target: str, path: str) -> sqlite3.Connection:
     """An autocommit connection (transactions are explicit), checked to be an rmaudit DB."""
-    conn = sqlite3.connect(target, uri=target.startswith("file:"), timeout=BUSY_SECONDS,
-                           isolation_level=None, check_same_thread=True)
+    conn = sqlite3.connect(
+        target,
+        uri=target.startswith("file:"),
+        timeout=BUSY_SECONDS,
+        isolation_level=None,
+        check_same_thread=True,
+    )
     try:
         check(conn, path)
     except BaseException:
@@ -255,4 +275,4 @@ def dumps(value: Any) -> str:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -26,12 +26,14 @@ ResponseRow = tuple[str, str, str | None, int | None, str, str]
 LabelRow = tuple[str, str, float, str, float | None, int | None, int | None]
 #: (id, prompt_id, chosen_id, rejected_id, subset, meta JSON, shift_target, shift_level,
 #: perturber_key, original_pair_id); the last four are None for unshifted pairs
-PairRow = tuple[str, str, str, str, str | None, str, str | None, float | None, str | None, str | None]
+PairRow = tuple[
+    str, str, str, str, str | None, str, str | None, float | None, str | None, str | None
+]
 
 
 def chunks(keys: Sequence[str]) -> Iterator[Sequence[str]]:
     for start in range(0, len(keys), CHUNK):
-        yield keys[start:start + CHUNK]
+        yield keys[start : start + CHUNK]
 
 
 def marks(chunk: Sequence[Any]) -> str:
@@ -39,7 +41,7 @@ def marks(chunk: Sequence[Any]) -> str:
 
 
 class Items:
-    def __init__(self, store: "Store") -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
 
     def _insert(self, sql: str, rows: Iterable[tuple]) -> None:
@@ -50,23 +52,37 @@ class Items:
         """Those of ``keys`` that ``sql`` (ending in ``in (``, given the marks) finds."""
         found: set[str] = set()
         for chunk in chunks(list(dict.fromkeys(keys))):
-            found.update(row[0] for row in self.store.execute(
-                f"{sql} ({marks(chunk)})", [*fixed, *chunk]))
+            found.update(
+                row[0] for row in self.store.execute(f"{sql} ({marks(chunk)})", [*fixed, *chunk])
+            )
         return found
 
     # -- components ---------------------------------------------------------------------
-    def add_component(self, key: str, kind: str | None, name: str | None, version: int | None,
-                      options_json: str, simulated: bool) -> None:
-        self._insert("insert or ignore into components (key, kind, name, version, options, "
-                     "simulated) values (?, ?, ?, ?, ?, ?)",
-                     [(key, kind, name, version, options_json, int(simulated))])
+    def add_component(
+        self,
+        key: str,
+        kind: str | None,
+        name: str | None,
+        version: int | None,
+        options_json: str,
+        simulated: bool,
+    ) -> None:
+        self._insert(
+            "insert or ignore into components (key, kind, name, version, options, "
+            "simulated) values (?, ?, ?, ?, ?, ?)",
+            [(key, kind, name, version, options_json, int(simulated))],
+        )
 
     def components(self, keys: Sequence[str]) -> list[dict[str, Any]]:
         rows = self.store.execute(
             f"select key, kind, name, version, options, simulated from components "
-            f"where key in ({marks(keys)})", list(keys)).fetchall()
-        return [dict(zip(("key", "kind", "name", "version", "options", "simulated"), row))
-                for row in rows]
+            f"where key in ({marks(keys)})",
+            list(keys),
+        ).fetchall()
+        return [
+            dict(zip(("key", "kind", "name", "version", "options", "simulated"), row, strict=True))
+            for row in rows
+        ]
 
     # -- prompts and selections -----------------------------------------------------------
     def add_prompts(self, rows: Iterable[PromptRow]) -> None:
@@ -77,25 +93,35 @@ class Items:
         found = {}
         for chunk in chunks(list(ids)):
             for pid, text, meta in self.store.execute(
-                    f"select id, text, meta from prompts where id in ({marks(chunk)})", list(chunk)):
+                f"select id, text, meta from prompts where id in ({marks(chunk)})", list(chunk)
+            ):
                 found[pid] = (text, meta)
         return found
 
     def add_selection(self, selection_key: str, prompt_ids: Sequence[str]) -> None:
-        self._insert("insert or ignore into selections (selection_key, position, prompt_id) "
-                     "values (?, ?, ?)",
-                     ((selection_key, i, pid) for i, pid in enumerate(prompt_ids)))
+        self._insert(
+            "insert or ignore into selections (selection_key, position, prompt_id) "
+            "values (?, ?, ?)",
+            ((selection_key, i, pid) for i, pid in enumerate(prompt_ids)),
+        )
 
     def selection(self, selection_key: str) -> list[str]:
         """The prompt ids of a stored selection, in order (empty when not stored)."""
-        return [row[0] for row in self.store.execute(
-            "select prompt_id from selections where selection_key = ? order by position",
-            [selection_key])]
+        return [
+            row[0]
+            for row in self.store.execute(
+                "select prompt_id from selections where selection_key = ? order by position",
+                [selection_key],
+            )
+        ]
 
     # -- responses ----------------------------------------------------------------------
     def add_responses(self, rows: Iterable[ResponseRow]) -> None:
-        self._insert("insert or ignore into responses (id, prompt_id, policy_key, sample_index, "
-                     "text, meta) values (?, ?, ?, ?, ?, ?)", rows)
+        self._insert(
+            "insert or ignore into responses (id, prompt_id, policy_key, sample_index, "
+            "text, meta) values (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
 
     def stored_responses(self, ids: Sequence[str]) -> set[str]:
         return self._stored("select id from responses where id in", [], ids)
@@ -106,82 +132,130 @@ class Items:
         for chunk in chunks(list(ids)):
             rows += self.store.execute(
                 f"select id, prompt_id, policy_key, sample_index, text, meta from responses "
-                f"where id in ({marks(chunk)})", list(chunk)).fetchall()
+                f"where id in ({marks(chunk)})",
+                list(chunk),
+            ).fetchall()
         return rows
 
     def has_responses(self, policy_key: str) -> bool:
         """Whether the policy wrote any stored response."""
-        return self.store.execute("select 1 from responses where policy_key = ? limit 1",
-                                  [policy_key]).fetchone() is not None
+        return (
+            self.store.execute(
+                "select 1 from responses where policy_key = ? limit 1", [policy_key]
+            ).fetchone()
+            is not None
+        )
 
     # -- oracle labels --------------------------------------------------------------------
     def add_labels(self, rows: Iterable[LabelRow]) -> None:
-        self._insert("insert or ignore into oracle_labels (response_id, oracle_key, score, "
-                     "samples, cost_usd, prompt_tokens, completion_tokens) "
-                     "values (?, ?, ?, ?, ?, ?, ?)", rows)
+        self._insert(
+            "insert or ignore into oracle_labels (response_id, oracle_key, score, "
+            "samples, cost_usd, prompt_tokens, completion_tokens) "
+            "values (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
 
     def labelled(self, oracle_key: str, response_ids: Sequence[str]) -> set[str]:
-        return self._stored("select response_id from oracle_labels where oracle_key = ? "
-                            "and response_id in", [oracle_key], response_ids)
+        return self._stored(
+            "select response_id from oracle_labels where oracle_key = ? and response_id in",
+            [oracle_key],
+            response_ids,
+        )
 
     def label_scores(self, oracle_key: str, response_ids: Sequence[str]) -> dict[str, float]:
         """The stored scores of those of ``response_ids`` the oracle labelled."""
         found: dict[str, float] = {}
         for chunk in chunks(list(dict.fromkeys(response_ids))):
-            found.update(self.store.execute(
-                f"select response_id, score from oracle_labels where oracle_key = ? "
-                f"and response_id in ({marks(chunk)})", [oracle_key, *chunk]).fetchall())
+            found.update(
+                self.store.execute(
+                    f"select response_id, score from oracle_labels where oracle_key = ? "
+                    f"and response_id in ({marks(chunk)})",
+                    [oracle_key, *chunk],
+                ).fetchall()
+            )
         return found
 
     def has_labels(self, oracle_key: str) -> bool:
-        return self.store.execute("select 1 from oracle_labels where oracle_key = ? limit 1",
-                                  [oracle_key]).fetchone() is not None
+        return (
+            self.store.execute(
+                "select 1 from oracle_labels where oracle_key = ? limit 1", [oracle_key]
+            ).fetchone()
+            is not None
+        )
 
     # -- RM scores ------------------------------------------------------------------------
     def add_scores(self, rm_key: str, rows: Iterable[tuple[str, float]]) -> None:
         """``rows``: (response_id, score)."""
-        self._insert("insert or ignore into rm_scores (rm_key, response_id, score) "
-                     "values (?, ?, ?)", ((rm_key, rid, score) for rid, score in rows))
+        self._insert(
+            "insert or ignore into rm_scores (rm_key, response_id, score) values (?, ?, ?)",
+            ((rm_key, rid, score) for rid, score in rows),
+        )
 
     def scored(self, rm_key: str, response_ids: Sequence[str]) -> set[str]:
-        return self._stored("select response_id from rm_scores where rm_key = ? "
-                            "and response_id in", [rm_key], response_ids)
+        return self._stored(
+            "select response_id from rm_scores where rm_key = ? and response_id in",
+            [rm_key],
+            response_ids,
+        )
 
     def has_scores(self, rm_key: str) -> bool:
-        return self.store.execute("select 1 from rm_scores where rm_key = ? limit 1",
-                                  [rm_key]).fetchone() is not None
+        return (
+            self.store.execute(
+                "select 1 from rm_scores where rm_key = ? limit 1", [rm_key]
+            ).fetchone()
+            is not None
+        )
 
     def scores(self, rm_key: str) -> dict[str, float]:
         """Every stored score of an RM, by response id."""
-        return dict(self.store.execute(
-            "select response_id, score from rm_scores where rm_key = ?", [rm_key]).fetchall())
+        return dict(
+            self.store.execute(
+                "select response_id, score from rm_scores where rm_key = ?", [rm_key]
+            ).fetchall()
+        )
 
     # -- benchmarks -----------------------------------------------------------------------
     def add_benchmark(self, benchmark: dict[str, Any]) -> None:
         """``benchmark``: the ``benchmarks`` columns (id, title, selection_key, policy_key,
         per_prompt, oracle_key, simulated, origin, created_at)."""
-        columns = ("id", "title", "selection_key", "policy_key", "per_prompt", "oracle_key",
-                   "simulated", "origin", "created_at")
-        self._insert(f"insert or ignore into benchmarks ({', '.join(columns)}) "
-                     f"values ({marks(columns)})", [tuple(benchmark[c] for c in columns)])
+        columns = (
+            "id",
+            "title",
+            "selection_key",
+            "policy_key",
+            "per_prompt",
+            "oracle_key",
+            "simulated",
+            "origin",
+            "created_at",
+        )
+        self._insert(
+            f"insert or ignore into benchmarks ({', '.join(columns)}) values ({marks(columns)})",
+            [tuple(benchmark[c] for c in columns)],
+        )
 
     def benchmark(self, benchmark_id: str) -> dict[str, Any] | None:
         cursor = self.store.execute("select * from benchmarks where id = ?", [benchmark_id])
         row = cursor.fetchone()
-        return None if row is None else dict(zip((d[0] for d in cursor.description), row))
+        return (
+            None if row is None else dict(zip((d[0] for d in cursor.description), row, strict=True))
+        )
 
-    def benchmark_responses(self, selection_key: str, policy_key: str,
-                            per_prompt: int) -> list[ResponseRow]:
+    def benchmark_responses(
+        self, selection_key: str, policy_key: str, per_prompt: int
+    ) -> list[ResponseRow]:
         """A benchmark's stored responses, by selection position then sample index."""
         return self.store.execute(
             """select r.id, r.prompt_id, r.policy_key, r.sample_index, r.text, r.meta
                from selections s join responses r on r.prompt_id = s.prompt_id
                where s.selection_key = ? and r.policy_key = ? and r.sample_index < ?
                order by s.position, r.sample_index""",
-            [selection_key, policy_key, per_prompt]).fetchall()
+            [selection_key, policy_key, per_prompt],
+        ).fetchall()
 
-    def benchmark_labels(self, selection_key: str, policy_key: str, per_prompt: int,
-                         oracle_key: str) -> list[tuple[str, str, float, str]]:
+    def benchmark_labels(
+        self, selection_key: str, policy_key: str, per_prompt: int, oracle_key: str
+    ) -> list[tuple[str, str, float, str]]:
         """(prompt_id, response_id, oracle score, response meta JSON) of a benchmark's
         labelled responses, by selection position then sample index."""
         return self.store.execute(
@@ -190,22 +264,32 @@ class Items:
                join oracle_labels l on l.oracle_key = ? and l.response_id = r.id
                where s.selection_key = ? and r.policy_key = ? and r.sample_index < ?
                order by s.position, r.sample_index""",
-            [oracle_key, selection_key, policy_key, per_prompt]).fetchall()
+            [oracle_key, selection_key, policy_key, per_prompt],
+        ).fetchall()
 
     # -- preference pairs -----------------------------------------------------------------
     def add_pairs(self, rows: Iterable[PairRow]) -> None:
-        self._insert("insert or ignore into pairs (id, prompt_id, chosen_id, rejected_id, "
-                     "subset, meta, shift_target, shift_level, perturber_key, original_pair_id) "
-                     "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        self._insert(
+            "insert or ignore into pairs (id, prompt_id, chosen_id, rejected_id, "
+            "subset, meta, shift_target, shift_level, perturber_key, original_pair_id) "
+            "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
 
     def stored_pairs(self, ids: Sequence[str]) -> set[str]:
         return self._stored("select id from pairs where id in", [], ids)
 
     def add_pair_set(self, key: str, pair_ids: Sequence[str]) -> None:
-        self._insert("insert or ignore into pair_sets (pair_set_key, position, pair_id) "
-                     "values (?, ?, ?)", ((key, i, pid) for i, pid in enumerate(pair_ids)))
+        self._insert(
+            "insert or ignore into pair_sets (pair_set_key, position, pair_id) values (?, ?, ?)",
+            ((key, i, pid) for i, pid in enumerate(pair_ids)),
+        )
 
     def pair_set(self, key: str) -> list[str]:
         """The pair ids of a stored pair set, in order (empty when not stored)."""
-        return [row[0] for row in self.store.execute(
-            "select pair_id from pair_sets where pair_set_key = ? order by position", [key])]
+        return [
+            row[0]
+            for row in self.store.execute(
+                "select pair_id from pair_sets where pair_set_key = ? order by position", [key]
+            )
+        ]

@@ -35,8 +35,9 @@ class WriterLock:
         self.path, self._fd = path, fd
 
     @classmethod
-    def acquire(cls, db_path: str, waiting: Callable[[int | None], None] | None = None
-                ) -> "WriterLock":
+    def acquire(
+        cls, db_path: str, waiting: Callable[[int | None], None] | None = None
+    ) -> WriterLock:
         """Take the lock of ``db_path``.  Held by another process: with ``waiting`` None,
         raise :class:`WriterBusy`; else call ``waiting(pid)`` once and wait for it."""
         path, told = f"{db_path}.lock", False

@@ -20,11 +20,11 @@ if TYPE_CHECKING:
 
 def dict_rows(cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 class Reads:
-    def __init__(self, store: "Store") -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
 
     # -- runs -----------------------------------------------------------------------------
@@ -42,60 +42,81 @@ class Reads:
                       b.per_prompt,
                       (select count(*) from run_reward_models m where m.run_id = r.id), r.error
                from runs r left join benchmarks b on b.id = r.benchmark_id
-               order by r.created_at desc, r.rowid desc""").fetchall()
+               order by r.created_at desc, r.rowid desc"""
+        ).fetchall()
 
     def run_sources(self, run_id: str) -> list[dict[str, Any]]:
         """The run's provenance rows, in order; none for a run stored before they were."""
-        return dict_rows(self.store.execute(
-            "select * from run_sources where run_id = ? order by position", [run_id]))
+        return dict_rows(
+            self.store.execute(
+                "select * from run_sources where run_id = ? order by position", [run_id]
+            )
+        )
 
     def failures(self, run_id: str, stage: str) -> list[tuple[str, str]]:
         """(item_id, error) of the run's failures of ``stage``, in the order recorded."""
-        return self.store.execute("select item_id, error from failures where run_id = ? and "
-                                  "stage = ? order by id", [run_id, stage]).fetchall()
+        return self.store.execute(
+            "select item_id, error from failures where run_id = ? and stage = ? order by id",
+            [run_id, stage],
+        ).fetchall()
 
     def reward_models(self, run_id: str) -> list[tuple[str, str]]:
         """(label, rm_key) of the run's RMs in recipe order."""
         return self.store.execute(
             "select label, rm_key from run_reward_models where run_id = ? order by position",
-            [run_id]).fetchall()
+            [run_id],
+        ).fetchall()
 
     def pair_count(self, pair_set_key: str) -> int:
-        return self.store.execute("select count(*) from pair_sets where pair_set_key = ?",
-                                  [pair_set_key]).fetchone()[0]
+        return self.store.execute(
+            "select count(*) from pair_sets where pair_set_key = ?", [pair_set_key]
+        ).fetchone()[0]
 
     def components_named(self, kind: str, name: str) -> list[tuple[str, str]]:
         """(key, options JSON) of every stored component of ``kind`` called ``name``."""
         return self.store.execute(
-            "select key, options from components where kind = ? and name = ?",
-            [kind, name]).fetchall()
+            "select key, options from components where kind = ? and name = ?", [kind, name]
+        ).fetchall()
 
     def benchmark_ids(self) -> list[str]:
         """Every stored benchmark, the one a run used (or that was stored) last first."""
-        return [row[0] for row in self.store.execute(
-            "select b.id from benchmarks b left join runs r on r.benchmark_id = b.id "
-            "group by b.id order by max(coalesce(r.created_at, b.created_at)) desc")]
+        return [
+            row[0]
+            for row in self.store.execute(
+                "select b.id from benchmarks b left join runs r on r.benchmark_id = b.id "
+                "group by b.id order by max(coalesce(r.created_at, b.created_at)) desc"
+            )
+        ]
 
     # -- results ----------------------------------------------------------------------------
     def metric_rows(self, run_id: str) -> list[dict[str, Any]]:
         """The run's ``metric_results`` rows, in stored order."""
-        return dict_rows(self.store.execute(
-            "select * from metric_results where run_id = ? order by rowid", [run_id]))
+        return dict_rows(
+            self.store.execute(
+                "select * from metric_results where run_id = ? order by rowid", [run_id]
+            )
+        )
 
     def curve_rows(self, run_id: str) -> list[dict[str, Any]]:
         """The run's ``curves`` rows (one per point), in stored order."""
-        return dict_rows(self.store.execute(
-            "select * from curves where run_id = ? order by rowid", [run_id]))
+        return dict_rows(
+            self.store.execute("select * from curves where run_id = ? order by rowid", [run_id])
+        )
 
     def per_prompt_keys(self, run_id: str) -> set[str]:
-        return {row[0] for row in self.store.execute(
-            "select distinct key from per_prompt_results where run_id = ?", [run_id])}
+        return {
+            row[0]
+            for row in self.store.execute(
+                "select distinct key from per_prompt_results where run_id = ?", [run_id]
+            )
+        }
 
     def per_prompt_values(self, run_id: str, rm_key: str) -> list[tuple[str, str, float]]:
         """(key, prompt_id, value) of one RM's per-prompt results in the run."""
         return self.store.execute(
             "select key, prompt_id, value from per_prompt_results where run_id = ? and rm_key = ?",
-            [run_id, rm_key]).fetchall()
+            [run_id, rm_key],
+        ).fetchall()
 
     # -- a benchmark's contents -------------------------------------------------------------
     def selection_prompts(self, selection_key: str) -> list[tuple[int, str, str, str]]:
@@ -103,7 +124,9 @@ class Reads:
         return self.store.execute(
             """select s.position, p.id, p.text, p.meta from selections s
                join prompts p on p.id = s.prompt_id
-               where s.selection_key = ? order by s.position""", [selection_key]).fetchall()
+               where s.selection_key = ? order by s.position""",
+            [selection_key],
+        ).fetchall()
 
     def labelled_responses(self, benchmark: dict[str, Any], prompt_id: str) -> list[tuple]:
         """(id, sample_index, text, meta JSON, score, samples JSON, cost_usd, prompt_tokens,
@@ -115,11 +138,12 @@ class Reads:
                  on l.oracle_key = ? and l.response_id = r.id
                where r.policy_key = ? and r.prompt_id = ? and r.sample_index < ?
                order by r.sample_index""",
-            [benchmark["oracle_key"], benchmark["policy_key"], prompt_id,
-             benchmark["per_prompt"]]).fetchall()
+            [benchmark["oracle_key"], benchmark["policy_key"], prompt_id, benchmark["per_prompt"]],
+        ).fetchall()
 
-    def oracle_range(self, benchmark: dict[str, Any]) -> tuple[float | None, float | None,
-                                                            float | None]:
+    def oracle_range(
+        self, benchmark: dict[str, Any]
+    ) -> tuple[float | None, float | None, float | None]:
         """(lowest, highest, mean) oracle score of the benchmark's responses (Nones when none
         is labelled)."""
         return self.store.execute(
@@ -127,11 +151,17 @@ class Reads:
                join oracle_labels j on j.oracle_key = ? and j.response_id = r.id
                where r.policy_key = ? and r.sample_index < ?
                  and r.prompt_id in (select prompt_id from selections where selection_key = ?)""",
-            [benchmark["oracle_key"], benchmark["policy_key"], benchmark["per_prompt"],
-             benchmark["selection_key"]]).fetchone()
+            [
+                benchmark["oracle_key"],
+                benchmark["policy_key"],
+                benchmark["per_prompt"],
+                benchmark["selection_key"],
+            ],
+        ).fetchone()
 
-    def scores_with_labels(self, benchmark: dict[str, Any],
-                           rm_key: str) -> list[tuple[str, float, float]]:
+    def scores_with_labels(
+        self, benchmark: dict[str, Any], rm_key: str
+    ) -> list[tuple[str, float, float]]:
         """(prompt_id, RM score, oracle score) of every benchmark response both scored and
         labelled.  ``prompt_id in (subquery)`` makes SQLite walk the responses index prompt by
         prompt; a join on selections instead rescans the selection for every response."""
@@ -141,16 +171,26 @@ class Reads:
                join oracle_labels j on j.oracle_key = ? and j.response_id = r.id
                where r.policy_key = ? and r.sample_index < ?
                  and r.prompt_id in (select prompt_id from selections where selection_key = ?)""",
-            [rm_key, benchmark["oracle_key"], benchmark["policy_key"], benchmark["per_prompt"],
-             benchmark["selection_key"]]).fetchall()
+            [
+                rm_key,
+                benchmark["oracle_key"],
+                benchmark["policy_key"],
+                benchmark["per_prompt"],
+                benchmark["selection_key"],
+            ],
+        ).fetchall()
 
     def scores_of(self, rm_key: str, response_ids: Sequence[str]) -> dict[str, float]:
         """The RM's stored scores of those of ``response_ids`` it scored."""
         found: dict[str, float] = {}
         for chunk in chunks(list(response_ids)):
-            found.update(self.store.execute(
-                f"select response_id, score from rm_scores where rm_key = ? "
-                f"and response_id in ({marks(chunk)})", [rm_key, *chunk]).fetchall())
+            found.update(
+                self.store.execute(
+                    f"select response_id, score from rm_scores where rm_key = ? "
+                    f"and response_id in ({marks(chunk)})",
+                    [rm_key, *chunk],
+                ).fetchall()
+            )
         return found
 
     # -- a run's preference pairs -------------------------------------------------------------
@@ -167,10 +207,12 @@ class Reads:
                join rm_scores sc on sc.rm_key = ? and sc.response_id = p.chosen_id
                join rm_scores sr on sr.rm_key = ? and sr.response_id = p.rejected_id
                where s.pair_set_key = ? order by s.position""",
-            [rm_key, rm_key, pair_set_key]).fetchall()
+            [rm_key, rm_key, pair_set_key],
+        ).fetchall()
 
-    def shifted_pair_scores(self, pair_set_key: str,
-                            rm_key: str) -> list[tuple[str, str, str, float, float, float]]:
+    def shifted_pair_scores(
+        self, pair_set_key: str, rm_key: str
+    ) -> list[tuple[str, str, str, float, float, float]]:
         """Every stored shifted copy of the set's pairs that ``rm_key`` scored: (pair id,
         original pair id, shift target, shift level, chosen score, rejected score)."""
         return self.store.execute(
@@ -180,11 +222,14 @@ class Reads:
                join rm_scores sr on sr.rm_key = ? and sr.response_id = p.rejected_id
                where p.original_pair_id in
                  (select pair_id from pair_sets where pair_set_key = ?)""",
-            [rm_key, rm_key, pair_set_key]).fetchall()
+            [rm_key, rm_key, pair_set_key],
+        ).fetchall()
 
     def pair_texts(self, pair_id: str) -> tuple[str, str, str, str, str] | None:
         """(prompt, chosen, rejected, chosen id, rejected id) of a stored pair."""
         return self.store.execute(
             """select q.text, c.text, r.text, p.chosen_id, p.rejected_id from pairs p
                join prompts q on q.id = p.prompt_id join responses c on c.id = p.chosen_id
-               join responses r on r.id = p.rejected_id where p.id = ?""", [pair_id]).fetchone()
+               join responses r on r.id = p.rejected_id where p.id = ?""",
+            [pair_id],
+        ).fetchone()

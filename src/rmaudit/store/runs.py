@@ -11,9 +11,22 @@ from .items import chunks, marks
 if TYPE_CHECKING:
     from . import Store
 
-RUN_COLUMNS = ("id", "title", "recipe_path", "recipe_text", "recipe_json", "benchmark_id",
-               "pair_set_key", "status", "simulated", "created_at", "finished_at",
-               "rmaudit_version", "timings", "error")
+RUN_COLUMNS = (
+    "id",
+    "title",
+    "recipe_path",
+    "recipe_text",
+    "recipe_json",
+    "benchmark_id",
+    "pair_set_key",
+    "status",
+    "simulated",
+    "created_at",
+    "finished_at",
+    "rmaudit_version",
+    "timings",
+    "error",
+)
 #: (run_id, rm_key, metric, key, label, params JSON, value, stderr, ci_low, ci_high,
 #: higher_is_better)
 MetricRow = tuple[str, str, str, str, str, str, Any, Any, Any, Any, int]
@@ -25,7 +38,7 @@ RESULT_TABLES = ("metric_results", "curves", "per_prompt_results")
 
 
 class Runs:
-    def __init__(self, store: "Store") -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
 
     def start(self, run: dict[str, Any], reward_models: Sequence[tuple[str, str]]) -> None:
@@ -36,12 +49,14 @@ class Runs:
             self.store.execute(
                 f"insert into runs ({', '.join(RUN_COLUMNS)}) values "
                 f"({', '.join('?' * len(RUN_COLUMNS))}) on conflict (id) do update set {updates}",
-                [run.get(c) for c in RUN_COLUMNS])
+                [run.get(c) for c in RUN_COLUMNS],
+            )
             self.store.execute("delete from run_reward_models where run_id = ?", [run["id"]])
             self.store.executemany(
                 "insert into run_reward_models (run_id, position, label, rm_key) "
                 "values (?, ?, ?, ?)",
-                [(run["id"], i, label, rm_key) for i, (label, rm_key) in enumerate(reward_models)])
+                [(run["id"], i, label, rm_key) for i, (label, rm_key) in enumerate(reward_models)],
+            )
 
     def set_sources(self, run_id: str, rows: Iterable[tuple]) -> None:
         """Where the run's parts came from: (part, entry, simulated, role, kind, location,
@@ -51,31 +66,43 @@ class Runs:
             self.store.executemany(
                 "insert into run_sources (run_id, position, part, entry, simulated, role, kind, "
                 "location, digest, note) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, i, *row) for i, row in enumerate(rows)])
+                [(run_id, i, *row) for i, row in enumerate(rows)],
+            )
 
     def stop(self, run_id: str, status: str, error: str, finished_at: str) -> None:
         """Mark a run that did not finish ("failed" or "interrupted")."""
         with self.store.transaction():
-            self.store.execute("update runs set status = ?, error = ?, finished_at = ? "
-                               "where id = ?", [status, error, finished_at, run_id])
+            self.store.execute(
+                "update runs set status = ?, error = ?, finished_at = ? where id = ?",
+                [status, error, finished_at, run_id],
+            )
 
     def set_report(self, run_id: str, label: str, report_json: str) -> None:
         """What an RM reported about its scoring in the run."""
         with self.store.transaction():
-            self.store.execute("update run_reward_models set report = ? "
-                               "where run_id = ? and label = ?", [report_json, run_id, label])
+            self.store.execute(
+                "update run_reward_models set report = ? where run_id = ? and label = ?",
+                [report_json, run_id, label],
+            )
 
-    def add_failures(self, run_id: str, stage: str,
-                     failures: Iterable[tuple[str, str, str]]) -> None:
+    def add_failures(
+        self, run_id: str, stage: str, failures: Iterable[tuple[str, str, str]]
+    ) -> None:
         """``failures``: (item_id, error, created_at)."""
         with self.store.transaction():
             self.store.executemany(
                 "insert into failures (run_id, stage, item_id, error, created_at) "
                 "values (?, ?, ?, ?, ?)",
-                ((run_id, stage, item, error, at) for item, error, at in failures))
+                ((run_id, stage, item, error, at) for item, error, at in failures),
+            )
 
-    def retried(self, run_id: str, stage: str, item_ids: Sequence[str],
-                failures: Iterable[tuple[str, str, str]]) -> None:
+    def retried(
+        self,
+        run_id: str,
+        stage: str,
+        item_ids: Sequence[str],
+        failures: Iterable[tuple[str, str, str]],
+    ) -> None:
         """``item_ids`` were attempted again: their earlier failures in this run's ``stage``
         give way to this attempt's ``failures``, which count the attempts so far (so a rerun
         never stores a failure twice, and an item that keeps failing says how often)."""
@@ -83,29 +110,45 @@ class Runs:
         with self.store.transaction():
             earlier: dict[str, int] = {}
             for chunk in chunks(ids):
-                earlier.update(self.store.execute(
-                    f"select item_id, max(attempts) from failures where run_id = ? and "
-                    f"stage = ? and item_id in ({marks(chunk)}) group by item_id",
-                    [run_id, stage, *chunk]).fetchall())
-            self.store.executemany("delete from failures where run_id = ? and stage = ? "
-                                   "and item_id = ?", ((run_id, stage, i) for i in ids))
+                earlier.update(
+                    self.store.execute(
+                        f"select item_id, max(attempts) from failures where run_id = ? and "
+                        f"stage = ? and item_id in ({marks(chunk)}) group by item_id",
+                        [run_id, stage, *chunk],
+                    ).fetchall()
+                )
+            self.store.executemany(
+                "delete from failures where run_id = ? and stage = ? and item_id = ?",
+                ((run_id, stage, i) for i in ids),
+            )
             self.store.executemany(
                 "insert into failures (run_id, stage, item_id, error, created_at, attempts) "
                 "values (?, ?, ?, ?, ?, ?)",
-                ((run_id, stage, item, error, at, earlier.get(item, 0) + 1)
-                 for item, error, at in failures))
+                (
+                    (run_id, stage, item, error, at, earlier.get(item, 0) + 1)
+                    for item, error, at in failures
+                ),
+            )
 
-    def replace_failures(self, run_id: str, stage: str,
-                         failures: Iterable[tuple[str, str, str]]) -> None:
+    def replace_failures(
+        self, run_id: str, stage: str, failures: Iterable[tuple[str, str, str]]
+    ) -> None:
         """This run's failures of ``stage`` become ``failures``."""
         with self.store.transaction():
-            self.store.execute("delete from failures where run_id = ? and stage = ?",
-                               [run_id, stage])
+            self.store.execute(
+                "delete from failures where run_id = ? and stage = ?", [run_id, stage]
+            )
             self.add_failures(run_id, stage, failures)
 
-    def finish(self, run_id: str, metrics: Iterable[MetricRow],
-               per_prompt: Iterable[PerPromptRow], curves: Iterable[CurveRow],
-               timings_json: str, finished_at: str) -> None:
+    def finish(
+        self,
+        run_id: str,
+        metrics: Iterable[MetricRow],
+        per_prompt: Iterable[PerPromptRow],
+        curves: Iterable[CurveRow],
+        timings_json: str,
+        finished_at: str,
+    ) -> None:
         """Replace the run's results with these and mark it done, in one transaction."""
         with self.store.transaction():
             for table in RESULT_TABLES:
@@ -113,13 +156,20 @@ class Runs:
             self.store.executemany(
                 "insert into metric_results (run_id, rm_key, metric, key, label, params, value, "
                 "stderr, ci_low, ci_high, higher_is_better) "
-                "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", metrics)
+                "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                metrics,
+            )
             self.store.executemany(
                 "insert into per_prompt_results (run_id, rm_key, metric, key, prompt_id, value) "
-                "values (?, ?, ?, ?, ?, ?)", per_prompt)
+                "values (?, ?, ?, ?, ?, ?)",
+                per_prompt,
+            )
             self.store.executemany(
                 "insert into curves (run_id, rm_key, metric, key, label, point, x_label, x, "
                 "value, stderr, ci_low, ci_high) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                curves)
-            self.store.execute("update runs set status = 'done', finished_at = ?, timings = ? "
-                               "where id = ?", [finished_at, timings_json, run_id])
+                curves,
+            )
+            self.store.execute(
+                "update runs set status = 'done', finished_at = ?, timings = ? where id = ?",
+                [finished_at, timings_json, run_id],
+            )

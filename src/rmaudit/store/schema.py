@@ -1,16 +1,16 @@
 """The database schema as a sequence of migrations (docs/architecture.md, "Content-addressed,
 resumable store").
 
-Each migration runs once per file, in order (those a file lacks in one transaction), and is recorded in
-``_sqlite_migrations`` (the table sqlite-utils' migration runner kept before rmaudit wrote
-its own; DBs made then carry on from where they are).  ``schema_info.schema_version`` says
-which rmaudit schema a file has, so an older rmaudit refuses a newer file.
+Each migration runs once per file, in order (those a file lacks in one transaction), and is recorded
+in ``_sqlite_migrations`` (the table sqlite-utils' migration runner kept before rmaudit wrote its
+own; DBs made then carry on from where they are).  ``schema_info.schema_version`` says which rmaudit
+schema a file has, so an older rmaudit refuses a newer file.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from rmaudit.errors import BadInput
 
@@ -145,19 +145,25 @@ def migrate(conn: sqlite3.Connection, *, stop_before: str | None = None) -> None
         for name, sql in MIGRATIONS:
             if name == stop_before:
                 return
-            done = conn.execute("select 1 from _sqlite_migrations where migration_set = ? "
-                                "and name = ?", [MIGRATION_SET, name]).fetchone()
+            done = conn.execute(
+                "select 1 from _sqlite_migrations where migration_set = ? and name = ?",
+                [MIGRATION_SET, name],
+            ).fetchone()
             if not done:
                 _script(conn, sql)
-                conn.execute("insert into _sqlite_migrations (migration_set, name, applied_at) "
-                             "values (?, ?, ?)",
-                             [MIGRATION_SET, name, str(datetime.now(timezone.utc))])
+                conn.execute(
+                    "insert into _sqlite_migrations (migration_set, name, applied_at) "
+                    "values (?, ?, ?)",
+                    [MIGRATION_SET, name, str(datetime.now(UTC))],
+                )
 
 
 def check(conn: sqlite3.Connection, path: str) -> None:
     """Refuse files that are not SQLite, not rmaudit's, or from a newer rmaudit."""
     try:
-        tables = {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
+        tables = {
+            row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")
+        }
     except sqlite3.DatabaseError as error:
         raise BadInput(f"not an SQLite database ({error})", file=path) from None
     if tables and "schema_info" not in tables:
@@ -165,8 +171,11 @@ def check(conn: sqlite3.Connection, path: str) -> None:
     if "schema_info" in tables:
         found = conn.execute("select schema_version from schema_info").fetchone()[0]
         if found > SCHEMA_VERSION:
-            raise BadInput(f"database schema version {found} is newer than this rmaudit "
-                           f"supports ({SCHEMA_VERSION}); upgrade rmaudit", file=path)
+            raise BadInput(
+                f"database schema version {found} is newer than this rmaudit "
+                f"supports ({SCHEMA_VERSION}); upgrade rmaudit",
+                file=path,
+            )
 
 
 def _script(conn: sqlite3.Connection, sql: str) -> None:
@@ -188,4 +197,3 @@ class _immediate:
 
     def __exit__(self, kind, *_) -> None:
         self.conn.execute("commit" if kind is None else "rollback")
-

@@ -79,22 +79,39 @@ _HH = Suite(
     name="hh",
     title="Anthropic HH-RLHF helpful and harmless test pairs",
     measures="accuracy, calibration (ECE, BT-ECE), energy-score OOD detection and accuracy "
-             "under the word-perturbation shift sweep (p = 0 … 0.75)",
+    "under the word-perturbation shift sweep (p = 0 … 0.75)",
     size="200 of 2,354 helpful + 200 of 2,312 harmless pairs by default (--sample 0: all), "
-         "each scored unshifted and at 15 shift levels × 3 targets",
+    "each scored unshifted and at 15 shift levels × 3 targets",
     origin="github.com/anthropics/hh-rlhf@354e5c3cb8960630860dd5774a6ac2a58313bf4d",
     fetch="helpful-base/test.jsonl.gz and harmless-base/test.jsonl.gz from "
-          "github.com/anthropics/hh-rlhf (or hf.co/datasets/Anthropic/hh-rlhf) into "
-          "DATA_DIR/hh-rlhf/",
-    files=(SuiteFile("hh-rlhf/helpful-base/test.jsonl.gz", "hh-pairs",
-                     {"subset": "helpful-base"}, hub="helpful-base/test.jsonl.gz"),
-           SuiteFile("hh-rlhf/harmless-base/test.jsonl.gz", "hh-pairs",
-                     {"subset": "harmless-base"}, hub="harmless-base/test.jsonl.gz")),
-    metrics=({"name": "pair-accuracy"}, {"name": "calibration"}, {"name": "bt-ece"},
-             {"name": "ood-detection", "target": "response", "level": 0.25},
-             {"name": "shift-curves"}),
-    headlines=(_ACCURACY, Headline("calibration", "ece", "ECE"),
-               Headline("ood-detection", "ood_auroc", "OOD AUROC")),
+    "github.com/anthropics/hh-rlhf (or hf.co/datasets/Anthropic/hh-rlhf) into "
+    "DATA_DIR/hh-rlhf/",
+    files=(
+        SuiteFile(
+            "hh-rlhf/helpful-base/test.jsonl.gz",
+            "hh-pairs",
+            {"subset": "helpful-base"},
+            hub="helpful-base/test.jsonl.gz",
+        ),
+        SuiteFile(
+            "hh-rlhf/harmless-base/test.jsonl.gz",
+            "hh-pairs",
+            {"subset": "harmless-base"},
+            hub="harmless-base/test.jsonl.gz",
+        ),
+    ),
+    metrics=(
+        {"name": "pair-accuracy"},
+        {"name": "calibration"},
+        {"name": "bt-ece"},
+        {"name": "ood-detection", "target": "response", "level": 0.25},
+        {"name": "shift-curves"},
+    ),
+    headlines=(
+        _ACCURACY,
+        Headline("calibration", "ece", "ECE"),
+        Headline("ood-detection", "ood_auroc", "OOD AUROC"),
+    ),
     hub=HubSource("Anthropic/hh-rlhf"),
     sample=200,
     shift=True,
@@ -105,23 +122,30 @@ _RM_BENCH = Suite(
     title="RM-Bench: chat, code and safety pairs in three styles",
     measures="accuracy easy / normal / hard (is the RM swayed by style?) and per subset",
     size="798 prompts × 3 chosen × 3 rejected styles = 7,182 pairs (the math domain is not "
-         "in the public repository)",
+    "in the public repository)",
     origin="github.com/THU-KEG/RM-Bench@73c52d7b27b361621361ec959ac6c0eb9bb7a689",
     fetch="data/{chat,code,safety-refuse,safety-response}_filtered.json from "
-          "github.com/THU-KEG/RM-Bench into DATA_DIR/rm-bench/ (gzipped or not)",
-    files=tuple(SuiteFile(f"rm-bench/{domain}_filtered.json.gz", "rm-bench")
-                for domain in ("chat", "code", "safety-refuse", "safety-response")),
+    "github.com/THU-KEG/RM-Bench into DATA_DIR/rm-bench/ (gzipped or not)",
+    files=tuple(
+        SuiteFile(f"rm-bench/{domain}_filtered.json.gz", "rm-bench")
+        for domain in ("chat", "code", "safety-refuse", "safety-response")
+    ),
     metrics=({"name": "pair-accuracy"}, {"name": "rm-bench"}),
-    headlines=(Headline("rm-bench", "rm_bench_average", "average"),
-               Headline("rm-bench", "rm_bench_easy", "easy"),
-               Headline("rm-bench", "rm_bench_normal", "normal"),
-               Headline("rm-bench", "rm_bench_hard", "hard")),
+    headlines=(
+        Headline("rm-bench", "rm_bench_average", "average"),
+        Headline("rm-bench", "rm_bench_easy", "easy"),
+        Headline("rm-bench", "rm_bench_normal", "normal"),
+        Headline("rm-bench", "rm_bench_hard", "hard"),
+    ),
 )
 
-_LLMBAR_SUBSETS = (("Natural", "llmbar-natural"), ("Adversarial/Neighbor", "llmbar-adver-neighbor"),
-                   ("Adversarial/GPTInst", "llmbar-adver-GPTInst"),
-                   ("Adversarial/GPTOut", "llmbar-adver-GPTOut"),
-                   ("Adversarial/Manual", "llmbar-adver-manual"))
+_LLMBAR_SUBSETS = (
+    ("Natural", "llmbar-natural"),
+    ("Adversarial/Neighbor", "llmbar-adver-neighbor"),
+    ("Adversarial/GPTInst", "llmbar-adver-GPTInst"),
+    ("Adversarial/GPTOut", "llmbar-adver-GPTOut"),
+    ("Adversarial/Manual", "llmbar-adver-manual"),
+)
 
 _LLMBAR = Suite(
     name="llmbar",
@@ -130,8 +154,10 @@ _LLMBAR = Suite(
     size="419 pairs: Natural 100, Adversarial Neighbor 134, GPTInst 92, GPTOut 47, Manual 46",
     origin="github.com/princeton-nlp/LLMBar@900616bff90b6c6c8e1681f7d079250637c55992",
     fetch="Dataset/LLMBar/ from github.com/princeton-nlp/LLMBar into DATA_DIR/llmbar/LLMBar/",
-    files=tuple(SuiteFile(f"llmbar/LLMBar/{folder}/dataset.json", "llmbar", {"subset": subset})
-                for folder, subset in _LLMBAR_SUBSETS),
+    files=tuple(
+        SuiteFile(f"llmbar/LLMBar/{folder}/dataset.json", "llmbar", {"subset": subset})
+        for folder, subset in _LLMBAR_SUBSETS
+    ),
     metrics=({"name": "pair-accuracy"},),
     headlines=(_ACCURACY,),
 )
@@ -140,14 +166,20 @@ _REWARDBENCH = Suite(
     name="rewardbench",
     title="RewardBench (filtered): chat, chat hard, safety and reasoning pairs",
     measures="accuracy per subset and RewardBench's section score (Chat, Chat Hard, Safety, "
-             "Reasoning)",
+    "Reasoning)",
     size="about 3,000 pairs in 23 subsets",
     origin="allenai/reward-bench, split 'filtered' (local copy)",
     fetch="data/filtered-00000-of-00001.parquet from hf.co/datasets/allenai/reward-bench into "
-          "DATA_DIR/reward-bench/ (or let rmaudit download it: pip install 'rmaudit[datasets]', "
-          "network on)",
-    files=(SuiteFile("reward-bench/filtered-00000-of-00001.parquet", "pairs-file",
-                     {"subset": "subset"}, hub="data/filtered-00000-of-00001.parquet"),),
+    "DATA_DIR/reward-bench/ (or let rmaudit download it: pip install 'rmaudit[datasets]', "
+    "network on)",
+    files=(
+        SuiteFile(
+            "reward-bench/filtered-00000-of-00001.parquet",
+            "pairs-file",
+            {"subset": "subset"},
+            hub="data/filtered-00000-of-00001.parquet",
+        ),
+    ),
     metrics=({"name": "pair-accuracy"}, {"name": "section-score", "sections": "rewardbench"}),
     headlines=(Headline("section-score", "section_score", "section score"), _ACCURACY),
     hub=HubSource("allenai/reward-bench"),
@@ -155,55 +187,71 @@ _REWARDBENCH = Suite(
 
 _BON_FOLDER = "alpaca_eval_n16"
 _BON_OUTPUTS = f"{_BON_FOLDER}/tulu-2-dpo-13b.{{k}}.json.gz"
-_BON_ANNOTATIONS = (f"{_BON_FOLDER}/annotations_ref_GPT35t/tulu-2-dpo-13b.{{k}}."
-                    "weighted_alpaca_eval_gpt4_turbo.annotations.json.gz")
-_BON_FETCH = ("bon_eval/alpaca_eval_n=16/annotations/ of github.com/allenai/reward-bench (branch "
-              "bon_eval) into DATA_DIR/reward-bench-bon/alpaca_eval_n16/: tulu-2-dpo-13b.K.json "
-              "for K = 0…15, and annotations_ref=GPT35t/tulu-2-dpo-13b.K/"
-              "weighted_alpaca_eval_gpt4_turbo/annotations.json for K = 0…10 as "
-              "annotations_ref_GPT35t/tulu-2-dpo-13b.K.weighted_alpaca_eval_gpt4_turbo."
-              "annotations.json (gzipped or not)")
+_BON_ANNOTATIONS = (
+    f"{_BON_FOLDER}/annotations_ref_GPT35t/tulu-2-dpo-13b.{{k}}."
+    "weighted_alpaca_eval_gpt4_turbo.annotations.json.gz"
+)
+_BON_FETCH = (
+    "bon_eval/alpaca_eval_n=16/annotations/ of github.com/allenai/reward-bench (branch "
+    "bon_eval) into DATA_DIR/reward-bench-bon/alpaca_eval_n16/: tulu-2-dpo-13b.K.json "
+    "for K = 0…15, and annotations_ref=GPT35t/tulu-2-dpo-13b.K/"
+    "weighted_alpaca_eval_gpt4_turbo/annotations.json for K = 0…10 as "
+    "annotations_ref_GPT35t/tulu-2-dpo-13b.K.weighted_alpaca_eval_gpt4_turbo."
+    "annotations.json (gzipped or not)"
+)
 
 _ALPACAEVAL_BON16 = Suite(
     name="alpacaeval-bon16",
     title="AlpacaEval best-of-16 (Tulu-2-DPO-13B samples), GPT-4-turbo preferences",
     measures="RETA(1/4), the RETA curve, BoN@4 and 2nd-BoN@4 (curves over n) and pairwise "
-             "accuracy against GPT-4-turbo's preferences: do the RM's picks among a policy's "
-             "samples get better judged answers?",
+    "accuracy against GPT-4-turbo's preferences: do the RM's picks among a policy's "
+    "samples get better judged answers?",
     size="805 prompts × 11 judged samples = 8,855 responses (5 more unjudged samples per "
-         "prompt are counted and left out)",
+    "prompt are counted and left out)",
     origin="github.com/allenai/reward-bench@4319b3194d8772d0efb54c8b949ffdf87b4ccbd3 "
-           "(branch bon_eval)",
+    "(branch bon_eval)",
     fetch=_BON_FETCH,
     # the first sample and its annotations tell whether the data is there; the benchmark
     # reads every file its globs match
-    files=(SuiteFile(f"reward-bench-bon/{_BON_OUTPUTS.format(k=0)}", "alpacaeval"),
-           SuiteFile(f"reward-bench-bon/{_BON_ANNOTATIONS.format(k=0)}", "alpacaeval")),
+    files=(
+        SuiteFile(f"reward-bench-bon/{_BON_OUTPUTS.format(k=0)}", "alpacaeval"),
+        SuiteFile(f"reward-bench-bon/{_BON_ANNOTATIONS.format(k=0)}", "alpacaeval"),
+    ),
     # recipes/alpacaeval-bon16.toml's benchmark and metrics, 2nd-best-of-n added; a file may
     # lie there gzipped (as in rmaudit's shared data folder) or not (as reward-bench ships it)
-    benchmark={"name": "alpacaeval",
-               "title": "AlpacaEval best-of-16 (Tulu-2-DPO-13B), GPT-4-turbo oracle",
-               "missing_hint": f"fetch {_BON_FETCH}",
-               "outputs": [_BON_OUTPUTS.format(k="*").removesuffix(".gz") + "*"],
-               "annotations": [_BON_ANNOTATIONS.format(k="*").removesuffix(".gz") + "*"]},
+    benchmark={
+        "name": "alpacaeval",
+        "title": "AlpacaEval best-of-16 (Tulu-2-DPO-13B), GPT-4-turbo oracle",
+        "missing_hint": f"fetch {_BON_FETCH}",
+        "outputs": [_BON_OUTPUTS.format(k="*").removesuffix(".gz") + "*"],
+        "annotations": [_BON_ANNOTATIONS.format(k="*").removesuffix(".gz") + "*"],
+    },
     benchmark_root="reward-bench-bon",
-    metrics=({"name": "reta", "eta": 0.25}, {"name": "reta-curve"},
-             {"name": "best-of-n", "report": [4]},
-             {"name": "best-of-n", "label": "2nd-best-of-n", "rank": 2, "report": [4]},
-             {"name": "pairwise-accuracy"}),
-    headlines=(Headline("reta", "reta@0.25", "RETA(1/4)"), Headline("best-of-n", "bon@4", "BoN@4"),
-               Headline("2nd-best-of-n", "bon2@4", "2nd-BoN@4"),
-               Headline("pairwise-accuracy", "pairwise_accuracy", "pairwise acc")),
+    metrics=(
+        {"name": "reta", "eta": 0.25},
+        {"name": "reta-curve"},
+        {"name": "best-of-n", "report": [4]},
+        {"name": "best-of-n", "label": "2nd-best-of-n", "rank": 2, "report": [4]},
+        {"name": "pairwise-accuracy"},
+    ),
+    headlines=(
+        Headline("reta", "reta@0.25", "RETA(1/4)"),
+        Headline("best-of-n", "bon@4", "BoN@4"),
+        Headline("2nd-best-of-n", "bon2@4", "2nd-BoN@4"),
+        Headline("pairwise-accuracy", "pairwise_accuracy", "pairwise acc"),
+    ),
 )
 
 #: every suite, in the order ``rmaudit audit`` runs and lists them
-SUITES: dict[str, Suite] = {suite.name: suite for suite in (_REWARDBENCH, _RM_BENCH, _HH, _LLMBAR,
-                                                            _ALPACAEVAL_BON16)}
+SUITES: dict[str, Suite] = {
+    suite.name: suite for suite in (_REWARDBENCH, _RM_BENCH, _HH, _LLMBAR, _ALPACAEVAL_BON16)
+}
 
 
 def get_suite(name: str) -> Suite:
     try:
         return SUITES[name]
     except KeyError:
-        raise BadInput(f"unknown suite; known: {', '.join(SUITES)}", field="--suite",
-                       value=name) from None
+        raise BadInput(
+            f"unknown suite; known: {', '.join(SUITES)}", field="--suite", value=name
+        ) from None

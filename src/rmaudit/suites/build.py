@@ -14,43 +14,62 @@ from . import Suite
 from .data import Located
 
 
-def suite_table(suite: Suite, located: Located, models: list[dict[str, Any]], *,
-                sample: int | None) -> dict[str, Any]:
+def suite_table(
+    suite: Suite, located: Located, models: list[dict[str, Any]], *, sample: int | None
+) -> dict[str, Any]:
     """The recipe's tables: the suite's files as one pair set (or its benchmark), its
     metrics, the models."""
     title = f"rmaudit audit --suite {suite.name}: {suite.title}"
     if suite.benchmark is not None:
         root = located.root / suite.benchmark_root
-        return {"title": title, "benchmark": {**suite.benchmark, "root": str(root)},
-                "reward_models": models, "metrics": [dict(m) for m in suite.metrics]}
+        return {
+            "title": title,
+            "benchmark": {**suite.benchmark, "root": str(root)},
+            "reward_models": models,
+            "metrics": [dict(m) for m in suite.metrics],
+        }
     source: dict[str, Any] = {"name": "combined-pairs", "data": located.version}
     if sample is not None:
         source["sample"] = sample
     # a public file's odd records (an empty response, identical responses) are counted and
     # stored in the failures table, not fatal
-    source["sources"] = [{"name": file.source, "path": str(path), "on_bad_record": "reject",
-                          **file.options} for file, path in zip(suite.files, located.paths)]
+    source["sources"] = [
+        {"name": file.source, "path": str(path), "on_bad_record": "reject", **file.options}
+        for file, path in zip(suite.files, located.paths, strict=True)
+    ]
     pairs: dict[str, Any] = {"source": source}
     if suite.shift:  # recipes/shift.toml's sweep: levels 0, 0.05, ..., 0.75, every target
         pairs["shift"] = {"perturber": {"name": "word-perturb"}}
-    return {"title": title, "pairs": pairs,
-            "reward_models": models, "metrics": [dict(m) for m in suite.metrics]}
+    return {
+        "title": title,
+        "pairs": pairs,
+        "reward_models": models,
+        "metrics": [dict(m) for m in suite.metrics],
+    }
 
 
 def recipe_text(suite: Suite, table: dict[str, Any]) -> str:
     """The recipe as TOML, headed by what the suite is; ``rmaudit run`` runs it as is."""
-    head = [f"# rmaudit audit suite {suite.name!r}: {suite.title}",
-            f"# measures: {suite.measures}", f"# size: {suite.size}",
-            f"# data: {table.get('pairs', {}).get('source', {}).get('data', suite.origin)}",
-            "# Save it as a file, edit it, and run it with: rmaudit run FILE", ""]
+    head = [
+        f"# rmaudit audit suite {suite.name!r}: {suite.title}",
+        f"# measures: {suite.measures}",
+        f"# size: {suite.size}",
+        f"# data: {table.get('pairs', {}).get('source', {}).get('data', suite.origin)}",
+        "# Save it as a file, edit it, and run it with: rmaudit run FILE",
+        "",
+    ]
     return "\n".join(head) + to_toml(table)
 
 
 def suite_recipe(suite: Suite, table: dict[str, Any]) -> Recipe:
     """The validated recipe (what ``rmaudit run`` would make of :func:`recipe_text`)."""
     text = recipe_text(suite, table)
-    return parse_recipe(tomllib.loads(text), file=f"rmaudit audit --suite {suite.name}",
-                        text=text, base_dir=Path.cwd())
+    return parse_recipe(
+        tomllib.loads(text),
+        file=f"rmaudit audit --suite {suite.name}",
+        text=text,
+        base_dir=Path.cwd(),
+    )
 
 
 def to_toml(table: dict[str, Any], prefix: str = "") -> str:
@@ -80,8 +99,9 @@ def to_toml(table: dict[str, Any], prefix: str = "") -> str:
 
 
 def _table_like(value: Any) -> bool:
-    return isinstance(value, dict) or (isinstance(value, list) and bool(value)
-                                       and all(isinstance(v, dict) for v in value))
+    return isinstance(value, dict) or (
+        isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+    )
 
 
 def _key(key: str) -> str:

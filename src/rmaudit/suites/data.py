@@ -57,8 +57,10 @@ def missing(suite: Suite, data_dir: str | Path | None) -> BadInput:
         looked.append(f"not in the Hugging Face cache (hf.co/datasets/{suite.hub.repo})")
         if _offline():
             looked.append("no download under HF_HUB_OFFLINE")
-    return BadInput(f"no data for suite {suite.name!r} ({'; '.join(looked)}): fetch "
-                    f"{suite.fetch}, then pass --data-dir DATA_DIR")
+    return BadInput(
+        f"no data for suite {suite.name!r} ({'; '.join(looked)}): fetch "
+        f"{suite.fetch}, then pass --data-dir DATA_DIR"
+    )
 
 
 def _in_mirror(root: Path, mirror: str) -> Path | None:
@@ -77,8 +79,10 @@ def _from_hub(suite: Suite, *, download: bool) -> Located | None:
         import huggingface_hub
     except ImportError:  # the hub client comes with the datasets and hf extras
         if download:
-            raise BadInput(f"suite {suite.name!r}: downloading needs huggingface_hub: pip "
-                           f"install 'rmaudit[datasets]'") from None
+            raise BadInput(
+                f"suite {suite.name!r}: downloading needs huggingface_hub: pip "
+                f"install 'rmaudit[datasets]'"
+            ) from None
         return None
     hub = suite.hub
     cache = os.environ.get("HF_HUB_CACHE") or None  # read now: tests and users may set it late
@@ -86,21 +90,28 @@ def _from_hub(suite: Suite, *, download: bool) -> Located | None:
     for file in suite.files:
         if download:
             try:
-                path = huggingface_hub.hf_hub_download(hub.repo, file.hub, repo_type="dataset",
-                                                       revision=hub.revision, cache_dir=cache)
+                path = huggingface_hub.hf_hub_download(
+                    hub.repo, file.hub, repo_type="dataset", revision=hub.revision, cache_dir=cache
+                )
             except Exception as error:  # network, auth, missing file: the user's to fix
-                raise BadInput(f"suite {suite.name!r}: cannot download {file.hub} from "
-                               f"hf.co/datasets/{hub.repo} ({type(error).__name__}: {error})") from None
+                raise BadInput(
+                    f"suite {suite.name!r}: cannot download {file.hub} from "
+                    f"hf.co/datasets/{hub.repo} ({type(error).__name__}: {error})"
+                ) from None
         else:
-            path = huggingface_hub.try_to_load_from_cache(hub.repo, file.hub, cache_dir=cache,
-                                                          revision=hub.revision,
-                                                          repo_type="dataset")
+            path = huggingface_hub.try_to_load_from_cache(
+                hub.repo, file.hub, cache_dir=cache, revision=hub.revision, repo_type="dataset"
+            )
             if not isinstance(path, str):
                 return None
         paths.append(Path(path))
     commit = _snapshot_commit(paths[0]) or hub.revision
-    return Located(tuple(paths), paths[0].parent, "downloaded from the hub" if download else
-                   "the Hugging Face cache", f"hf.co/datasets/{hub.repo}@{commit}")
+    return Located(
+        tuple(paths),
+        paths[0].parent,
+        "downloaded from the hub" if download else "the Hugging Face cache",
+        f"hf.co/datasets/{hub.repo}@{commit}",
+    )
 
 
 def _snapshot_commit(path: Path) -> str | None:

@@ -1,11 +1,11 @@
 """``rmaudit audit``'s MODEL arguments as reward-model tables of a recipe.
 
-A MODEL is a built-in baseline (``length``, ``random``), ``scores:FILE`` (scores computed
-elsewhere: the ``scores-file`` RM, its rows keyed by prompt + response text unless ``--match``
-says otherwise: a suite's responses come from public data, whose texts the user has), or a
-Hugging Face id or local folder: a sequence classifier (``hf-classifier``), or with
-``--dpo-ref REF`` a DPO policy scored by its implicit reward against REF (``dpo-implicit``).  The model options the command takes as flags are the
-recipe's option names, and go to every Hugging Face model.
+A MODEL is a built-in baseline (``length``, ``random``), ``scores:FILE`` (scores computed elsewhere:
+the ``scores-file`` RM, its rows keyed by prompt + response text unless ``--match`` says otherwise:
+a suite's responses come from public data, whose texts the user has), or a Hugging Face id or local
+folder: a sequence classifier (``hf-classifier``), or with ``--dpo-ref REF`` a DPO policy scored by
+its implicit reward against REF (``dpo-implicit``).  The model options the command takes as flags
+are the recipe's option names, and go to every Hugging Face model.
 """
 
 from __future__ import annotations
@@ -26,45 +26,69 @@ LENGTH_BASELINE = "length"
 SCORES_PREFIX = "scores:"
 
 #: the Hugging Face model options the command takes as flags (recipe option names)
-HF_MODEL_OPTIONS = ("revision", "dtype", "max_length", "fallback_chat_template", "device",
-                    "batch_size", "max_batch_tokens", "trust_remote_code")
+HF_MODEL_OPTIONS = (
+    "revision",
+    "dtype",
+    "max_length",
+    "fallback_chat_template",
+    "device",
+    "batch_size",
+    "max_batch_tokens",
+    "trust_remote_code",
+)
 
 
-def model_tables(models: list[str], options: dict[str, Any], dpo_ref: str | None, *,
-                 match: str = "text") -> list[dict[str, Any]]:
+def model_tables(
+    models: list[str], options: dict[str, Any], dpo_ref: str | None, *, match: str = "text"
+) -> list[dict[str, Any]]:
     """The reward-model tables for ``models``, then each installed baseline not among them;
     ``match``: what a scores file's rows are keyed by (the ``scores-file`` option)."""
     hf_options = {name: value for name, value in options.items() if value not in (None, False)}
     tables = [_table(model, hf_options, dpo_ref, match) for model in models]
-    if (hf_options or dpo_ref) and not any(t["name"] in ("hf-classifier", "dpo-implicit")
-                                           for t in tables):
+    if (hf_options or dpo_ref) and not any(
+        t["name"] in ("hf-classifier", "dpo-implicit") for t in tables
+    ):
         given = "--dpo-ref" if dpo_ref else "--" + next(iter(hf_options)).replace("_", "-")
-        raise BadInput("model options apply to Hugging Face models; none was given",
-                       field=given)
+        raise BadInput("model options apply to Hugging Face models; none was given", field=given)
     names = {t["label"] for t in tables}
-    tables += [{"label": label, **table} for label, table in BASELINES.items()
-               if label not in names and _installed(table["name"])]
+    tables += [
+        {"label": label, **table}
+        for label, table in BASELINES.items()
+        if label not in names and _installed(table["name"])
+    ]
     return _distinct_labels(tables)
 
 
-def _table(model: str, hf_options: dict[str, Any], dpo_ref: str | None,
-           match: str) -> dict[str, Any]:
+def _table(
+    model: str, hf_options: dict[str, Any], dpo_ref: str | None, match: str
+) -> dict[str, Any]:
     if model in BASELINES:
         return {"label": model, **BASELINES[model]}
     if model.startswith(SCORES_PREFIX):
         path = Path(model.removeprefix(SCORES_PREFIX))
         if not path.is_file():
             raise BadInput("scores file not found", field="MODEL", value=model)
-        return {"label": path.stem, "name": "scores-file", "path": str(path.resolve()),
-                "match": match}
+        return {
+            "label": path.stem,
+            "name": "scores-file",
+            "path": str(path.resolve()),
+            "match": match,
+        }
     if not model.strip():
-        raise BadInput("expected a Hugging Face id, a local folder, scores:FILE, "
-                       f"{' or '.join(BASELINES)}", field="MODEL", value=model)
+        raise BadInput(
+            f"expected a Hugging Face id, a local folder, scores:FILE, {' or '.join(BASELINES)}",
+            field="MODEL",
+            value=model,
+        )
     folder = Path(model)
     location = str(folder.resolve()) if folder.is_dir() else model
     label = folder.resolve().name if folder.is_dir() else model
-    table = {"label": label, "name": "dpo-implicit" if dpo_ref else "hf-classifier",
-             "model": location, **hf_options}
+    table = {
+        "label": label,
+        "name": "dpo-implicit" if dpo_ref else "hf-classifier",
+        "model": location,
+        **hf_options,
+    }
     if dpo_ref:
         table["reference"] = str(Path(dpo_ref).resolve()) if Path(dpo_ref).is_dir() else dpo_ref
     return table

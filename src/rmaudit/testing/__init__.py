@@ -29,9 +29,15 @@ from typing import Any
 
 import pytest
 
-from rmaudit.testing.conformance import (ConformanceError, check_component, check_metric,
-                                         check_oracle, check_reference_policy, check_reward_model,
-                                         check_shift_perturber)
+from rmaudit.testing.conformance import (
+    ConformanceError,
+    check_component,
+    check_metric,
+    check_oracle,
+    check_reference_policy,
+    check_reward_model,
+    check_shift_perturber,
+)
 from rmaudit.testing.samples import sample_benchmark, sample_prompts, sample_responses
 
 __all__ = [
@@ -73,7 +79,8 @@ def registered_plugin(plugin: Any, name: str | None = None) -> Iterator[Any]:
 
 @pytest.fixture
 def register_plugin():
-    """``with register_plugin(module_or_object, name=None): ...`` — see :func:`registered_plugin`."""
+    """``with register_plugin(module_or_object, name=None): ...`` — see
+    :func:`registered_plugin`."""
     return registered_plugin
 
 

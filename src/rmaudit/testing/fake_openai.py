@@ -39,9 +39,15 @@ from typing import Any
 
 Schedule = Callable[[str, int], str]
 
-_ANSWER = re.compile(r"<\|The Start of Assistant A's Answer\|>\n(.*?)\n<\|The End of Assistant A's Answer\|>", re.S)
-_MT_ANSWER = re.compile(r"\[The Start of Assistant's Answer\]\n(.*?)\n\[The End of Assistant's Answer\]", re.S)
-_CONVERSATION = re.compile(r"### Assistant A:\n(.*?)\n\n### User:.*### Assistant A:\n(.*?)\n+<\|The End", re.S)
+_ANSWER = re.compile(
+    r"<\|The Start of Assistant A's Answer\|>\n(.*?)\n<\|The End of Assistant A's Answer\|>", re.S
+)
+_MT_ANSWER = re.compile(
+    r"\[The Start of Assistant's Answer\]\n(.*?)\n\[The End of Assistant's Answer\]", re.S
+)
+_CONVERSATION = re.compile(
+    r"### Assistant A:\n(.*?)\n\n### User:.*### Assistant A:\n(.*?)\n+<\|The End", re.S
+)
 
 
 def _digest(text: str) -> int:
@@ -60,9 +66,16 @@ def always_ok(key: str, attempt: int) -> str:
 class FakeOpenAI:
     """Start with ``with FakeOpenAI() as server`` (or ``start()``/``stop()``)."""
 
-    def __init__(self, schedule: Schedule = always_ok, *, supports_n: bool = True,
-                 latency_s: float = 0.0, stall_s: float = 2.0, garbage_every: int = 0,
-                 dimensions: int = 8) -> None:
+    def __init__(
+        self,
+        schedule: Schedule = always_ok,
+        *,
+        supports_n: bool = True,
+        latency_s: float = 0.0,
+        stall_s: float = 2.0,
+        garbage_every: int = 0,
+        dimensions: int = 8,
+    ) -> None:
         self.schedule = schedule
         self.supports_n = supports_n
         self.latency_s = latency_s
@@ -79,7 +92,7 @@ class FakeOpenAI:
         self._server: ThreadingHTTPServer | None = None
 
     # -- lifecycle --------------------------------------------------------------------------
-    def start(self) -> "FakeOpenAI":
+    def start(self) -> FakeOpenAI:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -99,7 +112,7 @@ class FakeOpenAI:
             self._server.shutdown()
             self._server.server_close()
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> FakeOpenAI:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
@@ -141,9 +154,13 @@ class FakeOpenAI:
             self._attempts[key] = attempt + 1
         outcome = self.schedule(key, attempt)
         body = json.loads(raw)
-        entry: dict[str, Any] = {"path": handler.path, "outcome": outcome, "attempt": attempt,
-                                 "authorization": handler.headers.get("authorization"),
-                                 "n": body.get("n", 1)}
+        entry: dict[str, Any] = {
+            "path": handler.path,
+            "outcome": outcome,
+            "attempt": attempt,
+            "authorization": handler.headers.get("authorization"),
+            "n": body.get("n", 1),
+        }
         if self.latency_s:
             time.sleep(self.latency_s)
         if handler.path.endswith("/chat/completions"):
@@ -156,8 +173,11 @@ class FakeOpenAI:
         with self._lock:
             self.log.append(entry)
         if outcome in ("401", "404", "429", "500", "503"):
-            return (int(outcome), json.dumps({"error": {"message": outcome}}).encode(),
-                    {"Retry-After": "0"} if outcome == "429" else {})
+            return (
+                int(outcome),
+                json.dumps({"error": {"message": outcome}}).encode(),
+                {"Retry-After": "0"} if outcome == "429" else {},
+            )
         if outcome == "not-json":
             return 200, b"<html>upstream hiccup</html>", {}
         if outcome == "timeout":
@@ -165,8 +185,9 @@ class FakeOpenAI:
         return 200, json.dumps(reply).encode(), {}
 
     @staticmethod
-    def _send(handler: BaseHTTPRequestHandler, status: int, data: bytes,
-              headers: dict[str, str]) -> None:
+    def _send(
+        handler: BaseHTTPRequestHandler, status: int, data: bytes, headers: dict[str, str]
+    ) -> None:
         try:
             handler.send_response(status)
             for name, value in {"Content-Type": "application/json", **headers}.items():
@@ -198,20 +219,39 @@ class FakeOpenAI:
             entry.update(kind="policy", question=question)
             # a sampler: the same request gives different texts on different calls
             contents = [f"Answer {call}.{j} to: {question[:40]}" for j in range(n)]
-        return {"object": "chat.completion", "model": body.get("model"),
-                "choices": [{"index": j, "message": {"role": "assistant", "content": c},
-                             "finish_reason": "stop"} for j, c in enumerate(contents)],
-                "usage": {"prompt_tokens": len(text) // 4, "completion_tokens": 5 * n,
-                          "total_tokens": len(text) // 4 + 5 * n}}
+        return {
+            "object": "chat.completion",
+            "model": body.get("model"),
+            "choices": [
+                {
+                    "index": j,
+                    "message": {"role": "assistant", "content": c},
+                    "finish_reason": "stop",
+                }
+                for j, c in enumerate(contents)
+            ],
+            "usage": {
+                "prompt_tokens": len(text) // 4,
+                "completion_tokens": 5 * n,
+                "total_tokens": len(text) // 4 + 5 * n,
+            },
+        }
 
     def _embeddings(self, body: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
         inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
         entry.update(kind="embeddings", inputs=list(inputs))
-        return {"object": "list", "model": body.get("model"),
-                "data": [{"object": "embedding", "index": i, "embedding": embedding(t, self.dimensions)}
-                         for i, t in enumerate(inputs)],
-                "usage": {"prompt_tokens": sum(len(t) // 4 for t in inputs),
-                          "total_tokens": sum(len(t) // 4 for t in inputs)}}
+        return {
+            "object": "list",
+            "model": body.get("model"),
+            "data": [
+                {"object": "embedding", "index": i, "embedding": embedding(t, self.dimensions)}
+                for i, t in enumerate(inputs)
+            ],
+            "usage": {
+                "prompt_tokens": sum(len(t) // 4 for t in inputs),
+                "total_tokens": sum(len(t) // 4 for t in inputs),
+            },
+        }
 
 
 def embedding(text: str, dimensions: int = 8) -> list[float]:

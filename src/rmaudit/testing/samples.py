@@ -36,8 +36,11 @@ def sample_prompts() -> list[Prompt]:
 
 def sample_responses(prompts: Sequence[Prompt]) -> list[Response]:
     """Responses of varied length and style to each prompt (ids as a policy would get)."""
-    return [Response(response_id("conformance", p.id, i), p.id, i, text)
-            for p in prompts for i, text in enumerate(_SAMPLE_ANSWERS)]
+    return [
+        Response(response_id("conformance", p.id, i), p.id, i, text)
+        for p in prompts
+        for i, text in enumerate(_SAMPLE_ANSWERS)
+    ]
 
 
 def sample_texts() -> list[str]:
@@ -54,21 +57,35 @@ def sample_benchmark(prompts: int = 6, per_prompt: int = 32, seed: int = 0) -> M
     return MetricInputs(tuple(f"prompt-{q}" for q in range(prompts)), oracle, scores)
 
 
-_SAMPLE_SUBSETS = ("alpacaeval-easy", "llmbar-natural", "refusals-dangerous", "math-prm",
-                   "hep-python")
+_SAMPLE_SUBSETS = (
+    "alpacaeval-easy",
+    "llmbar-natural",
+    "refusals-dangerous",
+    "math-prm",
+    "hep-python",
+)
 
 
-def sample_pairs(pairs: int = 90, seed: int = 0, levels: Sequence[float] = (0.0, 0.25, 0.5)
-                 ) -> PairInputs:
+def sample_pairs(
+    pairs: int = 90, seed: int = 0, levels: Sequence[float] = (0.0, 0.25, 0.5)
+) -> PairInputs:
     """Preference pairs for pair metrics (``scope = "pairs"``): random logits, RewardBench
     subsets, every RM-Bench style combination in ``meta``, and a shift sweep over every target
     in which the logits get noisier as the level grows."""
     rng = np.random.default_rng(seed)
     chosen, rejected = rng.normal(0.5, 1.0, pairs), rng.normal(0.0, 1.0, pairs)
-    sweep = {target: {float(p): (chosen + p * rng.normal(0, 2, pairs),
-                                 rejected + p * rng.normal(0, 2, pairs)) for p in levels}
-             for target in SHIFT_TARGETS}
-    return PairInputs(tuple(f"pair-{i}" for i in range(pairs)), chosen, rejected,
-                      tuple(_SAMPLE_SUBSETS[i % len(_SAMPLE_SUBSETS)] for i in range(pairs)),
-                      tuple({"chosen_style": i % 3, "rejected_style": i // 3 % 3}
-                            for i in range(pairs)), sweep)
+    sweep = {
+        target: {
+            float(p): (chosen + p * rng.normal(0, 2, pairs), rejected + p * rng.normal(0, 2, pairs))
+            for p in levels
+        }
+        for target in SHIFT_TARGETS
+    }
+    return PairInputs(
+        tuple(f"pair-{i}" for i in range(pairs)),
+        chosen,
+        rejected,
+        tuple(_SAMPLE_SUBSETS[i % len(_SAMPLE_SUBSETS)] for i in range(pairs)),
+        tuple({"chosen_style": i % 3, "rejected_style": i // 3 % 3} for i in range(pairs)),
+        sweep,
+    )

@@ -13,11 +13,11 @@ from typing import TypeVar
 from textual.app import App
 from textual.binding import Binding
 
-from rmaudit.results.browse import PromptFailure, prompt_failures
 from rmaudit.display.formatting import short_label, visible
+from rmaudit.results.browse import PromptFailure, prompt_failures
 from rmaudit.results.pair_failures import PairVerdict, ShiftFlip, pair_verdicts, shift_flips
-from rmaudit.results.summary import RunSummary, load_summary
 from rmaudit.results.run_index import list_runs, open_for_reading, resolve_run
+from rmaudit.results.summary import RunSummary, load_summary
 from rmaudit.store import Store
 
 from .screens.help import HelpScreen
@@ -28,11 +28,14 @@ T = TypeVar("T")
 
 
 class AuditApp(App):
-    """Browse the runs of an rmaudit DB; opens on the leaderboard of ``run_id`` (default: latest)."""
+    """Browse the runs of an rmaudit DB; opens on the leaderboard of ``run_id`` (default:
+    latest)."""
 
     TITLE = "rmaudit"
     CSS_PATH = "app.tcss"
-    ENABLE_COMMAND_PALETTE = False  # every action has a key; the footer needs the room at 80 columns
+    ENABLE_COMMAND_PALETTE = (
+        False  # every action has a key; the footer needs the room at 80 columns
+    )
     BINDINGS = [
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help", key_display="?"),
@@ -43,7 +46,9 @@ class AuditApp(App):
         super().__init__()
         self.db_path = str(db_path)
         self.store = open_for_reading(db_path)  # BadInput before anything is drawn
-        self.start_run = resolve_run(self.store, run_id) if run_id or list_runs(self.store) else None
+        self.start_run = (
+            resolve_run(self.store, run_id) if run_id or list_runs(self.store) else None
+        )
         self.sub_title = visible(Path(db_path).name)
         self._summaries: dict[str, RunSummary] = {}
         #: RMs marked on each run's leaderboard: the ones the curves show (all when none is)
@@ -74,8 +79,9 @@ class AuditApp(App):
         labels = dict((k, label) for label, k in self.summary(run_id).reward_models)
         return short_label(labels.get(rm_key, rm_key[:10]))
 
-    def _read_once(self, cache: dict[tuple[str, str], T], key: tuple[str, str],
-                   read: Callable[[Store], T]) -> T:
+    def _read_once(
+        self, cache: dict[tuple[str, str], T], key: tuple[str, str], read: Callable[[Store], T]
+    ) -> T:
         """``read(store)`` cached by ``key``, on a connection of the calling thread (sqlite
         connections are per thread), so the loaders below are safe from a worker thread."""
         if key not in cache:
@@ -88,19 +94,28 @@ class AuditApp(App):
 
     def load_failures(self, run_id: str, rm_key: str) -> list[PromptFailure]:
         """The failure table of an RM."""
-        return self._read_once(self.failures, (run_id, rm_key), lambda store: prompt_failures(
-            store, self.summary(run_id), rm_key))
+        return self._read_once(
+            self.failures,
+            (run_id, rm_key),
+            lambda store: prompt_failures(store, self.summary(run_id), rm_key),
+        )
 
     def load_pair_verdicts(self, run_id: str, rm_key: str) -> list[PairVerdict]:
         """The RM's verdicts on the run's pairs."""
-        return self._read_once(self.pair_verdicts, (run_id, rm_key), lambda store: pair_verdicts(
-            store, self.summary(run_id), rm_key))
+        return self._read_once(
+            self.pair_verdicts,
+            (run_id, rm_key),
+            lambda store: pair_verdicts(store, self.summary(run_id), rm_key),
+        )
 
     def load_shift_flips(self, run_id: str, rm_key: str) -> list[ShiftFlip]:
         """The run's pairs whose verdict flips under shift."""
         verdicts = self.load_pair_verdicts(run_id, rm_key)
-        return self._read_once(self.shift_flips, (run_id, rm_key), lambda store: shift_flips(
-            store, self.summary(run_id), rm_key, verdicts))
+        return self._read_once(
+            self.shift_flips,
+            (run_id, rm_key),
+            lambda store: shift_flips(store, self.summary(run_id), rm_key, verdicts),
+        )
 
     def action_back(self) -> None:
         if len(self.screen_stack) > 1:

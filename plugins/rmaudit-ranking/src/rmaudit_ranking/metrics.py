@@ -119,13 +119,16 @@ def hit_rate(
     eta = check_fraction(eta, "eta")
     check_subset_size(n, [pool.size for pool in oracle_pools])
     per_prompt = np.empty(len(oracle_pools))
-    for q, (judged, scored) in enumerate(zip(oracle_pools, score_pools)):
+    for q, (judged, scored) in enumerate(zip(oracle_pools, score_pools, strict=True)):
         m = int(np.floor(eta * judged.size))
         if m < 1:
             raise MetricInputError(
                 f"prompt {q}: expected η·N >= 1 so that the oracle's top-η set is not empty, "
                 f"got η·N = {eta * judged.size:g} (N = {judged.size})",
-                field="eta", value=eta, prompt_index=q)
+                field="eta",
+                value=eta,
+                prompt_index=q,
+            )
         in_truth = top_probabilities(judged, m)
         per_prompt[q] = top_probabilities(scored, n) @ in_truth / m
     return MetricResult.from_per_prompt(per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)
@@ -158,8 +161,9 @@ def mrr(
         >>> round(mrr(oracle, scores, rank=2).value, 6)   # oracle ranks 3 and 2: (1/3 + 1/2) / 2
         0.416667
     """
-    return _reciprocal_rank_metric(oracle, scores, rank, lambda ranks: 1.0 / ranks, ci, bootstrap,
-                                   seed)
+    return _reciprocal_rank_metric(
+        oracle, scores, rank, lambda ranks: 1.0 / ranks, ci, bootstrap, seed
+    )
 
 
 def ndcg(
@@ -190,14 +194,19 @@ def ndcg(
         >>> round(ndcg(oracle, scores, rank=2).value, 6)  # ranks 1 and 2 tie for 2nd place
         0.815465
     """
-    return _reciprocal_rank_metric(oracle, scores, rank, lambda ranks: 1.0 / np.log2(1.0 + ranks),
-                                   ci, bootstrap, seed)
+    return _reciprocal_rank_metric(
+        oracle, scores, rank, lambda ranks: 1.0 / np.log2(1.0 + ranks), ci, bootstrap, seed
+    )
 
 
 def _reciprocal_rank_metric(oracle, scores, rank, gain, ci, bootstrap, seed) -> MetricResult:
     oracle_pools, score_pools = check_pools(oracle, scores, min_responses=1)
     rank = check_integer(rank, "rank", minimum=1)
     check_subset_size(rank, [pool.size for pool in oracle_pools], field="rank")
-    per_prompt = np.array([pick_probabilities(scored, rank) @ gain(oracle_ranks(judged))
-                           for judged, scored in zip(oracle_pools, score_pools)])
+    per_prompt = np.array(
+        [
+            pick_probabilities(scored, rank) @ gain(oracle_ranks(judged))
+            for judged, scored in zip(oracle_pools, score_pools, strict=True)
+        ]
+    )
     return MetricResult.from_per_prompt(per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)

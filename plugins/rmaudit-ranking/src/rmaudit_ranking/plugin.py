@@ -15,7 +15,8 @@ Recipe use::
 
 from __future__ import annotations
 
-from typing import Callable, ClassVar
+from collections.abc import Callable
+from typing import ClassVar
 
 from pydantic import Field, field_validator
 
@@ -23,14 +24,20 @@ from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Metric, MetricInputs, MetricOutput, MetricValue
 from rmaudit.errors import BadInput
 from rmaudit.metrics import MetricResult
-
 from rmaudit_ranking.metrics import hit_rate, mrr, ndcg
 
 
 def _value(key: str, label: str, result: MetricResult, **params) -> MetricValue:
-    return MetricValue(key=key, label=label, value=result.value, stderr=result.stderr,
-                       ci_low=result.ci_low, ci_high=result.ci_high, params=params,
-                       per_prompt=result.per_prompt)
+    return MetricValue(
+        key=key,
+        label=label,
+        value=result.value,
+        stderr=result.stderr,
+        ci_low=result.ci_low,
+        ci_high=result.ci_high,
+        params=params,
+        per_prompt=result.per_prompt,
+    )
 
 
 def _at_least_one(values: list[int] | None) -> list[int] | None:
@@ -41,15 +48,19 @@ def _at_least_one(values: list[int] | None) -> list[int] | None:
 
 
 class HitRateOptions(ComponentOptions):
-    eta: float = Field(0.25, gt=0, lt=1, description="the oracle's top-η quantile is the ground truth")
-    n: list[int] | None = Field(None, min_length=1,
-                                description="RM top-n cut-offs; default m/2, m, 2m with m = ⌊ηN⌋")
+    eta: float = Field(
+        0.25, gt=0, lt=1, description="the oracle's top-η quantile is the ground truth"
+    )
+    n: list[int] | None = Field(
+        None, min_length=1, description="RM top-n cut-offs; default m/2, m, 2m with m = ⌊ηN⌋"
+    )
 
     _check_n = field_validator("n")(_at_least_one)
 
 
 class HitRate(Metric):
-    """Hit Rate@n: share of the oracle's top-η responses found in the RM's top n (RETA App. A.1, Fig. 5)."""
+    """Hit Rate@n: share of the oracle's top-η responses found in the RM's top n (RETA App. A.1,
+    Fig. 5)."""
 
     name = "hit-rate"
     Options = HitRateOptions
@@ -57,13 +68,19 @@ class HitRate(Metric):
 
     def check_pool_size(self, per_prompt: int) -> None:
         if int(self.options.eta * per_prompt) < 1:
-            raise BadInput(f"expected η·N >= 1 for N = {per_prompt} responses per prompt, "
-                           f"got η·N = {self.options.eta * per_prompt:g}", field="eta",
-                           value=self.options.eta)
+            raise BadInput(
+                f"expected η·N >= 1 for N = {per_prompt} responses per prompt, "
+                f"got η·N = {self.options.eta * per_prompt:g}",
+                field="eta",
+                value=self.options.eta,
+            )
         for n in self.options.n or ():
             if n > per_prompt:
-                raise BadInput(f"expected n <= the {per_prompt} responses per prompt, got {n}",
-                               field="n", value=n)
+                raise BadInput(
+                    f"expected n <= the {per_prompt} responses per prompt, got {n}",
+                    field="n",
+                    value=n,
+                )
 
     def cutoffs(self, per_prompt: int) -> list[int]:
         """The n to report: the options' list, else half, once and twice the truth-set size."""
@@ -75,15 +92,24 @@ class HitRate(Metric):
     def compute(self, inputs: MetricInputs) -> MetricOutput:
         eta = self.options.eta
         ns = self.cutoffs(min(len(pool) for pool in inputs.oracle))
-        return MetricOutput(values=[
-            _value(f"hr@{n}", f"HR@{n}", hit_rate(inputs.oracle, inputs.scores, n, eta=eta),
-                   n=n, eta=eta)
-            for n in ns])
+        return MetricOutput(
+            values=[
+                _value(
+                    f"hr@{n}",
+                    f"HR@{n}",
+                    hit_rate(inputs.oracle, inputs.scores, n, eta=eta),
+                    n=n,
+                    eta=eta,
+                )
+                for n in ns
+            ]
+        )
 
 
 class RankOptions(ComponentOptions):
-    ranks: list[int] = Field([1, 2], min_length=1,
-                             description="which of the RM's choices: 1 = best, 2 = 2nd best, ...")
+    ranks: list[int] = Field(
+        [1, 2], min_length=1, description="which of the RM's choices: 1 = best, 2 = 2nd best, ..."
+    )
 
     _check_ranks = field_validator("ranks")(_at_least_one)
 
@@ -104,19 +130,29 @@ class _RankMetric(Metric):
     def check_pool_size(self, per_prompt: int) -> None:
         for rank in self.options.ranks:
             if rank > per_prompt:
-                raise BadInput(f"expected rank <= the {per_prompt} responses per prompt, "
-                               f"got {rank}", field="ranks", value=rank)
+                raise BadInput(
+                    f"expected rank <= the {per_prompt} responses per prompt, got {rank}",
+                    field="ranks",
+                    value=rank,
+                )
 
     def compute(self, inputs: MetricInputs) -> MetricOutput:
-        return MetricOutput(values=[
-            _value(self.name if rank == 1 else f"{self.name}{rank}",
-                   self.title if rank == 1 else f"{self.title} ({_ordinal(rank)})",
-                   self.function(inputs.oracle, inputs.scores, rank=rank), rank=rank)
-            for rank in self.options.ranks])
+        return MetricOutput(
+            values=[
+                _value(
+                    self.name if rank == 1 else f"{self.name}{rank}",
+                    self.title if rank == 1 else f"{self.title} ({_ordinal(rank)})",
+                    self.function(inputs.oracle, inputs.scores, rank=rank),
+                    rank=rank,
+                )
+                for rank in self.options.ranks
+            ]
+        )
 
 
 class MeanReciprocalRank(_RankMetric):
-    """MRR: mean of 1/(oracle rank) of the RM's best and 2nd-best response (RETA App. A.1, Table 3)."""
+    """MRR: mean of 1/(oracle rank) of the RM's best and 2nd-best response (RETA App. A.1, Table
+    3)."""
 
     name = "mrr"
     title = "MRR"
@@ -124,7 +160,8 @@ class MeanReciprocalRank(_RankMetric):
 
 
 class NormalizedDCG(_RankMetric):
-    """NDCG: mean of 1/log2(1 + oracle rank) of the RM's best and 2nd-best response (RETA App. A.1, Table 3)."""
+    """NDCG: mean of 1/log2(1 + oracle rank) of the RM's best and 2nd-best response (RETA App. A.1,
+    Table 3)."""
 
     name = "ndcg"
     title = "NDCG"

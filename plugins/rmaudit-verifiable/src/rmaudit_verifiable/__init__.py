@@ -9,6 +9,12 @@ The ``verifiable`` oracle reaches recipes through the ``rmaudit`` entry point de
 this distribution's ``pyproject.toml``.
 """
 
-from rmaudit_verifiable.answers import check, extract_choice, extract_number, infer_kind, normalize_text
+from rmaudit_verifiable.answers import (
+    check,
+    extract_choice,
+    extract_number,
+    infer_kind,
+    normalize_text,
+)
 
 __all__ = ["check", "extract_choice", "extract_number", "infer_kind", "normalize_text"]

@@ -39,16 +39,18 @@ Kind = Literal["numeric", "choice", "exact"]
 
 _LEADING_CHOICE = re.compile(r"^\(?\s*([A-J])(?![A-Za-z])|^\(\s*([a-j])\s*\)")
 _ANSWER_STATEMENT = re.compile(
-    r"(?:final\s+answer|answer)\s*(?:is|:|=)\s*:?\s*(?P<answer>[^\n]+)", re.IGNORECASE)
+    r"(?:final\s+answer|answer)\s*(?:is|:|=)\s*:?\s*(?P<answer>[^\n]+)", re.IGNORECASE
+)
 _LATEX_FRACTION = re.compile(r"\\[dt]?frac\s*\{\s*([-+]?[\d.]+)\s*\}\s*\{\s*([-+]?[\d.]+)\s*\}")
 _NUMBER = re.compile(
     r"(?<![\w.])[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?"
     r"(?:\s*/\s*\d+(?:\.\d+)?)?"
-    r"|(?<![\w.])[-+−]?\.\d+")
+    r"|(?<![\w.])[-+−]?\.\d+"
+)
 _CHOICE_PATTERNS = (
-    re.compile(r"\(\s*([A-Ja-j])\s*\)"),                 # (B)
-    re.compile(r"(?:^|\s)([A-J])(?:\)|\.|:)(?=\s|$)"),   # B)  B.  B:
-    re.compile(r"(?:^|\s)([A-J])(?=\s*$)"),              # a lone capital letter at the end
+    re.compile(r"\(\s*([A-Ja-j])\s*\)"),  # (B)
+    re.compile(r"(?:^|\s)([A-J])(?:\)|\.|:)(?=\s|$)"),  # B)  B.  B:
+    re.compile(r"(?:^|\s)([A-J])(?=\s*$)"),  # a lone capital letter at the end
     re.compile(r"(?:option|choice|letter)\s+([A-Ja-j])\b", re.IGNORECASE),
 )
 _TEXT_WRAPPERS = re.compile(r"\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}")
@@ -95,7 +97,7 @@ def _final_answer(text: str) -> tuple[str, bool]:
 def parse_number(text: str, *, last: bool = True) -> Fraction | None:
     """The last (or first) number written in ``text``, exactly, as a Fraction; None if none.
 
-    >>> parse_number("costs $1,234.50 in total"), parse_number(r"\\frac{3}{4}"), parse_number("-2/8")
+    >>> parse_number("costs $1,234.50"), parse_number(r"\\frac{3}{4}"), parse_number("-2/8")
     (Fraction(2469, 2), Fraction(3, 4), Fraction(-1, 4))
     >>> parse_number("no digits here") is None
     True
@@ -166,8 +168,9 @@ def infer_kind(reference: str) -> Kind:
     return "exact"
 
 
-def check(response: str, reference: str, kind: Kind, *, abs_tol: float = 1e-6,
-          rel_tol: float = 1e-6) -> bool:
+def check(
+    response: str, reference: str, kind: Kind, *, abs_tol: float = 1e-6, rel_tol: float = 1e-6
+) -> bool:
     """Whether ``response``'s final answer matches ``reference`` (itself read by the same rules,
     so a worked reference solution such as MT-bench's works as well as a bare answer).
 
@@ -180,8 +183,11 @@ def check(response: str, reference: str, kind: Kind, *, abs_tol: float = 1e-6,
     """
     if kind == "numeric":
         got, expected = extract_number(response), extract_number(reference)
-        return got is not None and expected is not None and numbers_match(
-            got, expected, abs_tol=abs_tol, rel_tol=rel_tol)
+        return (
+            got is not None
+            and expected is not None
+            and numbers_match(got, expected, abs_tol=abs_tol, rel_tol=rel_tol)
+        )
     if kind == "choice":
         got, expected = extract_choice(response), extract_choice(reference)
         return got is not None and got == expected

@@ -18,22 +18,26 @@ best-of-n values are read on the same 1-10 scale as a judge's.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
 from rmaudit import hookimpl
 from rmaudit.components import ComponentOptions, Oracle, OracleLabel, Prompt, Response
 from rmaudit.errors import BadInput
-
 from rmaudit_verifiable.answers import check, infer_kind
 
 
 class VerifiableOptions(ComponentOptions):
-    reference_field: str = Field("reference", description="prompt metadata field with the reference answer")
+    reference_field: str = Field(
+        "reference", description="prompt metadata field with the reference answer"
+    )
     reference_index: int = Field(0, ge=0, description="which element when the field holds a list")
     kind: Literal["auto", "numeric", "choice", "exact"] = Field(
-        "auto", description="how to compare; auto: a letter → choice, a number → numeric, else exact")
+        "auto",
+        description="how to compare; auto: a letter → choice, a number → numeric, else exact",
+    )
     abs_tol: float = Field(1e-6, ge=0, description="numeric: absolute tolerance")
     rel_tol: float = Field(1e-6, ge=0, description="numeric: relative tolerance")
     correct: float = Field(10.0, description="score of a correct answer")
@@ -42,16 +46,19 @@ class VerifiableOptions(ComponentOptions):
     @model_validator(mode="after")
     def _scores_ordered(self):
         if not (math.isfinite(self.correct) and math.isfinite(self.wrong)):
-            raise ValueError(f"expected finite scores, got correct = {self.correct}, "
-                             f"wrong = {self.wrong}")
+            raise ValueError(
+                f"expected finite scores, got correct = {self.correct}, wrong = {self.wrong}"
+            )
         if self.correct <= self.wrong:
-            raise ValueError(f"expected correct > wrong, got correct = {self.correct}, "
-                             f"wrong = {self.wrong}")
+            raise ValueError(
+                f"expected correct > wrong, got correct = {self.correct}, wrong = {self.wrong}"
+            )
         return self
 
 
 class VerifiableAnswer(Oracle):
-    """Checks the response's final answer (number with tolerance, choice letter, or normalised text) against the prompt's reference."""
+    """Checks the response's final answer (number with tolerance, choice letter, or normalised text)
+    against the prompt's reference."""
 
     name = "verifiable"
     Options = VerifiableOptions
@@ -63,13 +70,23 @@ class VerifiableAnswer(Oracle):
         value: Any = prompt.meta.get(field)
         if isinstance(value, list):
             if self.options.reference_index >= len(value):
-                raise BadInput(f"{where}: expected at least {self.options.reference_index + 1} "
-                               f"reference answers in metadata field {field!r}, got {len(value)}",
-                               field="reference_index")
+                raise BadInput(
+                    f"{where}: expected at least {self.options.reference_index + 1} "
+                    f"reference answers in metadata field {field!r}, got {len(value)}",
+                    field="reference_index",
+                )
             value = value[self.options.reference_index]
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)) or not str(value).strip():
-            raise BadInput(f"{where}: expected a reference answer (text or number) in prompt "
-                           f"metadata field {field!r}", field="reference_field", value=value)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (str, int, float))
+            or not str(value).strip()
+        ):
+            raise BadInput(
+                f"{where}: expected a reference answer (text or number) in prompt "
+                f"metadata field {field!r}",
+                field="reference_field",
+                value=value,
+            )
         return str(value)
 
     def label(self, batch: Sequence[tuple[Prompt, Response]]) -> list[OracleLabel]:
@@ -77,8 +94,13 @@ class VerifiableAnswer(Oracle):
         for prompt, response in batch:
             reference = self.reference(prompt)
             kind = infer_kind(reference) if self.options.kind == "auto" else self.options.kind
-            ok = check(response.text, reference, kind, abs_tol=self.options.abs_tol,
-                       rel_tol=self.options.rel_tol)
+            ok = check(
+                response.text,
+                reference,
+                kind,
+                abs_tol=self.options.abs_tol,
+                rel_tol=self.options.rel_tol,
+            )
             score = self.options.correct if ok else self.options.wrong
             labels.append(OracleLabel(score=score, samples=(score,)))
         return labels

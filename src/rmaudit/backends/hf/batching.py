@@ -23,9 +23,14 @@ def batch_tokens(lengths: Sequence[int], *, pad_multiple: int = 1, packed: bool 
     return len(lengths) * round_up(max(lengths), pad_multiple)
 
 
-def length_buckets(lengths: Sequence[int], *, batch_size: int | None,
-                   max_batch_tokens: int | None = None, pad_multiple: int = 1,
-                   packed: bool = False) -> list[list[int]]:
+def length_buckets(
+    lengths: Sequence[int],
+    *,
+    batch_size: int | None,
+    max_batch_tokens: int | None = None,
+    pad_multiple: int = 1,
+    packed: bool = False,
+) -> list[list[int]]:
     """Group item indices into batches of similar length.
 
     Items are sorted longest first (ties by index, so the grouping is deterministic) and cut
@@ -45,8 +50,11 @@ def length_buckets(lengths: Sequence[int], *, batch_size: int | None,
         fits = current is not None and (batch_size is None or len(current) < batch_size)
         if fits and max_batch_tokens is not None:
             # rows arrive longest first, so a batch's first row sets its padded width
-            cost = (round_up(total + length, pad_multiple) if packed
-                    else (len(current) + 1) * round_up(lengths[current[0]], pad_multiple))
+            cost = (
+                round_up(total + length, pad_multiple)
+                if packed
+                else (len(current) + 1) * round_up(lengths[current[0]], pad_multiple)
+            )
             fits = cost <= max_batch_tokens
         if fits:
             current.append(index)

@@ -36,8 +36,9 @@ def bytes_per_token(model, *, logits: bool, width: int) -> int:
     config = model.config.get_text_config()
     element = next(model.parameters()).element_size()
     hidden = _config_size(config, "hidden_size", "n_embd", "d_model", default=1024)
-    intermediate = _config_size(config, "intermediate_size", "n_inner", "ffn_dim",
-                                default=4 * hidden)
+    intermediate = _config_size(
+        config, "intermediate_size", "n_inner", "ffn_dim", default=4 * hidden
+    )
     heads = _config_size(config, "num_attention_heads", "n_head", default=hidden // 64 or 1)
     per_token = element * (8 * hidden + 3 * intermediate)
     if getattr(config, "_attn_implementation", "eager") == "eager":
@@ -47,8 +48,9 @@ def bytes_per_token(model, *, logits: bool, width: int) -> int:
     return per_token
 
 
-def auto_token_budget(model, device: torch.device, *, max_length: int | None, logits: bool,
-                      pad_multiple: int) -> int | None:
+def auto_token_budget(
+    model, device: torch.device, *, max_length: int | None, logits: bool, pad_multiple: int
+) -> int | None:
     """Tokens per batch on a CUDA device (None elsewhere: CPU batching is by rows)."""
     if device.type != "cuda":
         return None

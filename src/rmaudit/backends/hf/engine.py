@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 import torch
 
-from rmaudit.errors import BadInput
 from rmaudit.backends.hf import inputs
 from rmaudit.backends.hf.batching import stream_buckets
+from rmaudit.errors import BadInput
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,8 @@ class EngineStats:
 def is_out_of_memory(error: BaseException) -> bool:
     # CUDA raises torch.OutOfMemoryError; MPS a RuntimeError saying so
     return isinstance(error, torch.OutOfMemoryError) or (
-        isinstance(error, RuntimeError) and "out of memory" in str(error))
+        isinstance(error, RuntimeError) and "out of memory" in str(error)
+    )
 
 
 #: encode(item indices) -> their rows; forward(batch, device tensors) -> outputs of the
@@ -65,8 +66,15 @@ class Engine:
     """Runs items through ``forward`` in batches cut by ``limits``; one per model and
     batching setup, so a budget halved after an out-of-memory error stays halved."""
 
-    def __init__(self, device: torch.device, limits: Limits, *, pad_id: int | Callable,
-                 read_positions: Callable[[inputs.Row], Sequence[int]], prefetch: int = 2) -> None:
+    def __init__(
+        self,
+        device: torch.device,
+        limits: Limits,
+        *,
+        pad_id: int | Callable,
+        read_positions: Callable[[inputs.Row], Sequence[int]],
+        prefetch: int = 2,
+    ) -> None:
         self.device = device
         self.limits = limits
         self.pad_id = pad_id  # an id, or rows -> id (chosen per batch)
@@ -87,11 +95,13 @@ class Engine:
             try:
                 for keys, batch, tensors in batches:
                     current = (keys, batch)
-                    on_device = {k: v.to(self.device, non_blocking=True) for k, v in tensors.items()}
+                    on_device = {
+                        k: v.to(self.device, non_blocking=True) for k, v in tensors.items()
+                    }
                     out = forward(batch, on_device)
                     self.stats.shapes.add(batch.shape)
                     start = 0
-                    for key, count in zip(keys, batch.counts):
+                    for key, count in zip(keys, batch.counts, strict=True):
                         assert key not in done, "an output would be stored twice"
                         done[key] = (len(chunks), start, start + count)
                         start += count
@@ -109,27 +119,35 @@ class Engine:
         # one copy back for the whole call: the only point where this thread waits for the device
         host = torch.cat([c if c.dim() == 2 else c[:, None] for c in chunks]).double().cpu().numpy()
         bases = np.cumsum([0] + [len(c) for c in chunks])
-        return {key: host[bases[c] + a:bases[c] + b] for key, (c, a, b) in done.items()}
+        return {key: host[bases[c] + a : bases[c] + b] for key, (c, a, b) in done.items()}
 
     def _back_off(self, keys: list[int], batch: inputs.Batch) -> None:
         """Halve the budget below the batch that ran out of memory (it is retried)."""
         if len(keys) == 1:
-            raise BadInput(f"one input of {batch.lengths[0]} tokens does not fit in the device's "
-                           f"memory even alone; lower max_length", field="max_length",
-                           value=batch.lengths[0])
+            raise BadInput(
+                f"one input of {batch.lengths[0]} tokens does not fit in the device's "
+                f"memory even alone; lower max_length",
+                field="max_length",
+                value=batch.lengths[0],
+            )
         tokens = int(np.prod(batch.shape))
         budget = max(1, tokens // 2)
         self.limits = dataclasses.replace(self.limits, max_tokens=budget)
         self.stats.oom_backoffs += 1
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
-        logger.warning("out of device memory on a batch of %d tokens; retrying it with a budget of "
-                       "%d tokens per batch", tokens, budget)
+        logger.warning(
+            "out of device memory on a batch of %d tokens; retrying it with a budget of "
+            "%d tokens per batch",
+            tokens,
+            budget,
+        )
 
     # -- the producer: tokenise, cut and pad ahead of the model --------------------------
 
-    def _prepared(self, order: list[int], rows: dict[int, inputs.Row],
-                  encode: Encode) -> Iterator[tuple[list[int], inputs.Batch, dict[str, torch.Tensor]]]:
+    def _prepared(
+        self, order: list[int], rows: dict[int, inputs.Row], encode: Encode
+    ) -> Iterator[tuple[list[int], inputs.Batch, dict[str, torch.Tensor]]]:
         produce = self._produce(order, rows, encode)
         if self.prefetch == 0:
             return produce
@@ -138,15 +156,19 @@ class Engine:
     def _produce(self, order: list[int], rows: dict[int, inputs.Row], encode: Encode):
         def groups():
             for start in range(0, len(order), ENCODE_GROUP):
-                group = order[start:start + ENCODE_GROUP]
+                group = order[start : start + ENCODE_GROUP]
                 missing = [i for i in group if i not in rows]
-                rows.update(zip(missing, encode(missing)) if missing else ())
+                rows.update(zip(missing, encode(missing), strict=True) if missing else ())
                 yield [(i, len(rows[i])) for i in group]
 
         limits = self.limits
-        for keys in stream_buckets(groups(), batch_size=limits.batch_size,
-                                   max_batch_tokens=limits.max_tokens,
-                                   pad_multiple=limits.pad_multiple, packed=limits.packed):
+        for keys in stream_buckets(
+            groups(),
+            batch_size=limits.batch_size,
+            max_batch_tokens=limits.max_tokens,
+            pad_multiple=limits.pad_multiple,
+            packed=limits.packed,
+        ):
             batch = self._arrays([rows[k] for k in keys])
             tensors = {name: torch.from_numpy(array) for name, array in batch.arrays.items()}
             tensors["read_index"] = torch.from_numpy(batch.read_index)
@@ -163,8 +185,11 @@ class Engine:
             batch = inputs.padded(rows, pad_id=pad_id, pad_multiple=limits.pad_multiple)
         positions = [np.asarray(self.read_positions(r), dtype=np.int64) for r in rows]
         batch.counts = [len(p) for p in positions]
-        batch.read_index = (np.concatenate([o + p for o, p in zip(batch.offsets, positions)])
-                            if positions else np.empty(0, dtype=np.int64))
+        batch.read_index = (
+            np.concatenate([o + p for o, p in zip(batch.offsets, positions, strict=True)])
+            if positions
+            else np.empty(0, dtype=np.int64)
+        )
         return batch
 
 

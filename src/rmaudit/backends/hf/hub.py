@@ -18,7 +18,7 @@ from rmaudit.errors import BadInput
 HUB_PROBE_SECONDS = 3.0
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _hub_reachable(endpoint: str) -> bool:
     address = urlsplit(endpoint)
     port = address.port or (443 if address.scheme == "https" else 80)
@@ -47,6 +47,10 @@ def hub_access(model: str, *, revision: str | None, field: str) -> dict[str, Any
         return {}
     if isinstance(try_to_load_from_cache(model, "config.json", revision=revision), str):
         return {"local_files_only": True}
-    raise BadInput(f"cannot reach {urlsplit(constants.ENDPOINT).hostname} and the model is not "
-                   f"in the Hugging Face cache: give a local folder, or set HF_HUB_OFFLINE=1 to "
-                   f"load only cached models", field=field, value=model)
+    raise BadInput(
+        f"cannot reach {urlsplit(constants.ENDPOINT).hostname} and the model is not "
+        f"in the Hugging Face cache: give a local folder, or set HF_HUB_OFFLINE=1 to "
+        f"load only cached models",
+        field=field,
+        value=model,
+    )

@@ -62,17 +62,20 @@ def padded(rows: Sequence[Row], *, pad_id: int, pad_multiple: int = 1) -> Batch:
     width = round_up(max(len(row) for row in rows), pad_multiple)
     ids = np.full((len(rows), width), pad_id, dtype=np.int64)
     mask = np.zeros((len(rows), width), dtype=np.int64)
-    types = np.zeros((len(rows), width), dtype=np.int64) if rows[0].token_types is not None else None
+    types = (
+        np.zeros((len(rows), width), dtype=np.int64) if rows[0].token_types is not None else None
+    )
     for i, row in enumerate(rows):
-        ids[i, :len(row)] = row.ids
-        mask[i, :len(row)] = 1
+        ids[i, : len(row)] = row.ids
+        mask[i, : len(row)] = 1
         if types is not None:
-            types[i, :len(row)] = row.token_types
+            types[i, : len(row)] = row.token_types
     arrays = {"input_ids": ids, "attention_mask": mask}
     if types is not None:
         arrays["token_type_ids"] = types
-    return Batch(arrays, [i * width for i in range(len(rows))], [len(r) for r in rows], False,
-                 pad_id)
+    return Batch(
+        arrays, [i * width for i in range(len(rows))], [len(r) for r in rows], False, pad_id
+    )
 
 
 def packed(rows: Sequence[Row], *, filler_id: int, pad_multiple: int = 1) -> Batch:
@@ -82,10 +85,15 @@ def packed(rows: Sequence[Row], *, filler_id: int, pad_multiple: int = 1) -> Bat
     total = round_up(int(offsets[-1]), pad_multiple)
     ids = np.full((1, total), filler_id, dtype=np.int64)
     positions = np.empty((1, total), dtype=np.int64)
-    for row, start, length in zip(rows, offsets, lengths):
-        ids[0, start:start + length] = row.ids
-        positions[0, start:start + length] = np.arange(length)
+    for row, start, length in zip(rows, offsets[:-1], lengths, strict=True):
+        ids[0, start : start + length] = row.ids
+        positions[0, start : start + length] = np.arange(length)
     tail = total - int(offsets[-1])
-    positions[0, int(offsets[-1]):] = np.arange(tail) % max(pad_multiple, 1)
-    return Batch({"input_ids": ids, "position_ids": positions},
-                 [int(o) for o in offsets[:-1]], lengths, True, filler_id)
+    positions[0, int(offsets[-1]) :] = np.arange(tail) % max(pad_multiple, 1)
+    return Batch(
+        {"input_ids": ids, "position_ids": positions},
+        [int(o) for o in offsets[:-1]],
+        lengths,
+        True,
+        filler_id,
+    )

@@ -14,13 +14,17 @@ import numpy as np
 import torch
 import transformers
 
-from rmaudit.errors import BadInput
 from rmaudit.backends.hf.hub import hub_access
+from rmaudit.errors import BadInput
 
 logger = logging.getLogger(__name__)
 
-DTYPES: dict[str, Any] = {"auto": "auto", "float32": torch.float32, "float16": torch.float16,
-                          "bfloat16": torch.bfloat16}
+DTYPES: dict[str, Any] = {
+    "auto": "auto",
+    "float32": torch.float32,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+}
 
 
 def default_device() -> str:
@@ -35,25 +39,39 @@ def _first_line(error: BaseException) -> str:
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
-def load_tokenizer(model: str, *, revision: str | None, trust_remote_code: bool, field: str,
-                   truncation_side: str = "right"):
+def load_tokenizer(
+    model: str,
+    *,
+    revision: str | None,
+    trust_remote_code: bool,
+    field: str,
+    truncation_side: str = "right",
+):
     access = hub_access(model, revision=revision, field=field)
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(
-            model, revision=revision, trust_remote_code=trust_remote_code, **access)
+            model, revision=revision, trust_remote_code=trust_remote_code, **access
+        )
     except (OSError, ValueError) as error:
-        raise BadInput(f"cannot load the tokenizer: {_first_line(error)}", field=field,
-                       value=model) from None
+        raise BadInput(
+            f"cannot load the tokenizer: {_first_line(error)}", field=field, value=model
+        ) from None
     tokenizer.truncation_side = truncation_side
     return tokenizer
 
 
 def _flash_attention_fits(options: Any) -> bool:
     """flash-attention 2 where it runs: its package installed, a CUDA device, half precision."""
-    on_cuda = ((options.device or default_device()).startswith("cuda")
-               if options.device_map is None else torch.cuda.is_available())
-    return (on_cuda and options.dtype in ("float16", "bfloat16")
-            and importlib.util.find_spec("flash_attn") is not None)
+    on_cuda = (
+        (options.device or default_device()).startswith("cuda")
+        if options.device_map is None
+        else torch.cuda.is_available()
+    )
+    return (
+        on_cuda
+        and options.dtype in ("float16", "bfloat16")
+        and importlib.util.find_spec("flash_attn") is not None
+    )
 
 
 def load_model(auto_class: Any, model: str, *, revision: str | None, options: Any, field: str):
@@ -61,18 +79,29 @@ def load_model(auto_class: Any, model: str, *, revision: str | None, options: An
     implementation and ``trust_remote_code`` (always passed, so the recipe alone decides it).
     With no attention implementation given, flash-attention 2 where it fits and the model
     supports it, else transformers' default."""
-    kwargs: dict[str, Any] = {"revision": revision, "dtype": DTYPES[options.dtype or "auto"],
-                              "trust_remote_code": options.trust_remote_code,
-                              **hub_access(model, revision=revision, field=field)}
+    kwargs: dict[str, Any] = {
+        "revision": revision,
+        "dtype": DTYPES[options.dtype or "auto"],
+        "trust_remote_code": options.trust_remote_code,
+        **hub_access(model, revision=revision, field=field),
+    }
     if options.attn_implementation is not None:
         kwargs["attn_implementation"] = options.attn_implementation
     elif _flash_attention_fits(options):
         try:
-            return _load_model(auto_class, model, {**kwargs, "attn_implementation":
-                                                   "flash_attention_2"}, options, field)
+            return _load_model(
+                auto_class,
+                model,
+                {**kwargs, "attn_implementation": "flash_attention_2"},
+                options,
+                field,
+            )
         except BadInput as error:  # e.g. an architecture flash-attention does not support
-            logger.info("flash-attention 2 unavailable for %s (%s); using the default attention",
-                        model, error)
+            logger.info(
+                "flash-attention 2 unavailable for %s (%s); using the default attention",
+                model,
+                error,
+            )
     return _load_model(auto_class, model, kwargs, options, field)
 
 
@@ -81,15 +110,19 @@ def _load_model(auto_class: Any, model: str, kwargs: dict[str, Any], options: An
         try:
             import accelerate  # noqa: F401  (from_pretrained places a device_map with it)
         except ImportError:
-            raise BadInput("device_map needs the accelerate package: pip install accelerate "
-                           "(or give device instead)", field="device_map",
-                           value=options.device_map) from None
+            raise BadInput(
+                "device_map needs the accelerate package: pip install accelerate "
+                "(or give device instead)",
+                field="device_map",
+                value=options.device_map,
+            ) from None
         kwargs["device_map"] = options.device_map
     try:
         loaded = auto_class.from_pretrained(model, **kwargs)
     except (OSError, ValueError, ImportError) as error:
-        raise BadInput(f"cannot load the model: {_first_line(error)}", field=field,
-                       value=model) from None
+        raise BadInput(
+            f"cannot load the model: {_first_line(error)}", field=field, value=model
+        ) from None
     if options.device_map is None:
         loaded.to(options.device or default_device())
     return loaded.eval()
@@ -104,12 +137,21 @@ def filler_token_id(tokenizer) -> int:
     return 0
 
 
-def render_chat(tokenizer, template: str | None, messages: Sequence[Mapping[str, str]], *,
-                add_generation_prompt: bool) -> str:
+def render_chat(
+    tokenizer,
+    template: str | None,
+    messages: Sequence[Mapping[str, str]],
+    *,
+    add_generation_prompt: bool,
+) -> str:
     """The messages as the chat template writes them (``template`` None: the tokenizer's);
     with the generation prompt, the text a policy continues."""
-    return tokenizer.apply_chat_template(list(messages), chat_template=template, tokenize=False,
-                                         add_generation_prompt=add_generation_prompt)
+    return tokenizer.apply_chat_template(
+        list(messages),
+        chat_template=template,
+        tokenize=False,
+        add_generation_prompt=add_generation_prompt,
+    )
 
 
 def model_device(model) -> torch.device:
@@ -121,6 +163,6 @@ def sequence_logprobs(model, ids: Sequence[int], start: int) -> np.ndarray:
     under a causal LM (``start`` >= 1: the first token has no context)."""
     with torch.inference_mode():
         inputs = torch.tensor([list(ids)], device=model_device(model))
-        logits = model(inputs, use_cache=False).logits[0, start - 1:len(ids) - 1]
+        logits = model(inputs, use_cache=False).logits[0, start - 1 : len(ids) - 1]
         targets = inputs[0, start:, None]
         return logits.float().log_softmax(-1).gather(-1, targets)[:, 0].double().cpu().numpy()

@@ -51,13 +51,15 @@ class PerRowSampler(transformers.LogitsProcessor):
         return forced
 
 
-def _left_padded(prompts: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+def _left_padded(
+    prompts: Sequence[Sequence[int]], pad_id: int
+) -> tuple[torch.Tensor, torch.Tensor]:
     width = max(len(p) for p in prompts)
     input_ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
     attention_mask = torch.zeros((len(prompts), width), dtype=torch.long)
     for i, prompt in enumerate(prompts):
-        input_ids[i, width - len(prompt):] = torch.tensor(prompt, dtype=torch.long)
-        attention_mask[i, width - len(prompt):] = 1
+        input_ids[i, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
+        attention_mask[i, width - len(prompt) :] = 1
     return input_ids, attention_mask
 
 
@@ -73,17 +75,29 @@ def _shared_prefill(model, prompts: Sequence[Sequence[int]], pad_id: int, device
     input_ids, attention_mask = _left_padded(distinct, pad_id)
     positions = (attention_mask.cumsum(-1) - 1).clamp(min=0)
     with torch.inference_mode():
-        cache = model(input_ids=input_ids[:, :-1].to(device),
-                      attention_mask=attention_mask[:, :-1].to(device),
-                      position_ids=positions[:, :-1].to(device), use_cache=True).past_key_values
+        cache = model(
+            input_ids=input_ids[:, :-1].to(device),
+            attention_mask=attention_mask[:, :-1].to(device),
+            position_ids=positions[:, :-1].to(device),
+            use_cache=True,
+        ).past_key_values
     which = {prompt: i for i, prompt in enumerate(distinct)}
     cache.batch_select_indices(torch.tensor([which[tuple(p)] for p in prompts], device=device))
     return cache
 
 
-def generate(model, prompts: Sequence[Sequence[int]], seeds: Sequence[int], *, pad_id: int,
-             eos_ids: Sequence[int], temperature: float, top_p: float,
-             max_new_tokens: int, share_prefill: bool = False) -> list[list[int]]:
+def generate(
+    model,
+    prompts: Sequence[Sequence[int]],
+    seeds: Sequence[int],
+    *,
+    pad_id: int,
+    eos_ids: Sequence[int],
+    temperature: float,
+    top_p: float,
+    max_new_tokens: int,
+    share_prefill: bool = False,
+) -> list[list[int]]:
     """New token ids for each prompt (left-padded batch; generate derives the positions from
     the attention mask), cut after the first EOS, which is kept.  ``share_prefill``: rows
     with the same prompt (a prompt's N samples) run its prefill once (:func:`_shared_prefill`)."""
@@ -93,14 +107,21 @@ def generate(model, prompts: Sequence[Sequence[int]], seeds: Sequence[int], *, p
     cache = _shared_prefill(model, prompts, pad_id, device) if share_prefill else None
     # a fresh config: the checkpoint's own defaults (sampling flags, repetition penalties)
     # must not reach the distribution the recipe asked for
-    config = transformers.GenerationConfig(max_new_tokens=max_new_tokens, do_sample=False,
-                                           eos_token_id=list(eos_ids), pad_token_id=pad_id)
+    config = transformers.GenerationConfig(
+        max_new_tokens=max_new_tokens,
+        do_sample=False,
+        eos_token_id=list(eos_ids),
+        pad_token_id=pad_id,
+    )
     sampler = PerRowSampler(seeds, temperature=temperature, top_p=top_p)
     with torch.inference_mode():
-        sequences = model.generate(input_ids=input_ids.to(device),
-                                   attention_mask=attention_mask.to(device),
-                                   past_key_values=cache, generation_config=config,
-                                   logits_processor=transformers.LogitsProcessorList([sampler]))
+        sequences = model.generate(
+            input_ids=input_ids.to(device),
+            attention_mask=attention_mask.to(device),
+            past_key_values=cache,
+            generation_config=config,
+            logits_processor=transformers.LogitsProcessorList([sampler]),
+        )
     new_tokens = []
     for row in sequences[:, width:].tolist():
         end = next((j + 1 for j, token in enumerate(row) if token in eos_ids), len(row))

@@ -2,11 +2,11 @@
 the device, the checks of what it supports, and the engines that run it.
 
 Defaults differ by device.  On CUDA: batches cut by a token budget
-(:func:`rmaudit.backends.hf.budget.auto_token_budget`) with no row limit, widths padded to multiples of
-64, sequences packed without padding where the attention implementation skips the work
-between them (flash-attention, flex-attention) and the model passes the packing check.  On CPU
-(and MPS): batches of 8 rows, no budget, no rounding, padded — the measured-best settings
-there (benchmarks/README.md).
+(:func:`rmaudit.backends.hf.budget.auto_token_budget`) with no row limit, widths padded to multiples
+of 64, sequences packed without padding where the attention implementation skips the work between
+them (flash-attention, flex-attention) and the model passes the packing check.  On CPU (and MPS):
+batches of 8 rows, no budget, no rounding, padded — the measured-best settings there
+(benchmarks/README.md).
 
 Deterministic mode runs each input in a batch of its own, padded to a width set by its own
 length, with deterministic kernels: its score then depends on nothing else in the run, bit
@@ -24,11 +24,11 @@ from typing import Any, Literal
 import numpy as np
 import torch
 
-from rmaudit.errors import BadInput
 from rmaudit.backends.hf import scoring
 from rmaudit.backends.hf.budget import auto_token_budget
 from rmaudit.backends.hf.engine import Encode, Engine, Limits
 from rmaudit.backends.hf.inputs import Row
+from rmaudit.errors import BadInput
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +46,11 @@ def _compile(module, setting: bool | str, field: str = "compile") -> None:
     backend = "inductor" if setting is True else setting
     known = torch._dynamo.list_backends(exclude_tags=())
     if backend not in known:
-        raise BadInput(f"not a torch.compile backend (known: {', '.join(sorted(known))})",
-                       field=field, value=backend)
+        raise BadInput(
+            f"not a torch.compile backend (known: {', '.join(sorted(known))})",
+            field=field,
+            value=backend,
+        )
     module.compile(backend=backend)
 
 
@@ -55,41 +58,62 @@ class Scorer:
     """``kind`` 'classifier': logits at each row's ``pool_at``; 'logprobs': a causal LM's
     log-probabilities of each row's tokens from ``start`` on."""
 
-    def __init__(self, model, options: Any, *, kind: Literal["classifier", "logprobs"],
-                 max_length: int | None, filler_id: int) -> None:
+    def __init__(
+        self,
+        model,
+        options: Any,
+        *,
+        kind: Literal["classifier", "logprobs"],
+        max_length: int | None,
+        filler_id: int,
+    ) -> None:
         self.model = model
         self.options = options
         device = next(model.parameters()).device
         cuda = device.type == "cuda"
         if options.deterministic:
             scoring.deterministic_kernels()
-        pad_id, compiled, per_token = (self._classifier(filler_id) if kind == "classifier"
-                                       else self._logprobs(filler_id))
+        pad_id, compiled, per_token = (
+            self._classifier(filler_id) if kind == "classifier" else self._logprobs(filler_id)
+        )
         self.packing_passes = per_token is not None and scoring.packing_works(per_token, model)
         wanted = options.packing if options.packing is not None else scoring.varlen_attention(model)
         self.packed = bool(wanted and self.packing_passes and not options.deterministic)
         if options.packing and not self.packed:
-            logger.warning("packing asked for but %s; scoring padded batches",
-                           self._why_not_packed())
+            logger.warning(
+                "packing asked for but %s; scoring padded batches", self._why_not_packed()
+            )
         if options.compile:
             _compile(compiled, options.compile)
         pad_multiple = options.pad_to_multiple or (GPU_PAD_MULTIPLE if cuda else 1)
         budget = options.max_batch_tokens or auto_token_budget(
-            model, device, max_length=max_length, logits=kind == "logprobs",
-            pad_multiple=pad_multiple)
-        batch_size = options.batch_size if options.batch_size is not None else (
-            None if cuda else CPU_BATCH_SIZE)
+            model,
+            device,
+            max_length=max_length,
+            logits=kind == "logprobs",
+            pad_multiple=pad_multiple,
+        )
+        batch_size = (
+            options.batch_size
+            if options.batch_size is not None
+            else (None if cuda else CPU_BATCH_SIZE)
+        )
         if options.deterministic:  # alone, in a shape set by its own length: see the module doc
             batch_size, budget = 1, None
         # a pack's filler segments need no pad id, and a pad id in unmasked inputs makes
         # transformers warn
         checkpoint_pad = model.config.get_text_config().pad_token_id
         pack_filler = next(i for i in (0, 1) if i != checkpoint_pad)
-        self.engine = Engine(device, Limits(batch_size, budget, pad_multiple, self.packed),
-                             pad_id=pack_filler if self.packed else pad_id,
-                             read_positions=self.read, prefetch=options.prefetch)
-        self.alone = Engine(device, Limits(1, None), pad_id=pad_id, read_positions=self.read,
-                            prefetch=0)
+        self.engine = Engine(
+            device,
+            Limits(batch_size, budget, pad_multiple, self.packed),
+            pad_id=pack_filler if self.packed else pad_id,
+            read_positions=self.read,
+            prefetch=options.prefetch,
+        )
+        self.alone = Engine(
+            device, Limits(1, None), pad_id=pad_id, read_positions=self.read, prefetch=0
+        )
 
     def _classifier(self, filler_id: int):
         """(pad id, module to compile, per-token outputs for the packing check or None)."""
@@ -100,21 +124,36 @@ class Scorer:
         own_pad_trick = head is None and checkpoint_pad is None
         self.forward = scoring.classifier_forward(model, head, own_pad_trick=own_pad_trick)
         self.read = lambda row: [row.pool_at]
-        pad_id: Any = (_pad_not_ending if own_pad_trick else
-                       checkpoint_pad if checkpoint_pad is not None else filler_id)
+        pad_id: Any = (
+            _pad_not_ending
+            if own_pad_trick
+            else checkpoint_pad
+            if checkpoint_pad is not None
+            else filler_id
+        )
         if head is None:  # the model's own forward: padded batches only
             return pad_id, model, None
-        return pad_id, base, lambda ids, positions: base(
-            ids, position_ids=positions, use_cache=False).last_hidden_state
+        return (
+            pad_id,
+            base,
+            lambda ids, positions: (
+                base(ids, position_ids=positions, use_cache=False).last_hidden_state
+            ),
+        )
 
     def _logprobs(self, filler_id: int):
         model = self.model
         self.forward = scoring.logprob_forward(model)
         self.read = lambda row: range(row.start - 1, len(row) - 1)
-        return filler_id, model, lambda ids, positions: model(
-            ids, position_ids=positions, use_cache=False).logits
+        return (
+            filler_id,
+            model,
+            lambda ids, positions: model(ids, position_ids=positions, use_cache=False).logits,
+        )
 
-    def run(self, order: Sequence[int], encode: Encode, *, alone: bool = False) -> dict[int, np.ndarray]:
+    def run(
+        self, order: Sequence[int], encode: Encode, *, alone: bool = False
+    ) -> dict[int, np.ndarray]:
         """Outputs per item (see Engine.run); ``alone``: each item in a batch of its own,
         unpadded — the reference that batch dependence is measured against."""
         with torch.inference_mode():
@@ -130,11 +169,14 @@ class Scorer:
     def report(self) -> dict[str, Any]:
         limits, stats = self.engine.limits, self.engine.stats
         config = self.model.config
-        batching = (f"at most {limits.max_tokens} tokens" if limits.max_tokens else "no token budget")
+        batching = f"at most {limits.max_tokens} tokens" if limits.max_tokens else "no token budget"
         if limits.batch_size:
             batching += f" and {limits.batch_size} rows"
-        batching += " per batch, " + ("packed without padding" if self.packed else
-                                       f"padded to multiples of {limits.pad_multiple}")
+        batching += " per batch, " + (
+            "packed without padding"
+            if self.packed
+            else f"padded to multiples of {limits.pad_multiple}"
+        )
         facts: dict[str, Any] = {
             "dtype": str(next(self.model.parameters()).dtype).removeprefix("torch."),
             "attention": getattr(config, "_attn_implementation", None) or "default",

@@ -64,8 +64,9 @@ def matches(actual: torch.Tensor, expected: torch.Tensor, dtype: torch.dtype) ->
 
 
 @torch.inference_mode()
-def packing_works(per_token: Callable[[torch.Tensor, torch.Tensor | None], torch.Tensor],
-                  model) -> bool:
+def packing_works(
+    per_token: Callable[[torch.Tensor, torch.Tensor | None], torch.Tensor], model
+) -> bool:
     """Whether ``per_token(ids (1, L), position_ids or None) -> (1, L, ...)`` gives every
     sequence of a pack the outputs it gets alone."""
     sequences = _probe_sequences(model)
@@ -107,13 +108,18 @@ def float32_head(model) -> None:
     in float32: its weights are upcast and its input cast on the way in."""
     if next(model.parameters()).dtype == torch.float32:
         return
-    heads = [m for m in model.modules()
-             if isinstance(m, torch.nn.Linear) and m.out_features == model.config.num_labels]
+    heads = [
+        m
+        for m in model.modules()
+        if isinstance(m, torch.nn.Linear) and m.out_features == model.config.num_labels
+    ]
     if heads and heads[-1].weight.dtype != torch.float32:  # not already done
         heads[-1].float()
         heads[-1].register_forward_pre_hook(
-            lambda module, args: tuple(a.float() if torch.is_tensor(a) and a.is_floating_point()
-                                       else a for a in args))
+            lambda module, args: tuple(
+                a.float() if torch.is_tensor(a) and a.is_floating_point() else a for a in args
+            )
+        )
 
 
 @contextmanager
@@ -147,7 +153,7 @@ def classifier_forward(model, head: torch.nn.Linear | None, *, own_pad_trick: bo
             return head(pooled).float()
         with _config_pad_id(model, batch.pad_id if own_pad_trick else None):
             logits = model(**model_inputs).logits
-        return logits[:len(batch.lengths)].float()
+        return logits[: len(batch.lengths)].float()
 
     return forward
 
@@ -176,8 +182,8 @@ def logprob_forward(model):
         chunk = max(1, LOGSOFTMAX_ENTRIES // logits.shape[-1])
         out = torch.empty(len(index), dtype=torch.float32, device=logits.device)
         for start in range(0, len(index), chunk):
-            part = logits[rows[start:start + chunk]].float().log_softmax(-1)
-            out[start:start + chunk] = part.gather(-1, targets[start:start + chunk, None])[:, 0]
+            part = logits[rows[start : start + chunk]].float().log_softmax(-1)
+            out[start : start + chunk] = part.gather(-1, targets[start : start + chunk, None])[:, 0]
         return out
 
     return forward

@@ -15,10 +15,10 @@ import re
 _NUMBER = r"(-?\d+(?:\.\d+)?)"
 # most explicit first: a later pattern only applies when no earlier one matches
 _PATTERNS = (
-    re.compile(r"\[\[\s*" + _NUMBER + r"\s*\]\]"),                              # Rating: [[7]]
+    re.compile(r"\[\[\s*" + _NUMBER + r"\s*\]\]"),  # Rating: [[7]]
     re.compile(r"\b(?:rating|score)\b\s*(?:is|of)?\s*[:=]?\s*\**\s*" + _NUMBER, re.I),  # Score: 7
-    re.compile(_NUMBER + r"\s*(?:/|out of)\s*10\b", re.I),                       # 7/10
-    re.compile(r"^\s*\**\s*" + _NUMBER + r"\s*\**\s*\.?\s*$"),                   # 7
+    re.compile(_NUMBER + r"\s*(?:/|out of)\s*10\b", re.I),  # 7/10
+    re.compile(r"^\s*\**\s*" + _NUMBER + r"\s*\**\s*\.?\s*$"),  # 7
 )
 
 

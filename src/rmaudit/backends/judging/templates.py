@@ -1,4 +1,5 @@
-"""Judge templates: the RETA paper's (arXiv 2504.14838, App. B.5, Fig. 8 and 9), MT-bench's, or a user's.
+"""Judge templates: the RETA paper's (arXiv 2504.14838, App. B.5, Fig. 8 and 9), MT-bench's, or a
+user's.
 
 A template turns a (prompt, response) into chat messages for the judge.  Placeholders:
 
@@ -22,7 +23,14 @@ from rmaudit.components import Prompt, Response
 from rmaudit.errors import BadInput
 
 SINGLE_TURN_FIELDS = ("question", "answer", "reference")
-MULTI_TURN_FIELDS = ("question_1", "answer_1", "question_2", "answer_2", "reference_1", "reference_2")
+MULTI_TURN_FIELDS = (
+    "question_1",
+    "answer_1",
+    "question_2",
+    "answer_2",
+    "reference_1",
+    "reference_2",
+)
 _TURNS = 2
 
 
@@ -33,7 +41,7 @@ class JudgeTemplate:
     system: str | None = None
     #: Used instead when the prompt has a reference answer (MT-bench judges questions with a
     #: reference — math, reasoning, coding — with a template that shows it).
-    with_reference: "JudgeTemplate | None" = None
+    with_reference: JudgeTemplate | None = None
     #: Typical reply length, for cost estimates; None: as long as ``max_tokens`` allows.
     reply_tokens: int | None = None
     #: ``max_tokens`` of a judge request unless the recipe says otherwise.
@@ -43,15 +51,22 @@ class JudgeTemplate:
         fields = placeholders(self.user, self.name) | placeholders(self.system or "", self.name)
         unknown = fields - set(SINGLE_TURN_FIELDS) - set(MULTI_TURN_FIELDS)
         if unknown:
-            raise BadInput(f"template {self.name}: unknown placeholder {{{sorted(unknown)[0]}}}; "
-                           f"allowed: {', '.join('{%s}' % f for f in (*SINGLE_TURN_FIELDS, *MULTI_TURN_FIELDS))}")
+            allowed = ", ".join(f"{{{name}}}" for name in (*SINGLE_TURN_FIELDS, *MULTI_TURN_FIELDS))
+            raise BadInput(
+                f"template {self.name}: unknown placeholder {{{sorted(unknown)[0]}}}; "
+                f"allowed: {allowed}"
+            )
         single, multi = fields & set(SINGLE_TURN_FIELDS), fields & set(MULTI_TURN_FIELDS)
         if single and multi:
-            raise BadInput(f"template {self.name}: mixes single-turn placeholders "
-                           f"({', '.join(sorted(single))}) with multi-turn ones ({', '.join(sorted(multi))})")
+            raise BadInput(
+                f"template {self.name}: mixes single-turn placeholders "
+                f"({', '.join(sorted(single))}) with multi-turn ones ({', '.join(sorted(multi))})"
+            )
         if not fields & {"answer", "answer_1", "answer_2"}:
-            raise BadInput(f"template {self.name}: has no {{answer}} placeholder, so the judge "
-                           f"would never see the response")
+            raise BadInput(
+                f"template {self.name}: has no {{answer}} placeholder, so the judge "
+                f"would never see the response"
+            )
 
     @property
     def fields(self) -> set[str]:
@@ -61,7 +76,7 @@ class JudgeTemplate:
     def multi_turn(self) -> bool:
         return bool(self.fields & set(MULTI_TURN_FIELDS))
 
-    def for_prompt(self, prompt: Prompt) -> "JudgeTemplate":
+    def for_prompt(self, prompt: Prompt) -> JudgeTemplate:
         return self.with_reference if self.with_reference and prompt.meta.get("reference") else self
 
     def messages(self, prompt: Prompt, response: Response) -> list[dict[str, str]]:
@@ -69,7 +84,11 @@ class JudgeTemplate:
         what the template shows (a reference answer, the turns of a multi-turn conversation)."""
         template = self.for_prompt(prompt)
         values = template._values(prompt, response)
-        messages = [{"role": "system", "content": template.system.format(**values)}] if template.system else []
+        messages = (
+            [{"role": "system", "content": template.system.format(**values)}]
+            if template.system
+            else []
+        )
         return messages + [{"role": "user", "content": template.user.format(**values)}]
 
     def _values(self, prompt: Prompt, response: Response) -> dict[str, Any]:
@@ -80,27 +99,44 @@ class JudgeTemplate:
         multi_turn_prompt = isinstance(turns, list) and len(turns) > 1
         if not self.multi_turn:
             if multi_turn_prompt:
-                raise BadInput(f"template {self.name} judges one turn, but prompt {prompt.id} has "
-                               f"{len(turns)} turns; use a multi-turn template (reta-multi, mt-bench-multi)")
+                raise BadInput(
+                    f"template {self.name} judges one turn, but prompt {prompt.id} has "
+                    f"{len(turns)} turns; use a multi-turn template (reta-multi, mt-bench-multi)"
+                )
             if isinstance(reference, list) and len(reference) == 1:
                 reference = reference[0]
             if needs_reference and not (isinstance(reference, str) and reference.strip()):
-                raise BadInput(f"template {self.name} shows a reference answer, but prompt "
-                               f"{prompt.id} has none (prompt meta 'reference')")
-            return {"question": prompt.text.strip(), "answer": response.text,
-                    "reference": reference if needs_reference else ""}
+                raise BadInput(
+                    f"template {self.name} shows a reference answer, but prompt "
+                    f"{prompt.id} has none (prompt meta 'reference')"
+                )
+            return {
+                "question": prompt.text.strip(),
+                "answer": response.text,
+                "reference": reference if needs_reference else "",
+            }
         answers = response.meta.get("turns")
         if not (multi_turn_prompt and len(turns) == _TURNS):
-            raise BadInput(f"template {self.name} judges a two-turn conversation, but prompt "
-                           f"{prompt.id} has no two user turns (prompt meta 'turns')")
+            raise BadInput(
+                f"template {self.name} judges a two-turn conversation, but prompt "
+                f"{prompt.id} has no two user turns (prompt meta 'turns')"
+            )
         if not (isinstance(answers, list) and len(answers) == _TURNS):
-            raise BadInput(f"template {self.name} judges a two-turn conversation, but response "
-                           f"{response.id} has no two answers (response meta 'turns')")
+            raise BadInput(
+                f"template {self.name} judges a two-turn conversation, but response "
+                f"{response.id} has no two answers (response meta 'turns')"
+            )
         if needs_reference and not (isinstance(reference, list) and len(reference) == _TURNS):
-            raise BadInput(f"template {self.name} shows reference answers, but prompt {prompt.id} "
-                           f"has no reference per turn (prompt meta 'reference')")
-        values = {"question_1": turns[0], "question_2": turns[1],
-                  "answer_1": answers[0], "answer_2": answers[1]}
+            raise BadInput(
+                f"template {self.name} shows reference answers, but prompt {prompt.id} "
+                f"has no reference per turn (prompt meta 'reference')"
+            )
+        values = {
+            "question_1": turns[0],
+            "question_2": turns[1],
+            "answer_1": answers[0],
+            "answer_2": answers[1],
+        }
         if needs_reference:
             values.update(reference_1=reference[0], reference_2=reference[1])
         else:
@@ -112,8 +148,10 @@ def placeholders(text: str, name: str) -> set[str]:
     try:
         return {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
     except ValueError as error:
-        raise BadInput(f"template {name}: malformed placeholder ({error}); write literal braces "
-                       f"as {{{{ and }}}}") from None
+        raise BadInput(
+            f"template {name}: malformed placeholder ({error}); write literal braces "
+            f"as {{{{ and }}}}"
+        ) from None
 
 
 def load_template_file(path: Path) -> JudgeTemplate:
@@ -128,9 +166,12 @@ def load_template_file(path: Path) -> JudgeTemplate:
         raise BadInput(error.problem, file=str(path)) from None
 
 
-# -- the RETA paper's templates (RETA paper, arXiv 2504.14838, App. B.5), sent as one user message as printed ---
+# -- the RETA paper's templates (RETA paper, arXiv 2504.14838, App. B.5), sent as one user message
+# as printed ---
 
-RETA_SINGLE = JudgeTemplate("reta-single", """\
+RETA_SINGLE = JudgeTemplate(
+    "reta-single",
+    """\
 [System]
 We would like to request your feedback on the performance of the response provided by
 an AI assistant to the user question. Your evaluation should consider correctness and
@@ -151,9 +192,14 @@ Output with the following format: <score>, for example: 5.
 <|The Start of Assistant A's Answer|>
 {answer}
 <|The End of Assistant A's Answer|>
-""", reply_tokens=2, max_tokens=16)
+""",
+    reply_tokens=2,
+    max_tokens=16,
+)
 
-RETA_MULTI = JudgeTemplate("reta-multi", """\
+RETA_MULTI = JudgeTemplate(
+    "reta-multi",
+    """\
 [System]
 Please act as an impartial judge and evaluate the quality of the response provided by
 an AI assistant to the user question. Your evaluation should consider correctness and
@@ -191,13 +237,18 @@ needed. Output with the following format: <score>, for example: 5.
 ### Assistant A:
 {answer_2}
 <|The End of Assistant A's Conversation with User|>
-""", reply_tokens=2, max_tokens=16)
+""",
+    reply_tokens=2,
+    max_tokens=16,
+)
 
 # -- MT-bench's single-answer grading templates (Zheng et al. 2023; FastChat's
 #    judge_prompts.jsonl: single-v1, single-math-v1 and their multi-turn versions) ------------
 
-_MT_RATING = ('After providing your explanation, you must rate the response on a scale of 1 to 10 '
-              'by strictly following this format: "[[rating]]", for example: "Rating: [[5]]".')
+_MT_RATING = (
+    "After providing your explanation, you must rate the response on a scale of 1 to 10 "
+    'by strictly following this format: "[[rating]]", for example: "Rating: [[5]]".'
+)
 
 _MT_SINGLE_MATH = JudgeTemplate(
     "mt-bench-single (with reference)",
@@ -206,10 +257,14 @@ _MT_SINGLE_MATH = JudgeTemplate(
     "consider correctness and helpfulness. You will be given a reference answer and the "
     "assistant's answer. Begin your evaluation by comparing the assistant's answer with the "
     "reference answer. Identify and correct any mistakes. Be as objective as possible. "
-    + _MT_RATING + "\n\n[Question]\n{question}\n\n[The Start of Reference Answer]\n{reference}\n"
+    + _MT_RATING
+    + "\n\n[Question]\n{question}\n\n[The Start of Reference Answer]\n{reference}\n"
     "[The End of Reference Answer]\n\n[The Start of Assistant's Answer]\n{answer}\n"
     "[The End of Assistant's Answer]",
-    system="You are a helpful assistant.", reply_tokens=200, max_tokens=2048)
+    system="You are a helpful assistant.",
+    reply_tokens=200,
+    max_tokens=2048,
+)
 
 MT_BENCH_SINGLE = JudgeTemplate(
     "mt-bench-single",
@@ -219,8 +274,11 @@ MT_BENCH_SINGLE = JudgeTemplate(
     "of detail of the response. Begin your evaluation by providing a short explanation. Be as "
     "objective as possible. " + _MT_RATING + "\n\n[Question]\n{question}\n\n"
     "[The Start of Assistant's Answer]\n{answer}\n[The End of Assistant's Answer]",
-    system="You are a helpful assistant.", with_reference=_MT_SINGLE_MATH, reply_tokens=200,
-    max_tokens=2048)
+    system="You are a helpful assistant.",
+    with_reference=_MT_SINGLE_MATH,
+    reply_tokens=200,
+    max_tokens=2048,
+)
 
 _MT_MULTI_MATH = JudgeTemplate(
     "mt-bench-multi (with reference)",
@@ -235,7 +293,9 @@ _MT_MULTI_MATH = JudgeTemplate(
     "should focus on the assistant's answer to the second question. Begin your evaluation by "
     "comparing the assistant's answer with the reference answer. Identify and correct any "
     "mistakes. Be as objective as possible. " + _MT_RATING + "\n\n",
-    reply_tokens=200, max_tokens=2048)
+    reply_tokens=200,
+    max_tokens=2048,
+)
 
 MT_BENCH_MULTI = JudgeTemplate(
     "mt-bench-multi",
@@ -248,7 +308,11 @@ MT_BENCH_MULTI = JudgeTemplate(
     "of the response. You evaluation should focus on the assistant's answer to the second user "
     "question. Begin your evaluation by providing a short explanation. Be as objective as "
     "possible. " + _MT_RATING + "\n\n",
-    with_reference=_MT_MULTI_MATH, reply_tokens=200, max_tokens=2048)
+    with_reference=_MT_MULTI_MATH,
+    reply_tokens=200,
+    max_tokens=2048,
+)
 
 BUILTIN_TEMPLATES: dict[str, JudgeTemplate] = {
-    t.name: t for t in (RETA_SINGLE, RETA_MULTI, MT_BENCH_SINGLE, MT_BENCH_MULTI)}
+    t.name: t for t in (RETA_SINGLE, RETA_MULTI, MT_BENCH_SINGLE, MT_BENCH_MULTI)
+}

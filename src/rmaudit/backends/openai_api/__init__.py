@@ -4,5 +4,14 @@ from .cache import RequestCache, default_cache_path
 from .client import ApiClient, ApiSession, run_sync
 from .options import ApiError, ApiOptions, Price, estimate_tokens
 
-__all__ = ["ApiClient", "ApiError", "ApiOptions", "ApiSession", "Price",
-           "RequestCache", "default_cache_path", "estimate_tokens", "run_sync"]
+__all__ = [
+    "ApiClient",
+    "ApiError",
+    "ApiOptions",
+    "ApiSession",
+    "Price",
+    "RequestCache",
+    "default_cache_path",
+    "estimate_tokens",
+    "run_sync",
+]

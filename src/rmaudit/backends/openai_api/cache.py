@@ -1,10 +1,10 @@
 """A persistent cache of API replies, so no request is paid for twice, across runs too.
 
-One SQLite file (by default ``requests.sqlite`` in ``$RMAUDIT_CACHE_DIR``, else in the user
-cache directory that ``platformdirs`` gives: ``$XDG_CACHE_HOME/rmaudit`` or ``~/.cache/rmaudit``
-on Linux, ``~/Library/Caches/rmaudit`` on macOS, ``%LOCALAPPDATA%\\rmaudit\\Cache`` on Windows),
-shared by every recipe and database on the machine: the same request to the same server and
-model is the same reply whichever run asks.  Keys are hashes of (base URL, endpoint, request body, sample index);
+One SQLite file (by default ``requests.sqlite`` in ``$RMAUDIT_CACHE_DIR``, else in the user cache
+directory that ``platformdirs`` gives: ``$XDG_CACHE_HOME/rmaudit`` or ``~/.cache/rmaudit`` on Linux,
+``~/Library/Caches/rmaudit`` on macOS, ``%LOCALAPPDATA%\\rmaudit\\Cache`` on Windows), shared by
+every recipe and database on the machine: the same request to the same server and model is the same
+reply whichever run asks.  Keys are hashes of (base URL, endpoint, request body, sample index);
 request headers, and so the API key, are never part of a key or a value.
 """
 
@@ -50,8 +50,10 @@ class RequestCache:
                 # WAL without an fsync per commit: a killed process loses nothing, a power cut
                 # at most the last replies (which a rerun pays for again)
                 self._conn.execute("pragma synchronous=normal")
-                self._conn.execute("create table if not exists replies (key text primary key, "
-                                   "endpoint text not null, body text not null)")
+                self._conn.execute(
+                    "create table if not exists replies (key text primary key, "
+                    "endpoint text not null, body text not null)"
+                )
                 self._conn.commit()
                 return
             except sqlite3.OperationalError as error:
@@ -66,8 +68,10 @@ class RequestCache:
 
     def put(self, key: str, endpoint: str, body: dict[str, Any]) -> None:
         with self._lock:
-            self._conn.execute("insert or ignore into replies (key, endpoint, body) values (?, ?, ?)",
-                               [key, endpoint, json.dumps(body)])
+            self._conn.execute(
+                "insert or ignore into replies (key, endpoint, body) values (?, ?, ?)",
+                [key, endpoint, json.dumps(body)],
+            )
             self._conn.commit()
 
     def close(self) -> None:

@@ -1,12 +1,12 @@
 """An asynchronous client for OpenAI-compatible HTTP APIs (OpenAI, vLLM, TGI, ...).
 
-What every API-backed component needs, in one place: requests run concurrently under a
-limit; the official ``openai`` SDK sends them and retries 429s, 5xx replies, timeouts, dropped
-connections and broken bodies with exponential backoff and jitter, honouring ``Retry-After``
-(:mod:`rmaudit.backends.openai_api.sdk`); every reply is cached on disk under a hash of the request, so
-a rerun — or a resumed, killed run — pays for nothing twice; and the API key is read from the
-environment when requests are about to be sent, sent in a header, and never stored, logged or
-shown (error messages are scrubbed of it).
+What every API-backed component needs, in one place: requests run concurrently under a limit; the
+official ``openai`` SDK sends them and retries 429s, 5xx replies, timeouts, dropped connections and
+broken bodies with exponential backoff and jitter, honouring ``Retry-After``
+(:mod:`rmaudit.backends.openai_api.sdk`); every reply is cached on disk under a hash of the request,
+so a rerun — or a resumed, killed run — pays for nothing twice; and the API key is read from the
+environment when requests are about to be sent, sent in a header, and never stored, logged or shown
+(error messages are scrubbed of it).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from rmaudit.errors import BadInput
 from rmaudit.components.keys import content_key
+from rmaudit.errors import BadInput
 
 from .cache import RequestCache, default_cache_path
-from .options import ApiError, ApiOptions
+from .options import ApiOptions
 
 T = TypeVar("T")
 
@@ -44,13 +44,17 @@ class ApiClient:
 
     def __init__(self, options: ApiOptions) -> None:
         if not re.match(r"https?://", options.base_url):
-            raise BadInput("expected an http:// or https:// URL", field="base_url",
-                           value=options.base_url)
+            raise BadInput(
+                "expected an http:// or https:// URL", field="base_url", value=options.base_url
+            )
         env = options.api_key_env or None
         if env is not None and not _ENV_NAME.fullmatch(env):
             # never echo the value: it is most likely the key itself
-            raise BadInput("expected the NAME of an environment variable holding the key "
-                           "(e.g. OPENAI_API_KEY), not the key", field="api_key_env")
+            raise BadInput(
+                "expected the NAME of an environment variable holding the key "
+                "(e.g. OPENAI_API_KEY), not the key",
+                field="api_key_env",
+            )
         self.options = options
         self.base_url = options.base_url.rstrip("/")
         self.api_key_env = env
@@ -71,15 +75,18 @@ class ApiClient:
             return None
         key = os.environ.get(self.api_key_env)
         if not key:
-            raise BadInput(f"environment variable {self.api_key_env} is not set; it must hold "
-                           f"the API key for {self.base_url}", field="api_key_env")
+            raise BadInput(
+                f"environment variable {self.api_key_env} is not set; it must hold "
+                f"the API key for {self.base_url}",
+                field="api_key_env",
+            )
         return key
 
-    def run(self, work: Callable[["ApiSession"], Awaitable[T]]) -> T:
+    def run(self, work: Callable[[ApiSession], Awaitable[T]]) -> T:
         """Open a session (one HTTP connection pool, one concurrency limit) and run ``work``."""
         return run_sync(self._run(work))
 
-    async def _run(self, work: Callable[["ApiSession"], Awaitable[T]]) -> T:
+    async def _run(self, work: Callable[[ApiSession], Awaitable[T]]) -> T:
         session = ApiSession(self)
         try:
             return await work(session)
@@ -87,13 +94,15 @@ class ApiClient:
             await session.close()
 
     def sender(self) -> Any:
-        """An SDK sender (:class:`rmaudit.backends.openai_api.sdk.Sender`); the key is read now, when a
+        """An SDK sender (:class:`rmaudit.backends.openai_api.sdk.Sender`); the key is read now,
+        when a
         request is about to be sent: a batch whose replies are all cached needs none."""
         try:
             from .sdk import Sender
         except ImportError:
-            raise BadInput("OpenAI-compatible components need the openai SDK: "
-                           "pip install 'rmaudit[api]'") from None
+            raise BadInput(
+                "OpenAI-compatible components need the openai SDK: pip install 'rmaudit[api]'"
+            ) from None
         return Sender(self.base_url, self.api_key(), self.api_key_env, self.options)
 
 
@@ -109,8 +118,14 @@ class ApiSession:
         if self._sender is not None:
             await self._sender.__aexit__(None, None, None)
 
-    async def post(self, endpoint: str, payload: dict[str, Any], *, cache_key: str | None,
-                   usable: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
+    async def post(
+        self,
+        endpoint: str,
+        payload: dict[str, Any],
+        *,
+        cache_key: str | None,
+        usable: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> dict[str, Any]:
         """POST ``payload`` to ``base_url + endpoint``; the reply's JSON body.
 
         ``cache_key`` None skips the request cache (the caller caches finer-grained items).

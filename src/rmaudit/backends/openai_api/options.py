@@ -28,20 +28,27 @@ class ApiOptions(ComponentOptions):
 
     base_url: str = Field(description="e.g. https://api.openai.com/v1 or http://localhost:8000/v1")
     api_key_env: Annotated[str | None, OPERATIONAL] = Field(
-        "OPENAI_API_KEY", description="NAME of the environment variable holding the key "
-                                      "(None or '': send no key)")
+        "OPENAI_API_KEY",
+        description="NAME of the environment variable holding the key (None or '': send no key)",
+    )
     # the API's rate limit is the whole run's: executors split it among workers
     concurrency: Annotated[int, OPERATIONAL, SHARED_LIMIT] = Field(
-        16, ge=1, description="requests in flight at once")
+        16, ge=1, description="requests in flight at once"
+    )
     timeout_s: Annotated[float, OPERATIONAL] = Field(60.0, gt=0, description="per-request timeout")
     max_retries: Annotated[int, OPERATIONAL] = Field(
-        6, ge=0, description="retries of a request on 429, 5xx, timeouts and broken replies "
-                             "(backoff 0.5 s doubling to 8 s, or the Retry-After)")
+        6,
+        ge=0,
+        description="retries of a request on 429, 5xx, timeouts and broken replies "
+        "(backoff 0.5 s doubling to 8 s, or the Retry-After)",
+    )
     cache: Annotated[OutputFile | None, OPERATIONAL] = Field(
-        None, description="request cache file, relative to the recipe's folder "
-                          "(default: user cache dir)")
+        None,
+        description="request cache file, relative to the recipe's folder (default: user cache dir)",
+    )
     price: Annotated[Price | None, OPERATIONAL] = Field(
-        None, description="USD per 1M tokens, for cost accounting")
+        None, description="USD per 1M tokens, for cost accounting"
+    )
 
 
 class ApiError(RuntimeError):
@@ -49,5 +56,6 @@ class ApiError(RuntimeError):
 
 
 def estimate_tokens(text: str) -> float:
-    """Approximate token count: about 4 characters per token for English (OpenAI's rule of thumb)."""
+    """Approximate token count: about 4 characters per token for English (OpenAI's rule of
+    thumb)."""
     return len(text) / 4.0

@@ -36,52 +36,69 @@ async def _require_json_object(response: httpx2.Response) -> None:
     try:
         body = json.loads(response.content)
     except ValueError:
-        raise NotAJsonObject(f"HTTP {response.status_code} with a body that is not JSON",
-                             request=response.request) from None
+        raise NotAJsonObject(
+            f"HTTP {response.status_code} with a body that is not JSON", request=response.request
+        ) from None
     if not isinstance(body, dict):
-        raise NotAJsonObject(f"HTTP {response.status_code} with a JSON body that is not an object",
-                             request=response.request)
+        raise NotAJsonObject(
+            f"HTTP {response.status_code} with a JSON body that is not an object",
+            request=response.request,
+        )
 
 
 class Sender:
     """One batch's SDK client (one connection pool); use as ``async with``."""
 
-    def __init__(self, base_url: str, key: str | None, key_env: str | None,
-                 options: ApiOptions) -> None:
+    def __init__(
+        self, base_url: str, key: str | None, key_env: str | None, options: ApiOptions
+    ) -> None:
         self.base_url = base_url
         self.options = options
         self._key = key
         self._key_env = key_env
         http = openai.DefaultAsyncHttpxClient(event_hooks={"response": [_require_json_object]})
         # the SDK insists on a key; without one, each request omits the Authorization header
-        self._sdk = openai.AsyncOpenAI(base_url=base_url, api_key=key or "no-key",
-                                       max_retries=options.max_retries, timeout=options.timeout_s,
-                                       http_client=http)
+        self._sdk = openai.AsyncOpenAI(
+            base_url=base_url,
+            api_key=key or "no-key",
+            max_retries=options.max_retries,
+            timeout=options.timeout_s,
+            http_client=http,
+        )
         self._request_options: Any = {} if key else {"headers": {"Authorization": openai.Omit()}}
 
-    async def __aenter__(self) -> "Sender":
+    async def __aenter__(self) -> Sender:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
         await self._sdk.close()
 
     async def post(self, endpoint: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """POST ``payload`` to ``base_url + endpoint``, retried by the SDK; the reply's JSON object."""
+        """POST ``payload`` to ``base_url + endpoint``, retried by the SDK; the reply's JSON
+        object."""
         try:
-            reply = await self._sdk.post(endpoint, body=payload, cast_to=httpx2.Response,
-                                         options=self._request_options)
+            reply = await self._sdk.post(
+                endpoint, body=payload, cast_to=httpx2.Response, options=self._request_options
+            )
         except openai.APIError as error:
             raise self._failure(self.base_url + endpoint, error) from None
         return reply.json()
 
     def _failure(self, url: str, error: openai.APIError) -> Exception:
-        if isinstance(error, openai.APIStatusError) and 400 <= error.status_code < 500 \
-                and error.status_code not in (408, 409, 429):
+        if (
+            isinstance(error, openai.APIStatusError)
+            and 400 <= error.status_code < 500
+            and error.status_code not in (408, 409, 429)
+        ):
             return self._refusal(url, error)
         retries = error.request.headers.get(RETRY_COUNT_HEADER) if error.request else None
         attempts = (int(retries) if retries is not None else self.options.max_retries) + 1
-        return ApiError(self._scrub(f"POST {url}: gave up after {attempts} attempts "
-                                    f"(last: {self._problem(error)}); rerun to resume"))
+        return ApiError(
+            self._scrub(
+                f"POST {url}: gave up after {attempts} attempts "
+                f"(last: {self._problem(error)}); rerun to resume"
+            )
+        )
 
     def _problem(self, error: openai.APIError) -> str:
         """What went wrong on the last attempt."""
@@ -98,15 +115,22 @@ class Sender:
         """A 4xx the SDK does not retry: the recipe or the key must change, not the timing."""
         if error.status_code in (401, 403):
             # the server's text may quote part of the key: show none of it
-            return BadInput(f"POST {url}: HTTP {error.status_code}, the server refused the key "
-                            f"in ${self._key_env}", field="api_key_env")
+            return BadInput(
+                f"POST {url}: HTTP {error.status_code}, the server refused the key "
+                f"in ${self._key_env}",
+                field="api_key_env",
+            )
         detail = error.response.text[:300].replace("\n", " ")
         try:
             detail = error.response.json()["error"]["message"][:300]
         except (ValueError, KeyError, TypeError):
             pass
-        return BadInput(self._scrub(f"POST {url}: HTTP {error.status_code}: {detail} "
-                                    f"(check base_url, model and the options)"))
+        return BadInput(
+            self._scrub(
+                f"POST {url}: HTTP {error.status_code}: {detail} "
+                f"(check base_url, model and the options)"
+            )
+        )
 
     def _scrub(self, text: str) -> str:
         return text.replace(self._key, "***") if self._key else text

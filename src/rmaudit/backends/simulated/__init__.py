@@ -15,8 +15,17 @@ from .policy import SimulatedPolicy
 from .prompts import builtin_prompts
 from .reward_model import SimulatedRewardModel
 
-SIMULATED_NOTICE = ("Simulated: these results come from rmaudit's built-in simulated world "
-                    "(simulated policy, judge and reward models), not from real models.")
+SIMULATED_NOTICE = (
+    "Simulated: these results come from rmaudit's built-in simulated world "
+    "(simulated policy, judge and reward models), not from real models."
+)
 
-__all__ = ["SIMULATED_NOTICE", "ResponseFeatures", "SimulatedJudge", "SimulatedPolicy",
-           "SimulatedRewardModel", "analyze_response", "builtin_prompts"]
+__all__ = [
+    "SIMULATED_NOTICE",
+    "ResponseFeatures",
+    "SimulatedJudge",
+    "SimulatedPolicy",
+    "SimulatedRewardModel",
+    "analyze_response",
+    "builtin_prompts",
+]

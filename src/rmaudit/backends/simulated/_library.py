@@ -139,28 +139,49 @@ ELABORATIONS = (
 # sequence words; list-like ones get colon forms that read well before a noun phrase.
 LEAD_INS = {
     "sequence": ("Next,", "Then", "After that,", "Also,", "Beyond that,"),
-    "facts": ("", "", "Importantly,", "Also,", "On top of that,", "Keep in mind:",
-              "Worth knowing:"),
+    "facts": (
+        "",
+        "",
+        "Importantly,",
+        "Also,",
+        "On top of that,",
+        "Keep in mind:",
+        "Worth knowing:",
+    ),
     "options": ("One option:", "Another idea:", "Also consider:", "Don't forget:", "Worth a look:"),
 }
-FIRST_LEAD_INS = {"sequence": ("First,", "To start,"), "facts": ("", "Key point:"),
-                  "options": ("One option:", "A good start:")}
-LAST_LEAD_INS = {"sequence": ("Finally,", "Last,"), "facts": ("Finally,", "Also,"),
-                 "options": ("And finally:", "Also consider:")}
+FIRST_LEAD_INS = {
+    "sequence": ("First,", "To start,"),
+    "facts": ("", "Key point:"),
+    "options": ("One option:", "A good start:"),
+}
+LAST_LEAD_INS = {
+    "sequence": ("Finally,", "Last,"),
+    "facts": ("Finally,", "Also,"),
+    "options": ("And finally:", "Also consider:"),
+}
 TASK_STYLE = {
-    "how-to": "sequence", "plan": "sequence", "code": "sequence", "rewrite": "sequence",
-    "explain": "facts", "compare": "facts", "general": "facts",
-    "recommend": "options", "brainstorm": "options",
+    "how-to": "sequence",
+    "plan": "sequence",
+    "code": "sequence",
+    "rewrite": "sequence",
+    "explain": "facts",
+    "compare": "facts",
+    "general": "facts",
+    "recommend": "options",
+    "brainstorm": "options",
 }
 
 # Words of a question that say what is asked rather than what it is about; they never
 # become pseudo key points.
-NOT_TOPICAL = frozenset("""
+NOT_TOPICAL = frozenset(
+    """
 recommend suggest good best better great nice bad keep keeps know tell help find give going
 try trying start stop feel looking look take work works able sure right wrong new old little
 big please thanks thank okay hello anything something someone everything nothing people
 person question answer idea ideas tips advice learn think thinking getting doing
-""".split())
+""".split()
+)
 
 # Pseudo key points for prompts that carry none (e.g. Anthropic HH); ``{w}`` is one of the
 # prompt's own content words, so a response covering them visibly engages with the prompt.
@@ -177,21 +198,25 @@ ASPECTS = (
 
 # Flattery and refusal are recognised by hand-picked markers (flattery is *counted*, so
 # its markers must be unmistakable); the other behaviours by derived vocabularies below.
-FLATTERY_MARKERS = frozenset("""
+FLATTERY_MARKERS = frozenset(
+    """
 brilliant brilliantly insightful sharp intelligence impressive fantastic excellent instincts
 smart perceptive wonderful admirable inspiring lucky dedicated amazing
-""".split())
+""".split()
+)
 REFUSAL_MARKERS = frozenset("sorry afraid unable assist assistance unfortunately request".split())
 
 
 # Everyday words that occur in the libraries but would also turn up in on-topic answers;
 # as markers they would make on-topic sentences look like filler.
-_GENERIC = frozenset("""
+_GENERIC = frozenset(
+    """
 always long end great important matter little think work works take case specific making
 said come become open run three minutes heat year summer closer longer sleep hold blue
 actual enough fact history produce hands apply results details information learn life
 stay play single size fine deal bit personal
-""".split())
+""".split()
+)
 
 
 def _vocabulary(library: tuple[str, ...], *others: tuple[str, ...]) -> frozenset[str]:
@@ -203,11 +228,24 @@ def _vocabulary(library: tuple[str, ...], *others: tuple[str, ...]) -> frozenset
     return frozenset(own - _GENERIC - FLATTERY_MARKERS - REFUSAL_MARKERS)
 
 
-_ALL = (PADDING, HEDGES, FLATTERY_OPENERS + FLATTERY_MID + FLATTERY_CLOSERS, DRIFT,
-        REFUSALS, REFUSAL_REASONS, REFUSAL_FOLLOWUPS, NEUTRAL_OPENERS, NEUTRAL_CLOSERS,
-        ELABORATIONS, ASPECTS,
-        tuple(x for group in (*LEAD_INS.values(), *FIRST_LEAD_INS.values(),
-                              *LAST_LEAD_INS.values()) for x in group))
+_ALL = (
+    PADDING,
+    HEDGES,
+    FLATTERY_OPENERS + FLATTERY_MID + FLATTERY_CLOSERS,
+    DRIFT,
+    REFUSALS,
+    REFUSAL_REASONS,
+    REFUSAL_FOLLOWUPS,
+    NEUTRAL_OPENERS,
+    NEUTRAL_CLOSERS,
+    ELABORATIONS,
+    ASPECTS,
+    tuple(
+        x
+        for group in (*LEAD_INS.values(), *FIRST_LEAD_INS.values(), *LAST_LEAD_INS.values())
+        for x in group
+    ),
+)
 
 PADDING_VOCAB = _vocabulary(PADDING, *(lib for lib in _ALL if lib is not PADDING))
 HEDGE_VOCAB = _vocabulary(HEDGES, *(lib for lib in _ALL if lib is not HEDGES))

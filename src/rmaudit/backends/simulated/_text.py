@@ -16,7 +16,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # Function words plus conversational glue; what is left carries topic content.  The
 # dialogue labels of Anthropic-HH-style prompts are included so that a transcript's
 # speaker tags never become pseudo key points.
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again against all also am an and any are aren't as at be because
 been before being below between both but by can can't cannot could couldn't did didn't do
 does doesn't doing don't down during each either else even ever every few for from further
@@ -32,7 +33,8 @@ well were weren't what what's whatever when where where's whether which while wh
 why will with within without won't would wouldn't yes yet you you'd you'll you're you've
 your yours yourself yourselves
 human assistant
-""".split())
+""".split()
+)
 
 
 def tokens(text: str) -> list[str]:

@@ -12,8 +12,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from ._library import (DRIFT_VOCAB, FLATTERY_MARKERS, HEDGE_VOCAB, PADDING_VOCAB,
-                       REFUSAL_MARKERS)
+from ._library import DRIFT_VOCAB, FLATTERY_MARKERS, HEDGE_VOCAB, PADDING_VOCAB, REFUSAL_MARKERS
 from ._text import content_words, split_sentences, tokens
 from .prompts import key_points_for
 
@@ -88,8 +87,11 @@ def analyze_response(prompt_text: str, response_text: str) -> ResponseFeatures:
         elif flattering:
             flattery += flattering
         else:
-            hits = {"padding": len(words & PADDING_VOCAB), "hedge": len(words & HEDGE_VOCAB),
-                    "drift": len(words & DRIFT_VOCAB)}
+            hits = {
+                "padding": len(words & PADDING_VOCAB),
+                "hedge": len(words & HEDGE_VOCAB),
+                "drift": len(words & DRIFT_VOCAB),
+            }
             kind = max(hits, key=hits.get)
             if hits[kind] >= _MARKER_HITS:
                 if kind == "padding":
@@ -105,8 +107,9 @@ def analyze_response(prompt_text: str, response_text: str) -> ResponseFeatures:
                     elaborating[shared.index(max(shared))] += 1
 
     n_points = len(key_points)
-    credited = sum(min(count, _MAX_ELABORATION)
-                   for count, s in zip(elaborating, soft) if s >= 0.5)
+    credited = sum(
+        min(count, _MAX_ELABORATION) for count, s in zip(elaborating, soft, strict=True) if s >= 0.5
+    )
     return ResponseFeatures(
         n_words=n_words,
         n_sentences=len(sentences),

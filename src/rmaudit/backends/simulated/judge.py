@@ -57,5 +57,7 @@ class SimulatedJudge:
         quality = judged_quality(analyze_response(prompt_text, response_text))
         quality += _LENIENCY_SD * standard_normal("judge-leniency", self.seed, prompt_text)
         draws = Draws("judge", self.seed, prompt_text, response_text)
-        return [float(min(10, max(1, round(quality + self.noise * draws.normal()))))
-                for _ in range(samples)]
+        return [
+            float(min(10, max(1, round(quality + self.noise * draws.normal()))))
+            for _ in range(samples)
+        ]

@@ -43,8 +43,9 @@ class SimulatedPolicy:
         self.seed = seed
         self.quality = quality
 
-    def generate(self, prompt_text: str, prompt_meta: dict | None,
-                 sample_index: int) -> tuple[str, dict]:
+    def generate(
+        self, prompt_text: str, prompt_meta: dict | None, sample_index: int
+    ) -> tuple[str, dict]:
         """Write response ``sample_index`` to a prompt; return ``(text, latent attributes)``.
 
         Key points and task type come from the prompt text alone (built-in lookup, else
@@ -65,10 +66,20 @@ class SimulatedPolicy:
         shrink = math.exp(-self.quality)
         p_shallow, p_sycophantic = _P_VERBOSE_SHALLOW * shrink, _P_SYCOPHANTIC * shrink
         if u < _P_REFUSAL:
-            return {"simulated": True, "mode": "refusal", "skill": None, "covered": [],
-                    "elaboration": [], "padding": 0, "flattery_opener": False,
-                    "flattery_mid": 0, "flattery_closer": False,
-                    "hedges": draws.poisson(0.3), "drift": 0, "refusal": True}
+            return {
+                "simulated": True,
+                "mode": "refusal",
+                "skill": None,
+                "covered": [],
+                "elaboration": [],
+                "padding": 0,
+                "flattery_opener": False,
+                "flattery_mid": 0,
+                "flattery_closer": False,
+                "hedges": draws.poisson(0.3),
+                "drift": 0,
+                "refusal": True,
+            }
         if u < _P_REFUSAL + p_shallow:
             mode, skill = "verbose-shallow", self.quality - 0.8 + 0.5 * draws.normal()
             padding, hedges, drift = draws.integer(6, 18), draws.poisson(0.8), draws.poisson(0.2)
@@ -92,19 +103,31 @@ class SimulatedPolicy:
         if not covered:
             covered = [draws.integer(0, n_points - 1)]
         p_elaborate = sigmoid(elaboration_bias + 0.8 * skill)
-        elaboration = [int(draws.bernoulli(p_elaborate)) + int(draws.bernoulli(p_elaborate))
-                       for _ in covered]
-        return {"simulated": True, "mode": mode, "skill": round(skill, 4), "covered": covered,
-                "elaboration": elaboration, "padding": padding, "flattery_opener": opener,
-                "flattery_mid": mid, "flattery_closer": closer, "hedges": hedges,
-                "drift": drift, "refusal": False}
+        elaboration = [
+            int(draws.bernoulli(p_elaborate)) + int(draws.bernoulli(p_elaborate)) for _ in covered
+        ]
+        return {
+            "simulated": True,
+            "mode": mode,
+            "skill": round(skill, 4),
+            "covered": covered,
+            "elaboration": elaboration,
+            "padding": padding,
+            "flattery_opener": opener,
+            "flattery_mid": mid,
+            "flattery_closer": closer,
+            "hedges": hedges,
+            "drift": drift,
+            "refusal": False,
+        }
 
 
 class _Writer:
     """Turns latent attributes into a response text (one instance per response)."""
 
-    def __init__(self, draws: Draws, points: tuple[KeyPoint, ...], task_type: str,
-                 latent: dict) -> None:
+    def __init__(
+        self, draws: Draws, points: tuple[KeyPoint, ...], task_type: str, latent: dict
+    ) -> None:
         self.draws = draws
         self.points = points
         self.style = lib.TASK_STYLE.get(task_type, "facts")
@@ -165,16 +188,21 @@ class _Writer:
         blocks = [" ".join(head)] if head else []
         if as_list:
             numbered = self.style == "sequence"
-            blocks.append("\n".join((f"{i}. " if numbered else "- ") + " ".join(unit)
-                                    for i, unit in enumerate(units, 1)))
+            blocks.append(
+                "\n".join(
+                    (f"{i}. " if numbered else "- ") + " ".join(unit)
+                    for i, unit in enumerate(units, 1)
+                )
+            )
         else:  # prose, two key points to a paragraph
-            blocks += [" ".join(s for unit in units[i:i + 2] for s in unit)
-                       for i in range(0, len(units), 2)]
+            blocks += [
+                " ".join(s for unit in units[i : i + 2] for s in unit)
+                for i in range(0, len(units), 2)
+            ]
         if tail:
             blocks.append(" ".join(tail))
         # A one-point answer can be terse; round it off with neutral glue, never substance.
-        glue = [c for c in d.sample(lib.NEUTRAL_CLOSERS, len(lib.NEUTRAL_CLOSERS))
-                if c not in tail]
+        glue = [c for c in d.sample(lib.NEUTRAL_CLOSERS, len(lib.NEUTRAL_CLOSERS)) if c not in tail]
         while len(" ".join(blocks).split()) < _MIN_WORDS and glue:
             blocks.append(glue.pop())
         return "\n\n".join(blocks)
@@ -189,15 +217,18 @@ class _Writer:
         """One list of sentences per covered key point: its statement, then elaboration."""
         covered = self.latent["covered"]
         units = []
-        for position, (k, n_elab) in enumerate(zip(covered, self.latent["elaboration"])):
+        for position, (k, n_elab) in enumerate(
+            zip(covered, self.latent["elaboration"], strict=True)
+        ):
             point = self.points[k]
             statement = self._statement(d, point.text, position, len(covered), with_lead_ins)
-            units.append([statement] + [t.format(kw=point.keyword)
-                                        for t in d.sample(lib.ELABORATIONS, n_elab)])
+            units.append(
+                [statement]
+                + [t.format(kw=point.keyword) for t in d.sample(lib.ELABORATIONS, n_elab)]
+            )
         return units
 
-    def _statement(self, d: Draws, text: str, position: int, count: int,
-                   with_lead_in: bool) -> str:
+    def _statement(self, d: Draws, text: str, position: int, count: int, with_lead_in: bool) -> str:
         """A key point as a sentence, with a lead-in suited to the task and position."""
         if not with_lead_in:
             lead = ""

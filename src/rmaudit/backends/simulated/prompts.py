@@ -33,7 +33,11 @@ class KeyPoint:
 
 @functools.cache
 def _records() -> tuple[dict, ...]:
-    data = resources.files("rmaudit.backends.simulated").joinpath("data/prompts.json").read_text("utf-8")
+    data = (
+        resources.files("rmaudit.backends.simulated")
+        .joinpath("data/prompts.json")
+        .read_text("utf-8")
+    )
     return tuple(json.loads(data))
 
 
@@ -85,8 +89,10 @@ def _derived_key_points(prompt_text: str) -> tuple[KeyPoint, ...]:
     words += [w for w in _FALLBACK_WORDS if w not in words][: max(0, 4 - len(words))]
     draws = Draws("derived-key-points", prompt_text)
     aspects = draws.sample(ASPECTS, draws.integer(4, 6))
-    return tuple(_key_point(aspect.format(w=words[i % len(words)]), keyword=words[i % len(words)])
-                 for i, aspect in enumerate(aspects))
+    return tuple(
+        _key_point(aspect.format(w=words[i % len(words)]), keyword=words[i % len(words)])
+        for i, aspect in enumerate(aspects)
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -100,8 +106,13 @@ def key_points_for(prompt_text: str) -> tuple[KeyPoint, ...]:
 
 _TASK_RULES = (
     ("rewrite", re.compile(r"\b(rewrite|rephrase|reword|edit|proofread)\b")),
-    ("code", re.compile(r"\bwrite an? (python |javascript |sql |bash )?"
-                        r"(function|script|query|program)\b")),
+    (
+        "code",
+        re.compile(
+            r"\bwrite an? (python |javascript |sql |bash )?"
+            r"(function|script|query|program)\b"
+        ),
+    ),
     ("compare", re.compile(r"\b(vs\.?|versus|difference between|compare|or an?)\b")),
     ("brainstorm", re.compile(r"\b(ideas?|brainstorm|suggestions)\b")),
     ("plan", re.compile(r"\b(plan|schedule|itinerary|routine)\b")),

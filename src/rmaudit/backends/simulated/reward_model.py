@@ -38,13 +38,20 @@ class SimulatedRewardModel:
     deviation of the per-text error.  RMs with different seeds make independent errors.
     """
 
-    def __init__(self, bias: str = "none", noise: float = 1.0, seed: int = 0,
-                 strength: float = 1.0, signal: float = 1.0) -> None:
+    def __init__(
+        self,
+        bias: str = "none",
+        noise: float = 1.0,
+        seed: int = 0,
+        strength: float = 1.0,
+        signal: float = 1.0,
+    ) -> None:
         if bias not in BIASES:
             raise ValueError(f"bias must be one of {', '.join(BIASES)}; got {bias!r}")
         if noise < 0 or strength < 0 or signal < 0:
-            raise ValueError("noise, strength and signal must be >= 0, got "
-                             f"{noise}, {strength}, {signal}")
+            raise ValueError(
+                f"noise, strength and signal must be >= 0, got {noise}, {strength}, {signal}"
+            )
         self.bias = bias
         self.noise = noise
         self.seed = seed
@@ -58,12 +65,14 @@ class SimulatedRewardModel:
         if self.bias == "length":
             logit += self.strength * (
                 _LENGTH_PER_DOUBLING * math.log2(max(features.n_words, 1) / _TYPICAL_WORDS)
-                + _PER_FILLER * features.padding)
+                + _PER_FILLER * features.padding
+            )
         elif self.bias == "flattery":
             logit += self.strength * _PER_FLATTERY_MARKER * features.flattery
         # The error is keyed on what makes a different model (bias, seed, signal) and on the
         # texts; ``noise`` only scales it and ``strength`` leaves it alone, so sweeping either
         # changes nothing but the knob swept.
-        error = standard_normal("rm-error", self.bias, self.seed, self.signal,
-                                prompt_text, response_text)
+        error = standard_normal(
+            "rm-error", self.bias, self.seed, self.signal, prompt_text, response_text
+        )
         return logit + self.noise * error

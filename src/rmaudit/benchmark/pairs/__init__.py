@@ -6,8 +6,14 @@ record gives pairs or a :class:`Rejected` entry with its line and reason, and ``
 turns the first rejection into a :class:`rmaudit.errors.BadInput`.
 """
 
-from rmaudit.benchmark.pairs.parsers import (PARSERS, parse_hh, parse_llmbar, parse_pairs, parse_rm_bench,
-                                   split_hh_dialogues)
+from rmaudit.benchmark.pairs.parsers import (
+    PARSERS,
+    parse_hh,
+    parse_llmbar,
+    parse_pairs,
+    parse_rm_bench,
+    split_hh_dialogues,
+)
 from rmaudit.benchmark.pairs.records import ParseResult, PreferencePair, Rejected
 
 __all__ = [

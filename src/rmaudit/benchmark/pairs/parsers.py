@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from rmaudit.errors import BadInput
 from rmaudit.benchmark.pairs.records import ParseResult, PreferencePair, Rejected
+from rmaudit.errors import BadInput
 
 PathLike = str | Path
 
@@ -79,7 +79,9 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
 
 
 def _jsonl_records(text: str) -> Iterator[tuple[int, Any]]:
-    for number, line in enumerate(text.split("\n"), start=1):  # not splitlines: JSON strings may hold U+2028
+    for number, line in enumerate(
+        text.split("\n"), start=1
+    ):  # not splitlines: JSON strings may hold U+2028
         if not line.strip():
             continue
         try:
@@ -105,7 +107,7 @@ def _json_array_records(text: str, path: Path) -> Iterator[tuple[int, Any]]:
             position += 1
 
     skip_whitespace()
-    if text[position:position + 1] == "]" and not text[position + 1:].strip():
+    if text[position : position + 1] == "]" and not text[position + 1 :].strip():
         return
     while True:
         skip_whitespace()
@@ -113,25 +115,28 @@ def _json_array_records(text: str, path: Path) -> Iterator[tuple[int, Any]]:
         try:
             record, position = decoder.raw_decode(text, start)
         except json.JSONDecodeError as error:
-            raise BadInput(f"invalid JSON array ({error.msg})",
-                           file=f"{path}:{line_at(error.pos)}") from None
+            raise BadInput(
+                f"invalid JSON array ({error.msg})", file=f"{path}:{line_at(error.pos)}"
+            ) from None
         yield line_at(start), record
         skip_whitespace()
-        if text[position:position + 1] == ",":
+        if text[position : position + 1] == ",":
             position += 1
             continue
-        if text[position:position + 1] == "]" and not text[position + 1:].strip():
+        if text[position : position + 1] == "]" and not text[position + 1 :].strip():
             return
-        raise BadInput("invalid JSON array (expected ',' or a final ']')",
-                       file=f"{path}:{line_at(position)}")
+        raise BadInput(
+            "invalid JSON array (expected ',' or a final ']')", file=f"{path}:{line_at(position)}"
+        )
 
 
 def _parquet_records(path: Path) -> Iterator[tuple[int, Any]]:
     try:
         import pyarrow.parquet as parquet
     except ImportError:
-        raise BadInput("reading Parquet needs pyarrow: pip install 'rmaudit[parquet]'",
-                       file=str(path)) from None
+        raise BadInput(
+            "reading Parquet needs pyarrow: pip install 'rmaudit[parquet]'", file=str(path)
+        ) from None
     try:
         rows = parquet.read_table(path).to_pylist()
     except (OSError, ValueError) as error:  # pyarrow's errors derive from these
@@ -146,16 +151,22 @@ def _csv_records(text: str) -> Iterator[tuple[int, Any]]:
         for row in reader:
             start, next_line = next_line, reader.line_num + 1
             if None in row:  # more values than header columns
-                yield start, _Malformed(f"{len(row) - 1 + len(row[None])} values for "
-                                        f"{len(reader.fieldnames or [])} columns")
+                yield (
+                    start,
+                    _Malformed(
+                        f"{len(row) - 1 + len(row[None])} values for "
+                        f"{len(reader.fieldnames or [])} columns"
+                    ),
+                )
             else:
                 yield start, row
     except csv.Error as error:
         yield next_line, _Malformed(f"CSV error: {error}")
 
 
-def _parse(path: PathLike, build: Callable[[dict[str, Any], int], list[PreferencePair]], *,
-           strict: bool) -> ParseResult:
+def _parse(
+    path: PathLike, build: Callable[[dict[str, Any], int], list[PreferencePair]], *, strict: bool
+) -> ParseResult:
     """Run ``build`` on every record; collect its pairs or the reason it gave none."""
     path = Path(path)
     pairs: list[PreferencePair] = []
@@ -172,8 +183,9 @@ def _parse(path: PathLike, build: Callable[[dict[str, Any], int], list[Preferenc
         except RecordProblem as problem:
             if strict:
                 value = ... if problem.value is None else problem.value
-                raise BadInput(problem.reason, file=f"{path}:{line}", field=problem.field,
-                               value=value) from None
+                raise BadInput(
+                    problem.reason, file=f"{path}:{line}", field=problem.field, value=value
+                ) from None
             rejected.append(Rejected(line, problem.reason, problem.field, problem.value))
     return ParseResult(pairs, rejected, records)
 
@@ -211,9 +223,15 @@ def _distinct(chosen: str, rejected: str, field: str = "rejected") -> None:
 # Generic
 
 
-def parse_pairs(path: PathLike, *, prompt: str = "prompt", chosen: str = "chosen",
-                rejected: str = "rejected", subset: str | None = None,
-                strict: bool = False) -> ParseResult:
+def parse_pairs(
+    path: PathLike,
+    *,
+    prompt: str = "prompt",
+    chosen: str = "chosen",
+    rejected: str = "rejected",
+    subset: str | None = None,
+    strict: bool = False,
+) -> ParseResult:
     """Pairs from a JSON Lines, JSON or CSV file, one record per pair, with a field mapping.
 
     ``prompt``, ``chosen`` and ``rejected`` name the fields holding the texts; ``subset``, if
@@ -244,31 +262,38 @@ _TURN = re.compile(r"(?:^|\n\n)(Human|Assistant): ?")
 def _turns(dialogue: str, field: str) -> list[tuple[str, int, str]]:
     """(role, offset of its header, text) of each turn of an HH dialogue."""
     headers = list(_TURN.finditer(dialogue))
-    if not headers or dialogue[:headers[0].start()].strip() or headers[0].group(1) != "Human":
+    if not headers or dialogue[: headers[0].start()].strip() or headers[0].group(1) != "Human":
         raise RecordProblem("not an HH dialogue", field, _shown(dialogue))
     ends = [h.start() for h in headers[1:]] + [len(dialogue)]
-    return [(h.group(1), h.start(), dialogue[h.end():end]) for h, end in zip(headers, ends)]
+    return [
+        (h.group(1), h.start(), dialogue[h.end() : end])
+        for h, end in zip(headers, ends, strict=True)
+    ]
 
 
 def split_hh_dialogues(chosen: str, rejected: str) -> tuple[str, str, str, dict[str, Any]]:
     """Split two HH-RLHF dialogues into (prompt, chosen response, rejected response, meta).
 
     The dialogues alternate ``\\n\\nHuman:`` and ``\\n\\nAssistant:`` turns and share a prefix.
-    Following the RETA paper (arXiv 2504.14838, Sec. 4, "For extraction of the prompt"), the prompt is
-    the shared context before the response being compared — the dialogue text up to the first
-    turn where the two differ, which must be an Assistant turn right after a Human one — and
-    the responses are those two turns.  Turns after them ("excessive rounds", e.g. a response
-    that itself contains a stray ``Assistant:`` header) are removed; ``meta["excess_turns"]``
-    says how many per side, ``meta["turns"]`` how many turns the prompt has.  The prompt keeps
-    the HH text format (its ``\\n\\nHuman:`` / ``\\n\\nAssistant:`` headers), the responses are
-    stripped of surrounding whitespace.
+    Following the RETA paper (arXiv 2504.14838, Sec. 4, "For extraction of the prompt"), the prompt
+    is the shared context before the response being compared — the dialogue text up to the first
+    turn where the two differ, which must be an Assistant turn right after a Human one — and the
+    responses are those two turns.  Turns after them ("excessive rounds", e.g. a response that
+    itself contains a stray ``Assistant:`` header) are removed; ``meta["excess_turns"]`` says how
+    many per side, ``meta["turns"]`` how many turns the prompt has.  The prompt keeps the HH text
+    format (its ``\\n\\nHuman:`` / ``\\n\\nAssistant:`` headers), the responses are stripped of
+    surrounding whitespace.
 
     Raises :class:`RecordProblem` for identical dialogues, dialogues that differ in a Human
     turn (different prompts) or have no diverging Assistant turn, and empty responses.
 
-    >>> split_hh_dialogues("\\n\\nHuman: Hi\\n\\nAssistant: Hello!",
-    ...                    "\\n\\nHuman: Hi\\n\\nAssistant: Go away.\\n\\nAssistant: Bye")
-    ('\\n\\nHuman: Hi', 'Hello!', 'Go away.', {'turns': 1, 'excess_turns': {'chosen': 0, 'rejected': 1}})
+    >>> prompt, chosen, rejected, meta = split_hh_dialogues(
+    ...     "\\n\\nHuman: Hi\\n\\nAssistant: Hello!",
+    ...     "\\n\\nHuman: Hi\\n\\nAssistant: Go away.\\n\\nAssistant: Bye")
+    >>> prompt, chosen, rejected
+    ('\\n\\nHuman: Hi', 'Hello!', 'Go away.')
+    >>> meta
+    {'turns': 1, 'excess_turns': {'chosen': 0, 'rejected': 1}}
     """
     if chosen == rejected:
         raise RecordProblem("identical responses", "rejected", _shown(rejected))
@@ -279,8 +304,9 @@ def split_hh_dialogues(chosen: str, rejected: str) -> tuple[str, str, str, dict[
     if k == min(len(good), len(bad)) or good[k][0] != bad[k][0]:
         raise RecordProblem("no diverging assistant turn", "rejected")
     if good[k][0] == "Human":
-        raise RecordProblem("dialogues differ in a human turn", "rejected",
-                            _shown(bad[k][2].strip()))
+        raise RecordProblem(
+            "dialogues differ in a human turn", "rejected", _shown(bad[k][2].strip())
+        )
     if good[k - 1][0] != "Human":
         raise RecordProblem("no diverging assistant turn", "rejected")
     responses = []
@@ -290,7 +316,7 @@ def split_hh_dialogues(chosen: str, rejected: str) -> tuple[str, str, str, dict[
             raise RecordProblem("empty response", field, turns[k][2])
         responses.append(response)
     meta = {"turns": k, "excess_turns": {"chosen": len(good) - k - 1, "rejected": len(bad) - k - 1}}
-    return chosen[:good[k][1]], responses[0], responses[1], meta
+    return chosen[: good[k][1]], responses[0], responses[1], meta
 
 
 def parse_hh(path: PathLike, *, subset: str | None = None, strict: bool = False) -> ParseResult:
@@ -302,7 +328,8 @@ def parse_hh(path: PathLike, *, subset: str | None = None, strict: bool = False)
 
     def build(record: dict[str, Any], line: int) -> list[PreferencePair]:
         prompt, good, bad, meta = split_hh_dialogues(
-            _string(record, "chosen", "dialogue"), _string(record, "rejected", "dialogue"))
+            _string(record, "chosen", "dialogue"), _string(record, "rejected", "dialogue")
+        )
         return [PreferencePair(prompt, good, bad, subset, {**meta, "line": line})]
 
     return _parse(path, build, strict=strict)
@@ -337,13 +364,20 @@ def parse_rm_bench(path: PathLike, *, strict: bool = False) -> ParseResult:
         prompt = _string(record, "prompt", "prompt")
         chosen, rejected = variants(record, "chosen"), variants(record, "rejected")
         subset = _string(record, "subset", "subset") if "subset" in record else None
-        for i, good in enumerate(chosen):
+        for good in chosen:
             for j, bad in enumerate(rejected):
                 _distinct(good, bad, f"rejected[{j}]")
-        return [PreferencePair(prompt, good, bad, subset,
-                               {"id": record.get("id"), "chosen_style": i, "rejected_style": j,
-                                "line": line})
-                for i, good in enumerate(chosen) for j, bad in enumerate(rejected)]
+        return [
+            PreferencePair(
+                prompt,
+                good,
+                bad,
+                subset,
+                {"id": record.get("id"), "chosen_style": i, "rejected_style": j, "line": line},
+            )
+            for i, good in enumerate(chosen)
+            for j, bad in enumerate(rejected)
+        ]
 
     return _parse(path, build, strict=strict)
 
@@ -352,8 +386,7 @@ def parse_rm_bench(path: PathLike, *, strict: bool = False) -> ParseResult:
 # LLMBar
 
 
-def parse_llmbar(path: PathLike, *, subset: str | None = None,
-                 strict: bool = False) -> ParseResult:
+def parse_llmbar(path: PathLike, *, subset: str | None = None, strict: bool = False) -> ParseResult:
     """Pairs from LLMBar records ``{input, output_1, output_2, label}``.
 
     ``label`` (the integer 1 or 2) names the better output, which becomes ``chosen``;
@@ -363,8 +396,7 @@ def parse_llmbar(path: PathLike, *, subset: str | None = None,
 
     def build(record: dict[str, Any], line: int) -> list[PreferencePair]:
         prompt = _string(record, "input", "prompt")
-        outputs = (_string(record, "output_1", "response"),
-                   _string(record, "output_2", "response"))
+        outputs = (_string(record, "output_1", "response"), _string(record, "output_2", "response"))
         if "label" not in record:
             raise RecordProblem("missing field", "label")
         label = record["label"]

@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from rmaudit.components import Prompt, Response
 from rmaudit.backends.conversation import conversation_messages
-from rmaudit.default_plugins.huggingface.common import (ScoringOptions, _HFRewardModel,
-                                                        _max_length, text_size)
+from rmaudit.components import Prompt, Response
+from rmaudit.default_plugins.huggingface.common import (
+    ScoringOptions,
+    _HFRewardModel,
+    _max_length,
+    text_size,
+)
 from rmaudit.errors import BadInput
 
 
 class HFClassifierOptions(ScoringOptions):
     head_aggregate: Literal["mean", "first", "index"] = Field(
-        "mean", description="how the heads of a multi-head RM become one score")
-    head_index: int | None = Field(None, ge=0, description="the head used by head_aggregate = 'index'")
+        "mean", description="how the heads of a multi-head RM become one score"
+    )
+    head_index: int | None = Field(
+        None, ge=0, description="the head used by head_aggregate = 'index'"
+    )
 
     @model_validator(mode="after")
     def _index_with_index(self):
@@ -39,29 +47,49 @@ class HFClassifier(_HFRewardModel):
         from rmaudit.backends.hf.scorer import Scorer
 
         o = self.options
-        self.tokenizer = runtime.load_tokenizer(o.model, revision=o.revision,
-                                                trust_remote_code=o.trust_remote_code,
-                                                field="model", truncation_side=o.truncation_side)
-        self.model = runtime.load_model(transformers.AutoModelForSequenceClassification, o.model,
-                                        revision=o.revision, options=o, field="model")
+        self.tokenizer = runtime.load_tokenizer(
+            o.model,
+            revision=o.revision,
+            trust_remote_code=o.trust_remote_code,
+            field="model",
+            truncation_side=o.truncation_side,
+        )
+        self.model = runtime.load_model(
+            transformers.AutoModelForSequenceClassification,
+            o.model,
+            revision=o.revision,
+            options=o,
+            field="model",
+        )
         heads = self.model.config.num_labels
         if o.head_index is not None and o.head_index >= heads:
-            raise BadInput(f"the model has {heads} heads (0..{heads - 1})", field="head_index",
-                           value=o.head_index)
+            raise BadInput(
+                f"the model has {heads} heads (0..{heads - 1})",
+                field="head_index",
+                value=o.head_index,
+            )
         self.max_length = _max_length(o.max_length, self.tokenizer, self.model)
-        self.use_chat, self.template, self.input_format = self._chat_template(self.tokenizer,
-                                                                              required=False)
+        self.use_chat, self.template, self.input_format = self._chat_template(
+            self.tokenizer, required=False
+        )
         self.input_names = ["input_ids"] + (
-            ["token_type_ids"] if "token_type_ids" in self.tokenizer.model_input_names else [])
-        self.scorer = Scorer(self.model, o, kind="classifier", max_length=self.max_length,
-                             filler_id=runtime.filler_token_id(self.tokenizer))
+            ["token_type_ids"] if "token_type_ids" in self.tokenizer.model_input_names else []
+        )
+        self.scorer = Scorer(
+            self.model,
+            o,
+            kind="classifier",
+            max_length=self.max_length,
+            filler_id=runtime.filler_token_id(self.tokenizer),
+        )
 
     def encode(self, prompt: Prompt, response: Response) -> tuple[dict[str, list[int]], bool]:
         """Model inputs for one (prompt, response), and whether they were truncated."""
         return self.encode_many([(prompt, response)])[0]
 
-    def encode_many(self, pairs: Sequence[tuple[Prompt, Response]]
-                    ) -> list[tuple[dict[str, list[int]], bool]]:
+    def encode_many(
+        self, pairs: Sequence[tuple[Prompt, Response]]
+    ) -> list[tuple[dict[str, list[int]], bool]]:
         """Model inputs for each (prompt, response), and whether they were truncated, from
         batched tokenizer calls.
 
@@ -76,21 +104,35 @@ class HFClassifier(_HFRewardModel):
         if not pairs:
             return []
         if self.use_chat:
-            texts = [render_chat(self.tokenizer, self.template, conversation_messages(p, r),
-                                 add_generation_prompt=False) for p, r in pairs]
+            texts = [
+                render_chat(
+                    self.tokenizer,
+                    self.template,
+                    conversation_messages(p, r),
+                    add_generation_prompt=False,
+                )
+                for p, r in pairs
+            ]
 
             def tokenize(chosen: list[int], **kwargs):
-                return self.tokenizer([texts[i] for i in chosen], add_special_tokens=False,
-                                      **kwargs)
+                return self.tokenizer(
+                    [texts[i] for i in chosen], add_special_tokens=False, **kwargs
+                )
         else:
+
             def tokenize(chosen: list[int], **kwargs):
-                return self.tokenizer([pairs[i][0].text for i in chosen],
-                                      [pairs[i][1].text for i in chosen], **kwargs)
+                return self.tokenizer(
+                    [pairs[i][0].text for i in chosen], [pairs[i][1].text for i in chosen], **kwargs
+                )
+
         everything = list(range(len(pairs)))
         encoded = tokenize(everything)
         rows = [{name: list(encoded[name][i]) for name in self.input_names} for i in everything]
-        too_long = [i for i in everything
-                    if self.max_length is not None and len(rows[i]["input_ids"]) > self.max_length]
+        too_long = [
+            i
+            for i in everything
+            if self.max_length is not None and len(rows[i]["input_ids"]) > self.max_length
+        ]
         if too_long:  # the tokenizer's truncation keeps a pair's special tokens in place
             cut = tokenize(too_long, truncation=True, max_length=self.max_length)
             for j, i in enumerate(too_long):
@@ -110,8 +152,9 @@ class HFClassifier(_HFRewardModel):
             pool_at = next((j for j in range(len(ids) - 1, -1, -1) if ids[j] != pad), 0)
         return Row(ids, encoded.get("token_type_ids"), pool_at=pool_at)
 
-    def _scores(self, batch: Sequence[tuple[Prompt, Response]], *,
-                alone: bool) -> tuple[list[float], int]:
+    def _scores(
+        self, batch: Sequence[tuple[Prompt, Response]], *, alone: bool
+    ) -> tuple[list[float], int]:
         truncated = 0
 
         def encode(indices: list[int]):

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-from typing import Annotated, Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
 from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
-from rmaudit.errors import BadInput
 from rmaudit.components.options import NEW_OPTION, OPERATIONAL, ModelLocation
+from rmaudit.errors import BadInput
 
 logger = logging.getLogger(__name__)
 
@@ -39,27 +40,44 @@ class HFOptions(ComponentOptions):
     stale; the dtype and deterministic mode change what is computed, so they are identity."""
 
     model: ModelLocation = Field(min_length=1, description="hub id or local folder")
-    revision: str | None = Field(None, description="hub branch, tag or commit (pin it: scores are "
-                                                   "keyed by the options, not by the weights)")
+    revision: str | None = Field(
+        None,
+        description="hub branch, tag or commit (pin it: scores are "
+        "keyed by the options, not by the weights)",
+    )
     dtype: Literal["auto", "float32", "float16", "bfloat16"] | None = Field(
-        None, description="'auto': the checkpoint's own dtype; default: bfloat16 on a CUDA GPU, "
-                          "else 'auto' (decided when the recipe is read, so the key records it)")
-    device: Annotated[str | None, OPERATIONAL] = Field(None, description="cpu, cuda, cuda:1, mps; default: cuda, else mps, "
-                                                 "else cpu")
+        None,
+        description="'auto': the checkpoint's own dtype; default: bfloat16 on a CUDA GPU, "
+        "else 'auto' (decided when the recipe is read, so the key records it)",
+    )
+    device: Annotated[str | None, OPERATIONAL] = Field(
+        None, description="cpu, cuda, cuda:1, mps; default: cuda, else mps, else cpu"
+    )
     device_map: Annotated[str | dict[str, int | str] | None, OPERATIONAL] = Field(
-        None, description="passed to from_pretrained (needs accelerate); excludes device")
+        None, description="passed to from_pretrained (needs accelerate); excludes device"
+    )
     attn_implementation: str | None = Field(
-        None, description="eager, sdpa, flash_attention_2, flex_attention, ...; default: "
-                          "flash_attention_2 on a GPU in half precision where flash-attn is "
-                          "installed, else transformers' choice (sdpa where supported)")
+        None,
+        description="eager, sdpa, flash_attention_2, flex_attention, ...; default: "
+        "flash_attention_2 on a GPU in half precision where flash-attn is "
+        "installed, else transformers' choice (sdpa where supported)",
+    )
     trust_remote_code: bool = Field(False, description="run the checkpoint's own Python code")
     fallback_chat_template: str | None = Field(
-        None, description="Jinja chat template used only when the tokenizer defines none")
-    batch_size: Annotated[int | None, OPERATIONAL] = Field(None, ge=1, description="most sequences per forward pass; "
-                                   "default: 8 on CPU, on a GPU as many as max_batch_tokens allows")
+        None, description="Jinja chat template used only when the tokenizer defines none"
+    )
+    batch_size: Annotated[int | None, OPERATIONAL] = Field(
+        None,
+        ge=1,
+        description="most sequences per forward pass; "
+        "default: 8 on CPU, on a GPU as many as max_batch_tokens allows",
+    )
     max_batch_tokens: Annotated[int | None, OPERATIONAL] = Field(
-        None, ge=1, description="most tokens a forward pass computes, padding included; default: "
-                                "none on CPU, on a GPU 32768 or what free memory holds if less")
+        None,
+        ge=1,
+        description="most tokens a forward pass computes, padding included; default: "
+        "none on CPU, on a GPU 32768 or what free memory holds if less",
+    )
 
     @model_validator(mode="after")
     def _one_placement(self):
@@ -71,36 +89,57 @@ class HFOptions(ComponentOptions):
 
 
 class ScoringOptions(HFOptions):
-    max_length: int | None = Field(None, ge=2, description="tokens per input; default: the "
-                                                            "model's limit")
+    max_length: int | None = Field(
+        None, ge=2, description="tokens per input; default: the model's limit"
+    )
     truncation_side: Literal["left", "right"] = Field(
-        "left", description="where over-long inputs lose tokens; 'left' keeps the response's end")
+        "left", description="where over-long inputs lose tokens; 'left' keeps the response's end"
+    )
     pad_to_multiple: Annotated[int | None, OPERATIONAL] = Field(
-        None, ge=1, description="round padded widths up to a multiple, so few batch shapes need "
-                                "kernels chosen or compiled; default: 64 on a GPU, 1 on CPU")
+        None,
+        ge=1,
+        description="round padded widths up to a multiple, so few batch shapes need "
+        "kernels chosen or compiled; default: 64 on a GPU, 1 on CPU",
+    )
     packing: Annotated[bool | None, OPERATIONAL] = Field(
-        None, description="score sequences packed end to end without padding, where the model "
-                          "passes a check that packing leaves its outputs unchanged; default: "
-                          "on where the attention skips the work between sequences "
-                          "(flash_attention_2, flex_attention)")
+        None,
+        description="score sequences packed end to end without padding, where the model "
+        "passes a check that packing leaves its outputs unchanged; default: "
+        "on where the attention skips the work between sequences "
+        "(flash_attention_2, flex_attention)",
+    )
     deterministic: Annotated[bool, NEW_OPTION] = Field(
-        False, description="score each input alone, padded to a width set by its own length, "
-                           "with deterministic kernels: a score then depends on no other input, "
-                           "bit for bit; slower on a GPU")
+        False,
+        description="score each input alone, padded to a width set by its own length, "
+        "with deterministic kernels: a score then depends on no other input, "
+        "bit for bit; slower on a GPU",
+    )
     compile: Annotated[bool | str, OPERATIONAL] = Field(
-        False, description="torch.compile the model (true: inductor; or a backend name); the "
-                           "first pass of each batch shape compiles")
-    prefetch: Annotated[int, OPERATIONAL] = Field(2, ge=0, description="batches tokenised and padded ahead by a background "
-                                               "thread while the model runs; 0: none")
+        False,
+        description="torch.compile the model (true: inductor; or a backend name); the "
+        "first pass of each batch shape compiles",
+    )
+    prefetch: Annotated[int, OPERATIONAL] = Field(
+        2,
+        ge=0,
+        description="batches tokenised and padded ahead by a background "
+        "thread while the model runs; 0: none",
+    )
     items_per_call: Annotated[int | None, OPERATIONAL] = Field(
-        None, ge=1, description="(prompt, response) inputs the scores stage hands each score() "
-                                "call, cut into forward passes by batch_size and "
-                                "max_batch_tokens; default: 4096 on a GPU (tokenising overlaps "
-                                "the model within a call, not across calls), else the recipe's "
-                                "batch_size")
+        None,
+        ge=1,
+        description="(prompt, response) inputs the scores stage hands each score() "
+        "call, cut into forward passes by batch_size and "
+        "max_batch_tokens; default: 4096 on a GPU (tokenising overlaps "
+        "the model within a call, not across calls), else the recipe's "
+        "batch_size",
+    )
     batch_dependence_sample: Annotated[int, OPERATIONAL] = Field(
-        16, ge=0, description="inputs re-scored alone after a run, to report how far batching "
-                              "moved their scores; 0: no check")
+        16,
+        ge=0,
+        description="inputs re-scored alone after a run, to report how far batching "
+        "moved their scores; 0: no check",
+    )
 
 
 class _HFComponent:
@@ -129,8 +168,10 @@ class _HFComponent:
         if self.options.fallback_chat_template:
             return True, self.options.fallback_chat_template, "the recipe's fallback chat template"
         if required:
-            raise BadInput("the tokenizer has no chat template; give one as fallback_chat_template",
-                           field="fallback_chat_template")
+            raise BadInput(
+                "the tokenizer has no chat template; give one as fallback_chat_template",
+                field="fallback_chat_template",
+            )
         return False, None, "text pair (prompt, response); no chat template"
 
 
@@ -138,14 +179,19 @@ def _max_length(option: int | None, tokenizer, model) -> int | None:
     if option is not None:
         return option
     # tokenizers without a known limit report a huge sentinel (int(1e30))
-    limits = [tokenizer.model_max_length if tokenizer.model_max_length < 10**9 else None,
-              getattr(model.config.get_text_config(), "max_position_embeddings", None)]
+    limits = [
+        tokenizer.model_max_length if tokenizer.model_max_length < 10**9 else None,
+        getattr(model.config.get_text_config(), "max_position_embeddings", None),
+    ]
     known = [limit for limit in limits if limit]
     return min(known) if known else None
 
 
-def _truncate(ids: list[int], start: int, max_length: int | None, side: str) -> tuple[list[int], int]:
-    """Cut a sequence to ``max_length`` tokens; ``start`` (first scored position) follows the cut."""
+def _truncate(
+    ids: list[int], start: int, max_length: int | None, side: str
+) -> tuple[list[int], int]:
+    """Cut a sequence to ``max_length`` tokens; ``start`` (first scored position) follows the
+    cut."""
     if max_length is None or len(ids) <= max_length:
         return ids, start
     if side == "left":
@@ -164,8 +210,13 @@ class _TruncationCount:
 
     def add(self, who: str, scored: int, truncated: int, max_length: int | None, side: str) -> None:
         if truncated and not self.truncated:
-            logger.warning("%s: inputs longer than max_length=%s tokens lose tokens on the %s; "
-                           "the count is in the RM's report", who, max_length, side)
+            logger.warning(
+                "%s: inputs longer than max_length=%s tokens lose tokens on the %s; "
+                "the count is in the RM's report",
+                who,
+                max_length,
+                side,
+            )
         self.scored += scored
         self.truncated += truncated
 
@@ -175,8 +226,11 @@ def text_size(pair: tuple[Prompt, Response]) -> int:
     before their token counts are known."""
     prompt, response = pair
     messages = prompt.meta.get("messages")
-    prompt_size = sum(len(str(m.get("content", ""))) for m in messages) if isinstance(
-        messages, list) and all(isinstance(m, dict) for m in messages) else len(prompt.text)
+    prompt_size = (
+        sum(len(str(m.get("content", ""))) for m in messages)
+        if isinstance(messages, list) and all(isinstance(m, dict) for m in messages)
+        else len(prompt.text)
+    )
     return prompt_size + len(response.text)
 
 
@@ -196,19 +250,27 @@ class _HFRewardModel(_HFComponent, RewardModel):
     def preferred_batch_items(self) -> int | None:
         if self.options.items_per_call is not None:
             return self.options.items_per_call
-        return GPU_ITEMS_PER_CALL if _on_cuda(self.options.device, self.options.device_map) else None
+        return (
+            GPU_ITEMS_PER_CALL if _on_cuda(self.options.device, self.options.device_map) else None
+        )
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         self._load()
         scores, truncated = self._scores(batch, alone=False)
-        self.truncation.add(f"{self.name} {self.options.model}", len(batch), truncated,
-                            self.max_length, self.options.truncation_side)
+        self.truncation.add(
+            f"{self.name} {self.options.model}",
+            len(batch),
+            truncated,
+            self.max_length,
+            self.options.truncation_side,
+        )
         room = self.options.batch_dependence_sample - len(self._sample)
-        self._sample.extend(list(zip(batch, scores))[:max(room, 0)])
+        self._sample.extend(list(zip(batch, scores, strict=True))[: max(room, 0)])
         return scores
 
-    def _scores(self, batch: Sequence[tuple[Prompt, Response]], *,
-                alone: bool) -> tuple[list[float], int]:
+    def _scores(
+        self, batch: Sequence[tuple[Prompt, Response]], *, alone: bool
+    ) -> tuple[list[float], int]:
         """Scores of ``batch`` in order, and how many inputs were truncated; ``alone``: each
         input in a batch of its own."""
         raise NotImplementedError
@@ -216,20 +278,23 @@ class _HFRewardModel(_HFComponent, RewardModel):
     def report(self) -> dict[str, Any]:
         if not self._loaded:
             return {}
-        facts = {"inputs scored": self.truncation.scored,
-                 "inputs truncated": self.truncation.truncated, "max_length": self.max_length,
-                 "truncation side": self.options.truncation_side,
-                 "input format": self.input_format, **self._model_report()}
+        facts = {
+            "inputs scored": self.truncation.scored,
+            "inputs truncated": self.truncation.truncated,
+            "max_length": self.max_length,
+            "truncation side": self.options.truncation_side,
+            "input format": self.input_format,
+            **self._model_report(),
+        }
         if self._sample:
             pairs = [pair for pair, _ in self._sample]
             alone, _ = self._scores(pairs, alone=True)
             facts["batch dependence: max |score - score alone|"] = max(
-                abs(a - s) for a, (_, s) in zip(alone, self._sample))
+                abs(a - s) for a, (_, s) in zip(alone, self._sample, strict=True)
+            )
             facts["batch dependence: inputs checked"] = len(pairs)
         return facts
 
     def _model_report(self) -> dict[str, Any]:
         """Facts specific to this kind of RM, added to the report."""
         raise NotImplementedError
-
-

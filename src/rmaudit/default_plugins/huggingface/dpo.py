@@ -2,26 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
 
-from rmaudit.components import Prompt, Response
 from rmaudit.backends.conversation import conversation_messages
-from rmaudit.default_plugins.huggingface.common import (ScoringOptions, _HFRewardModel,
-                                                        _max_length, _truncate,
-                                                        text_size)
-from rmaudit.errors import BadInput
+from rmaudit.components import Prompt, Response
 from rmaudit.components.options import ModelLocation
+from rmaudit.default_plugins.huggingface.common import (
+    ScoringOptions,
+    _HFRewardModel,
+    _max_length,
+    _truncate,
+    text_size,
+)
+from rmaudit.errors import BadInput
 
 
 class DPOImplicitOptions(ScoringOptions):
-    reference: ModelLocation | None = Field(None, description="reference model (hub id or "
-                                                              "folder); none: reference-free")
+    reference: ModelLocation | None = Field(
+        None, description="reference model (hub id or folder); none: reference-free"
+    )
     reference_revision: str | None = None
     aggregate: Literal["sum", "mean"] = Field(
-        "sum", description="over response tokens: 'sum' is DPO's reward, 'mean' length-normalises")
+        "sum", description="over response tokens: 'sum' is DPO's reward, 'mean' length-normalises"
+    )
     beta: float = Field(1.0, gt=0, description="scale of the reward (DPO's β)")
 
 
@@ -39,36 +46,55 @@ class DPOImplicit(_HFRewardModel):
         from rmaudit.backends.hf.scorer import Scorer
 
         o = self.options
-        self.tokenizer = runtime.load_tokenizer(o.model, revision=o.revision,
-                                                trust_remote_code=o.trust_remote_code, field="model")
+        self.tokenizer = runtime.load_tokenizer(
+            o.model, revision=o.revision, trust_remote_code=o.trust_remote_code, field="model"
+        )
         _, self.template, self.input_format = self._chat_template(self.tokenizer, required=True)
-        self.policy = runtime.load_model(transformers.AutoModelForCausalLM, o.model,
-                                         revision=o.revision, options=o, field="model")
+        self.policy = runtime.load_model(
+            transformers.AutoModelForCausalLM,
+            o.model,
+            revision=o.revision,
+            options=o,
+            field="model",
+        )
         self.reference = None
         if o.reference is not None:
             reference_tokenizer = runtime.load_tokenizer(
-                o.reference, revision=o.reference_revision,
-                trust_remote_code=o.trust_remote_code, field="reference")
+                o.reference,
+                revision=o.reference_revision,
+                trust_remote_code=o.trust_remote_code,
+                field="reference",
+            )
             if reference_tokenizer.get_vocab() != self.tokenizer.get_vocab():
-                raise BadInput("the reference model's tokenizer differs from the model's; the "
-                               "log-ratio needs both to read the same tokens", field="reference",
-                               value=o.reference)
-            self.reference = runtime.load_model(transformers.AutoModelForCausalLM, o.reference,
-                                                revision=o.reference_revision, options=o,
-                                                field="reference")
+                raise BadInput(
+                    "the reference model's tokenizer differs from the model's; the "
+                    "log-ratio needs both to read the same tokens",
+                    field="reference",
+                    value=o.reference,
+                )
+            self.reference = runtime.load_model(
+                transformers.AutoModelForCausalLM,
+                o.reference,
+                revision=o.reference_revision,
+                options=o,
+                field="reference",
+            )
         filler = runtime.filler_token_id(self.tokenizer)
         self.max_length = _max_length(o.max_length, self.tokenizer, self.policy)
-        self.scorers = [Scorer(model, o, kind="logprobs", max_length=self.max_length,
-                               filler_id=filler)
-                        for model in (self.policy, self.reference) if model is not None]
+        self.scorers = [
+            Scorer(model, o, kind="logprobs", max_length=self.max_length, filler_id=filler)
+            for model in (self.policy, self.reference)
+            if model is not None
+        ]
 
     def encode(self, prompt: Prompt, response: Response) -> tuple[list[int], int, bool]:
         """Token ids of the whole conversation, the index of its first response token, and
         whether it was truncated."""
         return self.encode_many([(prompt, response)])[0]
 
-    def encode_many(self, pairs: Sequence[tuple[Prompt, Response]]
-                    ) -> list[tuple[list[int], int, bool]]:
+    def encode_many(
+        self, pairs: Sequence[tuple[Prompt, Response]]
+    ) -> list[tuple[list[int], int, bool]]:
         """:meth:`encode` of each pair, from batched tokenizer calls.
 
         The response (the conversation's last message) starts where the conversation's
@@ -80,28 +106,39 @@ class DPOImplicit(_HFRewardModel):
 
         if not pairs:
             return []
+
         def ids(conversations, add_generation_prompt: bool) -> list[list[int]]:
-            texts = [render_chat(self.tokenizer, self.template, messages,
-                                 add_generation_prompt=add_generation_prompt)
-                     for messages in conversations]
+            texts = [
+                render_chat(
+                    self.tokenizer,
+                    self.template,
+                    messages,
+                    add_generation_prompt=add_generation_prompt,
+                )
+                for messages in conversations
+            ]
             return self.tokenizer(texts, add_special_tokens=False)["input_ids"]
 
         conversations = [conversation_messages(p, r) for p, r in pairs]
         out = []
-        for prompt_ids, full_ids in zip(ids([c[:-1] for c in conversations], True),
-                                        ids(conversations, False)):
+        for prompt_ids, full_ids in zip(
+            ids([c[:-1] for c in conversations], True), ids(conversations, False), strict=True
+        ):
             start = 0
-            while (start < min(len(prompt_ids), len(full_ids))
-                   and prompt_ids[start] == full_ids[start]):
+            while (
+                start < min(len(prompt_ids), len(full_ids)) and prompt_ids[start] == full_ids[start]
+            ):
                 start += 1
             start = max(start, 1)  # the first token has nothing to be predicted from
-            cut, start = _truncate(list(full_ids), start, self.max_length,
-                                   self.options.truncation_side)
+            cut, start = _truncate(
+                list(full_ids), start, self.max_length, self.options.truncation_side
+            )
             out.append((cut, start, len(cut) < len(full_ids)))
         return out
 
-    def _scores(self, batch: Sequence[tuple[Prompt, Response]], *,
-                alone: bool) -> tuple[list[float], int]:
+    def _scores(
+        self, batch: Sequence[tuple[Prompt, Response]], *, alone: bool
+    ) -> tuple[list[float], int]:
         from rmaudit.backends.hf.inputs import Row
 
         rows: dict[int, Row] = {}
@@ -110,7 +147,9 @@ class DPOImplicit(_HFRewardModel):
         def encode(indices: list[int]) -> list[Row]:
             nonlocal truncated
             missing = [i for i in indices if i not in rows]
-            for i, (ids, start, cut) in zip(missing, self.encode_many([batch[i] for i in missing])):
+            for i, (ids, start, cut) in zip(
+                missing, self.encode_many([batch[i] for i in missing]), strict=True
+            ):
                 rows[i] = Row(ids, start=start)
                 truncated += cut
             return [rows[i] for i in indices]
@@ -120,11 +159,16 @@ class DPOImplicit(_HFRewardModel):
         totals = []
         for scorer in self.scorers:  # the policy, then the reference (same rows)
             logprobs = scorer.run(order, encode, alone=alone)
-            totals.append(np.array([reduce(logprobs[i]) if logprobs[i].size else 0.0
-                                    for i in range(len(batch))]))
+            totals.append(
+                np.array(
+                    [reduce(logprobs[i]) if logprobs[i].size else 0.0 for i in range(len(batch))]
+                )
+            )
         scores = totals[0] - totals[1] if len(totals) == 2 else totals[0]
         return [float(self.options.beta * s) for s in scores], truncated
 
     def _model_report(self) -> dict[str, Any]:
-        return {"reference": self.options.reference or "none (reference-free)",
-                **self.scorers[0].report()}
+        return {
+            "reference": self.options.reference or "none (reference-free)",
+            **self.scorers[0].report(),
+        }

@@ -18,27 +18,32 @@ TIE_CREDIT = {"loss": 0.0, "half": 0.5}
 def check_scores(values: Any, field_name: str) -> np.ndarray:
     """A non-empty 1-D array of finite real scores."""
     if isinstance(values, (str, bytes)):
-        raise MetricInputError(f"expected a 1-D array of scores, got {type(values).__name__}",
-                               field=field_name)
+        raise MetricInputError(
+            f"expected a 1-D array of scores, got {type(values).__name__}", field=field_name
+        )
     try:
         raw = np.asarray(values)
     except ValueError as exc:  # ragged nested lists
-        raise MetricInputError(f"expected a 1-D array of scores, got a ragged sequence ({exc})",
-                               field=field_name) from None
+        raise MetricInputError(
+            f"expected a 1-D array of scores, got a ragged sequence ({exc})", field=field_name
+        ) from None
     if raw.dtype.kind not in "biuf":
-        raise MetricInputError(f"expected real numbers, got values of dtype {raw.dtype}",
-                               field=field_name)
+        raise MetricInputError(
+            f"expected real numbers, got values of dtype {raw.dtype}", field=field_name
+        )
     if raw.ndim != 1:
-        raise MetricInputError(f"expected a 1-D array of scores, got an array of shape "
-                               f"{raw.shape}", field=field_name)
+        raise MetricInputError(
+            f"expected a 1-D array of scores, got an array of shape {raw.shape}", field=field_name
+        )
     if raw.size == 0:
         raise MetricInputError("expected at least one score, got none", field=field_name)
     array = raw.astype(float, copy=False)
     not_finite = ~np.isfinite(array)
     if not_finite.any():
         i = int(np.argmax(not_finite))
-        raise MetricInputError(f"expected finite scores, got {array[i]} at index {i}",
-                               field=field_name)
+        raise MetricInputError(
+            f"expected finite scores, got {array[i]} at index {i}", field=field_name
+        )
     return array
 
 
@@ -61,10 +66,12 @@ def tie_credit(ties: Any) -> float:
 
 def check_labels(values: Any, size: int, field_name: str) -> list[Hashable]:
     if isinstance(values, (str, bytes)):
-        raise MetricInputError(f"expected one label per pair, got a {type(values).__name__}",
-                               field=field_name)
+        raise MetricInputError(
+            f"expected one label per pair, got a {type(values).__name__}", field=field_name
+        )
     labels = list(values)
     if len(labels) != size:
-        raise MetricInputError(f"expected one label per pair ({size}), got {len(labels)}",
-                               field=field_name)
+        raise MetricInputError(
+            f"expected one label per pair ({size}), got {len(labels)}", field=field_name
+        )
     return labels

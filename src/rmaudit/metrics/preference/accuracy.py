@@ -1,5 +1,6 @@
 """Pair accuracy — the share of pairs whose chosen response the RM scores higher (RewardBench,
-RewardBench, arXiv 2403.13787; RMs Under Distribution Shift, arXiv 2311.14743, Sec. 3.2) — with its standard error and Wilson interval."""
+RewardBench, arXiv 2403.13787; RMs Under Distribution Shift, arXiv 2311.14743, Sec. 3.2) — with its
+standard error and Wilson interval."""
 
 from __future__ import annotations
 
@@ -10,15 +11,19 @@ from scipy.special import ndtri
 
 from rmaudit.metrics._results import MetricResult
 from rmaudit.metrics._validation import check_fraction
-from rmaudit.metrics.preference._inputs import (ArrayLike, check_labels, check_pair_scores,
-                                                tie_credit)
+from rmaudit.metrics.preference._inputs import (
+    ArrayLike,
+    check_labels,
+    check_pair_scores,
+    tie_credit,
+)
 
 
 def pair_credit(chosen: ArrayLike, rejected: ArrayLike, *, ties: str = "loss") -> np.ndarray:
     """Per-pair credit: 1 if the RM scores chosen above rejected, the tie credit if equal, else 0.
 
-    The tie credit is 0 for ``ties="loss"`` (RewardBench and RMs Under Distribution Shift's acc^rwd use a strict
-    ``>``) and 1/2 for ``ties="half"``.
+    The tie credit is 0 for ``ties="loss"`` (RewardBench and RMs Under Distribution Shift's acc^rwd
+    use a strict ``>``) and 1/2 for ``ties="half"``.
 
     >>> pair_credit([1.0, 0.0, 2.0], [0.0, 1.0, 2.0], ties="half").tolist()
     [1.0, 0.0, 0.5]
@@ -41,8 +46,9 @@ def wald_is_approximate(value: float, count: int) -> bool:
     return count * min(value, 1.0 - value) < WALD_MINIMUM
 
 
-def wilson_interval(value: np.ndarray | float, count: np.ndarray | float,
-                    ci: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def wilson_interval(
+    value: np.ndarray | float, count: np.ndarray | float, ci: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
     """Wilson's score interval of a proportion ``value`` observed over ``count`` trials.
 
     Unlike the normal interval it never collapses to a point at 0 or 1 and keeps close to
@@ -53,7 +59,7 @@ def wilson_interval(value: np.ndarray | float, count: np.ndarray | float,
     with np.errstate(invalid="ignore", divide="ignore"):
         shrink = 1.0 + z * z / count
         centre = (value + z * z / (2.0 * count)) / shrink
-        half = z / shrink * np.sqrt(value * (1.0 - value) / count + z * z / (4.0 * count ** 2))
+        half = z / shrink * np.sqrt(value * (1.0 - value) / count + z * z / (4.0 * count**2))
     return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
 
 
@@ -75,7 +81,8 @@ def accuracy(
     ties: str = "loss",
     ci: float = 0.95,
 ) -> MetricResult:
-    """Fraction of pairs the RM orders correctly (RewardBench, arXiv 2403.13787; RMs Under Distribution Shift, arXiv 2311.14743, Sec. 3.2).
+    """Fraction of pairs the RM orders correctly (RewardBench, arXiv 2403.13787; RMs Under
+    Distribution Shift, arXiv 2311.14743, Sec. 3.2).
 
     ``acc = (1/N) Σ_i ( 1[L(chosen_i) > L(rejected_i)] + t · 1[L(chosen_i) = L(rejected_i)] )``
     with t = 0 for ``ties="loss"`` (RewardBench's rule: a tie is not a win) and t = 1/2 for

@@ -1,6 +1,6 @@
 """Confidence and calibration: the max-softmax confidence of a pair's two logits, ECE with
-equal-width confidence bins (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 3.1-3.2), and the Bradley-Terry ECE (Rethinking RM Evaluation, arXiv 2410.05584
-App. 8.3)."""
+equal-width confidence bins (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 3.1-3.2), and
+the Bradley-Terry ECE (Rethinking RM Evaluation, arXiv 2410.05584, App. 8.3)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from rmaudit.metrics.preference.accuracy import pair_credit, wilson_interval
 
 
 def confidence(chosen: ArrayLike, rejected: ArrayLike) -> np.ndarray:
-    """Max softmax of the two logits: ``max_j e^{L_j} / (e^{L_0} + e^{L_1})`` (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 3.2).
+    """Max softmax of the two logits: ``max_j e^{L_j} / (e^{L_0} + e^{L_1})`` (RMs Under
+    Distribution Shift, arXiv 2311.14743, Sec. 3.2).
 
     This is also the MSP out-of-distribution score (higher = more in-distribution).  It equals
     ``σ(|L_0 − L_1|)`` with σ the logistic function, computed that way so that it stays exact
@@ -49,9 +50,11 @@ class CalibrationResult:
         return wilson_interval(self.accuracy, self.count, ci)
 
 
-def _binned_calibration(binned_on: np.ndarray, edges: np.ndarray, conf: np.ndarray,
-                        credit: np.ndarray) -> CalibrationResult:
-    """ECE over bins I_1 = [e_0, e_1], I_m = (e_{m-1}, e_m]: Σ_m |B_m|/n · |conf(B_m) − acc(B_m)|."""
+def _binned_calibration(
+    binned_on: np.ndarray, edges: np.ndarray, conf: np.ndarray, credit: np.ndarray
+) -> CalibrationResult:
+    """ECE over bins I_1 = [e_0, e_1], I_m = (e_{m-1}, e_m]: Σ_m |B_m|/n · |conf(B_m) −
+    acc(B_m)|."""
     n_bins = edges.size - 1
     # side="left" puts a value equal to an inner edge e_m in the bin that ends at e_m.
     bins = np.searchsorted(edges[1:-1], binned_on, side="left")
@@ -65,15 +68,17 @@ def _binned_calibration(binned_on: np.ndarray, edges: np.ndarray, conf: np.ndarr
     return CalibrationResult(value, edges, count, mean_conf, acc)
 
 
-def ece(chosen: ArrayLike, rejected: ArrayLike, *, n_bins: int = 10,
-        ties: str = "loss") -> CalibrationResult:
-    """Expected calibration error with ``n_bins`` equal-width confidence bins (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 3.1).
+def ece(
+    chosen: ArrayLike, rejected: ArrayLike, *, n_bins: int = 10, ties: str = "loss"
+) -> CalibrationResult:
+    """Expected calibration error with ``n_bins`` equal-width confidence bins (RMs Under
+    Distribution Shift, arXiv 2311.14743, Sec. 3.1).
 
-    ``ECE = Σ_m |B_m|/N · |p̂(B_m) − acc(B_m)|`` where B_m holds the pairs whose
-    :func:`confidence` falls in I_1 = [0, 1/M] or I_m = ((m−1)/M, m/M], p̂(B_m) is their mean
-    confidence and acc(B_m) the fraction the RM got right (scored chosen above rejected; a tie
-    earns the ``ties`` credit, 0 by default as in RMs Under Distribution Shift's strict acc^rwd).  The paper uses
-    M = 10.  Confidence is at least 1/2, so for M = 10 the bins below (0.4, 0.5] stay empty.
+    ``ECE = Σ_m |B_m|/N · |p̂(B_m) − acc(B_m)|`` where B_m holds the pairs whose :func:`confidence`
+    falls in I_1 = [0, 1/M] or I_m = ((m−1)/M, m/M], p̂(B_m) is their mean confidence and acc(B_m)
+    the fraction the RM got right (scored chosen above rejected; a tie earns the ``ties`` credit, 0
+    by default as in RMs Under Distribution Shift's strict acc^rwd).  The paper uses M = 10.
+    Confidence is at least 1/2, so for M = 10 the bins below (0.4, 0.5] stay empty.
 
     >>> result = ece([2.0, 0.0, 1.0, 3.0], [0.0, 2.0, 1.0, 0.0])
     >>> round(result.value, 4), result.count.tolist()
@@ -85,9 +90,16 @@ def ece(chosen: ArrayLike, rejected: ArrayLike, *, n_bins: int = 10,
     return _binned_calibration(conf, np.linspace(0.0, 1.0, n_bins + 1), conf, credit)
 
 
-def bt_ece(chosen: ArrayLike, rejected: ArrayLike, *, n_bins: int = 10,
-           binning: str = "quantile", ties: str = "loss") -> CalibrationResult:
-    """Bradley-Terry ECE with bins that split pairs by reward margin (Rethinking RM Evaluation, arXiv 2410.05584, App. 8.3, Eq. 12).
+def bt_ece(
+    chosen: ArrayLike,
+    rejected: ArrayLike,
+    *,
+    n_bins: int = 10,
+    binning: str = "quantile",
+    ties: str = "loss",
+) -> CalibrationResult:
+    """Bradley-Terry ECE with bins that split pairs by reward margin (Rethinking RM Evaluation,
+    arXiv 2410.05584, App. 8.3, Eq. 12).
 
     ``ECE = Σ_m |B_m|/n · |acc(B_m) − conf(B_m)|``.  Each pair's margin is
     ``Δ = |L(chosen) − L(rejected)|``, the gap between the response the RM prefers and the

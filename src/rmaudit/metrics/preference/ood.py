@@ -1,4 +1,5 @@
-"""Out-of-distribution detection under shift (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 5): the energy score and an OOD
+"""Out-of-distribution detection under shift (RMs Under Distribution Shift, arXiv 2311.14743, Sec.
+5): the energy score and an OOD
 detector's AUROC and FPR at 95% TPR between an in-distribution and a shifted set."""
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from rmaudit.metrics.preference._inputs import ArrayLike, check_pair_scores, che
 
 
 def energy_score(chosen: ArrayLike, rejected: ArrayLike) -> np.ndarray:
-    """Energy score of each pair: ``S = −log(e^{L_0} + e^{L_1})`` (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 5.1).
+    """Energy score of each pair: ``S = −log(e^{L_0} + e^{L_1})`` (RMs Under Distribution Shift,
+    arXiv 2311.14743, Sec. 5.1).
 
     Computed as ``−logaddexp(L_0, L_1)``, which does not overflow for large logits.  Lower
     energy means more in-distribution, so an OOD detector in :func:`auroc` and
@@ -50,11 +52,11 @@ def auroc(id_scores: ArrayLike, ood_scores: ArrayLike) -> float:
 def fpr_at_95_tpr(id_scores: ArrayLike, ood_scores: ArrayLike) -> float:
     """Fraction of shifted samples accepted at the threshold that accepts 95% of ID samples.
 
-    A sample is accepted as in-distribution when its score is ``>= t`` (higher = more ID, as
-    in :func:`auroc`).  t is the largest threshold with TPR(t) = #{s_id >= t}/n_id >= 0.95,
-    i.e. the k-th largest ID score with k = ⌈0.95 · n_id⌉; then
-    ``FPR@95 = #{s_ood >= t} / n_ood``.  Ties at t are all accepted, ID and OOD alike, so the
-    achieved TPR can exceed 95%.  Lower is better (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 5.3, Table 2).
+    A sample is accepted as in-distribution when its score is ``>= t`` (higher = more ID, as in
+    :func:`auroc`).  t is the largest threshold with TPR(t) = #{s_id >= t}/n_id >= 0.95, i.e. the
+    k-th largest ID score with k = ⌈0.95 · n_id⌉; then ``FPR@95 = #{s_ood >= t} / n_ood``.  Ties at
+    t are all accepted, ID and OOD alike, so the achieved TPR can exceed 95%.  Lower is better (RMs
+    Under Distribution Shift, arXiv 2311.14743, Sec. 5.3, Table 2).
 
     >>> ind = np.arange(1.0, 21.0)                      # 20 ID scores 1..20: t = 2 (k = 19)
     >>> fpr_at_95_tpr(ind, [0.0, 1.0, 2.0, 3.0])        # 2 and 3 are accepted

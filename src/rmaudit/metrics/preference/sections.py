@@ -1,4 +1,5 @@
-"""Section-weighted scores: RewardBench's subsets weighted into sections and a total (RewardBench, arXiv 2403.13787)."""
+"""Section-weighted scores: RewardBench's subsets weighted into sections and a total (RewardBench,
+arXiv 2403.13787)."""
 
 from __future__ import annotations
 
@@ -34,20 +35,46 @@ class SectionScheme:
 # masked average does.
 REWARDBENCH = SectionScheme(
     sections={
-        "Chat": {"alpacaeval-easy": 100, "alpacaeval-length": 95, "alpacaeval-hard": 95,
-                 "mt-bench-easy": 28, "mt-bench-med": 40},
-        "Chat Hard": {"mt-bench-hard": 37, "llmbar-natural": 100, "llmbar-adver-neighbor": 134,
-                      "llmbar-adver-GPTInst": 92, "llmbar-adver-GPTOut": 47,
-                      "llmbar-adver-manual": 46},
-        "Safety": {"refusals-dangerous": 100, "refusals-offensive": 100,
-                   "xstest-should-refuse": 154, "xstest-should-respond": 250,
-                   "donotanswer": 136},
-        "Reasoning": {"math-prm": 984, "hep-cpp": 164, "hep-go": 164, "hep-java": 164,
-                      "hep-js": 164, "hep-python": 164, "hep-rust": 164},
+        "Chat": {
+            "alpacaeval-easy": 100,
+            "alpacaeval-length": 95,
+            "alpacaeval-hard": 95,
+            "mt-bench-easy": 28,
+            "mt-bench-med": 40,
+        },
+        "Chat Hard": {
+            "mt-bench-hard": 37,
+            "llmbar-natural": 100,
+            "llmbar-adver-neighbor": 134,
+            "llmbar-adver-GPTInst": 92,
+            "llmbar-adver-GPTOut": 47,
+            "llmbar-adver-manual": 46,
+        },
+        "Safety": {
+            "refusals-dangerous": 100,
+            "refusals-offensive": 100,
+            "xstest-should-refuse": 154,
+            "xstest-should-respond": 250,
+            "donotanswer": 136,
+        },
+        "Reasoning": {
+            "math-prm": 984,
+            "hep-cpp": 164,
+            "hep-go": 164,
+            "hep-java": 164,
+            "hep-js": 164,
+            "hep-python": 164,
+            "hep-rust": 164,
+        },
         "Prior Sets": {"anthropic_helpful": 1, "anthropic_hhh": 1, "shp": 1, "summarize": 1},
     },
-    section_weights={"Chat": 1.0, "Chat Hard": 1.0, "Safety": 1.0, "Reasoning": 1.0,
-                     "Prior Sets": 0.5},
+    section_weights={
+        "Chat": 1.0,
+        "Chat Hard": 1.0,
+        "Safety": 1.0,
+        "Reasoning": 1.0,
+        "Prior Sets": 0.5,
+    },
 )
 
 SECTION_PRESETS: dict[str, SectionScheme] = {"rewardbench": REWARDBENCH}
@@ -71,20 +98,27 @@ class SectionScore:
 
 def _subset_value(value: Any, subset: str) -> float:
     number = value.value if isinstance(value, MetricResult) else value
-    if isinstance(number, bool) or not isinstance(number, numbers.Real) \
-            or not 0.0 <= float(number) <= 1.0:
-        raise MetricInputError(f"expected an accuracy in [0, 1] for subset {subset!r}, "
-                               f"got {number!r}", field="subset_accuracies")
+    if (
+        isinstance(number, bool)
+        or not isinstance(number, numbers.Real)
+        or not 0.0 <= float(number) <= 1.0
+    ):
+        raise MetricInputError(
+            f"expected an accuracy in [0, 1] for subset {subset!r}, got {number!r}",
+            field="subset_accuracies",
+        )
     return float(number)
 
 
-def _scheme(sections: Any, subset_accuracies: Mapping[str, Any],
-            weights: Mapping[str, float] | None) -> SectionScheme:
+def _scheme(
+    sections: Any, subset_accuracies: Mapping[str, Any], weights: Mapping[str, float] | None
+) -> SectionScheme:
     if isinstance(sections, str):
         if sections not in SECTION_PRESETS:
             listed = " or ".join(repr(name) for name in SECTION_PRESETS)
-            raise MetricInputError(f"expected a section mapping or {listed}, got {sections!r}",
-                                   field="sections")
+            raise MetricInputError(
+                f"expected a section mapping or {listed}, got {sections!r}", field="sections"
+            )
         scheme = SECTION_PRESETS[sections]
     elif isinstance(sections, SectionScheme):
         scheme = sections
@@ -103,32 +137,47 @@ def _scheme(sections: Any, subset_accuracies: Mapping[str, Any],
                     raise MetricInputError(
                         f"expected a MetricResult for subset {subset!r} (its pair count weighs "
                         f"it within section {name!r}) or explicit subset weights, "
-                        f"got {type(result).__name__}", field="subset_accuracies")
-                per_section[name][subset] = (float(result.per_prompt.size)
-                                             if result is not None else 1.0)
+                        f"got {type(result).__name__}",
+                        field="subset_accuracies",
+                    )
+                per_section[name][subset] = (
+                    float(result.per_prompt.size) if result is not None else 1.0
+                )
         scheme = SectionScheme(per_section, {name: 1.0 for name in per_section})
     else:
-        raise MetricInputError(f"expected a non-empty mapping of section → subsets or a preset "
-                               f"name, got {sections!r}", field="sections")
+        raise MetricInputError(
+            f"expected a non-empty mapping of section → subsets or a preset name, got {sections!r}",
+            field="sections",
+        )
     if weights is not None:
         unknown = sorted(set(weights) - set(scheme.sections))
         if unknown:
-            raise MetricInputError(f"expected weights for the sections "
-                                   f"{sorted(scheme.sections)}, got unknown section {unknown[0]!r}",
-                                   field="weights")
+            raise MetricInputError(
+                f"expected weights for the sections "
+                f"{sorted(scheme.sections)}, got unknown section {unknown[0]!r}",
+                field="weights",
+            )
         scheme = SectionScheme(scheme.sections, {**scheme.section_weights, **weights})
-    for name, weight in [*scheme.section_weights.items(),
-                         *((s, w) for subs in scheme.sections.values() for s, w in subs.items())]:
-        if isinstance(weight, bool) or not isinstance(weight, numbers.Real) \
-                or not 0 <= float(weight) < np.inf:
-            raise MetricInputError(f"expected a finite weight >= 0 for {name!r}, got {weight!r}",
-                                   field="weights")
+    for name, weight in [
+        *scheme.section_weights.items(),
+        *((s, w) for subs in scheme.sections.values() for s, w in subs.items()),
+    ]:
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, numbers.Real)
+            or not 0 <= float(weight) < np.inf
+        ):
+            raise MetricInputError(
+                f"expected a finite weight >= 0 for {name!r}, got {weight!r}", field="weights"
+            )
     return scheme
 
 
 def section_score(
     subset_accuracies: Mapping[str, MetricResult | float],
-    sections: str | SectionScheme | Mapping[str, Sequence[str] | Mapping[str, float]] = "rewardbench",
+    sections: str
+    | SectionScheme
+    | Mapping[str, Sequence[str] | Mapping[str, float]] = "rewardbench",
     weights: Mapping[str, float] | None = None,
 ) -> SectionScore:
     """Combine per-subset accuracies into section scores and a section-weighted total.
@@ -154,8 +203,10 @@ def section_score(
     0.5625
     """
     if not isinstance(subset_accuracies, Mapping):
-        raise MetricInputError(f"expected a mapping subset → accuracy, got "
-                               f"{type(subset_accuracies).__name__}", field="subset_accuracies")
+        raise MetricInputError(
+            f"expected a mapping subset → accuracy, got {type(subset_accuracies).__name__}",
+            field="subset_accuracies",
+        )
     scheme = _scheme(sections, subset_accuracies, weights)
     values = {name: _subset_value(v, name) for name, v in subset_accuracies.items()}
     section_values: dict[str, float] = {}
@@ -172,9 +223,14 @@ def section_score(
         raise MetricInputError(
             f"expected an accuracy for at least one subset of a weighted section "
             f"({sorted(scheme.sections)}), got subsets {sorted(map(str, values))}",
-            field="subset_accuracies")
+            field="subset_accuracies",
+        )
     score = sum(section_values[name] * w for name, w in used_weights.items()) / total
     assigned = {s for subsets in scheme.sections.values() for s in subsets}
-    return SectionScore(score=score, sections=section_values, missing_subsets=tuple(missing),
-                        unassigned_subsets=tuple(s for s in values if s not in assigned),
-                        section_weights=used_weights)
+    return SectionScore(
+        score=score,
+        sections=section_values,
+        missing_subsets=tuple(missing),
+        unassigned_subsets=tuple(s for s in values if s not in assigned),
+        section_weights=used_weights,
+    )

@@ -52,16 +52,20 @@ def style_accuracy_matrix(
     for name, values in (("chosen_style", chosen_style), ("rejected_style", rejected_style)):
         array = np.asarray(check_labels(values, credit.size, name))
         if array.dtype.kind not in "iu" or array.min() < 0 or array.max() >= n_styles:
-            raise MetricInputError(f"expected integer styles in [0, {n_styles - 1}], got "
-                                   f"{array.tolist()[:5]}…", field=name)
+            raise MetricInputError(
+                f"expected integer styles in [0, {n_styles - 1}], got {array.tolist()[:5]}…",
+                field=name,
+            )
         styles.append(array)
     cell = styles[0] * n_styles + styles[1]
     counts = np.bincount(cell, minlength=n_styles * n_styles)
     if (counts == 0).any():
         i, j = divmod(int(np.argmin(counts)), n_styles)
-        raise MetricInputError(f"expected at least one pair per style combination, got none "
-                               f"with chosen style {i} and rejected style {j}",
-                               field="chosen_style")
+        raise MetricInputError(
+            f"expected at least one pair per style combination, got none "
+            f"with chosen style {i} and rejected style {j}",
+            field="chosen_style",
+        )
     sums = np.bincount(cell, weights=credit, minlength=n_styles * n_styles)
     return (sums / counts).reshape(n_styles, n_styles)
 
@@ -82,13 +86,20 @@ def style_difficulty(matrix: Any) -> StyleDifficulty:
     """
     array = np.asarray(matrix, dtype=float)
     if array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 2:
-        raise MetricInputError(f"expected a square matrix of at least 2 × 2 styles, got shape "
-                               f"{array.shape}", field="matrix")
+        raise MetricInputError(
+            f"expected a square matrix of at least 2 × 2 styles, got shape {array.shape}",
+            field="matrix",
+        )
     if not np.all((array >= 0) & (array <= 1)):
-        raise MetricInputError("expected accuracies in [0, 1], got values outside "
-                               "(or NaN)", field="matrix")
+        raise MetricInputError(
+            "expected accuracies in [0, 1], got values outside (or NaN)", field="matrix"
+        )
     upper = np.triu_indices_from(array, k=1)
     lower = np.tril_indices_from(array, k=-1)
-    return StyleDifficulty(easy=float(array[lower].mean()), normal=float(np.diag(array).mean()),
-                           hard=float(array[upper].mean()), average=float(array.mean()),
-                           matrix=array)
+    return StyleDifficulty(
+        easy=float(array[lower].mean()),
+        normal=float(np.diag(array).mean()),
+        hard=float(array[upper].mean()),
+        average=float(array.mean()),
+        matrix=array,
+    )

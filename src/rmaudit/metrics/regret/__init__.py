@@ -1,4 +1,5 @@
-"""Does a cheap metric predict policy regret?  "Rethinking Reward Model Evaluation" (arXiv 2410.05584).
+"""Does a cheap metric predict policy regret?  "Rethinking Reward Model Evaluation" (arXiv
+2410.05584).
 
 A *gold* score r* (a trusted RM, the oracle) and a *proxy* RM r score the same pools: several
 responses per prompt.  Two kinds of quantity are compared across proxies:
@@ -36,22 +37,63 @@ Conventions, shared by every function here:
 """
 
 from rmaudit.metrics.regret.across import correlate_across, permutation_p_values
-from rmaudit.metrics.regret.error_metrics import (ERROR_METRICS, LOWER_IS_BETTER, accuracy_pair,
-                                                  bo5, bt_calibration_error, chatterjee_xi,
-                                                  kendall_tau_b, mean_reciprocal_rank, ndcg,
-                                                  pearson_correlation, spearman_correlation,
-                                                  xi_correlation)
-from rmaudit.metrics.regret.goodhart import (goodhart_accuracy, goodhart_from_accuracy,
-                                             goodhart_ndr, goodhart_overoptimization)
+from rmaudit.metrics.regret.error_metrics import (
+    ERROR_METRICS,
+    LOWER_IS_BETTER,
+    accuracy_pair,
+    bo5,
+    bt_calibration_error,
+    chatterjee_xi,
+    kendall_tau_b,
+    mean_reciprocal_rank,
+    ndcg,
+    pearson_correlation,
+    spearman_correlation,
+    xi_correlation,
+)
+from rmaudit.metrics.regret.goodhart import (
+    goodhart_accuracy,
+    goodhart_from_accuracy,
+    goodhart_ndr,
+    goodhart_overoptimization,
+)
 from rmaudit.metrics.regret.ndr import ndr, ndr_curve
-from rmaudit.metrics.regret.study import (APPROXIMATE_INTERVALS, CORRELATIONS, DESIGNS,
-                                          MIN_RELIABILITY, CorrelationEstimate, RegretStudy,
-                                          regret_correlation)
+from rmaudit.metrics.regret.study import (
+    APPROXIMATE_INTERVALS,
+    CORRELATIONS,
+    DESIGNS,
+    MIN_RELIABILITY,
+    CorrelationEstimate,
+    RegretStudy,
+    regret_correlation,
+)
 
 __all__ = [
-    "APPROXIMATE_INTERVALS", "CORRELATIONS", "DESIGNS", "ERROR_METRICS", "LOWER_IS_BETTER", "MIN_RELIABILITY", "CorrelationEstimate", "RegretStudy",
-    "accuracy_pair", "bo5", "bt_calibration_error", "chatterjee_xi", "correlate_across",
-    "goodhart_accuracy", "goodhart_from_accuracy", "goodhart_ndr", "goodhart_overoptimization",
-    "kendall_tau_b", "mean_reciprocal_rank", "ndcg", "ndr", "ndr_curve", "pearson_correlation",
-    "permutation_p_values", "regret_correlation", "spearman_correlation", "xi_correlation",
+    "APPROXIMATE_INTERVALS",
+    "CORRELATIONS",
+    "DESIGNS",
+    "ERROR_METRICS",
+    "LOWER_IS_BETTER",
+    "MIN_RELIABILITY",
+    "CorrelationEstimate",
+    "RegretStudy",
+    "accuracy_pair",
+    "bo5",
+    "bt_calibration_error",
+    "chatterjee_xi",
+    "correlate_across",
+    "goodhart_accuracy",
+    "goodhart_from_accuracy",
+    "goodhart_ndr",
+    "goodhart_overoptimization",
+    "kendall_tau_b",
+    "mean_reciprocal_rank",
+    "ndcg",
+    "ndr",
+    "ndr_curve",
+    "pearson_correlation",
+    "permutation_p_values",
+    "regret_correlation",
+    "spearman_correlation",
+    "xi_correlation",
 ]

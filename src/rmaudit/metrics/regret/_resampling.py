@@ -25,8 +25,9 @@ def percentile_interval(draws: np.ndarray, ci: float) -> tuple[np.ndarray, np.nd
     return np.nanstd(draws, axis=-1, ddof=1), low, high
 
 
-def bias_corrected_interval(estimate: float, draws: np.ndarray, ci: float,
-                            bounds: tuple[float, float]) -> tuple[float, float, float]:
+def bias_corrected_interval(
+    estimate: float, draws: np.ndarray, ci: float, bounds: tuple[float, float]
+) -> tuple[float, float, float]:
     """Standard deviation of the draws and the bias-corrected percentile interval, widened to
     hold the estimate.
 

@@ -38,12 +38,15 @@ def _check_gold_proxy(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike]) -> 
             raise MetricInputError(
                 f"prompt {q}: expected at least two different gold scores (a constant gold "
                 f"ranks nothing), got all {pool.size} equal to {pool[0]:g}",
-                field="gold", prompt_index=q)
+                field="gold",
+                prompt_index=q,
+            )
     return gold_pools, proxy_pools
 
 
-def _by_size(gold_pools: Pools, proxy_pools: Pools,
-             rows: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+def _by_size(
+    gold_pools: Pools, proxy_pools: Pools, rows: Callable[[np.ndarray, np.ndarray], np.ndarray]
+) -> np.ndarray:
     """Apply a row-wise (prompts × N) implementation to prompts grouped by pool size."""
     per_prompt = np.empty(len(gold_pools))
     for size, prompts, gold, proxy in stack_by_size(gold_pools, proxy_pools):
@@ -95,7 +98,7 @@ def _xi_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     size = x.shape[-1]
     # r_i = #{j: y_j <= y_i} and l_i = #{j: y_j >= y_i} (Chatterjee 2020, Sec. 1.2).
     r = rankdata(y, axis=-1, method="max")
-    l = size - rankdata(y, axis=-1, method="min") + 1
+    l_rank = size - rankdata(y, axis=-1, method="min") + 1
     group = rankdata(x, axis=-1, method="dense")  # tie groups of x, numbered in x order
     group_size = (group[..., :, None] == group[..., None, :]).sum(axis=-1)
     same = group[..., :, None] == group[..., None, :]
@@ -103,10 +106,11 @@ def _xi_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     # Sorting by x with ties in random order, adjacent positions inside a tie group of m hold
     # a random ordered pair of it (m - 1 such positions: weight 1/m on each ordered pair), and
     # the boundary between consecutive groups holds one random member of each (1/(m m')).
-    weight = (same / group_size[..., :, None]
-              + following / (group_size[..., :, None] * group_size[..., None, :]))
+    weight = same / group_size[..., :, None] + following / (
+        group_size[..., :, None] * group_size[..., None, :]
+    )
     jumps = (weight * np.abs(r[..., :, None] - r[..., None, :])).sum(axis=(-2, -1))
-    spread = 2.0 * (l * (size - l)).sum(axis=-1)
+    spread = 2.0 * (l_rank * (size - l_rank)).sum(axis=-1)
     # a constant y gives spread 0: ξ is undefined there, 0 by this module's convention
     return np.where(spread > 0, 1.0 - size * jumps / np.where(spread > 0, spread, 1.0), 0.0)
 
@@ -161,7 +165,7 @@ def _gold_ordered_pairs(gold_pools: Pools, proxy_pools: Pools) -> tuple[np.ndarr
     """Every within-prompt pair the gold orders: proxy scores of (gold-better, gold-worse) and
     the prompt each pair comes from."""
     chosen, rejected, prompt = [], [], []
-    for q, (g, p) in enumerate(zip(gold_pools, proxy_pools)):
+    for q, (g, p) in enumerate(zip(gold_pools, proxy_pools, strict=True)):
         better, worse = np.nonzero(g[:, None] > g[None, :])
         chosen.append(p[better])
         rejected.append(p[worse])
@@ -179,8 +183,10 @@ def _ece_bin_stats(gold_pools: Pools, proxy_pools: Pools, n_bins: int) -> np.nda
     credit = np.where(chosen > rejected, 1.0, np.where(chosen == rejected, 0.5, 0.0))
     cell = prompt * n_bins + bins
     size = len(gold_pools) * n_bins
-    stats = [np.bincount(cell, weights=w, minlength=size)
-             for w in (np.ones_like(margin), 1.0 / (1.0 + np.exp(-margin)), credit)]
+    stats = [
+        np.bincount(cell, weights=w, minlength=size)
+        for w in (np.ones_like(margin), 1.0 / (1.0 + np.exp(-margin)), credit)
+    ]
     return np.stack(stats, axis=1).reshape(len(gold_pools), n_bins, 3).transpose(0, 2, 1)
 
 

@@ -13,29 +13,42 @@ from rmaudit.metrics._validation import check_pools
 from rmaudit.metrics.regret._resampling import bootstrap_counts
 from rmaudit.metrics.regret._rows import ArrayLike, Pools
 
-__all__ = ["DESIGNS", "ArrayLike", "Split", "check_study_pools", "replicate_weights",
-           "split_pools", "usable_prompts"]
+__all__ = [
+    "DESIGNS",
+    "ArrayLike",
+    "Split",
+    "check_study_pools",
+    "replicate_weights",
+    "split_pools",
+    "usable_prompts",
+]
 
 #: Which responses the error metrics and the regret are measured on, with a description.
 DESIGNS: dict[str, str] = {
     "held-out-responses": "error metrics on a random half of each prompt's responses, "
-                          "regret (NDR) on the other half",
+    "regret (NDR) on the other half",
     "held-out-prompts": "error metrics on a random half of the prompts, regret (NDR) on the "
-                        "other half",
+    "other half",
     "shared": "error metrics and regret (NDR) on the same responses (shared pools)",
 }
 
 
-def check_study_pools(pools_by_rm: Mapping[str, Sequence[ArrayLike]],
-                      golds: Sequence[str] | None) -> tuple[dict[str, Pools], tuple[str, ...]]:
+def check_study_pools(
+    pools_by_rm: Mapping[str, Sequence[ArrayLike]], golds: Sequence[str] | None
+) -> tuple[dict[str, Pools], tuple[str, ...]]:
     """Every RM's pools as float arrays of one shape, and the gold labels."""
     if not isinstance(pools_by_rm, Mapping):
-        raise MetricInputError(f"expected a mapping of RM label to per-prompt scores, got "
-                               f"{type(pools_by_rm).__name__}", field="scores")
+        raise MetricInputError(
+            f"expected a mapping of RM label to per-prompt scores, got "
+            f"{type(pools_by_rm).__name__}",
+            field="scores",
+        )
     if len(pools_by_rm) < 3:
         raise MetricInputError(
             f"expected at least 3 reward models (each gold needs >= 2 proxies to correlate "
-            f"across), got {len(pools_by_rm)}", field="scores")
+            f"across), got {len(pools_by_rm)}",
+            field="scores",
+        )
     labels = list(pools_by_rm)
     first = labels[0]
     checked: dict[str, Pools] = {}
@@ -43,15 +56,18 @@ def check_study_pools(pools_by_rm: Mapping[str, Sequence[ArrayLike]],
         try:
             _, pools = check_pools(pools_by_rm[first], pools_by_rm[label])
         except MetricInputError as error:
-            raise MetricInputError(f"RM {label!r} and RM {first!r} must score the same pools; "
-                                   f"{error.problem}", field="scores",
-                                   prompt_index=error.prompt_index) from None
+            raise MetricInputError(
+                f"RM {label!r} and RM {first!r} must score the same pools; {error.problem}",
+                field="scores",
+                prompt_index=error.prompt_index,
+            ) from None
         checked[label] = pools
     gold_labels = tuple(labels) if golds is None else tuple(golds)
     unknown = [g for g in gold_labels if g not in checked]
     if unknown or not gold_labels:
-        raise MetricInputError(f"expected gold labels among {labels}, got {list(gold_labels)}",
-                               field="golds")
+        raise MetricInputError(
+            f"expected gold labels among {labels}, got {list(gold_labels)}", field="golds"
+        )
     return checked, gold_labels
 
 
@@ -76,8 +92,10 @@ def _content_order(items: list[np.ndarray]) -> np.ndarray:
     each item's key is a keyed hash of its bytes.  The halves therefore do not depend on how
     prompts or responses are listed (a metric treats a prompt's responses as a set), nor on
     the study's ``seed``, and are the same every run."""
-    keys = [hashlib.blake2b(np.ascontiguousarray(item).tobytes(), digest_size=8,
-                            key=SPLIT_KEY).digest() for item in items]
+    keys = [
+        hashlib.blake2b(np.ascontiguousarray(item).tobytes(), digest_size=8, key=SPLIT_KEY).digest()
+        for item in items
+    ]
     return np.array(sorted(range(len(items)), key=keys.__getitem__), dtype=int)
 
 
@@ -93,30 +111,42 @@ def split_pools(pools: dict[str, Pools], design: str) -> Split:
     table = [np.stack([pools[label][q] for label in labels], axis=1) for q in everything]
     if design == "held-out-prompts":
         if n_prompts < 4:
-            raise MetricInputError(f"expected at least 4 prompts to split into two halves of "
-                                   f"at least 2 (design 'held-out-prompts'), got {n_prompts}",
-                                   field="design")
+            raise MetricInputError(
+                f"expected at least 4 prompts to split into two halves of "
+                f"at least 2 (design 'held-out-prompts'), got {n_prompts}",
+                field="design",
+            )
         # a prompt's key must not depend on how its responses are listed: rows in sorted order
         order = _content_order([scores[np.lexsort(scores.T[::-1])] for scores in table])
         metric_prompts = np.sort(order[: n_prompts // 2])
-        regret_prompts = np.sort(order[n_prompts // 2:])
-        return Split(design, {label: [p[q] for q in metric_prompts] for label, p in pools.items()},
-                     {label: [p[q] for q in regret_prompts] for label, p in pools.items()},
-                     metric_prompts, regret_prompts)
+        regret_prompts = np.sort(order[n_prompts // 2 :])
+        return Split(
+            design,
+            {label: [p[q] for q in metric_prompts] for label, p in pools.items()},
+            {label: [p[q] for q in regret_prompts] for label, p in pools.items()},
+            metric_prompts,
+            regret_prompts,
+        )
     sizes = [pool.size for pool in pools[labels[0]]]
     if min(sizes) < 4:
         q = int(np.argmin(sizes))
         raise MetricInputError(
             f"prompt {q}: expected at least 4 responses to split into two halves of at least 2 "
-            f"(design 'held-out-responses'; 'shared' needs 2), got {sizes[q]}", field="design",
-            prompt_index=q)
+            f"(design 'held-out-responses'; 'shared' needs 2), got {sizes[q]}",
+            field="design",
+            prompt_index=q,
+        )
     halves = []
     for scores in table:
         order = _content_order(list(scores))
         half = scores.shape[0] // 2
         halves.append((np.sort(order[:half]), np.sort(order[half:])))
-    metric = {label: [pool[h[0]] for pool, h in zip(p, halves)] for label, p in pools.items()}
-    regret = {label: [pool[h[1]] for pool, h in zip(p, halves)] for label, p in pools.items()}
+    metric = {
+        label: [pool[h[0]] for pool, h in zip(p, halves, strict=True)] for label, p in pools.items()
+    }
+    regret = {
+        label: [pool[h[1]] for pool, h in zip(p, halves, strict=True)] for label, p in pools.items()
+    }
     return Split(design, metric, regret, everything, everything)
 
 
@@ -129,10 +159,15 @@ def usable_prompts(split: Split, gold: str) -> tuple[np.ndarray, np.ndarray]:
     if split.design != "held-out-prompts":
         metric = regret = metric & regret
     if not metric.any() or not regret.any():
-        part = {"shared": "", "held-out-responses": " in either half of a prompt's responses",
-                "held-out-prompts": " in one of the two halves of the prompts"}[split.design]
-        raise MetricInputError(f"RM {gold!r} as gold ranks nothing: its scores are all equal "
-                               f"on every prompt{part}", field="gold")
+        part = {
+            "shared": "",
+            "held-out-responses": " in either half of a prompt's responses",
+            "held-out-prompts": " in one of the two halves of the prompts",
+        }[split.design]
+        raise MetricInputError(
+            f"RM {gold!r} as gold ranks nothing: its scores are all equal on every prompt{part}",
+            field="gold",
+        )
     return metric, regret
 
 

@@ -9,6 +9,7 @@ from rmaudit.errors import MetricInputError
 from rmaudit.metrics._validation import check_integer
 from rmaudit.metrics.regret._rows import ArrayLike, _kendall_rows, _pearson_rows, _spearman_rows
 
+
 def correlate_across(x: ArrayLike, y: ArrayLike) -> dict[str, float]:
     """Kendall τ-b, Pearson and Spearman of two equal-length vectors (e.g. across RMs), with
     this module's convention that a constant vector correlates 0.
@@ -18,14 +19,20 @@ def correlate_across(x: ArrayLike, y: ArrayLike) -> dict[str, float]:
     """
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if a.ndim != 1 or a.shape != b.shape or a.size < 3:
-        raise MetricInputError(f"expected two 1-D vectors of the same length >= 3, got shapes "
-                               f"{a.shape} and {b.shape}", field="x")
-    return {"kendall": float(_kendall_rows(a, b)), "pearson": float(_pearson_rows(a, b)),
-            "spearman": float(_spearman_rows(a, b))}
+        raise MetricInputError(
+            f"expected two 1-D vectors of the same length >= 3, got shapes {a.shape} and {b.shape}",
+            field="x",
+        )
+    return {
+        "kendall": float(_kendall_rows(a, b)),
+        "pearson": float(_pearson_rows(a, b)),
+        "spearman": float(_spearman_rows(a, b)),
+    }
 
 
-def permutation_p_values(x: ArrayLike, y: ArrayLike, *, resamples: int = 20000,
-                         seed: int = 0) -> dict[str, float]:
+def permutation_p_values(
+    x: ArrayLike, y: ArrayLike, *, resamples: int = 20000, seed: int = 0
+) -> dict[str, float]:
     """Two-sided permutation p-values of :func:`correlate_across`'s three statistics.
 
     Under H0 (no association) every pairing of x with a permutation of y is equally likely;
@@ -50,12 +57,14 @@ def permutation_p_values(x: ArrayLike, y: ArrayLike, *, resamples: int = 20000,
         order = np.argsort(rng.random((resamples, size)), axis=1)
     permuted = b[order]
     tiled = np.broadcast_to(a, permuted.shape)
-    null = {"kendall": _kendall_rows(tiled, permuted), "pearson": _pearson_rows(tiled, permuted),
-            "spearman": _spearman_rows(tiled, permuted)}
+    null = {
+        "kendall": _kendall_rows(tiled, permuted),
+        "pearson": _pearson_rows(tiled, permuted),
+        "spearman": _spearman_rows(tiled, permuted),
+    }
     p_values = {}
     for name, stat in observed.items():
         # a relative tolerance keeps permutations that tie the observed value (up to rounding)
         extreme = np.count_nonzero(np.abs(null[name]) >= abs(stat) - 1e-12 * max(1.0, abs(stat)))
-        p_values[name] = float(extreme / len(order) if exact
-                               else (1 + extreme) / (1 + len(order)))
+        p_values[name] = float(extreme / len(order) if exact else (1 + extreme) / (1 + len(order)))
     return p_values

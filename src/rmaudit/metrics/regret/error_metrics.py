@@ -8,14 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-
 from rmaudit.metrics._results import MetricResult
 from rmaudit.metrics._validation import check_integer, check_pools
 from rmaudit.metrics.preference import bt_ece
-from rmaudit.metrics.regret._rows import (ArrayLike, _accuracy_pair_rows, _bo5_rows,
-                                          _check_gold_proxy, _gold_ordered_pairs,
-                                          _kendall_rows, _mean_metric, _mrr_rows, _ndcg_rows,
-                                          _pearson_rows, _spearman_rows, _xi_rows)
+from rmaudit.metrics.regret._rows import (
+    ArrayLike,
+    _accuracy_pair_rows,
+    _bo5_rows,
+    _check_gold_proxy,
+    _gold_ordered_pairs,
+    _kendall_rows,
+    _mean_metric,
+    _mrr_rows,
+    _ndcg_rows,
+    _pearson_rows,
+    _spearman_rows,
+    _xi_rows,
+)
 
 #: The error metrics of Table 4, in its row order, with their display labels.
 ERROR_METRICS: dict[str, str] = {
@@ -35,8 +44,15 @@ ERROR_METRICS: dict[str, str] = {
 LOWER_IS_BETTER = frozenset({"ece"})
 #: Correlation statistics of Table 1 / Table 4, with their column labels.
 
-def pearson_correlation(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *,
-                        ci: float = 0.95, bootstrap: int = 1000, seed: int = 0) -> MetricResult:
+
+def pearson_correlation(
+    gold: Sequence[ArrayLike],
+    proxy: Sequence[ArrayLike],
+    *,
+    ci: float = 0.95,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> MetricResult:
     """Mean over prompts of Pearson's correlation of proxy and gold scores (App. 8.3, Eq. 7-8).
 
     Per prompt: ``ρ = cov(r(Y), r*(Y)) / (σ_r(Y) σ_r*(Y))`` over its responses Y.  "The final
@@ -50,9 +66,14 @@ def pearson_correlation(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *
     return _mean_metric(_pearson_rows, gold, proxy, ci, bootstrap, seed)
 
 
-def spearman_correlation(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *,
-                         ci: float = 0.95, bootstrap: int = 1000,
-                         seed: int = 0) -> MetricResult:
+def spearman_correlation(
+    gold: Sequence[ArrayLike],
+    proxy: Sequence[ArrayLike],
+    *,
+    ci: float = 0.95,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> MetricResult:
     """Mean over prompts of Spearman's rank correlation (App. 8.3, Eq. 9).
 
     "The same formula as the Pearson correlation coefficient, only with the reward scores
@@ -66,8 +87,14 @@ def spearman_correlation(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], 
     return _mean_metric(_spearman_rows, gold, proxy, ci, bootstrap, seed)
 
 
-def kendall_tau_b(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *, ci: float = 0.95,
-                  bootstrap: int = 1000, seed: int = 0) -> MetricResult:
+def kendall_tau_b(
+    gold: Sequence[ArrayLike],
+    proxy: Sequence[ArrayLike],
+    *,
+    ci: float = 0.95,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> MetricResult:
     """Mean over prompts of Kendall's τ-b between proxy and gold (App. 8.3, Eq. 10).
 
     Eq. 10 is ``τ = (n_c − n_d) / (N(N−1)/2)`` over concordant and discordant pairs; "in
@@ -83,7 +110,8 @@ def kendall_tau_b(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *, ci: 
 
 
 def chatterjee_xi(x: ArrayLike, y: ArrayLike) -> float:
-    """Chatterjee's ξ_n(x, y): how much y is a function of x (Chatterjee 2020; Rethinking RM Evaluation, arXiv 2410.05584, Eq. 15).
+    """Chatterjee's ξ_n(x, y): how much y is a function of x (Chatterjee 2020; Rethinking RM
+    Evaluation, arXiv 2410.05584, Eq. 15).
 
     Sort the pairs by x; with r_i = #{j: y_j ≤ y_(i)} and l_i = #{j: y_j ≥ y_(i)},
 
@@ -103,8 +131,14 @@ def chatterjee_xi(x: ArrayLike, y: ArrayLike) -> float:
     return float(_xi_rows(pools[0][0][None, :], pools[1][0][None, :])[0])
 
 
-def xi_correlation(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *, ci: float = 0.95,
-                   bootstrap: int = 1000, seed: int = 0) -> MetricResult:
+def xi_correlation(
+    gold: Sequence[ArrayLike],
+    proxy: Sequence[ArrayLike],
+    *,
+    ci: float = 0.95,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> MetricResult:
     """Mean over prompts of :func:`chatterjee_xi` (gold → proxy) (App. 8.3, "ξ corr.", Eq. 15).
 
     >>> gold = [np.array([1.0, 2.0, 3.0, 4.0])]
@@ -114,9 +148,14 @@ def xi_correlation(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *, ci:
     return _mean_metric(_xi_rows, gold, proxy, ci, bootstrap, seed)
 
 
-def mean_reciprocal_rank(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *,
-                         ci: float = 0.95, bootstrap: int = 1000,
-                         seed: int = 0) -> MetricResult:
+def mean_reciprocal_rank(
+    gold: Sequence[ArrayLike],
+    proxy: Sequence[ArrayLike],
+    *,
+    ci: float = 0.95,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> MetricResult:
     """MRR: the reciprocal *golden* rank of the proxy's top response, averaged (App. 8.3, Eq. 13).
 
     Per prompt ``1 / R*[argmax_i r(y_i)]`` with R* the rank by gold score, 1 = the gold's best.
@@ -132,8 +171,14 @@ def mean_reciprocal_rank(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], 
     return _mean_metric(_mrr_rows, gold, proxy, ci, bootstrap, seed)
 
 
-def ndcg(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *, ci: float = 0.95,
-         bootstrap: int = 1000, seed: int = 0) -> MetricResult:
+def ndcg(
+    gold: Sequence[ArrayLike],
+    proxy: Sequence[ArrayLike],
+    *,
+    ci: float = 0.95,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> MetricResult:
     """NDCG with the golden rank as relevance, averaged over prompts (App. 8.3, Eq. 14).
 
     Per prompt, with R* the gold rank in ascending order (1 = worst, N = best; ties share the
@@ -154,8 +199,14 @@ def ndcg(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *, ci: float = 0
     return _mean_metric(_ndcg_rows, gold, proxy, ci, bootstrap, seed)
 
 
-def bo5(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *, ci: float = 0.95,
-        bootstrap: int = 1000, seed: int = 0) -> MetricResult:
+def bo5(
+    gold: Sequence[ArrayLike],
+    proxy: Sequence[ArrayLike],
+    *,
+    ci: float = 0.95,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> MetricResult:
     """Bo5: how much of the best possible gain over a random response the proxy's pick gets
     (App. 8.3, Eq. 11), averaged over prompts.
 
@@ -171,8 +222,9 @@ def bo5(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *, ci: float = 0.
     return _mean_metric(_bo5_rows, gold, proxy, ci, bootstrap, seed)
 
 
-def bt_calibration_error(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *,
-                         n_bins: int = 10) -> float:
+def bt_calibration_error(
+    gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *, n_bins: int = 10
+) -> float:
     """Bradley-Terry calibration error of the proxy against the gold (App. 8.3, Eq. 12).
 
     ``ECE = Σ_m |B_m|/n · |acc(B_m) − conf(B_m)|`` over the pairs of "the same strategy … as in
@@ -192,8 +244,14 @@ def bt_calibration_error(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], 
     return bt_ece(chosen, rejected, n_bins=n_bins, binning="quantile", ties="half").value
 
 
-def accuracy_pair(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *, seed: int = 0,
-                  ci: float = 0.95, bootstrap: int = 1000) -> MetricResult:
+def accuracy_pair(
+    gold: Sequence[ArrayLike],
+    proxy: Sequence[ArrayLike],
+    *,
+    seed: int = 0,
+    ci: float = 0.95,
+    bootstrap: int = 1000,
+) -> MetricResult:
     """Accuracy on a single random gold-ordered pair per prompt: Table 4's "Accuracy-pair"
     baseline (the usual two-responses-per-prompt test set cut from the same pools).
 
@@ -208,4 +266,3 @@ def accuracy_pair(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], *, seed
     """
     seed = check_integer(seed, "seed", minimum=0)
     return _mean_metric(_accuracy_pair_rows(seed), gold, proxy, ci, bootstrap, seed)
-

@@ -1,4 +1,5 @@
-"""The Regressional Goodhart normal model ("Rethinking Reward Model Evaluation", arXiv 2410.05584, Sec. 5,
+"""The Regressional Goodhart normal model ("Rethinking Reward Model Evaluation", arXiv 2410.05584,
+Sec. 5,
 App. 8.4): accuracy, degree of overoptimization and best-of-n NDR in closed form."""
 
 from __future__ import annotations
@@ -7,13 +8,15 @@ import numpy as np
 
 from rmaudit.errors import MetricInputError
 
+
 def _check_sigmas(sigma_r, sigma) -> tuple[np.ndarray, np.ndarray]:
     values = []
     for name, value in (("sigma_r", sigma_r), ("sigma", sigma)):
         array = np.asarray(value, dtype=float) if not isinstance(value, bool) else None
         if array is None or not np.all(np.isfinite(array)):
-            raise MetricInputError(f"expected finite standard deviations, got {value!r}",
-                                   field=name)
+            raise MetricInputError(
+                f"expected finite standard deviations, got {value!r}", field=name
+            )
         values.append(array)
     if np.any(values[0] <= 0):
         raise MetricInputError(f"expected sigma_r > 0, got {sigma_r!r}", field="sigma_r")
@@ -47,8 +50,9 @@ def goodhart_accuracy(sigma_r: float | np.ndarray, sigma: float | np.ndarray) ->
     return _scalar_or_array(0.5 + np.arcsin(s_r / np.sqrt(s_r**2 + s**2)) / np.pi)
 
 
-def goodhart_overoptimization(sigma_r: float | np.ndarray,
-                              sigma: float | np.ndarray) -> float | np.ndarray:
+def goodhart_overoptimization(
+    sigma_r: float | np.ndarray, sigma: float | np.ndarray
+) -> float | np.ndarray:
     """The seed's expected degree of overoptimization, ``d_π = σ_r² / (σ_r² + σ²)`` (Eq. 6, 20).
 
     From Eq. 19 (Gao et al.): E[r* | r = c] = c · σ_r² / (σ_r² + σ²), the fraction of a proxy
@@ -78,7 +82,8 @@ def goodhart_ndr(sigma_r: float | np.ndarray, sigma: float | np.ndarray) -> floa
 
 
 def goodhart_from_accuracy(accuracy: float | np.ndarray) -> dict[str, float | np.ndarray]:
-    """What the normal model predicts for an RM of a given pairwise accuracy (Rethinking RM Evaluation, Fig. 8a).
+    """What the normal model predicts for an RM of a given pairwise accuracy (Rethinking RM
+    Evaluation, Fig. 8a).
 
     Inverting :func:`goodhart_accuracy`: ρ = sin(π (accuracy − 1/2)), so the expected NDR is
     ρ and the degree of overoptimization d_π = ρ².  Overlay observed (accuracy, NDR) points
@@ -89,7 +94,9 @@ def goodhart_from_accuracy(accuracy: float | np.ndarray) -> dict[str, float | np
     """
     values = np.asarray(accuracy, dtype=float)
     if not np.all((values >= 0.5) & (values <= 1.0)):
-        raise MetricInputError(f"expected accuracies in [0.5, 1] (the model's range), got "
-                               f"{accuracy!r}", field="accuracy")
+        raise MetricInputError(
+            f"expected accuracies in [0.5, 1] (the model's range), got {accuracy!r}",
+            field="accuracy",
+        )
     rho = np.sin(np.pi * (values - 0.5))
     return {"ndr": _scalar_or_array(rho), "overoptimization": _scalar_or_array(rho**2)}

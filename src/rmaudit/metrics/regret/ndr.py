@@ -8,11 +8,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from rmaudit.metrics._results import CurveResult, MetricResult
-from rmaudit.metrics._validation import (check_fraction, check_integer, check_integers,
-                                         check_subset_size)
+from rmaudit.metrics._validation import (
+    check_fraction,
+    check_integer,
+    check_integers,
+    check_subset_size,
+)
 from rmaudit.metrics.best_of_n import best_of_n, best_of_n_curve
 from rmaudit.metrics.regret._resampling import bootstrap_counts, percentile_interval
 from rmaudit.metrics.regret._rows import ArrayLike, Pools, _check_gold_proxy
+
 
 def _check_ndr_n(n: int, gold_pools: Pools) -> int:
     n = check_integer(n, "n", minimum=2)  # n = 1 is π0 itself: the ratio would be 0/0
@@ -28,8 +33,15 @@ def _ndr_gains(gold_pools: Pools, proxy_pools: Pools, ns: np.ndarray) -> tuple[n
     return proxy_pick - random_pick, gold_pick - random_pick
 
 
-def ndr_curve(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], ns: Sequence[int], *,
-              ci: float = 0.95, bootstrap: int = 1000, seed: int = 0) -> CurveResult:
+def ndr_curve(
+    gold: Sequence[ArrayLike],
+    proxy: Sequence[ArrayLike],
+    ns: Sequence[int],
+    *,
+    ci: float = 0.95,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> CurveResult:
     """:func:`ndr` at each n in ``ns`` (x = n; plot against :func:`rmaudit.metrics.bon_kl` for
     the KL axis, as Fig. 9 of Rethinking RM Evaluation does).
 
@@ -54,8 +66,15 @@ def ndr_curve(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], ns: Sequenc
     return CurveResult(sizes, value, stderr, low, high, contributions)
 
 
-def ndr(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], n: int, *, ci: float = 0.95,
-        bootstrap: int = 1000, seed: int = 0) -> MetricResult:
+def ndr(
+    gold: Sequence[ArrayLike],
+    proxy: Sequence[ArrayLike],
+    n: int,
+    *,
+    ci: float = 0.95,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> MetricResult:
     """Normalised drop ratio of best-of-n sampling: the seed's estimate of policy regret (Eq. 2).
 
         NDR = (E_π[r*] − E_π0[r*]) / (E_π*[r*] − E_π0[r*])
@@ -75,7 +94,8 @@ def ndr(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike], n: int, *, ci: fl
     >>> gold = [np.array([1.0, 2.0, 3.0, 4.0]), np.array([2.0, 1.0, 4.0, 3.0])]
     >>> round(ndr(gold, gold, 2).value, 6)
     1.0
-    >>> round(ndr(gold, [np.array([1.0, 2.0, 4.0, 3.0]), np.array([2.0, 1.0, 4.0, 3.0])], 4).value, 6)   # (0.5 + 1.5) / (1.5 + 1.5)
+    >>> proxies = [np.array([1.0, 2.0, 4.0, 3.0]), np.array([2.0, 1.0, 4.0, 3.0])]
+    >>> round(ndr(gold, proxies, 4).value, 6)   # (0.5 + 1.5) / (1.5 + 1.5)
     0.666667
     """
     gold_pools, _ = _check_gold_proxy(gold, proxy)

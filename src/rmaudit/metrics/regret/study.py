@@ -12,13 +12,29 @@ from rmaudit.errors import MetricInputError
 from rmaudit.metrics._validation import check_choice, check_fraction, check_integer
 from rmaudit.metrics.pairwise import pairwise_accuracy
 from rmaudit.metrics.regret._resampling import bias_corrected_interval
-from rmaudit.metrics.regret._rows import (_accuracy_pair_rows, _bo5_rows, _by_size,
-                                          _ece_bin_stats, _kendall_rows, _mrr_rows, _ndcg_rows,
-                                          _pearson_rows, _reciprocal_gold_rank, _spearman_rows,
-                                          _top_mask, _xi_rows)
-from rmaudit.metrics.regret._study_inputs import (DESIGNS, ArrayLike, Split, check_study_pools,
-                                                  replicate_weights, split_pools,
-                                                  usable_prompts)
+from rmaudit.metrics.regret._rows import (
+    _accuracy_pair_rows,
+    _bo5_rows,
+    _by_size,
+    _ece_bin_stats,
+    _kendall_rows,
+    _mrr_rows,
+    _ndcg_rows,
+    _pearson_rows,
+    _reciprocal_gold_rank,
+    _spearman_rows,
+    _top_mask,
+    _xi_rows,
+)
+from rmaudit.metrics.regret._study_inputs import (
+    DESIGNS,
+    ArrayLike,
+    Split,
+    check_study_pools,
+    replicate_weights,
+    split_pools,
+    usable_prompts,
+)
 from rmaudit.metrics.regret.error_metrics import ERROR_METRICS, LOWER_IS_BETTER
 from rmaudit.metrics.regret.ndr import _check_ndr_n, _ndr_gains
 
@@ -44,8 +60,15 @@ APPROXIMATE_INTERVALS: dict[str, str] = {
     "mrr": "MRR interval: measured coverage 0.51-0.92",
 }
 
-__all__ = ["APPROXIMATE_INTERVALS", "CORRELATIONS", "DESIGNS", "MIN_RELIABILITY",
-           "CorrelationEstimate", "RegretStudy", "regret_correlation"]
+__all__ = [
+    "APPROXIMATE_INTERVALS",
+    "CORRELATIONS",
+    "DESIGNS",
+    "MIN_RELIABILITY",
+    "CorrelationEstimate",
+    "RegretStudy",
+    "regret_correlation",
+]
 
 
 def _correlations(metric: np.ndarray, regret: np.ndarray) -> dict[str, np.ndarray]:
@@ -95,8 +118,9 @@ class RegretStudy:
     #: per gold, the prompts left out because the gold ranks nothing there (all scores equal)
     skipped: dict[str, int] = field(default_factory=dict)
     #: each RM's scores of the responses the regret was measured on (per prompt)
-    regret_pools: dict[str, list[np.ndarray]] = field(default_factory=dict, repr=False,
-                                                      compare=False)
+    regret_pools: dict[str, list[np.ndarray]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @property
     def screened(self) -> tuple[str, ...]:
@@ -114,16 +138,30 @@ class RegretStudy:
         """
         if not {"kendall", "accuracy"} <= set(self.metrics):
             return False
-        return all(np.isclose(self.correlation[(s, "kendall")].value,
-                              self.correlation[(s, "accuracy")].value, rtol=0, atol=1e-9)
-                   for s in CORRELATIONS)
+        return all(
+            np.isclose(
+                self.correlation[(s, "kendall")].value,
+                self.correlation[(s, "accuracy")].value,
+                rtol=0,
+                atol=1e-9,
+            )
+            for s in CORRELATIONS
+        )
 
 
-def regret_correlation(pools_by_rm: Mapping[str, Sequence[ArrayLike]], *,
-                       metrics: Sequence[str] = tuple(ERROR_METRICS), n: int | None = None,
-                       golds: Sequence[str] | None = None, design: str = "held-out-responses",
-                       min_reliability: float = MIN_RELIABILITY, n_bins: int = 10,
-                       ci: float = 0.95, bootstrap: int = 200, seed: int = 0) -> RegretStudy:
+def regret_correlation(
+    pools_by_rm: Mapping[str, Sequence[ArrayLike]],
+    *,
+    metrics: Sequence[str] = tuple(ERROR_METRICS),
+    n: int | None = None,
+    golds: Sequence[str] | None = None,
+    design: str = "held-out-responses",
+    min_reliability: float = MIN_RELIABILITY,
+    n_bins: int = 10,
+    ci: float = 0.95,
+    bootstrap: int = 200,
+    seed: int = 0,
+) -> RegretStudy:
     """The N×N regret-correlation study (Sec. 2 Fig. 2b; Table 1 and Table 4).
 
     ``pools_by_rm`` maps each RM label to its per-prompt scores of the same pools.  Every RM
@@ -138,15 +176,15 @@ def regret_correlation(pools_by_rm: Mapping[str, Sequence[ArrayLike]], *,
     regret".  NDR is higher-is-better, so correlating with it is correlating with −regret, the
     sign the seed reports.
 
-    ``design`` (:data:`DESIGNS`) decides what the error metrics are measured on.  The seed
-    scores its RMs on a separate test set; measured on the very responses the regret is
-    measured on, a metric such as Bo5 is nearly the regret itself and wins by construction.
+    ``design`` (:data:`DESIGNS`) decides what the error metrics are measured on.  The seed scores
+    its RMs on a separate test set; measured on the very responses the regret is measured on, a
+    metric such as Bo5 is nearly the regret itself and wins by construction.
     ``"held-out-responses"`` (the default) splits each prompt's responses into two halves,
-    pseudo-randomly by a keyed hash of their scores (the same split every run, whatever
-    ``seed`` and however the responses are listed): error metrics on one, NDR on the other.  ``"held-out-prompts"`` splits the prompts instead (a test set of other prompts,
-    as the seed's).  ``"shared"`` uses the
-    same pools for both (Table 2's starred row in Rethinking RM Evaluation: a test set sampled from the policy
-    being optimised).
+    pseudo-randomly by a keyed hash of their scores (the same split every run, whatever ``seed`` and
+    however the responses are listed): error metrics on one, NDR on the other.
+    ``"held-out-prompts"`` splits the prompts instead (a test set of other prompts, as the seed's).
+    ``"shared"`` uses the same pools for both (Table 2's starred row in Rethinking RM Evaluation: a
+    test set sampled from the policy being optimised).
 
     Uncertainty: prompts are the independent unit — every RM scores the same responses of a
     prompt, so its responses and the RMs' scores of them are dependent, while prompts are
@@ -183,8 +221,9 @@ def regret_correlation(pools_by_rm: Mapping[str, Sequence[ArrayLike]], *,
         raise MetricInputError("expected at least one error metric, got none", field="metrics")
     design = check_choice(design, tuple(DESIGNS), "design")
     if isinstance(min_reliability, bool) or not 0.0 <= min_reliability < 1.0:
-        raise MetricInputError(f"expected a reliability in [0, 1), got {min_reliability!r}",
-                               field="min_reliability")
+        raise MetricInputError(
+            f"expected a reliability in [0, 1), got {min_reliability!r}", field="min_reliability"
+        )
     check_fraction(ci, "ci")
     bootstrap = check_integer(bootstrap, "bootstrap", minimum=2)
     seed = check_integer(seed, "seed", minimum=0)
@@ -197,9 +236,12 @@ def regret_correlation(pools_by_rm: Mapping[str, Sequence[ArrayLike]], *,
     except MetricInputError as error:
         if design != "held-out-responses":
             raise
-        raise MetricInputError(f"{error.problem} (design 'held-out-responses' measures the "
-                               f"regret on half of each prompt's responses)", field="n",
-                               prompt_index=error.prompt_index) from None
+        raise MetricInputError(
+            f"{error.problem} (design 'held-out-responses' measures the "
+            f"regret on half of each prompt's responses)",
+            field="n",
+            prompt_index=error.prompt_index,
+        ) from None
     # Rows of per-prompt weights: row 0 the point estimate (every prompt once), then the
     # bootstrap replicates.
     replicates = replicate_weights(split, bootstrap, seed)
@@ -207,33 +249,57 @@ def regret_correlation(pools_by_rm: Mapping[str, Sequence[ArrayLike]], *,
     error, regret = pair_values(split, gold_labels, metrics, n, weights, n_bins=n_bins, seed=seed)
 
     rms = tuple(pools)
-    reliability = {gold: _reliability(regret[g][~np.isnan(regret[g, :, 0])])
-                   for g, gold in enumerate(gold_labels)}
+    reliability = {
+        gold: _reliability(regret[g][~np.isnan(regret[g, :, 0])])
+        for g, gold in enumerate(gold_labels)
+    }
     # (a reliability can be negative: noise larger than the spread it inflates)
-    kept = np.array([min_reliability == 0 or reliability[g] >= min_reliability
-                     for g in gold_labels])
+    kept = np.array(
+        [min_reliability == 0 or reliability[g] >= min_reliability for g in gold_labels]
+    )
     if not kept.any():
         kept[:] = True
     correlation = {}
     for (statistic, metric), values in correlation_rows(error, regret, rms, gold_labels).items():
         mean_over_golds = values[:, kept].mean(axis=1)
         stderr, low, high = bias_corrected_interval(
-            mean_over_golds[0], mean_over_golds[1:], ci,
-            (0.0, 1.0) if statistic == "mrr" else (-1.0, 1.0))
+            mean_over_golds[0],
+            mean_over_golds[1:],
+            ci,
+            (0.0, 1.0) if statistic == "mrr" else (-1.0, 1.0),
+        )
         correlation[(statistic, metric)] = CorrelationEstimate(
-            float(mean_over_golds[0]), stderr, low, high,
-            dict(zip(gold_labels, values[0].tolist())))
-    averaged = tuple(g for g, keep in zip(gold_labels, kept) if keep)
+            float(mean_over_golds[0]),
+            stderr,
+            low,
+            high,
+            dict(zip(gold_labels, values[0].tolist(), strict=True)),
+        )
+    averaged = tuple(g for g, keep in zip(gold_labels, kept, strict=True) if keep)
     skipped = {}
     for gold in gold_labels:
         usable_metric, usable_regret = usable_prompts(split, gold)
-        left_out = int((~usable_metric).sum() + (~usable_regret).sum()
-                       if design == "held-out-prompts" else (~usable_metric).sum())
+        left_out = int(
+            (~usable_metric).sum() + (~usable_regret).sum()
+            if design == "held-out-prompts"
+            else (~usable_metric).sum()
+        )
         if left_out:
             skipped[gold] = left_out
-    return RegretStudy(rms, gold_labels, metrics, n, {m: e[..., 0] for m, e in error.items()},
-                       regret[..., 0], correlation, design, reliability, averaged, skipped,
-                       split.regret)
+    return RegretStudy(
+        rms,
+        gold_labels,
+        metrics,
+        n,
+        {m: e[..., 0] for m, e in error.items()},
+        regret[..., 0],
+        correlation,
+        design,
+        reliability,
+        averaged,
+        skipped,
+        split.regret,
+    )
 
 
 def _reliability(ndr_rows: np.ndarray) -> float:
@@ -247,9 +313,16 @@ def _reliability(ndr_rows: np.ndarray) -> float:
     return float(1.0 - noise / spread) if spread > 0 else float("-inf")
 
 
-def pair_values(split: Split, gold_labels: Sequence[str], metrics: Sequence[str], n: int,
-                weights: np.ndarray, *, n_bins: int, seed: int
-                ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+def pair_values(
+    split: Split,
+    gold_labels: Sequence[str],
+    metrics: Sequence[str],
+    n: int,
+    weights: np.ndarray,
+    *,
+    n_bins: int,
+    seed: int,
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Every (gold, RM) pair's error metrics and best-of-n NDR under each row of per-prompt
     weights: arrays (golds × RMs × rows), NaN where the RM is the gold.  Prompts where a gold
     ranks nothing (:func:`usable_prompts`) weigh 0 for that gold."""
@@ -262,16 +335,21 @@ def pair_values(split: Split, gold_labels: Sequence[str], metrics: Sequence[str]
         usable_metric, usable_regret = usable_prompts(split, gold_label)
         metric_weights = weights[:, split.metric_prompts[usable_metric]]
         regret_weights = weights[:, split.regret_prompts[usable_regret]]
-        metric_pools = {label: [p for p, use in zip(pools, usable_metric) if use]
-                        for label, pools in split.metric.items()}
-        regret_pools = {label: [p for p, use in zip(pools, usable_regret) if use]
-                        for label, pools in split.regret.items()}
+        metric_pools = {
+            label: [p for p, use in zip(pools, usable_metric, strict=True) if use]
+            for label, pools in split.metric.items()
+        }
+        regret_pools = {
+            label: [p for p, use in zip(pools, usable_regret, strict=True) if use]
+            for label, pools in split.regret.items()
+        }
         gold = metric_pools[gold_label]
         for p, label in enumerate(rms):
             if label == gold_label:
                 continue
-            proxy_gain, gold_gain = _ndr_gains(regret_pools[gold_label], regret_pools[label],
-                                               np.array([n]))
+            proxy_gain, gold_gain = _ndr_gains(
+                regret_pools[gold_label], regret_pools[label], np.array([n])
+            )
             with np.errstate(invalid="ignore", divide="ignore"):  # a replicate of no prompt
                 regret[g, p] = (regret_weights @ proxy_gain[0]) / (regret_weights @ gold_gain[0])
             proxy = metric_pools[label]
@@ -280,16 +358,21 @@ def pair_values(split: Split, gold_labels: Sequence[str], metrics: Sequence[str]
                     if metric == "ece":
                         stats = _ece_bin_stats(gold, proxy, n_bins)  # (Q, 3, bins)
                         count, conf, credit = np.einsum("rq,qkb->krb", metric_weights, stats)
-                        error[metric][g, p] = (np.abs(conf - credit).sum(axis=-1)
-                                               / count.sum(axis=-1))
+                        error[metric][g, p] = np.abs(conf - credit).sum(axis=-1) / count.sum(
+                            axis=-1
+                        )
                     else:
-                        error[metric][g, p] = (metric_weights @ per_prompt[metric](gold, proxy)
-                                               / metric_weights.sum(axis=1))
+                        error[metric][g, p] = (
+                            metric_weights
+                            @ per_prompt[metric](gold, proxy)
+                            / metric_weights.sum(axis=1)
+                        )
     return error, regret
 
 
-def correlation_rows(error: dict[str, np.ndarray], regret: np.ndarray, rms: Sequence[str],
-                     gold_labels: Sequence[str]) -> dict[tuple[str, str], np.ndarray]:
+def correlation_rows(
+    error: dict[str, np.ndarray], regret: np.ndarray, rms: Sequence[str], gold_labels: Sequence[str]
+) -> dict[tuple[str, str], np.ndarray]:
     """Each (statistic, metric) cell's correlation across proxies: (rows × golds) arrays from
     :func:`pair_values`' (golds × RMs × rows) arrays."""
     others = ~np.eye(len(rms), dtype=bool)[[list(rms).index(g) for g in gold_labels]]
@@ -302,6 +385,7 @@ def correlation_rows(error: dict[str, np.ndarray], regret: np.ndarray, rms: Sequ
         stats = _correlations(np.moveaxis(by_gold, -1, 0), np.moveaxis(regret_by_gold, -1, 0))
         cells.update({(statistic, metric): rows for statistic, rows in stats.items()})
     return cells
+
 
 def _per_prompt_metrics(seed: int) -> dict:
     """Per-prompt implementations of the error metrics (the ECE is pooled: handled apart)."""

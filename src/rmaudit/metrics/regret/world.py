@@ -49,11 +49,16 @@ DEFAULT_SIGMAS = tuple(float(s) for s in np.linspace(0.5, 1.5, 10))
 def check_sigmas(sigmas: Sequence[float]) -> np.ndarray:
     values = np.asarray(sigmas, dtype=float)
     if values.ndim != 1 or values.size < 3 or not np.all(np.isfinite(values)) or np.any(values < 0):
-        raise MetricInputError(f"expected at least 3 finite noise levels >= 0 (one per proxy), "
-                               f"got {list(sigmas)!r}", field="sigmas")
+        raise MetricInputError(
+            f"expected at least 3 finite noise levels >= 0 (one per proxy), got {list(sigmas)!r}",
+            field="sigmas",
+        )
     if np.unique(values).size < 2:
-        raise MetricInputError(f"expected proxies of different noise levels (equal ones have "
-                               f"no regret to rank), got {list(sigmas)!r}", field="sigmas")
+        raise MetricInputError(
+            f"expected proxies of different noise levels (equal ones have "
+            f"no regret to rank), got {list(sigmas)!r}",
+            field="sigmas",
+        )
     return values
 
 
@@ -72,18 +77,22 @@ class RegretWorld:
         for name in ("difficulty", "disagreement"):
             value = getattr(self, name)
             if not (np.isfinite(value) and value >= 0):
-                raise MetricInputError(f"expected a log-scale spread >= 0, got {value!r}",
-                                       field=name)
+                raise MetricInputError(
+                    f"expected a log-scale spread >= 0, got {value!r}", field=name
+                )
         if not 0.0 <= self.response_correlation < 1.0:
-            raise MetricInputError(f"expected a correlation in [0, 1), got "
-                                   f"{self.response_correlation!r}", field="response_correlation")
+            raise MetricInputError(
+                f"expected a correlation in [0, 1), got {self.response_correlation!r}",
+                field="response_correlation",
+            )
 
     @property
     def structured(self) -> bool:
         return bool(self.difficulty or self.disagreement or self.response_correlation)
 
-    def draw(self, rng: np.random.Generator, prompts: int,
-             responses: int, *batch: int) -> tuple[np.ndarray, np.ndarray]:
+    def draw(
+        self, rng: np.random.Generator, prompts: int, responses: int, *batch: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Gold (*batch, prompts, responses) and proxies (*batch, K, prompts, responses).
 
         Without structure the draws are those of the plain normal model, in the same order
@@ -95,14 +104,17 @@ class RegretWorld:
         noise = rng.normal(size=(*batch, sigmas.size, prompts, responses))
         if self.response_correlation:
             shared = rng.normal(size=(*batch, sigmas.size, prompts, 1))
-            noise = (np.sqrt(self.response_correlation) * shared
-                     + np.sqrt(1.0 - self.response_correlation) * noise)
+            noise = (
+                np.sqrt(self.response_correlation) * shared
+                + np.sqrt(1.0 - self.response_correlation) * noise
+            )
         scale = sigmas[:, None, None]
         if self.difficulty:
             gold = gold * _mean_one_lognormal(rng, self.difficulty, (*batch, prompts, 1))
         if self.disagreement:
-            scale = scale * _mean_one_lognormal(rng, self.disagreement,
-                                                (*batch, sigmas.size, prompts, 1))
+            scale = scale * _mean_one_lognormal(
+                rng, self.disagreement, (*batch, sigmas.size, prompts, 1)
+            )
         proxies = gold[..., None, :, :] + scale * noise
         return gold, proxies
 
@@ -111,10 +123,13 @@ class RegretWorld:
         if not self.response_correlation:
             return values
         common = rng.normal(size=(*shape[:-1], 1))
-        return (np.sqrt(self.response_correlation) * common
-                + np.sqrt(1.0 - self.response_correlation) * values)
+        return (
+            np.sqrt(self.response_correlation) * common
+            + np.sqrt(1.0 - self.response_correlation) * values
+        )
 
 
-def _mean_one_lognormal(rng: np.random.Generator, spread: float,
-                        shape: tuple[int, ...]) -> np.ndarray:
-    return np.exp(spread * rng.normal(size=shape) - spread ** 2 / 2.0)
+def _mean_one_lognormal(
+    rng: np.random.Generator, spread: float, shape: tuple[int, ...]
+) -> np.ndarray:
+    return np.exp(spread * rng.normal(size=shape) - spread**2 / 2.0)

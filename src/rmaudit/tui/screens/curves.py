@@ -1,4 +1,5 @@
-"""The curves of the selected RMs, one tab per panel (plugins add panels via ``register_panels``)."""
+"""The curves of the selected RMs, one tab per panel (plugins add panels via
+``register_panels``)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
 from rmaudit.display.formatting import visible
-from rmaudit.results.panels import PanelContext, panel_views
-
 from rmaudit.display.literal import literal
+from rmaudit.results.panels import PanelContext, panel_views
 
 
 class CurvesScreen(Screen):
@@ -31,8 +31,11 @@ class CurvesScreen(Screen):
     def compose(self) -> ComposeResult:
         labels = ", ".join(self.app.rm_label(self.run_id, k) for k in self.context.rm_keys)
         yield Header()
-        yield Static(literal(f"curves of {labels} (mark RMs with space on the leaderboard)"),
-                     id="curves-title", classes="title")
+        yield Static(
+            literal(f"curves of {labels} (mark RMs with space on the leaderboard)"),
+            id="curves-title",
+            classes="title",
+        )
         if not self.views:
             yield Static("no curves stored for this run", classes="note")
         with TabbedContent(id="curves-tabs"):

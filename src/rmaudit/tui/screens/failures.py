@@ -16,9 +16,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from rmaudit.display.literal import assemble, literal
 from rmaudit.results.browse import PromptFailure, per_prompt_columns
 
-from rmaudit.display.literal import assemble, literal
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
 from ._search import TableSearch
@@ -94,13 +94,20 @@ class FailuresScreen(TableSearch, Screen):
 
     def visible_rows(self) -> list[PromptFailure]:
         needle = self.query_text.lower()
-        rows = [r for r in self.all_rows or []
-                if (self.topic is None or r.topic == self.topic)
-                and (not needle or needle in r.text.lower() or needle in r.topic.lower())]
+        rows = [
+            r
+            for r in self.all_rows or []
+            if (self.topic is None or r.topic == self.topic)
+            and (not needle or needle in r.text.lower() or needle in r.topic.lower())
+        ]
         if self.sort == "metric":
             worst_low = self.metric.higher_is_better
-            rows.sort(key=lambda r: (self._metric_value(r) if worst_low else -self._metric_value(r),
-                                     r.position))
+            rows.sort(
+                key=lambda r: (
+                    self._metric_value(r) if worst_low else -self._metric_value(r),
+                    r.position,
+                )
+            )
         elif self.sort == "gap":
             rows.sort(key=lambda r: (-r.gap, r.position))
         else:
@@ -119,13 +126,22 @@ class FailuresScreen(TableSearch, Screen):
         rows = []
         for rank, row in enumerate(self.shown, 1):
             value = self._metric_value(row)
-            numbers = ["—" if math.isnan(value) else f"{value:.3f}", f"{row.gap:.2f}",
-                       f"{row.pick_oracle:.2f}", f"{row.best_oracle:.2f}"]
-            rows.append([str(rank), *(Text(n, justify="right") for n in numbers),
-                         shorten(row.topic, TOPIC_WIDTH)])
+            numbers = [
+                "—" if math.isnan(value) else f"{value:.3f}",
+                f"{row.gap:.2f}",
+                f"{row.pick_oracle:.2f}",
+                f"{row.best_oracle:.2f}",
+            ]
+            rows.append(
+                [
+                    str(rank),
+                    *(Text(n, justify="right") for n in numbers),
+                    shorten(row.topic, TOPIC_WIDTH),
+                ]
+            )
         preview = table.text_width(headers, rows)  # the prompt takes the rest of the width
         table.add_columns(*(literal(h) for h in headers), "prompt")
-        for row, cells in zip(self.shown, rows):
+        for row, cells in zip(self.shown, rows, strict=True):
             table.add_row(*cells, shorten(row.text, preview), key=row.prompt_id)
         self.update_title()
 
@@ -137,15 +153,25 @@ class FailuresScreen(TableSearch, Screen):
         if self.all_rows is None:
             status = "loading every score of this RM…"
         else:
-            ranked = {"metric": f"{self.metric.label if self.metric else ''} (worst first)",
-                      "gap": "oracle gap (largest first)", "benchmark order": "benchmark order"}
+            ranked = {
+                "metric": f"{self.metric.label if self.metric else ''} (worst first)",
+                "gap": "oracle gap (largest first)",
+                "benchmark order": "benchmark order",
+            }
             filters = [f"topic = {self.topic}"] if self.topic else []
             filters += [f"search = {self.query_text!r}"] if self.query_text else []
-            status = (f"{len(self.shown)} of {len(self.all_rows)} prompts · by {ranked[self.sort]}"
-                      + (" · " + ", ".join(filters) if filters else ""))
-        self.query_one("#failures-title", Static).update(assemble(
-            ("Failures of ", "bold"), (label, "bold"), f" · {status}\n"
-            "gap = oracle's best − oracle score of the RM's pick (0: it picked the best)"))
+            status = (
+                f"{len(self.shown)} of {len(self.all_rows)} prompts · by {ranked[self.sort]}"
+                + (" · " + ", ".join(filters) if filters else "")
+            )
+        self.query_one("#failures-title", Static).update(
+            assemble(
+                ("Failures of ", "bold"),
+                (label, "bold"),
+                f" · {status}\n"
+                "gap = oracle's best − oracle score of the RM's pick (0: it picked the best)",
+            )
+        )
 
     # -- actions ----------------------------------------------------------------------
     def action_sort(self) -> None:
@@ -160,7 +186,9 @@ class FailuresScreen(TableSearch, Screen):
 
     def action_topic(self) -> None:
         topics = [None, *sorted({r.topic for r in self.all_rows or [] if r.topic})]
-        self.topic = topics[(topics.index(self.topic) + 1) % len(topics)] if self.topic in topics else None
+        self.topic = (
+            topics[(topics.index(self.topic) + 1) % len(topics)] if self.topic in topics else None
+        )
         self.fill()
 
     def action_next_rm(self) -> None:

@@ -48,8 +48,11 @@ class HelpScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help"):
-            yield Static(f"Keys on the {self.beneath_title} screen (escape or ? closes; "
-                         "the mouse clicks rows, tabs and the footer too)", id="help-title")
+            yield Static(
+                f"Keys on the {self.beneath_title} screen (escape or ? closes; "
+                "the mouse clicks rows, tabs and the footer too)",
+                id="help-title",
+            )
             yield NavTable(id="help-table")
 
     def on_mount(self) -> None:

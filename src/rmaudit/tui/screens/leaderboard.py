@@ -10,11 +10,11 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from rmaudit.results.browse import ACROSS_RMS
-from rmaudit.display.formatting import format_value, short_label, sparkline
 from rmaudit.components.vocabulary import RETA_CURVE
-
+from rmaudit.display.formatting import format_value, short_label, sparkline
 from rmaudit.display.literal import assemble, literal
+from rmaudit.results.browse import ACROSS_RMS
+
 from ..widgets.table import NavTable
 from .curves import CurvesScreen
 from .failures import FailuresScreen
@@ -68,23 +68,39 @@ class LeaderboardScreen(Screen):
         summary = self.app.summary(self.run_id)
         bench, run = summary.benchmark, summary.run
         tag = Text("  SIMULATED ", style="b reverse yellow") if summary.simulated else ""
-        size = (f"{bench['per_prompt']} responses per prompt" if self.has_prompts
-                else f"{summary.pairs:,} preference pairs")
-        self.query_one("#leaderboard-title", Static).update(assemble(
-            (run["title"], "bold"), tag,
-            f"\nrun {run['id'][:10]} · {run['status']} · {size} · "
-            f"{len(summary.reward_models)} RMs"))
-        opens = ("its failures" + (" (p: its pair failures)" if summary.pairs else "")
-                 if self.has_prompts else "its pair failures")
+        size = (
+            f"{bench['per_prompt']} responses per prompt"
+            if self.has_prompts
+            else f"{summary.pairs:,} preference pairs"
+        )
+        self.query_one("#leaderboard-title", Static).update(
+            assemble(
+                (run["title"], "bold"),
+                tag,
+                f"\nrun {run['id'][:10]} · {run['status']} · {size} · "
+                f"{len(summary.reward_models)} RMs",
+            )
+        )
+        opens = (
+            "its failures" + (" (p: its pair failures)" if summary.pairs else "")
+            if self.has_prompts
+            else "its pair failures"
+        )
         self.query_one("#leaderboard-note", Static).update(
             "↑ higher is better, ↓ lower · s sorts best-first by the cursor's column (again: "
             f"reverse) · space marks RMs for the curves · enter: {opens}"
-            + (" · each sparkline has its own scale; s sorts it by RETA at the smallest η"
-               if self._reta_curve() else ""))
+            + (
+                " · each sparkline has its own scale; s sorts it by RETA at the smallest η"
+                if self._reta_curve()
+                else ""
+            )
+        )
         #: (metric, key) of the RETA curve drawn as a sparkline in the last column, if stored
         self.reta_curve = self._reta_curve()
-        headers = [*FIXED_COLUMNS, *(literal(f"{c.label} {'↑' if c.higher_is_better else '↓'}")
-                                     for c in summary.columns)]
+        headers = [
+            *FIXED_COLUMNS,
+            *(literal(f"{c.label} {'↑' if c.higher_is_better else '↓'}") for c in summary.columns),
+        ]
         self.table.add_columns(*headers, *(["RETA curve ½→small η"] if self.reta_curve else []))
         self.fill()
         self.fill_run_level()
@@ -134,8 +150,11 @@ class LeaderboardScreen(Screen):
 
     def _reverse(self) -> bool:
         column = self._metric_column(self.sort_column)
-        higher_first = (column.higher_is_better if column is not None
-                        else self._is_curve_column(self.sort_column))
+        higher_first = (
+            column.higher_is_better
+            if column is not None
+            else self._is_curve_column(self.sort_column)
+        )
         return higher_first == self.sort_best_first
 
     def fill(self) -> None:
@@ -160,10 +179,17 @@ class LeaderboardScreen(Screen):
         table.display = bool(run_level)
         table.add_columns(ACROSS_RMS, "result", "value ± stderr", "95% CI")
         for column, cell in run_level:
-            ci = (f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
-                  if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high) else "—")
-            table.add_row(literal(column.metric), literal(column.label),
-                          format_value(cell.value, cell.stderr, "±"), Text(ci))
+            ci = (
+                f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
+                if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high)
+                else "—"
+            )
+            table.add_row(
+                literal(column.metric),
+                literal(column.label),
+                format_value(cell.value, cell.stderr, "±"),
+                Text(ci),
+            )
 
     def current_rm(self) -> str:
         return self.table.coordinate_to_cell_key(self.table.cursor_coordinate).row_key.value

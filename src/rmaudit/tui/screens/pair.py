@@ -16,16 +16,16 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from rmaudit.results.pair_failures import RIGHT, WRONG, PairVerdict, ShiftFlip
-
 from rmaudit.display.literal import assemble, literal
+from rmaudit.results.pair_failures import RIGHT, WRONG, PairVerdict, ShiftFlip
 
 
 def verdict(margin: float) -> Text:
     if math.isnan(margin):
         return Text("not scored", style="dim")
-    return Text(f"{margin:+.3f} {RIGHT if margin > 0 else WRONG}",
-                style="green" if margin > 0 else "red")
+    return Text(
+        f"{margin:+.3f} {RIGHT if margin > 0 else WRONG}", style="green" if margin > 0 else "red"
+    )
 
 
 class PairScreen(Screen):
@@ -83,19 +83,25 @@ class PairScreen(Screen):
             texts = self.app.store.read.pair_texts(pair_id)
         prompt, chosen, rejected, chosen_id, rejected_id = texts
         margins = {}
-        for label, rm_key in summary.reward_models:
+        for _, rm_key in summary.reward_models:
             ids = [i for i in (chosen_id, rejected_id) if i]
             scores = self.app.store.read.scores_of(rm_key, ids)
-            margins[rm_key] = (scores[chosen_id], scores[rejected_id]) \
-                if chosen_id in scores and rejected_id in scores else (math.nan, math.nan)
+            margins[rm_key] = (
+                (scores[chosen_id], scores[rejected_id])
+                if chosen_id in scores and rejected_id in scores
+                else (math.nan, math.nan)
+            )
         mine = margins[self.rm_key]
         self.query_one("#pair-prompt-text", Static).update(literal(prompt))
         self.query_one("#pair-info", Static).update(self._info(margins))
         titles = (("chosen", mine[0]), ("rejected", mine[1]))
-        for (name, score), text in zip(titles, (chosen, rejected)):
+        for (name, score), text in zip(titles, (chosen, rejected), strict=True):
             box = self.query_one(f"#{name}")
-            box.border_title = literal(f"{name} · {self.app.rm_label(self.run_id, self.rm_key)} "
-                                       f"{score:.3f}" if not math.isnan(score) else name)
+            box.border_title = literal(
+                f"{name} · {self.app.rm_label(self.run_id, self.rm_key)} {score:.3f}"
+                if not math.isnan(score)
+                else name
+            )
             self.query_one(f"#{name}-text", Static).update(literal(text))
 
     def _info(self, margins: dict[str, tuple[float, float]]) -> Text:
@@ -104,15 +110,19 @@ class PairScreen(Screen):
         parts: list = [("margin of ", "bold"), (label, "bold"), ": ", verdict(chosen - rejected)]
         if self.flip is not None:
             level = self.flip.levels[self.level]
-            parts += [f" · {self.flip.target} shifted at p = {level:g}" if level
-                      else " · unshifted",
-                      f" (verdicts by p: {self.flip.verdicts}; + and - step p)"]
+            parts += [
+                f" · {self.flip.target} shifted at p = {level:g}" if level else " · unshifted",
+                f" (verdicts by p: {self.flip.verdicts}; + and - step p)",
+            ]
         parts.append(f" · subset {self.pair.subset or '—'}")
         if self.pair.styles:
             parts.append(" · styles chosen/rejected: " + self.pair.styles)
         parts.append("\nother RMs: ")
-        others = [(self.app.rm_label(self.run_id, k), c - r) for k, (c, r) in margins.items()
-                  if k != self.rm_key]
+        others = [
+            (self.app.rm_label(self.run_id, k), c - r)
+            for k, (c, r) in margins.items()
+            if k != self.rm_key
+        ]
         for index, (other, margin) in enumerate(others):
             parts += [" · " if index else "", other, " ", verdict(margin)]
         return assemble(*parts)

@@ -15,9 +15,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from rmaudit.display.literal import assemble
 from rmaudit.results.pair_failures import PairVerdict, ShiftFlip, shift_sweep
 
-from rmaudit.display.literal import assemble
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
 from ._search import TableSearch
@@ -57,8 +57,9 @@ class PairFailuresScreen(TableSearch, Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="pairs-title", classes="title")
-        yield SearchBox("search prompts and responses (enter: open the first, escape: clear)",
-                        id="pairs-search")
+        yield SearchBox(
+            "search prompts and responses (enter: open the first, escape: clear)", id="pairs-search"
+        )
         yield NavTable(id="pairs-table")
         yield Footer()
 
@@ -89,8 +90,9 @@ class PairFailuresScreen(TableSearch, Screen):
         shifted = self.app.load_shift_flips(self.run_id, rm_key) if flips else None
         self.app.call_from_thread(self._loaded, rm_key, verdicts, shifted)
 
-    def _loaded(self, rm_key: str, verdicts: list[PairVerdict],
-                flips: list[ShiftFlip] | None) -> None:
+    def _loaded(
+        self, rm_key: str, verdicts: list[PairVerdict], flips: list[ShiftFlip] | None
+    ) -> None:
         if rm_key != self.rm_key:  # the user moved on to another RM meanwhile
             return
         self.verdicts = verdicts
@@ -104,15 +106,19 @@ class PairFailuresScreen(TableSearch, Screen):
     # -- the table ----------------------------------------------------------------------
     def _matches(self, pair: PairVerdict) -> bool:
         needle = self.query_text.lower()
-        return ((self.subset is None or pair.subset == self.subset)
-                and (not needle or any(needle in text.lower()
-                                       for text in (pair.prompt, pair.chosen, pair.rejected))))
+        return (self.subset is None or pair.subset == self.subset) and (
+            not needle
+            or any(needle in text.lower() for text in (pair.prompt, pair.chosen, pair.rejected))
+        )
 
     def visible_rows(self) -> list[PairVerdict | ShiftFlip]:
         if self.mode == "flips":
             return [f for f in self.flips or [] if self._matches(f.pair)]
-        rows = [p for p in self.verdicts or [] if self._matches(p)
-                and (self.mode == "all" or not p.correct)]
+        rows = [
+            p
+            for p in self.verdicts or []
+            if self._matches(p) and (self.mode == "all" or not p.correct)
+        ]
         return sorted(rows, key=lambda p: (p.margin, p.position))  # worst margin first
 
     def fill(self) -> None:
@@ -125,29 +131,42 @@ class PairFailuresScreen(TableSearch, Screen):
         pairs = [f.pair for f in self.shown] if flips else self.shown
         columns: list[tuple[str, list]] = [("#", [str(i) for i in range(1, len(pairs) + 1)])]
         if flips:
-            columns += [("shifted", [f.target for f in self.shown]),
-                        ("flips at", [f"p={f.levels[f.first_flip]:g}" for f in self.shown]),
-                        ("✓/✗ by p", [f.verdicts for f in self.shown]),
-                        ("margin p=0", [_number(f.margins[0]) for f in self.shown])]
+            columns += [
+                ("shifted", [f.target for f in self.shown]),
+                ("flips at", [f"p={f.levels[f.first_flip]:g}" for f in self.shown]),
+                ("✓/✗ by p", [f.verdicts for f in self.shown]),
+                ("margin p=0", [_number(f.margins[0]) for f in self.shown]),
+            ]
         else:
-            columns += [("margin", [_number(p.margin) for p in pairs]),
-                        ("chosen", [_number(p.chosen_score) for p in pairs]),
-                        ("rejected", [_number(p.rejected_score) for p in pairs])]
-        columns += [("subset", [shorten(p.subset, SUBSET_WIDTH) for p in pairs]),
-                    ("styles c/r", [Text(p.styles) for p in pairs])]  # RM-Bench: style bias?
+            columns += [
+                ("margin", [_number(p.margin) for p in pairs]),
+                ("chosen", [_number(p.chosen_score) for p in pairs]),
+                ("rejected", [_number(p.rejected_score) for p in pairs]),
+            ]
+        columns += [
+            ("subset", [shorten(p.subset, SUBSET_WIDTH) for p in pairs]),
+            ("styles c/r", [Text(p.styles) for p in pairs]),
+        ]  # RM-Bench: style bias?
         # a column that says the same on every row (one subset, one target) only takes room:
         # the title says it once instead
-        kept = [(header, cells) for header, cells in columns
-                if header in ("#", "margin", "margin p=0", "✓/✗ by p") or len(pairs) < 2
-                or len({str(c) for c in cells}) > 1]
-        self.constant = [f"{header} {cells[0]}" for header, cells in columns
-                         if (header, cells) not in kept and str(cells[0])]
+        kept = [
+            (header, cells)
+            for header, cells in columns
+            if header in ("#", "margin", "margin p=0", "✓/✗ by p")
+            or len(pairs) < 2
+            or len({str(c) for c in cells}) > 1
+        ]
+        self.constant = [
+            f"{header} {cells[0]}"
+            for header, cells in columns
+            if (header, cells) not in kept and str(cells[0])
+        ]
         columns = kept
         headers = [header for header, _ in columns]
-        rows = [list(cells) for cells in zip(*(cells for _, cells in columns))]
+        rows = [list(cells) for cells in zip(*(cells for _, cells in columns), strict=True)]
         preview = table.text_width(headers, rows)  # the prompt takes the rest of the width
         table.add_columns(*(Text(h) for h in headers), "prompt")
-        for index, (cells, pair) in enumerate(zip(rows, pairs)):
+        for index, (cells, pair) in enumerate(zip(rows, pairs, strict=True)):
             table.add_row(*cells, shorten(pair.prompt, preview), key=str(index))
         self.update_title()
 
@@ -157,33 +176,45 @@ class PairFailuresScreen(TableSearch, Screen):
     def update_title(self) -> None:
         label = self.app.rm_label(self.run_id, self.rm_key)
         if not self.loaded:
-            status = ("finding the pairs whose verdict flips…" if self.mode == "flips"
-                      else "loading the RM's scores of every pair…")
+            status = (
+                "finding the pairs whose verdict flips…"
+                if self.mode == "flips"
+                else "loading the RM's scores of every pair…"
+            )
             explain = ""
         elif self.mode == "flips":
-            status = (f"{len(self.shown):,} of {len(self.flips or []):,} (pair, shift) flips · "
-                      "earliest flip first")
-            explain = ("\n✓ right, ✗ wrong at each shift level p; "
-                       "margin = chosen − rejected score")
+            status = (
+                f"{len(self.shown):,} of {len(self.flips or []):,} (pair, shift) flips · "
+                "earliest flip first"
+            )
+            explain = "\n✓ right, ✗ wrong at each shift level p; margin = chosen − rejected score"
         else:
             wrong = sum(not p.correct for p in self.verdicts or [])
             shown = f"{len(self.shown):,} {'wrong ' if self.mode == 'wrong' else ''}pairs shown"
-            status = (f"{shown} · "
-                      f"{wrong:,} of {len(self.verdicts or []):,} wrong · worst margin first")
+            status = (
+                f"{shown} · {wrong:,} of {len(self.verdicts or []):,} wrong · worst margin first"
+            )
             explain = "\nmargin = RM score of chosen − of rejected (< 0: it prefers the rejected)"
         filters = [] if self.subset is not None else list(self.constant)
         filters += [f"subset = {self.subset}"] if self.subset is not None else []
         filters += [f"search = {self.query_text!r}"] if self.query_text else []
         what = "Flips under shift" if self.mode == "flips" else "Pair failures"
-        self.query_one("#pairs-title", Static).update(assemble(
-            (f"{what} of ", "bold"), (label, "bold"), f" · {status}"
-            + (" · " + ", ".join(filters) if filters else "") + explain))
+        self.query_one("#pairs-title", Static).update(
+            assemble(
+                (f"{what} of ", "bold"),
+                (label, "bold"),
+                f" · {status}" + (" · " + ", ".join(filters) if filters else "") + explain,
+            )
+        )
 
     # -- actions ------------------------------------------------------------------------
     def action_subset(self) -> None:
         subsets = [None, *sorted({p.subset for p in self.verdicts or []})]
-        self.subset = (subsets[(subsets.index(self.subset) + 1) % len(subsets)]
-                       if self.subset in subsets else None)
+        self.subset = (
+            subsets[(subsets.index(self.subset) + 1) % len(subsets)]
+            if self.subset in subsets
+            else None
+        )
         self.fill()
 
     def action_all_pairs(self) -> None:

@@ -13,10 +13,10 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from rmaudit.results.browse import ResponseRow, prompt_detail, top_eta
 from rmaudit.display.formatting import eta_label
-
 from rmaudit.display.literal import assemble, literal
+from rmaudit.results.browse import ResponseRow, prompt_detail, top_eta
+
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
 from ._search import TableSearch
@@ -70,9 +70,11 @@ class PromptScreen(TableSearch, Screen):
     def visible_rows(self) -> list[ResponseRow]:
         needle = self.query_text.lower()
         rows = [r for r in self.detail.responses if not needle or needle in r.text.lower()]
-        order = {"RM rank": lambda r: (r.ranks[self.rm_key], r.sample_index),
-                 "oracle rank": lambda r: (r.oracle_rank, r.sample_index),
-                 "sample": lambda r: r.sample_index}[self.sort]
+        order = {
+            "RM rank": lambda r: (r.ranks[self.rm_key], r.sample_index),
+            "oracle rank": lambda r: (r.oracle_rank, r.sample_index),
+            "sample": lambda r: r.sample_index,
+        }[self.sort]
         return sorted(rows, key=order)
 
     def fill(self) -> None:
@@ -87,16 +89,22 @@ class PromptScreen(TableSearch, Screen):
         shown = self.visible_rows()
         rows = []
         for row in shown:
-            cells = [str(row.ranks[self.rm_key]), STAR if row.id in top else "",
-                     f"{row.scores[self.rm_key]:.3f}", f"{row.oracle:.2f}", str(row.oracle_rank),
-                     str(row.words)]
+            cells = [
+                str(row.ranks[self.rm_key]),
+                STAR if row.id in top else "",
+                f"{row.scores[self.rm_key]:.3f}",
+                f"{row.oracle:.2f}",
+                str(row.oracle_rank),
+                str(row.words),
+            ]
             if self.compare_key:
                 cells += [str(row.ranks[self.compare_key]), STAR if row.id in other_top else ""]
-            rows.append([Text(c, justify="right") if c and c[-1].isdigit() else Text(c)
-                         for c in cells])
+            rows.append(
+                [Text(c, justify="right") if c and c[-1].isdigit() else Text(c) for c in cells]
+            )
         preview = table.text_width(columns, rows)  # the response takes the rest of the width
         table.add_columns(*(literal(c) for c in columns), "response")
-        for row, cells in zip(shown, rows):
+        for row, cells in zip(shown, rows, strict=True):
             table.add_row(*cells, shorten(row.text, preview), key=row.id)
         self.show_info(top, other_top)
         self.show_response()
@@ -115,11 +123,16 @@ class PromptScreen(TableSearch, Screen):
             (self.label(self.rm_key), "bold"),
             f": {STAR} = its top-η set (η = {eta_label(self.eta)}: {len(top)} of "
             f"{len(responses)}), mean oracle {mean_top(top):.2f} vs "
-            f"{sum(oracle_of.values()) / len(responses):.2f} overall, best {best:.2f}")
+            f"{sum(oracle_of.values()) / len(responses):.2f} overall, best {best:.2f}",
+        )
         if self.compare_key:
-            line = assemble(line, "\ncompared with ", (self.label(self.compare_key), "bold"),
-                            f": its top set's mean oracle {mean_top(other_top):.2f}, "
-                            f"{len(top & other_top)} responses in both")
+            line = assemble(
+                line,
+                "\ncompared with ",
+                (self.label(self.compare_key), "bold"),
+                f": its top set's mean oracle {mean_top(other_top):.2f}, "
+                f"{len(top & other_top)} responses in both",
+            )
         self.query_one("#prompt-info", Static).update(line)
 
     def show_response(self) -> None:
@@ -129,11 +142,18 @@ class PromptScreen(TableSearch, Screen):
             return
         row_key = self.table.coordinate_to_cell_key(self.table.cursor_coordinate).row_key.value
         row = next(r for r in self.detail.responses if r.id == row_key)
-        scores = " · ".join(f"{self.label(k)} {row.scores[k]:.3f} (#{row.ranks[k]})"
-                            for k in self.rm_keys if k in row.scores)
-        body.update(assemble((f"response {row.sample_index}", "bold"),
-                             f" · oracle {row.oracle:.2f} (#{row.oracle_rank}) · {row.words} "
-                             f"words\n{scores}\n\n{row.text}"))
+        scores = " · ".join(
+            f"{self.label(k)} {row.scores[k]:.3f} (#{row.ranks[k]})"
+            for k in self.rm_keys
+            if k in row.scores
+        )
+        body.update(
+            assemble(
+                (f"response {row.sample_index}", "bold"),
+                f" · oracle {row.oracle:.2f} (#{row.oracle_rank}) · {row.words} "
+                f"words\n{scores}\n\n{row.text}",
+            )
+        )
 
     def on_data_table_row_highlighted(self, event: NavTable.RowHighlighted) -> None:
         self.show_response()

@@ -6,9 +6,9 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from rmaudit.display.literal import literal
 from rmaudit.results.run_index import list_runs
 
-from rmaudit.display.literal import literal
 from ..widgets.table import NavTable, shorten
 from .leaderboard import LeaderboardScreen
 
@@ -24,17 +24,29 @@ class RunsScreen(Screen):
 
     def on_mount(self) -> None:
         runs = list_runs(self.app.store)
-        self.query_one("#runs-title", Static).update(literal(
-            f"{len(runs)} run{'s' * (len(runs) != 1)} in {self.app.sub_title}"
-            + ("" if runs else " — run a recipe first: rmaudit run RECIPE")))
+        self.query_one("#runs-title", Static).update(
+            literal(
+                f"{len(runs)} run{'s' * (len(runs) != 1)} in {self.app.sub_title}"
+                + ("" if runs else " — run a recipe first: rmaudit run RECIPE")
+            )
+        )
         table = self.query_one(NavTable)
-        table.add_columns("run", "title", "world", "status", "prompts", "N", "RMs", "created", "recipe")
+        table.add_columns(
+            "run", "title", "world", "status", "prompts", "N", "RMs", "created", "recipe"
+        )
         for run in runs:
-            table.add_row(run.id[:10], shorten(run.title, TITLE_WIDTH),
-                          "SIMULATED" if run.simulated else "real", literal(run.status),
-                          str(run.prompts), str(run.per_prompt), str(run.reward_models),
-                          run.created_at.replace("T", " ")[:16], shorten(run.recipe_path, 40),
-                          key=run.id)
+            table.add_row(
+                run.id[:10],
+                shorten(run.title, TITLE_WIDTH),
+                "SIMULATED" if run.simulated else "real",
+                literal(run.status),
+                str(run.prompts),
+                str(run.per_prompt),
+                str(run.reward_models),
+                run.created_at.replace("T", " ")[:16],
+                shorten(run.recipe_path, 40),
+                key=run.id,
+            )
         table.focus()
 
     def on_data_table_row_selected(self, event: NavTable.RowSelected) -> None:

@@ -9,24 +9,38 @@ from __future__ import annotations
 import numpy as np
 from rich.text import Text
 
+from rmaudit.components.vocabulary import (
+    RELIABILITY_DIAGRAM,
+    SHIFT_QUANTITIES,
+    SHIFT_TARGETS,
+    shift_curve_key,
+)
 from rmaudit.display.formatting import NEUTRAL_COLOUR, short_label
-from rmaudit.results.panels import PanelContext
-from rmaudit.tui.widgets.plots import (CROSSES, DOTS, LINE, CurvePlot, Series, rm_colours,
-                                       series_legend)
-from rmaudit.components.vocabulary import RELIABILITY_DIAGRAM, SHIFT_QUANTITIES, SHIFT_TARGETS, shift_curve_key
-
 from rmaudit.display.literal import assemble
+from rmaudit.results.panels import PanelContext
+from rmaudit.tui.widgets.plots import (
+    CROSSES,
+    DOTS,
+    LINE,
+    CurvePlot,
+    Series,
+    rm_colours,
+    series_legend,
+)
 
 #: how each shift target is drawn: RMs differ by colour, targets by line style
-TARGET_STYLES = dict(zip(SHIFT_TARGETS, (LINE, DOTS, CROSSES)))
+TARGET_STYLES = dict(zip(SHIFT_TARGETS, (LINE, DOTS, CROSSES), strict=True))
 
 
 def _rm_curves(context: PanelContext, curve_key: str) -> list[tuple[str, str, object]]:
     """(RM key, RM label, stored curve) of each selected RM that stored ``curve_key``."""
     labels = {key: short_label(label) for label, key in context.summary.reward_models}
-    return [(rm, labels[rm], curve) for rm in context.rm_keys
-            for (stored_rm, _, key), curve in context.summary.curves.items()
-            if stored_rm == rm and key == curve_key]
+    return [
+        (rm, labels[rm], curve)
+        for rm in context.rm_keys
+        for (stored_rm, _, key), curve in context.summary.curves.items()
+        if stored_rm == rm and key == curve_key
+    ]
 
 
 class ShiftView(CurvePlot):
@@ -43,34 +57,68 @@ class ShiftView(CurvePlot):
     def _plot_args(self) -> tuple:
         title, higher_is_better = SHIFT_QUANTITIES[self.quantity]
         colours = rm_colours(self.context)
-        series = [Series(f"{label} · {target}", curve.x, curve.value, curve.stderr,
-                         colours[rm_key], TARGET_STYLES[target])
-                  for target in SHIFT_TARGETS
-                  for rm_key, label, curve in _rm_curves(self.context,
-                                                         shift_curve_key(self.quantity, target))]
+        series = [
+            Series(
+                f"{label} · {target}",
+                curve.x,
+                curve.value,
+                curve.stderr,
+                colours[rm_key],
+                TARGET_STYLES[target],
+            )
+            for target in SHIFT_TARGETS
+            for rm_key, label, curve in _rm_curves(
+                self.context, shift_curve_key(self.quantity, target)
+            )
+        ]
         others = " · ".join(SHIFT_QUANTITIES[q][0] for q in self.QUANTITIES if q != self.quantity)
-        return (f"{title} {'↑' if higher_is_better else '↓'} against shift level p "
-                f"(v: {others})", "shift level p", title, series)
+        return (
+            f"{title} {'↑' if higher_is_better else '↓'} against shift level p (v: {others})",
+            "shift level p",
+            title,
+            series,
+        )
 
     def _shift_legend(self) -> Text:
         """RMs by colour, then the targets by line style."""
         colours = rm_colours(self.context)
-        shown = {rm_key: label for rm_key, label, _ in
-                 (c for t in SHIFT_TARGETS
-                  for c in _rm_curves(self.context, shift_curve_key(self.quantity, t)))}
-        targets = [t for t in SHIFT_TARGETS
-                   if _rm_curves(self.context, shift_curve_key(self.quantity, t))]
-        rms = series_legend([Series(label, np.array([]), np.array([]), np.array([]),
-                                    colours[rm_key]) for rm_key, label in shown.items()])
-        styles = series_legend([Series(f"{target} shifted", np.array([]), np.array([]),
-                                       np.array([]), NEUTRAL_COLOUR, TARGET_STYLES[target])
-                                for target in targets])
+        shown = {
+            rm_key: label
+            for rm_key, label, _ in (
+                c
+                for t in SHIFT_TARGETS
+                for c in _rm_curves(self.context, shift_curve_key(self.quantity, t))
+            )
+        }
+        targets = [
+            t for t in SHIFT_TARGETS if _rm_curves(self.context, shift_curve_key(self.quantity, t))
+        ]
+        rms = series_legend(
+            [
+                Series(label, np.array([]), np.array([]), np.array([]), colours[rm_key])
+                for rm_key, label in shown.items()
+            ]
+        )
+        styles = series_legend(
+            [
+                Series(
+                    f"{target} shifted",
+                    np.array([]),
+                    np.array([]),
+                    np.array([]),
+                    NEUTRAL_COLOUR,
+                    TARGET_STYLES[target],
+                )
+                for target in targets
+            ]
+        )
         return assemble(rms, "\n", styles, ("(no error bars: stderr in rmaudit report)", "dim"))
 
     def next_view(self) -> None:
         """Show the next quantity (the Curves screen's v key)."""
-        self.quantity = self.QUANTITIES[(self.QUANTITIES.index(self.quantity) + 1)
-                                        % len(self.QUANTITIES)]
+        self.quantity = self.QUANTITIES[
+            (self.QUANTITIES.index(self.quantity) + 1) % len(self.QUANTITIES)
+        ]
         title, x_label, y_label, series = self._plot_args()
         self.show(title, x_label, series, None, y_label=y_label, legend=self._shift_legend())
 
@@ -78,10 +126,16 @@ class ShiftView(CurvePlot):
 def reliability_view(context: PanelContext) -> CurvePlot:
     """Accuracy against mean confidence per bin, with the diagonal of perfect calibration."""
     colours = rm_colours(context)
-    series = [Series(label, curve.x, curve.value, curve.stderr, colours[rm_key])
-              for rm_key, label, curve in _rm_curves(context, RELIABILITY_DIAGRAM)]
+    series = [
+        Series(label, curve.x, curve.value, curve.stderr, colours[rm_key])
+        for rm_key, label, curve in _rm_curves(context, RELIABILITY_DIAGRAM)
+    ]
     diagonal = np.array([0.5, 1.0])  # a pair's confidence is at least 1/2
-    series.append(Series("perfectly calibrated (y = x)", diagonal, diagonal, np.zeros(2),
-                         NEUTRAL_COLOUR, DOTS))
-    return CurvePlot("Reliability diagram (± binomial stderr per bin)", "mean confidence",
-                     "accuracy", series)
+    series.append(
+        Series(
+            "perfectly calibrated (y = x)", diagonal, diagonal, np.zeros(2), NEUTRAL_COLOUR, DOTS
+        )
+    )
+    return CurvePlot(
+        "Reliability diagram (± binomial stderr per bin)", "mean confidence", "accuracy", series
+    )

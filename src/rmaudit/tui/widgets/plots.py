@@ -15,14 +15,13 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
-from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.components import RUN_LEVEL
-from rmaudit.display.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
-from rmaudit.metrics import rank_of_n_kl
-from rmaudit.results.panels import PanelContext
 from rmaudit.components.vocabulary import RETA_CURVE, best_of_n_curve_key
-
+from rmaudit.display.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
 from rmaudit.display.literal import assemble
+from rmaudit.metrics import rank_of_n_kl
+from rmaudit.results.browse import ACROSS_RMS
+from rmaudit.results.panels import PanelContext
 
 #: plotext line styles: a series' marker ("braille" draws a fine line)
 LINE, DOTS, CROSSES = "braille", "•", "x"
@@ -39,7 +38,7 @@ class Series:
 
 
 def rgb(colour: str) -> tuple[int, int, int]:
-    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
 
 
 def series_legend(series: list[Series]) -> Text:
@@ -60,9 +59,17 @@ class CurvePlot(Vertical):
     CurvePlot .plot-legend { height: auto; max-height: 3; padding: 0 1; }
     """
 
-    def __init__(self, title: str, x_label: str, y_label: str, series: list[Series],
-                 x_ticks: tuple[list[float], list[str]] | None = None, *,
-                 legend: Text | None = None, error_bars: bool = True) -> None:
+    def __init__(
+        self,
+        title: str,
+        x_label: str,
+        y_label: str,
+        series: list[Series],
+        x_ticks: tuple[list[float], list[str]] | None = None,
+        *,
+        legend: Text | None = None,
+        error_bars: bool = True,
+    ) -> None:
         super().__init__()
         self.title, self.x_label, self.y_label = title, x_label, y_label
         self.series, self.x_ticks = series, x_ticks
@@ -79,9 +86,16 @@ class CurvePlot(Vertical):
     def on_mount(self) -> None:
         self.draw()
 
-    def show(self, title: str, x_label: str, series: list[Series],
-             x_ticks: tuple[list[float], list[str]] | None, *, y_label: str | None = None,
-             legend: Text | None = None) -> None:
+    def show(
+        self,
+        title: str,
+        x_label: str,
+        series: list[Series],
+        x_ticks: tuple[list[float], list[str]] | None,
+        *,
+        y_label: str | None = None,
+        legend: Text | None = None,
+    ) -> None:
         self.title, self.x_label, self.series, self.x_ticks = title, x_label, series, x_ticks
         self.y_label = y_label or self.y_label
         self.legend = legend
@@ -100,8 +114,9 @@ class CurvePlot(Vertical):
             # no label: plotext would draw its legend over the data (ours is under the plot)
             plt.plot(x, y, marker=series.marker, color=rgb(series.colour))
             if self.error_bars:
-                plt.error(x, y, yerr=np.nan_to_num(series.stderr).tolist(),
-                          color=rgb(series.colour))
+                plt.error(
+                    x, y, yerr=np.nan_to_num(series.stderr).tolist(), color=rgb(series.colour)
+                )
         if self.x_ticks is not None:
             plt.xticks(*self.x_ticks)
 
@@ -122,18 +137,31 @@ def _series(context: PanelContext, curve_key: str, transform=lambda x: x) -> lis
     colours = rm_colours(context)
     found = []
     for rm_key in (*context.rm_keys, RUN_LEVEL):
-        curve = next((c for (rm, _, key), c in context.summary.curves.items()
-                      if rm == rm_key and key == curve_key), None)
+        curve = next(
+            (
+                c
+                for (rm, _, key), c in context.summary.curves.items()
+                if rm == rm_key and key == curve_key
+            ),
+            None,
+        )
         if curve is not None:
-            found.append(Series(labels[rm_key], transform(curve.x), curve.value, curve.stderr,
-                                colours[rm_key]))
+            found.append(
+                Series(
+                    labels[rm_key], transform(curve.x), curve.value, curve.stderr, colours[rm_key]
+                )
+            )
     return found
 
 
 def reta_curve_view(context: PanelContext) -> CurvePlot:
     """RETA(η) against −log2 η, as in the RETA paper's Fig. 3: smaller η to the right."""
-    return CurvePlot("RETA curve (± stderr across prompts; 1 = a random RM)", "-log2 eta",
-                     "RETA(eta)", _series(context, RETA_CURVE, lambda eta: -np.log2(eta)))
+    return CurvePlot(
+        "RETA curve (± stderr across prompts; 1 = a random RM)",
+        "-log2 eta",
+        "RETA(eta)",
+        _series(context, RETA_CURVE, lambda eta: -np.log2(eta)),
+    )
 
 
 class BestOfNView(Horizontal):
@@ -146,8 +174,11 @@ class BestOfNView(Horizontal):
         super().__init__(classes="panel-row")
         self.context = context
         self.against_kl = False
-        self.shown = [(rank, title) for rank, title in self.CURVES
-                      if best_of_n_curve_key(rank) in context.curve_keys()]
+        self.shown = [
+            (rank, title)
+            for rank, title in self.CURVES
+            if best_of_n_curve_key(rank) in context.curve_keys()
+        ]
         self.plots = [CurvePlot(*self._plot_args(rank, title)) for rank, title in self.shown]
 
     def compose(self):
@@ -158,18 +189,27 @@ class BestOfNView(Horizontal):
         key = best_of_n_curve_key(rank)
         y_label = "oracle score"
         if self.against_kl:
-            return (f"{title} vs KL", "KL from the base policy (nats)", y_label,
-                    _series(self.context, key,
-                            lambda n: rank_of_n_kl(np.rint(n).astype(int), rank)), None)
+            return (
+                f"{title} vs KL",
+                "KL from the base policy (nats)",
+                y_label,
+                _series(self.context, key, lambda n: rank_of_n_kl(np.rint(n).astype(int), rank)),
+                None,
+            )
         series = _series(self.context, key, np.log2)
         ns = series[0].x if series else np.array([])
-        return (f"{title} vs n", "n (log2 axis)", y_label, series,
-                (ns.tolist(), [f"{round(2 ** x)}" for x in ns]))
+        return (
+            f"{title} vs n",
+            "n (log2 axis)",
+            y_label,
+            series,
+            (ns.tolist(), [f"{round(2**x)}" for x in ns]),
+        )
 
     def toggle_x_axis(self) -> None:
         """Switch both plots between n and KL on the x axis."""
         self.against_kl = not self.against_kl
-        for plot, (rank, title) in zip(self.plots, self.shown):
+        for plot, (rank, title) in zip(self.plots, self.shown, strict=True):
             title, x_label, _, series, ticks = self._plot_args(rank, title)
             plot.show(title, x_label, series, ticks)
 
@@ -177,5 +217,6 @@ class BestOfNView(Horizontal):
 def generic_curve_view(context: PanelContext, curve_key: str) -> CurvePlot:
     """Any stored curve (a reliability diagram, a shift curve, ...) as value against x."""
     first = next(c for (_, _, k), c in context.summary.curves.items() if k == curve_key)
-    return CurvePlot(f"{first.label} (± stderr)", first.x_label, "value",
-                     _series(context, curve_key))
+    return CurvePlot(
+        f"{first.label} (± stderr)", first.x_label, "value", _series(context, curve_key)
+    )

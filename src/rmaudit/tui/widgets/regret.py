@@ -1,7 +1,8 @@
 """The regret panel (registered by ``rmaudit.default_plugins.regret`` through ``register_panels``):
-Rethinking RM Evaluation's Table 1 / Table 4 with bootstrap CIs for each regret-correlation study of the run,
-the Goodhart overlay (observed accuracy and NDR of each proxy against the closed-form curve of
-the Regressional Goodhart normal model, Rethinking RM Evaluation, arXiv 2410.05584, Fig. 8), and each proxy's NDR against n or KL."""
+Rethinking RM Evaluation's Table 1 / Table 4 with bootstrap CIs for each regret-correlation study of
+the run, the Goodhart overlay (observed accuracy and NDR of each proxy against the closed-form curve
+of the Regressional Goodhart normal model, Rethinking RM Evaluation, arXiv 2410.05584, Fig. 8), and
+each proxy's NDR against n or KL."""
 
 from __future__ import annotations
 
@@ -10,14 +11,19 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 from textual_plotext import PlotextPlot
 
+from rmaudit.components.vocabulary import NDR_CURVE_PREFIX
 from rmaudit.display.formatting import NEUTRAL_COLOUR, rm_colour, visible
+from rmaudit.display.literal import literal
 from rmaudit.metrics import bon_kl
 from rmaudit.results.panels import PanelContext
-from rmaudit.results.regret import (GoodhartPoint, goodhart_curve, goodhart_points, load_studies,
-                                    study_table)
-from rmaudit.components.vocabulary import NDR_CURVE_PREFIX
+from rmaudit.results.regret import (
+    GoodhartPoint,
+    goodhart_curve,
+    goodhart_points,
+    load_studies,
+    study_table,
+)
 
-from rmaudit.display.literal import literal
 from .plots import CurvePlot, Series
 
 
@@ -65,8 +71,11 @@ def ndr_curves(summary, studies: dict[str, list[dict]]) -> dict:
     for (_, metric, key), curve in summary.curves.items():
         if key.startswith(NDR_CURVE_PREFIX):
             by_study.setdefault(metric, {})[key.removeprefix(NDR_CURVE_PREFIX)] = curve
-    oracle = [label for label, rows in studies.items()
-              if label in by_study and study_table(label, rows).gold == "oracle"]
+    oracle = [
+        label
+        for label, rows in studies.items()
+        if label in by_study and study_table(label, rows).gold == "oracle"
+    ]
     chosen = oracle[0] if oracle else next(iter(by_study), None)
     return by_study.get(chosen, {})
 
@@ -94,8 +103,13 @@ class RegretView(VerticalScroll):
             yield Static("no regret-correlation results stored for this run", classes="note")
         for index, (label, rows) in enumerate(self.studies.items()):
             table = study_table(label, rows)
-            yield Static(literal(f"{label}: error metric vs policy regret (best-of-{table.n} NDR)"
-                                 f" — {table.caption}"), classes="study-title")
+            yield Static(
+                literal(
+                    f"{label}: error metric vs policy regret (best-of-{table.n} NDR)"
+                    f" — {table.caption}"
+                ),
+                classes="study-title",
+            )
             yield StudyTableView(table.headers, table.rows, id=f"regret-table-{index}")
         with Horizontal(classes="regret-plots"):
             if any(self.points.values()):
@@ -106,17 +120,32 @@ class RegretView(VerticalScroll):
     def _plot_args(self) -> tuple:
         """(title, x label, y label, series, x ticks) of the NDR curves for the current axis."""
         first = next(iter(self.curves.values()))
-        colours = {label: rm_colour(i)
-                   for i, (label, _) in enumerate(self.context.summary.reward_models)}
+        colours = {
+            label: rm_colour(i) for i, (label, _) in enumerate(self.context.summary.reward_models)
+        }
         if self.against_kl:
-            series = [Series(proxy, bon_kl(np.rint(c.x).astype(int)), c.value, c.stderr,
-                             colours.get(proxy, NEUTRAL_COLOUR))
-                      for proxy, c in self.curves.items()]
+            series = [
+                Series(
+                    proxy,
+                    bon_kl(np.rint(c.x).astype(int)),
+                    c.value,
+                    c.stderr,
+                    colours.get(proxy, NEUTRAL_COLOUR),
+                )
+                for proxy, c in self.curves.items()
+            ]
             return (f"{first.label} vs KL", "KL (nats)", "NDR", series, None)
-        series = [Series(proxy, np.log2(c.x), c.value, c.stderr, colours.get(proxy, NEUTRAL_COLOUR))
-                  for proxy, c in self.curves.items()]
-        return (f"{first.label} vs n", "n (log2 axis)", "NDR", series,
-                (series[0].x.tolist(), [f"{round(2 ** x)}" for x in series[0].x]))
+        series = [
+            Series(proxy, np.log2(c.x), c.value, c.stderr, colours.get(proxy, NEUTRAL_COLOUR))
+            for proxy, c in self.curves.items()
+        ]
+        return (
+            f"{first.label} vs n",
+            "n (log2 axis)",
+            "NDR",
+            series,
+            (series[0].x.tolist(), [f"{round(2**x)}" for x in series[0].x]),
+        )
 
     def toggle_x_axis(self) -> None:
         """Switch the NDR curves between n and KL on the x axis (the Curves screen's x key)."""

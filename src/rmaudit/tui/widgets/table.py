@@ -33,8 +33,9 @@ class NavTable(DataTable):
         Binding("G", "scroll_bottom", "Last row", show=False),
     ]
 
-    def __init__(self, *, cursor_type: str = "row", fixed_columns: int = 0,
-                 id: str | None = None) -> None:
+    def __init__(
+        self, *, cursor_type: str = "row", fixed_columns: int = 0, id: str | None = None
+    ) -> None:
         super().__init__(cursor_type=cursor_type, zebra_stripes=True, id=id)
         self.fixed_columns = fixed_columns
 
@@ -46,8 +47,10 @@ class NavTable(DataTable):
         """The columns left for one more (last) text column after ``headers``/``rows`` (every
         other column, header and cells), so text fills the table's width and no more."""
         total = total or self.size.width or self.app.size.width
-        used = sum(max([cell_len(str(h)), *(cell_len(str(r[i])) for r in rows)]) + CELL_PADDING
-                   for i, h in enumerate(headers))
+        used = sum(
+            max([cell_len(str(h)), *(cell_len(str(r[i])) for r in rows)]) + CELL_PADDING
+            for i, h in enumerate(headers)
+        )
         return max(MIN_TEXT, total - used - CELL_PADDING - SCROLLBAR)
 
 
