@@ -4,8 +4,12 @@ labels and everyone else audits their RMs on them for free (RETA paper Sec. 3.3,
 The file is JSON Lines (gzip-compressed when the name ends in ``.gz``): a header line
 ``{"format": "rmaudit-benchmark", "format_version": 1, "benchmark": {...}}`` then one line
 per prompt ``{"prompt": {...}, "responses": [{"id", "sample_index", "text", "meta",
-"label": {"score", "samples", ...}}, ...]}``.  Import checks every line first and then
-writes everything in one transaction: a bad file changes nothing.
+"label": {"score", "samples", ...}}, ...]}``.  A budgeted benchmark (docs/budget.md) has
+``benchmark.design`` in the header, every response, ``"label": null`` on those the design left
+unlabelled, and each response's ``"inclusion_probability"``, so its estimates stay unbiased
+wherever it is imported.  Import checks every line first and then writes everything in one
+transaction: a bad file changes nothing; a file already stored (an export imported back into
+its own DB) adds nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ def export_benchmark(store: Store, benchmark_id: str, path: Path) -> int:
             k: bench[k]
             for k in ("id", "title", "selection_key", "policy_key", "per_prompt", "oracle_key")
         }
+        | ({"design": json.loads(bench["design"])} if bench.get("design") else {})
         | {
             "simulated": bool(bench["simulated"]),
             "components": {
@@ -66,26 +71,29 @@ def export_benchmark(store: Store, benchmark_id: str, path: Path) -> int:
             labelled = store.read.labelled_responses(bench, pid)
             record = {
                 "prompt": {"id": pid, "text": text, "meta": json.loads(meta)},
-                "responses": [
-                    {
-                        "id": rid,
-                        "sample_index": i,
-                        "text": rtext,
-                        "meta": json.loads(rmeta),
-                        "label": {
-                            "score": score,
-                            "samples": json.loads(samples),
-                            "cost_usd": cost,
-                            "prompt_tokens": pt,
-                            "completion_tokens": ct,
-                        },
-                    }
-                    for rid, i, rtext, rmeta, score, samples, cost, pt, ct in labelled
-                ],
+                "responses": [_response_record(row) for row in labelled],
             }
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
     tmp.replace(path)  # readers never see a half-written export
     return len(prompts)
+
+
+def _response_record(row: tuple) -> dict[str, Any]:
+    rid, index, text, meta, score, samples, cost, prompt_tokens, completion_tokens, pi = row
+    label = None
+    if score is not None:
+        label = {
+            "score": score,
+            "samples": json.loads(samples),
+            "cost_usd": cost,
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+        }
+    record = {"id": rid, "sample_index": index, "text": text, "meta": json.loads(meta)}
+    record["label"] = label
+    if pi is not None:
+        record["inclusion_probability"] = pi
+    return record
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -131,7 +139,7 @@ def _optional(record: dict, key: str, kind: type | tuple[type, ...], where: str,
 def read_benchmark(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Parse and check a benchmark file; every problem names the line and the field."""
     header = None
-    records = []
+    records, lines = [], []
     for number, line in _lines(path):
         where = f"{path}:{number}"
         if not line.strip():
@@ -160,8 +168,11 @@ def read_benchmark(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             header = _require(record, "benchmark", dict, where, "")
             for key in ("policy_key", "oracle_key", "title"):
                 _require(header, key, str, where, "benchmark.")
+            _check_design(_optional(header, "design", dict, where, "benchmark."), where)
             continue
-        records.append(_check_prompt_record(record, where))
+        records.append(_check_prompt_record(record, where, budgeted="design" in header))
+        lines.append(number)
+    _refuse_repeated_prompts(path, records, lines)
     if header is None:
         raise BadInput("empty benchmark file", file=str(path))
     if not records:
@@ -169,7 +180,36 @@ def read_benchmark(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return header, records
 
 
-def _check_prompt_record(record: dict, where: str) -> dict:
+def _check_design(design: dict | None, where: str) -> None:
+    if design is None:
+        return
+    kind = design.get("design")
+    if kind not in ("uniform", "rm-guided"):
+        raise BadInput(
+            "expected design 'uniform' or 'rm-guided'",
+            file=where,
+            field="benchmark.design.design",
+            value=kind,
+        )
+
+
+def _refuse_repeated_prompts(path: Path, records: list[dict[str, Any]], lines: list[int]) -> None:
+    """The same prompt twice would be counted twice by every metric: name both lines."""
+    first: dict[str, int] = {}
+    for record, line in zip(records, lines, strict=True):
+        text = record["prompt"]["text"]
+        if text in first:
+            raise BadInput(
+                f"the same prompt as line {first[text]}; a prompt appears once, with all its "
+                "responses",
+                file=f"{path}:{line}",
+                field="prompt.text",
+                value=_short(text),
+            )
+        first[text] = line
+
+
+def _check_prompt_record(record: dict, where: str, *, budgeted: bool = False) -> dict:
     prompt = _require(record, "prompt", dict, where, "")
     text = _require(prompt, "text", str, where, "prompt.")
     _optional(prompt, "meta", dict, where, "prompt.")
@@ -190,8 +230,19 @@ def _check_prompt_record(record: dict, where: str) -> dict:
             raise BadInput("expected a JSON object", file=where, field=field.rstrip("."))
         _require(response, "text", str, where, field)
         indices.append(_require(response, "sample_index", int, where, field))
-        label = _require(response, "label", dict, where, field)
         _optional(response, "meta", dict, where, field)
+        if budgeted:
+            pi = _require(response, "inclusion_probability", (int, float), where, field)
+            if not (math.isfinite(pi) and 0 < pi <= 1):
+                raise BadInput(
+                    "expected a probability in (0, 1]",
+                    file=where,
+                    field=field + "inclusion_probability",
+                    value=pi,
+                )
+            if response.get("label") is None:
+                continue  # the design left it unlabelled
+        label = _require(response, "label", dict, where, field)
         score = _require(label, "score", (int, float), where, field + "label.")
         if not math.isfinite(score):
             raise BadInput(
@@ -219,17 +270,33 @@ def _check_prompt_record(record: dict, where: str) -> dict:
 
 
 def imported_keys(
-    header: dict[str, Any], records: list[dict[str, Any]]
+    header: dict[str, Any], records: list[dict[str, Any]], store: Store | None = None
 ) -> tuple[str, str, list[str], int]:
     """(benchmark id, selection key, prompt ids, responses per prompt) of a checked benchmark
-    file's contents, as :func:`store_benchmark` stores them."""
+    file's contents, as :func:`store_benchmark` stores them.  A file exported from ``store``
+    itself keeps the keys it was exported under (its header's id and selection), so importing
+    it back adds nothing."""
     prompt_ids = [prompt_id(r["prompt"]["text"]) for r in records]
-    selection_key = content_key("imported-selection", prompt_ids)
     per_prompt = max(len(r["responses"]) for r in records)
-    benchmark_id = content_key(
-        "benchmark", selection_key, header["policy_key"], per_prompt, header["oracle_key"]
+    if store is not None and _exported_from(store, header, prompt_ids, per_prompt):
+        return header["id"], header["selection_key"], prompt_ids, per_prompt
+    selection_key = content_key("imported-selection", prompt_ids)
+    parts = ["benchmark", selection_key, header["policy_key"], per_prompt, header["oracle_key"]]
+    if header.get("design") is not None:
+        parts.append(header["design"])
+    return content_key(*parts), selection_key, prompt_ids, per_prompt
+
+
+def _exported_from(store: Store, header: dict, prompt_ids: list[str], per_prompt: int) -> bool:
+    stored = store.items.benchmark(header.get("id")) if isinstance(header.get("id"), str) else None
+    return (
+        stored is not None
+        and stored["selection_key"] == header.get("selection_key")
+        and stored["policy_key"] == header["policy_key"]
+        and stored["oracle_key"] == header["oracle_key"]
+        and stored["per_prompt"] == per_prompt
+        and store.items.selection(stored["selection_key"]) == prompt_ids
     )
-    return benchmark_id, selection_key, prompt_ids, per_prompt
 
 
 def refuse_conflicts(
@@ -239,7 +306,7 @@ def refuse_conflicts(
     another text, or labelled by the same oracle with another score: storing would keep the
     stored rows (insert or ignore) and silently audit them instead of the file's."""
     policy_key, oracle_key = header["policy_key"], header["oracle_key"]
-    prompt_ids = imported_keys(header, records)[2]
+    prompt_ids = imported_keys(header, records, store)[2]
     located = {
         response_id(policy_key, pid, r["sample_index"]): (i, j, r)
         for i, (pid, record) in enumerate(zip(prompt_ids, records, strict=True))
@@ -258,6 +325,8 @@ def refuse_conflicts(
                 field=f"{where}.text",
                 value=_short(response["text"]),
             )
+        if response.get("label") is None:
+            continue
         score = float(response["label"]["score"])
         if rid in stored_scores and stored_scores[rid] != score:
             raise BadInput(
@@ -280,8 +349,10 @@ def store_benchmark(
     """Write a checked benchmark (from :func:`read_benchmark`) in one transaction; call
     :func:`refuse_conflicts` first."""
     policy_key, oracle_key = header["policy_key"], header["oracle_key"]
-    benchmark_id, selection_key, prompt_ids, per_prompt = imported_keys(header, records)
+    benchmark_id, selection_key, prompt_ids, per_prompt = imported_keys(header, records, store)
     items = store.items
+    if items.benchmark(benchmark_id) is not None:
+        return benchmark_id  # stored whole: an import is all or nothing
     with store.transaction():
         for key, c in (header.get("components") or {}).items():
             items.add_component(
@@ -303,6 +374,7 @@ def store_benchmark(
                 "simulated": int(bool(header.get("simulated"))),
                 "origin": origin,
                 "created_at": utc_now(),
+                "design": None if header.get("design") is None else dumps(header["design"]),
             }
         )
         items.add_prompts(
@@ -310,14 +382,18 @@ def store_benchmark(
             for pid, record in zip(prompt_ids, records, strict=True)
         )
         items.add_selection(selection_key, prompt_ids)
-        responses, labels = [], []
+        responses, labels, inclusion = [], [], []
         for pid, record in zip(prompt_ids, records, strict=True):
             for r in record["responses"]:
                 rid = response_id(policy_key, pid, r["sample_index"])
                 responses.append(
                     (rid, pid, policy_key, r["sample_index"], r["text"], dumps(r.get("meta") or {}))
                 )
+                if r.get("inclusion_probability") is not None:
+                    inclusion.append((rid, float(r["inclusion_probability"])))
                 label = r["label"]
+                if label is None:  # left unlabelled by the benchmark's design
+                    continue
                 labels.append(
                     (
                         rid,
@@ -331,4 +407,5 @@ def store_benchmark(
                 )
         items.add_responses(responses)
         items.add_labels(labels)
+        items.add_inclusion(benchmark_id, inclusion)
     return benchmark_id

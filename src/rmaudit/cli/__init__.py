@@ -47,6 +47,10 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
         "rmaudit.cli.import_:import_command",
         "Import a benchmark file written by `rmaudit export` (all or nothing).",
     ),
+    "plan": (
+        "rmaudit.cli.plan:plan_command",
+        "Plan the labels of RECIPE: judge calls per label design for a target interval width.",
+    ),
     "plugins": (
         "rmaudit.cli.plugins:plugins_command",
         "List plugins and their components (third-party only, unless --all).",

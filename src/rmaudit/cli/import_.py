@@ -6,7 +6,12 @@ from pathlib import Path
 
 import click
 
-from rmaudit.benchmark.portable import read_benchmark, refuse_conflicts, store_benchmark
+from rmaudit.benchmark.portable import (
+    imported_keys,
+    read_benchmark,
+    refuse_conflicts,
+    store_benchmark,
+)
 from rmaudit.store import Store
 
 
@@ -27,12 +32,16 @@ def import_command(path: str, db_path: str) -> None:
             stored.close()
     store = Store.open(db_path)
     try:
-        benchmark_id = store_benchmark(
-            store, header, records, origin=f"imported from {Path(path).name}"
-        )
+        benchmark_id = imported_keys(header, records, store)[0]
+        known = store.items.benchmark(benchmark_id) is not None
+        if not known:
+            store_benchmark(store, header, records, origin=f"imported from {Path(path).name}")
     finally:
         store.close()
-    click.echo(
-        f"imported benchmark {benchmark_id} into {db_path}; audit it with a recipe whose "
-        f"[benchmark] file = {path!r}"
-    )
+    if known:
+        click.echo(f"benchmark {benchmark_id} is already in {db_path}: nothing new")
+    else:
+        click.echo(
+            f"imported benchmark {benchmark_id} into {db_path}; audit it with a recipe whose "
+            f"[benchmark] file = {path!r}"
+        )

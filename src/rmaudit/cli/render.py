@@ -66,7 +66,8 @@ def plan_table(counts: list[StageCount], title: str) -> Table:
     for header in ("stage", "items", "stored", "to do", "calls"):
         table.add_column(header, justify="left" if header == "stage" else "right")
     for c in counts:  # a stage names an RM by its label: text from the recipe
-        bound = "≤ " if c.at_most else ""  # counted before the work it depends on is done
+        # counted before the work it depends on is done: a bound, or an expectation
+        bound = "≤ " if c.at_most else ("≈ " if c.approximate else "")
         table.add_row(
             literal(c.stage),
             f"{bound}{c.total:,}",

@@ -32,6 +32,7 @@ from .kinds import (
 from .metric import (
     RUN_LEVEL,
     CurveValue,
+    LabelDesign,
     Metric,
     MetricInputs,
     MetricOutput,
@@ -77,6 +78,7 @@ __all__ = [
     "Component",
     "ComponentOptions",
     "CurveValue",
+    "LabelDesign",
     "Embedder",
     "Generation",
     "KINDS",

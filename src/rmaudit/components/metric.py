@@ -13,12 +13,27 @@ from .kinds import Component
 
 
 @dataclass(frozen=True)
+class LabelDesign:
+    """How a budgeted benchmark was labelled (docs/budget.md): the design ("uniform" or
+    "rm-guided"), each response's inclusion probability per prompt, and a cheap judge's
+    predictions of every response (None without one)."""
+
+    kind: str
+    inclusion: tuple[np.ndarray, ...]
+    predictions: tuple[np.ndarray, ...] | None = None
+
+
+@dataclass(frozen=True)
 class MetricInputs:
-    """A benchmark as metrics see it: per prompt, oracle scores J and RM scores Y."""
+    """A benchmark as metrics see it: per prompt, oracle scores J and RM scores Y.
+
+    On a budgeted benchmark ``design`` is set and ``oracle`` holds NaN for the responses the
+    oracle did not label; only metrics with ``supports_label_budget`` receive such inputs."""
 
     prompt_ids: tuple[str, ...]
     oracle: tuple[np.ndarray, ...]
     scores: tuple[np.ndarray, ...]
+    design: LabelDesign | None = None
 
 
 @dataclass(frozen=True)
@@ -104,6 +119,9 @@ class Metric(Component):
     #: once, with every RM (studies across RMs, such as Rethinking RM Evaluation's); "pairs": it
     #: gets :class:`PairInputs` once per RM (preference-pair metrics).
     scope: ClassVar[str] = "rm"
+    #: Whether ``compute`` estimates from a labelled subset (``MetricInputs.design``); the run
+    #: skips other benchmark metrics on a budgeted benchmark, and says so.
+    supports_label_budget: ClassVar[bool] = False
 
     def check_pool_size(self, per_prompt: int) -> None:
         """Raise BadInput (field = the option) if the options need more responses per prompt."""
@@ -121,7 +139,11 @@ class Metric(Component):
         ``compute`` may assume none of them is in its inputs.  For ``scope = "rm"`` and
         ``"run"`` metrics; a prompt with fewer than two responses is undefined for all.
         """
-        return {q: "fewer than two responses" for q, pool in enumerate(oracle) if len(pool) < 2}
+        return {
+            q: "fewer than two responses" if len(pool) < 2 else "fewer than two labelled responses"
+            for q, pool in enumerate(oracle)
+            if np.count_nonzero(~np.isnan(pool)) < 2
+        }
 
     def compute(self, inputs: MetricInputs | StudyInputs | PairInputs) -> MetricOutput:
         raise NotImplementedError

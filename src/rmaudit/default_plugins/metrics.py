@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -26,11 +27,25 @@ from rmaudit.metrics import (
     best_k_of_n,
     best_of_n,
     best_of_n_curve,
+    default_etas,
     pairwise_accuracy,
     reta,
     reta_curve,
     reta_n_range,
 )
+from rmaudit.metrics.budget import (
+    budget_best_of_n,
+    budget_best_of_n_curve,
+    budget_pairwise_accuracy,
+    budget_reta,
+    budget_reta_curve,
+)
+
+
+def design_kwargs(inputs: MetricInputs) -> dict:
+    """The label design's arguments of the ``rmaudit.metrics.budget`` estimators."""
+    design = inputs.design
+    return {"design": design.kind, "predictions": design.predictions}
 
 
 def scalar(key: str, label: str, result: MetricResult, **params) -> MetricValue:
@@ -73,6 +88,15 @@ class RetaEstimation(ComponentOptions):
     def estimator_kwargs(self) -> dict:
         return self.model_dump()
 
+    def budget_kwargs(self, inputs: MetricInputs) -> dict:
+        """The options of the labelled-subset estimator (always exact: docs/budget.md)."""
+        return {
+            "normalize": self.normalize,
+            "n": self.n,
+            "seed": self.seed,
+            **design_kwargs(inputs),
+        }
+
     def check_n(self, per_prompt: int, etas: np.ndarray) -> None:
         if self.n is not None and self.n > per_prompt:
             raise BadInput(
@@ -96,7 +120,7 @@ class RetaEstimation(ComponentOptions):
                 undefined[q] = "fewer than two responses"
             elif self.n is not None and len(pool) < self.n:
                 undefined[q] = f"fewer than n = {self.n} responses"
-            elif self.normalize and float(np.mean(pool)) <= 0:
+            elif self.normalize and float(np.nanmean(pool)) <= 0:
                 undefined[q] = "mean oracle score not positive (the RETA normaliser)"
             elif etas is not None:
                 smallest_n = self.n or int(reta_n_range(len(pool))[0])
@@ -116,6 +140,7 @@ class Reta(Metric):
     name = "reta"
     Options = RetaOptions
     bounds = (0.0, None)
+    supports_label_budget = True
 
     def check_pool_size(self, per_prompt: int) -> None:
         self.options.check_n(per_prompt, np.array([self.options.eta]))
@@ -126,7 +151,16 @@ class Reta(Metric):
     def compute(self, inputs: MetricInputs) -> MetricOutput:
         kwargs = self.options.estimator_kwargs()
         eta = kwargs.pop("eta")
-        result = reta(inputs.oracle, inputs.scores, eta, **kwargs)
+        if inputs.design is None:
+            result = reta(inputs.oracle, inputs.scores, eta, **kwargs)
+        else:
+            result = budget_reta(
+                inputs.oracle,
+                inputs.scores,
+                inputs.design.inclusion,
+                eta,
+                **self.options.budget_kwargs(inputs),
+            )
         prefix = "RETA" if self.options.normalize else "RETA-unnorm"
         return MetricOutput(
             values=[scalar(reta_key(eta), f"{prefix}({eta_label(eta)})", result, eta=eta)]
@@ -152,6 +186,7 @@ class RetaCurve(Metric):
     name = "reta-curve"
     Options = RetaCurveOptions
     bounds = (0.0, None)
+    supports_label_budget = True
 
     def check_pool_size(self, per_prompt: int) -> None:
         if self.options.etas is not None:
@@ -166,7 +201,18 @@ class RetaCurve(Metric):
     def compute(self, inputs: MetricInputs) -> MetricOutput:
         kwargs = self.options.estimator_kwargs()
         etas = kwargs.pop("etas")
-        result = reta_curve(inputs.oracle, inputs.scores, etas, **kwargs)
+        if inputs.design is None:
+            result = reta_curve(inputs.oracle, inputs.scores, etas, **kwargs)
+        else:
+            if etas is None:
+                etas = default_etas(min(len(pool) for pool in inputs.oracle))
+            result = budget_reta_curve(
+                inputs.oracle,
+                inputs.scores,
+                inputs.design.inclusion,
+                etas,
+                **self.options.budget_kwargs(inputs),
+            )
         return MetricOutput(curves=[curve(RETA_CURVE, "RETA curve", "eta", result)])
 
 
@@ -190,6 +236,7 @@ class BestOfN(Metric):
 
     name = "best-of-n"
     Options = BestOfNOptions
+    supports_label_budget = True
 
     def check_pool_size(self, per_prompt: int) -> None:
         for field in ("n", "report"):
@@ -228,17 +275,15 @@ class BestOfN(Metric):
         ns, report = self._points(min(len(j) for j in inputs.oracle))
         name = "BoN" if rank == 1 else ("2nd-BoN" if rank == 2 else f"{rank}th-BoN")
         key = best_of_n_key(rank)
-        values = [
-            scalar(
-                f"{key}@{n}",
-                f"{name}@{n}",
-                best_of_n(inputs.oracle, inputs.scores, n, rank=rank),
-                n=n,
-                rank=rank,
-            )
-            for n in report
-        ]
-        result = best_of_n_curve(inputs.oracle, inputs.scores, ns, rank=rank)
+        if inputs.design is None:
+            point = partial(best_of_n, inputs.oracle, inputs.scores, rank=rank)
+            result = best_of_n_curve(inputs.oracle, inputs.scores, ns, rank=rank)
+        else:
+            labelled = (inputs.oracle, inputs.scores, inputs.design.inclusion)
+            options = {"rank": rank, **design_kwargs(inputs)}
+            point = partial(budget_best_of_n, *labelled, **options)
+            result = budget_best_of_n_curve(*labelled, ns, **options)
+        values = [scalar(f"{key}@{n}", f"{name}@{n}", point(n), n=n, rank=rank) for n in report]
         return MetricOutput(
             values=values,
             curves=[curve(best_of_n_curve_key(rank), f"{name} curve", "n", result, rank=rank)],
@@ -290,18 +335,28 @@ class PairwiseAccuracy(Metric):
     name = "pairwise-accuracy"
     Options = PairwiseAccuracyOptions
     bounds = (0.0, 1.0)
+    supports_label_budget = True
 
     def undefined_prompts(self, oracle: Sequence[np.ndarray]) -> dict[int, str]:
         undefined = super().undefined_prompts(oracle)
-        undefined.update(
-            (q, "all oracle scores equal (no pair to compare)")
-            for q, pool in enumerate(oracle)
-            if q not in undefined and np.all(pool == pool[0])
-        )
+        for q, pool in enumerate(oracle):
+            labelled = pool[~np.isnan(pool)]
+            if q not in undefined and np.all(labelled == labelled[0]):
+                what = "oracle scores" if labelled.size == pool.size else "labelled oracle scores"
+                undefined[q] = f"all {what} equal (no pair to compare)"
         return undefined
 
     def compute(self, inputs: MetricInputs) -> MetricOutput:
-        result = pairwise_accuracy(inputs.oracle, inputs.scores, ties=self.options.ties)
+        if inputs.design is None:
+            result = pairwise_accuracy(inputs.oracle, inputs.scores, ties=self.options.ties)
+        else:
+            result = budget_pairwise_accuracy(
+                inputs.oracle,
+                inputs.scores,
+                inputs.design.inclusion,
+                ties=self.options.ties,
+                **design_kwargs(inputs),
+            )
         return MetricOutput(
             values=[scalar("pairwise_accuracy", "pairwise acc", result, ties=self.options.ties)]
         )

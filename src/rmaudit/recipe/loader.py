@@ -13,9 +13,10 @@ file, the field (``reward_models[2].noise``) and the offending value.
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from rmaudit.components.keys import content_key
 from rmaudit.components.options import DataFile
 from rmaudit.components.vocabulary import SHIFT_TARGETS, ShiftTarget
 from rmaudit.errors import BadInput
+from rmaudit.recipe.budget import LabelBudget, split_budget
 from rmaudit.recipe.executor_options import (
     EXECUTOR_OPTIONS,
     INSTALL_HINT,
@@ -122,6 +124,9 @@ class RecipeModel(_Strict):
     prompts: PromptsSection | None = None
     responses: ResponsesSection | None = None
     oracle: Any = None
+    #: a cheap judge beside the oracle of a label budget: an oracle table, or
+    #: ``{reward_model = "LABEL"}`` (docs/budget.md)
+    cheap_oracle: Any = None
     benchmark: BenchmarkSection | None = None
     #: ``[benchmark]`` with a ``name``: a benchmark source (a benchmark assembled from files)
     benchmark_source: dict[str, Any] | None = None
@@ -151,6 +156,11 @@ class Recipe:
     perturber: ComponentSpec | None = None
     executor: ExecutorOptions = field(default_factory=LocalExecutorOptions)
     benchmark_source: ComponentSpec | None = None
+    #: which responses the oracle labels; None: every one (docs/budget.md)
+    label_budget: LabelBudget | None = None
+    #: a cheap judge beside the oracle: an oracle component, or one of the recipe's RMs by label
+    cheap_oracle: ComponentSpec | None = None
+    cheap_reward_model: str | None = None
 
     @property
     def per_prompt(self) -> int | None:
@@ -232,7 +242,7 @@ def parse_recipe(
             file=file,
             field="benchmark",
         )
-    source = sampler = embedder = policy = oracle = None
+    source = sampler = embedder = policy = oracle = label_budget = None
     # A recipe audits a benchmark, preference pairs, or both: only a pairs-only recipe may
     # leave out every benchmark section.
     if not imported and (built_here or model.pairs is None):
@@ -247,7 +257,13 @@ def parse_recipe(
         sampler = spec("prompt_sampler", model.prompts.sampler, "prompts.sampler")
         embedder = spec("embedder", model.prompts.embedder, "prompts.embedder")
         policy = spec("reference_policy", model.responses.policy, "responses.policy")
-        oracle = spec("oracle", model.oracle, "oracle")
+        oracle_table, label_budget = split_budget(
+            model.oracle,
+            file=file,
+            rm_labels=_rm_labels(model.reward_models),
+            per_prompt=model.responses.per_prompt,
+        )
+        oracle = spec("oracle", oracle_table, "oracle")
         if getattr(source.cls, "needs_benchmark", False):
             raise BadInput(
                 "derives pairs from a benchmark; it has no prompts of its own "
@@ -319,11 +335,49 @@ def parse_recipe(
         perturber=perturber,
         executor=_executor_options(model.executor, file=file),
         benchmark_source=benchmark_source,
+        label_budget=label_budget,
     )
+    if model.cheap_oracle is not None:
+        recipe = _with_cheap_oracle(recipe, model.cheap_oracle, spec)
     _check_metric_inputs(recipe)
     if recipe.per_prompt is not None:
         check_pool_size(recipe, recipe.per_prompt)
     return recipe
+
+
+def _rm_labels(tables: list[Any]) -> tuple[str, ...]:
+    """The RMs' labels as written (a table's label, else its name), before they are validated."""
+    return tuple(
+        str(t.get("label", t.get("name"))) if isinstance(t, dict) else str(t) for t in tables
+    )
+
+
+def _with_cheap_oracle(recipe: Recipe, table: Any, spec) -> Recipe:
+    """The ``[cheap_oracle]`` table: ``{reward_model = "LABEL"}`` or an oracle's table.  It
+    corrects a label budget's estimates; with every response labelled it only labels them
+    too, for ``rmaudit plan`` to measure how well it predicts the oracle."""
+    file = recipe.path
+    if isinstance(table, dict) and "reward_model" in table:
+        extra = sorted(set(table) - {"reward_model"})
+        if extra:
+            raise BadInput(
+                "a reward model as the cheap judge takes no other keys",
+                file=file,
+                field=f"cheap_oracle.{extra[0]}",
+            )
+        labels = [s.label for s in recipe.reward_models]
+        label = table["reward_model"]
+        if label not in labels:
+            close = difflib.get_close_matches(str(label), labels, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise BadInput(
+                f"no reward model with this label{hint}",
+                file=file,
+                field="cheap_oracle.reward_model",
+                value=label,
+            )
+        return replace(recipe, cheap_reward_model=label)
+    return replace(recipe, cheap_oracle=spec("oracle", table, "cheap_oracle"))
 
 
 def _executor_options(raw: Any, *, file: str) -> ExecutorOptions:
@@ -389,6 +443,15 @@ def _check_metric_inputs(recipe: Recipe) -> None:
             problem = "needs preference pairs ([pairs.source])"
         elif "shift" in metric.cls.needs and recipe.shift is None:
             problem = "needs a shift sweep ([pairs.shift])"
+        elif (
+            recipe.label_budget is not None
+            and metric.cls.scope in ("rm", "run")
+            and not metric.cls.supports_label_budget
+        ):
+            problem = (
+                "needs every response labelled: it has no estimator for a label budget "
+                "(docs/budget.md lists those that do)"
+            )
         if problem:
             raise BadInput(
                 problem, file=recipe.path, field=f"{metric.field}.name", value=metric.cls.name

@@ -10,6 +10,7 @@ from typing import Any
 
 from rmaudit.components import RUN_LEVEL
 from rmaudit.components.vocabulary import SKIPPED_STAGE
+from rmaudit.results.labelling import labelling
 from rmaudit.store import Store
 
 FORMAT = "rmaudit-results"
@@ -22,6 +23,7 @@ def _number(value: Any) -> float | None:
 
 def run_results(store: Store, run_id: str) -> dict[str, Any]:
     run = store.read.run(run_id)
+    benchmark = store.items.benchmark(run["benchmark_id"]) if run["benchmark_id"] else None
     labels = {rm_key: label for label, rm_key in store.read.reward_models(run_id)}
     labels[RUN_LEVEL] = None  # results across every RM of the run
 
@@ -71,6 +73,7 @@ def run_results(store: Store, run_id: str) -> dict[str, Any]:
         "recipe_path": run["recipe_path"],
         "created_at": run["created_at"],
         "reward_models": [label for label in labels.values() if label is not None],
+        "labelling": None if benchmark is None else labelling(store, run, benchmark),
         "metrics": metrics,
         "curves": list(curves.values()),
         "sources": [

@@ -12,6 +12,7 @@ from rmaudit.backends.simulated import SIMULATED_NOTICE
 from rmaudit.components import RUN_LEVEL, Provenance
 from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.metrics.reta import finite_pool_note
+from rmaudit.results.labelling import labelling, labelling_line
 from rmaudit.results.provenance import banner
 from rmaudit.store import Store
 
@@ -61,6 +62,8 @@ class RunSummary:
     sources: list[Provenance] = field(default_factory=list)
     #: "pairwise-accuracy: 7 of 805 prompts skipped: all oracle scores equal", per reason
     skipped: list[str] = field(default_factory=list)
+    #: a budgeted benchmark's label design and coverage (:mod:`.labelling`); None: all labelled
+    labelling: dict[str, Any] | None = None
 
     @property
     def simulated(self) -> bool:
@@ -86,6 +89,8 @@ class RunSummary:
     def notes(self) -> list[str]:
         """Caveats the numbers need, for every view to print with them."""
         notes = list(self.skipped)
+        if self.labelling is not None:
+            notes.append(labelling_line(self.labelling))
         etas = [float(c.key.split("@", 1)[1]) for c in self.columns if c.key.startswith("reta@")]
         etas += [
             float(x)
@@ -144,6 +149,7 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
         list(store.read.reward_models(run_id)),
         pairs=pairs,
         sources=[Provenance.from_row(r) for r in store.read.run_sources(run_id)],
+        labelling=labelling(store, run, benchmark),
     )
     skipped = store.read.failures(run_id, SKIPPED_STAGE)
     if skipped:

@@ -17,9 +17,9 @@ from rmaudit.components import BenchmarkData, Response
 from rmaudit.components.keys import content_key, response_id
 from rmaudit.errors import BadInput
 from rmaudit.recipe import check_pool_size
-from rmaudit.store import utc_now
+from rmaudit.store import dumps, utc_now
 
-from . import labels, prompts, responses
+from . import design, labels, prompts, responses
 from .context import Keys, RunContext, StageCount, locate, response_from_row
 
 
@@ -32,6 +32,8 @@ class Benchmark:
     per_prompt: int
     oracle_key: str
     simulated: bool
+    #: the label design (JSON, docs/budget.md); None: every response labelled
+    design: str | None = None
 
 
 @dataclass
@@ -53,14 +55,18 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
     )
     selection_key, chosen, k = prompts.select(ctx, execute)
     n = recipe.per_prompt
+    parts = ["benchmark", selection_key, policy.key, n, oracle.key]
+    if recipe.label_budget is not None:  # a budget is another benchmark; none keeps the old key
+        parts.append(design.identity(ctx))
     benchmark = Benchmark(
-        id=content_key("benchmark", selection_key, policy.key, n, oracle.key),
+        id=content_key(*parts),
         title=recipe.model.title,
         selection_key=selection_key,
         policy_key=policy.key,
         per_prompt=n,
         oracle_key=oracle.key,
         simulated=any(c.simulated for c in (source, policy, oracle)),
+        design=None if recipe.label_budget is None else design.description(ctx),
     )
     with ctx.timed("responses"):
         generation = responses.work(ctx, policy, chosen, k)
@@ -75,12 +81,25 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
         response_ids = Keys([r.id for r in stored])
     else:
         response_ids = Keys([response_id(policy.key, p.id, i) for p in chosen for i in range(n)])
+    drawn = None
+    if recipe.label_budget is not None:
+        with ctx.timed(design.STAGE):
+            drawn = design.draw(ctx, response_ids, n, execute)
     with ctx.timed(labels.STAGE):
-        labelling = labels.work(ctx, oracle, response_ids)
+        labelling = labels.work(ctx, oracle, drawn.labelled if drawn else response_ids)
         ctx.counts.append(labelling.count)
         if execute:
-            labels.label(ctx, oracle, labelling)
+            labels.label(ctx, recipe.oracle, oracle, labelling)
+    if recipe.cheap_oracle is not None:
+        cheap = ctx.component(recipe.cheap_oracle)
+        with ctx.timed(labels.CHEAP_STAGE):
+            cheap_labelling = labels.work(ctx, cheap, response_ids, labels.CHEAP_STAGE)
+            ctx.counts.append(cheap_labelling.count)
+            if execute:
+                labels.label(ctx, recipe.cheap_oracle, cheap, cheap_labelling)
     if execute:
+        if drawn is not None:
+            ctx.store.items.add_inclusion(benchmark.id, drawn.inclusion.items())
         ctx.store.items.add_benchmark(
             {
                 "id": benchmark.id,
@@ -92,6 +111,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
                 "simulated": int(benchmark.simulated),
                 "origin": "built",
                 "created_at": utc_now(),
+                "design": benchmark.design,
             }
         )
     elif generation.count.pending or labelling.count.pending:
@@ -129,7 +149,7 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
     labels are (the same responses and labels may be in the file from the run that exported
     them)."""
     header, records, origin = _from_files(ctx)
-    benchmark_id, selection_key, prompt_ids, per_prompt = imported_keys(header, records)
+    benchmark_id, selection_key, prompt_ids, per_prompt = imported_keys(header, records, ctx.store)
     ids = [
         response_id(header["policy_key"], pid, r["sample_index"])
         for pid, record in zip(prompt_ids, records, strict=True)
@@ -139,12 +159,21 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
     if store is not None:  # in the plan too, so a run refuses before it writes anything
         refuse_conflicts(store, header, records, file=_file_name(ctx))
     selected = len(records) if store is not None and store.items.selection(selection_key) else 0
-    labelled = len(store.items.labelled(header["oracle_key"], ids)) if store is not None else 0
+    labelled = 0
+    if store is not None:  # a budgeted benchmark's unlabelled responses have no label to store
+        stored = store.items.stored_responses if "design" in header else None
+        labelled = len(stored(ids) if stored else store.items.labelled(header["oracle_key"], ids))
     ctx.counts.append(StageCount("prompts (imported)", len(records), selected))
     ctx.counts.append(StageCount("responses (imported)", len(ids), labelled))
     if not execute:
         ctx.planned_oracle = tuple(
-            np.array([r["label"]["score"] for r in record["responses"]], float)
+            np.array(
+                [
+                    np.nan if r["label"] is None else r["label"]["score"]
+                    for r in record["responses"]
+                ],
+                float,
+            )
             for record in records
         )
         return BenchmarkStages(
@@ -156,6 +185,7 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
                 per_prompt,
                 header["oracle_key"],
                 bool(header.get("simulated")),
+                None if header.get("design") is None else dumps(header["design"]),
             ),
             Keys(ids),
             len(records),
@@ -181,6 +211,7 @@ def load(ctx: RunContext, benchmark_id: str) -> Benchmark:
         row["per_prompt"],
         row["oracle_key"],
         bool(row["simulated"]),
+        row["design"],
     )
 
 

@@ -44,7 +44,8 @@ class StageCount:
     """How many items a stage needs, how many were stored before, how many it made.
 
     ``at_most``: in a plan, the items depend on work not done yet (the pairs of a benchmark
-    still to be built), so ``total`` and ``pending`` are upper bounds.
+    still to be built), so ``total`` and ``pending`` are upper bounds.  ``approximate``: they
+    are an expectation (the labels an rm-guided design draws before its guides have scored).
     """
 
     stage: str
@@ -52,6 +53,7 @@ class StageCount:
     stored: int
     calls_per_item: int = 1
     at_most: bool = False
+    approximate: bool = False
 
     @property
     def pending(self) -> int:
@@ -66,12 +68,14 @@ class Keys:
     known: list[str] = field(default_factory=list)
     unlisted: int = 0
     at_most: bool = False
+    approximate: bool = False
 
     def __add__(self, other: Keys) -> Keys:
         return Keys(
             list(dict.fromkeys(self.known + other.known)),
             self.unlisted + other.unlisted,
             self.at_most or other.at_most,
+            self.approximate or other.approximate,
         )
 
     @property
@@ -109,6 +113,9 @@ class RunContext:
     responses: dict[str, Response] = field(default_factory=dict)
     #: A run's own plan (``Runner.preflight``): what the run would refuse, the plan refuses
     strict: bool = False
+    #: RM key → responses an earlier stage of this run scores with it (a label design's guides),
+    #: so the scores stage counts them as done in a plan as in the run
+    prescored: dict[str, Keys] = field(default_factory=dict)
     #: What the prompt source loaded: (text, meta) pairs, None until loaded
     loaded_prompts: list[tuple[str, dict[str, Any]]] | None = None
     #: Runs the component calls of the item stages; connects to Ray, if at all, on first use.

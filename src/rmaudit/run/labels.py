@@ -11,32 +11,39 @@ import numpy as np
 
 from rmaudit.components import Oracle, OracleLabel
 from rmaudit.errors import BadInput
+from rmaudit.recipe import ComponentSpec
 from rmaudit.store import utc_now
 
 from .batches import BatchCall, map_calls
 from .context import Keys, RunContext, StageCount, Work
 
 STAGE = "oracle labels"
+#: the stage of a cheap judge beside the oracle (docs/budget.md)
+CHEAP_STAGE = "cheap labels"
 
 
-def work(ctx: RunContext, oracle: Oracle, response_ids: Keys) -> Work[str]:
+def work(ctx: RunContext, oracle: Oracle, response_ids: Keys, stage: str = STAGE) -> Work[str]:
     known = response_ids.known
     stored = ctx.store.items.labelled(oracle.key, known) if ctx.store and known else set()
     pending = [rid for rid in known if rid not in stored]
     unsure = bool(response_ids.unlisted and ctx.store and ctx.store.items.has_labels(oracle.key))
     return Work(
         StageCount(
-            STAGE,
+            stage,
             response_ids.total,
             len(known) - len(pending),
             oracle.calls_per_label(),
             response_ids.at_most or unsure,
+            response_ids.approximate,
         ),
         pending,
     )
 
 
-def label(ctx: RunContext, oracle: Oracle, todo: Work[str]) -> None:
+def label(ctx: RunContext, spec: ComponentSpec, oracle: Oracle, todo: Work[str]) -> None:
+    """Label ``todo``'s responses with ``oracle`` (the recipe's ``spec``: its oracle, or the
+    cheap judge beside it)."""
+    stage = todo.count.stage
     recipe = ctx.recipe
     ctx.remember(oracle)
     failed = 0
@@ -51,7 +58,7 @@ def label(ctx: RunContext, oracle: Oracle, todo: Work[str]) -> None:
             if not np.isfinite(label.score):
                 raise BadInput(
                     "oracle returned a non-finite score",
-                    field=recipe.oracle.field,
+                    field=spec.field,
                     file=recipe.path,
                     value=label.score,
                 )
@@ -67,11 +74,11 @@ def label(ctx: RunContext, oracle: Oracle, todo: Work[str]) -> None:
                 )
             )
         ctx.store.items.add_labels(rows)
-        ctx.store.runs.retried(recipe.run_key, STAGE, ids, failures)
+        ctx.store.runs.retried(recipe.run_key, stage, ids, failures)
         failed += len(failures)
 
     call = BatchCall(
-        recipe.oracle,
+        spec,
         oracle,
         "label",
         lambda ids: [(ctx.prompt(r.prompt_id), r) for r in ctx.load_responses(ids)],
@@ -79,6 +86,6 @@ def label(ctx: RunContext, oracle: Oracle, todo: Work[str]) -> None:
     map_calls(ctx, todo, call, write)
     if failed:
         ctx.notes.append(
-            f"oracle: {failed} failed judge samples recorded in the failures table "
-            f"(stage '{STAGE}'); a rerun retries labels with none"
+            f"{spec.field}: {failed} failed judge samples recorded in the failures table "
+            f"(stage '{stage}'); a rerun retries labels with none"
         )

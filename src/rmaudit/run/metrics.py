@@ -8,7 +8,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from rmaudit.components import RUN_LEVEL, MetricInputs, MetricOutput, PairInputs, StudyInputs
+from rmaudit.components import (
+    RUN_LEVEL,
+    LabelDesign,
+    MetricInputs,
+    MetricOutput,
+    PairInputs,
+    StudyInputs,
+)
 from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.recipe import ComponentSpec, metric_entry
@@ -16,6 +23,7 @@ from rmaudit.store import dumps, utc_now
 
 from .benchmark import Benchmark, oracle_by_prompt
 from .context import RunContext
+from .design import budgeted_inputs, top_picks_note
 from .pairs import PairSet
 from .shift import Sweep
 
@@ -41,7 +49,10 @@ def compute(
         0,
     )
     prompt_ids: tuple[str, ...] = ()
-    if benchmark is not None:
+    label_design = None
+    if benchmark is not None and benchmark.design is not None:
+        prompt_ids, order, oracle_arrays, label_design = budgeted_inputs(ctx, benchmark)
+    elif benchmark is not None:
         oracle = oracle_by_prompt(ctx, benchmark)
         prompt_ids = tuple(oracle)
         order = {pid: list(oracle[pid]) for pid in prompt_ids}
@@ -54,8 +65,12 @@ def compute(
             scores_by_rm[spec.label] = tuple(
                 np.array([scores[rid] for rid in order[pid]], float) for pid in prompt_ids
             )
-            inputs = MetricInputs(prompt_ids, oracle_arrays, scores_by_rm[spec.label])
+            inputs = MetricInputs(prompt_ids, oracle_arrays, scores_by_rm[spec.label], label_design)
+            if label_design is not None:
+                ctx.notes.extend(top_picks_note(spec.label, oracle_arrays, inputs.scores))
             for metric_spec in by_scope["rm"]:
+                if label_design is not None and not metric_spec.cls.supports_label_budget:
+                    continue  # said once below
                 output = skipped.compute(metric_spec, inputs, spec.label)
                 if output is not None:
                     outputs.append((model.key, metric_spec, output))
@@ -71,6 +86,13 @@ def compute(
                         ),
                     )
                 )
+    if label_design is not None:
+        ctx.notes.extend(
+            f"{m.label}: not computed: it needs every response labelled (docs/budget.md)"
+            for m in [*by_scope["rm"], *by_scope["run"]]
+            if not m.cls.supports_label_budget
+        )
+        by_scope["run"] = [m for m in by_scope["run"] if m.cls.supports_label_budget]
     if benchmark is not None:
         study = StudyInputs(prompt_ids, oracle_arrays, scores_by_rm)
         for metric_spec in by_scope["run"]:
@@ -134,7 +156,15 @@ class Skipped:
                 {rm: tuple(scores[q] for q in kept) for rm, scores in inputs.scores.items()},
             )
         else:
-            subset = MetricInputs(ids, oracle, tuple(inputs.scores[q] for q in kept))
+            design = inputs.design
+            if design is not None:
+                predictions = design.predictions
+                design = LabelDesign(
+                    design.kind,
+                    tuple(design.inclusion[q] for q in kept),
+                    None if predictions is None else tuple(predictions[q] for q in kept),
+                )
+            subset = MetricInputs(ids, oracle, tuple(inputs.scores[q] for q in kept), design)
         output = _compute(self.ctx, metric_spec, subset, on, ids)
         for i, value in enumerate(output.values):
             if value.per_prompt is not None:

@@ -81,6 +81,7 @@ def build_components(recipe: Recipe) -> dict[str, Component]:
         recipe.sampler,
         recipe.policy,
         recipe.oracle,
+        recipe.cheap_oracle,
         recipe.benchmark_source,
         recipe.pair_source,
         recipe.perturber,
@@ -117,7 +118,7 @@ class Runner:
     def plan(self) -> list[StageCount]:
         """Count the items of every stage and how many are already stored, and make none:
         the run's own stages, stopped before they sample, generate, label, perturb or score."""
-        self.ctx.counts = []
+        self.ctx.counts, self.ctx.prescored = [], {}
         self._score(self._items(execute=False), execute=False)
         return self.ctx.counts
 
@@ -195,7 +196,7 @@ class Runner:
     def _run(self) -> RunResult:
         started = time.perf_counter()
         ctx, run_id = self.ctx, self.recipe.run_key
-        ctx.counts, ctx.timings, ctx.notes = [], {}, []
+        ctx.counts, ctx.timings, ctx.notes, ctx.prescored = [], {}, [], {}
         simulated = any(
             c.simulated
             for c in ctx.components.values()

@@ -24,13 +24,15 @@ def stage(
     with ctx.timed(name):
         known = response_ids.known
         stored = ctx.store.items.scored(model.key, known) if ctx.store and known else set()
+        earlier = ctx.prescored.get(model.key, Keys())
+        stored |= set(earlier.known) & set(known)
         pending = [rid for rid in known if rid not in stored]
         unsure = bool(response_ids.unlisted and ctx.store and ctx.store.items.has_scores(model.key))
         work = Work(
             StageCount(
                 name,
                 response_ids.total,
-                len(known) - len(pending),
+                len(known) - len(pending) + min(earlier.unlisted, response_ids.unlisted),
                 at_most=response_ids.at_most or unsure,
             ),
             pending,

@@ -217,7 +217,8 @@ class Items:
     # -- benchmarks -----------------------------------------------------------------------
     def add_benchmark(self, benchmark: dict[str, Any]) -> None:
         """``benchmark``: the ``benchmarks`` columns (id, title, selection_key, policy_key,
-        per_prompt, oracle_key, simulated, origin, created_at)."""
+        per_prompt, oracle_key, simulated, origin, created_at, and design: the label design's
+        JSON, None for a benchmark whose every response is labelled)."""
         columns = (
             "id",
             "title",
@@ -228,10 +229,27 @@ class Items:
             "simulated",
             "origin",
             "created_at",
+            "design",
         )
         self._insert(
             f"insert or ignore into benchmarks ({', '.join(columns)}) values ({marks(columns)})",
-            [tuple(benchmark[c] for c in columns)],
+            [tuple(benchmark.get(c) for c in columns)],
+        )
+
+    def add_inclusion(self, benchmark_id: str, rows: Iterable[tuple[str, float]]) -> None:
+        """(response id, inclusion probability) of a budgeted benchmark's responses."""
+        self._insert(
+            "insert or ignore into inclusion (benchmark_id, response_id, probability) "
+            "values (?, ?, ?)",
+            ((benchmark_id, rid, probability) for rid, probability in rows),
+        )
+
+    def inclusion(self, benchmark_id: str) -> dict[str, float]:
+        return dict(
+            self.store.execute(
+                "select response_id, probability from inclusion where benchmark_id = ?",
+                [benchmark_id],
+            ).fetchall()
         )
 
     def benchmark(self, benchmark_id: str) -> dict[str, Any] | None:

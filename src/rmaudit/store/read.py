@@ -130,16 +130,47 @@ class Reads:
 
     def labelled_responses(self, benchmark: dict[str, Any], prompt_id: str) -> list[tuple]:
         """(id, sample_index, text, meta JSON, score, samples JSON, cost_usd, prompt_tokens,
-        completion_tokens) of one prompt's benchmark responses and their labels, in order."""
+        completion_tokens, inclusion probability) of one prompt's benchmark responses and
+        their labels, in order: on a budgeted benchmark every response (the label columns NULL
+        where the design left it unlabelled), else the labelled ones (probability NULL)."""
+        budgeted = benchmark.get("design") is not None
         return self.store.execute(
-            """select r.id, r.sample_index, r.text, r.meta, l.score, l.samples, l.cost_usd,
-                      l.prompt_tokens, l.completion_tokens
-               from responses r join oracle_labels l
+            f"""select r.id, r.sample_index, r.text, r.meta, l.score, l.samples, l.cost_usd,
+                      l.prompt_tokens, l.completion_tokens, i.probability
+               from responses r {"left " if budgeted else ""}join oracle_labels l
                  on l.oracle_key = ? and l.response_id = r.id
+               left join inclusion i on i.benchmark_id = ? and i.response_id = r.id
                where r.policy_key = ? and r.prompt_id = ? and r.sample_index < ?
                order by r.sample_index""",
-            [benchmark["oracle_key"], benchmark["policy_key"], prompt_id, benchmark["per_prompt"]],
+            [
+                benchmark["oracle_key"],
+                benchmark["id"],
+                benchmark["policy_key"],
+                prompt_id,
+                benchmark["per_prompt"],
+            ],
         ).fetchall()
+
+    def full_benchmarks(self, policy_key: str, oracle_key: str, per_prompt: int) -> list[dict]:
+        """The stored benchmarks of this policy, oracle and N whose every response is labelled
+        (no label design), most prompts first: the pilots a label plan can read."""
+        cursor = self.store.execute(
+            """select b.*, (select count(*) from selections s where s.selection_key =
+                            b.selection_key) as prompts
+               from benchmarks b where b.policy_key = ? and b.oracle_key = ?
+               and b.per_prompt = ? and b.design is null order by prompts desc, b.id""",
+            [policy_key, oracle_key, per_prompt],
+        )
+        return dict_rows(cursor)
+
+    def label_coverage(self, benchmark: dict[str, Any]) -> tuple[int, int]:
+        """(labelled, all) responses of a budgeted benchmark (its inclusion table)."""
+        return self.store.execute(
+            """select count(l.response_id), count(*) from inclusion i
+               left join oracle_labels l on l.oracle_key = ? and l.response_id = i.response_id
+               where i.benchmark_id = ?""",
+            [benchmark["oracle_key"], benchmark["id"]],
+        ).fetchone()
 
     def oracle_range(
         self, benchmark: dict[str, Any]

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from rmaudit.errors import BadInput
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 MIGRATION_SET = "rmaudit"
 
 M001_INITIAL = """
@@ -120,6 +120,17 @@ alter table failures add column attempts integer not null default 1;
 update schema_info set schema_version = 6;
 """
 
+# Label budgets (docs/budget.md): a benchmark's label design (JSON; NULL: every response
+# labelled) and the inclusion probability of each of its responses, so every estimate stays
+# unbiased, also for an RM added later, and an exported benchmark keeps them.
+M007_LABEL_DESIGNS = """
+alter table benchmarks add column design text;
+create table inclusion (
+   benchmark_id text, response_id text, probability real,
+   primary key (benchmark_id, response_id)) without rowid;
+update schema_info set schema_version = 7;
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_initial", M001_INITIAL),
     ("m002_preference_pairs", M002_PREFERENCE_PAIRS),
@@ -127,6 +138,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m004_items_by_component", M004_ITEMS_BY_COMPONENT),
     ("m005_run_sources", M005_RUN_SOURCES),
     ("m006_failure_attempts", M006_FAILURE_ATTEMPTS),
+    ("m007_label_designs", M007_LABEL_DESIGNS),
 )
 
 MIGRATIONS_TABLE = """

@@ -24,6 +24,14 @@ MARK = "✓"
 FIXED_COLUMNS = ("", "reward model")  # the mark, the RM label: frozen when the table scrolls
 
 
+def labelled_tag(labelling: dict | None) -> str:
+    """ " · 25% labelled (rm-guided design, cheap judge RM honest)" on a budgeted benchmark."""
+    if labelling is None:
+        return ""
+    cheap = f", cheap judge {labelling['cheap_judge']}" if labelling["cheap_judge"] else ""
+    return f" · {labelling['fraction']:.0%} labelled ({labelling['design']} design{cheap})"
+
+
 class LeaderboardScreen(Screen):
     """Enter on a row opens that RM's failures (its pair failures in a run of pairs only);
     s sorts by the column under the cursor."""
@@ -79,6 +87,7 @@ class LeaderboardScreen(Screen):
                 tag,
                 f"\nrun {run['id'][:10]} · {run['status']} · {size} · "
                 f"{len(summary.reward_models)} RMs",
+                labelled_tag(summary.labelling),
             )
         )
         opens = (

@@ -1,0 +1,220 @@
+"""How many labels, judge calls and prompts a target interval width needs, per label design,
+from a fully labelled pilot (docs/budget.md, "Planning").
+
+For a metric whose per-prompt estimate θ̂_q has variance V = σ²_between + E_q[v_q], the interval
+± 1.96·sd/√k has width w = 3.92·√(V/k), so k = ⌈3.92² V / w²⌉ prompts reach w.  The pilot gives
+σ²_between (the spread of its per-prompt full-label values) and, for every prompt, the design
+variance v_q of each design at each budget, to first order (Horvitz & Thompson 1952; Cochran,
+"Sampling Techniques", 3rd ed., 1977, Sec. 6.5 and 9A): the estimate's error is the Horvitz–
+Thompson error of Σ_j z_j with the linearised variable
+
+    z_j = a_j e_j                      best-of-n (a: its positional weights under the RM)
+    z_j = (a_j − R/N) e_j / D          RETA (R the prompt's RETA, D its mean label)
+
+and e_j = J_j − α − β Ĵ_j the residual of the labels on the control variates (the constant, and a
+cheap judge's predictions Ĵ when there is one), α and β fitted across the pilot's responses.
+Poisson sampling (rm-guided) has v = Σ z_j² (1 − π_j)/π_j; simple random sampling of m
+(uniform) v = N² (1 − m/N)/m · S²_z.  Fewer judge samples per label than the pilot had add
+Σ_j a_j² σ²_j (1/s − 1/s₀) / π_j (÷ D² for RETA), σ²_j the judge's sample variance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rmaudit.errors import MetricInputError
+from rmaudit.metrics._positional import rank_weights, reta_weights
+from rmaudit.metrics.reta import reta_n_range
+
+from .design import by_response, guide_importance, rm_guided_inclusion
+
+Z = 1.959963984540054  # the normal quantile of a 95% interval
+BUDGETS = (1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2)
+SAMPLES = (1, 2, 3, 5, 10)
+
+
+@dataclass(frozen=True)
+class Pilot:
+    """A fully labelled pilot: per prompt, labels J, each label's judge-sample variance (NaN
+    when a label had one sample), every RM's scores by RM, and optional cheap predictions."""
+
+    labels: list[np.ndarray]
+    sample_variance: list[np.ndarray]
+    samples: int
+    scores: dict[str, list[np.ndarray]]
+    predictions: list[np.ndarray] | None = None
+
+
+@dataclass(frozen=True)
+class Target:
+    """A metric the plan must reach a width on: ``kind`` "reta" (at ``param`` = η) or "bon"
+    (at ``param`` = n)."""
+
+    kind: str
+    param: float
+
+    @property
+    def name(self) -> str:
+        return f"RETA({self.param:g})" if self.kind == "reta" else f"BoN@{int(self.param)}"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One way to label: ``design`` "full", "uniform" or "rm-guided", with or without the cheap
+    judge, a budget (fraction of N) and judge samples per label, and what it costs to reach the
+    target widths: prompts, labels and judge calls (None: the pool cannot supply the prompts)."""
+
+    design: str
+    cheap: bool
+    budget: float
+    samples: int
+    prompts: int
+    labels: float
+    calls: float
+    feasible: bool
+
+
+def _weights(target: Target, size: int) -> np.ndarray:
+    if target.kind == "reta":
+        ns = tuple(int(v) for v in reta_n_range(size))
+        return reta_weights(size, ns, (float(target.param),), False)[0]
+    return rank_weights(size, int(target.param), 1)
+
+
+def _residuals(pilot: Pilot, cheap: bool) -> list[np.ndarray]:
+    """e = J − α − β Ĵ (or J − α), α and β fitted across every pilot response."""
+    labels = np.concatenate(pilot.labels)
+    columns = [np.ones_like(labels)]
+    if cheap:
+        columns.append(np.concatenate(pilot.predictions))
+    design = np.column_stack(columns)
+    coefficients, *_ = np.linalg.lstsq(design, labels, rcond=None)
+    fitted = design @ coefficients
+    out, start = [], 0
+    for pool in pilot.labels:
+        out.append(pool - fitted[start : start + pool.size])
+        start += pool.size
+    return out
+
+
+def _design_variance(z: np.ndarray, inclusion: np.ndarray, design: str) -> float:
+    if design == "full":
+        return 0.0
+    if design == "rm-guided":
+        return float((z**2 * (1 - inclusion) / inclusion).sum())
+    size, m = z.size, inclusion.sum()
+    return float(size**2 * (1 - m / size) / m * z.var(ddof=1))
+
+
+def per_prompt_variance(
+    pilot: Pilot,
+    target: Target,
+    rm: str,
+    design: str,
+    cheap: bool,
+    budget: float,
+    samples: int,
+    guides: Sequence[str],
+) -> tuple[float, float]:
+    """(σ²_between, mean design + judge variance) of the target for one RM under one option."""
+    residuals = _residuals(pilot, cheap)
+    values, within = [], []
+    for q, labels in enumerate(pilot.labels):
+        size = labels.size
+        a = by_response(_weights(target, size), pilot.scores[rm][q])
+        if design == "rm-guided":
+            importance = guide_importance(np.array([pilot.scores[g][q] for g in guides]))
+            inclusion = rm_guided_inclusion(importance, max(2.0, budget * size))
+        else:
+            m = size if design == "full" else max(2, round(budget * size))
+            inclusion = np.full(size, m / size)
+        mean = labels.mean()
+        value = a @ labels
+        if target.kind == "reta":
+            value /= mean
+            z = (a - value / size) * residuals[q] / mean
+            scale = (a - value / size) ** 2 / mean**2
+        else:
+            z = a * residuals[q]
+            scale = a**2
+        noise = np.nan_to_num(pilot.sample_variance[q]) * max(0.0, 1 / samples - 1 / pilot.samples)
+        values.append(value)
+        within.append(
+            _design_variance(z, inclusion, design) + float((scale * noise / inclusion).sum())
+        )
+    return float(np.var(values, ddof=1)), float(np.mean(within))
+
+
+def plan(
+    pilot: Pilot,
+    targets: Sequence[Target],
+    width: dict[tuple[str, str], float],
+    *,
+    guides: Sequence[str],
+    max_prompts: int | None,
+    per_prompt: int,
+    budgets: Sequence[float] = BUDGETS,
+    samples: Sequence[int] = SAMPLES,
+) -> list[Option]:
+    """Every option's cost to reach ``width[(target name, rm)]`` for every target and RM."""
+    if len(pilot.labels) < 3:
+        raise MetricInputError("a pilot needs at least 3 fully labelled prompts", field="pilot")
+    cheap_options = (False, True) if pilot.predictions is not None else (False,)
+    choices = [("full", False, 1.0)] + [
+        (design, cheap, budget)
+        for design in ("uniform", "rm-guided")
+        for cheap in cheap_options
+        for budget in budgets
+        if budget * per_prompt >= 2
+    ]
+    if not guides:
+        choices = [c for c in choices if c[0] != "rm-guided"]
+    options = []
+    for design, cheap, budget in choices:
+        for s in samples:
+            if s > pilot.samples:
+                continue
+            needed = 0
+            for target in targets:
+                for rm in pilot.scores:
+                    between, within = per_prompt_variance(
+                        pilot, target, rm, design, cheap, budget, s, guides
+                    )
+                    needed = max(
+                        needed,
+                        int(
+                            np.ceil(
+                                (2 * Z) ** 2 * (between + within) / width[(target.name, rm)] ** 2
+                            )
+                        ),
+                    )
+            labels_per_prompt = per_prompt if design == "full" else max(2.0, budget * per_prompt)
+            options.append(
+                Option(
+                    design,
+                    cheap,
+                    budget,
+                    s,
+                    needed,
+                    needed * labels_per_prompt,
+                    needed * labels_per_prompt * s,
+                    max_prompts is None or needed <= max_prompts,
+                )
+            )
+    return options
+
+
+def recommend(options: Sequence[Option]) -> Option:
+    """The feasible option with the fewest judge calls; never one that loses to full labelling
+    (full labelling is among the options, so the cheapest is at worst full labelling)."""
+    feasible = [o for o in options if o.feasible] or list(options)
+    return min(feasible, key=lambda o: (o.calls, o.design != "full"))
+
+
+def loses(option: Option, options: Sequence[Option]) -> bool:
+    """Whether a budgeted option needs more judge calls than full labelling at its best."""
+    full = [o.calls for o in options if o.design == "full" and o.feasible]
+    return bool(full) and option.design != "full" and option.calls > min(full)
