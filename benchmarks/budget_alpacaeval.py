@@ -65,12 +65,22 @@ def load(data_dir: Path) -> tuple[list[np.ndarray], dict[str, list[np.ndarray]]]
     return oracle, {"length": length, "noisy-oracle": noisy}
 
 
-def estimates(oracle, scores, inclusion, design, predictions):
-    options = {"design": design, "predictions": predictions, "bootstrap": 1}
+def estimates(oracle, scores, inclusion, design, predictions, auxiliary, ordered):
+    """RETA(1/4) and BoN@4 on every prompt given (each has two labels or more); pairwise
+    accuracy on those whose labels differ (``ordered``), as a run skips the others."""
+
+    def on(pools):
+        return None if pools is None else [pools[q] for q in ordered]
+
+    options = {"design": design, "bootstrap": 1}
+    known = {"predictions": predictions, "auxiliary": auxiliary}
+    known_ordered = {"predictions": on(predictions), "auxiliary": [on(a) for a in auxiliary]}
     return {
-        "RETA(1/4)": budget_reta(oracle, scores, inclusion, 0.25, **options),
-        "BoN@4": budget_best_of_n(oracle, scores, inclusion, 4, **options),
-        "pairwise accuracy": budget_pairwise_accuracy(oracle, scores, inclusion, **options),
+        "RETA(1/4)": budget_reta(oracle, scores, inclusion, 0.25, **options, **known),
+        "BoN@4": budget_best_of_n(oracle, scores, inclusion, 4, **options, **known),
+        "pairwise accuracy": budget_pairwise_accuracy(
+            on(oracle), on(scores), on(inclusion), **options, **known_ordered
+        ),
     }
 
 
@@ -113,20 +123,22 @@ def main() -> None:
                 mask = select(design, rng.uniform(size=LABELLED), pi)
                 draws.append(np.where(mask, oracle[q], np.nan))
                 inclusion.append(pi)
-            usable = [
-                q
-                for q in range(k)
-                if np.count_nonzero(~np.isnan(draws[q])) >= 2
-                and np.ptp(draws[q][~np.isnan(draws[q])]) > 0
-            ]
+            usable = [q for q in range(k) if np.count_nonzero(~np.isnan(draws[q])) >= 2]
             for rm, scores in rms.items():
+                labelled = [draws[q] for q in usable]
+                ordered = [
+                    i for i, pool in enumerate(labelled) if np.ptp(pool[~np.isnan(pool)]) > 0
+                ]
+                others = [[pools[q] for q in usable] for name, pools in rms.items() if name != rm]
                 predictions = [rms["noisy-oracle"][q] for q in usable] if cheap else None
                 results = estimates(
-                    [draws[q] for q in usable],
+                    labelled,
                     [scores[q] for q in usable],
                     [inclusion[q] for q in usable],
                     design,
                     predictions,
+                    others,
+                    ordered,
                 )
                 for metric, result in results.items():
                     found.setdefault((rm, metric), []).append((result.value, result.stderr))

@@ -35,7 +35,7 @@ from rmaudit.metrics import best_of_n, pairwise_accuracy, reta
 from rmaudit.metrics.budget import (
     budget_best_of_n,
     budget_pairwise_accuracy,
-    budget_reta,
+    budget_reta_curve,
     guide_importance,
     rm_guided_inclusion,
     select,
@@ -113,9 +113,13 @@ def estimate(design: str, budget: float, cheap: bool, seed: int, k: int, n: int)
     out = {"skipped": k - len(kept)}
     for rm in RMS:
         y = [scores[rm][q] for q in kept]
+        # as a run does: the other RMs' scores are control variates too
+        others = [[scores[other][q] for q in kept] for other in RMS if other != rm]
+        options["auxiliary"] = others
+        curve = budget_reta_curve(oracle, y, inclusion, [0.25, 1 / 16], **options)
         results = {
-            "RETA(1/4)": budget_reta(oracle, y, inclusion, 0.25, **options),
-            "RETA(1/16)": budget_reta(oracle, y, inclusion, 1 / 16, **options),
+            "RETA(1/4)": curve.point(0),
+            "RETA(1/16)": curve.point(1),
             "BoN@16": budget_best_of_n(oracle, y, inclusion, 16, **options),
             "pairwise accuracy": budget_pairwise_accuracy(oracle, y, inclusion, **options),
         }

@@ -15,12 +15,27 @@ from .kinds import Component
 @dataclass(frozen=True)
 class LabelDesign:
     """How a budgeted benchmark was labelled (docs/budget.md): the design ("uniform" or
-    "rm-guided"), each response's inclusion probability per prompt, and a cheap judge's
-    predictions of every response (None without one)."""
+    "rm-guided"), each response's inclusion probability per prompt, a cheap judge's
+    predictions of every response (None without one), and the other RMs' scores of every
+    response (each per prompt): control variates that narrow the intervals."""
 
     kind: str
     inclusion: tuple[np.ndarray, ...]
     predictions: tuple[np.ndarray, ...] | None = None
+    auxiliary: tuple[tuple[np.ndarray, ...], ...] = ()
+
+    def on_prompts(self, kept: list[int]) -> LabelDesign:
+        """The design of a subset of the prompts (by index)."""
+
+        def subset(pools):
+            return None if pools is None else tuple(pools[q] for q in kept)
+
+        return LabelDesign(
+            self.kind,
+            subset(self.inclusion),
+            subset(self.predictions),
+            tuple(subset(pools) for pools in self.auxiliary),
+        )
 
 
 @dataclass(frozen=True)

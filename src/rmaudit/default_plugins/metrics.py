@@ -45,7 +45,11 @@ from rmaudit.metrics.budget import (
 def design_kwargs(inputs: MetricInputs) -> dict:
     """The label design's arguments of the ``rmaudit.metrics.budget`` estimators."""
     design = inputs.design
-    return {"design": design.kind, "predictions": design.predictions}
+    return {
+        "design": design.kind,
+        "predictions": design.predictions,
+        "auxiliary": design.auxiliary,
+    }
 
 
 def scalar(key: str, label: str, result: MetricResult, **params) -> MetricValue:

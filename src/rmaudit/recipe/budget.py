@@ -144,3 +144,37 @@ def split_budget(
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise bad("expected a whole number ≥ 0", "design_seed")
     return oracle, LabelBudget(fraction, count, design, tuple(guide), seed)
+
+
+def rm_labels(tables: list[Any]) -> tuple[str, ...]:
+    """The RMs' labels as written (a table's label, else its name), before they are validated."""
+    return tuple(
+        str(t.get("label", t.get("name"))) if isinstance(t, dict) else str(t) for t in tables
+    )
+
+
+def cheap_judge(table: Any, *, file: str, rm_labels: list[str]) -> tuple[Any, str | None]:
+    """The ``[cheap_oracle]`` table as (an oracle's table, None) or (None, an RM's label) for
+    ``{reward_model = "LABEL"}``.  It corrects a label budget's estimates; with every response
+    labelled it only labels them too, for ``rmaudit plan`` to measure how well it predicts the
+    oracle."""
+    if not (isinstance(table, dict) and "reward_model" in table):
+        return table, None
+    extra = sorted(set(table) - {"reward_model"})
+    if extra:
+        raise BadInput(
+            "a reward model as the cheap judge takes no other keys",
+            file=file,
+            field=f"cheap_oracle.{extra[0]}",
+        )
+    label = table["reward_model"]
+    if label not in rm_labels:
+        close = difflib.get_close_matches(str(label), rm_labels, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise BadInput(
+            f"no reward model with this label{hint}",
+            file=file,
+            field="cheap_oracle.reward_model",
+            value=label,
+        )
+    return None, label

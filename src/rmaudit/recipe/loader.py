@@ -13,7 +13,6 @@ file, the field (``reward_models[2].noise``) and the offending value.
 
 from __future__ import annotations
 
-import difflib
 import importlib.util
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -27,7 +26,7 @@ from rmaudit.components.keys import content_key
 from rmaudit.components.options import DataFile
 from rmaudit.components.vocabulary import SHIFT_TARGETS, ShiftTarget
 from rmaudit.errors import BadInput
-from rmaudit.recipe.budget import LabelBudget, split_budget
+from rmaudit.recipe.budget import LabelBudget, cheap_judge, rm_labels, split_budget
 from rmaudit.recipe.executor_options import (
     EXECUTOR_OPTIONS,
     INSTALL_HINT,
@@ -260,7 +259,7 @@ def parse_recipe(
         oracle_table, label_budget = split_budget(
             model.oracle,
             file=file,
-            rm_labels=_rm_labels(model.reward_models),
+            rm_labels=rm_labels(model.reward_models),
             per_prompt=model.responses.per_prompt,
         )
         oracle = spec("oracle", oracle_table, "oracle")
@@ -338,46 +337,15 @@ def parse_recipe(
         label_budget=label_budget,
     )
     if model.cheap_oracle is not None:
-        recipe = _with_cheap_oracle(recipe, model.cheap_oracle, spec)
+        cheap_table, cheap_rm = cheap_judge(
+            model.cheap_oracle, file=file, rm_labels=[s.label for s in reward_models]
+        )
+        cheap = None if cheap_table is None else spec("oracle", cheap_table, "cheap_oracle")
+        recipe = replace(recipe, cheap_oracle=cheap, cheap_reward_model=cheap_rm)
     _check_metric_inputs(recipe)
     if recipe.per_prompt is not None:
         check_pool_size(recipe, recipe.per_prompt)
     return recipe
-
-
-def _rm_labels(tables: list[Any]) -> tuple[str, ...]:
-    """The RMs' labels as written (a table's label, else its name), before they are validated."""
-    return tuple(
-        str(t.get("label", t.get("name"))) if isinstance(t, dict) else str(t) for t in tables
-    )
-
-
-def _with_cheap_oracle(recipe: Recipe, table: Any, spec) -> Recipe:
-    """The ``[cheap_oracle]`` table: ``{reward_model = "LABEL"}`` or an oracle's table.  It
-    corrects a label budget's estimates; with every response labelled it only labels them
-    too, for ``rmaudit plan`` to measure how well it predicts the oracle."""
-    file = recipe.path
-    if isinstance(table, dict) and "reward_model" in table:
-        extra = sorted(set(table) - {"reward_model"})
-        if extra:
-            raise BadInput(
-                "a reward model as the cheap judge takes no other keys",
-                file=file,
-                field=f"cheap_oracle.{extra[0]}",
-            )
-        labels = [s.label for s in recipe.reward_models]
-        label = table["reward_model"]
-        if label not in labels:
-            close = difflib.get_close_matches(str(label), labels, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            raise BadInput(
-                f"no reward model with this label{hint}",
-                file=file,
-                field="cheap_oracle.reward_model",
-                value=label,
-            )
-        return replace(recipe, cheap_reward_model=label)
-    return replace(recipe, cheap_oracle=spec("oracle", table, "cheap_oracle"))
 
 
 def _executor_options(raw: Any, *, file: str) -> ExecutorOptions:

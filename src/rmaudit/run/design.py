@@ -178,17 +178,33 @@ def _predictions(ctx: RunContext, order: dict[str, list[str]], prompt_ids) -> tu
 #: below this share of its best-of-16 weight on labelled responses, an RM's top picks are
 #: "mostly unlabelled" and the summary says so
 TOP_PICKS_LABELLED = 0.5
+#: an rm-guided design with fewer expected labels per prompt leaves RETA and pairwise accuracy
+#: a ratio bias larger than their ± (benchmarks/budget.md: AlpacaEval, 4 of 11 labelled)
+FEW_GUIDED_LABELS = 16
 
 
-def top_picks_note(label: str, oracle, scores) -> list[str]:
-    """A note when an RM's top picks were mostly not labelled (an RM that is not a guide of an
-    rm-guided design, or any RM under a small uniform budget): its estimates stay unbiased but
-    rest on few labels, so its ± is wide."""
-    share = labelled_weight_share(oracle, scores)
-    if share >= TOP_PICKS_LABELLED:
-        return []
-    return [
-        f"{label}: only {share:.0%} of its best-of-16 weight (its top picks) fell on labelled "
-        "responses; its estimates are unbiased but rest on few labels (name it in guide = [...] "
-        "to label its top picks)"
-    ]
+def design_notes(ctx: RunContext, benchmark, oracle, scores_by_rm) -> list[str]:
+    """Caveats of a budgeted benchmark's estimates, for the summary: the RMs whose top picks
+    were mostly unlabelled (unbiased, but on few labels, so with less than 100 prompts their
+    ± may under-cover), and an rm-guided design with few labels per prompt."""
+    notes = []
+    shares = {
+        label: labelled_weight_share(oracle, scores) for label, scores in scores_by_rm.items()
+    }
+    few = {label: share for label, share in shares.items() if share < TOP_PICKS_LABELLED}
+    if few:
+        listed = ", ".join(f"{label} {share:.0%}" for label, share in few.items())
+        notes.append(
+            "top picks mostly unlabelled (share of best-of-16 weight on labelled responses): "
+            f"{listed}; their estimates are unbiased but rest on few labels, and with under 100 "
+            "prompts their ± may under-cover (docs/budget.md)"
+        )
+    kind = json.loads(benchmark.design)["design"]
+    labels = np.mean([np.count_nonzero(~np.isnan(pool)) for pool in oracle]) if oracle else 0
+    if kind == "rm-guided" and labels < FEW_GUIDED_LABELS:
+        notes.append(
+            f"rm-guided design with {labels:.1f} labels per prompt: RETA and pairwise accuracy "
+            "keep a ratio bias that can exceed their ± (best-of-n does not); read them as "
+            "approximate, or use the uniform design (docs/budget.md)"
+        )
+    return notes

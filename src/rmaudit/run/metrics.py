@@ -10,7 +10,6 @@ import numpy as np
 
 from rmaudit.components import (
     RUN_LEVEL,
-    LabelDesign,
     MetricInputs,
     MetricOutput,
     PairInputs,
@@ -23,7 +22,7 @@ from rmaudit.store import dumps, utc_now
 
 from .benchmark import Benchmark, oracle_by_prompt
 from .context import RunContext
-from .design import budgeted_inputs, top_picks_note
+from .design import budgeted_inputs, design_notes
 from .pairs import PairSet
 from .shift import Sweep
 
@@ -59,15 +58,20 @@ def compute(
         oracle_arrays = tuple(np.fromiter(oracle[pid].values(), float) for pid in prompt_ids)
     scores_by_rm: dict[str, tuple[np.ndarray, ...]] = {}
     skipped = Skipped(ctx, prompt_ids, oracle_arrays) if benchmark is not None else None
+    stored = {spec.label: ctx.store.items.scores(model.key) for spec, model in reward_models}
+    if benchmark is not None:
+        scores_by_rm = {
+            label: tuple(np.array([found[rid] for rid in order[pid]], float) for pid in prompt_ids)
+            for label, found in stored.items()
+        }
     for spec, model in reward_models:
-        scores = ctx.store.items.scores(model.key)
+        scores = stored[spec.label]
         if benchmark is not None:
-            scores_by_rm[spec.label] = tuple(
-                np.array([scores[rid] for rid in order[pid]], float) for pid in prompt_ids
-            )
-            inputs = MetricInputs(prompt_ids, oracle_arrays, scores_by_rm[spec.label], label_design)
-            if label_design is not None:
-                ctx.notes.extend(top_picks_note(spec.label, oracle_arrays, inputs.scores))
+            design = label_design
+            if design is not None:  # the other RMs' scores narrow this RM's intervals
+                others = tuple(v for label, v in scores_by_rm.items() if label != spec.label)
+                design = replace(design, auxiliary=others)
+            inputs = MetricInputs(prompt_ids, oracle_arrays, scores_by_rm[spec.label], design)
             for metric_spec in by_scope["rm"]:
                 if label_design is not None and not metric_spec.cls.supports_label_budget:
                     continue  # said once below
@@ -87,6 +91,7 @@ def compute(
                     )
                 )
     if label_design is not None:
+        ctx.notes.extend(design_notes(ctx, benchmark, oracle_arrays, scores_by_rm))
         ctx.notes.extend(
             f"{m.label}: not computed: it needs every response labelled (docs/budget.md)"
             for m in [*by_scope["rm"], *by_scope["run"]]
@@ -156,14 +161,7 @@ class Skipped:
                 {rm: tuple(scores[q] for q in kept) for rm, scores in inputs.scores.items()},
             )
         else:
-            design = inputs.design
-            if design is not None:
-                predictions = design.predictions
-                design = LabelDesign(
-                    design.kind,
-                    tuple(design.inclusion[q] for q in kept),
-                    None if predictions is None else tuple(predictions[q] for q in kept),
-                )
+            design = None if inputs.design is None else inputs.design.on_prompts(kept)
             subset = MetricInputs(ids, oracle, tuple(inputs.scores[q] for q in kept), design)
         output = _compute(self.ctx, metric_spec, subset, on, ids)
         for i, value in enumerate(output.values):

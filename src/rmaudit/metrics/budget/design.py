@@ -110,7 +110,8 @@ def by_response(positional: np.ndarray, scores: np.ndarray) -> np.ndarray:
 
 def rm_guided_inclusion(importance: np.ndarray, m: float) -> np.ndarray:
     """π_j = min(1, c·w_j), w_j = FLOOR_SHARE/N + (1 − FLOOR_SHARE)·importance_j, with c such
-    that Σ π_j = m (bisection on c; Σ min(1, c w) is continuous and increasing in c)."""
+    that Σ π_j = m.  Solved exactly: with the t largest w capped at 1, c = (m − t) / Σ of the
+    other w, for the smallest t at which the largest uncapped c·w stays ≤ 1."""
     importance = np.asarray(importance, dtype=float)
     n_responses = importance.size
     m = check_sample_size(m, n_responses)
@@ -119,14 +120,12 @@ def rm_guided_inclusion(importance: np.ndarray, m: float) -> np.ndarray:
     w = FLOOR_SHARE / n_responses + (1.0 - FLOOR_SHARE) * importance
     if m >= n_responses:
         return np.ones(n_responses)
-    low, high = 0.0, 1.0 / w.min()  # at c = 1/min(w) every π is 1, Σ = N > m
-    for _ in range(200):
-        middle = 0.5 * (low + high)
-        if np.minimum(1.0, middle * w).sum() < m:
-            low = middle
-        else:
-            high = middle
-    return np.minimum(1.0, high * w)
+    descending = np.sort(w)[::-1]
+    capped = np.arange(n_responses)
+    rest = np.cumsum(descending[::-1])[::-1]  # Σ of w from position t on
+    c = (m - capped) / rest
+    fits = (capped < m) & (c * descending <= 1.0)
+    return np.minimum(1.0, c[np.argmax(fits)] * w)
 
 
 def uniform_inclusion(n_responses: int, m: int) -> np.ndarray:

@@ -10,8 +10,11 @@ sum is estimated from the labelled responses S by Horvitz–Thompson (Horvitz & 
 of two such sums is unbiased to first order (its bias is measured in benchmarks/budget.md).
 
 The labelling noise is reduced with control variates whose design expectation is exactly zero:
-the Horvitz–Thompson error of the same sums computed on quantities known for every response —
-the constant 1 and, with a cheap judge, its predictions Ĵ (``C = Σ_S a Ĵ/π − Σ_all a Ĵ``).  The
+the Horvitz–Thompson error of the same sums computed on quantities known for every response
+(``C = Σ_S a x/π − Σ_all a x``) — in order of priority the constant 1, a cheap judge's
+predictions Ĵ, the RM's own scores, and ``auxiliary`` scores (the run passes the other RMs'):
+a model-assisted difference estimator (Särndal, Swensson & Wretman, "Model Assisted Survey
+Sampling", 1992, Ch. 6).  The
 per-prompt estimate is θ̂_q = R̂_q − Σ_c β_c C_{q,c} with β fitted across prompts by least
 squares, which minimises the variance of the mean over prompts — the power tuning of PPI++
 (Angelopoulos, Duchi & Zrnic, "PPI++: Efficient Prediction-Powered Inference", arXiv
@@ -42,9 +45,10 @@ PROMPTS_PER_COEFFICIENT = 10
 
 class LabelledPools:
     """Validated per-prompt inputs: oracle scores (NaN: unlabelled), RM scores, inclusion
-    probabilities of every response, the design, and optional cheap-judge predictions."""
+    probabilities of every response, the design, optional cheap-judge predictions, and
+    optional auxiliary scores (each, like the predictions, one array per prompt)."""
 
-    def __init__(self, oracle, scores, inclusion, design, predictions=None) -> None:
+    def __init__(self, oracle, scores, inclusion, design, predictions=None, auxiliary=()) -> None:
         self.design = check_design(design)
         self.oracle = [np.asarray(pool, dtype=float) for pool in oracle]
         self.scores = [np.asarray(pool, dtype=float) for pool in scores]
@@ -69,22 +73,34 @@ class LabelledPools:
             self.inclusion.append(check_inclusion(pi, judged.size))
         self.predictions = None
         if predictions is not None:
-            self.predictions = [np.asarray(pool, dtype=float) for pool in predictions]
-            for q, (pool, judged) in enumerate(zip(self.predictions, self.oracle, strict=True)):
-                if pool.shape != judged.shape or not np.all(np.isfinite(pool)):
-                    raise MetricInputError(
-                        f"prompt {q}: expected a finite prediction for every response",
-                        field="predictions",
-                        prompt_index=q,
-                    )
+            self.predictions = self._known_everywhere(predictions, "predictions")
+        self.auxiliary = [self._known_everywhere(pools, "auxiliary") for pools in auxiliary]
+
+    def _known_everywhere(self, pools, field: str) -> list[np.ndarray]:
+        pools = [np.asarray(pool, dtype=float) for pool in pools]
+        if len(pools) != len(self.oracle):
+            raise MetricInputError(f"expected {field} for every prompt", field=field)
+        for q, (pool, judged) in enumerate(zip(pools, self.oracle, strict=True)):
+            if pool.shape != judged.shape or not np.all(np.isfinite(pool)):
+                raise MetricInputError(
+                    f"prompt {q}: expected a finite value for every response",
+                    field=field,
+                    prompt_index=q,
+                )
+        return pools
 
     def labelled(self, q: int) -> np.ndarray:
         return ~np.isnan(self.oracle[q])
 
-    def known(self, q: int) -> list[np.ndarray]:
-        """Quantities known for every response of prompt q: 1, and the predictions."""
-        ones = [np.ones(self.oracle[q].size)]
-        return ones if self.predictions is None else [*ones, self.predictions[q]]
+    def known(self, q: int, *, own_scores: bool = True) -> list[np.ndarray]:
+        """Quantities known for every response of prompt q, by priority: 1, the cheap judge's
+        predictions, the RM's own scores, the auxiliary scores."""
+        found = [np.ones(self.oracle[q].size)]
+        if self.predictions is not None:
+            found.append(self.predictions[q])
+        if own_scores:
+            found.append(self.scores[q])
+        return found + [pools[q] for pools in self.auxiliary]
 
 
 def _ht(weights: np.ndarray, values: np.ndarray, labelled: np.ndarray, pi: np.ndarray):
@@ -92,19 +108,22 @@ def _ht(weights: np.ndarray, values: np.ndarray, labelled: np.ndarray, pi: np.nd
     return weights[:, labelled] @ (values[labelled] / pi[labelled])
 
 
-def difference_estimates(raw: np.ndarray, controls: np.ndarray) -> np.ndarray:
-    """θ̂_q = R̂_q − C_q β_(−q): the raw Horvitz–Thompson estimates R̂ (one per prompt) minus
+def difference_estimates(raw: np.ndarray, controls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(θ̂, β): θ̂_q = R̂_q − C_q β_(−q): the raw Horvitz–Thompson estimates R̂ (one per prompt) minus
     control variates C (prompts × c, each of design expectation zero) times coefficients fitted
     by least squares (with an intercept) on the *other* prompts.  Leaving prompt q out keeps
     β_(−q) independent of q's labelled subset, so θ̂_q is exactly design-unbiased whenever R̂_q
     is; the fit minimises the variance of the mean over prompts (PPI++ power tuning, arXiv
-    2311.01453).  Columns without spread are dropped; with fewer than
-    PROMPTS_PER_COEFFICIENT·(c + 1) prompts nothing is fitted (β = 0)."""
+    2311.01453).  Columns without spread are dropped; of the rest (in priority order) the first
+    c are fitted such that there are PROMPTS_PER_COEFFICIENT·(c + 1) prompts; none: β = 0.
+    β, one per column of ``controls`` (0 where none is fitted), is the fit on every prompt."""
     keep = controls.std(axis=0) > 1e-12 * (1 + np.abs(controls).max(axis=0))
-    controls = controls[:, keep]
     count = len(raw)
-    if controls.shape[1] == 0 or count < PROMPTS_PER_COEFFICIENT * (controls.shape[1] + 1):
-        return raw
+    columns = np.flatnonzero(keep)[: max(0, count // PROMPTS_PER_COEFFICIENT - 1)]
+    beta = np.zeros(controls.shape[1])
+    controls = controls[:, columns]
+    if controls.shape[1] == 0:
+        return raw, beta
     design = np.column_stack([np.ones(count), controls])
     inverse = np.linalg.pinv(design.T @ design)
     coefficients = inverse @ design.T @ raw
@@ -112,7 +131,8 @@ def difference_estimates(raw: np.ndarray, controls: np.ndarray) -> np.ndarray:
     leverage = np.einsum("ij,jk,ik->i", design, inverse, design)
     # β_(−q) = β − (XᵀX)⁻¹ x_q r_q / (1 − h_q): the least-squares fit without row q
     left_out = coefficients[None, :] - (design @ inverse) * (residuals / (1 - leverage))[:, None]
-    return raw - np.einsum("ij,ij->i", controls, left_out[:, 1:])
+    beta[columns] = coefficients[1:]
+    return raw - np.einsum("ij,ij->i", controls, left_out[:, 1:]), beta
 
 
 def _sums(weights, values, known, labelled, pi):
@@ -124,12 +144,13 @@ def _sums(weights, values, known, labelled, pi):
 
 def _positional_estimate(pools, weights_for_size, normalize: bool, points: int) -> np.ndarray:
     """(points × prompts) per-prompt estimates: Σ a J, or Σ a J / mean J, each sum a
-    difference estimate (:func:`difference_estimates`) before the ratio is taken."""
-    tops, top_controls, bottoms, bottom_controls = [], [], [], []
+    difference estimate (:func:`difference_estimates`) before the ratio is taken, the ratio
+    corrected for its second-order bias (:func:`_ratio_bias`)."""
+    weights, tops, top_controls, bottoms, bottom_controls = [], [], [], [], []
     for q, scores in enumerate(pools.scores):
         labelled, pi, judged = pools.labelled(q), pools.inclusion[q], pools.oracle[q]
-        numerator = np.atleast_2d(by_response(weights_for_size(scores.size), scores))
-        raw, controls = _sums(numerator, judged, pools.known(q), labelled, pi)
+        weights.append(np.atleast_2d(by_response(weights_for_size(scores.size), scores)))
+        raw, controls = _sums(weights[q], judged, pools.known(q), labelled, pi)
         tops.append(raw)
         top_controls.append(controls)
         if normalize:
@@ -138,19 +159,44 @@ def _positional_estimate(pools, weights_for_size, normalize: bool, points: int) 
             bottoms.append(raw[0])
             bottom_controls.append(controls[0])
     tops, top_controls = np.array(tops), np.array(top_controls)  # prompts × points (× c)
-    per_prompt = np.array(
-        [difference_estimates(tops[:, p], top_controls[:, p, :]) for p in range(points)]
-    )
+    fits = [difference_estimates(tops[:, p], top_controls[:, p, :]) for p in range(points)]
+    per_prompt = np.array([estimates for estimates, _ in fits])
     if not normalize:
         return per_prompt
-    means = difference_estimates(np.array(bottoms), np.array(bottom_controls))
+    means, mean_beta = difference_estimates(np.array(bottoms), np.array(bottom_controls))
+    # a correction may push a small mean below 0; the plain Horvitz–Thompson mean is positive
+    # wherever a labelled score is (prompts whose mean is not are undefined for RETA)
+    means = np.where(means > 0, means, bottoms)
     for q in np.flatnonzero(~(means > 0)):
         raise MetricInputError(
             f"prompt {q}: the estimated mean oracle score is not positive (RETA's normaliser)",
             field="oracle",
             prompt_index=int(q),
         )
-    return per_prompt / means
+    ratios = per_prompt / means
+    top_beta = np.array([beta for _, beta in fits])
+    for q in range(len(pools.scores)):
+        ratios[:, q] -= _ratio_bias(
+            pools, q, weights[q], ratios[:, q], means[q], top_beta, mean_beta
+        )
+    return ratios
+
+
+def _ratio_bias(pools, q, weights, ratio, mean, top_beta, mean_beta) -> np.ndarray:
+    """The second-order design bias of a ratio of estimated sums N̂/D̂, (R·V(D̂) − C(N̂, D̂))/D²
+    (Cochran, "Sampling Techniques", 3rd ed., 1977, Sec. 6.8), with V and C the unbiased
+    Horvitz–Thompson (co)variance estimates Σ_{j,k∈S} (π_jk − π_j π_k)/π_jk · x_j/π_j · y_k/π_k
+    of the residuals the difference estimators leave.  0 when every response is labelled."""
+    labelled = np.flatnonzero(pools.labelled(q))
+    pi, judged = pools.inclusion[q][labelled], pools.oracle[q]
+    joint = pair_inclusion(pools.design, pools.inclusion[q])[np.ix_(labelled, labelled)]
+    spread = (joint - np.outer(pi, pi)) / joint
+    known = np.array(pools.known(q))[:, labelled]
+    bottom = (judged[labelled] - mean_beta @ known) / judged.size / pi
+    top = weights[:, labelled] * (judged[labelled][None, :] - top_beta @ known) / pi
+    variance = bottom @ spread @ bottom
+    covariance = top @ spread @ bottom
+    return (ratio * variance - covariance) / mean**2
 
 
 def budget_reta_curve(
@@ -161,6 +207,7 @@ def budget_reta_curve(
     *,
     design: str,
     predictions: Sequence[ArrayLike] | None = None,
+    auxiliary: Sequence[Sequence[ArrayLike]] = (),
     normalize: bool = True,
     n: int | None = None,
     ci: float = 0.95,
@@ -171,8 +218,9 @@ def budget_reta_curve(
     Eq. 6's exact expectation Σ_i w_i J_(i) (RETA paper, arXiv 2504.14838, Sec. 3.3, App. B.2),
     divided by the estimated mean oracle score when ``normalize``, with control variates (module
     docstring).  With every π = 1 and no predictions it equals :func:`rmaudit.metrics.reta_curve`
-    (``method="exact"``)."""
-    pools = LabelledPools(oracle, scores, inclusion, design, predictions)
+    (``method="exact"``).  ``predictions``: a cheap judge's scores of every response;
+    ``auxiliary``: more scores of every response (other RMs'), both control variates only."""
+    pools = LabelledPools(oracle, scores, inclusion, design, predictions, auxiliary)
     etas = check_fractions(etas, "etas")
 
     def weights(size: int) -> np.ndarray:
@@ -197,6 +245,7 @@ def budget_best_of_n_curve(
     design: str,
     rank: int = 1,
     predictions: Sequence[ArrayLike] | None = None,
+    auxiliary: Sequence[Sequence[ArrayLike]] = (),
     ci: float = 0.95,
     bootstrap: int = 1000,
     seed: int = 0,
@@ -204,7 +253,7 @@ def budget_best_of_n_curve(
     """Best-of-n (``rank`` = 1) or the rank-th choice among n random responses, at each n, from
     labelled subsets: the Horvitz–Thompson estimate of App. B.3's unbiased estimator Σ_i w_i
     J_(i) (RETA paper, arXiv 2504.14838, Eq. 1), with control variates."""
-    pools = LabelledPools(oracle, scores, inclusion, design, predictions)
+    pools = LabelledPools(oracle, scores, inclusion, design, predictions, auxiliary)
     ns = check_integers(ns, "n", minimum=1)
     smallest = min(pool.size for pool in pools.oracle)
     if ns.max() > smallest or rank > ns.min():
@@ -233,6 +282,7 @@ def budget_pairwise_accuracy(
     *,
     design: str,
     predictions: Sequence[ArrayLike] | None = None,
+    auxiliary: Sequence[Sequence[ArrayLike]] = (),
     ties: str = "half",
     ci: float = 0.95,
     bootstrap: int = 1000,
@@ -243,8 +293,9 @@ def budget_pairwise_accuracy(
     #{J_a > J_b} (Rethinking RM Evaluation, arXiv 2410.05584, App. 8.3).  With a cheap judge
     the control variate is the same ratio computed on its predictions, from the labelled pairs
     minus from every pair (bounded, so stable with few labels).  With ``uniform`` every pair
-    weighs the same, so without a cheap judge it is the labelled subset's own accuracy."""
-    pools = LabelledPools(oracle, scores, inclusion, design, predictions)
+    weighs the same, so without a cheap judge it is the labelled subset's own accuracy.  The
+    ``auxiliary`` scores (other RMs') enter as the cheap judge does."""
+    pools = LabelledPools(oracle, scores, inclusion, design, predictions, auxiliary)
     tie_credit = {"half": 0.5, "loss": 0.0}[check_choice(ties, ("half", "loss"), "ties")]
     estimates, controls = [], []
     for q, scored in enumerate(pools.scores):
@@ -263,18 +314,14 @@ def budget_pairwise_accuracy(
             )
         estimates.append(agree / ordered)
         cv = []
-        if pools.predictions is not None:
-            # the same ratio on the predictions, from the labelled pairs minus from all: a
-            # bounded control variate of (to first order) zero design mean
-            s_agree, all_agree, s_ordered, all_ordered = _pair_sums(
-                pools.predictions[q], credit, joint, labelled
-            )
-            if s_ordered > 0 and all_ordered > 0:
-                cv.append(s_agree / s_ordered - all_agree / all_ordered)
-            else:
-                cv.append(0.0)
+        for values in pools.known(q, own_scores=False)[1:]:
+            # the same ratio on scores known everywhere, from the labelled pairs minus from
+            # all: a bounded control variate of (to first order) zero design mean
+            s_agree, all_agree, s_ordered, all_ordered = _pair_sums(values, credit, joint, labelled)
+            usable = s_ordered > 0 and all_ordered > 0
+            cv.append(s_agree / s_ordered - all_agree / all_ordered if usable else 0.0)
         controls.append(cv)
-    per_prompt = difference_estimates(
+    per_prompt, _ = difference_estimates(
         np.array(estimates), np.array(controls).reshape(len(estimates), -1)
     )
     return MetricResult.from_per_prompt(per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)

@@ -11,8 +11,9 @@ Thompson error of Σ_j z_j with the linearised variable
     z_j = a_j e_j                      best-of-n (a: its positional weights under the RM)
     z_j = (a_j − R/N) e_j / D          RETA (R the prompt's RETA, D its mean label)
 
-and e_j = J_j − α − β Ĵ_j the residual of the labels on the control variates (the constant, and a
-cheap judge's predictions Ĵ when there is one), α and β fitted across the pilot's responses.
+and e_j = J_j − α − β·x_j the residual of the labels on the control variates (the constant, a
+cheap judge's predictions when there is one, and every RM's scores), fitted across the pilot's
+responses.
 Poisson sampling (rm-guided) has v = Σ z_j² (1 − π_j)/π_j; simple random sampling of m
 (uniform) v = N² (1 − m/N)/m · S²_z.  Fewer judge samples per label than the pilot had add
 Σ_j a_j² σ²_j (1/s − 1/s₀) / π_j (÷ D² for RETA), σ²_j the judge's sample variance.
@@ -32,7 +33,7 @@ from rmaudit.metrics.reta import reta_n_range
 from .design import by_response, guide_importance, rm_guided_inclusion
 
 Z = 1.959963984540054  # the normal quantile of a 95% interval
-BUDGETS = (1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2)
+BUDGETS = (1 / 32, 1 / 16, 1 / 8, 1 / 4, 3 / 8, 1 / 2, 3 / 4)
 SAMPLES = (1, 2, 3, 5, 10)
 
 
@@ -85,11 +86,14 @@ def _weights(target: Target, size: int) -> np.ndarray:
 
 
 def _residuals(pilot: Pilot, cheap: bool) -> list[np.ndarray]:
-    """e = J − α − β Ĵ (or J − α), α and β fitted across every pilot response."""
+    """e = J − α − β·x: the labels' residuals on the control variates the estimators use (the
+    constant, the cheap judge's predictions when ``cheap``, every RM's scores), α and β fitted
+    across every pilot response."""
     labels = np.concatenate(pilot.labels)
     columns = [np.ones_like(labels)]
     if cheap:
         columns.append(np.concatenate(pilot.predictions))
+    columns += [np.concatenate(scores) for scores in pilot.scores.values()]
     design = np.column_stack(columns)
     coefficients, *_ = np.linalg.lstsq(design, labels, rcond=None)
     fitted = design @ coefficients
