@@ -28,6 +28,20 @@ CASES = {
         edit("seed = 1", "sead = 1"),
         ["reward_models[0].sead", "unknown option", "did you mean 'seed'"],
     ),
+    # a misspelt key is named with the closest key of its own section, never as the
+    # "Field required" of the key it was meant to be
+    "misspelt table": (
+        SMALL_RECIPE.replace("{extra_rms}", "").replace("[[reward_models]]", "[[reward_model]]"),
+        ["reward_model: unknown table; did you mean 'reward_models'?"],
+    ),
+    "misspelt section key": (
+        edit("per_prompt = 16", "perprompt = 16"),
+        ["responses.perprompt: unknown option; did you mean 'per_prompt'? (got 16)"],
+    ),
+    "misspelt component option": (
+        edit("k = 8", "kk = 8"),
+        ["prompts.sampler.kk: unknown option; did you mean 'k'? (got 8)"],
+    ),
     "wrong option type": (edit("k = 8", 'k = "eight"'), ["prompts.sampler.k", "'eight'"]),
     "eta outside (0, 1)": (edit("eta = 0.25", "eta = 1.5"), ["metrics[0].eta", "1.5"]),
     "eta zero": (edit("eta = 0.25", "eta = 0.0"), ["metrics[0].eta", "0.0"]),
