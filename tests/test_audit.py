@@ -190,6 +190,27 @@ def test_missing_data_of_a_named_suite_is_one_line_and_exit_2(
         assert not db.exists()  # checked before anything ran, the llmbar suite included
 
 
+@pytest.mark.parametrize(
+    "model, said",
+    [
+        ("/no/such/model", "no such folder; not a Hugging Face id"),
+        ("./no-such-folder", "no such folder; not a Hugging Face id"),
+        ("lenght", "no such folder or baseline; did you mean length?"),
+        ("randon", "no such folder or baseline; did you mean random?"),
+    ],
+)
+def test_a_model_that_is_not_there_is_one_line_naming_it_and_nothing_is_written(
+    model, said, rmaudit, llmbar, tmp_path
+):
+    data, _, _ = llmbar
+    db = tmp_path / "audit.db"
+    done = rmaudit("audit", model, "--suite", "llmbar", "--data-dir", str(data), "--db", str(db))
+    assert done.code == 2, done
+    (line,) = done.err.splitlines()
+    assert line.startswith(f"Error: MODEL: {said}") and line.endswith(f"(got {model!r})"), line
+    assert not db.exists()
+
+
 def rewardbench_cache(cache: Path, commit: str) -> list[tuple[str, str, str]]:
     """A Hugging Face cache holding allenai/reward-bench's filtered split at ``commit``."""
     pa = pytest.importorskip("pyarrow")

@@ -42,6 +42,10 @@ CASES = {
         edit("k = 8", "kk = 8"),
         ["prompts.sampler.kk: unknown option; did you mean 'k'? (got 8)"],
     ),
+    "model folder that does not exist": (
+        edit('name = "simulated-rm"\nseed = 1', 'name = "hf-classifier"\nmodel = "/no/such/model"'),
+        ["reward_models[0].model", "no such folder", "'/no/such/model'"],
+    ),
     "wrong option type": (edit("k = 8", 'k = "eight"'), ["prompts.sampler.k", "'eight'"]),
     "eta outside (0, 1)": (edit("eta = 0.25", "eta = 1.5"), ["metrics[0].eta", "1.5"]),
     "eta zero": (edit("eta = 0.25", "eta = 0.0"), ["metrics[0].eta", "0.0"]),

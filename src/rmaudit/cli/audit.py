@@ -153,6 +153,7 @@ def _audit(
     from rmaudit.run import Runner, build_components
     from rmaudit.store import Store
     from rmaudit.suites.build import recipe_text, suite_recipe, suite_table
+    from rmaudit.suites.models import check_reachable
     from rmaudit.suites.verdict import (
         baseline_labels,
         flag_lines,
@@ -196,6 +197,7 @@ def _audit(
                 )
             )
         return
+    check_reachable(tables)
     baselines = baseline_labels(tables)
     results, located_by_suite = [], {}
     store = Store.open(db_path)
