@@ -6,8 +6,11 @@ that folder or reaches the hub."""
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,7 @@ from rmaudit.components.keys import prompt_id, text_response_id
 from rmaudit.errors import BadInput
 from rmaudit.suites import SUITES
 from rmaudit.suites.build import to_toml
+from rmaudit.suites.data import locate
 from rmaudit.suites.models import model_tables
 
 LLMBAR_FOLDERS = (
@@ -105,7 +109,10 @@ def test_llmbar_suite_accuracy_matches_brute_force_and_rerun_scores_nothing(
     assert first.code == 0, first.err
     result = json.loads(first.out)
     (suite,) = result["suites"]
-    assert suite["suite"] == "llmbar" and suite["data"] == SUITES["llmbar"].origin
+    # the fixture's files are not LLMBar's: the run says so instead of naming LLMBar's commit
+    origin = SUITES["llmbar"].origin
+    assert suite["suite"] == "llmbar"
+    assert suite["data"] == f"local files under {data.resolve()}, not those of {origin}"
     model = next(m for m in suite["models"] if m["label"] == "lengths")
     assert model["metrics"]["accuracy"] == pytest.approx(brute_accuracy(pairs))
     assert "new work: 15 pairs" in first.err
@@ -209,6 +216,35 @@ def test_a_model_that_is_not_there_is_one_line_naming_it_and_nothing_is_written(
     (line,) = done.err.splitlines()
     assert line.startswith(f"Error: MODEL: {said}") and line.endswith(f"(got {model!r})"), line
     assert not db.exists()
+
+
+@pytest.mark.parametrize("stored", ["as pinned", "gzipped", "edited"])
+def test_a_mirror_is_recorded_as_the_pinned_source_only_with_its_files(stored, tmp_path):
+    """A suite whose pinned files are the fixture's (their SHA-256, computed here): found as
+    they are, or gzipped, the run records the pinned source; edited, the folder."""
+    data = tmp_path / "data"
+    write_llmbar(data)
+    llmbar = SUITES["llmbar"]
+    files = tuple(
+        replace(f, sha256=hashlib.sha256((data / f.mirror).read_bytes()).hexdigest())
+        for f in llmbar.files
+    )
+    natural = data / files[0].mirror
+    if stored == "gzipped":
+        natural.with_name(natural.name + ".gz").write_bytes(gzip.compress(natural.read_bytes()))
+        natural.unlink()
+        files = (replace(files[0], mirror=files[0].mirror + ".gz"), *files[1:])
+    elif stored == "edited":
+        natural.write_text(natural.read_text().replace("question", "query"))
+
+    located = locate(replace(llmbar, files=files), data, download=False)
+
+    expected = {
+        "as pinned": llmbar.origin,
+        "gzipped": llmbar.origin,
+        "edited": f"local files under {data.resolve()}, not those of {llmbar.origin}",
+    }
+    assert located.version == expected[stored]
 
 
 def rewardbench_cache(cache: Path, commit: str) -> list[tuple[str, str, str]]:

@@ -9,13 +9,16 @@ A suite's files are looked up in order:
 3. downloaded from the hub, when the suite was asked for by name and downloads are allowed
    (not under ``HF_HUB_OFFLINE=1``).
 
-The version found — the pinned source of a mirror, the commit a hub revision resolved to —
-is recorded with the run (the ``data`` option of its pair source).  Data found nowhere is a
+The version found — the pinned source of a mirror whose files hold what they hold there (their
+SHA-256, else the folder, said to differ), the commit a hub revision resolved to — is recorded
+with the run (the ``data`` option of its pair source).  Data found nowhere is a
 :class:`~rmaudit.errors.BadInput` naming the suite and what to fetch where.
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +44,8 @@ def locate(suite: Suite, data_dir: str | Path | None, *, download: bool) -> Loca
     if data_dir is not None:
         found = [_in_mirror(Path(data_dir), file.mirror) for file in suite.files]
         if all(found):
-            return Located(tuple(found), Path(data_dir).resolve(), str(data_dir), suite.origin)
+            root = Path(data_dir).resolve()
+            return Located(tuple(found), root, str(data_dir), _mirror_version(suite, found, root))
     if suite.hub is None:
         return None
     cached = _from_hub(suite, download=False)
@@ -68,6 +72,29 @@ def _in_mirror(root: Path, mirror: str) -> Path | None:
         if candidate.is_file():
             return candidate.resolve()
     return None
+
+
+def _mirror_version(suite: Suite, paths: list[Path], root: Path) -> str:
+    """The suite's pinned source where every file holds what it holds there; else the folder,
+    said to differ: a hand-made or edited folder is not recorded as the upstream data."""
+    pinned = all(
+        file.sha256 is None or _content_sha256(path) == file.sha256
+        for file, path in zip(suite.files, paths, strict=True)
+    )
+    return suite.origin if pinned else f"local files under {root}, not those of {suite.origin}"
+
+
+def _content_sha256(path: Path) -> str:
+    """SHA-256 of a file's content, uncompressed: a mirror may hold it gzipped or not."""
+    digest = hashlib.sha256()
+    opener = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except (OSError, EOFError):  # not gzip after all, or cut short: not the pinned file
+        return ""
+    return digest.hexdigest()
 
 
 def _offline() -> bool:
