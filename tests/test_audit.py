@@ -315,6 +315,28 @@ def test_list_suites_says_what_each_measures_and_where_its_data_is(
     assert str(data) in done.out  # llmbar's data is found there
 
 
+def test_list_suites_without_data_dir_names_the_folder_an_audit_in_the_db_read(
+    rmaudit, llmbar, monkeypatch, tmp_path
+):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.delenv("COLUMNS", raising=False)  # as wide as the table: one line per row
+    data, _, scores = llmbar
+    db = tmp_path / "audit.db"
+    before = rmaudit("audit", "--list-suites", "--db", str(db))
+    assert before.code == 0 and str(data) not in before.out and not db.exists()
+    ran = rmaudit(
+        "audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data), "--db", str(db)
+    )
+    assert ran.code == 0, ran.err
+
+    listed = rmaudit("audit", "--list-suites", "--db", str(db))
+
+    assert listed.code == 0, listed.err
+    rows = {line.split("│")[1].strip(): line for line in listed.out.splitlines() if "│" in line}
+    assert f"under {data.resolve()}, which an audit in {db} read: pass --data-dir" in rows["llmbar"]
+    assert "no: fetch" in rows["rm-bench"]  # its data is in no folder an audit read
+
+
 def test_report_writes_each_suite_and_an_index(rmaudit, llmbar, tmp_path):
     pytest.importorskip("matplotlib")
     data, _, scores = llmbar

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from rmaudit.errors import BadInput
 
-from . import Suite
+from . import SUITES, Suite
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,38 @@ def locate(suite: Suite, data_dir: str | Path | None, *, download: bool) -> Loca
     if cached is not None or not download or _offline():
         return cached
     return _from_hub(suite, download=True)
+
+
+def earlier_data_dirs(db_path: str) -> list[Path]:
+    """The folders in the layout of ``--data-dir`` that runs stored in ``db_path`` read suite
+    files from, the latest run's first (none when there is no such DB)."""
+    from rmaudit.results.run_index import list_runs, open_for_reading
+
+    if not Path(db_path).is_file():
+        return []
+    store = open_for_reading(db_path)
+    try:
+        locations = [
+            source["location"]
+            for run in list_runs(store)
+            for source in store.read.run_sources(run.id)
+            if source["kind"] == "file"
+        ]
+    finally:
+        store.close()
+    mirrors = {
+        mirror
+        for suite in SUITES.values()
+        for file in suite.files
+        for mirror in (file.mirror, file.mirror.removesuffix(".gz"))
+    }
+    folders = [
+        Path(location.removesuffix(mirror))
+        for location in locations
+        for mirror in mirrors
+        if location.endswith("/" + mirror)
+    ]
+    return list(dict.fromkeys(folders))
 
 
 def missing(suite: Suite, data_dir: str | Path | None) -> BadInput:
