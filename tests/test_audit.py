@@ -6,8 +6,11 @@ that folder or reaches the hub."""
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,7 @@ from rmaudit.components.keys import prompt_id, text_response_id
 from rmaudit.errors import BadInput
 from rmaudit.suites import SUITES
 from rmaudit.suites.build import to_toml
+from rmaudit.suites.data import locate
 from rmaudit.suites.models import model_tables
 
 LLMBAR_FOLDERS = (
@@ -105,7 +109,10 @@ def test_llmbar_suite_accuracy_matches_brute_force_and_rerun_scores_nothing(
     assert first.code == 0, first.err
     result = json.loads(first.out)
     (suite,) = result["suites"]
-    assert suite["suite"] == "llmbar" and suite["data"] == SUITES["llmbar"].origin
+    # the fixture's files are not LLMBar's: the run says so instead of naming LLMBar's commit
+    origin = SUITES["llmbar"].origin
+    assert suite["suite"] == "llmbar"
+    assert suite["data"] == f"local files under {data.resolve()}, not those of {origin}"
     model = next(m for m in suite["models"] if m["label"] == "lengths")
     assert model["metrics"]["accuracy"] == pytest.approx(brute_accuracy(pairs))
     assert "new work: 15 pairs" in first.err
@@ -190,6 +197,56 @@ def test_missing_data_of_a_named_suite_is_one_line_and_exit_2(
         assert not db.exists()  # checked before anything ran, the llmbar suite included
 
 
+@pytest.mark.parametrize(
+    "model, said",
+    [
+        ("/no/such/model", "no such folder; not a Hugging Face id"),
+        ("./no-such-folder", "no such folder; not a Hugging Face id"),
+        ("lenght", "no such folder or baseline; did you mean length?"),
+        ("randon", "no such folder or baseline; did you mean random?"),
+    ],
+)
+def test_a_model_that_is_not_there_is_one_line_naming_it_and_nothing_is_written(
+    model, said, rmaudit, llmbar, tmp_path
+):
+    data, _, _ = llmbar
+    db = tmp_path / "audit.db"
+    done = rmaudit("audit", model, "--suite", "llmbar", "--data-dir", str(data), "--db", str(db))
+    assert done.code == 2, done
+    (line,) = done.err.splitlines()
+    assert line.startswith(f"Error: MODEL: {said}") and line.endswith(f"(got {model!r})"), line
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("stored", ["as pinned", "gzipped", "edited"])
+def test_a_mirror_is_recorded_as_the_pinned_source_only_with_its_files(stored, tmp_path):
+    """A suite whose pinned files are the fixture's (their SHA-256, computed here): found as
+    they are, or gzipped, the run records the pinned source; edited, the folder."""
+    data = tmp_path / "data"
+    write_llmbar(data)
+    llmbar = SUITES["llmbar"]
+    files = tuple(
+        replace(f, sha256=hashlib.sha256((data / f.mirror).read_bytes()).hexdigest())
+        for f in llmbar.files
+    )
+    natural = data / files[0].mirror
+    if stored == "gzipped":
+        natural.with_name(natural.name + ".gz").write_bytes(gzip.compress(natural.read_bytes()))
+        natural.unlink()
+        files = (replace(files[0], mirror=files[0].mirror + ".gz"), *files[1:])
+    elif stored == "edited":
+        natural.write_text(natural.read_text().replace("question", "query"))
+
+    located = locate(replace(llmbar, files=files), data, download=False)
+
+    expected = {
+        "as pinned": llmbar.origin,
+        "gzipped": llmbar.origin,
+        "edited": f"local files under {data.resolve()}, not those of {llmbar.origin}",
+    }
+    assert located.version == expected[stored]
+
+
 def rewardbench_cache(cache: Path, commit: str) -> list[tuple[str, str, str]]:
     """A Hugging Face cache holding allenai/reward-bench's filtered split at ``commit``."""
     pa = pytest.importorskip("pyarrow")
@@ -256,6 +313,28 @@ def test_list_suites_says_what_each_measures_and_where_its_data_is(
     for suite in SUITES.values():
         assert suite.name in done.out
     assert str(data) in done.out  # llmbar's data is found there
+
+
+def test_list_suites_without_data_dir_names_the_folder_an_audit_in_the_db_read(
+    rmaudit, llmbar, monkeypatch, tmp_path
+):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.delenv("COLUMNS", raising=False)  # as wide as the table: one line per row
+    data, _, scores = llmbar
+    db = tmp_path / "audit.db"
+    before = rmaudit("audit", "--list-suites", "--db", str(db))
+    assert before.code == 0 and str(data) not in before.out and not db.exists()
+    ran = rmaudit(
+        "audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data), "--db", str(db)
+    )
+    assert ran.code == 0, ran.err
+
+    listed = rmaudit("audit", "--list-suites", "--db", str(db))
+
+    assert listed.code == 0, listed.err
+    rows = {line.split("│")[1].strip(): line for line in listed.out.splitlines() if "│" in line}
+    assert f"under {data.resolve()}, which an audit in {db} read: pass --data-dir" in rows["llmbar"]
+    assert "no: fetch" in rows["rm-bench"]  # its data is in no folder an audit read
 
 
 def test_report_writes_each_suite_and_an_index(rmaudit, llmbar, tmp_path):

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 from _support import SMALL_RECIPE, table_counts
@@ -27,6 +30,24 @@ CASES = {
     "unknown option": (
         edit("seed = 1", "sead = 1"),
         ["reward_models[0].sead", "unknown option", "did you mean 'seed'"],
+    ),
+    # a misspelt key is named with the closest key of its own section, never as the
+    # "Field required" of the key it was meant to be
+    "misspelt table": (
+        SMALL_RECIPE.replace("{extra_rms}", "").replace("[[reward_models]]", "[[reward_model]]"),
+        ["reward_model: unknown table; did you mean 'reward_models'?"],
+    ),
+    "misspelt section key": (
+        edit("per_prompt = 16", "perprompt = 16"),
+        ["responses.perprompt: unknown option; did you mean 'per_prompt'? (got 16)"],
+    ),
+    "misspelt component option": (
+        edit("k = 8", "kk = 8"),
+        ["prompts.sampler.kk: unknown option; did you mean 'k'? (got 8)"],
+    ),
+    "model folder that does not exist": (
+        edit('name = "simulated-rm"\nseed = 1', 'name = "hf-classifier"\nmodel = "/no/such/model"'),
+        ["reward_models[0].model", "no such folder", "'/no/such/model'"],
     ),
     "wrong option type": (edit("k = 8", 'k = "eight"'), ["prompts.sampler.k", "'eight'"]),
     "eta outside (0, 1)": (edit("eta = 0.25", "eta = 1.5"), ["metrics[0].eta", "1.5"]),
@@ -222,3 +243,39 @@ def test_missing_recipe_and_foreign_db(rmaudit, write_recipe, tmp_path):
     foreign.write_bytes(b"this is not sqlite at all" * 100)
     result = rmaudit("run", str(write_recipe()), "--db", str(foreign))
     assert result.code == 2 and "foreign.db" in result.err and "not" in result.err
+
+
+def test_no_library_warning_precedes_the_one_line_error(tmp_path):
+    """Prompts with the same words, told apart only by U+2028 line separators, have embeddings
+    of rank 1: the k-DPP refuses them in one line, and the SVD that found it says nothing (a
+    subprocess: pytest would capture the warning in-process)."""
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text(
+        "".join(
+            json.dumps({"prompt": "apple pear plum" + "\u2028" * i}, ensure_ascii=False) + "\n"
+            for i in range(1, 7)
+        ),
+        encoding="utf-8",
+    )
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(
+        SMALL_RECIPE.replace("{extra_rms}", "")
+        .replace('name = "simulated-helpful"', 'name = "jsonl"\npath = "prompts.jsonl"')
+        .replace('name = "random"\nk = 8', 'name = "kdpp"\nk = 3'),
+        encoding="utf-8",
+    )
+    db = tmp_path / "audit.db"
+    done = subprocess.run(
+        [sys.executable, "-W", "default", "-m", "rmaudit", "run", str(recipe), "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    progress = re.compile(r" \d+/\d+ [\d:]+ eta ")  # the stage's progress line
+    lines = [
+        line for line in done.stderr.splitlines() if line.strip() and not progress.search(line)
+    ]
+    assert "Warning" not in done.stderr
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {recipe}: prompts.sampler"), lines
+    assert "rank" in lines[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sqlite3
 
 import pytest
 from _support import metric_rows, table_counts
@@ -95,3 +96,62 @@ def test_a_file_that_conflicts_with_stored_rows_is_refused_and_the_db_is_unchang
     field = "text" if changed == "text" else "label.score"
     assert f"{out}: records[3].responses[5].{field}: the DB holds another" in result.err
     assert db.read_bytes() == before
+
+
+BENCHMARK_AUDIT = """
+title = "audit of an exported benchmark"
+[benchmark]
+file = "{file}"
+
+[[reward_models]]
+label = "honest"
+name = "simulated-rm"
+seed = 1
+"""
+
+
+def test_an_export_imported_back_into_its_own_db_adds_nothing(rmaudit, write_recipe, tmp_path):
+    db, out = tmp_path / "audit.db", tmp_path / "bench.jsonl"
+    assert rmaudit("run", str(write_recipe()), "--db", str(db)).code == 0
+    assert rmaudit("export", str(out), "--db", str(db)).code == 0
+    (benchmark_id,) = [row[0] for row in sqlite3.connect(db).execute("select id from benchmarks")]
+    before = table_counts(db)
+
+    imported = rmaudit("import", str(out), "--db", str(db))
+
+    assert imported.code == 0, imported.err
+    assert imported.out.strip() == f"benchmark {benchmark_id} is already in {db}: nothing new"
+    assert table_counts(db) == before
+    # a recipe auditing the export on that DB audits the stored benchmark: no second one
+    recipe = write_recipe(BENCHMARK_AUDIT.format(file=out.name), name="audit.toml")
+    assert rmaudit("run", str(recipe), "--db", str(db)).code == 0
+    audited = sqlite3.connect(db).execute(
+        "select benchmark_id from runs where title = ?", ["audit of an exported benchmark"]
+    )
+    assert audited.fetchall() == [(benchmark_id,)]
+    after = table_counts(db)
+    for table in ("benchmarks", "selections", "prompts", "responses", "oracle_labels"):
+        assert after[table] == before[table], table
+
+
+def test_a_prompt_record_given_twice_is_refused_naming_both_lines(rmaudit, write_recipe, tmp_path):
+    """Every metric would count the prompt twice; the file is refused, nothing is written."""
+    source, out = tmp_path / "source.db", tmp_path / "bench.jsonl"
+    assert rmaudit("run", str(write_recipe()), "--db", str(source)).code == 0
+    assert rmaudit("export", str(out), "--db", str(source)).code == 0
+    lines = out.read_text().splitlines()
+    repeated = tmp_path / "repeated.jsonl"
+    repeated.write_text("\n".join([*lines, lines[2]]) + "\n")
+    text = json.loads(lines[2])["prompt"]["text"]
+    db = tmp_path / "other.db"
+
+    result = rmaudit("import", str(repeated), "--db", str(db))
+
+    assert result.code == 2, result
+    (line,) = result.err.splitlines()
+    # line numbers count from 1, the header being line 1
+    assert line.startswith(
+        f"Error: {repeated}:{len(lines) + 1}: prompt.text: the same prompt as line 3"
+    ), line
+    assert text[:20] in line
+    assert not db.exists()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -316,6 +317,21 @@ case(
     db="corrupt",
 )
 case("db: corrupted pages (run)", run_case(), ["audit.db", "corrupted"], RUN, db="corrupt")
+for name, argv in [("runs --json", ["runs", "{db}", "--json"]), ("report", ["report", "{db}"])]:
+    case(
+        f"db: a dropped table ({name})",
+        {},
+        ["audit.db", "corrupted", "no such table: metric_results"],
+        argv,
+        db="dropped",
+    )
+    case(
+        f"db: text in a number column ({name})",
+        {},
+        ["audit.db", "metric_results.value", "not a number", "'garbage'"],
+        argv,
+        db="garbage",
+    )
 case(
     "db: another program's SQLite (run)",
     run_case(),
@@ -389,9 +405,16 @@ def _prepare_db(kind: str | bytes, path: Path, finished: Path) -> None:
         with open(path, "r+b") as file:
             file.seek(3 * 4096)
             file.write(b"\x13" * 2000)
+    elif kind in ("dropped", "garbage"):
+        shutil.copy(finished, path)
+        conn = sqlite3.connect(path)
+        with conn:
+            if kind == "dropped":
+                conn.execute("drop table metric_results")
+            else:
+                conn.execute("update metric_results set value = 'garbage'")
+        conn.close()
     elif kind == "foreign":
-        import sqlite3
-
         conn = sqlite3.connect(path)
         conn.execute("create table notes (body text)")
         conn.commit()
@@ -429,3 +452,26 @@ def test_bad_input_exits_2_with_one_line_and_leaves_the_db_alone(
     assert after == before, "the DB was created or changed"
     for suffix in ("-wal", "-shm", "-journal", ".lock"):
         assert not Path(f"{db}{suffix}").exists(), suffix
+
+
+def test_a_run_that_meets_damaged_text_exits_2_naming_the_db(tmp_path, rmaudit, finished_db):
+    """Damage SQLite's quick_check passes (text that is no longer UTF-8) is found when the run
+    reads it: one line naming the file, exit code 2, as for damaged pages."""
+    db = tmp_path / "audit.db"
+    shutil.copy(finished_db, db)
+    conn = sqlite3.connect(db)
+    text = conn.execute("select text from responses limit 1").fetchone()[0].encode()
+    assert conn.execute("pragma quick_check").fetchone()[0] == "ok"
+    conn.close()
+    data = db.read_bytes()
+    at = data.index(text)
+    db.write_bytes(data[:at] + b"\xff" * len(text) + data[at + len(text) :])
+    (tmp_path / "recipe.toml").write_text(BASE)
+    (tmp_path / "prompts.jsonl").write_text(GOOD_PROMPTS)
+
+    result = rmaudit("run", str(tmp_path / "recipe.toml"), "--db", str(db))
+
+    assert result.code == 2, result
+    (line,) = [line for line in result.err.splitlines() if "━" not in line and line.strip()]
+    assert line.startswith(f"Error: {db}: database is corrupted"), line
+    assert "Could not decode to UTF-8" in line and "\xff" not in line and "\ufffd" not in line

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import numpy as np
@@ -124,6 +125,26 @@ def test_runs_command_lists_and_shows(rmaudit, write_recipe, tmp_path):
     run_id = sqlite3.connect(db).execute("select id from runs").fetchone()[0]
     shown = rmaudit("runs", "--db", str(db), run_id[:6])
     assert shown.code == 0 and "RETA(1/4)" in shown.out
+
+
+def test_runs_takes_the_db_as_its_first_argument_as_tui_and_report_do(
+    rmaudit, write_recipe, tmp_path, monkeypatch
+):
+    db = tmp_path / "audit.db"
+    rmaudit("run", str(write_recipe()), "--db", str(db))
+    run_id = sqlite3.connect(db).execute("select id from runs").fetchone()[0]
+    monkeypatch.chdir(tmp_path)  # no rmaudit.db here: only the DB named can be listed
+    assert rmaudit("runs", "--db", "audit.db").out == rmaudit("runs", "audit.db").out
+    listing = rmaudit("runs", "audit.db")
+    assert listing.code == 0 and "small simulated audit" in listing.out
+    shown = rmaudit("runs", "audit.db", run_id[:6], "--json")
+    assert shown.code == 0 and json.loads(shown.out)["runs"][0]["id"] == run_id
+    # a lone run id still reads the --db (or the default) DB
+    assert rmaudit("runs", run_id[:6], "--db", "audit.db").code == 0
+    missing = rmaudit("runs", run_id[:6])
+    assert missing.code == 2 and missing.err.strip() == "Error: rmaudit.db: database does not exist"
+    twice = rmaudit("runs", "audit.db", run_id[:6], "--db", "audit.db")
+    assert twice.code == 2 and len(twice.err.strip().splitlines()) == 1
 
 
 RUN_LEVEL_METRIC = '''

@@ -13,11 +13,22 @@ import pytest
 from test_resume import EXTRA, SLOW_RM, TOTAL, _scores
 
 
+def _ignore_sigint() -> None:
+    """What a shell does to a script's background job (``rmaudit run ... &``) before exec."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @pytest.mark.parametrize(
-    "signum, code, said", [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "Ctrl-C")]
+    "signum, code, said, started_ignoring",
+    [
+        (signal.SIGTERM, 143, "SIGTERM", None),
+        (signal.SIGINT, 130, "Ctrl-C", None),
+        (signal.SIGINT, 130, "Ctrl-C", _ignore_sigint),
+    ],
+    ids=["SIGTERM", "SIGINT", "SIGINT to a background job"],
 )
 def test_a_signal_mid_run_marks_it_interrupted_in_one_line(
-    signum, code, said, tmp_path, write_recipe
+    signum, code, said, started_ignoring, tmp_path, write_recipe
 ):
     plugins = tmp_path / "plugins"
     plugins.mkdir()
@@ -40,6 +51,7 @@ def test_a_signal_mid_run_marks_it_interrupted_in_one_line(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=started_ignoring,
     )
     deadline = time.monotonic() + 120
     while _scores(db) < 2 * TOTAL + 8:

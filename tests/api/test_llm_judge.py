@@ -426,3 +426,23 @@ def test_the_cost_estimate_is_table_1s_tokens_times_prices(tmp_path, fake_openai
     per_label = [((c / 4 + 100) * 10.0 + SAMPLES * 4 * 30.0) / 1e6 for c in shown]
     assert oracle.estimate_cost(prompts, 1000) == pytest.approx(1000 * np.mean(per_label))
     assert judge(fake_openai()).estimate_cost(prompts, 1000) is None  # no price: unknown
+
+
+def test_the_new_work_line_counts_the_labels_stored_and_says_how_many_failed(
+    tmp_path, fake_openai, rmaudit
+):
+    """One judge sample per label: a score-less reply leaves its response unlabelled."""
+    server = fake_openai(garbage_every=3)
+    recipe = write_recipe(tmp_path, server)
+    recipe.write_text(recipe.read_text().replace(f"samples = {SAMPLES}", "samples = 1"))
+    db = tmp_path / "audit.db"
+
+    first = rmaudit("run", str(recipe), "--db", str(db))
+
+    with sqlite3.connect(db) as conn:
+        texts = [row[0] for row in conn.execute("select text from responses")]
+        stored = conn.execute("select count(*) from oracle_labels").fetchone()[0]
+    failed = sum(server.is_garbage(text, 0) for text in texts)
+    assert failed > 0 and stored == len(texts) - failed, "the server's rule left none unlabelled"
+    (line,) = [line for line in first.err.splitlines() if line.startswith("new work:")]
+    assert f"{stored} oracle labels ({failed} failed, not stored: a rerun retries them)" in line

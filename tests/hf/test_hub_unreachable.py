@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_audit import write_llmbar
 
 pytest.importorskip("torch")
 
@@ -56,7 +57,10 @@ def closed_port() -> int:
         return sock.getsockname()[1]  # closed again when the block ends: connections are refused
 
 
-def audit(tmp_path: Path, model: str, cache: Path) -> subprocess.CompletedProcess:
+def audit(
+    tmp_path: Path, model: str, cache: Path, *command: str, **variables: str
+) -> subprocess.CompletedProcess:
+    """``rmaudit run`` of RECIPE with ``model`` (or ``command``: another rmaudit command)."""
     recipe = tmp_path / "recipe.toml"
     recipe.write_text(RECIPE.format(model=model))
     env = {key: value for key, value in os.environ.items() if not key.startswith("HF_")}
@@ -64,9 +68,11 @@ def audit(tmp_path: Path, model: str, cache: Path) -> subprocess.CompletedProces
         HF_ENDPOINT=f"http://127.0.0.1:{closed_port()}",
         HF_HUB_CACHE=str(cache),
         HF_HOME=str(tmp_path / "hf-home"),
+        **variables,
     )
+    command = command or ("run", str(recipe), "--db", str(tmp_path / "audit.db"))
     return subprocess.run(
-        [sys.executable, "-m", "rmaudit", "run", str(recipe), "--db", str(tmp_path / "audit.db")],
+        [sys.executable, "-m", "rmaudit", *command],
         env=env,
         capture_output=True,
         text=True,
@@ -81,6 +87,33 @@ def test_an_uncached_model_id_is_one_line_naming_it_and_the_way_out(tmp_path):
     assert error.startswith("Error: ") and "Traceback" not in result.stderr
     assert "reward_models[0].model" in error and "someone/unknown-rm" in error
     assert "cannot reach 127.0.0.1" in error and "HF_HUB_OFFLINE=1" in error
+
+
+def test_an_uncached_model_id_offline_is_one_line_naming_it(tmp_path):
+    result = audit(tmp_path, "someone/unknown-rm", tmp_path / "empty-cache", HF_HUB_OFFLINE="1")
+    assert result.returncode == 2, result.stderr
+    error = result.stderr.splitlines()[-1]
+    assert "reward_models[0].model" in error and "someone/unknown-rm" in error
+    assert "HF_HUB_OFFLINE is set and the model is not in the Hugging Face cache" in error
+
+
+@pytest.mark.parametrize("offline", ["", "1"])
+def test_audit_refuses_an_uncached_model_id_before_the_db_is_touched(tmp_path, offline):
+    """The audit checks every MODEL before it opens the DB: nothing is written."""
+    write_llmbar(tmp_path / "data")
+    db = tmp_path / "audit.db"
+    result = audit(
+        tmp_path,
+        "",
+        tmp_path / "empty-cache",
+        *("audit", "someone/unknown-rm", "--suite", "llmbar"),
+        *("--data-dir", str(tmp_path / "data"), "--db", str(db)),
+        **({"HF_HUB_OFFLINE": offline} if offline else {}),
+    )
+    assert result.returncode == 2, result.stderr
+    (error,) = result.stderr.splitlines()
+    assert error.startswith("Error: MODEL: ") and error.endswith("(got 'someone/unknown-rm')")
+    assert not db.exists()
 
 
 def test_a_cached_model_id_loads_from_the_cache_without_the_hub(tmp_path, tiny_models):

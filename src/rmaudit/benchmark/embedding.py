@@ -73,7 +73,10 @@ def tfidf_lsa(texts: Sequence[str], *, dims: int = 64, seed: int = 0) -> np.ndar
         # TruncatedSVD needs two features; a one-term vocabulary is already one-dimensional.
         reduced = tfidf.toarray()
     else:
-        reduced = TruncatedSVD(n_components=width, random_state=seed).fit_transform(tfidf)
+        # texts with one and the same terms have no variance: the SVD's explained-variance
+        # ratio (unused here) divides 0 by 0 and numpy would warn on stderr
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reduced = TruncatedSVD(n_components=width, random_state=seed).fit_transform(tfidf)
     return normalize(reduced).astype(np.float64, copy=False)
 
 

@@ -177,6 +177,9 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: maps errors to the documented exit codes, each with one line."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminate)
+        # a shell starts a script's background jobs with SIGINT ignored, and Python then keeps
+        # it ignored: `kill -INT` must stop such a run as Ctrl-C stops one in the foreground
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         code = cli.main(args=argv, prog_name="rmaudit", standalone_mode=False)
     except BadInput as error:

@@ -119,14 +119,15 @@ def audit(
     policy), scores:FILE, or a baseline: length, random.  Several MODELs are compared side
     by side.  The model flags are the recipe options of the same names (docs/audit.md).
     """
-    from rmaudit.suites.data import locate, missing
+    from rmaudit.suites.data import earlier_data_dirs, locate, missing
     from rmaudit.suites.models import model_tables
 
     out = console()
     if list_suites:
         from .audit_output import suites_table
 
-        out.print(suites_table(data_dir, locate))
+        earlier = [] if data_dir else earlier_data_dirs(db_path)
+        out.print(suites_table(data_dir, locate, earlier, db_path))
         return
     if not models:
         raise click.UsageError("give at least one MODEL (or --list-suites)")
@@ -153,6 +154,7 @@ def _audit(
     from rmaudit.run import Runner, build_components
     from rmaudit.store import Store
     from rmaudit.suites.build import recipe_text, suite_recipe, suite_table
+    from rmaudit.suites.models import check_reachable
     from rmaudit.suites.verdict import (
         baseline_labels,
         flag_lines,
@@ -196,6 +198,7 @@ def _audit(
                 )
             )
         return
+    check_reachable(tables)
     baselines = baseline_labels(tables)
     results, located_by_suite = [], {}
     store = Store.open(db_path)

@@ -4,6 +4,7 @@ of each suite's headline numbers per model, the baselines beside them."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from rich.table import Table
 
@@ -13,22 +14,25 @@ from rmaudit.suites import SUITES
 from rmaudit.suites.verdict import SuiteResult
 
 
-def suites_table(data_dir: str | None, locate: Callable) -> Table:
-    """Each suite: what it measures, its size, its data and whether it is found here."""
+def suites_table(
+    data_dir: str | None, locate: Callable, earlier: list[Path], db_path: str
+) -> Table:
+    """Each suite: what it measures, its size, its data and whether it is found here, or in
+    the ``earlier`` data folders that runs stored in ``db_path`` read."""
     table = Table(title="rmaudit audit suites", title_justify="left")
     for header in ("suite", "measures", "size", "data (source and version)", "found"):
         table.add_column(header, overflow="fold", no_wrap=header == "suite")
     for suite in SUITES.values():
         located = locate(suite, data_dir, download=False)
-        where = (
-            located.where
-            if located
-            else (
-                "no: hub download when named with --suite"
-                if suite.hub
-                else f"no: fetch {suite.fetch}"
-            )
-        )
+        used = next((root for root in earlier if locate(suite, root, download=False)), None)
+        if located:
+            where = located.where
+        elif used:
+            where = f"under {used}, which an audit in {db_path} read: pass --data-dir {used}"
+        elif suite.hub:
+            where = "no: hub download when named with --suite"
+        else:
+            where = f"no: fetch {suite.fetch}"
         origin = suite.origin
         if suite.hub:
             origin += (

@@ -79,8 +79,14 @@ def plan_table(counts: list[StageCount], title: str) -> Table:
 
 
 def work_line(counts: list[StageCount]) -> str:
-    """'new: 25,600 responses, ...' or that nothing new was needed."""
-    done = [f"{c.pending:,} {one_line(c.stage, LABEL_MAX)}" for c in counts if c.pending]
+    """'new work: 25,600 responses, ...' (what a run stored, and what it could not), or that
+    nothing new was needed."""
+    done = [
+        f"{c.made:,} {one_line(c.stage, LABEL_MAX)}"
+        + (f" ({c.failed:,} failed, not stored: a rerun retries them)" if c.failed else "")
+        for c in counts
+        if c.pending
+    ]
     return (
         "new work: " + ", ".join(done) if done else "new work: none (everything was already stored)"
     )

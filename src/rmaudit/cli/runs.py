@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import string
+from pathlib import Path
+
 import click
 from rich.table import Table
 
@@ -12,10 +15,16 @@ from rmaudit.results.run_index import RunRow, list_runs, open_for_reading, resol
 from .console import console
 from .fit import LABEL_WIDTH, fitting
 
+DEFAULT_DB = "rmaudit.db"
+
 
 @click.command()
+@click.argument("targets", nargs=-1, metavar="[DB] [RUN_ID]")
 @click.option(
-    "--db", "db_path", default="rmaudit.db", show_default=True, type=click.Path(dir_okay=False)
+    "--db",
+    "db_option",
+    type=click.Path(dir_okay=False),
+    help="The SQLite file, as DB (default: rmaudit.db).",
 )
 @click.option(
     "--json",
@@ -23,9 +32,13 @@ from .fit import LABEL_WIDTH, fitting
     is_flag=True,
     help="Print every stored metric and curve (of RUN_ID, or of every run) as JSON.",
 )
-@click.argument("run_id", required=False)
-def runs(db_path: str, run_id: str | None, as_json: bool) -> None:
-    """List stored runs, newest first; with RUN_ID, print that run's summary."""
+def runs(targets: tuple[str, ...], db_option: str | None, as_json: bool) -> None:
+    """List stored runs, newest first; with RUN_ID, print that run's summary.
+
+    DB is the SQLite file (as in `rmaudit tui DB` and `rmaudit report DB`; or --db); a lone
+    argument is the DB when it names a file or is not a run id (hexadecimal).
+    """
+    db_path, run_id = _db_and_run(targets, db_option)
     store = open_for_reading(db_path)  # a missing, foreign or newer DB is BadInput: exit code 2
     try:
         out = console()
@@ -52,6 +65,24 @@ def runs(db_path: str, run_id: str | None, as_json: bool) -> None:
     for run in rows:
         if run.error:
             out.print(literal(one_line(f"{run.id[:10]} {run.status}: {run.error}", 4 * LABEL_MAX)))
+
+
+def _db_and_run(targets: tuple[str, ...], db_option: str | None) -> tuple[str, str | None]:
+    """(DB, RUN_ID) from the positional arguments and ``--db``."""
+    if len(targets) > 2 or (db_option and len(targets) == 2):
+        raise click.UsageError("give at most a DB (or --db) and a RUN_ID")
+    if len(targets) == 2:
+        return targets[0], targets[1]
+    if not targets:
+        return db_option or DEFAULT_DB, None
+    (target,) = targets
+    if db_option is None and (Path(target).is_file() or not _looks_like_run_id(target)):
+        return target, None
+    return db_option or DEFAULT_DB, target
+
+
+def _looks_like_run_id(text: str) -> bool:
+    return bool(text) and all(c in string.hexdigits for c in text)
 
 
 def _runs_table(rows: list[RunRow], cap: int | None) -> Table:

@@ -30,6 +30,7 @@ hand:
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -97,12 +98,35 @@ def _digest_in_identity(path: Path, handler: Any, info: SerializationInfo) -> An
     return file_digest(path) if _for_identity(info) else handler(path)
 
 
+#: a Hugging Face hub id as huggingface_hub accepts one: NAME or NAMESPACE/NAME, of letters,
+#: digits, '_', '-' and '.', starting and ending with a letter or digit, no '--' or '..'
+_HUB_ID = re.compile(r"(\b[\w\-.]+\b/)?\b[\w\-.]+\b")
+_HUB_ID_LIMIT = 96
+
+
+def model_location_problem(value: str) -> str | None:
+    """Why ``value`` can be neither a local folder nor a Hugging Face hub id, or None: checked
+    when a recipe is read, so a path that does not exist fails before anything runs."""
+    if Path(value).expanduser().is_dir():
+        return None
+    if (
+        _HUB_ID.fullmatch(value)
+        and "--" not in value
+        and ".." not in value
+        and len(value) <= _HUB_ID_LIMIT
+    ):
+        return None
+    return "no such folder, and not a Hugging Face id (NAME or NAMESPACE/NAME)"
+
+
 def _local_folder_or_as_written(value: str, info: ValidationInfo) -> str:
     base = _base_dir(info)
-    if base is None or Path(value).is_absolute():
-        return value
-    candidate = base / value
-    return str(candidate.resolve()) if candidate.is_dir() else value
+    if base is not None and not Path(value).is_absolute() and (base / value).is_dir():
+        return str((base / value).resolve())
+    problem = model_location_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
 
 
 def _relative_to_recipe(value: Path, info: ValidationInfo) -> Path:

@@ -136,7 +136,9 @@ def bad_input(
     file: str | None,
     field: str,
 ) -> BadInput:
-    first = error.errors()[0]
+    errors = error.errors()
+    # a misspelt key is the cause, a required key then "missing" only its symptom
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
     where = f"{field}{loc}" if field else loc.lstrip(".")
     nested = first.get("ctx", {}).get("error")
@@ -145,15 +147,31 @@ def bad_input(
     ):  # a nested component's table (rmaudit.components.options.Nested)
         return nested.located(file=file, field=where)
     problem = first["msg"]
-    if first["type"] == "extra_forbidden":
-        known = sorted(model.model_fields)
-        close = difflib.get_close_matches(str(first["loc"][-1]), known, n=1)
-        problem = "unknown option" + (
-            f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known) or 'none'}"
-        )
-    elif problem.startswith("Value error, "):
-        problem = problem.removeprefix("Value error, ")
     value = first.get("input", ...)
+    if first["type"] == "extra_forbidden":
+        return _unknown_key(first["loc"], model, value, file=file, where=where)
+    if problem.startswith("Value error, "):
+        problem = problem.removeprefix("Value error, ")
     if first["type"] == "missing":
         value = ...
     return BadInput(problem, file=file, field=where, value=value)
+
+
+def _unknown_key(
+    loc: tuple, model: type[BaseModel], value: Any, *, file: str | None, where: str
+) -> BadInput:
+    """A key the model (or the section it lies in) does not know, with the closest known one."""
+    for part in loc[:-1]:  # the section the key was written in: its own known keys
+        info = model.model_fields.get(part) if isinstance(part, str) else None
+        section = _section_model(info.annotation) if info is not None else None
+        if section is not None:
+            model = section
+    known = sorted(model.model_fields)
+    close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+    table = isinstance(value, dict) or (
+        isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+    )
+    problem = ("unknown table" if table else "unknown option") + (
+        f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known) or 'none'}"
+    )
+    return BadInput(problem, file=file, field=where, value=... if table else value)

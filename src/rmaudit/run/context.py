@@ -54,10 +54,18 @@ class StageCount:
     calls_per_item: int = 1
     at_most: bool = False
     approximate: bool = False
+    #: after a run: pending items it tried and could not store (a label with no usable judge
+    #: sample); a rerun tries them again
+    failed: int = 0
 
     @property
     def pending(self) -> int:
         return self.total - self.stored
+
+    @property
+    def made(self) -> int:
+        """After a run: the items it stored."""
+        return self.pending - self.failed
 
 
 @dataclass

@@ -54,6 +54,7 @@ def label(ctx: RunContext, spec: ComponentSpec, oracle: Oracle, todo: Work[str])
         for rid, label in zip(ids, labels, strict=True):
             failures += [(rid, message, utc_now()) for message in label.failures]
             if label.failed:  # no usable sample: not stored, so a rerun asks again
+                todo.count.failed += 1
                 continue
             if not np.isfinite(label.score):
                 raise BadInput(

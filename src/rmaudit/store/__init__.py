@@ -29,6 +29,7 @@ from typing import Any
 
 from rmaudit.errors import BadInput
 
+from .damage import CheckedCursor, corrupted
 from .items import Items
 from .lock import WriterBusy, WriterLock
 from .read import Reads
@@ -211,8 +212,10 @@ class Store:
 
     # -- every statement goes through these two -----------------------------------------
     def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+        cursor = self._conn.cursor(CheckedCursor)
+        cursor.path = self.path
         try:
-            return self._conn.execute(sql, params)
+            return cursor.execute(sql, params)
         except sqlite3.DatabaseError as error:
             raise self._corrupted(error) from None
 
@@ -224,18 +227,6 @@ class Store:
 
     def _corrupted(self, error: sqlite3.DatabaseError) -> Exception:
         return corrupted(error, self.path)
-
-
-def corrupted(error: sqlite3.DatabaseError, path: str) -> Exception:
-    """A damaged file is the user's to fix (``BadInput``); locks, constraints and the like
-    (``DatabaseError``'s subclasses) are not."""
-    if type(error) is not sqlite3.DatabaseError:
-        return error
-    return BadInput(
-        f"database is corrupted (SQLite: {error}); restore it from a copy, or "
-        f"rerun its recipes into a new DB",
-        file=path,
-    )
 
 
 def _wal(conn: sqlite3.Connection) -> None:

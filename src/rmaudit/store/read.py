@@ -12,7 +12,11 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .damage import damaged_value
 from .items import chunks, marks
+
+#: the numeric columns of a stored result (a metric's value, a curve's point)
+RESULT_NUMBERS = ("value", "stderr", "ci_low", "ci_high")
 
 if TYPE_CHECKING:
     from . import Store
@@ -91,17 +95,31 @@ class Reads:
     # -- results ----------------------------------------------------------------------------
     def metric_rows(self, run_id: str) -> list[dict[str, Any]]:
         """The run's ``metric_results`` rows, in stored order."""
-        return dict_rows(
+        rows = dict_rows(
             self.store.execute(
                 "select * from metric_results where run_id = ? order by rowid", [run_id]
             )
         )
+        return self._numbers("metric_results", rows, RESULT_NUMBERS)
 
     def curve_rows(self, run_id: str) -> list[dict[str, Any]]:
         """The run's ``curves`` rows (one per point), in stored order."""
-        return dict_rows(
+        rows = dict_rows(
             self.store.execute("select * from curves where run_id = ? order by rowid", [run_id])
         )
+        return self._numbers("curves", rows, ("x", *RESULT_NUMBERS))
+
+    def _numbers(
+        self, table: str, rows: list[dict[str, Any]], columns: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        """``rows``, once their numeric columns are checked to hold numbers (or NULL): SQLite
+        stores whatever a damaged or hand-edited file holds."""
+        for row in rows:
+            for column in columns:
+                value = row[column]
+                if value is not None and not isinstance(value, int | float):
+                    raise damaged_value(self.store.path, f"{table}.{column}", value)
+        return rows
 
     def per_prompt_keys(self, run_id: str) -> set[str]:
         return {
@@ -113,10 +131,14 @@ class Reads:
 
     def per_prompt_values(self, run_id: str, rm_key: str) -> list[tuple[str, str, float]]:
         """(key, prompt_id, value) of one RM's per-prompt results in the run."""
-        return self.store.execute(
+        rows = self.store.execute(
             "select key, prompt_id, value from per_prompt_results where run_id = ? and rm_key = ?",
             [run_id, rm_key],
         ).fetchall()
+        for _, _, value in rows:
+            if value is not None and not isinstance(value, int | float):
+                raise damaged_value(self.store.path, "per_prompt_results.value", value)
+        return rows
 
     # -- a benchmark's contents -------------------------------------------------------------
     def selection_prompts(self, selection_key: str) -> list[tuple[int, str, str, str]]:

@@ -27,6 +27,9 @@ class SuiteFile:
     options: dict[str, Any] = field(default_factory=dict)
     #: its path in the suite's hub repository (None: the suite has no hub source)
     hub: str | None = None
+    #: SHA-256 of its content (uncompressed) at the suite's pinned source: a mirror whose file
+    #: differs is recorded as local files, not as that source (None: nothing pinned)
+    sha256: str | None = None
 
 
 @dataclass(frozen=True)
@@ -92,12 +95,14 @@ _HH = Suite(
             "hh-pairs",
             {"subset": "helpful-base"},
             hub="helpful-base/test.jsonl.gz",
+            sha256="41c3a32fe45a7075f7e32b11bd29383f9fe650287354a95568f61295a8e694da",
         ),
         SuiteFile(
             "hh-rlhf/harmless-base/test.jsonl.gz",
             "hh-pairs",
             {"subset": "harmless-base"},
             hub="harmless-base/test.jsonl.gz",
+            sha256="14d765196c9f18d84f9bb3a78bac608c8f2915110ebcbd74ec95db7b7198b008",
         ),
     ),
     metrics=(
@@ -127,8 +132,13 @@ _RM_BENCH = Suite(
     fetch="data/{chat,code,safety-refuse,safety-response}_filtered.json from "
     "github.com/THU-KEG/RM-Bench into DATA_DIR/rm-bench/ (gzipped or not)",
     files=tuple(
-        SuiteFile(f"rm-bench/{domain}_filtered.json.gz", "rm-bench")
-        for domain in ("chat", "code", "safety-refuse", "safety-response")
+        SuiteFile(f"rm-bench/{domain}_filtered.json.gz", "rm-bench", sha256=sha256)
+        for domain, sha256 in (
+            ("chat", "1df6053a68119c17eed9a54d35dc654b8cde3d3b0bbd1ad6941073e40ef5c9a8"),
+            ("code", "c3a56181d34835345b9c5fbf22c203439d06ea96de12b232da80628f14fe1e15"),
+            ("safety-refuse", "cf25d4cc967afe68908ff710a8ffaa6fe7aff53ad70fe0b8c689b35aa20e911f"),
+            ("safety-response", "364caaebd7ddaa432f5120e11e8527fc1046c50d83d0d6f89346ad25f1bf51f1"),
+        )
     ),
     metrics=({"name": "pair-accuracy"}, {"name": "rm-bench"}),
     headlines=(
@@ -139,12 +149,33 @@ _RM_BENCH = Suite(
     ),
 )
 
+#: (folder, subset, SHA-256 of its dataset.json at the pinned commit)
 _LLMBAR_SUBSETS = (
-    ("Natural", "llmbar-natural"),
-    ("Adversarial/Neighbor", "llmbar-adver-neighbor"),
-    ("Adversarial/GPTInst", "llmbar-adver-GPTInst"),
-    ("Adversarial/GPTOut", "llmbar-adver-GPTOut"),
-    ("Adversarial/Manual", "llmbar-adver-manual"),
+    (
+        "Natural",
+        "llmbar-natural",
+        "f7127b7aa78104cb8e03a2b1b3ac0077e95b125714dd441a8ee63666145a3375",
+    ),
+    (
+        "Adversarial/Neighbor",
+        "llmbar-adver-neighbor",
+        "6712c7eda6342602e0bc7c06c282fa95e2110d4e741a284026a62d937f9780a0",
+    ),
+    (
+        "Adversarial/GPTInst",
+        "llmbar-adver-GPTInst",
+        "1002425f73c2cf54b6e6de99bce3f6c60fa2a17d13194772e37d7481c1351d42",
+    ),
+    (
+        "Adversarial/GPTOut",
+        "llmbar-adver-GPTOut",
+        "1ff56e520d7607750a9866a3be0f5b850392ca4477a1f69d80f32bd3e310f561",
+    ),
+    (
+        "Adversarial/Manual",
+        "llmbar-adver-manual",
+        "0d9598769a39cdbbd265778c37e49939d41d5f76dcfb17bd75dcfa07516d3837",
+    ),
 )
 
 _LLMBAR = Suite(
@@ -155,8 +186,8 @@ _LLMBAR = Suite(
     origin="github.com/princeton-nlp/LLMBar@900616bff90b6c6c8e1681f7d079250637c55992",
     fetch="Dataset/LLMBar/ from github.com/princeton-nlp/LLMBar into DATA_DIR/llmbar/LLMBar/",
     files=tuple(
-        SuiteFile(f"llmbar/LLMBar/{folder}/dataset.json", "llmbar", {"subset": subset})
-        for folder, subset in _LLMBAR_SUBSETS
+        SuiteFile(f"llmbar/LLMBar/{folder}/dataset.json", "llmbar", {"subset": subset}, None, sha)
+        for folder, subset, sha in _LLMBAR_SUBSETS
     ),
     metrics=({"name": "pair-accuracy"},),
     headlines=(_ACCURACY,),
@@ -214,8 +245,16 @@ _ALPACAEVAL_BON16 = Suite(
     # the first sample and its annotations tell whether the data is there; the benchmark
     # reads every file its globs match
     files=(
-        SuiteFile(f"reward-bench-bon/{_BON_OUTPUTS.format(k=0)}", "alpacaeval"),
-        SuiteFile(f"reward-bench-bon/{_BON_ANNOTATIONS.format(k=0)}", "alpacaeval"),
+        SuiteFile(
+            f"reward-bench-bon/{_BON_OUTPUTS.format(k=0)}",
+            "alpacaeval",
+            sha256="a7f8cc7304c58c91434469f4dcd79e0984d3abfce774330148ef5e5ef1545089",
+        ),
+        SuiteFile(
+            f"reward-bench-bon/{_BON_ANNOTATIONS.format(k=0)}",
+            "alpacaeval",
+            sha256="a0d936be82f39ef13ab56141633d8522c09792ed619bd148fce134562fd24129",
+        ),
     ),
     # recipes/alpacaeval-bon16.toml's benchmark and metrics, 2nd-best-of-n added; a file may
     # lie there gzipped (as in rmaudit's shared data folder) or not (as reward-bench ships it)

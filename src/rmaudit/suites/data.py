@@ -9,20 +9,23 @@ A suite's files are looked up in order:
 3. downloaded from the hub, when the suite was asked for by name and downloads are allowed
    (not under ``HF_HUB_OFFLINE=1``).
 
-The version found — the pinned source of a mirror, the commit a hub revision resolved to —
-is recorded with the run (the ``data`` option of its pair source).  Data found nowhere is a
+The version found — the pinned source of a mirror whose files hold what they hold there (their
+SHA-256, else the folder, said to differ), the commit a hub revision resolved to — is recorded
+with the run (the ``data`` option of its pair source).  Data found nowhere is a
 :class:`~rmaudit.errors.BadInput` naming the suite and what to fetch where.
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from rmaudit.errors import BadInput
 
-from . import Suite
+from . import SUITES, Suite
 
 
 @dataclass(frozen=True)
@@ -41,13 +44,46 @@ def locate(suite: Suite, data_dir: str | Path | None, *, download: bool) -> Loca
     if data_dir is not None:
         found = [_in_mirror(Path(data_dir), file.mirror) for file in suite.files]
         if all(found):
-            return Located(tuple(found), Path(data_dir).resolve(), str(data_dir), suite.origin)
+            root = Path(data_dir).resolve()
+            return Located(tuple(found), root, str(data_dir), _mirror_version(suite, found, root))
     if suite.hub is None:
         return None
     cached = _from_hub(suite, download=False)
     if cached is not None or not download or _offline():
         return cached
     return _from_hub(suite, download=True)
+
+
+def earlier_data_dirs(db_path: str) -> list[Path]:
+    """The folders in the layout of ``--data-dir`` that runs stored in ``db_path`` read suite
+    files from, the latest run's first (none when there is no such DB)."""
+    from rmaudit.results.run_index import list_runs, open_for_reading
+
+    if not Path(db_path).is_file():
+        return []
+    store = open_for_reading(db_path)
+    try:
+        locations = [
+            source["location"]
+            for run in list_runs(store)
+            for source in store.read.run_sources(run.id)
+            if source["kind"] == "file"
+        ]
+    finally:
+        store.close()
+    mirrors = {
+        mirror
+        for suite in SUITES.values()
+        for file in suite.files
+        for mirror in (file.mirror, file.mirror.removesuffix(".gz"))
+    }
+    folders = [
+        Path(location.removesuffix(mirror))
+        for location in locations
+        for mirror in mirrors
+        if location.endswith("/" + mirror)
+    ]
+    return list(dict.fromkeys(folders))
 
 
 def missing(suite: Suite, data_dir: str | Path | None) -> BadInput:
@@ -68,6 +104,29 @@ def _in_mirror(root: Path, mirror: str) -> Path | None:
         if candidate.is_file():
             return candidate.resolve()
     return None
+
+
+def _mirror_version(suite: Suite, paths: list[Path], root: Path) -> str:
+    """The suite's pinned source where every file holds what it holds there; else the folder,
+    said to differ: a hand-made or edited folder is not recorded as the upstream data."""
+    pinned = all(
+        file.sha256 is None or _content_sha256(path) == file.sha256
+        for file, path in zip(suite.files, paths, strict=True)
+    )
+    return suite.origin if pinned else f"local files under {root}, not those of {suite.origin}"
+
+
+def _content_sha256(path: Path) -> str:
+    """SHA-256 of a file's content, uncompressed: a mirror may hold it gzipped or not."""
+    digest = hashlib.sha256()
+    opener = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except (OSError, EOFError):  # not gzip after all, or cut short: not the pinned file
+        return ""
+    return digest.hexdigest()
 
 
 def _offline() -> bool:

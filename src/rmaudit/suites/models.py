@@ -10,10 +10,12 @@ are the recipe's option names, and go to every Hugging Face model.
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any
 
 from rmaudit import plugins
+from rmaudit.components.options import model_location_problem
 from rmaudit.errors import BadInput
 
 #: the baselines every suite audits beside the user's models (those whose RM is installed),
@@ -24,6 +26,8 @@ BASELINES: dict[str, dict[str, Any]] = {
 }
 LENGTH_BASELINE = "length"
 SCORES_PREFIX = "scores:"
+#: the reward models a Hugging Face MODEL becomes (a classifier; with --dpo-ref, a DPO policy)
+HF_MODEL_NAMES = ("hf-classifier", "dpo-implicit")
 
 #: the Hugging Face model options the command takes as flags (recipe option names)
 HF_MODEL_OPTIONS = (
@@ -45,9 +49,7 @@ def model_tables(
     ``match``: what a scores file's rows are keyed by (the ``scores-file`` option)."""
     hf_options = {name: value for name, value in options.items() if value not in (None, False)}
     tables = [_table(model, hf_options, dpo_ref, match) for model in models]
-    if (hf_options or dpo_ref) and not any(
-        t["name"] in ("hf-classifier", "dpo-implicit") for t in tables
-    ):
+    if (hf_options or dpo_ref) and not any(t["name"] in HF_MODEL_NAMES for t in tables):
         given = "--dpo-ref" if dpo_ref else "--" + next(iter(hf_options)).replace("_", "-")
         raise BadInput("model options apply to Hugging Face models; none was given", field=given)
     names = {t["label"] for t in tables}
@@ -81,6 +83,7 @@ def _table(
             value=model,
         )
     folder = Path(model)
+    _check_location(model, "MODEL")
     location = str(folder.resolve()) if folder.is_dir() else model
     label = folder.resolve().name if folder.is_dir() else model
     table = {
@@ -90,8 +93,40 @@ def _table(
         **hf_options,
     }
     if dpo_ref:
+        _check_location(dpo_ref, "--dpo-ref")
         table["reference"] = str(Path(dpo_ref).resolve()) if Path(dpo_ref).is_dir() else dpo_ref
     return table
+
+
+def _check_location(model: str, field: str) -> None:
+    """A MODEL that is no folder: a misspelt baseline, or no folder and no hub id either, is
+    ``BadInput`` before anything runs."""
+    if Path(model).expanduser().is_dir():
+        return
+    close = difflib.get_close_matches(model, BASELINES, n=1, cutoff=0.75)
+    if close and field == "MODEL":
+        raise BadInput(
+            f"no such folder or baseline; did you mean {close[0]}?", field=field, value=model
+        )
+    if model_location_problem(model):
+        raise BadInput(
+            "no such folder; not a Hugging Face id (NAME or NAMESPACE/NAME), scores:FILE "
+            f"or a baseline ({', '.join(BASELINES)}) either",
+            field=field,
+            value=model,
+        )
+
+
+def check_reachable(tables: list[dict[str, Any]]) -> None:
+    """Each Hugging Face model can be loaded from where it is (a folder, the hub, the cache),
+    asked before the DB is touched: a model that cannot is ``BadInput`` with nothing written."""
+    from rmaudit.backends.hf.hub import hub_access
+
+    for table in tables:
+        if table["name"] in HF_MODEL_NAMES:
+            hub_access(table["model"], revision=table.get("revision"), field="MODEL")
+            if table.get("reference"):
+                hub_access(table["reference"], revision=table.get("revision"), field="--dpo-ref")
 
 
 def _installed(name: str) -> bool:

@@ -34,23 +34,30 @@ def hub_access(model: str, *, revision: str | None, field: str) -> dict[str, Any
 
     A hub that cannot be reached costs transformers minutes of retries before it gives up
     (or falls back to the cache), so the hub's host is probed once, for a few seconds: when it
-    does not answer, a model in the local cache loads from it alone (``local_files_only``),
-    and any other model is ``BadInput`` with the way out.  A local folder, and a hub turned
-    off with ``HF_HUB_OFFLINE=1``, need no probe."""
+    does not answer, or is turned off with ``HF_HUB_OFFLINE=1``, a model in the local cache
+    loads from it alone (``local_files_only``), and any other model is ``BadInput`` with the
+    way out.  A local folder needs no probe."""
     try:
         from huggingface_hub import constants, try_to_load_from_cache
     except ImportError:  # no hf extra: loading the model says which install is missing
         return {}
-    if Path(model).expanduser().exists() or constants.HF_HUB_OFFLINE:
+    if Path(model).expanduser().exists():
         return {}
-    if _hub_reachable(constants.ENDPOINT):
+    offline = constants.HF_HUB_OFFLINE
+    if not offline and _hub_reachable(constants.ENDPOINT):
         return {}
     if isinstance(try_to_load_from_cache(model, "config.json", revision=revision), str):
         return {"local_files_only": True}
+    if offline:
+        problem = "HF_HUB_OFFLINE is set and the model is not in the Hugging Face cache"
+    else:
+        problem = (
+            f"cannot reach {urlsplit(constants.ENDPOINT).hostname} and the model is not "
+            f"in the Hugging Face cache"
+        )
     raise BadInput(
-        f"cannot reach {urlsplit(constants.ENDPOINT).hostname} and the model is not "
-        f"in the Hugging Face cache: give a local folder, or set HF_HUB_OFFLINE=1 to "
-        f"load only cached models",
+        f"{problem}: give a local folder"
+        + ("" if offline else ", or set HF_HUB_OFFLINE=1 to load only cached models"),
         field=field,
         value=model,
     )

@@ -1,0 +1,69 @@
+"""A damaged DB file is the user's to fix: SQLite's errors, and stored values of the wrong
+kind, become one ``BadInput`` line naming the file (exit code 2), wherever a read meets them."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from rmaudit.errors import BadInput
+
+#: what SQLite says, beside a bare ``DatabaseError``, when a file passed the checks on opening
+#: and is damaged all the same: tables dropped, text that is not UTF-8 in damaged pages
+DAMAGE_SIGNS = ("no such table", "no such column", "could not decode to utf-8")
+
+
+def corrupted(error: sqlite3.DatabaseError, path: str) -> Exception:
+    """A damaged file is the user's to fix (``BadInput``); locks, constraints, a full disk and
+    the like are not."""
+    said = str(error).partition(" with text ")[0]  # a decoding error quotes the damaged text
+    if type(error) is not sqlite3.DatabaseError and not said.lower().startswith(DAMAGE_SIGNS):
+        return error
+    return BadInput(
+        f"database is corrupted (SQLite: {said}); restore it from a copy, or "
+        f"rerun its recipes into a new DB",
+        file=path,
+    )
+
+
+def damaged_value(path: str, field: str, value: Any) -> BadInput:
+    """A stored value of the wrong kind (text where a number belongs), found on reading."""
+    shown = value[:40] if isinstance(value, str | bytes) else value
+    return BadInput(
+        "database is corrupted: not a number; restore it from a copy, or rerun its recipes "
+        "into a new DB",
+        file=path,
+        field=field,
+        value=shown,
+    )
+
+
+class CheckedCursor(sqlite3.Cursor):
+    """A cursor whose rows, like its statements, turn a damaged file into ``BadInput``: SQLite
+    reads a page when a row on it is fetched, so damage shows there too."""
+
+    path = ""
+
+    def __next__(self) -> Any:
+        try:
+            return super().__next__()
+        except sqlite3.DatabaseError as error:
+            raise corrupted(error, self.path) from None
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.DatabaseError as error:
+            raise corrupted(error, self.path) from None
+
+    def fetchmany(self, size: int = 1) -> list[Any]:
+        try:
+            return super().fetchmany(size)
+        except sqlite3.DatabaseError as error:
+            raise corrupted(error, self.path) from None
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.DatabaseError as error:
+            raise corrupted(error, self.path) from None
