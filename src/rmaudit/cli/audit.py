@@ -7,7 +7,6 @@ stored score.  ``--print-recipe`` shows each suite's recipe as TOML, to keep and
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,9 +14,12 @@ from typing import Any
 import click
 
 from rmaudit.errors import BadInput
-from rmaudit.suites import SUITES, get_suite
+from rmaudit.suites import RESULTS_FILE, SUITES, get_suite
 
 from .console import console
+
+#: audits keep their own store, so the runs of ``rmaudit run`` and of audits do not mix
+AUDIT_DB = "rmaudit-audit.db"
 
 #: click option name → recipe option name, for the model flags
 _MODEL_FLAGS = (
@@ -49,17 +51,18 @@ _MODEL_FLAGS = (
 @click.option(
     "--db",
     "db_path",
-    default="rmaudit.db",
+    default=AUDIT_DB,
     show_default=True,
     type=click.Path(dir_okay=False),
-    help="SQLite file that stores everything.",
+    help="SQLite file that stores everything (apart from rmaudit run's rmaudit.db).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
 @click.option(
     "--report",
     "report_dir",
     type=click.Path(file_okay=False),
-    help="Write each suite's plots and report.md into DIR/SUITE/, and DIR/report.md.",
+    help="Write each suite's plots and report.md into DIR/SUITE/, and DIR/report.md "
+    f"(and {RESULTS_FILE} there instead of in the current directory).",
 )
 @click.option(
     "--sample",
@@ -153,12 +156,12 @@ def _audit(
     from rmaudit.run import Runner, build_components
     from rmaudit.store import Store
     from rmaudit.suites.build import recipe_text, suite_recipe, suite_table
+    from rmaudit.suites.results_file import dumps, results_json, write_results
     from rmaudit.suites.verdict import (
         baseline_labels,
-        flag_lines,
         index_markdown,
-        results_json,
         suite_result,
+        verdict_lines,
     )
 
     from .audit_output import closing_table
@@ -218,23 +221,24 @@ def _audit(
             located_by_suite[suite.name] = located.version
         if report_dir:
             written = _reports(store, results, Path(report_dir))
+        payload = results_json(store, results, located_by_suite, db_path)
     finally:
         store.close()
+    results_path = Path(report_dir or ".") / RESULTS_FILE
+    write_results(results_path, payload)
     if as_json:
-        sys.stdout.write(
-            json.dumps(results_json(results, located_by_suite, db_path), indent=2, allow_nan=False)
-            + "\n"
-        )
+        sys.stdout.write(dumps(payload))
     else:
         out.print(closing_table(results))
-        for line in flag_lines(results):
-            out.print(literal(line), style="bold red")
+        for passes, line in verdict_lines(results):
+            out.print(literal(line), style={True: "bold green", False: "bold red"}.get(passes))
         out.print(
             literal(
                 f"stored in {db_path}; rerun to reuse every stored score; browse: "
                 f"rmaudit tui {db_path}"
             )
         )
+    err.print(literal(f"results: {results_path}"))
     if report_dir:
         index = Path(report_dir) / "report.md"
         index.write_text(index_markdown(results, written, db_path), encoding="utf-8")

@@ -37,12 +37,15 @@ _PAIR_LINES = (
     ),
     (
         lambda key: key == "ece",
-        "ECE: expected calibration error of the RM's confidence σ(score margin) that the chosen "
-        "response wins; 0 = calibrated, lower is better.",
+        "ECE: expected calibration error of the RM's confidence in its own pick — the max "
+        "softmax of the two scores, σ(|score margin|) — against whether its pick is the chosen "
+        "response, over equal-width confidence bins; 0 = calibrated, lower is better.",
     ),
     (
         lambda key: key == "bt_ece",
-        "BT-ECE: the same for the Bradley-Terry probability of the pair; lower is better.",
+        "BT-ECE: the same confidence σ(|score margin|) (the Bradley-Terry probability of the "
+        "RM's pick) against whether the pick is right, over score-margin bins (quantile bins by "
+        "default); lower is better.",
     ),
     (
         lambda key: key.startswith("ood_"),
@@ -54,7 +57,7 @@ _PAIR_LINES = (
 
 def worst_rm(summary: RunSummary) -> tuple[str, Column] | None:
     """The RM label with the worst value of the run's headline metric (the first RETA scalar,
-    else the first stored scalar), and that metric."""
+    else the first stored scalar), and that metric; baselines are bars, not candidates."""
     column = next(
         (c for c in summary.columns if c.key.startswith(RETA_PREFIX)),
         summary.columns[0] if summary.columns else None,
@@ -64,7 +67,8 @@ def worst_rm(summary: RunSummary) -> tuple[str, Column] | None:
     values = [
         (cell.value, label)
         for label, rm_key in summary.reward_models
-        if (cell := summary.cells.get((rm_key, column.metric, column.key))) is not None
+        if rm_key not in summary.baselines
+        and (cell := summary.cells.get((rm_key, column.metric, column.key))) is not None
         and math.isfinite(cell.value)
     ]
     if not values:
@@ -133,17 +137,19 @@ def _scale_words(scale: OracleScale | None) -> str:
 
 
 def _next_steps(summary: RunSummary, db_path: str) -> list[str]:
-    worst = worst_rm(summary)
-    if worst is None:
+    if not summary.columns:
         return []
-    label, column = worst
     if summary.run["benchmark_id"]:
-        where = "enter on it opens its Failures: the prompts where its top picks do worst" + (
+        where = "opens its Failures: the prompts where its top picks do worst" + (
             "; p: the preference pairs it gets wrong" if summary.pairs else ""
         )
     else:
-        where = "enter on it opens its pair failures: the pairs it gets wrong, worst margin first"
+        where = "opens its pair failures: the pairs it gets wrong, worst margin first"
+    worst = worst_rm(summary)
+    if worst is None:  # only baselines: no model of the user's to send them to
+        return [f"Next: rmaudit tui {db_path} — enter on a reward model {where}."]
+    label, column = worst
     return [
         f"Next: rmaudit tui {db_path} — the worst RM by {column.label} is "
-        f"{short_label(label)}; {where}."
+        f"{short_label(label)}; enter on it {where}."
     ]

@@ -10,7 +10,7 @@ import numpy as np
 
 from rmaudit.backends.simulated import SIMULATED_NOTICE
 from rmaudit.components import RUN_LEVEL, Provenance
-from rmaudit.components.vocabulary import SKIPPED_STAGE
+from rmaudit.components.vocabulary import BASELINE_REWARD_MODELS, SKIPPED_STAGE
 from rmaudit.metrics.reta import finite_pool_note
 from rmaudit.results.labelling import labelling, labelling_line
 from rmaudit.results.provenance import banner
@@ -64,6 +64,8 @@ class RunSummary:
     skipped: list[str] = field(default_factory=list)
     #: a budgeted benchmark's label design and coverage (:mod:`.labelling`); None: all labelled
     labelling: dict[str, Any] | None = None
+    #: the rm keys of the run's baseline RMs (``length``, ``random``)
+    baselines: set[str] = field(default_factory=set)
 
     @property
     def simulated(self) -> bool:
@@ -143,13 +145,19 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
             "created_at": run["created_at"],
         }
     )
+    reward_models = list(store.read.reward_models(run_id))
     summary = RunSummary(
         run,
         benchmark,
-        list(store.read.reward_models(run_id)),
+        reward_models,
         pairs=pairs,
         sources=[Provenance.from_row(r) for r in store.read.run_sources(run_id)],
         labelling=labelling(store, run, benchmark),
+        baselines={
+            row["key"]
+            for row in store.items.components([key for _, key in reward_models])
+            if row["name"] in BASELINE_REWARD_MODELS
+        },
     )
     skipped = store.read.failures(run_id, SKIPPED_STAGE)
     if skipped:
