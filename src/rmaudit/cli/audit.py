@@ -73,6 +73,14 @@ _MODEL_FLAGS = (
     "--list-suites", is_flag=True, help="List the suites, their data and sizes, and stop."
 )
 @click.option("--dry-run", is_flag=True, help="Print each suite's plan (stored, to do) and stop.")
+@click.option(
+    "--write-items",
+    "items_path",
+    type=click.Path(dir_okay=False),
+    help="Write the texts a model must score for the suites (prompt, response, response_id; "
+    "shifted copies included) to FILE (.jsonl or .csv, optionally .gz), score nothing, and "
+    "stop: score them elsewhere, then audit scores:FILE.",
+)
 @click.option("--print-recipe", is_flag=True, help="Print each suite's recipe (TOML) and stop.")
 @click.option(
     "--match",
@@ -81,6 +89,13 @@ _MODEL_FLAGS = (
     show_default=True,
     help="What the rows of a scores:FILE are keyed by: prompt + "
     "response text, your response ids, or rmaudit's response ids.",
+)
+@click.option(
+    "--columns",
+    metavar="NAME=COLUMN,...",
+    help="The columns of a scores:FILE, where they are not named prompt, response, score and "
+    "response_id: e.g. prompt=instruction,response=output,score=reward (NAME: prompt, "
+    "response, score, id).",
 )
 @click.option(
     "--dpo-ref",
@@ -111,8 +126,10 @@ def audit(
     sample: int | None,
     list_suites: bool,
     dry_run: bool,
+    items_path: str | None,
     print_recipe: bool,
     match: str,
+    columns: str | None,
     dpo_ref: str | None,
     **model_options: Any,
 ) -> None:
@@ -123,7 +140,7 @@ def audit(
     by side.  The model flags are the recipe options of the same names (docs/audit.md).
     """
     from rmaudit.suites.data import locate, missing
-    from rmaudit.suites.models import model_tables
+    from rmaudit.suites.models import model_tables, parse_columns
 
     out = console()
     if list_suites:
@@ -131,8 +148,14 @@ def audit(
 
         out.print(suites_table(data_dir, locate))
         return
-    if not models:
-        raise click.UsageError("give at least one MODEL (or --list-suites)")
+    if items_path:
+        from rmaudit.suites.items_file import items_format
+
+        if models:
+            raise click.UsageError("--write-items scores no MODEL: give none")
+        items_format(Path(items_path))
+    elif not models:
+        raise click.UsageError("give at least one MODEL (or --list-suites, --write-items)")
     chosen = [get_suite(name) for name in dict.fromkeys(suite_names)] or list(SUITES.values())
     # every suite's data is found before anything runs: a missing one is exit 2, nothing written
     found, skipped = [], []
@@ -144,13 +167,28 @@ def audit(
     if not found:
         raise BadInput(f"no suite's data was found; {missing(chosen[0], data_dir).problem}")
     tables = model_tables(
-        list(models), {k: model_options[k] for k in _MODEL_FLAGS}, dpo_ref, match=match
+        list(models),
+        {k: model_options[k] for k in _MODEL_FLAGS},
+        dpo_ref,
+        match=match,
+        columns=parse_columns(columns),
     )
-    _audit(found, skipped, tables, db_path, as_json, report_dir, sample, dry_run, print_recipe)
+    _audit(
+        found,
+        skipped,
+        tables,
+        db_path,
+        as_json,
+        report_dir,
+        sample,
+        dry_run,
+        print_recipe,
+        items_path,
+    )
 
 
 def _audit(
-    found, skipped, tables, db_path, as_json, report_dir, sample, dry_run, print_recipe
+    found, skipped, tables, db_path, as_json, report_dir, sample, dry_run, print_recipe, items_path
 ) -> None:
     from rmaudit.display.literal import literal
     from rmaudit.run import Runner, build_components
@@ -198,6 +236,9 @@ def _audit(
                     f"db: {db_path}); nothing was run",
                 )
             )
+        return
+    if items_path:
+        _write_items(planned, db_path, Path(items_path))
         return
     baselines = baseline_labels(tables)
     results, located_by_suite = [], {}
@@ -257,3 +298,29 @@ def _reports(store, results, report_dir: Path) -> dict[str, Path]:
         paths = write_report(store, result.run_id, report_dir / result.suite.name)
         written[result.suite.name] = paths[-1]
     return written
+
+
+def _write_items(planned, db_path: str, path: Path) -> None:
+    """--write-items: each suite's items made and stored (as a run makes them), then written."""
+    from rmaudit.display.literal import literal
+    from rmaudit.run import Runner
+    from rmaudit.store import Store
+    from rmaudit.suites.items_file import item_rows, write_items
+
+    store = Store.open(db_path)
+    try:
+        suite_items = [
+            (suite.name, Runner(recipe, store, components=components).items_to_score())
+            for suite, _, _, recipe, components in planned
+        ]
+    finally:
+        store.close()
+    rows = item_rows(suite_items)
+    write_items(path, rows)
+    console(stderr=True).print(
+        literal(
+            f"wrote {len(rows):,} responses to score ({', '.join(s for s, _ in suite_items)}) "
+            f"to {path}: add a score column, then rmaudit audit scores:FILE with the same "
+            "--suite and --sample"
+        )
+    )
