@@ -111,9 +111,14 @@ class RunSummary:
                 f"are approximate (value ± 1.96·stderr covers less than 95%); cite "
                 f"the Wilson CI instead"
             )
-        reasons = dict.fromkeys(cell.approximate for _, cell in self.run_level if cell.approximate)
-        if reasons:
-            notes.append(f"≈ across reward models: {'; '.join(reasons)} (benchmarks/coverage.py)")
+        marked = [cell for _, cell in self.run_level if cell.approximate]
+        if marked:
+            notes.append(
+                f"≈ across reward models: {len(marked)} of {len(self.run_level)} intervals are "
+                f"approximate, their coverage measured off 95% or not measured at this size "
+                f"(each cell's reason: rmaudit runs RUN --json, params.approximate; "
+                f"benchmarks/coverage.py)"
+            )
         return notes
 
     def curve_keys(self) -> list[tuple[str, str]]:
