@@ -7,7 +7,7 @@ independent data sets from a world whose true value is known, compute the metric
 rmaudit does, and count how often the interval holds the truth.  Two sizes each: a small
 one and the size of the recipe that reports the metric.  Writes a Markdown table.
 
-    python benchmarks/coverage.py [--datasets 300] [--part means|pairs|regret|all]
+    python benchmarks/coverage.py [--datasets 300] [--part means|reta-prompts|pairs|regret|all]
                                   [--jobs 1] [--out coverage.md]
 
 "± stderr" means value ± 1.96·stderr.  Truths:
@@ -15,7 +15,9 @@ one and the size of the recipe that reports the metric.  Writes a Markdown table
 * RETA(η): two truths.  "finite-N" is the expectation of the estimator at this pool size N
   (what RETA at this N measures: Eq. 5-6 averaged over subsets of size n ∈ [3N^⅔, 5N^⅔]),
   from 400,000 simulated responses; "limit" is Theorem 1's large-N value E[J | Y ≥ Θ(η)]/E[J].
-  The interval targets the finite-N quantity.
+  The interval targets the finite-N quantity.  ``--part reta-prompts`` measures both against
+  the number of prompts (10 to 1,600 at N = 64): the gap to the limit is fixed while the
+  standard error shrinks, so the coverage of the limit falls as prompts grow.
 * best-of-n, pairwise accuracy, NDR: closed forms of the bivariate normal world (J ~ N(5, 1),
   Y = J + N(0, 1), correlation 1/√2).
 * pair accuracy: a Bernoulli(p) per pair; reliability diagram: the exact P(correct | bin) of
@@ -138,6 +140,64 @@ def means_rows(sizes, datasets, jobs):
                             interval,
                             f"{truth_label} {truth:.4f}",
                             size_label,
+                            values[:, 0],
+                            low,
+                            high,
+                            truth,
+                        )
+                    )
+    return rows
+
+
+#: RETA's coverage against the number of prompts, at N = 64 responses per prompt: the ± keeps
+#: covering the finite-N quantity, while the fixed gap to Theorem 1's limit grows against a
+#: standard error that shrinks as 1/√prompts
+RETA_PROMPTS = (10, 20, 50, 100, 400, 1600)
+RETA_ETAS = {"RETA(1/16)": 1 / 16, "RETA(1/4)": 0.25}
+
+
+def reta_prompts_dataset(args) -> dict[str, tuple[float, float, float, float]]:
+    prompts, responses, index = args
+    oracle, scores = draw_means(np.random.default_rng([17, prompts, index]), prompts, responses)
+    out = {}
+    for name, eta in RETA_ETAS.items():
+        result = reta(list(oracle), list(scores), eta, seed=index)
+        out[name] = (result.value, result.stderr, result.ci_low, result.ci_high)
+    return out
+
+
+def reta_prompts_rows(responses, sizes, datasets, jobs, truth_responses=4_000_000):
+    # the finite-N truth from 4,000,000 responses: its own error is far below the smallest ±
+    oracle, scores = draw_means(np.random.default_rng(98), truth_responses // responses, responses)
+    truths = {
+        name: {
+            "finite-N": reta(list(oracle), list(scores), eta, bootstrap=2).value,
+            "limit": reta_limit(eta),
+        }
+        for name, eta in RETA_ETAS.items()
+    }
+    rows = []
+    for prompts in sizes:
+        args = [(prompts, responses, d) for d in range(datasets)]
+        results = run_all(reta_prompts_dataset, args, jobs)
+        for name in RETA_ETAS:
+            values = np.array([r[name] for r in results])
+            for truth_label, truth in truths[name].items():
+                for interval, low, high in (
+                    (
+                        "± 1.96·stderr",
+                        values[:, 0] - 1.96 * values[:, 1],
+                        values[:, 0] + 1.96 * values[:, 1],
+                    ),
+                    ("bootstrap CI", values[:, 2], values[:, 3]),
+                ):
+                    size = f"{prompts:,} prompts × {responses}"
+                    rows.append(
+                        row(
+                            name,
+                            interval,
+                            f"{truth_label} {truth:.4f}",
+                            size,
                             values[:, 0],
                             low,
                             high,
@@ -358,7 +418,9 @@ def markdown(rows) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=int, default=300)
-    parser.add_argument("--part", choices=("means", "pairs", "regret", "all"), default="all")
+    parser.add_argument(
+        "--part", choices=("means", "reta-prompts", "pairs", "regret", "all"), default="all"
+    )
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--small-only", action="store_true", help="only the small size of each")
@@ -371,6 +433,12 @@ def main() -> None:
             [(24, 64, "24 prompts × 64"), (100, 256, "100 × 256 (helpful.toml)")][sizes],
             args.datasets,
             args.jobs,
+        )
+    if args.part in ("reta-prompts", "all"):
+        rows += (
+            reta_prompts_rows(64, RETA_PROMPTS[:2], args.datasets, args.jobs, 400_000)
+            if args.small_only
+            else reta_prompts_rows(64, RETA_PROMPTS, args.datasets, args.jobs)
         )
     if args.part in ("pairs", "all"):
         rows += pairs_rows(

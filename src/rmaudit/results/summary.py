@@ -11,7 +11,7 @@ import numpy as np
 from rmaudit.backends.simulated import SIMULATED_NOTICE
 from rmaudit.components import RUN_LEVEL, Provenance
 from rmaudit.components.vocabulary import BASELINE_REWARD_MODELS, SKIPPED_STAGE
-from rmaudit.metrics.reta import finite_pool_note
+from rmaudit.metrics.reta_coverage import few_prompts_note, finite_pool_note
 from rmaudit.results.labelling import labelling, labelling_line
 from rmaudit.results.provenance import banner
 from rmaudit.store import Store
@@ -66,6 +66,8 @@ class RunSummary:
     labelling: dict[str, Any] | None = None
     #: the rm keys of the run's baseline RMs (``length``, ``random``)
     baselines: set[str] = field(default_factory=set)
+    #: how many prompts the benchmark has (0: a run of preference pairs only)
+    prompts: int = 0
 
     @property
     def simulated(self) -> bool:
@@ -102,6 +104,10 @@ class RunSummary:
         ]
         if etas and self.run["benchmark_id"]:
             note = finite_pool_note(etas, int(self.benchmark["per_prompt"]))
+            if note:
+                notes.append(note)
+        if self.run["benchmark_id"] and self.columns:
+            note = few_prompts_note(self.prompts)
             if note:
                 notes.append(note)
         approximate = [cell for cell in self.cells.values() if cell.approximate]
@@ -164,9 +170,11 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
             if row["name"] in BASELINE_REWARD_MODELS
         },
     )
+    if run["benchmark_id"]:
+        summary.prompts = len(store.read.selection_prompts(benchmark["selection_key"]))
     skipped = store.read.failures(run_id, SKIPPED_STAGE)
     if skipped:
-        total = len(store.read.selection_prompts(benchmark["selection_key"]))
+        total = summary.prompts
         counts: dict[str, int] = {}
         for _, error in skipped:
             counts[error] = counts.get(error, 0) + 1
