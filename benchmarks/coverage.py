@@ -7,8 +7,8 @@ independent data sets from a world whose true value is known, compute the metric
 rmaudit does, and count how often the interval holds the truth.  Two sizes each: a small
 one and the size of the recipe that reports the metric.  Writes a Markdown table.
 
-    python benchmarks/coverage.py [--datasets 300] [--part means|reta-prompts|pairs|regret|all]
-                                  [--jobs 1] [--out coverage.md]
+    python benchmarks/coverage.py [--datasets 300] [--jobs 1] [--out coverage.md]
+        [--part means|reta-prompts|rm-bench|pairs|regret|all]
 
 "± stderr" means value ± 1.96·stderr.  Truths:
 
@@ -20,6 +20,8 @@ one and the size of the recipe that reports the metric.  Writes a Markdown table
   standard error shrinks, so the coverage of the limit falls as prompts grow.
 * best-of-n, pairwise accuracy, NDR: closed forms of the bivariate normal world (J ~ N(5, 1),
   Y = J + N(0, 1), correlation 1/√2).
+* RM-Bench easy / normal / hard / average (± across records of 3 × 3 pairs): each record's
+  pairs share an N(0, 1) effect on the logit of a correct pair; the truth is the closed form.
 * pair accuracy: a Bernoulli(p) per pair; reliability diagram: the exact P(correct | bin) of
   a normal logit margin.
 * regret correlation: each cell's value on 4,000 prompts of the same world (the proxies'
@@ -49,6 +51,9 @@ from rmaudit.metrics import (
     ndr_curve,
     pairwise_accuracy,
     reta,
+    style_accuracy_matrix,
+    style_difficulty,
+    style_difficulty_stderr,
 )
 from rmaudit.metrics.regret import ERROR_METRICS, regret_correlation
 from rmaudit.metrics.regret._study_inputs import check_study_pools, split_pools
@@ -204,6 +209,64 @@ def reta_prompts_rows(responses, sizes, datasets, jobs, truth_responses=4_000_00
                             truth,
                         )
                     )
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# RM-Bench's easy / normal / hard: records of 3 × 3 pairs sharing a prompt
+
+#: each style cell's logit of a correct pair (chosen style i, rejected style j): harder as the
+#: rejected response gets more styled; each record adds its own N(0, 1) effect to all 9
+RM_BENCH_LOGIT = np.array([[0.0, -1.0, -1.5], [1.0, 0.0, -1.0], [1.5, 1.0, 0.0]])
+RM_BENCH_RECORDS = (20, 100, 798)
+
+
+def rm_bench_dataset(args) -> dict[str, tuple[float, float]]:
+    records, index = args
+    rng = np.random.default_rng([19, records, index])
+    effect = rng.normal(size=(records, 1, 1))
+    correct = rng.random((records, 3, 3)) < norm.cdf(RM_BENCH_LOGIT + effect)
+    chosen_style, rejected_style = np.divmod(np.tile(np.arange(9), records), 3)
+    credit = correct.reshape(-1).astype(float)
+    matrix = style_accuracy_matrix(credit, np.zeros_like(credit), chosen_style, rejected_style)
+    levels = style_difficulty(matrix)
+    stderr = style_difficulty_stderr(
+        credit, chosen_style, rejected_style, np.repeat(np.arange(records), 9)
+    )
+    return {name: (getattr(levels, name), stderr[name]) for name in stderr}
+
+
+def rm_bench_rows(sizes, datasets, jobs):
+    # a record's effect u ~ N(0, 1): P(correct) = E Φ(a + u) = Φ(a / √2) per cell
+    cells = norm.cdf(RM_BENCH_LOGIT / np.sqrt(2.0))
+    lower = np.tril(np.ones((3, 3), bool), k=-1)
+    truths = {
+        "easy": cells[lower].mean(),
+        "normal": np.diag(cells).mean(),
+        "hard": cells[lower.T].mean(),
+        "average": cells.mean(),
+    }
+    rows = []
+    for records in sizes:
+        results = run_all(rm_bench_dataset, [(records, d) for d in range(datasets)], jobs)
+        for name, truth in truths.items():
+            values = np.array([r[name] for r in results])
+            low = values[:, 0] - 1.96 * values[:, 1]
+            high = values[:, 0] + 1.96 * values[:, 1]
+            label = f"RM-Bench {name}"
+            size = f"{records} records × 9 pairs"
+            rows.append(
+                row(
+                    label,
+                    "± 1.96·stderr",
+                    f"exact {truth:.4f}",
+                    size,
+                    values[:, 0],
+                    low,
+                    high,
+                    truth,
+                )
+            )
     return rows
 
 
@@ -419,7 +482,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=int, default=300)
     parser.add_argument(
-        "--part", choices=("means", "reta-prompts", "pairs", "regret", "all"), default="all"
+        "--part",
+        choices=("means", "reta-prompts", "rm-bench", "pairs", "regret", "all"),
+        default="all",
     )
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path)
@@ -439,6 +504,10 @@ def main() -> None:
             reta_prompts_rows(64, RETA_PROMPTS[:2], args.datasets, args.jobs, 400_000)
             if args.small_only
             else reta_prompts_rows(64, RETA_PROMPTS, args.datasets, args.jobs)
+        )
+    if args.part in ("rm-bench", "all"):
+        rows += rm_bench_rows(
+            RM_BENCH_RECORDS[:1] if args.small_only else RM_BENCH_RECORDS, args.datasets, args.jobs
         )
     if args.part in ("pairs", "all"):
         rows += pairs_rows(

@@ -28,7 +28,8 @@ _PAIR_LINES = (
     (
         lambda key: key.startswith("rm_bench_"),
         "RM-Bench easy / normal / hard: accuracy when the chosen response's style is richer than, "
-        "equal to, or plainer than the rejected one's (hard: the RM must see past style).",
+        "equal to, or plainer than the rejected one's (hard: the RM must see past style); their "
+        "± is across prompts, each prompt's 9 style pairs one unit.",
     ),
     (
         lambda key: key.startswith("section"),
