@@ -23,7 +23,8 @@ _PAIR_LINES = (
     (
         lambda key: key == "accuracy" or key.startswith("accuracy["),
         "accuracy: share of the preference pairs where the RM scores the chosen response above "
-        "the rejected one (½ = chance; 'acc SUBSET' per subset).",
+        "the rejected one, a tie counting 0 unless ties = 'half' (½ = chance; 'acc SUBSET' per "
+        "subset).",
     ),
     (
         lambda key: key.startswith("rm_bench_"),
@@ -50,8 +51,10 @@ _PAIR_LINES = (
     ),
     (
         lambda key: key.startswith("ood_"),
-        "AUROC / FPR@95 (energy): how well the RM's energy score tells shifted pairs from "
-        "unshifted ones (AUROC ½ = not at all).",
+        "AUROC / FPR@95: how well the detector the column names — energy: the negated energy "
+        "log(e^L₀ + e^L₁) of the pair's two scores; msp: the max softmax — tells the unshifted "
+        "pairs from their copies shifted at the column's p (AUROC ½ = not at all; FPR@95: the "
+        "share of shifted pairs taken for unshifted where 95% of the unshifted are kept).",
     ),
 )
 
@@ -99,7 +102,7 @@ def legend(summary: RunSummary, scale: OracleScale | None, db_path: str | None =
     if "pairwise_accuracy" in keys:
         lines.append(
             "pairwise acc: share of the response pairs the oracle orders that the RM "
-            "orders the same way (½ = chance)."
+            "orders the same way, an RM tie counting ½ unless ties = 'loss' (½ = chance)."
         )
     lines += [text for matches, text in _PAIR_LINES if any(matches(key) for key in keys)]
     if any(key.startswith(SHIFT_CURVE_PREFIX) for _, key in summary.curve_keys()):
