@@ -77,6 +77,10 @@ def test_items_of_several_suites_and_a_bad_file_name(rmaudit, tmp_path):
     write_hh(data)
     bad = rmaudit("audit", "--data-dir", str(data), "--write-items", str(tmp_path / "x.txt"))
     assert bad.code == 2 and "--write-items" in bad.err and "x.txt" in bad.err
+    nowhere = rmaudit(
+        "audit", "--data-dir", str(data), "--write-items", str(tmp_path / "no" / "x.csv")
+    )
+    assert nowhere.code == 2 and "no such folder" in nowhere.err
     assert not (tmp_path / "rmaudit-audit.db").exists()
     items = tmp_path / "all.jsonl"
     wrote = rmaudit(

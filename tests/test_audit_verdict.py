@@ -104,6 +104,11 @@ def test_baselines_alone_state_the_bars_and_point_at_no_baseline(rmaudit, llmbar
         f"llmbar: a model passes by beating each of length {length[0]:.4f} ± {length[1]:.4f}, "
         in done.out
     )
+    # the highest bar is named: chance (½) here, as length and random are below it
+    (suite,) = json.loads((Path.cwd() / "audit-results.json").read_text())["suites"]
+    bars = {m["label"]: m["metrics"]["accuracy"]["value"] for m in suite["models"]}
+    highest = max([*bars.items(), ("chance", 0.5)], key=lambda bar: bar[1])[0]
+    assert f"(the highest: {highest}) on accuracy" in done.out
 
 
 def test_every_audit_writes_its_results_file_with_the_numbers_behind_them(

@@ -26,7 +26,10 @@ _FORMATS = (".jsonl", ".csv")
 
 
 def items_format(path: Path) -> str:
-    """``.jsonl`` or ``.csv`` from the file's name; anything else is a BadInput."""
+    """``.jsonl`` or ``.csv`` from the file's name; anything else, or a folder that does not
+    exist, is a BadInput."""
+    if not path.parent.is_dir():
+        raise BadInput("no such folder", field="--write-items", value=str(path))
     name = path.name.lower().removesuffix(".gz")
     for suffix in _FORMATS:
         if name.endswith(suffix):

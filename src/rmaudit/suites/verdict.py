@@ -63,6 +63,8 @@ class SuiteResult:
     suite: Suite
     run_id: str
     models: list[ModelResult]
+    #: whether the first headline is better higher
+    higher_is_better: bool = True
 
     @property
     def flagged(self) -> list[str]:
@@ -106,7 +108,7 @@ def suite_result(store: Store, suite: Suite, run_id: str, baselines: set[str]) -
             )
         )
         models.append(ModelResult(label, baseline, cells, comparisons))
-    return SuiteResult(suite, run_id, models)
+    return SuiteResult(suite, run_id, models, higher)
 
 
 def _outcome(model: Cell, bar: Cell, higher_is_better: bool) -> str:
@@ -174,13 +176,17 @@ def verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, str]]:
 
 
 def _bars_line(r: SuiteResult, first: str) -> str:
-    bars = [f"{m.label} {shown(m.cells[first])}" for m in r.models if m.baseline]
+    bars = [(m.label, m.cells[first]) for m in r.models if m.baseline]
     chance = r.suite.headlines[0].chance
     if chance is not None:
-        bars.append(f"chance {format_number(chance)}")
+        bars.append((CHANCE, Cell(chance, math.nan, chance, chance)))
+    shown_bars = ", ".join(f"{label} {shown(cell)}" for label, cell in bars)
+    known = [(cell.value, label) for label, cell in bars if math.isfinite(cell.value)]
+    higher = r.higher_is_better
+    highest = f" (the {'highest' if higher else 'lowest'}: {(max if higher else min)(known)[1]})"
     return (
-        f"{r.suite.name}: a model passes by beating each of {', '.join(bars)} on {first} "
-        f"by more than {Z}× the ± of the difference"
+        f"{r.suite.name}: a model passes by beating each of {shown_bars}"
+        f"{highest if known else ''} on {first} by more than {Z}× the ± of the difference"
     )
 
 
