@@ -148,3 +148,45 @@ def test_audits_have_their_own_default_store(rmaudit, llmbar, tmp_path):
     assert (tmp_path / "rmaudit-audit.db").is_file()
     assert not (tmp_path / "rmaudit.db").exists()  # rmaudit run's default stays apart
     assert "stored in rmaudit-audit.db" in done.out
+
+
+def write_rm_bench(data: Path) -> list[dict]:
+    """Two records per RM-Bench file, styles of growing length, some rejected ones longer."""
+    records = []
+    for n, domain in enumerate(("chat", "code", "safety-refuse", "safety-response")):
+        path = data / "rm-bench" / f"{domain}_filtered.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mine = [
+            {
+                "id": i,  # ids repeat across files, as RM-Bench's do
+                "subset": domain,
+                "prompt": f"{domain} prompt {i}",
+                "chosen": [f"good {domain} {i} " + "x" * (k * 5 + i) for k in range(3)],
+                "rejected": [f"bad {domain} {i} " + "y" * (k * 4 + 3 * n) for k in range(3)],
+            }
+            for i in range(2)
+        ]
+        path.write_text(json.dumps(mine), encoding="utf-8")
+        records += mine
+    return records
+
+
+def test_rm_bench_levels_carry_a_plus_minus_across_prompts(rmaudit, tmp_path):
+    data = tmp_path / "data"
+    records = write_rm_bench(data)
+    done = rmaudit("audit", "length", "--suite", "rm-bench", "--data-dir", str(data), "--json")
+    assert done.code == 0, done.err
+    (suite,) = json.loads(done.out)["suites"]
+    average = next(m for m in suite["models"] if m["label"] == "length")["metrics"]["average"]
+    # each record's share of its 9 pairs that length gets right: a tie is a loss
+    per_record = [
+        statistics.fmean(
+            float(len(good) > len(bad)) for good in r["chosen"] for bad in r["rejected"]
+        )
+        for r in records
+    ]
+    assert average["value"] == pytest.approx(statistics.fmean(per_record))
+    assert average["stderr"] == pytest.approx(
+        statistics.stdev(per_record) / math.sqrt(len(records))
+    )
+    assert (average["n"], average["unit"]) == (len(records), "prompts")

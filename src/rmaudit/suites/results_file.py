@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rmaudit.components.records import PROVENANCE_PARTS
 from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.store import Store
 
@@ -17,6 +18,8 @@ from .verdict import SuiteResult
 
 FORMAT = "rmaudit-audit-results"
 FORMAT_VERSION = 2
+#: the provenance parts that are the suite's data (not the models' scores files)
+DATA_PARTS = tuple(part for part in PROVENANCE_PARTS if part != "RMs")
 #: the failures stage of the records a suite's pair source could not use (run/pairs.py)
 _REJECTED_STAGE = "pairs"
 
@@ -45,7 +48,7 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
         "files": [
             {"location": s["location"], "sha256": s["digest"]}
             for s in store.read.run_sources(run_id)
-            if s["kind"] == "file" and s["part"] in ("pairs", "benchmark")
+            if s["kind"] == "file" and s["part"] in DATA_PARTS
         ],
     }
     rejected = len(store.read.failures(run_id, _REJECTED_STAGE))
@@ -58,7 +61,7 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
     for _, error in store.read.failures(run_id, SKIPPED_STAGE):
         metric = error.split(": ", 1)[0]
         skipped[metric] = skipped.get(metric, 0) + 1
-    labels = dict(store.read.reward_models(run_id))
+    labels = {rm_key: label for label, rm_key in store.read.reward_models(run_id)}
     params = {
         (labels.get(r["rm_key"]), r["metric"], r["key"]): json.loads(r["params"] or "{}")
         for r in store.read.metric_rows(run_id)
@@ -67,14 +70,20 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
     def metric(label: str, headline, cell) -> dict[str, Any]:
         stored = params.get((label, headline.metric, headline.key), {})
         left_out = skipped.get(headline.metric, 0)
+        # what the ± is across: RM-Bench's levels, its records (prompts); a subset, its pairs
+        n, across = (
+            (stored["records"], "prompts")
+            if "records" in stored
+            else (stored.get("pairs", total - left_out), unit)
+        )
         return {
             "value": _number(cell.value),
             "stderr": _number(cell.stderr),
             "ci_low": _number(cell.ci_low),
             "ci_high": _number(cell.ci_high),
             "approximate": cell.approximate or None,
-            "n": stored.get("pairs", total - left_out),
-            "unit": unit,
+            "n": n,
+            "unit": across,
             "skipped": left_out,
             "data": data,
         }
