@@ -7,17 +7,21 @@ independent data sets from a world whose true value is known, compute the metric
 rmaudit does, and count how often the interval holds the truth.  Two sizes each: a small
 one and the size of the recipe that reports the metric.  Writes a Markdown table.
 
-    python benchmarks/coverage.py [--datasets 300] [--part means|pairs|regret|all]
-                                  [--jobs 1] [--out coverage.md]
+    python benchmarks/coverage.py [--datasets 300] [--jobs 1] [--out coverage.md]
+        [--part means|reta-prompts|rm-bench|pairs|regret|all]
 
 "± stderr" means value ± 1.96·stderr.  Truths:
 
 * RETA(η): two truths.  "finite-N" is the expectation of the estimator at this pool size N
   (what RETA at this N measures: Eq. 5-6 averaged over subsets of size n ∈ [3N^⅔, 5N^⅔]),
   from 400,000 simulated responses; "limit" is Theorem 1's large-N value E[J | Y ≥ Θ(η)]/E[J].
-  The interval targets the finite-N quantity.
+  The interval targets the finite-N quantity.  ``--part reta-prompts`` measures both against
+  the number of prompts (10 to 1,600 at N = 64): the gap to the limit is fixed while the
+  standard error shrinks, so the coverage of the limit falls as prompts grow.
 * best-of-n, pairwise accuracy, NDR: closed forms of the bivariate normal world (J ~ N(5, 1),
   Y = J + N(0, 1), correlation 1/√2).
+* RM-Bench easy / normal / hard / average (± across records of 3 × 3 pairs): each record's
+  pairs share an N(0, 1) effect on the logit of a correct pair; the truth is the closed form.
 * pair accuracy: a Bernoulli(p) per pair; reliability diagram: the exact P(correct | bin) of
   a normal logit margin.
 * regret correlation: each cell's value on 4,000 prompts of the same world (the proxies'
@@ -47,6 +51,9 @@ from rmaudit.metrics import (
     ndr_curve,
     pairwise_accuracy,
     reta,
+    style_accuracy_matrix,
+    style_difficulty,
+    style_difficulty_stderr,
 )
 from rmaudit.metrics.regret import ERROR_METRICS, regret_correlation
 from rmaudit.metrics.regret._study_inputs import check_study_pools, split_pools
@@ -144,6 +151,122 @@ def means_rows(sizes, datasets, jobs):
                             truth,
                         )
                     )
+    return rows
+
+
+#: RETA's coverage against the number of prompts, at N = 64 responses per prompt: the ± keeps
+#: covering the finite-N quantity, while the fixed gap to Theorem 1's limit grows against a
+#: standard error that shrinks as 1/√prompts
+RETA_PROMPTS = (10, 20, 50, 100, 400, 1600)
+RETA_ETAS = {"RETA(1/16)": 1 / 16, "RETA(1/4)": 0.25}
+
+
+def reta_prompts_dataset(args) -> dict[str, tuple[float, float, float, float]]:
+    prompts, responses, index = args
+    oracle, scores = draw_means(np.random.default_rng([17, prompts, index]), prompts, responses)
+    out = {}
+    for name, eta in RETA_ETAS.items():
+        result = reta(list(oracle), list(scores), eta, seed=index)
+        out[name] = (result.value, result.stderr, result.ci_low, result.ci_high)
+    return out
+
+
+def reta_prompts_rows(responses, sizes, datasets, jobs, truth_responses=4_000_000):
+    # the finite-N truth from 4,000,000 responses: its own error is far below the smallest ±
+    oracle, scores = draw_means(np.random.default_rng(98), truth_responses // responses, responses)
+    truths = {
+        name: {
+            "finite-N": reta(list(oracle), list(scores), eta, bootstrap=2).value,
+            "limit": reta_limit(eta),
+        }
+        for name, eta in RETA_ETAS.items()
+    }
+    rows = []
+    for prompts in sizes:
+        args = [(prompts, responses, d) for d in range(datasets)]
+        results = run_all(reta_prompts_dataset, args, jobs)
+        for name in RETA_ETAS:
+            values = np.array([r[name] for r in results])
+            for truth_label, truth in truths[name].items():
+                for interval, low, high in (
+                    (
+                        "± 1.96·stderr",
+                        values[:, 0] - 1.96 * values[:, 1],
+                        values[:, 0] + 1.96 * values[:, 1],
+                    ),
+                    ("bootstrap CI", values[:, 2], values[:, 3]),
+                ):
+                    size = f"{prompts:,} prompts × {responses}"
+                    rows.append(
+                        row(
+                            name,
+                            interval,
+                            f"{truth_label} {truth:.4f}",
+                            size,
+                            values[:, 0],
+                            low,
+                            high,
+                            truth,
+                        )
+                    )
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# RM-Bench's easy / normal / hard: records of 3 × 3 pairs sharing a prompt
+
+#: each style cell's logit of a correct pair (chosen style i, rejected style j): harder as the
+#: rejected response gets more styled; each record adds its own N(0, 1) effect to all 9
+RM_BENCH_LOGIT = np.array([[0.0, -1.0, -1.5], [1.0, 0.0, -1.0], [1.5, 1.0, 0.0]])
+RM_BENCH_RECORDS = (20, 100, 798)
+
+
+def rm_bench_dataset(args) -> dict[str, tuple[float, float]]:
+    records, index = args
+    rng = np.random.default_rng([19, records, index])
+    effect = rng.normal(size=(records, 1, 1))
+    correct = rng.random((records, 3, 3)) < norm.cdf(RM_BENCH_LOGIT + effect)
+    chosen_style, rejected_style = np.divmod(np.tile(np.arange(9), records), 3)
+    credit = correct.reshape(-1).astype(float)
+    matrix = style_accuracy_matrix(credit, np.zeros_like(credit), chosen_style, rejected_style)
+    levels = style_difficulty(matrix)
+    stderr = style_difficulty_stderr(
+        credit, chosen_style, rejected_style, np.repeat(np.arange(records), 9)
+    )
+    return {name: (getattr(levels, name), stderr[name]) for name in stderr}
+
+
+def rm_bench_rows(sizes, datasets, jobs):
+    # a record's effect u ~ N(0, 1): P(correct) = E Φ(a + u) = Φ(a / √2) per cell
+    cells = norm.cdf(RM_BENCH_LOGIT / np.sqrt(2.0))
+    lower = np.tril(np.ones((3, 3), bool), k=-1)
+    truths = {
+        "easy": cells[lower].mean(),
+        "normal": np.diag(cells).mean(),
+        "hard": cells[lower.T].mean(),
+        "average": cells.mean(),
+    }
+    rows = []
+    for records in sizes:
+        results = run_all(rm_bench_dataset, [(records, d) for d in range(datasets)], jobs)
+        for name, truth in truths.items():
+            values = np.array([r[name] for r in results])
+            low = values[:, 0] - 1.96 * values[:, 1]
+            high = values[:, 0] + 1.96 * values[:, 1]
+            label = f"RM-Bench {name}"
+            size = f"{records} records × 9 pairs"
+            rows.append(
+                row(
+                    label,
+                    "± 1.96·stderr",
+                    f"exact {truth:.4f}",
+                    size,
+                    values[:, 0],
+                    low,
+                    high,
+                    truth,
+                )
+            )
     return rows
 
 
@@ -358,7 +481,11 @@ def markdown(rows) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=int, default=300)
-    parser.add_argument("--part", choices=("means", "pairs", "regret", "all"), default="all")
+    parser.add_argument(
+        "--part",
+        choices=("means", "reta-prompts", "rm-bench", "pairs", "regret", "all"),
+        default="all",
+    )
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--small-only", action="store_true", help="only the small size of each")
@@ -371,6 +498,16 @@ def main() -> None:
             [(24, 64, "24 prompts × 64"), (100, 256, "100 × 256 (helpful.toml)")][sizes],
             args.datasets,
             args.jobs,
+        )
+    if args.part in ("reta-prompts", "all"):
+        rows += (
+            reta_prompts_rows(64, RETA_PROMPTS[:2], args.datasets, args.jobs, 400_000)
+            if args.small_only
+            else reta_prompts_rows(64, RETA_PROMPTS, args.datasets, args.jobs)
+        )
+    if args.part in ("rm-bench", "all"):
+        rows += rm_bench_rows(
+            RM_BENCH_RECORDS[:1] if args.small_only else RM_BENCH_RECORDS, args.datasets, args.jobs
         )
     if args.part in ("pairs", "all"):
         rows += pairs_rows(

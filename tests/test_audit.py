@@ -83,6 +83,12 @@ def brute_accuracy(pairs: list[tuple[str, str, str]]) -> float:
     return sum(len(good) > len(bad) for _, good, bad in pairs) / len(pairs)
 
 
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    """An audit writes audit-results.json into the current folder: keep it in tmp_path."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture
 def llmbar(tmp_path):
     data = tmp_path / "data"
@@ -112,9 +118,9 @@ def test_llmbar_suite_accuracy_matches_brute_force_and_rerun_scores_nothing(
     # the fixture's files are not LLMBar's: the run says so instead of naming LLMBar's commit
     origin = SUITES["llmbar"].origin
     assert suite["suite"] == "llmbar"
-    assert suite["data"] == f"local files under {data.resolve()}, not those of {origin}"
+    assert suite["data"]["version"] == f"local files under {data.resolve()}, not those of {origin}"
     model = next(m for m in suite["models"] if m["label"] == "lengths")
-    assert model["metrics"]["accuracy"] == pytest.approx(brute_accuracy(pairs))
+    assert model["metrics"]["accuracy"]["value"] == pytest.approx(brute_accuracy(pairs))
     assert "new work: 15 pairs" in first.err
     again = rmaudit(
         "audit",
@@ -297,10 +303,10 @@ def test_rewardbench_from_the_hub_cache_offline_records_the_commit(rmaudit, tmp_
     )
     assert done.code == 0, done.err
     (suite,) = json.loads(done.out)["suites"]
-    assert suite["data"] == f"hf.co/datasets/allenai/reward-bench@{commit}"
+    assert suite["data"]["version"] == f"hf.co/datasets/allenai/reward-bench@{commit}"
     (model,) = [m for m in suite["models"] if m["label"] == "lengths"]
-    assert model["metrics"]["accuracy"] == pytest.approx(brute_accuracy(pairs))
-    assert 0 <= model["metrics"]["section score"] <= 1
+    assert model["metrics"]["accuracy"]["value"] == pytest.approx(brute_accuracy(pairs))
+    assert 0 <= model["metrics"]["section score"]["value"] <= 1
 
 
 def test_list_suites_says_what_each_measures_and_where_its_data_is(
@@ -499,7 +505,7 @@ def test_scores_keyed_by_prompt_and_response_text(rmaudit, llmbar, tmp_path):
     data, pairs, _ = llmbar
     scores = text_scores(tmp_path / "by-text.csv", pairs, lambda text, _: float(len(text)))
     models, _ = audit_json(rmaudit, scores, data, tmp_path / "t.db")
-    assert models["by-text"]["metrics"]["accuracy"] == pytest.approx(brute_accuracy(pairs))
+    assert models["by-text"]["metrics"]["accuracy"]["value"] == pytest.approx(brute_accuracy(pairs))
     # the same scores under --match rmaudit-id: the file has no response_id column
     done = rmaudit(
         "audit",
@@ -521,10 +527,10 @@ def test_a_model_worse_than_length_is_flagged(rmaudit, llmbar, tmp_path):
     assert brute_accuracy(pairs) > 0  # length gets some pairs right
     scores = text_scores(tmp_path / "backwards.csv", pairs, lambda _, chosen: float(not chosen))
     models, _ = audit_json(rmaudit, scores, data, tmp_path / "f.db")
-    assert models["backwards"]["metrics"]["accuracy"] == 0.0
-    assert models["length"]["metrics"]["accuracy"] == pytest.approx(brute_accuracy(pairs))
-    assert models["backwards"]["beats_length"] is False
-    assert models["length"]["baseline"] and models["length"]["beats_length"] is None
+    assert models["backwards"]["metrics"]["accuracy"]["value"] == 0.0
+    assert models["length"]["metrics"]["accuracy"]["value"] == pytest.approx(brute_accuracy(pairs))
+    assert models["backwards"]["passes"] is False
+    assert models["length"]["baseline"] and models["length"]["passes"] is None
     shown = rmaudit(
         "audit",
         f"scores:{scores}",
@@ -535,28 +541,8 @@ def test_a_model_worse_than_length_is_flagged(rmaudit, llmbar, tmp_path):
         "--db",
         str(tmp_path / "f.db"),
     )
-    assert "backwards does not beat the length baseline on llmbar (accuracy)" in shown.out
+    assert "⚠ llmbar: backwards does not pass on accuracy 0.0000" in shown.out
     assert "new work: none" in shown.err
-
-
-def test_a_model_better_than_length_is_not_flagged(rmaudit, llmbar, tmp_path):
-    data, pairs, _ = llmbar
-    assert brute_accuracy(pairs) < 1
-    scores = text_scores(tmp_path / "oracle.csv", pairs, lambda _, chosen: float(chosen))
-    models, _ = audit_json(rmaudit, scores, data, tmp_path / "o.db")
-    assert models["oracle"]["metrics"]["accuracy"] == 1.0
-    assert models["oracle"]["beats_length"] is True
-    shown = rmaudit(
-        "audit",
-        f"scores:{scores}",
-        "--suite",
-        "llmbar",
-        "--data-dir",
-        str(data),
-        "--db",
-        str(tmp_path / "o.db"),
-    )
-    assert shown.code == 0 and "does not beat" not in shown.out
 
 
 def test_baselines_sit_beside_every_model_once(rmaudit, llmbar, tmp_path):

@@ -51,7 +51,8 @@ def brute_second_of_n(rows, n=4):
 
 
 @pytest.fixture
-def audited(tmp_path, rmaudit):
+def audited(tmp_path, rmaudit, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the audit's results file lands in the current folder
     data = tmp_path / "data"
     truth = reward_bench_layout(data)
     db = tmp_path / "audit.db"
@@ -76,9 +77,9 @@ def test_length_on_the_suite_matches_brute_force(audited):
     (suite,) = result["suites"]
     assert suite["suite"] == "alpacaeval-bon16"
     origin = SUITES["alpacaeval-bon16"].origin  # the fixture's files are not reward-bench's
-    assert suite["data"].endswith(f", not those of {origin}")
+    assert suite["data"]["version"].endswith(f", not those of {origin}")
     assert [m["label"] for m in suite["models"]] == ["length", "random"]  # each once
-    length = suite["models"][0]["metrics"]
+    length = {name: m["value"] for name, m in suite["models"][0]["metrics"].items()}
     for name, brute in (
         ("RETA(1/4)", brute_reta),
         ("BoN@4", brute_bon),
@@ -100,8 +101,8 @@ def test_the_closing_table_shows_both_baselines_and_a_rerun_scores_nothing(audit
     assert "new work: none" in again.err
     closing = again.out[again.out.index("audit summary") :]
     reta = result["suites"][0]["models"][0]["metrics"]["RETA(1/4)"]
-    assert f"RETA(1/4) {reta:.4f}" in closing
-    assert closing.count("baseline") >= 2 and "does not beat" not in closing
+    assert f"RETA(1/4) {reta['value']:.4f} ± {reta['stderr']:.4f}" in closing
+    assert closing.count("baseline") >= 2 and "does not pass" not in closing
 
 
 def test_the_printed_recipe_is_a_benchmark_recipe_that_runs_alike(audited, rmaudit, tmp_path):
@@ -116,5 +117,5 @@ def test_the_printed_recipe_is_a_benchmark_recipe_that_runs_alike(audited, rmaud
     (run,) = json.loads(ran.out)["runs"]
     stored = {(m["rm"], m["label"]): m["value"] for m in run["metrics"]}
     for model in result["suites"][0]["models"]:
-        for name, value in model["metrics"].items():
-            assert stored[(model["label"], name)] == value, (model["label"], name)
+        for name, metric in model["metrics"].items():
+            assert stored[(model["label"], name)] == metric["value"], (model["label"], name)

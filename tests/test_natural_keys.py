@@ -327,3 +327,13 @@ def test_misses_are_counted_over_the_whole_stage_not_one_batch(tmp_path, rmaudit
     result = rmaudit("run", str(recipe), "--db", str(tmp_path / "a.db"))
     assert result.code == 2
     assert "3 of 9 responses have no score in the file (matching by text)" in result.err
+
+
+def test_an_empty_response_text_is_a_key_an_empty_id_is_not(tmp_path):
+    """A shift sweep can delete every word of a response: its empty text must be scorable."""
+    rows = [{"prompt": "P", "response": "", "response_id": "", "score": 0.5}]
+    path = write(tmp_path / "s.csv", rows, "csv")
+    by_text = ScoresFile(ScoresFileOptions(path=path, match="text"))
+    assert by_text.score(items(("P", ""))) == [0.5]
+    with pytest.raises(BadInput, match=r"s\.csv:2: response_id: missing field"):
+        ScoresFile(ScoresFileOptions(path=path, match="id"))

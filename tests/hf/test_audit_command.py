@@ -70,7 +70,8 @@ def stored_accuracy(db, run_id: str, label: str) -> float:
     return sum(chosen > rejected for chosen, rejected in rows) / len(rows)
 
 
-def test_audit_hh_with_a_tiny_classifier_end_to_end(rmaudit, tiny_models, tmp_path):
+def test_audit_hh_with_a_tiny_classifier_end_to_end(rmaudit, tiny_models, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the audit's results file lands in the current folder
     data, db = tmp_path / "data", tmp_path / "audit.db"
     write_hh(data)
     model = tiny_models["gpt2-rm"]
@@ -103,10 +104,9 @@ def test_audit_hh_with_a_tiny_classifier_end_to_end(rmaudit, tiny_models, tmp_pa
     (suite,) = json.loads(first.out)["suites"]
     (result,) = [m for m in suite["models"] if m["label"] == "gpt2-rm"]
     assert set(result["metrics"]) == {"accuracy", "ECE", "OOD AUROC"}
-    assert result["metrics"]["accuracy"] == pytest.approx(
-        stored_accuracy(db, suite["run_id"], "gpt2-rm")
-    )
-    assert 0 <= result["metrics"]["ECE"] <= 1 and 0 <= result["metrics"]["OOD AUROC"] <= 1
+    values = {name: metric["value"] for name, metric in result["metrics"].items()}
+    assert values["accuracy"] == pytest.approx(stored_accuracy(db, suite["run_id"], "gpt2-rm"))
+    assert 0 <= values["ECE"] <= 1 and 0 <= values["OOD AUROC"] <= 1
     # 3 of 4 pairs of each file, scored unshifted and at 15 levels × 3 targets
     assert "new work: 6 pairs" in first.err
 

@@ -27,6 +27,7 @@ from rmaudit.metrics import (
     section_score,
     style_accuracy_matrix,
     style_difficulty,
+    style_difficulty_stderr,
     subset_accuracy,
 )
 
@@ -302,6 +303,43 @@ def test_rm_bench_style_matrix_and_difficulty():
     assert d.average == pytest.approx(matrix.mean())
     with pytest.raises(MetricInputError, match="at least one pair per style"):
         style_accuracy_matrix([1.0], [0.0], [0], [2])
+
+
+def test_rm_bench_levels_have_a_standard_error_across_records():
+    rng = np.random.default_rng(4)
+    records = 30
+    credit = (rng.random(records * 9) < 0.6).astype(float)
+    order = rng.permutation(records * 9)  # the pairs of a record need not be adjacent
+    record = np.repeat(np.arange(records), 9)[order]
+    chosen_style, rejected_style = (
+        (np.tile(np.arange(9), records)[order] // 3),
+        (np.tile(np.arange(9), records)[order] % 3),
+    )
+    se = style_difficulty_stderr(credit, chosen_style, rejected_style, [f"r{r}" for r in record])
+    levels = {
+        "easy": lambda i, j: i > j,
+        "normal": lambda i, j: i == j,
+        "hard": lambda i, j: i < j,
+        "average": lambda i, j: True,
+    }
+    for name, in_level in levels.items():
+        means = [
+            np.mean(
+                [
+                    credit[k]
+                    for k in range(records * 9)
+                    if record[k] == r and in_level(chosen_style[k], rejected_style[k])
+                ]
+            )
+            for r in range(records)
+        ]
+        assert se[name] == pytest.approx(np.std(means, ddof=1) / np.sqrt(records)), name
+        # with one pair per cell and record, the mean of record means is the matrix's value
+        matrix = style_accuracy_matrix(credit, np.zeros(records * 9), chosen_style, rejected_style)
+        assert np.mean(means) == pytest.approx(getattr(style_difficulty(matrix), name))
+    # a record missing a cell (pairs sampled, not records): no standard error
+    partial = style_difficulty_stderr(credit[1:], chosen_style[1:], rejected_style[1:], record[1:])
+    assert all(np.isnan(v) for v in partial.values())
 
 
 @pytest.mark.parametrize(

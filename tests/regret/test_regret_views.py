@@ -123,6 +123,7 @@ def test_report_has_the_regret_table_and_a_fig8_png(rmaudit, regret_db, tmp_path
     conn.close()
     row = next(x for x in markdown.splitlines() if x.startswith("| accuracy |"))
     assert row.split(" | ")[3] == f"{value:.3f} [{low:.2f}, {high:.2f}]≈"  # Spearman: approximate
+    assert markdown.count("Point estimates are biased, mostly low, at few prompts") == 2
     assert f"![{GOODHART_FIGURE.removesuffix('.png')}]({GOODHART_FIGURE})" in markdown
 
 
@@ -199,9 +200,10 @@ def test_a_constant_gold_exits_2_with_a_one_line_reason(rmaudit, tmp_path):
 
 def test_the_run_summary_labels_the_approximate_regret_intervals(regret_db):
     summary = summary_of(regret_db)
-    approximate = {
-        column.label.rsplit(" · ", 1)[1] for column, cell in summary.run_level if cell.approximate
-    }
-    assert approximate == {"Kendall τ", "Spearman", "MRR"}  # not Pearson: it covers
+    cells = [cell for column, cell in summary.run_level if column.key != "ndr/mean"]
+    # 24 prompts: below the 30 the intervals' coverage was measured at, so none is validated
+    assert cells and all(
+        cell.approximate.startswith("interval not validated at 24 prompts") for cell in cells
+    )
     note = next(n for n in summary.notes if n.startswith("≈ across reward models"))
-    assert "Kendall τ interval: measured coverage" in note and "MRR interval" in note
+    assert f"{len(cells)} of {len(summary.run_level)} intervals are approximate" in note

@@ -97,7 +97,9 @@ def read_keyed_values(path: Path, fields: KeyFields, what: str) -> KeyedValues:
     """Read ``path`` (.jsonl, .json, .csv, .parquet, each optionally .gz) into values by key."""
     table = KeyedValues(Path(path), fields)
     for where, row in read_rows(Path(path)):
-        key = tuple(_key_part(row, name, where) for name in fields.names())
+        # a text may be empty (a shift sweep's perturbed copy can be); an id may not
+        empty_ok = fields.kind == "text"
+        key = tuple(_key_part(row, name, where, empty_ok) for name in fields.names())
         if fields.kind == "text":
             key = tuple(text_key(part) for part in key)
         value = _finite(row, fields.value, where, what)
@@ -118,9 +120,17 @@ def read_keyed_values(path: Path, fields: KeyFields, what: str) -> KeyedValues:
     return table
 
 
-def _key_part(row: dict[str, Any], name: str, where: str) -> str:
-    value = row.get(name)
-    if value is None or value == "":
+def _column(row: dict[str, Any], name: str, where: str) -> Any:
+    """The row's ``name`` field; a file without that column is told which columns it has."""
+    if name not in row:
+        found = ", ".join(map(str, row)) or "none"
+        raise BadInput(f"no column {name!r} (columns found: {found})", file=where, field=name)
+    return row[name]
+
+
+def _key_part(row: dict[str, Any], name: str, where: str, empty_ok: bool) -> str:
+    value = _column(row, name, where)
+    if value is None or (value == "" and not empty_ok):
         raise BadInput("missing field", file=where, field=name)
     if isinstance(value, (dict, list)):
         raise BadInput("expected a string or a number", file=where, field=name, value=value)
@@ -128,7 +138,7 @@ def _key_part(row: dict[str, Any], name: str, where: str) -> str:
 
 
 def _finite(row: dict[str, Any], name: str, where: str, what: str) -> float:
-    raw = row.get(name)
+    raw = _column(row, name, where)
     try:
         value = float(raw)
     except (TypeError, ValueError):

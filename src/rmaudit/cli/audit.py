@@ -7,7 +7,6 @@ stored score.  ``--print-recipe`` shows each suite's recipe as TOML, to keep and
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,9 +14,12 @@ from typing import Any
 import click
 
 from rmaudit.errors import BadInput
-from rmaudit.suites import SUITES, get_suite
+from rmaudit.suites import RESULTS_FILE, SUITES, get_suite
 
 from .console import console
+
+#: audits keep their own store, so the runs of ``rmaudit run`` and of audits do not mix
+AUDIT_DB = "rmaudit-audit.db"
 
 #: click option name → recipe option name, for the model flags
 _MODEL_FLAGS = (
@@ -49,17 +51,18 @@ _MODEL_FLAGS = (
 @click.option(
     "--db",
     "db_path",
-    default="rmaudit.db",
+    default=AUDIT_DB,
     show_default=True,
     type=click.Path(dir_okay=False),
-    help="SQLite file that stores everything.",
+    help="SQLite file that stores everything (apart from rmaudit run's rmaudit.db).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
 @click.option(
     "--report",
     "report_dir",
     type=click.Path(file_okay=False),
-    help="Write each suite's plots and report.md into DIR/SUITE/, and DIR/report.md.",
+    help="Write each suite's plots and report.md into DIR/SUITE/, and DIR/report.md "
+    f"(and {RESULTS_FILE} there instead of in the current directory).",
 )
 @click.option(
     "--sample",
@@ -70,6 +73,14 @@ _MODEL_FLAGS = (
     "--list-suites", is_flag=True, help="List the suites, their data and sizes, and stop."
 )
 @click.option("--dry-run", is_flag=True, help="Print each suite's plan (stored, to do) and stop.")
+@click.option(
+    "--write-items",
+    "items_path",
+    type=click.Path(dir_okay=False),
+    help="Write the texts a model must score for the suites (prompt, response, response_id; "
+    "shifted copies included) to FILE (.jsonl or .csv, optionally .gz), score nothing, and "
+    "stop: score them elsewhere, then audit scores:FILE.",
+)
 @click.option("--print-recipe", is_flag=True, help="Print each suite's recipe (TOML) and stop.")
 @click.option(
     "--match",
@@ -78,6 +89,13 @@ _MODEL_FLAGS = (
     show_default=True,
     help="What the rows of a scores:FILE are keyed by: prompt + "
     "response text, your response ids, or rmaudit's response ids.",
+)
+@click.option(
+    "--columns",
+    metavar="NAME=COLUMN,...",
+    help="The columns of a scores:FILE, where they are not named prompt, response, score and "
+    "response_id: e.g. prompt=instruction,response=output,score=reward (NAME: prompt, "
+    "response, score, id).",
 )
 @click.option(
     "--dpo-ref",
@@ -108,8 +126,10 @@ def audit(
     sample: int | None,
     list_suites: bool,
     dry_run: bool,
+    items_path: str | None,
     print_recipe: bool,
     match: str,
+    columns: str | None,
     dpo_ref: str | None,
     **model_options: Any,
 ) -> None:
@@ -120,7 +140,7 @@ def audit(
     by side.  The model flags are the recipe options of the same names (docs/audit.md).
     """
     from rmaudit.suites.data import earlier_data_dirs, locate, missing
-    from rmaudit.suites.models import model_tables
+    from rmaudit.suites.models import model_tables, parse_columns
 
     out = console()
     if list_suites:
@@ -129,8 +149,14 @@ def audit(
         earlier = [] if data_dir else earlier_data_dirs(db_path)
         out.print(suites_table(data_dir, locate, earlier, db_path))
         return
-    if not models:
-        raise click.UsageError("give at least one MODEL (or --list-suites)")
+    if items_path:
+        from rmaudit.suites.items_file import items_format
+
+        if models:
+            raise click.UsageError("--write-items scores no MODEL: give none")
+        items_format(Path(items_path))
+    elif not models:
+        raise click.UsageError("give at least one MODEL (or --list-suites, --write-items)")
     chosen = [get_suite(name) for name in dict.fromkeys(suite_names)] or list(SUITES.values())
     # every suite's data is found before anything runs: a missing one is exit 2, nothing written
     found, skipped = [], []
@@ -142,25 +168,40 @@ def audit(
     if not found:
         raise BadInput(f"no suite's data was found; {missing(chosen[0], data_dir).problem}")
     tables = model_tables(
-        list(models), {k: model_options[k] for k in _MODEL_FLAGS}, dpo_ref, match=match
+        list(models),
+        {k: model_options[k] for k in _MODEL_FLAGS},
+        dpo_ref,
+        match=match,
+        columns=parse_columns(columns),
     )
-    _audit(found, skipped, tables, db_path, as_json, report_dir, sample, dry_run, print_recipe)
+    _audit(
+        found,
+        skipped,
+        tables,
+        db_path,
+        as_json,
+        report_dir,
+        sample,
+        dry_run,
+        print_recipe,
+        items_path,
+    )
 
 
 def _audit(
-    found, skipped, tables, db_path, as_json, report_dir, sample, dry_run, print_recipe
+    found, skipped, tables, db_path, as_json, report_dir, sample, dry_run, print_recipe, items_path
 ) -> None:
     from rmaudit.display.literal import literal
     from rmaudit.run import Runner, build_components
     from rmaudit.store import Store
     from rmaudit.suites.build import recipe_text, suite_recipe, suite_table
     from rmaudit.suites.models import check_reachable
+    from rmaudit.suites.results_file import dumps, results_json, write_results
     from rmaudit.suites.verdict import (
         baseline_labels,
-        flag_lines,
         index_markdown,
-        results_json,
         suite_result,
+        verdict_lines,
     )
 
     from .audit_output import closing_table
@@ -198,6 +239,9 @@ def _audit(
                 )
             )
         return
+    if items_path:
+        _write_items(planned, db_path, Path(items_path))
+        return
     check_reachable(tables)
     baselines = baseline_labels(tables)
     results, located_by_suite = [], {}
@@ -221,23 +265,24 @@ def _audit(
             located_by_suite[suite.name] = located.version
         if report_dir:
             written = _reports(store, results, Path(report_dir))
+        payload = results_json(store, results, located_by_suite, db_path)
     finally:
         store.close()
+    results_path = Path(report_dir or ".") / RESULTS_FILE
+    write_results(results_path, payload)
     if as_json:
-        sys.stdout.write(
-            json.dumps(results_json(results, located_by_suite, db_path), indent=2, allow_nan=False)
-            + "\n"
-        )
+        sys.stdout.write(dumps(payload))
     else:
         out.print(closing_table(results))
-        for line in flag_lines(results):
-            out.print(literal(line), style="bold red")
+        for passes, line in verdict_lines(results):
+            out.print(literal(line), style={True: "bold green", False: "bold red"}.get(passes))
         out.print(
             literal(
                 f"stored in {db_path}; rerun to reuse every stored score; browse: "
                 f"rmaudit tui {db_path}"
             )
         )
+    err.print(literal(f"results: {results_path}"))
     if report_dir:
         index = Path(report_dir) / "report.md"
         index.write_text(index_markdown(results, written, db_path), encoding="utf-8")
@@ -256,3 +301,29 @@ def _reports(store, results, report_dir: Path) -> dict[str, Path]:
         paths = write_report(store, result.run_id, report_dir / result.suite.name)
         written[result.suite.name] = paths[-1]
     return written
+
+
+def _write_items(planned, db_path: str, path: Path) -> None:
+    """--write-items: each suite's items made and stored (as a run makes them), then written."""
+    from rmaudit.display.literal import literal
+    from rmaudit.run import Runner
+    from rmaudit.store import Store
+    from rmaudit.suites.items_file import item_rows, write_items
+
+    store = Store.open(db_path)
+    try:
+        suite_items = [
+            (suite.name, Runner(recipe, store, components=components).items_to_score())
+            for suite, _, _, recipe, components in planned
+        ]
+    finally:
+        store.close()
+    rows = item_rows(suite_items)
+    write_items(path, rows)
+    console(stderr=True).print(
+        literal(
+            f"wrote {len(rows):,} responses to score ({', '.join(s for s, _ in suite_items)}) "
+            f"to {path}: add a score column, then rmaudit audit scores:FILE with the same "
+            "--suite and --sample"
+        )
+    )

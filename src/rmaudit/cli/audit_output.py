@@ -1,5 +1,5 @@
 """The tables ``rmaudit audit`` prints: the suites (``--list-suites``) and the closing table
-of each suite's headline numbers per model, the baselines beside them."""
+of each suite's headline numbers per model, the baselines beside them, and the verdicts."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ from pathlib import Path
 
 from rich.table import Table
 
-from rmaudit.display.formatting import format_number
 from rmaudit.display.literal import literal
 from rmaudit.suites import SUITES
-from rmaudit.suites.verdict import SuiteResult
+from rmaudit.suites.verdict import SuiteResult, shown, verdict_word
 
 
 def suites_table(
@@ -45,28 +44,24 @@ def suites_table(
 
 
 def closing_table(results: list[SuiteResult]) -> Table:
-    """One row per suite × model: the suite's headline numbers, and the verdict on length."""
+    """One row per suite × model: the suite's headline numbers with their ±, and the verdict
+    on the first number against both baselines and chance."""
     table = Table(
-        title="audit summary (a model must beat length on the first number)", title_justify="left"
+        title="audit summary (a model must beat length, random and chance on the first number; "
+        "± standard error)",
+        title_justify="left",
     )
-    for header in ("suite", "model", "numbers", "vs length"):
+    for header in ("suite", "model", "numbers", "verdict"):
         table.add_column(header, overflow="fold")
     for result in results:
         for index, model in enumerate(result.models):
-            numbers = " · ".join(
-                f"{name} {format_number(value)}" for name, value in model.values.items()
-            )
-            verdict = {
-                None: "baseline" if model.baseline else "",
-                True: "beats length",
-                False: "⚠ does not beat length",
-            }[model.beats_length]
+            numbers = " · ".join(f"{name} {shown(cell)}" for name, cell in model.cells.items())
             table.add_row(
                 result.suite.name if index == 0 else "",
                 literal(model.label),
                 numbers,
-                verdict,
-                style="red" if model.beats_length is False else None,
+                verdict_word(model),
+                style="red" if model.passes is False else None,
                 end_section=index == len(result.models) - 1,
             )
     return table

@@ -97,6 +97,10 @@ NDR_CURVE_PREFIX = "ndr_curve/"
 #: The regret-correlation scalar whose params hold the study's matrices.
 REGRET_SUMMARY = "ndr/mean"
 
+#: the built-in baseline reward models (default_plugins/baselines.py): the bars a model must
+#: beat, never the model a summary sends the user to look at
+BASELINE_REWARD_MODELS = ("length", "random")
+
 #: the ``failures`` stage of the prompts a metric skipped (undefined there), one row per
 #: (metric, prompt): item = the prompt id, error = "<metric label>: <reason>"
 SKIPPED_STAGE = "metrics: skipped prompts"

@@ -38,9 +38,11 @@ from rmaudit.metrics import (
     ece,
     energy_score,
     fpr_at_95_tpr,
+    pair_credit,
     section_score,
     style_accuracy_matrix,
     style_difficulty,
+    style_difficulty_stderr,
     subset_accuracy,
 )
 from rmaudit.metrics.preference import wald_is_approximate
@@ -195,9 +197,22 @@ class RMBenchDifficulty(PairMetric):
             inputs.chosen, inputs.rejected, *styles, ties=self.options.ties
         )
         result = style_difficulty(matrix)
+        # a record (one prompt, its 3 chosen × 3 rejected responses) is the sampling unit
+        records = [
+            (subset, meta.get("id"), meta.get("line"))
+            for subset, meta in zip(inputs.subsets, inputs.meta, strict=True)
+        ]
+        credit = pair_credit(inputs.chosen, inputs.rejected, ties=self.options.ties)
+        stderr = style_difficulty_stderr(credit, *styles, records)
         return MetricOutput(
             values=[
-                MetricValue(f"rm_bench_{level}", f"RM-Bench {level}", getattr(result, level))
+                MetricValue(
+                    f"rm_bench_{level}",
+                    f"RM-Bench {level}",
+                    getattr(result, level),
+                    stderr=stderr[level],
+                    params={"records": len(set(records))},
+                )
                 for level in ("easy", "normal", "hard", "average")
             ]
         )

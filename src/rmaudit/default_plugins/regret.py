@@ -35,7 +35,6 @@ from rmaudit.components.options import NestedRewardModel
 from rmaudit.components.vocabulary import NDR_CURVE_PREFIX, REGRET_SUMMARY
 from rmaudit.errors import BadInput
 from rmaudit.metrics.regret import (
-    APPROXIMATE_INTERVALS,
     CORRELATIONS,
     DESIGNS,
     ERROR_METRICS,
@@ -43,6 +42,7 @@ from rmaudit.metrics.regret import (
     ndr_curve,
     regret_correlation,
 )
+from rmaudit.metrics.regret.measured import interval_caveat
 
 #: Label of the benchmark's oracle when it is the gold (``gold = "oracle"``).
 ORACLE_LABEL = "[oracle]"
@@ -173,7 +173,9 @@ class RegretCorrelation(Metric):
                             "n": study.n,
                             "gold": o.gold,
                             "design": study.design,
-                            "approximate": APPROXIMATE_INTERVALS.get(statistic, ""),
+                            "approximate": interval_caveat(
+                                o.gold, metric, statistic, study.design, len(order)
+                            ),
                             "averaged": list(study.averaged),
                             "per_gold": cell.per_gold,
                         },

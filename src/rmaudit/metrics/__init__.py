@@ -34,6 +34,7 @@ from rmaudit.metrics.preference import (
     section_score,
     style_accuracy_matrix,
     style_difficulty,
+    style_difficulty_stderr,
     subset_accuracy,
 )
 from rmaudit.metrics.regret import (
@@ -113,5 +114,6 @@ __all__ = [
     "section_score",
     "style_accuracy_matrix",
     "style_difficulty",
+    "style_difficulty_stderr",
     "subset_accuracy",
 ]

@@ -18,12 +18,10 @@ E[J | Y ≥ Θ(η)] / E[J].
 top η n of a subset hold fewer extreme responses than the top η of the whole distribution,
 so the finite-pool value lies below the limit, by about 0.02 / (η n_min) of RETA in a
 bivariate normal world (correlation 1/√2, J ~ N(5, 1)): −0.003 at η = 1/16 and N = 256,
-−0.008 at N = 64, −0.001 at η = 1/4 and N = 256.  Measured over 1,000 simulated data sets
-(``benchmarks/coverage.py``), value ± 1.96·stderr covers the finite-pool quantity 94-95 % of
-the time, but Theorem 1's limit only 84 % at η = 1/16 with 100 prompts × 256 responses
-(89 % at η = 1/4) and 90 % at η = 1/16 with 24 prompts × 64 — the more prompts, the smaller
-the ± and the more the gap shows.  :func:`finite_pool_note` says when a summary should point
-this out.
+−0.008 at N = 64, −0.001 at η = 1/4 and N = 256.  The gap is fixed while the ± shrinks as
+1/√prompts, so the ± covers Theorem 1's limit less the more prompts there are; its coverage
+of either, measured against the number of prompts, and the notes a summary prints about it
+are in :mod:`rmaudit.metrics.reta_coverage`.
 
 ``method="exact"`` takes E_A in closed form (:mod:`rmaudit.metrics._positional`), so it has no
 Monte-Carlo noise and costs one matrix product per pool size; ``method="mc"`` resamples subsets
@@ -93,32 +91,6 @@ def reta_n_range(N: int) -> np.ndarray:
     lowest = _integer_cube_root(27 * N * N, round_up=True)
     highest = _integer_cube_root(125 * N * N, round_up=False)
     return np.arange(min(lowest, N), min(highest, N) + 1)
-
-
-#: Below this many responses in the top η of the smallest subset (η·n_min), RETA(η) at the
-#: pool size N is measurably below Theorem 1's limit (module docstring, "Finite N").
-FINITE_POOL_TOP = 32
-
-
-def finite_pool_note(etas: Sequence[float], N: int) -> str | None:
-    """A caveat for a summary that reports RETA at these η with pools of N responses, or
-    None when every η has at least :data:`FINITE_POOL_TOP` responses in its top η n.
-
-    >>> finite_pool_note([0.5], 256) is None
-    True
-    >>> finite_pool_note([0.25, 1 / 16], 64)[:48]
-    'RETA(η ≤ 0.25) at N = 64 responses per prompt is'
-    """
-    smallest_n = int(reta_n_range(N)[0])
-    small = [float(e) for e in etas if e * smallest_n < FINITE_POOL_TOP]
-    if not small:
-        return None
-    return (
-        f"RETA(η ≤ {max(small):.3g}) at N = {N} responses per prompt is the "
-        f"finite-pool quantity (Eq. 5-6 over subsets of {smallest_n}+ responses), which lies "
-        f"below Theorem 1's large-N limit; its ± covers the finite-pool quantity (the "
-        f"metric's documentation gives the measured gap)."
-    )
 
 
 def _log_spaced_etas(smallest_n: int) -> np.ndarray:

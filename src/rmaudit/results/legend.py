@@ -23,12 +23,14 @@ _PAIR_LINES = (
     (
         lambda key: key == "accuracy" or key.startswith("accuracy["),
         "accuracy: share of the preference pairs where the RM scores the chosen response above "
-        "the rejected one (½ = chance; 'acc SUBSET' per subset).",
+        "the rejected one, a tie counting 0 unless ties = 'half' (½ = chance; 'acc SUBSET' per "
+        "subset).",
     ),
     (
         lambda key: key.startswith("rm_bench_"),
         "RM-Bench easy / normal / hard: accuracy when the chosen response's style is richer than, "
-        "equal to, or plainer than the rejected one's (hard: the RM must see past style).",
+        "equal to, or plainer than the rejected one's (hard: the RM must see past style); their "
+        "± is across prompts, each prompt's 9 style pairs one unit.",
     ),
     (
         lambda key: key.startswith("section"),
@@ -37,24 +39,29 @@ _PAIR_LINES = (
     ),
     (
         lambda key: key == "ece",
-        "ECE: expected calibration error of the RM's confidence σ(score margin) that the chosen "
-        "response wins; 0 = calibrated, lower is better.",
+        "ECE: expected calibration error of the RM's confidence in its own pick — the max "
+        "softmax of the two scores, σ(|score margin|) — against whether its pick is the chosen "
+        "response, over equal-width confidence bins; 0 = calibrated, lower is better.",
     ),
     (
         lambda key: key == "bt_ece",
-        "BT-ECE: the same for the Bradley-Terry probability of the pair; lower is better.",
+        "BT-ECE: the same confidence σ(|score margin|) (the Bradley-Terry probability of the "
+        "RM's pick) against whether the pick is right, over score-margin bins (quantile bins by "
+        "default); lower is better.",
     ),
     (
         lambda key: key.startswith("ood_"),
-        "AUROC / FPR@95 (energy): how well the RM's energy score tells shifted pairs from "
-        "unshifted ones (AUROC ½ = not at all).",
+        "AUROC / FPR@95: how well the detector the column names — energy: the negated energy "
+        "log(e^L₀ + e^L₁) of the pair's two scores; msp: the max softmax — tells the unshifted "
+        "pairs from their copies shifted at the column's p (AUROC ½ = not at all; FPR@95: the "
+        "share of shifted pairs taken for unshifted where 95% of the unshifted are kept).",
     ),
 )
 
 
 def worst_rm(summary: RunSummary) -> tuple[str, Column] | None:
     """The RM label with the worst value of the run's headline metric (the first RETA scalar,
-    else the first stored scalar), and that metric."""
+    else the first stored scalar), and that metric; baselines are bars, not candidates."""
     column = next(
         (c for c in summary.columns if c.key.startswith(RETA_PREFIX)),
         summary.columns[0] if summary.columns else None,
@@ -64,7 +71,8 @@ def worst_rm(summary: RunSummary) -> tuple[str, Column] | None:
     values = [
         (cell.value, label)
         for label, rm_key in summary.reward_models
-        if (cell := summary.cells.get((rm_key, column.metric, column.key))) is not None
+        if rm_key not in summary.baselines
+        and (cell := summary.cells.get((rm_key, column.metric, column.key))) is not None
         and math.isfinite(cell.value)
     ]
     if not values:
@@ -94,7 +102,7 @@ def legend(summary: RunSummary, scale: OracleScale | None, db_path: str | None =
     if "pairwise_accuracy" in keys:
         lines.append(
             "pairwise acc: share of the response pairs the oracle orders that the RM "
-            "orders the same way (½ = chance)."
+            "orders the same way, an RM tie counting ½ unless ties = 'loss' (½ = chance)."
         )
     lines += [text for matches, text in _PAIR_LINES if any(matches(key) for key in keys)]
     if any(key.startswith(SHIFT_CURVE_PREFIX) for _, key in summary.curve_keys()):
@@ -133,17 +141,19 @@ def _scale_words(scale: OracleScale | None) -> str:
 
 
 def _next_steps(summary: RunSummary, db_path: str) -> list[str]:
-    worst = worst_rm(summary)
-    if worst is None:
+    if not summary.columns:
         return []
-    label, column = worst
     if summary.run["benchmark_id"]:
-        where = "enter on it opens its Failures: the prompts where its top picks do worst" + (
+        where = "opens its Failures: the prompts where its top picks do worst" + (
             "; p: the preference pairs it gets wrong" if summary.pairs else ""
         )
     else:
-        where = "enter on it opens its pair failures: the pairs it gets wrong, worst margin first"
+        where = "opens its pair failures: the pairs it gets wrong, worst margin first"
+    worst = worst_rm(summary)
+    if worst is None:  # only baselines: no model of the user's to send them to
+        return [f"Next: rmaudit tui {db_path} — enter on a reward model {where}."]
+    label, column = worst
     return [
         f"Next: rmaudit tui {db_path} — the worst RM by {column.label} is "
-        f"{short_label(label)}; {where}."
+        f"{short_label(label)}; enter on it {where}."
     ]

@@ -19,6 +19,7 @@ import numpy as np
 from rmaudit.components import RUN_LEVEL
 from rmaudit.components.vocabulary import REGRET_SUMMARY
 from rmaudit.metrics.regret import CORRELATIONS, DESIGNS, ERROR_METRICS, goodhart_from_accuracy
+from rmaudit.metrics.regret.measured import bias_note
 
 
 def load_studies(store, run_id: str) -> dict[str, list[dict]]:
@@ -95,9 +96,10 @@ class StudyTable:
             )
         if self.approximate:
             lines.append(
-                "≈ approximate interval: its coverage, measured in simulation, is "
-                "off 95% (benchmarks/coverage.py)"
+                "≈ approximate interval: its coverage, measured in simulation, is off 95% "
+                "or was never measured for this study (benchmarks/coverage.py)"
             )
+        lines.append(bias_note(CORRELATIONS))
         return "\n".join(lines)
 
 

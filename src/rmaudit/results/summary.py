@@ -10,8 +10,8 @@ import numpy as np
 
 from rmaudit.backends.simulated import SIMULATED_NOTICE
 from rmaudit.components import RUN_LEVEL, Provenance
-from rmaudit.components.vocabulary import SKIPPED_STAGE
-from rmaudit.metrics.reta import finite_pool_note
+from rmaudit.components.vocabulary import BASELINE_REWARD_MODELS, SKIPPED_STAGE
+from rmaudit.metrics.reta_coverage import few_prompts_note, finite_pool_note
 from rmaudit.results.labelling import labelling, labelling_line
 from rmaudit.results.provenance import banner
 from rmaudit.store import Store
@@ -64,6 +64,10 @@ class RunSummary:
     skipped: list[str] = field(default_factory=list)
     #: a budgeted benchmark's label design and coverage (:mod:`.labelling`); None: all labelled
     labelling: dict[str, Any] | None = None
+    #: the rm keys of the run's baseline RMs (``length``, ``random``)
+    baselines: set[str] = field(default_factory=set)
+    #: how many prompts the benchmark has (0: a run of preference pairs only)
+    prompts: int = 0
 
     @property
     def simulated(self) -> bool:
@@ -102,6 +106,10 @@ class RunSummary:
             note = finite_pool_note(etas, int(self.benchmark["per_prompt"]))
             if note:
                 notes.append(note)
+        if self.run["benchmark_id"] and self.columns:
+            note = few_prompts_note(self.prompts)
+            if note:
+                notes.append(note)
         approximate = [cell for cell in self.cells.values() if cell.approximate]
         if approximate:
             notes.append(
@@ -109,9 +117,14 @@ class RunSummary:
                 f"are approximate (value ± 1.96·stderr covers less than 95%); cite "
                 f"the Wilson CI instead"
             )
-        reasons = dict.fromkeys(cell.approximate for _, cell in self.run_level if cell.approximate)
-        if reasons:
-            notes.append(f"≈ across reward models: {'; '.join(reasons)} (benchmarks/coverage.py)")
+        marked = [cell for _, cell in self.run_level if cell.approximate]
+        if marked:
+            notes.append(
+                f"≈ across reward models: {len(marked)} of {len(self.run_level)} intervals are "
+                f"approximate, their coverage measured off 95% or not measured at this size "
+                f"(each cell's reason: rmaudit runs RUN --json, params.approximate; "
+                f"benchmarks/coverage.py)"
+            )
         return notes
 
     def curve_keys(self) -> list[tuple[str, str]]:
@@ -143,17 +156,25 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
             "created_at": run["created_at"],
         }
     )
+    reward_models = list(store.read.reward_models(run_id))
     summary = RunSummary(
         run,
         benchmark,
-        list(store.read.reward_models(run_id)),
+        reward_models,
         pairs=pairs,
         sources=[Provenance.from_row(r) for r in store.read.run_sources(run_id)],
         labelling=labelling(store, run, benchmark),
+        baselines={
+            row["key"]
+            for row in store.items.components([key for _, key in reward_models])
+            if row["name"] in BASELINE_REWARD_MODELS
+        },
     )
+    if run["benchmark_id"]:
+        summary.prompts = len(store.read.selection_prompts(benchmark["selection_key"]))
     skipped = store.read.failures(run_id, SKIPPED_STAGE)
     if skipped:
-        total = len(store.read.selection_prompts(benchmark["selection_key"]))
+        total = summary.prompts
         counts: dict[str, int] = {}
         for _, error in skipped:
             counts[error] = counts.get(error, 0) + 1

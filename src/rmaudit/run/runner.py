@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from rmaudit import __version__
-from rmaudit.components import Component
+from rmaudit.components import Component, Prompt, Response
 from rmaudit.errors import BadInput
 from rmaudit.recipe import Recipe
 from rmaudit.run.provenance import run_provenance
@@ -165,6 +165,18 @@ class Runner:
             return self._run()
         finally:
             self.ctx.executor.close()  # a Ray instance this run started stops with it
+
+    def items_to_score(self) -> list[tuple[Prompt, Response]]:
+        """Every (prompt, response) a reward model of this recipe would score — the
+        benchmark's, the pairs', the shifted copies — made and stored as a run makes them, for
+        scores computed elsewhere; nothing is scored and no run is recorded."""
+        ctx = self.ctx
+        ctx.counts, ctx.timings, ctx.notes, ctx.prescored = [], {}, [], {}
+        try:
+            ids = self._items(execute=True).to_score.known
+        finally:
+            ctx.executor.close()
+        return [(ctx.prompt(r.prompt_id), r) for r in ctx.load_responses(ids)]
 
     # -- the stages ---------------------------------------------------------------------------
     def _items(self, execute: bool) -> Audited:

@@ -15,6 +15,9 @@ from typing import Any
 
 from rmaudit.errors import BadInput
 
+#: the file every audit writes (beside ``--report DIR``'s report, else in the current directory)
+RESULTS_FILE = "audit-results.json"
+
 
 @dataclass(frozen=True)
 class SuiteFile:
@@ -48,6 +51,9 @@ class Headline:
     metric: str
     key: str
     name: str
+    #: what a model that knows nothing scores (½ for an accuracy, 1 for RETA); None: no such
+    #: value (an ECE, a best-of-n in oracle units)
+    chance: float | None = None
 
 
 @dataclass(frozen=True)
@@ -62,7 +68,7 @@ class Suite:
     fetch: str
     files: tuple[SuiteFile, ...]
     metrics: tuple[dict[str, Any], ...]
-    #: the first is the number a model must beat the ``length`` baseline on
+    #: the first is the number a model must beat both baselines and chance on (:mod:`.verdict`)
     headlines: tuple[Headline, ...]
     hub: HubSource | None = None
     #: pairs drawn from each file by default (None: every pair); --sample overrides it
@@ -76,7 +82,7 @@ class Suite:
     benchmark_root: str = ""
 
 
-_ACCURACY = Headline("pair-accuracy", "accuracy", "accuracy")
+_ACCURACY = Headline("pair-accuracy", "accuracy", "accuracy", chance=0.5)
 
 _HH = Suite(
     name="hh",
@@ -142,7 +148,7 @@ _RM_BENCH = Suite(
     ),
     metrics=({"name": "pair-accuracy"}, {"name": "rm-bench"}),
     headlines=(
-        Headline("rm-bench", "rm_bench_average", "average"),
+        Headline("rm-bench", "rm_bench_average", "average", chance=0.5),
         Headline("rm-bench", "rm_bench_easy", "easy"),
         Headline("rm-bench", "rm_bench_normal", "normal"),
         Headline("rm-bench", "rm_bench_hard", "hard"),
@@ -212,7 +218,10 @@ _REWARDBENCH = Suite(
         ),
     ),
     metrics=({"name": "pair-accuracy"}, {"name": "section-score", "sections": "rewardbench"}),
-    headlines=(Headline("section-score", "section_score", "section score"), _ACCURACY),
+    headlines=(
+        Headline("section-score", "section_score", "section score", chance=0.5),
+        _ACCURACY,
+    ),
     hub=HubSource("allenai/reward-bench"),
 )
 
@@ -274,10 +283,10 @@ _ALPACAEVAL_BON16 = Suite(
         {"name": "pairwise-accuracy"},
     ),
     headlines=(
-        Headline("reta", "reta@0.25", "RETA(1/4)"),
+        Headline("reta", "reta@0.25", "RETA(1/4)", chance=1.0),
         Headline("best-of-n", "bon@4", "BoN@4"),
         Headline("2nd-best-of-n", "bon2@4", "2nd-BoN@4"),
-        Headline("pairwise-accuracy", "pairwise_accuracy", "pairwise acc"),
+        Headline("pairwise-accuracy", "pairwise_accuracy", "pairwise acc", chance=0.5),
     ),
 )
 

@@ -42,16 +42,55 @@ HF_MODEL_OPTIONS = (
 )
 
 
+#: ``--columns`` names → the ``scores-file`` options that name a scores file's columns
+SCORES_COLUMNS = {
+    "prompt": "prompt_field",
+    "response": "response_field",
+    "score": "score_field",
+    "id": "id_field",
+}
+
+
+def parse_columns(text: str | None) -> dict[str, str]:
+    """``prompt=instruction,score=reward`` → the scores-file options naming those columns."""
+    options: dict[str, str] = {}
+    for part in (text or "").split(","):
+        if not part.strip() and text:
+            raise BadInput(
+                "an empty entry; expected NAME=COLUMN,...", field="--columns", value=text
+            )
+        if not part.strip():
+            continue
+        name, sep, column = (piece.strip() for piece in part.partition("="))
+        if name not in SCORES_COLUMNS or not sep or not column:
+            raise BadInput(
+                f"expected NAME=COLUMN with NAME one of {', '.join(SCORES_COLUMNS)}",
+                field="--columns",
+                value=part,
+            )
+        options[SCORES_COLUMNS[name]] = column
+    return options
+
+
 def model_tables(
-    models: list[str], options: dict[str, Any], dpo_ref: str | None, *, match: str = "text"
+    models: list[str],
+    options: dict[str, Any],
+    dpo_ref: str | None,
+    *,
+    match: str = "text",
+    columns: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """The reward-model tables for ``models``, then each installed baseline not among them;
-    ``match``: what a scores file's rows are keyed by (the ``scores-file`` option)."""
+    ``match`` and ``columns`` (:func:`parse_columns`): what a scores file's rows are keyed by
+    and which of its columns hold the key and the score (``scores-file`` options)."""
     hf_options = {name: value for name, value in options.items() if value not in (None, False)}
-    tables = [_table(model, hf_options, dpo_ref, match) for model in models]
+    scores_options = {"match": match, **(columns or {})}
+    tables = [_table(model, hf_options, dpo_ref, scores_options) for model in models]
     if (hf_options or dpo_ref) and not any(t["name"] in HF_MODEL_NAMES for t in tables):
         given = "--dpo-ref" if dpo_ref else "--" + next(iter(hf_options)).replace("_", "-")
         raise BadInput("model options apply to Hugging Face models; none was given", field=given)
+    if columns and not any(t["name"] == "scores-file" for t in tables):
+        raise BadInput("--columns applies to scores:FILE; none was given", field="--columns")
     names = {t["label"] for t in tables}
     tables += [
         {"label": label, **table}
@@ -62,7 +101,7 @@ def model_tables(
 
 
 def _table(
-    model: str, hf_options: dict[str, Any], dpo_ref: str | None, match: str
+    model: str, hf_options: dict[str, Any], dpo_ref: str | None, scores_options: dict[str, str]
 ) -> dict[str, Any]:
     if model in BASELINES:
         return {"label": model, **BASELINES[model]}
@@ -74,7 +113,7 @@ def _table(
             "label": path.stem,
             "name": "scores-file",
             "path": str(path.resolve()),
-            "match": match,
+            **scores_options,
         }
     if not model.strip():
         raise BadInput(

@@ -1,5 +1,13 @@
-"""Each suite's headline numbers per model, read back from its run, and whether a model beats
-the ``length`` baseline (an RM that does not is no better than preferring longer answers)."""
+"""Each suite's headline numbers per model, read back from its run, and the verdict: does a
+model beat every bar on the suite's first number — the ``length`` baseline, the ``random``
+baseline and chance (½ for an accuracy, 1 for RETA)?
+
+Either baseline can be the higher bar: ``length`` is strong where the judge likes long answers
+(AlpacaEval) and below chance where the data was built against it (RM-Bench hard, LLMBar).  A
+model is *above* a bar when its value exceeds the bar's by more than 1.96 standard errors of
+the difference (√(se² + se_bar²); chance has none), *below* when it falls short by as much,
+and otherwise *within the ±* of it; it passes only when it is above every bar.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +15,47 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from rmaudit.results.summary import load_summary
+from rmaudit.display.formatting import format_number
+from rmaudit.results.summary import Cell, load_summary
 from rmaudit.store import Store
 
 from . import Suite
-from .models import BASELINES, LENGTH_BASELINE
+from .models import BASELINES
+
+#: value ± this many standard errors of the difference decides above / below
+Z = 1.96
+_MISSING = Cell(math.nan, math.nan, math.nan, math.nan)
+CHANCE = "chance"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A model's first number against one bar."""
+
+    bar: str  # a baseline's label, or "chance"
+    cell: Cell  # the bar's value and ± (chance: no ±)
+    outcome: str  # "above", "below", "within the ± of", or "no value to compare with"
 
 
 @dataclass(frozen=True)
 class ModelResult:
     label: str
     baseline: bool
-    #: headline name → value (NaN where the run stored none)
-    values: dict[str, float]
-    #: whether the first headline is better than length's (None: a baseline, or no length row)
-    beats_length: bool | None
+    #: headline name → the stored value, ± and interval (NaN where the run stored none)
+    cells: dict[str, Cell]
+    #: the first headline against each bar (empty for a baseline)
+    comparisons: tuple[Comparison, ...] = ()
+
+    @property
+    def values(self) -> dict[str, float]:
+        return {name: cell.value for name, cell in self.cells.items()}
+
+    @property
+    def passes(self) -> bool | None:
+        """Above every bar (None: a baseline, or no bar to compare with)."""
+        if self.baseline or not self.comparisons:
+            return None
+        return all(c.outcome == "above" for c in self.comparisons)
 
 
 @dataclass(frozen=True)
@@ -29,43 +63,66 @@ class SuiteResult:
     suite: Suite
     run_id: str
     models: list[ModelResult]
+    #: whether the first headline is better higher
+    higher_is_better: bool = True
 
     @property
     def flagged(self) -> list[str]:
-        return [m.label for m in self.models if m.beats_length is False]
+        return [m.label for m in self.models if m.passes is False]
 
 
 def suite_result(store: Store, suite: Suite, run_id: str, baselines: set[str]) -> SuiteResult:
     """``baselines``: the labels of the run's baseline RMs (not the user's models)."""
     summary = load_summary(store, run_id)
-    higher = {(c.metric, c.key): c.higher_is_better for c in summary.columns}
     first = suite.headlines[0]
-    rows = []
-    for label, rm_key in summary.reward_models:
-        cells = {h.name: summary.cells.get((rm_key, h.metric, h.key)) for h in suite.headlines}
-        rows.append(
-            (label, {name: cell.value if cell else math.nan for name, cell in cells.items()})
-        )
-    length = next(
+    higher = next(
         (
-            values
-            for label, values in rows
-            if label == LENGTH_BASELINE and LENGTH_BASELINE in baselines
+            c.higher_is_better
+            for c in summary.columns
+            if (c.metric, c.key) == (first.metric, first.key)
         ),
-        None,
+        True,
     )
+    rows = [
+        (
+            label,
+            {
+                h.name: summary.cells.get((rm_key, h.metric, h.key), _MISSING)
+                for h in suite.headlines
+            },
+        )
+        for label, rm_key in summary.reward_models
+    ]
+    bars = [(label, cells[first.name]) for label, cells in rows if label in baselines]
+    if first.chance is not None:
+        bars.append((CHANCE, Cell(first.chance, 0.0, first.chance, first.chance)))
     models = []
-    for label, values in rows:
+    for label, cells in rows:
         baseline = label in baselines
-        beats = None
-        if not baseline and length is not None and math.isfinite(length[first.name]):
-            value = values[first.name]
-            better = higher.get((first.metric, first.key), True)
-            beats = math.isfinite(value) and (
-                value > length[first.name] if better else value < length[first.name]
+        comparisons = (
+            ()
+            if baseline
+            else tuple(
+                Comparison(bar, cell, _outcome(cells[first.name], cell, higher))
+                for bar, cell in bars
             )
-        models.append(ModelResult(label, baseline, values, beats))
-    return SuiteResult(suite, run_id, models)
+        )
+        models.append(ModelResult(label, baseline, cells, comparisons))
+    return SuiteResult(suite, run_id, models, higher)
+
+
+def _outcome(model: Cell, bar: Cell, higher_is_better: bool) -> str:
+    if not (math.isfinite(model.value) and math.isfinite(bar.value)):
+        return "no value to compare with"
+    difference = (model.value - bar.value) * (1 if higher_is_better else -1)
+    # a missing ± counts as none: the comparison is then on the values alone
+    errors = [e for e in (model.stderr, bar.stderr) if math.isfinite(e)]
+    margin = Z * math.sqrt(sum(e * e for e in errors))
+    if difference > margin:
+        return "above"
+    if difference < -margin:
+        return "below"
+    return "within the ± of"
 
 
 def baseline_labels(tables: list[dict]) -> set[str]:
@@ -77,43 +134,60 @@ def baseline_labels(tables: list[dict]) -> set[str]:
     }
 
 
-def flag_lines(results: list[SuiteResult]) -> list[str]:
-    """One line per model that does not beat ``length`` on a suite's first headline."""
-    return [
-        f"⚠ {label} does not beat the length baseline on {r.suite.name} "
-        f"({r.suite.headlines[0].name}): it is no better than preferring longer responses"
-        for r in results
-        for label in r.flagged
-    ]
+def shown(cell: Cell) -> str:
+    """``0.5250 ± 0.0250``, the value alone where it has no ±, ``—`` where it has no value."""
+    if not math.isfinite(cell.value):
+        return "—"
+    if not math.isfinite(cell.stderr) or cell.stderr == 0:
+        return format_number(cell.value)
+    return f"{format_number(cell.value)} ± {format_number(cell.stderr)}"
 
 
-def _number(value: float) -> float | None:
-    return value if math.isfinite(value) else None
+def _bar(comparison: Comparison) -> str:
+    if comparison.bar == CHANCE:
+        return f"chance ({format_number(comparison.cell.value)})"
+    return f"{comparison.bar} ({shown(comparison.cell)})"
 
 
-def results_json(results: list[SuiteResult], versions: dict[str, str], db: str) -> dict:
-    """What ``rmaudit audit --json`` prints (NaN → null)."""
-    return {
-        "db": db,
-        "suites": [
-            {
-                "suite": r.suite.name,
-                "run_id": r.run_id,
-                "data": versions[r.suite.name],
-                "headline": r.suite.headlines[0].name,
-                "models": [
-                    {
-                        "label": m.label,
-                        "baseline": m.baseline,
-                        "beats_length": m.beats_length,
-                        "metrics": {name: _number(v) for name, v in m.values.items()},
-                    }
-                    for m in r.models
-                ],
-            }
-            for r in results
-        ],
-    }
+def verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, str]]:
+    """One line per suite × model audited (per suite, where only baselines ran): its first
+    number against each bar, and whether it passes; with the line's pass/fail."""
+    lines = []
+    for r in results:
+        first = r.suite.headlines[0].name
+        models = [m for m in r.models if not m.baseline]
+        for m in models:
+            if m.passes is None:
+                continue
+            against = "; ".join(f"{c.outcome} {_bar(c)}" for c in m.comparisons)
+            word = "passes" if m.passes else "does not pass"
+            mark = "✓" if m.passes else "⚠"
+            bare = "" if math.isfinite(m.cells[first].stderr) else " (no ±: on the values alone)"
+            lines.append(
+                (
+                    m.passes,
+                    f"{mark} {r.suite.name}: {m.label} {word} on {first} "
+                    f"{shown(m.cells[first])}{bare}: {against}",
+                )
+            )
+        if not models:
+            lines.append((None, _bars_line(r, first)))
+    return lines
+
+
+def _bars_line(r: SuiteResult, first: str) -> str:
+    bars = [(m.label, m.cells[first]) for m in r.models if m.baseline]
+    chance = r.suite.headlines[0].chance
+    if chance is not None:
+        bars.append((CHANCE, Cell(chance, math.nan, chance, chance)))
+    shown_bars = ", ".join(f"{label} {shown(cell)}" for label, cell in bars)
+    known = [(cell.value, label) for label, cell in bars if math.isfinite(cell.value)]
+    higher = r.higher_is_better
+    highest = f" (the {'highest' if higher else 'lowest'}: {(max if higher else min)(known)[1]})"
+    return (
+        f"{r.suite.name}: a model passes by beating each of {shown_bars}"
+        f"{highest if known else ''} on {first} by more than {Z}× the ± of the difference"
+    )
 
 
 def _cell(value: float) -> str:
@@ -137,20 +211,27 @@ def index_markdown(results: list[SuiteResult], reports: dict[str, Path], db: str
             f"[report]({reports[r.suite.name].relative_to(reports[r.suite.name].parents[1]).as_posix()})"
             f" · run `{r.run_id}` · {r.suite.measures}",
             "",
-            "| model | " + " | ".join(names) + " | vs length |",
+            "| model | " + " | ".join(names) + " | verdict |",
             "|---|" + "---:|" * len(names) + "---|",
         ]
         for m in r.models:
-            verdict = {
-                None: "baseline" if m.baseline else "",
-                True: "beats length",
-                False: "⚠ does not beat length",
-            }[m.beats_length]
             label = m.label.replace("|", "\\|").replace("`", "'")
             lines.append(
                 f"| `{label}` | "
                 + " | ".join(_cell(m.values[n]) for n in names)
-                + f" | {verdict} |"
+                + f" | {verdict_word(m)} |"
             )
         lines.append("")
     return "\n".join(lines)
+
+
+def verdict_word(model: ModelResult) -> str:
+    """A closing-table cell: baseline, passes, or which bars it does not beat."""
+    if model.baseline:
+        return "baseline"
+    if model.passes is None:
+        return ""
+    if model.passes:
+        return "passes"
+    missed = [c.bar for c in model.comparisons if c.outcome != "above"]
+    return "⚠ not above " + ", ".join(missed)

@@ -43,6 +43,7 @@ from rmaudit.metrics.preference.styles import (
     StyleDifficulty,
     style_accuracy_matrix,
     style_difficulty,
+    style_difficulty_stderr,
 )
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "section_score",
     "style_accuracy_matrix",
     "style_difficulty",
+    "style_difficulty_stderr",
     "subset_accuracy",
     "wald_is_approximate",
     "wilson_interval",

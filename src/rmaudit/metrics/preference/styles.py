@@ -103,3 +103,50 @@ def style_difficulty(matrix: Any) -> StyleDifficulty:
         average=float(array.mean()),
         matrix=array,
     )
+
+
+def style_difficulty_stderr(
+    credit: ArrayLike,
+    chosen_style: Sequence[int],
+    rejected_style: Sequence[int],
+    records: Sequence[Any],
+    *,
+    n_styles: int = 3,
+) -> dict[str, float]:
+    """The standard error across records of easy / normal / hard / average, where every record
+    (an RM-Bench prompt) holds exactly one pair per style combination; NaN for each where not.
+
+    The pairs of one record share its prompt and responses, so they are not independent: the
+    record is the sampling unit.  With one pair per combination a level's value is the mean
+    over records of the record's own mean over that level's cells, and its standard error is
+    that mean's, std(record means) / √records.
+
+    >>> se = style_difficulty_stderr([1, 0, 1, 1, 1, 0, 1, 1], [0, 0, 1, 1] * 2,
+    ...                              [0, 1, 0, 1] * 2, ["a"] * 4 + ["b"] * 4, n_styles=2)
+    >>> round(se["easy"], 4), se["normal"]
+    (0.0, 0.0)
+    """
+    credit = np.asarray(credit, dtype=float)
+    cell = np.asarray(chosen_style) * n_styles + np.asarray(rejected_style)
+    groups: dict[Any, list[int]] = {}
+    for index, record in enumerate(records):
+        groups.setdefault(record, []).append(index)
+    cells = n_styles * n_styles
+    nan = dict.fromkeys(("easy", "normal", "hard", "average"), float("nan"))
+    if len(groups) < 2 or any(
+        sorted(cell[members].tolist()) != list(range(cells)) for members in groups.values()
+    ):
+        return nan
+    per_record = np.empty((len(groups), cells))
+    for row, members in enumerate(groups.values()):
+        per_record[row, cell[members]] = credit[members]
+    grid = per_record.reshape(len(groups), n_styles, n_styles)
+    lower = np.tril(np.ones((n_styles, n_styles), bool), k=-1)
+    levels = {
+        "easy": grid[:, lower].mean(axis=1),
+        "normal": np.diagonal(grid, axis1=1, axis2=2).mean(axis=1),
+        "hard": grid[:, lower.T].mean(axis=1),
+        "average": grid.reshape(len(groups), -1).mean(axis=1),
+    }
+    root = np.sqrt(len(groups))
+    return {name: float(values.std(ddof=1) / root) for name, values in levels.items()}

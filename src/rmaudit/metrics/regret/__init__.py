@@ -59,7 +59,6 @@ from rmaudit.metrics.regret.goodhart import (
 )
 from rmaudit.metrics.regret.ndr import ndr, ndr_curve
 from rmaudit.metrics.regret.study import (
-    APPROXIMATE_INTERVALS,
     CORRELATIONS,
     DESIGNS,
     MIN_RELIABILITY,
@@ -69,7 +68,6 @@ from rmaudit.metrics.regret.study import (
 )
 
 __all__ = [
-    "APPROXIMATE_INTERVALS",
     "CORRELATIONS",
     "DESIGNS",
     "ERROR_METRICS",

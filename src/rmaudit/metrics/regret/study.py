@@ -47,21 +47,7 @@ CORRELATIONS: dict[str, str] = {
 
 #: Golds whose proxies' NDRs are less reliable than this are left out of the means.
 MIN_RELIABILITY = 0.8
-#: Correlation statistics whose interval is approximate — its coverage, measured in
-#: simulation (``benchmarks/coverage.py``, 300 data sets of recipes/regret.toml's world at 30
-#: prompts × 8 and 120 × 16, oracle gold and N×N), falls below [0.92, 0.98] — with what was
-#: measured.  A rank statistic of estimated values is biased by near-ties between proxies (two
-#: proxies whose true NDRs differ by less than their noise are ordered at random), a bias the
-#: bootstrap cannot see.  Pearson's intervals measured 0.86-1.00: below 0.92 only for ξ and
-#: accuracy-pair at 30 prompts, above 0.98 (conservative) where the truth is within 0.01 of 1.
-APPROXIMATE_INTERVALS: dict[str, str] = {
-    "kendall": "Kendall τ interval: measured coverage 0.54-0.86",
-    "spearman": "Spearman interval: measured coverage 0.77-0.93",
-    "mrr": "MRR interval: measured coverage 0.51-0.92",
-}
-
 __all__ = [
-    "APPROXIMATE_INTERVALS",
     "CORRELATIONS",
     "DESIGNS",
     "MIN_RELIABILITY",
@@ -206,7 +192,7 @@ def regret_correlation(
     their variance — is reported in ``reliability``; golds below ``min_reliability`` are left
     out of the means (``averaged`` holds the others; all are kept when none passes).  With
     ``min_reliability=0`` every gold is averaged, as in the seed.  Measured coverage of the
-    intervals, per statistic: ``benchmarks/coverage.py`` and :data:`APPROXIMATE_INTERVALS`.
+    intervals, per cell: ``benchmarks/coverage.py`` and :mod:`.measured`.
 
     >>> rng = np.random.default_rng(0)
     >>> gold = rng.normal(size=(40, 8))

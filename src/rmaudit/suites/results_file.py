@@ -1,0 +1,130 @@
+"""What ``rmaudit audit`` keeps of an audit: every suite's headline numbers per model with
+their ±, interval, sample size and data, and the verdict — printed by ``--json`` and always
+written to :data:`RESULTS_FILE` (docs/audit.md, "Output")."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from rmaudit.components.records import PROVENANCE_PARTS
+from rmaudit.components.vocabulary import SKIPPED_STAGE
+from rmaudit.store import Store
+
+from .verdict import SuiteResult
+
+FORMAT = "rmaudit-audit-results"
+FORMAT_VERSION = 2
+#: the provenance parts that are the suite's data (not the models' scores files)
+DATA_PARTS = tuple(part for part in PROVENANCE_PARTS if part != "RMs")
+#: the failures stage of the records a suite's pair source could not use (run/pairs.py)
+_REJECTED_STAGE = "pairs"
+
+
+def _number(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def results_json(
+    store: Store, results: list[SuiteResult], versions: dict[str, str], db: str
+) -> dict[str, Any]:
+    """The audit as JSON (NaN → null)."""
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "db": db,
+        "suites": [_suite(store, r, versions[r.suite.name]) for r in results],
+    }
+
+
+def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
+    run_id = result.run_id
+    run = store.read.run(run_id)
+    data = {
+        "version": version,
+        "files": [
+            {"location": s["location"], "sha256": s["digest"]}
+            for s in store.read.run_sources(run_id)
+            if s["kind"] == "file" and s["part"] in DATA_PARTS
+        ],
+    }
+    rejected = len(store.read.failures(run_id, _REJECTED_STAGE))
+    if run["benchmark_id"]:
+        benchmark = store.items.benchmark(run["benchmark_id"])
+        total, unit = len(store.read.selection_prompts(benchmark["selection_key"])), "prompts"
+    else:
+        total, unit = store.read.pair_count(run["pair_set_key"]), "pairs"
+    skipped: dict[str, int] = {}
+    for _, error in store.read.failures(run_id, SKIPPED_STAGE):
+        metric = error.split(": ", 1)[0]
+        skipped[metric] = skipped.get(metric, 0) + 1
+    labels = {rm_key: label for label, rm_key in store.read.reward_models(run_id)}
+    params = {
+        (labels.get(r["rm_key"]), r["metric"], r["key"]): json.loads(r["params"] or "{}")
+        for r in store.read.metric_rows(run_id)
+    }
+
+    def metric(label: str, headline, cell) -> dict[str, Any]:
+        stored = params.get((label, headline.metric, headline.key), {})
+        left_out = skipped.get(headline.metric, 0)
+        # what the ± is across: RM-Bench's levels, its records (prompts); a subset, its pairs
+        n, across = (
+            (stored["records"], "prompts")
+            if "records" in stored
+            else (stored.get("pairs", total - left_out), unit)
+        )
+        return {
+            "value": _number(cell.value),
+            "stderr": _number(cell.stderr),
+            "ci_low": _number(cell.ci_low),
+            "ci_high": _number(cell.ci_high),
+            "approximate": cell.approximate or None,
+            "n": n,
+            "unit": across,
+            "skipped": left_out,
+            "data": data,
+        }
+
+    return {
+        "suite": result.suite.name,
+        "run_id": run_id,
+        "data": data,
+        "rejected_records": rejected,
+        "headline": result.suite.headlines[0].name,
+        "chance": result.suite.headlines[0].chance,
+        "models": [
+            {
+                "label": m.label,
+                "baseline": m.baseline,
+                "passes": m.passes,
+                "against": [
+                    {
+                        "bar": c.bar,
+                        "value": _number(c.cell.value),
+                        "stderr": _number(c.cell.stderr),
+                        "outcome": c.outcome,
+                    }
+                    for c in m.comparisons
+                ],
+                "metrics": {
+                    h.name: metric(m.label, h, m.cells[h.name]) for h in result.suite.headlines
+                },
+            }
+            for m in result.models
+        ],
+    }
+
+
+def dumps(payload: dict[str, Any]) -> str:
+    return json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_results(path: Path, payload: dict[str, Any]) -> None:
+    """Write the file whole or not at all: a killed audit leaves the previous one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(dumps(payload), encoding="utf-8")
+    os.replace(partial, path)
