@@ -1,7 +1,7 @@
 """Adaptive judge samples: would stopping a label's sampling once its mean is precise enough
 (``samples`` as a maximum, ``precision`` the target standard error) bias the metrics?
 
-    python benchmarks/budget_adaptive.py [--replicates 30]
+    python benchmarks/budget_adaptive.py [--replicates 30] [--smoke]
 
 A simulated world of the helpful recipe's size (100 prompts × 256 responses): latent quality
 q = μ + 1.2·N(0, 1), μ ~ N(5.5, 0.5²) per prompt; a judge sample is q + N(0, 1) rounded and
@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from _smoke import parse_args
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
 
@@ -46,7 +47,7 @@ def labels(quality: np.ndarray, precision: float | None, rng: np.random.Generato
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=30)
-    args = parser.parse_args()
+    args = parse_args(parser, {"replicates": 1})
     rng = np.random.default_rng(0)
     found: dict[float | None, list] = {}
     for replicate in range(args.replicates):

@@ -3,7 +3,7 @@ whose 805 prompts have 11 responses labelled by GPT-4-turbo.  Hide the labels, l
 per prompt by each design, and see how often the interval covers the full-label value (all 11
 labels) and how much wider it is.
 
-    python benchmarks/budget_alpacaeval.py [--data-dir ../shared/data] [--redraws 300]
+    python benchmarks/budget_alpacaeval.py [--data-dir ../shared/data] [--redraws 300] [--smoke]
 
 RMs: ``length`` (characters, rmaudit's baseline) and ``noisy-oracle``, an RM whose score is the
 GPT-4-turbo preference plus Gaussian noise of the preferences' own spread (a good RM, correlated
@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from _smoke import parse_args
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from a checkout
 
@@ -65,6 +66,16 @@ def load(data_dir: Path) -> tuple[list[np.ndarray], dict[str, list[np.ndarray]]]
     return oracle, {"length": length, "noisy-oracle": noisy}
 
 
+def made_up() -> tuple[list[np.ndarray], dict[str, list[np.ndarray]]]:
+    """For ``--smoke`` (the test suite has no public data): 60 prompts of 11 made-up responses
+    with preference-like labels in [0, 1], in the shapes :func:`load` returns."""
+    rng = np.random.default_rng(0)
+    oracle = [rng.beta(1, 2, LABELLED) for _ in range(60)]
+    length = [rng.integers(100, 3000, LABELLED).astype(float) for _ in oracle]
+    noisy = [pool + rng.normal(0, 0.3, pool.size) for pool in oracle]
+    return oracle, {"length": length, "noisy-oracle": noisy}
+
+
 def estimates(oracle, scores, inclusion, design, predictions, auxiliary, ordered):
     """RETA(1/4) and BoN@4 on every prompt given (each has two labels or more); pairwise
     accuracy on those whose labels differ (``ordered``), as a run skips the others."""
@@ -88,8 +99,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
     parser.add_argument("--redraws", type=int, default=300)
-    args = parser.parse_args()
-    oracle, rms = load(args.data_dir)
+    args = parse_args(parser, {"redraws": 2})
+    oracle, rms = made_up() if args.smoke else load(args.data_dir)
     k = len(oracle)
     full = {}
     for rm, scores in rms.items():
