@@ -256,6 +256,8 @@ def test_the_markdown_has_the_legend_the_curve_tables_and_the_recipe(rmaudit, fu
     markdown = (tmp_path / REPORT_NAME).read_text()
     assert "- RETA(η): mean oracle score" in markdown and "1 = a random RM" in markdown
     assert "- ±: standard error across prompts" in markdown
+    # a file has no sparkline and is not a terminal: no line about either
+    assert "sparkline" not in markdown and "Next: rmaudit tui" not in markdown
     assert "## RETA curve" in markdown and "| reward model | η = 1/2 |" in markdown
     conn = sqlite3.connect(full_db)
     value, stderr = conn.execute(

@@ -1,0 +1,87 @@
+"""Headless Chromium for the HTML report's tests (skipped where it is not installed).
+
+Chromium's window is at least 500 px wide, so a page is measured and photographed inside an
+iframe of the width asked for: a harness page beside it opens every ``<details>``, then writes
+the right edge of the widest element into its title, which ``--dump-dom`` returns.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files")
+
+HARNESS = """<!DOCTYPE html><html><head><style>body {{ margin: 0; }}
+iframe {{ border: 0; display: block; }}</style></head><body>
+<iframe id=page width={width} height={height} src="{page}"></iframe><script>
+const frame = document.getElementById("page");
+frame.addEventListener("load", () => {{
+  const doc = frame.contentDocument;
+  for (const item of doc.querySelectorAll("details")) item.open = true;
+  const edges = [...doc.querySelectorAll("body *")].map(e => e.getBoundingClientRect().right);
+  document.title = "widest " + Math.ceil(Math.max(...edges)) + " scroll " +
+    doc.documentElement.scrollWidth;
+}});
+</script></body></html>"""
+
+
+def chromium() -> str:
+    """The Chromium executable, or skip the test."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.skip("headless Chromium is not installed")
+
+
+def _harness(page: Path, width: int, height: int) -> Path:
+    harness = page.with_name(f"harness-{width}.html")
+    harness.write_text(HARNESS.format(width=width, height=height, page=page.name), encoding="utf-8")
+    return harness
+
+
+def widest_element(browser: str, page: Path, width: int) -> int:
+    """The right edge (px) of the widest element of ``page`` laid out ``width`` px wide, every
+    ``<details>`` open; at most ``width`` when nothing is cut off or scrolls sideways."""
+    harness = _harness(page, width, 800)
+    dom = subprocess.run(
+        [
+            browser,
+            *FLAGS,
+            "--window-size=1400,900",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            harness.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    found = re.search(r"<title>widest (\d+) scroll (\d+)</title>", dom)
+    assert found, dom[:500]
+    return max(int(found.group(1)), int(found.group(2)))
+
+
+def screenshot(browser: str, page: Path, width: int, height: int, out: Path) -> Path:
+    """A PNG of ``page`` laid out ``width`` px wide (the first ``height`` px)."""
+    harness = _harness(page, width, height)
+    subprocess.run(
+        [
+            browser,
+            *FLAGS,
+            f"--window-size={max(width, 500)},{height}",
+            "--virtual-time-budget=5000",
+            f"--screenshot={out}",
+            harness.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    return out
