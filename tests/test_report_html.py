@@ -230,7 +230,7 @@ def test_hostile_text_is_shown_escaped_and_never_runs(rmaudit, tmp_path):
     page = report(rmaudit, db, out)
     raw = (out / HTML_NAME).read_text(encoding="utf-8")
     assert len(page.find("script")) == 1  # ours: "<script>alert(1)" from data is text
-    assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202e]", raw)
+    assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b\u202e\ufeff]", raw)
     text = page.text()
     assert SHOWN_CONTROL in text and MARKDOWN in text and MARKUP[1] in text
     prompts = [p.text() for p in page.find("pre", "prompt")]
