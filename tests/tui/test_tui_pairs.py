@@ -193,3 +193,22 @@ def test_the_pairs_key_is_offered_only_where_there_are_pairs(audit_db, pair_db):
 
     assert "pair_failures" not in asyncio.run(bindings(audit_db))
     assert "pair_failures" in asyncio.run(bindings(pair_db))
+
+
+@pytest.mark.parametrize("keys", [("a", "G"), ("v",)], ids=["pair", "flip"])
+def test_the_pair_screens_footer_offers_tab_and_every_key_at_80_columns(pair_db, keys):
+    async def footer():
+        app = AuditApp(pair_db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_pairs(pilot, keys)
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, PairScreen)
+            strips = app.screen._compositor.render_strips()
+            shown = {b.binding.key for b in app.screen.active_bindings.values() if b.binding.show}
+            return "".join(segment.text for segment in strips[-1]), shown
+
+    line, shown = asyncio.run(footer())
+    assert "tab Chosen/rejected" in line
+    assert "esc Back" in line and "? Help" in line  # nothing pushed off the edge
+    assert "tab" in shown
