@@ -2,11 +2,13 @@
 
 Chromium's window is at least 500 px wide, so a page is measured and photographed inside an
 iframe of the width asked for: a harness page beside it opens every ``<details>``, then writes
-the right edge of the widest element into its title, which ``--dump-dom`` returns.
+the right edge of the widest element into its title, which ``--dump-dom`` returns; it can
+also type into the page's search box and count the entries left in view.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -24,8 +26,12 @@ frame.addEventListener("load", () => {{
   const doc = frame.contentDocument;
   for (const item of doc.querySelectorAll("details")) item.open = true;
   const edges = [...doc.querySelectorAll("body *")].map(e => e.getBoundingClientRect().right);
+  const box = doc.getElementById("search");
+  box.value = {query};
+  box.dispatchEvent(new Event("input"));
+  const items = [...doc.querySelectorAll(".item")];
   document.title = "widest " + Math.ceil(Math.max(...edges)) + " scroll " +
-    doc.documentElement.scrollWidth;
+    doc.documentElement.scrollWidth + " shown " + items.filter(i => !i.hidden).length;
 }});
 </script></body></html>"""
 
@@ -39,16 +45,15 @@ def chromium() -> str:
     pytest.skip("headless Chromium is not installed")
 
 
-def _harness(page: Path, width: int, height: int) -> Path:
+def _harness(page: Path, width: int, height: int, query: str = "") -> Path:
     harness = page.with_name(f"harness-{width}.html")
-    harness.write_text(HARNESS.format(width=width, height=height, page=page.name), encoding="utf-8")
+    text = HARNESS.format(width=width, height=height, page=page.name, query=json.dumps(query))
+    harness.write_text(text, encoding="utf-8")
     return harness
 
 
-def widest_element(browser: str, page: Path, width: int) -> int:
-    """The right edge (px) of the widest element of ``page`` laid out ``width`` px wide, every
-    ``<details>`` open; at most ``width`` when nothing is cut off or scrolls sideways."""
-    harness = _harness(page, width, 800)
+def _measure(browser: str, page: Path, width: int, query: str = "") -> re.Match:
+    harness = _harness(page, width, 800, query)
     dom = subprocess.run(
         [
             browser,
@@ -63,9 +68,21 @@ def widest_element(browser: str, page: Path, width: int) -> int:
         timeout=120,
         check=True,
     ).stdout
-    found = re.search(r"<title>widest (\d+) scroll (\d+)</title>", dom)
+    found = re.search(r"<title>widest (\d+) scroll (\d+) shown (\d+)</title>", dom)
     assert found, dom[:500]
+    return found
+
+
+def widest_element(browser: str, page: Path, width: int) -> int:
+    """The right edge (px) of the widest element of ``page`` laid out ``width`` px wide, every
+    ``<details>`` open; at most ``width`` when nothing is cut off or scrolls sideways."""
+    found = _measure(browser, page, width)
     return max(int(found.group(1)), int(found.group(2)))
+
+
+def shown_after_search(browser: str, page: Path, query: str) -> int:
+    """How many worst-prompt entries the page's own search leaves in view for ``query``."""
+    return int(_measure(browser, page, 1280, query).group(3))
 
 
 def screenshot(browser: str, page: Path, width: int, height: int, out: Path) -> Path:

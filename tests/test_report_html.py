@@ -239,12 +239,21 @@ def test_hostile_text_is_shown_escaped_and_never_runs(rmaudit, tmp_path):
     assert "… (80,003 more characters)" in text
 
 
-def test_the_html_page_keeps_to_the_width_in_chromium(rmaudit, small_db, tmp_path):
-    """At 1280 px and at a phone's 390 px no element reaches past the right edge."""
-    from _chromium import chromium, widest_element
+def test_the_html_page_keeps_to_the_width_and_its_search_works_in_chromium(
+    rmaudit, small_db, tmp_path
+):
+    """At 1280 px and at a phone's 390 px no element reaches past the right edge, and the
+    page's own search (allowed by the page's CSP) hides the entries without the query."""
+    from _chromium import chromium, shown_after_search, widest_element
 
     browser = chromium()
-    page = tmp_path / "page"
-    report(rmaudit, small_db, page)
+    out = tmp_path / "page"
+    page = report(rmaudit, small_db, out)
     for width in (1280, 390):
-        assert widest_element(browser, page / HTML_NAME, width) <= width, width
+        assert widest_element(browser, out / HTML_NAME, width) <= width, width
+    items = [item.text().lower() for item in page.find("details", "item")]
+    query = page.find("pre", "prompt")[0].text()[:12]
+    expected = sum(query.lower() in text for text in items)
+    assert 0 < expected < len(items)
+    assert shown_after_search(browser, out / HTML_NAME, query) == expected
+    assert shown_after_search(browser, out / HTML_NAME, "") == len(items)
