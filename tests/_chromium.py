@@ -2,7 +2,8 @@
 
 Chromium's window is at least 500 px wide, so a page is measured and photographed inside an
 iframe of the width asked for: a harness page beside it opens every ``<details>``, then writes
-the right edge of the widest element into its title, which ``--dump-dom`` returns; it can
+how far the widest element reaches past the visible width into its title, which
+``--dump-dom`` returns; it can
 also type into the page's search box and count the entries left in view.
 """
 
@@ -29,9 +30,12 @@ frame.addEventListener("load", () => {{
   const box = doc.getElementById("search");
   box.value = {query};
   box.dispatchEvent(new Event("input"));
+  // what a scrolling box hides (a table wider than its box) counts as reaching past the edge
+  const hidden = [...doc.querySelectorAll("body *")].map(e => e.scrollWidth - e.clientWidth);
   const items = [...doc.querySelectorAll(".item")];
-  document.title = "widest " + Math.ceil(Math.max(...edges)) + " scroll " +
-    doc.documentElement.scrollWidth + " shown " + items.filter(i => !i.hidden).length;
+  const past = Math.max(...edges) + Math.max(0, ...hidden) - doc.documentElement.clientWidth;
+  document.title = "past " + Math.max(0, Math.ceil(past)) + " shown " +
+    items.filter(i => !i.hidden).length;
 }});
 </script></body></html>"""
 
@@ -68,21 +72,21 @@ def _measure(browser: str, page: Path, width: int, query: str = "") -> re.Match:
         timeout=120,
         check=True,
     ).stdout
-    found = re.search(r"<title>widest (\d+) scroll (\d+) shown (\d+)</title>", dom)
+    found = re.search(r"<title>past (\d+) shown (\d+)</title>", dom)
     assert found, dom[:500]
     return found
 
 
-def widest_element(browser: str, page: Path, width: int) -> int:
-    """The right edge (px) of the widest element of ``page`` laid out ``width`` px wide, every
-    ``<details>`` open; at most ``width`` when nothing is cut off or scrolls sideways."""
-    found = _measure(browser, page, width)
-    return max(int(found.group(1)), int(found.group(2)))
+def cut_off(browser: str, page: Path, width: int) -> int:
+    """How far (px) anything of ``page``, laid out ``width`` px wide with every ``<details>``
+    open, reaches past the visible width (the scrollbar's excluded), counting what a box
+    hides by scrolling sideways; 0 when nothing is cut off."""
+    return int(_measure(browser, page, width).group(1))
 
 
 def shown_after_search(browser: str, page: Path, query: str) -> int:
     """How many worst-prompt entries the page's own search leaves in view for ``query``."""
-    return int(_measure(browser, page, 1280, query).group(3))
+    return int(_measure(browser, page, 1280, query).group(2))
 
 
 def screenshot(browser: str, page: Path, width: int, height: int, out: Path) -> Path:

@@ -41,6 +41,8 @@ box.addEventListener("input", () => {
   count.textContent = query ? shown + " shown" : "";
 });
 """
+#: the most columns a table shows as rows and columns on a wide screen (wider: as cards)
+TABLE_COLUMNS_MAX = 8
 _SCRIPT_HASH = base64.b64encode(hashlib.sha256(SEARCH_SCRIPT.encode()).digest()).decode()
 #: no request of any kind; images only from the page itself; only the search script runs
 CSP = (
@@ -145,14 +147,18 @@ def _items(lines: Iterable[str]) -> list[str]:
 def _cell(text: str) -> str:
     """A cell escaped; a value ± its stderr breaks only before the ±."""
     value, *stderr = text.split(" ± ", 1)
-    return " ".join(
+    if not stderr:
+        return esc(text)
+    parts = " ".join(
         f"<span class=nowrap>{esc(part)}</span>" for part in [value, *("± " + s for s in stderr)]
     )
+    return f"<span class=value>{parts}</span>"
 
 
 def _table(headers: list[str], rows: list[list[str]], first_is_label: bool = True) -> list[str]:
-    """A table that reads as cards on a narrow screen: each cell names its column
-    (``data-label``) so nothing is cut off at phone width. Cells are escaped here."""
+    """A table that reads as cards on a narrow screen, and on any screen when it has more
+    than :data:`TABLE_COLUMNS_MAX` columns: each cell names its column (``data-label``), so
+    nothing is cut off or scrolls sideways. Cells are escaped here."""
     head = "".join(f"<th scope=col>{esc(h)}</th>" for h in headers)
     body = [
         "<tr>"
@@ -165,7 +171,7 @@ def _table(headers: list[str], rows: list[list[str]], first_is_label: bool = Tru
         for row in rows
     ]
     return [
-        "<div class=scroll><table class=cards>",
+        f"<div class=scroll><table class='cards{' always' * (len(headers) > TABLE_COLUMNS_MAX)}'>",
         f"<thead><tr>{head}</tr></thead><tbody>",
         *body,
         "</tbody></table></div>",
@@ -173,16 +179,23 @@ def _table(headers: list[str], rows: list[list[str]], first_is_label: bool = Tru
 
 
 def _leaderboard(summary: RunSummary, scale: OracleScale | None) -> list[str]:
-    headers = ["reward model"]
+    """RMs × metrics; many metrics of few RMs (RM-Bench's subsets) the other way round."""
+    metrics = []
     for c in summary.columns:
         unit = f" [{scale.short}]" if scale is not None and in_oracle_units(c.key) else ""
-        headers.append(f"{c.label} {'↑' if c.higher_is_better else '↓'}{unit}")
-    rows = []
+        metrics.append(f"{c.label} {'↑' if c.higher_is_better else '↓'}{unit}")
+    values = {}
     for label, rm_key in summary.reward_models:
         cells = [summary.cells.get((rm_key, c.metric, c.key)) for c in summary.columns]
-        rows.append(
-            [short_label(label), *(format_value(c.value, c.stderr) if c else "—" for c in cells)]
-        )
+        values[short_label(label)] = [format_value(c.value, c.stderr) if c else "—" for c in cells]
+    if len(metrics) >= TABLE_COLUMNS_MAX and len(values) < len(metrics):
+        headers = ["metric", *values]
+        rows = [
+            [metric, *(cells[i] for cells in values.values())] for i, metric in enumerate(metrics)
+        ]
+    else:
+        headers = ["reward model", *metrics]
+        rows = [[label, *cells] for label, cells in values.items()]
     return [
         "<h3>Leaderboard</h3>",
         "<p>Value ± standard error; ↑ higher is better, ↓ lower is better.</p>",

@@ -1,7 +1,8 @@
 """The HTML report's stylesheet: readable at 1280 px and on a phone (tables turn into cards
-below 720 px, figures shrink to the width, long texts wrap), light and dark."""
+below 720 px, and at any width when too wide, figures shrink to the width, long texts wrap),
+light and dark."""
 
-PAGE_STYLE = """
+BASE_STYLE = """
 :root { color-scheme: light dark; --line: #8884; --soft: #8881; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
@@ -21,6 +22,7 @@ th { overflow-wrap: anywhere; }
 .scroll { overflow-x: auto; }
 .nowrap { white-space: nowrap; }
 th:first-child, td.label { text-align: left; }
+td.label { overflow-wrap: anywhere; }
 figure { margin: 1rem 0; }
 figure img { max-width: 100%; height: auto; display: block; }
 figcaption { color: GrayText; font-size: 0.9em; }
@@ -33,13 +35,30 @@ details.item summary { cursor: pointer; }
 .search { position: sticky; top: 0; background: Canvas; padding: 0.4rem 0; z-index: 1;
           border-bottom: 1px solid var(--line); }
 .search input { width: min(28rem, 100%); font: inherit; padding: 0.2rem 0.4rem; }
-@media (max-width: 720px) {
-  table.cards, table.cards tbody, table.cards tr, table.cards td { display: block; width: 100%; }
-  table.cards thead { display: none; }
-  table.cards tr { border: 1px solid var(--line); border-radius: 4px; margin: 0 0 0.6rem; }
-  table.cards td { display: flex; justify-content: space-between; gap: 1rem; text-align: right; }
-  table.cards td::before { content: attr(data-label); text-align: left; color: GrayText; }
-  table.cards td.label { font-weight: bold; text-align: left; }
-  table.cards td.label::before { content: none; }
-}
 """
+
+
+def _cards(table: str) -> str:
+    """The rules that lay ``table`` out as cards: one per row, each value beside its
+    column's name."""
+    return f"""
+  {table}, {table} tbody, {table} tr, {table} td {{ display: block; width: 100%; }}
+  {table} thead {{ display: none; }}
+  {table} tr {{ border: 1px solid var(--line); border-radius: 4px; margin: 0 0 0.6rem; }}
+  {table} td {{ display: flex; justify-content: space-between; gap: 1rem; text-align: right; }}
+  {table} td::before {{ content: attr(data-label); text-align: left; color: GrayText;
+                        flex: 1 1 auto; min-width: 0; overflow-wrap: anywhere; }}
+  {table} td .value {{ flex: 0 1 auto; }}
+  {table} td.label {{ font-weight: bold; text-align: left; }}
+  {table} td.label::before {{ content: none; }}
+"""
+
+
+#: a table is cards on a phone, and everywhere when it is too wide for rows and columns
+PAGE_STYLE = (
+    BASE_STYLE
+    + "@media (max-width: 720px) {"
+    + _cards("table.cards")
+    + "}\n"
+    + _cards("table.always")
+)
