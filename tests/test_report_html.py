@@ -263,6 +263,10 @@ def test_hostile_text_is_shown_escaped_and_never_runs(rmaudit, hostile_db, tmp_p
     assert prompts and all(p.startswith(ALL.split("\x1b")[0]) for p in prompts)
     # a 100 KB response is cut, saying so
     assert "… (80,003 more characters)" in text
+    # the 100 KB title heads the page cut to one line, and is whole in the recipe
+    (heading,) = page.find("h1")
+    assert len(heading.text()) <= 200 and heading.text().endswith("…")
+    assert page.find("pre", "recipe")[0].text().count("x" * 1000) and "END" in raw
 
 
 @pytest.mark.parametrize("db", ["small_db", "pairs_db", "hostile_db"])

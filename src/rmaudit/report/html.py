@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from rmaudit import __version__
 from rmaudit.components.vocabulary import in_oracle_units
-from rmaudit.display.formatting import format_value, short_label, visible
+from rmaudit.display.formatting import format_value, one_line, short_label, visible
 from rmaudit.results.legend import legend
 from rmaudit.results.summary import OracleScale, RunSummary
 from rmaudit.store import Store
@@ -41,6 +41,8 @@ box.addEventListener("input", () => {
   count.textContent = query ? shown + " shown" : "";
 });
 """
+#: the most of a run's title a heading shows
+TITLE_MAX = 200
 #: the most columns a table shows as rows and columns on a wide screen (wider: as cards)
 TABLE_COLUMNS_MAX = 8
 _SCRIPT_HASH = base64.b64encode(hashlib.sha256(SEARCH_SCRIPT.encode()).digest()).decode()
@@ -70,12 +72,12 @@ class RunPage:
 
 def html_report(store: Store, runs: list[RunPage], db_path: str) -> str:
     """The whole page: a contents list when there are several runs, then each run."""
-    title = "rmaudit report" if len(runs) != 1 else runs[0].summary.run["title"]
+    title = "rmaudit report" if len(runs) != 1 else _title(runs[0].summary)
     contents = (
         [
             "<nav><h2>Contents</h2><ol>",
             *(
-                f'<li><a href="#run-{i}">{esc(page.heading or page.summary.run["title"])}</a></li>'
+                f'<li><a href="#run-{i}">{esc(page.heading or _title(page.summary))}</a></li>'
                 for i, page in enumerate(runs)
             ),
             "</ol></nav>",
@@ -121,7 +123,7 @@ def _run_section(store: Store, page: RunPage, anchor: str) -> str:
     parts = [f'<section id="{anchor}" class=run>']
     if page.heading:
         parts.append(f"<p class=suite>{esc(page.heading)}</p>")
-    parts.append(f"<h2>{esc(run['title'])}</h2>")
+    parts.append(f"<h2>{esc(_title(summary))}</h2>")
     if summary.simulated:
         parts.append(f"<p class=simulated>{esc(summary.simulated_notice)}</p>")
     parts.append(
@@ -138,6 +140,11 @@ def _run_section(store: Store, page: RunPage, anchor: str) -> str:
     parts += _provenance(summary)
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _title(summary: RunSummary) -> str:
+    """The run's title on one line, cut at :data:`TITLE_MAX` (the recipe below has it whole)."""
+    return one_line(summary.run["title"], TITLE_MAX)
 
 
 def _items(lines: Iterable[str]) -> list[str]:
