@@ -94,3 +94,27 @@ def test_the_runs_list_reads_a_running_run_again(db_copy):
             assert table.row_values()[0][3] == "done"
 
     asyncio.run(walk())
+
+
+def test_a_tui_opened_on_a_db_without_runs_shows_the_first_when_it_starts(db_copy):
+    db = db_copy()
+    conn = sqlite3.connect(db)
+    columns = [c[1] for c in conn.execute("pragma table_info(runs)")]
+    (run,) = conn.execute("select * from runs").fetchall()
+    conn.close()
+    execute(db, "delete from runs")
+
+    async def walk() -> None:
+        app = AuditApp(db)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, RunsScreen)
+            assert text_of(app.screen, "#runs-title").startswith("0 runs")
+            marks = ", ".join("?" * len(columns))
+            execute(db, f"insert into runs ({', '.join(columns)}) values ({marks})", run)
+            await pilot.pause(REFRESH_SECONDS * 2.5)
+            assert text_of(app.screen, "#runs-title").startswith("1 run ")
+            (row,) = app.screen.query_one("#runs-table").row_values()
+            assert row[0] == run[columns.index("id")][:10]
+
+    asyncio.run(walk())

@@ -30,7 +30,8 @@ class RunsScreen(Screen):
         table.focus()
 
     def fill(self) -> None:
-        """List the runs; while one is running, again every :data:`REFRESH_SECONDS`."""
+        """List the runs; while one is running (or none is stored yet), again every
+        :data:`REFRESH_SECONDS`."""
         runs = list_runs(self.app.store)
         self.query_one("#runs-title", Static).update(
             literal(
@@ -54,7 +55,7 @@ class RunsScreen(Screen):
                 key=run.id,
             )
         table.move_cursor(row=current)
-        if any(run.status == "running" for run in runs):
+        if not runs or any(run.status == "running" for run in runs):  # a run may start
             self.refresher.resume()
         else:
             self.refresher.pause()
