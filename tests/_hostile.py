@@ -26,7 +26,7 @@ MARKUP = (
 #: what a terminal acts on: an escape sequence, bell, carriage return, backspace, NUL
 CONTROL = "esc\x1b[31mred\x1b[0m bell\x07 cr\rback\x08 nul\x00"
 #: a right-to-left override (it reorders what follows on a terminal), a mark, Arabic text
-BIDI = "\u202eevil\u202c \u200fmark مرحبا"
+BIDI = "\u202eevil\u202c \u200fmark مرحبا zero\u200bwidth\ufeffmark"
 EMOJI = "🤖👍🏽👨‍👩‍👧"
 #: matplotlib's mathtext (an unbalanced $ fails to draw) and Markdown
 MATHTEXT = "$x^2$ $unbalanced"
@@ -38,7 +38,7 @@ LONG = "x" * 100_000 + "END"
 ALL = " ".join([*MARKUP, CONTROL, BIDI, EMOJI, MATHTEXT, MARKDOWN])
 #: how the control characters must be shown: visible escapes, never sent to the terminal
 SHOWN_CONTROL = "esc⟨U+001B⟩[31mred⟨U+001B⟩[0m bell⟨U+0007⟩ cr⟨U+000D⟩back⟨U+0008⟩ nul⟨U+0000⟩"
-SHOWN_BIDI = "⟨U+202E⟩evil⟨U+202C⟩ ⟨U+200F⟩mark مرحبا"
+SHOWN_BIDI = "⟨U+202E⟩evil⟨U+202C⟩ ⟨U+200F⟩mark مرحبا zero⟨U+200B⟩width⟨U+FEFF⟩mark"
 
 #: the RMs' labels (each unique); the first starts with markup so a table shows it whole
 LABELS = (

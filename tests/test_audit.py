@@ -363,6 +363,8 @@ def test_report_writes_each_suite_and_an_index(rmaudit, llmbar, tmp_path):
     assert (out / "llmbar" / "report.md").is_file()
     index = (out / "report.md").read_text(encoding="utf-8")
     assert "(llmbar/report.md)" in index and "`lengths`" in index
+    page = (out / "report.html").read_text(encoding="utf-8")  # every suite on one page to share
+    assert "<p class=suite>suite llmbar</p>" in page and page.count("<section ") == 1
 
 
 def test_model_arguments_become_reward_model_tables(tmp_path):

@@ -19,7 +19,8 @@ from rmaudit.results.summary import load_summary
 
 #: what must never reach a terminal raw: C0/C1 controls but newline, DEL, bidi controls
 RAW = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u2069\ufeff]"
 )
 
 

@@ -156,14 +156,15 @@ def test_every_axis_has_labels_and_a_legend_of_the_rms(audit_db):
 
 
 def test_the_reliability_diagram_has_the_diagonal_and_says_accuracy(full_db):
-    ax = figures(full_db)["reliability-diagram.png"].axes[0]
+    figure = figures(full_db)["reliability-diagram.png"]
+    ax, counts = figure.axes  # below: the pairs in each bin
     diagonal = next(
         line for line in ax.lines if line.get_label().startswith("perfectly calibrated")
     )
     x, y = diagonal.get_xdata(), diagonal.get_ydata()
     assert list(x) == list(y) and min(x) <= 0.5 and max(x) == 1.0  # y = x over the confidences
     assert ax.get_ylabel() == "accuracy in the bin"
-    assert ax.get_xlabel().startswith("mean confidence")
+    assert counts.get_xlabel().startswith("mean confidence")
 
 
 def second_best_kl(n: int) -> float:
@@ -256,6 +257,8 @@ def test_the_markdown_has_the_legend_the_curve_tables_and_the_recipe(rmaudit, fu
     markdown = (tmp_path / REPORT_NAME).read_text()
     assert "- RETA(η): mean oracle score" in markdown and "1 = a random RM" in markdown
     assert "- ±: standard error across prompts" in markdown
+    # a file has no sparkline and is not a terminal: no line about either
+    assert "sparkline" not in markdown and "Next: rmaudit tui" not in markdown
     assert "## RETA curve" in markdown and "| reward model | η = 1/2 |" in markdown
     conn = sqlite3.connect(full_db)
     value, stderr = conn.execute(

@@ -23,7 +23,8 @@ from rmaudit.tui.screens.prompt import PromptScreen
 from rmaudit.tui.screens.runs import RunsScreen
 
 RAW = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u2069\ufeff]"
 )
 
 #: the keys from the start (the leaderboard) to each screen, the screen's type, and a string

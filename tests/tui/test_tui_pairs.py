@@ -5,6 +5,7 @@ under shift (checked against the stored shifted pairs, and not mixed with anothe
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 
 import pytest
@@ -193,3 +194,92 @@ def test_the_pairs_key_is_offered_only_where_there_are_pairs(audit_db, pair_db):
 
     assert "pair_failures" not in asyncio.run(bindings(audit_db))
     assert "pair_failures" in asyncio.run(bindings(pair_db))
+
+
+@pytest.mark.parametrize("keys", [("a", "G"), ("v",)], ids=["pair", "flip"])
+def test_the_pair_screens_footer_offers_tab_and_every_key_at_80_columns(pair_db, keys):
+    async def footer():
+        app = AuditApp(pair_db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_pairs(pilot, keys)
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, PairScreen)
+            strips = app.screen._compositor.render_strips()
+            shown = {b.binding.key for b in app.screen.active_bindings.values() if b.binding.show}
+            return "".join(segment.text for segment in strips[-1]), shown
+
+    line, shown = asyncio.run(footer())
+    assert "tab Chosen/rejected" in line
+    assert "esc Back" in line and "? Help" in line  # nothing pushed off the edge
+    assert "tab" in shown
+
+
+RM_BENCH_RECIPE = """
+title = "rm-bench at 80 columns"
+[pairs.source]
+name = "rm-bench"
+path = "{path}"
+[[reward_models]]
+label = "length-biased"
+name = "simulated-rm"
+bias = "length"
+[[metrics]]
+name = "rm-bench"
+"""
+
+
+@pytest.fixture(scope="module")
+def rm_bench_db(tmp_path_factory):
+    """RM-Bench pairs in the longest subset names of the real data."""
+    folder = tmp_path_factory.mktemp("rm-bench")
+    records = [
+        {
+            "id": i,
+            "prompt": f"Describe lighthouse number {i} and the ships it guides.",
+            "subset": ("xstest-should-respond", "bigcode/humanevalpack")[i % 2],
+            "chosen": [
+                f"Lighthouse {i} guides ships.",
+                f"Lighthouse {i} guides ships with a bright lamp at night.",
+                f"**Lighthouse {i}**\n- guides ships\n- lamp",
+            ],
+            "rejected": [
+                f"Lighthouse {i} is a bakery.",
+                f"Lighthouse {i} is a bakery that sells bread every day.",
+                f"**Lighthouse {i}**\n- bakery\n- bread",
+            ],
+        }
+        for i in range(4)
+    ]
+    data = folder / "rm-bench.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    recipe = folder / "recipe.toml"
+    recipe.write_text(RM_BENCH_RECIPE.replace("{path}", str(data)), encoding="utf-8")
+    db = folder / "rm-bench.db"
+    store = Store.open(db)
+    try:
+        Runner(load_recipe(recipe), store).run()
+    finally:
+        store.close()
+    return db
+
+
+def test_rm_bench_pair_failures_keep_the_prompt_and_whole_styles_at_80_columns(rm_bench_db):
+    async def shown():
+        app = AuditApp(rm_bench_db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await open_pairs(pilot, ("a",))  # every pair: each style combination
+            strips = app.screen._compositor.render_strips()
+            text = ["".join(segment.text for segment in strip) for strip in strips]
+            table = screen.table
+            widths = {str(c.label): c.get_render_width(table) for c in table.columns.values()}
+            return screen.shown, text, widths
+
+    pairs, lines, widths = asyncio.run(shown())
+    styles = {p.styles for p in pairs}
+    assert len(styles) == 9 and "markdown/markdown" in styles
+    assert sum(widths.values()) + 2 <= 80  # every column in view, beside the scrollbar
+    assert widths["styles c/r"] >= max(len(s) for s in styles) + 2  # (1 cell padding a side)
+    assert widths["prompt"] >= 16
+    rows = [line for line in lines if "Describe lighthouse" in line]
+    assert rows and all(any(f" {s} " in line for s in styles) for line in rows)

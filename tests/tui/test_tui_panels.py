@@ -111,3 +111,23 @@ def test_the_run_level_table_is_hidden_when_there_are_none(audit_db):
             return app.screen.query_one("#run-level-table").display
 
     assert asyncio.run(walk()) is False
+
+
+ERROR_BAR_MARKERS = {"│", "─", "┼"}  # what plotext draws an error bar with
+
+
+def test_error_bars_are_drawn_under_every_line(audit_db):
+    """plotext draws in order: each RM's line comes after every error bar, so no bar covers
+    a line it crosses."""
+
+    async def drawn():
+        async with curves_panel(audit_db, "RETA curve") as (_, panel, pilot):
+            await pilot.pause()
+            monitor = panel.canvas.plt.monitor
+            return [set(markers) for markers in monitor.marker], panel.series
+
+    markers, series = asyncio.run(drawn())
+    bars = [i for i, m in enumerate(markers) if m <= ERROR_BAR_MARKERS]
+    lines = [i for i, m in enumerate(markers) if not m <= ERROR_BAR_MARKERS]
+    assert len(series) == 2 and len(lines) == len(series) and bars
+    assert max(bars) < min(lines)

@@ -61,8 +61,9 @@ _MODEL_FLAGS = (
     "--report",
     "report_dir",
     type=click.Path(file_okay=False),
-    help="Write each suite's plots and report.md into DIR/SUITE/, and DIR/report.md "
-    f"(and {RESULTS_FILE} there instead of in the current directory).",
+    help="Write each suite's plots and report.md into DIR/SUITE/, DIR/report.md, and "
+    "DIR/report.html (every suite on one self-contained page to share), and "
+    f"{RESULTS_FILE} there instead of in the current directory.",
 )
 @click.option(
     "--sample",
@@ -286,20 +287,24 @@ def _audit(
     if report_dir:
         index = Path(report_dir) / "report.md"
         index.write_text(index_markdown(results, written, db_path), encoding="utf-8")
-        err.print(literal(f"report: {Path(report_dir) / 'report.md'}"))
+        err.print(literal(f"report: {index} and {Path(report_dir) / 'report.html'}"))
 
 
 def _reports(store, results, report_dir: Path) -> dict[str, Path]:
+    """Each suite's folder (PNGs and report.md), then one report.html of every suite."""
     try:  # matplotlib is an optional extra
-        from rmaudit.report import write_report
+        from rmaudit.report import HTML_NAME, run_page, write_html, write_report
     except ImportError as error:
         raise click.ClickException(
             f"--report needs the 'report' extra: pip install 'rmaudit[report]' ({error})"
         ) from None
-    written = {}
+    written, pages = {}, []
     for result in results:
-        paths = write_report(store, result.run_id, report_dir / result.suite.name)
+        page = run_page(store, result.run_id, heading=f"suite {result.suite.name}")
+        paths = write_report(store, page, report_dir / result.suite.name)
         written[result.suite.name] = paths[-1]
+        pages.append(page)
+    write_html(store, pages, report_dir / HTML_NAME)
     return written
 
 

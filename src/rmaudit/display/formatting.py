@@ -12,10 +12,13 @@ SPARK = "▁▂▃▄▅▆▇█"
 
 #: Characters a terminal acts on instead of showing: C0/C1 controls (escape sequences, carriage
 #: return, backspace, ...) but newline and tab, DEL, the bidirectional-text controls that reorder
-#: what follows them, Unicode line/paragraph separators and lone surrogates (not encodable).
+#: what follows them, Unicode line/paragraph separators and lone surrogates (not encodable);
+#: and the invisible format characters that hide in text (zero-width space, word joiner,
+#: invisible operators, byte-order mark) — not the zero-width (non-)joiners that scripts
+#: and emoji sequences need.
 _HIDDEN = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
-    "\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028\u2029"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff]"
 )
 
 

@@ -18,10 +18,8 @@ import re
 from itertools import cycle
 
 import numpy as np
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from rmaudit.components import RUN_LEVEL
 from rmaudit.components.vocabulary import (
     NDR_CURVE_PREFIX,
     RELIABILITY_DIAGRAM,
@@ -36,93 +34,20 @@ from rmaudit.components.vocabulary import (
 )
 from rmaudit.display.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
 from rmaudit.metrics import bon_kl, rank_of_n_kl
-from rmaudit.results.browse import ACROSS_RMS
+from rmaudit.results.pair_breakdown import reliability_counts, style_matrix
+from rmaudit.results.pair_failures import PairVerdict, pair_verdicts
 from rmaudit.results.regret import goodhart_curve, goodhart_points, load_studies
-from rmaudit.results.summary import Curve, OracleScale, RunSummary
+from rmaudit.results.summary import OracleScale, RunSummary
 from rmaudit.store import Store
 
+from ._plotting import figure_title, legend_outside, literal, plot_rms, rm_colours
+from .pair_figures import reliability_figure, style_figure, subset_figure, subset_keys
+
 GOODHART_FIGURE = "regret-goodhart.png"
+STYLE_FIGURE = "rm-bench-styles.png"
 #: how a shift target is drawn (RMs differ by colour), as in the TUI's shift panel
 TARGET_LINES = dict(zip(SHIFT_TARGETS, ("-", "--", ":"), strict=True))
 ORDINALS = {1: "best", 2: "2nd-best", 3: "3rd-best"}
-
-
-def rm_colours(summary: RunSummary) -> dict[str, str]:
-    """Each RM's colour by its place in the run, in every figure; results across RMs neutral."""
-    colours = {rm_key: rm_colour(i) for i, (_, rm_key) in enumerate(summary.reward_models)}
-    colours[RUN_LEVEL] = NEUTRAL_COLOUR
-    return colours
-
-
-def _plot_rms(
-    ax: Axes,
-    summary: RunSummary,
-    metric: str,
-    key: str,
-    transform=lambda x: x,
-    linestyle: str = "-",
-    labels: bool = True,
-) -> None:
-    """One line and ±1 stderr band per RM, and for the run-level curve of a metric across RMs."""
-    colours = rm_colours(summary)
-    for label, rm_key in (*summary.reward_models, (ACROSS_RMS, RUN_LEVEL)):
-        curve: Curve | None = summary.curves.get((rm_key, metric, key))
-        if curve is None:
-            continue
-        x = transform(curve.x)
-        stderr = np.nan_to_num(curve.stderr)
-        ax.plot(
-            x,
-            curve.value,
-            marker="o",
-            markersize=3,
-            color=colours[rm_key],
-            linestyle=linestyle,
-            label=short_label(label) if labels else None,
-        )
-        ax.fill_between(
-            x,
-            curve.value - stderr,
-            curve.value + stderr,
-            color=colours[rm_key],
-            alpha=0.2,
-            linewidth=0,
-        )
-    ax.grid(True, alpha=0.3)
-
-
-def _legend_outside(figure: Figure, handles: list | None = None) -> None:
-    """The legend (default: of the first axes) under every axes, never over the data."""
-    if handles is None:
-        handles = figure.axes[0].get_legend_handles_labels()[0]
-    if handles:
-        # as many entries a row as fit the figure's width (about 14 small characters an inch)
-        widest = max(len(h.get_label()) for h in handles) + 6
-        fit = int(figure.get_figwidth() * 14 // widest)
-        figure.legend(
-            handles=handles,
-            loc="outside lower center",
-            fontsize="small",
-            ncols=max(1, min(len(handles), fit)),
-            frameon=False,
-        )
-
-
-def _literal(figure: Figure) -> Figure:
-    """No title, axis label or legend entry is mathtext: ``$`` in an RM's label is shown as
-    written (tick labels keep theirs: a log axis writes 2⁴ as mathtext)."""
-    texts = [figure._suptitle] if figure._suptitle is not None else []
-    for ax in figure.axes:
-        texts += [ax.title, ax.xaxis.label, ax.yaxis.label]
-    for legend in figure.legends:
-        texts += legend.get_texts()
-    for text in texts:
-        text.set_parse_math(False)
-    return figure
-
-
-def _title(summary: RunSummary, what: str) -> str:
-    return visible(f"{what}{' (SIMULATED)' if summary.simulated else ''}")
 
 
 def _oracle_units(scale: OracleScale | None) -> str:
@@ -137,12 +62,12 @@ def _oracle_units(scale: OracleScale | None) -> str:
 def reta_figure(summary: RunSummary, metric: str) -> Figure:
     figure = Figure(figsize=(8, 4.5), layout="constrained")
     ax = figure.add_subplot()
-    _plot_rms(ax, summary, metric, RETA_CURVE, lambda eta: -np.log2(eta))
+    plot_rms(ax, summary, metric, RETA_CURVE, lambda eta: -np.log2(eta))
     ax.set_xlabel("−log₂ η  (smaller η: the RM's more extreme favourites)")
     ax.set_ylabel("RETA(η)  (1 = a random RM)")
     ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
-    ax.set_title(_title(summary, "RETA curve, ±1 stderr across prompts"))
-    _legend_outside(figure)
+    ax.set_title(figure_title(summary, "RETA curve, ±1 stderr across prompts"))
+    legend_outside(figure)
     return figure
 
 
@@ -154,38 +79,18 @@ def best_of_n_figure(
     what = ORDINALS.get(rank, f"rank-{rank}")
     figure = Figure(figsize=(12, 4.5), layout="constrained")
     by_n, by_kl = figure.subplots(1, 2, sharey=True)
-    _plot_rms(by_n, summary, metric, key)
+    plot_rms(by_n, summary, metric, key)
     by_n.set_xscale("log", base=2)
     by_n.set_xlabel("n (responses drawn)")
-    _plot_rms(by_kl, summary, metric, key, lambda n: rank_of_n_kl(np.rint(n).astype(int), rank))
+    plot_rms(by_kl, summary, metric, key, lambda n: rank_of_n_kl(np.rint(n).astype(int), rank))
     by_kl.set_xlabel(
         f"KL({what}-of-n ‖ base policy) [nats]"
         + ("  = log n − (n−1)/n" if rank == 1 else "  (Beta order-statistic density)")
     )
     pick = "the RM's pick" if rank == 1 else f"the RM's {what.removesuffix('-best')} favourite"
     by_n.set_ylabel(visible(f"oracle score of {pick}\n({_oracle_units(scale)})"))
-    figure.suptitle(_title(summary, f"{what}-of-n, ±1 stderr across prompts"))
-    _legend_outside(figure)
-    return figure
-
-
-def reliability_figure(summary: RunSummary, metric: str) -> Figure:
-    """Accuracy against mean confidence per bin; the diagonal y = x is perfect calibration."""
-    figure = Figure(figsize=(7, 5), layout="constrained")
-    ax = figure.add_subplot()
-    ax.plot(
-        [0.5, 1.0],
-        [0.5, 1.0],
-        color=NEUTRAL_COLOUR,
-        linestyle="--",
-        linewidth=1,
-        label="perfectly calibrated (y = x)",
-    )
-    _plot_rms(ax, summary, metric, RELIABILITY_DIAGRAM)
-    ax.set_xlabel("mean confidence of the RM in the bin")
-    ax.set_ylabel("accuracy in the bin")
-    ax.set_title(_title(summary, "Reliability diagram, ± binomial stderr per bin"))
-    _legend_outside(figure)
+    figure.suptitle(figure_title(summary, f"{what}-of-n, ±1 stderr across prompts"))
+    legend_outside(figure)
     return figure
 
 
@@ -195,7 +100,7 @@ def shift_figure(summary: RunSummary, metric: str, quantity: str) -> Figure:
     figure = Figure(figsize=(8, 4.5), layout="constrained")
     ax = figure.add_subplot()
     for target in SHIFT_TARGETS:
-        _plot_rms(
+        plot_rms(
             ax,
             summary,
             metric,
@@ -213,11 +118,11 @@ def shift_figure(summary: RunSummary, metric: str, quantity: str) -> Figure:
         for t in SHIFT_TARGETS
         if (metric, shift_curve_key(quantity, t)) in {(m, k) for m, k in summary.curve_keys()}
     ]
-    _legend_outside(figure, handles)
+    legend_outside(figure, handles)
     ax.set_xlabel("shift level p")
     ax.set_ylabel(title)
     ax.set_title(
-        _title(summary, f"{title} {'↑' if higher_is_better else '↓'} under shift, ±1 stderr")
+        figure_title(summary, f"{title} {'↑' if higher_is_better else '↓'} under shift, ±1 stderr")
     )
     return figure
 
@@ -227,11 +132,11 @@ def curve_figure(summary: RunSummary, metric: str, key: str) -> Figure:
     first = next(c for (_, m, k), c in summary.curves.items() if (m, k) == (metric, key))
     figure = Figure(figsize=(8, 4.5), layout="constrained")
     ax = figure.add_subplot()
-    _plot_rms(ax, summary, metric, key)
+    plot_rms(ax, summary, metric, key)
     ax.set_xlabel(visible(first.x_label))
     ax.set_ylabel(visible(first.label))
-    ax.set_title(_title(summary, f"{metric}: {first.label}, ±1 stderr"))
-    _legend_outside(figure)
+    ax.set_title(figure_title(summary, f"{metric}: {first.label}, ±1 stderr"))
+    legend_outside(figure)
     return figure
 
 
@@ -263,8 +168,10 @@ def ndr_figure(summary: RunSummary, metric: str) -> Figure:
         ax.axhline(0.0, color="grey", linewidth=0.8, linestyle="--")
         ax.grid(True, alpha=0.3)
     first = next(iter(curves.values()))
-    figure.suptitle(_title(summary, f"{metric}: {first.label}, ±1 stderr (bootstrap over prompts)"))
-    _legend_outside(figure)
+    figure.suptitle(
+        figure_title(summary, f"{metric}: {first.label}, ±1 stderr (bootstrap over prompts)")
+    )
+    legend_outside(figure)
     return figure
 
 
@@ -298,13 +205,13 @@ def goodhart_figure(summary: RunSummary, points: dict[str, list]) -> Figure:
     ax.axhline(0.0, color="grey", linewidth=0.8, linestyle="--")
     ax.grid(True, alpha=0.3)
     ax.set_title(
-        _title(
+        figure_title(
             summary,
             "Accuracy vs best-of-n NDR, observed and as the Regressional "
             "Goodhart model predicts\n(Rethinking RM Evaluation, Fig. 8)",
         )
     )
-    _legend_outside(figure)
+    legend_outside(figure)
     return figure
 
 
@@ -315,14 +222,16 @@ def slug(text: str) -> str:
 def build_figures(
     summary: RunSummary, store: Store | None = None, scale: OracleScale | None = None
 ) -> dict[str, Figure]:
-    """File name → figure for every kind of curve the run stored.  A file is named after what
-    it shows (``reta-curve.png``, ``best-of-n.png``, ``shift-accuracy.png``), prefixed by the
-    metric's label only when two metrics stored the same kind.  With ``store`` a regret study
-    also gets its Goodhart overlay."""
-    keys = summary.curve_keys()
+    """File name → figure for every kind of curve the run stored, and for per-subset
+    accuracies.  A file is named after what it shows (``reta-curve.png``, ``best-of-n.png``,
+    ``shift-accuracy.png``, ``accuracy-per-subset.png``), prefixed by the metric's label only
+    when two metrics stored the same kind.  With ``store`` (the scores behind them) a
+    reliability diagram shows its bins' pair counts, RM-Bench gets its style matrix and a
+    regret study its Goodhart overlay."""
+    verdicts = _verdicts(summary, store)
     named: dict[tuple[str, str], str] = {}  # (metric, what) → base name
     builders = {}
-    for metric, key in keys:
+    for metric, key in summary.curve_keys():
         if key.startswith(NDR_CURVE_PREFIX):
             what, build = "ndr", (lambda m=metric: ndr_figure(summary, m))
         elif key.startswith(SHIFT_CURVE_PREFIX) and shift_curve_target(key):
@@ -335,21 +244,41 @@ def build_figures(
             what = f"{ORDINALS.get(best_of_n_curve_rank(key), slug(key))}-of-n"
             build = lambda m=metric, k=key: best_of_n_figure(summary, m, k, scale)  # noqa: E731
         elif key == RELIABILITY_DIAGRAM:
-            what, build = "reliability-diagram", (lambda m=metric: reliability_figure(summary, m))
+            what = "reliability-diagram"
+            build = lambda m=metric: reliability_figure(  # noqa: E731
+                summary, m, reliability_counts(store, summary, m, verdicts) if store else None
+            )
         else:
             what, build = slug(key), (lambda m=metric, k=key: curve_figure(summary, m, k))
         if (metric, what) not in named:
             named[(metric, what)] = what
             builders[(metric, what)] = build
+    for metric in dict.fromkeys(c.metric for c in summary.columns):
+        if subset_keys(summary, metric):
+            named[(metric, "accuracy-per-subset")] = "accuracy-per-subset"
+            builders[(metric, "accuracy-per-subset")] = lambda m=metric: subset_figure(summary, m)
     kinds = [what for _, what in named]
     figures = {}
     for (metric, what), build in builders.items():
         # a regret study's figure is per study; any other kind is prefixed only on a clash
         prefixed = what == "ndr" or kinds.count(what) > 1
-        figures[f"{slug(metric) + '-' if prefixed else ''}{what}.png"] = _literal(build())
+        figures[f"{slug(metric) + '-' if prefixed else ''}{what}.png"] = literal(build())
+    matrices = {rm_key: m for rm_key, pairs in verdicts.items() if (m := style_matrix(pairs))}
+    if matrices and any(c.key.startswith("rm_bench_") for c in summary.columns):
+        figures[STYLE_FIGURE] = literal(style_figure(summary, matrices))
     if store is not None:
         studies = load_studies(store, summary.run["id"])
         points = {label: goodhart_points(rows) for label, rows in studies.items()}
         if any(points.values()):
-            figures[GOODHART_FIGURE] = _literal(goodhart_figure(summary, points))
+            figures[GOODHART_FIGURE] = literal(goodhart_figure(summary, points))
     return figures
+
+
+def _verdicts(summary: RunSummary, store: Store | None) -> dict[str, list[PairVerdict]]:
+    """Each RM's verdicts on the run's pairs, read only when a figure needs them."""
+    needed = any(key == RELIABILITY_DIAGRAM for _, key in summary.curve_keys()) or any(
+        c.key.startswith("rm_bench_") for c in summary.columns
+    )
+    if store is None or not summary.pairs or not needed:
+        return {}
+    return {rm_key: pair_verdicts(store, summary, rm_key) for _, rm_key in summary.reward_models}

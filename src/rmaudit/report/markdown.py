@@ -210,7 +210,7 @@ def recipe_block(summary: RunSummary) -> list[str]:
 
 
 def markdown(
-    summary: RunSummary, store: Store, scale: OracleScale | None, figures: list[str], db_path: str
+    summary: RunSummary, store: Store, scale: OracleScale | None, figures: list[str]
 ) -> str:
     run, bench = summary.run, summary.benchmark
     lines = [f"# {md(run['title'])}", ""]
@@ -228,7 +228,7 @@ def markdown(
         "",
     ]
     lines += leaderboard(summary, scale)
-    lines += [f"- {md(line)}" for line in legend(summary, scale, db_path)] + [""]
+    lines += [f"- {md(line)}" for line in legend(summary, scale, terminal=False)] + [""]
     lines += reta_curve_table(summary) + shift_tables(summary) + across_rms(summary, store)
     if figures:
         lines += ["## Figures", ""]

@@ -2,7 +2,7 @@
 ``rmaudit runs RUN`` and written into ``report.md`` (plain text, no UI toolkit).
 
 One line per kind of result the run stored (built-in metrics only: a plugin's metric explains
-itself through its label), then what ± means and where to look next.
+itself through its label), then what ± means and, in a terminal, where to look next.
 """
 
 from __future__ import annotations
@@ -81,8 +81,16 @@ def worst_rm(summary: RunSummary) -> tuple[str, Column] | None:
     return label, column
 
 
-def legend(summary: RunSummary, scale: OracleScale | None, db_path: str | None = None) -> list[str]:
-    """The legend's lines for ``summary`` (``scale``: its benchmark's oracle scores, if any)."""
+def legend(
+    summary: RunSummary,
+    scale: OracleScale | None,
+    db_path: str | None = None,
+    *,
+    terminal: bool = True,
+) -> list[str]:
+    """The legend's lines for ``summary`` (``scale``: its benchmark's oracle scores, if any).
+    ``terminal=False`` (a report file) leaves out what only the terminal shows: the sparkline
+    and the next command to run."""
     keys = [c.key for c in summary.columns]
     lines = []
     reta = next((c for c in summary.columns if c.key.startswith(RETA_PREFIX)), None)
@@ -91,8 +99,13 @@ def legend(summary: RunSummary, scale: OracleScale | None, db_path: str | None =
             "RETA(η): mean oracle score of the RM's top η share of a prompt's responses "
             "÷ the mean of all of them; 1 = a random RM, > 1 better"
             + (f" ({reta.label}: its top {_share(reta)})" if reta is not None else "")
-            + ". The RETA curve runs from η = ½ to one response (its sparkline, where "
-            "the width allows, goes ▁ lowest to █ highest on each RM's own scale)."
+            + ". The RETA curve runs from η = ½ to one response"
+            + (
+                " (its sparkline, where the width allows, goes ▁ lowest to █ highest on each "
+                "RM's own scale)."
+                if terminal
+                else "."
+            )
         )
     if any(in_oracle_units(key) for key in keys):
         lines.append(
@@ -116,7 +129,8 @@ def legend(summary: RunSummary, scale: OracleScale | None, db_path: str | None =
         unit = "prompts (pairs, for the pair metrics)"
     lines.append(f"±: standard error across {unit}.")
     lines += summary.notes  # what an interval or an estimate at this size does not cover
-    lines += _next_steps(summary, db_path or "DB")
+    if terminal:
+        lines += _next_steps(summary, db_path or "DB")
     return lines
 
 

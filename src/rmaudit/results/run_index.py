@@ -39,13 +39,24 @@ class RunRow:
     reward_models: int
     #: why a failed or interrupted run stopped ("" otherwise)
     error: str = ""
+    #: the preference pairs it audits (0: none, or none stored yet)
+    pairs: int = 0
+
+    @property
+    def size(self) -> str:
+        """``8 prompts × 16``, ``1,234 pairs`` or, for a run whose data is not stored yet, ``—``."""
+        if self.per_prompt:
+            return f"{self.prompts:,} prompts × {self.per_prompt}"
+        return f"{self.pairs:,} pairs" if self.pairs else "—"
 
 
 def list_runs(store: Store) -> list[RunRow]:
     """Every run, newest first."""
     return [
-        RunRow(i, t or "", s or "", bool(sim), c or "", p or "", n or 0, pp or 0, rms, e or "")
-        for i, t, s, sim, c, p, n, pp, rms, e in store.read.runs()
+        RunRow(
+            i, t or "", s or "", bool(sim), c or "", p or "", n or 0, pp or 0, rms, e or "", pairs
+        )
+        for i, t, s, sim, c, p, n, pp, rms, e, pairs in store.read.runs()
     ]
 
 

@@ -38,13 +38,15 @@ class Reads:
 
     def runs(self) -> list[tuple]:
         """(id, title, status, simulated, created_at, recipe_path, prompts, per_prompt, RMs,
-        error) of every run, newest first; prompts and per_prompt are None for a pairs-only
-        run, error for a run that did not fail."""
+        error, pairs) of every run, newest first; prompts and per_prompt are None for a
+        pairs-only run (and for a run still in its prompts stage), error for a run that did
+        not fail; pairs is 0 for a run without pairs (yet)."""
         return self.store.execute(
             """select r.id, r.title, r.status, r.simulated, r.created_at, r.recipe_path,
                       (select count(*) from selections s where s.selection_key = b.selection_key),
                       b.per_prompt,
-                      (select count(*) from run_reward_models m where m.run_id = r.id), r.error
+                      (select count(*) from run_reward_models m where m.run_id = r.id), r.error,
+                      (select count(*) from pair_sets p where p.pair_set_key = r.pair_set_key)
                from runs r left join benchmarks b on b.id = r.benchmark_id
                order by r.created_at desc, r.rowid desc"""
         ).fetchall()

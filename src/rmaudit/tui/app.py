@@ -74,6 +74,13 @@ class AuditApp(App):
             self._summaries[run_id] = load_summary(self.store, run_id)
         return self._summaries[run_id]
 
+    def forget(self, run_id: str) -> None:
+        """Drop what was read of ``run_id`` (a running run changes), so it is read again."""
+        self._summaries.pop(run_id, None)
+        for cache in (self.failures, self.pair_verdicts, self.shift_flips):
+            for key in [key for key in cache if key[0] == run_id]:
+                del cache[key]
+
     def rm_label(self, run_id: str, rm_key: str) -> str:
         """The RM's label as the screens show it (one line, cut if very long)."""
         labels = dict((k, label) for label, k in self.summary(run_id).reward_models)

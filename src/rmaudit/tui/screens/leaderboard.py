@@ -22,6 +22,8 @@ from .pair_failures import PairFailuresScreen
 
 MARK = "✓"
 FIXED_COLUMNS = ("", "reward model")  # the mark, the RM label: frozen when the table scrolls
+#: how often a screen showing a running run reads it again (seconds)
+REFRESH_SECONDS = 1.0
 
 
 def labelled_tag(labelling: dict | None) -> str:
@@ -73,14 +75,31 @@ class LeaderboardScreen(Screen):
         return True
 
     def on_mount(self) -> None:
+        self.show()
+        if self.app.summary(self.run_id).run["status"] == "running":
+            self.refresher = self.set_interval(REFRESH_SECONDS, self.refresh_running)
+        self.table.move_cursor(row=0, column=len(FIXED_COLUMNS))  # s sorts by the first metric
+        self.table.focus()
+
+    def refresh_running(self) -> None:
+        """Read the running run again; stop once it has ended."""
+        cursor = self.table.cursor_coordinate
+        self.app.forget(self.run_id)
+        self.show()
+        self.table.move_cursor(row=cursor.row, column=cursor.column)
+        if self.app.summary(self.run_id).run["status"] != "running":
+            self.refresher.stop()
+
+    def show(self) -> None:
         summary = self.app.summary(self.run_id)
         bench, run = summary.benchmark, summary.run
         tag = Text("  SIMULATED ", style="b reverse yellow") if summary.simulated else ""
-        size = (
-            f"{bench['per_prompt']} responses per prompt"
-            if self.has_prompts
-            else f"{summary.pairs:,} preference pairs"
-        )
+        if self.has_prompts:
+            size = f"{bench['per_prompt']} responses per prompt"
+        elif summary.pairs:
+            size = f"{summary.pairs:,} preference pairs"
+        else:  # a run in its prompts stage has neither yet
+            size = "no benchmark or pairs stored yet"
         self.query_one("#leaderboard-title", Static).update(
             assemble(
                 (run["title"], "bold"),
@@ -110,11 +129,10 @@ class LeaderboardScreen(Screen):
             *FIXED_COLUMNS,
             *(literal(f"{c.label} {'↑' if c.higher_is_better else '↓'}") for c in summary.columns),
         ]
+        self.table.clear(columns=True)
         self.table.add_columns(*headers, *(["RETA curve ½→small η"] if self.reta_curve else []))
         self.fill()
         self.fill_run_level()
-        self.table.move_cursor(row=0, column=len(FIXED_COLUMNS))  # s sorts by the first metric
-        self.table.focus()
 
     def _reta_curve(self) -> tuple[str, str] | None:
         summary = self.app.summary(self.run_id)
@@ -186,6 +204,7 @@ class LeaderboardScreen(Screen):
         table = self.query_one("#run-level-table", NavTable)
         run_level = self.app.summary(self.run_id).run_level
         table.display = bool(run_level)
+        table.clear(columns=True)
         table.add_columns(ACROSS_RMS, "result", "value ± stderr", "95% CI")
         for column, cell in run_level:
             ci = (

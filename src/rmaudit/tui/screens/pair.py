@@ -32,7 +32,7 @@ class PairScreen(Screen):
     BINDINGS = [
         Binding("plus", "level(1)", "Shift level +", key_display="+"),
         Binding("minus", "level(-1)", "Shift level −", key_display="-"),
-        Binding("tab", "switch_focus", "Chosen / rejected", show=False),
+        Binding("tab", "switch_focus", "Chosen/rejected"),
         Binding("escape", "back", "Back"),
     ]
 

@@ -25,7 +25,12 @@ from .pair import PairScreen
 
 #: what the table shows: the pairs the RM gets wrong, every pair, the verdicts that flip
 MODES = ("wrong", "all", "flips")
-SUBSET_WIDTH = 22
+SUBSET_WIDTH, NARROW_SUBSET_WIDTH = 22, 12
+#: the least the prompt gets before the table makes room for it (at 80 columns, RM-Bench's
+#: styles and long subset names left it none)
+PROMPT_MIN = 20
+#: the columns dropped first for that room: the margin is their difference
+SCORE_COLUMNS = ("chosen", "rejected")
 
 
 def _number(value: float) -> Text:
@@ -161,7 +166,7 @@ class PairFailuresScreen(TableSearch, Screen):
             for header, cells in columns
             if (header, cells) not in kept and str(cells[0])
         ]
-        columns = kept
+        columns = self._narrowed(kept, pairs)
         headers = [header for header, _ in columns]
         rows = [list(cells) for cells in zip(*(cells for _, cells in columns), strict=True)]
         preview = table.text_width(headers, rows)  # the prompt takes the rest of the width
@@ -169,6 +174,29 @@ class PairFailuresScreen(TableSearch, Screen):
         for index, (cells, pair) in enumerate(zip(rows, pairs, strict=True)):
             table.add_row(*cells, shorten(pair.prompt, preview), key=str(index))
         self.update_title()
+
+    def _narrowed(
+        self, columns: list[tuple[str, list]], pairs: list[PairVerdict]
+    ) -> list[tuple[str, list]]:
+        """``columns`` with room for :data:`PROMPT_MIN` of the prompt: the RM's two scores
+        dropped first, then the subset shortened as much as that needs."""
+
+        def room(cols: list[tuple[str, list]]) -> int:
+            headers = [header for header, _ in cols]
+            rows = [list(cells) for cells in zip(*(cells for _, cells in cols), strict=True)]
+            return self.table.text_width(headers, rows)
+
+        if room(columns) < PROMPT_MIN:
+            columns = [(h, cells) for h, cells in columns if h not in SCORE_COLUMNS]
+        short = room(columns) - PROMPT_MIN
+        if short < 0 and "subset" in dict(columns):
+            widest = max(len(str(cell)) for cell in dict(columns)["subset"])
+            width = max(NARROW_SUBSET_WIDTH, widest + short)  # as much as the prompt needs
+            columns = [
+                (h, [shorten(p.subset, width) for p in pairs] if h == "subset" else c)
+                for h, c in columns
+            ]
+        return columns
 
     def on_resize(self) -> None:
         self.fill()

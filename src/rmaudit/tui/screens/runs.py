@@ -10,7 +10,7 @@ from rmaudit.display.literal import literal
 from rmaudit.results.run_index import list_runs
 
 from ..widgets.table import NavTable, shorten
-from .leaderboard import LeaderboardScreen
+from .leaderboard import REFRESH_SECONDS, LeaderboardScreen
 
 TITLE_WIDTH = 30  # the run and its title stay in view when the table scrolls sideways
 
@@ -23,6 +23,15 @@ class RunsScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        table = self.query_one(NavTable)
+        table.add_columns("run", "title", "world", "status", "size", "RMs", "created", "recipe")
+        self.refresher = self.set_interval(REFRESH_SECONDS, self.fill, pause=True)
+        self.fill()
+        table.focus()
+
+    def fill(self) -> None:
+        """List the runs; while one is running (or none is stored yet), again every
+        :data:`REFRESH_SECONDS`."""
         runs = list_runs(self.app.store)
         self.query_one("#runs-title", Static).update(
             literal(
@@ -31,23 +40,25 @@ class RunsScreen(Screen):
             )
         )
         table = self.query_one(NavTable)
-        table.add_columns(
-            "run", "title", "world", "status", "prompts", "N", "RMs", "created", "recipe"
-        )
+        current = table.cursor_row
+        table.clear()
         for run in runs:
             table.add_row(
                 run.id[:10],
                 shorten(run.title, TITLE_WIDTH),
                 "SIMULATED" if run.simulated else "real",
                 literal(run.status),
-                str(run.prompts),
-                str(run.per_prompt),
+                run.size,
                 str(run.reward_models),
                 run.created_at.replace("T", " ")[:16],
                 shorten(run.recipe_path, 40),
                 key=run.id,
             )
-        table.focus()
+        table.move_cursor(row=current)
+        if not runs or any(run.status == "running" for run in runs):  # a run may start
+            self.refresher.resume()
+        else:
+            self.refresher.pause()
 
     def on_data_table_row_selected(self, event: NavTable.RowSelected) -> None:
         self.app.push_screen(LeaderboardScreen(event.row_key.value))

@@ -109,14 +109,21 @@ class CurvePlot(Vertical):
         plt.title(visible(self.title))  # plotext passes control characters to the terminal
         plt.xlabel(visible(self.x_label))
         plt.ylabel(visible(self.y_label))
-        for series in self.series:
-            x, y = series.x.tolist(), series.y.tolist()
-            # no label: plotext would draw its legend over the data (ours is under the plot)
-            plt.plot(x, y, marker=series.marker, color=rgb(series.colour))
-            if self.error_bars:
+        # every error bar first, then every line: plotext draws in order, and a bar drawn
+        # later would cover the lines it crosses
+        if self.error_bars:
+            for series in self.series:
                 plt.error(
-                    x, y, yerr=np.nan_to_num(series.stderr).tolist(), color=rgb(series.colour)
+                    series.x.tolist(),
+                    series.y.tolist(),
+                    yerr=np.nan_to_num(series.stderr).tolist(),
+                    color=rgb(series.colour),
                 )
+        for series in self.series:
+            # no label: plotext would draw its legend over the data (ours is under the plot)
+            plt.plot(
+                series.x.tolist(), series.y.tolist(), marker=series.marker, color=rgb(series.colour)
+            )
         if self.x_ticks is not None:
             plt.xticks(*self.x_ticks)
 

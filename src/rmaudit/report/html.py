@@ -1,0 +1,289 @@
+"""``report.html``: one self-contained page to share a run (or every suite of an audit).
+
+The leaderboard, the legend, every figure (inline PNGs), the run's provenance and recipe, and
+each RM's worst prompts with their responses (a pair run: the pairs it gets most wrong), with a
+search box.  Nothing is fetched: no network, no external file.  Every string from the DB is
+made :func:`visible` and HTML-escaped, and the page's Content-Security-Policy allows no script
+but the page's own search (by its hash), so text from data can never run or load anything.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rmaudit import __version__
+from rmaudit.components.vocabulary import in_oracle_units
+from rmaudit.display.formatting import format_value, one_line, short_label, visible
+from rmaudit.results.legend import legend
+from rmaudit.results.summary import OracleScale, RunSummary
+from rmaudit.store import Store
+
+from .html_style import PAGE_STYLE
+from .worst import WORST_SHOWN, WorstItem, worst_items
+
+#: the search: hides every worst-prompt entry whose text lacks the query (case-insensitive)
+SEARCH_SCRIPT = """
+const box = document.getElementById("search");
+const count = document.getElementById("search-count");
+box.addEventListener("input", () => {
+  const query = box.value.trim().toLowerCase();
+  let shown = 0;
+  for (const item of document.querySelectorAll(".item")) {
+    const hit = !query || item.textContent.toLowerCase().includes(query);
+    item.hidden = !hit;
+    if (hit) { shown += 1; if (query) { item.open = true; } }
+  }
+  count.textContent = query ? shown + " shown" : "";
+});
+"""
+#: the most of a run's title a heading shows
+TITLE_MAX = 200
+#: the most columns a table shows as rows and columns on a wide screen (wider: as cards)
+TABLE_COLUMNS_MAX = 8
+_SCRIPT_HASH = base64.b64encode(hashlib.sha256(SEARCH_SCRIPT.encode()).digest()).decode()
+#: no request of any kind; images only from the page itself; only the search script runs
+CSP = (
+    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+    f"script-src 'sha256-{_SCRIPT_HASH}'; base-uri 'none'; form-action 'none'"
+)
+
+
+def esc(text: object) -> str:
+    """Text from data as HTML: control and bidi characters visible, every markup character
+    escaped (quotes too, so it is safe in an attribute)."""
+    return html.escape(visible(str(text)), quote=True)
+
+
+@dataclass(frozen=True)
+class RunPage:
+    """What the page shows of one run: its summary, its oracle's scale and its figures
+    (file name → PNG bytes)."""
+
+    summary: RunSummary
+    scale: OracleScale | None
+    pngs: dict[str, bytes]
+    heading: str = ""  # e.g. the audit suite's name, above the run's title
+
+
+def html_report(store: Store, runs: list[RunPage], db_path: str) -> str:
+    """The whole page: a contents list when there are several runs, then each run."""
+    title = "rmaudit report" if len(runs) != 1 else _title(runs[0].summary)
+    contents = (
+        [
+            "<nav><h2>Contents</h2><ol>",
+            *(
+                f'<li><a href="#run-{i}">{esc(page.heading or _title(page.summary))}</a></li>'
+                for i, page in enumerate(runs)
+            ),
+            "</ol></nav>",
+        ]
+        if len(runs) > 1
+        else []
+    )
+    body = [
+        f"<h1>{esc(title)}</h1>",
+        f"<p class=meta>Stored in <code>{esc(db_path)}</code>; made by rmaudit "
+        f"{esc(__version__)}. Everything is in this file: it opens offline.</p>",
+        "<div class=search><label for=search>Search the worst prompts and pairs</label> "
+        "<input id=search type=search autocomplete=off> <span id=search-count></span></div>",
+        *contents,
+        *(_run_section(store, page, f"run-{i}") for i, page in enumerate(runs)),
+    ]
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{esc(title)}</title>",
+            f"<style>{PAGE_STYLE}</style>",
+            "</head><body><main>",
+            *body,
+            "</main>",
+            f"<script>{SEARCH_SCRIPT}</script>",
+            "</body></html>",
+            "",
+        ]
+    )
+
+
+def _run_section(store: Store, page: RunPage, anchor: str) -> str:
+    summary, scale = page.summary, page.scale
+    run, bench = summary.run, summary.benchmark
+    size = (
+        f"benchmark {bench['id']}: {bench['per_prompt']} responses per prompt"
+        if run["benchmark_id"]
+        else f"{summary.pairs:,} preference pairs"
+    )
+    parts = [f'<section id="{anchor}" class=run>']
+    if page.heading:
+        parts.append(f"<p class=suite>{esc(page.heading)}</p>")
+    parts.append(f"<h2>{esc(_title(summary))}</h2>")
+    if summary.simulated:
+        parts.append(f"<p class=simulated>{esc(summary.simulated_notice)}</p>")
+    parts.append(
+        f"<p>Run <code>{esc(run['id'])}</code> ({esc(run['status'])}), {esc(size)}, "
+        f"{len(summary.reward_models)} reward models.</p>"
+    )
+    parts += _leaderboard(summary, scale)
+    parts += ["<ul class=legend>", *_items(legend(summary, scale, terminal=False)), "</ul>"]
+    parts += _across_rms(summary)
+    if page.pngs:
+        parts.append("<h3>Figures</h3>")
+        parts += [_figure(name, png) for name, png in page.pngs.items()]
+    parts += _worst(store, summary)
+    parts += _provenance(summary)
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _title(summary: RunSummary) -> str:
+    """The run's title on one line, cut at :data:`TITLE_MAX` (the recipe below has it whole)."""
+    return one_line(summary.run["title"], TITLE_MAX)
+
+
+def _items(lines: Iterable[str]) -> list[str]:
+    return [f"<li>{esc(line)}</li>" for line in lines]
+
+
+def _cell(text: str) -> str:
+    """A cell escaped; a value ± its stderr breaks only before the ±."""
+    value, *stderr = text.split(" ± ", 1)
+    if not stderr:
+        return esc(text)
+    parts = " ".join(
+        f"<span class=nowrap>{esc(part)}</span>" for part in [value, *("± " + s for s in stderr)]
+    )
+    return f"<span class=value>{parts}</span>"
+
+
+def _table(headers: list[str], rows: list[list[str]], first_is_label: bool = True) -> list[str]:
+    """A table that reads as cards on a narrow screen, and on any screen when it has more
+    than :data:`TABLE_COLUMNS_MAX` columns: each cell names its column (``data-label``), so
+    nothing is cut off or scrolls sideways. Cells are escaped here."""
+    head = "".join(f"<th scope=col>{esc(h)}</th>" for h in headers)
+    body = [
+        "<tr>"
+        + "".join(
+            f'<td data-label="{esc(header)}"{" class=label" if i == 0 and first_is_label else ""}>'
+            f"{_cell(cell)}</td>"
+            for i, (header, cell) in enumerate(zip(headers, row, strict=True))
+        )
+        + "</tr>"
+        for row in rows
+    ]
+    return [
+        f"<div class=scroll><table class='cards{' always' * (len(headers) > TABLE_COLUMNS_MAX)}'>",
+        f"<thead><tr>{head}</tr></thead><tbody>",
+        *body,
+        "</tbody></table></div>",
+    ]
+
+
+def _leaderboard(summary: RunSummary, scale: OracleScale | None) -> list[str]:
+    """RMs × metrics; many metrics of few RMs (RM-Bench's subsets) the other way round."""
+    metrics = []
+    for c in summary.columns:
+        unit = f" [{scale.short}]" if scale is not None and in_oracle_units(c.key) else ""
+        metrics.append(f"{c.label} {'↑' if c.higher_is_better else '↓'}{unit}")
+    values = {}
+    for label, rm_key in summary.reward_models:
+        cells = [summary.cells.get((rm_key, c.metric, c.key)) for c in summary.columns]
+        values[short_label(label)] = [format_value(c.value, c.stderr) if c else "—" for c in cells]
+    if len(metrics) >= TABLE_COLUMNS_MAX and len(values) < len(metrics):
+        headers = ["metric", *values]
+        rows = [
+            [metric, *(cells[i] for cells in values.values())] for i, metric in enumerate(metrics)
+        ]
+    else:
+        headers = ["reward model", *metrics]
+        rows = [[label, *cells] for label, cells in values.items()]
+    return [
+        "<h3>Leaderboard</h3>",
+        "<p>Value ± standard error; ↑ higher is better, ↓ lower is better.</p>",
+        *_table(headers, rows),
+    ]
+
+
+def _across_rms(summary: RunSummary) -> list[str]:
+    if not summary.run_level:
+        return []
+    rows = [
+        [
+            column.metric,
+            column.label,
+            format_value(cell.value, cell.stderr),
+            f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
+            if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high)
+            else "—",
+        ]
+        for column, cell in summary.run_level
+    ]
+    return [
+        "<h3>Across reward models</h3>",
+        *_table(["metric", "result", "value ± stderr", "95% CI"], rows, first_is_label=False),
+    ]
+
+
+def _figure(name: str, png: bytes) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    what = esc(name.removesuffix(".png"))
+    return (
+        f'<figure><img src="data:image/png;base64,{data}" alt="{what}">'
+        f"<figcaption>{what}</figcaption></figure>"
+    )
+
+
+def _worst(store: Store, summary: RunSummary) -> list[str]:
+    parts: list[str] = []
+    for label, rm_key in summary.reward_models:
+        items = worst_items(store, summary, rm_key)
+        if not items:
+            continue
+        parts.append(f"<h4>{esc(short_label(label))}</h4>")
+        parts += [_worst_item(item) for item in items]
+    if not parts:
+        return []
+    what = (
+        "the prompts where its favourite response is furthest below the oracle's best (oracle "
+        "gap: the oracle's best score minus the score of the RM's pick), each with every "
+        "response, the RM's favourite first"
+        if summary.run["benchmark_id"]
+        else "the pairs it gets wrong by the widest margin (RM score of chosen − rejected)"
+    )
+    heading = "Worst prompts" if summary.run["benchmark_id"] else "Worst pairs"
+    return [f"<h3>{heading}</h3>", f"<p>Per RM, up to {WORST_SHOWN}: {esc(what)}.</p>", *parts]
+
+
+def _worst_item(item: WorstItem) -> str:
+    texts = "".join(
+        f"<div class=response><p class=caption>{esc(caption)}</p><pre>{esc(text)}</pre></div>"
+        for caption, text in item.texts
+    )
+    return (
+        f"<details class=item><summary><span class=badge>{esc(item.badge)}</span> "
+        f"{esc(item.headline)}</summary><pre class=prompt>{esc(item.prompt)}</pre>{texts}"
+        "</details>"
+    )
+
+
+def _provenance(summary: RunSummary) -> list[str]:
+    run = summary.run
+    facts = [
+        f"run {run['id']}, created {run['created_at']}"
+        + (f", finished {run['finished_at']}" if run.get("finished_at") else ""),
+        *summary.source_lines(),
+    ]
+    recipe = (run.get("recipe_text") or "").rstrip()
+    parts = ["<h3>Provenance</h3>", "<ul class=sources>", *_items(facts), "</ul>"]
+    if recipe:
+        parts += [
+            f"<p>Recipe <code>{esc(run.get('recipe_path') or '')}</code>:</p>",
+            f"<pre class=recipe>{esc(recipe)}</pre>",
+        ]
+    return parts

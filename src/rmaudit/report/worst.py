@@ -1,0 +1,98 @@
+"""Each RM's worst prompts for the HTML report, with the texts to show (no UI toolkit).
+
+A benchmark run: the prompts with the largest oracle gap (the oracle's best score minus the
+score of the RM's favourite, :class:`rmaudit.results.browse.PromptFailure`), each with every
+response in the RM's order.  A run of preference pairs: the pairs the RM gets wrong, widest
+margin first, with both responses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rmaudit.display.formatting import format_number, one_line
+from rmaudit.results.browse import prompt_detail, prompt_failures
+from rmaudit.results.pair_failures import pair_verdicts
+from rmaudit.results.summary import RunSummary
+from rmaudit.store import Store
+
+#: how many prompts (or pairs) of each RM the report shows
+WORST_SHOWN = 10
+#: the most of one text the report shows: a 100 KB response would bury the page
+TEXT_MAX = 20_000
+HEADLINE_MAX = 140
+
+
+@dataclass(frozen=True)
+class WorstItem:
+    badge: str  # "gap 0.812" or "margin −1.20"
+    headline: str  # the prompt on one line, shortened
+    prompt: str
+    texts: list[tuple[str, str]]  # (caption, text) of each response shown
+
+
+def clipped(text: str) -> str:
+    """``text`` up to :data:`TEXT_MAX` characters, saying how much was left out."""
+    if len(text) <= TEXT_MAX:
+        return text
+    return f"{text[:TEXT_MAX]}… ({len(text) - TEXT_MAX:,} more characters)"
+
+
+def worst_items(store: Store, summary: RunSummary, rm_key: str) -> list[WorstItem]:
+    if summary.run["benchmark_id"]:
+        return _worst_prompts(store, summary, rm_key)
+    return _worst_pairs(store, summary, rm_key)
+
+
+def _worst_prompts(store: Store, summary: RunSummary, rm_key: str) -> list[WorstItem]:
+    failures = [f for f in prompt_failures(store, summary, rm_key) if f.gap > 0]
+    failures.sort(key=lambda f: (-f.gap, f.position))
+    items = []
+    for failure in failures[:WORST_SHOWN]:
+        detail = prompt_detail(store, summary.benchmark, failure.prompt_id, [rm_key])
+        count = len(detail.responses)
+        responses = sorted(detail.responses, key=lambda r: (r.ranks[rm_key], r.sample_index))
+        texts = [
+            (
+                f"RM rank {r.ranks[rm_key]} of {count} (score {format_number(r.scores[rm_key], 3)})"
+                f" · oracle {format_number(r.oracle, 3)}, rank {r.oracle_rank} of {count}",
+                clipped(r.text),
+            )
+            for r in responses
+            if rm_key in r.scores
+        ]
+        items.append(
+            WorstItem(
+                f"gap {format_number(failure.gap, 3)}",
+                one_line(failure.text, HEADLINE_MAX),
+                clipped(failure.text),
+                texts,
+            )
+        )
+    return items
+
+
+def _worst_pairs(store: Store, summary: RunSummary, rm_key: str) -> list[WorstItem]:
+    wrong = [v for v in pair_verdicts(store, summary, rm_key) if not v.correct]
+    wrong.sort(key=lambda v: (v.margin, v.position))
+    items = []
+    for verdict in wrong[:WORST_SHOWN]:
+        where = " · ".join(part for part in (verdict.subset, verdict.styles) if part)
+        items.append(
+            WorstItem(
+                f"margin {format_number(verdict.margin, 3)}",
+                one_line(f"{where}: {verdict.prompt}" if where else verdict.prompt, HEADLINE_MAX),
+                clipped(verdict.prompt),
+                [
+                    (
+                        f"chosen (RM score {format_number(verdict.chosen_score, 3)})",
+                        clipped(verdict.chosen),
+                    ),
+                    (
+                        f"rejected (RM score {format_number(verdict.rejected_score, 3)})",
+                        clipped(verdict.rejected),
+                    ),
+                ],
+            )
+        )
+    return items

@@ -1,0 +1,65 @@
+"""What the report's pair figures need beyond the stored curves, recomputed from the stored
+scores with the metric functions (no UI toolkit): RM-Bench's chosen-style × rejected-style
+accuracy matrix with each cell's pair count, and how many pairs fall in each bin of a
+reliability diagram.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from rmaudit.benchmark.pairs.parsers import RM_BENCH_STYLES
+from rmaudit.metrics import ece
+from rmaudit.results.pair_failures import PairVerdict
+from rmaudit.results.summary import RunSummary
+from rmaudit.store import Store
+
+
+@dataclass(frozen=True)
+class StyleMatrix:
+    """``accuracy[i, j]``: accuracy over the pairs whose chosen response has style i and
+    rejected response style j (RM-Bench: 0 concise, 1 detailed, 2 detailed markdown); NaN
+    where no pair has that combination; ``count[i, j]``: how many pairs do."""
+
+    accuracy: np.ndarray
+    count: np.ndarray
+
+
+def style_matrix(verdicts: list[PairVerdict]) -> StyleMatrix | None:
+    """The style matrix of an RM's RM-Bench pairs (a tie is wrong, as the rm-bench metric
+    counts it by default); None when no pair carries RM-Bench's styles."""
+    n = len(RM_BENCH_STYLES)
+    styled = [v for v in verdicts if v.styles]
+    if not styled:
+        return None
+    cell = np.array([v.meta["chosen_style"] * n + v.meta["rejected_style"] for v in styled])
+    right = np.array([v.correct for v in styled], dtype=float)
+    count = np.bincount(cell, minlength=n * n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accuracy = np.bincount(cell, weights=right, minlength=n * n) / count
+    return StyleMatrix(accuracy.reshape(n, n), count.reshape(n, n))
+
+
+def reliability_counts(
+    store: Store, summary: RunSummary, metric: str, verdicts: dict[str, list[PairVerdict]]
+) -> dict[str, np.ndarray]:
+    """rm_key → the pairs in each filled bin of the reliability diagram ``metric`` stored (its
+    points, in order), recounted from the scores with the bins the metric used."""
+    bins = {
+        row["rm_key"]: json.loads(row["params"] or "{}").get("n_bins")
+        for row in store.read.metric_rows(summary.run["id"])
+        if row["metric"] == metric and row["key"] == "ece"
+    }
+    counts = {}
+    for rm_key, n_bins in bins.items():
+        pairs = verdicts.get(rm_key) or []
+        if not isinstance(n_bins, int) or not pairs:
+            continue
+        result = ece(
+            [p.chosen_score for p in pairs], [p.rejected_score for p in pairs], n_bins=n_bins
+        )
+        counts[rm_key] = result.count[result.count > 0]
+    return counts

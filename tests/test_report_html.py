@@ -1,0 +1,292 @@
+"""``rmaudit report --html``: one self-contained page (figures inline, no network, no script
+but its own search) with the leaderboard, the legend, every figure, provenance and each RM's
+worst prompts, read back with Python's HTML parser and checked against the DB."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import sqlite3
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from _hostile import ALL, MARKDOWN, MARKUP, SHOWN_CONTROL, hostile_audit
+from _support import PAIR_RECIPE, metric_rows, run_small_audit
+
+from rmaudit.recipe import load_recipe
+from rmaudit.report import HTML_NAME
+from rmaudit.run import Runner
+from rmaudit.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+VOID = {"meta", "img", "input", "br", "hr", "link"}
+
+
+class Node:
+    def __init__(self, tag: str, attrs: dict[str, str | None]) -> None:
+        self.tag, self.attrs, self.children = tag, attrs, []
+
+    def text(self) -> str:
+        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
+
+    def walk(self):
+        yield self
+        for child in self.children:
+            if isinstance(child, Node):
+                yield from child.walk()
+
+    def find(self, tag: str, cls: str | None = None) -> list[Node]:
+        return [
+            n
+            for n in self.walk()
+            if n.tag == tag and (cls is None or cls in (n.attrs.get("class") or "").split())
+        ]
+
+
+class Tree(HTMLParser):
+    """The page as a tree of nodes (text decoded), failing on a tag closed out of order."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#root", {})
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag, attrs):
+        node = Node(tag, dict(attrs))
+        self.stack[-1].children.append(node)
+        if tag not in VOID:
+            self.stack.append(node)
+
+    def handle_endtag(self, tag):
+        assert self.stack[-1].tag == tag, (self.stack[-1].tag, tag)
+        self.stack.pop()
+
+    def handle_data(self, data):
+        self.stack[-1].children.append(data)
+
+
+def parse(path: Path) -> Node:
+    tree = Tree()
+    tree.feed(path.read_text(encoding="utf-8"))
+    tree.close()
+    assert [n.tag for n in tree.stack] == ["#root"]  # every element closed
+    return tree.root
+
+
+@pytest.fixture(scope="module")
+def small_db(tmp_path_factory):
+    return run_small_audit(tmp_path_factory.mktemp("html"))
+
+
+@pytest.fixture(scope="module")
+def pairs_db(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("html-pairs")
+    recipe = folder / "pairs.toml"
+    examples = ROOT / "examples" / "rewardbench-mini.jsonl"
+    recipe.write_text(PAIR_RECIPE.replace("{path}", str(examples)), encoding="utf-8")
+    db = folder / "pairs.db"
+    store = Store.open(db)
+    try:
+        Runner(load_recipe(recipe), store).run()
+    finally:
+        store.close()
+    return db
+
+
+@pytest.fixture(scope="module")
+def hostile_db(tmp_path_factory):
+    return hostile_audit(tmp_path_factory.mktemp("html-hostile"))
+
+
+def report(rmaudit, db: Path, out: Path) -> Node:
+    result = rmaudit("report", str(db), "--out", str(out), "--html")
+    assert result.code == 0, result.err
+    assert str(out / HTML_NAME) in result.out.split()
+    return parse(out / HTML_NAME)
+
+
+def worst_by_rm(page: Node) -> dict[str, list[Node]]:
+    """Each RM's heading → its worst-prompt entries, in page order."""
+    found: dict[str, list[Node]] = {}
+    current = None
+    for node in page.walk():
+        if node.tag == "h4":
+            current = found.setdefault(node.text(), [])
+        elif node.tag == "details" and "item" in node.attrs.get("class", ""):
+            current.append(node)
+    return found
+
+
+def test_the_page_is_self_contained_and_runs_only_its_own_search(rmaudit, small_db, tmp_path):
+    page = report(rmaudit, small_db, tmp_path)
+    nodes = list(page.walk())
+    assert not page.find("link") and not page.find("iframe") and not page.find("object")
+    for node in nodes:
+        for name, value in node.attrs.items():
+            assert not name.startswith("on"), (node.tag, name)  # no event handler
+            if name in ("src", "href", "action", "data"):
+                assert value.startswith(("data:image/png;base64,", "#")), (node.tag, value)
+    (script,) = page.find("script")
+    assert "src" not in script.attrs
+    (csp,) = [
+        m for m in page.find("meta") if m.attrs.get("http-equiv") == "Content-Security-Policy"
+    ]
+    policy = dict(part.strip().split(" ", 1) for part in csp.attrs["content"].split(";"))
+    assert policy["default-src"] == "'none'" and policy["img-src"] == "data:"
+    digest = base64.b64encode(hashlib.sha256(script.text().encode()).digest()).decode()
+    assert policy["script-src"] == f"'sha256-{digest}'"  # no other script can run
+    # every figure is inline, byte for byte the PNG written beside the page
+    images = {img.attrs["alt"]: img.attrs["src"] for img in page.find("img")}
+    pngs = sorted(p for p in tmp_path.iterdir() if p.suffix == ".png")
+    assert sorted(images) == [p.stem for p in pngs] and pngs
+    for png in pngs:
+        encoded = images[png.stem].removeprefix("data:image/png;base64,")
+        assert base64.b64decode(encoded) == png.read_bytes()
+    search = page.find("input")
+    assert [i.attrs["id"] for i in search] == ["search"]
+
+
+def test_the_leaderboard_legend_and_provenance_say_what_the_db_says(rmaudit, small_db, tmp_path):
+    page = report(rmaudit, small_db, tmp_path)
+    (table,) = page.find("table")
+    headers = [th.text() for th in table.find("th")]
+    rows = {tr.find("td")[0].text(): tr.find("td") for tr in table.find("tr")[1:]}
+    for label, _, key, value, stderr in metric_rows(small_db):
+        column = next(i for i, h in enumerate(headers) if h.startswith(LABELS[key]))
+        cell = rows[label][column]
+        assert cell.text() == f"{value:.4f} ± {stderr:.4f}"
+        assert cell.attrs["data-label"] == headers[column]  # a phone shows it beside the value
+    (legend,) = page.find("ul", "legend")
+    lines = [li.text() for li in legend.find("li")]
+    assert any(line.startswith("RETA(η): mean oracle score") for line in lines)
+    assert not any("sparkline" in line or line.startswith("Next:") for line in lines)
+    conn = sqlite3.connect(small_db)
+    run_id, recipe = conn.execute("select id, recipe_text from runs").fetchone()
+    conn.close()
+    (recipe_block,) = page.find("pre", "recipe")
+    assert recipe_block.text() == recipe.rstrip()
+    assert any(run_id in li.text() for li in page.find("ul", "sources")[0].find("li"))
+
+
+def test_a_leaderboard_of_many_metrics_has_a_row_per_metric(rmaudit, pairs_db, tmp_path):
+    """A pair run's accuracy per subset: many metrics of two RMs read down, not across."""
+    page = report(rmaudit, pairs_db, tmp_path)
+    table = page.find("table")[0]
+    assert [th.text() for th in table.find("th")] == ["metric", "honest", "length-biased"]
+    shown = {
+        (tr.find("td")[0].text(), td.attrs["data-label"]): td.text()
+        for tr in table.find("tr")[1:]
+        for td in tr.find("td")[1:]
+    }
+    conn = sqlite3.connect(pairs_db)
+    rows = conn.execute(
+        """select m.label, r.label, r.value, r.stderr, r.higher_is_better from metric_results r
+           join run_reward_models m on m.rm_key = r.rm_key and m.run_id = r.run_id"""
+    ).fetchall()
+    conn.close()
+    assert len(rows) == len(shown) > 8 * 2
+    for rm, label, value, stderr, higher in rows:
+        cell = f"{value:.4f}" + (f" ± {stderr:.4f}" if stderr is not None else "")
+        assert shown[(f"{label} {'↑' if higher else '↓'}", rm)] == cell
+
+
+#: the leaderboard's header of each metric key of the small recipe
+LABELS = {"reta@0.25": "RETA(1/4)", "bon@4": "BoN@4", "pairwise_accuracy": "pairwise acc"}
+
+
+def test_each_rms_worst_prompts_come_first_with_every_response(rmaudit, small_db, tmp_path):
+    page = report(rmaudit, small_db, tmp_path)
+    conn = sqlite3.connect(small_db)
+    rows = conn.execute(
+        """select m.label, p.text, s.score, l.score, r.text
+           from rm_scores s join responses r on r.id = s.response_id
+           join oracle_labels l on l.response_id = r.id join prompts p on p.id = r.prompt_id
+           join run_reward_models m on m.rm_key = s.rm_key"""
+    ).fetchall()
+    conn.close()
+    by_prompt: dict[tuple[str, str], list[tuple]] = {}
+    for label, prompt, rm_score, oracle, text in rows:
+        by_prompt.setdefault((label, prompt), []).append((rm_score, oracle, text))
+    worst = worst_by_rm(page)
+    assert set(worst) == {"honest", "length"}
+    for label, items in worst.items():
+        # the oracle gap of each prompt: the oracle's best minus the oracle score of the RM's pick
+        gaps = {
+            prompt: max(o for _, o, _ in rs) - max(rs)[1]
+            for (rm, prompt), rs in by_prompt.items()
+            if rm == label
+        }
+        expected = sorted((g for g in gaps.values() if g > 0), reverse=True)[:10]
+        prompts = [i.find("pre", "prompt")[0].text() for i in items]
+        assert [round(gaps[p], 9) for p in prompts] == [round(g, 9) for g in expected]
+        badges = [i.find("span", "badge")[0].text() for i in items]
+        assert badges == [f"gap {g:.3f}" for g in expected]
+        first = items[0]
+        responses = sorted(by_prompt[(label, prompts[0])], reverse=True)  # the RM's order
+        shown = [r.find("pre")[0].text() for r in first.find("div", "response")]
+        assert shown == [text for *_, text in responses]
+
+
+def test_a_pair_run_shows_the_pairs_each_rm_gets_most_wrong(rmaudit, pairs_db, tmp_path):
+    page = report(rmaudit, pairs_db, tmp_path)
+    conn = sqlite3.connect(pairs_db)
+    rows = conn.execute(
+        """select m.label, c.score - r.score, pr.text from pairs p
+           join pair_sets ps on ps.pair_id = p.id
+           join rm_scores c on c.response_id = p.chosen_id
+           join rm_scores r on r.response_id = p.rejected_id and r.rm_key = c.rm_key
+           join run_reward_models m on m.rm_key = c.rm_key
+           join prompts pr on pr.id = p.prompt_id where p.shift_level is null"""
+    ).fetchall()
+    conn.close()
+    worst = worst_by_rm(page)
+    assert set(worst) == {"honest", "length-biased"}
+    for label, items in worst.items():
+        margins = sorted(m for rm, m, _ in rows if rm == label and m <= 0)
+        badges = [i.find("span", "badge")[0].text() for i in items]
+        assert badges == [f"margin {m:.3f}" for m in margins[:10]]
+        captions = [c.text() for c in items[0].find("p", "caption")]
+        assert captions[0].startswith("chosen") and captions[1].startswith("rejected")
+
+
+def test_hostile_text_is_shown_escaped_and_never_runs(rmaudit, hostile_db, tmp_path):
+    out = tmp_path / "report"
+    page = report(rmaudit, hostile_db, out)
+    raw = (out / HTML_NAME).read_text(encoding="utf-8")
+    assert len(page.find("script")) == 1  # ours: "<script>alert(1)" from data is text
+    assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b\u202e\ufeff]", raw)
+    text = page.text()
+    assert SHOWN_CONTROL in text and MARKDOWN in text and MARKUP[1] in text
+    prompts = [p.text() for p in page.find("pre", "prompt")]
+    assert prompts and all(p.startswith(ALL.split("\x1b")[0]) for p in prompts)
+    # a 100 KB response is cut, saying so
+    assert "… (80,003 more characters)" in text
+    # the 100 KB title heads the page cut to one line, and is whole in the recipe
+    (heading,) = page.find("h1")
+    assert len(heading.text()) <= 200 and heading.text().endswith("…")
+    assert page.find("pre", "recipe")[0].text().count("x" * 1000) and "END" in raw
+
+
+@pytest.mark.parametrize("db", ["small_db", "pairs_db", "hostile_db"])
+def test_the_html_page_keeps_to_the_width_and_its_search_works_in_chromium(
+    rmaudit, request, db, tmp_path
+):
+    """At 1280 px and at a phone's 390 px nothing reaches past the edge (the pair run's
+    leaderboard has a column per subset; the hostile run has 100 KB lines and long labels),
+    and the page's own search (allowed by the page's CSP) hides the entries without the
+    query."""
+    from _chromium import chromium, cut_off, shown_after_search
+
+    browser = chromium()
+    out = tmp_path / "page"
+    page = report(rmaudit, request.getfixturevalue(db), out)
+    for width in (1280, 390):
+        assert cut_off(browser, out / HTML_NAME, width) == 0, width
+    items = [item.text().lower() for item in page.find("details", "item")]
+    query = page.find("pre", "prompt")[0].text()[:12]
+    expected = sum(query.lower() in text for text in items)
+    assert 0 < expected <= len(items)
+    assert shown_after_search(browser, out / HTML_NAME, query) == expected
+    assert shown_after_search(browser, out / HTML_NAME, "no such text anywhere") == 0

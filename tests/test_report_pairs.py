@@ -1,0 +1,200 @@
+"""The report's figures of preference-pair runs: accuracy per subset with its Wilson 95% CI,
+RM-Bench's chosen-style × rejected-style heat map, and the reliability diagram's pairs per bin,
+each checked against the stored scores recomputed here."""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _support import PAIR_RECIPE
+from matplotlib.colors import to_rgb
+from scipy.stats import norm
+
+from rmaudit.metrics import style_difficulty
+from rmaudit.recipe import load_recipe
+from rmaudit.report import build_figures
+from rmaudit.results.run_index import open_for_reading, resolve_run
+from rmaudit.results.summary import load_summary
+from rmaudit.run import Runner
+from rmaudit.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+STYLES = ("concise", "detailed", "detailed markdown")
+
+RM_BENCH_RECIPE = """
+title = "rm-bench styles"
+[pairs.source]
+name = "rm-bench"
+path = "{path}"
+[[reward_models]]
+label = "honest"
+name = "simulated-rm"
+[[reward_models]]
+label = "length-biased"
+name = "simulated-rm"
+bias = "length"
+seed = 1
+[[metrics]]
+name = "pair-accuracy"
+[[metrics]]
+name = "rm-bench"
+"""
+
+
+def rm_bench_records(n: int = 12) -> list[dict]:
+    """RM-Bench records (three styles of a right and a wrong answer) in two subsets."""
+    return [
+        {
+            "id": i,
+            "prompt": f"Describe lighthouse number {i}.",
+            "subset": "chat" if i % 3 else "safety",
+            "chosen": [
+                f"Lighthouse {i} guides ships.",
+                f"Lighthouse {i} guides ships with a bright lamp at night, every night.",
+                f"**Lighthouse {i}**\n- guides ships\n- a bright lamp\n- every night",
+            ],
+            "rejected": [
+                f"Lighthouse {i} is a bakery.",
+                f"Lighthouse {i} is a bakery that sells bread every single day of the week.",
+                f"**Lighthouse {i}**\n- a bakery\n- sells bread\n- every day",
+            ],
+        }
+        for i in range(n)
+    ]
+
+
+def run(folder: Path, recipe_text: str) -> Path:
+    recipe = folder / "recipe.toml"
+    recipe.write_text(recipe_text, encoding="utf-8")
+    db = folder / "audit.db"
+    store = Store.open(db)
+    try:
+        Runner(load_recipe(recipe), store).run()
+    finally:
+        store.close()
+    return db
+
+
+@pytest.fixture(scope="module")
+def rm_bench_db(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("rm-bench")
+    data = folder / "rm-bench.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rm_bench_records()), encoding="utf-8")
+    return run(folder, RM_BENCH_RECIPE.replace("{path}", str(data)))
+
+
+@pytest.fixture(scope="module")
+def pairs_db(tmp_path_factory):
+    examples = ROOT / "examples" / "rewardbench-mini.jsonl"
+    return run(tmp_path_factory.mktemp("pairs"), PAIR_RECIPE.replace("{path}", str(examples)))
+
+
+def figures(db: Path):
+    store = open_for_reading(db)
+    try:
+        return build_figures(load_summary(store, resolve_run(store, None)), store)
+    finally:
+        store.close()
+
+
+def pair_scores(db: Path) -> list[tuple]:
+    """(RM label, subset, chosen score, rejected score, meta) of every unshifted pair."""
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute(
+            """select m.label, p.subset, c.score, r.score, p.meta from pairs p
+               join rm_scores c on c.response_id = p.chosen_id
+               join rm_scores r on r.response_id = p.rejected_id and r.rm_key = c.rm_key
+               join run_reward_models m on m.rm_key = c.rm_key where p.shift_level is null"""
+        ).fetchall()
+    finally:
+        conn.close()
+    return [(label, subset, c, r, json.loads(meta or "{}")) for label, subset, c, r, meta in rows]
+
+
+def wilson(successes: int, n: int) -> tuple[float, float]:
+    """Wilson's 95% score interval, from its textbook formula."""
+    z, p = norm.ppf(0.975), successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+def test_accuracy_per_subset_has_each_rms_value_and_wilson_interval(rm_bench_db):
+    figure = figures(rm_bench_db)["accuracy-per-subset.png"]
+    (ax,) = figure.axes
+    names = [t.get_text() for t in ax.get_yticklabels()]
+    assert names[0] == "all pairs" and sorted(names[1:]) == ["chat", "safety"]
+    scores = pair_scores(rm_bench_db)
+    containers = {c.get_label(): c for c in ax.containers}
+    assert set(containers) == {"honest", "length-biased"}
+    for label, container in containers.items():
+        line, _, (bars,) = container.lines
+        for row, subset in enumerate([None, *names[1:]]):
+            right = [c > r for rm, s, c, r, _ in scores if rm == label and subset in (None, s)]
+            low, high = wilson(sum(right), len(right))
+            assert line.get_xdata()[row] == pytest.approx(sum(right) / len(right))
+            (x_low, _), (x_high, _) = bars.get_segments()[row]
+            assert (x_low, x_high) == pytest.approx((low, high), abs=1e-9)
+    assert all(not t.get_parse_math() for t in ax.get_yticklabels())
+
+
+def test_the_rm_bench_heat_map_is_each_rms_style_matrix(rm_bench_db):
+    figure = figures(rm_bench_db)["rm-bench-styles.png"]
+    panels = [ax for ax in figure.axes if ax.get_title()]
+    assert [ax.get_title() for ax in panels] == ["honest", "length-biased"]
+    scores = pair_scores(rm_bench_db)
+    conn = sqlite3.connect(rm_bench_db)
+    stored = dict(
+        ((label, key), value)
+        for label, key, value in conn.execute(
+            """select m.label, r.key, r.value from metric_results r join run_reward_models m
+               on m.rm_key = r.rm_key where r.key like 'rm_bench_%'"""
+        )
+    )
+    conn.close()
+    for ax in panels:
+        label = ax.get_title()
+        matrix = np.zeros((3, 3))
+        for i in range(3):
+            for j in range(3):
+                cell = [
+                    c > r
+                    for rm, _, c, r, meta in scores
+                    if rm == label and (meta["chosen_style"], meta["rejected_style"]) == (i, j)
+                ]
+                matrix[i, j] = np.mean(cell)
+                (text,) = [t.get_text() for t in ax.texts if t.get_position() == (j, i)]
+                assert text == f"{matrix[i, j]:.2f}\n{len(cell)} pairs"
+        assert np.asarray(ax.images[0].get_array()) == pytest.approx(matrix)
+        assert [t.get_text() for t in ax.get_yticklabels()] == list(STYLES)
+        # the heat map is the matrix the rm-bench metric's easy / normal / hard come from
+        difficulty = style_difficulty(matrix)
+        for level in ("easy", "normal", "hard"):
+            assert stored[(label, f"rm_bench_{level}")] == pytest.approx(getattr(difficulty, level))
+
+
+def test_the_reliability_diagram_shows_how_many_pairs_each_bin_holds(pairs_db):
+    figure = figures(pairs_db)["reliability-diagram.png"]
+    diagram, counts = figure.axes
+    assert counts.get_ylabel() == "pairs in the bin" and counts.get_yscale() == "log"
+    scores = pair_scores(pairs_db)
+    for container in counts.containers:
+        colour = container.patches[0].get_facecolor()[:3]
+        (label,) = [
+            line.get_label()
+            for line in diagram.lines
+            if np.allclose(to_rgb(line.get_color()), colour)
+        ]
+        margins = np.array([c - r for rm, _, c, r, _ in scores if rm == label])
+        confidence = 1 / (1 + np.exp(-np.abs(margins)))  # the RM's confidence in its pick
+        # bins [0, 0.1], (0.1, 0.2], …, (0.9, 1] as RMs Under Distribution Shift draws them
+        histogram = np.bincount(np.clip(np.ceil(confidence * 10) - 1, 0, 9).astype(int))
+        heights = [bar.get_height() for bar in container.patches]
+        assert heights == histogram[histogram > 0].tolist()
+        assert sum(heights) == len(margins)
