@@ -85,6 +85,28 @@ def test_full_labelling_stores_no_design(rmaudit, write_recipe, tmp_path):
         assert connection.execute("select design from benchmarks").fetchall() == [(None,)]
 
 
+def test_labels_stored_for_another_benchmark_are_not_the_designs(rmaudit, write_recipe, tmp_path):
+    """Full labelling by the same oracle in the same DB labels every response: a rerun of the
+    budgeted recipe still counts and weighs only the responses its design drew."""
+    db = tmp_path / "audit.db"
+    quarter = write_recipe(budgeted("budget = 0.25"), name="quarter.toml")
+    assert rmaudit("run", str(quarter), "--db", str(db)).code == 0
+    first = results(rmaudit, db)
+    everything = write_recipe(budgeted(""), name="everything.toml")
+    assert rmaudit("run", str(everything), "--db", str(db)).code == 0
+    assert len(labelled_ids(db)) == K * N
+    assert rmaudit("run", str(quarter), "--db", str(db)).code == 0
+    again = next(
+        run
+        for run in json.loads(rmaudit("runs", "--db", str(db), "--json").out)["runs"]
+        if run["id"] == first["id"]
+    )
+    assert again["labelling"]["labelled"] == first["labelling"]["labelled"] == K * N // 4
+    before = {(m["rm"], m["key"]): m["value"] for m in first["metrics"]}
+    after = {(m["rm"], m["key"]): m["value"] for m in again["metrics"]}
+    assert after == pytest.approx(before, abs=1e-12)
+
+
 def test_an_export_keeps_the_probabilities_and_gives_the_same_numbers(
     rmaudit, write_recipe, tmp_path
 ):

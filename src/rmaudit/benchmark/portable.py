@@ -390,7 +390,8 @@ def store_benchmark(
                     (rid, pid, policy_key, r["sample_index"], r["text"], dumps(r.get("meta") or {}))
                 )
                 if r.get("inclusion_probability") is not None:
-                    inclusion.append((rid, float(r["inclusion_probability"])))
+                    drawn = r["label"] is not None
+                    inclusion.append((rid, float(r["inclusion_probability"]), drawn))
                 label = r["label"]
                 if label is None:  # left unlabelled by the benchmark's design
                     continue

@@ -99,7 +99,9 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
                 labels.label(ctx, recipe.cheap_oracle, cheap, cheap_labelling)
     if execute:
         if drawn is not None:
-            ctx.store.items.add_inclusion(benchmark.id, drawn.inclusion.items())
+            ctx.store.items.add_inclusion(
+                benchmark.id, ((rid, pi, chosen) for rid, (pi, chosen) in drawn.inclusion.items())
+            )
         ctx.store.items.add_benchmark(
             {
                 "id": benchmark.id,

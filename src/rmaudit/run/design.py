@@ -41,7 +41,8 @@ class Drawn:
     cannot draw yet: the guides' scores are still to be made)."""
 
     labelled: Keys
-    inclusion: dict[str, float] | None
+    #: response id → (inclusion probability, drawn)
+    inclusion: dict[str, tuple[float, bool]] | None
 
 
 def permanent_random_number(seed: int, response_id: str) -> float:
@@ -85,14 +86,14 @@ def draw(ctx: RunContext, response_ids: Keys, per_prompt: int, execute: bool) ->
         return Drawn(Keys(unlisted=round(prompts * expected), approximate=True), None)
     ids = response_ids.known
     guides = [ctx.store.items.scores(ctx.component(spec).key) for spec in guide_specs(ctx)]
-    inclusion: dict[str, float] = {}
+    inclusion: dict[str, tuple[float, bool]] = {}
     labelled: list[str] = []
     for start in range(0, len(ids), per_prompt):
         block = ids[start : start + per_prompt]
         pi = _inclusion(ctx, block, expected, guides)
         u = np.array([permanent_random_number(budget.seed, rid) for rid in block])
         mask = select(budget.design, u, pi)
-        inclusion.update(zip(block, pi.tolist(), strict=True))
+        inclusion.update(zip(block, zip(pi.tolist(), mask.tolist(), strict=True), strict=True))
         labelled += [rid for rid, chosen in zip(block, mask, strict=True) if chosen]
     return Drawn(Keys(labelled), inclusion)
 
@@ -135,13 +136,18 @@ def budgeted_inputs(ctx: RunContext, benchmark) -> tuple:
     every = [rid for pid in prompt_ids for rid in order[pid]]
     labels = store.items.label_scores(benchmark.oracle_key, every)
     inclusion = store.items.inclusion(benchmark.id)
+    # a label of an undrawn response (stored for another benchmark) is not this design's
     oracle = tuple(
-        np.array([labels.get(rid, np.nan) for rid in order[pid]], float) for pid in prompt_ids
+        np.array(
+            [labels.get(rid, np.nan) if inclusion[rid][1] else np.nan for rid in order[pid]],
+            float,
+        )
+        for pid in prompt_ids
     )
     kind = json.loads(benchmark.design)["design"]
     design = LabelDesign(
         kind,
-        tuple(np.array([inclusion[rid] for rid in order[pid]], float) for pid in prompt_ids),
+        tuple(np.array([inclusion[rid][0] for rid in order[pid]], float) for pid in prompt_ids),
         _predictions(ctx, order, prompt_ids),
     )
     return prompt_ids, order, oracle, design

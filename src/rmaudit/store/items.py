@@ -236,21 +236,21 @@ class Items:
             [tuple(benchmark.get(c) for c in columns)],
         )
 
-    def add_inclusion(self, benchmark_id: str, rows: Iterable[tuple[str, float]]) -> None:
-        """(response id, inclusion probability) of a budgeted benchmark's responses."""
+    def add_inclusion(self, benchmark_id: str, rows: Iterable[tuple[str, float, bool]]) -> None:
+        """(response id, inclusion probability, drawn) of a budgeted benchmark's responses."""
         self._insert(
-            "insert or ignore into inclusion (benchmark_id, response_id, probability) "
-            "values (?, ?, ?)",
-            ((benchmark_id, rid, probability) for rid, probability in rows),
+            "insert or ignore into inclusion (benchmark_id, response_id, probability, drawn) "
+            "values (?, ?, ?, ?)",
+            ((benchmark_id, rid, probability, int(drawn)) for rid, probability, drawn in rows),
         )
 
-    def inclusion(self, benchmark_id: str) -> dict[str, float]:
-        return dict(
-            self.store.execute(
-                "select response_id, probability from inclusion where benchmark_id = ?",
-                [benchmark_id],
-            ).fetchall()
+    def inclusion(self, benchmark_id: str) -> dict[str, tuple[float, bool]]:
+        """Response id → (inclusion probability, whether the design drew it for a label)."""
+        rows = self.store.execute(
+            "select response_id, probability, drawn from inclusion where benchmark_id = ?",
+            [benchmark_id],
         )
+        return {rid: (probability, bool(drawn)) for rid, probability, drawn in rows}
 
     def benchmark(self, benchmark_id: str) -> dict[str, Any] | None:
         cursor = self.store.execute("select * from benchmarks where id = ?", [benchmark_id])

@@ -158,17 +158,20 @@ class Reads:
         their labels, in order: on a budgeted benchmark every response (the label columns NULL
         where the design left it unlabelled), else the labelled ones (probability NULL)."""
         budgeted = benchmark.get("design") is not None
+        # on a budgeted benchmark only the drawn responses' labels are its own
+        drawn = "and i.drawn = 1" if budgeted else ""
         return self.store.execute(
             f"""select r.id, r.sample_index, r.text, r.meta, l.score, l.samples, l.cost_usd,
                       l.prompt_tokens, l.completion_tokens, i.probability
-               from responses r {"left " if budgeted else ""}join oracle_labels l
-                 on l.oracle_key = ? and l.response_id = r.id
+               from responses r
                left join inclusion i on i.benchmark_id = ? and i.response_id = r.id
+               {"left " if budgeted else ""}join oracle_labels l
+                 on l.oracle_key = ? and l.response_id = r.id {drawn}
                where r.policy_key = ? and r.prompt_id = ? and r.sample_index < ?
                order by r.sample_index""",
             [
-                benchmark["oracle_key"],
                 benchmark["id"],
+                benchmark["oracle_key"],
                 benchmark["policy_key"],
                 prompt_id,
                 benchmark["per_prompt"],
@@ -188,10 +191,12 @@ class Reads:
         return dict_rows(cursor)
 
     def label_coverage(self, benchmark: dict[str, Any]) -> tuple[int, int]:
-        """(labelled, all) responses of a budgeted benchmark (its inclusion table)."""
+        """(labelled, all) responses of a budgeted benchmark: those its design drew that have
+        a label, and all of them (its inclusion table)."""
         return self.store.execute(
             """select count(l.response_id), count(*) from inclusion i
                left join oracle_labels l on l.oracle_key = ? and l.response_id = i.response_id
+                 and i.drawn = 1
                where i.benchmark_id = ?""",
             [benchmark["oracle_key"], benchmark["id"]],
         ).fetchone()

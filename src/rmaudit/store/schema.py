@@ -121,12 +121,12 @@ update schema_info set schema_version = 6;
 """
 
 # Label budgets (docs/budget.md): a benchmark's label design (JSON; NULL: every response
-# labelled) and the inclusion probability of each of its responses, so every estimate stays
-# unbiased, also for an RM added later, and an exported benchmark keeps them.
+# labelled) and, for each of its responses, the inclusion probability and whether the design
+# drew it: a label another benchmark stored for an undrawn response must not count as drawn.
 M007_LABEL_DESIGNS = """
 alter table benchmarks add column design text;
 create table inclusion (
-   benchmark_id text, response_id text, probability real,
+   benchmark_id text, response_id text, probability real, drawn integer not null,
    primary key (benchmark_id, response_id)) without rowid;
 update schema_info set schema_version = 7;
 """
