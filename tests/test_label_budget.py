@@ -52,7 +52,12 @@ def test_a_budget_labels_a_designed_subset_and_a_top_up_keeps_it(
     guide = '\ndesign = "rm-guided"\nguide = ["honest"]' if design == "rm-guided" else ""
     db = tmp_path / "audit.db"
     quarter = write_recipe(budgeted(f"budget = 0.25{guide}"), name="quarter.toml")
-    assert rmaudit("run", str(quarter), "--db", str(db)).code == 0
+    ran = rmaudit("run", str(quarter), "--db", str(db))
+    assert ran.code == 0
+    # 4 labels per prompt: the run says what they do not cover
+    assert "top picks mostly unlabelled" in ran.out + ran.err
+    few_guided = "pairwise accuracy keeps a ratio bias" in ran.out + ran.err
+    assert few_guided == (design == "rm-guided")
     first = labelled_ids(db)
     (probabilities,) = inclusion(db).values()
     assert len(probabilities) == K * N

@@ -184,8 +184,8 @@ def _predictions(ctx: RunContext, order: dict[str, list[str]], prompt_ids) -> tu
 #: below this share of its best-of-16 weight on labelled responses, an RM's top picks are
 #: "mostly unlabelled" and the summary says so
 TOP_PICKS_LABELLED = 0.5
-#: an rm-guided design with fewer expected labels per prompt leaves RETA and pairwise accuracy
-#: a ratio bias larger than their ± (benchmarks/budget.md: AlpacaEval, 4 of 11 labelled)
+#: an rm-guided design with fewer labels per prompt leaves pairwise accuracy a ratio bias that
+#: can exceed its ± (benchmarks/budget.md: 8 of 64 labelled, coverage 0.89)
 FEW_GUIDED_LABELS = 16
 
 
@@ -209,8 +209,8 @@ def design_notes(ctx: RunContext, benchmark, oracle, scores_by_rm) -> list[str]:
     labels = np.mean([np.count_nonzero(~np.isnan(pool)) for pool in oracle]) if oracle else 0
     if kind == "rm-guided" and labels < FEW_GUIDED_LABELS:
         notes.append(
-            f"rm-guided design with {labels:.1f} labels per prompt: RETA and pairwise accuracy "
-            "keep a ratio bias that can exceed their ± (best-of-n does not); read them as "
-            "approximate, or use the uniform design (docs/budget.md)"
+            f"rm-guided design with {labels:.1f} labels per prompt: pairwise accuracy keeps a "
+            "ratio bias that can exceed its ± (RETA is corrected for it, best-of-n has none); "
+            "read it as approximate, or use the uniform design (docs/budget.md)"
         )
     return notes
