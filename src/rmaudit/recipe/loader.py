@@ -184,10 +184,13 @@ class Recipe:
 
     def run_identity(self) -> dict[str, Any]:
         """What the run key hashes: the validated recipe, less where its stages run."""
-        # a recipe without a benchmark source keeps the key it had before they existed
-        exclude = {"executor"} | (
-            {"benchmark_source"} if self.model.benchmark_source is None else set()
-        )
+        # a recipe without a benchmark source or a cheap judge keeps the key it had before
+        # they existed
+        exclude = {"executor"} | {
+            name
+            for name in ("benchmark_source", "cheap_oracle")
+            if getattr(self.model, name) is None
+        }
         return self.model.model_dump(mode="json", exclude=exclude)
 
     @property
