@@ -18,6 +18,10 @@ from threadpoolctl import threadpool_limits
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 threadpool_limits(1)
+# Output width is each test's own choice (monkeypatch.setenv("COLUMNS", ...)): a width the
+# caller's environment brings (pytest-xdist's workers get COLUMNS=80) would wrap the lines
+# that tests look for.
+os.environ.pop("COLUMNS", None)
 
 from _support import SMALL_RECIPE  # noqa: E402
 
