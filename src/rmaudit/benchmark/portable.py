@@ -23,6 +23,7 @@ from typing import IO, Any
 
 from rmaudit.components.keys import content_key, prompt_id, response_id
 from rmaudit.errors import BadInput
+from rmaudit.metrics.budget import DESIGNS
 from rmaudit.store import Store, dumps, utc_now
 
 FORMAT = "rmaudit-benchmark"
@@ -184,9 +185,9 @@ def _check_design(design: dict | None, where: str) -> None:
     if design is None:
         return
     kind = design.get("design")
-    if kind not in ("uniform", "rm-guided"):
+    if kind not in DESIGNS:
         raise BadInput(
-            "expected design 'uniform' or 'rm-guided'",
+            f"expected design {' or '.join(map(repr, DESIGNS))}",
             file=where,
             field="benchmark.design.design",
             value=kind,
@@ -346,13 +347,11 @@ def _short(text: str, limit: int = 60) -> str:
 def store_benchmark(
     store: Store, header: dict[str, Any], records: list[dict[str, Any]], *, origin: str
 ) -> str:
-    """Write a checked benchmark (from :func:`read_benchmark`) in one transaction; call
-    :func:`refuse_conflicts` first."""
+    """Write a checked benchmark (from :func:`read_benchmark`) not stored yet in one
+    transaction; call :func:`refuse_conflicts` first."""
     policy_key, oracle_key = header["policy_key"], header["oracle_key"]
     benchmark_id, selection_key, prompt_ids, per_prompt = imported_keys(header, records, store)
     items = store.items
-    if items.benchmark(benchmark_id) is not None:
-        return benchmark_id  # stored whole: an import is all or nothing
     with store.transaction():
         for key, c in (header.get("components") or {}).items():
             items.add_component(

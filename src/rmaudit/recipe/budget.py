@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from rmaudit.errors import BadInput
+from rmaudit.metrics.budget import DESIGNS
 
 #: the keys a label budget adds to the ``[oracle]`` table (no oracle may have options so named)
 BUDGET_KEYS = ("budget", "labels_per_prompt", "design", "guide", "design_seed")
-DESIGNS = ("uniform", "rm-guided")
 
 
 @dataclass(frozen=True)
@@ -115,9 +115,7 @@ def split_budget(
             )
     design = raw.get("design", "uniform")
     if design not in DESIGNS:
-        close = difflib.get_close_matches(str(design), DESIGNS, n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        raise bad(f"expected one of {', '.join(DESIGNS)}{hint}", "design")
+        raise bad(f"expected one of {', '.join(DESIGNS)}{_hint(design, DESIGNS)}", "design")
     guide = raw.get("guide", [])
     if not isinstance(guide, list) or not all(isinstance(g, str) for g in guide):
         raise bad("expected a list of reward-model labels", "guide")
@@ -132,10 +130,8 @@ def split_budget(
         raise bad('a uniform design has no guides (design = "rm-guided" uses them)', "guide")
     for label in guide:
         if label not in rm_labels:
-            close = difflib.get_close_matches(label, rm_labels, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
             raise BadInput(
-                f"no reward model labelled {label!r}{hint}",
+                f"no reward model labelled {label!r}{_hint(label, rm_labels)}",
                 file=file,
                 field="oracle.guide",
                 value=label,
@@ -169,12 +165,16 @@ def cheap_judge(table: Any, *, file: str, rm_labels: list[str]) -> tuple[Any, st
         )
     label = table["reward_model"]
     if label not in rm_labels:
-        close = difflib.get_close_matches(str(label), rm_labels, n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
         raise BadInput(
-            f"no reward model with this label{hint}",
+            f"no reward model with this label{_hint(label, rm_labels)}",
             file=file,
             field="cheap_oracle.reward_model",
             value=label,
         )
     return None, label
+
+
+def _hint(value: Any, known) -> str:
+    """ " (did you mean honest?)" for the closest known name, or nothing."""
+    close = difflib.get_close_matches(str(value), list(known), n=1)
+    return f" (did you mean {close[0]}?)" if close else ""

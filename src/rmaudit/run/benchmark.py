@@ -162,9 +162,10 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
         refuse_conflicts(store, header, records, file=_file_name(ctx))
     selected = len(records) if store is not None and store.items.selection(selection_key) else 0
     labelled = 0
-    if store is not None:  # a budgeted benchmark's unlabelled responses have no label to store
-        stored = store.items.stored_responses if "design" in header else None
-        labelled = len(stored(ids) if stored else store.items.labelled(header["oracle_key"], ids))
+    if store is not None and "design" in header:  # its undrawn responses have no label
+        labelled = len(store.items.stored_responses(ids))
+    elif store is not None:
+        labelled = len(store.items.labelled(header["oracle_key"], ids))
     ctx.counts.append(StageCount("prompts (imported)", len(records), selected))
     ctx.counts.append(StageCount("responses (imported)", len(ids), labelled))
     if not execute:

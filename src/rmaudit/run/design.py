@@ -81,11 +81,11 @@ def draw(ctx: RunContext, response_ids: Keys, per_prompt: int, execute: bool) ->
             model = ctx.component(spec)
             scores.stage(ctx, spec, model, response_ids, execute)
             ctx.prescored[model.key] = response_ids
-    if response_ids.unlisted or not _guides_scored(ctx, response_ids):
+    ids = response_ids.known
+    guides = None if response_ids.unlisted else _guide_scores(ctx, ids)
+    if guides is None:
         # a plan before the responses (or the guides' scores) exist: the expected count
         return Drawn(Keys(unlisted=round(prompts * expected), approximate=True), None)
-    ids = response_ids.known
-    guides = [ctx.store.items.scores(ctx.component(spec).key) for spec in guide_specs(ctx)]
     inclusion: dict[str, tuple[float, bool]] = {}
     labelled: list[str] = []
     for start in range(0, len(ids), per_prompt):
@@ -98,16 +98,15 @@ def draw(ctx: RunContext, response_ids: Keys, per_prompt: int, execute: bool) ->
     return Drawn(Keys(labelled), inclusion)
 
 
-def _guides_scored(ctx: RunContext, response_ids: Keys) -> bool:
+def _guide_scores(ctx: RunContext, ids: list[str]) -> list[dict[str, float]] | None:
+    """Each guide RM's stored scores (none for a uniform design); None while a guide has not
+    scored every response (a plan)."""
     if ctx.recipe.label_budget.design != "rm-guided":
-        return True
+        return []
     if ctx.store is None:
-        return False
-    return all(
-        len(ctx.store.items.scored(ctx.component(spec).key, response_ids.known))
-        == len(response_ids.known)
-        for spec in guide_specs(ctx)
-    )
+        return None
+    found = [ctx.store.items.scores(ctx.component(spec).key) for spec in guide_specs(ctx)]
+    return found if all(rid in stored for stored in found for rid in ids) else None
 
 
 def _inclusion(

@@ -12,7 +12,16 @@ import numpy as np
 from rmaudit.components import Component
 from rmaudit.components.keys import prompt_id
 from rmaudit.errors import BadInput
-from rmaudit.metrics.budget.planning import Option, Pilot, Target, Z, per_prompt_variance, plan
+from rmaudit.metrics.budget.planning import (
+    Option,
+    Pilot,
+    Target,
+    Z,
+    design_inclusion,
+    label_residuals,
+    per_prompt_variance,
+    plan,
+)
 from rmaudit.recipe import Recipe
 from rmaudit.store import Store
 
@@ -60,13 +69,15 @@ def label_plan(
     pilot = _pilot(recipe, components, store, bench)
     k = _recipe_k(recipe, len(pilot.labels))
     widths = {}
+    full = design_inclusion(pilot, "full", 1.0, ())
+    residuals = label_residuals(pilot, False)
     for target in TARGETS:
         for rm in pilot.scores:
             if width is not None:
                 widths[(target.name, rm)] = width
                 continue
             between, within = per_prompt_variance(
-                pilot, target, rm, "full", False, 1.0, pilot.samples, ()
+                pilot, target, rm, "full", full, residuals, pilot.samples
             )
             widths[(target.name, rm)] = width_ratio * 2 * Z * np.sqrt((between + within) / k)
     pool = _pool_size(recipe, components)

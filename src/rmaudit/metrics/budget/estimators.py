@@ -154,12 +154,13 @@ def _positional_estimate(pools, weights_for_size, normalize: bool, points: int) 
     for q, scores in enumerate(pools.scores):
         labelled, pi, judged = pools.labelled(q), pools.inclusion[q], pools.oracle[q]
         weights.append(np.atleast_2d(by_response(weights_for_size(scores.size), scores)))
-        raw, controls = _sums(weights[q], judged, pools.known(q), labelled, pi)
+        known = pools.known(q)
+        raw, controls = _sums(weights[q], judged, known, labelled, pi)
         tops.append(raw)
         top_controls.append(controls)
         if normalize:
             mean = np.full((1, judged.size), 1.0 / judged.size)
-            raw, controls = _sums(mean, judged, pools.known(q), labelled, pi)
+            raw, controls = _sums(mean, judged, known, labelled, pi)
             bottoms.append(raw[0])
             bottom_controls.append(controls[0])
     tops, top_controls = np.array(tops), np.array(top_controls)  # prompts × points (× c)

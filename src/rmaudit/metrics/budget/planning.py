@@ -85,7 +85,7 @@ def _weights(target: Target, size: int) -> np.ndarray:
     return rank_weights(size, int(target.param), 1)
 
 
-def _residuals(pilot: Pilot, cheap: bool) -> list[np.ndarray]:
+def label_residuals(pilot: Pilot, cheap: bool) -> list[np.ndarray]:
     """e = J − α − β·x: the labels' residuals on the control variates the estimators use (the
     constant, the cheap judge's predictions when ``cheap``, every RM's scores), α and β fitted
     across every pilot response."""
@@ -113,28 +113,39 @@ def _design_variance(z: np.ndarray, inclusion: np.ndarray, design: str) -> float
     return float(size**2 * (1 - m / size) / m * z.var(ddof=1))
 
 
+def design_inclusion(
+    pilot: Pilot, design: str, budget: float, guides: Sequence[str]
+) -> list[np.ndarray]:
+    """Each pilot prompt's inclusion probabilities under a design ("full", "uniform" or
+    "rm-guided" guided by ``guides``) at a budget."""
+    inclusion = []
+    for q, labels in enumerate(pilot.labels):
+        size = labels.size
+        if design == "rm-guided":
+            importance = guide_importance(np.array([pilot.scores[g][q] for g in guides]))
+            inclusion.append(rm_guided_inclusion(importance, max(2.0, budget * size)))
+        else:
+            m = size if design == "full" else max(2, round(budget * size))
+            inclusion.append(np.full(size, m / size))
+    return inclusion
+
+
 def per_prompt_variance(
     pilot: Pilot,
     target: Target,
     rm: str,
     design: str,
-    cheap: bool,
-    budget: float,
+    inclusion: list[np.ndarray],
+    residuals: list[np.ndarray],
     samples: int,
-    guides: Sequence[str],
 ) -> tuple[float, float]:
-    """(σ²_between, mean design + judge variance) of the target for one RM under one option."""
-    residuals = _residuals(pilot, cheap)
+    """(σ²_between, mean design + judge variance) of the target for one RM under one option:
+    a design with its :func:`design_inclusion` and the :func:`label_residuals` of its control
+    variates, at ``samples`` judge samples per label."""
     values, within = [], []
     for q, labels in enumerate(pilot.labels):
         size = labels.size
         a = by_response(_weights(target, size), pilot.scores[rm][q])
-        if design == "rm-guided":
-            importance = guide_importance(np.array([pilot.scores[g][q] for g in guides]))
-            inclusion = rm_guided_inclusion(importance, max(2.0, budget * size))
-        else:
-            m = size if design == "full" else max(2, round(budget * size))
-            inclusion = np.full(size, m / size)
         mean = labels.mean()
         value = a @ labels
         if target.kind == "reta":
@@ -147,7 +158,7 @@ def per_prompt_variance(
         noise = np.nan_to_num(pilot.sample_variance[q]) * max(0.0, 1 / samples - 1 / pilot.samples)
         values.append(value)
         within.append(
-            _design_variance(z, inclusion, design) + float((scale * noise / inclusion).sum())
+            _design_variance(z, inclusion[q], design) + float((scale * noise / inclusion[q]).sum())
         )
     return float(np.var(values, ddof=1)), float(np.mean(within))
 
@@ -176,8 +187,10 @@ def plan(
     ]
     if not guides:
         choices = [c for c in choices if c[0] != "rm-guided"]
+    residuals = {cheap: label_residuals(pilot, cheap) for cheap in cheap_options}
     options = []
     for design, cheap, budget in choices:
+        inclusion = design_inclusion(pilot, design, budget, guides)
         for s in samples:
             if s > pilot.samples:
                 continue
@@ -185,7 +198,7 @@ def plan(
             for target in targets:
                 for rm in pilot.scores:
                     between, within = per_prompt_variance(
-                        pilot, target, rm, design, cheap, budget, s, guides
+                        pilot, target, rm, design, inclusion, residuals[cheap], s
                     )
                     needed = max(
                         needed,
