@@ -6,6 +6,7 @@ and every bad budget is one line with exit code 2 and nothing written."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 
 import numpy as np
@@ -176,6 +177,13 @@ def test_plan_reads_a_pilot_and_never_recommends_a_losing_design(rmaudit, write_
         c for c, row in zip(calls, rows, strict=True) if "needs more prompts" not in row
     )
     assert "recommended:" in planned.out
+    floor = re.search(r"fewer than ([\d,]+) one-sample labels", planned.out.replace("\n", " "))
+    one_sample = [
+        int(row.split("│")[4].strip().replace(",", ""))
+        for row in rows
+        if row.split("│")[2].strip() == "1"
+    ]
+    assert floor and 0 < int(floor.group(1).replace(",", "")) <= min(one_sample)
 
 
 @pytest.mark.parametrize(

@@ -133,6 +133,14 @@ def _notes(planned: LabelPlan, recipe) -> list[str]:
         if best.cheap:
             settings.append(f"[cheap_oracle] as in the recipe ({planned.cheap})")
     lines.append("recommended: " + "; ".join(settings))
+    full = [o.labels for o in planned.options if o.design == "full" and o.samples == 1]
+    if planned.floor > 0 and full:
+        lines.append(
+            f"floor: no design reaches these widths with fewer than {planned.floor:,.0f} "
+            f"one-sample labels ({full[0] / planned.floor:.1f}× fewer than full labelling's "
+            f"{full[0]:,.0f}), even with unlimited prompts and a perfect cheap judge: the "
+            "judge's own noise is what is left."
+        )
     lines.append(
         "the widths are planned from the pilot's variances (a prediction: benchmarks/budget.md "
         "checks it against simulation); a design needing more judge calls than full labelling "

@@ -42,6 +42,6 @@ def labelling_line(found: dict[str, Any]) -> str:
     share = f" ({found['fraction']:.1%})" if found["fraction"] is not None else ""
     return (
         f"labels: {found['description']}: {found['labelled']:,} of {found['responses']:,} "
-        f"responses labelled{share}{cheap}; every estimate is design-unbiased and its ± "
-        "includes the labelling noise (docs/budget.md)"
+        f"responses labelled{share}{cheap}; every estimate is design-unbiased (to first "
+        "order) and its ± includes the labelling noise (docs/budget.md)"
     )

@@ -184,7 +184,8 @@ def _predictions(ctx: RunContext, order: dict[str, list[str]], prompt_ids) -> tu
 #: "mostly unlabelled" and the summary says so
 TOP_PICKS_LABELLED = 0.5
 #: an rm-guided design with fewer labels per prompt leaves pairwise accuracy a ratio bias that
-#: can exceed its ± (benchmarks/budget.md: 8 of 64 labelled, coverage 0.89)
+#: can exceed its ± (8 of 64 labelled: coverage 0.89), RETA and best-of-n one of up to half
+#: theirs (AlpacaEval, 4 of 11: coverage 0.933) (benchmarks/budget.md)
 FEW_GUIDED_LABELS = 16
 
 
@@ -209,7 +210,7 @@ def design_notes(ctx: RunContext, benchmark, oracle, scores_by_rm) -> list[str]:
     if kind == "rm-guided" and labels < FEW_GUIDED_LABELS:
         notes.append(
             f"rm-guided design with {labels:.1f} labels per prompt: pairwise accuracy keeps a "
-            "ratio bias that can exceed its ± (RETA is corrected for it, best-of-n has none); "
-            "read it as approximate, or use the uniform design (docs/budget.md)"
+            "ratio bias that can exceed its ±, RETA and best-of-n one of up to half theirs; "
+            "read them as approximate, or use the uniform design (docs/budget.md)"
         )
     return notes

@@ -18,6 +18,7 @@ from rmaudit.metrics.budget.planning import (
     Target,
     Z,
     design_inclusion,
+    label_floor,
     label_residuals,
     per_prompt_variance,
     plan,
@@ -39,6 +40,7 @@ class LabelPlan:
     options: list[Option]
     usd_per_call: float | None
     cheap: str | None
+    floor: float  # the fewest one-sample labels any design could need (planning.label_floor)
 
 
 def label_plan(
@@ -91,6 +93,9 @@ def label_plan(
         max_prompts=pool,
         per_prompt=per_prompt,
     )
+    floor = max(
+        label_floor(pilot, t, rm, widths[(t.name, rm)]) for t in TARGETS for rm in pilot.scores
+    )
     usd = oracle.estimate_cost([], 1)
     per_call = None if usd is None else usd / max(1, oracle.calls_per_label())
     return LabelPlan(
@@ -103,6 +108,7 @@ def label_plan(
         options,
         per_call,
         _cheap_name(recipe),
+        floor,
     )
 
 

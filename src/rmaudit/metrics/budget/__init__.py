@@ -1,7 +1,7 @@
 """Metrics from a labelled subset of each prompt's responses: label designs with known
-inclusion probabilities (:mod:`.design`), design-unbiased estimators with control variates from
-a cheap judge (:mod:`.estimators`), adaptive judge sampling (:mod:`.sequential`) and the label
-planner's arithmetic (:mod:`.planning`).  docs/budget.md explains when to use them.
+inclusion probabilities (:mod:`.design`), design-unbiased estimators assisted by a cheap judge
+and the RMs' scores (:mod:`.estimators`, :mod:`.pairwise`) and the label planner's arithmetic
+(:mod:`.planning`).  docs/budget.md explains when to use them.
 
 Inputs are per prompt, as for every metric: ``oracle[q]`` the oracle scores with NaN where a
 response is unlabelled, ``scores[q]`` an RM's scores of every response, ``inclusion[q]`` each
@@ -22,11 +22,11 @@ from .design import (
 from .estimators import (
     budget_best_of_n,
     budget_best_of_n_curve,
-    budget_pairwise_accuracy,
     budget_reta,
     budget_reta_curve,
     labelled_weight_share,
 )
+from .pairwise import budget_pairwise_accuracy
 
 __all__ = [
     "DESIGNS",

@@ -4,24 +4,26 @@
 Per prompt, every metric here is a linear functional of the oracle scores, Σ_j a_j J_j (best-of-n
 and RETA's numerator, with a_j the positional weights of :mod:`rmaudit.metrics._positional`
 placed on the responses by the RM's ranking), or a ratio of two (RETA divides by the prompt's
-mean; pairwise accuracy is agreeing pairs over oracle-ordered pairs, sums over pairs).  Each
-sum is estimated from the labelled responses S by Horvitz–Thompson (Horvitz & Thompson 1952),
-Σ_{j∈S} a_j J_j / π_j (pairs: / π_jk), unbiased for the full-label sum whatever the RM; a ratio
-of two such sums is unbiased to first order (its bias is measured in benchmarks/budget.md).
+mean; pairwise accuracy is agreeing pairs over oracle-ordered pairs, sums over pairs).
 
-The labelling noise is reduced with control variates whose design expectation is exactly zero:
-the Horvitz–Thompson error of the same sums computed on quantities known for every response
-(``C = Σ_S a x/π − Σ_all a x``) — in order of priority the constant 1, a cheap judge's
-predictions Ĵ, the RM's own scores, and ``auxiliary`` scores (the run passes the other RMs'):
-a model-assisted difference estimator (Särndal, Swensson & Wretman, "Model Assisted Survey
-Sampling", 1992, Ch. 6).  The
-per-prompt estimate is θ̂_q = R̂_q − Σ_c β_c C_{q,c} with β fitted across prompts by least
-squares, which minimises the variance of the mean over prompts — the power tuning of PPI++
-(Angelopoulos, Duchi & Zrnic, "PPI++: Efficient Prediction-Powered Inference", arXiv
-2311.01453), generalised from one mean to designed subsets; β = 0 is the labels-only estimate,
-so in-sample the interval is never wider than labels alone.  The value is the mean of θ̂_q, and
-the ± and bootstrap CI are across prompts as for every metric (:class:`MetricResult`): each θ̂_q
-carries its prompt's labelling noise, so the interval covers what full labelling estimates.
+Each sum is estimated from the labelled responses S by the generalised regression (GREG)
+estimator (Särndal, Swensson & Wretman, "Model Assisted Survey Sampling", 1992, Sec. 6.5): a
+working model ŷ = α_q + x·β predicts every response from what is known for all of them (a
+cheap judge's predictions Ĵ, the RM's own scores, ``auxiliary`` scores — the run passes the
+other RMs'), and the Horvitz–Thompson estimate (Horvitz & Thompson 1952) of the labels'
+residuals corrects it: Σ_j a_j ŷ_j + Σ_{j∈S} a_j (J_j − ŷ_j)/π_j.  The slopes β are pooled
+across prompts and fitted by least squares without the prompt they serve — for one predictor
+and a mean, the power-tuned λ of PPI++ (Angelopoulos, Duchi & Zrnic, arXiv 2311.01453), which
+the test suite checks against ppi-python — and α_q is the prompt's own intercept: a prompt's
+level (a lenient judge, an easy prompt) is what RMs' scores predict worst, and what a few labels
+of the prompt measure best.  Under ``uniform`` the estimate is exactly design-unbiased, under
+``rm-guided`` to first order (:func:`_model_assisted`); a ratio of two is unbiased to first order
+(its bias is measured in benchmarks/budget.md).  Pairwise accuracy keeps the Horvitz–Thompson
+ratio with bounded control variates (:mod:`.pairwise`).
+
+The value is the mean of the per-prompt estimates θ̂_q, and the ± and bootstrap CI are across
+prompts as for every metric (:class:`MetricResult`): each θ̂_q carries its prompt's labelling
+noise, so the interval covers what full labelling estimates.
 """
 
 from __future__ import annotations
@@ -33,14 +35,14 @@ import numpy as np
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics._positional import rank_weights, reta_weights
 from rmaudit.metrics._results import CurveResult, MetricResult
-from rmaudit.metrics._validation import check_choice, check_fractions, check_integers
+from rmaudit.metrics._validation import check_fractions, check_integers
 from rmaudit.metrics.reta import reta_n_range
 
 from .design import by_response, check_design, check_inclusion, pair_inclusion
 
 ArrayLike = Sequence[float] | np.ndarray
-#: control variates are fitted only with at least this many prompts per coefficient
-PROMPTS_PER_COEFFICIENT = 10
+#: the working model's slopes are fitted only with this many labelled degrees of freedom each
+LABELS_PER_COEFFICIENT = 10
 #: RETA's ratio is corrected for its second-order bias only where the estimated relative
 #: variance of its denominator (the prompt's mean) is at most this (a coefficient of variation
 #: of 0.5), where the Taylor expansion behind the correction holds
@@ -74,7 +76,16 @@ class LabelledPools:
                 raise MetricInputError(
                     f"prompt {q}: expected finite scores", field="scores", prompt_index=q
                 )
-            self.inclusion.append(check_inclusion(pi, judged.size))
+            pi = check_inclusion(pi, judged.size)
+            if self.design == "uniform" and judged.size >= 2 and round(pi.sum()) < 2:
+                # with one label no pair is ever labelled together (π_jk = 0), and the
+                # covariance estimates of _model_control and _ratio_bias need every π_jk > 0
+                raise MetricInputError(
+                    f"prompt {q}: a uniform design needs at least 2 labels per prompt",
+                    field="inclusion",
+                    prompt_index=q,
+                )
+            self.inclusion.append(pi)
         self.predictions = None
         if predictions is not None:
             self.predictions = self._known_everywhere(predictions, "predictions")
@@ -107,102 +118,121 @@ class LabelledPools:
         return found + [pools[q] for pools in self.auxiliary]
 
 
-def _ht(weights: np.ndarray, values: np.ndarray, labelled: np.ndarray, pi: np.ndarray):
-    """Σ_{j∈S} a_j x_j / π_j for each row of ``weights`` (shape (P, N))."""
-    return weights[:, labelled] @ (values[labelled] / pi[labelled])
+def model_slopes(pools: LabelledPools) -> np.ndarray:
+    """(prompts × p) slopes of the working model J ≈ α_q + x·β over the predictors known for
+    every response (:meth:`LabelledPools.known` without the constant), fitted by weighted least
+    squares (weights 1/π) on the labelled responses centred within their prompt — slopes pooled
+    across prompts, an intercept per prompt — leaving prompt q out for row q, so q's slopes do
+    not depend on its own labelled subset.  For one predictor and a mean this is PPI++'s
+    power-tuned λ (arXiv 2311.01453).  Predictors are taken in priority order while the labels
+    give LABELS_PER_COEFFICIENT degrees of freedom per slope; those without spread within
+    prompts are dropped (slope 0)."""
+    gram, moment, freedom = [], [], 0
+    for q in range(len(pools.oracle)):
+        labelled = pools.labelled(q)
+        weight = 1 / pools.inclusion[q][labelled]
+        x = np.array(pools.known(q)[1:])[:, labelled].T
+        y = pools.oracle[q][labelled]
+        if labelled.any():
+            x, y = x - weight @ x / weight.sum(), y - weight @ y / weight.sum()
+        gram.append((x * weight[:, None]).T @ x)
+        moment.append((x * weight[:, None]).T @ y)
+        freedom += max(0, int(labelled.sum()) - 1)
+    gram, moment = np.array(gram), np.array(moment)  # prompts × p × p, prompts × p
+    spread = np.diagonal(gram.sum(axis=0))
+    usable = np.flatnonzero(spread > 1e-12 * (1 + spread.max(initial=0.0)))
+    usable = usable[: max(0, freedom // LABELS_PER_COEFFICIENT - 1)]
+    slopes = np.zeros(moment.shape)
+    if usable.size:
+        scale = np.sqrt(spread[usable])  # standardised: pinv's cut-off treats each one alike
+        gram = gram[:, usable][:, :, usable] / np.outer(scale, scale)
+        moment = moment[:, usable] / scale
+        left_out = np.linalg.pinv(gram.sum(axis=0) - gram, rtol=1e-10, hermitian=True)
+        slopes[:, usable] = (left_out @ (moment.sum(axis=0) - moment)[..., None])[..., 0] / scale
+    return slopes
 
 
-def difference_estimates(raw: np.ndarray, controls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(θ̂, β): θ̂_q = R̂_q − C_q β_(−q): the raw Horvitz–Thompson estimates R̂ (one per prompt) minus
-    control variates C (prompts × c, each of design expectation zero) times coefficients fitted
-    by least squares (with an intercept) on the *other* prompts.  Leaving prompt q out keeps
-    β_(−q) independent of q's labelled subset, so θ̂_q is exactly design-unbiased whenever R̂_q
-    is; the fit minimises the variance of the mean over prompts (PPI++ power tuning, arXiv
-    2311.01453).  Columns without spread are dropped; of the rest (in priority order) the first
-    c are fitted such that there are PROMPTS_PER_COEFFICIENT·(c + 1) prompts; none: β = 0.
-    β, one per column of ``controls`` (0 where none is fitted), is the fit on every prompt."""
-    keep = controls.std(axis=0) > 1e-12 * (1 + np.abs(controls).max(axis=0))
-    count = len(raw)
-    columns = np.flatnonzero(keep)[: max(0, count // PROMPTS_PER_COEFFICIENT - 1)]
-    beta = np.zeros(controls.shape[1])
-    controls = controls[:, columns]
-    if controls.shape[1] == 0:
-        return raw, beta
-    design = np.column_stack([np.ones(count), controls])
-    inverse = np.linalg.pinv(design.T @ design)
-    coefficients = inverse @ design.T @ raw
-    residuals = raw - design @ coefficients
-    leverage = np.einsum("ij,jk,ik->i", design, inverse, design)
-    # β_(−q) = β − (XᵀX)⁻¹ x_q r_q / (1 − h_q): the least-squares fit without row q
-    left_out = coefficients[None, :] - (design @ inverse) * (residuals / (1 - leverage))[:, None]
-    beta[columns] = coefficients[1:]
-    return raw - np.einsum("ij,ij->i", controls, left_out[:, 1:]), beta
+def _model_assisted(weights, judged, fitted, labelled, pi, spread):
+    """(T̂, e) for one prompt: per row of ``weights``, the generalised regression estimate
+    (Särndal, Swensson & Wretman 1992, Sec. 6.5) of Σ a J on the working model ŷ = α + f, with
+    f = ``fitted`` (slopes fitted without this prompt) and α the prompt's own intercept, the
+    Hájek mean Σ_S (J − f)/π ÷ Σ_S 1/π over the labelled responses S; e = J − ŷ on S.
 
+        T̂ = Σ_j a_j ŷ_j + Σ_{j∈S} a_j (J_j − ŷ_j) / π_j  (+ Ĉ under ``uniform``)
 
-def _sums(weights, values, known, labelled, pi):
-    """Raw estimates (rows of ``weights``) of Σ a x and their control variates (rows × c)."""
-    raw = _ht(weights, values, labelled, pi)
-    controls = [_ht(weights, x, labelled, pi) - weights @ x for x in known]
-    return raw, np.array(controls).T.reshape(raw.size, -1)
+    α comes from the same labels, so α·(Σ a − Σ_S a/π) has design expectation
+    −Cov(α, Σ_S a/π).  Under ``uniform`` (fixed size; ``spread`` the (π_jk − π_j π_k)/π_jk of
+    S) α is a Horvitz–Thompson sum and Ĉ, that covariance's unbiased Horvitz–Thompson estimate,
+    makes T̂ exactly design-unbiased.  Under ``rm-guided`` (Poisson; ``spread`` None) α is a
+    ratio and T̂ is unbiased to first order: the exact alternatives measured wider and no less
+    biased once in RETA's ratio (AlpacaEval, 4 of 11 labels: benchmarks/budget.md).
+    T̂ = Σ a J when every π = 1."""
+    if labelled.all() and np.all(pi == 1):
+        return weights @ judged, np.zeros(judged.size)
+    residual = judged[labelled] - fitted[labelled]
+    inverse = 1 / pi[labelled]
+    intercept = residual @ inverse / inverse.sum() if labelled.any() else 0.0
+    errors = residual - intercept
+    estimate = weights @ (fitted + intercept) + weights[:, labelled] @ (errors * inverse)
+    if spread is not None:
+        estimate += (weights[:, labelled] * inverse) @ spread @ (errors * inverse / judged.size)
+    return estimate, errors
 
 
 def _positional_estimate(pools, weights_for_size, normalize: bool, points: int) -> np.ndarray:
-    """(points × prompts) per-prompt estimates: Σ a J, or Σ a J / mean J, each sum a
-    difference estimate (:func:`difference_estimates`) before the ratio is taken, the ratio
-    corrected for its second-order bias (:func:`_ratio_bias`)."""
-    weights, tops, top_controls, bottoms, bottom_controls = [], [], [], [], []
+    """(points × prompts) per-prompt estimates: Σ a J (:func:`_model_assisted`), or its ratio
+    to the prompt's estimated mean J — under ``uniform`` corrected for its second-order bias
+    (:func:`_ratio_bias`).  Under ``rm-guided`` the estimates are only first-order unbiased and
+    the correction, which assumes exactly unbiased sums, doubles the bias instead (brute-force
+    enumeration, 6 of 12 labelled; AlpacaEval: benchmarks/budget.md), so it is not applied."""
+    slopes = model_slopes(pools)
+    exact = pools.design == "uniform"
+    per_prompt = np.empty((points, len(pools.scores)))
     for q, scores in enumerate(pools.scores):
         labelled, pi, judged = pools.labelled(q), pools.inclusion[q], pools.oracle[q]
-        weights.append(np.atleast_2d(by_response(weights_for_size(scores.size), scores)))
-        known = pools.known(q)
-        raw, controls = _sums(weights[q], judged, known, labelled, pi)
-        tops.append(raw)
-        top_controls.append(controls)
-        if normalize:
-            mean = np.full((1, judged.size), 1.0 / judged.size)
-            raw, controls = _sums(mean, judged, known, labelled, pi)
-            bottoms.append(raw[0])
-            bottom_controls.append(controls[0])
-    tops, top_controls = np.array(tops), np.array(top_controls)  # prompts × points (× c)
-    fits = [difference_estimates(tops[:, p], top_controls[:, p, :]) for p in range(points)]
-    per_prompt = np.array([estimates for estimates, _ in fits])
-    if not normalize:
-        return per_prompt
-    means, mean_beta = difference_estimates(np.array(bottoms), np.array(bottom_controls))
-    # a correction may push a small mean below 0; the plain Horvitz–Thompson mean is positive
-    # wherever a labelled score is (prompts whose mean is not are undefined for RETA)
-    means = np.where(means > 0, means, bottoms)
-    for q in np.flatnonzero(~(means > 0)):
-        raise MetricInputError(
-            f"prompt {q}: the estimated mean oracle score is not positive (RETA's normaliser)",
-            field="oracle",
-            prompt_index=int(q),
-        )
-    ratios = per_prompt / means
-    top_beta = np.array([beta for _, beta in fits])
-    for q in range(len(pools.scores)):
-        ratios[:, q] -= _ratio_bias(
-            pools, q, weights[q], ratios[:, q], means[q], top_beta, mean_beta
-        )
-    return ratios
+        weights = np.atleast_2d(by_response(weights_for_size(scores.size), scores))
+        fitted = slopes[q] @ np.array(pools.known(q)[1:])
+        spread = None
+        if exact:
+            joint = pair_inclusion(pools.design, pi)[np.ix_(labelled, labelled)]
+            spread = (joint - np.outer(pi[labelled], pi[labelled])) / joint
+        top, residual = _model_assisted(weights, judged, fitted, labelled, pi, spread)
+        if not normalize:
+            per_prompt[:, q] = top
+            continue
+        mean = np.full((1, judged.size), 1.0 / judged.size)
+        bottom = _model_assisted(mean, judged, fitted, labelled, pi, spread)[0][0]
+        if not bottom > 0:
+            # a model-assisted mean of a few labels may fall to 0 or below; the plain
+            # Horvitz–Thompson mean is positive wherever a labelled score is
+            bottom = judged[labelled] @ (1 / pi[labelled]) / judged.size
+        if not bottom > 0:
+            raise MetricInputError(
+                f"prompt {q}: the estimated mean oracle score is not positive (RETA's normaliser)",
+                field="oracle",
+                prompt_index=q,
+            )
+        per_prompt[:, q] = top / bottom
+        if exact:
+            errors = residual / pi[labelled]
+            per_prompt[:, q] -= _ratio_bias(
+                per_prompt[:, q],
+                bottom,
+                weights[:, labelled] * errors,
+                errors / judged.size,
+                spread,
+            )
+    return per_prompt
 
 
-def _ratio_bias(pools, q, weights, ratio, mean, top_beta, mean_beta) -> np.ndarray:
-    """The second-order design bias of a ratio of estimated sums N̂/D̂, (R·V(D̂) − C(N̂, D̂))/D²
+def _ratio_bias(ratio, mean, top, bottom, spread) -> np.ndarray:
+    """The second-order design bias of a ratio of unbiased sums N̂/D̂, (R·V(D̂) − C(N̂, D̂))/D²
     (Cochran, "Sampling Techniques", 3rd ed., 1977, Sec. 6.8), with V and C the unbiased
     Horvitz–Thompson (co)variance estimates Σ_{j,k∈S} (π_jk − π_j π_k)/π_jk · x_j/π_j · y_k/π_k
-    of the residuals the difference estimators leave.  0 when every response is labelled, and
+    (``spread`` the middle factor; ``top`` and ``bottom`` the x/π of the numerators and of the
+    denominator) of the residuals the estimators leave.  0 when every response is labelled, and
     where the denominator's estimated relative variance exceeds RATIO_CORRECTION_LIMIT: there the
-    expansion fails and the correction explodes (on AlpacaEval, 4 of 11 labelled rm-guided, an
-    ungated correction took the mean to −0.41 from a bias of +0.018; gated, −0.0004:
-    benchmarks/budget.md)."""
-    labelled = np.flatnonzero(pools.labelled(q))
-    pi, judged = pools.inclusion[q][labelled], pools.oracle[q]
-    joint = pair_inclusion(pools.design, pools.inclusion[q])[np.ix_(labelled, labelled)]
-    spread = (joint - np.outer(pi, pi)) / joint
-    known = np.array(pools.known(q))[:, labelled]
-    bottom = (judged[labelled] - mean_beta @ known) / judged.size / pi
-    top = weights[:, labelled] * (judged[labelled][None, :] - top_beta @ known) / pi
+    expansion fails and the correction explodes."""
     variance = bottom @ spread @ bottom
     if variance > RATIO_CORRECTION_LIMIT * mean**2:
         return np.zeros_like(ratio)  # the expansion does not hold: correcting would add error
@@ -225,12 +255,12 @@ def budget_reta_curve(
     bootstrap: int = 1000,
     seed: int = 0,
 ) -> CurveResult:
-    """RETA(η) at each η from labelled subsets: per prompt, the Horvitz–Thompson estimate of
+    """RETA(η) at each η from labelled subsets: per prompt, the model-assisted estimate of
     Eq. 6's exact expectation Σ_i w_i J_(i) (RETA paper, arXiv 2504.14838, Sec. 3.3, App. B.2),
-    divided by the estimated mean oracle score when ``normalize``, with control variates (module
-    docstring).  With every π = 1 and no predictions it equals :func:`rmaudit.metrics.reta_curve`
+    divided by the estimated mean oracle score when ``normalize`` (module docstring).  With
+    every π = 1 it equals :func:`rmaudit.metrics.reta_curve`
     (``method="exact"``).  ``predictions``: a cheap judge's scores of every response;
-    ``auxiliary``: more scores of every response (other RMs'), both control variates only."""
+    ``auxiliary``: more scores of every response (other RMs'), both predictors only."""
     pools = LabelledPools(oracle, scores, inclusion, design, predictions, auxiliary)
     etas = check_fractions(etas, "etas")
 
@@ -262,8 +292,8 @@ def budget_best_of_n_curve(
     seed: int = 0,
 ) -> CurveResult:
     """Best-of-n (``rank`` = 1) or the rank-th choice among n random responses, at each n, from
-    labelled subsets: the Horvitz–Thompson estimate of App. B.3's unbiased estimator Σ_i w_i
-    J_(i) (RETA paper, arXiv 2504.14838, Eq. 1), with control variates."""
+    labelled subsets: the model-assisted estimate (module docstring) of App. B.3's unbiased
+    estimator Σ_i w_i J_(i) (RETA paper, arXiv 2504.14838, Eq. 1)."""
     pools = LabelledPools(oracle, scores, inclusion, design, predictions, auxiliary)
     ns = check_integers(ns, "n", minimum=1)
     smallest = min(pool.size for pool in pools.oracle)
@@ -284,72 +314,6 @@ def budget_best_of_n_curve(
 def budget_best_of_n(oracle, scores, inclusion, n: int, **options) -> MetricResult:
     """BoN@n from labelled subsets: :func:`budget_best_of_n_curve` at one n."""
     return budget_best_of_n_curve(oracle, scores, inclusion, [n], **options).point(0)
-
-
-def budget_pairwise_accuracy(
-    oracle: Sequence[ArrayLike],
-    scores: Sequence[ArrayLike],
-    inclusion: Sequence[ArrayLike],
-    *,
-    design: str,
-    predictions: Sequence[ArrayLike] | None = None,
-    auxiliary: Sequence[Sequence[ArrayLike]] = (),
-    ties: str = "half",
-    ci: float = 0.95,
-    bootstrap: int = 1000,
-    seed: int = 0,
-) -> MetricResult:
-    """Pairwise accuracy from labelled subsets: per prompt the ratio of the Horvitz–Thompson
-    estimates (weights 1/π_jk over labelled pairs) of Σ_{J_a > J_b} credit(a, b) and of
-    #{J_a > J_b} (Rethinking RM Evaluation, arXiv 2410.05584, App. 8.3).  With a cheap judge
-    the control variate is the same ratio computed on its predictions, from the labelled pairs
-    minus from every pair (bounded, so stable with few labels).  With ``uniform`` every pair
-    weighs the same, so without a cheap judge it is the labelled subset's own accuracy.  The
-    ``auxiliary`` scores (other RMs') enter as the cheap judge does."""
-    pools = LabelledPools(oracle, scores, inclusion, design, predictions, auxiliary)
-    tie_credit = {"half": 0.5, "loss": 0.0}[check_choice(ties, ("half", "loss"), "ties")]
-    estimates, controls = [], []
-    for q, scored in enumerate(pools.scores):
-        labelled = np.flatnonzero(pools.labelled(q))
-        joint = pair_inclusion(pools.design, pools.inclusion[q])
-        credit = (scored[:, None] > scored[None, :]) + tie_credit * (
-            scored[:, None] == scored[None, :]
-        )
-        np.fill_diagonal(credit, 0.0)
-        agree, _, ordered, _ = _pair_sums(pools.oracle[q], credit, joint, labelled)
-        if ordered <= 0:
-            raise MetricInputError(
-                f"prompt {q}: no two labelled responses with different oracle scores",
-                field="oracle",
-                prompt_index=q,
-            )
-        estimates.append(agree / ordered)
-        cv = []
-        for values in pools.known(q, own_scores=False)[1:]:
-            # the same ratio on scores known everywhere, from the labelled pairs minus from
-            # all: a bounded control variate of (to first order) zero design mean
-            s_agree, all_agree, s_ordered, all_ordered = _pair_sums(values, credit, joint, labelled)
-            usable = s_ordered > 0 and all_ordered > 0
-            cv.append(s_agree / s_ordered - all_agree / all_ordered if usable else 0.0)
-        controls.append(cv)
-    per_prompt, _ = difference_estimates(
-        np.array(estimates), np.array(controls).reshape(len(estimates), -1)
-    )
-    return MetricResult.from_per_prompt(per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)
-
-
-def _pair_sums(values, credit, joint, labelled) -> tuple[float, float, float, float]:
-    """Over the pairs with values_a > values_b: Σ_S credit/π_ab, Σ_all credit, Σ_S 1/π_ab and
-    their number (S the labelled responses)."""
-    prefers = values[:, None] > values[None, :]
-    block = np.ix_(labelled, labelled)
-    weight = prefers[block] / joint[block]
-    return (
-        float((weight * credit[block]).sum()),
-        float((prefers * credit).sum()),
-        float(weight.sum()),
-        float(prefers.sum()),
-    )
 
 
 def labelled_weight_share(

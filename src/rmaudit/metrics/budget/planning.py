@@ -11,9 +11,9 @@ Thompson error of Σ_j z_j with the linearised variable
     z_j = a_j e_j                      best-of-n (a: its positional weights under the RM)
     z_j = (a_j − R/N) e_j / D          RETA (R the prompt's RETA, D its mean label)
 
-and e_j = J_j − α − β·x_j the residual of the labels on the control variates (the constant, a
-cheap judge's predictions when there is one, and every RM's scores), fitted across the pilot's
-responses.
+and e_j = J_j − α_q − β·x_j the residual of the labels on the estimators' working model (an
+intercept per prompt; slopes, pooled across prompts, on a cheap judge's predictions when there
+is one and on every RM's scores), fitted on the pilot's responses.
 Poisson sampling (rm-guided) has v = Σ z_j² (1 − π_j)/π_j; simple random sampling of m
 (uniform) v = N² (1 − m/N)/m · S²_z.  Fewer judge samples per label than the pilot had add
 Σ_j a_j² σ²_j (1/s − 1/s₀) / π_j (÷ D² for RETA), σ²_j the judge's sample variance.
@@ -86,22 +86,21 @@ def _weights(target: Target, size: int) -> np.ndarray:
 
 
 def label_residuals(pilot: Pilot, cheap: bool) -> list[np.ndarray]:
-    """e = J − α − β·x: the labels' residuals on the control variates the estimators use (the
-    constant, the cheap judge's predictions when ``cheap``, every RM's scores), α and β fitted
-    across every pilot response."""
-    labels = np.concatenate(pilot.labels)
-    columns = [np.ones_like(labels)]
-    if cheap:
-        columns.append(np.concatenate(pilot.predictions))
-    columns += [np.concatenate(scores) for scores in pilot.scores.values()]
+    """e = J − α_q − β·x: the labels' residuals on the estimators' working model — an intercept
+    per prompt, slopes pooled across prompts on the cheap judge's predictions when ``cheap`` and
+    every RM's scores — fitted by least squares on the pilot's responses centred within their
+    prompt (as :func:`rmaudit.metrics.budget.estimators.model_slopes` fits them)."""
+
+    def centred(pools):
+        return np.concatenate([pool - pool.mean() for pool in pools])
+
+    labels = centred(pilot.labels)
+    columns = [centred(pilot.predictions)] if cheap else []
+    columns += [centred(scores) for scores in pilot.scores.values()]
     design = np.column_stack(columns)
     coefficients, *_ = np.linalg.lstsq(design, labels, rcond=None)
-    fitted = design @ coefficients
-    out, start = [], 0
-    for pool in pilot.labels:
-        out.append(pool - fitted[start : start + pool.size])
-        start += pool.size
-    return out
+    residuals = labels - design @ coefficients
+    return np.split(residuals, np.cumsum([pool.size for pool in pilot.labels])[:-1])
 
 
 def _design_variance(z: np.ndarray, inclusion: np.ndarray, design: str) -> float:
@@ -161,6 +160,26 @@ def per_prompt_variance(
             _design_variance(z, inclusion[q], design) + float((scale * noise / inclusion[q]).sum())
         )
     return float(np.var(values, ddof=1)), float(np.mean(within))
+
+
+def label_floor(pilot: Pilot, target: Target, rm: str, width: float) -> float:
+    """The fewest one-sample labels that any design could spend to reach ``width`` on one RM's
+    target, granted unlimited prompts and a cheap judge predicting the pilot's labels exactly:
+    the judge noise of one sample is all that is left, Σ_j c_j² ν_j / π_j per prompt (c the
+    linearised weights of :func:`per_prompt_variance`, ν the extra noise of one sample), and
+    labels L = k·Σπ over k prompts.  By Cauchy–Schwarz, (Σπ)(Σ c²ν/π) ≥ (Σ|c|√ν)², with equality
+    at π ∝ |c|√ν, so L ≥ E_q[(Σ_j |c_j| √ν_j)²] / V with V = (width / 2z)², the variance the
+    width allows; as prompts grow, the between-prompt term σ²_between·Σπ/V vanishes."""
+    spend = []
+    for q, labels in enumerate(pilot.labels):
+        size = labels.size
+        c = by_response(_weights(target, size), pilot.scores[rm][q])
+        if target.kind == "reta":
+            mean = labels.mean()
+            c = (c - (c @ labels / mean) / size) / mean
+        noise = np.nan_to_num(pilot.sample_variance[q]) * max(0.0, 1 - 1 / pilot.samples)
+        spend.append(float(np.abs(c) @ np.sqrt(noise)) ** 2)
+    return float(np.mean(spend)) / (width / (2 * Z)) ** 2
 
 
 def plan(
