@@ -79,7 +79,7 @@ class LabelledPools:
             pi = check_inclusion(pi, judged.size)
             if self.design == "uniform" and judged.size >= 2 and round(pi.sum()) < 2:
                 # with one label no pair is ever labelled together (π_jk = 0), and the
-                # covariance estimates of _model_control and _ratio_bias need every π_jk > 0
+                # covariance estimates of _model_assisted and _ratio_bias need every π_jk > 0
                 raise MetricInputError(
                     f"prompt {q}: a uniform design needs at least 2 labels per prompt",
                     field="inclusion",
@@ -107,10 +107,10 @@ class LabelledPools:
     def labelled(self, q: int) -> np.ndarray:
         return ~np.isnan(self.oracle[q])
 
-    def known(self, q: int, *, own_scores: bool = True) -> list[np.ndarray]:
-        """Quantities known for every response of prompt q, by priority: 1, the cheap judge's
+    def predictors(self, q: int, *, own_scores: bool = True) -> list[np.ndarray]:
+        """Scores known for every response of prompt q, by priority: the cheap judge's
         predictions, the RM's own scores, the auxiliary scores."""
-        found = [np.ones(self.oracle[q].size)]
+        found = []
         if self.predictions is not None:
             found.append(self.predictions[q])
         if own_scores:
@@ -120,7 +120,7 @@ class LabelledPools:
 
 def model_slopes(pools: LabelledPools) -> np.ndarray:
     """(prompts × p) slopes of the working model J ≈ α_q + x·β over the predictors known for
-    every response (:meth:`LabelledPools.known` without the constant), fitted by weighted least
+    every response (:meth:`LabelledPools.predictors`), fitted by weighted least
     squares (weights 1/π) on the labelled responses centred within their prompt — slopes pooled
     across prompts, an intercept per prompt — leaving prompt q out for row q, so q's slopes do
     not depend on its own labelled subset.  For one predictor and a mean this is PPI++'s
@@ -131,7 +131,7 @@ def model_slopes(pools: LabelledPools) -> np.ndarray:
     for q in range(len(pools.oracle)):
         labelled = pools.labelled(q)
         weight = 1 / pools.inclusion[q][labelled]
-        x = np.array(pools.known(q)[1:])[:, labelled].T
+        x = np.array(pools.predictors(q))[:, labelled].T
         y = pools.oracle[q][labelled]
         if labelled.any():
             x, y = x - weight @ x / weight.sum(), y - weight @ y / weight.sum()
@@ -191,7 +191,7 @@ def _positional_estimate(pools, weights_for_size, normalize: bool, points: int) 
     for q, scores in enumerate(pools.scores):
         labelled, pi, judged = pools.labelled(q), pools.inclusion[q], pools.oracle[q]
         weights = np.atleast_2d(by_response(weights_for_size(scores.size), scores))
-        fitted = slopes[q] @ np.array(pools.known(q)[1:])
+        fitted = slopes[q] @ np.array(pools.predictors(q))
         spread = None
         if exact:
             joint = pair_inclusion(pools.design, pi)[np.ix_(labelled, labelled)]

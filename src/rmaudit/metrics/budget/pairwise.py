@@ -58,7 +58,7 @@ def budget_pairwise_accuracy(
             )
         estimates.append(agree / ordered)
         cv = []
-        for values in pools.known(q, own_scores=False)[1:]:
+        for values in pools.predictors(q, own_scores=False):
             # the same ratio on scores known everywhere, from the labelled pairs minus from
             # all: a bounded control variate of (to first order) zero design mean
             s_agree, all_agree, s_ordered, all_ordered = _pair_sums(values, credit, joint, labelled)

@@ -129,6 +129,24 @@ def design_inclusion(
     return inclusion
 
 
+def _linearised(pilot: Pilot, target: Target, rm: str, q: int) -> tuple[float, np.ndarray]:
+    """Prompt q's full-label value of the target and the weights c_j of its linearisation,
+    value error ≈ Σ_j c_j e_j: a_j for best-of-n, (a_j − R/N)/D for RETA."""
+    labels = pilot.labels[q]
+    a = by_response(_weights(target, labels.size), pilot.scores[rm][q])
+    if target.kind != "reta":
+        return float(a @ labels), a
+    mean = labels.mean()
+    value = float(a @ labels / mean)
+    return value, (a - value / labels.size) / mean
+
+
+def _extra_noise(pilot: Pilot, q: int, samples: int) -> np.ndarray:
+    """Each response's judge variance added by ``samples`` judge samples per label instead of
+    the pilot's: σ²_j (1/s − 1/s₀) (0 where the pilot had one sample)."""
+    return np.nan_to_num(pilot.sample_variance[q]) * max(0.0, 1 / samples - 1 / pilot.samples)
+
+
 def per_prompt_variance(
     pilot: Pilot,
     target: Target,
@@ -139,25 +157,15 @@ def per_prompt_variance(
     samples: int,
 ) -> tuple[float, float]:
     """(σ²_between, mean design + judge variance) of the target for one RM under one option:
-    a design with its :func:`design_inclusion` and the :func:`label_residuals` of its control
-    variates, at ``samples`` judge samples per label."""
+    a design with its :func:`design_inclusion` and the :func:`label_residuals` of its working
+    model, at ``samples`` judge samples per label."""
     values, within = [], []
-    for q, labels in enumerate(pilot.labels):
-        size = labels.size
-        a = by_response(_weights(target, size), pilot.scores[rm][q])
-        mean = labels.mean()
-        value = a @ labels
-        if target.kind == "reta":
-            value /= mean
-            z = (a - value / size) * residuals[q] / mean
-            scale = (a - value / size) ** 2 / mean**2
-        else:
-            z = a * residuals[q]
-            scale = a**2
-        noise = np.nan_to_num(pilot.sample_variance[q]) * max(0.0, 1 / samples - 1 / pilot.samples)
+    for q in range(len(pilot.labels)):
+        value, c = _linearised(pilot, target, rm, q)
         values.append(value)
         within.append(
-            _design_variance(z, inclusion[q], design) + float((scale * noise / inclusion[q]).sum())
+            _design_variance(c * residuals[q], inclusion[q], design)
+            + float((c**2 * _extra_noise(pilot, q, samples) / inclusion[q]).sum())
         )
     return float(np.var(values, ddof=1)), float(np.mean(within))
 
@@ -166,19 +174,14 @@ def label_floor(pilot: Pilot, target: Target, rm: str, width: float) -> float:
     """The fewest one-sample labels that any design could spend to reach ``width`` on one RM's
     target, granted unlimited prompts and a cheap judge predicting the pilot's labels exactly:
     the judge noise of one sample is all that is left, Σ_j c_j² ν_j / π_j per prompt (c the
-    linearised weights of :func:`per_prompt_variance`, ν the extra noise of one sample), and
+    linearised weights of :func:`_linearised`, ν the extra noise of one sample), and
     labels L = k·Σπ over k prompts.  By Cauchy–Schwarz, (Σπ)(Σ c²ν/π) ≥ (Σ|c|√ν)², with equality
     at π ∝ |c|√ν, so L ≥ E_q[(Σ_j |c_j| √ν_j)²] / V with V = (width / 2z)², the variance the
     width allows; as prompts grow, the between-prompt term σ²_between·Σπ/V vanishes."""
     spend = []
-    for q, labels in enumerate(pilot.labels):
-        size = labels.size
-        c = by_response(_weights(target, size), pilot.scores[rm][q])
-        if target.kind == "reta":
-            mean = labels.mean()
-            c = (c - (c @ labels / mean) / size) / mean
-        noise = np.nan_to_num(pilot.sample_variance[q]) * max(0.0, 1 - 1 / pilot.samples)
-        spend.append(float(np.abs(c) @ np.sqrt(noise)) ** 2)
+    for q in range(len(pilot.labels)):
+        _, c = _linearised(pilot, target, rm, q)
+        spend.append(float(np.abs(c) @ np.sqrt(_extra_noise(pilot, q, 1))) ** 2)
     return float(np.mean(spend)) / (width / (2 * Z)) ** 2
 
 
