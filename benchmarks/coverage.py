@@ -230,10 +230,14 @@ def rm_bench_dataset(args) -> dict[str, tuple[float, float]]:
     credit = correct.reshape(-1).astype(float)
     matrix = style_accuracy_matrix(credit, np.zeros_like(credit), chosen_style, rejected_style)
     levels = style_difficulty(matrix)
-    stderr = style_difficulty_stderr(
-        credit, chosen_style, rejected_style, np.repeat(np.arange(records), 9)
-    )
-    return {name: (getattr(levels, name), stderr[name]) for name in stderr}
+    record = np.repeat(np.arange(records), 9)
+    stderr = style_difficulty_stderr(credit, chosen_style, rejected_style, record)
+    found = {name: (getattr(levels, name), stderr[name]) for name in stderr}
+    # the plain accuracy over all 9·records pairs: as if independent, and clustered by record
+    for name, clusters in (("pairs as independent", None), ("clustered by prompt", record)):
+        result = accuracy(credit, np.full(credit.size, 0.5), clusters=clusters)
+        found[name] = (result.value, result.stderr, result.ci_low, result.ci_high)
+    return found
 
 
 def rm_bench_rows(sizes, datasets, jobs):
@@ -249,12 +253,15 @@ def rm_bench_rows(sizes, datasets, jobs):
     rows = []
     for records in sizes:
         results = run_all(rm_bench_dataset, [(records, d) for d in range(datasets)], jobs)
+        size = f"{records} records × 9 pairs"
+        for name in ("pairs as independent", "clustered by prompt"):
+            values = np.array([r[name] for r in results])
+            rows += accuracy_rows(f"pair accuracy, {name}", size, values, truths["average"])
         for name, truth in truths.items():
             values = np.array([r[name] for r in results])
             low = values[:, 0] - 1.96 * values[:, 1]
             high = values[:, 0] + 1.96 * values[:, 1]
             label = f"RM-Bench {name}"
-            size = f"{records} records × 9 pairs"
             rows.append(
                 row(
                     label,
@@ -272,6 +279,21 @@ def rm_bench_rows(sizes, datasets, jobs):
 
 # ---------------------------------------------------------------------------------------------
 # Preference pairs: accuracy, reliability diagram
+
+
+def accuracy_rows(name: str, size: str, values: np.ndarray, truth: float) -> list:
+    """The rows of an accuracy's ± and Wilson CI; ``values``: (value, stderr, low, high) rows."""
+    return [
+        row(name, interval, f"exact {truth:.4g}", size, values[:, 0], low, high, truth)
+        for interval, low, high in (
+            (
+                "± 1.96·stderr",
+                values[:, 0] - 1.96 * values[:, 1],
+                values[:, 0] + 1.96 * values[:, 1],
+            ),
+            ("Wilson CI", values[:, 2], values[:, 3]),
+        )
+    ]
 
 
 def pair_dataset(args):
@@ -312,26 +334,7 @@ def pairs_rows(sizes, datasets, jobs):
     for pairs, size_label in sizes:
         for p in (0.75, 0.95):
             values = np.array(run_all(pair_dataset, [(pairs, p, d) for d in range(datasets)], jobs))
-            for interval, low, high in (
-                (
-                    "± 1.96·stderr",
-                    values[:, 0] - 1.96 * values[:, 1],
-                    values[:, 0] + 1.96 * values[:, 1],
-                ),
-                ("Wilson CI", values[:, 2], values[:, 3]),
-            ):
-                rows.append(
-                    row(
-                        f"pair accuracy (p = {p})",
-                        interval,
-                        f"exact {p}",
-                        size_label,
-                        values[:, 0],
-                        low,
-                        high,
-                        p,
-                    )
-                )
+            rows += accuracy_rows(f"pair accuracy (p = {p})", size_label, values, p)
         truths = bin_truths()
         results = run_all(reliability_dataset, [(pairs, d) for d in range(datasets)], jobs)
         hits, total, worst = 0, 0, 1.0

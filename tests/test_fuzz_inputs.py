@@ -85,6 +85,12 @@ for name, old, new, expect in [
     ("k is a float", "k = 2", "k = 2.5", ["prompts.sampler.k", "2.5"]),
     ("k larger than the pool", "k = 2", "k = 50", ["prompts.sampler.k", "50", "pool of 4"]),
     ("k is a list", "k = 2", "k = [2]", ["prompts.sampler.k"]),
+    (
+        "k-DPP k above the embedder's dims",
+        'name = "random"\nk = 2',
+        'name = "kdpp"\nk = 3\n[prompts.embedder]\nname = "tfidf-lsa"\ndims = 2',
+        ["prompts.sampler.k", "3", "the embedder gives 2"],
+    ),
     ("per_prompt is true", "per_prompt = 4", "per_prompt = true", ["responses.per_prompt"]),
     ("per_prompt is 1", "per_prompt = 4", "per_prompt = 1", ["responses.per_prompt", "1"]),
     (

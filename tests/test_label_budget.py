@@ -186,6 +186,23 @@ def test_plan_reads_a_pilot_and_never_recommends_a_losing_design(rmaudit, write_
     assert floor and 0 < int(floor.group(1).replace(",", "")) <= min(one_sample)
 
 
+def test_plan_says_when_its_k_needs_more_embedding_dimensions(rmaudit, write_recipe, tmp_path):
+    """A k-DPP needs k dimensions: a plan whose k exceeds the embedder's says what to raise."""
+    db = tmp_path / "pilot.db"
+    kdpp = SMALL_RECIPE.replace("{extra_rms}", "").replace(
+        'name = "random"\nk = 8',
+        'name = "kdpp"\nk = 8\n[prompts.embedder]\nname = "tfidf-lsa"\ndims = 8',
+    )
+    pilot = write_recipe(kdpp)
+    assert rmaudit("run", str(pilot), "--db", str(db)).code == 0
+    planned = rmaudit("plan", str(pilot), "--db", str(db))
+    assert planned.code == 0, planned.err
+    text = planned.out.replace("\n", " ")
+    k = int(re.search(r"\[prompts.sampler\] k = (\d+)", text).group(1))
+    assert k > 8  # the pilot's k gives full labelling's width; one sample per label needs more
+    assert f"[prompts.embedder] dims = {k} (a k-DPP needs k)" in text
+
+
 @pytest.mark.parametrize(
     ("lines", "field"),
     [

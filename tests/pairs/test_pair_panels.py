@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import textwrap
 
 import pytest
@@ -15,7 +16,7 @@ from rmaudit.recipe import load_recipe  # noqa: E402
 from rmaudit.run import Runner  # noqa: E402
 from rmaudit.store import Store  # noqa: E402
 from rmaudit.tui.widgets.pairs import ShiftView  # noqa: E402
-from rmaudit.tui.widgets.plots import CurvePlot  # noqa: E402
+from rmaudit.tui.widgets.plots import ERROR_BAR, CurvePlot  # noqa: E402
 
 RECIPE = """
 [prompts.source]
@@ -55,6 +56,16 @@ name = "calibration"
 [[metrics]]
 name = "shift-curves"
 """
+
+
+def drawn_bars(plot: CurvePlot) -> list[tuple[float, float, float]]:
+    """(x, low, high) of every error bar plotext was asked to draw."""
+    monitor = plot.canvas.plt.monitor
+    return [
+        (xs[0], min(ys), max(ys))
+        for xs, ys, markers in zip(monitor.x, monitor.y, monitor.marker, strict=True)
+        if set(markers) == {ERROR_BAR} and len(xs) == 2 and xs[0] == xs[1]
+    ]
 
 
 async def panels(db, tab_title: str):
@@ -119,3 +130,17 @@ def test_the_pair_panels_show_the_stored_shift_curves_and_reliability_diagram(tm
     assert [s.label for s in diagram.series] == ["honest", "perfectly calibrated (y = x)"]
     diagonal = diagram.series[-1]
     assert diagonal.x.tolist() == diagonal.y.tolist() == [0.5, 1.0]
+    # each bin's bar is its stored Wilson 95% interval, not the point ± its binomial stderr
+    bars = drawn_bars(diagram)
+    assert bars
+    with sqlite3.connect(db) as conn:
+        stored = conn.execute(
+            "select x, value, stderr, ci_low, ci_high from curves "
+            "where key = 'reliability_diagram' order by point"
+        ).fetchall()
+    assert sorted(bars) == pytest.approx(
+        sorted((x, low, high) for x, _, _, low, high in stored if high > low)
+    )
+    assert any(
+        abs((high - value) - (value - low)) > 1e-3 for _, value, _, low, high in stored
+    )  # asymmetric: a Wilson interval

@@ -390,3 +390,58 @@ def test_docstring_examples_run():
 
 def test_results_are_metric_results():
     assert isinstance(accuracy([1.0], [0.0]), MetricResult)
+
+
+# -- pairs that share a prompt: the cluster-robust standard error ---------------------------
+
+
+def test_clustered_stderr_is_the_plain_one_with_one_pair_per_prompt():
+    credit = (np.random.default_rng(3).random(40) < 0.7).astype(float)
+    plain = accuracy(credit, np.zeros(40) + 0.5)
+    clustered = accuracy(credit, np.zeros(40) + 0.5, clusters=[f"q{i}" for i in range(40)])
+    assert clustered.stderr == pytest.approx(plain.stderr, rel=1e-12)
+    assert (clustered.ci_low, clustered.ci_high) == pytest.approx((plain.ci_low, plain.ci_high))
+
+
+def test_clustered_stderr_with_equal_clusters_is_the_stderr_of_the_prompt_means():
+    rng = np.random.default_rng(4)
+    credit = (rng.random((30, 9)) < stats.norm.cdf(rng.normal(size=(30, 1)))).astype(float)
+    prompts = np.repeat(np.arange(30), 9)
+    result = accuracy(credit.ravel(), np.full(credit.size, 0.5), clusters=prompts.tolist())
+    means = credit.mean(axis=1)
+    assert result.stderr == pytest.approx(means.std(ddof=1) / math.sqrt(30), rel=1e-12)
+
+
+def test_clustered_stderr_equals_statsmodels_cluster_robust_stderr():
+    sm = pytest.importorskip("statsmodels.api")
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(1, 8, size=25)  # prompts with 1 to 7 pairs
+    prompts = np.repeat(np.arange(25), sizes)
+    effect = rng.normal(size=25)[prompts]
+    chosen, rejected = rng.normal(size=prompts.size) + effect, rng.normal(size=prompts.size)
+    result = accuracy(chosen, rejected, clusters=[f"p{q}" for q in prompts])
+    credit = (chosen > rejected).astype(float)
+    fit = sm.OLS(credit, np.ones(credit.size)).fit(cov_type="cluster", cov_kwds={"groups": prompts})
+    assert result.stderr == pytest.approx(fit.bse[0], rel=1e-10)
+    # the interval is Wilson's at the effective count: never narrower than the plain one
+    plain = accuracy(chosen, rejected)
+    assert result.ci_low <= plain.ci_low and result.ci_high >= plain.ci_high
+
+
+def test_a_subsets_clustered_stderr_uses_only_its_own_prompts():
+    credit = np.array([1, 1, 0, 0, 1, 0, 1, 1], dtype=float)
+    subsets = ["a"] * 4 + ["b"] * 4
+    prompts = ["x", "x", "y", "y", "z", "w", "v", "v"]
+    results = subset_accuracy(credit, np.full(8, 0.5), subsets, clusters=prompts)
+    assert results["a"].stderr == pytest.approx(0.5)  # two prompts: all right, all wrong
+    b = credit[4:]
+    sums = np.array([b[0] - b.mean(), b[1] - b.mean(), b[2:].sum() - 2 * b.mean()])
+    assert results["b"].stderr == pytest.approx(math.sqrt(3 / 2 * (sums**2).sum()) / 4)
+
+
+def test_one_prompt_leaves_the_clustered_stderr_undefined_and_the_interval_wide():
+    result = accuracy([1.0, 0.0, 1.0], [0.0, 1.0, 0.0], clusters=["q", "q", "q"])
+    assert math.isnan(result.stderr) and result.value == pytest.approx(2 / 3)
+    z = stats.norm.ppf(0.975)  # Wilson's interval of 2/3 over a single independent unit
+    centre, half = (2 / 3 + z * z / 2) / (1 + z * z), z / (1 + z * z) * math.sqrt(2 / 9 + z * z / 4)
+    assert (result.ci_low, result.ci_high) == pytest.approx((centre - half, centre + half))

@@ -7,6 +7,8 @@ import pytest
 
 from rmaudit.benchmark.embedding import tfidf_lsa
 from rmaudit.benchmark.sampling import kdpp
+from rmaudit.components import Prompt
+from rmaudit.default_plugins.embedders import TfidfLsa
 from rmaudit.errors import BadInput
 
 TOPICS = {
@@ -99,3 +101,20 @@ def test_invalid_input_is_rejected(kwargs, field):
     with pytest.raises(BadInput, match="expected .*got") as info:
         tfidf_lsa(texts, **kwargs)
     assert info.value.field == field
+
+
+@pytest.mark.parametrize("turns", [1, 2, 3])
+@pytest.mark.parametrize("dims", [2, 4, 50])
+def test_max_prompt_dims_bounds_the_embedding_before_embedding(turns, dims):
+    """The plan's check needs an upper bound on what ``embed_prompts`` returns; with one text
+    per prompt it is tight at the option, and multi-turn prompts concatenate one per turn."""
+    embedder = TfidfLsa(TfidfLsa.Options(dims=dims))
+    prompts = [
+        Prompt(str(i), text, {"turns": [text, *CORPUS[i + 1 : i + turns]]} if turns > 1 else {})
+        for i, text in enumerate(CORPUS[:6])
+    ]
+    bound = embedder.max_prompt_dims(prompts)
+    assert bound == min(dims, len(prompts)) * turns
+    assert embedder.embed_prompts(prompts).shape[1] <= bound
+    if dims <= 4 and turns == 1:
+        assert embedder.embed_prompts(prompts).shape[1] == bound

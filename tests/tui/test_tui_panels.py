@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import types
 
+import pytest
 from _support import curves_panel
 from textual.widgets import Static
 
@@ -12,7 +13,7 @@ from rmaudit import hookimpl
 from rmaudit.plugins import load_plugins, pm
 from rmaudit.results.panels import Panel
 from rmaudit.tui.app import AuditApp
-from rmaudit.tui.widgets.plots import CurvePlot
+from rmaudit.tui.widgets.plots import ERROR_BAR, CurvePlot
 
 RELIABILITY_ROWS = [  # a calibration metric's reliability diagram, as a later issue would store it
     (
@@ -113,7 +114,7 @@ def test_the_run_level_table_is_hidden_when_there_are_none(audit_db):
     assert asyncio.run(walk()) is False
 
 
-ERROR_BAR_MARKERS = {"│", "─", "┼"}  # what plotext draws an error bar with
+ERROR_BAR_MARKERS = {ERROR_BAR}  # what an error bar is drawn with
 
 
 def test_error_bars_are_drawn_under_every_line(audit_db):
@@ -131,3 +132,29 @@ def test_error_bars_are_drawn_under_every_line(audit_db):
     lines = [i for i, m in enumerate(markers) if not m <= ERROR_BAR_MARKERS]
     assert len(series) == 2 and len(lines) == len(series) and bars
     assert max(bars) < min(lines)
+
+
+def test_an_error_bar_spans_the_point_plus_and_minus_its_stderr(audit_db):
+    """plotext's own error() draws y ± yerr/2, half the bar the title promises; each bar is
+    drawn from the stored RETA curve's value − stderr to value + stderr."""
+
+    async def drawn():
+        async with curves_panel(audit_db, "RETA curve") as (_, panel, pilot):
+            await pilot.pause()
+            monitor = panel.canvas.plt.monitor
+            return list(zip(monitor.x, monitor.y, monitor.marker, strict=True)), panel.series
+
+    plotted, series = asyncio.run(drawn())
+    bars = sorted(
+        (xs[0], min(ys), max(ys))
+        for xs, ys, markers in plotted
+        if set(markers) <= ERROR_BAR_MARKERS
+    )
+    expected = sorted(
+        (x, y - e, y + e)
+        for s in series
+        for x, y, e in zip(s.x, s.y, s.stderr, strict=True)
+        if e > 0
+    )
+    assert len(bars) == len(expected) > 0
+    assert bars == pytest.approx(expected)

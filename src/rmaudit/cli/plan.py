@@ -121,6 +121,8 @@ def _notes(planned: LabelPlan, recipe) -> list[str]:
     )
     lines = [f"target widths: {targets}"]
     settings = [f"[prompts.sampler] k = {best.prompts}", f"[oracle] samples = {best.samples}"]
+    if planned.dims is not None and best.prompts > planned.dims:
+        settings.insert(1, f"[prompts.embedder] dims = {best.prompts} (a k-DPP needs k)")
     if best.design != "full":
         guide = (
             recipe.label_budget.guide

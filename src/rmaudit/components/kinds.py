@@ -160,8 +160,7 @@ class Embedder(Component):
         q), ...], as the RETA paper does for k-DPP on MT-bench (App. A.2).  Otherwise the
         prompt texts are embedded.
         """
-        turns = [p.meta.get("turns") for p in prompts]
-        if prompts and all(isinstance(t, list) and len(t) == len(turns[0]) > 1 for t in turns):
+        if turns := _shared_turns(prompts):
             return np.hstack(
                 [np.asarray(self.embed([t[i] for t in turns])) for i in range(len(turns[0]))]
             )
@@ -170,6 +169,25 @@ class Embedder(Component):
     def estimate_cost(self, texts: Sequence[str]) -> float | None:
         """Estimated USD to embed ``texts`` (for ``--dry-run``); None when free or unknown."""
         return None
+
+    def max_dims(self, count: int) -> int | None:
+        """The most columns ``embed`` returns for ``count`` texts, when known without
+        embedding them (the plan before a run checks the sampler against it); None if not."""
+        return None
+
+    def max_prompt_dims(self, prompts: Sequence[Prompt]) -> int | None:
+        """The most columns ``embed_prompts`` returns for ``prompts``, from ``max_dims``."""
+        dims = self.max_dims(len(prompts))
+        turns = _shared_turns(prompts)
+        return dims if dims is None or not turns else dims * len(turns[0])
+
+
+def _shared_turns(prompts: Sequence[Prompt]) -> list[list[str]] | None:
+    """Every prompt's user turns when all have the same number (more than one), else None."""
+    turns = [p.meta.get("turns") for p in prompts]
+    if prompts and all(isinstance(t, list) and len(t) == len(turns[0]) > 1 for t in turns):
+        return turns
+    return None
 
 
 class PromptSampler(Component):
@@ -187,9 +205,11 @@ class PromptSampler(Component):
         k = getattr(self.options, "k", None)
         return pool_size if k is None else min(k, pool_size)
 
-    def check_pool(self, pool_size: int) -> None:
+    def check_pool(self, pool_size: int, dims: int | None = None) -> None:
         """Refuse a pool ``sample`` cannot draw from (``k`` larger than it), in the plan that
-        precedes every run: before anything is stored."""
+        precedes every run: before anything is stored.  ``dims``: the most columns the
+        recipe's embedder gives for the pool, when the sampler needs embeddings and the
+        embedder knows (:meth:`Embedder.max_prompt_dims`)."""
         k = getattr(self.options, "k", None)
         if k is not None and k > pool_size:
             raise BadInput(f"k larger than the pool of {pool_size} prompts", field="k", value=k)

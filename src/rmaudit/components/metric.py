@@ -68,6 +68,8 @@ class PairInputs:
     ``shifted`` holds the shift sweep, if the recipe has one: target ("prompt", "response",
     "both") → shift level p → (chosen, rejected) logits of the shifted copies of the same
     pairs, in the same order; p = 0 is the unshifted set (the in-distribution reference).
+    ``prompt_ids`` is each pair's prompt: pairs of one prompt (RM-Bench's nine per prompt) are
+    not independent, so a standard error across pairs clusters them by it.
     """
 
     pair_ids: tuple[str, ...]
@@ -76,6 +78,14 @@ class PairInputs:
     subsets: tuple[str | None, ...]
     meta: tuple[dict[str, Any], ...]
     shifted: dict[str, dict[float, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
+    prompt_ids: tuple[str, ...] = ()
+
+    @property
+    def clusters(self) -> tuple[str, ...] | None:
+        """``prompt_ids`` when some prompt has several pairs, else None (pairs independent)."""
+        if len(set(self.prompt_ids)) < len(self.prompt_ids):
+            return self.prompt_ids
+        return None
 
 
 #: ``rm_key`` under which run-level results (``scope = "run"`` metrics) are stored.

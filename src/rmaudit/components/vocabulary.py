@@ -66,6 +66,8 @@ SHIFT_QUANTITIES = {
 }
 SHIFT_CURVE_PREFIX = "shift_"
 RELIABILITY_DIAGRAM = "reliability_diagram"
+#: a pair metric's param: its ± is clustered by prompt, over this many prompts
+CLUSTERED_PROMPTS = "clustered_prompts"
 
 
 def shifts_prompt(target: str) -> bool:

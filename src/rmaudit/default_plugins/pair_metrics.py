@@ -23,6 +23,7 @@ from rmaudit.components import (
     PairInputs,
 )
 from rmaudit.components.vocabulary import (
+    CLUSTERED_PROMPTS,
     RELIABILITY_DIAGRAM,
     SHIFT_QUANTITIES,
     ShiftTarget,
@@ -34,6 +35,7 @@ from rmaudit.metrics import (
     accuracy,
     auroc,
     bt_ece,
+    clustered_stderr,
     confidence,
     ece,
     energy_score,
@@ -53,10 +55,12 @@ TIES_FIELD = Field("loss", description="credit for an RM tie: loss (RewardBench)
 
 def _scalar(key: str, label: str, result: MetricResult, **params: Any) -> MetricValue:
     # per_prompt stays None: per_prompt_results is keyed by prompt, and pairs share prompts.
-    pairs = int(result.per_prompt.size)
-    if wald_is_approximate(result.value, pairs):
+    # Pairs clustered by prompt count as their prompts (fewer independent units; conservative).
+    units = params.get(CLUSTERED_PROMPTS, int(result.per_prompt.size))
+    if wald_is_approximate(result.value, units):
+        noun = "prompts" if CLUSTERED_PROMPTS in params else "pairs"
         params["approximate"] = (
-            f"± over {pairs} pairs at accuracy {result.value:.2f} is "
+            f"± over {units} {noun} at accuracy {result.value:.2f} is "
             f"approximate; the Wilson CI [{result.ci_low:.3f}, "
             f"{result.ci_high:.3f}] covers"
         )
@@ -69,6 +73,12 @@ def _scalar(key: str, label: str, result: MetricResult, **params: Any) -> Metric
         ci_high=result.ci_high,
         params=params,
     )
+
+
+def _clustering(inputs: PairInputs) -> dict[str, Any]:
+    """The params that say a stderr is clustered by prompt (when some prompt has several
+    pairs): how many prompts the pairs come from."""
+    return {} if inputs.clusters is None else {CLUSTERED_PROMPTS: len(set(inputs.clusters))}
 
 
 class PairMetric(Metric):
@@ -97,18 +107,24 @@ class PairAccuracy(PairMetric):
             _scalar(
                 "accuracy",
                 "accuracy",
-                accuracy(inputs.chosen, inputs.rejected, ties=ties),
+                accuracy(inputs.chosen, inputs.rejected, ties=ties, clusters=inputs.clusters),
                 ties=ties,
+                **_clustering(inputs),
             )
         ]
         labelled = [i for i, subset in enumerate(inputs.subsets) if subset is not None]
         if self.options.by_subset and labelled:
+            clusters = inputs.clusters
             results = subset_accuracy(
                 inputs.chosen[labelled],
                 inputs.rejected[labelled],
                 [inputs.subsets[i] for i in labelled],
                 ties=ties,
+                clusters=None if clusters is None else [clusters[i] for i in labelled],
             )
+            prompts: dict[str, set[str]] = {}
+            for i in labelled:
+                prompts.setdefault(inputs.subsets[i], set()).add(inputs.prompt_ids[i])
             values += [
                 _scalar(
                     f"accuracy[{subset}]",
@@ -117,6 +133,7 @@ class PairAccuracy(PairMetric):
                     ties=ties,
                     subset=subset,
                     pairs=int(result.per_prompt.size),
+                    **({} if clusters is None else {CLUSTERED_PROMPTS: len(prompts[subset])}),
                 )
                 for subset, result in results.items()
             ]
@@ -211,7 +228,7 @@ class RMBenchDifficulty(PairMetric):
                     f"RM-Bench {level}",
                     getattr(result, level),
                     stderr=stderr[level],
-                    params={"records": len(set(records))},
+                    params={"records": len(set(records)), "ties": self.options.ties},
                 )
                 for level in ("easy", "normal", "hard", "average")
             ]
@@ -382,9 +399,9 @@ class ShiftCurves(PairMetric):
             points = {quantity: [] for quantity in SHIFT_QUANTITIES}  # (value, stderr, low, high)
             for p in ps:
                 chosen, rejected = levels[p]
-                acc = accuracy(chosen, rejected, ties=o.ties)
+                acc = accuracy(chosen, rejected, ties=o.ties, clusters=inputs.clusters)
                 conf = confidence(chosen, rejected)
-                conf_se = conf.std(ddof=1) / np.sqrt(conf.size) if conf.size > 1 else 0.0
+                conf_se = clustered_stderr(conf, inputs.clusters)
                 shifted = detector_scores(o.detector, chosen, rejected)
                 points["accuracy"].append((acc.value, acc.stderr, acc.ci_low, acc.ci_high))
                 points["confidence"].append((conf.mean(), conf_se, nan, nan))

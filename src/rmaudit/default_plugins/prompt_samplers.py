@@ -70,17 +70,25 @@ class KdppPrompts(PromptSampler):
     Options = KdppOptions
     needs_embeddings = True
 
+    def check_pool(self, pool_size: int, dims: int | None = None) -> None:
+        super().check_pool(pool_size)
+        if dims is not None:
+            self._check_dims(dims)
+
     def sample(self, prompts: Sequence[Prompt], embeddings: np.ndarray | None) -> list[int]:
         _check_k(self.options.k, len(prompts))
-        if embeddings.shape[1] < self.options.k:
+        self._check_dims(embeddings.shape[1])
+        chosen = kdpp(embeddings, self.options.k, scale=self.options.scale, seed=self.options.seed)
+        return [int(i) for i in chosen]
+
+    def _check_dims(self, dims: int) -> None:
+        if dims < self.options.k:
             raise BadInput(
-                f"a k-DPP needs embeddings of at least k dimensions, the embedder gave "
-                f"{embeddings.shape[1]}; raise prompts.embedder.dims or lower k",
+                f"a k-DPP needs embeddings of at least k dimensions, the embedder gives "
+                f"{dims}; raise prompts.embedder.dims or lower k",
                 field="k",
                 value=self.options.k,
             )
-        chosen = kdpp(embeddings, self.options.k, scale=self.options.scale, seed=self.options.seed)
-        return [int(i) for i in chosen]
 
 
 @hookimpl

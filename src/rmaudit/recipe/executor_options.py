@@ -3,10 +3,15 @@ executors themselves are in :mod:`rmaudit.run.executors`; docs/scaling.md)."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from rmaudit.errors import BadInput
+
+from .validation import bad_input
 
 INSTALL_HINT = "pip install 'rmaudit[ray]'"
 
@@ -99,3 +104,35 @@ EXECUTOR_OPTIONS: dict[str, type[BaseModel]] = {
     "local": LocalExecutorOptions,
     "ray": RayExecutorOptions,
 }
+
+
+def executor_options(raw: Any, *, file: str) -> ExecutorOptions:
+    """The ``executor`` table: ``local`` (default) or ``ray`` with its cluster options."""
+    if raw is None:
+        return LocalExecutorOptions()
+    if isinstance(raw, str):
+        raw = {"name": raw}
+    if not isinstance(raw, dict):
+        raise BadInput("expected a table with a 'name' key", file=file, field="executor", value=raw)
+    name = raw.get("name", ...)
+    if name not in EXECUTOR_OPTIONS:
+        problem = "missing executor name" if name is ... else "unknown executor"
+        raise BadInput(
+            f"{problem}; known: {', '.join(EXECUTOR_OPTIONS)}",
+            file=file,
+            field="executor.name",
+            value=name,
+        )
+    options_model = EXECUTOR_OPTIONS[name]
+    try:
+        options = options_model.model_validate(raw)
+    except ValidationError as error:
+        raise bad_input(error, options_model, raw, file=file, field="executor") from None
+    if name == "ray" and importlib.util.find_spec("ray") is None:
+        raise BadInput(
+            f"the ray executor needs Ray, which is not installed: {INSTALL_HINT}",
+            file=file,
+            field="executor.name",
+            value=name,
+        )
+    return options

@@ -13,32 +13,21 @@ file, the field (``reward_models[2].noise``) and the offending value.
 
 from __future__ import annotations
 
-import importlib.util
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 
 from rmaudit.components import PairSource
-from rmaudit.components.keys import content_key
-from rmaudit.components.options import DataFile
-from rmaudit.components.vocabulary import SHIFT_TARGETS, ShiftTarget
 from rmaudit.errors import BadInput
-from rmaudit.recipe.budget import LabelBudget, cheap_judge, rm_labels, split_budget
-from rmaudit.recipe.executor_options import (
-    EXECUTOR_OPTIONS,
-    INSTALL_HINT,
-    ExecutorOptions,
-    LocalExecutorOptions,
-)
-from rmaudit.recipe.validation import (
-    ComponentSpec,
-    bad_input,
-    component_spec,
-    refuse_bools,
-)
+
+from .budget import cheap_judge, rm_labels, split_budget
+from .checks import check_metric_inputs, check_pool_size, check_unique_labels
+from .executor_options import executor_options
+from .model import Recipe, RecipeModel
+from .validation import ComponentSpec, bad_input, component_spec, refuse_bools
 
 DEFAULT_METRICS: tuple[dict[str, Any], ...] = (
     {"name": "reta", "eta": 0.25},
@@ -54,150 +43,6 @@ DEFAULT_PAIR_METRICS: tuple[dict[str, Any], ...] = (
     {"name": "bt-ece"},
 )
 DEFAULT_SHIFT_METRICS: tuple[dict[str, Any], ...] = ({"name": "shift-curves"},)
-#: RMs Under Distribution Shift (arXiv 2311.14743), Fig. 1-2: p = 0, 0.05, ..., 0.75 (p = 0 is the
-#: in-distribution reference).
-DEFAULT_SHIFT_LEVELS = tuple(round(0.05 * i, 2) for i in range(16))
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class PromptsSection(_Strict):
-    source: Any
-    sampler: Any = "all"
-    embedder: Any = "tfidf-lsa"
-
-
-class ResponsesSection(_Strict):
-    policy: Any
-    per_prompt: int = Field(ge=2, description="N, responses per prompt")
-
-
-class BenchmarkSection(_Strict):
-    file: DataFile
-
-
-class ShiftSection(_Strict):
-    perturber: Any
-    levels: list[float] = Field(
-        list(DEFAULT_SHIFT_LEVELS),
-        min_length=2,
-        description="shift levels p; must include 0, the unshifted pairs",
-    )
-    targets: list[ShiftTarget] = Field(list(SHIFT_TARGETS), min_length=1)
-    seed: int = Field(
-        0, ge=0, description="seeds the perturbations (with the perturber's own seed)"
-    )
-
-    @field_validator("levels")
-    @classmethod
-    def _levels_from_zero(cls, levels: list[float]) -> list[float]:
-        for p in levels:
-            if not 0 <= p <= 1:
-                raise ValueError(f"every level must lie in [0, 1], got {p}")
-        if 0 not in levels:
-            raise ValueError(
-                "the levels must include 0: the unshifted pairs are the in-distribution reference"
-            )
-        if len(set(levels)) != len(levels):
-            raise ValueError("levels must be distinct")
-        return sorted(levels)
-
-    @field_validator("targets")
-    @classmethod
-    def _distinct_targets(cls, targets: list[str]) -> list[str]:
-        if len(set(targets)) != len(targets):
-            raise ValueError("targets must be distinct")
-        return targets
-
-
-class PairsSection(_Strict):
-    source: Any
-    shift: ShiftSection | None = None
-
-
-class RecipeModel(_Strict):
-    title: str = "untitled audit"
-    batch_size: int = Field(256, ge=1)
-    prompts: PromptsSection | None = None
-    responses: ResponsesSection | None = None
-    oracle: Any = None
-    #: a cheap judge beside the oracle of a label budget: an oracle table, or
-    #: ``{reward_model = "LABEL"}`` (docs/budget.md)
-    cheap_oracle: Any = None
-    benchmark: BenchmarkSection | None = None
-    #: ``[benchmark]`` with a ``name``: a benchmark source (a benchmark assembled from files)
-    benchmark_source: dict[str, Any] | None = None
-    pairs: PairsSection | None = None
-    reward_models: list[Any] = Field(min_length=1)
-    metrics: list[Any] | None = None
-    executor: Any = None
-
-
-@dataclass(frozen=True)
-class Recipe:
-    """A validated recipe, ready for the runner."""
-
-    path: str
-    text: str
-    model: RecipeModel
-    source: ComponentSpec | None
-    sampler: ComponentSpec | None
-    embedder: ComponentSpec | None
-    policy: ComponentSpec | None
-    oracle: ComponentSpec | None
-    reward_models: tuple[ComponentSpec, ...]
-    metrics: tuple[ComponentSpec, ...]
-    benchmark_file: Path | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    pair_source: ComponentSpec | None = None
-    perturber: ComponentSpec | None = None
-    executor: ExecutorOptions = field(default_factory=LocalExecutorOptions)
-    benchmark_source: ComponentSpec | None = None
-    #: which responses the oracle labels; None: every one (docs/budget.md)
-    label_budget: LabelBudget | None = None
-    #: a cheap judge beside the oracle: an oracle component, or one of the recipe's RMs by label
-    cheap_oracle: ComponentSpec | None = None
-    cheap_reward_model: str | None = None
-
-    @property
-    def per_prompt(self) -> int | None:
-        return self.model.responses.per_prompt if self.model.responses else None
-
-    @property
-    def has_benchmark(self) -> bool:
-        return (
-            self.source is not None
-            or self.benchmark_file is not None
-            or self.benchmark_source is not None
-        )
-
-    @property
-    def imports_benchmark(self) -> bool:
-        """The benchmark comes from files (a benchmark file or a benchmark source)."""
-        return self.benchmark_file is not None or self.benchmark_source is not None
-
-    @property
-    def shift(self) -> ShiftSection | None:
-        return self.model.pairs.shift if self.model.pairs else None
-
-    def run_identity(self) -> dict[str, Any]:
-        """What the run key hashes: the validated recipe, less where its stages run."""
-        # a recipe without a benchmark source or a cheap judge keeps the key it had before
-        # they existed
-        exclude = {"executor"} | {
-            name
-            for name in ("benchmark_source", "cheap_oracle")
-            if getattr(self.model, name) is None
-        }
-        return self.model.model_dump(mode="json", exclude=exclude)
-
-    @property
-    def run_key(self) -> str:
-        """Same recipe content (after validation), same run.  Where the stages run is not
-        part of it: the same audit on a laptop and on a cluster is one run, with one result."""
-        return content_key(self.run_identity())
 
 
 def load_recipe(path: str | Path) -> Recipe:
@@ -306,7 +151,7 @@ def parse_recipe(
         spec("reward_model", value, f"reward_models[{i}]", labelled=True)
         for i, value in enumerate(model.reward_models)
     )
-    _check_unique_labels(reward_models, file, "reward_models")
+    check_unique_labels(reward_models, file, "reward_models")
     metric_values = (
         model.metrics
         if model.metrics is not None
@@ -320,7 +165,7 @@ def parse_recipe(
         spec("metric", value, f"metrics[{i}]", labelled=True)
         for i, value in enumerate(metric_values)
     )
-    _check_unique_labels(metrics, file, "metrics")
+    check_unique_labels(metrics, file, "metrics")
     recipe = Recipe(
         file,
         text,
@@ -335,7 +180,7 @@ def parse_recipe(
         model.benchmark.file if model.benchmark else None,
         pair_source=pair_source,
         perturber=perturber,
-        executor=_executor_options(model.executor, file=file),
+        executor=executor_options(model.executor, file=file),
         benchmark_source=benchmark_source,
         label_budget=label_budget,
     )
@@ -345,42 +190,10 @@ def parse_recipe(
         )
         cheap = None if cheap_table is None else spec("oracle", cheap_table, "cheap_oracle")
         recipe = replace(recipe, cheap_oracle=cheap, cheap_reward_model=cheap_rm)
-    _check_metric_inputs(recipe)
+    check_metric_inputs(recipe)
     if recipe.per_prompt is not None:
         check_pool_size(recipe, recipe.per_prompt)
     return recipe
-
-
-def _executor_options(raw: Any, *, file: str) -> ExecutorOptions:
-    """The ``executor`` table: ``local`` (default) or ``ray`` with its cluster options."""
-    if raw is None:
-        return LocalExecutorOptions()
-    if isinstance(raw, str):
-        raw = {"name": raw}
-    if not isinstance(raw, dict):
-        raise BadInput("expected a table with a 'name' key", file=file, field="executor", value=raw)
-    name = raw.get("name", ...)
-    if name not in EXECUTOR_OPTIONS:
-        problem = "missing executor name" if name is ... else "unknown executor"
-        raise BadInput(
-            f"{problem}; known: {', '.join(EXECUTOR_OPTIONS)}",
-            file=file,
-            field="executor.name",
-            value=name,
-        )
-    options_model = EXECUTOR_OPTIONS[name]
-    try:
-        options = options_model.model_validate(raw)
-    except ValidationError as error:
-        raise bad_input(error, options_model, raw, file=file, field="executor") from None
-    if name == "ray" and importlib.util.find_spec("ray") is None:
-        raise BadInput(
-            f"the ray executor needs Ray, which is not installed: {INSTALL_HINT}",
-            file=file,
-            field="executor.name",
-            value=name,
-        )
-    return options
 
 
 def _perturber_spec(raw: Any, *, file: str, base_dir: Path | None) -> ComponentSpec:
@@ -402,68 +215,3 @@ def _perturber_spec(raw: Any, *, file: str, base_dir: Path | None) -> ComponentS
             value=perturber.cls.name,
         )
     return perturber
-
-
-def _check_metric_inputs(recipe: Recipe) -> None:
-    """Each metric's scope and needs against what the recipe provides, before anything runs."""
-    for metric in recipe.metrics:
-        problem = None
-        if metric.cls.scope in ("rm", "run") and not recipe.has_benchmark:
-            problem = "needs a benchmark ([prompts], [responses] and [oracle], or [benchmark])"
-        elif metric.cls.scope == "pairs" and recipe.pair_source is None:
-            problem = "needs preference pairs ([pairs.source])"
-        elif "shift" in metric.cls.needs and recipe.shift is None:
-            problem = "needs a shift sweep ([pairs.shift])"
-        elif (
-            recipe.label_budget is not None
-            and metric.cls.scope in ("rm", "run")
-            and not metric.cls.supports_label_budget
-        ):
-            problem = (
-                "needs every response labelled: it has no estimator for a label budget "
-                "(docs/budget.md lists those that do)"
-            )
-        if problem:
-            raise BadInput(
-                problem, file=recipe.path, field=f"{metric.field}.name", value=metric.cls.name
-            )
-        if recipe.shift is not None:
-            try:
-                metric.build().check_shift_levels(tuple(recipe.shift.levels))
-            except BadInput as error:
-                raise error.located(file=recipe.path, field=metric.field) from None
-
-
-def check_pool_size(recipe: Recipe, per_prompt: int) -> None:
-    """Ask every metric whether it can run on pools of ``per_prompt`` responses."""
-    for metric in recipe.metrics:
-        try:
-            metric.build().check_pool_size(per_prompt)
-        except BadInput as error:
-            located = error.located(file=recipe.path, field=metric.field)
-            raise BadInput(
-                located.problem,
-                file=located.file,
-                field=metric_entry(recipe, located.field),
-                value=located.value,
-            ) from None
-
-
-def metric_entry(recipe: Recipe, field: str) -> str:
-    """A metric's recipe field; a default metric is said to be one (the user wrote none)."""
-    if recipe.model.metrics is None:
-        return f"{field} (a default metric: the recipe lists no [[metrics]])"
-    return field
-
-
-def _check_unique_labels(specs: tuple[ComponentSpec, ...], file: str, section: str) -> None:
-    seen: dict[str, str] = {}
-    for spec in specs:
-        if spec.label in seen:
-            raise BadInput(
-                f"label already used by {seen[spec.label]}; give each entry a distinct 'label'",
-                file=file,
-                field=f"{spec.field}.label",
-                value=spec.label,
-            )
-        seen[spec.label] = spec.field

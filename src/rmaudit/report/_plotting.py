@@ -28,8 +28,10 @@ def plot_rms(
     transform=lambda x: x,
     linestyle: str = "-",
     labels: bool = True,
+    stored_interval: bool = False,
 ) -> None:
-    """One line and ±1 stderr band per RM, and for the run-level curve of a metric across RMs."""
+    """One line and ±1 stderr band per RM, and for the run-level curve of a metric across RMs;
+    with ``stored_interval`` the band is each point's stored interval (a Wilson interval)."""
     colours = rm_colours(summary)
     for label, rm_key in (*summary.reward_models, (ACROSS_RMS, RUN_LEVEL)):
         curve: Curve | None = summary.curves.get((rm_key, metric, key))
@@ -37,6 +39,11 @@ def plot_rms(
             continue
         x = transform(curve.x)
         stderr = np.nan_to_num(curve.stderr)
+        low, high = (
+            (curve.ci_low, curve.ci_high)
+            if stored_interval
+            else (curve.value - stderr, curve.value + stderr)
+        )
         ax.plot(
             x,
             curve.value,
@@ -48,8 +55,8 @@ def plot_rms(
         )
         ax.fill_between(
             x,
-            curve.value - stderr,
-            curve.value + stderr,
+            low,
+            high,
             color=colours[rm_key],
             alpha=0.2,
             linewidth=0,

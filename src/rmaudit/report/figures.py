@@ -34,7 +34,7 @@ from rmaudit.components.vocabulary import (
 )
 from rmaudit.display.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
 from rmaudit.metrics import bon_kl, rank_of_n_kl
-from rmaudit.results.pair_breakdown import reliability_counts, style_matrix
+from rmaudit.results.pair_breakdown import reliability_counts, style_matrices
 from rmaudit.results.pair_failures import PairVerdict, pair_verdicts
 from rmaudit.results.regret import goodhart_curve, goodhart_points, load_studies
 from rmaudit.results.summary import OracleScale, RunSummary
@@ -263,8 +263,8 @@ def build_figures(
         # a regret study's figure is per study; any other kind is prefixed only on a clash
         prefixed = what == "ndr" or kinds.count(what) > 1
         figures[f"{slug(metric) + '-' if prefixed else ''}{what}.png"] = literal(build())
-    matrices = {rm_key: m for rm_key, pairs in verdicts.items() if (m := style_matrix(pairs))}
-    if matrices and any(c.key.startswith("rm_bench_") for c in summary.columns):
+    matrices = style_matrices(store, summary, verdicts) if store is not None else {}
+    if matrices:
         figures[STYLE_FIGURE] = literal(style_figure(summary, matrices))
     if store is not None:
         studies = load_studies(store, summary.run["id"])

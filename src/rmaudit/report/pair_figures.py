@@ -129,9 +129,9 @@ def reliability_figure(summary, metric: str, counts: dict[str, np.ndarray] | Non
         linewidth=1,
         label="perfectly calibrated (y = x)",
     )
-    plot_rms(ax, summary, metric, RELIABILITY_DIAGRAM)
+    plot_rms(ax, summary, metric, RELIABILITY_DIAGRAM, stored_interval=True)
     ax.set_ylabel("accuracy in the bin")
-    ax.set_title(figure_title(summary, "Reliability diagram, ± binomial stderr per bin"))
+    ax.set_title(figure_title(summary, "Reliability diagram, Wilson 95% interval per bin"))
     if below is not None:
         colours = rm_colours(summary)
         shown = [

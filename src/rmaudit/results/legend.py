@@ -124,9 +124,10 @@ def legend(
             "word is changed; rewriters: the chance a text is rewritten); p = 0 is the "
             "unshifted pairs."
         )
-    unit = "prompts" if summary.run["benchmark_id"] else "pairs"
+    pairs = "pairs, clustered by prompt" if summary.clustered_pairs else "pairs"
+    unit = "prompts" if summary.run["benchmark_id"] else pairs
     if summary.pairs and summary.run["benchmark_id"]:
-        unit = "prompts (pairs, for the pair metrics)"
+        unit = f"prompts ({pairs}, for the pair metrics)"
     lines.append(f"±: standard error across {unit}.")
     lines += summary.notes  # what an interval or an estimate at this size does not cover
     if terminal:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rmaudit.benchmark.pairs.parsers import RM_BENCH_STYLES
-from rmaudit.metrics import ece
+from rmaudit.metrics import ece, pair_credit
 from rmaudit.results.pair_failures import PairVerdict
 from rmaudit.results.summary import RunSummary
 from rmaudit.store import Store
@@ -28,18 +28,37 @@ class StyleMatrix:
     count: np.ndarray
 
 
-def style_matrix(verdicts: list[PairVerdict]) -> StyleMatrix | None:
-    """The style matrix of an RM's RM-Bench pairs (a tie is wrong, as the rm-bench metric
-    counts it by default); None when no pair carries RM-Bench's styles."""
+def style_matrices(
+    store: Store, summary: RunSummary, verdicts: dict[str, list[PairVerdict]]
+) -> dict[str, StyleMatrix]:
+    """rm_key → the style matrix of the RM's RM-Bench pairs, a tie credited as the rm-bench
+    metric credited it (its stored ``ties``; runs stored before it was kept used ``loss``)."""
+    ties = {
+        row["rm_key"]: json.loads(row["params"] or "{}").get("ties", "loss")
+        for row in store.read.metric_rows(summary.run["id"])
+        if row["key"] == "rm_bench_average"
+    }
+    return {
+        rm_key: matrix
+        for rm_key, pairs in verdicts.items()
+        if rm_key in ties and (matrix := style_matrix(pairs, ties=ties[rm_key]))
+    }
+
+
+def style_matrix(verdicts: list[PairVerdict], *, ties: str = "loss") -> StyleMatrix | None:
+    """The style matrix of an RM's RM-Bench pairs, a tie earning ``ties``'s credit (see
+    :func:`~rmaudit.metrics.pair_credit`); None when no pair carries RM-Bench's styles."""
     n = len(RM_BENCH_STYLES)
     styled = [v for v in verdicts if v.styles]
     if not styled:
         return None
     cell = np.array([v.meta["chosen_style"] * n + v.meta["rejected_style"] for v in styled])
-    right = np.array([v.correct for v in styled], dtype=float)
+    credit = pair_credit(
+        [v.chosen_score for v in styled], [v.rejected_score for v in styled], ties=ties
+    )
     count = np.bincount(cell, minlength=n * n)
     with np.errstate(invalid="ignore", divide="ignore"):
-        accuracy = np.bincount(cell, weights=right, minlength=n * n) / count
+        accuracy = np.bincount(cell, weights=credit, minlength=n * n) / count
     return StyleMatrix(accuracy.reshape(n, n), count.reshape(n, n))
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from rmaudit.backends.simulated import SIMULATED_NOTICE
 from rmaudit.components import RUN_LEVEL, Provenance
-from rmaudit.components.vocabulary import BASELINE_REWARD_MODELS, SKIPPED_STAGE
+from rmaudit.components.vocabulary import BASELINE_REWARD_MODELS, CLUSTERED_PROMPTS, SKIPPED_STAGE
 from rmaudit.metrics.reta_coverage import few_prompts_note, finite_pool_note
 from rmaudit.results.labelling import labelling, labelling_line
 from rmaudit.results.provenance import banner
@@ -42,6 +42,10 @@ class Curve:
     x: np.ndarray
     value: np.ndarray
     stderr: np.ndarray
+    #: each point's interval as the metric stored it (NaN where it stored none): a reliability
+    #: diagram's Wilson 95% interval, which is not value ± 1.96·stderr
+    ci_low: np.ndarray | None = None
+    ci_high: np.ndarray | None = None
 
 
 @dataclass
@@ -68,6 +72,8 @@ class RunSummary:
     baselines: set[str] = field(default_factory=set)
     #: how many prompts the benchmark has (0: a run of preference pairs only)
     prompts: int = 0
+    #: whether a pair metric's ± is clustered by prompt (some prompt has several pairs)
+    clustered_pairs: bool = False
 
     @property
     def simulated(self) -> bool:
@@ -186,6 +192,7 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
     for row in store.read.metric_rows(run_id):
         column = Column(row["metric"], row["key"], row["label"], bool(row["higher_is_better"]))
         params = json.loads(row["params"] or "{}")
+        summary.clustered_pairs |= CLUSTERED_PROMPTS in params
         cell = Cell(
             *(_nan_if_null(row[c]) for c in ("value", "stderr", "ci_low", "ci_high")),
             approximate=params.get("approximate") or "",
@@ -208,6 +215,8 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
             np.array([r["x"] for r in rows]),
             np.array([r["value"] for r in rows], dtype=float),
             np.array([r["stderr"] for r in rows], dtype=float),
+            np.array([r["ci_low"] for r in rows], dtype=float),
+            np.array([r["ci_high"] for r in rows], dtype=float),
         )
     return summary
 

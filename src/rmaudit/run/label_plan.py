@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rmaudit.components import Component
-from rmaudit.components.keys import prompt_id
+from rmaudit.components import Component, Prompt
 from rmaudit.errors import BadInput
 from rmaudit.metrics.budget.planning import (
     Option,
@@ -25,6 +24,8 @@ from rmaudit.metrics.budget.planning import (
 )
 from rmaudit.recipe import Recipe
 from rmaudit.store import Store
+
+from .prompts import distinct_prompts
 
 TARGETS = (Target("reta", 0.25), Target("bon", 16))
 
@@ -41,6 +42,9 @@ class LabelPlan:
     usd_per_call: float | None
     cheap: str | None
     floor: float  # the fewest one-sample labels any design could need (planning.label_floor)
+    #: the most embedding dimensions the recipe's embedder gives its sampler (a k-DPP's k may
+    #: not exceed them); None when the sampler needs no embeddings or the embedder cannot say
+    dims: int | None = None
 
 
 def label_plan(
@@ -82,7 +86,8 @@ def label_plan(
                 pilot, target, rm, "full", full, residuals, pilot.samples
             )
             widths[(target.name, rm)] = width_ratio * 2 * Z * np.sqrt((between + within) / k)
-    pool = _pool_size(recipe, components)
+    candidates = _pool(recipe, components)
+    pool = len(candidates)
     options = plan(
         pilot,
         TARGETS,
@@ -109,6 +114,7 @@ def label_plan(
         per_call,
         _cheap_name(recipe),
         floor,
+        _embedding_dims(recipe, components, candidates),
     )
 
 
@@ -124,8 +130,16 @@ def _recipe_k(recipe: Recipe, pilot_prompts: int) -> int:
     return int(k) if isinstance(k, int) else pilot_prompts
 
 
-def _pool_size(recipe: Recipe, components: dict[str, Component]) -> int:
-    return len({prompt_id(text) for text, _ in components[recipe.source.field].load()})
+def _pool(recipe: Recipe, components: dict[str, Component]) -> list[Prompt]:
+    return distinct_prompts(components[recipe.source.field].load())
+
+
+def _embedding_dims(
+    recipe: Recipe, components: dict[str, Component], candidates: list[Prompt]
+) -> int | None:
+    if not components[recipe.sampler.field].needs_embeddings:
+        return None
+    return components[recipe.embedder.field].max_prompt_dims(candidates)
 
 
 def _pilot(recipe: Recipe, components, store: Store, bench: dict) -> Pilot:

@@ -211,6 +211,7 @@ def _pair_inputs(pair_set: PairSet, shifted: Sweep | None, scores: dict[str, flo
         tuple(p.subset for p in pair_set.pairs),
         tuple(p.meta for p in pair_set.pairs),
         sweep,
+        tuple(p.prompt.id for p in pair_set.pairs),
     )
 
 

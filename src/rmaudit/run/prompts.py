@@ -22,13 +22,7 @@ def pool(ctx: RunContext) -> tuple[str, list[Prompt]]:
             ctx.loaded_prompts = source.load()
         except BadInput as error:
             raise ctx.located(error, recipe.source) from None
-    loaded = ctx.loaded_prompts
-    candidates, seen = [], set()
-    for text, meta in loaded:
-        pid = prompt_id(text)
-        if pid not in seen:  # identical texts are one prompt
-            seen.add(pid)
-            candidates.append(Prompt(pid, text, meta))
+    candidates = distinct_prompts(ctx.loaded_prompts)
     embedder = ctx.component(recipe.embedder) if sampler.needs_embeddings else None
     selection_key = content_key(
         "selection",
@@ -38,6 +32,17 @@ def pool(ctx: RunContext) -> tuple[str, list[Prompt]]:
         [p.id for p in candidates],
     )
     return selection_key, candidates
+
+
+def distinct_prompts(loaded: list[tuple[str, dict]]) -> list[Prompt]:
+    """A source's (text, meta) pairs as prompts; identical texts are one prompt (the first)."""
+    candidates, seen = [], set()
+    for text, meta in loaded:
+        pid = prompt_id(text)
+        if pid not in seen:
+            seen.add(pid)
+            candidates.append(Prompt(pid, text, meta))
+    return candidates
 
 
 def select(ctx: RunContext, execute: bool) -> tuple[str, list[Prompt] | None, int]:
@@ -53,8 +58,10 @@ def select(ctx: RunContext, execute: bool) -> tuple[str, list[Prompt] | None, in
         else:
             chosen = None
             if ctx.strict:  # a pool the sampler cannot draw from is refused before the run
+                embedder = ctx.component(recipe.embedder) if sampler.needs_embeddings else None
+                dims = embedder.max_prompt_dims(candidates) if embedder else None
                 try:
-                    sampler.check_pool(len(candidates))
+                    sampler.check_pool(len(candidates), dims)
                 except BadInput as error:
                     raise ctx.located(error, recipe.sampler) from None
             count = StageCount("prompts", sampler.planned_size(len(candidates)), 0)

@@ -70,8 +70,8 @@ def sample_pairs(
     pairs: int = 90, seed: int = 0, levels: Sequence[float] = (0.0, 0.25, 0.5)
 ) -> PairInputs:
     """Preference pairs for pair metrics (``scope = "pairs"``): random logits, RewardBench
-    subsets, every RM-Bench style combination in ``meta``, and a shift sweep over every target
-    in which the logits get noisier as the level grows."""
+    subsets, every RM-Bench style combination in ``meta`` (nine pairs to a prompt), and a shift
+    sweep over every target in which the logits get noisier as the level grows."""
     rng = np.random.default_rng(seed)
     chosen, rejected = rng.normal(0.5, 1.0, pairs), rng.normal(0.0, 1.0, pairs)
     sweep = {
@@ -88,4 +88,5 @@ def sample_pairs(
         tuple(_SAMPLE_SUBSETS[i % len(_SAMPLE_SUBSETS)] for i in range(pairs)),
         tuple({"chosen_style": i % 3, "rejected_style": i // 3 % 3} for i in range(pairs)),
         sweep,
+        tuple(f"prompt-{i // 9}" for i in range(pairs)),  # RM-Bench: 9 style pairs a prompt
     )

@@ -26,6 +26,7 @@ unit is the pair: standard errors and bootstrap intervals resample pairs.
 from rmaudit.metrics.preference.accuracy import (
     WALD_MINIMUM,
     accuracy,
+    clustered_stderr,
     pair_credit,
     subset_accuracy,
     wald_is_approximate,
@@ -56,6 +57,7 @@ __all__ = [
     "accuracy",
     "auroc",
     "bt_ece",
+    "clustered_stderr",
     "confidence",
     "ece",
     "energy_score",

@@ -63,13 +63,54 @@ def wilson_interval(
     return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
 
 
-def _mean_result(values: np.ndarray, *, ci: float) -> MetricResult:
+def clustered_stderr(values: np.ndarray, clusters: Sequence[Hashable] | None) -> float:
+    """Standard error of the mean of ``values`` when the items of one cluster (the pairs of
+    one prompt) are not independent: the cluster-robust (sandwich) form
+
+    ``SE² = C/(C−1) · Σ_c (Σ_{i∈c} (x_i − x̄))² / n²``
+
+    over C clusters (Liang & Zeger 1986, with the usual C/(C−1) correction).  With one item
+    per cluster it is the plain std(x, ddof=1)/√n; with equal-sized clusters it is the
+    standard error of the cluster means, std(m_c, ddof=1)/√C.  ``None``: one cluster per
+    item.  NaN with fewer than two clusters.
+
+    >>> x = np.array([1.0, 1.0, 0.0, 0.0])
+    >>> clustered_stderr(x, None) == float(x.std(ddof=1) / 2)
+    True
+    >>> clustered_stderr(x, ["a", "a", "b", "b"])   # two prompts, each all right or all wrong
+    0.5
+    """
+    n = values.size
+    if clusters is None:
+        return float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
+    labels = [str(c) for c in check_labels(clusters, n, "clusters")]
+    _, index = np.unique(labels, return_inverse=True)
+    sums = np.bincount(index, weights=values - values.mean())
+    count = sums.size
+    if count < 2:
+        return float("nan")
+    return float(np.sqrt(count / (count - 1) * np.sum(sums**2)) / n)
+
+
+def _mean_result(
+    values: np.ndarray, *, ci: float, clusters: Sequence[Hashable] | None = None
+) -> MetricResult:
     """Mean of per-pair credits with its standard error and Wilson interval (a tie's half
-    credit counts as half a success)."""
+    credit counts as half a success).  With ``clusters`` the standard error is
+    :func:`clustered_stderr` and Wilson's interval takes the effective count n / deff, the
+    design effect deff = clustered / plain variance of the mean, at least 1 (Kish 1965), or
+    a count of 1 when all pairs share one prompt."""
     n = values.size
     value = float(values.mean())
-    stderr = float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
-    low, high = wilson_interval(value, n, ci)
+    stderr = clustered_stderr(values, clusters)
+    effective = float(n)
+    if clusters is not None:
+        plain = clustered_stderr(values, None)
+        if not np.isfinite(stderr):  # one prompt: one independent unit
+            effective = 1.0
+        elif plain > 0:
+            effective = n / max((stderr / plain) ** 2, 1.0)
+    low, high = wilson_interval(value, effective, ci)
     # rounding must not leave an accuracy of exactly 0 or 1 a hair outside its interval
     return MetricResult(value, stderr, min(float(low), value), max(float(high), value), values)
 
@@ -80,6 +121,7 @@ def accuracy(
     *,
     ties: str = "loss",
     ci: float = 0.95,
+    clusters: Sequence[Hashable] | None = None,
 ) -> MetricResult:
     """Fraction of pairs the RM orders correctly (RewardBench, arXiv 2403.13787; RMs Under
     Distribution Shift, arXiv 2311.14743, Sec. 3.2).
@@ -89,7 +131,9 @@ def accuracy(
     ``ties="half"``.  ``per_prompt`` holds the per-pair credit; the standard error is across
     pairs and the interval is Wilson's (:func:`wilson_interval`), which keeps its coverage
     for the small subsets and extreme accuracies of RewardBench where the normal interval
-    does not (see :data:`WALD_MINIMUM`).
+    does not (see :data:`WALD_MINIMUM`).  ``clusters[i]`` (e.g. pair i's prompt) makes the
+    standard error cluster-robust, for pairs that share a prompt (RM-Bench's 9 style pairs
+    per prompt): see :func:`clustered_stderr`.
 
     >>> accuracy([3.0, 1.0, 0.0, 2.0], [1.0, 2.0, 0.0, 0.0]).value
     0.5
@@ -97,7 +141,7 @@ def accuracy(
     0.625
     """
     credit = pair_credit(chosen, rejected, ties=ties)
-    return _mean_result(credit, ci=ci)
+    return _mean_result(credit, ci=ci, clusters=clusters)
 
 
 def subset_accuracy(
@@ -107,12 +151,13 @@ def subset_accuracy(
     *,
     ties: str = "loss",
     ci: float = 0.95,
+    clusters: Sequence[Hashable] | None = None,
 ) -> dict[Hashable, MetricResult]:
     """:func:`accuracy` within each subset, keyed by subset label in order of first appearance.
 
     ``subsets[i]`` labels pair i (e.g. RewardBench's ``"llmbar-natural"``).  Each subset's
     result is computed from its own pairs, so its ``per_prompt`` has one entry per pair of the
-    subset and its size is the subset's pair count.
+    subset and its size is the subset's pair count.  ``clusters``: as in :func:`accuracy`.
 
     >>> result = subset_accuracy([1.0, 0.0, 1.0], [0.0, 1.0, 0.0], ["a", "b", "a"])
     >>> {name: r.value for name, r in result.items()}
@@ -123,4 +168,11 @@ def subset_accuracy(
     members: dict[Hashable, list[int]] = {}
     for i, label in enumerate(labels):
         members.setdefault(label, []).append(i)
-    return {label: _mean_result(credit[rows], ci=ci) for label, rows in members.items()}
+    if clusters is not None:
+        clusters = check_labels(clusters, credit.size, "clusters")
+    return {
+        label: _mean_result(
+            credit[rows], ci=ci, clusters=None if clusters is None else [clusters[i] for i in rows]
+        )
+        for label, rows in members.items()
+    }

@@ -3,6 +3,8 @@ contracts are listed in :mod:`rmaudit.testing.conformance`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from rmaudit.components import Metric, MetricInputs, MetricOutput, PairInputs, StudyInputs
@@ -125,6 +127,7 @@ def _check_pair_metric(
             target: {p: (c[order], r[order]) for p, (c, r) in levels.items()}
             for target, levels in inputs.shifted.items()
         },
+        tuple(inputs.prompt_ids[i] for i in order) if inputs.prompt_ids else (),
     )
     _same(
         base,
@@ -136,9 +139,7 @@ def _check_pair_metric(
     _within_bounds(metric, base, label)
     chosen = inputs.chosen.copy()
     chosen[1] = np.nan
-    broken = PairInputs(
-        inputs.pair_ids, chosen, inputs.rejected, inputs.subsets, inputs.meta, inputs.shifted
-    )
+    broken = replace(inputs, chosen=chosen)
     try:
         output = metric.compute(broken)
     except BadInput:

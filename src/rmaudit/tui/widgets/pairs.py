@@ -127,7 +127,14 @@ def reliability_view(context: PanelContext) -> CurvePlot:
     """Accuracy against mean confidence per bin, with the diagonal of perfect calibration."""
     colours = rm_colours(context)
     series = [
-        Series(label, curve.x, curve.value, curve.stderr, colours[rm_key])
+        Series(
+            label,
+            curve.x,
+            curve.value,
+            curve.stderr,
+            colours[rm_key],
+            interval=(curve.ci_low, curve.ci_high),
+        )
         for rm_key, label, curve in _rm_curves(context, RELIABILITY_DIAGRAM)
     ]
     diagonal = np.array([0.5, 1.0])  # a pair's confidence is at least 1/2
@@ -137,5 +144,5 @@ def reliability_view(context: PanelContext) -> CurvePlot:
         )
     )
     return CurvePlot(
-        "Reliability diagram (± binomial stderr per bin)", "mean confidence", "accuracy", series
+        "Reliability diagram (Wilson 95% interval per bin)", "mean confidence", "accuracy", series
     )

@@ -25,6 +25,7 @@ from rmaudit.results.panels import PanelContext
 
 #: plotext line styles: a series' marker ("braille" draws a fine line)
 LINE, DOTS, CROSSES = "braille", "•", "x"
+ERROR_BAR = "│"
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,15 @@ class Series:
     stderr: np.ndarray
     colour: str = NEUTRAL_COLOUR  # "#rrggbb"
     marker: str = LINE
+    #: (low, high) of each point's bar when it is not y ± stderr (a Wilson interval)
+    interval: tuple[np.ndarray, np.ndarray] | None = None
+
+    def bars(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each point's error bar, low to high (y ± stderr unless ``interval`` is given)."""
+        if self.interval is not None:
+            return self.interval
+        stderr = np.nan_to_num(self.stderr)
+        return self.y - stderr, self.y + stderr
 
 
 def rgb(colour: str) -> tuple[int, int, int]:
@@ -113,12 +123,9 @@ class CurvePlot(Vertical):
         # later would cover the lines it crosses
         if self.error_bars:
             for series in self.series:
-                plt.error(
-                    series.x.tolist(),
-                    series.y.tolist(),
-                    yerr=np.nan_to_num(series.stderr).tolist(),
-                    color=rgb(series.colour),
-                )
+                for x, low, high in zip(series.x, *series.bars(), strict=True):
+                    if np.isfinite(low) and np.isfinite(high) and high > low:
+                        plt.plot([x, x], [low, high], marker=ERROR_BAR, color=rgb(series.colour))
         for series in self.series:
             # no label: plotext would draw its legend over the data (ours is under the plot)
             plt.plot(

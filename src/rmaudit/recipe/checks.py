@@ -1,0 +1,75 @@
+"""Checks across a recipe's sections, once every component is resolved and before anything
+runs: each metric against what the recipe provides (a benchmark, pairs, a shift sweep, a label
+budget) and the pool size N, and one label per reward model and per metric."""
+
+from __future__ import annotations
+
+from rmaudit.errors import BadInput
+
+from .model import Recipe
+from .validation import ComponentSpec
+
+
+def check_metric_inputs(recipe: Recipe) -> None:
+    """Each metric's scope and needs against what the recipe provides, before anything runs."""
+    for metric in recipe.metrics:
+        problem = None
+        if metric.cls.scope in ("rm", "run") and not recipe.has_benchmark:
+            problem = "needs a benchmark ([prompts], [responses] and [oracle], or [benchmark])"
+        elif metric.cls.scope == "pairs" and recipe.pair_source is None:
+            problem = "needs preference pairs ([pairs.source])"
+        elif "shift" in metric.cls.needs and recipe.shift is None:
+            problem = "needs a shift sweep ([pairs.shift])"
+        elif (
+            recipe.label_budget is not None
+            and metric.cls.scope in ("rm", "run")
+            and not metric.cls.supports_label_budget
+        ):
+            problem = (
+                "needs every response labelled: it has no estimator for a label budget "
+                "(docs/budget.md lists those that do)"
+            )
+        if problem:
+            raise BadInput(
+                problem, file=recipe.path, field=f"{metric.field}.name", value=metric.cls.name
+            )
+        if recipe.shift is not None:
+            try:
+                metric.build().check_shift_levels(tuple(recipe.shift.levels))
+            except BadInput as error:
+                raise error.located(file=recipe.path, field=metric.field) from None
+
+
+def check_pool_size(recipe: Recipe, per_prompt: int) -> None:
+    """Ask every metric whether it can run on pools of ``per_prompt`` responses."""
+    for metric in recipe.metrics:
+        try:
+            metric.build().check_pool_size(per_prompt)
+        except BadInput as error:
+            located = error.located(file=recipe.path, field=metric.field)
+            raise BadInput(
+                located.problem,
+                file=located.file,
+                field=metric_entry(recipe, located.field),
+                value=located.value,
+            ) from None
+
+
+def metric_entry(recipe: Recipe, field: str) -> str:
+    """A metric's recipe field; a default metric is said to be one (the user wrote none)."""
+    if recipe.model.metrics is None:
+        return f"{field} (a default metric: the recipe lists no [[metrics]])"
+    return field
+
+
+def check_unique_labels(specs: tuple[ComponentSpec, ...], file: str, section: str) -> None:
+    seen: dict[str, str] = {}
+    for spec in specs:
+        if spec.label in seen:
+            raise BadInput(
+                f"label already used by {seen[spec.label]}; give each entry a distinct 'label'",
+                file=file,
+                field=f"{spec.field}.label",
+                value=spec.label,
+            )
+        seen[spec.label] = spec.field
