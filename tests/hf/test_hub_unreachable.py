@@ -1,19 +1,26 @@
 """A model id while the hub cannot be reached: a cached model loads from the cache at once, any
 other id is one line with the way out (exit code 2) when the model is first needed — not
-minutes of retries.  The stages before it keep their stored work, as after any failure.
+minutes of retries.  The stages before it keep their stored work, as after any failure.  And
+while it can: a model id or revision the hub does not have is one line too, before
+``rmaudit audit`` touches its DB.
 
-The hub is "unreachable" because HF_ENDPOINT names a local port nothing listens on; each run is
-a subprocess, since huggingface_hub reads its environment once, at import.
+The hub is "unreachable" because HF_ENDPOINT names a local port nothing listens on, and
+"reachable" because it names a local HTTP server that answers the hub's model-info API as the
+hub does (``X-Error-Code: RepoNotFound`` / ``RevisionNotFound``); each run is a subprocess,
+since huggingface_hub reads its environment once, at import.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
 import sqlite3
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -65,10 +72,12 @@ def audit(
     recipe.write_text(RECIPE.format(model=model))
     env = {key: value for key, value in os.environ.items() if not key.startswith("HF_")}
     env.update(
-        HF_ENDPOINT=f"http://127.0.0.1:{closed_port()}",
-        HF_HUB_CACHE=str(cache),
-        HF_HOME=str(tmp_path / "hf-home"),
-        **variables,
+        {
+            "HF_ENDPOINT": f"http://127.0.0.1:{closed_port()}",
+            "HF_HUB_CACHE": str(cache),
+            "HF_HOME": str(tmp_path / "hf-home"),
+            **variables,
+        }
     )
     command = command or ("run", str(recipe), "--db", str(tmp_path / "audit.db"))
     return subprocess.run(
@@ -78,6 +87,21 @@ def audit(
         text=True,
         timeout=120,
     )  # a hang (hub retries) fails the test instead of stalling it
+
+
+def audit_llmbar(tmp_path: Path, model: str, *options: str, **variables: str):
+    """``rmaudit audit MODEL --suite llmbar`` on a tiny LLMBar; (the result, its DB path)."""
+    write_llmbar(tmp_path / "data")
+    db = tmp_path / "audit.db"
+    result = audit(
+        tmp_path,
+        "",
+        tmp_path / "empty-cache",
+        *("audit", model, "--suite", "llmbar", "--data-dir", str(tmp_path / "data")),
+        *("--db", str(db), *options),
+        **variables,
+    )
+    return result, db
 
 
 def test_an_uncached_model_id_is_one_line_naming_it_and_the_way_out(tmp_path):
@@ -100,15 +124,8 @@ def test_an_uncached_model_id_offline_is_one_line_naming_it(tmp_path):
 @pytest.mark.parametrize("offline", ["", "1"])
 def test_audit_refuses_an_uncached_model_id_before_the_db_is_touched(tmp_path, offline):
     """The audit checks every MODEL before it opens the DB: nothing is written."""
-    write_llmbar(tmp_path / "data")
-    db = tmp_path / "audit.db"
-    result = audit(
-        tmp_path,
-        "",
-        tmp_path / "empty-cache",
-        *("audit", "someone/unknown-rm", "--suite", "llmbar"),
-        *("--data-dir", str(tmp_path / "data"), "--db", str(db)),
-        **({"HF_HUB_OFFLINE": offline} if offline else {}),
+    result, db = audit_llmbar(
+        tmp_path, "someone/unknown-rm", **({"HF_HUB_OFFLINE": offline} if offline else {})
     )
     assert result.returncode == 2, result.stderr
     (error,) = result.stderr.splitlines()
@@ -127,3 +144,68 @@ def test_a_cached_model_id_loads_from_the_cache_without_the_hub(tmp_path, tiny_m
     assert result.returncode == 0, result.stderr
     with sqlite3.connect(tmp_path / "audit.db") as conn:
         assert conn.execute("select count(*) from rm_scores").fetchone() == (6,)
+
+
+KNOWN_MODEL = "someone/real-rm"
+
+
+class FakeHub(BaseHTTPRequestHandler):
+    """The hub's model-info API for one model, ``KNOWN_MODEL`` at revision ``main``."""
+
+    def do_GET(self):  # noqa: N802 - the http.server hook
+        path = self.path.split("?")[0].removeprefix("/api/models/")
+        model, _, revision = path.partition("/revision/")
+        if model != KNOWN_MODEL:
+            self._answer(404, {"error": "Repository not found"}, "RepoNotFound")
+        elif revision not in ("", "main"):
+            self._answer(404, {"error": "Invalid rev id"}, "RevisionNotFound")
+        else:
+            self._answer(200, {"id": model, "sha": COMMIT, "siblings": []})
+
+    def _answer(self, status: int, body: dict, error_code: str | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        if error_code:
+            self.send_header("X-Error-Code", error_code)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def hub():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeHub)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_model_id_the_hub_does_not_have_is_refused_before_the_db(tmp_path, hub):
+    result, db = audit_llmbar(tmp_path, "someone/reall-rm", HF_ENDPOINT=hub)
+    assert result.returncode == 2, result.stderr
+    (error,) = result.stderr.splitlines()
+    assert error == (
+        "Error: MODEL: no such model on the Hugging Face hub (a private one needs HF_TOKEN "
+        "set) (got 'someone/reall-rm')"
+    )
+    assert not db.exists()
+
+
+def test_a_revision_the_hub_does_not_have_is_refused_before_the_db(tmp_path, hub):
+    result, db = audit_llmbar(tmp_path, KNOWN_MODEL, "--revision", "mian", HF_ENDPOINT=hub)
+    assert result.returncode == 2, result.stderr
+    (error,) = result.stderr.splitlines()
+    assert "no revision 'mian'" in error and KNOWN_MODEL in error
+    assert not db.exists()
+
+
+def test_a_model_the_hub_has_passes_the_check(tmp_path, hub):
+    """The fake hub serves no files, so loading fails later: but not as an unknown model."""
+    result, _ = audit_llmbar(tmp_path, KNOWN_MODEL, HF_ENDPOINT=hub)
+    assert result.returncode != 0
+    assert "no such model" not in result.stderr and "no revision" not in result.stderr

@@ -36,7 +36,8 @@ def hub_access(model: str, *, revision: str | None, field: str) -> dict[str, Any
     (or falls back to the cache), so the hub's host is probed once, for a few seconds: when it
     does not answer, or is turned off with ``HF_HUB_OFFLINE=1``, a model in the local cache
     loads from it alone (``local_files_only``), and any other model is ``BadInput`` with the
-    way out.  A local folder needs no probe."""
+    way out.  A hub that answers is asked whether the model (and revision) exists, so a typo
+    is one line before anything is stored.  A local folder needs no probe."""
     try:
         from huggingface_hub import constants, try_to_load_from_cache
     except ImportError:  # no hf extra: loading the model says which install is missing
@@ -45,6 +46,7 @@ def hub_access(model: str, *, revision: str | None, field: str) -> dict[str, Any
         return {}
     offline = constants.HF_HUB_OFFLINE
     if not offline and _hub_reachable(constants.ENDPOINT):
+        _check_on_hub(model, revision, field, constants.ENDPOINT)
         return {}
     if isinstance(try_to_load_from_cache(model, "config.json", revision=revision), str):
         return {"local_files_only": True}
@@ -61,3 +63,28 @@ def hub_access(model: str, *, revision: str | None, field: str) -> dict[str, Any
         field=field,
         value=model,
     )
+
+
+@functools.cache
+def _check_on_hub(model: str, revision: str | None, field: str, endpoint: str) -> None:
+    """``BadInput`` when the hub says there is no such model or revision.  A gated model exists
+    (loading it says what token it needs); any other answer is left to ``from_pretrained``."""
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
+
+    try:
+        HfApi(endpoint=endpoint).model_info(model, revision=revision, timeout=HUB_PROBE_SECONDS)
+    except RepositoryNotFoundError:
+        raise BadInput(
+            "no such model on the Hugging Face hub (a private one needs HF_TOKEN set)",
+            field=field,
+            value=model,
+        ) from None
+    except RevisionNotFoundError:
+        raise BadInput(
+            f"the Hugging Face hub has no revision {revision!r} of this model",
+            field=field,
+            value=model,
+        ) from None
+    except Exception:  # noqa: BLE001 - gated, rate-limited, timed out: from_pretrained says why
+        return
