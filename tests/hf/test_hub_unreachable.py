@@ -1,8 +1,7 @@
 """A model id while the hub cannot be reached: a cached model loads from the cache at once, any
-other id is one line with the way out (exit code 2) when the model is first needed — not
-minutes of retries.  The stages before it keep their stored work, as after any failure.  And
-while it can: a model id or revision the hub does not have is one line too, before
-``rmaudit audit`` touches its DB.
+other id is one line with the way out (exit code 2) in the plan before the run — not minutes of
+retries, and nothing stored.  And while it can: a model id or revision the hub does not have is
+one line too, before ``rmaudit run`` or ``rmaudit audit`` touches its DB.
 
 The hub is "unreachable" because HF_ENDPOINT names a local port nothing listens on, and
 "reachable" because it names a local HTTP server that answers the hub's model-info API as the
@@ -107,10 +106,11 @@ def audit_llmbar(tmp_path: Path, model: str, *options: str, **variables: str):
 def test_an_uncached_model_id_is_one_line_naming_it_and_the_way_out(tmp_path):
     result = audit(tmp_path, "someone/unknown-rm", tmp_path / "empty-cache")
     assert result.returncode == 2, result.stderr
-    error = result.stderr.splitlines()[-1]  # after the progress of the stages before the RM's
+    (error,) = result.stderr.splitlines()  # in the plan, before any stage ran
     assert error.startswith("Error: ") and "Traceback" not in result.stderr
     assert "reward_models[0].model" in error and "someone/unknown-rm" in error
     assert "cannot reach 127.0.0.1" in error and "HF_HUB_OFFLINE=1" in error
+    assert not (tmp_path / "audit.db").exists()
 
 
 def test_an_uncached_model_id_offline_is_one_line_naming_it(tmp_path):
@@ -194,6 +194,14 @@ def test_a_model_id_the_hub_does_not_have_is_refused_before_the_db(tmp_path, hub
         "set) (got 'someone/reall-rm')"
     )
     assert not db.exists()
+
+
+def test_a_recipes_model_id_the_hub_does_not_have_is_refused_before_the_db(tmp_path, hub):
+    result = audit(tmp_path, "someone/reall-rm", tmp_path / "empty-cache", HF_ENDPOINT=hub)
+    assert result.returncode == 2, result.stderr
+    (error,) = result.stderr.splitlines()
+    assert "reward_models[0].model" in error and "no such model on the Hugging Face hub" in error
+    assert not (tmp_path / "audit.db").exists()
 
 
 def test_a_revision_the_hub_does_not_have_is_refused_before_the_db(tmp_path, hub):

@@ -72,6 +72,11 @@ class Component:
         run loses less.  Asked only when the stage has work, so it may look at the device."""
         return None
 
+    def check_ready(self) -> None:
+        """Raise ``BadInput`` for what would fail once the component is used (a model id the
+        hub does not have), in the plan before a run writes anything.  Asked only when the
+        component's stage has work, and not by ``--dry-run``, which stays offline."""
+
     @cached_property
     def key(self) -> str:
         """Content key of this component: same identity, same key, across runs.  Computed

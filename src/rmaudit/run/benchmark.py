@@ -71,6 +71,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
     with ctx.timed("responses"):
         generation = responses.work(ctx, policy, chosen, k)
         ctx.counts.append(generation.count)
+        ctx.check_ready(recipe.policy, generation.count)
         if execute:
             responses.generate(ctx, policy, generation)
     if chosen is None:

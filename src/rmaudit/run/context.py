@@ -138,6 +138,15 @@ class RunContext:
     def located(self, error: BadInput, spec: ComponentSpec) -> BadInput:
         return locate(error, self.recipe, spec)
 
+    def check_ready(self, spec: ComponentSpec, count: StageCount) -> None:
+        """In the plan before a run, a component whose stage has work is asked whether it can
+        do it (:meth:`~rmaudit.components.Component.check_ready`), before anything is stored."""
+        if self.strict and count.stored < count.total:
+            try:
+                self.component(spec).check_ready()
+            except BadInput as error:
+                raise self.located(error, spec) from None
+
     @contextmanager
     def timed(self, stage: str) -> Iterator[None]:
         """Record the stage's wall time under ``timings[stage]`` (added to, if it ran before)."""

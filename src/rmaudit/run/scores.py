@@ -38,6 +38,7 @@ def stage(
             pending,
         )
         ctx.counts.append(work.count)
+        ctx.check_ready(spec, work.count)
         if execute:
             _score(ctx, spec, model, work)
 

@@ -1,7 +1,8 @@
 """Whether a model id can be reached, asked before minutes of hub retries would be spent.
 
 Only the standard library is imported at module level, huggingface_hub when a hub id is
-checked.  The check runs when a model is loaded, on first use: ``--dry-run`` stays offline.
+checked.  The check runs in the plan before a run (the components' ``check_ready``) and when a
+model is loaded; ``--dry-run`` stays offline.
 """
 
 from __future__ import annotations

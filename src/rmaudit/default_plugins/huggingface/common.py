@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
+from rmaudit.backends.hf.hub import hub_access
 from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
 from rmaudit.components.options import NEW_OPTION, OPERATIONAL, ModelLocation
 from rmaudit.errors import BadInput
@@ -159,6 +160,14 @@ class _HFComponent:
 
     def _load_models(self) -> None:
         raise NotImplementedError
+
+    def check_ready(self) -> None:
+        for model, revision, field in self._locations():
+            hub_access(model, revision=revision, field=field)
+
+    def _locations(self) -> list[tuple[str, str | None, str]]:
+        """(model, revision, option) of every checkpoint the component loads."""
+        return [(self.options.model, self.options.revision, "model")]
 
     def _chat_template(self, tokenizer, *, required: bool) -> tuple[bool, str | None, str]:
         """(whether a chat template applies, the template to pass to apply_chat_template —

@@ -39,6 +39,13 @@ class DPOImplicit(_HFRewardModel):
     name = "dpo-implicit"
     Options = DPOImplicitOptions
 
+    def _locations(self) -> list[tuple[str, str | None, str]]:
+        o = self.options
+        reference = (
+            [] if o.reference is None else [(o.reference, o.reference_revision, "reference")]
+        )
+        return super()._locations() + reference
+
     def _load_models(self) -> None:
         import transformers
 
