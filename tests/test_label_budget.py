@@ -184,6 +184,15 @@ def test_plan_reads_a_pilot_and_never_recommends_a_losing_design(rmaudit, write_
         if row.split("│")[2].strip() == "1"
     ]
     assert floor and 0 < int(floor.group(1).replace(",", "")) <= min(one_sample)
+    # how far one run's ± may land from its plan: a standard error's own relative SD
+    flat = planned.out.replace("\n", " ")
+    k = int(re.search(r"\[prompts.sampler\] k = (\d+)", flat).group(1))
+    scatter = re.search(
+        r"one from ([\d,]+) prompts by about ±([\d.]+)%.*from (\d+) by ±([\d.]+)%", flat
+    )
+    assert scatter and int(scatter.group(1).replace(",", "")) == k and int(scatter.group(3)) == K
+    assert float(scatter.group(2)) == pytest.approx(100 / np.sqrt(2 * (k - 1)), abs=0.05)
+    assert float(scatter.group(4)) == pytest.approx(100 / np.sqrt(2 * (K - 1)), abs=0.05)
 
 
 def test_plan_says_when_its_k_needs_more_embedding_dimensions(rmaudit, write_recipe, tmp_path):

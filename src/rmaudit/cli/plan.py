@@ -3,6 +3,8 @@ from a fully labelled pilot in the DB (docs/budget.md, "Planning")."""
 
 from __future__ import annotations
 
+import math
+
 import click
 from rich.table import Table
 
@@ -144,8 +146,20 @@ def _notes(planned: LabelPlan, recipe) -> list[str]:
             "judge's own noise is what is left."
         )
     lines.append(
+        "a standard error is itself uncertain: one from "
+        f"{best.prompts:,} prompts by about ±{_relative_sd(best.prompts):.1f}% (one SD), the "
+        f"pilot's from {planned.pilot_prompts:,} by ±{_relative_sd(planned.pilot_prompts):.1f}%, "
+        "so one run's ± can land that far from its plan; for a margin on every width, plan "
+        "with --width-ratio below 1."
+    )
+    lines.append(
         "the widths are planned from the pilot's variances (a prediction: benchmarks/budget.md "
         "checks it against simulation); a design needing more judge calls than full labelling "
         "is never recommended."
     )
     return lines
+
+
+def _relative_sd(prompts: int) -> float:
+    """The relative SD, in percent, of a standard error from ``prompts`` prompts: 1/√(2(k−1))."""
+    return 100 / math.sqrt(2 * max(prompts - 1, 1))
