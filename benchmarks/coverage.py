@@ -329,33 +329,68 @@ def reliability_dataset(args):
     return result.count, result.accuracy, low, high
 
 
+#: pairs of one prompt share a N(0, 1) part of their margin (the rest N(0, 1.5² − 1)), so the
+#: margins are N(0.8, 1.5²) as above, and the bins' truths the same, but not independent
+SHARED_SD, PAIRS_PER_PROMPT = 1.0, 9
+
+
+def clustered_reliability_dataset(args):
+    """The diagram's bins over prompts of 9 pairs: as if independent, and clustered by prompt."""
+    pairs, index = args
+    rng = np.random.default_rng([15, index])
+    prompts = np.arange(pairs) // PAIRS_PER_PROMPT
+    shared = rng.normal(0.0, SHARED_SD, prompts[-1] + 1)[prompts]
+    own = rng.normal(0.0, np.sqrt(MARGIN_SD**2 - SHARED_SD**2), pairs)
+    margin = MARGIN_MEAN + shared + own
+    found = {}
+    for name, clusters in (("as if independent", None), ("clustered by prompt", prompts)):
+        result = ece(margin, np.zeros(pairs), n_bins=BINS, clusters=clusters)
+        found[name] = (result.count, result.accuracy, *result.accuracy_interval())
+    return found
+
+
+def reliability_row(name: str, size: str, results: list, datasets: int) -> dict:
+    """Coverage of the bins' Wilson intervals of the truth P(correct | bin), over all filled
+    bins, and in the worst bin that a tenth of the data sets fill."""
+    hits, total, worst = 0, 0, 1.0
+    for m, truth in enumerate(bin_truths()):
+        held = [covers(low[m], high[m], truth) for count, _, low, high in results if count[m] > 0]
+        if len(held) >= datasets // 10:
+            worst = min(worst, float(np.mean(held)))
+        hits, total = hits + sum(held), total + len(held)
+    return {
+        "metric": name,
+        "interval": "Wilson 95%",
+        "truth": "exact P(correct | bin)",
+        "size": size,
+        "coverage": hits / total,
+        "width": float("nan"),
+        "bias": f"worst filled bin {worst:.3f}",
+    }
+
+
 def pairs_rows(sizes, datasets, jobs):
     rows = []
     for pairs, size_label in sizes:
         for p in (0.75, 0.95):
             values = np.array(run_all(pair_dataset, [(pairs, p, d) for d in range(datasets)], jobs))
             rows += accuracy_rows(f"pair accuracy (p = {p})", size_label, values, p)
-        truths = bin_truths()
         results = run_all(reliability_dataset, [(pairs, d) for d in range(datasets)], jobs)
-        hits, total, worst = 0, 0, 1.0
-        for m, truth in enumerate(truths):
-            held = [
-                covers(low[m], high[m], truth) for count, _, low, high in results if count[m] > 0
-            ]
-            if len(held) >= datasets // 10:  # bins that a tenth of the data sets fill
-                worst = min(worst, float(np.mean(held)))
-            hits, total = hits + sum(held), total + len(held)
         rows.append(
-            {
-                "metric": "reliability diagram, per-bin accuracy",
-                "interval": "Wilson 95%",
-                "truth": "exact P(correct | bin)",
-                "size": size_label,
-                "coverage": hits / total,
-                "width": float("nan"),
-                "bias": f"worst filled bin {worst:.3f}",
-            }
+            reliability_row("reliability diagram, per-bin accuracy", size_label, results, datasets)
         )
+        clustered = run_all(
+            clustered_reliability_dataset, [(pairs, d) for d in range(datasets)], jobs
+        )
+        for name in ("as if independent", "clustered by prompt"):
+            rows.append(
+                reliability_row(
+                    f"reliability diagram, 9 pairs a prompt, {name}",
+                    size_label,
+                    [r[name] for r in clustered],
+                    datasets,
+                )
+            )
     return rows
 
 

@@ -12,8 +12,8 @@ the reliability diagram, a bias-corrected bootstrap for regret correlations).  S
 asks for the design the fixture ran (``design = "shared"``), which makes it a new run id, and
 compares every stored row of the old run with the new one: equal, except the intervals, notes
 and labels of those metrics.  Pairs derived from a benchmark share their prompt, so since 0.3
-the pair accuracy's and the shift curves' standard errors are clustered by prompt: those may
-differ too, never the values.
+the standard errors of the pair accuracy, the reliability diagram and the shift curves are
+clustered by prompt: those may differ too, never the values.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ METRIC_TABLES = ("metric_results", "curves", "per_prompt_results", "run_reward_m
 NEW_INTERVALS = {"pair-accuracy", "calibration", "shift-curves", "regret-correlation"}
 DESCRIBING_AN_INTERVAL = {"ci_low", "ci_high", "params", "label"}
 #: metrics whose standard error is clustered by prompt when pairs share one (0.3)
-CLUSTERED = {"pair-accuracy", "shift-curves"}
+CLUSTERED = {"pair-accuracy", "calibration", "shift-curves"}
 
 
 def _rows(db: Path) -> dict[str, dict[str, dict[tuple, dict]]]:

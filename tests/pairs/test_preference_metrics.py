@@ -445,3 +445,26 @@ def test_one_prompt_leaves_the_clustered_stderr_undefined_and_the_interval_wide(
     z = stats.norm.ppf(0.975)  # Wilson's interval of 2/3 over a single independent unit
     centre, half = (2 / 3 + z * z / 2) / (1 + z * z), z / (1 + z * z) * math.sqrt(2 / 9 + z * z / 4)
     assert (result.ci_low, result.ci_high) == pytest.approx((centre - half, centre + half))
+
+
+def test_ece_bins_count_clustered_pairs_by_their_design_effect():
+    sm = pytest.importorskip("statsmodels.api")
+    rng = np.random.default_rng(6)
+    prompts = np.repeat(np.arange(60), 9)
+    margin = 0.8 + rng.normal(size=60)[prompts] + rng.normal(0, 1.1, prompts.size)
+    plain = ece(margin, np.zeros(prompts.size))
+    clustered = ece(margin, np.zeros(prompts.size), clusters=prompts.tolist())
+    assert plain.effective_count is None and clustered.value == plain.value
+    bins = np.clip(np.ceil(stats.logistic.cdf(np.abs(margin)) * 10) - 1, 0, 9).astype(int)
+    for b in np.flatnonzero(clustered.count > 1):
+        y = (margin[bins == b] > 0).astype(float)
+        groups = np.unique(prompts[bins == b], return_inverse=True)[1]
+        if y.std() == 0 or groups.max() == 0:
+            continue
+        fit = sm.OLS(y, np.ones(y.size)).fit(cov_type="cluster", cov_kwds={"groups": groups})
+        deff = max((fit.bse[0] / (y.std(ddof=1) / math.sqrt(y.size))) ** 2, 1.0)
+        assert clustered.effective_count[b] == pytest.approx(y.size / deff, rel=1e-9)
+    # one pair per prompt: the plain counts, and the plain Wilson intervals
+    single = ece(margin, np.zeros(prompts.size), clusters=list(range(prompts.size)))
+    assert np.allclose(single.effective_count, single.count)
+    assert np.allclose(single.accuracy_interval(), plain.accuracy_interval(), equal_nan=True)

@@ -246,11 +246,16 @@ class Calibration(PairMetric):
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
         result = ece(
-            inputs.chosen, inputs.rejected, n_bins=self.options.n_bins, ties=self.options.ties
+            inputs.chosen,
+            inputs.rejected,
+            n_bins=self.options.n_bins,
+            ties=self.options.ties,
+            clusters=inputs.clusters,
         )
         filled = result.count > 0
         acc, count = result.accuracy[filled], result.count[filled]
-        stderr = np.sqrt(acc * (1 - acc) / count)  # binomial, within each bin
+        effective = count if result.effective_count is None else result.effective_count[filled]
+        stderr = np.sqrt(acc * (1 - acc) / effective)  # binomial within each bin, or clustered
         low, high = (bound[filled] for bound in result.accuracy_interval())
         diagram = CurveValue(
             RELIABILITY_DIAGRAM,
@@ -261,7 +266,7 @@ class Calibration(PairMetric):
             stderr,
             low,
             high,
-            params={"pairs": count.tolist(), "interval": "Wilson"},
+            params={"pairs": count.tolist(), "interval": "Wilson", **_clustering(inputs)},
         )
         return MetricOutput(
             values=[

@@ -4,13 +4,14 @@ the Bradley-Terry ECE (Rethinking RM Evaluation, arXiv 2410.05584, App. 8.3)."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from rmaudit.metrics._validation import check_choice, check_integer
-from rmaudit.metrics.preference._inputs import ArrayLike, check_pair_scores
-from rmaudit.metrics.preference.accuracy import pair_credit, wilson_interval
+from rmaudit.metrics.preference._inputs import ArrayLike, check_labels, check_pair_scores
+from rmaudit.metrics.preference.accuracy import clustered_stderr, pair_credit, wilson_interval
 
 
 def confidence(chosen: ArrayLike, rejected: ArrayLike) -> np.ndarray:
@@ -34,7 +35,9 @@ class CalibrationResult:
 
     ``bin_edges`` has M + 1 entries on the binned quantity (confidence for :func:`ece`, the
     absolute reward margin for :func:`bt_ece`); per bin, ``count`` pairs, their
-    ``mean_confidence`` and their ``accuracy`` (NaN for an empty bin).
+    ``mean_confidence`` and their ``accuracy`` (NaN for an empty bin).  ``effective_count``:
+    with pairs clustered by prompt, each bin's count over its design effect (at most
+    ``count``; see :func:`~rmaudit.metrics.preference.accuracy.clustered_stderr`); else None.
     """
 
     value: float
@@ -42,19 +45,26 @@ class CalibrationResult:
     count: np.ndarray
     mean_confidence: np.ndarray
     accuracy: np.ndarray
+    effective_count: np.ndarray | None = None
 
     def accuracy_interval(self, ci: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-        """Wilson interval of each bin's accuracy (NaN for an empty bin): bins often hold a
-        handful of pairs with an accuracy near 0 or 1, where acc ± 1.96·stderr collapses to a
-        point and misses the truth (coverage in ``benchmarks/coverage.py``)."""
-        return wilson_interval(self.accuracy, self.count, ci)
+        """Wilson interval of each bin's accuracy (NaN for an empty bin), over the bin's
+        effective count when pairs are clustered: bins often hold a handful of pairs with an
+        accuracy near 0 or 1, where acc ± 1.96·stderr collapses to a point and misses the
+        truth (coverage in ``benchmarks/coverage.py``)."""
+        count = self.count if self.effective_count is None else self.effective_count
+        return wilson_interval(self.accuracy, count, ci)
 
 
 def _binned_calibration(
-    binned_on: np.ndarray, edges: np.ndarray, conf: np.ndarray, credit: np.ndarray
+    binned_on: np.ndarray,
+    edges: np.ndarray,
+    conf: np.ndarray,
+    credit: np.ndarray,
+    clusters: Sequence[Hashable] | None = None,
 ) -> CalibrationResult:
     """ECE over bins I_1 = [e_0, e_1], I_m = (e_{m-1}, e_m]: Σ_m |B_m|/n · |conf(B_m) −
-    acc(B_m)|."""
+    acc(B_m)|; with ``clusters``, each bin's effective count for its interval."""
     n_bins = edges.size - 1
     # side="left" puts a value equal to an inner edge e_m in the bin that ends at e_m.
     bins = np.searchsorted(edges[1:-1], binned_on, side="left")
@@ -65,11 +75,35 @@ def _binned_calibration(
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_conf = np.where(count > 0, conf_sum / count, np.nan)
         acc = np.where(count > 0, acc_sum / count, np.nan)
-    return CalibrationResult(value, edges, count, mean_conf, acc)
+    effective = None if clusters is None else _effective_counts(bins, credit, clusters, count)
+    return CalibrationResult(value, edges, count, mean_conf, acc, effective)
+
+
+def _effective_counts(
+    bins: np.ndarray, credit: np.ndarray, clusters: Sequence[Hashable], count: np.ndarray
+) -> np.ndarray:
+    """Each bin's count over its design effect: the clustered over the plain variance of its
+    accuracy, at least 1 (one prompt in the bin: a count of 1)."""
+    labels = check_labels(clusters, credit.size, "clusters")
+    effective = count.astype(float)
+    for b in np.flatnonzero(count > 1):
+        members = np.flatnonzero(bins == b)
+        clustered = clustered_stderr(credit[members], [labels[i] for i in members])
+        plain = clustered_stderr(credit[members], None)
+        if not np.isfinite(clustered):
+            effective[b] = 1.0
+        elif plain > 0:
+            effective[b] = count[b] / max((clustered / plain) ** 2, 1.0)
+    return effective
 
 
 def ece(
-    chosen: ArrayLike, rejected: ArrayLike, *, n_bins: int = 10, ties: str = "loss"
+    chosen: ArrayLike,
+    rejected: ArrayLike,
+    *,
+    n_bins: int = 10,
+    ties: str = "loss",
+    clusters: Sequence[Hashable] | None = None,
 ) -> CalibrationResult:
     """Expected calibration error with ``n_bins`` equal-width confidence bins (RMs Under
     Distribution Shift, arXiv 2311.14743, Sec. 3.1).
@@ -79,6 +113,8 @@ def ece(
     the fraction the RM got right (scored chosen above rejected; a tie earns the ``ties`` credit, 0
     by default as in RMs Under Distribution Shift's strict acc^rwd).  The paper uses M = 10.
     Confidence is at least 1/2, so for M = 10 the bins below (0.4, 0.5] stay empty.
+    ``clusters[i]`` (pair i's prompt): pairs of one prompt are not independent, so each bin's
+    interval counts them by its design effect (:class:`CalibrationResult`).
 
     >>> result = ece([2.0, 0.0, 1.0, 3.0], [0.0, 2.0, 1.0, 0.0])
     >>> round(result.value, 4), result.count.tolist()
@@ -87,7 +123,7 @@ def ece(
     n_bins = check_integer(n_bins, "n_bins", minimum=1)
     conf = confidence(chosen, rejected)
     credit = pair_credit(chosen, rejected, ties=ties)
-    return _binned_calibration(conf, np.linspace(0.0, 1.0, n_bins + 1), conf, credit)
+    return _binned_calibration(conf, np.linspace(0.0, 1.0, n_bins + 1), conf, credit, clusters)
 
 
 def bt_ece(
