@@ -115,9 +115,9 @@ class PairAccuracy(PairMetric):
                 ties=ties,
                 clusters=None if clusters is None else [clusters[i] for i in labelled],
             )
-            prompts: dict[str, set[str]] = {}
-            for i in labelled:
-                prompts.setdefault(inputs.subsets[i], set()).add(inputs.prompt_ids[i])
+            prompts: dict[str, set[str]] = {}  # each subset's, for a clustered ±
+            for i in labelled if clusters is not None else ():
+                prompts.setdefault(inputs.subsets[i], set()).add(clusters[i])
             values += [
                 _scalar(
                     f"accuracy[{subset}]",

@@ -86,7 +86,7 @@ def label_plan(
                 pilot, target, rm, "full", full, residuals, pilot.samples
             )
             widths[(target.name, rm)] = width_ratio * 2 * Z * np.sqrt((between + within) / k)
-    candidates = _pool(recipe, components)
+    candidates = distinct_prompts(components[recipe.source.field].load())
     pool = len(candidates)
     options = plan(
         pilot,
@@ -128,10 +128,6 @@ def _recipe_k(recipe: Recipe, pilot_prompts: int) -> int:
     sampler = recipe.model.prompts.sampler if recipe.model.prompts else None
     k = sampler.get("k") if isinstance(sampler, dict) else None
     return int(k) if isinstance(k, int) else pilot_prompts
-
-
-def _pool(recipe: Recipe, components: dict[str, Component]) -> list[Prompt]:
-    return distinct_prompts(components[recipe.source.field].load())
 
 
 def _embedding_dims(

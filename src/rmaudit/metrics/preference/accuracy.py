@@ -92,25 +92,29 @@ def clustered_stderr(values: np.ndarray, clusters: Sequence[Hashable] | None) ->
     return float(np.sqrt(count / (count - 1) * np.sum(sums**2)) / n)
 
 
+def effective_count(values: np.ndarray, clusters: Sequence[Hashable] | None) -> float:
+    """How many independent items ``values`` are worth: n without ``clusters``; with them, n
+    over the design effect deff = (:func:`clustered_stderr` / the plain one)², at least 1
+    (Kish 1965), or 1 when a single cluster holds them all."""
+    n = values.size
+    if clusters is None:
+        return float(n)
+    clustered = clustered_stderr(values, clusters)
+    if not np.isfinite(clustered):  # one prompt: one independent unit
+        return 1.0
+    plain = clustered_stderr(values, None)
+    return n / max((clustered / plain) ** 2, 1.0) if plain > 0 else float(n)
+
+
 def _mean_result(
     values: np.ndarray, *, ci: float, clusters: Sequence[Hashable] | None = None
 ) -> MetricResult:
     """Mean of per-pair credits with its standard error and Wilson interval (a tie's half
     credit counts as half a success).  With ``clusters`` the standard error is
-    :func:`clustered_stderr` and Wilson's interval takes the effective count n / deff, the
-    design effect deff = clustered / plain variance of the mean, at least 1 (Kish 1965), or
-    a count of 1 when all pairs share one prompt."""
-    n = values.size
+    :func:`clustered_stderr` and Wilson's interval takes the :func:`effective_count`."""
     value = float(values.mean())
     stderr = clustered_stderr(values, clusters)
-    effective = float(n)
-    if clusters is not None:
-        plain = clustered_stderr(values, None)
-        if not np.isfinite(stderr):  # one prompt: one independent unit
-            effective = 1.0
-        elif plain > 0:
-            effective = n / max((stderr / plain) ** 2, 1.0)
-    low, high = wilson_interval(value, effective, ci)
+    low, high = wilson_interval(value, effective_count(values, clusters), ci)
     # rounding must not leave an accuracy of exactly 0 or 1 a hair outside its interval
     return MetricResult(value, stderr, min(float(low), value), max(float(high), value), values)
 

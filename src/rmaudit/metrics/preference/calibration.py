@@ -11,7 +11,7 @@ import numpy as np
 
 from rmaudit.metrics._validation import check_choice, check_integer
 from rmaudit.metrics.preference._inputs import ArrayLike, check_labels, check_pair_scores
-from rmaudit.metrics.preference.accuracy import clustered_stderr, pair_credit, wilson_interval
+from rmaudit.metrics.preference.accuracy import effective_count, pair_credit, wilson_interval
 
 
 def confidence(chosen: ArrayLike, rejected: ArrayLike) -> np.ndarray:
@@ -82,18 +82,12 @@ def _binned_calibration(
 def _effective_counts(
     bins: np.ndarray, credit: np.ndarray, clusters: Sequence[Hashable], count: np.ndarray
 ) -> np.ndarray:
-    """Each bin's count over its design effect: the clustered over the plain variance of its
-    accuracy, at least 1 (one prompt in the bin: a count of 1)."""
+    """Each bin's :func:`~rmaudit.metrics.preference.accuracy.effective_count`."""
     labels = check_labels(clusters, credit.size, "clusters")
     effective = count.astype(float)
     for b in np.flatnonzero(count > 1):
         members = np.flatnonzero(bins == b)
-        clustered = clustered_stderr(credit[members], [labels[i] for i in members])
-        plain = clustered_stderr(credit[members], None)
-        if not np.isfinite(clustered):
-            effective[b] = 1.0
-        elif plain > 0:
-            effective[b] = count[b] / max((clustered / plain) ** 2, 1.0)
+        effective[b] = effective_count(credit[members], [labels[i] for i in members])
     return effective
 
 

@@ -54,15 +54,8 @@ def check_metric(
             f"{label}: its options need bigger pools than the check inputs "
             f"({error.one_line()}); pass inputs=sample_benchmark(per_prompt=...)"
         ) from None
-    base = _compute(metric, inputs, label)
     close = dict(rtol=rtol, atol=atol)
-    _same(
-        base,
-        _compute(metric, inputs, label),
-        label,
-        "determinism: computing twice on the same inputs",
-        **close,
-    )
+    base = _deterministic(metric, inputs, label, close)
 
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(inputs.prompt_ids))
@@ -102,13 +95,9 @@ def check_metric(
     _rejects_nan(metric, inputs, label)
 
 
-def _check_pair_metric(
-    metric: Metric, inputs: PairInputs, label: str, *, rtol: float, atol: float, seed: int
-) -> None:
-    """The pair-metric contract: deterministic, invariant to pair order, in bounds, NaN →
-    BadInput."""
+def _deterministic(metric: Metric, inputs, label: str, close: dict) -> MetricOutput:
+    """The metric's output on ``inputs``, checked to be the same when computed again."""
     base = _compute(metric, inputs, label)
-    close = dict(rtol=rtol, atol=atol)
     _same(
         base,
         _compute(metric, inputs, label),
@@ -116,6 +105,16 @@ def _check_pair_metric(
         "determinism: computing twice on the same inputs",
         **close,
     )
+    return base
+
+
+def _check_pair_metric(
+    metric: Metric, inputs: PairInputs, label: str, *, rtol: float, atol: float, seed: int
+) -> None:
+    """The pair-metric contract: deterministic, invariant to pair order, in bounds, NaN →
+    BadInput."""
+    close = dict(rtol=rtol, atol=atol)
+    base = _deterministic(metric, inputs, label, close)
     order = np.random.default_rng(seed).permutation(len(inputs.pair_ids))
     shuffled = PairInputs(
         tuple(inputs.pair_ids[i] for i in order),
