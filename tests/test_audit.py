@@ -20,7 +20,7 @@ from rmaudit.errors import BadInput
 from rmaudit.suites import SUITES
 from rmaudit.suites.build import to_toml
 from rmaudit.suites.data import locate
-from rmaudit.suites.models import model_tables
+from rmaudit.suites.model_arguments import model_tables
 
 LLMBAR_FOLDERS = (
     "Natural",

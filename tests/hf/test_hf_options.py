@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from rmaudit.backends.hf import budget  # noqa: E402
+from rmaudit.backends.hf import token_budget as budget  # noqa: E402
 from rmaudit.default_plugins.huggingface import DPOImplicit, HFCausalLM, HFClassifier  # noqa: E402
 from rmaudit.recipe.validation import validate_options  # noqa: E402
 

@@ -141,7 +141,7 @@ def audit(
     by side.  The model flags are the recipe options of the same names (docs/audit.md).
     """
     from rmaudit.suites.data import earlier_data_dirs, locate, missing
-    from rmaudit.suites.models import model_tables, parse_columns
+    from rmaudit.suites.model_arguments import model_tables, parse_columns
 
     out = console()
     if list_suites:
@@ -196,7 +196,7 @@ def _audit(
     from rmaudit.run import Runner, build_components
     from rmaudit.store import Store
     from rmaudit.suites.build import recipe_text, suite_recipe, suite_table
-    from rmaudit.suites.models import check_reachable
+    from rmaudit.suites.model_arguments import check_reachable
     from rmaudit.suites.results_file import dumps, results_json, write_results
     from rmaudit.suites.verdict import (
         baseline_labels,

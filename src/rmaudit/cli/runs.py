@@ -13,7 +13,7 @@ from rmaudit.display.literal import assemble, literal
 from rmaudit.results.run_index import RunRow, list_runs, open_for_reading, resolve_run
 
 from .console import console
-from .fit import LABEL_WIDTH, fitting
+from .table_fit import LABEL_WIDTH, fitting
 
 DEFAULT_DB = "rmaudit.db"
 

@@ -40,7 +40,7 @@ from rmaudit.results.summary import (
 )
 from rmaudit.store import Store
 
-from .fit import LABEL_WIDTH, Layout, fitting
+from .table_fit import LABEL_WIDTH, Layout, fitting
 
 #: the shift quantities the summary tabulates (all five are plotted by the TUI and the report)
 SHIFT_TABLES = ("accuracy", "ece", "auroc")

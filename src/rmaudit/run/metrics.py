@@ -57,7 +57,9 @@ def compute(
         order = {pid: list(oracle[pid]) for pid in prompt_ids}
         oracle_arrays = tuple(np.fromiter(oracle[pid].values(), float) for pid in prompt_ids)
     scores_by_rm: dict[str, tuple[np.ndarray, ...]] = {}
-    skipped = Skipped(ctx, prompt_ids, oracle_arrays) if benchmark is not None else None
+    on_defined = (
+        MetricsOnDefinedPrompts(ctx, prompt_ids, oracle_arrays) if benchmark is not None else None
+    )
     stored = {spec.label: ctx.store.items.scores(model.key) for spec, model in reward_models}
     if benchmark is not None:
         scores_by_rm = {
@@ -75,7 +77,7 @@ def compute(
             for metric_spec in by_scope["rm"]:
                 if label_design is not None and not metric_spec.cls.supports_label_budget:
                     continue  # said once below
-                output = skipped.compute(metric_spec, inputs, spec.label)
+                output = on_defined.compute(metric_spec, inputs, spec.label)
                 if output is not None:
                     outputs.append((model.key, metric_spec, output))
         if pair_set is not None:
@@ -101,10 +103,10 @@ def compute(
     if benchmark is not None:
         study = StudyInputs(prompt_ids, oracle_arrays, scores_by_rm)
         for metric_spec in by_scope["run"]:
-            output = skipped.compute(metric_spec, study, "all RMs")
+            output = on_defined.compute(metric_spec, study, "all RMs")
             if output is not None:
                 outputs.append((RUN_LEVEL, metric_spec, output))
-        skipped.record()
+        on_defined.record()
     ctx.progress.finish(STAGE)
     return prompt_ids, outputs
 
@@ -125,7 +127,7 @@ def skip_lines(metric_label: str, reasons: dict[int, str], total: int) -> list[s
     ]
 
 
-class Skipped:
+class MetricsOnDefinedPrompts:
     """Each benchmark metric computed on the prompts it is defined on; the others are counted
     once per metric (they depend on the oracle scores only, not on the RM)."""
 

@@ -20,7 +20,7 @@ from rmaudit.results.summary import Cell, load_summary
 from rmaudit.store import Store
 
 from . import Suite
-from .models import BASELINES
+from .model_arguments import BASELINES
 
 #: value ± this many standard errors of the difference decides above / below
 Z = 1.96

@@ -2,11 +2,11 @@
 the device, the checks of what it supports, and the engines that run it.
 
 Defaults differ by device.  On CUDA: batches cut by a token budget
-(:func:`rmaudit.backends.hf.budget.auto_token_budget`) with no row limit, widths padded to multiples
-of 64, sequences packed without padding where the attention implementation skips the work between
-them (flash-attention, flex-attention) and the model passes the packing check.  On CPU (and MPS):
-batches of 8 rows, no budget, no rounding, padded — the measured-best settings there
-(benchmarks/README.md).
+(:func:`rmaudit.backends.hf.token_budget.auto_token_budget`) with no row limit, widths padded
+to multiples of 64, sequences packed without padding where the attention implementation skips
+the work between them (flash-attention, flex-attention) and the model passes the packing check.
+On CPU (and MPS): batches of 8 rows, no budget, no rounding, padded — the measured-best
+settings there (benchmarks/README.md).
 
 Deterministic mode runs each input in a batch of its own, padded to a width set by its own
 length, with deterministic kernels: its score then depends on nothing else in the run, bit
@@ -25,9 +25,9 @@ import numpy as np
 import torch
 
 from rmaudit.backends.hf import scoring
-from rmaudit.backends.hf.budget import auto_token_budget
 from rmaudit.backends.hf.engine import Encode, Engine, Limits
 from rmaudit.backends.hf.inputs import Row
+from rmaudit.backends.hf.token_budget import auto_token_budget
 from rmaudit.errors import BadInput
 
 logger = logging.getLogger(__name__)
