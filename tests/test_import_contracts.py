@@ -1,7 +1,8 @@
 """The layering is enforced (pyproject.toml, [tool.importlinter]): the core's ordered sub-layers
-(errors < metrics | display < store < components < plugins < recipe < benchmark | backends < run
-< results < suites < default_plugins | testing < report | tui < cli), no import cycle inside any
-package, and no headless module imports textual, rich or click, even indirectly."""
+(errors < metrics | display < store < components < plugins < recipe < benchmark | backends <
+default_plugins | testing < run < results < suites < report | tui < cli), no import cycle inside
+any package, and no headless module imports textual, rich or click, even indirectly; the layers
+of docs/architecture.md are the contract's, line for line."""
 
 from __future__ import annotations
 
@@ -36,6 +37,14 @@ def test_the_import_contracts_are_kept():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout
+
+
+def test_the_documented_layers_are_the_contracts_line_for_line():
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = text.split("## Layers\n\n```\n", 1)[1].split("```", 1)[0]
+    documented = [line.split("  ", 1)[0].strip() for line in block.splitlines()]
+    layers = next(c for c in CONFIG["contracts"] if c["type"] == "layers")["layers"]
+    assert documented == layers
 
 
 def test_every_module_but_the_ui_is_held_headless():

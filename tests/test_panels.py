@@ -97,11 +97,10 @@ def test_a_factory_named_by_path_is_imported_when_the_panel_is_built():
     assert panel_views(context, [panel])[0].build(context) == ("built", None)
 
 
-def test_every_built_in_panel_names_a_factory_that_exists():
+def test_every_built_in_panel_has_a_view_in_the_tui():
     pytest.importorskip("textual")
-    import importlib
-
     from rmaudit.default_plugins import panels
+    from rmaudit.tui.panel_views import BUILT_IN_VIEWS
 
     built_in: list[Panel] = []
     panels.register_panels(register=built_in.append)
@@ -113,7 +112,27 @@ def test_every_built_in_panel_names_a_factory_that_exists():
         "reliability-diagram",
         "regret",
     }
-    for panel in built_in:
-        assert isinstance(panel.factory, str), panel.name  # no plugin module imports the TUI
-        module, _, name = panel.factory.partition(":")
-        assert callable(getattr(importlib.import_module(module), name)), panel.factory
+    # no plugin module names the TUI: a built-in panel leaves its view to it, by name
+    assert all(panel.factory is None for panel in built_in)
+    assert set(BUILT_IN_VIEWS) == {p.name for p in built_in}
+    assert all(callable(view) for view in BUILT_IN_VIEWS.values())
+
+
+def test_only_a_built_in_panel_may_leave_out_its_factory():
+    from rmaudit import hookimpl
+    from rmaudit.plugins import load_plugins, pm
+
+    class NoFactory:
+        @hookimpl
+        def register_panels(self, register):
+            register(Panel("no-factory", "No factory", None, curve_keys=("c",)))
+
+    load_plugins()
+    pm.register(NoFactory(), name="test-panel-without-factory")
+    try:
+        with pytest.raises(TypeError, match="'no-factory' has no factory"):
+            registered_panels()
+    finally:
+        pm.unregister(name="test-panel-without-factory")
+    with pytest.raises(LookupError, match="built in"):
+        Panel("no-factory", "No factory", None).build(None, None)

@@ -15,6 +15,7 @@ from rmaudit.display.literal import literal
 from rmaudit.results.run_index import open_for_reading
 
 from .console import console
+from .options import db_argument
 
 
 def _number(value: float, digits: int = 3) -> str:
@@ -27,7 +28,7 @@ def ablation() -> None:
 
 
 @ablation.command("normalizer")
-@click.argument("db_path", metavar="DB", type=click.Path(dir_okay=False))
+@db_argument(optional=False)
 @click.option("--run", "run_id", help="Run id or prefix (default: the latest run).")
 @click.option(
     "--eta", type=float, default=None, help="Quantile η (default: the run's RETA η, else 0.25)."

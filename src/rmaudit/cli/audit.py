@@ -8,30 +8,27 @@ stored score.  ``--print-recipe`` shows each suite's recipe as TOML, to keep and
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from rmaudit.errors import BadInput
-from rmaudit.suites import RESULTS_FILE, SUITES, get_suite
+from rmaudit.suites import RESULTS_FILE, SUITES, Suite, get_suite
+
+if TYPE_CHECKING:
+    from rmaudit.components import Component
+    from rmaudit.recipe import Recipe
+    from rmaudit.store import Store
+    from rmaudit.suites.data import Located
+    from rmaudit.suites.verdict import SuiteResult
 
 from .console import console
+from .options import db_option
 
 #: audits keep their own store, so the runs of ``rmaudit run`` and of audits do not mix
 AUDIT_DB = "rmaudit-audit.db"
-
-#: click option name → recipe option name, for the model flags
-_MODEL_FLAGS = (
-    "revision",
-    "dtype",
-    "max_length",
-    "fallback_chat_template",
-    "device",
-    "batch_size",
-    "max_batch_tokens",
-    "trust_remote_code",
-)
 
 
 @click.command()
@@ -48,13 +45,8 @@ _MODEL_FLAGS = (
     type=click.Path(file_okay=False),
     help="Local data mirror (the layout of rmaudit's shared data folder).",
 )
-@click.option(
-    "--db",
-    "db_path",
-    default=AUDIT_DB,
-    show_default=True,
-    type=click.Path(dir_okay=False),
-    help="SQLite file that stores everything (apart from rmaudit run's rmaudit.db).",
+@db_option(
+    "SQLite file that stores everything (apart from rmaudit run's rmaudit.db).", default=AUDIT_DB
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
 @click.option(
@@ -141,7 +133,7 @@ def audit(
     by side.  The model flags are the recipe options of the same names (docs/audit.md).
     """
     from rmaudit.suites.data import earlier_data_dirs, locate, missing
-    from rmaudit.suites.model_arguments import model_tables, parse_columns
+    from rmaudit.suites.model_arguments import HF_MODEL_OPTIONS, model_tables, parse_columns
 
     out = console()
     if list_suites:
@@ -170,85 +162,136 @@ def audit(
         raise BadInput(f"no suite's data was found; {missing(chosen[0], data_dir).problem}")
     tables = model_tables(
         list(models),
-        {k: model_options[k] for k in _MODEL_FLAGS},
+        {k: model_options[k] for k in HF_MODEL_OPTIONS},
         dpo_ref,
         match=match,
         columns=parse_columns(columns),
     )
     _audit(
-        found,
-        skipped,
-        tables,
-        db_path,
-        as_json,
-        report_dir,
-        sample,
-        dry_run,
-        print_recipe,
-        items_path,
-    )
-
-
-def _audit(
-    found, skipped, tables, db_path, as_json, report_dir, sample, dry_run, print_recipe, items_path
-) -> None:
-    from rmaudit.display.literal import literal
-    from rmaudit.run import Runner, build_components
-    from rmaudit.store import Store
-    from rmaudit.suites.build import recipe_text, suite_recipe, suite_table
-    from rmaudit.suites.model_arguments import check_reachable
-    from rmaudit.suites.results_file import dumps, results_json, write_results
-    from rmaudit.suites.verdict import (
-        baseline_labels,
-        index_markdown,
-        suite_result,
-        verdict_lines,
-    )
-
-    from .audit_output import closing_table
-    from .render import RichProgress, plan_table, work_line
-    from .summary import print_summary
-
-    out, err = console(), console(stderr=True)
-    planned = []
-    for suite, located in found:
-        table = suite_table(
-            suite, located, tables, sample=suite.sample if sample is None else (sample or None)
+        AuditRequest(
+            found=tuple(found),
+            skipped=tuple(skipped),
+            tables=tables,
+            db_path=db_path,
+            as_json=as_json,
+            report_dir=Path(report_dir) if report_dir else None,
+            sample=sample,
+            dry_run=dry_run,
+            print_recipe=print_recipe,
+            items_path=Path(items_path) if items_path else None,
         )
-        planned.append((suite, located, table, suite_recipe(suite, table)))
-    for suite in skipped:
+    )
+
+
+@dataclass(frozen=True)
+class AuditRequest:
+    """What ``rmaudit audit`` was asked to do, once its arguments are checked."""
+
+    found: tuple[tuple[Suite, Located], ...]  # the suites to run, each with its data
+    skipped: tuple[Suite, ...]  # the suites whose data was not found
+    tables: list[dict[str, Any]]  # the MODELs and the baselines as recipe tables
+    db_path: str
+    as_json: bool
+    report_dir: Path | None
+    sample: int | None  # pairs drawn from each file (0: all; None: the suite's)
+    dry_run: bool
+    print_recipe: bool
+    items_path: Path | None  # --write-items FILE
+
+
+@dataclass(frozen=True)
+class PlannedSuite:
+    """A suite ready to run: its data, its recipe tables and the validated recipe."""
+
+    suite: Suite
+    located: Located
+    table: dict[str, Any]
+    recipe: Recipe
+
+
+def _audit(request: AuditRequest) -> None:
+    from rmaudit.run import build_components
+    from rmaudit.suites.model_arguments import check_reachable
+
+    planned = _planned(request)
+    if request.print_recipe:
+        from rmaudit.suites.build import recipe_text
+
+        for entry in planned:
+            click.echo(recipe_text(entry.suite, entry.table))
+        return
+    # every model loads (bad options, a missing checkpoint) before the DB is touched
+    built = [(entry, build_components(entry.recipe)) for entry in planned]
+    if request.dry_run:
+        _print_plans(built, request.db_path)
+        return
+    if request.items_path is not None:
+        _write_items(built, request.db_path, request.items_path)
+        return
+    check_reachable(request.tables)
+    _run_suites(request, built)
+
+
+def _planned(request: AuditRequest) -> list[PlannedSuite]:
+    """Each found suite's recipe; a line on stderr for each suite skipped."""
+    from rmaudit.display.literal import literal
+    from rmaudit.suites.build import suite_recipe, suite_table
+
+    planned = []
+    for suite, located in request.found:
+        sample = suite.sample if request.sample is None else (request.sample or None)
+        table = suite_table(suite, located, request.tables, sample=sample)
+        planned.append(PlannedSuite(suite, located, table, suite_recipe(suite, table)))
+    err = console(stderr=True)
+    for suite in request.skipped:
         err.print(
             literal(
                 f"skipped suite {suite.name}: no data found "
                 f"(rmaudit audit --list-suites says where it comes from)"
             )
         )
-    if print_recipe:
-        for suite, _, table, _ in planned:
-            click.echo(recipe_text(suite, table))
-        return
-    # every model loads (bad options, a missing checkpoint) before the DB is touched
-    planned = [(*entry, build_components(entry[3])) for entry in planned]
-    if dry_run:
-        for suite, located, _, recipe, components in planned:
-            counts = Runner(recipe, Store.open_readonly(db_path), components=components).plan()
-            out.print(
-                plan_table(
-                    counts,
-                    f"plan for suite {suite.name} (data: {located.where}; "
-                    f"db: {db_path}); nothing was run",
-                )
+    return planned
+
+
+def _print_plans(built: list[tuple[PlannedSuite, dict[str, Component]]], db_path: str) -> None:
+    """--dry-run: each suite's plan (stored, to do) on the DB opened read-only."""
+    from rmaudit.run import Runner
+    from rmaudit.store import Store
+
+    from .render import plan_table
+
+    for entry, components in built:
+        counts = Runner(entry.recipe, Store.open_readonly(db_path), components=components).plan()
+        console().print(
+            plan_table(
+                counts,
+                f"plan for suite {entry.suite.name} (data: {entry.located.where}; "
+                f"db: {db_path}); nothing was run",
             )
-        return
-    if items_path:
-        _write_items(planned, db_path, Path(items_path))
-        return
-    check_reachable(tables)
-    baselines = baseline_labels(tables)
+        )
+
+
+def _run_suites(
+    request: AuditRequest, built: list[tuple[PlannedSuite, dict[str, Component]]]
+) -> None:
+    """Run every suite into one DB, then write and print the results, verdicts and reports."""
+    from rmaudit.display.literal import literal
+    from rmaudit.run import Runner
+    from rmaudit.store import Store
+    from rmaudit.suites.results_file import results_json
+    from rmaudit.suites.verdict import baseline_labels, suite_result
+
+    from .render import RichProgress, work_line
+    from .summary import print_summary
+
+    out, err = console(), console(stderr=True)
+    baselines = baseline_labels(request.tables)
     results, located_by_suite = [], {}
-    store = Store.open(db_path)
+    written: dict[str, Path] = {}
+    store = Store.open(request.db_path)
     try:
-        for suite, located, _, recipe, components in planned:
+        for entry, components in built:
+            suite, located = entry.suite, entry.located
             err.print(
                 literal(
                     f"suite {suite.name}: {suite.title} — data {located.version} ({located.where})"
@@ -256,27 +299,46 @@ def _audit(
                 style="bold",
             )
             with RichProgress(err) as progress:
-                result = Runner(recipe, store, progress, components).run()
+                result = Runner(entry.recipe, store, progress, components).run()
             err.print(literal(work_line(result.counts)))
             for note in result.notes:
                 err.print(literal(note))
-            if not as_json:
-                print_summary(out, store, result.run_id, db_path)
+            if not request.as_json:
+                print_summary(out, store, result.run_id, request.db_path)
             results.append(suite_result(store, suite, result.run_id, baselines))
             located_by_suite[suite.name] = located.version
-        if report_dir:
-            written = _reports(store, results, Path(report_dir))
-        payload = results_json(store, results, located_by_suite, db_path)
+        if request.report_dir is not None:
+            written = _reports(store, results, request.report_dir)
+        payload = results_json(store, results, located_by_suite, request.db_path)
     finally:
         store.close()
-    results_path = Path(report_dir or ".") / RESULTS_FILE
+    _print_results(request, results, payload, written)
+
+
+def _print_results(
+    request: AuditRequest,
+    results: list[SuiteResult],
+    payload: dict[str, Any],
+    written: dict[str, Path],
+) -> None:
+    """audit-results.json written; the closing table and verdicts (or the JSON) printed."""
+    from rmaudit.display.literal import literal
+    from rmaudit.suites.results_file import dumps, write_results
+    from rmaudit.suites.verdict import index_markdown, verdict_lines
+
+    from .audit_output import closing_table
+
+    out, err = console(), console(stderr=True)
+    db_path = request.db_path
+    results_path = (request.report_dir or Path(".")) / RESULTS_FILE
     write_results(results_path, payload)
-    if as_json:
+    if request.as_json:
         sys.stdout.write(dumps(payload))
     else:
         out.print(closing_table(results))
         for passes, line in verdict_lines(results):
-            out.print(literal(line), style={True: "bold green", False: "bold red"}.get(passes))
+            style = None if passes is None else ("bold green" if passes else "bold red")
+            out.print(literal(line), style=style)
         out.print(
             literal(
                 f"stored in {db_path}; rerun to reuse every stored score; browse: "
@@ -284,13 +346,13 @@ def _audit(
             )
         )
     err.print(literal(f"results: {results_path}"))
-    if report_dir:
-        index = Path(report_dir) / "report.md"
+    if request.report_dir is not None:
+        index = request.report_dir / "report.md"
         index.write_text(index_markdown(results, written, db_path), encoding="utf-8")
-        err.print(literal(f"report: {index} and {Path(report_dir) / 'report.html'}"))
+        err.print(literal(f"report: {index} and {request.report_dir / 'report.html'}"))
 
 
-def _reports(store, results, report_dir: Path) -> dict[str, Path]:
+def _reports(store: Store, results: list[SuiteResult], report_dir: Path) -> dict[str, Path]:
     """Each suite's folder (PNGs and report.md), then one report.html of every suite."""
     try:  # matplotlib is an optional extra
         from rmaudit.report import HTML_NAME, run_page, write_html, write_report
@@ -298,7 +360,8 @@ def _reports(store, results, report_dir: Path) -> dict[str, Path]:
         raise click.ClickException(
             f"--report needs the 'report' extra: pip install 'rmaudit[report]' ({error})"
         ) from None
-    written, pages = {}, []
+    written: dict[str, Path] = {}
+    pages = []
     for result in results:
         page = run_page(store, result.run_id, heading=f"suite {result.suite.name}")
         paths = write_report(store, page, report_dir / result.suite.name)
@@ -308,7 +371,9 @@ def _reports(store, results, report_dir: Path) -> dict[str, Path]:
     return written
 
 
-def _write_items(planned, db_path: str, path: Path) -> None:
+def _write_items(
+    built: list[tuple[PlannedSuite, dict[str, Component]]], db_path: str, path: Path
+) -> None:
     """--write-items: each suite's items made and stored (as a run makes them), then written."""
     from rmaudit.display.literal import literal
     from rmaudit.run import Runner
@@ -318,8 +383,8 @@ def _write_items(planned, db_path: str, path: Path) -> None:
     store = Store.open(db_path)
     try:
         suite_items = [
-            (suite.name, Runner(recipe, store, components=components).items_to_score())
-            for suite, _, _, recipe, components in planned
+            (entry.suite.name, Runner(entry.recipe, store, components=components).items_to_score())
+            for entry, components in built
         ]
     finally:
         store.close()

@@ -10,12 +10,12 @@ from rmaudit.benchmark.portable import export_benchmark
 from rmaudit.errors import BadInput
 from rmaudit.results.run_index import open_for_reading
 
+from .options import db_option
+
 
 @click.command()
 @click.argument("out", type=click.Path(dir_okay=False))
-@click.option(
-    "--db", "db_path", default="rmaudit.db", show_default=True, type=click.Path(dir_okay=False)
-)
+@db_option("SQLite file the benchmark is stored in.")
 @click.option(
     "--benchmark",
     "benchmark_id",

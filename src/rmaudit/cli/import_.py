@@ -14,12 +14,12 @@ from rmaudit.benchmark.portable import (
 )
 from rmaudit.store import Store
 
+from .options import db_option
+
 
 @click.command(name="import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
-@click.option(
-    "--db", "db_path", default="rmaudit.db", show_default=True, type=click.Path(dir_okay=False)
-)
+@db_option("SQLite file the benchmark is stored in.")
 def import_command(path: str, db_path: str) -> None:
     """Import a benchmark file written by `rmaudit export` (all or nothing)."""
     header, records = read_benchmark(Path(path))  # checked before the DB is touched

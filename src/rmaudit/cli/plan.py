@@ -17,18 +17,12 @@ from rmaudit.run import build_components
 from rmaudit.run.label_plan import LabelPlan, label_plan
 
 from .console import console
+from .options import db_option
 
 
 @click.command(name="plan")
 @click.argument("recipe_path", metavar="RECIPE", type=click.Path(dir_okay=False))
-@click.option(
-    "--db",
-    "db_path",
-    default="rmaudit.db",
-    show_default=True,
-    type=click.Path(dir_okay=False),
-    help="The DB holding the pilot: the recipe's benchmark fully labelled on some prompts.",
-)
+@db_option("The DB holding the pilot: the recipe's benchmark fully labelled on some prompts.")
 @click.option(
     "--width",
     type=click.FloatRange(min=0, min_open=True),

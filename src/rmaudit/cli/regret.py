@@ -25,6 +25,7 @@ from rmaudit.results.regret import load_studies, study_table
 from rmaudit.results.run_index import open_for_reading, resolve_run
 
 from .console import console
+from .options import db_argument
 
 
 def _cell(value: float | None, digits: int = 3) -> str:
@@ -32,7 +33,7 @@ def _cell(value: float | None, digits: int = 3) -> str:
 
 
 @click.command("regret")
-@click.argument("db_path", metavar="[DB]", default="rmaudit.db", type=click.Path(dir_okay=False))
+@db_argument()
 @click.option("--run", "run_id", help="Run id or prefix (default: the latest run).")
 @click.option(
     "--pairs",
@@ -119,7 +120,7 @@ def _pair_tables(params: dict) -> list[Table]:
 
 
 @click.command("correlate")
-@click.argument("db_path", metavar="DB", type=click.Path(dir_okay=False))
+@db_argument(optional=False)
 @click.option(
     "--downstream",
     "downstream",

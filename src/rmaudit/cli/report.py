@@ -8,9 +8,11 @@ import click
 from rmaudit.errors import BadInput
 from rmaudit.results.run_index import open_for_reading, resolve_run
 
+from .options import db_argument
+
 
 @click.command()
-@click.argument("db_path", metavar="[DB]", default="rmaudit.db", type=click.Path(dir_okay=False))
+@db_argument()
 @click.option("--run", "run_id", help="Run id or prefix (default: the latest run).")
 @click.option(
     "--out",

@@ -17,20 +17,14 @@ from rmaudit.store import Store
 from rmaudit.store.lock import WriterLock
 
 from .console import console
+from .options import db_option
 from .render import RichProgress, cost_table, plan_table, work_line
 from .summary import print_summary
 
 
 @click.command()
 @click.argument("recipe_path", metavar="RECIPE", type=click.Path(dir_okay=False))
-@click.option(
-    "--db",
-    "db_path",
-    default="rmaudit.db",
-    show_default=True,
-    type=click.Path(dir_okay=False),
-    help="SQLite file that stores everything.",
-)
+@db_option()
 @click.option(
     "--resume/--fresh",
     default=True,

@@ -13,19 +13,13 @@ from rmaudit.display.literal import assemble, literal
 from rmaudit.results.run_index import RunRow, list_runs, open_for_reading, resolve_run
 
 from .console import console
+from .options import DEFAULT_DB, db_option
 from .table_fit import LABEL_WIDTH, fitting
-
-DEFAULT_DB = "rmaudit.db"
 
 
 @click.command()
 @click.argument("targets", nargs=-1, metavar="[DB] [RUN_ID]")
-@click.option(
-    "--db",
-    "db_option",
-    type=click.Path(dir_okay=False),
-    help="The SQLite file, as DB (default: rmaudit.db).",
-)
+@db_option("The SQLite file, as DB (default: rmaudit.db).", default=None, name="db_option")
 @click.option(
     "--json",
     "as_json",

@@ -18,7 +18,6 @@ from rich.table import Table
 from rich.text import Text
 
 from rmaudit.components.vocabulary import (
-    REGRET_SUMMARY,
     RETA_CURVE,
     SHIFT_QUANTITIES,
     in_oracle_units,
@@ -72,14 +71,7 @@ def print_summary(
         )
     for label, rows in studies.items():
         study = study_table(label, rows)
-        mean_ndr = next(
-            (
-                f"; {r['label']} = {format_number(r['value'], 3)}"
-                for r in rows
-                if r["key"] == REGRET_SUMMARY
-            ),
-            "",
-        )
+        mean_ndr = f"; {study.summary}" if study.summary else ""
         _print(
             out,
             assemble(

@@ -7,9 +7,11 @@ import click
 
 from rmaudit.errors import BadInput
 
+from .options import db_argument
+
 
 @click.command()
-@click.argument("db_path", metavar="[DB]", default="rmaudit.db", type=click.Path(dir_okay=False))
+@db_argument()
 @click.option(
     "--run", "run_id", help="Open this run's leaderboard (id or prefix; default: the latest)."
 )

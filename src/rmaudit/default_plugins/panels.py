@@ -1,13 +1,14 @@
 """Every built-in TUI panel, registered through the same ``register_panels`` hook a plugin uses.
 
-Each factory is named by its path in ``rmaudit.tui.panel_views`` and imported only when the
-Curves screen shows the panel, so registering these panels (which every ``load_plugins()``
-does) imports no UI toolkit, and no plugin module imports the TUI.
+A built-in panel says what it shows and leaves its factory out: its view is the TUI's own
+(``rmaudit.tui.panel_views``, by the panel's name), so registering these panels (which every
+``load_plugins()`` does) imports no UI toolkit, and no plugin module names the TUI.
 """
 
 from __future__ import annotations
 
 from rmaudit import hookimpl
+from rmaudit.components.panels import Panel
 from rmaudit.components.vocabulary import (
     NDR_CURVE_PREFIX,
     REGRET_SUMMARY,
@@ -18,9 +19,6 @@ from rmaudit.components.vocabulary import (
     best_of_n_curve_key,
     shift_curve_key,
 )
-from rmaudit.results.panels import Panel
-
-VIEWS = "rmaudit.tui.panel_views"
 
 
 @hookimpl
@@ -29,7 +27,7 @@ def register_panels(register):
         Panel(
             "reta-curve",
             "RETA curve",
-            f"{VIEWS}:reta_curve",
+            None,
             curve_keys=(RETA_CURVE,),
             doc="RETA(η) against −log2 η with stderr bars, one line per RM",
         )
@@ -38,7 +36,7 @@ def register_panels(register):
         Panel(
             "best-of-n",
             "Best-of-n",
-            f"{VIEWS}:best_of_n",
+            None,
             curve_keys=(best_of_n_curve_key(1), best_of_n_curve_key(2)),
             doc="best-of-n and 2nd-best-of-n against n or KL; x toggles the axis",
         )
@@ -47,7 +45,7 @@ def register_panels(register):
         Panel(
             "curve",
             "Curve",
-            f"{VIEWS}:any_curve",
+            None,
             catch_all=True,
             doc="any other stored curve, value against its x",
         )
@@ -56,7 +54,7 @@ def register_panels(register):
         Panel(
             "shift",
             "Shift sweep",
-            f"{VIEWS}:shift_sweep",
+            None,
             curve_keys=tuple(
                 shift_curve_key(q, t) for q in SHIFT_QUANTITIES for t in SHIFT_TARGETS
             ),
@@ -68,7 +66,7 @@ def register_panels(register):
         Panel(
             "reliability-diagram",
             "Reliability diagram",
-            f"{VIEWS}:reliability_diagram",
+            None,
             curve_keys=(RELIABILITY_DIAGRAM,),
             doc="accuracy against mean confidence per confidence bin; the diagonal is "
             "perfect calibration",
@@ -78,7 +76,7 @@ def register_panels(register):
         Panel(
             "regret",
             "Regret",
-            f"{VIEWS}:regret",
+            None,
             metric_keys=(REGRET_SUMMARY,),
             curve_prefixes=(NDR_CURVE_PREFIX,),
             doc="Rethinking RM Evaluation's Table 1/4 with CIs, observed (accuracy, NDR) of each "

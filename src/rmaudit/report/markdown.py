@@ -12,7 +12,6 @@ import math
 import re
 
 from rmaudit.components.vocabulary import (
-    REGRET_SUMMARY,
     RETA_CURVE,
     SHIFT_QUANTITIES,
     SHIFT_TARGETS,
@@ -170,14 +169,7 @@ def across_rms(summary: RunSummary, store: Store) -> list[str]:
         lines += ["## Regret study", ""]
     for label, rows in studies.items():
         table = study_table(label, rows)
-        mean = next(
-            (
-                f" {md(r['label'])} = {format_number(r['value'], 3)}."
-                for r in rows
-                if r["key"] == REGRET_SUMMARY
-            ),
-            "",
-        )
+        mean = f" {md(table.summary)}." if table.summary else ""
         lines += [
             f"### {md(label)}: error metric vs policy regret (best-of-{table.n} NDR)",
             "",

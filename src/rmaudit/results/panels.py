@@ -1,20 +1,19 @@
-"""TUI panels contributed by plugins (the ``register_panels`` hook), without importing Textual.
+"""Which panels a run gets (the ``register_panels`` hook), without importing Textual.
 
-A metric plugin that stores curves or scalars can show them in ``rmaudit tui`` by
-registering a :class:`Panel`: which stored curve keys and scalar metric keys it shows, and a
-``factory`` that builds its widget.  Only the factory touches Textual, and the TUI calls it
-only when the panel is displayed, so the core and headless runs never import a UI toolkit.
-The built-in panels are registered the same way, all of them in
-``rmaudit.default_plugins.panels``, with factories named by path in ``rmaudit.tui.panel_views``;
-a new metric adds its view by registering a panel, not by editing the app.
+The contract, :class:`Panel`, lives with the other plugin contracts
+(:mod:`rmaudit.components.panels`) and is re-exported here, its documented import path.  This
+module reads what a run stored and offers the tabs: every registered panel that applies, then
+the catch-all panel once per curve no other panel claims.  A new metric adds its view by
+registering a panel, not by editing the app.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from rmaudit.components.panels import Panel, PanelFactory
 
 if TYPE_CHECKING:
     from rmaudit.results.summary import RunSummary
@@ -40,48 +39,6 @@ class PanelContext:
 
 
 @dataclass(frozen=True)
-class Panel:
-    """A view of some stored results in the TUI's Curves screen.
-
-    ``curve_keys`` and ``metric_keys`` name what it shows, and ``curve_prefixes`` claims every curve
-    whose key starts with one of them (a family of curves, e.g. one per proxy RM); it is offered for
-    a run when at least one of them was stored.  A panel with ``catch_all=True`` is instead offered
-    once per stored curve that no other panel claims (the generic curve view), and its factory finds
-    that curve's key in ``curve_key``.  ``factory(context, curve_key)`` returns a Textual widget and
-    is where the panel imports Textual; it may be given as a callable or as its path,
-    ``"package.module:function"``, imported when the panel is first shown.
-    """
-
-    name: str
-    title: str
-    factory: Callable[[PanelContext, str | None], Any] | str
-    curve_keys: tuple[str, ...] = ()
-    metric_keys: tuple[str, ...] = ()
-    catch_all: bool = False
-    doc: str = ""
-    curve_prefixes: tuple[str, ...] = ()
-
-    def claims(self, curve_key: str) -> bool:
-        """Whether this panel shows the stored curve ``curve_key``."""
-        return curve_key in self.curve_keys or any(
-            curve_key.startswith(p) for p in self.curve_prefixes
-        )
-
-    def applies(self, context: PanelContext) -> bool:
-        return bool(
-            any(self.claims(key) for key in context.curve_keys())
-            or set(self.metric_keys) & set(context.metric_keys())
-        )
-
-    def build(self, context: PanelContext, curve_key: str | None) -> Any:
-        factory = self.factory
-        if isinstance(factory, str):
-            module, _, name = factory.partition(":")
-            factory = getattr(importlib.import_module(module), name)
-        return factory(context, curve_key)
-
-
-@dataclass(frozen=True)
 class PanelView:
     """One tab of the Curves screen: a panel, and the curve it shows when it is a catch-all."""
 
@@ -100,7 +57,7 @@ class PanelView:
 
 def registered_panels() -> list[Panel]:
     """Every panel, built-ins first, in registration order; names must be unique."""
-    from rmaudit.plugins import load_plugins, pm
+    from rmaudit.plugins import DEFAULT_PLUGINS, load_plugins, pm
 
     load_plugins()
     panels: list[Panel] = []
@@ -115,8 +72,19 @@ def registered_panels() -> list[Panel]:
         panels.append(panel)
 
     for impl in pm.hook.register_panels.get_hookimpls():  # registration order: built-ins first
-        impl.function(register=register)
+        impl.function(register=_checked(register, built_in=impl.plugin_name in DEFAULT_PLUGINS))
     return panels
+
+
+def _checked(register: Callable[[Panel], None], built_in: bool) -> Callable[[Panel], None]:
+    """``register`` for one plugin: only a built-in panel may leave its view to the TUI."""
+
+    def checked(panel: Panel) -> None:
+        if isinstance(panel, Panel) and panel.factory is None and not built_in:
+            raise TypeError(f"panel {panel.name!r} has no factory (only built-in panels may)")
+        register(panel)
+
+    return checked
 
 
 def panel_views(context: PanelContext, panels: list[Panel] | None = None) -> list[PanelView]:
@@ -132,3 +100,13 @@ def panel_views(context: PanelContext, panels: list[Panel] | None = None) -> lis
             if not any(view.panel.claims(key) for view in views)
         ]
     return views
+
+
+__all__ = [
+    "Panel",
+    "PanelContext",
+    "PanelFactory",
+    "PanelView",
+    "panel_views",
+    "registered_panels",
+]

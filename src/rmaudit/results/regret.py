@@ -11,13 +11,13 @@ NDR against n.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from rmaudit.components import RUN_LEVEL
 from rmaudit.components.vocabulary import REGRET_SUMMARY
+from rmaudit.display.formatting import format_number
 from rmaudit.metrics.regret import CORRELATIONS, DESIGNS, ERROR_METRICS, goodhart_from_accuracy
 from rmaudit.metrics.regret.measured import bias_note
 
@@ -33,10 +33,6 @@ def load_studies(store, run_id: str) -> dict[str, list[dict]]:
         if "error_metric" in params or row["key"] == REGRET_SUMMARY:
             studies.setdefault(row["metric"], []).append({**row, "params": params})
     return studies
-
-
-def _number(value: float | None, digits: int) -> str:
-    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
 
 
 @dataclass(frozen=True)
@@ -56,6 +52,8 @@ class StudyTable:
     screened: dict[str, float | None] = field(default_factory=dict)  # gold → its reliability
     skipped: dict[str, int] = field(default_factory=dict)  # gold → prompts it ranks nothing on
     proxies: int = 0  # proxies per gold (0: not stored)
+    #: the study's one-number summary as the CLI and report.md show it ("mean NDR = 0.412")
+    summary: str | None = None
 
     @property
     def caption(self) -> str:
@@ -70,7 +68,9 @@ class StudyTable:
             f"design {self.design}: {DESIGNS.get(self.design, self.design)}",
         ]
         if self.screened:
-            golds = ", ".join(f"{gold} ({_number(r, 2)})" for gold, r in self.screened.items())
+            golds = ", ".join(
+                f"{gold} ({format_number(r, 2)})" for gold, r in self.screened.items()
+            )
             lines.append(
                 f"left out of the means, their proxies' NDRs differing by less than "
                 f"their noise (reliability): {golds}"
@@ -109,7 +109,8 @@ def study_table(label: str, rows: list[dict]) -> StudyTable:
         for r in rows
         if "error_metric" in r["params"]
     }
-    summary = next((r["params"] for r in rows if r["key"] == REGRET_SUMMARY), {})
+    summary_row = next((r for r in rows if r["key"] == REGRET_SUMMARY), None)
+    summary = summary_row["params"] if summary_row is not None else {}
     metrics = list(dict.fromkeys(metric for _, metric in cells))
     first = next(iter(cells.values()))["params"]
     headers = ["error metric", *(f"{s} corr." if s != "MRR" else s for s in CORRELATIONS.values())]
@@ -121,8 +122,8 @@ def study_table(label: str, rows: list[dict]) -> StudyTable:
             row.append(
                 "—"
                 if cell is None
-                else f"{_number(cell['value'], 3)} [{_number(cell['ci_low'], 2)}, "
-                f"{_number(cell['ci_high'], 2)}]"
+                else f"{format_number(cell['value'], 3)} [{format_number(cell['ci_low'], 2)}, "
+                f"{format_number(cell['ci_high'], 2)}]"
                 + ("≈" if cell["params"].get("approximate") else "")
             )
         table.append(row)
@@ -138,6 +139,9 @@ def study_table(label: str, rows: list[dict]) -> StudyTable:
         screened={g: summary.get("reliability", {}).get(g) for g in summary.get("screened", [])},
         skipped=summary.get("skipped_prompts", {}),
         proxies=_proxies(summary),
+        summary=None
+        if summary_row is None
+        else f"{summary_row['label']} = {format_number(summary_row['value'], 3)}",
     )
 
 

@@ -12,6 +12,7 @@ from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 from rmaudit.display.formatting import visible
 from rmaudit.display.literal import literal
 from rmaudit.results.panels import PanelContext, panel_views
+from rmaudit.tui.panel_views import build_view
 
 
 class CurvesScreen(Screen):
@@ -42,7 +43,7 @@ class CurvesScreen(Screen):
             for index, view in enumerate(self.views):
                 # a Content is never markup (a tab title is neither str nor Text here)
                 with TabPane(Content(visible(view.title)), id=f"panel-{index}"):
-                    yield view.build(self.context)
+                    yield build_view(view, self.context)
         yield Footer()
 
     @property
