@@ -124,6 +124,17 @@ def test_report_has_the_regret_table_and_a_fig8_png(rmaudit, regret_db, tmp_path
     row = next(x for x in markdown.splitlines() if x.startswith("| accuracy |"))
     assert row.split(" | ")[3] == f"{value:.3f} [{low:.2f}, {high:.2f}]≈"  # Spearman: approximate
     assert markdown.count("Point estimates are biased, mostly low, at few prompts") == 2
+    # the study's mean NDR, as stored, closes its caption here and in `rmaudit runs RUN_ID`
+    conn = sqlite3.connect(regret_db)
+    label, mean_ndr, run_id = conn.execute(
+        "select label, value, run_id from metric_results where "
+        "metric = 'regret (N×N)' and key = 'ndr/mean'"
+    ).fetchone()
+    conn.close()
+    line = f"{label} = {mean_ndr:.3f}"
+    assert f". {line}." in markdown
+    shown = rmaudit("runs", str(regret_db), run_id)
+    assert f"; {line}" in " ".join(shown.out.split())  # wrapped to the terminal's width
     assert f"![{GOODHART_FIGURE.removesuffix('.png')}]({GOODHART_FIGURE})" in markdown
 
 
