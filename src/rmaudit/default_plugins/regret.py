@@ -39,6 +39,7 @@ from rmaudit.metrics.regret import (
     DESIGNS,
     ERROR_METRICS,
     MIN_RELIABILITY,
+    RegretStudy,
     ndr_curve,
     regret_correlation,
 )
@@ -151,11 +152,17 @@ class RegretCorrelation(Metric):
             bootstrap=o.bootstrap,
             seed=o.seed,
         )
-        same_as_accuracy = study.kendall_equals_accuracy
+        values = [*self._correlation_values(study, len(order)), self._summary_value(study)]
+        curves = _ndr_curves(study, o.bootstrap, o.seed) if o.curves else []
+        return MetricOutput(values=values, curves=curves)
+
+    def _correlation_values(self, study: RegretStudy, prompts: int) -> list[MetricValue]:
+        """Table 1 / Table 4's cells: each error metric's correlation statistics with NDR."""
+        o = self.options
         values = []
         for metric in study.metrics:
             row_label = ERROR_METRICS[metric]
-            if metric == "kendall" and same_as_accuracy:
+            if metric == "kendall" and study.kendall_equals_accuracy:
                 row_label += " (= 2·accuracy − 1: no ties)"
             for statistic, statistic_label in CORRELATIONS.items():
                 cell = study.correlation[(statistic, metric)]
@@ -174,37 +181,37 @@ class RegretCorrelation(Metric):
                             "gold": o.gold,
                             "design": study.design,
                             "approximate": interval_caveat(
-                                o.gold, metric, statistic, study.design, len(order)
+                                o.gold, metric, statistic, study.design, prompts
                             ),
                             "averaged": list(study.averaged),
                             "per_gold": cell.per_gold,
                         },
                     )
                 )
-        values.append(
-            MetricValue(
-                key=REGRET_SUMMARY,
-                label=f"mean NDR, best-of-{study.n} ({study.design})",
-                value=float(np.nanmean(study.ndr)),
-                params={
-                    "n": study.n,
-                    "gold": o.gold,
-                    "design": study.design,
-                    "kendall_equals_accuracy": same_as_accuracy,
-                    "reliability": {
-                        g: r if math.isfinite(r) else None for g, r in study.reliability.items()
-                    },
-                    "screened": list(study.screened),
-                    "skipped_prompts": study.skipped,
-                    "rms": list(study.rms),
-                    "golds": list(study.golds),
-                    "ndr": _matrix(study.ndr),
-                    "error": {m: _matrix(e) for m, e in study.error.items()},
+        return values
+
+    def _summary_value(self, study: RegretStudy) -> MetricValue:
+        """The study's mean NDR, with what the views need to redraw it (its matrices, golds)."""
+        return MetricValue(
+            key=REGRET_SUMMARY,
+            label=f"mean NDR, best-of-{study.n} ({study.design})",
+            value=float(np.nanmean(study.ndr)),
+            params={
+                "n": study.n,
+                "gold": self.options.gold,
+                "design": study.design,
+                "kendall_equals_accuracy": study.kendall_equals_accuracy,
+                "reliability": {
+                    g: r if math.isfinite(r) else None for g, r in study.reliability.items()
                 },
-            )
+                "screened": list(study.screened),
+                "skipped_prompts": study.skipped,
+                "rms": list(study.rms),
+                "golds": list(study.golds),
+                "ndr": _matrix(study.ndr),
+                "error": {m: _matrix(e) for m, e in study.error.items()},
+            },
         )
-        curves = _ndr_curves(study, o.bootstrap, o.seed) if o.curves else []
-        return MetricOutput(values=values, curves=curves)
 
 
 def _curve_ns(n: int) -> list[int]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from rmaudit.errors import BadInput, MetricInputError
@@ -85,9 +86,9 @@ class NormalizerAblation:
     simulated: bool
 
 
-def correlate(x: Sequence[float], y: Sequence[float]) -> dict[str, Correlation]:
+def correlate(x_values: ArrayLike, y_values: ArrayLike) -> dict[str, Correlation]:
     """Spearman and Pearson correlation of x with y (NaN when either is constant)."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
+    x, y = np.asarray(x_values, float), np.asarray(y_values, float)
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return {name: Correlation(math.nan, math.nan) for name in CORRELATIONS}
     spearman = stats.spearmanr(x, y)
@@ -148,6 +149,45 @@ def normalizer_ablation(
             field="run",
             value=run_id,
         )
+    labelled = _labelled_prompts(store, rows)
+    stored = store.read.reward_models(run_id)
+    labels = [label for label, _ in stored]
+    wanted = list(reward_models) if reward_models else labels
+    unknown = [label for label in wanted if label not in labels]
+    if unknown:
+        raise BadInput(
+            f"no such reward model in the run (it has {', '.join(labels)})",
+            field="--rm",
+            value=unknown[0],
+        )
+    results = tuple(
+        _rm_ablation(store, run_id, label, rm_key, labelled, eta)
+        for label, rm_key in stored
+        if label in wanted
+    )
+    return NormalizerAblation(
+        run_id,
+        float(eta),
+        labelled.prompt_ids,
+        labelled.perplexity,
+        results,
+        bool(run["simulated"]),
+    )
+
+
+@dataclass(frozen=True)
+class _LabelledPrompts:
+    """The benchmark's prompts as the ablation reads them: each prompt's responses (ids), their
+    oracle scores and the prompt's mean perplexity."""
+
+    prompt_ids: tuple[str, ...]
+    responses: dict[str, list[str]]
+    oracle: list[np.ndarray]
+    perplexity: np.ndarray
+
+
+def _labelled_prompts(store: Store, rows: Sequence[tuple]) -> _LabelledPrompts:
+    """The labelled responses grouped by prompt; a response without a perplexity is BadInput."""
     responses: dict[str, list[str]] = {}
     oracle: dict[str, list[float]] = {}
     perplexities: dict[str, list[float]] = {}
@@ -166,48 +206,41 @@ def normalizer_ablation(
         oracle.setdefault(pid, []).append(score)
         perplexities.setdefault(pid, []).append(ppl)
     prompt_ids = tuple(responses)
-    oracle_arrays = [np.array(oracle[pid], float) for pid in prompt_ids]
-    perplexity = np.array([np.mean(perplexities[pid]) for pid in prompt_ids])
-
-    stored = store.read.reward_models(run_id)
-    labels = [label for label, _ in stored]
-    wanted = list(reward_models) if reward_models else labels
-    unknown = [label for label in wanted if label not in labels]
-    if unknown:
-        raise BadInput(
-            f"no such reward model in the run (it has {', '.join(labels)})",
-            field="--rm",
-            value=unknown[0],
-        )
-    results = []
-    for label, rm_key in stored:
-        if label not in wanted:
-            continue
-        scores = store.items.scores(rm_key)
-        missing = next(
-            (rid for pid in prompt_ids for rid in responses[pid] if rid not in scores), None
-        )
-        if missing is not None:
-            raise BadInput(
-                f"{label} has not scored every response (was the run finished?)",
-                field="run",
-                value=run_id,
-            )
-        score_arrays = [
-            np.array([scores[rid] for rid in responses[pid]], float) for pid in prompt_ids
-        ]
-        try:
-            normalized, raw = reta_with_and_without_normalizer(oracle_arrays, score_arrays, eta)
-        except MetricInputError as error:
-            raise BadInput(
-                f"cannot compute RETA for {label}: {error}", field="eta", value=eta
-            ) from None
-        correlations = {
-            (flag, name): value
-            for flag, per_prompt in ((True, normalized), (False, raw))
-            for name, value in correlate(per_prompt, perplexity).items()
-        }
-        results.append(RMAblation(label, rm_key, normalized, raw, correlations))
-    return NormalizerAblation(
-        run_id, float(eta), prompt_ids, perplexity, tuple(results), bool(run["simulated"])
+    return _LabelledPrompts(
+        prompt_ids,
+        responses,
+        [np.array(oracle[pid], float) for pid in prompt_ids],
+        np.array([np.mean(perplexities[pid]) for pid in prompt_ids]),
     )
+
+
+def _rm_ablation(
+    store: Store, run_id: str, label: str, rm_key: str, labelled: _LabelledPrompts, eta: float
+) -> RMAblation:
+    """One RM's RETA(η) per prompt with and without the normalizer, correlated with perplexity."""
+    scores = store.items.scores(rm_key)
+    responses = labelled.responses
+    missing = next(
+        (rid for pid in labelled.prompt_ids for rid in responses[pid] if rid not in scores), None
+    )
+    if missing is not None:
+        raise BadInput(
+            f"{label} has not scored every response (was the run finished?)",
+            field="run",
+            value=run_id,
+        )
+    score_arrays = [
+        np.array([scores[rid] for rid in responses[pid]], float) for pid in labelled.prompt_ids
+    ]
+    try:
+        normalized, raw = reta_with_and_without_normalizer(labelled.oracle, score_arrays, eta)
+    except MetricInputError as error:
+        raise BadInput(
+            f"cannot compute RETA for {label}: {error}", field="eta", value=eta
+        ) from None
+    correlations = {
+        (flag, name): value
+        for flag, per_prompt in ((True, normalized), (False, raw))
+        for name, value in correlate(per_prompt, labelled.perplexity).items()
+    }
+    return RMAblation(label, rm_key, normalized, raw, correlations)

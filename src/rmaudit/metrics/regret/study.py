@@ -1,5 +1,38 @@
 """The N×N regret-correlation study ("Rethinking Reward Model Evaluation", Sec. 2 Fig. 2b,
-Table 1 and Table 4): each error metric correlated with best-of-n regret across proxies."""
+Table 1 and Table 4): each error metric correlated with best-of-n regret across proxies.
+
+**Designs** (:data:`DESIGNS`) decide what the error metrics are measured on.  The seed scores
+its RMs on a separate test set; measured on the very responses the regret is measured on, a
+metric such as Bo5 is nearly the regret itself and wins by construction.
+``"held-out-responses"`` (the default) splits each prompt's responses into two halves,
+pseudo-randomly by a keyed hash of their scores (the same split every run, whatever ``seed`` and
+however the responses are listed): error metrics on one, NDR on the other.
+``"held-out-prompts"`` splits the prompts instead (a test set of other prompts, as the seed's).
+``"shared"`` uses the same pools for both (Table 2's starred row in Rethinking RM Evaluation: a
+test set sampled from the policy being optimised).
+
+**Uncertainty.** Prompts are the independent unit — every RM scores the same responses of a
+prompt, so its responses and the RMs' scores of them are dependent, while prompts are
+drawn independently — and the proxies are fixed RMs, not a sample.  ``bootstrap``
+replicates redraw the prompts with replacement (seeded; under ``"held-out-prompts"``
+within each half); each replicate recomputes every metric, NDR and correlation (the ECE
+keeps the full sample's margin bins).  A correlation of estimated metrics with estimated
+regrets is attenuated by their noise and the replicates are attenuated once more, so the
+percentile interval sits off the truth by twice the bias (on ``recipes/regret.toml`` it
+even left out its own estimate).  The interval is the bias-corrected percentile interval
+(:func:`~rmaudit.metrics.regret._resampling.bias_corrected_interval`), which always holds
+the point estimate.
+
+**Screened golds.** A gold whose proxies' NDRs differ by less than their sampling noise ranks
+nothing: its correlations are noise, biased towards 0 by far more than any interval can see (a
+gold that is itself a very noisy RM, at a few hundred prompts).  Its *reliability* — the share
+of the variance of its proxies' NDRs that is not sampling noise, 1 − tr(H V H)/(K − 1) /
+s², with V the bootstrap covariance of the K proxies' NDRs, H the centring matrix and s²
+their variance — is reported in ``reliability``; golds below ``min_reliability`` are left
+out of the means (``averaged`` holds the others; all are kept when none passes).  With
+``min_reliability=0`` every gold is averaged, as in the seed.  Measured coverage of the
+intervals, per cell: ``benchmarks/coverage.py`` and :mod:`.measured`.
+"""
 
 from __future__ import annotations
 
@@ -162,37 +195,10 @@ def regret_correlation(
     regret".  NDR is higher-is-better, so correlating with it is correlating with −regret, the
     sign the seed reports.
 
-    ``design`` (:data:`DESIGNS`) decides what the error metrics are measured on.  The seed scores
-    its RMs on a separate test set; measured on the very responses the regret is measured on, a
-    metric such as Bo5 is nearly the regret itself and wins by construction.
-    ``"held-out-responses"`` (the default) splits each prompt's responses into two halves,
-    pseudo-randomly by a keyed hash of their scores (the same split every run, whatever ``seed`` and
-    however the responses are listed): error metrics on one, NDR on the other.
-    ``"held-out-prompts"`` splits the prompts instead (a test set of other prompts, as the seed's).
-    ``"shared"`` uses the same pools for both (Table 2's starred row in Rethinking RM Evaluation: a
-    test set sampled from the policy being optimised).
-
-    Uncertainty: prompts are the independent unit — every RM scores the same responses of a
-    prompt, so its responses and the RMs' scores of them are dependent, while prompts are
-    drawn independently — and the proxies are fixed RMs, not a sample.  ``bootstrap``
-    replicates redraw the prompts with replacement (seeded; under ``"held-out-prompts"``
-    within each half); each replicate recomputes every metric, NDR and correlation (the ECE
-    keeps the full sample's margin bins).  A correlation of estimated metrics with estimated
-    regrets is attenuated by their noise and the replicates are attenuated once more, so the
-    percentile interval sits off the truth by twice the bias (on ``recipes/regret.toml`` it
-    even left out its own estimate).  The interval is the bias-corrected percentile interval
-    (:func:`~rmaudit.metrics.regret._resampling.bias_corrected_interval`), which always holds
-    the point estimate.
-
-    A gold whose proxies' NDRs differ by less than their sampling noise ranks nothing: its
-    correlations are noise, biased towards 0 by far more than any interval can see (a gold
-    that is itself a very noisy RM, at a few hundred prompts).  Its *reliability* — the share
-    of the variance of its proxies' NDRs that is not sampling noise, 1 − tr(H V H)/(K − 1) /
-    s², with V the bootstrap covariance of the K proxies' NDRs, H the centring matrix and s²
-    their variance — is reported in ``reliability``; golds below ``min_reliability`` are left
-    out of the means (``averaged`` holds the others; all are kept when none passes).  With
-    ``min_reliability=0`` every gold is averaged, as in the seed.  Measured coverage of the
-    intervals, per cell: ``benchmarks/coverage.py`` and :mod:`.measured`.
+    ``design`` (:data:`DESIGNS`) decides what the error metrics are measured on, ``bootstrap``
+    replicates over prompts (seeded by ``seed``) give each correlation its interval at level
+    ``ci``, and golds whose reliability is below ``min_reliability`` are left out of the means
+    (0: every gold is averaged, as in the seed): the module docstring says why and how.
 
     >>> rng = np.random.default_rng(0)
     >>> gold = rng.normal(size=(40, 8))
@@ -215,10 +221,50 @@ def regret_correlation(
     seed = check_integer(seed, "seed", minimum=0)
     n_bins = check_integer(n_bins, "n_bins", minimum=1)
     split = split_pools(pools, design)
+    n = _regret_n(split, n, design)
+    # Rows of per-prompt weights: row 0 the point estimate (every prompt once), then the
+    # bootstrap replicates.
+    replicates = replicate_weights(split, bootstrap, seed)
+    weights = np.vstack([np.ones(replicates.shape[1]), replicates])
+    error, regret = pair_values(split, gold_labels, metrics, n, weights, n_bins=n_bins, seed=seed)
+    rms = tuple(pools)
+    reliability = {
+        gold: _reliability(regret[g][~np.isnan(regret[g, :, 0])])
+        for g, gold in enumerate(gold_labels)
+    }
+    kept = _kept_golds(reliability, min_reliability)
+    rows = correlation_rows(error, regret, rms, gold_labels)
+    return RegretStudy(
+        rms,
+        gold_labels,
+        metrics,
+        n,
+        {m: e[..., 0] for m, e in error.items()},
+        regret[..., 0],
+        {cell: _estimate(values, kept, gold_labels, cell[0], ci) for cell, values in rows.items()},
+        design,
+        reliability,
+        tuple(g for g, keep in zip(gold_labels, kept, strict=True) if keep),
+        _skipped_prompts(split, gold_labels, design),
+        split.regret,
+    )
+
+
+def _kept_golds(reliability: dict[str, float], min_reliability: float) -> np.ndarray:
+    """Which golds the means average: those reliable enough (all when none is)."""
+    # (a reliability can be negative: noise larger than the spread it inflates)
+    kept = np.array([min_reliability == 0 or r >= min_reliability for r in reliability.values()])
+    if not kept.any():
+        kept[:] = True
+    return kept
+
+
+def _regret_n(split: Split, n: int | None, design: str) -> int:
+    """The best-of-n the regret is measured at, checked against the pools it is measured on."""
     regret_pools = next(iter(split.regret.values()))
     smallest = min(pool.size for pool in regret_pools)
     try:
-        n = _check_ndr_n(smallest if n is None else n, regret_pools)
+        return _check_ndr_n(smallest if n is None else n, regret_pools)
     except MetricInputError as error:
         if design != "held-out-responses":
             raise
@@ -228,42 +274,33 @@ def regret_correlation(
             field="n",
             prompt_index=error.prompt_index,
         ) from None
-    # Rows of per-prompt weights: row 0 the point estimate (every prompt once), then the
-    # bootstrap replicates.
-    replicates = replicate_weights(split, bootstrap, seed)
-    weights = np.vstack([np.ones(replicates.shape[1]), replicates])
-    error, regret = pair_values(split, gold_labels, metrics, n, weights, n_bins=n_bins, seed=seed)
 
-    rms = tuple(pools)
-    reliability = {
-        gold: _reliability(regret[g][~np.isnan(regret[g, :, 0])])
-        for g, gold in enumerate(gold_labels)
-    }
-    # (a reliability can be negative: noise larger than the spread it inflates)
-    kept = np.array(
-        [min_reliability == 0 or reliability[g] >= min_reliability for g in gold_labels]
+
+def _estimate(
+    values: np.ndarray, kept: np.ndarray, golds: tuple[str, ...], statistic: str, ci: float
+) -> CorrelationEstimate:
+    """One cell from its (weights row × gold) correlations: the mean over the kept golds, with
+    its bias-corrected bootstrap interval."""
+    mean_over_golds = values[:, kept].mean(axis=1)
+    stderr, low, high = bias_corrected_interval(
+        mean_over_golds[0],
+        mean_over_golds[1:],
+        ci,
+        (0.0, 1.0) if statistic == "mrr" else (-1.0, 1.0),
     )
-    if not kept.any():
-        kept[:] = True
-    correlation = {}
-    for (statistic, metric), values in correlation_rows(error, regret, rms, gold_labels).items():
-        mean_over_golds = values[:, kept].mean(axis=1)
-        stderr, low, high = bias_corrected_interval(
-            mean_over_golds[0],
-            mean_over_golds[1:],
-            ci,
-            (0.0, 1.0) if statistic == "mrr" else (-1.0, 1.0),
-        )
-        correlation[(statistic, metric)] = CorrelationEstimate(
-            float(mean_over_golds[0]),
-            stderr,
-            low,
-            high,
-            dict(zip(gold_labels, values[0].tolist(), strict=True)),
-        )
-    averaged = tuple(g for g, keep in zip(gold_labels, kept, strict=True) if keep)
+    return CorrelationEstimate(
+        float(mean_over_golds[0]),
+        stderr,
+        low,
+        high,
+        dict(zip(golds, values[0].tolist(), strict=True)),
+    )
+
+
+def _skipped_prompts(split: Split, golds: tuple[str, ...], design: str) -> dict[str, int]:
+    """Per gold, the prompts left out because the gold ranks nothing there."""
     skipped = {}
-    for gold in gold_labels:
+    for gold in golds:
         usable_metric, usable_regret = usable_prompts(split, gold)
         left_out = int(
             (~usable_metric).sum() + (~usable_regret).sum()
@@ -272,26 +309,13 @@ def regret_correlation(
         )
         if left_out:
             skipped[gold] = left_out
-    return RegretStudy(
-        rms,
-        gold_labels,
-        metrics,
-        n,
-        {m: e[..., 0] for m, e in error.items()},
-        regret[..., 0],
-        correlation,
-        design,
-        reliability,
-        averaged,
-        skipped,
-        split.regret,
-    )
+    return skipped
 
 
 def _reliability(ndr_rows: np.ndarray) -> float:
     """Share of the across-proxy variance of the NDR estimates (row 0) that is not sampling
     noise, from the bootstrap rows: 1 − tr(H V H) / (K − 1) / s² (see
-    :func:`regret_correlation`).  −inf when the proxies' NDRs are all equal."""
+    the module docstring, "Screened golds").  −inf when the proxies' NDRs are all equal."""
     proxies = ndr_rows.shape[0]
     centring = np.eye(proxies) - 1.0 / proxies
     noise = np.trace(centring @ np.cov(ndr_rows[:, 1:]) @ centring) / (proxies - 1)
