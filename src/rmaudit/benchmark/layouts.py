@@ -126,22 +126,7 @@ def alpacaeval(
 ) -> BenchmarkContent:
     """The AlpacaEval layout: file k of ``outputs`` gives sample k of each prompt; an
     annotation labels the output with the same (instruction, generator, text)."""
-    prompts: dict[str, _Prompt] = {}
-    for k, path in enumerate(outputs):
-        for where, row in read_rows(path):
-            text = _string(row, "instruction", where)
-            output = _string(row, "output", where)
-            generator = str(row.get("generator") or path.name)
-            prompt = prompts.setdefault(text_key(text), _Prompt(text))
-            prompt.responses.append(
-                {
-                    "text": output,
-                    "meta": {"sample": k, "generator": generator, "file": path.name},
-                    "label": {"score": None},
-                    "_where": where,
-                    "_key": (text_key(text), generator, text_key(output)),
-                }
-            )
+    prompts = _alpacaeval_outputs(outputs)
     labels: dict[tuple[str, str, str], tuple[float, str]] = {}
     annotators: set[str] = set()
     for path in annotations:
@@ -164,18 +149,7 @@ def alpacaeval(
                     value=score,
                 )
             labels.setdefault(key, (score, where))
-    matched = set()
-    for prompt in prompts.values():
-        for response in prompt.responses:
-            key = response.pop("_key")
-            response.pop("_where")
-            if key in labels:
-                response["label"]["score"] = labels[key][0]
-                matched.add(key)
-    notes = []
-    if len(matched) < len(labels):
-        first = next(where for key, (_, where) in labels.items() if key not in matched)
-        notes.append(f"{len(labels) - len(matched)} annotations match no output (first: {first})")
+    notes = _label_outputs(prompts, labels)
     digests = [file_digest(p) for p in outputs]
     label_digests = [file_digest(p) for p in annotations]
     policy_key = content_key("alpacaeval-outputs", digests)
@@ -206,6 +180,48 @@ def alpacaeval(
     )
 
 
+def _alpacaeval_outputs(outputs: Sequence[Path]) -> dict[str, _Prompt]:
+    """Each prompt's outputs, file k giving sample k, unlabelled and keyed for the annotations
+    by (instruction, generator, text)."""
+    prompts: dict[str, _Prompt] = {}
+    for k, path in enumerate(outputs):
+        for where, row in read_rows(path):
+            text = _string(row, "instruction", where)
+            output = _string(row, "output", where)
+            generator = str(row.get("generator") or path.name)
+            prompt = prompts.setdefault(text_key(text), _Prompt(text))
+            prompt.responses.append(
+                {
+                    "text": output,
+                    "meta": {"sample": k, "generator": generator, "file": path.name},
+                    "label": {"score": None},
+                    "_where": where,
+                    "_key": (text_key(text), generator, text_key(output)),
+                }
+            )
+    return prompts
+
+
+def _label_outputs(
+    prompts: dict[str, _Prompt], labels: dict[tuple[str, str, str], tuple[float, str]]
+) -> list[str]:
+    """Each output labelled by the annotation with its key; a note when some annotations match
+    no output."""
+    matched = set()
+    for prompt in prompts.values():
+        for response in prompt.responses:
+            key = response.pop("_key")
+            response.pop("_where")
+            if key in labels:
+                response["label"]["score"] = labels[key][0]
+                matched.add(key)
+    notes = []
+    if len(matched) < len(labels):
+        first = next(where for key, (_, where) in labels.items() if key not in matched)
+        notes.append(f"{len(labels) - len(matched)} annotations match no output (first: {first})")
+    return notes
+
+
 def generic(
     path: Path, *, title: str
 ) -> tuple[BenchmarkContent, dict[str, dict[tuple[str, str], float]]]:
@@ -215,30 +231,7 @@ def generic(
     rm_scores: dict[str, dict[tuple[str, str], float]] = {}
     for where, row in read_rows(path, "jsonl"):
         text = _string(row, "prompt", where)
-        responses = row.get("responses")
-        oracle = row.get("oracle")
-        if not isinstance(responses, list) or not all(isinstance(r, str) for r in responses):
-            raise BadInput(
-                "expected a list of strings",
-                file=where,
-                field="responses",
-                value=responses if "responses" in row else ...,
-            )
-        if not isinstance(oracle, list) or len(oracle) != len(responses):
-            raise BadInput(
-                f"expected a list of {len(responses)} oracle scores (one per response)",
-                file=where,
-                field="oracle",
-                value=oracle if "oracle" in row else ...,
-            )
-        ids = row.get("response_ids")
-        if ids is not None and (not isinstance(ids, list) or len(ids) != len(responses)):
-            raise BadInput(
-                f"expected a list of {len(responses)} ids",
-                file=where,
-                field="response_ids",
-                value=ids,
-            )
+        responses, oracle, ids = _generic_lists(row, where)
         if text_key(text) in prompts:
             raise BadInput(
                 "the same prompt again (one record per prompt)",
@@ -261,26 +254,7 @@ def generic(
                 }
             )
         for rm, values in (row.get("scores") or {}).items():
-            if not isinstance(values, list) or len(values) != len(responses):
-                raise BadInput(
-                    f"expected a list of {len(responses)} scores",
-                    file=where,
-                    field=f"scores.{rm}",
-                    value=values,
-                )
-            table = rm_scores.setdefault(rm, {})
-            for i, value in enumerate(values):
-                score = _score(value, where, f"scores.{rm}[{i}]")
-                key = (text_key(text), text_key(responses[i]))
-                if score is not None:
-                    if key in table and table[key] != score:
-                        raise BadInput(
-                            "the same response text under this prompt has two different scores",
-                            file=where,
-                            field=f"scores.{rm}[{i}]",
-                            value=score,
-                        )
-                    table[key] = score
+            _add_rm_scores(rm_scores.setdefault(rm, {}), rm, values, text, responses, where)
     digest = file_digest(path)
     content = _content(
         title,
@@ -297,3 +271,65 @@ def generic(
         {"name": "benchmark-jsonl", "version": 1, "options": {"file": path.name, "sha256": digest}},
     )
     return content, rm_scores
+
+
+def _generic_lists(
+    row: dict[str, Any], where: str
+) -> tuple[list[str], list[Any], list[Any] | None]:
+    """A generic record's responses, their oracle scores and their ids (or None), checked to
+    be lists of one entry per response."""
+    responses = row.get("responses")
+    oracle = row.get("oracle")
+    if not isinstance(responses, list) or not all(isinstance(r, str) for r in responses):
+        raise BadInput(
+            "expected a list of strings",
+            file=where,
+            field="responses",
+            value=responses if "responses" in row else ...,
+        )
+    if not isinstance(oracle, list) or len(oracle) != len(responses):
+        raise BadInput(
+            f"expected a list of {len(responses)} oracle scores (one per response)",
+            file=where,
+            field="oracle",
+            value=oracle if "oracle" in row else ...,
+        )
+    ids = row.get("response_ids")
+    if ids is not None and (not isinstance(ids, list) or len(ids) != len(responses)):
+        raise BadInput(
+            f"expected a list of {len(responses)} ids",
+            file=where,
+            field="response_ids",
+            value=ids,
+        )
+    return responses, oracle, ids
+
+
+def _add_rm_scores(
+    table: dict[tuple[str, str], float],
+    rm: str,
+    values: Any,
+    text: str,
+    responses: list[str],
+    where: str,
+) -> None:
+    """One record's scores by ``rm`` added to its table, keyed by (prompt, response) text."""
+    if not isinstance(values, list) or len(values) != len(responses):
+        raise BadInput(
+            f"expected a list of {len(responses)} scores",
+            file=where,
+            field=f"scores.{rm}",
+            value=values,
+        )
+    for i, value in enumerate(values):
+        score = _score(value, where, f"scores.{rm}[{i}]")
+        key = (text_key(text), text_key(responses[i]))
+        if score is not None:
+            if key in table and table[key] != score:
+                raise BadInput(
+                    "the same response text under this prompt has two different scores",
+                    file=where,
+                    field=f"scores.{rm}[{i}]",
+                    value=score,
+                )
+            table[key] = score
