@@ -76,6 +76,13 @@ def _json_rows(path: Path, text: str) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def _parquet_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    for number, row in enumerate(parquet_rows(path), start=1):
+        yield f"{path}:row {number}", row
+
+
+def parquet_rows(path: Path) -> list[dict[str, Any]]:
+    """Every row of a Parquet file (gzipped when it ends in .gz); a missing pyarrow or a file
+    that is not Parquet is BadInput."""
     try:
         import pyarrow.parquet as pq
     except ImportError:
@@ -89,5 +96,4 @@ def _parquet_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         table = pq.read_table(source)
     except Exception as error:  # pyarrow raises several types for a file that is not Parquet
         raise BadInput(f"cannot read the Parquet file ({error})", file=str(path)) from None
-    for number, row in enumerate(table.to_pylist(), start=1):
-        yield f"{path}:row {number}", row
+    return table.to_pylist()

@@ -9,6 +9,7 @@ standard error across pairs is clustered).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
@@ -27,6 +28,7 @@ from rmaudit.components.vocabulary import (
     CLUSTERED_PROMPTS,
     RELIABILITY_DIAGRAM,
 )
+from rmaudit.default_plugins.metrics import scalar
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics import (
     MetricResult,
@@ -57,15 +59,7 @@ def _scalar(key: str, label: str, result: MetricResult, **params: Any) -> Metric
             f"approximate; the Wilson CI [{result.ci_low:.3f}, "
             f"{result.ci_high:.3f}] covers"
         )
-    return MetricValue(
-        key=key,
-        label=label,
-        value=result.value,
-        stderr=result.stderr,
-        ci_low=result.ci_low,
-        ci_high=result.ci_high,
-        params=params,
-    )
+    return replace(scalar(key, label, result, **params), per_prompt=None)
 
 
 def _clustering(inputs: PairInputs) -> dict[str, Any]:

@@ -170,6 +170,10 @@ class RunContext:
             self.responses[row[0]] = response_from_row(row)
         return [self.responses[rid] for rid in ids]
 
+    def prompted_responses(self, ids: Sequence[str]) -> list[tuple[Prompt, Response]]:
+        """The responses of ``ids`` with their prompts: a batch for ``label`` and ``score``."""
+        return [(self.prompt(r.prompt_id), r) for r in self.load_responses(ids)]
+
     def remember(self, *components: Component) -> None:
         """Store the identity of components whose items the run writes."""
         for c in components:

@@ -82,7 +82,7 @@ def label(ctx: RunContext, spec: ComponentSpec, oracle: Oracle, todo: Work[str])
         spec,
         oracle,
         "label",
-        lambda ids: [(ctx.prompt(r.prompt_id), r) for r in ctx.load_responses(ids)],
+        ctx.prompted_responses,
     )
     map_calls(ctx, todo, call, write)
     if failed:

@@ -68,7 +68,7 @@ def _score(ctx: RunContext, spec: ComponentSpec, model: RewardModel, todo: Work[
         spec,
         model,
         "score",
-        lambda ids: [(ctx.prompt(r.prompt_id), r) for r in ctx.load_responses(ids)],
+        ctx.prompted_responses,
     )
     map_calls(ctx, todo, call, write)
     report = model.report()

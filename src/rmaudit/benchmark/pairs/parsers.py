@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from rmaudit.benchmark.pairs.records import ParseResult, PreferencePair, Rejected
+from rmaudit.benchmark.tabular import parquet_rows
 from rmaudit.errors import BadInput
 
 PathLike = str | Path
@@ -66,7 +67,7 @@ def _read_text(path: Path) -> str:
 def _records(path: Path) -> Iterator[tuple[int, Any]]:
     """(line the record starts on, record) for every record of the file."""
     if path.name.endswith(".parquet"):
-        yield from _parquet_records(path)
+        yield from enumerate(parquet_rows(path), start=1)
         return
     text = _read_text(path)
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
@@ -128,20 +129,6 @@ def _json_array_records(text: str, path: Path) -> Iterator[tuple[int, Any]]:
         raise BadInput(
             "invalid JSON array (expected ',' or a final ']')", file=f"{path}:{line_at(position)}"
         )
-
-
-def _parquet_records(path: Path) -> Iterator[tuple[int, Any]]:
-    try:
-        import pyarrow.parquet as parquet
-    except ImportError:
-        raise BadInput(
-            "reading Parquet needs pyarrow: pip install 'rmaudit[parquet]'", file=str(path)
-        ) from None
-    try:
-        rows = parquet.read_table(path).to_pylist()
-    except (OSError, ValueError) as error:  # pyarrow's errors derive from these
-        raise BadInput(f"cannot read the Parquet file ({error})", file=str(path)) from None
-    yield from enumerate(rows, start=1)
 
 
 def _csv_records(text: str) -> Iterator[tuple[int, Any]]:
