@@ -241,3 +241,84 @@ def test_the_main_recipe_plans_the_papers_scale(rmaudit, tmp_path):
     result = rmaudit("run", str(recipe), "--dry-run", "--db", str(tmp_path / "none.db"))
     assert result.code == 0 and "256,000" in result.out
     assert not (tmp_path / "none.db").exists()
+
+
+SHORT_JUDGE = '''
+from rmaudit import hookimpl
+from rmaudit.components import Oracle, OracleLabel
+
+
+class ShortJudge(Oracle):
+    """Labels every response of a batch but its last."""
+
+    name = "short-judge"
+
+    def label(self, batch):
+        return [OracleLabel(score=1.0) for _ in batch[1:]]
+
+
+@hookimpl
+def register_oracles(register):
+    register(ShortJudge)
+'''
+
+SHORT_RM = '''
+from rmaudit import hookimpl
+from rmaudit.components import RewardModel
+
+
+class ShortRM(RewardModel):
+    """Scores every response of a batch but its last."""
+
+    name = "short-rm"
+
+    def score(self, batch):
+        return [0.5 for _ in batch[1:]]
+
+
+@hookimpl
+def register_reward_models(register):
+    register(ShortRM)
+'''
+
+
+@pytest.mark.parametrize(
+    ("plugin", "table", "replaced", "message", "stored"),
+    [
+        (
+            SHORT_JUDGE,
+            "[oracle]",
+            'name = "simulated-judge"\nsamples = 3',
+            "oracle 'short-judge' returned 31 labels for 32 responses",
+            "select count(*) from oracle_labels",
+        ),
+        (
+            SHORT_RM,
+            'label = "honest"',
+            'name = "simulated-rm"\nseed = 1',
+            "reward model 'honest' returned 31 scores for 32 responses",
+            "select count(*) from rm_scores s join run_reward_models m on m.rm_key = s.rm_key "
+            "where m.label = 'honest'",
+        ),
+    ],
+    ids=["oracle", "reward-model"],
+)
+def test_a_component_that_returns_too_few_outputs_stores_none_of_the_batch(
+    rmaudit, write_recipe, tmp_path, plugin, table, replaced, message, stored
+):
+    plugin_dir = tmp_path / "plugins"
+    plugin_dir.mkdir()
+    name = "short_judge" if plugin is SHORT_JUDGE else "short_rm"
+    (plugin_dir / f"{name}.py").write_text(plugin)
+    recipe = write_recipe()
+    text = recipe.read_text()
+    start = text.index(table)
+    component = name.replace("_", "-")
+    recipe.write_text(text[:start] + text[start:].replace(replaced, f'name = "{component}"', 1))
+    db = tmp_path / "audit.db"
+    result = rmaudit("--plugins-dir", str(plugin_dir), "run", str(recipe), "--db", str(db))
+    assert result.code == 1
+    assert message in result.err
+    conn = sqlite3.connect(db)
+    assert conn.execute(stored).fetchone()[0] == 0
+    conn.close()

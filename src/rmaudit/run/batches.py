@@ -42,6 +42,14 @@ class BatchCall:
     inputs: Callable[[Sequence[Any]], list[Any]]
 
 
+#: per batch method: what the component is, what it returns and what it is given
+_OUTPUTS = {
+    "generate": ("policy", "responses", "requests"),
+    "label": ("oracle", "labels", "responses"),
+    "score": ("reward model", "scores", "responses"),
+}
+
+
 def map_calls(
     ctx: RunContext, work: Work[T], call: BatchCall, write: Callable[[Sequence[T], list[Any]], None]
 ) -> None:
@@ -62,6 +70,12 @@ def map_calls(
                 break
             except BadInput as error:
                 raise ctx.located(error, call.spec) from None
+            if len(outputs) != len(batch):  # one output per item, or nothing of it is stored
+                kind, returned, given = _OUTPUTS[call.method]
+                raise RuntimeError(
+                    f"{kind} {call.spec.label!r} returned {len(outputs)} {returned} "
+                    f"for {len(batch)} {given}"
+                )
             with ctx.store.transaction():
                 write(batch, outputs)
             ctx.progress.advance(stage, len(batch))

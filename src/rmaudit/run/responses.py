@@ -34,11 +34,6 @@ def generate(ctx: RunContext, policy: ReferencePolicy, todo: Work[Item]) -> None
     ctx.remember(policy)
 
     def write(batch: Sequence[Item], generations: list[Generation]) -> None:
-        if len(generations) != len(batch):
-            raise RuntimeError(
-                f"policy {policy.name!r} returned {len(generations)} responses "
-                f"for {len(batch)} requests"
-            )
         ctx.store.items.add_responses(
             (rid, p.id, policy.key, i, g.text, dumps(g.meta))
             for (p, i, rid), g in zip(batch, generations, strict=True)
