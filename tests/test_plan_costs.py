@@ -166,3 +166,26 @@ def test_a_plan_at_fewer_samples_says_pairwise_accuracy_changes_with_the_measure
         assert float(shown[1]) == pytest.approx(before, abs=6e-4)
         assert float(shown[2]) == pytest.approx(after, abs=6e-4)
         assert float(shown[3]) == pytest.approx(after - before, abs=1.1e-3)
+
+
+@pytest.mark.parametrize(
+    ("oracle_lines", "flagged"),
+    [("budget = 0.5", True), ("", False)],
+    ids=["budgeted", "fully-labelled"],
+)
+def test_a_budgeted_run_says_pairwise_accuracys_estimand_depends_on_its_samples(
+    rmaudit, write_recipe, tmp_path, oracle_lines, flagged
+):
+    from test_label_budget import budgeted
+
+    db = tmp_path / "audit.db"
+    ran = rmaudit("run", str(write_recipe(budgeted(oracle_lines))), "--db", str(db))
+    assert ran.code == 0, ran.err
+    said = "pairwise-accuracy here is agreement with labels of 1 judge sample(s) each"
+    assert (said in (ran.out + ran.err).replace("\n", " ")) == flagged
+    found = json.loads(rmaudit("runs", "--db", str(db), "--json").out)["runs"][0]
+    if flagged:
+        noise = found["noise_dependent"]
+        assert noise["metrics"] == ["pairwise-accuracy"] and noise["samples_per_label"] == 1
+    else:
+        assert found["noise_dependent"] is None

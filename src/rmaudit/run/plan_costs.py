@@ -13,6 +13,7 @@ import numpy as np
 from rmaudit.components import Component
 from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.metrics.budget.planning import (
+    NOISE_DEPENDENT,
     Option,
     Pilot,
     Prices,
@@ -25,10 +26,6 @@ from rmaudit.metrics.budget.planning import (
 )
 from rmaudit.metrics.pairwise import pairwise_accuracy
 from rmaudit.recipe import Recipe
-
-#: metrics whose estimand moves with the labels' noise: they threshold a label (which of two
-#: responses the oracle prefers), so a noisier label flips pairs and changes what is measured
-NOISE_DEPENDENT = ("pairwise-accuracy",)
 
 
 @dataclass(frozen=True)

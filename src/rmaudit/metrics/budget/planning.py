@@ -35,6 +35,9 @@ from .design import by_response, guide_importance, rm_guided_inclusion
 Z = 1.959963984540054  # the normal quantile of a 95% interval
 BUDGETS = (1 / 32, 1 / 16, 1 / 8, 1 / 4, 3 / 8, 1 / 2, 3 / 4)
 SAMPLES = (1, 2, 3, 5, 10)
+#: metrics whose estimand moves with the labels' noise: they threshold a label (which of two
+#: responses the oracle prefers), so a noisier label flips pairs and changes what is measured
+NOISE_DEPENDENT = ("pairwise-accuracy",)
 
 
 @dataclass(frozen=True)
