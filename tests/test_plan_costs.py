@@ -189,3 +189,12 @@ def test_a_budgeted_run_says_pairwise_accuracys_estimand_depends_on_its_samples(
         assert noise["metrics"] == ["pairwise-accuracy"] and noise["samples_per_label"] == 1
     else:
         assert found["noise_dependent"] is None
+
+
+def test_the_recipes_own_metrics_can_be_the_targets(rmaudit, pilot):
+    recipe, db = pilot()  # the small recipe: reta at η = 0.25, best-of-n reporting n = 4
+    planned = rmaudit("plan", recipe, "--db", db, "--target", "recipe")
+    assert planned.code == 0, planned.err
+    widths = re.search(r"target widths: (.*)", planned.out)[1]
+    named = set(re.findall(r"(RETA\([\d.]+\)|BoN@\d+) of honest", widths))
+    assert named == {"RETA(0.25)", "BoN@4"}

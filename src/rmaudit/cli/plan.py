@@ -13,7 +13,7 @@ from rmaudit.recipe import load_recipe
 from rmaudit.results.run_index import open_for_reading
 from rmaudit.run import build_components
 from rmaudit.run.label_plan import TARGETS, LabelPlan, label_plan
-from rmaudit.run.plan_costs import PriceFlags, parse_target
+from rmaudit.run.plan_costs import PriceFlags, parse_target, recipe_targets
 
 from .console import console
 from .plan_notes import notes
@@ -46,9 +46,10 @@ from .plan_notes import notes
     "--target",
     "targets",
     multiple=True,
-    metavar="reta@ETA|bon@N",
-    help="A metric the plan must reach the width on (repeatable; default: reta@0.25 and "
-    "bon@16). A best-of-n-only audit: --target bon@16.",
+    metavar="reta@ETA|bon@N|recipe",
+    help="A metric the plan must reach the width on (repeatable; 'recipe': the recipe's RETA "
+    "and best-of-n metrics; default: reta@0.25 and bon@16). A best-of-n-only audit: "
+    "--target bon@16.",
 )
 @click.option(
     "--cheap-price",
@@ -81,8 +82,17 @@ def plan_command(
     show_all: bool,
 ) -> None:
     """Plan the labels of RECIPE: what each label design spends to reach a target width."""
-    chosen = tuple(dict.fromkeys(parse_target(t) for t in targets)) or TARGETS
     recipe = load_recipe(recipe_path)
+    chosen = (
+        tuple(
+            dict.fromkeys(
+                target
+                for text in targets
+                for target in (recipe_targets(recipe) if text == "recipe" else [parse_target(text)])
+            )
+        )
+        or TARGETS
+    )
     components = build_components(recipe)
     store = open_for_reading(db_path)
     if store is None:

@@ -90,6 +90,26 @@ def parse_target(text: str) -> Target:
     raise BadInput("expected reta@ETA (0 < ETA < 1) or bon@N (N ≥ 1)", field="--target", value=text)
 
 
+def recipe_targets(recipe: Recipe) -> list[Target]:
+    """The planner targets among the recipe's metrics: each ``reta``'s η and each best-of-n's
+    reported n (rank 1; default 4, 16, 64)."""
+    found = []
+    for spec in recipe.metrics:
+        options = dict(spec.options)
+        if spec.cls.name == "reta":
+            found.append(Target("reta", float(options["eta"])))
+        elif spec.cls.name == "best-of-n" and options.get("rank", 1) == 1:
+            found += [Target("bon", int(n)) for n in options.get("report") or (4, 16, 64)]
+    if not found:
+        raise BadInput(
+            "the recipe has no reta or best-of-n metric to plan for",
+            file=recipe.path,
+            field="--target",
+            value="recipe",
+        )
+    return list(dict.fromkeys(found))
+
+
 def recipe_option(
     recipe: Recipe,
     components: dict[str, Component],
