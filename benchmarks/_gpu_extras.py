@@ -24,11 +24,19 @@ def write_records(path: Path, records: list[dict]) -> None:
         handle.writelines(json.dumps(record) + "\n" for record in records)
 
 
-def run_e2e(folder: Path, data: Path, options: dict, repeats: int, gpu_only_s: float) -> dict:
+def run_e2e(
+    folder: Path,
+    data: Path,
+    options: dict,
+    repeats: int,
+    gpu_only_s: float,
+    run_args: tuple[str, ...] = (),
+) -> dict:
     """Median wall time of ``rmaudit run`` scoring every response (process start, model load,
     storing included) and of its scores stage, each against the GPU-only pass."""
     runs = [
-        bench_gpu.e2e(folder, data, options, {"defaults": ({}, True)})[0] for _ in range(repeats)
+        bench_gpu.e2e(folder, data, options, {"defaults": ({}, True)}, run_args)[0]
+        for _ in range(repeats)
     ]
     wall = statistics.median(run["wall_s"] for run in runs)
     stage = statistics.median(run["stage_s"] for run in runs)
@@ -43,36 +51,34 @@ def run_e2e(folder: Path, data: Path, options: dict, repeats: int, gpu_only_s: f
     }
 
 
-def preflight_switch() -> str | None:
-    """The hf-classifier option that turns a scoring preflight on or off, if rmaudit has one."""
-    return next((name for name in HFClassifier.Options.model_fields if "preflight" in name), None)
+def has_preflight() -> bool:
+    """Whether this rmaudit has the scoring preflight (issue 32): ``scoring_checks`` on
+    hf-classifier, and ``rmaudit run --no-preflight`` to turn it off."""
+    from rmaudit.cli.run import run
+
+    flags = {flag for param in run.params for flag in getattr(param, "opts", ())}
+    return hasattr(HFClassifier, "scoring_checks") and "--no-preflight" in flags
 
 
 def preflight_overhead(folder: Path, data: Path, options: dict, e2e: dict, repeats: int) -> dict:
-    """The preflight's cost: its own stage timings where the run records them, and the wall
-    time of ``rmaudit run`` with it against without it where a boolean option turns it off."""
-    switch = preflight_switch()
-    stages = {
-        stage: statistics.median(run["timings"][stage] for run in e2e["runs"])
-        for stage in e2e["runs"][0]["timings"]
-        if "preflight" in stage
-    }
-    if switch is None and not stages:
+    """The preflight's cost: the wall time of ``rmaudit run`` (which checks the RM before
+    scoring) against ``rmaudit run --no-preflight``, medians of ``repeats``."""
+    if not has_preflight():
         return {
             "available": False,
-            "reason": "rmaudit has no scoring preflight (no hf-classifier option and no run "
-            "stage named preflight)",
+            "reason": "this rmaudit has no scoring preflight (no hf-classifier scoring_checks "
+            "and no rmaudit run --no-preflight)",
         }
-    out: dict = {"available": True, "option": switch, "stages_s": stages}
-    if switch and HFClassifier.Options.model_fields[switch].annotation in (bool, bool | None):
-        off = run_e2e(folder, data, {**options, switch: False}, repeats, e2e["gpu_only_s"])
-        out |= {
-            "wall_with_s": e2e["wall_s"],
-            "wall_without_s": off["wall_s"],
-            "overhead_s": e2e["wall_s"] - off["wall_s"],
-            "overhead_share": (e2e["wall_s"] - off["wall_s"]) / off["wall_s"],
-        }
-    return out
+    off = run_e2e(folder, data, options, repeats, e2e["gpu_only_s"], ("--no-preflight",))
+    return {
+        "available": True,
+        "wall_with_s": e2e["wall_s"],
+        "wall_without_s": off["wall_s"],
+        "overhead_s": e2e["wall_s"] - off["wall_s"],
+        "overhead_share": (e2e["wall_s"] - off["wall_s"]) / off["wall_s"],
+        "stage_with_s": e2e["stage_s"],
+        "stage_without_s": off["stage_s"],
+    }
 
 
 def vllm_classify(folder: Path, texts: list[str], tokens: int, repeats: int, work: Path) -> dict:

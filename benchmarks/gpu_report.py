@@ -76,13 +76,11 @@ def e2e_lines(data: dict) -> list[str]:
     if pre is not None:
         if not pre["available"]:
             text = f"not available ({pre['reason']})"
-        elif "overhead_s" in pre:
+        else:
             text = (
                 f"{pre['overhead_s']:+.1f} s on `rmaudit run` ({pre['overhead_share']:+.1%}; "
-                f"`{pre['option']}` off: {pre['wall_without_s']:.1f} s)"
+                f"with `--no-preflight`: {pre['wall_without_s']:.1f} s)"
             )
-        else:
-            text = f"stages {pre['stages_s']}" if pre["stages_s"] else "present, not timed"
         lines += ["", f"Scoring preflight: {text}."]
     vllm = data.get("vllm")
     if vllm is not None:

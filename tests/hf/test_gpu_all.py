@@ -59,12 +59,16 @@ def test_the_end_to_end_preflight_and_vllm_sections_say_what_they_found(smoke_ru
     assert e2e["responses"] == 12 and 0 < e2e["stage_s"] < e2e["wall_s"]
     assert e2e["wall_vs_gpu_only"] == pytest.approx(e2e["wall_s"] / e2e["gpu_only_s"])
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from _gpu_extras import preflight_switch
+    from _gpu_extras import has_preflight
 
-    has_preflight = preflight_switch() is not None or any(
-        "preflight" in stage for stage in e2e["runs"][0]["timings"]
-    )
-    assert data["preflight"]["available"] == has_preflight
+    from rmaudit.cli.run import run
+
+    options = {flag for param in run.params for flag in getattr(param, "opts", ())}
+    assert has_preflight() == ("--no-preflight" in options)
+    assert data["preflight"]["available"] == has_preflight()
+    if has_preflight():
+        pre = data["preflight"]
+        assert pre["overhead_s"] == pytest.approx(pre["wall_with_s"] - pre["wall_without_s"])
     has_vllm = importlib.util.find_spec("vllm") is not None
     assert data["vllm"]["available"] == has_vllm
     if not has_vllm:
