@@ -122,8 +122,9 @@ def targets(data: dict) -> list[str]:
 def capacity(data: dict) -> list[str]:
     """docs/scaling.md's scoring rows from the measured throughput per GPU."""
     lines = [
-        f"Measured on one {data['meta']['card']} (commit {data['meta']['commit']}), rmaudit's "
-        "GPU-only throughput on HH-RLHF texts; responses of ≈ 450 tokens.",
+        f"Measured on one {data['meta']['card']} (commit {data['meta']['commit']}): rmaudit's "
+        f"GPU-only throughput on {data['meta']['workload']}, applied to responses of ≈ 450 "
+        "tokens.",
         "",
         f"| scoring, one RM | tokens/s per GPU (MFU) | RETA benchmark, 11.5M tokens: 1 GPU / "
         f"{CLUSTER_GPUS} GPUs | 1M responses, 450M tokens: {CLUSTER_GPUS} GPUs |",
