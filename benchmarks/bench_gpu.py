@@ -345,10 +345,15 @@ E2E_VARIANTS = {
 
 
 def e2e(
-    folder: Path, data: Path, rm_options: dict, variants: dict[str, tuple[dict, bool]]
+    folder: Path,
+    data: Path,
+    rm_options: dict,
+    variants: dict[str, tuple[dict, bool]],
+    run_args: tuple[str, ...] = (),
 ) -> list[dict]:
-    """Wall time of ``rmaudit run`` scoring every response of the HH records with the saved
-    model (process start, model load and storing included), and of its scores stage."""
+    """Wall time of ``rmaudit run [run_args]`` scoring every response of the HH records with
+    the saved model (process start, model load and storing included), and of its scores
+    stage."""
     results = []
     for name, (options, overlap) in variants.items():
         table = "".join(f"{k} = {json.dumps(v)}\n" for k, v in {**rm_options, **options}.items())
@@ -364,7 +369,8 @@ def e2e(
         start = time.perf_counter()
         path = os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))
         subprocess.run(
-            [sys.executable, "-m", "rmaudit", "run", str(recipe), "--db", str(db), "--fresh"],
+            [sys.executable, "-m", "rmaudit", "run", str(recipe), "--db", str(db), "--fresh"]
+            + list(run_args),
             check=True,
             capture_output=True,
             cwd=ROOT,

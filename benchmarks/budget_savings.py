@@ -4,7 +4,10 @@ the responses labelled once, a cheap judge beside the oracle) against the recipe
 labelling (100 prompts, every response labelled with 10 judge samples), at several draws of
 the simulated world.
 
-    python benchmarks/budget_savings.py [--seeds 0 1 2 3] [--smoke]
+    python benchmarks/budget_savings.py [--seeds 0 1 2 3] [--budget RECIPE] [--smoke]
+
+``--budget benchmarks/recipes/helpful-bon16.toml``: the plan for best-of-16 alone
+(``rmaudit plan ... --target bon@16``), compared on BoN@16 alone.
 
 Seed 0 is the two recipes as written; seed s > 0 redraws the prompts (the k-DPP's seed), the
 responses (the policy's), the oracle's and the cheap judge's samples, and keeps the RMs.  For
@@ -56,8 +59,9 @@ def reseeded(raw: dict, seed: int, smoke: bool) -> dict:
     return raw
 
 
-def stderrs(path: Path, seed: int, folder: Path, smoke: bool) -> tuple[dict, float]:
-    """(RM label, metric key) → stderr of the recipe's run at ``seed``, and its seconds."""
+def stderrs(path: Path, seed: int, folder: Path, smoke: bool) -> tuple[dict, float, int]:
+    """(RM label, metric key) → stderr of the recipe's run at ``seed``, its seconds, and the
+    oracle calls it spent (its judge samples stored)."""
     raw = reseeded(tomllib.loads(path.read_text(encoding="utf-8")), seed, smoke)
     recipe = parse_recipe(raw, file=str(path), base_dir=path.parent)
     db = folder / f"{path.stem}-{seed}.db"
@@ -75,21 +79,31 @@ def stderrs(path: Path, seed: int, folder: Path, smoke: bool) -> tuple[dict, flo
                 where r.key in ({", ".join("?" * len(KEYS))})""",
             list(KEYS),
         ).fetchall()
-    return {(label, key): stderr for label, key, stderr in rows}, seconds
+        (calls,) = conn.execute(
+            """select sum(json_array_length(l.samples)) from oracle_labels l
+               join benchmarks b on b.oracle_key = l.oracle_key"""
+        ).fetchone()
+    return {(label, key): stderr for label, key, stderr in rows}, seconds, calls
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3])
+    parser.add_argument("--budget", type=Path, default=RECIPES["budget"], help="the plan's recipe")
     args = parse_args(parser, {"seeds": [0, 1]})
     ratios: dict[tuple[str, str], list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for seed in args.seeds:
-            full, full_s = stderrs(RECIPES["full"], seed, Path(tmp), args.smoke)
-            budget, budget_s = stderrs(RECIPES["budget"], seed, Path(tmp), args.smoke)
-            print(f"seed {seed}: full labelling {full_s:.0f} s, budgeted {budget_s:.0f} s")
+            full, full_s, full_calls = stderrs(RECIPES["full"], seed, Path(tmp), args.smoke)
+            budget, budget_s, calls = stderrs(args.budget, seed, Path(tmp), args.smoke)
+            print(
+                f"seed {seed}: full labelling {full_s:.0f} s, {full_calls:,} oracle calls; "
+                f"budgeted {budget_s:.0f} s, {calls:,} oracle calls "
+                f"({full_calls / calls:.1f}× fewer)"
+            )
             for key, value in full.items():
-                ratios.setdefault(key, []).append(budget[key] / value)
+                if key in budget:  # the plan's own targets
+                    ratios.setdefault(key, []).append(budget[key] / value)
     print()
     print("| RM | metric | " + " | ".join(f"seed {s}" for s in args.seeds) + " | mean |")
     print("|---|---|" + "---|" * (len(args.seeds) + 1))

@@ -19,6 +19,8 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 OWN_TEST = {
     "bench_gpu.py": "tests/hf/test_bench_gpu.py",
     "bench_store.py": "tests/test_bench_store.py",
+    "gpu_all.py": "tests/hf/test_gpu_all.py",
+    "gpu_report.py": "tests/hf/test_gpu_all.py",
 }
 SCRIPTS = sorted(
     p for p in BENCHMARKS.glob("*.py") if not p.name.startswith("_") and p.name not in OWN_TEST

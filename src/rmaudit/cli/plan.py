@@ -3,21 +3,21 @@ from a fully labelled pilot in the DB (docs/budget.md, "Planning")."""
 
 from __future__ import annotations
 
-import math
-
 import click
 from rich.table import Table
 
 from rmaudit.display.literal import literal
 from rmaudit.errors import BadInput
-from rmaudit.metrics.budget.planning import Option, loses, recommend
+from rmaudit.metrics.budget.planning import Option, loses
 from rmaudit.recipe import load_recipe
 from rmaudit.results.run_index import open_for_reading
 from rmaudit.run import build_components
-from rmaudit.run.label_plan import LabelPlan, label_plan
+from rmaudit.run.label_plan import TARGETS, LabelPlan, label_plan
+from rmaudit.run.plan_costs import PriceFlags, parse_target, recipe_targets
 
 from .console import console
 from .options import db_option
+from .plan_notes import notes
 
 
 @click.command(name="plan")
@@ -37,123 +37,163 @@ from .options import db_option
     help="Without --width: the target is this × the width full labelling gives.",
 )
 @click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    metavar="reta@ETA|bon@N|recipe",
+    help="A metric the plan must reach the width on (repeatable; 'recipe': the recipe's RETA "
+    "and best-of-n metrics; default: reta@0.25 and bon@16). A best-of-n-only audit: "
+    "--target bon@16.",
+)
+@click.option(
+    "--cheap-price",
+    type=click.FloatRange(min=0),
+    help="Price of one cheap-judge call, as a fraction of an oracle call (default: from the "
+    "judges' cost models, else 1).",
+)
+@click.option(
+    "--generation-price",
+    type=click.FloatRange(min=0),
+    help="Price of one generated response, as a fraction of an oracle call (default 0).",
+)
+@click.option(
+    "--scoring-price",
+    type=click.FloatRange(min=0),
+    help="Price of one RM scoring of a response, as a fraction of an oracle call (default 0).",
+)
+@click.option(
     "--all", "show_all", is_flag=True, help="Every budget and sample count, not the best."
 )
 def plan_command(
-    recipe_path: str, db_path: str, width: float | None, width_ratio: float, show_all: bool
+    recipe_path: str,
+    db_path: str,
+    width: float | None,
+    width_ratio: float,
+    targets: tuple[str, ...],
+    cheap_price: float | None,
+    generation_price: float | None,
+    scoring_price: float | None,
+    show_all: bool,
 ) -> None:
-    """Plan the labels of RECIPE: judge calls per label design for a target interval width."""
+    """Plan the labels of RECIPE: what each label design spends to reach a target width."""
     recipe = load_recipe(recipe_path)
+    chosen = (
+        tuple(
+            dict.fromkeys(
+                target
+                for text in targets
+                for target in (recipe_targets(recipe) if text == "recipe" else [parse_target(text)])
+            )
+        )
+        or TARGETS
+    )
     components = build_components(recipe)
     store = open_for_reading(db_path)
     if store is None:
         raise BadInput("no such DB: run a pilot of the recipe first", file=db_path)
+    flags = PriceFlags(cheap_price, generation_price, scoring_price)
     try:
-        planned = label_plan(recipe, components, store, width=width, width_ratio=width_ratio)
+        planned = label_plan(
+            recipe,
+            components,
+            store,
+            width=width,
+            width_ratio=width_ratio,
+            targets=chosen,
+            flags=flags,
+        )
     finally:
         store.close()
     out = console()
     out.print(_table(planned, show_all))
-    for line in _notes(planned, recipe):
+    for line in notes(planned, recipe):
         out.print(literal(line))
 
 
 def _label(option: Option, cheap: str | None) -> str:
-    if option.design == "full":
-        return "full labelling"
-    return f"{option.design} {option.budget:g}" + (
-        f" + cheap judge {cheap}" if option.cheap else ""
-    )
+    design = "full labelling" if option.design == "full" else f"{option.design} {option.budget:g}"
+    if option.design == "full" and option.samples == 1:
+        design += ", one sample"
+    return design + (f" + cheap judge {cheap}" if option.cheap else "")
 
 
-def _shown(options: list[Option], show_all: bool) -> list[Option]:
-    """Per design (with or without the cheap judge): its cheapest option, and its cheapest at
-    one judge sample per label."""
+def _shown(planned: LabelPlan, show_all: bool) -> list[Option]:
+    """Per design (with or without the cheap judge): its cheapest option in total, and its
+    cheapest at one judge sample per label."""
+
+    def cost(option: Option) -> float:
+        return planned.cost(option)
+
     if show_all:
-        return sorted(options, key=lambda o: o.calls)
+        return sorted(planned.options, key=cost)
     shown: dict[tuple, Option] = {}
-    for group in {(o.design, o.cheap) for o in options}:
-        members = [o for o in options if (o.design, o.cheap) == group]
+    for group in {(o.design, o.cheap) for o in planned.options}:
+        members = [o for o in planned.options if (o.design, o.cheap) == group]
         for subset in (members, [o for o in members if o.samples == 1]):
             if subset:
-                best = min(subset, key=lambda o: (not o.feasible, o.calls))
+                best = min(subset, key=lambda o: (not o.feasible, cost(o)))
                 shown[(best.design, best.cheap, best.budget, best.samples)] = best
-    return sorted(shown.values(), key=lambda o: o.calls)
+    return sorted(shown.values(), key=cost)
+
+
+HEADERS = (
+    "design",
+    "samples/label",
+    "prompts",
+    "labels",
+    "oracle calls",
+    "cheap calls",
+    "generations",
+    "RM scorings",
+    "cost",
+    "USD",
+    "width/target",
+    "",
+)
 
 
 def _table(planned: LabelPlan, show_all: bool) -> Table:
-    best = recommend(planned.options)
     table = Table(
-        title=f"labels for the target width (pilot {planned.pilot_id[:10]}: "
-        f"{planned.pilot_prompts} prompts, {planned.pilot_samples} judge samples per label)",
+        title=f"what each plan spends for the target widths (pilot {planned.pilot_id[:10]}: "
+        f"{planned.pilot_prompts} prompts, {planned.pilot_samples} judge samples per label; "
+        "cost in oracle calls)",
         title_justify="left",
     )
-    for header in ("design", "samples/label", "prompts", "labels", "judge calls", "USD", ""):
+    for header in HEADERS:
         table.add_column(header, justify="left" if header in ("design", "") else "right")
-    for option in _shown(planned.options, show_all):
-        usd = "—" if planned.usd_per_call is None else f"{option.calls * planned.usd_per_call:,.2f}"
-        if not option.feasible:
-            verdict = f"needs more prompts than the pool ({planned.pool:,})"
-        elif option == best:
-            verdict = "recommended"
-        else:
-            verdict = "loses to full labelling" if loses(option, planned.options) else ""
-        table.add_row(
-            literal(_label(option, planned.cheap)),
-            str(option.samples),
-            f"{option.prompts:,}",
-            f"{option.labels:,.0f}",
-            f"{option.calls:,.0f}",
-            usd,
-            verdict,
-        )
+    rows = [(option, False) for option in _shown(planned, show_all)]
+    if planned.recipe is not None:
+        rows.insert(0, (planned.recipe, True))
+    for option, as_it_stands in rows:
+        table.add_row(*_cells(planned, option, as_it_stands))
     return table
 
 
-def _notes(planned: LabelPlan, recipe) -> list[str]:
-    best = recommend(planned.options)
-    targets = ", ".join(
-        f"{target} of {rm}: {value:.4f}" for (target, rm), value in sorted(planned.widths.items())
-    )
-    lines = [f"target widths: {targets}"]
-    settings = [f"[prompts.sampler] k = {best.prompts}", f"[oracle] samples = {best.samples}"]
-    if planned.dims is not None and best.prompts > planned.dims:
-        settings.insert(1, f"[prompts.embedder] dims = {best.prompts} (a k-DPP needs k)")
-    if best.design != "full":
-        guide = (
-            recipe.label_budget.guide
-            if recipe.label_budget
-            else tuple(s.label for s in recipe.reward_models)
-        )
-        settings.append(f'budget = {best.budget:g}, design = "{best.design}"')
-        if best.design == "rm-guided":
-            settings.append("guide = [" + ", ".join(f'"{g}"' for g in guide) + "]")
-        if best.cheap:
-            settings.append(f"[cheap_oracle] as in the recipe ({planned.cheap})")
-    lines.append("recommended: " + "; ".join(settings))
-    full = [o.labels for o in planned.options if o.design == "full" and o.samples == 1]
-    if planned.floor > 0 and full:
-        lines.append(
-            f"floor: no design reaches these widths with fewer than {planned.floor:,.0f} "
-            f"one-sample labels ({full[0] / planned.floor:.1f}× fewer than full labelling's "
-            f"{full[0]:,.0f}), even with unlimited prompts and a perfect cheap judge: the "
-            "judge's own noise is what is left."
-        )
-    lines.append(
-        "a standard error is itself uncertain: one from "
-        f"{best.prompts:,} prompts by about ±{_relative_sd(best.prompts):.1f}% (one SD), the "
-        f"pilot's from {planned.pilot_prompts:,} by ±{_relative_sd(planned.pilot_prompts):.1f}%, "
-        "so one run's ± can land that far from its plan; for a margin on every width, plan "
-        "with --width-ratio below 1."
-    )
-    lines.append(
-        "the widths are planned from the pilot's variances (a prediction: benchmarks/budget.md "
-        "checks it against simulation); a design needing more judge calls than full labelling "
-        "is never recommended."
-    )
-    return lines
-
-
-def _relative_sd(prompts: int) -> float:
-    """The relative SD, in percent, of a standard error from ``prompts`` prompts: 1/√(2(k−1))."""
-    return 100 / math.sqrt(2 * max(prompts - 1, 1))
+def _cells(planned: LabelPlan, option: Option, as_it_stands: bool) -> list:
+    cost = planned.cost(option)
+    usd = "—" if planned.usd_per_call is None else f"{cost * planned.usd_per_call:,.2f}"
+    if as_it_stands:
+        verdict = f"the recipe as it stands (k = {option.prompts:,})"
+    elif not option.feasible:
+        verdict = f"needs more prompts than the pool ({planned.pool:,})"
+    elif option == planned.best:
+        verdict = "recommended"
+    else:
+        prices = planned.prices.prices if planned.prices else None
+        losing = prices is not None and loses(option, planned.options, prices)
+        verdict = "loses to full labelling" if losing else ""
+    label = _label(option, planned.cheap)
+    return [
+        literal("recipe: " + label if as_it_stands else label),
+        str(option.samples),
+        f"{option.prompts:,}",
+        f"{option.labels:,.0f}",
+        f"{option.calls:,.0f}",
+        f"{option.cheap_calls:,.0f}",
+        f"{option.generations:,.0f}",
+        f"{option.scorings:,.0f}",
+        f"{cost:,.0f}",
+        usd,
+        f"{option.reaches:.2f}",
+        verdict,
+    ]

@@ -11,6 +11,7 @@ from typing import Any
 from rmaudit.components import RUN_LEVEL
 from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.results.labelling import labelling
+from rmaudit.results.noise_dependence import noise_dependence
 from rmaudit.store import Store
 
 FORMAT = "rmaudit-results"
@@ -73,7 +74,8 @@ def run_results(store: Store, run_id: str) -> dict[str, Any]:
         "recipe_path": run["recipe_path"],
         "created_at": run["created_at"],
         "reward_models": [label for label in labels.values() if label is not None],
-        "labelling": None if benchmark is None else labelling(store, run, benchmark),
+        "labelling": (found := None if benchmark is None else labelling(store, run, benchmark)),
+        "noise_dependent": noise_dependence(run, found),
         "metrics": metrics,
         "curves": list(curves.values()),
         "sources": [

@@ -13,6 +13,7 @@ from rmaudit.components import RUN_LEVEL, Provenance
 from rmaudit.components.vocabulary import BASELINE_REWARD_MODELS, CLUSTERED_PROMPTS, SKIPPED_STAGE
 from rmaudit.metrics.reta_coverage import few_prompts_note, finite_pool_note
 from rmaudit.results.labelling import labelling, labelling_line
+from rmaudit.results.noise_dependence import noise_dependence
 from rmaudit.results.provenance import banner
 from rmaudit.store import Store
 
@@ -68,6 +69,8 @@ class RunSummary:
     skipped: list[str] = field(default_factory=list)
     #: a budgeted benchmark's label design and coverage (:mod:`.labelling`); None: all labelled
     labelling: dict[str, Any] | None = None
+    #: a noise-dependent metric under a label design (:mod:`.noise_dependence`); None: none
+    noise: dict[str, Any] | None = None
     #: the rm keys of the run's baseline RMs (``length``, ``random``)
     baselines: set[str] = field(default_factory=set)
     #: how many prompts the benchmark has (0: a run of preference pairs only)
@@ -101,6 +104,8 @@ class RunSummary:
         notes = list(self.skipped)
         if self.labelling is not None:
             notes.append(labelling_line(self.labelling))
+        if self.noise is not None:
+            notes.append(self.noise["text"])
         etas = [float(c.key.split("@", 1)[1]) for c in self.columns if c.key.startswith("reta@")]
         etas += [
             float(x)
@@ -169,7 +174,8 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
         reward_models,
         pairs=pairs,
         sources=[Provenance.from_row(r) for r in store.read.run_sources(run_id)],
-        labelling=labelling(store, run, benchmark),
+        labelling=(found := labelling(store, run, benchmark)),
+        noise=noise_dependence(run, found),
         baselines={
             row["key"]
             for row in store.items.components([key for _, key in reward_models])

@@ -1,10 +1,12 @@
 """The label planner (``rmaudit plan RECIPE``): from a fully labelled pilot in the DB, what each
-label design needs — prompts, labels, judge calls and dollars — to reach a target interval
-width on RETA(1/4) and BoN@16 of every RM of the recipe (docs/budget.md, "Planning")."""
+label design needs — prompts, labels, oracle and cheap-judge calls, generations, RM scorings
+and their total price — to reach a target interval width on the chosen targets (RETA(1/4) and
+BoN@16 by default) of every RM of the recipe (docs/budget.md, "Planning")."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,8 +14,10 @@ import numpy as np
 from rmaudit.components import Component, Prompt
 from rmaudit.errors import BadInput
 from rmaudit.metrics.budget.planning import (
+    ORACLE_CALLS,
     Option,
     Pilot,
+    Spending,
     Target,
     Z,
     design_inclusion,
@@ -21,13 +25,23 @@ from rmaudit.metrics.budget.planning import (
     label_residuals,
     per_prompt_variance,
     plan,
+    recommend,
 )
 from rmaudit.recipe import Recipe
 from rmaudit.store import Store
 
+from .plan_costs import (
+    NoiseShift,
+    PlanPrices,
+    PriceFlags,
+    noise_shifts,
+    plan_prices,
+    recipe_option,
+)
 from .prompts import distinct_prompts
 
 TARGETS = (Target("reta", 0.25), Target("bon", 16))
+NO_PRICE_FLAGS = PriceFlags()
 
 
 @dataclass(frozen=True)
@@ -45,6 +59,15 @@ class LabelPlan:
     #: the most embedding dimensions the recipe's embedder gives its sampler (a k-DPP's k may
     #: not exceed them); None when the sampler needs no embeddings or the embedder cannot say
     dims: int | None = None
+    targets: tuple[Target, ...] = TARGETS
+    prices: PlanPrices | None = None
+    recipe: Option | None = None  # the recipe as it stands, at its k
+    best: Option | None = None  # the recommendation at ``prices``
+    shifts: tuple[NoiseShift, ...] = ()  # noise-dependent metrics at ``best``'s samples
+
+    def cost(self, option: Option) -> float:
+        """What ``option`` spends in total, in oracle calls, at the plan's prices."""
+        return (self.prices.prices if self.prices else ORACLE_CALLS).of(option)
 
 
 def label_plan(
@@ -54,9 +77,12 @@ def label_plan(
     *,
     width: float | None,
     width_ratio: float,
+    targets: Sequence[Target] = TARGETS,
+    flags: PriceFlags = NO_PRICE_FLAGS,
 ) -> LabelPlan:
     """Read the pilot and plan; ``width`` (absolute, the same for every target) or, by default,
-    ``width_ratio`` × the width full labelling gives at the recipe's k with the pilot's samples."""
+    ``width_ratio`` × the width full labelling gives at the recipe's k with the pilot's samples;
+    options priced at ``flags`` (else the components' cost models) and recommended by total."""
     if recipe.source is None or recipe.oracle is None:
         raise BadInput(
             "plans the labels of a benchmark built here ([prompts], [responses], [oracle])",
@@ -71,38 +97,46 @@ def label_plan(
             "recipe without a budget on a few prompts first (e.g. k = 20), then plan",
             file=recipe.path,
         )
+    targets = tuple(targets)
     bench = found[0]
-    pilot = _pilot(recipe, components, store, bench)
+    pilot, draws = _pilot(recipe, components, store, bench)
     k = _recipe_k(recipe, len(pilot.labels))
-    widths = {}
-    full = design_inclusion(pilot, "full", 1.0, ())
-    residuals = label_residuals(pilot, False)
-    for target in TARGETS:
-        for rm in pilot.scores:
-            if width is not None:
-                widths[(target.name, rm)] = width
-                continue
-            between, within = per_prompt_variance(
-                pilot, target, rm, "full", full, residuals, pilot.samples
-            )
-            widths[(target.name, rm)] = width_ratio * 2 * Z * np.sqrt((between + within) / k)
+    widths = _widths(pilot, targets, k, width, width_ratio)
     candidates = distinct_prompts(components[recipe.source.field].load())
     pool = len(candidates)
+    guides = (
+        list(recipe.label_budget.guide)
+        if recipe.label_budget
+        else [s.label for s in recipe.reward_models]
+    )
+    # a cheap RM's scorings are counted among the RMs': it adds no calls of its own
+    spending = Spending(per_prompt, len(pilot.scores), 0 if recipe.cheap_reward_model else 1)
     options = plan(
         pilot,
-        TARGETS,
+        targets,
         widths,
-        guides=list(recipe.label_budget.guide)
-        if recipe.label_budget
-        else [s.label for s in recipe.reward_models],
+        guides=guides,
         max_prompts=pool,
         per_prompt=per_prompt,
+        cheap_per_response=spending.cheap_per_response,
     )
     floor = max(
-        label_floor(pilot, t, rm, widths[(t.name, rm)]) for t in TARGETS for rm in pilot.scores
+        label_floor(pilot, t, rm, widths[(t.name, rm)]) for t in targets for rm in pilot.scores
     )
-    usd = oracle.estimate_cost([], 1)
-    per_call = None if usd is None else usd / max(1, oracle.calls_per_label())
+    cheap = components[recipe.cheap_oracle.field] if recipe.cheap_oracle else None
+    prices = plan_prices(oracle, cheap, flags)
+    best = recommend(options, prices.prices)
+    as_it_stands = recipe_option(
+        recipe,
+        components,
+        pilot,
+        list(targets),
+        widths,
+        prompts=k,
+        spending=spending,
+        pool=pool,
+        guides=guides,
+    )
     return LabelPlan(
         bench["id"],
         len(pilot.labels),
@@ -111,11 +145,35 @@ def label_plan(
         pool,
         widths,
         options,
-        per_call,
+        prices.usd_per_call,
         _cheap_name(recipe),
         floor,
         _embedding_dims(recipe, components, candidates),
+        targets,
+        prices,
+        as_it_stands,
+        best,
+        tuple(noise_shifts(recipe, pilot, draws, best.samples)),
     )
+
+
+def _widths(
+    pilot: Pilot, targets: tuple[Target, ...], k: int, width: float | None, ratio: float
+) -> dict[tuple[str, str], float]:
+    """Each (target, RM)'s width: ``width``, or ``ratio`` × full labelling's at k prompts."""
+    widths = {}
+    full = design_inclusion(pilot, "full", 1.0, ())
+    residuals = label_residuals(pilot, False)
+    for target in targets:
+        for rm in pilot.scores:
+            if width is not None:
+                widths[(target.name, rm)] = width
+                continue
+            between, within = per_prompt_variance(
+                pilot, target, rm, "full", full, residuals, pilot.samples
+            )
+            widths[(target.name, rm)] = ratio * 2 * Z * np.sqrt((between + within) / k)
+    return widths
 
 
 def _cheap_name(recipe: Recipe) -> str | None:
@@ -138,14 +196,18 @@ def _embedding_dims(
     return components[recipe.embedder.field].max_prompt_dims(candidates)
 
 
-def _pilot(recipe: Recipe, components, store: Store, bench: dict) -> Pilot:
-    labels, variances, samples_seen = [], [], []
+def _pilot(
+    recipe: Recipe, components, store: Store, bench: dict
+) -> tuple[Pilot, list[list[list[float]]]]:
+    """The pilot, and each label's judge draws by prompt."""
+    labels, variances, samples_seen, all_draws = [], [], [], []
     order = []
     for _, pid, _, _ in store.read.selection_prompts(bench["selection_key"]):
         rows = store.read.labelled_responses(bench, pid)
         order.append([row[0] for row in rows])
         labels.append(np.array([row[4] for row in rows], float))
         draws = [json.loads(row[5]) for row in rows]
+        all_draws.append(draws)
         samples_seen += [len(d) for d in draws]
         variances.append(
             np.array([np.var(d, ddof=1) if len(d) > 1 else np.nan for d in draws], float)
@@ -176,4 +238,4 @@ def _pilot(recipe: Recipe, components, store: Store, bench: dict) -> Pilot:
                 field="cheap_oracle",
             )
         predictions = [np.array([found[rid] for rid in ids], float) for ids in order]
-    return Pilot(labels, variances, min(samples_seen), scores, predictions)
+    return Pilot(labels, variances, min(samples_seen), scores, predictions), all_draws

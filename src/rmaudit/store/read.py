@@ -205,7 +205,19 @@ class Reads:
         self, benchmark: dict[str, Any]
     ) -> tuple[float | None, float | None, float | None]:
         """(lowest, highest, mean) oracle score of the benchmark's responses (Nones when none
-        is labelled)."""
+        is labelled).  Under a label design the mean is the responses' mean as the design
+        estimates it: the labels its design drew, each weighted by 1/π (Hájek's ratio form of
+        Horvitz & Thompson 1952; Särndal et al., "Model Assisted Survey Sampling", 1992,
+        Sec. 5.7), not the plain mean of whichever responses have a label."""
+        if benchmark.get("design") is not None:
+            return self.store.execute(
+                """select min(j.score), max(j.score),
+                          sum(j.score / i.probability) / sum(1.0 / i.probability)
+                   from inclusion i
+                   join oracle_labels j on j.oracle_key = ? and j.response_id = i.response_id
+                   where i.benchmark_id = ? and i.drawn = 1""",
+                [benchmark["oracle_key"], benchmark["id"]],
+            ).fetchone()
         return self.store.execute(
             """select min(j.score), max(j.score), avg(j.score) from responses r
                join oracle_labels j on j.oracle_key = ? and j.response_id = r.id

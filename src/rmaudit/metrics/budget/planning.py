@@ -35,6 +35,9 @@ from .design import by_response, guide_importance, rm_guided_inclusion
 Z = 1.959963984540054  # the normal quantile of a 95% interval
 BUDGETS = (1 / 32, 1 / 16, 1 / 8, 1 / 4, 3 / 8, 1 / 2, 3 / 4)
 SAMPLES = (1, 2, 3, 5, 10)
+#: metrics whose estimand moves with the labels' noise: they threshold a label (which of two
+#: responses the oracle prefers), so a noisier label flips pairs and changes what is measured
+NOISE_DEPENDENT = ("pairwise-accuracy",)
 
 
 @dataclass(frozen=True)
@@ -65,8 +68,11 @@ class Target:
 @dataclass(frozen=True)
 class Option:
     """One way to label: ``design`` "full", "uniform" or "rm-guided", with or without the cheap
-    judge, a budget (fraction of N) and judge samples per label, and what it costs to reach the
-    target widths: prompts, labels and judge calls (None: the pool cannot supply the prompts)."""
+    judge, a budget (fraction of N) and judge samples per label, and what it spends at its
+    prompts: labels and oracle calls, and every other resource the plan spends — cheap-judge
+    calls, generations (prompts × N) and RM scorings (× the RMs).  ``reaches``: its predicted
+    width over the target's (the largest across targets and RMs; ≤ 1 where it reaches them);
+    ``feasible``: the pool can supply the prompts."""
 
     design: str
     cheap: bool
@@ -76,6 +82,30 @@ class Option:
     labels: float
     calls: float
     feasible: bool
+    cheap_calls: float = 0.0
+    generations: float = 0.0
+    scorings: float = 0.0
+    reaches: float = 1.0
+
+
+@dataclass(frozen=True)
+class Prices:
+    """The price of one call of each resource a plan spends, in one currency (USD, or oracle
+    calls when the oracle has no cost model).  The defaults price oracle calls only."""
+
+    oracle: float = 1.0
+    cheap: float = 0.0
+    generation: float = 0.0
+    scoring: float = 0.0
+
+    def of(self, option: Option) -> float:
+        """What ``option`` spends in total."""
+        return (
+            option.calls * self.oracle
+            + option.cheap_calls * self.cheap
+            + option.generations * self.generation
+            + option.scorings * self.scoring
+        )
 
 
 def _weights(target: Target, size: int) -> np.ndarray:
@@ -185,6 +215,68 @@ def label_floor(pilot: Pilot, target: Target, rm: str, width: float) -> float:
     return float(np.mean(spend)) / (width / (2 * Z)) ** 2
 
 
+def prompts_needed(
+    pilot: Pilot,
+    targets: Sequence[Target],
+    width: dict[tuple[str, str], float],
+    design: str,
+    inclusion: list[np.ndarray],
+    residuals: list[np.ndarray],
+    samples: int,
+) -> int:
+    """The prompts k = ⌈(2z)² V / w²⌉ that reach every target's width on every RM."""
+    needed = 0
+    for target in targets:
+        for rm in pilot.scores:
+            between, within = per_prompt_variance(
+                pilot, target, rm, design, inclusion, residuals, samples
+            )
+            variance = (2 * Z) ** 2 * (between + within) / width[(target.name, rm)] ** 2
+            needed = max(needed, int(np.ceil(variance)))
+    return needed
+
+
+@dataclass(frozen=True)
+class Spending:
+    """What one prompt of a benchmark spends besides labels: N generations, N scorings per RM,
+    and, with the cheap judge, ``cheap_per_response`` cheap calls per response (0 when the
+    cheap judge is one of the RMs, whose scorings are already counted)."""
+
+    per_prompt: int
+    rms: int
+    cheap_per_response: int = 1
+
+
+def priced_option(
+    design: str,
+    cheap: bool,
+    budget: float,
+    samples: int,
+    *,
+    prompts: int,
+    needed: int,
+    spending: Spending,
+    max_prompts: int | None,
+) -> Option:
+    """The option run at ``prompts`` prompts, ``needed`` of which reach the targets."""
+    n = spending.per_prompt
+    per_prompt = n if design == "full" else max(2.0, budget * n)
+    return Option(
+        design,
+        cheap,
+        budget,
+        samples,
+        prompts,
+        prompts * per_prompt,
+        prompts * per_prompt * samples,
+        max_prompts is None or prompts <= max_prompts,
+        cheap_calls=prompts * n * spending.cheap_per_response if cheap else 0.0,
+        generations=float(prompts * n),
+        scorings=float(prompts * n * spending.rms),
+        reaches=float(np.sqrt(needed / prompts)) if prompts else float("inf"),
+    )
+
+
 def plan(
     pilot: Pilot,
     targets: Sequence[Target],
@@ -195,6 +287,7 @@ def plan(
     per_prompt: int,
     budgets: Sequence[float] = BUDGETS,
     samples: Sequence[int] = SAMPLES,
+    cheap_per_response: int = 1,
 ) -> list[Option]:
     """Every option's cost to reach ``width[(target name, rm)]`` for every target and RM."""
     if len(pilot.labels) < 3:
@@ -210,50 +303,41 @@ def plan(
     if not guides:
         choices = [c for c in choices if c[0] != "rm-guided"]
     residuals = {cheap: label_residuals(pilot, cheap) for cheap in cheap_options}
+    spending = Spending(per_prompt, len(pilot.scores), cheap_per_response)
     options = []
     for design, cheap, budget in choices:
         inclusion = design_inclusion(pilot, design, budget, guides)
         for s in samples:
             if s > pilot.samples:
                 continue
-            needed = 0
-            for target in targets:
-                for rm in pilot.scores:
-                    between, within = per_prompt_variance(
-                        pilot, target, rm, design, inclusion, residuals[cheap], s
-                    )
-                    needed = max(
-                        needed,
-                        int(
-                            np.ceil(
-                                (2 * Z) ** 2 * (between + within) / width[(target.name, rm)] ** 2
-                            )
-                        ),
-                    )
-            labels_per_prompt = per_prompt if design == "full" else max(2.0, budget * per_prompt)
+            needed = prompts_needed(pilot, targets, width, design, inclusion, residuals[cheap], s)
             options.append(
-                Option(
+                priced_option(
                     design,
                     cheap,
                     budget,
                     s,
-                    needed,
-                    needed * labels_per_prompt,
-                    needed * labels_per_prompt * s,
-                    max_prompts is None or needed <= max_prompts,
+                    prompts=needed,
+                    needed=needed,
+                    spending=spending,
+                    max_prompts=max_prompts,
                 )
             )
     return options
 
 
-def recommend(options: Sequence[Option]) -> Option:
-    """The feasible option with the fewest judge calls; never one that loses to full labelling
-    (full labelling is among the options, so the cheapest is at worst full labelling)."""
+ORACLE_CALLS = Prices()
+
+
+def recommend(options: Sequence[Option], prices: Prices = ORACLE_CALLS) -> Option:
+    """The feasible option that costs least in total at ``prices``; never one that loses to
+    full labelling (full labelling is among the options, so the cheapest is at worst full
+    labelling)."""
     feasible = [o for o in options if o.feasible] or list(options)
-    return min(feasible, key=lambda o: (o.calls, o.design != "full"))
+    return min(feasible, key=lambda o: (prices.of(o), o.design != "full"))
 
 
-def loses(option: Option, options: Sequence[Option]) -> bool:
-    """Whether a budgeted option needs more judge calls than full labelling at its best."""
-    full = [o.calls for o in options if o.design == "full" and o.feasible]
-    return bool(full) and option.design != "full" and option.calls > min(full)
+def loses(option: Option, options: Sequence[Option], prices: Prices = ORACLE_CALLS) -> bool:
+    """Whether a budgeted option costs more at ``prices`` than full labelling at its best."""
+    full = [prices.of(o) for o in options if o.design == "full" and o.feasible]
+    return bool(full) and option.design != "full" and prices.of(option) > min(full)

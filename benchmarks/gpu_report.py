@@ -1,0 +1,181 @@
+"""The tables of benchmarks/README.md ("GPU: every figure") and docs/scaling.md's capacity plan
+from the JSON that ``gpu_all.sh`` writes (issue 34): markdown to stdout, or ``--write`` into
+the two files between their ``<!-- gpu-report:NAME -->`` markers.
+
+    python benchmarks/gpu_report.py OUT/gpu_all.json            # print
+    python benchmarks/gpu_report.py OUT/gpu_all.json --write    # fill the docs' tables
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGETS_MFU = {"llama-1b": 0.45, "llama-8b": 0.50}
+#: the capacity plan's workloads (docs/scaling.md): ≈ 450 tokens per response
+RETA_TOKENS, MILLION_TOKENS, CLUSTER_GPUS = 25_600 * 450, 1_000_000 * 450, 64
+
+
+def _rate(tokens: int, seconds: float) -> str:
+    return f"{tokens / seconds:,.0f}"
+
+
+def _mfu(figures: dict, seconds: float, peak: float | None) -> str:
+    return f"{figures['flops'] / seconds / (peak * 1e12):.1%}" if peak else "n/a"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.1f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
+
+
+def scoring_table(data: dict) -> list[str]:
+    meta, peak = data["meta"], data["meta"]["peak_bf16_tflops"]
+    lines = [
+        f"{meta['card']}, {meta['dtype']}, commit {meta['commit']}, torch {meta['torch']}, "
+        f"transformers {meta['transformers']}; {meta['workload']}; medians of "
+        f"{meta['repeats']}; peak {peak or 'unknown'} TFLOP/s (dense bf16) for MFU.",
+        "",
+        "| model | texts (real tokens) | rmaudit, GPU only: tokens/s (MFU) | rmaudit through "
+        "`score` | naive pipeline, batch 8: tokens/s (MFU) | rmaudit / naive | within bf16 "
+        "of naive | pair flips | peak memory |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, m in data["models"].items():
+        ours, naive, agree = m["rmaudit"], m["naive_pipeline"], m["agreement"]
+        memory = f"{m['peak_memory_gib']:.1f} GiB" if m["peak_memory_gib"] is not None else "n/a"
+        tokens = m["real_tokens"]
+        lines.append(
+            f"| {name} | {m['texts']:,} ({tokens:,}) | {_rate(tokens, ours['gpu_only_s'])} "
+            f"({_mfu(m, ours['gpu_only_s'], peak)}) | {_rate(tokens, ours['score_s'])} | "
+            f"{_rate(tokens, naive['median_s'])} ({_mfu(m, naive['median_s'], peak)}) | "
+            f"{naive['median_s'] / ours['gpu_only_s']:.2f}× | {agree['within_bf16']:.1%} | "
+            f"{agree['pair_flips']:.1%} of {agree['pairs']:,} | {memory} |"
+        )
+    return lines
+
+
+def e2e_lines(data: dict) -> list[str]:
+    lines = []
+    if "e2e" in data:
+        e = data["e2e"]
+        lines += [
+            "",
+            "| `rmaudit run` (first model) | responses | wall | scores stage | GPU-only pass | "
+            "wall / GPU only | stage / GPU only |",
+            "|---|---|---|---|---|---|---|",
+            f"| {next(iter(data['models']))} | {e['responses']:,} | {e['wall_s']:.1f} s | "
+            f"{e['stage_s']:.1f} s | {e['gpu_only_s']:.1f} s | {e['wall_vs_gpu_only']:.2f}× | "
+            f"{e['stage_vs_gpu_only']:.2f}× |",
+        ]
+    pre = data.get("preflight")
+    if pre is not None:
+        if not pre["available"]:
+            text = f"not available ({pre['reason']})"
+        else:
+            text = (
+                f"{pre['overhead_s']:+.1f} s on `rmaudit run` ({pre['overhead_share']:+.1%}; "
+                f"with `--no-preflight`: {pre['wall_without_s']:.1f} s)"
+            )
+        lines += ["", f"Scoring preflight: {text}."]
+    vllm = data.get("vllm")
+    if vllm is not None:
+        text = (
+            f"vLLM {vllm['version']} `classify`: {vllm['tokens_per_s']:,.0f} tokens/s"
+            if vllm["available"]
+            else f"not available ({vllm['reason'].splitlines()[-1]})"
+        )
+        lines += ["", f"vLLM on the first model: {text}."]
+    if data.get("skipped"):
+        lines += ["", f"Skipped (past the time budget): {', '.join(data['skipped'])}."]
+    return lines
+
+
+def targets(data: dict) -> list[str]:
+    """Issue 34's targets, each with what was measured and whether it holds."""
+    peak, rows = data["meta"]["peak_bf16_tflops"], []
+    for name, goal in TARGETS_MFU.items():
+        if name in data["models"] and peak:
+            m = data["models"][name]
+            mfu = m["flops"] / m["rmaudit"]["gpu_only_s"] / (peak * 1e12)
+            rows.append((f"MFU of {name} ≥ {goal:.0%}", f"{mfu:.1%}", mfu >= goal))
+    if "llama-1b" in data["models"]:
+        m = data["models"]["llama-1b"]
+        gain = m["naive_pipeline"]["median_s"] / m["rmaudit"]["gpu_only_s"]
+        rows.append(("llama-1b ≥ 3× the naive loop", f"{gain:.2f}×", gain >= 3))
+    if "e2e" in data:
+        ratio = data["e2e"]["wall_vs_gpu_only"]
+        rows.append(("`rmaudit run` ≤ 1.3× the GPU-only time", f"{ratio:.2f}×", ratio <= 1.3))
+    for name, m in data["models"].items():
+        share = m["agreement"]["within_bf16"]
+        rows.append((f"{name}: ≥ 99 % within bf16 of naive", f"{share:.1%}", share >= 0.99))
+    lines = ["", "| target | measured | met |", "|---|---|---|"]
+    return lines + [
+        f"| {goal} | {value} | {'yes' if ok else '**no**'} |" for goal, value, ok in rows
+    ]
+
+
+def capacity(data: dict) -> list[str]:
+    """docs/scaling.md's scoring rows from the measured throughput per GPU."""
+    lines = [
+        f"Measured on one {data['meta']['card']} (commit {data['meta']['commit']}): rmaudit's "
+        f"GPU-only throughput on {data['meta']['workload']}, applied to responses of ≈ 450 "
+        "tokens.",
+        "",
+        f"| scoring, one RM | tokens/s per GPU (MFU) | RETA benchmark, 11.5M tokens: 1 GPU / "
+        f"{CLUSTER_GPUS} GPUs | 1M responses, 450M tokens: {CLUSTER_GPUS} GPUs |",
+        "|---|---|---|---|",
+    ]
+    for name, m in data["models"].items():
+        rate = m["real_tokens"] / m["rmaudit"]["gpu_only_s"]
+        mfu = _mfu(m, m["rmaudit"]["gpu_only_s"], data["meta"]["peak_bf16_tflops"])
+        lines.append(
+            f"| {name} | {rate:,.0f} ({mfu}) | {_duration(RETA_TOKENS / rate)} / "
+            f"{_duration(RETA_TOKENS / rate / CLUSTER_GPUS)} | "
+            f"{_duration(MILLION_TOKENS / rate / CLUSTER_GPUS)} |"
+        )
+    return lines
+
+
+def sections(data: dict) -> dict[str, str]:
+    return {
+        "scoring": "\n".join(scoring_table(data) + e2e_lines(data) + targets(data)),
+        "capacity": "\n".join(capacity(data)),
+    }
+
+
+def write(blocks: dict[str, str]) -> list[Path]:
+    """Each block between its markers, in whichever of the two files holds them."""
+    written = []
+    for path in (ROOT / "benchmarks/README.md", ROOT / "docs/scaling.md"):
+        text = original = path.read_text(encoding="utf-8")
+        for name, block in blocks.items():
+            pattern = re.compile(
+                rf"(<!-- gpu-report:{name} -->\n).*?(\n<!-- /gpu-report:{name} -->)", re.S
+            )
+            text = pattern.sub(lambda match, block=block: match[1] + block + match[2], text)
+        if text != original:
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
+    return written
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("figures", type=Path, help="gpu_all.json")
+    parser.add_argument("--write", action="store_true", help="fill the docs' tables")
+    args = parser.parse_args()
+    blocks = sections(json.loads(args.figures.read_text(encoding="utf-8")))
+    if args.write:
+        for path in write(blocks):
+            print(f"wrote {path.relative_to(ROOT)}")
+    else:
+        print("\n\n".join(blocks.values()))
+
+
+if __name__ == "__main__":
+    main()

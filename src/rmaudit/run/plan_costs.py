@@ -1,0 +1,203 @@
+"""What a label plan spends and what it changes (``rmaudit plan``, docs/budget.md "Planning"):
+the price of each resource — oracle calls, cheap-judge calls, generations, RM scorings — from
+flags or the components' own cost models; the recipe as it stands, costed as a plan of its own;
+and the measured shift of a metric whose estimand depends on label noise when the plan changes
+the judge samples per label."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rmaudit.components import Component
+from rmaudit.errors import BadInput, MetricInputError
+from rmaudit.metrics.budget.planning import (
+    NOISE_DEPENDENT,
+    Option,
+    Pilot,
+    Prices,
+    Spending,
+    Target,
+    design_inclusion,
+    label_residuals,
+    priced_option,
+    prompts_needed,
+)
+from rmaudit.metrics.pairwise import pairwise_accuracy
+from rmaudit.recipe import Recipe
+
+
+@dataclass(frozen=True)
+class PriceFlags:
+    """Prices given on the command line, each as a fraction of one oracle call (None: the
+    default)."""
+
+    cheap: float | None = None
+    generation: float | None = None
+    scoring: float | None = None
+
+
+@dataclass(frozen=True)
+class PlanPrices:
+    """Per-call prices in oracle calls, the USD of one oracle call when its cost model knows,
+    and where each price came from."""
+
+    prices: Prices
+    usd_per_call: float | None
+    sources: dict[str, str]
+
+
+def _usd_per_call(oracle: Component | None) -> float | None:
+    if oracle is None:
+        return None
+    usd = oracle.estimate_cost([], 1)  # type: ignore[attr-defined]
+    return None if usd is None else usd / max(1, oracle.calls_per_label())  # type: ignore[attr-defined]
+
+
+def plan_prices(oracle: Component, cheap: Component | None, flags: PriceFlags) -> PlanPrices:
+    """Flags first; else the cheap judge's cost model against the oracle's; else a cheap call
+    priced as an oracle call (no saving claimed for a judge of unknown price) and generations
+    and scorings unpriced (0: no built-in policy or RM has a cost model)."""
+    usd = _usd_per_call(oracle)
+    sources = {}
+    cheap_price = flags.cheap
+    if cheap_price is not None:
+        sources["cheap"] = "--cheap-price"
+    else:
+        cheap_usd = _usd_per_call(cheap)
+        if usd and cheap_usd is not None:
+            cheap_price, sources["cheap"] = cheap_usd / usd, "the judges' cost models"
+        else:
+            cheap_price, sources["cheap"] = 1.0, "as an oracle call (no cost model)"
+    sources["generation"] = "--generation-price" if flags.generation is not None else "unpriced"
+    sources["scoring"] = "--scoring-price" if flags.scoring is not None else "unpriced"
+    prices = Prices(1.0, cheap_price, flags.generation or 0.0, flags.scoring or 0.0)
+    return PlanPrices(prices, usd, sources)
+
+
+def parse_target(text: str) -> Target:
+    """``reta@ETA`` (0 < η < 1) or ``bon@N`` (a whole N ≥ 1) as a planner target."""
+    kind, _, param = text.partition("@")
+    try:
+        value = float(param)
+    except ValueError:
+        value = float("nan")
+    if kind == "reta" and 0 < value < 1:
+        return Target("reta", value)
+    if kind == "bon" and value >= 1 and value.is_integer():
+        return Target("bon", int(value))
+    raise BadInput("expected reta@ETA (0 < ETA < 1) or bon@N (N ≥ 1)", field="--target", value=text)
+
+
+def recipe_targets(recipe: Recipe) -> list[Target]:
+    """The planner targets among the recipe's metrics: each ``reta``'s η and each best-of-n's
+    reported n (rank 1; default 4, 16, 64)."""
+    found = []
+    for spec in recipe.metrics:
+        options = dict(spec.options)
+        if spec.cls.name == "reta":
+            found.append(Target("reta", float(options["eta"])))
+        elif spec.cls.name == "best-of-n" and options.get("rank", 1) == 1:
+            found += [Target("bon", int(n)) for n in options.get("report") or (4, 16, 64)]
+    if not found:
+        raise BadInput(
+            "the recipe has no reta or best-of-n metric to plan for",
+            file=recipe.path,
+            field="--target",
+            value="recipe",
+        )
+    return list(dict.fromkeys(found))
+
+
+def recipe_option(
+    recipe: Recipe,
+    components: dict[str, Component],
+    pilot: Pilot,
+    targets: list[Target],
+    widths: dict[tuple[str, str], float],
+    *,
+    prompts: int,
+    spending: Spending,
+    pool: int | None,
+    guides: list[str],
+) -> Option:
+    """The recipe as it stands — its design, budget, cheap judge, samples per label and k —
+    with what it spends and the width it is predicted to reach, as a fraction of the target."""
+    budget = recipe.label_budget
+    design = budget.design if budget else "full"
+    fraction = 1.0
+    if budget:
+        fraction = budget.expected_labels(spending.per_prompt) / spending.per_prompt
+    cheap = pilot.predictions is not None and (
+        recipe.cheap_oracle is not None or recipe.cheap_reward_model is not None
+    )
+    samples = recipe_samples(recipe, components, pilot)
+    inclusion = design_inclusion(pilot, design, fraction, guides)
+    residuals = label_residuals(pilot, cheap)
+    needed = prompts_needed(pilot, targets, widths, design, inclusion, residuals, samples)
+    return priced_option(
+        design,
+        cheap,
+        fraction,
+        samples,
+        prompts=prompts,
+        needed=needed,
+        spending=spending,
+        max_prompts=pool,
+    )
+
+
+def recipe_samples(recipe: Recipe, components: dict[str, Component], pilot: Pilot) -> int:
+    """The judge samples per label the recipe's oracle takes."""
+    assert recipe.oracle is not None
+    samples = getattr(components[recipe.oracle.field].options, "samples", None)
+    return samples if isinstance(samples, int) else pilot.samples
+
+
+@dataclass(frozen=True)
+class NoiseShift:
+    """A noise-dependent metric of one RM at the pilot's samples per label and at ``samples``
+    (the pilot's first ``samples`` judge draws of each label), with both standard errors."""
+
+    metric: str
+    rm: str
+    samples: int
+    pilot_samples: int
+    at_pilot: float
+    at_samples: float
+    stderr: float  # √(se₁² + se₂²)
+
+    @property
+    def shift(self) -> float:
+        return self.at_samples - self.at_pilot
+
+
+def noise_shifts(
+    recipe: Recipe, pilot: Pilot, draws: list[list[list[float]]], samples: int
+) -> list[NoiseShift]:
+    """Each noise-dependent metric of the recipe, per RM, at ``samples`` judge samples per
+    label against the pilot's: measured on the pilot, whose labels keep their draws."""
+    names = {spec.cls.name for spec in recipe.metrics}
+    if samples == pilot.samples or not names.intersection(NOISE_DEPENDENT):
+        return []
+    fewer = [np.array([np.mean(d[:samples]) for d in prompt], float) for prompt in draws]
+    shifts = []
+    for rm, scores in pilot.scores.items():
+        try:
+            before = pairwise_accuracy(pilot.labels, scores, bootstrap=1)
+            after = pairwise_accuracy(fewer, scores, bootstrap=1)
+        except MetricInputError:  # a prompt whose labels all tie at fewer samples
+            continue
+        shifts.append(
+            NoiseShift(
+                "pairwise-accuracy",
+                rm,
+                samples,
+                pilot.samples,
+                before.value,
+                after.value,
+                float(np.hypot(before.stderr, after.stderr)),
+            )
+        )
+    return shifts

@@ -1,0 +1,117 @@
+"""benchmarks/gpu_all.sh at smoke size on CPU (tiny models, 12 texts), and gpu_report.py on
+its figures: the one script a GPU session runs is known to work before it gets there."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory) -> tuple[dict, str]:
+    out = tmp_path_factory.mktemp("gpu-all")
+    result = subprocess.run(
+        ["bash", "benchmarks/gpu_all.sh", "--smoke"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        env={**os.environ, "OUT": str(out), "PYTHON": sys.executable, "HF_HUB_OFFLINE": "1"},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads((out / "gpu_all.json").read_text()), result.stdout
+
+
+def test_every_model_is_scored_by_rmaudit_and_the_naive_pipeline_alike(smoke_run):
+    data, _ = smoke_run
+    assert sorted(data["models"]) == ["deberta-smoke", "llama-smoke"]
+    for model in data["models"].values():
+        ours = np.array(model["rmaudit"]["scores"])
+        naive = np.array(model["naive_pipeline"]["scores"])
+        assert len(ours) == len(naive) == model["texts"] == 12 and np.ptp(naive) > 0
+        # float32 on CPU: the transformers pipeline and rmaudit's batches read the same tokens
+        np.testing.assert_allclose(ours, naive, rtol=0, atol=1e-5)
+        flips = np.mean(np.sign(ours[0::2] - ours[1::2]) != np.sign(naive[0::2] - naive[1::2]))
+        assert model["agreement"]["pair_flips"] == flips == 0
+        assert model["agreement"]["within_bf16"] == 1.0
+        assert model["real_tokens"] > model["texts"]
+        assert model["flops"] > 2 * model["real_tokens"]
+        for figures in (model["rmaudit"], model["naive_pipeline"]):
+            times = figures.get("gpu_only_times_s", figures.get("times_s"))
+            assert len(times) == data["meta"]["repeats"] == 1 and min(times) > 0
+
+
+def test_the_end_to_end_preflight_and_vllm_sections_say_what_they_found(smoke_run):
+    data, _ = smoke_run
+    e2e = data["e2e"]
+    assert e2e["responses"] == 12 and 0 < e2e["stage_s"] < e2e["wall_s"]
+    assert e2e["wall_vs_gpu_only"] == pytest.approx(e2e["wall_s"] / e2e["gpu_only_s"])
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _gpu_extras import has_preflight
+
+    from rmaudit.cli.run import run
+
+    options = {flag for param in run.params for flag in getattr(param, "opts", ())}
+    assert has_preflight() == ("--no-preflight" in options)
+    assert data["preflight"]["available"] == has_preflight()
+    if has_preflight():
+        pre = data["preflight"]
+        assert pre["overhead_s"] == pytest.approx(pre["wall_with_s"] - pre["wall_without_s"])
+    has_vllm = importlib.util.find_spec("vllm") is not None
+    assert data["vllm"]["available"] == has_vllm
+    if not has_vllm:
+        assert "vllm does not import" in data["vllm"]["reason"]
+    assert "skipped" not in data and data["meta"]["card"] == "CPU"
+
+
+def test_the_report_prints_every_table_and_writes_only_between_its_markers(smoke_run, tmp_path):
+    data, stdout = smoke_run
+    for model, figures in data["models"].items():
+        rate = figures["real_tokens"] / figures["rmaudit"]["gpu_only_s"]
+        assert f"| {model} | 12 ({figures['real_tokens']:,}) | {rate:,.0f} (n/a) |" in stdout
+    assert "| `rmaudit run` ≤ 1.3× the GPU-only time |" in stdout
+    assert "| scoring, one RM | tokens/s per GPU (MFU) |" in stdout
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import gpu_report
+
+    for relative in ("benchmarks/README.md", "docs/scaling.md"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / relative, tmp_path / relative)
+    before = {p: (tmp_path / p).read_text() for p in ("benchmarks/README.md", "docs/scaling.md")}
+    blocks = gpu_report.sections(data)
+    gpu_report.ROOT = tmp_path
+    try:
+        assert len(gpu_report.write(blocks)) == 2
+    finally:
+        gpu_report.ROOT = ROOT
+    for path, text in before.items():
+        written = (tmp_path / path).read_text()
+        name = "capacity" if "scaling" in path else "scoring"
+        start, end = f"<!-- gpu-report:{name} -->\n", f"\n<!-- /gpu-report:{name} -->"
+        assert written.split(start)[0] == text.split(start)[0]
+        assert written.split(end)[1] == text.split(end)[1]
+        assert written.split(start)[1].split(end)[0] == blocks[name]
+
+
+def test_peaks_match_card_names_most_specific_first():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from gpu_all import peak_tflops
+
+    assert peak_tflops("NVIDIA H100 80GB HBM3") == 989.4
+    assert peak_tflops("NVIDIA H100 PCIe") == 756.0
+    assert peak_tflops("NVIDIA H200") == 989.4
+    assert peak_tflops("NVIDIA A100-SXM4-80GB") == 312.0
+    assert peak_tflops("NVIDIA L40S") == 362.1
+    assert peak_tflops("CPU") is None
