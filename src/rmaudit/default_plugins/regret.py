@@ -88,7 +88,7 @@ class RegretCorrelationOptions(ComponentOptions):
     )
 
 
-class RegretCorrelation(Metric):
+class RegretCorrelation(Metric[RegretCorrelationOptions, StudyInputs]):
     """Correlation of each RM error metric with best-of-n regret (NDR) across proxies: Rethinking RM
     Evaluation's N×N study."""
 
@@ -278,7 +278,7 @@ class SyntheticProxyOptions(ComponentOptions):
     seed: int = 0
 
 
-class SyntheticProxy(RewardModel):
+class SyntheticProxy(RewardModel[SyntheticProxyOptions]):
     """A synthetic proxy of a gold RM: gold + Gaussian noise σ, optional loophole or flipped
     responses (Rethinking RM Evaluation)."""
 
@@ -314,7 +314,7 @@ class BradleyTerryAnnotatorOptions(ComponentOptions):
     seed: int = 0
 
 
-class BradleyTerryAnnotator(Oracle):
+class BradleyTerryAnnotator(Oracle[BradleyTerryAnnotatorOptions]):
     """A noisy annotator whose pairwise preferences follow Bradley-Terry with temperature β
     (Rethinking RM Evaluation, Eq. 4)."""
 

@@ -219,14 +219,14 @@ def regret_correlation(
     smallest = min(pool.size for pool in regret_pools)
     try:
         n = _check_ndr_n(smallest if n is None else n, regret_pools)
-    except MetricInputError as error:
+    except MetricInputError as refused:
         if design != "held-out-responses":
             raise
         raise MetricInputError(
-            f"{error.problem} (design 'held-out-responses' measures the "
+            f"{refused.problem} (design 'held-out-responses' measures the "
             f"regret on half of each prompt's responses)",
             field="n",
-            prompt_index=error.prompt_index,
+            prompt_index=refused.prompt_index,
         ) from None
     # Rows of per-prompt weights: row 0 the point estimate (every prompt once), then the
     # bootstrap replicates.
