@@ -228,9 +228,9 @@ def _audit(
             click.echo(recipe_text(suite, table))
         return
     # every model loads (bad options, a missing checkpoint) before the DB is touched
-    planned = [(*entry, build_components(entry[3])) for entry in planned]
+    built = [(*entry, build_components(entry[3])) for entry in planned]
     if dry_run:
-        for suite, located, _, recipe, components in planned:
+        for suite, located, _, recipe, components in built:
             counts = Runner(recipe, Store.open_readonly(db_path), components=components).plan()
             out.print(
                 plan_table(
@@ -241,14 +241,14 @@ def _audit(
             )
         return
     if items_path:
-        _write_items(planned, db_path, Path(items_path))
+        _write_items(built, db_path, Path(items_path))
         return
     check_reachable(tables)
     baselines = baseline_labels(tables)
     results, located_by_suite = [], {}
     store = Store.open(db_path)
     try:
-        for suite, located, _, recipe, components in planned:
+        for suite, located, _, recipe, components in built:
             err.print(
                 literal(
                     f"suite {suite.name}: {suite.title} — data {located.version} ({located.where})"
@@ -276,7 +276,7 @@ def _audit(
     else:
         out.print(closing_table(results))
         for passes, line in verdict_lines(results):
-            out.print(literal(line), style={True: "bold green", False: "bold red"}.get(passes))
+            out.print(literal(line), style=_VERDICT_STYLES.get(passes))
         out.print(
             literal(
                 f"stored in {db_path}; rerun to reuse every stored score; browse: "
@@ -306,6 +306,10 @@ def _reports(store, results, report_dir: Path) -> dict[str, Path]:
         pages.append(page)
     write_html(store, pages, report_dir / HTML_NAME)
     return written
+
+
+#: a verdict line's style: passes, does not pass, or no verdict (None)
+_VERDICT_STYLES: dict[bool | None, str] = {True: "bold green", False: "bold red"}
 
 
 def _write_items(planned, db_path: str, path: Path) -> None:

@@ -24,7 +24,7 @@ class LabelDesign:
     predictions: tuple[np.ndarray, ...] | None = None
     auxiliary: tuple[tuple[np.ndarray, ...], ...] = ()
 
-    def on_prompts(self, kept: list[int]) -> LabelDesign:
+    def on_prompts(self, kept: Sequence[int] | np.ndarray) -> LabelDesign:
         """The design of a subset of the prompts (by index)."""
 
         def subset(pools):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -109,7 +110,7 @@ def study_table(label: str, rows: list[dict]) -> StudyTable:
         for r in rows
         if "error_metric" in r["params"]
     }
-    summary = next((r["params"] for r in rows if r["key"] == REGRET_SUMMARY), {})
+    summary: dict[str, Any] = next((r["params"] for r in rows if r["key"] == REGRET_SUMMARY), {})
     metrics = list(dict.fromkeys(metric for _, metric in cells))
     first = next(iter(cells.values()))["params"]
     headers = ["error metric", *(f"{s} corr." if s != "MRR" else s for s in CORRELATIONS.values())]

@@ -9,7 +9,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rmaudit.components import Component, Prompt
+from rmaudit.components import (
+    Component,
+    Embedder,
+    Oracle,
+    Prompt,
+    PromptSampler,
+    PromptSource,
+    ReferencePolicy,
+)
 from rmaudit.errors import BadInput
 from rmaudit.metrics.budget.planning import (
     Option,
@@ -25,6 +33,7 @@ from rmaudit.metrics.budget.planning import (
 from rmaudit.recipe import Recipe
 from rmaudit.store import Store
 
+from .context import built, required
 from .prompts import distinct_prompts
 
 TARGETS = (Target("reta", 0.25), Target("bon", 16))
@@ -62,8 +71,9 @@ def label_plan(
             "plans the labels of a benchmark built here ([prompts], [responses], [oracle])",
             file=recipe.path,
         )
-    policy, oracle = components[recipe.policy.field], components[recipe.oracle.field]
-    per_prompt = recipe.per_prompt
+    policy = built(components, recipe.policy, ReferencePolicy)
+    oracle = built(components, recipe.oracle, Oracle)
+    per_prompt = required(recipe.per_prompt, "[responses] per_prompt")
     found = store.read.full_benchmarks(policy.key, oracle.key, per_prompt)
     if not found:
         raise BadInput(
@@ -86,7 +96,7 @@ def label_plan(
                 pilot, target, rm, "full", full, residuals, pilot.samples
             )
             widths[(target.name, rm)] = width_ratio * 2 * Z * np.sqrt((between + within) / k)
-    candidates = distinct_prompts(components[recipe.source.field].load())
+    candidates = distinct_prompts(built(components, recipe.source, PromptSource).load())
     pool = len(candidates)
     options = plan(
         pilot,
@@ -133,9 +143,9 @@ def _recipe_k(recipe: Recipe, pilot_prompts: int) -> int:
 def _embedding_dims(
     recipe: Recipe, components: dict[str, Component], candidates: list[Prompt]
 ) -> int | None:
-    if not components[recipe.sampler.field].needs_embeddings:
+    if not built(components, recipe.sampler, PromptSampler).needs_embeddings:
         return None
-    return components[recipe.embedder.field].max_prompt_dims(candidates)
+    return built(components, recipe.embedder, Embedder).max_prompt_dims(candidates)
 
 
 def _pilot(recipe: Recipe, components, store: Store, bench: dict) -> Pilot:
