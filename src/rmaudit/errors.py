@@ -35,6 +35,7 @@ class BadInput(ValueError):
     def located(self, *, file: str | None = None, field: str | None = None) -> BadInput:
         """The same error with a file and/or an outer field path added."""
         inner = self.field
+        joined: str | None
         if field and inner:
             joined = f"{field}.{inner}" if not inner.startswith("[") else f"{field}{inner}"
         else:

@@ -81,7 +81,8 @@ def _check_p(p: Any) -> float:
 
 
 def _rng(kind: str, text: str, seed: Seed) -> np.random.Generator:
-    seeds = [seed] if isinstance(seed, numbers.Integral) else list(seed)
+    # int as well: numbers.Integral (numpy's integers too) does not narrow the type
+    seeds = [seed] if isinstance(seed, (int, numbers.Integral)) else list(seed)
     for value in seeds:
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
             raise BadInput("expected a seed of integers >= 0", field="seed", value=seed)

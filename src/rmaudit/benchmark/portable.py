@@ -15,6 +15,7 @@ its own DB) adds nothing.
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import math
 from collections.abc import Iterator
@@ -32,13 +33,15 @@ FORMAT_VERSION = 1
 
 def _open(path: Path, mode: str, *, gzipped: bool | None = None) -> IO[str]:
     if path.suffix == ".gz" if gzipped is None else gzipped:
-        return gzip.open(path, mode + "t", encoding="utf-8")
+        return io.TextIOWrapper(gzip.GzipFile(path, mode + "b"), encoding="utf-8")
     return open(path, mode, encoding="utf-8")
 
 
 def export_benchmark(store: Store, benchmark_id: str, path: Path) -> int:
     """Write the benchmark to ``path``; return the number of prompts written."""
     bench = store.items.benchmark(benchmark_id)
+    if bench is None:
+        raise BadInput("no such benchmark in the DB", field="benchmark", value=benchmark_id)
     components = {
         c["key"]: c for c in store.items.components([bench["policy_key"], bench["oracle_key"]])
     }
@@ -289,7 +292,8 @@ def imported_keys(
 
 
 def _exported_from(store: Store, header: dict, prompt_ids: list[str], per_prompt: int) -> bool:
-    stored = store.items.benchmark(header.get("id")) if isinstance(header.get("id"), str) else None
+    exported_id = header.get("id")
+    stored = store.items.benchmark(exported_id) if isinstance(exported_id, str) else None
     return (
         stored is not None
         and stored["selection_key"] == header.get("selection_key")

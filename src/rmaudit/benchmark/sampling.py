@@ -379,7 +379,7 @@ def _check_scale(scale: Any) -> float | None:
     if (
         isinstance(scale, bool)
         or not isinstance(scale, Real)
-        or not (np.isfinite(scale) and scale > 0)
+        or not (np.isfinite(float(scale)) and float(scale) > 0)
     ):
         raise MetricInputError(
             f"expected None or a finite number > 0, got {scale!r}", field="scale"

@@ -93,7 +93,7 @@ class LazyCommandsGroup(click.Group):
 
         extra = click.Group()
         pm.hook.register_commands(cli=extra)
-        return extra.commands
+        return dict(extra.commands)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*BUILTIN_COMMANDS, *self._loaded_plugin_commands()})

@@ -337,8 +337,7 @@ def _print_results(
     else:
         out.print(closing_table(results))
         for passes, line in verdict_lines(results):
-            style = None if passes is None else ("bold green" if passes else "bold red")
-            out.print(literal(line), style=style)
+            out.print(literal(line), style=_VERDICT_STYLES.get(passes))
         out.print(
             literal(
                 f"stored in {db_path}; rerun to reuse every stored score; browse: "
@@ -369,6 +368,10 @@ def _reports(store: Store, results: list[SuiteResult], report_dir: Path) -> dict
         pages.append(page)
     write_html(store, pages, report_dir / HTML_NAME)
     return written
+
+
+#: a verdict line's style: passes, does not pass, or no verdict (None)
+_VERDICT_STYLES: dict[bool | None, str] = {True: "bold green", False: "bold red"}
 
 
 def _write_items(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import os
-from typing import TextIO
+from typing import IO, cast
 
 from rich.console import Console
 
@@ -18,7 +18,9 @@ def console(stderr: bool = False) -> Console:
     ``COLUMNS`` is as wide as its tables, never wrapped.  Lines never end in spaces."""
     probe = Console(stderr=stderr)
     fixed = probe.is_terminal or os.environ.get("COLUMNS", "").isdigit()
-    stream = probe.file if stderr else TrimmedLines(probe.file)  # stderr has the progress bars
+    # stderr has the progress bars; a TrimmedLines is a text stream (io.TextIOBase), which
+    # typeshed does not count as the IO[str] Console is annotated with
+    stream = probe.file if stderr else cast(IO[str], TrimmedLines(probe.file))
     return Console(file=stream, highlight=False, width=None if fixed else UNLIMITED)
 
 
@@ -26,7 +28,7 @@ class TrimmedLines(io.TextIOBase):
     """A text stream that drops the spaces Rich leaves at the end of lines (left-justified
     titles, wrapped paragraphs)."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: IO[str]) -> None:
         super().__init__()
         self.stream, self.partial = stream, ""
 

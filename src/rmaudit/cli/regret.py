@@ -47,7 +47,9 @@ def regret(db_path: str, run_id: str | None, pairs: bool) -> None:
     try:
         run = resolve_run(store, run_id)
         studies = load_studies(store, run)
-        simulated = bool(store.read.run(run)["simulated"])
+        stored = store.read.run(run)
+        assert stored is not None, "resolve_run returns a stored run's id"
+        simulated = bool(stored["simulated"])
     finally:
         store.close()
     if not studies:
@@ -106,14 +108,14 @@ def _pair_tables(params: dict) -> list[Table]:
             table.add_column("NDR if only Regressional Goodhart", justify="right")
         proxies = [p for p in range(len(rms)) if params["ndr"][g][p] is not None]
         for p in sorted(proxies, key=lambda p: -params["ndr"][g][p]):
-            row = [literal(short_label(rms[p]))]
+            row: list[Text | str] = [literal(short_label(rms[p]))]
             if accuracy is not None:
                 acc = accuracy[g][p]
                 row.append(_cell(acc))
             row.append(_cell(params["ndr"][g][p]))
             if accuracy is not None:
                 # the normal model only covers accuracies in [1/2, 1]
-                row.append(_cell(goodhart_from_accuracy(acc)["ndr"]) if acc >= 0.5 else "—")
+                row.append(_cell(float(goodhart_from_accuracy(acc)["ndr"])) if acc >= 0.5 else "—")
             table.add_row(*row)
         tables.append(table)
     return tables

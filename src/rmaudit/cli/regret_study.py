@@ -4,6 +4,8 @@ synthetic normal world, printed as a table (:mod:`rmaudit.metrics.regret.design_
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import click
 from rich.table import Table
 
@@ -115,7 +117,9 @@ def regret_study(
     test-set accuracy with NDR, mean ± stderr over replicate test sets, and the replicates'
     2.5-97.5 % range.
     """
-    options = {"seed": seed} | ({} if replicates is None else {"replicates": replicates})
+    options: _StudyOptions = {"seed": seed}
+    if replicates is not None:
+        options["replicates"] = replicates
     try:
         options["world"] = RegretWorld(
             difficulty=difficulty,
@@ -134,7 +138,19 @@ def regret_study(
     console().print(_table(result))
 
 
-def _with_ks(value: str | None) -> dict:
+class _StudyOptions(TypedDict, total=False):
+    """The options every design study takes, where the command line sets them."""
+
+    seed: int
+    replicates: int
+    world: RegretWorld
+
+
+class _Ks(TypedDict, total=False):
+    ks: tuple[int, ...]
+
+
+def _with_ks(value: str | None) -> _Ks:
     ks = _ks(value)
     return {} if ks is None else {"ks": ks}
 

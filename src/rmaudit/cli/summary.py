@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
+from functools import partial
 from itertools import pairwise
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -164,12 +167,19 @@ def _board_layouts(summary: RunSummary, scale: OracleScale | None) -> list[Layou
         lambda: [_board_by_metric(summary, scale, rms, True, None)],
     ]
     for size in range(len(rms) - 1, 0, -1):
-        layouts.append(
-            lambda size=size: [
-                _board_by_metric(summary, scale, chunk, True, None) for chunk in _chunks(rms, size)
-            ]
-        )
+        layouts.append(partial(_boards_by_metric, summary, scale, _chunks(rms, size)))
     return layouts
+
+
+def _one(render: Callable[..., Table], *args: Any) -> list[Table]:
+    """A layout of one table, rendered when the layout is tried."""
+    return [render(*args)]
+
+
+def _boards_by_metric(
+    summary: RunSummary, scale: OracleScale | None, chunks: list[list[tuple[str, str]]]
+) -> list[Table]:
+    return [_board_by_metric(summary, scale, chunk, True, None) for chunk in chunks]
 
 
 def _board_by_rm(summary: RunSummary, scale, spark) -> Table:
@@ -180,7 +190,7 @@ def _board_by_rm(summary: RunSummary, scale, spark) -> Table:
     if spark:
         table.add_column("RETA curve\nη: ½→small", no_wrap=True)
     for label, rm_key in summary.reward_models:
-        row = [literal(short_label(label))]
+        row: list[Text | str] = [literal(short_label(label))]
         row += [_value(summary.cells.get((rm_key, c.metric, c.key)), True) for c in summary.columns]
         if spark:
             curve = summary.curves.get((rm_key, *spark))
@@ -223,22 +233,21 @@ def _board_by_metric(
 
 
 def _curve_layouts(summary: RunSummary, ident: tuple[str, str]) -> list[Layout]:
-    curves = [
+    stored = [
         (label, summary.curves.get((rm_key, *ident))) for label, rm_key in summary.reward_models
     ]
-    curves = [(label, curve) for label, curve in curves if curve is not None]
+    curves = [(label, curve) for label, curve in stored if curve is not None]
     x = curves[0][1].x
     layouts: list[Layout] = [
-        lambda count=count: [_curve_by_rm(curves, spread(len(x), count))]
-        for count in (8, 6, 5, 4, 3)
+        partial(_one, _curve_by_rm, curves, spread(len(x), count)) for count in (8, 6, 5, 4, 3)
     ]
     for size in range(len(curves), 0, -1):
-        layouts.append(
-            lambda size=size: [
-                _curve_by_eta(chunk, spread(len(x), 8)) for chunk in _chunks(curves, size)
-            ]
-        )
+        layouts.append(partial(_curves_by_eta, _chunks(curves, size), spread(len(x), 8)))
     return layouts
+
+
+def _curves_by_eta(chunks: list[list[tuple[str, Curve]]], picks: list[int]) -> list[Table]:
+    return [_curve_by_eta(chunk, picks) for chunk in chunks]
 
 
 def _curve_cell(curve: Curve, i: int) -> str:
@@ -269,7 +278,7 @@ def _curve_by_eta(curves: list[tuple[str, Curve]], picks: list[int]) -> Table:
 
 
 def _study_layouts(study: StudyTable) -> list[Layout]:
-    return [lambda two_lines=two_lines: [_study(study, two_lines)] for two_lines in (False, True)]
+    return [partial(_one, _study, study, two_lines) for two_lines in (False, True)]
 
 
 def _study(study: StudyTable, two_lines: bool) -> Table:
@@ -291,7 +300,7 @@ def _study(study: StudyTable, two_lines: bool) -> Table:
 
 
 def _run_level_layouts(run_level: list[tuple[Column, Cell]]) -> list[Layout]:
-    return [lambda capped=capped: [_run_level(run_level, capped)] for capped in (False, True)]
+    return [partial(_one, _run_level, run_level, capped) for capped in (False, True)]
 
 
 def _run_level(run_level: list[tuple[Column, Cell]], capped: bool) -> Table:
@@ -332,7 +341,7 @@ def _shift_layouts(summary: RunSummary, quantity: str) -> list[Layout]:
         if (rm_key, target) in curves
     ]
     return [
-        lambda count=count, spark=spark: [_shift(rows, spread(len(x), count), spark)]
+        partial(_one, _shift, rows, spread(len(x), count), spark)
         for spark in (True, False)
         for count in (6, 5, 4, 3, 2)
     ]
@@ -349,7 +358,7 @@ def _shift(rows: list[tuple[str, str, Curve]], picks: list[int], spark: bool) ->
         table.add_column(f"p={first.x[i]:g}", justify="right", no_wrap=True)
     previous = None
     for label, target, curve in rows:
-        cells = [literal(short_label(label)) if label != previous else "", target]
+        cells: list[Text | str] = [literal(short_label(label)) if label != previous else "", target]
         if spark:
             cells.append(sparkline(curve.value))
         table.add_row(*cells, *(format_number(curve.value[i], 2) for i in picks))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -38,20 +38,26 @@ class ComponentOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Component:
+#: A component's options model: ``class Mine(RewardModel[MineOptions])`` types ``self.options``.
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
+
+
+class Component(Generic[OptionsT]):
     kind: ClassVar[str] = ""
     name: ClassVar[str] = ""
     #: Bump when a change of code changes outputs, so stored results are not reused.
     version: ClassVar[int] = 1
-    #: True for the offline simulated world; every output that uses one says so.
-    simulated: ClassVar[bool] = False
+    #: True for the offline simulated world; every output that uses one says so.  Not a
+    #: ClassVar: an instance may set it (an ensemble whose members are simulated).
+    simulated: bool = False
     #: Installed distributions whose bundled data decides the outputs (e.g. wordfreq's word
     #: lists): their versions are part of the identity.
     data_packages: ClassVar[tuple[str, ...]] = ()
     Options: ClassVar[type[BaseModel]] = NoOptions
 
-    def __init__(self, options: BaseModel | None = None) -> None:
-        self.options = options if options is not None else self.Options()
+    def __init__(self, options: OptionsT | None = None) -> None:
+        # ``Options`` is the class that ``OptionsT`` names (a ClassVar cannot hold a TypeVar)
+        self.options: OptionsT = options if options is not None else cast(OptionsT, self.Options())
 
     @classmethod
     def summary(cls) -> str:
@@ -84,7 +90,7 @@ class Component:
         return content_key(self.identity())
 
 
-class PromptSource(Component):
+class PromptSource(Component[OptionsT]):
     """Where candidate prompts come from."""
 
     kind = "prompt_source"
@@ -94,7 +100,7 @@ class PromptSource(Component):
         raise NotImplementedError
 
 
-class PairSource(PromptSource):
+class PairSource(PromptSource[OptionsT]):
     """A preference-pair dataset: (prompt, chosen, rejected) triples, optionally by subset.
 
     Preference-pair datasets are prompt sources (docs/architecture.md, "Plugin kinds"), so a
@@ -148,7 +154,7 @@ class PairSource(PromptSource):
         )
 
 
-class Embedder(Component):
+class Embedder(Component[OptionsT]):
     """Turns prompt texts into vectors for diversity-aware sampling."""
 
     kind = "embedder"
@@ -189,13 +195,13 @@ class Embedder(Component):
 
 def _shared_turns(prompts: Sequence[Prompt]) -> list[list[str]] | None:
     """Every prompt's user turns when all have the same number (more than one), else None."""
-    turns = [p.meta.get("turns") for p in prompts]
+    turns: list[Any] = [p.meta.get("turns") for p in prompts]
     if prompts and all(isinstance(t, list) and len(t) == len(turns[0]) > 1 for t in turns):
         return turns
     return None
 
 
-class PromptSampler(Component):
+class PromptSampler(Component[OptionsT]):
     """Chooses which prompts of the pool enter the benchmark."""
 
     kind = "prompt_sampler"
@@ -220,7 +226,7 @@ class PromptSampler(Component):
             raise BadInput(f"k larger than the pool of {pool_size} prompts", field="k", value=k)
 
 
-class ReferencePolicy(Component):
+class ReferencePolicy(Component[OptionsT]):
     """Writes the candidate responses the oracle labels and the RMs score."""
 
     kind = "reference_policy"
@@ -230,7 +236,7 @@ class ReferencePolicy(Component):
         raise NotImplementedError
 
 
-class Oracle(Component):
+class Oracle(Component[OptionsT]):
     """The trusted judge whose scores are the ground truth of the benchmark."""
 
     kind = "oracle"
@@ -252,7 +258,7 @@ class Oracle(Component):
         return ()
 
 
-class BenchmarkSource(Component):
+class BenchmarkSource(Component[OptionsT]):
     """A labelled benchmark assembled from files made elsewhere (``[benchmark] name = ...``):
     prompts, their responses and the oracle's scores, with no policy or oracle to run."""
 
@@ -262,7 +268,7 @@ class BenchmarkSource(Component):
         raise NotImplementedError
 
 
-class RewardModel(Component):
+class RewardModel(Component[OptionsT]):
     """The model under audit: one real-valued score per (prompt, response)."""
 
     kind = "reward_model"
@@ -281,7 +287,7 @@ class RewardModel(Component):
         return {}
 
 
-class ShiftPerturber(Component):
+class ShiftPerturber(Component[OptionsT]):
     """Moves text away from the training distribution (RMs Under Distribution Shift, arXiv
     2311.14743)."""
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-from .kinds import Component
+from .kinds import Component, OptionsT
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class LabelDesign:
     predictions: tuple[np.ndarray, ...] | None = None
     auxiliary: tuple[tuple[np.ndarray, ...], ...] = ()
 
-    def on_prompts(self, kept: list[int]) -> LabelDesign:
+    def on_prompts(self, kept: Sequence[int] | np.ndarray) -> LabelDesign:
         """The design of a subset of the prompts (by index)."""
 
         def subset(pools):
@@ -130,7 +130,11 @@ class MetricOutput:
     curves: list[CurveValue] = field(default_factory=list)
 
 
-class Metric(Component):
+#: What a metric's ``compute`` receives: the inputs of its ``scope``.
+InputsT = TypeVar("InputsT", bound=MetricInputs | StudyInputs | PairInputs)
+
+
+class Metric(Component[OptionsT], Generic[OptionsT, InputsT]):
     """A reliability metric computed from a benchmark and one RM's scores."""
 
     kind = "metric"
@@ -170,5 +174,5 @@ class Metric(Component):
             if np.count_nonzero(~np.isnan(pool)) < 2
         }
 
-    def compute(self, inputs: MetricInputs | StudyInputs | PairInputs) -> MetricOutput:
+    def compute(self, inputs: InputsT) -> MetricOutput:
         raise NotImplementedError

@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from pydantic import (
     AfterValidator,
@@ -151,7 +151,7 @@ class NestedComponent:
 
     kind: str
     name: str  # as the recipe wrote it (``name`` or ``plugin:name``)
-    cls: type
+    cls: Any  # a Component subclass: rmaudit.components.kinds, which imports this module
     options: BaseModel
 
     def build(self) -> Any:
@@ -239,7 +239,17 @@ def identity_options(options: BaseModel) -> dict[str, Any]:
     return options.model_dump(mode="json", exclude=_operational(options), context=_IDENTITY_CONTEXT)
 
 
-def component_identity(cls: type, options: BaseModel) -> dict[str, Any]:
+class _Identified(Protocol):
+    """What the identity reads of a component class (:class:`rmaudit.components.Component`,
+    which imports this module)."""
+
+    kind: str
+    name: str
+    version: int
+    data_packages: tuple[str, ...]
+
+
+def component_identity(cls: _Identified, options: BaseModel) -> dict[str, Any]:
     """What a component's key hashes: its kind, name, version and identity options, and the
     installed version of every distribution listed in its ``data_packages``."""
     identity = {

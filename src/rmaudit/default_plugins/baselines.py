@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -32,7 +32,7 @@ class LengthOptions(ComponentOptions):
     )
 
 
-class Length(RewardModel):
+class Length(RewardModel[LengthOptions]):
     """Response length as the reward: the baseline a length-biased judge rewards."""
 
     name = "length"
@@ -46,7 +46,7 @@ class Length(RewardModel):
                 field="tokenizer",
                 value=self.options.tokenizer,
             )
-        self._tokenizer = None
+        self._tokenizer: Any = None  # a transformers tokenizer, loaded on first use
 
     def _tokens(self, text: str) -> int:
         if self._tokenizer is None:
@@ -74,7 +74,7 @@ class RandomOptions(ComponentOptions):
     seed: int = Field(0, ge=0, description="another seed, another random RM")
 
 
-class RandomScore(RewardModel):
+class RandomScore(RewardModel[RandomOptions]):
     """A uniform random score in [0, 1) per response, fixed by the seed and the response id."""
 
     name = "random"

@@ -57,7 +57,7 @@ class AlpacaEvalOptions(ComponentOptions):
     title: str = "AlpacaEval"
 
 
-class AlpacaEval(BenchmarkSource):
+class AlpacaEval(BenchmarkSource[AlpacaEvalOptions]):
     """AlpacaEval-style outputs files (one response per prompt each) + annotations (the
     preference is the oracle score): reward-bench's best-of-n layout."""
 
@@ -80,7 +80,7 @@ class BenchmarkJsonlOptions(ComponentOptions):
     title: str = "benchmark from a file"
 
 
-class BenchmarkJsonl(BenchmarkSource):
+class BenchmarkJsonl(BenchmarkSource[BenchmarkJsonlOptions]):
     """A benchmark file in the generic layout: per prompt, its responses, their oracle scores
     and optionally RMs' scores (read by the ``benchmark-scores`` reward model)."""
 
@@ -96,7 +96,7 @@ class BenchmarkScoresOptions(ComponentOptions):
     rm: str = Field(description="the key of its `scores` object to read")
 
 
-class BenchmarkScores(RewardModel):
+class BenchmarkScores(RewardModel[BenchmarkScoresOptions]):
     """One RM's scores from a generic-layout benchmark file (its ``scores.<rm>`` lists)."""
 
     name = "benchmark-scores"

@@ -26,7 +26,7 @@ class TfidfLsaOptions(ComponentOptions):
     seed: int = 0
 
 
-class TfidfLsa(Embedder):
+class TfidfLsa(Embedder[TfidfLsaOptions]):
     """TF-IDF over word uni- and bigrams reduced by truncated SVD; offline, no model needed."""
 
     name = "tfidf-lsa"
@@ -55,7 +55,7 @@ class SentenceTransformersOptions(ComponentOptions):
     normalize: bool = Field(True, description="unit-length embeddings (cosine kernel for k-DPP)")
 
 
-class SentenceTransformersEmbedder(Embedder):
+class SentenceTransformersEmbedder(Embedder[SentenceTransformersOptions]):
     """A sentence-transformers model by name or path (needs the embed extra)."""
 
     name = "sentence-transformers"

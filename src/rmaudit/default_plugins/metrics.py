@@ -45,6 +45,7 @@ from rmaudit.metrics.budget import (
 def design_kwargs(inputs: MetricInputs) -> dict:
     """The label design's arguments of the ``rmaudit.metrics.budget`` estimators."""
     design = inputs.design
+    assert design is not None, "the estimators of a label budget run on budgeted inputs only"
     return {
         "design": design.kind,
         "predictions": design.predictions,
@@ -137,7 +138,7 @@ class RetaOptions(RetaEstimation):
     eta: float = Field(0.25, gt=0, lt=1, description="quantile η of the RM's top responses")
 
 
-class Reta(Metric):
+class Reta(Metric[RetaOptions, MetricInputs]):
     """RETA(η): mean oracle score of the RM's top-η responses over the prompt mean (RETA paper Eq.
     5-6)."""
 
@@ -183,7 +184,7 @@ class RetaCurveOptions(RetaEstimation):
         return etas
 
 
-class RetaCurve(Metric):
+class RetaCurve(Metric[RetaCurveOptions, MetricInputs]):
     """The RETA curve: RETA(η) at 15 η from 1/2 down to the smallest estimable (RETA paper Sec.
     4.2)."""
 
@@ -234,7 +235,7 @@ class BestOfNOptions(ComponentOptions):
         return values
 
 
-class BestOfN(Metric):
+class BestOfN(Metric[BestOfNOptions, MetricInputs]):
     """Best-of-n: the oracle score of the RM's pick among n random responses (RETA paper Eq. 1, App.
     B.3)."""
 
@@ -299,7 +300,7 @@ class BestKOfNOptions(ComponentOptions):
     k: int = Field(ge=1)
 
 
-class BestKOfN(Metric):
+class BestKOfN(Metric[BestKOfNOptions, MetricInputs]):
     """Best-k-of-n: mean oracle score of the RM's top k among n random responses (RETA paper Fig.
     2d)."""
 
@@ -332,7 +333,7 @@ class PairwiseAccuracyOptions(ComponentOptions):
     ties: Literal["half", "loss"] = Field("half", description="credit for an RM tie")
 
 
-class PairwiseAccuracy(Metric):
+class PairwiseAccuracy(Metric[PairwiseAccuracyOptions, MetricInputs]):
     """Accuracy on every within-prompt response pair the oracle orders (TestGenPair, RETA paper App.
     A.1)."""
 

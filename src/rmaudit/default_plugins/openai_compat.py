@@ -68,7 +68,7 @@ class JudgeOptions(ApiOptions):
     )
 
 
-class LlmJudge(Oracle):
+class LlmJudge(Oracle[JudgeOptions]):
     """An LLM judge over an OpenAI-compatible API: the RETA or MT-bench templates, samples
     averaged."""
 
@@ -208,7 +208,7 @@ class ChatPolicyOptions(ApiOptions):
     )
 
 
-class OpenAIChatPolicy(ReferencePolicy):
+class OpenAIChatPolicy(ReferencePolicy[ChatPolicyOptions]):
     """A chat model over an OpenAI-compatible API (vLLM, TGI, OpenAI) writes the responses."""
 
     name = "openai-chat"
@@ -235,7 +235,8 @@ class OpenAIChatPolicy(ReferencePolicy):
         history = system + ([] if turns else prompt_messages(prompt))
         answers, prompt_tokens, completion_tokens, finish = [], 0, 0, None
         # a multi-turn prompt set is answered turn by turn, each answer joining the history
-        for question in turns or [None]:
+        questions: list[str | None] = [*turns] if turns else [None]
+        for question in questions:
             if question is not None:
                 history = history + [{"role": "user", "content": question}]
             payload = {
@@ -285,7 +286,7 @@ class EmbeddingsOptions(ApiOptions):
     batch_size: Annotated[int, OPERATIONAL] = Field(256, ge=1, description="texts per request")
 
 
-class OpenAIEmbeddings(Embedder):
+class OpenAIEmbeddings(Embedder[EmbeddingsOptions]):
     """Embeddings over an OpenAI-compatible API (text-embedding-3-large in the RETA paper)."""
 
     name = "openai-embeddings"

@@ -25,7 +25,7 @@ class RewardModelOracleOptions(ComponentOptions):
     offset: float = Field(0.0, description="added after the transform")
 
 
-class RewardModelOracle(Oracle):
+class RewardModelOracle(Oracle[RewardModelOracleOptions]):
     """A reward model as the oracle: its (optionally transformed) score is the ground truth."""
 
     name = "rm-oracle"
@@ -59,7 +59,7 @@ class LabelsFileOptions(KeyedFileOptions):
     )
 
 
-class LabelsFile(Oracle):
+class LabelsFile(Oracle[LabelsFileOptions]):
     """Oracle labels made elsewhere (human or judge), read from a file (.jsonl, .json, .csv,
     .parquet, optionally .gz) keyed by prompt + response text, your ids, or rmaudit's ids."""
 

@@ -10,7 +10,7 @@ standard error across pairs is clustered).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -24,6 +24,7 @@ from rmaudit.components import (
     MetricValue,
     PairInputs,
 )
+from rmaudit.components.kinds import OptionsT
 from rmaudit.components.vocabulary import (
     CLUSTERED_PROMPTS,
     RELIABILITY_DIAGRAM,
@@ -45,7 +46,7 @@ from rmaudit.metrics import (
 from rmaudit.metrics.preference import wald_is_approximate
 
 Ties = Literal["loss", "half"]
-TIES_FIELD = Field("loss", description="credit for an RM tie: loss (RewardBench) or half")
+TIES_FIELD: Ties = Field("loss", description="credit for an RM tie: loss (RewardBench) or half")
 
 
 def _scalar(key: str, label: str, result: MetricResult, **params: Any) -> MetricValue:
@@ -68,11 +69,17 @@ def _clustering(inputs: PairInputs) -> dict[str, Any]:
     return {} if inputs.clusters is None else {CLUSTERED_PROMPTS: len(set(inputs.clusters))}
 
 
-class PairMetric(Metric):
+def _labelled(inputs: PairInputs) -> tuple[list[int], list[str]]:
+    """The positions of the pairs with a subset label, and their labels."""
+    labelled = [(i, subset) for i, subset in enumerate(inputs.subsets) if subset is not None]
+    return [i for i, _ in labelled], [subset for _, subset in labelled]
+
+
+class PairMetric(Metric[OptionsT, PairInputs]):
     """A metric of an RM's scores on preference pairs: ``compute`` gets :class:`PairInputs`."""
 
     scope = "pairs"
-    needs = ("pairs",)
+    needs: ClassVar[tuple[str, ...]] = ("pairs",)
 
 
 class AccuracyOptions(ComponentOptions):
@@ -80,7 +87,7 @@ class AccuracyOptions(ComponentOptions):
     by_subset: bool = Field(True, description="also report the accuracy of each subset")
 
 
-class PairAccuracy(PairMetric):
+class PairAccuracy(PairMetric[AccuracyOptions]):
     """Fraction of pairs whose chosen response the RM scores higher (RewardBench), overall and per
     subset."""
 
@@ -99,19 +106,20 @@ class PairAccuracy(PairMetric):
                 **_clustering(inputs),
             )
         ]
-        labelled = [i for i, subset in enumerate(inputs.subsets) if subset is not None]
+        labelled, subsets = _labelled(inputs)
         if self.options.by_subset and labelled:
             clusters = inputs.clusters
             results = subset_accuracy(
                 inputs.chosen[labelled],
                 inputs.rejected[labelled],
-                [inputs.subsets[i] for i in labelled],
+                subsets,
                 ties=ties,
                 clusters=None if clusters is None else [clusters[i] for i in labelled],
             )
             prompts: dict[str, set[str]] = {}  # each subset's, for a clustered ±
-            for i in labelled if clusters is not None else ():
-                prompts.setdefault(inputs.subsets[i], set()).add(clusters[i])
+            for i, subset in zip(labelled, subsets, strict=True):
+                if clusters is not None:
+                    prompts.setdefault(subset, set()).add(clusters[i])
             values += [
                 _scalar(
                     f"accuracy[{subset}]",
@@ -139,7 +147,7 @@ class SectionScoreOptions(ComponentOptions):
     ties: Ties = TIES_FIELD
 
 
-class SectionScore(PairMetric):
+class SectionScore(PairMetric[SectionScoreOptions]):
     """Section-weighted score of per-subset accuracies; the RewardBench preset by default."""
 
     name = "section-score"
@@ -147,13 +155,13 @@ class SectionScore(PairMetric):
     bounds = (0.0, 1.0)
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
-        labelled = [i for i, subset in enumerate(inputs.subsets) if subset is not None]
+        labelled, subsets = _labelled(inputs)
         if not labelled:
             raise MetricInputError("expected pairs with subset labels, got none", field="sections")
         results = subset_accuracy(
             inputs.chosen[labelled],
             inputs.rejected[labelled],
-            [inputs.subsets[i] for i in labelled],
+            subsets,
             ties=self.options.ties,
         )
         score = section_score(results, self.options.sections, self.options.weights)
@@ -180,7 +188,7 @@ class RMBenchOptions(ComponentOptions):
     ties: Ties = TIES_FIELD
 
 
-class RMBenchDifficulty(PairMetric):
+class RMBenchDifficulty(PairMetric[RMBenchOptions]):
     """RM-Bench easy / normal / hard accuracy from the chosen-style × rejected-style matrix."""
 
     name = "rm-bench"
@@ -189,9 +197,10 @@ class RMBenchDifficulty(PairMetric):
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
         try:
-            styles = [
-                [meta[name] for meta in inputs.meta] for name in ("chosen_style", "rejected_style")
-            ]
+            styles = (
+                [meta["chosen_style"] for meta in inputs.meta],
+                [meta["rejected_style"] for meta in inputs.meta],
+            )
         except KeyError:
             raise MetricInputError(
                 "expected RM-Bench pairs (chosen_style and rejected_style in "
@@ -229,7 +238,7 @@ class CalibrationOptions(ComponentOptions):
     ties: Ties = TIES_FIELD
 
 
-class Calibration(PairMetric):
+class Calibration(PairMetric[CalibrationOptions]):
     """ECE with M equal-width confidence bins and the reliability diagram (RMs Under Distribution
     Shift, Sec. 3.1)."""
 
@@ -276,7 +285,7 @@ class BTECEOptions(ComponentOptions):
     ties: Ties = TIES_FIELD
 
 
-class BTECE(PairMetric):
+class BTECE(PairMetric[BTECEOptions]):
     """Bradley-Terry ECE: accuracy against σ(margin) in reward-margin bins (Rethinking RM
     Evaluation, App. 8.3)."""
 

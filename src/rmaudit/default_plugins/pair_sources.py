@@ -12,7 +12,7 @@ nothing written; with ``"reject"`` it is skipped, counted and stored in ``failur
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import numpy as np
 from pydantic import Field, field_validator
@@ -42,10 +42,11 @@ class PairFileOptions(ComponentOptions):
     )
 
 
-class _PairFile(PairSource):
-    """A pair source that parses one file with a parser of :mod:`rmaudit.benchmark.pairs`."""
+_PairFileOptionsT = TypeVar("_PairFileOptionsT", bound=PairFileOptions)
 
-    Options = PairFileOptions
+
+class _PairFile(PairSource[_PairFileOptionsT]):
+    """A pair source that parses one file with a parser of :mod:`rmaudit.benchmark.pairs`."""
 
     def __init__(self, options=None) -> None:
         super().__init__(options)
@@ -78,7 +79,7 @@ class PairsFileOptions(PairFileOptions):
     subset: str | None = Field(None, description="field holding the subset label (then required)")
 
 
-class PairsFile(_PairFile):
+class PairsFile(_PairFile[PairsFileOptions]):
     """Preference pairs from a JSON Lines, JSON or CSV file, one pair per record, with a field
     mapping."""
 
@@ -101,7 +102,7 @@ class LabelledFileOptions(PairFileOptions):
     subset: str | None = Field(None, description="subset label for every pair of the file")
 
 
-class HHPairs(_PairFile):
+class HHPairs(_PairFile[LabelledFileOptions]):
     """Anthropic HH-RLHF dialogues: the prompt is the shared context, the responses the final
     assistant turns."""
 
@@ -112,17 +113,18 @@ class HHPairs(_PairFile):
         return parse_hh(self.options.path, subset=self.options.subset, strict=strict)
 
 
-class RMBenchPairs(_PairFile):
+class RMBenchPairs(_PairFile[PairFileOptions]):
     """RM-Bench: each prompt's 3 chosen × 3 rejected style variants (concise, detailed,
     markdown)."""
 
     name = "rm-bench"
+    Options = PairFileOptions
 
     def parse(self, *, strict: bool) -> ParseResult:
         return parse_rm_bench(self.options.path, strict=strict)
 
 
-class LLMBarPairs(_PairFile):
+class LLMBarPairs(_PairFile[LabelledFileOptions]):
     """LLMBar records (input, output_1, output_2, label): label 1 or 2 names the better output."""
 
     name = "llmbar"
@@ -142,7 +144,7 @@ class BenchmarkPairsOptions(ComponentOptions):
     seed: int = Field(0, ge=0, description="rank-bins: seeds the pick within each bin")
 
 
-class BenchmarkPairs(PairSource):
+class BenchmarkPairs(PairSource[BenchmarkPairsOptions]):
     """Pairs from the recipe's benchmark, ordered by the oracle: all of them, or across rank
     bins."""
 
@@ -258,7 +260,7 @@ class CombinedPairsOptions(ComponentOptions):
         return sources
 
 
-class CombinedPairs(PairSource):
+class CombinedPairs(PairSource[CombinedPairsOptions]):
     """Several pair sources as one pair set (each file its own subsets), optionally sampled."""
 
     name = "combined-pairs"

@@ -9,7 +9,7 @@ passes (e.g. a sweep replicate) both seed the edit, together with a hash of the 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from pydantic import Field
 
@@ -40,7 +40,10 @@ class VocabularyOptions(PerturbOptions):
     )
 
 
-class _FunctionPerturber(ShiftPerturber):
+_PerturbOptionsT = TypeVar("_PerturbOptionsT", bound=PerturbOptions)
+
+
+class _FunctionPerturber(ShiftPerturber[_PerturbOptionsT]):
     """A perturber that calls one function of :mod:`rmaudit.benchmark.perturb`."""
 
     edit: ClassVar[Callable[..., str]]
@@ -51,7 +54,7 @@ class _FunctionPerturber(ShiftPerturber):
         return type(self).edit(text, p, seed=(own_seed, seed), **options)
 
 
-class _VocabularyPerturber(_FunctionPerturber):
+class _VocabularyPerturber(_FunctionPerturber[VocabularyOptions]):
     Options = VocabularyOptions
     data_packages = ("wordfreq",)  # the random words: a new release may change them
 
@@ -64,7 +67,7 @@ class WordInsert(_VocabularyPerturber):
     edit = staticmethod(insert_words)
 
 
-class WordDelete(_FunctionPerturber):
+class WordDelete(_FunctionPerturber[PerturbOptions]):
     """Delete each word with probability p (RMs Under Distribution Shift, Sec. 4.2)."""
 
     name = "word-delete"
@@ -88,7 +91,7 @@ class WordPerturb(_VocabularyPerturber):
     edit = staticmethod(perturb_words)
 
 
-class CharNoise(_FunctionPerturber):
+class CharNoise(_FunctionPerturber[PerturbOptions]):
     """Typo noise: each letter or digit, with probability p, is swapped, dropped or followed by a
     letter."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
@@ -24,7 +25,7 @@ class ResponsesFileOptions(ComponentOptions):
     )
 
 
-class ResponsesFile(ReferencePolicy):
+class ResponsesFile(ReferencePolicy[ResponsesFileOptions]):
     """Responses generated elsewhere, read from a JSONL, CSV or Parquet file by prompt text."""
 
     name = "responses-file"
@@ -39,19 +40,11 @@ class ResponsesFile(ReferencePolicy):
         table: dict[tuple[str, int], Generation] = {}
         counts: dict[str, int] = {}
         for where, row in read_rows(Path(o.path)):
-            prompt, text = row.get(o.prompt_field), row.get(o.response_field)
-            for name, value in ((o.prompt_field, prompt), (o.response_field, text)):
-                if not isinstance(value, str):
-                    raise BadInput(
-                        "expected a string",
-                        file=where,
-                        field=name,
-                        value=value if value is not None else ...,
-                    )
+            prompt, text = _text(row, o.prompt_field, where), _text(row, o.response_field, where)
             if o.sample_field is None:
                 index = counts[prompt] = counts.get(prompt, -1) + 1
             else:
-                raw = row.get(o.sample_field)
+                raw: Any = row.get(o.sample_field)  # any JSON value; int() decides
                 try:
                     index = int(raw)
                 except (TypeError, ValueError):
@@ -93,3 +86,13 @@ class ResponsesFile(ReferencePolicy):
 @hookimpl
 def register_reference_policies(register):
     register(ResponsesFile)
+
+
+def _text(row: dict[str, Any], field: str, where: str) -> str:
+    """The string under ``field`` of a record; BadInput when it is missing or not a string."""
+    value = row.get(field)
+    if not isinstance(value, str):
+        raise BadInput(
+            "expected a string", file=where, field=field, value=value if value is not None else ...
+        )
+    return value

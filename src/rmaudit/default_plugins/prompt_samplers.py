@@ -9,7 +9,7 @@ from pydantic import Field
 
 from rmaudit import hookimpl
 from rmaudit.benchmark.sampling import kdpp, random_indices, stratified_indices
-from rmaudit.components import ComponentOptions, Prompt, PromptSampler
+from rmaudit.components import ComponentOptions, NoOptions, Prompt, PromptSampler
 from rmaudit.errors import BadInput
 
 
@@ -23,7 +23,7 @@ def _check_k(k: int, pool: int) -> None:
         raise BadInput(f"k larger than the pool of {pool} prompts", field="k", value=k)
 
 
-class AllPrompts(PromptSampler):
+class AllPrompts(PromptSampler[NoOptions]):
     """Keep every prompt of the pool, in source order."""
 
     name = "all"
@@ -32,7 +32,7 @@ class AllPrompts(PromptSampler):
         return list(range(len(prompts)))
 
 
-class RandomPrompts(PromptSampler):
+class RandomPrompts(PromptSampler[SampleSize]):
     """k prompts uniformly at random without replacement."""
 
     name = "random"
@@ -47,7 +47,7 @@ class StratifiedOptions(SampleSize):
     field: str = Field("topic", description="prompt metadata field that defines the strata")
 
 
-class StratifiedPrompts(PromptSampler):
+class StratifiedPrompts(PromptSampler[StratifiedOptions]):
     """k prompts allocated to strata (a metadata field) in proportion to their size."""
 
     name = "stratified"
@@ -63,7 +63,7 @@ class KdppOptions(SampleSize):
     scale: float | None = Field(None, gt=0, description="λ in the kernel λEEᵀ (default: automatic)")
 
 
-class KdppPrompts(PromptSampler):
+class KdppPrompts(PromptSampler[KdppOptions]):
     """k diverse, representative prompts drawn exactly from the k-DPP with kernel λEEᵀ."""
 
     name = "kdpp"
@@ -77,6 +77,7 @@ class KdppPrompts(PromptSampler):
 
     def sample(self, prompts: Sequence[Prompt], embeddings: np.ndarray | None) -> list[int]:
         _check_k(self.options.k, len(prompts))
+        assert embeddings is not None, "needs_embeddings: the stage embeds the pool"
         self._check_dims(embeddings.shape[1])
         chosen = kdpp(embeddings, self.options.k, scale=self.options.scale, seed=self.options.seed)
         return [int(i) for i in chosen]

@@ -72,7 +72,7 @@ def _field_prompts(
     return records
 
 
-class JsonlPrompts(PromptSource):
+class JsonlPrompts(PromptSource[FileOptions]):
     """Prompts from a JSON Lines file (optionally .gz), one object per line."""
 
     name = "jsonl"
@@ -84,7 +84,7 @@ class JsonlPrompts(PromptSource):
         )
 
 
-class CsvPrompts(PromptSource):
+class CsvPrompts(PromptSource[FileOptions]):
     """Prompts from a CSV file with a header row (optionally .gz), one per row."""
 
     name = "csv"
@@ -96,7 +96,7 @@ class CsvPrompts(PromptSource):
         )
 
 
-class ParquetPrompts(PromptSource):
+class ParquetPrompts(PromptSource[FileOptions]):
     """Prompts from a Parquet file, one per row (needs pyarrow: the parquet extra)."""
 
     name = "parquet"
@@ -152,7 +152,7 @@ class HhOptions(ComponentOptions):
     strict: bool = Field(False, description="fail on the first record the extraction rejects")
 
 
-class HhPrompts(PromptSource):
+class HhPrompts(PromptSource[HhOptions]):
     """Anthropic HH-RLHF prompts by the RETA paper's rule: the dialogue before the compared
     reply."""
 
@@ -198,7 +198,7 @@ def mt_bench_text(turns: list[str]) -> str:
     return "\n\n".join(f"[Turn {i}] {turn}" for i, turn in enumerate(turns, start=1))
 
 
-class MtBenchPrompts(PromptSource):
+class MtBenchPrompts(PromptSource[MtBenchOptions]):
     """MT-bench questions: two-turn prompt sets, with reference answers where MT-bench has them."""
 
     name = "mt-bench"
@@ -313,7 +313,7 @@ def _saved_to_disk(path: str) -> bool:
     )
 
 
-class HfDatasetPrompts(PromptSource):
+class HfDatasetPrompts(PromptSource[HfDatasetOptions]):
     """A Hugging Face dataset by name (needs the datasets package), as fields or HH dialogues.
 
     Offline (``HF_HUB_OFFLINE=1``, ``HF_DATASETS_OFFLINE=1``) it loads what the cache holds,

@@ -89,7 +89,7 @@ class RegretCorrelationOptions(ComponentOptions):
     )
 
 
-class RegretCorrelation(Metric):
+class RegretCorrelation(Metric[RegretCorrelationOptions, StudyInputs]):
     """Correlation of each RM error metric with best-of-n regret (NDR) across proxies: Rethinking RM
     Evaluation's N×N study."""
 
@@ -285,7 +285,7 @@ class SyntheticProxyOptions(ComponentOptions):
     seed: int = 0
 
 
-class SyntheticProxy(RewardModel):
+class SyntheticProxy(RewardModel[SyntheticProxyOptions]):
     """A synthetic proxy of a gold RM: gold + Gaussian noise σ, optional loophole or flipped
     responses (Rethinking RM Evaluation)."""
 
@@ -321,7 +321,7 @@ class BradleyTerryAnnotatorOptions(ComponentOptions):
     seed: int = 0
 
 
-class BradleyTerryAnnotator(Oracle):
+class BradleyTerryAnnotator(Oracle[BradleyTerryAnnotatorOptions]):
     """A noisy annotator whose pairwise preferences follow Bradley-Terry with temperature β
     (Rethinking RM Evaluation, Eq. 4)."""
 

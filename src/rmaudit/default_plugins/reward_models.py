@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -19,7 +19,10 @@ class EnsembleOptions(ComponentOptions):
     aggregate: Literal["mean", "median", "min"] = "mean"
 
 
-class Ensemble(RewardModel):
+_AGGREGATES: dict[str, Callable[..., Any]] = {"mean": np.mean, "median": np.median, "min": np.min}
+
+
+class Ensemble(RewardModel[EnsembleOptions]):
     """Mean (or median, min) of several reward models' scores, as RMEns-3x7B in the RETA paper."""
 
     name = "ensemble"
@@ -32,7 +35,7 @@ class Ensemble(RewardModel):
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         table = np.array([member.score(batch) for member in self.members], dtype=float)
-        combine = {"mean": np.mean, "median": np.median, "min": np.min}[self.options.aggregate]
+        combine = _AGGREGATES[self.options.aggregate]
         return [float(v) for v in combine(table, axis=0)]
 
     def sources(self) -> tuple[Source, ...]:
@@ -62,7 +65,7 @@ class ScoresFileOptions(KeyedFileOptions):
     score_field: str = "score"
 
 
-class ScoresFile(RewardModel):
+class ScoresFile(RewardModel[ScoresFileOptions]):
     """Scores computed elsewhere, read from a file (.jsonl, .json, .csv, .parquet, optionally
     .gz) keyed by prompt + response text, your ids, or rmaudit's response ids."""
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import Field, field_validator
 
@@ -42,7 +42,10 @@ class RewriteLevel(ComponentOptions):
     )
 
 
-class _WholeTextPerturber(ShiftPerturber):
+_RewriteLevelT = TypeVar("_RewriteLevelT", bound=RewriteLevel)
+
+
+class _WholeTextPerturber(ShiftPerturber[_RewriteLevelT]):
     """Rewrites each text with probability p; subclasses rewrite the chosen texts in a batch."""
 
     kind_of_edit: ClassVar[str]
@@ -101,7 +104,7 @@ class TranslateOptions(RewriteLevel):
     device_map: ClassVar[None] = None
 
 
-class Translate(_WholeTextPerturber):
+class Translate(_WholeTextPerturber[TranslateOptions]):
     """Lingual shift (RMs Under Distribution Shift, Sec. 4): each text, with probability p, is
     replaced by its greedy
     translation by a Hugging Face seq2seq model."""
@@ -160,7 +163,7 @@ class LlmRewriteOptions(RewriteLevel, ApiOptions):
         return value
 
 
-class _LlmRewriter(_WholeTextPerturber):
+class _LlmRewriter(_WholeTextPerturber[LlmRewriteOptions]):
     Options = LlmRewriteOptions
     default_template: ClassVar[str]
 

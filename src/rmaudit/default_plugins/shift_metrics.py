@@ -52,7 +52,7 @@ class OODOptions(ComponentOptions):
     )
 
 
-class OODDetection(PairMetric):
+class OODDetection(PairMetric[OODOptions]):
     """AUROC and FPR@95 of an OOD detector between the unshifted pairs and one shifted set (RMs
     Under Distribution Shift, Sec. 5)."""
 
@@ -105,7 +105,7 @@ class ShiftCurvesOptions(ComponentOptions):
     ties: Ties = TIES_FIELD
 
 
-class ShiftCurves(PairMetric):
+class ShiftCurves(PairMetric[ShiftCurvesOptions]):
     """Accuracy, mean confidence, ECE, AUROC and FPR@95 against shift level p, per target (RMs Under
     Distribution Shift, Fig. 1-2)."""
 
@@ -120,7 +120,9 @@ class ShiftCurves(PairMetric):
         curves = []
         for target, levels in inputs.shifted.items():
             ps = np.array(sorted(levels))
-            points = {quantity: [] for quantity in SHIFT_QUANTITIES}  # (value, stderr, low, high)
+            points: dict[str, list[tuple[float, float, float, float]]] = {
+                quantity: [] for quantity in SHIFT_QUANTITIES
+            }  # (value, stderr, low, high)
             for p in ps:
                 chosen, rejected = levels[p]
                 acc = accuracy(chosen, rejected, ties=o.ties, clusters=inputs.clusters)

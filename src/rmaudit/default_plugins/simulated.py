@@ -36,7 +36,7 @@ class SimulatedHelpfulOptions(ComponentOptions):
     topics: list[str] | None = Field(None, description="keep only these topics")
 
 
-class SimulatedHelpfulPrompts(PromptSource):
+class SimulatedHelpfulPrompts(PromptSource[SimulatedHelpfulOptions]):
     """The built-in set of original helpfulness prompts (simulated world), across topics and task
     types."""
 
@@ -62,7 +62,7 @@ class SimulatedPolicyOptions(ComponentOptions):
     quality: float = Field(0.0, description="shifts the policy's average response quality")
 
 
-class SimulatedPolicyComponent(ReferencePolicy):
+class SimulatedPolicyComponent(ReferencePolicy[SimulatedPolicyOptions]):
     """A simulated reference policy writing real texts whose substance, padding, flattery, hedging,
     refusals and drift vary."""
 
@@ -92,7 +92,7 @@ class SimulatedJudgeOptions(ComponentOptions):
     )
 
 
-class SimulatedJudgeComponent(Oracle):
+class SimulatedJudgeComponent(Oracle[SimulatedJudgeOptions]):
     """A simulated LLM judge: 1-10 scores from the text's latent quality plus judge noise,
     averaged."""
 
@@ -102,7 +102,7 @@ class SimulatedJudgeComponent(Oracle):
 
     def __init__(self, options=None) -> None:
         super().__init__(options)
-        kwargs = {"seed": self.options.seed}
+        kwargs: dict[str, Any] = {"seed": self.options.seed}
         if self.options.noise is not None:
             kwargs["noise"] = self.options.noise
         self.judge = SimulatedJudge(**kwargs)
@@ -126,7 +126,7 @@ class SimulatedRMOptions(ComponentOptions):
     seed: int = 0
 
 
-class SimulatedRM(RewardModel):
+class SimulatedRM(RewardModel[SimulatedRMOptions]):
     """A simulated reward model that reads the text: honest-but-noisy, length-biased,
     flattery-biased or weak."""
 

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 from scipy.special import betainc, gammaln
 
 # η·n computed in floating point can land a hair below an integer (1/49 * 49 < 1); snapping
@@ -40,7 +41,7 @@ from scipy.special import betainc, gammaln
 _ETA_N_TOLERANCE = 1e-9
 
 
-def split_eta_n(eta_n: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def split_eta_n(eta_n: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Split η·n into (m, Δ, m + Δ): m = ⌊η n⌋ slots in full plus a fractional slot Δ."""
     eta_n = np.asarray(eta_n, dtype=float)
     nearest = np.rint(eta_n)

@@ -179,6 +179,8 @@ def load_plugins_dir(directory: str) -> None:
         if pm.get_plugin(name) is not None:
             continue
         spec = importlib.util.spec_from_file_location(f"rmaudit_plugins_dir.{path.stem}", path)
+        if spec is None or spec.loader is None:
+            raise BadInput("not a Python module rmaudit can import", file=name)
         module = importlib.util.module_from_spec(spec)
         try:
             spec.loader.exec_module(module)

@@ -39,11 +39,11 @@ def plot_rms(
             continue
         x = transform(curve.x)
         stderr = np.nan_to_num(curve.stderr)
-        low, high = (
-            (curve.ci_low, curve.ci_high)
-            if stored_interval
-            else (curve.value - stderr, curve.value + stderr)
-        )
+        if stored_interval:
+            assert curve.ci_low is not None and curve.ci_high is not None, "stored with one"
+            low, high = curve.ci_low, curve.ci_high
+        else:
+            low, high = curve.value - stderr, curve.value + stderr
         ax.plot(
             x,
             curve.value,
@@ -70,7 +70,7 @@ def legend_outside(figure: Figure, handles: list | None = None) -> None:
         handles = figure.axes[0].get_legend_handles_labels()[0]
     if handles:
         # as many entries a row as fit the figure's width (about 14 small characters an inch)
-        widest = max(len(h.get_label()) for h in handles) + 6
+        widest = max(len(str(h.get_label())) for h in handles) + 6
         fit = int(figure.get_figwidth() * 14 // widest)
         figure.legend(
             handles=handles,
@@ -84,7 +84,9 @@ def legend_outside(figure: Figure, handles: list | None = None) -> None:
 def literal(figure: Figure) -> Figure:
     """No title, axis label or legend entry is mathtext: ``$`` in an RM's label is shown as
     written (tick labels keep theirs: a log axis writes 2⁴ as mathtext)."""
-    texts = [figure._suptitle] if figure._suptitle is not None else []
+    # the suptitle's Text is private to matplotlib (get_suptitle() gives only its string)
+    suptitle = figure._suptitle  # type: ignore[attr-defined]
+    texts = [suptitle] if suptitle is not None else []
     for ax in figure.axes:
         texts += [ax.title, ax.xaxis.label, ax.yaxis.label]
     for legend in figure.legends:

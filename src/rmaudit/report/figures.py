@@ -15,6 +15,8 @@ with a ``$`` is shown as written).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import partial
 from itertools import cycle
 
 import numpy as np
@@ -230,33 +232,32 @@ def build_figures(
     regret study its Goodhart overlay."""
     verdicts = _verdicts(summary, store)
     named: dict[tuple[str, str], str] = {}  # (metric, what) → base name
-    builders = {}
+    builders: dict[tuple[str, str], Callable[[], Figure]] = {}
     for metric, key in summary.curve_keys():
+        build: Callable[[], Figure]
         if key.startswith(NDR_CURVE_PREFIX):
-            what, build = "ndr", (lambda m=metric: ndr_figure(summary, m))
+            what, build = "ndr", partial(ndr_figure, summary, metric)
         elif key.startswith(SHIFT_CURVE_PREFIX) and shift_curve_target(key):
             quantity = key.removeprefix(SHIFT_CURVE_PREFIX).rsplit("_", 1)[0]
             what = f"shift-{quantity}"
-            build = lambda m=metric, q=quantity: shift_figure(summary, m, q)  # noqa: E731
+            build = partial(shift_figure, summary, metric, quantity)
         elif key == RETA_CURVE:
-            what, build = "reta-curve", (lambda m=metric: reta_figure(summary, m))
+            what, build = "reta-curve", partial(reta_figure, summary, metric)
         elif is_best_of_n_curve(key):
             what = f"{ORDINALS.get(best_of_n_curve_rank(key), slug(key))}-of-n"
-            build = lambda m=metric, k=key: best_of_n_figure(summary, m, k, scale)  # noqa: E731
+            build = partial(best_of_n_figure, summary, metric, key, scale)
         elif key == RELIABILITY_DIAGRAM:
             what = "reliability-diagram"
-            build = lambda m=metric: reliability_figure(  # noqa: E731
-                summary, m, reliability_counts(store, summary, m, verdicts) if store else None
-            )
+            build = partial(_reliability_figure, summary, metric, store, verdicts)
         else:
-            what, build = slug(key), (lambda m=metric, k=key: curve_figure(summary, m, k))
+            what, build = slug(key), partial(curve_figure, summary, metric, key)
         if (metric, what) not in named:
             named[(metric, what)] = what
             builders[(metric, what)] = build
     for metric in dict.fromkeys(c.metric for c in summary.columns):
         if subset_keys(summary, metric):
             named[(metric, "accuracy-per-subset")] = "accuracy-per-subset"
-            builders[(metric, "accuracy-per-subset")] = lambda m=metric: subset_figure(summary, m)
+            builders[(metric, "accuracy-per-subset")] = partial(subset_figure, summary, metric)
     kinds = [what for _, what in named]
     figures = {}
     for (metric, what), build in builders.items():
@@ -272,6 +273,16 @@ def build_figures(
         if any(points.values()):
             figures[GOODHART_FIGURE] = literal(goodhart_figure(summary, points))
     return figures
+
+
+def _reliability_figure(
+    summary: RunSummary,
+    metric: str,
+    store: Store | None,
+    verdicts: dict[str, list[PairVerdict]],
+) -> Figure:
+    counts = reliability_counts(store, summary, metric, verdicts) if store else None
+    return reliability_figure(summary, metric, counts)
 
 
 def _verdicts(summary: RunSummary, store: Store | None) -> dict[str, list[PairVerdict]]:

@@ -73,13 +73,13 @@ def leaderboard(summary: RunSummary, scale: OracleScale | None) -> list[str]:
 
 
 def reta_curve_table(summary: RunSummary) -> list[str]:
-    curves = [
+    stored = [
         (label, summary.curves.get((rm_key, metric, RETA_CURVE)))
         for metric, key in summary.curve_keys()
         if key == RETA_CURVE
         for label, rm_key in summary.reward_models
     ]
-    curves = [(label, curve) for label, curve in curves if curve is not None]
+    curves = [(label, curve) for label, curve in stored if curve is not None]
     if not curves:
         return []
     x = curves[0][1].x
@@ -167,8 +167,8 @@ def across_rms(summary: RunSummary, store: Store) -> list[str]:
         ]
     if studies:
         lines += ["## Regret study", ""]
-    for label, rows in studies.items():
-        table = study_table(label, rows)
+    for label, study_rows in studies.items():
+        table = study_table(label, study_rows)
         mean = f" {md(table.summary)}." if table.summary else ""
         lines += [
             f"### {md(label)}: error metric vs policy regret (best-of-{table.n} NDR)",
@@ -206,8 +206,8 @@ def markdown(
 ) -> str:
     run, bench = summary.run, summary.benchmark
     lines = [f"# {md(run['title'])}", ""]
-    if summary.simulated:
-        notice = summary.simulated_notice.removeprefix("Simulated: ").removeprefix("SIMULATED — ")
+    if (simulated := summary.simulated_notice) is not None:
+        notice = simulated.removeprefix("Simulated: ").removeprefix("SIMULATED — ")
         lines += [f"> **SIMULATED.** {md(notice[0].upper() + notice[1:])}", ""]
     size = (
         f"benchmark `{bench['id']}`: {bench['per_prompt']} responses per prompt"

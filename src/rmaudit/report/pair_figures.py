@@ -132,7 +132,7 @@ def reliability_figure(summary, metric: str, counts: dict[str, np.ndarray] | Non
     plot_rms(ax, summary, metric, RELIABILITY_DIAGRAM, stored_interval=True)
     ax.set_ylabel("accuracy in the bin")
     ax.set_title(figure_title(summary, "Reliability diagram, Wilson 95% interval per bin"))
-    if below is not None:
+    if below is not None and counts:  # both or neither
         colours = rm_colours(summary)
         shown = [
             (rm_key, c)

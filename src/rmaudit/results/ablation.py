@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+import numpy.typing as npt
 from scipy import stats
 
 from rmaudit.errors import BadInput, MetricInputError
@@ -86,13 +86,13 @@ class NormalizerAblation:
     simulated: bool
 
 
-def correlate(x_values: ArrayLike, y_values: ArrayLike) -> dict[str, Correlation]:
+def correlate(x: npt.ArrayLike, y: npt.ArrayLike) -> dict[str, Correlation]:
     """Spearman and Pearson correlation of x with y (NaN when either is constant)."""
-    x, y = np.asarray(x_values, float), np.asarray(y_values, float)
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+    xs, ys = np.asarray(x, float), np.asarray(y, float)
+    if len(xs) < 3 or np.ptp(xs) == 0 or np.ptp(ys) == 0:
         return {name: Correlation(math.nan, math.nan) for name in CORRELATIONS}
-    spearman = stats.spearmanr(x, y)
-    pearson = stats.pearsonr(x, y)
+    spearman = stats.spearmanr(xs, ys)
+    pearson = stats.pearsonr(xs, ys)
     return {
         "spearman": Correlation(float(spearman.statistic), float(spearman.pvalue)),
         "pearson": Correlation(float(pearson.statistic), float(pearson.pvalue)),
@@ -128,6 +128,7 @@ def normalizer_ablation(
     """
     run_id = resolve_run(store, run_id)
     run = store.read.run(run_id)
+    assert run is not None, "resolve_run returns a stored run's id"
     if not run["benchmark_id"]:
         raise BadInput(
             "the run audits no benchmark (a pairs-only run has no prompts to ablate over)",
@@ -136,6 +137,7 @@ def normalizer_ablation(
             value=run_id,
         )
     bench = store.items.benchmark(run["benchmark_id"])
+    assert bench is not None, "a stored run's benchmark is stored"
     eta = top_eta(store, run_id) if eta is None else eta
     if not 0 < eta < 1:
         raise BadInput("expected 0 < η < 1", field="eta", value=eta)

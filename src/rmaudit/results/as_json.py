@@ -10,6 +10,7 @@ from typing import Any
 
 from rmaudit.components import RUN_LEVEL
 from rmaudit.components.vocabulary import SKIPPED_STAGE
+from rmaudit.errors import BadInput
 from rmaudit.results.labelling import labelling
 from rmaudit.results.noise_dependence import noise_dependence
 from rmaudit.store import Store
@@ -24,8 +25,12 @@ def _number(value: Any) -> float | None:
 
 def run_results(store: Store, run_id: str) -> dict[str, Any]:
     run = store.read.run(run_id)
+    if run is None:
+        raise BadInput("no such run in the DB", file=store.path, field="run", value=run_id)
     benchmark = store.items.benchmark(run["benchmark_id"]) if run["benchmark_id"] else None
-    labels = {rm_key: label for label, rm_key in store.read.reward_models(run_id)}
+    labels: dict[str, str | None] = {
+        rm_key: label for label, rm_key in store.read.reward_models(run_id)
+    }
     labels[RUN_LEVEL] = None  # results across every RM of the run
 
     def rm(row: dict[str, Any]) -> str | None:

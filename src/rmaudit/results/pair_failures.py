@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from rmaudit.benchmark.pairs.parsers import RM_BENCH_STYLES
 from rmaudit.components import ShiftPerturber
@@ -43,7 +44,7 @@ class PairVerdict:
     def styles(self) -> str:
         """RM-Bench's styles of the chosen and the rejected response, e.g. ``concise/markdown``
         (empty for other pairs)."""
-        styles = [self.meta.get(f"{which}_style") for which in ("chosen", "rejected")]
+        styles: list[Any] = [self.meta.get(f"{which}_style") for which in ("chosen", "rejected")]
         if not all(isinstance(s, int) and 0 <= s < len(RM_BENCH_STYLES) for s in styles):
             return ""
         return "/".join(RM_BENCH_STYLES[s].split()[-1] for s in styles)  # "markdown": detailed too

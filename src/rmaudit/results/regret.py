@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -110,7 +111,7 @@ def study_table(label: str, rows: list[dict]) -> StudyTable:
         if "error_metric" in r["params"]
     }
     summary_row = next((r for r in rows if r["key"] == REGRET_SUMMARY), None)
-    summary = summary_row["params"] if summary_row is not None else {}
+    summary: dict[str, Any] = summary_row["params"] if summary_row is not None else {}
     metrics = list(dict.fromkeys(metric for _, metric in cells))
     first = next(iter(cells.values()))["params"]
     headers = ["error metric", *(f"{s} corr." if s != "MRR" else s for s in CORRELATIONS.values())]

@@ -60,7 +60,7 @@ def map_calls(
     size = call.component.preferred_batch_items() or ctx.recipe.model.batch_size
     tagged = ((batch, call.inputs(batch)) for batch in batched(work.pending, size))
     with (
-        ctx.store.grouped_writes(),
+        ctx.db.grouped_writes(),
         closing(ctx.executor.map(call.component, call.method, tagged)) as results,
     ):
         while True:
@@ -76,7 +76,7 @@ def map_calls(
                     f"{kind} {call.spec.label!r} returned {len(outputs)} {returned} "
                     f"for {len(batch)} {given}"
                 )
-            with ctx.store.transaction():
+            with ctx.db.transaction():
                 write(batch, outputs)
             ctx.progress.advance(stage, len(batch))
     ctx.progress.finish(stage)
@@ -87,9 +87,9 @@ def map_here(ctx: RunContext, work: Work[T], write: Callable[[Sequence[T]], None
     whose batches mix one perturber per level and share perturbed texts across batches."""
     stage = work.count.stage
     ctx.progress.start(stage, work.count.total, work.count.stored)
-    with ctx.store.grouped_writes():
+    with ctx.db.grouped_writes():
         for batch in batched(work.pending, ctx.recipe.model.batch_size):
-            with ctx.store.transaction():
+            with ctx.db.transaction():
                 write(batch)
             ctx.progress.advance(stage, len(batch))
     ctx.progress.finish(stage)

@@ -20,7 +20,7 @@ from rmaudit.recipe import check_pool_size
 from rmaudit.store import dumps, utc_now
 
 from . import design, labels, prompts, responses
-from .context import Keys, RunContext, StageCount, locate, response_from_row
+from .context import Keys, RunContext, StageCount, locate, required, response_from_row
 
 
 @dataclass
@@ -54,7 +54,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
         ctx.component(s) for s in (recipe.source, recipe.policy, recipe.oracle)
     )
     selection_key, chosen, k = prompts.select(ctx, execute)
-    n = recipe.per_prompt
+    n = required(recipe.per_prompt, "[responses] per_prompt")
     parts = ["benchmark", selection_key, policy.key, n, oracle.key]
     if recipe.label_budget is not None:  # a budget is another benchmark; none keeps the old key
         parts.append(design.identity(ctx))
@@ -90,7 +90,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
         labelling = labels.work(ctx, oracle, drawn.labelled if drawn else response_ids)
         ctx.counts.append(labelling.count)
         if execute:
-            labels.label(ctx, recipe.oracle, oracle, labelling)
+            labels.label(ctx, required(recipe.oracle, "[oracle]"), oracle, labelling)
     if recipe.cheap_oracle is not None:
         cheap = ctx.component(recipe.cheap_oracle)
         with ctx.timed(labels.CHEAP_STAGE):
@@ -100,10 +100,11 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
                 labels.label(ctx, recipe.cheap_oracle, cheap, cheap_labelling)
     if execute:
         if drawn is not None:
-            ctx.store.items.add_inclusion(
-                benchmark.id, ((rid, pi, chosen) for rid, (pi, chosen) in drawn.inclusion.items())
+            inclusion = required(drawn.inclusion, "the drawn inclusion probabilities")
+            ctx.db.items.add_inclusion(
+                benchmark.id, ((rid, pi, chosen) for rid, (pi, chosen) in inclusion.items())
             )
-        ctx.store.items.add_benchmark(
+        ctx.db.items.add_benchmark(
             {
                 "id": benchmark.id,
                 "title": benchmark.title,
@@ -118,7 +119,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
             }
         )
     elif generation.count.pending or labelling.count.pending:
-        benchmark = None
+        return BenchmarkStages(None, response_ids, k)
     return BenchmarkStages(benchmark, response_ids, k)
 
 
@@ -194,6 +195,7 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
             Keys(ids),
             len(records),
         )
+    store = ctx.db
     if store.items.benchmark(benchmark_id) is None:  # stored whole or not at all
         store_benchmark(store, header, records, origin=origin)
     benchmark = load(ctx, benchmark_id)
@@ -206,7 +208,7 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
 
 # -- reading the benchmark back -----------------------------------------------------------
 def load(ctx: RunContext, benchmark_id: str) -> Benchmark:
-    row = ctx.store.items.benchmark(benchmark_id)
+    row = required(ctx.db.items.benchmark(benchmark_id), f"benchmark {benchmark_id} stored")
     return Benchmark(
         row["id"],
         row["title"],
@@ -222,7 +224,7 @@ def load(ctx: RunContext, benchmark_id: str) -> Benchmark:
 def benchmark_responses(ctx: RunContext, benchmark: Benchmark) -> list[Response]:
     return [
         response_from_row(row)
-        for row in ctx.store.items.benchmark_responses(
+        for row in ctx.db.items.benchmark_responses(
             benchmark.selection_key, benchmark.policy_key, benchmark.per_prompt
         )
     ]
@@ -231,7 +233,7 @@ def benchmark_responses(ctx: RunContext, benchmark: Benchmark) -> list[Response]
 def oracle_by_prompt(ctx: RunContext, benchmark: Benchmark) -> dict[str, dict[str, float]]:
     """Prompt id → response id → oracle score, in benchmark order (labelled responses only)."""
     by_prompt: dict[str, dict[str, float]] = {}
-    for pid, rid, score, _meta in ctx.store.items.benchmark_labels(
+    for pid, rid, score, _meta in ctx.db.items.benchmark_labels(
         benchmark.selection_key, benchmark.policy_key, benchmark.per_prompt, benchmark.oracle_key
     ):
         by_prompt.setdefault(pid, {})[rid] = score

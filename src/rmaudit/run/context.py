@@ -25,6 +25,31 @@ from rmaudit.run.executors import LocalExecutor, RayExecutor, make_executor
 from rmaudit.store import Store, dumps
 
 T = TypeVar("T")
+C = TypeVar("C", bound=Component)
+
+
+def required(value: T | None, what: str) -> T:
+    """``value``, which the recipe has wherever the calling stage runs (a stage runs only for
+    the sections it needs): None here is a bug of rmaudit's, not a user's input."""
+    if value is None:
+        raise RuntimeError(f"a stage ran without {what}")
+    return value
+
+
+def slot_class(spec: ComponentSpec, kind: type[C]) -> type[C]:
+    """A recipe slot's class, as the kind its section holds (the plugin host registers only
+    subclasses of a kind's base class)."""
+    if not issubclass(spec.cls, kind):
+        raise TypeError(f"{spec.label}: {spec.cls.__name__} is not a {kind.__name__}")
+    return spec.cls
+
+
+def built(components: dict[str, Component], spec: ComponentSpec | None, kind: type[C]) -> C:
+    """The built component of a recipe slot, as the kind its section holds."""
+    component = components[required(spec, "its recipe section").field]
+    if not isinstance(component, kind):
+        raise TypeError(f"{type(component).__name__} is not a {kind.__name__}")
+    return component
 
 
 class Progress(Protocol):
@@ -132,13 +157,19 @@ class RunContext:
     def __post_init__(self) -> None:
         self.executor = make_executor(self.recipe.executor)
 
-    def component(self, spec: ComponentSpec) -> Any:
-        return self.components[spec.field]
+    @property
+    def db(self) -> Store:
+        """The store, where a stage reads or writes it (a plan without one reads nothing)."""
+        return required(self.store, "a database")
 
-    def located(self, error: BadInput, spec: ComponentSpec) -> BadInput:
+    def component(self, spec: ComponentSpec | None) -> Any:
+        """The built component of a recipe slot (any kind: callers know which)."""
+        return self.components[required(spec, "its recipe section").field]
+
+    def located(self, error: BadInput, spec: ComponentSpec | None) -> BadInput:
         return locate(error, self.recipe, spec)
 
-    def check_ready(self, spec: ComponentSpec, count: StageCount) -> None:
+    def check_ready(self, spec: ComponentSpec | None, count: StageCount) -> None:
         """In the plan before a run, a component whose stage has work is asked whether it can
         do it (:meth:`~rmaudit.components.Component.check_ready`), before anything is stored."""
         if self.strict and count.stored < count.total:
@@ -159,14 +190,14 @@ class RunContext:
     # -- reading items back, memoised -------------------------------------------------------
     def prompt(self, pid: str) -> Prompt:
         if pid not in self.prompts:
-            text, meta = self.store.items.prompts([pid])[pid]
+            text, meta = self.db.items.prompts([pid])[pid]
             self.prompts[pid] = Prompt(pid, text, json.loads(meta))
         return self.prompts[pid]
 
     def load_responses(self, ids: Sequence[str]) -> list[Response]:
         """The responses of ``ids``, from memory or (for a resumed run) from the store."""
         missing = [rid for rid in ids if rid not in self.responses]
-        for row in self.store.items.responses(missing):
+        for row in self.db.items.responses(missing):
             self.responses[row[0]] = response_from_row(row)
         return [self.responses[rid] for rid in ids]
 
@@ -178,7 +209,7 @@ class RunContext:
         """Store the identity of components whose items the run writes."""
         for c in components:
             identity = c.identity()
-            self.store.items.add_component(
+            self.db.items.add_component(
                 c.key,
                 identity["kind"],
                 identity["name"],
@@ -188,10 +219,11 @@ class RunContext:
             )
 
 
-def locate(error: BadInput, recipe: Recipe, spec: ComponentSpec) -> BadInput:
+def locate(error: BadInput, recipe: Recipe, spec: ComponentSpec | None) -> BadInput:
     """A component's error, located: a data file's error names that file (and line) and the
     record's field; any other names the recipe and the component's recipe field."""
-    return error.located(file=error.file or recipe.path, field=None if error.file else spec.field)
+    field = None if error.file else required(spec, "its recipe section").field
+    return error.located(file=error.file or recipe.path, field=field)
 
 
 def response_from_row(row: tuple) -> Response:

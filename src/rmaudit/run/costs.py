@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rmaudit.components import Component, Prompt
+from rmaudit.components import Component, Embedder, Oracle, Prompt, PromptSampler, PromptSource
 from rmaudit.components.keys import prompt_id
 from rmaudit.recipe import Recipe
+
+from .context import built
 
 
 @dataclass(frozen=True)
@@ -32,13 +34,13 @@ def estimate_costs(
         return []  # an imported benchmark is already labelled (and pairs need no oracle): free
     pending = {count.stage: count.pending for count in counts}
     pool: dict[str, Prompt] = {}
-    for text, meta in components[recipe.source.field].load():
+    for text, meta in built(components, recipe.source, PromptSource).load():
         pool.setdefault(prompt_id(text), Prompt(prompt_id(text), text, meta))
     prompts = list(pool.values())
     lines = []
-    sampler = components[recipe.sampler.field]
+    sampler = built(components, recipe.sampler, PromptSampler)
     if sampler.needs_embeddings and pending.get("prompts", 0):
-        embedder = components[recipe.embedder.field]
+        embedder = built(components, recipe.embedder, Embedder)
         lines.append(
             _line(
                 "prompt sampling (embeddings)",
@@ -47,7 +49,7 @@ def estimate_costs(
                 embedder.estimate_cost([p.text for p in prompts]),
             )
         )
-    oracle = components[recipe.oracle.field]
+    oracle = built(components, recipe.oracle, Oracle)
     labels = pending.get("oracle labels", 0)
     lines.append(
         _line("response labelling (oracle)", oracle, labels, oracle.estimate_cost(prompts, labels))

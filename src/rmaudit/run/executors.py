@@ -28,7 +28,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -55,7 +55,7 @@ class LocalExecutor:
 
     def map(
         self, component: Component, method: str, batches: Iterable[tuple[K, list[Any]]]
-    ) -> Iterator[tuple[K, list[Any]]]:
+    ) -> Generator[tuple[K, list[Any]], None, None]:
         call = getattr(component, method)
         if not self.options.overlap:
             for tag, inputs in batches:
@@ -67,9 +67,9 @@ class LocalExecutor:
         item = next(queued, None)
         if item is None:
             return
-        running = _Call(call, item[1])
+        running: _Call | None = _Call(call, item[1])
         try:
-            while running is not None:
+            while running is not None and item is not None:  # both set, or both None
                 tag = item[0]
                 try:
                     item = next(queued, None)  # made while the worker computes
@@ -178,13 +178,12 @@ class RayExecutor:
 
     def map(
         self, component: Component, method: str, batches: Iterable[tuple[K, list[Any]]]
-    ) -> Iterator[tuple[K, list[Any]]]:
+    ) -> Generator[tuple[K, list[Any]], None, None]:
         ray = self._connect()
         pool = self.options.pool(component.kind)
-        size = pool.num_workers
-        size = min(
-            [size, *shared_limits(component.options).values()]
-        )  # each actor gets ≥ 1 of each
+        assert pool.num_workers is not None, "pool() resolves every field"
+        # each actor gets ≥ 1 of each shared limit
+        size = min([pool.num_workers, *shared_limits(component.options).values()])
         workers = self._workers(ray, pool, size)
         # shipped once to the object store, not with every batch
         builds = [

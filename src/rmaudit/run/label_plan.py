@@ -11,7 +11,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rmaudit.components import Component, Prompt
+from rmaudit.components import (
+    Component,
+    Embedder,
+    Oracle,
+    Prompt,
+    PromptSampler,
+    PromptSource,
+    ReferencePolicy,
+)
 from rmaudit.errors import BadInput
 from rmaudit.metrics.budget.planning import (
     ORACLE_CALLS,
@@ -30,6 +38,7 @@ from rmaudit.metrics.budget.planning import (
 from rmaudit.recipe import Recipe
 from rmaudit.store import Store
 
+from .context import built, required
 from .plan_costs import (
     NoiseShift,
     PlanPrices,
@@ -88,8 +97,9 @@ def label_plan(
             "plans the labels of a benchmark built here ([prompts], [responses], [oracle])",
             file=recipe.path,
         )
-    policy, oracle = components[recipe.policy.field], components[recipe.oracle.field]
-    per_prompt = recipe.per_prompt
+    policy = built(components, recipe.policy, ReferencePolicy)
+    oracle = built(components, recipe.oracle, Oracle)
+    per_prompt = required(recipe.per_prompt, "[responses] per_prompt")
     found = store.read.full_benchmarks(policy.key, oracle.key, per_prompt)
     if not found:
         raise BadInput(
@@ -102,7 +112,7 @@ def label_plan(
     pilot, draws = _pilot(recipe, components, store, bench)
     k = _recipe_k(recipe, len(pilot.labels))
     widths = _widths(pilot, targets, k, width, width_ratio)
-    candidates = distinct_prompts(components[recipe.source.field].load())
+    candidates = distinct_prompts(built(components, recipe.source, PromptSource).load())
     pool = len(candidates)
     guides = (
         list(recipe.label_budget.guide)
@@ -191,9 +201,9 @@ def _recipe_k(recipe: Recipe, pilot_prompts: int) -> int:
 def _embedding_dims(
     recipe: Recipe, components: dict[str, Component], candidates: list[Prompt]
 ) -> int | None:
-    if not components[recipe.sampler.field].needs_embeddings:
+    if not built(components, recipe.sampler, PromptSampler).needs_embeddings:
         return None
-    return components[recipe.embedder.field].max_prompt_dims(candidates)
+    return built(components, recipe.embedder, Embedder).max_prompt_dims(candidates)
 
 
 def _pilot(

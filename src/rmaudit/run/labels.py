@@ -74,8 +74,8 @@ def label(ctx: RunContext, spec: ComponentSpec, oracle: Oracle, todo: Work[str])
                     label.completion_tokens,
                 )
             )
-        ctx.store.items.add_labels(rows)
-        ctx.store.runs.retried(recipe.run_key, stage, ids, failures)
+        ctx.db.items.add_labels(rows)
+        ctx.db.runs.retried(recipe.run_key, stage, ids, failures)
         failed += len(failures)
 
     call = BatchCall(

@@ -10,6 +10,7 @@ import numpy as np
 
 from rmaudit.components import (
     RUN_LEVEL,
+    Metric,
     MetricInputs,
     MetricOutput,
     PairInputs,
@@ -21,7 +22,7 @@ from rmaudit.recipe import ComponentSpec, metric_entry
 from rmaudit.store import dumps, utc_now
 
 from .benchmark import Benchmark, oracle_by_prompt
-from .context import RunContext
+from .context import RunContext, slot_class
 from .design import budgeted_inputs, design_notes
 from .pairs import PairSet
 from .shift import Sweep
@@ -38,7 +39,7 @@ def compute(
     recipe = ctx.recipe
     reward_models = [(spec, ctx.component(spec)) for spec in recipe.reward_models]
     by_scope = {
-        scope: [m for m in recipe.metrics if m.cls.scope == scope]
+        scope: [m for m in recipe.metrics if slot_class(m, Metric).scope == scope]
         for scope in ("rm", "pairs", "run")
     }
     outputs: list[Output] = []
@@ -60,7 +61,7 @@ def compute(
     on_defined = (
         MetricsOnDefinedPrompts(ctx, prompt_ids, oracle_arrays) if benchmark is not None else None
     )
-    stored = {spec.label: ctx.store.items.scores(model.key) for spec, model in reward_models}
+    stored = {spec.label: ctx.db.items.scores(model.key) for spec, model in reward_models}
     if benchmark is not None:
         scores_by_rm = {
             label: tuple(np.array([found[rid] for rid in order[pid]], float) for pid in prompt_ids)
@@ -68,27 +69,34 @@ def compute(
         }
     for spec, model in reward_models:
         scores = stored[spec.label]
-        if benchmark is not None:
+        if on_defined is not None:
             design = label_design
             if design is not None:  # the other RMs' scores narrow this RM's intervals
                 others = tuple(v for label, v in scores_by_rm.items() if label != spec.label)
                 design = replace(design, auxiliary=others)
             inputs = MetricInputs(prompt_ids, oracle_arrays, scores_by_rm[spec.label], design)
             for metric_spec in by_scope["rm"]:
-                if label_design is not None and not metric_spec.cls.supports_label_budget:
+                if (
+                    label_design is not None
+                    and not slot_class(metric_spec, Metric).supports_label_budget
+                ):
                     continue  # said once below
                 output = on_defined.compute(metric_spec, inputs, spec.label)
                 if output is not None:
                     outputs.append((model.key, metric_spec, output))
         if pair_set is not None:
-            inputs = _pair_inputs(pair_set, shifted, scores)
+            pair_inputs = _pair_inputs(pair_set, shifted, scores)
             for metric_spec in by_scope["pairs"]:
                 outputs.append(
                     (
                         model.key,
                         metric_spec,
                         _compute(
-                            ctx, metric_spec, inputs, f"{spec.label}'s pairs", inputs.pair_ids
+                            ctx,
+                            metric_spec,
+                            pair_inputs,
+                            f"{spec.label}'s pairs",
+                            pair_inputs.pair_ids,
                         ),
                     )
                 )
@@ -97,10 +105,12 @@ def compute(
         ctx.notes.extend(
             f"{m.label}: not computed: it needs every response labelled (docs/budget.md)"
             for m in [*by_scope["rm"], *by_scope["run"]]
-            if not m.cls.supports_label_budget
+            if not slot_class(m, Metric).supports_label_budget
         )
-        by_scope["run"] = [m for m in by_scope["run"] if m.cls.supports_label_budget]
-    if benchmark is not None:
+        by_scope["run"] = [
+            m for m in by_scope["run"] if slot_class(m, Metric).supports_label_budget
+        ]
+    if on_defined is not None:
         study = StudyInputs(prompt_ids, oracle_arrays, scores_by_rm)
         for metric_spec in by_scope["run"]:
             output = on_defined.compute(metric_spec, study, "all RMs")
@@ -156,6 +166,7 @@ class MetricsOnDefinedPrompts:
             return None
         ids = tuple(self.prompt_ids[q] for q in kept)
         oracle = tuple(inputs.oracle[q] for q in kept)
+        subset: MetricInputs | StudyInputs
         if isinstance(inputs, StudyInputs):
             subset = StudyInputs(
                 ids,
@@ -182,7 +193,7 @@ class MetricsOnDefinedPrompts:
                 (self.prompt_ids[q], f"{label}: {reason}", utc_now())
                 for q, reason in undefined.items()
             ]
-        ctx.store.runs.replace_failures(ctx.recipe.run_key, SKIPPED_STAGE, rows)
+        ctx.db.runs.replace_failures(ctx.recipe.run_key, SKIPPED_STAGE, rows)
 
 
 def _pair_inputs(pair_set: PairSet, shifted: Sweep | None, scores: dict[str, float]) -> PairInputs:
@@ -259,7 +270,7 @@ def _located(
 # -- results as rows -------------------------------------------------------------------------
 def metric_rows(run_id: str, outputs: list[Output]) -> Iterator[tuple]:
     for rm_key, spec, output in outputs:
-        higher = int(spec.cls.higher_is_better)
+        higher = int(slot_class(spec, Metric).higher_is_better)
         for v in output.values:
             yield (
                 run_id,

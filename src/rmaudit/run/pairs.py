@@ -13,7 +13,7 @@ from rmaudit.errors import BadInput
 from rmaudit.store import dumps
 
 from .benchmark import BenchmarkStages, benchmark_data
-from .context import Keys, RunContext, StageCount, prompt_row, text_response_rows
+from .context import Keys, RunContext, StageCount, prompt_row, required, text_response_rows
 
 STAGE = "pairs"
 
@@ -54,7 +54,7 @@ class PairStage:
 
 def load(ctx: RunContext, benchmark: BenchmarkData | None) -> PairSet:
     """Ask the pair source for its pairs; key them and their set by content."""
-    spec = ctx.recipe.pair_source
+    spec = required(ctx.recipe.pair_source, "[pairs.source]")
     source = ctx.component(spec)
     try:
         loaded = source.load_pairs(benchmark)
@@ -113,8 +113,8 @@ def stage(ctx: RunContext, built: BenchmarkStages | None, execute: bool) -> Pair
 
 
 def _write(ctx: RunContext, pair_set: PairSet) -> None:
-    items = ctx.store.items
-    with ctx.store.transaction():
+    items = ctx.db.items
+    with ctx.db.transaction():
         ctx.remember(ctx.component(ctx.recipe.pair_source))
         items.add_prompts(prompt_row(p.prompt) for p in pair_set.pairs)
         items.add_responses(

@@ -87,8 +87,8 @@ def _sample(ctx: RunContext, selection_key: str, candidates: list[Prompt]) -> li
     except BadInput as error:
         raise ctx.located(error, recipe.sampler) from None
     chosen = [candidates[i] for i in indices]
-    with ctx.store.transaction():
+    with ctx.db.transaction():
         ctx.remember(ctx.component(recipe.source), sampler, *filter(None, [embedder]))
-        ctx.store.items.add_prompts(prompt_row(p) for p in chosen)
-        ctx.store.items.add_selection(selection_key, [p.id for p in chosen])
+        ctx.db.items.add_prompts(prompt_row(p) for p in chosen)
+        ctx.db.items.add_selection(selection_key, [p.id for p in chosen])
     return chosen

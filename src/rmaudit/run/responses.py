@@ -10,7 +10,7 @@ from rmaudit.components.keys import response_id
 from rmaudit.store import dumps
 
 from .batches import BatchCall, map_calls
-from .context import RunContext, StageCount, Work
+from .context import RunContext, StageCount, Work, required
 
 #: (prompt, sample index, response id)
 Item = tuple[Prompt, int, str]
@@ -20,7 +20,7 @@ def work(
     ctx: RunContext, policy: ReferencePolicy, prompts: list[Prompt] | None, k: int
 ) -> Work[Item]:
     """The responses of ``prompts``; in a plan whose prompts are not sampled yet, their count."""
-    n = ctx.recipe.per_prompt
+    n = required(ctx.recipe.per_prompt, "[responses] per_prompt")
     if prompts is None:  # their keys are not known: counted as to do
         unsure = ctx.store is not None and ctx.store.items.has_responses(policy.key)
         return Work(StageCount("responses", k * n, 0, at_most=unsure), [])
@@ -34,12 +34,15 @@ def generate(ctx: RunContext, policy: ReferencePolicy, todo: Work[Item]) -> None
     ctx.remember(policy)
 
     def write(batch: Sequence[Item], generations: list[Generation]) -> None:
-        ctx.store.items.add_responses(
+        ctx.db.items.add_responses(
             (rid, p.id, policy.key, i, g.text, dumps(g.meta))
             for (p, i, rid), g in zip(batch, generations, strict=True)
         )
 
     call = BatchCall(
-        ctx.recipe.policy, policy, "generate", lambda batch: [(p, i) for p, i, _ in batch]
+        required(ctx.recipe.policy, "[responses.policy]"),
+        policy,
+        "generate",
+        lambda batch: [(p, i) for p, i, _ in batch],
     )
     map_calls(ctx, todo, call, write)

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from rmaudit import __version__
-from rmaudit.components import Component, Prompt, Response
+from rmaudit.components import Component, Metric, Prompt, PromptSampler, Response
 from rmaudit.errors import BadInput
 from rmaudit.recipe import Recipe
 from rmaudit.run.provenance import run_provenance
@@ -30,7 +30,7 @@ from rmaudit.store import Store, dumps, utc_now
 from . import benchmark as benchmark_stages
 from . import metrics, pairs, scores, shift
 from .benchmark import Benchmark, BenchmarkStages
-from .context import Keys, Progress, RunContext, SilentProgress, StageCount, locate
+from .context import Keys, Progress, RunContext, SilentProgress, StageCount, locate, slot_class
 from .pairs import PairSet
 from .shift import Sweep
 
@@ -88,7 +88,7 @@ def build_components(recipe: Recipe) -> dict[str, Component]:
         *recipe.reward_models,
         *recipe.metrics,
     ]
-    if recipe.sampler is not None and recipe.sampler.cls.needs_embeddings:
+    if recipe.sampler is not None and slot_class(recipe.sampler, PromptSampler).needs_embeddings:
         slots.append(recipe.embedder)
     components = {}
     for spec in filter(None, slots):
@@ -154,7 +154,7 @@ class Runner:
         return [
             line
             for spec in self.recipe.metrics
-            if spec.cls.scope in ("rm", "run")
+            if slot_class(spec, Metric).scope in ("rm", "run")
             for line in metrics.skip_lines(
                 spec.label, metrics.undefined_prompts(self.ctx, spec, oracle), len(oracle)
             )
@@ -225,9 +225,9 @@ class Runner:
                 p.simulated for p in sources
             )
             self._start(run_id, found, simulated)
-            ctx.store.runs.set_sources(run_id, (p.row() for p in sources))
+            ctx.db.runs.set_sources(run_id, (p.row() for p in sources))
             if found.pair_set is not None:
-                ctx.store.runs.replace_failures(
+                ctx.db.runs.replace_failures(
                     run_id,
                     pairs.STAGE,
                     [(r.where, r.one_line(), utc_now()) for r in found.pair_set.rejected],
@@ -239,7 +239,7 @@ class Runner:
                     ctx, found.benchmark, found.pair_set, found.shifted
                 )
             ctx.timings["total"] = time.perf_counter() - started
-            ctx.store.runs.finish(
+            ctx.db.runs.finish(
                 run_id,
                 metrics.metric_rows(run_id, outputs),
                 metrics.per_prompt_rows(run_id, prompt_ids, outputs),
@@ -251,7 +251,7 @@ class Runner:
             status = "interrupted" if isinstance(error, KeyboardInterrupt) else "failed"
             reason = str(error) or type(error).__name__
             try:
-                ctx.store.runs.stop(run_id, status, reason, utc_now())
+                ctx.db.runs.stop(run_id, status, reason, utc_now())
             except Exception:  # the file itself failed (corrupted, disk full): report the cause
                 pass
             raise
@@ -260,7 +260,7 @@ class Runner:
     def _start(self, run_id: str, found: Audited, simulated: bool) -> None:
         recipe = self.recipe
         ctx = self.ctx
-        ctx.store.runs.start(
+        ctx.db.runs.start(
             {
                 "id": run_id,
                 "title": recipe.model.title,

@@ -57,7 +57,7 @@ def _score(ctx: RunContext, spec: ComponentSpec, model: RewardModel, todo: Work[
                 field=spec.field,
                 value=float(values[bad[0]]),
             )
-        ctx.store.items.add_scores(model.key, zip(ids, values.tolist(), strict=True))
+        ctx.db.items.add_scores(model.key, zip(ids, values.tolist(), strict=True))
 
     call = BatchCall(
         spec,
@@ -68,5 +68,5 @@ def _score(ctx: RunContext, spec: ComponentSpec, model: RewardModel, todo: Work[
     map_calls(ctx, todo, call, write)
     report = model.report()
     if report:
-        ctx.store.runs.set_report(ctx.recipe.run_key, spec.label, dumps(report))
+        ctx.db.runs.set_report(ctx.recipe.run_key, spec.label, dumps(report))
         ctx.notes.append(f"{spec.label}: " + ", ".join(f"{k}: {v}" for k, v in report.items()))

@@ -14,10 +14,20 @@ from dataclasses import dataclass
 from rmaudit.components import Prompt, Response, ShiftPerturber, SourcedPair
 from rmaudit.components.keys import pair_id, shifted_prompt_id, shifted_response_id
 from rmaudit.components.vocabulary import shifts_prompt, shifts_responses
+from rmaudit.recipe.model import ShiftSection
 from rmaudit.store import dumps
 
 from .batches import map_here
-from .context import Keys, RunContext, StageCount, Work, prompt_row, text_response_rows
+from .context import (
+    Keys,
+    RunContext,
+    StageCount,
+    Work,
+    prompt_row,
+    required,
+    slot_class,
+    text_response_rows,
+)
 from .pairs import PairSet, PairStage
 
 STAGE = "shifted pairs"
@@ -43,10 +53,10 @@ class ShiftedPair:
 
 def sweep(ctx: RunContext, pair_set: PairSet) -> Sweep:
     """Level 0 is the unshifted pairs themselves (the in-distribution reference): not here."""
-    shift, spec = ctx.recipe.shift, ctx.recipe.perturber
+    shift, spec = _shift(ctx), required(ctx.recipe.perturber, "[pairs.shift.perturber]")
     found: Sweep = {target: {} for target in shift.targets}
     for level in _levels(ctx):
-        perturber = spec.cls(spec.options.model_copy(update={"p": level}))
+        perturber = slot_class(spec, ShiftPerturber)(spec.options.model_copy(update={"p": level}))
         perturber_key = perturber.key
         for target in shift.targets:
             found[target][level] = [
@@ -56,8 +66,12 @@ def sweep(ctx: RunContext, pair_set: PairSet) -> Sweep:
     return found
 
 
+def _shift(ctx: RunContext) -> ShiftSection:
+    return required(ctx.recipe.shift, "[pairs.shift]")
+
+
 def _levels(ctx: RunContext) -> list[float]:
-    return [float(p) for p in ctx.recipe.shift.levels if p > 0]
+    return [float(p) for p in _shift(ctx).levels if p > 0]
 
 
 def _shifted_pair(
@@ -69,7 +83,7 @@ def _shifted_pair(
     perturber: ShiftPerturber,
     perturber_key: str,
 ) -> ShiftedPair:
-    seed = ctx.recipe.shift.seed
+    seed = _shift(ctx).seed
     shift_prompt, shift_responses = shifts_prompt(target), shifts_responses(target)
     prompt = (
         shifted_prompt_id(perturber_key, seed, pair.prompt.id) if shift_prompt else pair.prompt.id
@@ -106,7 +120,7 @@ def stage(
                     StageCount(f"{STAGE} (counted once the benchmark is built)", 0, 0)
                 )
                 return None, Keys()
-            copies = len(_levels(ctx)) * len(ctx.recipe.shift.targets)
+            copies = len(_levels(ctx)) * len(_shift(ctx).targets)
             ctx.counts.append(StageCount(STAGE, pairs.bound * copies, 0, at_most=True))
             responses = min(benchmark_responses, 2 * pairs.bound)
             return None, Keys(unlisted=responses * copies, at_most=True)
@@ -125,7 +139,7 @@ def stage(
 
 def _perturb(ctx: RunContext, work: Work[ShiftedPair]) -> None:
     """Write the shifted copies not yet stored, in batches; each perturbed text is made once."""
-    seed = ctx.recipe.shift.seed
+    seed = _shift(ctx).seed
     texts: dict[tuple[str, str], str] = {}  # (perturber key, original id) → perturbed text
 
     def perturbed(s: ShiftedPair, item: Prompt | Response) -> str:
@@ -180,7 +194,7 @@ def _perturb(ctx: RunContext, work: Work[ShiftedPair]) -> None:
                     s.original_id,
                 )
             )
-        items = ctx.store.items
+        items = ctx.db.items
         items.add_prompts(prompt_row(p) for p in prompts.values())
         items.add_responses(text_response_rows(list(responses.values())))
         items.add_pairs(rows)

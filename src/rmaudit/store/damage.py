@@ -56,7 +56,7 @@ class CheckedCursor(sqlite3.Cursor):
         except sqlite3.DatabaseError as error:
             raise corrupted(error, self.path) from None
 
-    def fetchmany(self, size: int = 1) -> list[Any]:
+    def fetchmany(self, size: int | None = 1) -> list[Any]:
         try:
             return super().fetchmany(size)
         except sqlite3.DatabaseError as error:

@@ -43,9 +43,10 @@ def locate(suite: Suite, data_dir: str | Path | None, *, download: bool) -> Loca
     not allowed; a failed download is a BadInput."""
     if data_dir is not None:
         found = [_in_mirror(Path(data_dir), file.mirror) for file in suite.files]
-        if all(found):
+        paths = [path for path in found if path is not None]
+        if len(paths) == len(found):
             root = Path(data_dir).resolve()
-            return Located(tuple(found), root, str(data_dir), _mirror_version(suite, found, root))
+            return Located(tuple(paths), root, str(data_dir), _mirror_version(suite, paths, root))
     if suite.hub is None:
         return None
     cached = _from_hub(suite, download=False)
@@ -144,9 +145,13 @@ def _from_hub(suite: Suite, *, download: bool) -> Located | None:
             ) from None
         return None
     hub = suite.hub
+    if hub is None:
+        return None
     cache = os.environ.get("HF_HUB_CACHE") or None  # read now: tests and users may set it late
     paths = []
     for file in suite.files:
+        if file.hub is None:  # not in the suite's hub repository
+            return None
         if download:
             try:
                 path = huggingface_hub.hf_hub_download(
@@ -158,11 +163,12 @@ def _from_hub(suite: Suite, *, download: bool) -> Located | None:
                     f"hf.co/datasets/{hub.repo} ({type(error).__name__}: {error})"
                 ) from None
         else:
-            path = huggingface_hub.try_to_load_from_cache(
+            cached = huggingface_hub.try_to_load_from_cache(
                 hub.repo, file.hub, cache_dir=cache, revision=hub.revision, repo_type="dataset"
             )
-            if not isinstance(path, str):
+            if not isinstance(cached, str):
                 return None
+            path = cached
         paths.append(Path(path))
     commit = _snapshot_commit(paths[0]) or hub.revision
     return Located(

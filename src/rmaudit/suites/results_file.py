@@ -43,6 +43,7 @@ def results_json(
 def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
     run_id = result.run_id
     run = store.read.run(run_id)
+    assert run is not None, f"suite results are read back from a stored run ({run_id})"
     data = {
         "version": version,
         "files": [
@@ -54,13 +55,14 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
     rejected = len(store.read.failures(run_id, _REJECTED_STAGE))
     if run["benchmark_id"]:
         benchmark = store.items.benchmark(run["benchmark_id"])
+        assert benchmark is not None, "a stored run's benchmark is stored"
         total, unit = len(store.read.selection_prompts(benchmark["selection_key"])), "prompts"
     else:
         total, unit = store.read.pair_count(run["pair_set_key"]), "pairs"
     skipped: dict[str, int] = {}
     for _, error in store.read.failures(run_id, SKIPPED_STAGE):
-        metric = error.split(": ", 1)[0]
-        skipped[metric] = skipped.get(metric, 0) + 1
+        metric_label = error.split(": ", 1)[0]
+        skipped[metric_label] = skipped.get(metric_label, 0) + 1
     labels = {rm_key: label for label, rm_key in store.read.reward_models(run_id)}
     params = {
         (labels.get(r["rm_key"]), r["metric"], r["key"]): json.loads(r["params"] or "{}")

@@ -152,7 +152,7 @@ def _bar(comparison: Comparison) -> str:
 def verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, str]]:
     """One line per suite × model audited (per suite, where only baselines ran): its first
     number against each bar, and whether it passes; with the line's pass/fail."""
-    lines = []
+    lines: list[tuple[bool | None, str]] = []
     for r in results:
         first = r.suite.headlines[0].name
         models = [m for m in r.models if not m.baseline]

@@ -120,6 +120,8 @@ class FakeOpenAI:
 
     @property
     def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the fake server has no address before start()")
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
     # -- what happened ----------------------------------------------------------------------
@@ -203,7 +205,7 @@ class FakeOpenAI:
         n = body.get("n", 1) if self.supports_n else 1
         judged = _ANSWER.search(text) or _MT_ANSWER.search(text) or _CONVERSATION.search(text)
         if judged:
-            answer = judged.group(judged.lastindex)  # the (last) answer judged
+            answer = judged.group(judged.lastindex or 0)  # the (last) answer judged
             entry.update(kind="judge", answer=answer)
             contents = []
             for j in range(n):

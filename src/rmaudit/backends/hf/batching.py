@@ -48,7 +48,7 @@ def length_buckets(
         current = batches[-1] if batches else None
         length = lengths[index]
         fits = current is not None and (batch_size is None or len(current) < batch_size)
-        if fits and max_batch_tokens is not None:
+        if current is not None and fits and max_batch_tokens is not None:
             # rows arrive longest first, so a batch's first row sets its padded width
             cost = (
                 round_up(total + length, pad_multiple)
@@ -56,7 +56,7 @@ def length_buckets(
                 else (len(current) + 1) * round_up(lengths[current[0]], pad_multiple)
             )
             fits = cost <= max_batch_tokens
-        if fits:
+        if current is not None and fits:
             current.append(index)
             total += length
         else:

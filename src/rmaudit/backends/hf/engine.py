@@ -15,7 +15,7 @@ import dataclasses
 import logging
 import queue
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -147,7 +147,7 @@ class Engine:
 
     def _prepared(
         self, order: list[int], rows: dict[int, inputs.Row], encode: Encode
-    ) -> Iterator[tuple[list[int], inputs.Batch, dict[str, torch.Tensor]]]:
+    ) -> Generator[tuple[list[int], inputs.Batch, dict[str, torch.Tensor]], None, None]:
         produce = self._produce(order, rows, encode)
         if self.prefetch == 0:
             return produce
@@ -193,7 +193,7 @@ class Engine:
         return batch
 
 
-def _in_background(items: Iterator, depth: int) -> Iterator:
+def _in_background(items: Iterator, depth: int) -> Generator:
     """``items`` produced by a background thread, at most ``depth`` ahead of the consumer;
     its errors are raised in the consumer; closing the returned generator stops it."""
     slots: queue.Queue = queue.Queue(maxsize=depth)

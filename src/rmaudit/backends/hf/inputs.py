@@ -68,7 +68,7 @@ def padded(rows: Sequence[Row], *, pad_id: int, pad_multiple: int = 1) -> Batch:
     for i, row in enumerate(rows):
         ids[i, : len(row)] = row.ids
         mask[i, : len(row)] = 1
-        if types is not None:
+        if types is not None and row.token_types is not None:
             types[i, : len(row)] = row.token_types
     arrays = {"input_ids": ids, "attention_mask": mask}
     if types is not None:

@@ -43,7 +43,7 @@ class PerRowSampler(transformers.LogitsProcessor):
             probs[order[outside]] = 0.0
         return int(torch.multinomial(probs, 1, generator=generator))
 
-    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.Tensor:
         rows = scores.detach().float().cpu()
         chosen = [self.draw(rows[r], self.generators[r]) for r in range(rows.shape[0])]
         forced = torch.full_like(scores, float("-inf"))

@@ -18,7 +18,7 @@ CPU in a 3-column classifier head) — so the mode trades speed for it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -57,6 +57,9 @@ def _compile(module, setting: bool | str, field: str = "compile") -> None:
 class Scorer:
     """``kind`` 'classifier': logits at each row's ``pool_at``; 'logprobs': a causal LM's
     log-probabilities of each row's tokens from ``start`` on."""
+
+    #: the positions of a row whose outputs are read (its pooled token, or its scored tokens)
+    read: Callable[[Any], Sequence[int]]
 
     def __init__(
         self,

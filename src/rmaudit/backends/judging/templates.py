@@ -93,9 +93,10 @@ class JudgeTemplate:
 
     def _values(self, prompt: Prompt, response: Response) -> dict[str, Any]:
         fields = self.fields
-        reference = prompt.meta.get("reference")
+        # meta values are JSON of any shape, checked below
+        reference: Any = prompt.meta.get("reference")
         needs_reference = bool(fields & {"reference", "reference_1", "reference_2"})
-        turns = prompt.meta.get("turns")
+        turns: Any = prompt.meta.get("turns")
         multi_turn_prompt = isinstance(turns, list) and len(turns) > 1
         if not self.multi_turn:
             if multi_turn_prompt:
@@ -115,7 +116,7 @@ class JudgeTemplate:
                 "answer": response.text,
                 "reference": reference if needs_reference else "",
             }
-        answers = response.meta.get("turns")
+        answers: Any = response.meta.get("turns")
         if not (multi_turn_prompt and len(turns) == _TURNS):
             raise BadInput(
                 f"template {self.name} judges a two-turn conversation, but prompt "

@@ -49,7 +49,7 @@ def content_words(words) -> set[str]:
 
 def split_sentences(text: str) -> list[str]:
     """Split a response into sentences, treating list items and lines as boundaries."""
-    sentences = []
+    sentences: list[str] = []
     for line in text.splitlines():
         line = _LIST_MARKER.sub("", line).strip()
         if line:

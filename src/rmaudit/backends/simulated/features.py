@@ -92,7 +92,7 @@ def analyze_response(prompt_text: str, response_text: str) -> ResponseFeatures:
                 "hedge": len(words & HEDGE_VOCAB),
                 "drift": len(words & DRIFT_VOCAB),
             }
-            kind = max(hits, key=hits.get)
+            kind = max(hits, key=hits.__getitem__)
             if hits[kind] >= _MARKER_HITS:
                 if kind == "padding":
                     padding += 1

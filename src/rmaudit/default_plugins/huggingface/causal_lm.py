@@ -32,7 +32,7 @@ class HFCausalLMOptions(HFOptions):
     )
 
 
-class HFCausalLM(_HFComponent, ReferencePolicy):
+class HFCausalLM(_HFComponent[HFCausalLMOptions], ReferencePolicy[HFCausalLMOptions]):
     """A Hugging Face causal LM as the reference policy: N samples per prompt through its chat
     template, with the generation settings and the response's perplexity in each response's meta
     (for a multi-turn prompt, the last answer's, and every turn's in ``turn_perplexities``)."""
@@ -139,8 +139,8 @@ class HFCausalLM(_HFComponent, ReferencePolicy):
         for turn in range(max(len(t) if t else 1 for t in turns)):
             active = [i for i, t in enumerate(turns) if turn < (len(t) if t else 1)]
             for i in active:
-                if turns[i]:
-                    conversations[i].append({"role": "user", "content": turns[i][turn]})
+                if asked := turns[i]:
+                    conversations[i].append({"role": "user", "content": asked[turn]})
             prompts = [self._prompt_ids(conversations[i], batch[i][0]) for i in active]
             seeds = [item_seed(o.seed, batch[i][0].id, batch[i][1], turn) for i in active]
             for i, prompt_ids, tokens in zip(

@@ -33,7 +33,7 @@ class HFClassifierOptions(ScoringOptions):
         return self
 
 
-class HFClassifier(_HFRewardModel):
+class HFClassifier(_HFRewardModel[HFClassifierOptions]):
     """A Hugging Face sequence-classification reward model (hub id or local folder); multi-head
     RMs are reduced by head_aggregate (mean by default, as the RETA paper's RM5H)."""
 

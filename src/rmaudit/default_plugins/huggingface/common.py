@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import Field, model_validator
 
@@ -143,10 +143,14 @@ class ScoringOptions(HFOptions):
     )
 
 
-class _HFComponent:
+_HFOptionsT = TypeVar("_HFOptionsT", bound=HFOptions)
+_ScoringOptionsT = TypeVar("_ScoringOptionsT", bound="ScoringOptions")
+
+
+class _HFComponent(Generic[_HFOptionsT]):
     """What the Hugging Face components share: lazy loading and the choice of chat template."""
 
-    options: HFOptions
+    options: _HFOptionsT
 
     def __init__(self, options=None) -> None:
         super().__init__(options)  # type: ignore[call-arg]
@@ -243,13 +247,15 @@ def text_size(pair: tuple[Prompt, Response]) -> int:
     return prompt_size + len(response.text)
 
 
-class _HFRewardModel(_HFComponent, RewardModel):
+class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptionsT]):
     """What the Hugging Face RMs share: scoring in batches through a loaded
     :class:`rmaudit.backends.hf.scorer.Scorer`, a count of truncated inputs, and a measured check of
     batch dependence — the first ``batch_dependence_sample`` inputs re-scored alone (one per
     batch, unpadded) when the report is asked for — reported after a run."""
 
-    options: ScoringOptions
+    # set by ``_load_models``, from the options and the loaded tokenizer
+    max_length: int | None
+    input_format: str
 
     def __init__(self, options=None) -> None:
         super().__init__(options)

@@ -32,7 +32,7 @@ class DPOImplicitOptions(ScoringOptions):
     beta: float = Field(1.0, gt=0, description="scale of the reward (DPO's β)")
 
 
-class DPOImplicit(_HFRewardModel):
+class DPOImplicit(_HFRewardModel[DPOImplicitOptions]):
     """A DPO model's implicit reward β·(log π(y|x) − log π_ref(y|x)) over response tokens, or
     reference-free log π(y|x) (sum or mean over tokens), as RewardBench scores DPO models."""
 

@@ -75,7 +75,7 @@ def guide_importance(guide_scores: np.ndarray) -> np.ndarray:
     guides.  Sums to 1."""
     guide_scores = np.atleast_2d(np.asarray(guide_scores, dtype=float))
     n_responses = guide_scores.shape[1]
-    rows = []
+    rows: list[np.ndarray] = []
     ns = tuple(int(v) for v in reta_n_range(n_responses))
     etas = tuple(e for e in GUIDE_ETAS if e * ns[0] >= 1)
     if etas:

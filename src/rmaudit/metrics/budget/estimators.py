@@ -28,9 +28,11 @@ noise, so the interval covers what full labelling estimates.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics._positional import rank_weights, reta_weights
@@ -41,6 +43,8 @@ from rmaudit.metrics.reta import reta_n_range
 from .design import by_response, check_design, check_inclusion, pair_inclusion
 
 ArrayLike = Sequence[float] | np.ndarray
+Floats = npt.NDArray[np.float64]
+Mask = npt.NDArray[np.bool_]
 #: the working model's slopes are fitted only with this many labelled degrees of freedom each
 LABELS_PER_COEFFICIENT = 10
 #: RETA's ratio is corrected for its second-order bias only where the estimated relative
@@ -127,7 +131,9 @@ def model_slopes(pools: LabelledPools) -> np.ndarray:
     power-tuned λ (arXiv 2311.01453).  Predictors are taken in priority order while the labels
     give LABELS_PER_COEFFICIENT degrees of freedom per slope; those without spread within
     prompts are dropped (slope 0)."""
-    gram, moment, freedom = [], [], 0
+    grams: list[Floats] = []
+    moments: list[Floats] = []
+    freedom = 0
     for q in range(len(pools.oracle)):
         labelled = pools.labelled(q)
         weight = 1 / pools.inclusion[q][labelled]
@@ -135,10 +141,10 @@ def model_slopes(pools: LabelledPools) -> np.ndarray:
         y = pools.oracle[q][labelled]
         if labelled.any():
             x, y = x - weight @ x / weight.sum(), y - weight @ y / weight.sum()
-        gram.append((x * weight[:, None]).T @ x)
-        moment.append((x * weight[:, None]).T @ y)
+        grams.append((x * weight[:, None]).T @ x)
+        moments.append((x * weight[:, None]).T @ y)
         freedom += max(0, int(labelled.sum()) - 1)
-    gram, moment = np.array(gram), np.array(moment)  # prompts × p × p, prompts × p
+    gram, moment = np.array(grams), np.array(moments)  # prompts × p × p, prompts × p
     spread = np.diagonal(gram.sum(axis=0))
     usable = np.flatnonzero(spread > 1e-12 * (1 + spread.max(initial=0.0)))
     usable = usable[: max(0, freedom // LABELS_PER_COEFFICIENT - 1)]
@@ -152,7 +158,14 @@ def model_slopes(pools: LabelledPools) -> np.ndarray:
     return slopes
 
 
-def _model_assisted(weights, judged, fitted, labelled, pi, spread):
+def _model_assisted(
+    weights: Floats,
+    judged: Floats,
+    fitted: Floats,
+    labelled: Mask,
+    pi: Floats,
+    spread: Floats | None,
+) -> tuple[Floats, Floats]:
     """(T̂, e) for one prompt: per row of ``weights``, the generalised regression estimate
     (Särndal, Swensson & Wretman 1992, Sec. 6.5) of Σ a J on the working model ŷ = α + f, with
     f = ``fitted`` (slopes fitted without this prompt) and α the prompt's own intercept, the
@@ -179,7 +192,12 @@ def _model_assisted(weights, judged, fitted, labelled, pi, spread):
     return estimate, errors
 
 
-def _positional_estimate(pools, weights_for_size, normalize: bool, points: int) -> np.ndarray:
+def _positional_estimate(
+    pools: LabelledPools,
+    weights_for_size: Callable[[int], Floats],
+    normalize: bool,
+    points: int,
+) -> Floats:
     """(points × prompts) per-prompt estimates: Σ a J (:func:`_model_assisted`), or its ratio
     to the prompt's estimated mean J — under ``uniform`` corrected for its second-order bias
     (:func:`_ratio_bias`).  Under ``rm-guided`` the estimates are only first-order unbiased and
@@ -213,7 +231,7 @@ def _positional_estimate(pools, weights_for_size, normalize: bool, points: int) 
                 prompt_index=q,
             )
         per_prompt[:, q] = top / bottom
-        if exact:
+        if spread is not None:  # uniform: the sums are exactly unbiased
             errors = residual / pi[labelled]
             per_prompt[:, q] -= _ratio_bias(
                 per_prompt[:, q],
@@ -225,7 +243,7 @@ def _positional_estimate(pools, weights_for_size, normalize: bool, points: int) 
     return per_prompt
 
 
-def _ratio_bias(ratio, mean, top, bottom, spread) -> np.ndarray:
+def _ratio_bias(ratio: Floats, mean: float, top: Floats, bottom: Floats, spread: Floats) -> Floats:
     """The second-order design bias of a ratio of unbiased sums N̂/D̂, (R·V(D̂) − C(N̂, D̂))/D²
     (Cochran, "Sampling Techniques", 3rd ed., 1977, Sec. 6.8), with V and C the unbiased
     Horvitz–Thompson (co)variance estimates Σ_{j,k∈S} (π_jk − π_j π_k)/π_jk · x_j/π_j · y_k/π_k
@@ -272,7 +290,13 @@ def budget_reta_curve(
     return CurveResult.from_per_prompt(etas, per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)
 
 
-def budget_reta(oracle, scores, inclusion, eta: float, **options) -> MetricResult:
+def budget_reta(
+    oracle: Sequence[ArrayLike],
+    scores: Sequence[ArrayLike],
+    inclusion: Sequence[ArrayLike],
+    eta: float,
+    **options: Any,
+) -> MetricResult:
     """RETA(η) from labelled subsets: :func:`budget_reta_curve` at one η."""
     return budget_reta_curve(oracle, scores, inclusion, [eta], **options).point(0)
 
@@ -311,7 +335,13 @@ def budget_best_of_n_curve(
     )
 
 
-def budget_best_of_n(oracle, scores, inclusion, n: int, **options) -> MetricResult:
+def budget_best_of_n(
+    oracle: Sequence[ArrayLike],
+    scores: Sequence[ArrayLike],
+    inclusion: Sequence[ArrayLike],
+    n: int,
+    **options: Any,
+) -> MetricResult:
     """BoN@n from labelled subsets: :func:`budget_best_of_n_curve` at one n."""
     return budget_best_of_n_curve(oracle, scores, inclusion, [n], **options).point(0)
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from typing import Any
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -11,6 +11,9 @@ from rmaudit.errors import MetricInputError
 from rmaudit.metrics._validation import check_choice
 
 ArrayLike = Sequence[float] | np.ndarray
+
+#: A pair's label (a subset, a cluster): any hashable value, kept as given.
+LabelT = TypeVar("LabelT", bound=Hashable)
 
 TIE_CREDIT = {"loss": 0.0, "half": 0.5}
 
@@ -64,7 +67,7 @@ def tie_credit(ties: Any) -> float:
     return TIE_CREDIT[check_choice(ties, tuple(TIE_CREDIT), "ties")]
 
 
-def check_labels(values: Any, size: int, field_name: str) -> list[Hashable]:
+def check_labels(values: Iterable[LabelT], size: int, field_name: str) -> list[LabelT]:
     if isinstance(values, (str, bytes)):
         raise MetricInputError(
             f"expected one label per pair, got a {type(values).__name__}", field=field_name

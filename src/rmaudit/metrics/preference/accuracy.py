@@ -13,6 +13,7 @@ from rmaudit.metrics._results import MetricResult
 from rmaudit.metrics._validation import check_fraction
 from rmaudit.metrics.preference._inputs import (
     ArrayLike,
+    LabelT,
     check_labels,
     check_pair_scores,
     tie_credit,
@@ -151,12 +152,12 @@ def accuracy(
 def subset_accuracy(
     chosen: ArrayLike,
     rejected: ArrayLike,
-    subsets: Sequence[Hashable],
+    subsets: Sequence[LabelT],
     *,
     ties: str = "loss",
     ci: float = 0.95,
     clusters: Sequence[Hashable] | None = None,
-) -> dict[Hashable, MetricResult]:
+) -> dict[LabelT, MetricResult]:
     """:func:`accuracy` within each subset, keyed by subset label in order of first appearance.
 
     ``subsets[i]`` labels pair i (e.g. RewardBench's ``"llmbar-natural"``).  Each subset's
@@ -169,7 +170,7 @@ def subset_accuracy(
     """
     credit = pair_credit(chosen, rejected, ties=ties)
     labels = check_labels(subsets, credit.size, "subsets")
-    members: dict[Hashable, list[int]] = {}
+    members: dict[LabelT, list[int]] = {}
     for i, label in enumerate(labels):
         members.setdefault(label, []).append(i)
     if clusters is not None:

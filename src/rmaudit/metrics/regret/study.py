@@ -265,14 +265,14 @@ def _regret_n(split: Split, n: int | None, design: str) -> int:
     smallest = min(pool.size for pool in regret_pools)
     try:
         return _check_ndr_n(smallest if n is None else n, regret_pools)
-    except MetricInputError as error:
+    except MetricInputError as refused:
         if design != "held-out-responses":
             raise
         raise MetricInputError(
-            f"{error.problem} (design 'held-out-responses' measures the "
+            f"{refused.problem} (design 'held-out-responses' measures the "
             f"regret on half of each prompt's responses)",
             field="n",
-            prompt_index=error.prompt_index,
+            prompt_index=refused.prompt_index,
         ) from None
 
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
 import numpy as np
 
 from rmaudit.components import Component
+
+C = TypeVar("C", bound=Component[Any])
 
 
 class ConformanceError(AssertionError):
     """A component breaks a contract of rmaudit; the message names the component and the check."""
 
 
-def instance(component):
+def instance(component: C | type[C]) -> C:
     return component() if isinstance(component, type) else component
 
 

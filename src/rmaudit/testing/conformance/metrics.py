@@ -3,7 +3,7 @@ contracts are listed in :mod:`rmaudit.testing.conformance`)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -12,6 +12,14 @@ from rmaudit.errors import BadInput
 from rmaudit.testing.samples import sample_benchmark, sample_pairs
 
 from ._common import ConformanceError, describe, instance, short
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How close two computations must be (``numpy.isclose``'s rtol and atol)."""
+
+    rtol: float
+    atol: float
 
 
 def check_metric(
@@ -34,19 +42,24 @@ def check_metric(
     and the reversed oracle; the direction check, which compares two separate runs of a
     per-RM metric, does not apply to it.
     """
-    metric = instance(metric)
+    _check(instance(metric), inputs, Tolerance(rtol, atol), seed)
+
+
+def _check(
+    metric: Metric, given: MetricInputs | PairInputs | None, close: Tolerance, seed: int
+) -> None:
     label = describe(metric)
     if metric.scope == "pairs":
-        _check_pair_metric(
-            metric,
-            inputs if inputs is not None else sample_pairs(seed=seed),
-            label,
-            rtol=rtol,
-            atol=atol,
-            seed=seed,
-        )
+        pairs = given if given is not None else sample_pairs(seed=seed)
+        if not isinstance(pairs, PairInputs):
+            raise ConformanceError(f"{label}: a pair metric is checked on PairInputs")
+        _check_pair_metric(metric, pairs, label, close, seed)
         return
-    inputs = inputs if inputs is not None else sample_benchmark(seed=seed)
+    inputs = given if given is not None else sample_benchmark(seed=seed)
+    if not isinstance(inputs, MetricInputs):
+        raise ConformanceError(
+            f"{label}: a metric of scope {metric.scope!r} is checked on MetricInputs"
+        )
     try:
         metric.check_pool_size(min(len(j) for j in inputs.oracle))
     except BadInput as error:
@@ -54,7 +67,6 @@ def check_metric(
             f"{label}: its options need bigger pools than the check inputs "
             f"({error.one_line()}); pass inputs=sample_benchmark(per_prompt=...)"
         ) from None
-    close = dict(rtol=rtol, atol=atol)
     base = _deterministic(metric, inputs, label, close)
 
     rng = np.random.default_rng(seed)
@@ -69,8 +81,8 @@ def check_metric(
         _compute(metric, by_prompt, label),
         label,
         "prompt order: listing the prompts in another order",
+        close,
         per_prompt_order=order,
-        **close,
     )
 
     shuffles = [rng.permutation(len(j)) for j in inputs.oracle]
@@ -86,7 +98,7 @@ def check_metric(
         "response order: listing each "
         "prompt's responses in another order (oracle and RM scores permuted together); a "
         "metric must treat a prompt's responses as a set",
-        **close,
+        close,
     )
 
     _within_bounds(metric, base, label)
@@ -95,7 +107,9 @@ def check_metric(
     _rejects_nan(metric, inputs, label)
 
 
-def _deterministic(metric: Metric, inputs, label: str, close: dict) -> MetricOutput:
+def _deterministic(
+    metric: Metric, inputs: MetricInputs | PairInputs, label: str, close: Tolerance
+) -> MetricOutput:
     """The metric's output on ``inputs``, checked to be the same when computed again."""
     base = _compute(metric, inputs, label)
     _same(
@@ -103,17 +117,16 @@ def _deterministic(metric: Metric, inputs, label: str, close: dict) -> MetricOut
         _compute(metric, inputs, label),
         label,
         "determinism: computing twice on the same inputs",
-        **close,
+        close,
     )
     return base
 
 
 def _check_pair_metric(
-    metric: Metric, inputs: PairInputs, label: str, *, rtol: float, atol: float, seed: int
+    metric: Metric, inputs: PairInputs, label: str, close: Tolerance, seed: int
 ) -> None:
     """The pair-metric contract: deterministic, invariant to pair order, in bounds, NaN →
     BadInput."""
-    close = dict(rtol=rtol, atol=atol)
     base = _deterministic(metric, inputs, label, close)
     order = np.random.default_rng(seed).permutation(len(inputs.pair_ids))
     shuffled = PairInputs(
@@ -133,7 +146,7 @@ def _check_pair_metric(
         _compute(metric, shuffled, label),
         label,
         "pair order: listing the pairs in another order",
-        **close,
+        close,
     )
     _within_bounds(metric, base, label)
     chosen = inputs.chosen.copy()
@@ -154,9 +167,11 @@ def _check_pair_metric(
     )
 
 
-def _payload(metric: Metric, inputs: MetricInputs) -> MetricInputs | StudyInputs:
+def _payload(
+    metric: Metric, inputs: MetricInputs | PairInputs
+) -> MetricInputs | StudyInputs | PairInputs:
     """What ``compute`` takes: one RM's inputs, or for a run-level metric a study of three RMs."""
-    if metric.scope != "run":
+    if metric.scope != "run" or isinstance(inputs, PairInputs):
         return inputs
     return StudyInputs(
         inputs.prompt_ids,
@@ -169,7 +184,7 @@ def _payload(metric: Metric, inputs: MetricInputs) -> MetricInputs | StudyInputs
     )
 
 
-def _compute(metric: Metric, inputs: MetricInputs, label: str) -> MetricOutput:
+def _compute(metric: Metric, inputs: MetricInputs | PairInputs, label: str) -> MetricOutput:
     output = metric.compute(_payload(metric, inputs))
     if not isinstance(output, MetricOutput):
         raise ConformanceError(
@@ -208,10 +223,9 @@ def _same(
     got: MetricOutput,
     label: str,
     check: str,
+    close: Tolerance,
     *,
     per_prompt_order: np.ndarray | None = None,
-    rtol: float,
-    atol: float,
 ) -> None:
     want, have = _numbers(expected), _numbers(got)
     if want.keys() != have.keys():
@@ -229,7 +243,9 @@ def _same(
         ):
             if a is None or b is None:
                 continue
-            if a.shape != b.shape or not np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
+            if a.shape != b.shape or not np.allclose(
+                a, b, rtol=close.rtol, atol=close.atol, equal_nan=True
+            ):
                 raise ConformanceError(
                     f"{label}: {key} {what} changed under {check}: "
                     f"expected {short(a)}, got {short(b)}"
