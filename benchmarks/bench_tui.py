@@ -194,7 +194,7 @@ def failures(path: Path) -> None:
 def detail(path: Path) -> None:
     store = open_for_reading(path)
     summary = load_summary(store, list_runs(store)[0].id)
-    prompt_id = store.items.selection(summary.benchmark["selection_key"])[-1]
+    prompt_id = store.items.selection(summary.benchmark.selection_key)[-1]
     prompt_detail(store, summary.benchmark, prompt_id, [k for _, k in summary.reward_models[:2]])
     store.close()
 

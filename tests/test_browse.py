@@ -142,7 +142,7 @@ def test_the_summary_says_reta_at_this_n_is_the_finite_pool_quantity(audit_db):
     store = open_for_reading(audit_db)
     summary = load_summary(store, resolve_run(store, None))
     store.close()
-    assert summary.benchmark["per_prompt"] == 16
+    assert summary.benchmark.per_prompt == 16
     note = next(n for n in summary.notes if n.startswith("RETA("))
     assert "at N = 16 responses per prompt is the finite-pool quantity" in note
     assert "below Theorem 1's large-N limit" in note

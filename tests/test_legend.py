@@ -8,6 +8,7 @@ import pytest
 from rmaudit.metrics import ece
 from rmaudit.results.legend import legend
 from rmaudit.results.summary import Column, RunSummary
+from rmaudit.store.records import BenchmarkRow, RunRow
 
 
 def test_the_ece_legend_describes_the_number_computed():
@@ -28,8 +29,23 @@ def test_the_ece_legend_describes_the_number_computed():
     )
     assert ece(chosen, rejected).value == pytest.approx(said)
     summary = RunSummary(
-        run={"id": "run", "benchmark_id": None},
-        benchmark={},
+        run=RunRow(
+            "run",
+            "pairs",
+            None,
+            None,
+            None,
+            None,
+            "pairs",
+            "done",
+            False,
+            "",
+            None,
+            None,
+            None,
+            None,
+        ),
+        benchmark=BenchmarkRow("pairs", "pairs", "", "", 2, "", False, "pairs", ""),
         reward_models=[],
         columns=[
             Column("calibration", "ece", "ECE", False),

@@ -26,6 +26,7 @@ from rmaudit.components.keys import content_key, prompt_id, response_id
 from rmaudit.errors import BadInput
 from rmaudit.metrics.budget import DESIGNS
 from rmaudit.store import Store, dumps, utc_now
+from rmaudit.store.records import BenchmarkRow, LabelDesignRecord, LabelledResponse
 
 FORMAT = "rmaudit-benchmark"
 FORMAT_VERSION = 1
@@ -42,32 +43,34 @@ def export_benchmark(store: Store, benchmark_id: str, path: Path) -> int:
     bench = store.items.benchmark(benchmark_id)
     if bench is None:
         raise BadInput("no such benchmark in the DB", field="benchmark", value=benchmark_id)
-    components = {
-        c["key"]: c for c in store.items.components([bench["policy_key"], bench["oracle_key"]])
-    }
+    components = store.items.components([bench.policy_key, bench.oracle_key])
     header = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "benchmark": {
-            k: bench[k]
-            for k in ("id", "title", "selection_key", "policy_key", "per_prompt", "oracle_key")
+            "id": bench.id,
+            "title": bench.title,
+            "selection_key": bench.selection_key,
+            "policy_key": bench.policy_key,
+            "per_prompt": bench.per_prompt,
+            "oracle_key": bench.oracle_key,
         }
-        | ({"design": json.loads(bench["design"])} if bench.get("design") else {})
+        | ({"design": bench.design.as_json()} if bench.design is not None else {})
         | {
-            "simulated": bool(bench["simulated"]),
+            "simulated": bench.simulated,
             "components": {
-                k: {
-                    "kind": c["kind"],
-                    "name": c["name"],
-                    "version": c["version"],
-                    "options": json.loads(c["options"]),
-                    "simulated": bool(c["simulated"]),
+                c.key: {
+                    "kind": c.kind,
+                    "name": c.name,
+                    "version": c.version,
+                    "options": json.loads(c.options),
+                    "simulated": c.simulated,
                 }
-                for k, c in components.items()
+                for c in components
             },
         },
     }
-    prompts = store.read.selection_prompts(bench["selection_key"])
+    prompts = store.read.selection_prompts(bench.selection_key)
     tmp = path.with_name(path.name + ".partial")
     with _open(tmp, "w", gzipped=path.suffix == ".gz") as out:
         out.write(json.dumps(header, ensure_ascii=False) + "\n")
@@ -82,21 +85,25 @@ def export_benchmark(store: Store, benchmark_id: str, path: Path) -> int:
     return len(prompts)
 
 
-def _response_record(row: tuple) -> dict[str, Any]:
-    rid, index, text, meta, score, samples, cost, prompt_tokens, completion_tokens, pi = row
+def _response_record(row: LabelledResponse) -> dict[str, Any]:
     label = None
-    if score is not None:
+    if row.score is not None:
         label = {
-            "score": score,
-            "samples": json.loads(samples),
-            "cost_usd": cost,
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
+            "score": row.score,
+            "samples": json.loads(row.samples or "[]"),
+            "cost_usd": row.cost_usd,
+            "prompt_tokens": row.prompt_tokens,
+            "completion_tokens": row.completion_tokens,
         }
-    record = {"id": rid, "sample_index": index, "text": text, "meta": json.loads(meta)}
+    record: dict[str, Any] = {
+        "id": row.id,
+        "sample_index": row.sample_index,
+        "text": row.text,
+        "meta": json.loads(row.meta),
+    }
     record["label"] = label
-    if pi is not None:
-        record["inclusion_probability"] = pi
+    if row.inclusion_probability is not None:
+        record["inclusion_probability"] = row.inclusion_probability
     return record
 
 
@@ -195,6 +202,12 @@ def _check_design(design: dict | None, where: str) -> None:
             field="benchmark.design.design",
             value=kind,
         )
+    try:
+        LabelDesignRecord.from_json(design)
+    except (TypeError, ValueError) as error:
+        raise BadInput(
+            f"not a label design ({error})", file=where, field="benchmark.design"
+        ) from None
 
 
 def _refuse_repeated_prompts(path: Path, records: list[dict[str, Any]], lines: list[int]) -> None:
@@ -292,16 +305,21 @@ def imported_keys(
 
 
 def _exported_from(store: Store, header: dict, prompt_ids: list[str], per_prompt: int) -> bool:
-    exported_id = header.get("id")
-    stored = store.items.benchmark(exported_id) if isinstance(exported_id, str) else None
+    stored = store.items.benchmark(header["id"]) if isinstance(header.get("id"), str) else None
     return (
         stored is not None
-        and stored["selection_key"] == header.get("selection_key")
-        and stored["policy_key"] == header["policy_key"]
-        and stored["oracle_key"] == header["oracle_key"]
-        and stored["per_prompt"] == per_prompt
-        and store.items.selection(stored["selection_key"]) == prompt_ids
+        and stored.selection_key == header.get("selection_key")
+        and stored.policy_key == header["policy_key"]
+        and stored.oracle_key == header["oracle_key"]
+        and stored.per_prompt == per_prompt
+        and store.items.selection(stored.selection_key) == prompt_ids
     )
+
+
+def header_design(header: dict[str, Any]) -> LabelDesignRecord | None:
+    """The label design of a checked file's header (None: every response labelled)."""
+    design = header.get("design")
+    return None if design is None else LabelDesignRecord.from_json(design)
 
 
 def refuse_conflicts(
@@ -317,7 +335,7 @@ def refuse_conflicts(
         for i, (pid, record) in enumerate(zip(prompt_ids, records, strict=True))
         for j, r in enumerate(record["responses"])
     }
-    stored_texts = {row[0]: row[4] for row in store.items.responses(list(located))}
+    stored_texts = {row.id: row.text for row in store.items.responses(list(located))}
     stored_scores = store.items.label_scores(oracle_key, list(located))
     for rid, (i, j, response) in located.items():
         where = f"records[{i}].responses[{j}]"
@@ -367,18 +385,18 @@ def store_benchmark(
                 bool(c.get("simulated")),
             )
         items.add_benchmark(
-            {
-                "id": benchmark_id,
-                "title": header["title"],
-                "selection_key": selection_key,
-                "policy_key": policy_key,
-                "per_prompt": per_prompt,
-                "oracle_key": oracle_key,
-                "simulated": int(bool(header.get("simulated"))),
-                "origin": origin,
-                "created_at": utc_now(),
-                "design": None if header.get("design") is None else dumps(header["design"]),
-            }
+            BenchmarkRow(
+                id=benchmark_id,
+                title=header["title"],
+                selection_key=selection_key,
+                policy_key=policy_key,
+                per_prompt=per_prompt,
+                oracle_key=oracle_key,
+                simulated=bool(header.get("simulated")),
+                origin=origin,
+                created_at=utc_now(),
+                design=header_design(header),
+            )
         )
         items.add_prompts(
             (pid, record["prompt"]["text"], dumps(record["prompt"].get("meta") or {}))

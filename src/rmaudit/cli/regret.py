@@ -49,7 +49,7 @@ def regret(db_path: str, run_id: str | None, pairs: bool) -> None:
         studies = load_studies(store, run)
         stored = store.read.run(run)
         assert stored is not None, "resolve_run returns a stored run's id"
-        simulated = bool(stored["simulated"])
+        simulated = stored.simulated
     finally:
         store.close()
     if not studies:
@@ -146,7 +146,7 @@ def correlate(db_path: str, downstream: str, run_id: str | None, rm_column: str 
     try:
         run = resolve_run(store, run_id)
         labels = {rm_key: label for label, rm_key in store.read.reward_models(run)}
-        metric_rows = [row for row in store.read.metric_rows(run) if row["rm_key"] != RUN_LEVEL]
+        metric_rows = [row for row in store.read.metric_rows(run) if row.rm_key != RUN_LEVEL]
     finally:
         store.close()
     unknown = [label for label in order if label not in labels.values()]
@@ -164,11 +164,11 @@ def correlate(db_path: str, downstream: str, run_id: str | None, rm_column: str 
     columns: dict[tuple[str, str], dict[str, float]] = {}
     titles: dict[tuple[str, str], str] = {}
     for row in metric_rows:
-        ident = (row["metric"], row["key"])
-        columns.setdefault(ident, {})[labels[row["rm_key"]]] = row["value"]
-        titles[ident] = (
-            row["label"] if row["label"] == row["metric"] else f"{row['metric']}: {row['label']}"
+        ident = (row.metric, row.key)
+        columns.setdefault(ident, {})[labels[row.rm_key]] = (
+            math.nan if row.value is None else row.value
         )
+        titles[ident] = row.label if row.label == row.metric else f"{row.metric}: {row.label}"
     out = console()
     for outcome, values in outcomes.items():
         table = Table(

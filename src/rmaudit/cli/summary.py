@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import pairwise
 from typing import Any
@@ -57,7 +57,7 @@ def print_summary(
     scale = oracle_scale(store, summary.benchmark)
     studies = load_studies(store, run_id)
     tag = Text("  SIMULATED", style="bold yellow") if summary.simulated else ""
-    _print(out, assemble((summary.run["title"], "bold"), tag), _board_layouts(summary, scale))
+    _print(out, assemble((summary.run.title, "bold"), tag), _board_layouts(summary, scale))
     out.print(literal(_caption(summary)))
     if summary.simulated:
         out.print(literal(summary.simulated_notice), style="yellow")
@@ -200,7 +200,7 @@ def _board_by_rm(summary: RunSummary, scale, spark) -> Table:
 
 
 def _board_by_metric(
-    summary: RunSummary, scale, rms: list[tuple[str, str]], two_lines: bool, spark
+    summary: RunSummary, scale, rms: Sequence[tuple[str, str]], two_lines: bool, spark
 ) -> Table:
     table = Table()
     # the oracle's scale once, in the corner, rather than on every best-of-n row
@@ -368,13 +368,10 @@ def _shift(rows: list[tuple[str, str, Curve]], picks: list[int], spark: bool) ->
 
 def _caption(summary: RunSummary) -> str:
     bench = summary.benchmark
-    if summary.run["benchmark_id"]:
-        line = (
-            f"benchmark {bench['id'][:10]}: {bench['per_prompt']} responses per prompt, "
-            f"{bench['origin']}"
-        )
+    if summary.run.benchmark_id:
+        line = f"benchmark {bench.id[:10]}: {bench.per_prompt} responses per prompt, {bench.origin}"
         if summary.pairs:
             line += f"; {summary.pairs:,} preference pairs"
     else:
-        line = f"{summary.pairs:,} preference pairs (set {bench['id'][:10]})"
-    return line + f"; run {summary.run['id'][:10]}"
+        line = f"{summary.pairs:,} preference pairs (set {bench.id[:10]})"
+    return line + f"; run {summary.run.id[:10]}"

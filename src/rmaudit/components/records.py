@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from rmaudit.store.records import RunSourceRow
+
 
 @dataclass(frozen=True)
 class Prompt:
@@ -156,12 +158,12 @@ class Provenance:
         return (self.part, self.entry, int(self.simulated), *self.source.row())
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> Provenance:
+    def from_row(cls, row: RunSourceRow) -> Provenance:
         return cls(
-            row["part"],
-            row["entry"],
-            bool(row["simulated"]),
-            Source(row["role"], row["kind"], row["location"], row["digest"], row["note"]),
+            row.part,
+            row.entry,
+            row.simulated,
+            Source(row.role, row.kind, row.location or "", row.digest or "", row.note or ""),
         )
 
     def describe(self) -> str:

@@ -25,94 +25,102 @@ from __future__ import annotations
 
 import difflib
 import math
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from rmaudit.errors import BadInput
-from rmaudit.metrics.budget import DESIGNS
-
-#: the keys a label budget adds to the ``[oracle]`` table (no oracle may have options so named)
-BUDGET_KEYS = ("budget", "labels_per_prompt", "design", "guide", "design_seed")
+from rmaudit.metrics.budget import DESIGNS, uniform_sample_size
+from rmaudit.store.records import LabelDesignRecord
 
 
-@dataclass(frozen=True)
-class LabelBudget:
-    """How many of each prompt's N responses are labelled, and how they are drawn."""
+class LabelBudget(BaseModel):
+    """How many of each prompt's N responses are labelled, and how they are drawn: the budget
+    keys of the recipe's ``[oracle]`` table, validated once (:meth:`from_oracle_table`)."""
 
-    #: a fraction of each prompt's responses in (0, 1], or None with ``per_prompt``
-    fraction: float | None
-    #: a count of responses per prompt, or None with ``fraction``
-    per_prompt: int | None
-    design: str
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    #: a fraction of each prompt's responses in (0, 1], or None with ``labels_per_prompt``
+    budget: int | float | None = None
+    #: a count of responses per prompt, or None with ``budget``
+    labels_per_prompt: int | None = None
+    design: Literal["uniform", "rm-guided"] = "uniform"
     #: the labels of the RMs guiding an rm-guided design, in the recipe's order
-    guide: tuple[str, ...]
-    seed: int
+    guide: tuple[str, ...] = ()
+    #: seeds the draw (permanent random numbers per response)
+    design_seed: int = 0
+
+    @model_validator(mode="before")
+    @classmethod
+    def _checked(cls, raw: Any, info: Any) -> Any:
+        """Every check of the budget keys, each a one-line ``BadInput`` naming the recipe file,
+        the field and the value (``info.context``: file, rm_labels, per_prompt)."""
+        _check_budget_keys(raw, **(info.context or {}))
+        return raw
+
+    @classmethod
+    def from_oracle_table(
+        cls, table: Any, *, file: str, rm_labels: tuple[str, ...], per_prompt: int | None
+    ) -> tuple[Any, LabelBudget | None]:
+        """The ``[oracle]`` table without the budget keys, and the budget (None: label all)."""
+        if not isinstance(table, dict) or not any(key in table for key in cls.model_fields):
+            return table, None
+        oracle = {key: value for key, value in table.items() if key not in cls.model_fields}
+        raw = {key: value for key, value in table.items() if key in cls.model_fields}
+        context = {"file": file, "rm_labels": rm_labels, "per_prompt": per_prompt}
+        try:
+            return oracle, cls.model_validate(raw, context=context)
+        except ValidationError as error:
+            found = error.errors()[0].get("ctx", {}).get("error")
+            if isinstance(found, BadInput):
+                raise found from None
+            raise  # every check above raises a BadInput; anything else is a bug
 
     def expected_labels(self, n_responses: int) -> float:
         """Labels per prompt of N responses: the design's (expected) sample size."""
-        if self.per_prompt is not None:
-            return float(min(self.per_prompt, n_responses))
-        return self.fraction * n_responses
+        if self.labels_per_prompt is not None:
+            return float(min(self.labels_per_prompt, n_responses))
+        assert self.budget is not None  # the validator requires one of the two
+        return self.budget * n_responses
 
-    def identity(self, guide_keys: tuple[str, ...]) -> dict[str, Any]:
-        """What the benchmark's key hashes: the draw, with the guides by their RM keys (so
-        renaming an RM's label does not redraw, and changing its options does)."""
-        return {
-            "budget": self.fraction,
-            "labels_per_prompt": self.per_prompt,
-            "design": self.design,
-            "guide": list(guide_keys),
-            "design_seed": self.seed,
-        }
+    def uniform_labels(self, n_responses: int) -> int:
+        """Labels a uniform design draws from a prompt of N responses."""
+        if self.labels_per_prompt is not None:
+            return min(self.labels_per_prompt, n_responses)
+        assert self.budget is not None  # the validator requires one of the two
+        return min(uniform_sample_size(self.budget, n_responses), n_responses)
+
+    def record(self, guide_keys: tuple[str, ...]) -> LabelDesignRecord:
+        """The design as the benchmark stores it: the draw, with the guides by their RM keys
+        (so renaming an RM's label does not redraw, and changing its options does)."""
+        return LabelDesignRecord(
+            design=self.design,
+            budget=self.budget,
+            labels_per_prompt=self.labels_per_prompt,
+            guide=guide_keys,
+            design_seed=self.design_seed,
+            guide_labels=self.guide,
+            text=self.describe(),
+        )
 
     def describe(self) -> str:
         """ "rm-guided design, 25% of each prompt's responses (guided by honest)"."""
         size = (
-            f"{self.per_prompt} responses per prompt"
-            if self.per_prompt is not None
-            else f"{self.fraction:.0%} of each prompt's responses"
+            f"{self.labels_per_prompt} responses per prompt"
+            if self.labels_per_prompt is not None
+            else f"{self.budget:.0%} of each prompt's responses"
         )
         guided = f" (guided by {', '.join(self.guide)})" if self.guide else ""
         return f"{self.design} design, {size}{guided}"
 
 
-def split_budget(
-    table: Any, *, file: str, rm_labels: tuple[str, ...], per_prompt: int | None
-) -> tuple[Any, LabelBudget | None]:
-    """The ``[oracle]`` table without the budget keys, and the budget (None: label all)."""
-    if not isinstance(table, dict) or not any(key in table for key in BUDGET_KEYS):
-        return table, None
-    oracle = {key: value for key, value in table.items() if key not in BUDGET_KEYS}
-    raw = {key: table[key] for key in BUDGET_KEYS if key in table}
-
+def _check_budget_keys(
+    raw: dict[str, Any], *, file: str, rm_labels: tuple[str, ...], per_prompt: int | None
+) -> None:
     def bad(problem: str, key: str) -> BadInput:
         return BadInput(problem, file=file, field=f"oracle.{key}", value=raw[key])
 
-    fraction = raw.get("budget")
-    count = raw.get("labels_per_prompt")
-    if fraction is not None and count is not None:
-        raise bad("give budget (a fraction) or labels_per_prompt (a count), not both", "budget")
-    if fraction is None and count is None:
-        raise BadInput(
-            "a label design needs budget = FRACTION or labels_per_prompt = COUNT",
-            file=file,
-            field="oracle.budget",
-        )
-    if fraction is not None:
-        if isinstance(fraction, bool) or not isinstance(fraction, int | float):
-            raise bad("expected a fraction in (0, 1]", "budget")
-        if not math.isfinite(fraction) or not 0 < fraction <= 1:
-            raise bad("expected a fraction in (0, 1] of each prompt's responses", "budget")
-    if count is not None:
-        if isinstance(count, bool) or not isinstance(count, int) or count < 2:
-            raise bad(
-                "expected a whole number of responses per prompt, at least 2", "labels_per_prompt"
-            )
-        if per_prompt is not None and count > per_prompt:
-            raise bad(
-                f"more than the {per_prompt} responses per prompt ([responses] per_prompt)",
-                "labels_per_prompt",
-            )
+    _check_size(raw, bad, file=file, per_prompt=per_prompt)
     design = raw.get("design", "uniform")
     if design not in DESIGNS:
         raise bad(f"expected one of {', '.join(DESIGNS)}{_hint(design, DESIGNS)}", "design")
@@ -139,7 +147,35 @@ def split_budget(
     seed = raw.get("design_seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise bad("expected a whole number ≥ 0", "design_seed")
-    return oracle, LabelBudget(fraction, count, design, tuple(guide), seed)
+
+
+def _check_size(raw: dict[str, Any], bad: Any, *, file: str, per_prompt: int | None) -> None:
+    """``budget`` (a fraction) or ``labels_per_prompt`` (a count), exactly one, in range."""
+    fraction = raw.get("budget")
+    count = raw.get("labels_per_prompt")
+    if fraction is not None and count is not None:
+        raise bad("give budget (a fraction) or labels_per_prompt (a count), not both", "budget")
+    if fraction is None and count is None:
+        raise BadInput(
+            "a label design needs budget = FRACTION or labels_per_prompt = COUNT",
+            file=file,
+            field="oracle.budget",
+        )
+    if fraction is not None:
+        if isinstance(fraction, bool) or not isinstance(fraction, int | float):
+            raise bad("expected a fraction in (0, 1]", "budget")
+        if not math.isfinite(fraction) or not 0 < fraction <= 1:
+            raise bad("expected a fraction in (0, 1] of each prompt's responses", "budget")
+    if count is not None:
+        if isinstance(count, bool) or not isinstance(count, int) or count < 2:
+            raise bad(
+                "expected a whole number of responses per prompt, at least 2", "labels_per_prompt"
+            )
+        if per_prompt is not None and count > per_prompt:
+            raise bad(
+                f"more than the {per_prompt} responses per prompt ([responses] per_prompt)",
+                "labels_per_prompt",
+            )
 
 
 def rm_labels(tables: list[Any]) -> tuple[str, ...]:
@@ -174,7 +210,7 @@ def cheap_judge(table: Any, *, file: str, rm_labels: list[str]) -> tuple[Any, st
     return None, label
 
 
-def _hint(value: Any, known) -> str:
+def _hint(value: Any, known: Any) -> str:
     """ " (did you mean honest?)" for the closest known name, or nothing."""
     close = difflib.get_close_matches(str(value), list(known), n=1)
     return f" (did you mean {close[0]}?)" if close else ""

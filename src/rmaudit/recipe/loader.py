@@ -14,16 +14,16 @@ file, the field (``reward_models[2].noise``) and the offending value.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
 from rmaudit.components import PairSource
 from rmaudit.errors import BadInput
 
-from .budget import cheap_judge, rm_labels, split_budget
+from .budget import LabelBudget, cheap_judge, rm_labels
 from .checks import check_metric_inputs, check_pool_size, check_unique_labels
 from .executor_options import executor_options
 from .model import Recipe, RecipeModel
@@ -64,125 +64,39 @@ def load_recipe(path: str | Path) -> Recipe:
 def parse_recipe(
     raw: dict[str, Any], *, file: str, text: str = "", base_dir: Path | None = None
 ) -> Recipe:
-    if isinstance(raw.get("benchmark"), dict) and "name" in raw["benchmark"]:
-        raw = {**raw, "benchmark_source": raw["benchmark"]}
-        del raw["benchmark"]
-    refuse_bools(RecipeModel, raw, file=file, field="")
-    try:
-        model = RecipeModel.model_validate(raw, context={"base_dir": base_dir})
-    except ValidationError as error:
-        raise bad_input(error, RecipeModel, raw, file=file, field="") from None
-
-    def spec(kind: str, value: Any, where: str, labelled: bool = False) -> ComponentSpec:
-        return component_spec(
-            kind, value, field=where, file=file, base_dir=base_dir, labelled=labelled
-        )
-
-    built_here = (
-        model.prompts is not None or model.responses is not None or model.oracle is not None
-    )
+    model = _recipe_model(raw, file=file, base_dir=base_dir)
+    spec = _SpecMaker(file, base_dir)
+    built = _built_benchmark(model, spec)
     imported = model.benchmark is not None or model.benchmark_source is not None
-    if imported and built_here:
-        raise BadInput(
-            "give either [benchmark] (an imported benchmark file) or "
-            "[prompts], [responses] and [oracle], not both",
-            file=file,
-            field="benchmark",
-        )
-    source = sampler = embedder = policy = oracle = label_budget = None
-    # A recipe audits a benchmark, preference pairs, or both: only a pairs-only recipe may
-    # leave out every benchmark section.
-    if not imported and (built_here or model.pairs is None):
-        for section in ("prompts", "responses", "oracle"):
-            if getattr(model, section) is None:
-                raise BadInput(
-                    f"missing [{section}] section (or give [benchmark] file = ...)",
-                    file=file,
-                    field=section,
-                )
-        source = spec("prompt_source", model.prompts.source, "prompts.source")
-        sampler = spec("prompt_sampler", model.prompts.sampler, "prompts.sampler")
-        embedder = spec("embedder", model.prompts.embedder, "prompts.embedder")
-        policy = spec("reference_policy", model.responses.policy, "responses.policy")
-        oracle_table, label_budget = split_budget(
-            model.oracle,
-            file=file,
-            rm_labels=rm_labels(model.reward_models),
-            per_prompt=model.responses.per_prompt,
-        )
-        oracle = spec("oracle", oracle_table, "oracle")
-        if getattr(source.cls, "needs_benchmark", False):
-            raise BadInput(
-                "derives pairs from a benchmark; it has no prompts of its own "
-                "(use it under [pairs.source])",
-                file=file,
-                field="prompts.source.name",
-                value=source.cls.name,
-            )
-    has_benchmark = source is not None or imported
+    has_benchmark = built.source is not None or imported
     benchmark_source = (
         None
         if model.benchmark_source is None
         else spec("benchmark_source", model.benchmark_source, "benchmark")
     )
-
-    pair_source = perturber = None
-    if model.pairs is not None:
-        pair_source = spec("prompt_source", model.pairs.source, "pairs.source")
-        if not issubclass(pair_source.cls, PairSource):
-            raise BadInput(
-                "not a preference-pair source",
-                file=file,
-                field="pairs.source.name",
-                value=pair_source.cls.name,
-            )
-        if pair_source.cls.needs_benchmark and not has_benchmark:
-            raise BadInput(
-                "derives pairs from a benchmark; add [prompts], [responses] and "
-                "[oracle], or [benchmark]",
-                file=file,
-                field="pairs.source.name",
-                value=pair_source.cls.name,
-            )
-        if model.pairs.shift is not None:
-            perturber = _perturber_spec(model.pairs.shift.perturber, file=file, base_dir=base_dir)
-
+    pair_source, perturber = _pairs(model, spec, has_benchmark=has_benchmark)
     reward_models = tuple(
         spec("reward_model", value, f"reward_models[{i}]", labelled=True)
         for i, value in enumerate(model.reward_models)
     )
     check_unique_labels(reward_models, file, "reward_models")
-    metric_values = (
-        model.metrics
-        if model.metrics is not None
-        else [
-            *(DEFAULT_METRICS if has_benchmark else ()),
-            *(DEFAULT_PAIR_METRICS if model.pairs is not None else ()),
-            *(DEFAULT_SHIFT_METRICS if perturber is not None else ()),
-        ]
-    )
-    metrics = tuple(
-        spec("metric", value, f"metrics[{i}]", labelled=True)
-        for i, value in enumerate(metric_values)
-    )
-    check_unique_labels(metrics, file, "metrics")
     recipe = Recipe(
         file,
         text,
         model,
-        source,
-        sampler,
-        embedder,
-        policy,
-        oracle,
+        built.source,
+        built.sampler,
+        built.embedder,
+        built.policy,
+        built.oracle,
         reward_models,
-        metrics,
+        _metrics(model, spec, has_benchmark=has_benchmark, shift=perturber is not None),
         model.benchmark.file if model.benchmark else None,
         pair_source=pair_source,
         perturber=perturber,
         executor=executor_options(model.executor, file=file),
         benchmark_source=benchmark_source,
-        label_budget=label_budget,
+        label_budget=built.label_budget,
     )
     if model.cheap_oracle is not None:
         cheap_table, cheap_rm = cheap_judge(
@@ -194,6 +108,140 @@ def parse_recipe(
     if recipe.per_prompt is not None:
         check_pool_size(recipe, recipe.per_prompt)
     return recipe
+
+
+def _recipe_model(raw: dict[str, Any], *, file: str, base_dir: Path | None) -> RecipeModel:
+    """The recipe's tables validated against their sections' models."""
+    if isinstance(raw.get("benchmark"), dict) and "name" in raw["benchmark"]:
+        raw = {**raw, "benchmark_source": raw["benchmark"]}
+        del raw["benchmark"]
+    refuse_bools(RecipeModel, raw, file=file, field="")
+    try:
+        return RecipeModel.model_validate(raw, context={"base_dir": base_dir})
+    except ValidationError as error:
+        raise bad_input(error, RecipeModel, raw, file=file, field="") from None
+
+
+@dataclass(frozen=True)
+class _SpecMaker:
+    """Validates a component table of this recipe file (:func:`component_spec`)."""
+
+    file: str
+    base_dir: Path | None
+
+    def __call__(self, kind: str, value: Any, where: str, labelled: bool = False) -> ComponentSpec:
+        return component_spec(
+            kind, value, field=where, file=self.file, base_dir=self.base_dir, labelled=labelled
+        )
+
+
+class _BuiltBenchmark(NamedTuple):
+    """The components of a benchmark built here (all None when it is imported, or absent)."""
+
+    source: ComponentSpec | None = None
+    sampler: ComponentSpec | None = None
+    embedder: ComponentSpec | None = None
+    policy: ComponentSpec | None = None
+    oracle: ComponentSpec | None = None
+    label_budget: LabelBudget | None = None
+
+
+def _built_benchmark(model: RecipeModel, spec: _SpecMaker) -> _BuiltBenchmark:
+    """``[prompts]``, ``[responses]`` and ``[oracle]`` (its label budget split off), or none of
+    them: a recipe audits a benchmark, preference pairs, or both, and only a pairs-only recipe
+    may leave out every benchmark section."""
+    file = spec.file
+    built_here = (
+        model.prompts is not None or model.responses is not None or model.oracle is not None
+    )
+    imported = model.benchmark is not None or model.benchmark_source is not None
+    if imported and built_here:
+        raise BadInput(
+            "give either [benchmark] (an imported benchmark file) or "
+            "[prompts], [responses] and [oracle], not both",
+            file=file,
+            field="benchmark",
+        )
+    if imported or not built_here and model.pairs is not None:
+        return _BuiltBenchmark()
+    for section in ("prompts", "responses", "oracle"):
+        if getattr(model, section) is None:
+            raise BadInput(
+                f"missing [{section}] section (or give [benchmark] file = ...)",
+                file=file,
+                field=section,
+            )
+    assert model.prompts is not None and model.responses is not None  # checked just above
+    source = spec("prompt_source", model.prompts.source, "prompts.source")
+    sampler = spec("prompt_sampler", model.prompts.sampler, "prompts.sampler")
+    embedder = spec("embedder", model.prompts.embedder, "prompts.embedder")
+    policy = spec("reference_policy", model.responses.policy, "responses.policy")
+    oracle_table, label_budget = LabelBudget.from_oracle_table(
+        model.oracle,
+        file=file,
+        rm_labels=rm_labels(model.reward_models),
+        per_prompt=model.responses.per_prompt,
+    )
+    oracle = spec("oracle", oracle_table, "oracle")
+    if getattr(source.cls, "needs_benchmark", False):
+        raise BadInput(
+            "derives pairs from a benchmark; it has no prompts of its own "
+            "(use it under [pairs.source])",
+            file=file,
+            field="prompts.source.name",
+            value=source.cls.name,
+        )
+    return _BuiltBenchmark(source, sampler, embedder, policy, oracle, label_budget)
+
+
+def _pairs(
+    model: RecipeModel, spec: _SpecMaker, *, has_benchmark: bool
+) -> tuple[ComponentSpec | None, ComponentSpec | None]:
+    """``[pairs]``: the pair source and, with ``[pairs.shift]``, the sweep's perturber."""
+    if model.pairs is None:
+        return None, None
+    file = spec.file
+    pair_source = spec("prompt_source", model.pairs.source, "pairs.source")
+    if not issubclass(pair_source.cls, PairSource):
+        raise BadInput(
+            "not a preference-pair source",
+            file=file,
+            field="pairs.source.name",
+            value=pair_source.cls.name,
+        )
+    if pair_source.cls.needs_benchmark and not has_benchmark:
+        raise BadInput(
+            "derives pairs from a benchmark; add [prompts], [responses] and [oracle], or "
+            "[benchmark]",
+            file=file,
+            field="pairs.source.name",
+            value=pair_source.cls.name,
+        )
+    if model.pairs.shift is None:
+        return pair_source, None
+    return pair_source, _perturber_spec(
+        model.pairs.shift.perturber, file=file, base_dir=spec.base_dir
+    )
+
+
+def _metrics(
+    model: RecipeModel, spec: _SpecMaker, *, has_benchmark: bool, shift: bool
+) -> tuple[ComponentSpec, ...]:
+    """``[[metrics]]``, or the defaults for what the recipe audits."""
+    values = (
+        model.metrics
+        if model.metrics is not None
+        else [
+            *(DEFAULT_METRICS if has_benchmark else ()),
+            *(DEFAULT_PAIR_METRICS if model.pairs is not None else ()),
+            *(DEFAULT_SHIFT_METRICS if shift else ()),
+        ]
+    )
+    metrics = tuple(
+        spec("metric", value, f"metrics[{i}]", labelled=True) for i, value in enumerate(values)
+    )
+    check_unique_labels(metrics, spec.file, "metrics")
+    return metrics
 
 
 def _perturber_spec(raw: Any, *, file: str, base_dir: Path | None) -> ComponentSpec:

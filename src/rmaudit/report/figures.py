@@ -268,7 +268,7 @@ def build_figures(
     if matrices:
         figures[STYLE_FIGURE] = literal(style_figure(summary, matrices))
     if store is not None:
-        studies = load_studies(store, summary.run["id"])
+        studies = load_studies(store, summary.run.id)
         points = {label: goodhart_points(rows) for label, rows in studies.items()}
         if any(points.values()):
             figures[GOODHART_FIGURE] = literal(goodhart_figure(summary, points))

@@ -116,8 +116,8 @@ def _run_section(store: Store, page: RunPage, anchor: str) -> str:
     summary, scale = page.summary, page.scale
     run, bench = summary.run, summary.benchmark
     size = (
-        f"benchmark {bench['id']}: {bench['per_prompt']} responses per prompt"
-        if run["benchmark_id"]
+        f"benchmark {bench.id}: {bench.per_prompt} responses per prompt"
+        if run.benchmark_id
         else f"{summary.pairs:,} preference pairs"
     )
     parts = [f'<section id="{anchor}" class=run>']
@@ -127,7 +127,7 @@ def _run_section(store: Store, page: RunPage, anchor: str) -> str:
     if summary.simulated:
         parts.append(f"<p class=simulated>{esc(summary.simulated_notice)}</p>")
     parts.append(
-        f"<p>Run <code>{esc(run['id'])}</code> ({esc(run['status'])}), {esc(size)}, "
+        f"<p>Run <code>{esc(run.id)}</code> ({esc(run.status)}), {esc(size)}, "
         f"{len(summary.reward_models)} reward models.</p>"
     )
     parts += _leaderboard(summary, scale)
@@ -144,7 +144,7 @@ def _run_section(store: Store, page: RunPage, anchor: str) -> str:
 
 def _title(summary: RunSummary) -> str:
     """The run's title on one line, cut at :data:`TITLE_MAX` (the recipe below has it whole)."""
-    return one_line(summary.run["title"], TITLE_MAX)
+    return one_line(summary.run.title, TITLE_MAX)
 
 
 def _items(lines: Iterable[str]) -> list[str]:
@@ -253,10 +253,10 @@ def _worst(store: Store, summary: RunSummary) -> list[str]:
         "the prompts where its favourite response is furthest below the oracle's best (oracle "
         "gap: the oracle's best score minus the score of the RM's pick), each with every "
         "response, the RM's favourite first"
-        if summary.run["benchmark_id"]
+        if summary.run.benchmark_id
         else "the pairs it gets wrong by the widest margin (RM score of chosen − rejected)"
     )
-    heading = "Worst prompts" if summary.run["benchmark_id"] else "Worst pairs"
+    heading = "Worst prompts" if summary.run.benchmark_id else "Worst pairs"
     return [f"<h3>{heading}</h3>", f"<p>Per RM, up to {WORST_SHOWN}: {esc(what)}.</p>", *parts]
 
 
@@ -275,15 +275,15 @@ def _worst_item(item: WorstItem) -> str:
 def _provenance(summary: RunSummary) -> list[str]:
     run = summary.run
     facts = [
-        f"run {run['id']}, created {run['created_at']}"
-        + (f", finished {run['finished_at']}" if run.get("finished_at") else ""),
+        f"run {run.id}, created {run.created_at}"
+        + (f", finished {run.finished_at}" if run.finished_at else ""),
         *summary.source_lines(),
     ]
-    recipe = (run.get("recipe_text") or "").rstrip()
+    recipe = (run.recipe_text or "").rstrip()
     parts = ["<h3>Provenance</h3>", "<ul class=sources>", *_items(facts), "</ul>"]
     if recipe:
         parts += [
-            f"<p>Recipe <code>{esc(run.get('recipe_path') or '')}</code>:</p>",
+            f"<p>Recipe <code>{esc(run.recipe_path or '')}</code>:</p>",
             f"<pre class=recipe>{esc(recipe)}</pre>",
         ]
     return parts

@@ -144,7 +144,7 @@ def shift_tables(summary: RunSummary) -> list[str]:
 
 
 def across_rms(summary: RunSummary, store: Store) -> list[str]:
-    studies = load_studies(store, summary.run["id"])
+    studies = load_studies(store, summary.run.id)
     lines: list[str] = []
     rest = [(column, cell) for column, cell in summary.run_level if column.metric not in studies]
     if rest:
@@ -185,14 +185,14 @@ def across_rms(summary: RunSummary, store: Store) -> list[str]:
 
 def recipe_block(summary: RunSummary) -> list[str]:
     """The recipe the run was made from, in a fence longer than any run of backticks in it."""
-    text = visible(summary.run.get("recipe_text") or "").rstrip()
+    text = visible(summary.run.recipe_text or "").rstrip()
     if not text:
         return []
     fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", text)), default=0))
     return [
         "## Recipe",
         "",
-        f"`{md(summary.run['recipe_path'] or '')}`:",
+        f"`{md(summary.run.recipe_path or '')}`:",
         "",
         f"{fence}toml",
         text,
@@ -205,18 +205,17 @@ def markdown(
     summary: RunSummary, store: Store, scale: OracleScale | None, figures: list[str]
 ) -> str:
     run, bench = summary.run, summary.benchmark
-    lines = [f"# {md(run['title'])}", ""]
+    lines = [f"# {md(run.title)}", ""]
     if (simulated := summary.simulated_notice) is not None:
         notice = simulated.removeprefix("Simulated: ").removeprefix("SIMULATED — ")
         lines += [f"> **SIMULATED.** {md(notice[0].upper() + notice[1:])}", ""]
     size = (
-        f"benchmark `{bench['id']}`: {bench['per_prompt']} responses per prompt"
-        if run["benchmark_id"]
+        f"benchmark `{bench.id}`: {bench.per_prompt} responses per prompt"
+        if run.benchmark_id
         else f"{summary.pairs:,} preference pairs"
     )
     lines += [
-        f"Run `{run['id']}` ({md(run['status'])}), {size}, "
-        f"{len(summary.reward_models)} reward models.",
+        f"Run `{run.id}` ({md(run.status)}), {size}, {len(summary.reward_models)} reward models.",
         "",
     ]
     lines += leaderboard(summary, scale)

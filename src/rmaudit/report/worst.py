@@ -39,7 +39,7 @@ def clipped(text: str) -> str:
 
 
 def worst_items(store: Store, summary: RunSummary, rm_key: str) -> list[WorstItem]:
-    if summary.run["benchmark_id"]:
+    if summary.run.benchmark_id:
         return _worst_prompts(store, summary, rm_key)
     return _worst_pairs(store, summary, rm_key)
 

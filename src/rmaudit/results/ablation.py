@@ -128,21 +128,19 @@ def normalizer_ablation(
     """
     run_id = resolve_run(store, run_id)
     run = store.read.run(run_id)
-    assert run is not None, "resolve_run returns a stored run's id"
-    if not run["benchmark_id"]:
+    bench = store.items.benchmark(run.benchmark_id) if run.benchmark_id else None
+    if bench is None:
         raise BadInput(
             "the run audits no benchmark (a pairs-only run has no prompts to ablate over)",
             file=store.path,
             field="run",
             value=run_id,
         )
-    bench = store.items.benchmark(run["benchmark_id"])
-    assert bench is not None, "a stored run's benchmark is stored"
     eta = top_eta(store, run_id) if eta is None else eta
     if not 0 < eta < 1:
         raise BadInput("expected 0 < η < 1", field="eta", value=eta)
     rows = store.items.benchmark_labels(
-        bench["selection_key"], bench["policy_key"], bench["per_prompt"], bench["oracle_key"]
+        bench.selection_key, bench.policy_key, bench.per_prompt, bench.oracle_key
     )
     if not rows:
         raise BadInput(
@@ -173,7 +171,7 @@ def normalizer_ablation(
         labelled.prompt_ids,
         labelled.perplexity,
         results,
-        bool(run["simulated"]),
+        run.simulated,
     )
 
 

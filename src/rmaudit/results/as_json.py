@@ -11,9 +11,10 @@ from typing import Any
 from rmaudit.components import RUN_LEVEL
 from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.errors import BadInput
-from rmaudit.results.labelling import labelling
+from rmaudit.results.labelling import Labelling, labelling
 from rmaudit.results.noise_dependence import noise_dependence
 from rmaudit.store import Store
+from rmaudit.store.records import BenchmarkRow, CurvePointRow, MetricResultRow, RunRow
 
 FORMAT = "rmaudit-results"
 FORMAT_VERSION = 1
@@ -27,40 +28,40 @@ def run_results(store: Store, run_id: str) -> dict[str, Any]:
     run = store.read.run(run_id)
     if run is None:
         raise BadInput("no such run in the DB", file=store.path, field="run", value=run_id)
-    benchmark = store.items.benchmark(run["benchmark_id"]) if run["benchmark_id"] else None
+    benchmark = store.items.benchmark(run.benchmark_id) if run.benchmark_id else None
     labels: dict[str, str | None] = {
         rm_key: label for label, rm_key in store.read.reward_models(run_id)
     }
     labels[RUN_LEVEL] = None  # results across every RM of the run
 
-    def rm(row: dict[str, Any]) -> str | None:
-        return labels.get(row["rm_key"], row["rm_key"])
+    def rm(row: MetricResultRow | CurvePointRow) -> str | None:
+        return labels.get(row.rm_key, row.rm_key)
 
     metrics = [
         {
             "rm": rm(r),
-            "metric": r["metric"],
-            "key": r["key"],
-            "label": r["label"],
-            "params": json.loads(r["params"] or "{}"),
-            "value": _number(r["value"]),
-            "stderr": _number(r["stderr"]),
-            "ci_low": _number(r["ci_low"]),
-            "ci_high": _number(r["ci_high"]),
-            "higher_is_better": bool(r["higher_is_better"]),
+            "metric": r.metric,
+            "key": r.key,
+            "label": r.label,
+            "params": json.loads(r.params or "{}"),
+            "value": _number(r.value),
+            "stderr": _number(r.stderr),
+            "ci_low": _number(r.ci_low),
+            "ci_high": _number(r.ci_high),
+            "higher_is_better": bool(r.higher_is_better),
         }
         for r in store.read.metric_rows(run_id)
     ]
     curves: dict[tuple, dict[str, Any]] = {}
     for r in store.read.curve_rows(run_id):
         curve = curves.setdefault(
-            (r["rm_key"], r["metric"], r["key"]),
+            (r.rm_key, r.metric, r.key),
             {
                 "rm": rm(r),
-                "metric": r["metric"],
-                "key": r["key"],
-                "label": r["label"],
-                "x_label": r["x_label"],
+                "metric": r.metric,
+                "key": r.key,
+                "label": r.label,
+                "x_label": r.x_label,
                 "x": [],
                 "value": [],
                 "stderr": [],
@@ -69,23 +70,33 @@ def run_results(store: Store, run_id: str) -> dict[str, Any]:
             },
         )
         for column in ("x", "value", "stderr", "ci_low", "ci_high"):
-            curve[column].append(_number(r[column]))
+            curve[column].append(_number(getattr(r, column)))
+    found = _labelling(store, run, benchmark)
+    noise = noise_dependence(run, found)
     return {
         "id": run_id,
-        "title": run["title"],
-        "status": run["status"],
-        "simulated": bool(run["simulated"]),
-        "benchmark_id": run["benchmark_id"],
-        "recipe_path": run["recipe_path"],
-        "created_at": run["created_at"],
+        "title": run.title,
+        "status": run.status,
+        "simulated": run.simulated,
+        "benchmark_id": run.benchmark_id,
+        "recipe_path": run.recipe_path,
+        "created_at": run.created_at,
         "reward_models": [label for label in labels.values() if label is not None],
-        "labelling": (found := None if benchmark is None else labelling(store, run, benchmark)),
-        "noise_dependent": noise_dependence(run, found),
+        "labelling": None if found is None else found.as_json(),
+        "noise_dependent": None if noise is None else noise.as_json(),
         "metrics": metrics,
         "curves": list(curves.values()),
         "sources": [
-            {k: r[k] for k in ("part", "entry", "role", "kind", "location", "digest", "note")}
-            | {"simulated": bool(r["simulated"])}
+            {
+                "part": r.part,
+                "entry": r.entry,
+                "role": r.role,
+                "kind": r.kind,
+                "location": r.location,
+                "digest": r.digest,
+                "note": r.note,
+                "simulated": r.simulated,
+            }
             for r in store.read.run_sources(run_id)
         ],
         "skipped_prompts": [
@@ -106,3 +117,7 @@ def runs_json(store: Store, run_ids: list[str]) -> str:
         indent=1,
         allow_nan=False,
     )
+
+
+def _labelling(store: Store, run: RunRow, benchmark: BenchmarkRow | None) -> Labelling | None:
+    return None if benchmark is None else labelling(store, run, benchmark)

@@ -17,6 +17,7 @@ import numpy as np
 from rmaudit.components.vocabulary import RETA_PREFIX
 from rmaudit.results.summary import Column, RunSummary
 from rmaudit.store import Store
+from rmaudit.store.records import BenchmarkRow
 
 #: η used to mark an RM's top set when the run stored no RETA scalar to take it from.
 DEFAULT_ETA = 0.25
@@ -27,15 +28,15 @@ ACROSS_RMS = "across RMs"
 def top_eta(store: Store, run_id: str) -> float:
     """η of the run's first RETA scalar (what "the RM's top-η set" refers to)."""
     for row in store.read.metric_rows(run_id):
-        if row["key"].startswith(RETA_PREFIX):
-            eta = json.loads(row["params"] or "{}").get("eta")
+        if row.key.startswith(RETA_PREFIX):
+            eta = json.loads(row.params or "{}").get("eta")
             return float(eta) if isinstance(eta, (int, float)) and 0 < eta < 1 else DEFAULT_ETA
     return DEFAULT_ETA
 
 
 def per_prompt_columns(store: Store, summary: RunSummary) -> list[Column]:
     """The scalar metrics the run stored per prompt, RETA first (they rank failures)."""
-    stored = store.read.per_prompt_keys(summary.run["id"])
+    stored = store.read.per_prompt_keys(summary.run.id)
     columns = [c for c in summary.columns if c.key in stored]
     return sorted(columns, key=lambda c: not c.key.startswith(RETA_PREFIX))
 
@@ -64,11 +65,12 @@ class PromptFailure:
 
 def prompt_failures(store: Store, summary: RunSummary, rm_key: str) -> list[PromptFailure]:
     """One row per benchmark prompt for ``rm_key``, in benchmark order."""
-    bench, run_id = summary.benchmark, summary.run["id"]
-    prompts = store.read.selection_prompts(bench["selection_key"])
+    bench, run_id = summary.benchmark, summary.run.id
+    prompts = store.read.selection_prompts(bench.selection_key)
     metrics: dict[str, dict[str, float]] = {}
     for key, prompt_id, value in store.read.per_prompt_values(run_id, rm_key):
-        metrics.setdefault(prompt_id, {})[key] = value
+        # SQLite stores NaN as NULL: read it back as NaN
+        metrics.setdefault(prompt_id, {})[key] = math.nan if value is None else value
     pick, best = _picks(store, bench, rm_key)
     rows = []
     for position, prompt_id, text, meta in prompts:
@@ -89,14 +91,16 @@ def prompt_failures(store: Store, summary: RunSummary, rm_key: str) -> list[Prom
     return rows
 
 
-def _picks(store: Store, bench: dict, rm_key: str) -> tuple[dict[str, float], dict[str, float]]:
+def _picks(
+    store: Store, bench: BenchmarkRow, rm_key: str
+) -> tuple[dict[str, float], dict[str, float]]:
     """Per prompt: the oracle score of the RM's favourite (tie-averaged) and the oracle's best."""
     rows = store.read.scores_with_labels(bench, rm_key)
     if not rows:
         return {}, {}
-    names, prompt = np.unique([row[0] for row in rows], return_inverse=True)
-    score = np.fromiter((row[1] for row in rows), float, len(rows))
-    oracle = np.fromiter((row[2] for row in rows), float, len(rows))
+    names, prompt = np.unique([row.prompt_id for row in rows], return_inverse=True)
+    score = np.fromiter((row.rm_score for row in rows), float, len(rows))
+    oracle = np.fromiter((row.oracle_score for row in rows), float, len(rows))
     order = np.lexsort((-score, prompt))  # by prompt, the RM's favourite first
     prompt, score, oracle = prompt[order], score[order], oracle[order]
     starts = np.flatnonzero(np.r_[True, prompt[1:] != prompt[:-1]])
@@ -138,17 +142,16 @@ class PromptDetail:
         return {r.id for r in self.responses if r.ranks.get(rm_key, size + 1) <= size}
 
 
-def prompt_detail(store: Store, bench: dict, prompt_id: str, rm_keys: list[str]) -> PromptDetail:
+def prompt_detail(
+    store: Store, bench: BenchmarkRow, prompt_id: str, rm_keys: list[str]
+) -> PromptDetail:
     """A prompt and its responses with the oracle's and each RM's scores and ranks."""
     text, meta = store.items.prompts([prompt_id])[prompt_id]
-    rows = [
-        (rid, index, body, score)
-        for rid, index, body, _meta, score, *_label in store.read.labelled_responses(
-            bench, prompt_id
-        )
-    ]
-    ids = [row[0] for row in rows]
-    oracle_rank = _ranks([row[3] for row in rows])
+    rows = store.read.labelled_responses(bench, prompt_id)
+    ids = [row.id for row in rows]
+    # on a budgeted benchmark a response the design left unlabelled has no oracle score: NaN
+    oracle = [math.nan if row.score is None else row.score for row in rows]
+    oracle_rank = _ranks(oracle)
     scores = {rm_key: store.read.scores_of(rm_key, ids) for rm_key in rm_keys}
     ranks = {
         k: dict(zip(ids, _ranks([s.get(i, -math.inf) for i in ids]), strict=True))
@@ -156,15 +159,15 @@ def prompt_detail(store: Store, bench: dict, prompt_id: str, rm_keys: list[str])
     }
     responses = [
         ResponseRow(
-            rid,
-            index,
-            body,
-            oracle,
+            row.id,
+            row.sample_index,
+            row.text,
+            score,
             rank,
-            {k: s[rid] for k, s in scores.items() if rid in s},
-            {k: r[rid] for k, r in ranks.items()},
+            {k: s[row.id] for k, s in scores.items() if row.id in s},
+            {k: r[row.id] for k, r in ranks.items()},
         )
-        for (rid, index, body, oracle), rank in zip(rows, oracle_rank, strict=True)
+        for row, score, rank in zip(rows, oracle, oracle_rank, strict=True)
     ]
     return PromptDetail(prompt_id, text, json.loads(meta or "{}"), responses)
 

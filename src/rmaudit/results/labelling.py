@@ -4,44 +4,70 @@ design, how many responses it labelled, and the cheap judge that corrected the e
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from rmaudit.store import Store
+from rmaudit.store.records import BenchmarkRow, RunRow
 
 
-def labelling(
-    store: Store, run: dict[str, Any], benchmark: dict[str, Any]
-) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class Labelling:
+    """A budgeted benchmark's label design (its stored record) and coverage."""
+
+    design: str
+    budget: float | None
+    labels_per_prompt: int | None
+    #: the guide RMs by their labels
+    guide: tuple[str, ...]
+    description: str
+    labelled: int
+    responses: int
+    #: labelled / responses (None: no responses)
+    fraction: float | None
+    #: "RM honest" or an oracle's name; None: no cheap judge
+    cheap_judge: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {**asdict(self), "guide": list(self.guide)}
+
+
+def labelling(store: Store, run: RunRow, benchmark: BenchmarkRow) -> Labelling | None:
     """None for a benchmark whose every response is labelled (or a run of pairs only)."""
-    if not benchmark.get("design"):
+    design = benchmark.design
+    if design is None:
         return None
-    design = json.loads(benchmark["design"])
     labelled, responses = store.read.label_coverage(benchmark)
-    recipe = json.loads(run.get("recipe_json") or "{}")
-    cheap = recipe.get("cheap_oracle")
+    return Labelling(
+        design=design.design,
+        budget=design.budget,
+        labels_per_prompt=design.labels_per_prompt,
+        guide=design.guide_labels,
+        description=design.description,
+        labelled=labelled,
+        responses=responses,
+        fraction=labelled / responses if responses else None,
+        cheap_judge=_cheap_judge(run),
+    )
+
+
+def _cheap_judge(run: RunRow) -> str | None:
+    """The recipe's ``[cheap_oracle]``: "RM LABEL", an oracle's name, or None."""
+    cheap = json.loads(run.recipe_json or "{}").get("cheap_oracle")
     if isinstance(cheap, dict) and "reward_model" in cheap:
-        cheap = f"RM {cheap['reward_model']}"
-    elif isinstance(cheap, dict):
-        cheap = cheap.get("name")
-    return {
-        "design": design.get("design"),
-        "budget": design.get("budget"),
-        "labels_per_prompt": design.get("labels_per_prompt"),
-        "guide": design.get("guide_labels", []),
-        "description": design.get("text", f"{design.get('design')} design"),
-        "labelled": labelled,
-        "responses": responses,
-        "fraction": labelled / responses if responses else None,
-        "cheap_judge": cheap,
-    }
+        return f"RM {cheap['reward_model']}"
+    if isinstance(cheap, dict):
+        name = cheap.get("name")
+        return None if name is None else str(name)
+    return None
 
 
-def labelling_line(found: dict[str, Any]) -> str:
+def labelling_line(found: Labelling) -> str:
     """ "labels: rm-guided design, 25% of …: 6,400 of 25,600 responses labelled (25.0%) …"."""
-    cheap = f", corrected by the cheap judge {found['cheap_judge']}" if found["cheap_judge"] else ""
-    share = f" ({found['fraction']:.1%})" if found["fraction"] is not None else ""
+    cheap = f", corrected by the cheap judge {found.cheap_judge}" if found.cheap_judge else ""
+    share = f" ({found.fraction:.1%})" if found.fraction is not None else ""
     return (
-        f"labels: {found['description']}: {found['labelled']:,} of {found['responses']:,} "
+        f"labels: {found.description}: {found.labelled:,} of {found.responses:,} "
         f"responses labelled{share}{cheap}; every estimate is design-unbiased (to first "
         "order) and its ± includes the labelling noise (docs/budget.md)"
     )

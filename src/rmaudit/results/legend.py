@@ -125,8 +125,8 @@ def legend(
             "unshifted pairs."
         )
     pairs = "pairs, clustered by prompt" if summary.clustered_pairs else "pairs"
-    unit = "prompts" if summary.run["benchmark_id"] else pairs
-    if summary.pairs and summary.run["benchmark_id"]:
+    unit = "prompts" if summary.run.benchmark_id else pairs
+    if summary.pairs and summary.run.benchmark_id:
         unit = f"prompts ({pairs}, for the pair metrics)"
     lines.append(f"±: standard error across {unit}.")
     lines += summary.notes  # what an interval or an estimate at this size does not cover
@@ -158,7 +158,7 @@ def _scale_words(scale: OracleScale | None) -> str:
 def _next_steps(summary: RunSummary, db_path: str) -> list[str]:
     if not summary.columns:
         return []
-    if summary.run["benchmark_id"]:
+    if summary.run.benchmark_id:
         where = "opens its Failures: the prompts where its top picks do worst" + (
             "; p: the preference pairs it gets wrong" if summary.pairs else ""
         )

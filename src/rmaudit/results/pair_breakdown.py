@@ -34,9 +34,9 @@ def style_matrices(
     """rm_key → the style matrix of the RM's RM-Bench pairs, a tie credited as the rm-bench
     metric credited it (its stored ``ties``; runs stored before it was kept used ``loss``)."""
     ties = {
-        row["rm_key"]: json.loads(row["params"] or "{}").get("ties", "loss")
-        for row in store.read.metric_rows(summary.run["id"])
-        if row["key"] == "rm_bench_average"
+        row.rm_key: json.loads(row.params or "{}").get("ties", "loss")
+        for row in store.read.metric_rows(summary.run.id)
+        if row.key == "rm_bench_average"
     }
     return {
         rm_key: matrix
@@ -68,9 +68,9 @@ def reliability_counts(
     """rm_key → the pairs in each filled bin of the reliability diagram ``metric`` stored (its
     points, in order), recounted from the scores with the bins the metric used."""
     bins = {
-        row["rm_key"]: json.loads(row["params"] or "{}").get("n_bins")
-        for row in store.read.metric_rows(summary.run["id"])
-        if row["metric"] == metric and row["key"] == "ece"
+        row.rm_key: json.loads(row.params or "{}").get("n_bins")
+        for row in store.read.metric_rows(summary.run.id)
+        if row.metric == metric and row.key == "ece"
     }
     counts = {}
     for rm_key, n_bins in bins.items():

@@ -60,7 +60,7 @@ class PairVerdict:
 
 def pair_verdicts(store: Store, summary: RunSummary, rm_key: str) -> list[PairVerdict]:
     """Every pair of the run that ``rm_key`` scored, in the pair set's order."""
-    key = summary.run.get("pair_set_key")
+    key = summary.run.pair_set_key
     if not key:
         return []
     return [
@@ -119,7 +119,7 @@ class ShiftFlip:
 
 def shift_sweep(summary: RunSummary) -> dict | None:
     """The run's ``[pairs.shift]`` section as stored with the run, or None."""
-    recipe = json.loads(summary.run.get("recipe_json") or "{}")
+    recipe = json.loads(summary.run.recipe_json or "{}")
     return (recipe.get("pairs") or {}).get("shift")
 
 
@@ -153,7 +153,7 @@ def shift_flips(
     margins = {
         pid: chosen - rejected
         for pid, _, _, _, chosen, rejected in store.read.shifted_pair_scores(
-            summary.run["pair_set_key"], rm_key
+            summary.run.pair_set_key or "", rm_key
         )
     }
     seed, flips = int(sweep.get("seed", 0)), []

@@ -11,7 +11,7 @@ NDR against n.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,11 +28,11 @@ def load_studies(store, run_id: str) -> dict[str, list[dict]]:
     (``params`` decoded)."""
     studies: dict[str, list[dict]] = {}
     for row in store.read.metric_rows(run_id):
-        if row["rm_key"] != RUN_LEVEL:
+        if row.rm_key != RUN_LEVEL:
             continue
-        params = json.loads(row["params"] or "{}")
-        if "error_metric" in params or row["key"] == REGRET_SUMMARY:
-            studies.setdefault(row["metric"], []).append({**row, "params": params})
+        params = json.loads(row.params or "{}")
+        if "error_metric" in params or row.key == REGRET_SUMMARY:
+            studies.setdefault(row.metric, []).append({**asdict(row), "params": params})
     return studies
 
 

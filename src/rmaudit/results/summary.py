@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -12,10 +11,17 @@ from rmaudit.backends.simulated import SIMULATED_NOTICE
 from rmaudit.components import RUN_LEVEL, Provenance
 from rmaudit.components.vocabulary import BASELINE_REWARD_MODELS, CLUSTERED_PROMPTS, SKIPPED_STAGE
 from rmaudit.metrics.reta_coverage import few_prompts_note, finite_pool_note
-from rmaudit.results.labelling import labelling, labelling_line
-from rmaudit.results.noise_dependence import noise_dependence
+from rmaudit.results.labelling import Labelling, labelling, labelling_line
+from rmaudit.results.noise_dependence import NoiseDependence, noise_dependence
 from rmaudit.results.provenance import banner
 from rmaudit.store import Store
+from rmaudit.store.records import (
+    BenchmarkRow,
+    CurvePointRow,
+    MetricResultRow,
+    RunRewardModel,
+    RunRow,
+)
 
 
 @dataclass(frozen=True)
@@ -51,11 +57,13 @@ class Curve:
 
 @dataclass
 class RunSummary:
-    run: dict[str, Any]
-    #: the benchmarks row; for a run of preference pairs only, a stand-in of the same shape
-    #: (each pair is a prompt with two responses) so every view can describe the run
-    benchmark: dict[str, Any]
-    reward_models: list[tuple[str, str]]  # (label, rm_key) in recipe order
+    """A run read back: its results by RM, metric and key, and what the views print beside."""
+
+    run: RunRow
+    #: the benchmark's record; for a run of preference pairs only, a stand-in of the same shape
+    #: (each pair is a prompt with two responses, no keys) so every view can describe the run
+    benchmark: BenchmarkRow
+    reward_models: list[RunRewardModel]  # in recipe order
     columns: list[Column] = field(default_factory=list)
     cells: dict[tuple[str, str, str], Cell] = field(default_factory=dict)  # (rm_key, metric, key)
     curves: dict[tuple[str, str, str], Curve] = field(default_factory=dict)
@@ -68,9 +76,9 @@ class RunSummary:
     #: "pairwise-accuracy: 7 of 805 prompts skipped: all oracle scores equal", per reason
     skipped: list[str] = field(default_factory=list)
     #: a budgeted benchmark's label design and coverage (:mod:`.labelling`); None: all labelled
-    labelling: dict[str, Any] | None = None
+    labelling: Labelling | None = None
     #: a noise-dependent metric under a label design (:mod:`.noise_dependence`); None: none
-    noise: dict[str, Any] | None = None
+    noise: NoiseDependence | None = None
     #: the rm keys of the run's baseline RMs (``length``, ``random``)
     baselines: set[str] = field(default_factory=set)
     #: how many prompts the benchmark has (0: a run of preference pairs only)
@@ -80,7 +88,7 @@ class RunSummary:
 
     @property
     def simulated(self) -> bool:
-        return bool(self.run["simulated"])
+        return self.run.simulated
 
     @property
     def simulated_notice(self) -> str | None:
@@ -105,7 +113,7 @@ class RunSummary:
         if self.labelling is not None:
             notes.append(labelling_line(self.labelling))
         if self.noise is not None:
-            notes.append(self.noise["text"])
+            notes.append(self.noise.text)
         etas = [float(c.key.split("@", 1)[1]) for c in self.columns if c.key.startswith("reta@")]
         etas += [
             float(x)
@@ -113,11 +121,11 @@ class RunSummary:
             if key == "reta_curve"
             for x in curve.x
         ]
-        if etas and self.run["benchmark_id"]:
-            note = finite_pool_note(etas, int(self.benchmark["per_prompt"]))
+        if etas and self.run.benchmark_id:
+            note = finite_pool_note(etas, self.benchmark.per_prompt)
             if note:
                 notes.append(note)
-        if self.run["benchmark_id"] and self.columns:
+        if self.run.benchmark_id and self.columns:
             note = few_prompts_note(self.prompts)
             if note:
                 notes.append(note)
@@ -145,28 +153,25 @@ class RunSummary:
 
 def latest_run_id(store: Store) -> str | None:
     runs = store.read.runs()
-    return runs[0][0] if runs else None
+    return runs[0].id if runs else None
 
 
 def load_summary(store: Store, run_id: str) -> RunSummary:
     run = store.read.run(run_id)
-    pair_set_key = run.get("pair_set_key")
-    pairs = store.read.pair_count(pair_set_key) if pair_set_key else 0
-    benchmark = (
-        store.items.benchmark(run["benchmark_id"])
-        if run["benchmark_id"]
-        else {
-            "id": pair_set_key,
-            "title": run["title"],
-            "selection_key": None,
-            "policy_key": None,
-            "per_prompt": 2,
-            "oracle_key": None,
-            "simulated": run["simulated"],
-            "origin": f"{pairs:,} preference pairs",
-            "created_at": run["created_at"],
-        }
-    )
+    pairs = store.read.pair_count(run.pair_set_key) if run.pair_set_key else 0
+    benchmark = store.items.benchmark(run.benchmark_id) if run.benchmark_id else None
+    if benchmark is None:
+        benchmark = BenchmarkRow(
+            id=run.pair_set_key or "",
+            title=run.title,
+            selection_key="",
+            policy_key="",
+            per_prompt=2,
+            oracle_key="",
+            simulated=run.simulated,
+            origin=f"{pairs:,} preference pairs",
+            created_at=run.created_at,
+        )
     reward_models = list(store.read.reward_models(run_id))
     summary = RunSummary(
         run,
@@ -177,13 +182,13 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
         labelling=(found := labelling(store, run, benchmark)),
         noise=noise_dependence(run, found),
         baselines={
-            row["key"]
+            row.key
             for row in store.items.components([key for _, key in reward_models])
-            if row["name"] in BASELINE_REWARD_MODELS
+            if row.name in BASELINE_REWARD_MODELS
         },
     )
-    if run["benchmark_id"]:
-        summary.prompts = len(store.read.selection_prompts(benchmark["selection_key"]))
+    if run.benchmark_id:
+        summary.prompts = len(store.read.selection_prompts(benchmark.selection_key))
     skipped = store.read.failures(run_id, SKIPPED_STAGE)
     if skipped:
         total = summary.prompts
@@ -194,37 +199,50 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
             f"{error.split(': ', 1)[0]}: {n} of {total} prompts skipped: {error.split(': ', 1)[-1]}"
             for error, n in counts.items()
         ]
+    _add_metrics(summary, store.read.metric_rows(run_id))
+    _add_curves(summary, store.read.curve_rows(run_id))
+    return summary
+
+
+def _add_metrics(summary: RunSummary, rows: list[MetricResultRow]) -> None:
+    """The run's metric values as the summary's columns and cells (and run-level results)."""
     seen: set[tuple[str, str]] = set()
-    for row in store.read.metric_rows(run_id):
-        column = Column(row["metric"], row["key"], row["label"], bool(row["higher_is_better"]))
-        params = json.loads(row["params"] or "{}")
+    for row in rows:
+        column = Column(row.metric, row.key, row.label, row.higher_is_better)
+        params = json.loads(row.params or "{}")
         summary.clustered_pairs |= CLUSTERED_PROMPTS in params
         cell = Cell(
-            *(_nan_if_null(row[c]) for c in ("value", "stderr", "ci_low", "ci_high")),
+            _nan_if_null(row.value),
+            _nan_if_null(row.stderr),
+            _nan_if_null(row.ci_low),
+            _nan_if_null(row.ci_high),
             approximate=params.get("approximate") or "",
         )
-        if row["rm_key"] == RUN_LEVEL:
+        if row.rm_key == RUN_LEVEL:
             summary.run_level.append((column, cell))
             continue
-        if (row["metric"], row["key"]) not in seen:
-            seen.add((row["metric"], row["key"]))
+        if (row.metric, row.key) not in seen:
+            seen.add((row.metric, row.key))
             summary.columns.append(column)
-        summary.cells[(row["rm_key"], row["metric"], row["key"])] = cell
-    points: dict[tuple[str, str, str], list[dict]] = {}
-    for row in store.read.curve_rows(run_id):
-        points.setdefault((row["rm_key"], row["metric"], row["key"]), []).append(row)
+        summary.cells[(row.rm_key, row.metric, row.key)] = cell
+
+
+def _add_curves(summary: RunSummary, stored: list[CurvePointRow]) -> None:
+    """The run's curve points, gathered into one :class:`Curve` per (RM, metric, key)."""
+    points: dict[tuple[str, str, str], list[CurvePointRow]] = {}
+    for point in stored:
+        points.setdefault((point.rm_key, point.metric, point.key), []).append(point)
     for ident, rows in points.items():
-        rows.sort(key=lambda r: r["point"])
+        rows.sort(key=lambda r: r.point)
         summary.curves[ident] = Curve(
-            rows[0]["label"],
-            rows[0]["x_label"],
-            np.array([r["x"] for r in rows]),
-            np.array([r["value"] for r in rows], dtype=float),
-            np.array([r["stderr"] for r in rows], dtype=float),
-            np.array([r["ci_low"] for r in rows], dtype=float),
-            np.array([r["ci_high"] for r in rows], dtype=float),
+            rows[0].label,
+            rows[0].x_label,
+            np.array([r.x for r in rows]),
+            np.array([r.value for r in rows], dtype=float),
+            np.array([r.stderr for r in rows], dtype=float),
+            np.array([r.ci_low for r in rows], dtype=float),
+            np.array([r.ci_high for r in rows], dtype=float),
         )
-    return summary
 
 
 @dataclass(frozen=True)
@@ -244,22 +262,23 @@ class OracleScale:
         return f"{low:g}–{high:g}" if self.declared else f"{low:.1f}–{high:.1f}"
 
 
-def oracle_scale(store: Store, benchmark: dict[str, Any]) -> OracleScale | None:
+def oracle_scale(store: Store, benchmark: BenchmarkRow) -> OracleScale | None:
     """The oracle's name, declared scale and observed range on ``benchmark`` (None for a run of
     preference pairs only, which has no oracle)."""
-    if not benchmark.get("oracle_key"):
+    if not benchmark.oracle_key:
         return None
     low, high, mean = store.read.oracle_range(benchmark)
     if low is None:
         return None
-    oracle = next(iter(store.items.components([benchmark["oracle_key"]])), None)
-    name = oracle["name"] if oracle else "oracle"
-    declared = json.loads(oracle["options"] or "{}").get("scale") if oracle else None
+    oracle = next(iter(store.items.components([benchmark.oracle_key])), None)
+    name = (oracle.name if oracle else None) or "oracle"
+    declared = json.loads(oracle.options or "{}").get("scale") if oracle else None
     scale = (
-        tuple(float(v) for v in declared)
+        (float(declared[0]), float(declared[1]))
         if isinstance(declared, list) and len(declared) == 2
         else None
     )
+    assert high is not None and mean is not None  # with low: some response is labelled
     return OracleScale(name, scale, float(low), float(high), float(mean))
 
 

@@ -3,11 +3,12 @@ benchmark file; and read back for pair sources and metrics."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from rmaudit.benchmark.portable import (
+    header_design,
     imported_keys,
     read_benchmark,
     refuse_conflicts,
@@ -17,23 +18,14 @@ from rmaudit.components import BenchmarkData, Response
 from rmaudit.components.keys import content_key, response_id
 from rmaudit.errors import BadInput
 from rmaudit.recipe import check_pool_size
-from rmaudit.store import dumps, utc_now
+from rmaudit.store import utc_now
+from rmaudit.store.records import BenchmarkRow
 
 from . import design, labels, prompts, responses
 from .context import Keys, RunContext, StageCount, locate, required, response_from_row
 
-
-@dataclass
-class Benchmark:
-    id: str
-    title: str
-    selection_key: str
-    policy_key: str
-    per_prompt: int
-    oracle_key: str
-    simulated: bool
-    #: the label design (JSON, docs/budget.md); None: every response labelled
-    design: str | None = None
+#: a benchmark as the stages build it and read it back: the store's record
+Benchmark = BenchmarkRow
 
 
 @dataclass
@@ -55,9 +47,10 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
     )
     selection_key, chosen, k = prompts.select(ctx, execute)
     n = required(recipe.per_prompt, "[responses] per_prompt")
+    label_design = None if recipe.label_budget is None else design.record(ctx)
     parts = ["benchmark", selection_key, policy.key, n, oracle.key]
-    if recipe.label_budget is not None:  # a budget is another benchmark; none keeps the old key
-        parts.append(design.identity(ctx))
+    if label_design is not None:  # a budget is another benchmark; none keeps the old key
+        parts.append(label_design.identity())
     benchmark = Benchmark(
         id=content_key(*parts),
         title=recipe.model.title,
@@ -66,7 +59,9 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
         per_prompt=n,
         oracle_key=oracle.key,
         simulated=any(c.simulated for c in (source, policy, oracle)),
-        design=None if recipe.label_budget is None else design.description(ctx),
+        origin="built",
+        created_at=utc_now(),
+        design=label_design,
     )
     with ctx.timed("responses"):
         generation = responses.work(ctx, policy, chosen, k)
@@ -104,20 +99,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
             ctx.db.items.add_inclusion(
                 benchmark.id, ((rid, pi, chosen) for rid, (pi, chosen) in inclusion.items())
             )
-        ctx.db.items.add_benchmark(
-            {
-                "id": benchmark.id,
-                "title": benchmark.title,
-                "selection_key": selection_key,
-                "policy_key": policy.key,
-                "per_prompt": n,
-                "oracle_key": oracle.key,
-                "simulated": int(benchmark.simulated),
-                "origin": "built",
-                "created_at": utc_now(),
-                "design": benchmark.design,
-            }
-        )
+        ctx.db.items.add_benchmark(replace(benchmark, created_at=utc_now()))
     elif generation.count.pending or labelling.count.pending:
         return BenchmarkStages(None, response_ids, k)
     return BenchmarkStages(benchmark, response_ids, k)
@@ -190,7 +172,9 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
                 per_prompt,
                 header["oracle_key"],
                 bool(header.get("simulated")),
-                None if header.get("design") is None else dumps(header["design"]),
+                origin,
+                utc_now(),
+                header_design(header),
             ),
             Keys(ids),
             len(records),
@@ -208,17 +192,10 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
 
 # -- reading the benchmark back -----------------------------------------------------------
 def load(ctx: RunContext, benchmark_id: str) -> Benchmark:
-    row = required(ctx.db.items.benchmark(benchmark_id), f"benchmark {benchmark_id} stored")
-    return Benchmark(
-        row["id"],
-        row["title"],
-        row["selection_key"],
-        row["policy_key"],
-        row["per_prompt"],
-        row["oracle_key"],
-        bool(row["simulated"]),
-        row["design"],
-    )
+    found = ctx.db.items.benchmark(benchmark_id)
+    if found is None:
+        raise KeyError(f"benchmark {benchmark_id} is not stored")
+    return found
 
 
 def benchmark_responses(ctx: RunContext, benchmark: Benchmark) -> list[Response]:

@@ -23,6 +23,7 @@ from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec, Recipe
 from rmaudit.run.executors import LocalExecutor, RayExecutor, make_executor
 from rmaudit.store import Store, dumps
+from rmaudit.store.records import StoredResponse
 
 T = TypeVar("T")
 C = TypeVar("C", bound=Component)
@@ -226,9 +227,8 @@ def locate(error: BadInput, recipe: Recipe, spec: ComponentSpec | None) -> BadIn
     return error.located(file=error.file or recipe.path, field=field)
 
 
-def response_from_row(row: tuple) -> Response:
-    rid, pid, _policy, index, text, meta = row
-    return Response(rid, pid, index, text, json.loads(meta))
+def response_from_row(row: StoredResponse) -> Response:
+    return Response(row.id, row.prompt_id, row.sample_index, row.text, json.loads(row.meta))
 
 
 def prompt_row(prompt: Prompt) -> tuple[str, str, str]:

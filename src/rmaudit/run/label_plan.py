@@ -37,6 +37,7 @@ from rmaudit.metrics.budget.planning import (
 )
 from rmaudit.recipe import Recipe
 from rmaudit.store import Store
+from rmaudit.store.records import BenchmarkRow
 
 from .context import built, required
 from .plan_costs import (
@@ -148,7 +149,7 @@ def label_plan(
         guides=guides,
     )
     return LabelPlan(
-        bench["id"],
+        bench.id,
         len(pilot.labels),
         pilot.samples,
         k,
@@ -207,16 +208,16 @@ def _embedding_dims(
 
 
 def _pilot(
-    recipe: Recipe, components, store: Store, bench: dict
+    recipe: Recipe, components, store: Store, bench: BenchmarkRow
 ) -> tuple[Pilot, list[list[list[float]]]]:
     """The pilot, and each label's judge draws by prompt."""
     labels, variances, samples_seen, all_draws = [], [], [], []
     order = []
-    for _, pid, _, _ in store.read.selection_prompts(bench["selection_key"]):
+    for _, pid, _, _ in store.read.selection_prompts(bench.selection_key):
         rows = store.read.labelled_responses(bench, pid)
-        order.append([row[0] for row in rows])
-        labels.append(np.array([row[4] for row in rows], float))
-        draws = [json.loads(row[5]) for row in rows]
+        order.append([row.id for row in rows])
+        labels.append(np.array([row.score for row in rows], float))
+        draws = [json.loads(row.samples or "[]") for row in rows]
         all_draws.append(draws)
         samples_seen += [len(d) for d in draws]
         variances.append(
@@ -228,7 +229,7 @@ def _pilot(
         missing = sum(rid not in stored for ids in order for rid in ids)
         if missing:
             raise BadInput(
-                f"the pilot {bench['id'][:10]} has {missing:,} responses that {spec.label!r} has "
+                f"the pilot {bench.id[:10]} has {missing:,} responses that {spec.label!r} has "
                 "not scored: run the pilot recipe with the same reward models first",
                 file=recipe.path,
                 field=spec.field,

@@ -23,7 +23,7 @@ from rmaudit.store import dumps, utc_now
 
 from .benchmark import Benchmark, oracle_by_prompt
 from .context import RunContext, slot_class
-from .design import budgeted_inputs, design_notes
+from .design_inputs import budgeted_inputs, design_notes
 from .pairs import PairSet
 from .shift import Sweep
 
@@ -100,8 +100,8 @@ def compute(
                         ),
                     )
                 )
-    if label_design is not None:
-        ctx.notes.extend(design_notes(ctx, benchmark, oracle_arrays, scores_by_rm))
+    if label_design is not None and benchmark is not None:
+        ctx.notes.extend(design_notes(benchmark, oracle_arrays, scores_by_rm))
         ctx.notes.extend(
             f"{m.label}: not computed: it needs every response labelled (docs/budget.md)"
             for m in [*by_scope["rm"], *by_scope["run"]]

@@ -26,6 +26,7 @@ from rmaudit.errors import BadInput
 from rmaudit.recipe import Recipe
 from rmaudit.run.provenance import run_provenance
 from rmaudit.store import Store, dumps, utc_now
+from rmaudit.store.records import RunRow
 
 from . import benchmark as benchmark_stages
 from . import metrics, pairs, scores, shift
@@ -261,21 +262,21 @@ class Runner:
         recipe = self.recipe
         ctx = self.ctx
         ctx.db.runs.start(
-            {
-                "id": run_id,
-                "title": recipe.model.title,
-                "recipe_path": recipe.path,
-                "recipe_text": recipe.text,
-                "recipe_json": dumps(recipe.model.model_dump(mode="json")),
-                "benchmark_id": found.benchmark.id if found.benchmark else None,
-                "pair_set_key": found.pair_set.key if found.pair_set else None,
-                "status": "running",
-                "simulated": int(simulated),
-                "created_at": utc_now(),
-                "finished_at": None,
-                "timings": None,
-                "error": None,
-                "rmaudit_version": f"rmaudit {__version__}, Python {platform.python_version()}",
-            },
+            RunRow(
+                id=run_id,
+                title=recipe.model.title,
+                recipe_path=recipe.path,
+                recipe_text=recipe.text,
+                recipe_json=dumps(recipe.model.model_dump(mode="json")),
+                benchmark_id=found.benchmark.id if found.benchmark else None,
+                pair_set_key=found.pair_set.key if found.pair_set else None,
+                status="running",
+                simulated=simulated,
+                created_at=utc_now(),
+                finished_at=None,
+                rmaudit_version=f"rmaudit {__version__}, Python {platform.python_version()}",
+                timings=None,
+                error=None,
+            ),
             [(spec.label, ctx.component(spec).key) for spec in recipe.reward_models],
         )

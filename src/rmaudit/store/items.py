@@ -12,6 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .records import (
+    BENCHMARK_COLUMNS,
+    BenchmarkRow,
+    ComponentRow,
+    Inclusion,
+    LabelledItem,
+    StoredResponse,
+    benchmark_columns,
+    benchmark_row,
+)
+
 if TYPE_CHECKING:
     from . import Store
 
@@ -73,15 +84,15 @@ class Items:
             [(key, kind, name, version, options_json, int(simulated))],
         )
 
-    def components(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+    def components(self, keys: Sequence[str]) -> list[ComponentRow]:
         rows = self.store.execute(
             f"select key, kind, name, version, options, simulated from components "
             f"where key in ({marks(keys)})",
             list(keys),
         ).fetchall()
         return [
-            dict(zip(("key", "kind", "name", "version", "options", "simulated"), row, strict=True))
-            for row in rows
+            ComponentRow(key, kind, name, version, options, bool(simulated))
+            for key, kind, name, version, options, simulated in rows
         ]
 
     # -- prompts and selections -----------------------------------------------------------
@@ -126,15 +137,18 @@ class Items:
     def stored_responses(self, ids: Sequence[str]) -> set[str]:
         return self._stored("select id from responses where id in", [], ids)
 
-    def responses(self, ids: Sequence[str]) -> list[ResponseRow]:
+    def responses(self, ids: Sequence[str]) -> list[StoredResponse]:
         """The stored rows of ``ids`` (in no particular order)."""
-        rows = []
+        rows: list[StoredResponse] = []
         for chunk in chunks(list(ids)):
-            rows += self.store.execute(
-                f"select id, prompt_id, policy_key, sample_index, text, meta from responses "
-                f"where id in ({marks(chunk)})",
-                list(chunk),
-            ).fetchall()
+            rows += map(
+                StoredResponse._make,
+                self.store.execute(
+                    f"select id, prompt_id, policy_key, sample_index, text, meta from responses "
+                    f"where id in ({marks(chunk)})",
+                    list(chunk),
+                ),
+            )
         return rows
 
     def has_responses(self, policy_key: str) -> bool:
@@ -215,25 +229,11 @@ class Items:
         )
 
     # -- benchmarks -----------------------------------------------------------------------
-    def add_benchmark(self, benchmark: dict[str, Any]) -> None:
-        """``benchmark``: the ``benchmarks`` columns (id, title, selection_key, policy_key,
-        per_prompt, oracle_key, simulated, origin, created_at, and design: the label design's
-        JSON, None for a benchmark whose every response is labelled)."""
-        columns = (
-            "id",
-            "title",
-            "selection_key",
-            "policy_key",
-            "per_prompt",
-            "oracle_key",
-            "simulated",
-            "origin",
-            "created_at",
-            "design",
-        )
+    def add_benchmark(self, benchmark: BenchmarkRow) -> None:
         self._insert(
-            f"insert or ignore into benchmarks ({', '.join(columns)}) values ({marks(columns)})",
-            [tuple(benchmark.get(c) for c in columns)],
+            f"insert or ignore into benchmarks ({', '.join(BENCHMARK_COLUMNS)}) "
+            f"values ({marks(BENCHMARK_COLUMNS)})",
+            [benchmark_columns(benchmark)],
         )
 
     def add_inclusion(self, benchmark_id: str, rows: Iterable[tuple[str, float, bool]]) -> None:
@@ -244,39 +244,41 @@ class Items:
             ((benchmark_id, rid, probability, int(drawn)) for rid, probability, drawn in rows),
         )
 
-    def inclusion(self, benchmark_id: str) -> dict[str, tuple[float, bool]]:
-        """Response id → (inclusion probability, whether the design drew it for a label)."""
+    def inclusion(self, benchmark_id: str) -> dict[str, Inclusion]:
+        """Response id → its inclusion in the benchmark's label design."""
         rows = self.store.execute(
             "select response_id, probability, drawn from inclusion where benchmark_id = ?",
             [benchmark_id],
         )
-        return {rid: (probability, bool(drawn)) for rid, probability, drawn in rows}
+        return {rid: Inclusion(probability, bool(drawn)) for rid, probability, drawn in rows}
 
-    def benchmark(self, benchmark_id: str) -> dict[str, Any] | None:
-        cursor = self.store.execute("select * from benchmarks where id = ?", [benchmark_id])
-        row = cursor.fetchone()
-        return (
-            None if row is None else dict(zip((d[0] for d in cursor.description), row, strict=True))
+    def benchmark(self, benchmark_id: str) -> BenchmarkRow | None:
+        cursor = self.store.execute(
+            f"select {', '.join(BENCHMARK_COLUMNS)} from benchmarks where id = ?", [benchmark_id]
         )
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        return benchmark_row(dict(zip(BENCHMARK_COLUMNS, row, strict=True)), self.store.path)
 
     def benchmark_responses(
         self, selection_key: str, policy_key: str, per_prompt: int
-    ) -> list[ResponseRow]:
+    ) -> list[StoredResponse]:
         """A benchmark's stored responses, by selection position then sample index."""
-        return self.store.execute(
+        rows = self.store.execute(
             """select r.id, r.prompt_id, r.policy_key, r.sample_index, r.text, r.meta
                from selections s join responses r on r.prompt_id = s.prompt_id
                where s.selection_key = ? and r.policy_key = ? and r.sample_index < ?
                order by s.position, r.sample_index""",
             [selection_key, policy_key, per_prompt],
         ).fetchall()
+        return [StoredResponse._make(row) for row in rows]
 
     def benchmark_labels(
         self, selection_key: str, policy_key: str, per_prompt: int, oracle_key: str
-    ) -> list[tuple[str, str, float, str]]:
-        """(prompt_id, response_id, oracle score, response meta JSON) of a benchmark's
-        labelled responses, by selection position then sample index."""
-        return self.store.execute(
+    ) -> list[LabelledItem]:
+        """A benchmark's labelled responses, by selection position then sample index."""
+        rows = self.store.execute(
             """select r.prompt_id, r.id, l.score, r.meta
                from selections s join responses r on r.prompt_id = s.prompt_id
                join oracle_labels l on l.oracle_key = ? and l.response_id = r.id
@@ -284,6 +286,7 @@ class Items:
                order by s.position, r.sample_index""",
             [oracle_key, selection_key, policy_key, per_prompt],
         ).fetchall()
+        return [LabelledItem._make(row) for row in rows]
 
     # -- preference pairs -----------------------------------------------------------------
     def add_pairs(self, rows: Iterable[PairRow]) -> None:

@@ -2,8 +2,8 @@
 prompts, responses, labels and scores, and a run's preference pairs, for display.
 
 Every query goes through an index: a run's results by ``run_id``, a prompt's responses by
-``(policy_key, prompt_id)``, a label or score by its primary key.  Rows come back as tuples,
-or as dicts (column → value) where a caller reads whole rows.
+``(policy_key, prompt_id)``, a label or score by its primary key.  Rows come back as named,
+typed records (:mod:`.records`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,28 @@ from typing import TYPE_CHECKING, Any
 
 from .damage import damaged_value
 from .items import chunks, marks
+from .records import (
+    BENCHMARK_COLUMNS,
+    RUN_COLUMNS,
+    BenchmarkRow,
+    CurvePointRow,
+    LabelledResponse,
+    MetricResultRow,
+    NamedComponent,
+    PairTexts,
+    PerPromptValue,
+    RunFailure,
+    RunListing,
+    RunRewardModel,
+    RunRow,
+    RunSourceRow,
+    ScoredLabel,
+    ScoredPair,
+    ScoredShiftedPair,
+    SelectionPrompt,
+    benchmark_row,
+    run_row,
+)
 
 #: the numeric columns of a stored result (a metric's value, a curve's point)
 RESULT_NUMBERS = ("value", "stderr", "ci_low", "ci_high")
@@ -32,16 +54,18 @@ class Reads:
         self.store = store
 
     # -- runs -----------------------------------------------------------------------------
-    def run(self, run_id: str) -> dict[str, Any] | None:
-        rows = dict_rows(self.store.execute("select * from runs where id = ?", [run_id]))
-        return rows[0] if rows else None
+    def run(self, run_id: str) -> RunRow:
+        """A stored run (its id resolved first: ``KeyError`` for one not stored)."""
+        rows = dict_rows(
+            self.store.execute(f"select {', '.join(RUN_COLUMNS)} from runs where id = ?", [run_id])
+        )
+        if not rows:
+            raise KeyError(f"run {run_id} is not stored")
+        return run_row(rows[0])
 
-    def runs(self) -> list[tuple]:
-        """(id, title, status, simulated, created_at, recipe_path, prompts, per_prompt, RMs,
-        error, pairs) of every run, newest first; prompts and per_prompt are None for a
-        pairs-only run (and for a run still in its prompts stage), error for a run that did
-        not fail; pairs is 0 for a run without pairs (yet)."""
-        return self.store.execute(
+    def runs(self) -> list[RunListing]:
+        """Every run, newest first."""
+        rows = self.store.execute(
             """select r.id, r.title, r.status, r.simulated, r.created_at, r.recipe_path,
                       (select count(*) from selections s where s.selection_key = b.selection_key),
                       b.per_prompt,
@@ -50,39 +74,45 @@ class Reads:
                from runs r left join benchmarks b on b.id = r.benchmark_id
                order by r.created_at desc, r.rowid desc"""
         ).fetchall()
+        return [RunListing._make((*row[:3], bool(row[3]), *row[4:])) for row in rows]
 
-    def run_sources(self, run_id: str) -> list[dict[str, Any]]:
+    def run_sources(self, run_id: str) -> list[RunSourceRow]:
         """The run's provenance rows, in order; none for a run stored before they were."""
-        return dict_rows(
+        columns = ", ".join(RunSourceRow.__dataclass_fields__)
+        rows = dict_rows(
             self.store.execute(
-                "select * from run_sources where run_id = ? order by position", [run_id]
+                f"select {columns} from run_sources where run_id = ? order by position", [run_id]
             )
         )
+        return [RunSourceRow(**{**row, "simulated": bool(row["simulated"])}) for row in rows]
 
-    def failures(self, run_id: str, stage: str) -> list[tuple[str, str]]:
-        """(item_id, error) of the run's failures of ``stage``, in the order recorded."""
-        return self.store.execute(
+    def failures(self, run_id: str, stage: str) -> list[RunFailure]:
+        """The run's failures of ``stage``, in the order recorded."""
+        rows = self.store.execute(
             "select item_id, error from failures where run_id = ? and stage = ? order by id",
             [run_id, stage],
         ).fetchall()
+        return [RunFailure._make(row) for row in rows]
 
-    def reward_models(self, run_id: str) -> list[tuple[str, str]]:
-        """(label, rm_key) of the run's RMs in recipe order."""
-        return self.store.execute(
+    def reward_models(self, run_id: str) -> list[RunRewardModel]:
+        """The run's RMs in recipe order."""
+        rows = self.store.execute(
             "select label, rm_key from run_reward_models where run_id = ? order by position",
             [run_id],
         ).fetchall()
+        return [RunRewardModel._make(row) for row in rows]
 
     def pair_count(self, pair_set_key: str) -> int:
         return self.store.execute(
             "select count(*) from pair_sets where pair_set_key = ?", [pair_set_key]
         ).fetchone()[0]
 
-    def components_named(self, kind: str, name: str) -> list[tuple[str, str]]:
-        """(key, options JSON) of every stored component of ``kind`` called ``name``."""
-        return self.store.execute(
+    def components_named(self, kind: str, name: str) -> list[NamedComponent]:
+        """Every stored component of ``kind`` called ``name``."""
+        rows = self.store.execute(
             "select key, options from components where kind = ? and name = ?", [kind, name]
         ).fetchall()
+        return [NamedComponent._make(row) for row in rows]
 
     def benchmark_ids(self) -> list[str]:
         """Every stored benchmark, the one a run used (or that was stored) last first."""
@@ -95,21 +125,30 @@ class Reads:
         ]
 
     # -- results ----------------------------------------------------------------------------
-    def metric_rows(self, run_id: str) -> list[dict[str, Any]]:
+    def metric_rows(self, run_id: str) -> list[MetricResultRow]:
         """The run's ``metric_results`` rows, in stored order."""
+        columns = ", ".join(MetricResultRow.__dataclass_fields__)
         rows = dict_rows(
             self.store.execute(
-                "select * from metric_results where run_id = ? order by rowid", [run_id]
+                f"select {columns} from metric_results where run_id = ? order by rowid", [run_id]
             )
         )
-        return self._numbers("metric_results", rows, RESULT_NUMBERS)
+        return [
+            MetricResultRow(**{**row, "higher_is_better": bool(row["higher_is_better"])})
+            for row in self._numbers("metric_results", rows, RESULT_NUMBERS)
+        ]
 
-    def curve_rows(self, run_id: str) -> list[dict[str, Any]]:
+    def curve_rows(self, run_id: str) -> list[CurvePointRow]:
         """The run's ``curves`` rows (one per point), in stored order."""
+        columns = ", ".join(CurvePointRow.__dataclass_fields__)
         rows = dict_rows(
-            self.store.execute("select * from curves where run_id = ? order by rowid", [run_id])
+            self.store.execute(
+                f"select {columns} from curves where run_id = ? order by rowid", [run_id]
+            )
         )
-        return self._numbers("curves", rows, ("x", *RESULT_NUMBERS))
+        return [
+            CurvePointRow(**row) for row in self._numbers("curves", rows, ("x", *RESULT_NUMBERS))
+        ]
 
     def _numbers(
         self, table: str, rows: list[dict[str, Any]], columns: Sequence[str]
@@ -131,8 +170,8 @@ class Reads:
             )
         }
 
-    def per_prompt_values(self, run_id: str, rm_key: str) -> list[tuple[str, str, float]]:
-        """(key, prompt_id, value) of one RM's per-prompt results in the run."""
+    def per_prompt_values(self, run_id: str, rm_key: str) -> list[PerPromptValue]:
+        """One RM's per-prompt results in the run."""
         rows = self.store.execute(
             "select key, prompt_id, value from per_prompt_results where run_id = ? and rm_key = ?",
             [run_id, rm_key],
@@ -140,27 +179,27 @@ class Reads:
         for _, _, value in rows:
             if value is not None and not isinstance(value, int | float):
                 raise damaged_value(self.store.path, "per_prompt_results.value", value)
-        return rows
+        return [PerPromptValue._make(row) for row in rows]
 
     # -- a benchmark's contents -------------------------------------------------------------
-    def selection_prompts(self, selection_key: str) -> list[tuple[int, str, str, str]]:
-        """(position, id, text, meta JSON) of a selection's prompts, in order."""
-        return self.store.execute(
+    def selection_prompts(self, selection_key: str) -> list[SelectionPrompt]:
+        """A selection's prompts, in order."""
+        rows = self.store.execute(
             """select s.position, p.id, p.text, p.meta from selections s
                join prompts p on p.id = s.prompt_id
                where s.selection_key = ? order by s.position""",
             [selection_key],
         ).fetchall()
+        return [SelectionPrompt._make(row) for row in rows]
 
-    def labelled_responses(self, benchmark: dict[str, Any], prompt_id: str) -> list[tuple]:
-        """(id, sample_index, text, meta JSON, score, samples JSON, cost_usd, prompt_tokens,
-        completion_tokens, inclusion probability) of one prompt's benchmark responses and
-        their labels, in order: on a budgeted benchmark every response (the label columns NULL
-        where the design left it unlabelled), else the labelled ones (probability NULL)."""
-        budgeted = benchmark.get("design") is not None
+    def labelled_responses(self, benchmark: BenchmarkRow, prompt_id: str) -> list[LabelledResponse]:
+        """One prompt's benchmark responses and their labels, in order: on a budgeted benchmark
+        every response (the label columns None where the design left it unlabelled), else the
+        labelled ones (inclusion probability None)."""
+        budgeted = benchmark.design is not None
         # on a budgeted benchmark only the drawn responses' labels are its own
         drawn = "and i.drawn = 1" if budgeted else ""
-        return self.store.execute(
+        rows = self.store.execute(
             f"""select r.id, r.sample_index, r.text, r.meta, l.score, l.samples, l.cost_usd,
                       l.prompt_tokens, l.completion_tokens, i.probability
                from responses r
@@ -170,27 +209,34 @@ class Reads:
                where r.policy_key = ? and r.prompt_id = ? and r.sample_index < ?
                order by r.sample_index""",
             [
-                benchmark["id"],
-                benchmark["oracle_key"],
-                benchmark["policy_key"],
+                benchmark.id,
+                benchmark.oracle_key,
+                benchmark.policy_key,
                 prompt_id,
-                benchmark["per_prompt"],
+                benchmark.per_prompt,
             ],
         ).fetchall()
+        return [LabelledResponse._make(row) for row in rows]
 
-    def full_benchmarks(self, policy_key: str, oracle_key: str, per_prompt: int) -> list[dict]:
+    def full_benchmarks(
+        self, policy_key: str, oracle_key: str, per_prompt: int
+    ) -> list[BenchmarkRow]:
         """The stored benchmarks of this policy, oracle and N whose every response is labelled
         (no label design), most prompts first: the pilots a label plan can read."""
+        columns = ", ".join(f"b.{c}" for c in BENCHMARK_COLUMNS)
         cursor = self.store.execute(
-            """select b.*, (select count(*) from selections s where s.selection_key =
-                            b.selection_key) as prompts
-               from benchmarks b where b.policy_key = ? and b.oracle_key = ?
-               and b.per_prompt = ? and b.design is null order by prompts desc, b.id""",
+            f"""select {columns} from benchmarks b where b.policy_key = ? and b.oracle_key = ?
+               and b.per_prompt = ? and b.design is null
+               order by (select count(*) from selections s where s.selection_key =
+                         b.selection_key) desc, b.id""",
             [policy_key, oracle_key, per_prompt],
         )
-        return dict_rows(cursor)
+        return [
+            benchmark_row(dict(zip(BENCHMARK_COLUMNS, row, strict=True)), self.store.path)
+            for row in cursor.fetchall()
+        ]
 
-    def label_coverage(self, benchmark: dict[str, Any]) -> tuple[int, int]:
+    def label_coverage(self, benchmark: BenchmarkRow) -> tuple[int, int]:
         """(labelled, all) responses of a budgeted benchmark: those its design drew that have
         a label, and all of them (its inclusion table)."""
         return self.store.execute(
@@ -198,25 +244,25 @@ class Reads:
                left join oracle_labels l on l.oracle_key = ? and l.response_id = i.response_id
                  and i.drawn = 1
                where i.benchmark_id = ?""",
-            [benchmark["oracle_key"], benchmark["id"]],
+            [benchmark.oracle_key, benchmark.id],
         ).fetchone()
 
     def oracle_range(
-        self, benchmark: dict[str, Any]
+        self, benchmark: BenchmarkRow
     ) -> tuple[float | None, float | None, float | None]:
         """(lowest, highest, mean) oracle score of the benchmark's responses (Nones when none
         is labelled).  Under a label design the mean is the responses' mean as the design
         estimates it: the labels its design drew, each weighted by 1/π (Hájek's ratio form of
         Horvitz & Thompson 1952; Särndal et al., "Model Assisted Survey Sampling", 1992,
         Sec. 5.7), not the plain mean of whichever responses have a label."""
-        if benchmark.get("design") is not None:
+        if benchmark.design is not None:
             return self.store.execute(
                 """select min(j.score), max(j.score),
                           sum(j.score / i.probability) / sum(1.0 / i.probability)
                    from inclusion i
                    join oracle_labels j on j.oracle_key = ? and j.response_id = i.response_id
                    where i.benchmark_id = ? and i.drawn = 1""",
-                [benchmark["oracle_key"], benchmark["id"]],
+                [benchmark.oracle_key, benchmark.id],
             ).fetchone()
         return self.store.execute(
             """select min(j.score), max(j.score), avg(j.score) from responses r
@@ -224,20 +270,18 @@ class Reads:
                where r.policy_key = ? and r.sample_index < ?
                  and r.prompt_id in (select prompt_id from selections where selection_key = ?)""",
             [
-                benchmark["oracle_key"],
-                benchmark["policy_key"],
-                benchmark["per_prompt"],
-                benchmark["selection_key"],
+                benchmark.oracle_key,
+                benchmark.policy_key,
+                benchmark.per_prompt,
+                benchmark.selection_key,
             ],
         ).fetchone()
 
-    def scores_with_labels(
-        self, benchmark: dict[str, Any], rm_key: str
-    ) -> list[tuple[str, float, float]]:
-        """(prompt_id, RM score, oracle score) of every benchmark response both scored and
-        labelled.  ``prompt_id in (subquery)`` makes SQLite walk the responses index prompt by
-        prompt; a join on selections instead rescans the selection for every response."""
-        return self.store.execute(
+    def scores_with_labels(self, benchmark: BenchmarkRow, rm_key: str) -> list[ScoredLabel]:
+        """Every benchmark response both scored and labelled.  ``prompt_id in (subquery)``
+        makes SQLite walk the responses index prompt by prompt; a join on selections instead
+        rescans the selection for every response."""
+        rows = self.store.execute(
             """select r.prompt_id, y.score, j.score from responses r
                join rm_scores y on y.rm_key = ? and y.response_id = r.id
                join oracle_labels j on j.oracle_key = ? and j.response_id = r.id
@@ -245,12 +289,13 @@ class Reads:
                  and r.prompt_id in (select prompt_id from selections where selection_key = ?)""",
             [
                 rm_key,
-                benchmark["oracle_key"],
-                benchmark["policy_key"],
-                benchmark["per_prompt"],
-                benchmark["selection_key"],
+                benchmark.oracle_key,
+                benchmark.policy_key,
+                benchmark.per_prompt,
+                benchmark.selection_key,
             ],
         ).fetchall()
+        return [ScoredLabel._make(row) for row in rows]
 
     def scores_of(self, rm_key: str, response_ids: Sequence[str]) -> dict[str, float]:
         """The RM's stored scores of those of ``response_ids`` it scored."""
@@ -266,11 +311,9 @@ class Reads:
         return found
 
     # -- a run's preference pairs -------------------------------------------------------------
-    def pair_scores(self, pair_set_key: str, rm_key: str) -> list[tuple]:
-        """Every pair of a pair set that ``rm_key`` scored, in order: (position, pair id,
-        subset, meta JSON, prompt id, chosen id, rejected id, prompt, chosen, rejected, chosen
-        score, rejected score)."""
-        return self.store.execute(
+    def pair_scores(self, pair_set_key: str, rm_key: str) -> list[ScoredPair]:
+        """Every pair of a pair set that ``rm_key`` scored, in order."""
+        rows = self.store.execute(
             """select s.position, p.id, p.subset, p.meta, p.prompt_id, p.chosen_id,
                       p.rejected_id, q.text, c.text, r.text, sc.score, sr.score
                from pair_sets s join pairs p on p.id = s.pair_id
@@ -281,13 +324,11 @@ class Reads:
                where s.pair_set_key = ? order by s.position""",
             [rm_key, rm_key, pair_set_key],
         ).fetchall()
+        return [ScoredPair._make(row) for row in rows]
 
-    def shifted_pair_scores(
-        self, pair_set_key: str, rm_key: str
-    ) -> list[tuple[str, str, str, float, float, float]]:
-        """Every stored shifted copy of the set's pairs that ``rm_key`` scored: (pair id,
-        original pair id, shift target, shift level, chosen score, rejected score)."""
-        return self.store.execute(
+    def shifted_pair_scores(self, pair_set_key: str, rm_key: str) -> list[ScoredShiftedPair]:
+        """Every stored shifted copy of the set's pairs that ``rm_key`` scored."""
+        rows = self.store.execute(
             """select p.id, p.original_pair_id, p.shift_target, p.shift_level, sc.score, sr.score
                from pairs p
                join rm_scores sc on sc.rm_key = ? and sc.response_id = p.chosen_id
@@ -296,12 +337,14 @@ class Reads:
                  (select pair_id from pair_sets where pair_set_key = ?)""",
             [rm_key, rm_key, pair_set_key],
         ).fetchall()
+        return [ScoredShiftedPair._make(row) for row in rows]
 
-    def pair_texts(self, pair_id: str) -> tuple[str, str, str, str, str] | None:
-        """(prompt, chosen, rejected, chosen id, rejected id) of a stored pair."""
-        return self.store.execute(
+    def pair_texts(self, pair_id: str) -> PairTexts | None:
+        """A stored pair's texts (None: not stored)."""
+        row = self.store.execute(
             """select q.text, c.text, r.text, p.chosen_id, p.rejected_id from pairs p
                join prompts q on q.id = p.prompt_id join responses c on c.id = p.chosen_id
                join responses r on r.id = p.rejected_id where p.id = ?""",
             [pair_id],
         ).fetchone()
+        return None if row is None else PairTexts._make(row)

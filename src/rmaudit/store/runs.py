@@ -7,26 +7,11 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .items import chunks, marks
+from .records import RUN_COLUMNS, RunRow
 
 if TYPE_CHECKING:
     from . import Store
 
-RUN_COLUMNS = (
-    "id",
-    "title",
-    "recipe_path",
-    "recipe_text",
-    "recipe_json",
-    "benchmark_id",
-    "pair_set_key",
-    "status",
-    "simulated",
-    "created_at",
-    "finished_at",
-    "rmaudit_version",
-    "timings",
-    "error",
-)
 #: (run_id, rm_key, metric, key, label, params JSON, value, stderr, ci_low, ci_high,
 #: higher_is_better)
 MetricRow = tuple[str, str, str, str, str, str, Any, Any, Any, Any, int]
@@ -41,7 +26,7 @@ class Runs:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def start(self, run: dict[str, Any], reward_models: Sequence[tuple[str, str]]) -> None:
+    def start(self, run: RunRow, reward_models: Sequence[tuple[str, str]]) -> None:
         """Record a run as running (a rerun of the same recipe reuses its row) with its RMs,
         ``reward_models`` as (label, rm_key) in recipe order."""
         updates = ", ".join(f"{c} = excluded.{c}" for c in RUN_COLUMNS[1:])
@@ -49,13 +34,13 @@ class Runs:
             self.store.execute(
                 f"insert into runs ({', '.join(RUN_COLUMNS)}) values "
                 f"({', '.join('?' * len(RUN_COLUMNS))}) on conflict (id) do update set {updates}",
-                [run.get(c) for c in RUN_COLUMNS],
+                [getattr(run, c) for c in RUN_COLUMNS],  # sqlite3 stores a bool as 0 or 1
             )
-            self.store.execute("delete from run_reward_models where run_id = ?", [run["id"]])
+            self.store.execute("delete from run_reward_models where run_id = ?", [run.id])
             self.store.executemany(
                 "insert into run_reward_models (run_id, position, label, rm_key) "
                 "values (?, ?, ?, ?)",
-                [(run["id"], i, label, rm_key) for i, (label, rm_key) in enumerate(reward_models)],
+                [(run.id, i, label, rm_key) for i, (label, rm_key) in enumerate(reward_models)],
             )
 
     def set_sources(self, run_id: str, rows: Iterable[tuple]) -> None:

@@ -65,10 +65,10 @@ def earlier_data_dirs(db_path: str) -> list[Path]:
     store = open_for_reading(db_path)
     try:
         locations = [
-            source["location"]
+            source.location
             for run in list_runs(store)
             for source in store.read.run_sources(run.id)
-            if source["kind"] == "file"
+            if source.kind == "file" and source.location is not None
         ]
     finally:
         store.close()

@@ -47,25 +47,24 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
     data = {
         "version": version,
         "files": [
-            {"location": s["location"], "sha256": s["digest"]}
+            {"location": s.location, "sha256": s.digest}
             for s in store.read.run_sources(run_id)
-            if s["kind"] == "file" and s["part"] in DATA_PARTS
+            if s.kind == "file" and s.part in DATA_PARTS
         ],
     }
     rejected = len(store.read.failures(run_id, _REJECTED_STAGE))
-    if run["benchmark_id"]:
-        benchmark = store.items.benchmark(run["benchmark_id"])
-        assert benchmark is not None, "a stored run's benchmark is stored"
-        total, unit = len(store.read.selection_prompts(benchmark["selection_key"])), "prompts"
+    benchmark = store.items.benchmark(run.benchmark_id) if run.benchmark_id else None
+    if benchmark is not None:
+        total, unit = len(store.read.selection_prompts(benchmark.selection_key)), "prompts"
     else:
-        total, unit = store.read.pair_count(run["pair_set_key"]), "pairs"
+        total, unit = store.read.pair_count(run.pair_set_key or ""), "pairs"
     skipped: dict[str, int] = {}
     for _, error in store.read.failures(run_id, SKIPPED_STAGE):
         metric_label = error.split(": ", 1)[0]
         skipped[metric_label] = skipped.get(metric_label, 0) + 1
     labels = {rm_key: label for label, rm_key in store.read.reward_models(run_id)}
     params = {
-        (labels.get(r["rm_key"]), r["metric"], r["key"]): json.loads(r["params"] or "{}")
+        (labels.get(r.rm_key), r.metric, r.key): json.loads(r.params or "{}")
         for r in store.read.metric_rows(run_id)
     }
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from textual.app import App
 from textual.binding import Binding
@@ -20,6 +20,7 @@ from rmaudit.results.run_index import list_runs, open_for_reading, resolve_run
 from rmaudit.results.summary import RunSummary, load_summary
 from rmaudit.store import Store
 
+from .screens._base import AuditAppView
 from .screens.help import HelpScreen
 from .screens.leaderboard import LeaderboardScreen
 from .screens.runs import RunsScreen
@@ -131,3 +132,9 @@ class AuditApp(App):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
+
+
+if TYPE_CHECKING:
+
+    def _screens_see(app: AuditApp) -> AuditAppView:
+        return app  # the type checker checks that the app is what its screens take it for

@@ -6,14 +6,23 @@ from __future__ import annotations
 from textual.widgets import Input
 
 from ..widgets.search import SearchBox
+from ..widgets.table import NavTable
+from ._base import AuditScreen
 
 
-class TableSearch:
+class TableSearch(AuditScreen):
     """``/`` opens the search, each keystroke refills the table (the screen's ``fill``), enter
     goes to the matches (:meth:`open_match`), and escape closes the search before it leaves
-    the screen.  A mixin for a ``Screen`` with a ``table`` and a ``query_text``."""
+    the screen.  The base of a screen with a ``table``, a ``fill`` and a ``query_text``."""
 
     query_text: str
+
+    @property
+    def table(self) -> NavTable:
+        raise NotImplementedError  # each screen names its table
+
+    def fill(self) -> None:
+        raise NotImplementedError  # each screen fills its table with the query's matches
 
     def action_search(self) -> None:
         self.query_one(SearchBox).open()

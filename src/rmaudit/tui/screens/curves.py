@@ -6,7 +6,6 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
 from rmaudit.display.formatting import visible
@@ -14,8 +13,10 @@ from rmaudit.display.literal import literal
 from rmaudit.results.panels import PanelContext, panel_views
 from rmaudit.tui.panel_views import build_view
 
+from ._base import AuditScreen
 
-class CurvesScreen(Screen):
+
+class CurvesScreen(AuditScreen):
     BINDINGS = [
         Binding("x", "toggle_axis", "x axis: n / KL"),
         Binding("v", "next_view", "Next view"),

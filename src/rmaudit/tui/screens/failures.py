@@ -13,7 +13,6 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from rmaudit.display.literal import assemble, literal
@@ -21,6 +20,7 @@ from rmaudit.results.browse import PromptFailure, per_prompt_columns
 
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
+from ._base import AuditScreen
 from ._search import TableSearch
 from .prompt import PromptScreen
 
@@ -28,7 +28,7 @@ SORTS = ("metric", "gap", "benchmark order")
 TOPIC_WIDTH = 18
 
 
-class FailuresScreen(TableSearch, Screen):
+class FailuresScreen(TableSearch, AuditScreen):
     BINDINGS = [
         Binding("slash", "search", "Search", key_display="/"),
         Binding("s", "sort", "Sort"),
@@ -197,4 +197,4 @@ class FailuresScreen(TableSearch, Screen):
         self.load()
 
     def on_data_table_row_selected(self, event: NavTable.RowSelected) -> None:
-        self.app.push_screen(PromptScreen(self.run_id, self.rm_key, event.row_key.value))
+        self.app.push_screen(PromptScreen(self.run_id, self.rm_key, str(event.row_key.value)))

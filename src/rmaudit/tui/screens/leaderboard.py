@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from rmaudit.components.vocabulary import RETA_CURVE
 from rmaudit.display.formatting import format_value, short_label, sparkline
 from rmaudit.display.literal import assemble, literal
 from rmaudit.results.browse import ACROSS_RMS
+from rmaudit.results.labelling import Labelling
+from rmaudit.results.summary import Column
 
 from ..widgets.table import NavTable
+from ._base import AuditScreen
 from .curves import CurvesScreen
 from .failures import FailuresScreen
 from .pair_failures import PairFailuresScreen
@@ -26,15 +29,16 @@ FIXED_COLUMNS = ("", "reward model")  # the mark, the RM label: frozen when the 
 REFRESH_SECONDS = 1.0
 
 
-def labelled_tag(labelling: dict | None) -> str:
+def labelled_tag(labelling: Labelling | None) -> str:
     """ " · 25% labelled (rm-guided design, cheap judge RM honest)" on a budgeted benchmark."""
     if labelling is None:
         return ""
-    cheap = f", cheap judge {labelling['cheap_judge']}" if labelling["cheap_judge"] else ""
-    return f" · {labelling['fraction']:.0%} labelled ({labelling['design']} design{cheap})"
+    cheap = f", cheap judge {labelling.cheap_judge}" if labelling.cheap_judge else ""
+    share = f"{labelling.fraction:.0%}" if labelling.fraction is not None else "none"
+    return f" · {share} labelled ({labelling.design} design{cheap})"
 
 
-class LeaderboardScreen(Screen):
+class LeaderboardScreen(AuditScreen):
     """Enter on a row opens that RM's failures (its pair failures in a run of pairs only);
     s sorts by the column under the cursor."""
 
@@ -67,7 +71,7 @@ class LeaderboardScreen(Screen):
     @property
     def has_prompts(self) -> bool:
         """Whether the run has a benchmark (prompt failures), not only preference pairs."""
-        return bool(self.app.summary(self.run_id).run["benchmark_id"])
+        return bool(self.app.summary(self.run_id).run.benchmark_id)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "pair_failures":  # the key shows only where there are pairs
@@ -76,7 +80,7 @@ class LeaderboardScreen(Screen):
 
     def on_mount(self) -> None:
         self.show()
-        if self.app.summary(self.run_id).run["status"] == "running":
+        if self.app.summary(self.run_id).run.status == "running":
             self.refresher = self.set_interval(REFRESH_SECONDS, self.refresh_running)
         self.table.move_cursor(row=0, column=len(FIXED_COLUMNS))  # s sorts by the first metric
         self.table.focus()
@@ -87,7 +91,7 @@ class LeaderboardScreen(Screen):
         self.app.forget(self.run_id)
         self.show()
         self.table.move_cursor(row=cursor.row, column=cursor.column)
-        if self.app.summary(self.run_id).run["status"] != "running":
+        if self.app.summary(self.run_id).run.status != "running":
             self.refresher.stop()
 
     def show(self) -> None:
@@ -95,17 +99,16 @@ class LeaderboardScreen(Screen):
         bench, run = summary.benchmark, summary.run
         tag = Text("  SIMULATED ", style="b reverse yellow") if summary.simulated else ""
         if self.has_prompts:
-            size = f"{bench['per_prompt']} responses per prompt"
+            size = f"{bench.per_prompt} responses per prompt"
         elif summary.pairs:
             size = f"{summary.pairs:,} preference pairs"
         else:  # a run in its prompts stage has neither yet
             size = "no benchmark or pairs stored yet"
         self.query_one("#leaderboard-title", Static).update(
             assemble(
-                (run["title"], "bold"),
+                (run.title, "bold"),
                 tag,
-                f"\nrun {run['id'][:10]} · {run['status']} · {size} · "
-                f"{len(summary.reward_models)} RMs",
+                f"\nrun {run.id[:10]} · {run.status} · {size} · {len(summary.reward_models)} RMs",
                 labelled_tag(summary.labelling),
             )
         )
@@ -125,7 +128,7 @@ class LeaderboardScreen(Screen):
         )
         #: (metric, key) of the RETA curve drawn as a sparkline in the last column, if stored
         self.reta_curve = self._reta_curve()
-        headers = [
+        headers: list[str | Text] = [
             *FIXED_COLUMNS,
             *(literal(f"{c.label} {'↑' if c.higher_is_better else '↓'}") for c in summary.columns),
         ]
@@ -145,7 +148,7 @@ class LeaderboardScreen(Screen):
         marked = self.app.marked.get(self.run_id, [])
         rows = []
         for label, rm_key in summary.reward_models:
-            cells = [MARK if rm_key in marked else "", label]
+            cells: list[Any] = [MARK if rm_key in marked else "", label]
             cells += [summary.cells.get((rm_key, c.metric, c.key)) for c in summary.columns]
             if self.reta_curve:
                 cells.append(summary.curves.get((rm_key, *self.reta_curve)))
@@ -154,16 +157,19 @@ class LeaderboardScreen(Screen):
             rows.sort(key=self._sort_key, reverse=self._reverse())
         return rows
 
-    def _metric_column(self, index: int):
+    def _metric_column(self, index: int | None) -> Column | None:
         summary = self.app.summary(self.run_id)
+        if index is None:
+            return None
         offset = index - len(FIXED_COLUMNS)
         return summary.columns[offset] if 0 <= offset < len(summary.columns) else None
 
-    def _is_curve_column(self, index: int) -> bool:
+    def _is_curve_column(self, index: int | None) -> bool:
         summary = self.app.summary(self.run_id)
         return bool(self.reta_curve) and index == len(FIXED_COLUMNS) + len(summary.columns)
 
-    def _sort_key(self, row: tuple[str, list]):
+    def _sort_key(self, row: tuple[str, list]) -> tuple[bool, float] | str:
+        assert self.sort_column is not None  # rows are sorted only by a chosen column
         cell = row[1][self.sort_column]
         if self._is_curve_column(self.sort_column):
             # the curve's value at the smallest η (its last point), not the glyphs
@@ -220,7 +226,7 @@ class LeaderboardScreen(Screen):
             )
 
     def current_rm(self) -> str:
-        return self.table.coordinate_to_cell_key(self.table.cursor_coordinate).row_key.value
+        return str(self.table.coordinate_to_cell_key(self.table.cursor_coordinate).row_key.value)
 
     def action_sort(self) -> None:
         column = self.table.cursor_column

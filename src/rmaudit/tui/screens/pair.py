@@ -13,11 +13,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from rmaudit.display.literal import assemble, literal
 from rmaudit.results.pair_failures import RIGHT, WRONG, PairVerdict, ShiftFlip
+from rmaudit.store.records import PairTexts
+
+from ._base import AuditScreen
 
 
 def verdict(margin: float) -> Text:
@@ -28,7 +30,7 @@ def verdict(margin: float) -> Text:
     )
 
 
-class PairScreen(Screen):
+class PairScreen(AuditScreen):
     BINDINGS = [
         Binding("plus", "level(1)", "Shift level +", key_display="+"),
         Binding("minus", "level(-1)", "Shift level −", key_display="-"),
@@ -49,7 +51,7 @@ class PairScreen(Screen):
         super().__init__()
         self.run_id, self.rm_key, self.pair, self.flip = run_id, rm_key, pair, flip
         #: the shift level shown (an index into flip.levels); 0 without a flip
-        self.level = flip.first_flip if flip is not None else 0
+        self.level = (flip.first_flip or 0) if flip is not None else 0
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         return self.flip is not None if action == "level" else True
@@ -77,11 +79,10 @@ class PairScreen(Screen):
         """The texts and scores of the pair at the current shift level."""
         summary = self.app.summary(self.run_id)
         pair_id = self.shown_pair_id()
-        if pair_id is None:  # a level the RM scored no shifted copy at
-            texts = (self.pair.prompt, self.pair.chosen, self.pair.rejected, None, None)
-        else:
-            texts = self.app.store.read.pair_texts(pair_id)
-        prompt, chosen, rejected, chosen_id, rejected_id = texts
+        unscored = PairTexts(self.pair.prompt, self.pair.chosen, self.pair.rejected, "", "")
+        # a level the RM scored no shifted copy at shows the pair, unscored
+        texts = unscored if pair_id is None else self.app.store.read.pair_texts(pair_id)
+        prompt, chosen, rejected, chosen_id, rejected_id = texts or unscored
         margins = {}
         for _, rm_key in summary.reward_models:
             ids = [i for i in (chosen_id, rejected_id) if i]

@@ -12,7 +12,6 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from rmaudit.display.literal import assemble
@@ -20,6 +19,7 @@ from rmaudit.results.pair_failures import PairVerdict, ShiftFlip, shift_sweep
 
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
+from ._base import AuditScreen
 from ._search import TableSearch
 from .pair import PairScreen
 
@@ -37,7 +37,7 @@ def _number(value: float) -> Text:
     return Text(f"{value:+.3f}", justify="right")
 
 
-class PairFailuresScreen(TableSearch, Screen):
+class PairFailuresScreen(TableSearch, AuditScreen):
     BINDINGS = [
         Binding("slash", "search", "Search", key_display="/"),
         Binding("t", "subset", "Subset"),
@@ -56,7 +56,8 @@ class PairFailuresScreen(TableSearch, Screen):
         self.query_text = ""
         self.verdicts: list[PairVerdict] | None = None
         self.flips: list[ShiftFlip] | None = None
-        self.shown: list[PairVerdict | ShiftFlip] = []
+        #: the rows shown: the pairs, or in flips mode the (pair, shift) flips
+        self.shown: list[PairVerdict] | list[ShiftFlip] = []
         self.constant: list[str] = []  # "subset X": what every shown row has in common
 
     def compose(self) -> ComposeResult:
@@ -116,9 +117,10 @@ class PairFailuresScreen(TableSearch, Screen):
             or any(needle in text.lower() for text in (pair.prompt, pair.chosen, pair.rejected))
         )
 
-    def visible_rows(self) -> list[PairVerdict | ShiftFlip]:
-        if self.mode == "flips":
-            return [f for f in self.flips or [] if self._matches(f.pair)]
+    def visible_flips(self) -> list[ShiftFlip]:
+        return [f for f in self.flips or [] if self._matches(f.pair)]
+
+    def visible_pairs(self) -> list[PairVerdict]:
         rows = [
             p
             for p in self.verdicts or []
@@ -131,16 +133,16 @@ class PairFailuresScreen(TableSearch, Screen):
             return
         table = self.table
         table.clear(columns=True)
-        self.shown = self.visible_rows()
-        flips = self.mode == "flips"
-        pairs = [f.pair for f in self.shown] if flips else self.shown
+        flips = self.visible_flips() if self.mode == "flips" else []
+        pairs = [f.pair for f in flips] if self.mode == "flips" else self.visible_pairs()
+        self.shown = flips if self.mode == "flips" else pairs
         columns: list[tuple[str, list]] = [("#", [str(i) for i in range(1, len(pairs) + 1)])]
-        if flips:
+        if self.mode == "flips":
             columns += [
-                ("shifted", [f.target for f in self.shown]),
-                ("flips at", [f"p={f.levels[f.first_flip]:g}" for f in self.shown]),
-                ("✓/✗ by p", [f.verdicts for f in self.shown]),
-                ("margin p=0", [_number(f.margins[0]) for f in self.shown]),
+                ("shifted", [f.target for f in flips]),
+                ("flips at", [f"p={f.levels[f.first_flip or 0]:g}" for f in flips]),
+                ("✓/✗ by p", [f.verdicts for f in flips]),
+                ("margin p=0", [_number(f.margins[0]) for f in flips]),
             ]
         else:
             columns += [
@@ -265,7 +267,8 @@ class PairFailuresScreen(TableSearch, Screen):
         self.load()
 
     def on_data_table_row_selected(self, event: NavTable.RowSelected) -> None:
-        row = self.shown[int(event.row_key.value)]
-        flip = row if isinstance(row, ShiftFlip) else None
-        pair = row.pair if flip is not None else row
-        self.app.push_screen(PairScreen(self.run_id, self.rm_key, pair, flip))
+        row = self.shown[int(str(event.row_key.value))]
+        if isinstance(row, ShiftFlip):
+            self.app.push_screen(PairScreen(self.run_id, self.rm_key, row.pair, row))
+        else:
+            self.app.push_screen(PairScreen(self.run_id, self.rm_key, row))

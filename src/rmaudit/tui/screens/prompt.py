@@ -10,7 +10,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from rmaudit.display.formatting import eta_label
@@ -19,13 +18,14 @@ from rmaudit.results.browse import ResponseRow, prompt_detail, top_eta
 
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
+from ._base import AuditScreen
 from ._search import TableSearch
 
 STAR = "★"
 SORTS = ("RM rank", "oracle rank", "sample")
 
 
-class PromptScreen(TableSearch, Screen):
+class PromptScreen(TableSearch, AuditScreen):
     BINDINGS = [
         Binding("c", "compare", "Compare RM"),
         Binding("s", "sort", "Sort"),
@@ -87,7 +87,7 @@ class PromptScreen(TableSearch, Screen):
             other_top = self.detail.top_set(self.compare_key, self.eta)
             columns += [f"{self.label(self.compare_key)} rank", "top"]
         shown = self.visible_rows()
-        rows = []
+        rows: list[list[object]] = []
         for row in shown:
             cells = [
                 str(row.ranks[self.rm_key]),
@@ -104,8 +104,8 @@ class PromptScreen(TableSearch, Screen):
             )
         preview = table.text_width(columns, rows)  # the response takes the rest of the width
         table.add_columns(*(literal(c) for c in columns), "response")
-        for row, cells in zip(shown, rows, strict=True):
-            table.add_row(*cells, shorten(row.text, preview), key=row.id)
+        for row, row_cells in zip(shown, rows, strict=True):
+            table.add_row(*row_cells, shorten(row.text, preview), key=row.id)
         self.show_info(top, other_top)
         self.show_response()
 

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from rmaudit.display.literal import literal
 from rmaudit.results.run_index import list_runs
 
 from ..widgets.table import NavTable, shorten
+from ._base import AuditScreen
 from .leaderboard import REFRESH_SECONDS, LeaderboardScreen
 
 TITLE_WIDTH = 30  # the run and its title stay in view when the table scrolls sideways
 
 
-class RunsScreen(Screen):
+class RunsScreen(AuditScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="runs-title", classes="title")
@@ -61,4 +61,4 @@ class RunsScreen(Screen):
             self.refresher.pause()
 
     def on_data_table_row_selected(self, event: NavTable.RowSelected) -> None:
-        self.app.push_screen(LeaderboardScreen(event.row_key.value))
+        self.app.push_screen(LeaderboardScreen(str(event.row_key.value)))

@@ -93,7 +93,7 @@ class RegretView(VerticalScroll):
         super().__init__(id="regret-view")
         self.context = context
         self.against_kl = False
-        self.studies = load_studies(context.store, context.summary.run["id"])
+        self.studies = load_studies(context.store, context.summary.run.id)
         self.points = {label: goodhart_points(rows) for label, rows in self.studies.items()}
         self.curves = ndr_curves(context.summary, self.studies)
         self.ndr_plot = CurvePlot(*self._plot_args()) if self.curves else None

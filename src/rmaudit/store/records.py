@@ -1,0 +1,413 @@
+"""The typed rows the store returns at its boundary: named, frozen records instead of positional
+tuples and ``dict[str, Any]``, so a reader sees each column's name and type.
+
+A benchmark's label design (docs/budget.md) is one of them, :class:`LabelDesignRecord`: the
+``[oracle]`` budget a recipe validated (:class:`rmaudit.recipe.budget.LabelBudget`), with its
+guides' RM keys, stored as one JSON column (``benchmarks.design``) that is written and read back
+here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from rmaudit.errors import BadInput
+
+
+@dataclass(frozen=True)
+class LabelDesignRecord:
+    """How a budgeted benchmark was labelled: which responses its design drew, and how."""
+
+    #: "uniform" or "rm-guided" (:data:`rmaudit.metrics.budget.DESIGNS`)
+    design: str
+    #: a fraction of each prompt's responses in (0, 1], or None with ``labels_per_prompt``
+    budget: float | None = None
+    #: a count of responses per prompt, or None with ``budget``
+    labels_per_prompt: int | None = None
+    #: the guide RMs of an rm-guided design, by their keys
+    guide: tuple[str, ...] = ()
+    design_seed: int = 0
+    #: the guides by their labels in the recipe, for display
+    guide_labels: tuple[str, ...] = ()
+    #: "rm-guided design, 25% of each prompt's responses (guided by honest)"
+    text: str = ""
+
+    @property
+    def description(self) -> str:
+        """The design in words (a design imported without one: "uniform design")."""
+        return self.text or f"{self.design} design"
+
+    def identity(self) -> dict[str, Any]:
+        """What a built benchmark's key hashes of its design: the draw, guides by their keys."""
+        return {
+            "budget": self.budget,
+            "labels_per_prompt": self.labels_per_prompt,
+            "design": self.design,
+            "guide": list(self.guide),
+            "design_seed": self.design_seed,
+        }
+
+    def as_json(self) -> dict[str, Any]:
+        """The design as stored and exported (a benchmark file's ``benchmark.design``)."""
+        return {
+            **self.identity(),
+            "guide_labels": list(self.guide_labels),
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> LabelDesignRecord:
+        """From a stored design or a checked benchmark file's header (keys it lacks take their
+        defaults; keys this version does not know are left out)."""
+        return cls(
+            design=str(value["design"]),
+            budget=value.get("budget"),
+            labels_per_prompt=value.get("labels_per_prompt"),
+            guide=tuple(value.get("guide") or ()),
+            design_seed=int(value.get("design_seed") or 0),
+            guide_labels=tuple(value.get("guide_labels") or ()),
+            text=str(value.get("text") or ""),
+        )
+
+
+def design_column(design: LabelDesignRecord | None) -> str | None:
+    """The ``benchmarks.design`` column of a design (NULL: every response labelled)."""
+    if design is None:
+        return None
+    return json.dumps(design.as_json(), ensure_ascii=False, sort_keys=True)
+
+
+def design_from_column(text: str | None, path: str) -> LabelDesignRecord | None:
+    """The stored ``benchmarks.design`` column read back: the one place it is parsed."""
+    if text is None or text == "":
+        return None
+    try:
+        value = json.loads(text)
+        return LabelDesignRecord.from_json(value)
+    except (TypeError, ValueError, KeyError):
+        raise BadInput(
+            "database is corrupted: not a label design; restore it from a copy, or rerun its "
+            "recipes into a new DB",
+            file=path,
+            field="benchmarks.design",
+            value=text[:40],
+        ) from None
+
+
+@dataclass(frozen=True)
+class BenchmarkRow:
+    """A stored benchmark: its selection of prompts, N responses of a policy each, labelled by
+    an oracle (all of them, or those its label design drew)."""
+
+    id: str
+    title: str
+    selection_key: str
+    policy_key: str
+    per_prompt: int
+    oracle_key: str
+    simulated: bool
+    #: "built", "imported from FILE", "read by SOURCE"
+    origin: str
+    created_at: str
+    #: None: every response labelled
+    design: LabelDesignRecord | None = None
+
+
+@dataclass(frozen=True)
+class ComponentRow:
+    """A stored component: what made the items stored under its key."""
+
+    key: str
+    kind: str | None
+    name: str | None
+    version: int | None
+    #: its options as JSON (as hashed into its key)
+    options: str
+    simulated: bool
+
+
+BENCHMARK_COLUMNS = (
+    "id",
+    "title",
+    "selection_key",
+    "policy_key",
+    "per_prompt",
+    "oracle_key",
+    "simulated",
+    "origin",
+    "created_at",
+    "design",
+)
+
+
+def benchmark_row(row: dict[str, Any], path: str) -> BenchmarkRow:
+    """A ``benchmarks`` row (column → value) as its record."""
+    return BenchmarkRow(
+        id=row["id"],
+        title=row["title"],
+        selection_key=row["selection_key"],
+        policy_key=row["policy_key"],
+        per_prompt=row["per_prompt"],
+        oracle_key=row["oracle_key"],
+        simulated=bool(row["simulated"]),
+        origin=row["origin"],
+        created_at=row["created_at"],
+        design=design_from_column(row["design"], path),
+    )
+
+
+def benchmark_columns(benchmark: BenchmarkRow) -> tuple[Any, ...]:
+    """The ``benchmarks`` columns of a record, in :data:`BENCHMARK_COLUMNS` order."""
+    return (
+        benchmark.id,
+        benchmark.title,
+        benchmark.selection_key,
+        benchmark.policy_key,
+        benchmark.per_prompt,
+        benchmark.oracle_key,
+        int(benchmark.simulated),
+        benchmark.origin,
+        benchmark.created_at,
+        design_column(benchmark.design),
+    )
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """A stored run: its recipe, where it stands, and what it audited."""
+
+    id: str
+    title: str
+    recipe_path: str | None
+    recipe_text: str | None
+    #: the validated recipe as JSON (what the run id hashes, less the executor)
+    recipe_json: str | None
+    #: None for a run of preference pairs only (or one that failed before its benchmark)
+    benchmark_id: str | None
+    pair_set_key: str | None
+    #: "running", "done", "failed" or "interrupted"
+    status: str
+    simulated: bool
+    created_at: str
+    finished_at: str | None
+    rmaudit_version: str | None
+    #: stage → seconds, as JSON
+    timings: str | None
+    error: str | None
+
+
+RUN_COLUMNS = tuple(RunRow.__dataclass_fields__)
+
+
+def run_row(row: dict[str, Any]) -> RunRow:
+    """A ``runs`` row (column → value) as its record."""
+    return RunRow(**{**{c: row[c] for c in RUN_COLUMNS}, "simulated": bool(row["simulated"])})
+
+
+class RunListing(NamedTuple):
+    """A run as ``rmaudit runs`` lists it."""
+
+    id: str
+    title: str
+    status: str
+    simulated: bool
+    created_at: str
+    recipe_path: str | None
+    #: None for a pairs-only run (and a run still in its prompts stage)
+    prompts: int | None
+    per_prompt: int | None
+    reward_models: int
+    #: None for a run that did not fail
+    error: str | None
+    #: 0 for a run without pairs (yet)
+    pairs: int
+
+
+@dataclass(frozen=True)
+class MetricResultRow:
+    """One stored metric value of a run (``metric_results``)."""
+
+    run_id: str
+    #: the RM's key, or ``RUN_LEVEL`` for a result across every RM
+    rm_key: str
+    #: the metric's label in the recipe
+    metric: str
+    key: str
+    label: str
+    #: the metric's parameters as JSON
+    params: str | None
+    value: float | None
+    stderr: float | None
+    ci_low: float | None
+    ci_high: float | None
+    higher_is_better: bool
+
+
+@dataclass(frozen=True)
+class CurvePointRow:
+    """One stored point of a run's curve (``curves``)."""
+
+    run_id: str
+    rm_key: str
+    metric: str
+    key: str
+    label: str
+    point: int
+    x_label: str
+    x: float | None
+    value: float | None
+    stderr: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+class SelectionPrompt(NamedTuple):
+    """A prompt of a stored selection, at its position."""
+
+    position: int
+    id: str
+    text: str
+    #: the prompt's metadata as JSON
+    meta: str
+
+
+class LabelledResponse(NamedTuple):
+    """A benchmark response with its oracle label (the label columns None where a label
+    design left it unlabelled) and, on a budgeted benchmark, its inclusion probability."""
+
+    id: str
+    sample_index: int
+    text: str
+    meta: str
+    score: float | None
+    #: the judge's samples as JSON
+    samples: str | None
+    cost_usd: float | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    inclusion_probability: float | None
+
+
+class ScoredLabel(NamedTuple):
+    """A benchmark response both scored by an RM and labelled by the oracle."""
+
+    prompt_id: str
+    rm_score: float
+    oracle_score: float
+
+
+class ScoredPair(NamedTuple):
+    """A pair of a pair set, with its texts and one RM's scores."""
+
+    position: int
+    pair_id: str
+    subset: str | None
+    meta: str
+    prompt_id: str
+    chosen_id: str
+    rejected_id: str
+    prompt: str
+    chosen: str
+    rejected: str
+    chosen_score: float
+    rejected_score: float
+
+
+class ScoredShiftedPair(NamedTuple):
+    """A shifted copy of a pair, with one RM's scores."""
+
+    pair_id: str
+    original_pair_id: str
+    shift_target: str
+    shift_level: float
+    chosen_score: float
+    rejected_score: float
+
+
+class PairTexts(NamedTuple):
+    """A stored pair's texts."""
+
+    prompt: str
+    chosen: str
+    rejected: str
+    chosen_id: str
+    rejected_id: str
+
+
+class LabelledItem(NamedTuple):
+    """A labelled benchmark response, in benchmark order."""
+
+    prompt_id: str
+    response_id: str
+    score: float
+    #: the response's metadata as JSON
+    meta: str
+
+
+class Inclusion(NamedTuple):
+    """A budgeted benchmark's response in its label design."""
+
+    probability: float
+    #: whether the design drew it for a label
+    drawn: bool
+
+
+@dataclass(frozen=True)
+class RunSourceRow:
+    """Where one part of a run came from (``run_sources``; :mod:`rmaudit.run.provenance`)."""
+
+    part: str
+    entry: str
+    simulated: bool
+    role: str
+    #: "file", "model", "api", "simulated", …
+    kind: str
+    location: str | None
+    #: a file's SHA-256, a model's revision
+    digest: str | None
+    note: str | None
+
+
+class StoredResponse(NamedTuple):
+    """A stored response: a policy's ``sample_index``-th sample for a prompt, or (with no
+    policy) a text from a pair file or a shift."""
+
+    id: str
+    prompt_id: str
+    policy_key: str | None
+    sample_index: int | None
+    text: str
+    #: the response's metadata as JSON
+    meta: str
+
+
+class RunRewardModel(NamedTuple):
+    """One of a run's RMs, in recipe order."""
+
+    label: str
+    rm_key: str
+
+
+class RunFailure(NamedTuple):
+    """An item a stage of a run could not make, and why."""
+
+    item_id: str
+    error: str
+
+
+class PerPromptValue(NamedTuple):
+    """One RM's value of a metric on one prompt."""
+
+    key: str
+    prompt_id: str
+    value: float | None
+
+
+class NamedComponent(NamedTuple):
+    """A stored component of a given kind and name."""
+
+    key: str
+    #: its options as JSON
+    options: str
