@@ -54,7 +54,7 @@ def in_oracle_units(key: str) -> bool:
 
 #: What a shift sweep perturbs: the prompt, the two responses, or both.
 ShiftTarget = Literal["prompt", "response", "both"]
-SHIFT_TARGETS: tuple[str, ...] = get_args(ShiftTarget)
+SHIFT_TARGETS: tuple[ShiftTarget, ...] = get_args(ShiftTarget)
 #: What the shift sweep plots against p, per target (RMs Under Distribution Shift, arXiv 2311.14743,
 #: Fig. 1-2): key → (label, higher is better).
 SHIFT_QUANTITIES = {

@@ -4,6 +4,7 @@ budget) and the pool size N, and one label per reward model and per metric."""
 
 from __future__ import annotations
 
+from rmaudit.components import Metric
 from rmaudit.errors import BadInput
 
 from .model import Recipe
@@ -13,17 +14,18 @@ from .validation import ComponentSpec
 def check_metric_inputs(recipe: Recipe) -> None:
     """Each metric's scope and needs against what the recipe provides, before anything runs."""
     for metric in recipe.metrics:
+        cls = _metric_class(metric)
         problem = None
-        if metric.cls.scope in ("rm", "run") and not recipe.has_benchmark:
+        if cls.scope in ("rm", "run") and not recipe.has_benchmark:
             problem = "needs a benchmark ([prompts], [responses] and [oracle], or [benchmark])"
-        elif metric.cls.scope == "pairs" and recipe.pair_source is None:
+        elif cls.scope == "pairs" and recipe.pair_source is None:
             problem = "needs preference pairs ([pairs.source])"
-        elif "shift" in metric.cls.needs and recipe.shift is None:
+        elif "shift" in cls.needs and recipe.shift is None:
             problem = "needs a shift sweep ([pairs.shift])"
         elif (
             recipe.label_budget is not None
-            and metric.cls.scope in ("rm", "run")
-            and not metric.cls.supports_label_budget
+            and cls.scope in ("rm", "run")
+            and not cls.supports_label_budget
         ):
             problem = (
                 "needs every response labelled: it has no estimator for a label budget "
@@ -35,7 +37,7 @@ def check_metric_inputs(recipe: Recipe) -> None:
             )
         if recipe.shift is not None:
             try:
-                metric.build().check_shift_levels(tuple(recipe.shift.levels))
+                _built_metric(metric).check_shift_levels(tuple(recipe.shift.levels))
             except BadInput as error:
                 raise error.located(file=recipe.path, field=metric.field) from None
 
@@ -44,13 +46,13 @@ def check_pool_size(recipe: Recipe, per_prompt: int) -> None:
     """Ask every metric whether it can run on pools of ``per_prompt`` responses."""
     for metric in recipe.metrics:
         try:
-            metric.build().check_pool_size(per_prompt)
+            _built_metric(metric).check_pool_size(per_prompt)
         except BadInput as error:
             located = error.located(file=recipe.path, field=metric.field)
             raise BadInput(
                 located.problem,
                 file=located.file,
-                field=metric_entry(recipe, located.field),
+                field=metric_entry(recipe, located.field or metric.field),
                 value=located.value,
             ) from None
 
@@ -73,3 +75,17 @@ def check_unique_labels(specs: tuple[ComponentSpec, ...], file: str, section: st
                 value=spec.label,
             )
         seen[spec.label] = spec.field
+
+
+def _metric_class(spec: ComponentSpec) -> type[Metric]:
+    """A ``[[metrics]]`` entry's class (the recipe's validator resolved it among the metrics)."""
+    if not issubclass(spec.cls, Metric):
+        raise TypeError(f"{spec.field} resolved to {spec.cls.__name__}, not a metric")
+    return spec.cls
+
+
+def _built_metric(spec: ComponentSpec) -> Metric:
+    built = spec.build()
+    if not isinstance(built, Metric):
+        raise TypeError(f"{spec.field} built {type(built).__name__}, not a metric")
+    return built

@@ -100,7 +100,7 @@ class RayExecutorOptions(_Strict):
 
 
 ExecutorOptions = LocalExecutorOptions | RayExecutorOptions
-EXECUTOR_OPTIONS: dict[str, type[BaseModel]] = {
+EXECUTOR_OPTIONS: dict[str, type[LocalExecutorOptions] | type[RayExecutorOptions]] = {
     "local": LocalExecutorOptions,
     "ray": RayExecutorOptions,
 }

@@ -74,7 +74,7 @@ def sample_pairs(
     sweep over every target in which the logits get noisier as the level grows."""
     rng = np.random.default_rng(seed)
     chosen, rejected = rng.normal(0.5, 1.0, pairs), rng.normal(0.0, 1.0, pairs)
-    sweep = {
+    sweep: dict[str, dict[float, tuple[np.ndarray, np.ndarray]]] = {
         target: {
             float(p): (chosen + p * rng.normal(0, 2, pairs), rejected + p * rng.normal(0, 2, pairs))
             for p in levels

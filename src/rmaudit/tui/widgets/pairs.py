@@ -18,6 +18,7 @@ from rmaudit.components.vocabulary import (
 from rmaudit.display.formatting import NEUTRAL_COLOUR, short_label
 from rmaudit.display.literal import assemble
 from rmaudit.results.panels import PanelContext
+from rmaudit.results.summary import Curve
 from rmaudit.tui.widgets.plots import (
     CROSSES,
     DOTS,
@@ -32,7 +33,7 @@ from rmaudit.tui.widgets.plots import (
 TARGET_STYLES = dict(zip(SHIFT_TARGETS, (LINE, DOTS, CROSSES), strict=True))
 
 
-def _rm_curves(context: PanelContext, curve_key: str) -> list[tuple[str, str, object]]:
+def _rm_curves(context: PanelContext, curve_key: str) -> list[tuple[str, str, Curve]]:
     """(RM key, RM label, stored curve) of each selected RM that stored ``curve_key``."""
     labels = {key: short_label(label) for label, key in context.summary.reward_models}
     return [
@@ -133,7 +134,9 @@ def reliability_view(context: PanelContext) -> CurvePlot:
             curve.value,
             curve.stderr,
             colours[rm_key],
-            interval=(curve.ci_low, curve.ci_high),
+            interval=None
+            if curve.ci_low is None or curve.ci_high is None
+            else (curve.ci_low, curve.ci_high),
         )
         for rm_key, label, curve in _rm_curves(context, RELIABILITY_DIAGRAM)
     ]

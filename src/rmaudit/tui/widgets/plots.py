@@ -48,7 +48,8 @@ class Series:
 
 
 def rgb(colour: str) -> tuple[int, int, int]:
-    return tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return red, green, blue
 
 
 def series_legend(series: list[Series]) -> Text:

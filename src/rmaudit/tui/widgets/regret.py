@@ -77,7 +77,7 @@ def ndr_curves(summary, studies: dict[str, list[dict]]) -> dict:
         if label in by_study and study_table(label, rows).gold == "oracle"
     ]
     chosen = oracle[0] if oracle else next(iter(by_study), None)
-    return by_study.get(chosen, {})
+    return {} if chosen is None else by_study.get(chosen, {})
 
 
 class RegretView(VerticalScroll):
@@ -127,7 +127,7 @@ class RegretView(VerticalScroll):
             series = [
                 Series(
                     proxy,
-                    bon_kl(np.rint(c.x).astype(int)),
+                    np.asarray(bon_kl(np.rint(c.x).astype(int)), float),
                     c.value,
                     c.stderr,
                     colours.get(proxy, NEUTRAL_COLOUR),

@@ -6,6 +6,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
+from textual.widgets.data_table import CursorType
 
 from rmaudit.display.literal import literal_line
 
@@ -34,7 +35,7 @@ class NavTable(DataTable):
     ]
 
     def __init__(
-        self, *, cursor_type: str = "row", fixed_columns: int = 0, id: str | None = None
+        self, *, cursor_type: CursorType = "row", fixed_columns: int = 0, id: str | None = None
     ) -> None:
         super().__init__(cursor_type=cursor_type, zebra_stripes=True, id=id)
         self.fixed_columns = fixed_columns
