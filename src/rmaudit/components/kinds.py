@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from rmaudit.errors import BadInput
 
+from .judging import PairShown, PairVerdict
 from .keys import content_key, prompt_id, text_response_id
 from .options import component_identity
 from .records import (
@@ -268,6 +269,15 @@ class RewardModel(Component):
     kind = "reward_model"
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
+        raise NotImplementedError
+
+    def judges_pairs(self) -> bool:
+        """True for a pairwise judge: the run hands it preference pairs, each in both orders,
+        through :meth:`judge_pairs` instead of responses through :meth:`score`."""
+        return False
+
+    def judge_pairs(self, batch: Sequence[PairShown]) -> list[PairVerdict]:
+        """One verdict per pair as shown (docs/judges.md); only when :meth:`judges_pairs`."""
         raise NotImplementedError
 
     def sources(self) -> tuple[Source, ...]:

@@ -28,7 +28,7 @@ from rmaudit.run.provenance import run_provenance
 from rmaudit.store import Store, dumps, utc_now
 
 from . import benchmark as benchmark_stages
-from . import metrics, pairs, scores, shift
+from . import metrics, pairs, scores, shift, verdicts
 from .benchmark import Benchmark, BenchmarkStages
 from .context import Keys, Progress, RunContext, SilentProgress, StageCount, locate
 from .pairs import PairSet
@@ -202,7 +202,13 @@ class Runner:
 
     def _score(self, found: Audited, execute: bool) -> None:
         for spec in self.recipe.reward_models:
-            scores.stage(self.ctx, spec, self.ctx.component(spec), found.to_score, execute)
+            model = self.ctx.component(spec)
+            if model.judges_pairs():  # a pairwise judge: pairs, in both orders, not responses
+                verdicts.check_recipe(self.ctx, spec)
+                judged = found.pair_set and verdicts.triples(found.pair_set, found.shifted)
+                verdicts.stage(self.ctx, spec, model, judged or None, execute)
+            else:
+                scores.stage(self.ctx, spec, model, found.to_score, execute)
 
     # -- the whole run ------------------------------------------------------------------------
     def _run(self) -> RunResult:
