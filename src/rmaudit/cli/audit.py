@@ -117,6 +117,21 @@ _MODEL_FLAGS = (
     "--max-batch-tokens", type=click.IntRange(min=1), help="Most tokens per forward pass."
 )
 @click.option("--trust-remote-code", is_flag=True, help="Run the checkpoint's own Python code.")
+@click.option("--base-url", help="The OpenAI-compatible endpoint of a judge:MODEL.")
+@click.option(
+    "--judge-template",
+    metavar="FILE_OR_NAME",
+    help="A judge:MODEL's template: a file, rmaudit-pair, rmaudit-rating, or an MT-bench "
+    "prompt (pair-v2, single-v1) from DATA_DIR/mt_bench/judge_prompts.jsonl.",
+)
+@click.option(
+    "--api-key-env", help="Environment variable with a judge:MODEL's key (OPENAI_API_KEY)."
+)
+@click.option(
+    "--judge-price",
+    metavar="PROMPT,COMPLETION",
+    help="A judge:MODEL's USD per 1M prompt and completion tokens (for costs).",
+)
 def audit(
     models: tuple[str, ...],
     suite_names: tuple[str, ...],
@@ -141,6 +156,7 @@ def audit(
     by side.  The model flags are the recipe options of the same names (docs/audit.md).
     """
     from rmaudit.suites.data import earlier_data_dirs, locate, missing
+    from rmaudit.suites.judge_arguments import JudgeFlags
     from rmaudit.suites.model_arguments import model_tables, parse_columns
 
     out = console()
@@ -174,6 +190,13 @@ def audit(
         dpo_ref,
         match=match,
         columns=parse_columns(columns),
+        judge=JudgeFlags(
+            model_options["base_url"],
+            model_options["judge_template"],
+            model_options["api_key_env"],
+            model_options["judge_price"],
+            data_dir,
+        ),
     )
     _audit(
         found,
@@ -196,6 +219,7 @@ def _audit(
     from rmaudit.run import Runner, build_components
     from rmaudit.store import Store
     from rmaudit.suites.build import recipe_text, suite_recipe, suite_table
+    from rmaudit.suites.judge_arguments import preflight_judges
     from rmaudit.suites.model_arguments import check_reachable
     from rmaudit.suites.results_file import dumps, results_json, write_results
     from rmaudit.suites.verdict import (
@@ -244,6 +268,7 @@ def _audit(
         _write_items(planned, db_path, Path(items_path))
         return
     check_reachable(tables)
+    preflight_judges(planned, db_path)
     baselines = baseline_labels(tables)
     results, located_by_suite = [], {}
     store = Store.open(db_path)

@@ -50,8 +50,9 @@ class JudgeAudit(Metric):
     scope = "pairs"
     needs = ("pairs",)
     Options = JudgeAuditOptions
+    options: JudgeAuditOptions
 
-    def compute(self, inputs: PairInputs) -> MetricOutput:
+    def compute(self, inputs: PairInputs) -> MetricOutput:  # type: ignore[override]
         judged = inputs.verdicts
         if judged is None:
             return MetricOutput()

@@ -35,6 +35,7 @@ from rmaudit.components import PairShown, PairVerdict, Prompt, Response, RewardM
 from rmaudit.components.options import OPERATIONAL, HashedDataFile
 from rmaudit.errors import BadInput
 
+_DECISIONS: tuple[Verdict, ...] = ("first", "second", "tie")
 #: P(first) of each parsed sampled verdict
 _CREDIT = {"first": 1.0, "second": 0.0, "tie": 0.5}
 #: the pair and answer of the preflight call: any judge answers them with a verdict
@@ -76,6 +77,7 @@ class LlmJudgeRM(RewardModel):
 
     name = "llm-judge-rm"
     Options = JudgeRMOptions
+    options: JudgeRMOptions
 
     def __init__(self, options: JudgeRMOptions | None = None) -> None:
         super().__init__(options)
@@ -101,38 +103,21 @@ class LlmJudgeRM(RewardModel):
 
     async def _verdict(self, session: ApiSession, messages: list[dict[str, str]]) -> PairVerdict:
         bodies, choices = await self._ask(session, messages)
-        texts = [c for c in chat_contents_of(choices)]
+        texts = chat_contents_of(choices)
         parsed = [parse_verdict(t) for t in texts]
-        probabilities = [verdict_token_probabilities(c) for c in choices]
+        verdict, p_first, from_logprobs = _read_verdict(
+            parsed, [verdict_token_probabilities(c) for c in choices]
+        )
         cost, prompt_tokens, completion_tokens = self._spent(bodies)
-        spent = {
-            "cost_usd": cost,
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-        }
-        reply = texts[0] or ""
-        samples: tuple[Verdict, ...] = tuple(v or "unparsed" for v in parsed)
-        read = [p for p in probabilities if p is not None]
-        if read:
-            mean = {k: float(np.mean([p[k] for p in read])) for k in read[0]}
-            return PairVerdict(
-                max(mean, key=mean.__getitem__),  # type: ignore[arg-type]
-                mean["first"] + 0.5 * mean["tie"],
-                reply,
-                samples,
-                from_logprobs=True,
-                **spent,
-            )
-        credits = [_CREDIT[v] for v in parsed if v is not None]
-        if not credits:
-            return PairVerdict("unparsed", math.nan, reply, samples, **spent)
-        counts = {v: parsed.count(v) for v in ("first", "second", "tie")}
         return PairVerdict(
-            max(counts, key=counts.__getitem__),  # type: ignore[arg-type]
-            float(np.mean(credits)),
-            reply,
-            samples,
-            **spent,
+            verdict,
+            p_first,
+            texts[0] or "",
+            tuple(v or "unparsed" for v in parsed),
+            from_logprobs,
+            cost,
+            prompt_tokens,
+            completion_tokens,
         )
 
     # -- rating ------------------------------------------------------------------------------
@@ -148,8 +133,9 @@ class LlmJudgeRM(RewardModel):
         _, choices = await self._ask(session, messages)
         low, high = self.options.scale
         expected = [rating_token_expectation(c, low, high) for c in choices]
-        if all(e is not None for e in expected):
-            return float(np.mean(expected))
+        known = [e for e in expected if e is not None]
+        if len(known) == len(expected):
+            return float(np.mean(known))
         ratings = [parse_score(t, low, high) for t in chat_contents_of(choices) if t is not None]
         found = [r for r in ratings if r is not None]
         if not found:
@@ -245,6 +231,24 @@ class LlmJudgeRM(RewardModel):
         prompt_tokens, completion_tokens = calls * (blank + shown), calls * reply * o.samples
         usd = o.price.cost(prompt_tokens, completion_tokens) if o.price else None
         return prompt_tokens + completion_tokens, usd
+
+
+def _read_verdict(
+    parsed: list[Literal["first", "second", "tie"] | None],
+    probabilities: list[dict[str, float] | None],
+) -> tuple[Verdict, float, bool]:
+    """(verdict, P(first) with a tie ½, from log-probabilities?) of one call's replies: the
+    verdict tokens' probabilities averaged over the replies that have them, else the parsed
+    verdicts' shares; ("unparsed", NaN) when neither holds a verdict."""
+    read = [p for p in probabilities if p is not None]
+    if read:
+        mean = {k: float(np.mean([p[k] for p in read])) for k in read[0]}
+        return max(_DECISIONS, key=mean.__getitem__), mean["first"] + 0.5 * mean["tie"], True
+    found: list[Verdict] = [v for v in parsed if v is not None]
+    if not found:
+        return "unparsed", math.nan, False
+    share = float(np.mean([_CREDIT[v] for v in found]))
+    return max(_DECISIONS, key=found.count), share, False
 
 
 def chat_contents_of(choices: list[dict[str, Any]]) -> list[str | None]:

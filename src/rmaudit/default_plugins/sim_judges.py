@@ -30,6 +30,7 @@ class SimJudge(RewardModel):
 
     name = "sim-judge"
     Options = SimJudgeOptions
+    options: SimJudgeOptions
     simulated = True
 
     def __init__(self, options: SimJudgeOptions | None = None) -> None:

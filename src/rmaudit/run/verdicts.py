@@ -107,6 +107,8 @@ def _judge(
     ctx: RunContext, spec: ComponentSpec, model: RewardModel, todo: Work[tuple[str, str, str]]
 ) -> None:
     ctx.remember(model)
+    store = ctx.store
+    assert store is not None  # a run, not a plan
 
     def inputs(batch: Sequence[tuple[str, str, str]]) -> list[PairShown]:
         responses = ctx.load_responses(
@@ -130,7 +132,7 @@ def _judge(
                     file=ctx.recipe.path,
                     field=spec.field,
                 )
-        ctx.store.verdicts.add(
+        store.verdicts.add(
             model.key, (_row(shown, v) for shown, v in zip(batch, verdicts, strict=True))
         )
 
@@ -186,6 +188,7 @@ def pair_inputs(
 ) -> PairInputs:
     """A pairwise judge's :class:`PairInputs`: its verdicts in both orders, and the logits of
     :func:`judge_logits` for the pairs and every shifted copy."""
+    assert ctx.store is not None  # metrics run on a store
     stored = ctx.store.verdicts.of(model.key)
     judged = judged_pairs(
         stored, [Triple(p.prompt.id, p.chosen.id, p.rejected.id) for p in pair_set.pairs]

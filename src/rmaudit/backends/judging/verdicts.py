@@ -105,7 +105,7 @@ RMAUDIT_RATING = VerdictTemplate(
 
 BUILTIN: dict[str, VerdictTemplate] = {t.name: t for t in (RMAUDIT_PAIR, RMAUDIT_RATING)}
 #: MT-bench's judge prompts by their ``type`` field
-_MT_TYPES = {"pairwise": "pairwise", "single": "rating"}
+_MT_TYPES: dict[str, Mode] = {"pairwise": "pairwise", "single": "rating"}
 
 
 def load_verdict_template(
@@ -140,6 +140,20 @@ def load_verdict_template(
     )
 
 
+def template_mode(template: str, prompts_file: Path | None = None) -> Mode:
+    """Whether ``template`` (a name or a file, as :func:`load_verdict_template` takes it) is
+    a pairwise or a rating template: a file by its placeholders."""
+    modes: tuple[Mode, ...] = ("pairwise", "rating")
+    for mode in modes:
+        try:
+            load_verdict_template(template, mode, prompts_file)
+            return mode
+        except BadInput as error:
+            if "is a" not in error.problem and "missing the placeholder" not in error.problem:
+                raise
+    return load_verdict_template(template, "pairwise", prompts_file).mode
+
+
 def _of_mode(template: VerdictTemplate, mode: Mode) -> VerdictTemplate:
     if template.mode != mode:
         raise BadInput(
@@ -164,7 +178,7 @@ def _mt_bench_prompts(path: Path) -> dict[str, VerdictTemplate]:
             continue
         try:
             record: Any = json.loads(line)
-            mode = _MT_TYPES[record["type"]]
+            mode: Mode = _MT_TYPES[record["type"]]
             name, user, system = record["name"], record["prompt_template"], record["system_prompt"]
         except (ValueError, KeyError, TypeError):
             raise BadInput(
