@@ -217,6 +217,7 @@ def _audit(
 ) -> None:
     from rmaudit.display.literal import literal
     from rmaudit.run import Runner, build_components
+    from rmaudit.run.costs import estimate_costs
     from rmaudit.store import Store
     from rmaudit.suites.build import recipe_text, suite_recipe, suite_table
     from rmaudit.suites.judge_arguments import preflight_judges
@@ -230,7 +231,7 @@ def _audit(
     )
 
     from .audit_output import closing_table
-    from .render import RichProgress, plan_table, work_line
+    from .render import RichProgress, cost_table, plan_table, work_line
     from .summary import print_summary
 
     out, err = console(), console(stderr=True)
@@ -263,6 +264,8 @@ def _audit(
                     f"db: {db_path}); nothing was run",
                 )
             )
+            if costs := estimate_costs(recipe, components, counts):  # a judge's calls
+                out.print(cost_table(costs))
         return
     if items_path:
         _write_items(planned, db_path, Path(items_path))

@@ -218,15 +218,18 @@ class LlmJudgeRM(RewardModel):
     def estimate_calls(
         self, texts: Sequence[Sequence[str]], calls: int
     ) -> tuple[float, float | None]:
-        """(tokens, USD) of ``calls`` calls like those showing ``texts`` (each the question and
-        its answers, a sample that sets the average length): the template's words and the
-        texts once per call at ≈ 4 characters a token, and ``samples`` replies of the
-        template's typical length."""
+        """(tokens, USD) of ``calls`` calls showing texts like ``texts`` (each a question and
+        its answers; empty: a 50-token question and answers of ``expected_answer_tokens``):
+        the template's words and the texts once per call at ≈ 4 characters a token, and
+        ``samples`` replies of the template's typical length."""
         o = self.options
-        if not texts or calls == 0:
-            return 0.0, 0.0 if o.price else None
+        answers = 2 if self.judges_pairs() else 1
         blank = estimate_tokens(self.template.user + (self.template.system or ""))
-        shown = float(np.mean([sum(estimate_tokens(t) for t in group) for group in texts]))
+        shown = (
+            float(np.mean([sum(estimate_tokens(t) for t in group) for group in texts]))
+            if texts
+            else 50.0 + answers * o.expected_answer_tokens
+        )
         reply = min(self.template.reply_tokens, o.max_tokens or self.template.max_tokens)
         prompt_tokens, completion_tokens = calls * (blank + shown), calls * reply * o.samples
         usd = o.price.cost(prompt_tokens, completion_tokens) if o.price else None
