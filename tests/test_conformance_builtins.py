@@ -140,7 +140,7 @@ CHECK_TOLERANCES: dict[str, dict[str, float]] = {
 }
 
 #: Components that call an HTTP API: checked against a local server in tests/api/.
-CHECKED_ELSEWHERE = {"llm-judge", "openai-chat", "llm-paraphrase", "llm-rewrite"}
+CHECKED_ELSEWHERE = {"llm-judge", "openai-chat", "llm-paraphrase", "llm-rewrite", "llm-judge-rm"}
 
 
 def builtin_components():

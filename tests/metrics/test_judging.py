@@ -123,6 +123,11 @@ def test_rewardbench_convention_draws_one_order_per_pair_from_the_seed():
     assert random_order_accuracy(cf, rf, seed=4).value == pytest.approx(want)
     sd, low, high = seed_spread(cf, rf, seeds=50)
     assert sd > 0 and low < high
+    # keyed by pair id, a pair's order does not depend on where it is listed
+    keys = [f"pair-{i}" for i in range(60)]
+    keyed = random_order_accuracy(cf, rf, seed=4, keys=keys).value
+    back = random_order_accuracy(cf[::-1], rf[::-1], seed=4, keys=keys[::-1]).value
+    assert keyed == pytest.approx(back)
     # a judge that answers the same in both orders has no spread over seeds
     assert seed_spread(["first"] * 10, ["second"] * 10, seeds=5)[0] == 0.0
 

@@ -19,6 +19,7 @@ from rmaudit.components import (
     PairInputs,
 )
 from rmaudit.components.vocabulary import CLUSTERED_PROMPTS
+from rmaudit.errors import MetricInputError
 from rmaudit.metrics import ece
 from rmaudit.metrics.judging import Estimate, judge_audit, random_order_accuracy, seed_spread
 
@@ -56,6 +57,8 @@ class JudgeAudit(Metric):
         judged = inputs.verdicts
         if judged is None:
             return MetricOutput()
+        if not np.all(np.isfinite(inputs.chosen)):
+            raise MetricInputError("expected finite judge logits, got NaN or inf", field="chosen")
         everything = list(range(len(inputs.pair_ids)))
         values = self._values(inputs, judged, everything, None)
         subsets = dict.fromkeys(s for s in inputs.subsets if s is not None)
@@ -80,8 +83,11 @@ class JudgeAudit(Metric):
             _value(key + suffix, label + label_suffix, getattr(audit, _field(key)), higher, common)
             for key, (label, higher) in _VALUES.items()
         ]
-        rewardbench = random_order_accuracy(cf, rf, seed=self.options.seed, clusters=clusters)
-        spread, low, high = seed_spread(cf, rf, seeds=self.options.seeds)
+        keys = [inputs.pair_ids[i] for i in rows]
+        rewardbench = random_order_accuracy(
+            cf, rf, seed=self.options.seed, clusters=clusters, keys=keys
+        )
+        spread, low, high = seed_spread(cf, rf, seeds=self.options.seeds, keys=keys)
         values.append(
             _value(
                 "rewardbench_accuracy" + suffix,

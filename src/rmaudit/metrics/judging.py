@@ -27,6 +27,7 @@ judges is measured in benchmarks/coverage_judges.py.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
@@ -182,23 +183,39 @@ def random_order_accuracy(
     *,
     seed: int,
     clusters: Sequence[Hashable] | None = None,
+    keys: Sequence[str] | None = None,
 ) -> Estimate:
-    """reward-bench's convention: each pair judged in one order drawn by
-    ``np.random.default_rng(seed)`` (chosen first with probability ½), a tie ½, a parse
-    failure 0 (a loss), as its generative judges count them."""
+    """reward-bench's convention: each pair judged in one order, chosen first with probability
+    ½, a tie ½, a parse failure 0 (a loss), as its generative judges count them.  The order of
+    pair i is drawn from ``seed`` and ``keys[i]`` (its id: the same pair gets the same order
+    wherever it is listed), or without keys by ``np.random.default_rng(seed)`` in list order."""
     _check(chosen_first, rejected_first, clusters)
     cf = np.nan_to_num(_credit(chosen_first, "first"), nan=0.0)
     rf = np.nan_to_num(_credit(rejected_first, "second"), nan=0.0)
-    shown_first = np.random.default_rng(seed).random(len(cf)) < 0.5
+    if keys is None:
+        shown_first = np.random.default_rng(seed).random(len(cf)) < 0.5
+    else:
+        shown_first = np.array([_coin(seed, key) for key in keys], bool)
     return mean_estimate(np.where(shown_first, cf, rf), clusters)
 
 
+def _coin(seed: int, key: str) -> bool:
+    return hashlib.sha256(f"{seed}:{key}".encode()).digest()[0] < 128
+
+
 def seed_spread(
-    chosen_first: Sequence[str], rejected_first: Sequence[str], *, seeds: int
+    chosen_first: Sequence[str],
+    rejected_first: Sequence[str],
+    *,
+    seeds: int,
+    keys: Sequence[str] | None = None,
 ) -> tuple[float, float, float]:
     """(SD, min, max) of :func:`random_order_accuracy` over seeds 0 … seeds−1: how far one
     unseeded run of reward-bench's convention can land from another on the same verdicts."""
     values = np.array(
-        [random_order_accuracy(chosen_first, rejected_first, seed=s).value for s in range(seeds)]
+        [
+            random_order_accuracy(chosen_first, rejected_first, seed=s, keys=keys).value
+            for s in range(seeds)
+        ]
     )
     return float(values.std(ddof=1)), float(values.min()), float(values.max())

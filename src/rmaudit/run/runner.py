@@ -68,6 +68,8 @@ class Audited:
     pair_set: PairSet | None = None
     shifted: Sweep | None = None
     to_score: Keys = field(default_factory=Keys)
+    #: in a plan whose pairs derive from a benchmark not built yet: at most this many pairs
+    pair_bound: int | None = None
 
 
 def build_components(recipe: Recipe) -> dict[str, Component]:
@@ -190,7 +192,7 @@ class Runner:
             found.benchmark, found.to_score = built.benchmark, built.response_ids
         if recipe.pair_source is not None:
             paired = pairs.stage(self.ctx, built, execute)
-            found.pair_set = paired.pair_set
+            found.pair_set, found.pair_bound = paired.pair_set, paired.bound
             if paired.pair_set is not None:
                 found.to_score += paired.pair_set.response_ids()
             if recipe.perturber is not None:
@@ -206,7 +208,8 @@ class Runner:
             if model.judges_pairs():  # a pairwise judge: pairs, in both orders, not responses
                 verdicts.check_recipe(self.ctx, spec)
                 judged = found.pair_set and verdicts.triples(found.pair_set, found.shifted)
-                verdicts.stage(self.ctx, spec, model, judged or None, execute)
+                bound = verdicts.showings_bound(self.ctx, found.pair_bound)
+                verdicts.stage(self.ctx, spec, model, judged or None, execute, bound)
             else:
                 scores.stage(self.ctx, spec, model, found.to_score, execute)
 

@@ -82,21 +82,36 @@ def stage(
     model: RewardModel,
     pairs: list[Triple] | None,
     execute: bool,
+    bound: int = 0,
 ) -> None:
+    """``pairs`` None: a plan before the pairs exist; then at most ``bound`` showings."""
     name = f"verdicts: {spec.label}"
     with ctx.timed(name):
         shown = [] if pairs is None else [s for t in pairs for s in _both_orders(t)]
         keys = [shown_key(*s) for s in shown]
         stored = ctx.store.verdicts.stored(model.key, keys) if ctx.store and keys else set()
         pending = [s for s, key in zip(shown, keys, strict=True) if key not in stored]
+        total = len(shown) if pairs is not None else bound
         work = Work(
-            StageCount(name, len(shown), len(shown) - len(pending), at_most=pairs is None),
+            StageCount(name, total, len(shown) - len(pending), at_most=pairs is None),
             pending,
         )
         ctx.counts.append(work.count)
         ctx.check_ready(spec, work.count)
         if execute:
             _judge(ctx, spec, model, work)
+
+
+def showings_bound(ctx: RunContext, pair_bound: int | None) -> int:
+    """At most how many showings a plan's pairs (at most ``pair_bound``) and their shifted
+    copies make: two per pair."""
+    if not pair_bound:
+        return 0
+    shift = ctx.recipe.shift if ctx.recipe.perturber is not None else None
+    copies = 1 + (
+        len([p for p in shift.levels if p > 0]) * len(shift.targets) if shift is not None else 0
+    )
+    return 2 * pair_bound * copies
 
 
 def _both_orders(t: Triple) -> tuple[tuple[str, str, str], tuple[str, str, str]]:
