@@ -118,6 +118,7 @@ EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "hf-classifier": _tiny_hf("llama-rm"),
     "dpo-implicit": _tiny_hf("gpt2-lm", reference="gpt2-lm-ref"),
     "hf-causal-lm": _tiny_hf("llama-lm", max_new_tokens=6),
+    "hf-judge-rm": _tiny_hf("llama-lm"),
     "synthetic-proxy": lambda tmp_path: {
         "gold": {"name": "simulated-rm", "seed": 1},
         "sigma": 0.5,

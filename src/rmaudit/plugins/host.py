@@ -60,6 +60,7 @@ DEFAULT_PLUGINS = (
     "rmaudit.default_plugins.judge_rm",
     "rmaudit.default_plugins.judge_metrics",
     "rmaudit.default_plugins.sim_judges",
+    "rmaudit.default_plugins.hf_judge",
 )
 
 #: kind → name of its collector hook

@@ -14,6 +14,9 @@ from rmaudit.errors import BadInput
 
 JUDGE_PREFIX = "judge:"
 JUDGE_RM = "llm-judge-rm"
+#: a local Hugging Face causal LM as the judge (judge:FOLDER, no --base-url)
+HF_JUDGE_RM = "hf-judge-rm"
+JUDGE_RMS = (JUDGE_RM, HF_JUDGE_RM)
 #: where a data folder keeps MT-bench's judge prompts (its templates by name)
 MT_BENCH_PROMPTS = Path("mt_bench") / "judge_prompts.jsonl"
 
@@ -34,15 +37,21 @@ def judge_table(model: str, flags: JudgeFlags) -> dict[str, Any]:
     name = model.removeprefix(JUDGE_PREFIX).strip()
     if not name:
         raise BadInput("expected judge:MODEL, the judge's model name", field="MODEL", value=model)
-    if not flags.base_url:
-        raise BadInput(
-            "a judge needs --base-url (its OpenAI-compatible endpoint)", field="MODEL", value=model
-        )
     table: dict[str, Any] = {"label": model, "name": JUDGE_RM, "model": name}
-    table["base_url"] = flags.base_url
-    if flags.api_key_env is not None:
+    if not flags.base_url and Path(name).is_dir():  # a local causal LM
+        table.update(name=HF_JUDGE_RM, model=str(Path(name).resolve()))
+    elif not flags.base_url:
+        raise BadInput(
+            "a judge needs --base-url (its OpenAI-compatible endpoint), or MODEL a local "
+            "folder holding a causal LM",
+            field="MODEL",
+            value=model,
+        )
+    else:
+        table["base_url"] = flags.base_url
+    if flags.api_key_env is not None and table["name"] == JUDGE_RM:
         table["api_key_env"] = flags.api_key_env
-    if flags.price:
+    if flags.price and table["name"] == JUDGE_RM:
         table["price"] = _price(flags.price)
     prompts = Path(flags.data_dir) / MT_BENCH_PROMPTS if flags.data_dir else None
     if prompts is not None and prompts.is_file():
@@ -73,7 +82,7 @@ def for_suite(tables: list[dict[str, Any]], pairs: bool) -> list[dict[str, Any]]
     a best-of-n one; a --judge-template of the other mode is left to that mode's suites."""
     out = []
     for table in tables:
-        if table.get("name") != JUDGE_RM:
+        if table.get("name") not in JUDGE_RMS:
             out.append(table)
             continue
         mode = "pairwise" if pairs else "rating"
@@ -87,7 +96,7 @@ def for_suite(tables: list[dict[str, Any]], pairs: bool) -> list[dict[str, Any]]
 
 
 def has_pairwise_judge(tables: list[dict[str, Any]]) -> bool:
-    return any(t.get("name") == JUDGE_RM and t.get("mode") == "pairwise" for t in tables)
+    return any(t.get("name") in JUDGE_RMS and t.get("mode") == "pairwise" for t in tables)
 
 
 def preflight_judges(planned: list, db_path: str) -> None:
@@ -99,7 +108,7 @@ def preflight_judges(planned: list, db_path: str) -> None:
     from rmaudit.store import Store
 
     for _, _, _, recipe, components in planned:
-        if any(spec.cls.name == JUDGE_RM for spec in recipe.reward_models):
+        if any(spec.cls.name in JUDGE_RMS for spec in recipe.reward_models):
             store = Store.open_readonly(db_path)
             try:
                 Runner(recipe, store, components=components).preflight()

@@ -18,7 +18,7 @@ from rmaudit import plugins
 from rmaudit.components.options import model_location_problem
 from rmaudit.errors import BadInput
 
-from .judge_arguments import JUDGE_PREFIX, JudgeFlags, judge_table
+from .judge_arguments import JUDGE_PREFIX, JUDGE_RM, JudgeFlags, judge_table
 
 #: the baselines every suite audits beside the user's models (those whose RM is installed),
 #: each with its recipe table; ``length`` is the one a model must beat
@@ -94,11 +94,7 @@ def model_tables(
         else _table(model, hf_options, dpo_ref, scores_options)
         for model in models
     ]
-    if (
-        judge is not None
-        and judge.base_url
-        and not any(t["name"] == "llm-judge-rm" for t in tables)
-    ):
+    if judge is not None and judge.base_url and not any(t["name"] == JUDGE_RM for t in tables):
         raise BadInput("--base-url applies to judge:MODEL; none was given", field="--base-url")
     if (hf_options or dpo_ref) and not any(t["name"] in HF_MODEL_NAMES for t in tables):
         given = "--dpo-ref" if dpo_ref else "--" + next(iter(hf_options)).replace("_", "-")
