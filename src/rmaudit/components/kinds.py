@@ -280,6 +280,11 @@ class RewardModel(Component):
         """One verdict per pair as shown (docs/judges.md); only when :meth:`judges_pairs`."""
         raise NotImplementedError
 
+    def check_pairs(self, shown: Sequence[PairShown]) -> None:
+        """Raise ``BadInput`` for what ``judge_pairs`` could not judge (verdicts recorded
+        elsewhere that miss a pair), given every pair of the run in both orders, in the plan
+        before a run writes anything (shifted copies aside)."""
+
     def sources(self) -> tuple[Source, ...]:
         """Where the scores come from (a scores file, a model id and revision), for the run's
         provenance; empty for a component that computes them itself."""

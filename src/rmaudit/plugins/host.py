@@ -61,6 +61,7 @@ DEFAULT_PLUGINS = (
     "rmaudit.default_plugins.judge_metrics",
     "rmaudit.default_plugins.sim_judges",
     "rmaudit.default_plugins.hf_judge",
+    "rmaudit.default_plugins.verdicts_file",
 )
 
 #: kind → name of its collector hook

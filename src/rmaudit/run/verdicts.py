@@ -76,6 +76,21 @@ def check_recipe(ctx: RunContext, spec: ComponentSpec) -> None:
         )
 
 
+def check_pairs(
+    ctx: RunContext, spec: ComponentSpec, model: RewardModel, pair_set: PairSet
+) -> None:
+    """The judge's own check of every pair in both orders (``RewardModel.check_pairs``)."""
+    shown = [
+        PairShown(p.prompt, first, second)
+        for p in pair_set.pairs
+        for first, second in ((p.chosen, p.rejected), (p.rejected, p.chosen))
+    ]
+    try:
+        model.check_pairs(shown)
+    except BadInput as error:
+        raise ctx.located(error, spec) from None
+
+
 def stage(
     ctx: RunContext,
     spec: ComponentSpec,

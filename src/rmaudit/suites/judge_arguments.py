@@ -13,6 +13,8 @@ from rmaudit.backends.judging.verdicts import template_mode
 from rmaudit.errors import BadInput
 
 JUDGE_PREFIX = "judge:"
+VERDICTS_PREFIX = "verdicts:"
+VERDICTS_RM = "verdicts-file"
 JUDGE_RM = "llm-judge-rm"
 #: a local Hugging Face causal LM as the judge (judge:FOLDER, no --base-url)
 HF_JUDGE_RM = "hf-judge-rm"
@@ -65,6 +67,14 @@ def judge_table(model: str, flags: JudgeFlags) -> dict[str, Any]:
     return table
 
 
+def verdicts_table(model: str) -> dict[str, Any]:
+    """``verdicts:FILE``: a judge's verdicts recorded elsewhere (pair suites only)."""
+    path = Path(model.removeprefix(VERDICTS_PREFIX))
+    if not path.is_file():
+        raise BadInput("verdicts file not found", field="MODEL", value=model)
+    return {"label": path.stem, "name": VERDICTS_RM, "path": str(path.resolve())}
+
+
 def _price(text: str) -> dict[str, float]:
     try:
         prompt, completion = (float(part) for part in text.split(","))
@@ -82,6 +92,12 @@ def for_suite(tables: list[dict[str, Any]], pairs: bool) -> list[dict[str, Any]]
     a best-of-n one; a --judge-template of the other mode is left to that mode's suites."""
     out = []
     for table in tables:
+        if table.get("name") == VERDICTS_RM and not pairs:
+            raise BadInput(
+                "verdicts:FILE holds pairwise verdicts: run it on pair suites only (--suite)",
+                field="MODEL",
+                value=table["path"],
+            )
         if table.get("name") not in JUDGE_RMS:
             out.append(table)
             continue
@@ -96,7 +112,10 @@ def for_suite(tables: list[dict[str, Any]], pairs: bool) -> list[dict[str, Any]]
 
 
 def has_pairwise_judge(tables: list[dict[str, Any]]) -> bool:
-    return any(t.get("name") in JUDGE_RMS and t.get("mode") == "pairwise" for t in tables)
+    return any(
+        (t.get("name") in JUDGE_RMS and t.get("mode") == "pairwise") or t.get("name") == VERDICTS_RM
+        for t in tables
+    )
 
 
 def preflight_judges(planned: list, db_path: str) -> None:
@@ -108,7 +127,7 @@ def preflight_judges(planned: list, db_path: str) -> None:
     from rmaudit.store import Store
 
     for _, _, _, recipe, components in planned:
-        if any(spec.cls.name in JUDGE_RMS for spec in recipe.reward_models):
+        if any(spec.cls.name in (*JUDGE_RMS, VERDICTS_RM) for spec in recipe.reward_models):
             store = Store.open_readonly(db_path)
             try:
                 Runner(recipe, store, components=components).preflight()

@@ -18,7 +18,14 @@ from rmaudit import plugins
 from rmaudit.components.options import model_location_problem
 from rmaudit.errors import BadInput
 
-from .judge_arguments import JUDGE_PREFIX, JUDGE_RM, JudgeFlags, judge_table
+from .judge_arguments import (
+    JUDGE_PREFIX,
+    JUDGE_RM,
+    VERDICTS_PREFIX,
+    JudgeFlags,
+    judge_table,
+    verdicts_table,
+)
 
 #: the baselines every suite audits beside the user's models (those whose RM is installed),
 #: each with its recipe table; ``length`` is the one a model must beat
@@ -91,6 +98,8 @@ def model_tables(
     tables = [
         judge_table(model, judge or JudgeFlags())
         if model.startswith(JUDGE_PREFIX)
+        else verdicts_table(model)
+        if model.startswith(VERDICTS_PREFIX)
         else _table(model, hf_options, dpo_ref, scores_options)
         for model in models
     ]
