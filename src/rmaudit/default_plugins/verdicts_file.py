@@ -49,28 +49,27 @@ class VerdictsFile(RewardModel):
         self.where: dict[Showing, str] = {}
         o = self.options
         for where, row in read_rows(o.path):
-            key = tuple(
-                self._text(row, f, where) for f in (o.prompt_field, o.first_field, o.second_field)
+            key: Showing = (
+                self._text(row, o.prompt_field, where),
+                self._text(row, o.first_field, where),
+                self._text(row, o.second_field, where),
             )
             if key in self.rows:
-                raise BadInput(
-                    f"the pair shown here is also on {self.where[key]}",
-                    file=where,  # type: ignore[index]
-                )
-            self.rows[key] = self._verdict(row, where)  # type: ignore[index]
-            self.where[key] = where  # type: ignore[index]
+                raise BadInput(f"the pair shown here is also on {self.where[key]}", file=where)
+            self.rows[key] = self._verdict(row, where)
+            self.where[key] = where
         if not self.rows:
             raise BadInput("the verdicts file has no rows", file=str(o.path))
 
-    @staticmethod
-    def _text(row: dict, field: str, where: str) -> str:
+    def _text(self, row: dict, field: str, where: str) -> str:
         if field not in row:
             found = ", ".join(map(str, row)) or "none"
             raise BadInput(f"no column {field!r} (columns found: {found})", file=where, field=field)
         value = row[field]
         if not isinstance(value, str):
             raise BadInput("expected a text", file=where, field=field, value=value)
-        return value.strip() if field == "prompt" else value
+        # a prompt is keyed stripped, as the run shows it to a judge
+        return value.strip() if field == self.options.prompt_field else value
 
     def _verdict(self, row: dict, where: str) -> PairVerdict:
         o = self.options
