@@ -292,3 +292,22 @@ def test_an_endpoint_answering_no_verdict_is_refused_by_the_preflight(
     assert "holds no [[A]], [[B]] or [[C]] verdict" in done.err
     assert len(done.err.strip().splitlines()) == 1
     assert not db.exists() and len(server.log) == 1
+
+
+def test_replies_without_a_verdict_are_counted_apart_never_scored(tmp_path, fake_openai, rmaudit):
+    def shy(question: str, a: str, b: str) -> str:
+        return "I cannot tell." if "question 1?" in question else prefers_longer(question, a, b)
+
+    data = tmp_path / "data"
+    write_llmbar(data)
+    server = fake_openai(pair_judge=shy)
+    db = tmp_path / "audit.db"
+    done = audit(rmaudit, server, data, db)
+    assert done.code == 0, done.err
+    stored = stored_verdicts(db)
+    unparsed = sum(v == "unparsed" for v in stored.values())
+    assert unparsed > 0
+    judge = results(done)["judge:test-judge"]["judge-audit"]
+    assert judge["parse_failure_rate"]["value"] == pytest.approx(unparsed / len(stored))
+    assert judge["judge_accuracy"]["skipped"] == unparsed // 2  # both orders unparsed
+    assert f"{unparsed // 2} of 20 pairs have no verdict in either order" in done.err

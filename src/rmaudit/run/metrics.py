@@ -89,7 +89,7 @@ def compute(
                     outputs.append((model.key, metric_spec, output))
         if pair_set is not None:
             inputs = (
-                verdicts.pair_inputs(ctx, model, pair_set, shifted)
+                verdicts.pair_inputs(ctx, spec.label, model, pair_set, shifted)
                 if model.judges_pairs()
                 else _pair_inputs(pair_set, shifted, scores)
             )

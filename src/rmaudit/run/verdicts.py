@@ -214,7 +214,7 @@ def judge_logits(judged: JudgedPairs) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pair_inputs(
-    ctx: RunContext, model: RewardModel, pair_set: PairSet, shifted: Sweep | None
+    ctx: RunContext, label: str, model: RewardModel, pair_set: PairSet, shifted: Sweep | None
 ) -> PairInputs:
     """A pairwise judge's :class:`PairInputs`: its verdicts in both orders, and the logits of
     :func:`judge_logits` for the pairs and every shifted copy."""
@@ -223,6 +223,12 @@ def pair_inputs(
     judged = judged_pairs(
         stored, [Triple(p.prompt.id, p.chosen.id, p.rejected.id) for p in pair_set.pairs]
     )
+    unparsed = int(np.isnan(judged.p_chosen).sum())
+    if unparsed:  # said, never silently scored
+        ctx.notes.append(
+            f"{label}: {unparsed} of {len(pair_set.pairs)} pairs have no verdict in either "
+            "order (judge-audit counts them as parse failures; the pair metrics as ties)"
+        )
     chosen, rejected = judge_logits(judged)
     sweep = {
         target: {
