@@ -48,6 +48,33 @@ def _labels_file(tmp_path: Path) -> dict[str, Any]:
     return {"path": str(path), "match": "text"}
 
 
+def _verdicts_file(tmp_path: Path) -> dict[str, Any]:
+    """Verdicts for the pairs the kit shows a pairwise judge (consecutive responses of a
+    sample prompt, in both orders), the longer answer preferred."""
+    from rmaudit.testing import sample_prompts, sample_responses
+
+    prompts = {p.id: p for p in sample_prompts()}
+    responses = sample_responses(list(prompts.values()))
+    rows = [
+        {
+            "prompt": prompts[a.prompt_id].text.strip(),
+            "answer_a": x.text,
+            "answer_b": y.text,
+            "verdict": "A"
+            if len(x.text) > len(y.text)
+            else "B"
+            if len(y.text) > len(x.text)
+            else "C",
+        }
+        for a, b in zip(responses[::2], responses[1::2], strict=False)
+        if a.prompt_id == b.prompt_id
+        for x, y in ((a, b), (b, a))
+    ]
+    path = tmp_path / "verdicts.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return {"path": str(path)}
+
+
 def _generic_benchmark(tmp_path: Path) -> dict[str, Any]:
     """The sample responses as a generic-layout benchmark file with one RM's scores."""
     path = tmp_path / "bench.jsonl"
@@ -118,6 +145,8 @@ EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "hf-classifier": _tiny_hf("llama-rm"),
     "dpo-implicit": _tiny_hf("gpt2-lm", reference="gpt2-lm-ref"),
     "hf-causal-lm": _tiny_hf("llama-lm", max_new_tokens=6),
+    "hf-judge-rm": _tiny_hf("llama-lm"),
+    "verdicts-file": _verdicts_file,
     "synthetic-proxy": lambda tmp_path: {
         "gold": {"name": "simulated-rm", "seed": 1},
         "sigma": 0.5,
@@ -140,7 +169,7 @@ CHECK_TOLERANCES: dict[str, dict[str, float]] = {
 }
 
 #: Components that call an HTTP API: checked against a local server in tests/api/.
-CHECKED_ELSEWHERE = {"llm-judge", "openai-chat", "llm-paraphrase", "llm-rewrite"}
+CHECKED_ELSEWHERE = {"llm-judge", "openai-chat", "llm-paraphrase", "llm-rewrite", "llm-judge-rm"}
 
 
 def builtin_components():

@@ -31,6 +31,7 @@ SMALLER = {
     "regret.toml": [("k = 120", "k = 10"), ("bootstrap = 200", "bootstrap = 20")],
     "rewardbench.toml": [],
     "shift.toml": [("k = 48", "k = 5"), ("per_prompt = 8", "per_prompt = 5")],
+    "judges.toml": [("k = 48", "k = 6")],
 }
 PLAN_ONLY = {"helpful-hf.toml", "audit-imported.toml"}
 #: recipes that read real files from ../shared beside the repository: run on stand-ins
@@ -111,6 +112,9 @@ def stored_items(db: Path) -> Counter:
             }
         )
         found.update(dict(conn.execute("select rm_key, count(*) from rm_scores group by rm_key")))
+        found.update(
+            dict(conn.execute("select rm_key, count(*) from judge_verdicts group by rm_key"))
+        )
         return found
     finally:
         conn.close()
@@ -130,7 +134,11 @@ def run(recipe: Path, db: Path) -> tuple[list[StageCount], dict[str, str]]:
     store = Store.open(db)
     try:
         result = Runner(load_recipe(recipe), store).run()
-        keys = {f"scores: {label}": key for label, key in store.read.reward_models(result.run_id)}
+        keys = {
+            f"{stage}: {label}": key
+            for label, key in store.read.reward_models(result.run_id)
+            for stage in ("scores", "verdicts")  # a pairwise judge stores verdicts
+        }
     finally:
         store.close()
     return result.counts, keys

@@ -109,6 +109,21 @@ AUDIT_DB = "rmaudit-audit.db"
     "--max-batch-tokens", type=click.IntRange(min=1), help="Most tokens per forward pass."
 )
 @click.option("--trust-remote-code", is_flag=True, help="Run the checkpoint's own Python code.")
+@click.option("--base-url", help="The OpenAI-compatible endpoint of a judge:MODEL.")
+@click.option(
+    "--judge-template",
+    metavar="FILE_OR_NAME",
+    help="A judge:MODEL's template: a file, rmaudit-pair, rmaudit-rating, or an MT-bench "
+    "prompt (pair-v2, single-v1) from DATA_DIR/mt_bench/judge_prompts.jsonl.",
+)
+@click.option(
+    "--api-key-env", help="Environment variable with a judge:MODEL's key (OPENAI_API_KEY)."
+)
+@click.option(
+    "--judge-price",
+    metavar="PROMPT,COMPLETION",
+    help="A judge:MODEL's USD per 1M prompt and completion tokens (for costs).",
+)
 def audit(
     models: tuple[str, ...],
     suite_names: tuple[str, ...],
@@ -133,6 +148,7 @@ def audit(
     by side.  The model flags are the recipe options of the same names (docs/audit.md).
     """
     from rmaudit.suites.data import earlier_data_dirs, locate, missing
+    from rmaudit.suites.judge_arguments import JudgeFlags
     from rmaudit.suites.model_arguments import HF_MODEL_OPTIONS, model_tables, parse_columns
 
     out = console()
@@ -166,6 +182,13 @@ def audit(
         dpo_ref,
         match=match,
         columns=parse_columns(columns),
+        judge=JudgeFlags(
+            model_options["base_url"],
+            model_options["judge_template"],
+            model_options["api_key_env"],
+            model_options["judge_price"],
+            data_dir,
+        ),
     )
     _audit(
         AuditRequest(
@@ -211,6 +234,7 @@ class PlannedSuite:
 
 def _audit(request: AuditRequest) -> None:
     from rmaudit.run import build_components
+    from rmaudit.suites.judge_arguments import preflight_judges
     from rmaudit.suites.model_arguments import check_reachable
 
     planned = _planned(request)
@@ -229,6 +253,7 @@ def _audit(request: AuditRequest) -> None:
         _write_items(built, request.db_path, request.items_path)
         return
     check_reachable(request.tables)
+    preflight_judges(built, request.db_path)
     _run_suites(request, built)
 
 
@@ -256,9 +281,10 @@ def _planned(request: AuditRequest) -> list[PlannedSuite]:
 def _print_plans(built: list[tuple[PlannedSuite, dict[str, Component]]], db_path: str) -> None:
     """--dry-run: each suite's plan (stored, to do) on the DB opened read-only."""
     from rmaudit.run import Runner
+    from rmaudit.run.costs import estimate_costs
     from rmaudit.store import Store
 
-    from .render import plan_table
+    from .render import cost_table, plan_table
 
     for entry, components in built:
         counts = Runner(entry.recipe, Store.open_readonly(db_path), components=components).plan()
@@ -269,6 +295,8 @@ def _print_plans(built: list[tuple[PlannedSuite, dict[str, Component]]], db_path
                 f"db: {db_path}); nothing was run",
             )
         )
+        if costs := estimate_costs(entry.recipe, components, counts):  # a judge's calls
+            console().print(cost_table(costs))
 
 
 def _run_suites(

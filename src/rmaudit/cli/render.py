@@ -97,12 +97,15 @@ def cost_table(lines: list[CostLine]) -> Table:
         title="estimated API cost of the work to do (≈ 4 characters per token)",
         title_justify="left",
     )
-    for header in ("stage", "component", "items", "USD"):
+    counted = any(line.tokens is not None for line in lines)
+    headers = ("stage", "component", "items", *(("tokens",) if counted else ()), "USD")
+    for header in headers:
         table.add_column(header, justify="left" if header in ("stage", "component") else "right")
     for line in lines:
         usd = "no price in the recipe" if line.usd is None else f"{line.usd:,.2f}"
-        table.add_row(literal(line.stage), literal(line.component), f"{line.items:,}", usd)
+        tokens = () if not counted else ("" if line.tokens is None else f"{line.tokens:,.0f}",)
+        table.add_row(literal(line.stage), literal(line.component), f"{line.items:,}", *tokens, usd)
     known = [line.usd for line in lines if line.usd is not None]
     if known:
-        table.add_row("total", "", "", f"{sum(known):,.2f}")
+        table.add_row("total", "", "", *(("",) if counted else ()), f"{sum(known):,.2f}")
     return table

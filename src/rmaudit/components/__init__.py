@@ -15,6 +15,7 @@ The classes live in ``kinds`` (the plugin kinds), ``records`` (what they exchang
 ``metric`` (metrics, their inputs and outputs); import them from here.
 """
 
+from .judging import VERDICTS, JudgedPairs, PairShown, PairVerdict, Verdict, shown_key
 from .kinds import (
     BenchmarkSource,
     Component,
@@ -81,6 +82,7 @@ __all__ = [
     "LabelDesign",
     "Embedder",
     "Generation",
+    "JudgedPairs",
     "KINDS",
     "Metric",
     "MetricInputs",
@@ -91,6 +93,8 @@ __all__ = [
     "OracleLabel",
     "PairInputs",
     "PairLoad",
+    "PairShown",
+    "PairVerdict",
     "PairSource",
     "PROVENANCE_PARTS",
     "Prompt",
@@ -106,4 +110,7 @@ __all__ = [
     "Source",
     "SourcedPair",
     "StudyInputs",
+    "VERDICTS",
+    "Verdict",
+    "shown_key",
 ]

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from rmaudit.errors import BadInput
 
+from .judging import PairShown, PairVerdict
 from .keys import content_key, prompt_id, text_response_id
 from .options import component_identity
 from .records import (
@@ -275,6 +276,20 @@ class RewardModel(Component[OptionsT]):
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         raise NotImplementedError
+
+    def judges_pairs(self) -> bool:
+        """True for a pairwise judge: the run hands it preference pairs, each in both orders,
+        through :meth:`judge_pairs` instead of responses through :meth:`score`."""
+        return False
+
+    def judge_pairs(self, batch: Sequence[PairShown]) -> list[PairVerdict]:
+        """One verdict per pair as shown (docs/judges.md); only when :meth:`judges_pairs`."""
+        raise NotImplementedError
+
+    def check_pairs(self, shown: Sequence[PairShown]) -> None:
+        """Raise ``BadInput`` for what ``judge_pairs`` could not judge (verdicts recorded
+        elsewhere that miss a pair), given every pair of the run in both orders, in the plan
+        before a run writes anything (shifted copies aside)."""
 
     def sources(self) -> tuple[Source, ...]:
         """Where the scores come from (a scores file, a model id and revision), for the run's

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
+from .judging import JudgedPairs
 from .kinds import Component, OptionsT
 
 
@@ -79,6 +80,8 @@ class PairInputs:
     meta: tuple[dict[str, Any], ...]
     shifted: dict[str, dict[float, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
     prompt_ids: tuple[str, ...] = ()
+    #: a pairwise judge's verdicts in both orders (None for an RM that scores responses)
+    verdicts: JudgedPairs | None = None
 
     @property
     def clusters(self) -> tuple[str, ...] | None:

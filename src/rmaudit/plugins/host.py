@@ -57,6 +57,11 @@ DEFAULT_PLUGINS = (
     "rmaudit.default_plugins.regret",
     "rmaudit.default_plugins.benchmark_sources",
     "rmaudit.default_plugins.baselines",
+    "rmaudit.default_plugins.judge_rm",
+    "rmaudit.default_plugins.judge_metrics",
+    "rmaudit.default_plugins.sim_judges",
+    "rmaudit.default_plugins.hf_judge",
+    "rmaudit.default_plugins.verdicts_file",
 )
 
 #: kind → name of its collector hook

@@ -56,6 +56,13 @@ _PAIR_LINES = (
         "pairs from their copies shifted at the column's p (AUROC ½ = not at all; FPR@95: the "
         "share of shifted pairs taken for unshifted where 95% of the unshifted are kept).",
     ),
+    (
+        lambda key: key.startswith("position_bias"),
+        "judge (each pair shown in both orders): judge acc averages its credit (1 chosen, ½ "
+        "tie, 0 rejected) over the two orders; position bias: share of decisive verdicts for "
+        "the answer shown first − ½; consistency: share of pairs whose verdict survives the "
+        "swap; reward-bench: one seeded random order per pair (docs/judges.md).",
+    ),
 )
 
 

@@ -18,6 +18,7 @@ from rmaudit.benchmark.pairs.parsers import RM_BENCH_STYLES
 from rmaudit.components import ShiftPerturber
 from rmaudit.components.keys import pair_id, shifted_prompt_id, shifted_response_id
 from rmaudit.components.vocabulary import shifts_prompt, shifts_responses
+from rmaudit.results.judge_pairs import judge_pair_rows
 from rmaudit.results.summary import RunSummary
 from rmaudit.store import Store
 
@@ -89,7 +90,7 @@ def pair_verdicts(store: Store, summary: RunSummary, rm_key: str) -> list[PairVe
             rejected,
             chosen_score,
             rejected_score,
-        ) in store.read.pair_scores(key, rm_key)
+        ) in store.read.pair_scores(key, rm_key) or judge_pair_rows(store, key, rm_key)
     ]
 
 

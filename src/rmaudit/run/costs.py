@@ -11,11 +11,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rmaudit.components import Component, Embedder, Oracle, Prompt, PromptSampler, PromptSource
+from rmaudit.components import (
+    Component,
+    Embedder,
+    Oracle,
+    PairSource,
+    Prompt,
+    PromptSampler,
+    PromptSource,
+    RewardModel,
+)
 from rmaudit.components.keys import prompt_id
 from rmaudit.recipe import Recipe
 
 from .context import built
+
+#: pairs whose texts set a judge call's average length in an estimate
+_SAMPLE = 200
 
 
 @dataclass(frozen=True)
@@ -24,14 +36,16 @@ class CostLine:
     component: str
     items: int
     usd: float | None  # None: the component is priced per token but the recipe gives no price
+    tokens: float | None = None  # prompt + completion tokens, where the component says
 
 
 def estimate_costs(
     recipe: Recipe, components: dict[str, Component], counts: list
 ) -> list[CostLine]:
     """The cost of the pending work of a plan (``Runner.plan()``'s counts), per priced component."""
+    judged = judge_costs(recipe, components, counts)
     if recipe.imports_benchmark or recipe.source is None or recipe.oracle is None:
-        return []  # an imported benchmark is already labelled (and pairs need no oracle): free
+        return judged  # an imported benchmark is already labelled (pairs need no oracle)
     pending = {count.stage: count.pending for count in counts}
     pool: dict[str, Prompt] = {}
     for text, meta in built(components, recipe.source, PromptSource).load():
@@ -54,9 +68,31 @@ def estimate_costs(
     lines.append(
         _line("response labelling (oracle)", oracle, labels, oracle.estimate_cost(prompts, labels))
     )
-    return [line for line in lines if line is not None]
+    return [line for line in lines if line is not None] + judged
 
 
 def _line(stage: str, component: Component, items: int, usd: float | None) -> CostLine | None:
     priced = hasattr(component.options, "price")
     return CostLine(stage, component.name, items, usd) if usd is not None or priced else None
+
+
+def judge_costs(recipe: Recipe, components: dict[str, Component], counts: list) -> list[CostLine]:
+    """The calls an LLM judge under audit still has to make (its pending verdicts or ratings),
+    their tokens and price (``estimate_calls``), from a sample of the recipe's pairs' texts."""
+    pending = {count.stage: count.pending for count in counts}
+    sample: list[tuple[str, ...]] = []
+    if recipe.pair_source is not None:
+        source = built(components, recipe.pair_source, PairSource)
+        pairs = [] if source.needs_benchmark else source.load_pairs(None).pairs[:_SAMPLE]
+        sample = [(p.prompt.text, p.chosen.text, p.rejected.text) for p in pairs]
+    lines = []
+    for spec in recipe.reward_models:
+        judge = built(components, spec, RewardModel)
+        if not hasattr(judge, "estimate_calls"):
+            continue
+        stage = f"{'verdicts' if judge.judges_pairs() else 'scores'}: {spec.label}"
+        calls = pending.get(stage, 0)
+        texts = sample if judge.judges_pairs() else [t[:2] for t in sample]
+        tokens, usd = judge.estimate_calls(texts, calls)
+        lines.append(CostLine(f"{stage} (judge calls)", judge.name, calls, usd, tokens))
+    return lines

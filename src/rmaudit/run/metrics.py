@@ -21,6 +21,7 @@ from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.recipe import ComponentSpec, metric_entry
 from rmaudit.store import dumps, utc_now
 
+from . import verdicts
 from .benchmark import Benchmark, oracle_by_prompt
 from .context import RunContext, slot_class
 from .design_inputs import budgeted_inputs, design_notes
@@ -61,15 +62,21 @@ def compute(
     on_defined = (
         MetricsOnDefinedPrompts(ctx, prompt_ids, oracle_arrays) if benchmark is not None else None
     )
-    stored = {spec.label: ctx.db.items.scores(model.key) for spec, model in reward_models}
+    # a pairwise judge has verdicts on pairs, no response scores: pair metrics only
+    judges = {spec.label for spec, model in reward_models if model.judges_pairs()}
+    stored = {
+        spec.label: ctx.db.items.scores(model.key)
+        for spec, model in reward_models
+        if spec.label not in judges
+    }
     if benchmark is not None:
         scores_by_rm = {
             label: tuple(np.array([found[rid] for rid in order[pid]], float) for pid in prompt_ids)
             for label, found in stored.items()
         }
     for spec, model in reward_models:
-        scores = stored[spec.label]
-        if on_defined is not None:
+        scores = stored.get(spec.label, {})
+        if on_defined is not None and spec.label not in judges:
             design = label_design
             if design is not None:  # the other RMs' scores narrow this RM's intervals
                 others = tuple(v for label, v in scores_by_rm.items() if label != spec.label)
@@ -85,7 +92,11 @@ def compute(
                 if output is not None:
                     outputs.append((model.key, metric_spec, output))
         if pair_set is not None:
-            pair_inputs = _pair_inputs(pair_set, shifted, scores)
+            pair_inputs = (
+                verdicts.pair_inputs(ctx, spec.label, model, pair_set, shifted)
+                if model.judges_pairs()
+                else _pair_inputs(pair_set, shifted, scores)
+            )
             for metric_spec in by_scope["pairs"]:
                 outputs.append(
                     (

@@ -29,7 +29,7 @@ from rmaudit.store import Store, dumps, utc_now
 from rmaudit.store.records import RunRow
 
 from . import benchmark as benchmark_stages
-from . import metrics, pairs, scores, shift
+from . import metrics, pairs, scores, shift, verdicts
 from .benchmark import Benchmark, BenchmarkStages
 from .context import Keys, Progress, RunContext, SilentProgress, StageCount, locate, slot_class
 from .pairs import PairSet
@@ -69,6 +69,8 @@ class Audited:
     pair_set: PairSet | None = None
     shifted: Sweep | None = None
     to_score: Keys = field(default_factory=Keys)
+    #: in a plan whose pairs derive from a benchmark not built yet: at most this many pairs
+    pair_bound: int | None = None
 
 
 def build_components(recipe: Recipe) -> dict[str, Component]:
@@ -191,7 +193,7 @@ class Runner:
             found.benchmark, found.to_score = built.benchmark, built.response_ids
         if recipe.pair_source is not None:
             paired = pairs.stage(self.ctx, built, execute)
-            found.pair_set = paired.pair_set
+            found.pair_set, found.pair_bound = paired.pair_set, paired.bound
             if paired.pair_set is not None:
                 found.to_score += paired.pair_set.response_ids()
             if recipe.perturber is not None:
@@ -203,7 +205,16 @@ class Runner:
 
     def _score(self, found: Audited, execute: bool) -> None:
         for spec in self.recipe.reward_models:
-            scores.stage(self.ctx, spec, self.ctx.component(spec), found.to_score, execute)
+            model = self.ctx.component(spec)
+            if model.judges_pairs():  # a pairwise judge: pairs, in both orders, not responses
+                verdicts.check_recipe(self.ctx, spec)
+                if self.ctx.strict and found.pair_set is not None and not found.shifted:
+                    verdicts.check_pairs(self.ctx, spec, model, found.pair_set)
+                judged = found.pair_set and verdicts.triples(found.pair_set, found.shifted)
+                bound = verdicts.showings_bound(self.ctx, found.pair_bound)
+                verdicts.stage(self.ctx, spec, model, judged or None, execute, bound)
+            else:
+                scores.stage(self.ctx, spec, model, found.to_score, execute)
 
     # -- the whole run ------------------------------------------------------------------------
     def _run(self) -> RunResult:

@@ -35,6 +35,7 @@ from .lock import WriterBusy, WriterLock
 from .read import Reads
 from .runs import Runs
 from .schema import SCHEMA_VERSION, check, migrate
+from .verdicts import Verdicts
 
 __all__ = ["SCHEMA_VERSION", "Store", "WriterBusy", "dumps", "utc_now"]
 
@@ -68,6 +69,7 @@ class Store:
         self.items = Items(self)
         self.runs = Runs(self)
         self.read = Reads(self)
+        self.verdicts = Verdicts(self)
 
     @classmethod
     def open(

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from rmaudit.errors import BadInput
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 MIGRATION_SET = "rmaudit"
 
 M001_INITIAL = """
@@ -131,6 +131,17 @@ create table inclusion (
 update schema_info set schema_version = 7;
 """
 
+# Pairwise judges (docs/judges.md): one verdict per pair as shown (prompt, first answer, second
+# answer), keyed by that showing and the judge, with the judge's reply and what it cost.
+M008_JUDGE_VERDICTS = """
+create table judge_verdicts (
+   rm_key text, shown_key text, prompt_id text, first_id text, second_id text, verdict text,
+   p_first real, from_logprobs integer, samples text, reply text, cost_usd real,
+   prompt_tokens integer, completion_tokens integer,
+   primary key (rm_key, shown_key)) without rowid;
+update schema_info set schema_version = 8;
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_initial", M001_INITIAL),
     ("m002_preference_pairs", M002_PREFERENCE_PAIRS),
@@ -139,6 +150,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m005_run_sources", M005_RUN_SOURCES),
     ("m006_failure_attempts", M006_FAILURE_ATTEMPTS),
     ("m007_label_designs", M007_LABEL_DESIGNS),
+    ("m008_judge_verdicts", M008_JUDGE_VERDICTS),
 )
 
 MIGRATIONS_TABLE = """

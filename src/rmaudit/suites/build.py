@@ -12,6 +12,7 @@ from rmaudit.recipe import Recipe, parse_recipe
 
 from . import Suite
 from .data import Located
+from .judge_arguments import for_suite, has_pairwise_judge
 
 
 def suite_table(
@@ -20,6 +21,7 @@ def suite_table(
     """The recipe's tables: the suite's files as one pair set (or its benchmark), its
     metrics, the models."""
     title = f"rmaudit audit --suite {suite.name}: {suite.title}"
+    models = for_suite(models, pairs=suite.benchmark is None)
     if suite.benchmark is not None:
         root = located.root / suite.benchmark_root
         return {
@@ -40,12 +42,10 @@ def suite_table(
     pairs: dict[str, Any] = {"source": source}
     if suite.shift:  # recipes/shift.toml's sweep: levels 0, 0.05, ..., 0.75, every target
         pairs["shift"] = {"perturber": {"name": "word-perturb"}}
-    return {
-        "title": title,
-        "pairs": pairs,
-        "reward_models": models,
-        "metrics": [dict(m) for m in suite.metrics],
-    }
+    metrics = [dict(m) for m in suite.metrics]
+    if has_pairwise_judge(models):  # what a judge's verdicts in both orders say about it
+        metrics.append({"name": "judge-audit"})
+    return {"title": title, "pairs": pairs, "reward_models": models, "metrics": metrics}
 
 
 def recipe_text(suite: Suite, table: dict[str, Any]) -> str:

@@ -18,6 +18,15 @@ from rmaudit import plugins
 from rmaudit.components.options import model_location_problem
 from rmaudit.errors import BadInput
 
+from .judge_arguments import (
+    JUDGE_PREFIX,
+    JUDGE_RM,
+    VERDICTS_PREFIX,
+    JudgeFlags,
+    judge_table,
+    verdicts_table,
+)
+
 #: the baselines every suite audits beside the user's models (those whose RM is installed),
 #: each with its recipe table; ``length`` is the one a model must beat
 BASELINES: dict[str, dict[str, Any]] = {
@@ -79,13 +88,23 @@ def model_tables(
     *,
     match: str = "text",
     columns: dict[str, str] | None = None,
+    judge: JudgeFlags | None = None,
 ) -> list[dict[str, Any]]:
     """The reward-model tables for ``models``, then each installed baseline not among them;
     ``match`` and ``columns`` (:func:`parse_columns`): what a scores file's rows are keyed by
     and which of its columns hold the key and the score (``scores-file`` options)."""
     hf_options = {name: value for name, value in options.items() if value not in (None, False)}
     scores_options = {"match": match, **(columns or {})}
-    tables = [_table(model, hf_options, dpo_ref, scores_options) for model in models]
+    tables = [
+        judge_table(model, judge or JudgeFlags())
+        if model.startswith(JUDGE_PREFIX)
+        else verdicts_table(model)
+        if model.startswith(VERDICTS_PREFIX)
+        else _table(model, hf_options, dpo_ref, scores_options)
+        for model in models
+    ]
+    if judge is not None and judge.base_url and not any(t["name"] == JUDGE_RM for t in tables):
+        raise BadInput("--base-url applies to judge:MODEL; none was given", field="--base-url")
     if (hf_options or dpo_ref) and not any(t["name"] in HF_MODEL_NAMES for t in tables):
         given = "--dpo-ref" if dpo_ref else "--" + next(iter(hf_options)).replace("_", "-")
         raise BadInput("model options apply to Hugging Face models; none was given", field=given)

@@ -14,6 +14,7 @@ from rmaudit.components.records import PROVENANCE_PARTS
 from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.store import Store
 
+from .judge_results import judge_values
 from .verdict import SuiteResult
 
 FORMAT = "rmaudit-audit-results"
@@ -89,6 +90,7 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
             "data": data,
         }
 
+    judged = judge_values(store, run_id)
     return {
         "suite": result.suite.name,
         "run_id": run_id,
@@ -113,6 +115,7 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
                 "metrics": {
                     h.name: metric(m.label, h, m.cells[h.name]) for h in result.suite.headlines
                 },
+                **({"judge": judged[m.label]} if m.label in judged else {}),
             }
             for m in result.models
         ],

@@ -38,12 +38,22 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Schedule = Callable[[str, int], str]
+#: a pairwise judge: (question, answer A, answer B) → its reply text
+PairJudge = Callable[[str, str, str], str]
+#: the verdict token's distribution: (question, answer A, answer B) → {"A": p, "B": p, "C": p}
+VerdictProbabilities = Callable[[str, str, str], dict[str, float]]
 
 _ANSWER = re.compile(
     r"<\|The Start of Assistant A's Answer\|>\n(.*?)\n<\|The End of Assistant A's Answer\|>", re.S
 )
 _MT_ANSWER = re.compile(
     r"\[The Start of Assistant's Answer\]\n(.*?)\n\[The End of Assistant's Answer\]", re.S
+)
+_PAIR = re.compile(
+    r"\[User Question\]\n(.*?)\n\n\[The Start of Assistant A's Answer\]\n(.*?)\n"
+    r"\[The End of Assistant A's Answer\]\n\n\[The Start of Assistant B's Answer\]\n(.*?)\n"
+    r"\[The End of Assistant B's Answer\]",
+    re.S,
 )
 _CONVERSATION = re.compile(
     r"### Assistant A:\n(.*?)\n\n### User:.*### Assistant A:\n(.*?)\n+<\|The End", re.S
@@ -75,8 +85,15 @@ class FakeOpenAI:
         stall_s: float = 2.0,
         garbage_every: int = 0,
         dimensions: int = 8,
+        pair_judge: PairJudge | None = None,
+        verdict_probabilities: VerdictProbabilities | None = None,
     ) -> None:
         self.schedule = schedule
+        #: answers the pairwise judge prompts (MT-bench's pair-v2 layout); None: such a
+        #: request is answered as a chat policy, with no verdict
+        self.pair_judge = pair_judge
+        #: with a request's ``logprobs``, the verdict token's distribution to return
+        self.verdict_probabilities = verdict_probabilities
         self.supports_n = supports_n
         self.latency_s = latency_s
         self.stall_s = stall_s
@@ -203,8 +220,14 @@ class FakeOpenAI:
     def _chat(self, body: dict[str, Any], entry: dict[str, Any], outcome: str) -> dict[str, Any]:
         text = "\n".join(m.get("content", "") for m in body["messages"])
         n = body.get("n", 1) if self.supports_n else 1
+        pair_judge = self.pair_judge
+        pair = _PAIR.search(text) if pair_judge is not None else None
         judged = _ANSWER.search(text) or _MT_ANSWER.search(text) or _CONVERSATION.search(text)
-        if judged:
+        if pair and pair_judge is not None:
+            entry.update(kind="pair-judge", pair=pair.groups())
+            reply = pair_judge(*pair.groups())
+            contents = ["I would rather not say." if outcome == "garbage" else reply] * n
+        elif judged:
             answer = judged.group(judged.lastindex or 0)  # the (last) answer judged
             entry.update(kind="judge", answer=answer)
             contents = []
@@ -221,6 +244,11 @@ class FakeOpenAI:
             entry.update(kind="policy", question=question)
             # a sampler: the same request gives different texts on different calls
             contents = [f"Answer {call}.{j} to: {question[:40]}" for j in range(n)]
+        logprobs = (
+            self.verdict_probabilities(*pair.groups())
+            if pair and body.get("logprobs") and self.verdict_probabilities
+            else None
+        )
         return {
             "object": "chat.completion",
             "model": body.get("model"),
@@ -229,6 +257,7 @@ class FakeOpenAI:
                     "index": j,
                     "message": {"role": "assistant", "content": c},
                     "finish_reason": "stop",
+                    **({"logprobs": _verdict_logprobs(c, logprobs)} if logprobs else {}),
                 }
                 for j, c in enumerate(contents)
             ],
@@ -261,3 +290,21 @@ def embedding(text: str, dimensions: int = 8) -> list[float]:
     raw = [((_digest(f"{i}:{text}") % 2001) - 1000) / 1000 for i in range(dimensions)]
     norm = sum(v * v for v in raw) ** 0.5 or 1.0
     return [v / norm for v in raw]
+
+
+def _verdict_logprobs(reply: str, probabilities: dict[str, float]) -> dict[str, Any]:
+    """``logprobs.content`` of a reply: its text before the last ``[[`` and ``[[`` as tokens,
+    the verdict letter with ``probabilities`` as its top alternatives, then the rest."""
+    import math
+
+    cut = reply.rfind("[[")
+    if cut < 0:
+        return {"content": [{"token": reply, "logprob": 0.0, "top_logprobs": []}]}
+    top = [
+        {"token": letter, "logprob": math.log(p) if p > 0 else -1e4}
+        for letter, p in probabilities.items()
+    ]
+    head = [{"token": t, "logprob": 0.0, "top_logprobs": []} for t in (reply[:cut], "[[")]
+    letter = reply[cut + 2 : cut + 3]
+    tail = {"token": reply[cut + 3 :], "logprob": 0.0, "top_logprobs": []}
+    return {"content": [*head, {"token": letter, "logprob": 0.0, "top_logprobs": top}, tail]}

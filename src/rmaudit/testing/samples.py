@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rmaudit.components import MetricInputs, PairInputs, Prompt, Response
+from rmaudit.components import JudgedPairs, MetricInputs, PairInputs, Prompt, Response, Verdict
 from rmaudit.components.keys import prompt_id, response_id
 from rmaudit.components.vocabulary import SHIFT_TARGETS
 
@@ -89,4 +89,23 @@ def sample_pairs(
         tuple({"chosen_style": i % 3, "rejected_style": i // 3 % 3} for i in range(pairs)),
         sweep,
         tuple(f"prompt-{i // 9}" for i in range(pairs)),  # RM-Bench: 9 style pairs a prompt
+        verdicts=sample_verdicts(chosen - rejected, seed=seed),
     )
+
+
+def sample_verdicts(margins: np.ndarray, seed: int = 0) -> JudgedPairs:
+    """A pairwise judge's verdicts in both orders on pairs with these logit margins: it prefers
+    the chosen answer with probability sigmoid(margin) in either order, ties 1 time in 10, and
+    reports those probabilities as its log-probabilities."""
+    rng = np.random.default_rng(seed + 1)
+    p_chosen = 1.0 / (1.0 + np.exp(-margins))
+
+    def draw(p_first: np.ndarray) -> tuple[Verdict, ...]:
+        u = rng.random(p_first.size)
+        return tuple(
+            "tie" if x > 0.9 else "first" if x < 0.9 * p else "second"
+            for x, p in zip(u, p_first, strict=True)
+        )
+
+    first_cf, first_rf = 0.9 * p_chosen + 0.05, 0.9 * (1 - p_chosen) + 0.05
+    return JudgedPairs(draw(p_chosen), draw(1 - p_chosen), first_cf, first_rf, from_logprobs=True)

@@ -6,10 +6,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 from rmaudit.components import (
+    VERDICTS,
     Oracle,
     OracleLabel,
+    PairShown,
     Prompt,
     ReferencePolicy,
     Response,
@@ -59,7 +62,11 @@ def check_reward_model(
     rtol: float = 1e-6,
     atol: float = 1e-9,
 ) -> None:
-    """Determinism, batch-size invariance and empty-response handling of an RM's ``score``."""
+    """Determinism, batch-size invariance and empty-response handling of an RM's ``score``
+    (of a pairwise judge's ``judge_pairs``: its verdicts on the sample pairs in both orders)."""
+    if instance(model).judges_pairs():
+        _check_pair_judge(model, pairs if pairs is not None else _sample_pairs(), rtol, atol)
+        return
 
     def run(component: RewardModel, batch):
         scores = [float(s) for s in component.score(batch)]
@@ -77,6 +84,36 @@ def check_reward_model(
         rtol=rtol,
         atol=atol,
     )
+
+
+def _check_pair_judge(model, pairs, rtol: float, atol: float) -> None:
+    """A pairwise judge: each of two consecutive responses of a prompt shown in both orders."""
+    shown = [
+        PairShown(prompt, a, b)
+        for (prompt, a), (_, b) in zip(pairs[::2], pairs[1::2], strict=False)
+        if a.prompt_id == b.prompt_id
+        for a, b in ((a, b), (b, a))
+    ]
+
+    def run(component: RewardModel, batch):
+        verdicts = component.judge_pairs(batch)
+        for v in verdicts:
+            if v.verdict not in VERDICTS or not (
+                math.isnan(v.p_first) if v.verdict == "unparsed" else 0 <= v.p_first <= 1
+            ):
+                raise ConformanceError(
+                    f"{describe(component)}: judge_pairs must return verdicts in {VERDICTS} "
+                    f"with P(first) in [0, 1] (NaN when unparsed), got {v!r}"
+                )
+        return [
+            (v.verdict, repr(v.p_first) if math.isnan(v.p_first) else v.p_first) for v in verdicts
+        ]
+
+    def with_empty(items):
+        first = items[0]
+        return [PairShown(first.prompt, first.first, replace(first.second, text=""))]
+
+    _check_item_component(model, shown, run, with_empty, rtol=rtol, atol=atol)
 
 
 def check_reference_policy(

@@ -7,7 +7,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from rmaudit.components import Metric, MetricInputs, MetricOutput, PairInputs, StudyInputs
+from rmaudit.components import (
+    JudgedPairs,
+    Metric,
+    MetricInputs,
+    MetricOutput,
+    PairInputs,
+    StudyInputs,
+)
 from rmaudit.errors import BadInput
 from rmaudit.testing.samples import sample_benchmark, sample_pairs
 
@@ -140,6 +147,7 @@ def _check_pair_metric(
             for target, levels in inputs.shifted.items()
         },
         tuple(inputs.prompt_ids[i] for i in order) if inputs.prompt_ids else (),
+        _shuffled_verdicts(inputs.verdicts, order),
     )
     _same(
         base,
@@ -164,6 +172,19 @@ def _check_pair_metric(
     raise ConformanceError(
         f"{label}: a NaN logit should raise rmaudit.errors.BadInput, but "
         f"compute returned {short(next(iter(_numbers(output).values()))[0])}"
+    )
+
+
+def _shuffled_verdicts(judged: JudgedPairs | None, order: np.ndarray) -> JudgedPairs | None:
+    if judged is None:
+        return None
+    return JudgedPairs(
+        tuple(judged.chosen_first[i] for i in order),
+        tuple(judged.rejected_first[i] for i in order),
+        judged.p_first_chosen_first[order],
+        judged.p_first_rejected_first[order],
+        judged.from_logprobs,
+        tuple(judged.replies[i] for i in order) if judged.replies else (),
     )
 
 

@@ -16,6 +16,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Header, Static
 
 from rmaudit.display.literal import assemble, literal
+from rmaudit.results.judge_pairs import JudgeOnPair, judge_on_pair
 from rmaudit.results.pair_failures import RIGHT, WRONG, PairVerdict, ShiftFlip
 from rmaudit.store.records import PairTexts
 
@@ -41,7 +42,7 @@ class PairScreen(AuditScreen):
     DEFAULT_CSS = """
     PairScreen #pair-prompt { height: auto; max-height: 5; padding: 0 1;
                               border-bottom: solid $primary; }
-    PairScreen #pair-info { height: auto; max-height: 4; }
+    PairScreen #pair-info { height: auto; max-height: 8; }
     PairScreen #pair-responses { height: 1fr; }
     PairScreen .response { width: 1fr; height: 1fr; padding: 0 1; border: round $primary; }
     PairScreen .response:focus { border: double $accent; }
@@ -52,6 +53,8 @@ class PairScreen(AuditScreen):
         self.run_id, self.rm_key, self.pair, self.flip = run_id, rm_key, pair, flip
         #: the shift level shown (an index into flip.levels); 0 without a flip
         self.level = (flip.first_flip or 0) if flip is not None else 0
+        #: rm_key → a pairwise judge's margin and verdicts on the pair shown
+        self.judged: dict[str, JudgeOnPair] = {}
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         return self.flip is not None if action == "level" else True
@@ -92,6 +95,12 @@ class PairScreen(AuditScreen):
                 if chosen_id in scores and rejected_id in scores
                 else (math.nan, math.nan)
             )
+        judged = {}  # a pairwise judge's margin and its verdicts in both orders
+        for _, rm_key in summary.reward_models:
+            found = judge_on_pair(self.app.store, rm_key, pair_id) if pair_id else None
+            if found is not None:
+                judged[rm_key], margins[rm_key] = found, (found.margin, 0.0)
+        self.judged = judged
         mine = margins[self.rm_key]
         self.query_one("#pair-prompt-text", Static).update(literal(prompt))
         self.query_one("#pair-info", Static).update(self._info(margins))
@@ -118,6 +127,9 @@ class PairScreen(AuditScreen):
         parts.append(f" · subset {self.pair.subset or '—'}")
         if self.pair.styles:
             parts.append(" · styles chosen/rejected: " + self.pair.styles)
+        mine = self.judged.get(self.rm_key)
+        for order, mark, reply in mine.orders if mine is not None else ():
+            parts += [f"\n{order}: [[{mark}]] · reply: ", reply[:300]]
         parts.append("\nother RMs: ")
         others = [
             (self.app.rm_label(self.run_id, k), c - r)

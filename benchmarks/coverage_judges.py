@@ -1,0 +1,133 @@
+"""Coverage of the judge-audit intervals (value ± 1.96·SE) on simulated pairwise judges with a
+known truth (docs/judges.md).
+
+Each data set: ``prompts`` prompts with ``per_prompt`` pairs each.  A pair's margin is
+d = μ + u_prompt + e_pair (u ~ N(0, σ_u²), shared by the prompt's pairs; e ~ N(0, σ_e²)).  Shown
+chosen first, the judge says "first" with probability (1 − t)·clip(σ(d) + b), "second" with
+(1 − t)·(1 − clip(σ(d) + b)), "tie" with t; shown rejected first, "first" with
+(1 − t)·clip(σ(−d) + b) — b is its position bias on P(first), t its tie rate.  The truth of
+each metric is its expectation over this population (margins and verdicts), computed from
+2,000,000 margins with the verdict probabilities in closed form.
+
+    python benchmarks/coverage_judges.py [--datasets 1000] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from _smoke import parse_args
+
+from rmaudit.metrics.judging import judge_audit
+
+#: the metrics whose intervals are measured, as judge_audit names them
+METRICS = ("accuracy", "position_bias", "consistency", "tie_rate", "accuracy_chosen_first")
+
+
+@dataclass(frozen=True)
+class World:
+    name: str
+    prompts: int
+    per_prompt: int
+    bias: float
+    ties: float
+    mu: float = 1.0
+    sd_prompt: float = 1.0
+    sd_pair: float = 0.7
+
+
+WORLDS = (
+    World("fair, 100 pairs", 100, 1, 0.0, 0.05),
+    World("fair, LLMBar size (419 pairs)", 419, 1, 0.0, 0.05),
+    World("first-biased +0.2, 419 pairs", 419, 1, 0.2, 0.05),
+    World("first-biased +0.2, 30 prompts × 3 pairs", 30, 3, 0.2, 0.05),
+    World("fair, RM-Bench-shaped (100 prompts × 9 pairs)", 100, 9, 0.0, 0.1),
+)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def probabilities(world: World, d: np.ndarray) -> tuple[np.ndarray, ...]:
+    """P(chosen preferred), P(rejected preferred) in each order, and the tie probability."""
+    t = world.ties
+    first_cf = np.clip(_sigmoid(d) + world.bias, 0, 1)  # chosen shown first
+    first_rf = np.clip(_sigmoid(-d) + world.bias, 0, 1)  # rejected shown first
+    return (
+        (1 - t) * first_cf,
+        (1 - t) * (1 - first_cf),
+        (1 - t) * (1 - first_rf),
+        (1 - t) * first_rf,
+    )
+
+
+def truth(world: World, rng: np.random.Generator) -> dict[str, float]:
+    n = 2_000_000
+    d = world.mu + rng.normal(0, world.sd_prompt, n) + rng.normal(0, world.sd_pair, n)
+    t = world.ties
+    cf_chosen, cf_rejected, rf_chosen, rf_rejected = probabilities(world, d)
+    first = cf_chosen + rf_rejected  # expected "first" verdicts of a pair's two showings
+    return {
+        "accuracy": float(np.mean((cf_chosen + rf_chosen + t) / 2)),
+        "accuracy_chosen_first": float(np.mean(cf_chosen + t / 2)),
+        "position_bias": float(np.mean(first) / (2 * (1 - t)) - 0.5),
+        "consistency": float(np.mean(cf_chosen * rf_chosen + cf_rejected * rf_rejected + t * t)),
+        "tie_rate": t,
+    }
+
+
+def dataset(world: World, rng: np.random.Generator) -> tuple[list[str], list[str], list[int]]:
+    prompt = np.repeat(np.arange(world.prompts), world.per_prompt)
+    d = (
+        world.mu
+        + rng.normal(0, world.sd_prompt, world.prompts)[prompt]
+        + rng.normal(0, world.sd_pair, prompt.size)
+    )
+    cf_chosen, cf_rejected, rf_chosen, rf_rejected = probabilities(world, d)
+    u, v = rng.random(prompt.size), rng.random(prompt.size)
+    cf = np.where(u < cf_chosen, "first", np.where(u < cf_chosen + cf_rejected, "second", "tie"))
+    rf = np.where(v < rf_rejected, "first", np.where(v < rf_rejected + rf_chosen, "second", "tie"))
+    return list(cf), list(rf), prompt.tolist()
+
+
+def coverage(world: World, datasets: int, seed: int) -> dict[str, float]:
+    rng = np.random.default_rng(seed)
+    want = truth(world, rng)
+    hits = dict.fromkeys(METRICS, 0)
+    clustered = world.per_prompt > 1
+    for _ in range(datasets):
+        cf, rf, prompt = dataset(world, rng)
+        audit = judge_audit(cf, rf, clusters=prompt if clustered else None)
+        for name in METRICS:
+            low, high = getattr(audit, name).ci
+            hits[name] += low <= want[name] <= high
+    return {name: hits[name] / datasets for name in METRICS}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", type=int, default=1000)
+    parser.add_argument("--out", help="write the Markdown table here too")
+    args = parse_args(parser, {"datasets": 5})
+    started = time.perf_counter()
+    lines = [
+        "| world | " + " | ".join(METRICS) + " |",
+        "|---|" + "---:|" * len(METRICS),
+    ]
+    for i, world in enumerate(WORLDS):
+        found = coverage(world, args.datasets, seed=i)
+        lines.append(f"| {world.name} | " + " | ".join(f"{found[m]:.3f}" for m in METRICS) + " |")
+        print(lines[-1], flush=True)
+    table = "\n".join(lines)
+    print(f"\n{table}\n\n{args.datasets} data sets per row, {time.perf_counter() - started:.0f} s")
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as out:
+            out.write(table + "\n")
+
+
+if __name__ == "__main__":
+    main()

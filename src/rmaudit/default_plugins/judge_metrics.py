@@ -1,0 +1,144 @@
+"""``judge-audit``: what a pairwise judge's verdicts in both orders say about it, per suite and
+per subset (:mod:`rmaudit.metrics.judging`; docs/judges.md).  An RM that scores responses has
+no verdicts: the metric reports nothing for it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pydantic import Field
+
+from rmaudit import hookimpl
+from rmaudit.components import (
+    ComponentOptions,
+    JudgedPairs,
+    Metric,
+    MetricOutput,
+    MetricValue,
+    PairInputs,
+)
+from rmaudit.components.vocabulary import CLUSTERED_PROMPTS
+from rmaudit.errors import MetricInputError
+from rmaudit.metrics import ece
+from rmaudit.metrics.judging import Estimate, judge_audit, random_order_accuracy, seed_spread
+
+#: key → (label, higher is better) of each value, in the order shown
+_VALUES: dict[str, tuple[str, bool | None]] = {
+    "judge_accuracy": ("judge acc (both orders)", True),
+    "accuracy_chosen_first": ("acc, chosen shown first", True),
+    "accuracy_rejected_first": ("acc, rejected shown first", True),
+    "position_bias": ("position bias", False),
+    "consistency": ("consistency", True),
+    "tie_rate": ("tie rate", False),
+    "parse_failure_rate": ("parse failures", False),
+}
+
+
+class JudgeAuditOptions(ComponentOptions):
+    by_subset: bool = Field(True, description="also report each subset")
+    seed: int = Field(0, ge=0, description="the order drawn for reward-bench's convention")
+    seeds: int = Field(
+        200, ge=2, description="seeds over which reward-bench's convention's spread is measured"
+    )
+
+
+class JudgeAudit(Metric):
+    """A pairwise judge's accuracy in both orders, position bias, consistency, ties, parse
+    failures, calibration and reward-bench's single-order accuracy."""
+
+    name = "judge-audit"
+    scope = "pairs"
+    needs = ("pairs",)
+    Options = JudgeAuditOptions
+    options: JudgeAuditOptions
+
+    def compute(self, inputs: PairInputs) -> MetricOutput:
+        judged = inputs.verdicts
+        if judged is None:
+            return MetricOutput()
+        if not np.all(np.isfinite(inputs.chosen)):
+            raise MetricInputError("expected finite judge logits, got NaN or inf", field="chosen")
+        everything = list(range(len(inputs.pair_ids)))
+        values = self._values(inputs, judged, everything, None)
+        subsets = dict.fromkeys(s for s in inputs.subsets if s is not None)
+        for subset in subsets if self.options.by_subset and len(subsets) > 1 else ():
+            rows = [i for i, s in enumerate(inputs.subsets) if s == subset]
+            values += self._values(inputs, judged, rows, subset)
+        return MetricOutput(values=values)
+
+    def _values(
+        self, inputs: PairInputs, judged: JudgedPairs, rows: list[int], subset: str | None
+    ) -> list[MetricValue]:
+        cf = [judged.chosen_first[i] for i in rows]
+        rf = [judged.rejected_first[i] for i in rows]
+        clusters = None if inputs.clusters is None else [inputs.clusters[i] for i in rows]
+        audit = judge_audit(cf, rf, clusters=clusters)
+        common: dict[str, Any] = {} if subset is None else {"subset": subset}
+        if clusters is not None:
+            common[CLUSTERED_PROMPTS] = len(set(clusters))
+        suffix = "" if subset is None else f"[{subset}]"
+        label_suffix = "" if subset is None else f" {subset}"
+        values = [
+            _value(key + suffix, label + label_suffix, getattr(audit, _field(key)), higher, common)
+            for key, (label, higher) in _VALUES.items()
+        ]
+        keys = [inputs.pair_ids[i] for i in rows]
+        rewardbench = random_order_accuracy(
+            cf, rf, seed=self.options.seed, clusters=clusters, keys=keys
+        )
+        spread, low, high = seed_spread(cf, rf, seeds=self.options.seeds, keys=keys)
+        values.append(
+            _value(
+                "rewardbench_accuracy" + suffix,
+                "acc, one random order (reward-bench)" + label_suffix,
+                rewardbench,
+                True,
+                {
+                    **common,
+                    "seed": self.options.seed,
+                    "seed_sd": spread,
+                    "seed_min": low,
+                    "seed_max": high,
+                    "seeds": self.options.seeds,
+                },
+            )
+        )
+        if judged.from_logprobs:
+            chosen = inputs.chosen[rows]
+            calibration = ece(chosen, np.zeros_like(chosen), ties="half", clusters=clusters)
+            values.append(
+                MetricValue(
+                    "judge_ece" + suffix,
+                    "ECE of P(chosen)" + label_suffix,
+                    float(calibration.value),
+                    params=common,
+                    higher_is_better=False,
+                )
+            )
+        return values
+
+
+def _field(key: str) -> str:
+    return "accuracy" if key == "judge_accuracy" else key
+
+
+def _value(
+    key: str, label: str, estimate: Estimate, higher: bool | None, params: dict[str, Any]
+) -> MetricValue:
+    low, high = estimate.ci
+    return MetricValue(
+        key,
+        label,
+        estimate.value,
+        stderr=estimate.stderr,
+        ci_low=low,
+        ci_high=high,
+        params={**params, "n": estimate.n, "skipped": estimate.skipped},
+        higher_is_better=higher,
+    )
+
+
+@hookimpl
+def register_metrics(register):
+    register(JudgeAudit)

@@ -1,0 +1,221 @@
+"""Metrics of a pairwise judge shown every pair in both orders (docs/judges.md).
+
+Each pair i has a verdict with the chosen answer shown first (``cf``) and one with the
+rejected answer shown first (``rf``), each "first", "second", "tie" or "unparsed".  As in
+*Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena* (arXiv 2306.05685, Sec. 3.3, Table 2)
+each pair is judged in both orders, so that a judge's preference for a position is measured
+rather than averaged into its accuracy:
+
+* **accuracy** (both orders averaged): per pair, the mean over its parsed orders of the credit
+  1 (chosen preferred), ½ (tie), 0 (rejected preferred); pairs unparsed in both orders are
+  left out and counted.  Also the accuracy in each order alone.
+* **position bias**: the share of decisive verdicts (ties and parse failures left out) that
+  prefer the answer shown first, minus ½ (+½: always the first; −½: always the second).
+* **consistency**: the share of pairs parsed in both orders whose verdict survives the swap
+  (the same answer preferred, or a tie both times) — MT-bench's "consistency".
+* **tie rate**, **parse-failure rate**: shares of showings.
+* **reward-bench's convention** (*RewardBench*, arXiv 2403.13787, its generative judges): one
+  seeded random order per pair, a tie ½, a parse failure 0; its spread across seeds is the
+  run-to-run variation an unseeded order adds.
+
+Every ± is a standard error across pairs, clustered by prompt when pairs share one
+(:func:`~rmaudit.metrics.preference.clustered_stderr`); a ratio (position bias, tie rate) has
+the delta-method (linearised) standard error of a ratio of means (Cochran, *Sampling
+Techniques*, 1977, Sec. 6.4).  Intervals are value ± 1.96 SE; their coverage on simulated
+judges is measured in benchmarks/coverage_judges.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rmaudit.errors import MetricInputError
+from rmaudit.metrics.preference import clustered_stderr
+
+#: the normal quantile of a two-sided 95% interval
+Z95 = 1.959963984540054
+_VERDICTS = ("first", "second", "tie", "unparsed")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A value with its standard error over ``n`` units (pairs or showings), NaN when no
+    unit is defined; ``skipped`` units were left out (undefined there)."""
+
+    value: float
+    stderr: float
+    n: int
+    skipped: int = 0
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        return self.value - Z95 * self.stderr, self.value + Z95 * self.stderr
+
+
+@dataclass(frozen=True)
+class JudgeAudit:
+    accuracy: Estimate
+    accuracy_chosen_first: Estimate
+    accuracy_rejected_first: Estimate
+    position_bias: Estimate
+    consistency: Estimate
+    tie_rate: Estimate
+    parse_failure_rate: Estimate
+
+
+def _check(cf: Sequence[str], rf: Sequence[str], clusters: Sequence[Hashable] | None) -> None:
+    if len(cf) != len(rf) or not len(cf):
+        raise MetricInputError(
+            f"expected two equally long non-empty verdict lists, got {len(cf)} and {len(rf)}",
+            field="verdicts",
+        )
+    bad = sorted({v for v in (*cf, *rf) if v not in _VERDICTS})
+    if bad:
+        raise MetricInputError(
+            f"unknown verdict {bad[0]!r}; expected {_VERDICTS}", field="verdicts"
+        )
+    if clusters is not None and len(clusters) != len(cf):
+        raise MetricInputError(
+            f"expected {len(cf)} clusters, got {len(clusters)}", field="clusters"
+        )
+
+
+def _credit(verdicts: Sequence[str], chosen_is: str) -> np.ndarray:
+    """1 where the chosen answer (shown ``chosen_is``) is preferred, 0 where the other, ½ for a
+    tie, NaN where unparsed."""
+    other = "second" if chosen_is == "first" else "first"
+    table = {chosen_is: 1.0, other: 0.0, "tie": 0.5, "unparsed": np.nan}
+    return np.array([table[v] for v in verdicts], float)
+
+
+def mean_estimate(values: np.ndarray, clusters: Sequence[Hashable] | None) -> Estimate:
+    """Mean of the finite ``values`` with the clustered standard error; NaN ones skipped."""
+    keep = np.isfinite(values)
+    kept = values[keep]
+    if not kept.size:
+        return Estimate(np.nan, np.nan, 0, int(values.size))
+    groups = None if clusters is None else [c for c, k in zip(clusters, keep, strict=True) if k]
+    return Estimate(
+        float(kept.mean()),
+        clustered_stderr(kept, groups) if kept.size > 1 else np.nan,
+        int(kept.size),
+        int(values.size - kept.size),
+    )
+
+
+def ratio_estimate(
+    numerator: np.ndarray, denominator: np.ndarray, clusters: Sequence[Hashable] | None
+) -> Estimate:
+    """Σ numerator / Σ denominator over the pairs with a positive denominator, with the
+    linearised standard error: the clustered SE of (a_i − r·b_i) / mean(b)."""
+    keep = denominator > 0
+    a, b = numerator[keep], denominator[keep]
+    if not b.size:
+        return Estimate(np.nan, np.nan, 0, int(numerator.size))
+    ratio = float(a.sum() / b.sum())
+    groups = None if clusters is None else [c for c, k in zip(clusters, keep, strict=True) if k]
+    linear = (a - ratio * b) / b.mean()
+    stderr = clustered_stderr(linear, groups) if b.size > 1 else np.nan
+    return Estimate(ratio, stderr, int(b.size), int(numerator.size - b.size))
+
+
+def judge_audit(
+    chosen_first: Sequence[str],
+    rejected_first: Sequence[str],
+    *,
+    clusters: Sequence[Hashable] | None = None,
+) -> JudgeAudit:
+    """Accuracy, accuracy in each order, position bias, consistency, tie and parse-failure
+    rates of a judge's verdicts in both orders (see the module's definitions).
+
+    >>> audit = judge_audit(["first", "first"], ["first", "first"])   # always answers [[A]]
+    >>> audit.position_bias.value, audit.consistency.value, audit.accuracy.value
+    (0.5, 0.0, 0.5)
+    """
+    _check(chosen_first, rejected_first, clusters)
+    cf, rf = _credit(chosen_first, "first"), _credit(rejected_first, "second")
+    both = np.vstack([cf, rf])
+    parsed = np.isfinite(both)
+    with np.errstate(invalid="ignore"):
+        per_pair = np.where(
+            parsed.any(axis=0), np.nansum(both, axis=0) / parsed.sum(axis=0), np.nan
+        )
+    firsts = np.array(
+        [
+            (a == "first") + (b == "first")
+            for a, b in zip(chosen_first, rejected_first, strict=True)
+        ],
+        float,
+    )
+    decisive = np.array(
+        [
+            (a in ("first", "second")) + (b in ("first", "second"))
+            for a, b in zip(chosen_first, rejected_first, strict=True)
+        ],
+        float,
+    )
+    bias = ratio_estimate(firsts, decisive, clusters)
+    # the same answer preferred in both orders (credits 1 and 1, or 0 and 0), or a tie twice
+    consistent = np.where(parsed.all(axis=0), cf == rf, np.nan)
+    ties = np.array(
+        [(a == "tie") + (b == "tie") for a, b in zip(chosen_first, rejected_first, strict=True)],
+        float,
+    )
+    unparsed = (~parsed).sum(axis=0).astype(float)
+    return JudgeAudit(
+        accuracy=mean_estimate(per_pair, clusters),
+        accuracy_chosen_first=mean_estimate(cf, clusters),
+        accuracy_rejected_first=mean_estimate(rf, clusters),
+        position_bias=Estimate(bias.value - 0.5, bias.stderr, bias.n, bias.skipped),
+        consistency=mean_estimate(consistent.astype(float), clusters),
+        tie_rate=ratio_estimate(ties, parsed.sum(axis=0).astype(float), clusters),
+        parse_failure_rate=mean_estimate(unparsed / 2.0, clusters),
+    )
+
+
+def random_order_accuracy(
+    chosen_first: Sequence[str],
+    rejected_first: Sequence[str],
+    *,
+    seed: int,
+    clusters: Sequence[Hashable] | None = None,
+    keys: Sequence[str] | None = None,
+) -> Estimate:
+    """reward-bench's convention: each pair judged in one order, chosen first with probability
+    ½, a tie ½, a parse failure 0 (a loss), as its generative judges count them.  The order of
+    pair i is drawn from ``seed`` and ``keys[i]`` (its id: the same pair gets the same order
+    wherever it is listed), or without keys by ``np.random.default_rng(seed)`` in list order."""
+    _check(chosen_first, rejected_first, clusters)
+    cf = np.nan_to_num(_credit(chosen_first, "first"), nan=0.0)
+    rf = np.nan_to_num(_credit(rejected_first, "second"), nan=0.0)
+    if keys is None:
+        shown_first = np.random.default_rng(seed).random(len(cf)) < 0.5
+    else:
+        shown_first = np.array([_coin(seed, key) for key in keys], bool)
+    return mean_estimate(np.where(shown_first, cf, rf), clusters)
+
+
+def _coin(seed: int, key: str) -> bool:
+    return hashlib.sha256(f"{seed}:{key}".encode()).digest()[0] < 128
+
+
+def seed_spread(
+    chosen_first: Sequence[str],
+    rejected_first: Sequence[str],
+    *,
+    seeds: int,
+    keys: Sequence[str] | None = None,
+) -> tuple[float, float, float]:
+    """(SD, min, max) of :func:`random_order_accuracy` over seeds 0 … seeds−1: how far one
+    unseeded run of reward-bench's convention can land from another on the same verdicts."""
+    values = np.array(
+        [
+            random_order_accuracy(chosen_first, rejected_first, seed=s, keys=keys).value
+            for s in range(seeds)
+        ]
+    )
+    return float(values.std(ddof=1)), float(values.min()), float(values.max())

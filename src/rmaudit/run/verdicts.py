@@ -1,0 +1,257 @@
+"""Stage "verdicts: <judge>": a pairwise judge's verdict on every pair the run audits (and on
+the shifted copies of a shift sweep), each pair shown in both orders (chosen first, then
+rejected first), keyed by (judge, showing): a showing judged once is never judged again, in
+this run or another (docs/judges.md).
+
+This is the pair-level seam beside the response-level "scores" stage: an RM whose
+:meth:`~rmaudit.components.RewardModel.judges_pairs` is true gets :class:`PairShown` records
+through ``judge_pairs`` instead of responses through ``score``, and the pair metrics get its
+verdicts (:func:`judged_pairs`) and logits made from them (:func:`judge_logits`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rmaudit.components import (
+    VERDICTS,
+    JudgedPairs,
+    PairInputs,
+    PairShown,
+    PairVerdict,
+    RewardModel,
+    shown_key,
+)
+from rmaudit.errors import BadInput
+from rmaudit.recipe import ComponentSpec
+from rmaudit.store.verdicts import VerdictRow
+
+from .batches import BatchCall, map_calls
+from .context import RunContext, StageCount, Work
+from .pairs import PairSet
+from .shift import Sweep
+
+#: a probability this close to 0 or 1 is read as that much (a finite logit for the pair metrics)
+_CLIP = 1e-6
+
+
+@dataclass(frozen=True)
+class Triple:
+    """A pair by its ids: the prompt, the chosen and the rejected response."""
+
+    prompt_id: str
+    chosen_id: str
+    rejected_id: str
+
+    def showings(self) -> tuple[str, str]:
+        """The keys of the pair shown chosen first, and rejected first."""
+        return (
+            shown_key(self.prompt_id, self.chosen_id, self.rejected_id),
+            shown_key(self.prompt_id, self.rejected_id, self.chosen_id),
+        )
+
+
+def triples(pair_set: PairSet, shifted: Sweep | None) -> list[Triple]:
+    """Every pair the run audits, then every shifted copy, without repeats."""
+    found = [Triple(p.prompt.id, p.chosen.id, p.rejected.id) for p in pair_set.pairs]
+    for by_level in (shifted or {}).values():
+        for level_pairs in by_level.values():
+            found += [Triple(s.prompt_id, s.chosen_id, s.rejected_id) for s in level_pairs]
+    return list(dict.fromkeys(found))
+
+
+def check_recipe(ctx: RunContext, spec: ComponentSpec) -> None:
+    """A pairwise judge needs pairs to judge (it scores no response of a benchmark)."""
+    if ctx.recipe.pair_source is None:
+        raise BadInput(
+            "a pairwise judge judges preference pairs: give the recipe [pairs], or use mode = "
+            '"rating" to score responses',
+            file=ctx.recipe.path,
+            field=spec.field,
+        )
+
+
+def check_pairs(
+    ctx: RunContext, spec: ComponentSpec, model: RewardModel, pair_set: PairSet
+) -> None:
+    """The judge's own check of every pair in both orders (``RewardModel.check_pairs``)."""
+    shown = [
+        PairShown(p.prompt, first, second)
+        for p in pair_set.pairs
+        for first, second in ((p.chosen, p.rejected), (p.rejected, p.chosen))
+    ]
+    try:
+        model.check_pairs(shown)
+    except BadInput as error:
+        raise ctx.located(error, spec) from None
+
+
+def stage(
+    ctx: RunContext,
+    spec: ComponentSpec,
+    model: RewardModel,
+    pairs: list[Triple] | None,
+    execute: bool,
+    bound: int = 0,
+) -> None:
+    """``pairs`` None: a plan before the pairs exist; then at most ``bound`` showings."""
+    name = f"verdicts: {spec.label}"
+    with ctx.timed(name):
+        shown = [] if pairs is None else [s for t in pairs for s in _both_orders(t)]
+        keys = [shown_key(*s) for s in shown]
+        stored = ctx.store.verdicts.stored(model.key, keys) if ctx.store and keys else set()
+        pending = [s for s, key in zip(shown, keys, strict=True) if key not in stored]
+        total = len(shown) if pairs is not None else bound
+        work = Work(
+            StageCount(name, total, len(shown) - len(pending), at_most=pairs is None),
+            pending,
+        )
+        ctx.counts.append(work.count)
+        ctx.check_ready(spec, work.count)
+        if execute:
+            _judge(ctx, spec, model, work)
+
+
+def showings_bound(ctx: RunContext, pair_bound: int | None) -> int:
+    """At most how many showings a plan's pairs (at most ``pair_bound``) and their shifted
+    copies make: two per pair."""
+    if not pair_bound:
+        return 0
+    shift = ctx.recipe.shift if ctx.recipe.perturber is not None else None
+    copies = 1 + (
+        len([p for p in shift.levels if p > 0]) * len(shift.targets) if shift is not None else 0
+    )
+    return 2 * pair_bound * copies
+
+
+def _both_orders(t: Triple) -> tuple[tuple[str, str, str], tuple[str, str, str]]:
+    return (t.prompt_id, t.chosen_id, t.rejected_id), (t.prompt_id, t.rejected_id, t.chosen_id)
+
+
+def _judge(
+    ctx: RunContext, spec: ComponentSpec, model: RewardModel, todo: Work[tuple[str, str, str]]
+) -> None:
+    ctx.remember(model)
+    store = ctx.store
+    assert store is not None  # a run, not a plan
+
+    def inputs(batch: Sequence[tuple[str, str, str]]) -> list[PairShown]:
+        responses = ctx.load_responses(
+            [rid for _, first, second in batch for rid in (first, second)]
+        )
+        return [
+            PairShown(ctx.prompt(pid), responses[2 * i], responses[2 * i + 1])
+            for i, (pid, _, _) in enumerate(batch)
+        ]
+
+    def write(batch: Sequence[tuple[str, str, str]], verdicts: list[PairVerdict]) -> None:
+        if len(verdicts) != len(batch):
+            raise RuntimeError(
+                f"judge {spec.label!r} returned {len(verdicts)} verdicts for {len(batch)} pairs"
+            )
+        for verdict in verdicts:
+            if verdict.verdict not in VERDICTS or not _probability_ok(verdict):
+                raise BadInput(
+                    f"judge {spec.label!r} returned verdict {verdict.verdict!r} with "
+                    f"P(first) {verdict.p_first!r}",
+                    file=ctx.recipe.path,
+                    field=spec.field,
+                )
+        store.verdicts.add(
+            model.key, (_row(shown, v) for shown, v in zip(batch, verdicts, strict=True))
+        )
+
+    map_calls(ctx, todo, BatchCall(spec, model, "judge_pairs", inputs), write)
+
+
+def _probability_ok(verdict: PairVerdict) -> bool:
+    if verdict.verdict == "unparsed":
+        return math.isnan(verdict.p_first)
+    return 0.0 <= verdict.p_first <= 1.0
+
+
+def _row(shown: tuple[str, str, str], v: PairVerdict) -> VerdictRow:
+    return VerdictRow(
+        shown_key(*shown),
+        *shown,
+        v.verdict,
+        v.p_first,
+        v.from_logprobs,
+        json.dumps(list(v.samples)),
+        v.reply,
+        v.cost_usd,
+        v.prompt_tokens,
+        v.completion_tokens,
+    )
+
+
+def judged_pairs(stored: dict[str, VerdictRow], pairs: Sequence[Triple]) -> JudgedPairs:
+    """The stored verdicts of ``pairs``, in both orders, aligned with them."""
+    rows = [tuple(stored[key] for key in t.showings()) for t in pairs]
+    return JudgedPairs(
+        tuple(first.verdict for first, _ in rows),  # type: ignore[misc]
+        tuple(second.verdict for _, second in rows),  # type: ignore[misc]
+        np.array([first.p_first for first, _ in rows], float),
+        np.array([second.p_first for _, second in rows], float),
+        from_logprobs=bool(rows) and all(a.from_logprobs and b.from_logprobs for a, b in rows),
+        replies=tuple((first.reply, second.reply) for first, second in rows),
+    )
+
+
+def judge_logits(judged: JudgedPairs) -> tuple[np.ndarray, np.ndarray]:
+    """(chosen, rejected) "logits" that the response-level pair metrics read: the chosen one
+    is logit P(chosen preferred) averaged over both orders, the rejected one 0, so their
+    difference is the judge's log-odds (accuracy, ECE and the sweep's metrics then read the
+    judge as they read an RM).  A pair unparsed in both orders has P ½, logit 0: a tie —
+    counted apart by the judge metrics' parse-failure rate."""
+    p = np.clip(np.nan_to_num(judged.p_chosen, nan=0.5), _CLIP, 1.0 - _CLIP)
+    return np.log(p / (1.0 - p)), np.zeros_like(p)
+
+
+def pair_inputs(
+    ctx: RunContext, label: str, model: RewardModel, pair_set: PairSet, shifted: Sweep | None
+) -> PairInputs:
+    """A pairwise judge's :class:`PairInputs`: its verdicts in both orders, and the logits of
+    :func:`judge_logits` for the pairs and every shifted copy."""
+    assert ctx.store is not None  # metrics run on a store
+    stored = ctx.store.verdicts.of(model.key)
+    judged = judged_pairs(
+        stored, [Triple(p.prompt.id, p.chosen.id, p.rejected.id) for p in pair_set.pairs]
+    )
+    unparsed = int(np.isnan(judged.p_chosen).sum())
+    if unparsed:  # said, never silently scored
+        ctx.notes.append(
+            f"{label}: {unparsed} of {len(pair_set.pairs)} pairs have no verdict in either "
+            "order (judge-audit counts them as parse failures; the pair metrics as ties)"
+        )
+    chosen, rejected = judge_logits(judged)
+    sweep = {
+        target: {
+            0.0: (chosen, rejected),
+            **{
+                level: judge_logits(
+                    judged_pairs(
+                        stored,
+                        [Triple(s.prompt_id, s.chosen_id, s.rejected_id) for s in level_pairs],
+                    )
+                )
+                for level, level_pairs in by_level.items()
+            },
+        }
+        for target, by_level in (shifted or {}).items()
+    }
+    return PairInputs(
+        tuple(pair_set.ids),
+        chosen,
+        rejected,
+        tuple(p.subset for p in pair_set.pairs),
+        tuple(p.meta for p in pair_set.pairs),
+        sweep,
+        tuple(p.prompt.id for p in pair_set.pairs),
+        verdicts=judged,
+    )

@@ -1,0 +1,140 @@
+"""``rmaudit audit judge:MODEL``: an LLM judge over an OpenAI-compatible endpoint as the model
+under audit (docs/judges.md) — its recipe table, and what each suite makes of it: a pairwise
+judge on a pair suite (with the ``judge-audit`` metric), a rating judge on a best-of-n suite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rmaudit.backends.judging.verdicts import template_mode
+from rmaudit.components import Component
+from rmaudit.errors import BadInput
+from rmaudit.recipe import Recipe
+
+JUDGE_PREFIX = "judge:"
+VERDICTS_PREFIX = "verdicts:"
+VERDICTS_RM = "verdicts-file"
+JUDGE_RM = "llm-judge-rm"
+#: a local Hugging Face causal LM as the judge (judge:FOLDER, no --base-url)
+HF_JUDGE_RM = "hf-judge-rm"
+JUDGE_RMS = (JUDGE_RM, HF_JUDGE_RM)
+#: where a data folder keeps MT-bench's judge prompts (its templates by name)
+MT_BENCH_PROMPTS = Path("mt_bench") / "judge_prompts.jsonl"
+
+
+@dataclass(frozen=True)
+class JudgeFlags:
+    """The command's judge flags."""
+
+    base_url: str | None = None
+    template: str | None = None
+    api_key_env: str | None = None
+    price: str | None = None
+    data_dir: str | None = None
+
+
+def judge_table(model: str, flags: JudgeFlags) -> dict[str, Any]:
+    """The ``llm-judge-rm`` table of ``judge:MODEL``, its mode left for each suite to set."""
+    name = model.removeprefix(JUDGE_PREFIX).strip()
+    if not name:
+        raise BadInput("expected judge:MODEL, the judge's model name", field="MODEL", value=model)
+    table: dict[str, Any] = {"label": model, "name": JUDGE_RM, "model": name}
+    if not flags.base_url and Path(name).is_dir():  # a local causal LM
+        table.update(name=HF_JUDGE_RM, model=str(Path(name).resolve()))
+    elif not flags.base_url:
+        raise BadInput(
+            "a judge needs --base-url (its OpenAI-compatible endpoint), or MODEL a local "
+            "folder holding a causal LM",
+            field="MODEL",
+            value=model,
+        )
+    else:
+        table["base_url"] = flags.base_url
+    if flags.api_key_env is not None and table["name"] == JUDGE_RM:
+        table["api_key_env"] = flags.api_key_env
+    if flags.price and table["name"] == JUDGE_RM:
+        table["price"] = _price(flags.price)
+    prompts = Path(flags.data_dir) / MT_BENCH_PROMPTS if flags.data_dir else None
+    if prompts is not None and prompts.is_file():
+        table["judge_prompts_file"] = str(prompts.resolve())
+    if flags.template is not None:
+        found = prompts if prompts is not None and prompts.is_file() else None
+        mode = template_mode(flags.template, found)
+        key = "template_file" if Path(flags.template).is_file() else "template"
+        value = str(Path(flags.template).resolve()) if key == "template_file" else flags.template
+        table["_template"] = (mode, key, value)
+    return table
+
+
+def verdicts_table(model: str) -> dict[str, Any]:
+    """``verdicts:FILE``: a judge's verdicts recorded elsewhere (pair suites only)."""
+    path = Path(model.removeprefix(VERDICTS_PREFIX))
+    if not path.is_file():
+        raise BadInput("verdicts file not found", field="MODEL", value=model)
+    return {"label": path.stem, "name": VERDICTS_RM, "path": str(path.resolve())}
+
+
+def _price(text: str) -> dict[str, float]:
+    try:
+        prompt, completion = (float(part) for part in text.split(","))
+    except ValueError:
+        raise BadInput(
+            "expected PROMPT,COMPLETION in USD per 1M tokens, e.g. 2.5,10",
+            field="--judge-price",
+            value=text,
+        ) from None
+    return {"prompt": prompt, "completion": completion}
+
+
+def for_suite(tables: list[dict[str, Any]], pairs: bool) -> list[dict[str, Any]]:
+    """The reward-model tables for one suite: each judge pairwise on a pair suite, rating on
+    a best-of-n one; a --judge-template of the other mode is left to that mode's suites."""
+    out = []
+    for table in tables:
+        if table.get("name") == VERDICTS_RM and not pairs:
+            raise BadInput(
+                "verdicts:FILE holds pairwise verdicts: run it on pair suites only (--suite)",
+                field="MODEL",
+                value=table["path"],
+            )
+        if table.get("name") not in JUDGE_RMS:
+            out.append(table)
+            continue
+        mode = "pairwise" if pairs else "rating"
+        judged = {k: v for k, v in table.items() if k != "_template"}
+        judged["mode"] = mode
+        template = table.get("_template")
+        if template is not None and template[0] == mode:
+            judged[template[1]] = template[2]
+        out.append(judged)
+    return out
+
+
+def has_pairwise_judge(tables: list[dict[str, Any]]) -> bool:
+    return any(
+        (t.get("name") in JUDGE_RMS and t.get("mode") == "pairwise") or t.get("name") == VERDICTS_RM
+        for t in tables
+    )
+
+
+def preflight_judges(built: Sequence[tuple[Any, dict[str, Component]]], db_path: str) -> None:
+    """Each suite with a judge plans itself on the DB opened read-only, as ``rmaudit run``
+    does, so a judge with work to do makes its preflight call (an endpoint that answers no
+    verdict is bad input) before anything is written; a judge with nothing to do calls
+    nothing.  ``built``: each planned suite (its ``recipe``) with its built components."""
+    from rmaudit.run import Runner
+    from rmaudit.store import Store
+
+    for entry, components in built:
+        recipe: Recipe = entry.recipe
+        if any(spec.cls.name in (*JUDGE_RMS, VERDICTS_RM) for spec in recipe.reward_models):
+            store = Store.open_readonly(db_path)
+            try:
+                Runner(recipe, store, components=components).preflight()
+            finally:
+                if store is not None:
+                    store.close()

@@ -1,0 +1,139 @@
+"""The judge metrics against brute-force recomputations, and their analytic limits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import statsmodels.api as sm
+
+from rmaudit.errors import MetricInputError
+from rmaudit.metrics.judging import judge_audit, random_order_accuracy, seed_spread
+
+VERDICTS = ("first", "second", "tie", "unparsed")
+
+
+def random_verdicts(n: int, seed: int) -> tuple[list[str], list[str], list[int]]:
+    rng = np.random.default_rng(seed)
+    p = [0.5, 0.3, 0.15, 0.05]
+    cf = list(rng.choice(VERDICTS, n, p=p))
+    rf = list(rng.choice(VERDICTS, n, p=[0.35, 0.45, 0.15, 0.05]))
+    return cf, rf, list(rng.integers(0, n // 3, n))
+
+
+def brute(cf: list[str], rf: list[str]) -> dict[str, float]:
+    """Every value by its definition, one pair at a time."""
+    chosen = {"first": 1.0, "second": 0.0, "tie": 0.5}
+    chosen_rf = {"second": 1.0, "first": 0.0, "tie": 0.5}
+    per_pair, in_cf, in_rf, consistent = [], [], [], []
+    firsts = decisive = ties = parsed = unparsed = 0
+    for a, b in zip(cf, rf, strict=True):
+        credits = [c for c in (chosen.get(a), chosen_rf.get(b)) if c is not None]
+        if credits:
+            per_pair.append(sum(credits) / len(credits))
+        if a in chosen:
+            in_cf.append(chosen[a])
+        if b in chosen_rf:
+            in_rf.append(chosen_rf[b])
+        if a != "unparsed" and b != "unparsed":
+            consistent.append(chosen[a] == chosen_rf[b])
+        for v in (a, b):
+            firsts += v == "first"
+            decisive += v in ("first", "second")
+            ties += v == "tie"
+            parsed += v != "unparsed"
+            unparsed += v == "unparsed"
+    return {
+        "accuracy": float(np.mean(per_pair)),
+        "accuracy_chosen_first": float(np.mean(in_cf)),
+        "accuracy_rejected_first": float(np.mean(in_rf)),
+        "position_bias": firsts / decisive - 0.5,
+        "consistency": float(np.mean(consistent)),
+        "tie_rate": ties / parsed,
+        "parse_failure_rate": unparsed / (2 * len(cf)),
+    }
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_every_value_equals_its_definition(seed):
+    cf, rf, clusters = random_verdicts(90, seed)
+    audit = judge_audit(cf, rf, clusters=clusters)
+    for name, want in brute(cf, rf).items():
+        assert getattr(audit, name).value == pytest.approx(want, abs=1e-12), name
+
+
+def test_the_accuracy_stderr_is_statsmodels_cluster_robust_one():
+    cf, rf, clusters = random_verdicts(120, 7)
+    audit = judge_audit(cf, rf, clusters=clusters)
+    chosen = {"first": 1.0, "second": 0.0, "tie": 0.5}
+    chosen_rf = {"second": 1.0, "first": 0.0, "tie": 0.5}
+    y, groups = [], []
+    for a, b, c in zip(cf, rf, clusters, strict=True):
+        credits = [x for x in (chosen.get(a), chosen_rf.get(b)) if x is not None]
+        if credits:
+            y.append(sum(credits) / len(credits))
+            groups.append(c)
+    fit = sm.OLS(np.array(y), np.ones(len(y))).fit(
+        cov_type="cluster", cov_kwds={"groups": np.array(groups), "use_correction": True}
+    )
+    # statsmodels' correction C/(C−1)·(n−1)/(n−k) is C/(C−1) for the mean (k = 1), as ours
+    assert audit.accuracy.stderr == pytest.approx(float(fit.bse[0]), rel=1e-9)
+
+
+def test_a_ratios_stderr_is_the_delta_method_one():
+    """Position bias is Σfirst/Σdecisive − ½: its SE is that of the linearised values."""
+    cf, rf, _ = random_verdicts(200, 3)
+    audit = judge_audit(cf, rf)
+    a = np.array([(x == "first") + (y == "first") for x, y in zip(cf, rf, strict=True)], float)
+    b = np.array(
+        [
+            (x in ("first", "second")) + (y in ("first", "second"))
+            for x, y in zip(cf, rf, strict=True)
+        ],
+        float,
+    )
+    keep = b > 0
+    a, b = a[keep], b[keep]
+    r = a.sum() / b.sum()
+    # delta method: Var(ā/b̄) ≈ (Var(a) − 2r Cov(a,b) + r² Var(b)) / (n b̄²)
+    cov = np.cov(a, b, ddof=1)
+    want = np.sqrt((cov[0, 0] - 2 * r * cov[0, 1] + r * r * cov[1, 1]) / (a.size * b.mean() ** 2))
+    assert audit.position_bias.stderr == pytest.approx(want, rel=1e-9)
+
+
+def test_limits_an_always_first_judge_and_a_perfect_one():
+    n = 12
+    always = judge_audit(["first"] * n, ["first"] * n)
+    assert (always.position_bias.value, always.consistency.value) == (0.5, 0.0)
+    assert always.accuracy.value == 0.5 and always.tie_rate.value == 0.0
+    perfect = judge_audit(["first"] * n, ["second"] * n)
+    assert (perfect.position_bias.value, perfect.consistency.value) == (0.0, 1.0)
+    assert perfect.accuracy.value == 1.0
+    both_unparsed = judge_audit(["unparsed", "first"], ["unparsed", "second"])
+    assert both_unparsed.accuracy.skipped == 1 and both_unparsed.parse_failure_rate.value == 0.5
+
+
+def test_rewardbench_convention_draws_one_order_per_pair_from_the_seed():
+    cf, rf, _ = random_verdicts(60, 11)
+    order = np.random.default_rng(4).random(60) < 0.5
+    credit = {"first": 1.0, "second": 0.0, "tie": 0.5, "unparsed": 0.0}
+    credit_rf = {"second": 1.0, "first": 0.0, "tie": 0.5, "unparsed": 0.0}
+    want = np.mean(
+        [credit[a] if o else credit_rf[b] for a, b, o in zip(cf, rf, order, strict=True)]
+    )
+    assert random_order_accuracy(cf, rf, seed=4).value == pytest.approx(want)
+    sd, low, high = seed_spread(cf, rf, seeds=50)
+    assert sd > 0 and low < high
+    # keyed by pair id, a pair's order does not depend on where it is listed
+    keys = [f"pair-{i}" for i in range(60)]
+    keyed = random_order_accuracy(cf, rf, seed=4, keys=keys).value
+    back = random_order_accuracy(cf[::-1], rf[::-1], seed=4, keys=keys[::-1]).value
+    assert keyed == pytest.approx(back)
+    # a judge that answers the same in both orders has no spread over seeds
+    assert seed_spread(["first"] * 10, ["second"] * 10, seeds=5)[0] == 0.0
+
+
+def test_bad_verdicts_are_metric_input_errors():
+    with pytest.raises(MetricInputError, match="unknown verdict 'A'"):
+        judge_audit(["A"], ["first"])
+    with pytest.raises(MetricInputError, match="equally long"):
+        judge_audit(["first"], [])
