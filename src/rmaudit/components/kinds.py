@@ -247,6 +247,11 @@ class Oracle(Component):
     def label(self, batch: Sequence[tuple[Prompt, Response]]) -> list[OracleLabel]:
         raise NotImplementedError
 
+    def check_prompts(self, prompts: Sequence[Prompt]) -> None:
+        """Raise ``BadInput`` for a prompt the oracle cannot judge (one without the reference
+        answer its template shows), in the plan before a run writes anything; asked only
+        when the labels stage has work."""
+
     def sources(self) -> tuple[Source, ...]:
         """Where the labels come from (a labels file, a judge model), for the run's provenance."""
         return ()

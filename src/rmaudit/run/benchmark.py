@@ -89,6 +89,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
     with ctx.timed(labels.STAGE):
         labelling = labels.work(ctx, oracle, drawn.labelled if drawn else response_ids)
         ctx.counts.append(labelling.count)
+        ctx.check_prompts(recipe.oracle, labelling.count, chosen or [])
         if execute:
             labels.label(ctx, recipe.oracle, oracle, labelling)
     if recipe.cheap_oracle is not None:
@@ -96,6 +97,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
         with ctx.timed(labels.CHEAP_STAGE):
             cheap_labelling = labels.work(ctx, cheap, response_ids, labels.CHEAP_STAGE)
             ctx.counts.append(cheap_labelling.count)
+            ctx.check_prompts(recipe.cheap_oracle, cheap_labelling.count, chosen or [])
             if execute:
                 labels.label(ctx, recipe.cheap_oracle, cheap, cheap_labelling)
     if execute:

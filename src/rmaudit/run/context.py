@@ -126,6 +126,8 @@ class RunContext:
     prescored: dict[str, Keys] = field(default_factory=dict)
     #: What the prompt source loaded: (text, meta) pairs, None until loaded
     loaded_prompts: list[tuple[str, dict[str, Any]]] | None = None
+    #: The sampler's draw a run's plan made: (selection key, the chosen prompts)
+    planned_draw: tuple[str, list[Prompt]] | None = None
     #: Runs the component calls of the item stages; connects to Ray, if at all, on first use.
     executor: LocalExecutor | RayExecutor = field(init=False)
 
@@ -144,6 +146,17 @@ class RunContext:
         if self.strict and count.stored < count.total:
             try:
                 self.component(spec).check_ready()
+            except BadInput as error:
+                raise self.located(error, spec) from None
+
+    def check_prompts(self, spec: ComponentSpec, count: StageCount, chosen: list[Prompt]) -> None:
+        """In the plan before a run, an oracle with labels to make is shown the prompts it will
+        judge (:meth:`~rmaudit.components.Oracle.check_prompts`), before anything is stored."""
+        planned = self.planned_draw
+        prompts = chosen or (planned[1] if planned else [])
+        if self.strict and count.stored < count.total and prompts:
+            try:
+                self.component(spec).check_prompts(prompts)
             except BadInput as error:
                 raise self.located(error, spec) from None
 

@@ -1,0 +1,107 @@
+"""Nothing is written before everything checkable is checked (issue 30.6): each input below
+used to be refused only after the DB was written (a failed run row, a stored benchmark); now
+it is exit 2, one line naming file, field and value, and the DB is absent or byte-identical."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from _support import SMALL_RECIPE
+
+
+@pytest.fixture(scope="module")
+def earlier_db(tmp_path_factory) -> Path:
+    """A DB holding one complete run of the small simulated recipe."""
+    from rmaudit.cli import main
+
+    folder = tmp_path_factory.mktemp("earlier")
+    recipe = folder / "recipe.toml"
+    recipe.write_text(SMALL_RECIPE.replace("{extra_rms}", ""), encoding="utf-8")
+    db = folder / "earlier.db"
+    with pytest.raises(SystemExit) as done:
+        main(["run", str(recipe), "--db", str(db)])
+    assert done.value.code == 0
+    return db
+
+
+@pytest.fixture(params=["new DB", "earlier DB"])
+def db(request, tmp_path, earlier_db) -> Path:
+    """Where the refused command writes: no file yet, or a copy of an earlier run's DB."""
+    path = tmp_path / "audit.db"
+    if request.param == "earlier DB":
+        shutil.copyfile(earlier_db, path)
+    return path
+
+
+def untouched(db: Path):
+    """A check that ``db`` (and its lock and journal files) is as it was when called."""
+    before = db.read_bytes() if db.exists() else None
+
+    def check() -> None:
+        assert (db.read_bytes() if db.exists() else None) == before, "the DB was written"
+        leftovers = [db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal", ".lock")]
+        assert not [p for p in leftovers if p.exists()], leftovers
+
+    return check
+
+
+def refused(result, *expected: str) -> str:
+    """The command's one line on stderr, after checking exit 2 and ``expected`` in it."""
+    lines = [line for line in result.err.splitlines() if line.strip()]
+    assert result.code == 2, result.err
+    assert len(lines) == 1, lines
+    for part in expected:
+        assert part in lines[0], lines[0]
+    return lines[0]
+
+
+def jsonl_prompts_recipe(folder: Path, prompts: list[dict], replace: dict[str, str]) -> Path:
+    (folder / "prompts.jsonl").write_text(
+        "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in prompts), encoding="utf-8"
+    )
+    text = SMALL_RECIPE.replace("{extra_rms}", "").replace(
+        'name = "simulated-helpful"', 'name = "jsonl"\npath = "prompts.jsonl"'
+    )
+    for old, new in replace.items():
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    recipe = folder / "recipe.toml"
+    recipe.write_text(text, encoding="utf-8")
+    return recipe
+
+
+def test_a_kdpp_on_embeddings_of_rank_below_k_is_refused_before_the_db(rmaudit, tmp_path, db):
+    """Six prompts with the same words (told apart by line separators only) embed to rank 1."""
+    prompts = [{"prompt": "apple pear plum" + "\u2028" * i} for i in range(1, 7)]
+    recipe = jsonl_prompts_recipe(
+        tmp_path, prompts, {'name = "random"\nk = 8': 'name = "kdpp"\nk = 3'}
+    )
+    check = untouched(db)
+    result = rmaudit("run", str(recipe), "--db", str(db))
+    refused(
+        result,
+        f"{recipe}: prompts.sampler.embeddings: expected embeddings of rank ≥ k = 3",
+        "got rank 1",
+    )
+    check()
+
+
+def test_a_judge_template_showing_a_reference_the_prompts_lack_is_refused_before_the_db(
+    rmaudit, tmp_path, db
+):
+    pytest.importorskip("openai", reason="the api extra (the openai SDK) is not installed")
+    prompts = [{"prompt": f"Question {i}?"} for i in range(10)]
+    prompts[3]["reference"] = "Only this one has a reference."
+    oracle = '[oracle]\nname = "simulated-judge"\nsamples = 3'
+    judge = (
+        '[oracle]\nname = "llm-judge"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "judge"\n'
+        'template = "reta-single"'
+    )
+    recipe = jsonl_prompts_recipe(tmp_path, prompts, {oracle: judge, "k = 8": "k = 10"})
+    check = untouched(db)
+    result = rmaudit("run", str(recipe), "--db", str(db))
+    refused(result, f"{recipe}: oracle: template reta-single shows a reference answer, but prompt")
+    check()
