@@ -105,3 +105,100 @@ def test_a_judge_template_showing_a_reference_the_prompts_lack_is_refused_before
     result = rmaudit("run", str(recipe), "--db", str(db))
     refused(result, f"{recipe}: oracle: template reta-single shows a reference answer, but prompt")
     check()
+
+
+# -- rmaudit audit: scores files and suite data, checked against every suite's items ----------
+@pytest.fixture
+def audit_data(tmp_path, monkeypatch, rmaudit, request):
+    """LLMBar and HH fixture data; ``request.param``: the DB is new, or holds an audit."""
+    from test_audit import length_scores, write_llmbar
+    from test_audit_items import write_hh
+
+    monkeypatch.chdir(tmp_path)  # the audit's results file lands here
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    data = tmp_path / "data"
+    pairs = write_llmbar(data)
+    write_hh(data)
+    db = tmp_path / "audit.db"
+    if request.param == "earlier DB":
+        done = rmaudit(
+            "audit", "length", "--suite", "llmbar", "--data-dir", str(data), "--db", str(db)
+        )
+        assert done.code == 0, done.err
+        Path("audit-results.json").unlink()
+    return data, pairs, length_scores(tmp_path / "lengths.jsonl", pairs), db
+
+
+both_dbs = pytest.mark.parametrize("audit_data", ["new DB", "earlier DB"], indirect=True)
+
+
+@both_dbs
+def test_a_scores_file_missing_rows_is_refused_before_the_db(rmaudit, audit_data):
+    data, _, scores, db = audit_data
+    rows = scores.read_text(encoding="utf-8").splitlines(keepends=True)
+    scores.write_text("".join(rows[:-5]), encoding="utf-8")
+    check = untouched(db)
+    done = rmaudit(
+        "audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data), "--db", str(db)
+    )
+    refused(done, f"{scores}", f"5 of {len(rows)} responses have no score in the file")
+    check()
+    assert not Path("audit-results.json").exists()
+
+
+@both_dbs
+def test_a_scores_file_matching_nothing_is_refused_before_the_db(rmaudit, audit_data, tmp_path):
+    data, _, _, db = audit_data
+    other = tmp_path / "other.csv"
+    other.write_text("prompt,response,score\nNot a prompt,Not a response,1.0\n", encoding="utf-8")
+    check = untouched(db)
+    done = rmaudit(
+        "audit", f"scores:{other}", "--suite", "llmbar", "--data-dir", str(data), "--db", str(db)
+    )
+    refused(done, f"{other}", "responses have no score in the file")
+    check()
+
+
+@both_dbs
+def test_a_scores_file_of_one_suite_without_suite_names_that_suite_early(rmaudit, audit_data):
+    """Without --suite every suite found is audited: the scores file (LLMBar's items) does not
+    cover HH's, and the refusal names the suite it does match."""
+    data, _, scores, db = audit_data
+    check = untouched(db)
+    done = rmaudit("audit", f"scores:{scores}", "--data-dir", str(data), "--db", str(db))
+    lines = [line for line in done.err.splitlines() if not line.startswith("skipped suite")]
+    refused(
+        type(done)(done.code, done.out, "\n".join(lines)),
+        f"{scores}",
+        "have no score in the file",
+        "suite hh: the file matches the items of suite llmbar",
+        "--suite llmbar",
+    )
+    check()
+
+
+@both_dbs
+def test_an_audit_whose_records_are_all_rejected_is_refused_before_the_db(rmaudit, audit_data):
+    data, _, _, db = audit_data
+    for path in (data / "llmbar").rglob("dataset.json"):
+        records = json.loads(path.read_text(encoding="utf-8"))
+        path.write_text(json.dumps([{**r, "label": 7} for r in records]), encoding="utf-8")
+    check = untouched(db)
+    done = rmaudit("audit", "length", "--suite", "llmbar", "--data-dir", str(data), "--db", str(db))
+    refused(done, "the pair source gave no pairs", "records rejected")
+    check()
+
+
+@both_dbs
+def test_a_scores_file_missing_its_score_column_is_refused_before_the_db(rmaudit, audit_data):
+    data, _, scores, db = audit_data
+    rows = [json.loads(line) for line in scores.read_text(encoding="utf-8").splitlines()]
+    rows[3].pop("score")
+    scores.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    check = untouched(db)
+    done = rmaudit(
+        "audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data), "--db", str(db)
+    )
+    refused(done, f"{scores}:4", "score")
+    check()

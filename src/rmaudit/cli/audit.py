@@ -197,6 +197,7 @@ def _audit(
     from rmaudit.store import Store
     from rmaudit.suites.build import recipe_text, suite_recipe, suite_table
     from rmaudit.suites.model_arguments import check_reachable
+    from rmaudit.suites.preflight import preflight_suites
     from rmaudit.suites.results_file import dumps, results_json, write_results
     from rmaudit.suites.verdict import (
         baseline_labels,
@@ -244,19 +245,23 @@ def _audit(
         _write_items(planned, db_path, Path(items_path))
         return
     check_reachable(tables)
+    # every suite's input checked (scores files against its items too) before the DB is written
+    runners = preflight_suites([(s, r, c) for s, _, _, r, c in planned], db_path)
     baselines = baseline_labels(tables)
     results, located_by_suite = [], {}
     store = Store.open(db_path)
     try:
-        for suite, located, _, recipe, components in planned:
+        for (suite, located, *_), runner in zip(planned, runners, strict=True):
             err.print(
                 literal(
                     f"suite {suite.name}: {suite.title} — data {located.version} ({located.where})"
                 ),
                 style="bold",
             )
+            runner.attach(store)
             with RichProgress(err) as progress:
-                result = Runner(recipe, store, progress, components).run()
+                runner.ctx.progress = progress
+                result = runner.run()
             err.print(literal(work_line(result.counts)))
             for note in result.notes:
                 err.print(literal(note))

@@ -275,6 +275,11 @@ class RewardModel(Component):
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         raise NotImplementedError
 
+    def check_items(self, items: Sequence[tuple[Prompt, Response]]) -> None:
+        """Raise ``BadInput`` for items ``score`` would refuse without any work (a scores file
+        without their rows), in the plan before a run writes anything; asked only when the
+        stage has work, with the items the plan knows (not shifted copies still to be made)."""
+
     def sources(self) -> tuple[Source, ...]:
         """Where the scores come from (a scores file, a model id and revision), for the run's
         provenance; empty for a component that computes them itself."""

@@ -183,6 +183,24 @@ class RunContext:
             self.responses[row[0]] = response_from_row(row)
         return [self.responses[rid] for rid in ids]
 
+    def known_items(self, ids: Sequence[str]) -> list[tuple[Prompt, Response]]:
+        """The (prompt, response) of each of ``ids`` in memory or stored; in a plan, those not
+        made yet (a shift sweep's copies) are left out."""
+        stored = (
+            self.store.items.responses([rid for rid in ids if rid not in self.responses])
+            if self.store
+            else []
+        )
+        for row in stored:
+            self.responses[row[0]] = response_from_row(row)
+        known = [self.responses[rid] for rid in ids if rid in self.responses]
+        prompts = {r.prompt_id for r in known}
+        if self.store:
+            missing = [pid for pid in prompts if pid not in self.prompts]
+            for pid, (text, meta) in self.store.items.prompts(missing).items():
+                self.prompts[pid] = Prompt(pid, text, json.loads(meta))
+        return [(self.prompts[r.prompt_id], r) for r in known if r.prompt_id in self.prompts]
+
     def remember(self, *components: Component) -> None:
         """Store the identity of components whose items the run writes."""
         for c in components:

@@ -107,8 +107,9 @@ def stage(ctx: RunContext, built: BenchmarkStages | None, execute: bool) -> Pair
                 _write(ctx, pair_set)
                 ctx.progress.advance(STAGE, total)
             ctx.progress.finish(STAGE)
-            ctx.prompts.update((p.prompt.id, p.prompt) for p in pair_set.pairs)
-            ctx.responses.update((r.id, r) for p in pair_set.pairs for r in (p.chosen, p.rejected))
+        # in a plan too: the scores stages check the pairs' texts against scores files
+        ctx.prompts.update((p.prompt.id, p.prompt) for p in pair_set.pairs)
+        ctx.responses.update((r.id, r) for p in pair_set.pairs for r in (p.chosen, p.rejected))
         return PairStage(pair_set)
 
 

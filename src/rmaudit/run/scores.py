@@ -39,6 +39,11 @@ def stage(
         )
         ctx.counts.append(work.count)
         ctx.check_ready(spec, work.count)
+        if ctx.strict and pending:
+            try:
+                model.check_items(ctx.known_items(pending))
+            except BadInput as error:
+                raise ctx.located(error, spec) from None
         if execute:
             _score(ctx, spec, model, work)
 

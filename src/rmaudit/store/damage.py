@@ -4,9 +4,12 @@ kind, become one ``BadInput`` line naming the file (exit code 2), wherever a rea
 from __future__ import annotations
 
 import sqlite3
+from functools import cache
 from typing import Any
 
 from rmaudit.errors import BadInput
+
+from .schema import MIGRATION_SET, MIGRATIONS
 
 #: what SQLite says, beside a bare ``DatabaseError``, when a file passed the checks on opening
 #: and is damaged all the same: tables dropped, text that is not UTF-8 in damaged pages
@@ -56,7 +59,7 @@ class CheckedCursor(sqlite3.Cursor):
         except sqlite3.DatabaseError as error:
             raise corrupted(error, self.path) from None
 
-    def fetchmany(self, size: int = 1) -> list[Any]:
+    def fetchmany(self, size: int | None = 1) -> list[Any]:
         try:
             return super().fetchmany(size)
         except sqlite3.DatabaseError as error:
@@ -67,3 +70,53 @@ class CheckedCursor(sqlite3.Cursor):
             return super().fetchall()
         except sqlite3.DatabaseError as error:
             raise corrupted(error, self.path) from None
+
+
+def check_schema(conn: sqlite3.Connection, path: str) -> None:
+    """``BadInput`` when a table or column the file's own migrations made is missing: a
+    dropped table passes SQLite's ``quick_check``, and would otherwise be met only when a
+    command reads it, after a run has written its first rows."""
+    found = _columns(conn)
+    if "schema_info" not in found or "_sqlite_migrations" not in found:
+        return  # a new file, or another program's (schema.check says which)
+    applied = frozenset(
+        row[0]
+        for row in conn.execute(
+            "select name from _sqlite_migrations where migration_set = ?", [MIGRATION_SET]
+        )
+    )
+    for table, columns in _expected_columns(applied).items():
+        if table not in found:
+            raise _damaged(f"no such table: {table}", path)
+        for column in sorted(columns - found[table]):
+            raise _damaged(f"no such column: {table}.{column}", path)
+
+
+def _damaged(said: str, path: str) -> BadInput:
+    return BadInput(
+        f"database is corrupted ({said}); restore it from a copy, or rerun its recipes "
+        f"into a new DB",
+        file=path,
+    )
+
+
+def _columns(conn: sqlite3.Connection) -> dict[str, set[str]]:
+    tables = [row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")]
+    return {
+        table: {row[1] for row in conn.execute(f"pragma table_info([{table}])")} for table in tables
+    }
+
+
+@cache
+def _expected_columns(applied: frozenset[str]) -> dict[str, set[str]]:
+    """Each table's columns after the migrations ``applied`` (run on an empty in-memory DB)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        for name, sql in MIGRATIONS:
+            if name in applied:
+                conn.executescript(sql)
+        return _columns(conn)
+    except sqlite3.Error:  # not a sequence the migrations make: nothing to compare with
+        return {}
+    finally:
+        conn.close()
