@@ -5,7 +5,11 @@ it is exit 2, one line naming file, field and value, and the DB is absent or byt
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -201,4 +205,108 @@ def test_a_scores_file_missing_its_score_column_is_refused_before_the_db(rmaudit
         "audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data), "--db", str(db)
     )
     refused(done, f"{scores}:4", "score")
+    check()
+
+
+# -- the DB itself: schema damage, and files this process cannot write ------------------------
+@both_dbs
+@pytest.mark.parametrize("table", ["responses", "metric_results"])
+def test_a_dropped_table_is_refused_before_an_audit_writes(rmaudit, audit_data, table):
+    """A dropped table passes SQLite's quick_check: it used to flip the audit's done run to
+    failed, or (responses) store three suites again before the error."""
+    data, _, scores, db = audit_data
+    if not db.exists():
+        done = rmaudit(
+            "audit", "length", "--suite", "llmbar", "--data-dir", str(data), "--db", str(db)
+        )
+        assert done.code == 0, done.err
+    conn = sqlite3.connect(db)
+    conn.execute(f"drop table {table}")
+    conn.commit()
+    conn.close()
+    check = untouched(db)
+    done = rmaudit("audit", "length", "--suite", "llmbar", "--data-dir", str(data), "--db", str(db))
+    refused(done, f"{db}: database is corrupted (no such table: {table})")
+    check()
+    assert rmaudit("runs", "--db", str(db)).code == 2
+
+
+#: root without the capabilities that let it ignore file modes: permissions as a user has them
+AS_A_USER = [
+    "setpriv",
+    "--bounding-set",
+    "-dac_override,-dac_read_search",
+    "--inh-caps",
+    "-dac_override,-dac_read_search",
+]
+
+
+def run_as_a_user(*argv: str) -> subprocess.CompletedProcess:
+    """The CLI in a subprocess that file modes bind (tests often run as root, which they do not
+    bind: then as root without its CAP_DAC_OVERRIDE, as a user is)."""
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip(
+                "running as root, and setpriv (util-linux) is missing to drop CAP_DAC_OVERRIDE"
+            )
+        prefix = AS_A_USER
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "rmaudit", *argv],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.mark.parametrize(
+    "where", ["read-only DB", "read-only folder", "read-only folder, new DB", "missing folder"]
+)
+def test_a_db_that_cannot_be_written_is_exit_2_naming_it(where, tmp_path, write_recipe, earlier_db):
+    folder = tmp_path / "dbs"
+    folder.mkdir()
+    db = folder / ("new.db" if "new DB" in where else "audit.db")
+    if where == "missing folder":
+        db = tmp_path / "no" / "such" / "dir" / "x.db"
+    elif "new DB" not in where:
+        shutil.copyfile(earlier_db, db)
+    check = untouched(db)
+    if where == "read-only DB":
+        db.chmod(0o444)
+    elif "read-only folder" in where:
+        folder.chmod(0o555)
+    try:
+        done = run_as_a_user("run", str(write_recipe()), "--db", str(db))
+    finally:
+        folder.chmod(0o755)
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 2, done.stderr
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {db}: cannot "), lines
+    assert ".lock" not in lines[0] and "Traceback" not in done.stderr
+    check()
+
+
+def test_a_benchmark_file_missing_an_rms_scores_is_refused_before_the_db(rmaudit, tmp_path, db):
+    """The ``benchmark-scores`` RM reads one key of each record's ``scores``: a record without
+    it used to be found when the run scored, after the benchmark was stored."""
+    records = [
+        {
+            "prompt": f"Question {i}?",
+            "responses": [f"a{i}", f"bb{i}"],
+            "oracle": [1.0, 2.0],
+            "scores": {"mine": [0.1, 0.2]},
+        }
+        for i in range(4)
+    ]
+    records[2]["scores"] = {"other": [0.3, 0.4]}
+    (tmp_path / "bench.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    recipe = tmp_path / "bench.toml"
+    recipe.write_text(
+        '[benchmark]\nname = "benchmark-jsonl"\npath = "bench.jsonl"\n\n[[reward_models]]\n'
+        'label = "mine"\nname = "benchmark-scores"\npath = "bench.jsonl"\nrm = "mine"\n\n'
+        '[[metrics]]\nname = "pairwise-accuracy"\n'
+    )
+    check = untouched(db)
+    result = rmaudit("run", str(recipe), "--db", str(db))
+    refused(result, "bench.jsonl", "scores.mine", "2 of 8 responses have no score for 'mine'")
     check()

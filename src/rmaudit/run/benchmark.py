@@ -13,7 +13,7 @@ from rmaudit.benchmark.portable import (
     refuse_conflicts,
     store_benchmark,
 )
-from rmaudit.components import BenchmarkData, Response
+from rmaudit.components import BenchmarkData, Prompt, Response
 from rmaudit.components.keys import content_key, response_id
 from rmaudit.errors import BadInput
 from rmaudit.recipe import check_pool_size
@@ -172,6 +172,7 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
     ctx.counts.append(StageCount("prompts (imported)", len(records), selected))
     ctx.counts.append(StageCount("responses (imported)", len(ids), labelled))
     if not execute:
+        _remember_records(ctx, header["policy_key"], prompt_ids, records)
         ctx.planned_oracle = tuple(
             np.array(
                 [
@@ -204,6 +205,20 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
     stored = benchmark_responses(ctx, benchmark)
     ctx.responses.update((r.id, r) for r in stored)
     return BenchmarkStages(benchmark, Keys([r.id for r in stored]), len(records))
+
+
+def _remember_records(
+    ctx: RunContext, policy_key: str, prompt_ids: list[str], records: list[dict]
+) -> None:
+    """A plan keeps a file's prompts and responses in memory, so the scores stages can check
+    them against scores files before the run stores them."""
+    for pid, record in zip(prompt_ids, records, strict=True):
+        ctx.prompts[pid] = Prompt(pid, record["prompt"]["text"], record["prompt"].get("meta") or {})
+        for r in record["responses"]:
+            rid = response_id(policy_key, pid, r["sample_index"])
+            ctx.responses[rid] = Response(
+                rid, pid, r["sample_index"], r["text"], r.get("meta") or {}
+            )
 
 
 # -- reading the benchmark back -----------------------------------------------------------
