@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _support import SMALL_RECIPE
+from _support import HANG_S, SMALL_RECIPE
 
 
 @pytest.fixture(scope="module")
@@ -255,7 +255,7 @@ def run_as_a_user(*argv: str) -> subprocess.CompletedProcess:
         [*prefix, sys.executable, "-m", "rmaudit", *argv],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
 
 

@@ -11,6 +11,7 @@ import time
 from importlib.metadata import entry_points
 
 import pytest
+from _support import HANG_S
 from test_resume import EXTRA, SLOW_RM, TOTAL, _scores
 
 
@@ -54,12 +55,12 @@ def test_a_signal_mid_run_marks_it_interrupted_in_one_line(
         text=True,
         preexec_fn=started_ignoring,
     )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + HANG_S
     while _scores(db) < 2 * TOTAL + 8:
         assert process.poll() is None and time.monotonic() < deadline, "finished too soon"
         time.sleep(0.02)
     process.send_signal(signum)
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=HANG_S)
     assert process.returncode == code, err
     assert "Traceback" not in err
     assert [line for line in err.splitlines() if "━" not in line and line.strip()] == [
@@ -108,7 +109,7 @@ def test_ctrl_c_at_any_moment_of_start_up_is_one_line_and_exit_130(module, tmp_p
         [sys.executable, "-c", CTRL_C_ON_IMPORT, module, "run", str(recipe), "--db", str(db)],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert done.returncode == 130, done.stderr
