@@ -310,3 +310,33 @@ def test_a_benchmark_file_missing_an_rms_scores_is_refused_before_the_db(rmaudit
     result = rmaudit("run", str(recipe), "--db", str(db))
     refused(result, "bench.jsonl", "scores.mine", "2 of 8 responses have no score for 'mine'")
     check()
+
+
+# -- a benchmark file's header, validated as a recipe is -------------------------------------
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        (
+            {"per_prompt": -3},
+            "benchmark.per_prompt: Input should be greater than or equal to 1 (got -3)",
+        ),
+        ({"per_prompt": "16"}, "benchmark.per_prompt: Input should be a valid integer (got '16')"),
+        ({"title": None}, "benchmark.title: Input should be a valid string (got None)"),
+        ({"simulated": "yes"}, "benchmark.simulated: Input should be a valid boolean (got 'yes')"),
+        ({"design": {"design": "uniformm"}}, "benchmark.design.design: expected design 'uniform'"),
+    ],
+    ids=["per_prompt -3", "per_prompt text", "title null", "simulated text", "design misspelt"],
+)
+def test_a_benchmark_file_header_is_validated_like_a_recipe(
+    change, said, rmaudit, tmp_path, earlier_db, db
+):
+    exported = tmp_path / "exported.jsonl"
+    assert rmaudit("export", str(exported), "--db", str(earlier_db)).code == 0
+    header, *records = exported.read_text(encoding="utf-8").splitlines()
+    edited = json.loads(header)
+    edited["benchmark"].update(change)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([json.dumps(edited), *records]) + "\n", encoding="utf-8")
+    check = untouched(db)
+    refused(rmaudit("import", str(bad), "--db", str(db)), f"{bad}:1: {said}")
+    check()
