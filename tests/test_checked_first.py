@@ -340,3 +340,36 @@ def test_a_benchmark_file_header_is_validated_like_a_recipe(
     check = untouched(db)
     refused(rmaudit("import", str(bad), "--db", str(db)), f"{bad}:1: {said}")
     check()
+
+
+# -- damaged run rows: one line naming the run and the field, never a silent null ------------
+@pytest.mark.parametrize(
+    "damage, field, shown",
+    [
+        ("status = NULL", "status", "None"),
+        ("status = 'dnoe'", "status", "'dnoe'"),
+        ("timings = NULL", "timings", "None"),
+        ("timings = 'not json'", "timings", "'not json'"),
+        ("""timings = '{"total": "slow"}'""", "timings", """'{"total": "slow"}'"""),
+        ("created_at = 'yesterday'", "created_at", "'yesterday'"),
+        ("finished_at = X'00ff'", "finished_at", "b'\\x00\\xff'"),
+        ("simulated = 'maybe'", "simulated", "'maybe'"),
+    ],
+)
+@pytest.mark.parametrize("command", [["--json"], [], ["RUN"]], ids=["--json", "list", "RUN"])
+def test_a_damaged_run_row_is_one_line_naming_the_run_and_the_field(
+    damage, field, shown, command, rmaudit, tmp_path, earlier_db
+):
+    db = tmp_path / "damaged.db"
+    shutil.copyfile(earlier_db, db)
+    conn = sqlite3.connect(db)
+    (run_id,) = conn.execute("select id from runs").fetchone()
+    conn.execute(f"update runs set {damage}")
+    conn.commit()
+    conn.close()
+    check = untouched(db)
+    argv = [run_id if part == "RUN" else part for part in command]
+    done = rmaudit("runs", str(db), *argv)
+    assert "null" not in done.out
+    refused(done, f"{db}: runs.{field}: ", f"run {run_id} has a damaged {field}", f"(got {shown})")
+    check()

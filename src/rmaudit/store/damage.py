@@ -3,7 +3,10 @@ kind, become one ``BadInput`` line naming the file (exit code 2), wherever a rea
 
 from __future__ import annotations
 
+import json
+import math
 import sqlite3
+from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -120,3 +123,55 @@ def _expected_columns(applied: frozenset[str]) -> dict[str, set[str]]:
         return {}
     finally:
         conn.close()
+
+
+#: what a run's status can be (``store/runs.py``)
+RUN_STATUSES = ("running", "done", "failed", "interrupted")
+
+
+def check_run_row(path: str, run: dict[str, Any]) -> None:
+    """``BadInput`` naming the run and the field when a stored run's bookkeeping is damaged
+    (a status rmaudit never writes, timings that are not a JSON object of numbers, a time that
+    is not ISO 8601), which the results would otherwise show as ``null``."""
+    problem = _run_row_problem(run)
+    if problem is not None:
+        field, value = problem
+        raise BadInput(
+            f"database is corrupted: run {run['id']} has a damaged {field}; restore it from a "
+            f"copy, or rerun the run's recipe into a new DB",
+            file=path,
+            field=f"runs.{field}",
+            value=value[:40] if isinstance(value, str | bytes) else value,
+        )
+
+
+def _run_row_problem(run: dict[str, Any]) -> tuple[str, Any] | None:
+    status, timings = run.get("status"), run.get("timings")
+    if status not in RUN_STATUSES:
+        return "status", status
+    if run.get("simulated") not in (0, 1):
+        return "simulated", run.get("simulated")
+    for field in ("created_at", "finished_at"):
+        value = run.get(field)
+        if (value is not None or field == "created_at") and not _iso_time(value):
+            return field, value
+    if timings is None:
+        return ("timings", None) if status == "done" else None
+    try:
+        parsed = json.loads(timings) if isinstance(timings, str) else None
+    except json.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+        for v in parsed.values()
+    ):
+        return "timings", timings
+    return None
+
+
+def _iso_time(value: Any) -> bool:
+    try:
+        datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        return False
+    return True
