@@ -149,12 +149,14 @@ class RunContext:
             except BadInput as error:
                 raise self.located(error, spec) from None
 
-    def check_prompts(self, spec: ComponentSpec, count: StageCount, chosen: list[Prompt]) -> None:
+    def check_prompts(
+        self, spec: ComponentSpec | None, count: StageCount, chosen: list[Prompt]
+    ) -> None:
         """In the plan before a run, an oracle with labels to make is shown the prompts it will
         judge (:meth:`~rmaudit.components.Oracle.check_prompts`), before anything is stored."""
         planned = self.planned_draw
         prompts = chosen or (planned[1] if planned else [])
-        if self.strict and count.stored < count.total and prompts:
+        if spec is not None and self.strict and count.stored < count.total and prompts:
             try:
                 self.component(spec).check_prompts(prompts)
             except BadInput as error:
