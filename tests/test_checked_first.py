@@ -373,3 +373,29 @@ def test_a_damaged_run_row_is_one_line_naming_the_run_and_the_field(
     assert "null" not in done.out
     refused(done, f"{db}: runs.{field}: ", f"run {run_id} has a damaged {field}", f"(got {shown})")
     check()
+
+
+@both_dbs
+def test_write_items_with_every_record_rejected_is_refused_before_the_db(
+    rmaudit, audit_data, tmp_path
+):
+    data, _, _, db = audit_data
+    for path in (data / "llmbar").rglob("dataset.json"):
+        records = json.loads(path.read_text(encoding="utf-8"))
+        path.write_text(json.dumps([{**r, "label": 7} for r in records]), encoding="utf-8")
+    check = untouched(db)
+    items = tmp_path / "items.jsonl"
+    done = rmaudit(
+        "audit",
+        "--suite",
+        "llmbar",
+        "--data-dir",
+        str(data),
+        "--db",
+        str(db),
+        "--write-items",
+        str(items),
+    )
+    refused(done, "the pair source gave no pairs", "records rejected")
+    check()
+    assert not items.exists()

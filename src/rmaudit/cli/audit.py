@@ -316,16 +316,18 @@ def _reports(store, results, report_dir: Path) -> dict[str, Path]:
 def _write_items(planned, db_path: str, path: Path) -> None:
     """--write-items: each suite's items made and stored (as a run makes them), then written."""
     from rmaudit.display.literal import literal
-    from rmaudit.run import Runner
     from rmaudit.store import Store
     from rmaudit.suites.items_file import item_rows, write_items
+    from rmaudit.suites.preflight import preflight_suites
 
+    # every suite's data checked before the DB is written (records all rejected, say)
+    runners = preflight_suites([(s, r, c) for s, _, _, r, c in planned], db_path)
     store = Store.open(db_path)
     try:
-        suite_items = [
-            (suite.name, Runner(recipe, store, components=components).items_to_score())
-            for suite, _, _, recipe, components in planned
-        ]
+        suite_items = []
+        for (suite, *_), runner in zip(planned, runners, strict=True):
+            runner.attach(store)
+            suite_items.append((suite.name, runner.items_to_score()))
     finally:
         store.close()
     rows = item_rows(suite_items)
