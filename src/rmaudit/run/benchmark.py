@@ -129,16 +129,20 @@ def _from_files(ctx: RunContext) -> tuple[dict, list[dict], str]:
     origin); a source's notes (unlabelled responses left out, ...) go to the run's notes."""
     recipe = ctx.recipe
     if recipe.benchmark_file is not None:
-        header, records = read_benchmark(recipe.benchmark_file)
-        ctx.benchmark_header = header
+        if ctx.benchmark_file_records is None:  # once per run: its plan reads it first
+            ctx.benchmark_header, ctx.benchmark_file_records = read_benchmark(recipe.benchmark_file)
+        assert ctx.benchmark_header is not None
+        header, records = ctx.benchmark_header, ctx.benchmark_file_records
         return header, records, f"imported from {recipe.benchmark_file.name}"
     source = ctx.component(recipe.benchmark_source)
-    try:
-        content = source.load()
-    except BadInput as error:
-        raise locate(error, recipe, recipe.benchmark_source) from None
+    content = ctx.benchmark_content
+    if content is None:  # once per run: its plan reads it first
+        try:
+            content = source.load()
+        except BadInput as error:
+            raise locate(error, recipe, recipe.benchmark_source) from None
+        ctx.benchmark_content = content
     ctx.notes.extend(f"benchmark: {note}" for note in content.notes)
-    ctx.benchmark_content = content
     return content.header, content.records, f"read by {source.name}"
 
 

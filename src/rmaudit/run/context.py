@@ -110,8 +110,12 @@ class RunContext:
     notes: list[str] = field(default_factory=list)
     #: What the recipe's benchmark source read (for the run's provenance), once read
     benchmark_content: BenchmarkContent | None = None
-    #: the header of an imported rmaudit benchmark file, once read
+    #: the header of an imported rmaudit benchmark file, once read, and its records
     benchmark_header: dict[str, Any] | None = None
+    benchmark_file_records: list[dict[str, Any]] | None = None
+    #: the pair set a pair source that needs no benchmark gave (``run.pairs.PairSet``), once
+    #: loaded: a run's plan loads it, the run reuses it
+    loaded_pairs: Any = None
     #: In a plan of a benchmark from files: its oracle scores per prompt (labels known before
     #: any work), so metrics can say which prompts they will skip
     planned_oracle: tuple[np.ndarray, ...] | None = None
