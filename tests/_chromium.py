@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from _support import HANG_S
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files")
 
@@ -69,7 +70,7 @@ def _measure(browser: str, page: Path, width: int, query: str = "") -> re.Match:
         ],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
         check=True,
     ).stdout
     found = re.search(r"<title>past (\d+) shown (\d+)</title>", dom)
@@ -102,7 +103,7 @@ def screenshot(browser: str, page: Path, width: int, height: int, out: Path) -> 
             harness.as_uri(),
         ],
         capture_output=True,
-        timeout=120,
+        timeout=HANG_S,
         check=True,
     )
     return out

@@ -11,6 +11,11 @@ from rmaudit.recipe import load_recipe
 from rmaudit.run import Runner
 from rmaudit.store import Store
 
+#: How long a subprocess or a wait on a file may take before a test calls it hung: a guard
+#: against a stall, never a speed check (a 2-core machine at load 15 runs a command ten times
+#: slower than alone, so a guard near a command's own time fails tests that are right).
+HANG_S = 1200
+
 SMALL_RECIPE = """
 title = "small simulated audit"
 batch_size = 32

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from _support import SMALL_RECIPE, table_counts
+from _support import HANG_S, SMALL_RECIPE, table_counts
 
 
 def edit(old: str, new: str, extra_rms: str = "") -> str:
@@ -269,7 +269,7 @@ def test_no_library_warning_precedes_the_one_line_error(tmp_path):
         [sys.executable, "-W", "default", "-m", "rmaudit", "run", str(recipe), "--db", str(db)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert done.returncode == 2, done.stderr
     progress = re.compile(r" \d+/\d+ [\d:]+ eta ")  # the stage's progress line

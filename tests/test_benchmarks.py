@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _support import HANG_S
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 #: scripts whose smoke run has a test of its own that checks its figures too
@@ -53,7 +54,7 @@ def test_runs_at_smoke_size(script, tmp_path):
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG_S,
     )
     missing = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", result.stderr)
     if result.returncode and missing and missing.group(1).split(".")[0] in OPTIONAL:

@@ -8,8 +8,10 @@ import sqlite3
 import subprocess
 import sys
 import time
+from importlib.metadata import entry_points
 
 import pytest
+from _support import HANG_S
 from test_resume import EXTRA, SLOW_RM, TOTAL, _scores
 
 
@@ -53,12 +55,12 @@ def test_a_signal_mid_run_marks_it_interrupted_in_one_line(
         text=True,
         preexec_fn=started_ignoring,
     )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + HANG_S
     while _scores(db) < 2 * TOTAL + 8:
         assert process.poll() is None and time.monotonic() < deadline, "finished too soon"
         time.sleep(0.02)
     process.send_signal(signum)
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=HANG_S)
     assert process.returncode == code, err
     assert "Traceback" not in err
     assert [line for line in err.splitlines() if "━" not in line and line.strip()] == [
@@ -69,20 +71,48 @@ def test_a_signal_mid_run_marks_it_interrupted_in_one_line(
     conn.close()
 
 
-@pytest.mark.parametrize("delay", [0.5, 1.0, 1.5])
-def test_ctrl_c_during_start_up_prints_no_traceback(delay, tmp_path, write_recipe):
-    """From the first import of the command line on (before it, in the interpreter's own
-    start-up and ``import rmaudit``, Python prints its traceback, as for any program)."""
-    recipe = write_recipe()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "rmaudit", "run", str(recipe), "--db", str(tmp_path / "audit.db")],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+#: run before the console script's entry: a SIGINT sent to itself when ``sys.argv[1]`` is first
+#: imported, a Ctrl-C at that exact moment of start-up (an event, not a delay)
+CTRL_C_ON_IMPORT = """
+import os, signal, sys
+target = sys.argv.pop(1)
+
+class CtrlCOnImport:
+    def find_spec(self, name, path=None, target_module=None):
+        if name == target:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, CtrlCOnImport())
+sys.argv[0] = "rmaudit"
+from rmaudit.__main__ import main
+main()
+"""
+
+
+def test_the_console_script_is_the_entry_that_handles_ctrl_c_at_start_up():
+    (script,) = entry_points(group="console_scripts", name="rmaudit")
+    assert script.value == "rmaudit.__main__:main"
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["rmaudit.cli", "click", "importlib.metadata", "rmaudit.cli.run", "numpy", "rmaudit.store"],
+)
+def test_ctrl_c_at_any_moment_of_start_up_is_one_line_and_exit_130(module, tmp_path, write_recipe):
+    """Ctrl-C while the command line imports (rmaudit's own modules, click, the package
+    metadata) or loads the command (``run``'s modules, numpy, the store): one line, no
+    traceback, exit 130, and no DB."""
+    recipe, db = write_recipe(), tmp_path / "audit.db"
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_ON_IMPORT, module, "run", str(recipe), "--db", str(db)],
+        capture_output=True,
         text=True,
+        timeout=HANG_S,
     )
-    time.sleep(delay)
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
-    assert "Traceback" not in err, err
-    # 0: it finished before the signal came; -SIGINT: died of it, which a shell reports as 130
-    assert process.returncode in (0, 130, -signal.SIGINT), err
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 130, done.stderr
+    assert "Traceback" not in done.stderr
+    assert len(lines) == 1 and lines[0].startswith("Interrupted (Ctrl-C)"), lines
+    assert not db.exists()

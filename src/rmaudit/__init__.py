@@ -9,15 +9,36 @@ Plugin authors import ``hookimpl`` from here::
         register(MyMetric)
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-import pluggy
+from typing import TYPE_CHECKING, Any
 
-try:
-    __version__ = version("rmaudit")
-except PackageNotFoundError:  # running from a source tree without an install
-    __version__ = "0+unknown"
+if TYPE_CHECKING:
+    import pluggy
 
-hookimpl = pluggy.HookimplMarker("rmaudit")
+    __version__: str
+    hookimpl: pluggy.HookimplMarker
 
 __all__ = ["__version__", "hookimpl"]
+
+
+def __getattr__(name: str) -> Any:
+    """``__version__`` and ``hookimpl``, made on first use: ``import rmaudit`` itself imports
+    nothing (not ``importlib.metadata``, not pluggy), so the command line's own code runs at
+    once and a Ctrl-C from there on is one line (``rmaudit.__main__``)."""
+    value: Any
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value = version("rmaudit")
+        except PackageNotFoundError:  # running from a source tree without an install
+            value = "0+unknown"
+    elif name == "hookimpl":
+        import pluggy
+
+        value = pluggy.HookimplMarker("rmaudit")
+    else:
+        raise AttributeError(f"module 'rmaudit' has no attribute {name!r}")
+    globals()[name] = value
+    return value

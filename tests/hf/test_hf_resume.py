@@ -13,6 +13,7 @@ import sys
 import time
 
 import pytest
+from _support import HANG_S
 
 pytest.importorskip("torch")
 
@@ -93,7 +94,7 @@ def test_kill_9_while_an_hf_rm_scores_then_resume_stores_each_score_once(tmp_pat
         stderr=subprocess.DEVNULL,
         env=env,
     )
-    deadline = time.monotonic() + 180
+    deadline = time.monotonic() + HANG_S
     while time.monotonic() < deadline:
         if 16 <= len(_rows(killed)) < TOTAL - 16:  # part-way through the scores stage
             break

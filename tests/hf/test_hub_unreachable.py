@@ -23,6 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from _support import HANG_S
 from test_audit import write_llmbar
 
 pytest.importorskip("torch")
@@ -84,7 +85,7 @@ def audit(
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )  # a hang (hub retries) fails the test instead of stalling it
 
 

@@ -71,8 +71,11 @@ class KeyedValues:
     #: keys looked up so far (to report the rows that matched nothing)
     used: set[Key] = field(default_factory=set)
 
-    def lookup(self, items: Sequence[tuple[Prompt, Response]], what: str) -> list[float]:
-        """The value of every item; a missing one is an error that counts them all."""
+    def lookup(
+        self, items: Sequence[tuple[Prompt, Response]], what: str, *, record: bool = True
+    ) -> list[float]:
+        """The value of every item; a missing one is an error that counts them all.
+        ``record``: count the keys as used (for :meth:`unmatched`); a plan's check does not."""
         keys = [response_key(self.fields.kind, p, r) for p, r in items]
         missing = [i for i, key in enumerate(keys) if key not in self.values]
         if missing:
@@ -84,7 +87,8 @@ class KeyedValues:
                 file=str(self.path),
                 field=", ".join(self.fields.names()),
             )
-        self.used.update(keys)
+        if record:
+            self.used.update(keys)
         return [self.values[key] for key in keys]
 
     def unmatched(self) -> tuple[int, str | None]:

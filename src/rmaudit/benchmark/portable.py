@@ -24,9 +24,10 @@ from typing import IO, Any
 
 from rmaudit.components.keys import content_key, prompt_id, response_id
 from rmaudit.errors import BadInput
-from rmaudit.metrics.budget import DESIGNS
 from rmaudit.store import Store, dumps, utc_now
 from rmaudit.store.records import BenchmarkRow, LabelDesignRecord, LabelledResponse
+
+from .header import check_header
 
 FORMAT = "rmaudit-benchmark"
 FORMAT_VERSION = 1
@@ -176,10 +177,7 @@ def read_benchmark(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                     field="format_version",
                     value=record.get("format_version"),
                 )
-            header = _require(record, "benchmark", dict, where, "")
-            for key in ("policy_key", "oracle_key", "title"):
-                _require(header, key, str, where, "benchmark.")
-            _check_design(_optional(header, "design", dict, where, "benchmark."), where)
+            header = check_header(_require(record, "benchmark", dict, where, ""), where)
             continue
         records.append(_check_prompt_record(record, where, budgeted="design" in header))
         lines.append(number)
@@ -189,25 +187,6 @@ def read_benchmark(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     if not records:
         raise BadInput("benchmark file has no prompts", file=str(path))
     return header, records
-
-
-def _check_design(design: dict | None, where: str) -> None:
-    if design is None:
-        return
-    kind = design.get("design")
-    if kind not in DESIGNS:
-        raise BadInput(
-            f"expected design {' or '.join(map(repr, DESIGNS))}",
-            file=where,
-            field="benchmark.design.design",
-            value=kind,
-        )
-    try:
-        LabelDesignRecord.from_json(design)
-    except (TypeError, ValueError) as error:
-        raise BadInput(
-            f"not a label design ({error})", file=where, field="benchmark.design"
-        ) from None
 
 
 def _refuse_repeated_prompts(path: Path, records: list[dict[str, Any]], lines: list[int]) -> None:

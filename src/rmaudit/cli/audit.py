@@ -234,7 +234,6 @@ class PlannedSuite:
 
 def _audit(request: AuditRequest) -> None:
     from rmaudit.run import build_components
-    from rmaudit.suites.judge_arguments import preflight_judges
     from rmaudit.suites.model_arguments import check_reachable
 
     planned = _planned(request)
@@ -253,7 +252,6 @@ def _audit(request: AuditRequest) -> None:
         _write_items(built, request.db_path, request.items_path)
         return
     check_reachable(request.tables)
-    preflight_judges(built, request.db_path)
     _run_suites(request, built)
 
 
@@ -304,8 +302,8 @@ def _run_suites(
 ) -> None:
     """Run every suite into one DB, then write and print the results, verdicts and reports."""
     from rmaudit.display.literal import literal
-    from rmaudit.run import Runner
     from rmaudit.store import Store
+    from rmaudit.suites.preflight import preflight_suites
     from rmaudit.suites.results_file import results_json
     from rmaudit.suites.verdict import baseline_labels, suite_result
 
@@ -313,12 +311,14 @@ def _run_suites(
     from .summary import print_summary
 
     out, err = console(), console(stderr=True)
+    # every suite's input checked (scores files against its items too) before the DB is written
+    runners = preflight_suites([(e.suite, e.recipe, c) for e, c in built], request.db_path)
     baselines = baseline_labels(request.tables)
     results, located_by_suite = [], {}
     written: dict[str, Path] = {}
     store = Store.open(request.db_path)
     try:
-        for entry, components in built:
+        for (entry, _), runner in zip(built, runners, strict=True):
             suite, located = entry.suite, entry.located
             err.print(
                 literal(
@@ -326,8 +326,10 @@ def _run_suites(
                 ),
                 style="bold",
             )
+            runner.attach(store)
             with RichProgress(err) as progress:
-                result = Runner(entry.recipe, store, progress, components).run()
+                runner.ctx.progress = progress
+                result = runner.run()
             err.print(literal(work_line(result.counts)))
             for note in result.notes:
                 err.print(literal(note))
@@ -407,16 +409,18 @@ def _write_items(
 ) -> None:
     """--write-items: each suite's items made and stored (as a run makes them), then written."""
     from rmaudit.display.literal import literal
-    from rmaudit.run import Runner
     from rmaudit.store import Store
     from rmaudit.suites.items_file import item_rows, write_items
+    from rmaudit.suites.preflight import preflight_suites
 
+    # every suite's data checked before the DB is written (records all rejected, say)
+    runners = preflight_suites([(e.suite, e.recipe, c) for e, c in built], db_path)
     store = Store.open(db_path)
     try:
-        suite_items = [
-            (entry.suite.name, Runner(entry.recipe, store, components=components).items_to_score())
-            for entry, components in built
-        ]
+        suite_items = []
+        for (entry, _), runner in zip(built, runners, strict=True):
+            runner.attach(store)
+            suite_items.append((entry.suite.name, runner.items_to_score()))
     finally:
         store.close()
     rows = item_rows(suite_items)

@@ -14,6 +14,7 @@ from rmaudit.results.run_index import list_runs, open_for_reading
 from rmaudit.run import Runner, build_components
 from rmaudit.run.costs import estimate_costs
 from rmaudit.store import Store
+from rmaudit.store.access import check_writable
 from rmaudit.store.lock import WriterLock
 
 from .console import console
@@ -41,6 +42,8 @@ def run(recipe_path: str, db_path: str, resume: bool, yes: bool, dry_run: bool) 
     recipe = load_recipe(recipe_path)
     components = build_components(recipe)  # rejects bad options and data before the DB is touched
     out, err = console(), console(stderr=True)
+    if not dry_run:  # a DB that cannot be written is refused before the plan's work
+        check_writable(db_path)
     stored = Store.open_readonly(db_path)
     if stored is not None and "schema_info" not in stored.tables():  # a new, empty file
         stored.close()

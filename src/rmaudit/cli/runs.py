@@ -11,6 +11,8 @@ from rich.table import Table
 from rmaudit.display.formatting import LABEL_MAX, one_line
 from rmaudit.display.literal import assemble, literal
 from rmaudit.results.run_index import RunRow, list_runs, open_for_reading, resolve_run
+from rmaudit.store import Store
+from rmaudit.store.damage import check_run_row
 
 from .console import console
 from .options import DEFAULT_DB, db_option
@@ -40,16 +42,20 @@ def runs(targets: tuple[str, ...], db_option: str | None, as_json: bool) -> None
             from rmaudit.results.as_json import runs_json
 
             ids = [resolve_run(store, run_id)] if run_id else [r.id for r in list_runs(store)]
+            _check_runs(store, ids)
             click.echo(runs_json(store, ids))
             return
         if run_id:
             # a run's summary needs numpy and the metric tables; the bare listing needs neither
             from .summary import print_summary
 
-            print_summary(out, store, resolve_run(store, run_id), db_path, sources=True)
+            resolved = resolve_run(store, run_id)
+            _check_runs(store, [resolved])
+            print_summary(out, store, resolved, db_path, sources=True)
             return
         store.check_integrity()  # the listing reads too little to notice damaged pages
         rows = list_runs(store)
+        _check_runs(store, [row.id for row in rows])
     finally:
         store.close()
     out.print(literal(f"{len(rows)} run{'s' * (len(rows) != 1)} in {db_path}"), style="bold")
@@ -59,6 +65,15 @@ def runs(targets: tuple[str, ...], db_option: str | None, as_json: bool) -> None
     for run in rows:
         if run.error:
             out.print(literal(one_line(f"{run.id[:10]} {run.status}: {run.error}", 4 * LABEL_MAX)))
+
+
+def _check_runs(store: Store, run_ids: list[str]) -> None:
+    """A damaged run row (its status, timings, times) is one line naming the run and the field
+    (exit code 2), not a ``null`` in the output."""
+    for run_id in run_ids:
+        run = store.read.run_as_stored(run_id)
+        if run is not None:
+            check_run_row(store.path, run)
 
 
 def _db_and_run(targets: tuple[str, ...], db_option: str | None) -> tuple[str, str | None]:

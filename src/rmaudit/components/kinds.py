@@ -254,6 +254,11 @@ class Oracle(Component[OptionsT]):
     def label(self, batch: Sequence[tuple[Prompt, Response]]) -> list[OracleLabel]:
         raise NotImplementedError
 
+    def check_prompts(self, prompts: Sequence[Prompt]) -> None:
+        """Raise ``BadInput`` for a prompt the oracle cannot judge (one without the reference
+        answer its template shows), in the plan before a run writes anything; asked only
+        when the labels stage has work."""
+
     def sources(self) -> tuple[Source, ...]:
         """Where the labels come from (a labels file, a judge model), for the run's provenance."""
         return ()
@@ -290,6 +295,12 @@ class RewardModel(Component[OptionsT]):
         """Raise ``BadInput`` for what ``judge_pairs`` could not judge (verdicts recorded
         elsewhere that miss a pair), given every pair of the run in both orders, in the plan
         before a run writes anything (shifted copies aside)."""
+        return None
+
+    def check_items(self, items: Sequence[tuple[Prompt, Response]]) -> None:
+        """Raise ``BadInput`` for items ``score`` would refuse without any work (a scores file
+        without their rows), in the plan before a run writes anything; asked only when the
+        stage has work, with the items the plan knows (not shifted copies still to be made)."""
 
     def sources(self) -> tuple[Source, ...]:
         """Where the scores come from (a scores file, a model id and revision), for the run's

@@ -124,6 +124,9 @@ class BenchmarkScores(RewardModel[BenchmarkScoresOptions]):
             )
         return [self.table[key] for key in keys]
 
+    def check_items(self, items: Sequence[tuple[Prompt, Response]]) -> None:
+        self.score(items)
+
     def sources(self) -> tuple[Source, ...]:
         return (file_source("scores", self.options.path, self.options.rm),)
 

@@ -172,6 +172,10 @@ class LlmJudge(Oracle[JudgeOptions]):
             failures=tuple(failures),
         )
 
+    def check_prompts(self, prompts: Sequence[Prompt]) -> None:
+        for prompt in prompts:  # the template's own checks, on an answer still to be written
+            self.template.messages(prompt, _blank_answer(prompt))
+
     def estimate_cost(self, prompts: Sequence[Prompt], labels: int) -> float | None:
         """RETA Table 1's labelling cost: per label, the judge prompt (template, question,
         reference and an answer of ``expected_answer_tokens`` per turn) once per request,
@@ -185,13 +189,18 @@ class LlmJudge(Oracle[JudgeOptions]):
         per_label = []
         for prompt in prompts:
             turns = user_turns(prompt)
-            blank = Response("estimate", prompt.id, 0, "", {"turns": [""] * len(turns or [])})
             template = self.template.for_prompt(prompt)
+            blank = _blank_answer(prompt)
             shown = sum(estimate_tokens(m["content"]) for m in template.messages(prompt, blank))
             answer = o.expected_answer_tokens * len(turns or [None])
             reply = min(template.reply_tokens or 10**9, o.max_tokens or template.max_tokens)
             per_label.append(o.price.cost((shown + answer) * requests, reply * o.samples))
         return labels * float(np.mean(per_label))
+
+
+def _blank_answer(prompt: Prompt) -> Response:
+    """An empty answer to ``prompt`` (one per user turn), to render its judge prompt early."""
+    return Response("blank", prompt.id, 0, "", {"turns": [""] * len(user_turns(prompt) or [])})
 
 
 # -- a chat model as the reference policy ----------------------------------------------------

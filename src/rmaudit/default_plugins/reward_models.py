@@ -81,6 +81,9 @@ class ScoresFile(RewardModel[ScoresFileOptions]):
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         return self.table.lookup(batch, "score")
 
+    def check_items(self, items: Sequence[tuple[Prompt, Response]]) -> None:
+        self.table.lookup(items, "score", record=False)
+
     def preferred_batch_items(self) -> int:
         return ALL_AT_ONCE
 

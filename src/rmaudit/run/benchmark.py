@@ -14,7 +14,7 @@ from rmaudit.benchmark.portable import (
     refuse_conflicts,
     store_benchmark,
 )
-from rmaudit.components import BenchmarkData, Response
+from rmaudit.components import BenchmarkData, Prompt, Response
 from rmaudit.components.keys import content_key, response_id
 from rmaudit.errors import BadInput
 from rmaudit.recipe import check_pool_size
@@ -84,6 +84,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
     with ctx.timed(labels.STAGE):
         labelling = labels.work(ctx, oracle, drawn.labelled if drawn else response_ids)
         ctx.counts.append(labelling.count)
+        ctx.check_prompts(recipe.oracle, labelling.count, chosen or [])
         if execute:
             labels.label(ctx, required(recipe.oracle, "[oracle]"), oracle, labelling)
     if recipe.cheap_oracle is not None:
@@ -91,6 +92,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
         with ctx.timed(labels.CHEAP_STAGE):
             cheap_labelling = labels.work(ctx, cheap, response_ids, labels.CHEAP_STAGE)
             ctx.counts.append(cheap_labelling.count)
+            ctx.check_prompts(recipe.cheap_oracle, cheap_labelling.count, chosen or [])
             if execute:
                 labels.label(ctx, recipe.cheap_oracle, cheap, cheap_labelling)
     if execute:
@@ -110,16 +112,20 @@ def _from_files(ctx: RunContext) -> tuple[dict, list[dict], str]:
     origin); a source's notes (unlabelled responses left out, ...) go to the run's notes."""
     recipe = ctx.recipe
     if recipe.benchmark_file is not None:
-        header, records = read_benchmark(recipe.benchmark_file)
-        ctx.benchmark_header = header
+        if ctx.benchmark_file_records is None:  # once per run: its plan reads it first
+            ctx.benchmark_header, ctx.benchmark_file_records = read_benchmark(recipe.benchmark_file)
+        assert ctx.benchmark_header is not None
+        header, records = ctx.benchmark_header, ctx.benchmark_file_records
         return header, records, f"imported from {recipe.benchmark_file.name}"
     source = ctx.component(recipe.benchmark_source)
-    try:
-        content = source.load()
-    except BadInput as error:
-        raise locate(error, recipe, recipe.benchmark_source) from None
+    content = ctx.benchmark_content
+    if content is None:  # once per run: its plan reads it first
+        try:
+            content = source.load()
+        except BadInput as error:
+            raise locate(error, recipe, recipe.benchmark_source) from None
+        ctx.benchmark_content = content
     ctx.notes.extend(f"benchmark: {note}" for note in content.notes)
-    ctx.benchmark_content = content
     return content.header, content.records, f"read by {source.name}"
 
 
@@ -153,6 +159,7 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
     ctx.counts.append(StageCount("prompts (imported)", len(records), selected))
     ctx.counts.append(StageCount("responses (imported)", len(ids), labelled))
     if not execute:
+        _remember_records(ctx, header["policy_key"], prompt_ids, records)
         ctx.planned_oracle = tuple(
             np.array(
                 [
@@ -188,6 +195,20 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
     stored = benchmark_responses(ctx, benchmark)
     ctx.responses.update((r.id, r) for r in stored)
     return BenchmarkStages(benchmark, Keys([r.id for r in stored]), len(records))
+
+
+def _remember_records(
+    ctx: RunContext, policy_key: str, prompt_ids: list[str], records: list[dict]
+) -> None:
+    """A plan keeps a file's prompts and responses in memory, so the scores stages can check
+    them against scores files before the run stores them."""
+    for pid, record in zip(prompt_ids, records, strict=True):
+        ctx.prompts[pid] = Prompt(pid, record["prompt"]["text"], record["prompt"].get("meta") or {})
+        for r in record["responses"]:
+            rid = response_id(policy_key, pid, r["sample_index"])
+            ctx.responses[rid] = Response(
+                rid, pid, r["sample_index"], r["text"], r.get("meta") or {}
+            )
 
 
 # -- reading the benchmark back -----------------------------------------------------------

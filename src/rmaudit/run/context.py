@@ -136,8 +136,12 @@ class RunContext:
     notes: list[str] = field(default_factory=list)
     #: What the recipe's benchmark source read (for the run's provenance), once read
     benchmark_content: BenchmarkContent | None = None
-    #: the header of an imported rmaudit benchmark file, once read
+    #: the header of an imported rmaudit benchmark file, once read, and its records
     benchmark_header: dict[str, Any] | None = None
+    benchmark_file_records: list[dict[str, Any]] | None = None
+    #: the pair set a pair source that needs no benchmark gave (``run.pairs.PairSet``), once
+    #: loaded: a run's plan loads it, the run reuses it
+    loaded_pairs: Any = None
     #: In a plan of a benchmark from files: its oracle scores per prompt (labels known before
     #: any work), so metrics can say which prompts they will skip
     planned_oracle: tuple[np.ndarray, ...] | None = None
@@ -152,6 +156,8 @@ class RunContext:
     prescored: dict[str, Keys] = field(default_factory=dict)
     #: What the prompt source loaded: (text, meta) pairs, None until loaded
     loaded_prompts: list[tuple[str, dict[str, Any]]] | None = None
+    #: The sampler's draw a run's plan made: (selection key, the chosen prompts)
+    planned_draw: tuple[str, list[Prompt]] | None = None
     #: Runs the component calls of the item stages; connects to Ray, if at all, on first use.
     executor: LocalExecutor | RayExecutor = field(init=False)
 
@@ -176,6 +182,19 @@ class RunContext:
         if self.strict and count.stored < count.total:
             try:
                 self.component(spec).check_ready()
+            except BadInput as error:
+                raise self.located(error, spec) from None
+
+    def check_prompts(
+        self, spec: ComponentSpec | None, count: StageCount, chosen: list[Prompt]
+    ) -> None:
+        """In the plan before a run, an oracle with labels to make is shown the prompts it will
+        judge (:meth:`~rmaudit.components.Oracle.check_prompts`), before anything is stored."""
+        planned = self.planned_draw
+        prompts = chosen or (planned[1] if planned else [])
+        if spec is not None and self.strict and count.stored < count.total and prompts:
+            try:
+                self.component(spec).check_prompts(prompts)
             except BadInput as error:
                 raise self.located(error, spec) from None
 
@@ -205,6 +224,24 @@ class RunContext:
     def prompted_responses(self, ids: Sequence[str]) -> list[tuple[Prompt, Response]]:
         """The responses of ``ids`` with their prompts: a batch for ``label`` and ``score``."""
         return [(self.prompt(r.prompt_id), r) for r in self.load_responses(ids)]
+
+    def known_items(self, ids: Sequence[str]) -> list[tuple[Prompt, Response]]:
+        """The (prompt, response) of each of ``ids`` in memory or stored; in a plan, those not
+        made yet (a shift sweep's copies) are left out."""
+        stored = (
+            self.db.items.responses([rid for rid in ids if rid not in self.responses])
+            if self.store is not None
+            else []
+        )
+        for row in stored:
+            self.responses[row[0]] = response_from_row(row)
+        known = [self.responses[rid] for rid in ids if rid in self.responses]
+        prompts = {r.prompt_id for r in known}
+        if self.store is not None:
+            missing = [pid for pid in prompts if pid not in self.prompts]
+            for pid, (text, meta) in self.db.items.prompts(missing).items():
+                self.prompts[pid] = Prompt(pid, text, json.loads(meta))
+        return [(self.prompts[r.prompt_id], r) for r in known if r.prompt_id in self.prompts]
 
     def remember(self, *components: Component) -> None:
         """Store the identity of components whose items the run writes."""

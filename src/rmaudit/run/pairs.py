@@ -92,12 +92,11 @@ def stage(ctx: RunContext, built: BenchmarkStages | None, execute: bool) -> Pair
                 else StageCount(f"{STAGE} (counted once the benchmark is built)", 0, 0)
             )
             return PairStage(None, bound)
-        pair_set = load(
-            ctx,
-            benchmark_data(ctx, benchmark)
-            if source.needs_benchmark and benchmark is not None
-            else None,
-        )
+        if source.needs_benchmark:
+            pair_set = load(ctx, benchmark_data(ctx, benchmark) if benchmark else None)
+        else:  # once per run: its plan loads them first
+            ctx.loaded_pairs = ctx.loaded_pairs or load(ctx, None)
+            pair_set = ctx.loaded_pairs
         total = len(pair_set.ids)
         stored = ctx.store is not None and bool(ctx.store.items.pair_set(pair_set.key))
         ctx.counts.append(StageCount(STAGE, total, total if stored else 0))
@@ -107,8 +106,9 @@ def stage(ctx: RunContext, built: BenchmarkStages | None, execute: bool) -> Pair
                 _write(ctx, pair_set)
                 ctx.progress.advance(STAGE, total)
             ctx.progress.finish(STAGE)
-            ctx.prompts.update((p.prompt.id, p.prompt) for p in pair_set.pairs)
-            ctx.responses.update((r.id, r) for p in pair_set.pairs for r in (p.chosen, p.rejected))
+        # in a plan too: the scores stages check the pairs' texts against scores files
+        ctx.prompts.update((p.prompt.id, p.prompt) for p in pair_set.pairs)
+        ctx.responses.update((r.id, r) for p in pair_set.pairs for r in (p.chosen, p.rejected))
         return PairStage(pair_set)
 
 

@@ -64,6 +64,9 @@ def select(ctx: RunContext, execute: bool) -> tuple[str, list[Prompt] | None, in
                     sampler.check_pool(len(candidates), dims)
                 except BadInput as error:
                     raise ctx.located(error, recipe.sampler) from None
+                # the draw itself (embeddings of rank < k, say) fails here, not after storing
+                drawn = [candidates[i] for i in _draw(ctx, candidates)]
+                ctx.planned_draw = (selection_key, drawn)
             count = StageCount("prompts", sampler.planned_size(len(candidates)), 0)
         ctx.counts.append(count)
         if not execute:
@@ -77,16 +80,28 @@ def select(ctx: RunContext, execute: bool) -> tuple[str, list[Prompt] | None, in
         return selection_key, chosen, len(chosen)
 
 
-def _sample(ctx: RunContext, selection_key: str, candidates: list[Prompt]) -> list[Prompt]:
+def _draw(ctx: RunContext, candidates: list[Prompt]) -> list[int]:
+    """The sampler's indices into ``candidates`` (embedded first, when it needs it)."""
     recipe = ctx.recipe
     sampler = ctx.component(recipe.sampler)
     embedder = ctx.component(recipe.embedder) if sampler.needs_embeddings else None
     embeddings = embedder.embed_prompts(candidates) if embedder else None
     try:
-        indices = sampler.sample(candidates, embeddings)
+        return [int(i) for i in sampler.sample(candidates, embeddings)]
     except BadInput as error:
         raise ctx.located(error, recipe.sampler) from None
-    chosen = [candidates[i] for i in indices]
+
+
+def _sample(ctx: RunContext, selection_key: str, candidates: list[Prompt]) -> list[Prompt]:
+    """Draw (or take the draw the run's plan made) and store the selection."""
+    recipe = ctx.recipe
+    sampler = ctx.component(recipe.sampler)
+    embedder = ctx.component(recipe.embedder) if sampler.needs_embeddings else None
+    planned = ctx.planned_draw
+    if planned and planned[0] == selection_key:
+        chosen = planned[1]
+    else:
+        chosen = [candidates[i] for i in _draw(ctx, candidates)]
     with ctx.db.transaction():
         ctx.remember(ctx.component(recipe.source), sampler, *filter(None, [embedder]))
         ctx.db.items.add_prompts(prompt_row(p) for p in chosen)

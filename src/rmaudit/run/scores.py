@@ -39,6 +39,12 @@ def stage(
         )
         ctx.counts.append(work.count)
         ctx.check_ready(spec, work.count)
+        # the items are read for a model that checks them (a scores file), and only then
+        if ctx.strict and pending and type(model).check_items is not RewardModel.check_items:
+            try:
+                model.check_items(ctx.known_items(pending))
+            except BadInput as error:
+                raise ctx.located(error, spec) from None
         if execute:
             _score(ctx, spec, model, work)
 

@@ -29,7 +29,8 @@ from typing import Any
 
 from rmaudit.errors import BadInput
 
-from .damage import CheckedCursor, corrupted
+from .access import check_writable, not_writable
+from .damage import CheckedCursor, check_schema, corrupted
 from .items import Items
 from .lock import WriterBusy, WriterLock
 from .read import Reads
@@ -85,15 +86,22 @@ class Store:
         path = str(path)
         if not create and not Path(path).exists():
             raise BadInput("database does not exist", file=path)
+        check_writable(path)
         if Path(path).exists():  # a foreign or damaged file is refused before it is written
             existing = cls(_connect(Path(path).resolve().as_uri() + "?mode=ro", path), path)
             try:
                 existing.check_integrity()
             finally:
                 existing.close()
-        lock = WriterLock.acquire(path, waiting)
         try:
-            conn = _connect(path, path)
+            lock = WriterLock.acquire(path, waiting)
+        except OSError as error:
+            raise not_writable(error, path) from None
+        try:
+            try:
+                conn = _connect(path, path)
+            except sqlite3.OperationalError as error:
+                raise not_writable(error, path) from None
             try:
                 _wal(conn)
                 conn.execute("pragma synchronous = normal")
@@ -101,7 +109,8 @@ class Store:
                 migrate(conn)
             except sqlite3.DatabaseError as error:
                 conn.close()
-                raise corrupted(error, path) from None
+                refused = not_writable(error, path)
+                raise (corrupted(error, path) if refused is error else refused) from None
             except BaseException:
                 conn.close()
                 raise
@@ -136,7 +145,8 @@ class Store:
             self._lock = None
 
     def check_integrity(self) -> None:
-        """``BadInput`` if SQLite's ``quick_check`` finds damaged pages (it reads them all)."""
+        """``BadInput`` if SQLite's ``quick_check`` finds damaged pages (it reads them all), or
+        a table or column of the file's schema is missing (``damage.check_schema``)."""
         try:
             found = [row[0] for row in self._conn.execute("pragma quick_check(3)")]
         except sqlite3.DatabaseError as error:
@@ -147,6 +157,12 @@ class Store:
                 f"restore it from a copy, or rerun its recipes into a new DB",
                 file=self.path,
             )
+        self.check_schema()
+
+    def check_schema(self) -> None:
+        """``BadInput`` if a table or column of the file's schema is missing (cheap: the
+        schema alone, no pages read)."""
+        check_schema(self._conn, self.path)
 
     def tables(self) -> set[str]:
         return {

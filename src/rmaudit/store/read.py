@@ -63,6 +63,14 @@ class Reads:
             raise KeyError(f"run {run_id} is not stored")
         return run_row(rows[0])
 
+    def run_as_stored(self, run_id: str) -> dict[str, Any] | None:
+        """A run's columns as stored, unconverted (None: not stored): what the check for a
+        damaged run row reads (``store.damage.check_run_row``)."""
+        rows = dict_rows(
+            self.store.execute(f"select {', '.join(RUN_COLUMNS)} from runs where id = ?", [run_id])
+        )
+        return rows[0] if rows else None
+
     def runs(self) -> list[RunListing]:
         """Every run, newest first."""
         rows = self.store.execute(

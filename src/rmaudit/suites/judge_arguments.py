@@ -5,15 +5,12 @@ judge on a pair suite (with the ``judge-audit`` metric), a rating judge on a bes
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rmaudit.backends.judging.verdicts import template_mode
-from rmaudit.components import Component
 from rmaudit.errors import BadInput
-from rmaudit.recipe import Recipe
 
 JUDGE_PREFIX = "judge:"
 VERDICTS_PREFIX = "verdicts:"
@@ -119,22 +116,3 @@ def has_pairwise_judge(tables: list[dict[str, Any]]) -> bool:
         (t.get("name") in JUDGE_RMS and t.get("mode") == "pairwise") or t.get("name") == VERDICTS_RM
         for t in tables
     )
-
-
-def preflight_judges(built: Sequence[tuple[Any, dict[str, Component]]], db_path: str) -> None:
-    """Each suite with a judge plans itself on the DB opened read-only, as ``rmaudit run``
-    does, so a judge with work to do makes its preflight call (an endpoint that answers no
-    verdict is bad input) before anything is written; a judge with nothing to do calls
-    nothing.  ``built``: each planned suite (its ``recipe``) with its built components."""
-    from rmaudit.run import Runner
-    from rmaudit.store import Store
-
-    for entry, components in built:
-        recipe: Recipe = entry.recipe
-        if any(spec.cls.name in (*JUDGE_RMS, VERDICTS_RM) for spec in recipe.reward_models):
-            store = Store.open_readonly(db_path)
-            try:
-                Runner(recipe, store, components=components).preflight()
-            finally:
-                if store is not None:
-                    store.close()
