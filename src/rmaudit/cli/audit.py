@@ -16,6 +16,7 @@ import click
 from rmaudit.errors import BadInput
 from rmaudit.suites import RESULTS_FILE, SUITES, get_suite
 
+from .check_options import scoring_check_options
 from .console import console
 
 #: audits keep their own store, so the runs of ``rmaudit run`` and of audits do not mix
@@ -117,6 +118,7 @@ _MODEL_FLAGS = (
     "--max-batch-tokens", type=click.IntRange(min=1), help="Most tokens per forward pass."
 )
 @click.option("--trust-remote-code", is_flag=True, help="Run the checkpoint's own Python code.")
+@scoring_check_options
 def audit(
     models: tuple[str, ...],
     suite_names: tuple[str, ...],

@@ -11,6 +11,7 @@ from typing import Any
 from rmaudit.components import RUN_LEVEL
 from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.results.labelling import labelling
+from rmaudit.results.scoring_checks import checks_json, run_scoring_checks
 from rmaudit.store import Store
 
 FORMAT = "rmaudit-results"
@@ -85,6 +86,7 @@ def run_results(store: Store, run_id: str) -> dict[str, Any]:
             {"prompt_id": pid, "reason": error}
             for pid, error in store.read.failures(run_id, SKIPPED_STAGE)
         ],
+        "scoring_checks": checks_json(run_scoring_checks(store, run_id)),
     }
 
 

@@ -15,6 +15,7 @@ from rmaudit.store import dumps
 
 from .batches import BatchCall, map_calls
 from .context import Keys, RunContext, StageCount, Work
+from .scoring_checks import before_scoring
 
 
 def stage(
@@ -40,6 +41,7 @@ def stage(
         ctx.counts.append(work.count)
         ctx.check_ready(spec, work.count)
         if execute:
+            before_scoring(ctx, spec, model, known, len(pending))
             _score(ctx, spec, model, work)
 
 

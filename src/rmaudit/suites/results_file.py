@@ -12,6 +12,7 @@ from typing import Any
 
 from rmaudit.components.records import PROVENANCE_PARTS
 from rmaudit.components.vocabulary import SKIPPED_STAGE
+from rmaudit.results.scoring_checks import checks_json, run_scoring_checks
 from rmaudit.store import Store
 
 from .verdict import SuiteResult
@@ -62,6 +63,7 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
         metric = error.split(": ", 1)[0]
         skipped[metric] = skipped.get(metric, 0) + 1
     labels = {rm_key: label for label, rm_key in store.read.reward_models(run_id)}
+    checks = checks_json(run_scoring_checks(store, run_id))
     params = {
         (labels.get(r["rm_key"]), r["metric"], r["key"]): json.loads(r["params"] or "{}")
         for r in store.read.metric_rows(run_id)
@@ -112,6 +114,7 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
                 "metrics": {
                     h.name: metric(m.label, h, m.cells[h.name]) for h in result.suite.headlines
                 },
+                "scoring_checks": checks.get(m.label),
             }
             for m in result.models
         ],
