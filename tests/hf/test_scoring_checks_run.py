@@ -115,3 +115,28 @@ def test_no_preflight_is_stored_as_skipped(audit, tiny_models, tmp_path):
     assert result.code == 0, result.err
     assert "gpt2-rm: skipped (--no-preflight)" in result.out
     assert stored_checks(tmp_path / "audit.db")["gpt2-rm"][0] == "skipped"
+
+
+def test_the_tui_shows_the_checks_under_the_leaderboard(audit, tiny_models, tmp_path):
+    pytest.importorskip("textual")
+    import asyncio
+
+    from rmaudit.tui.app import AuditApp
+    from rmaudit.tui.screens.leaderboard import LeaderboardScreen
+
+    model = _tiny_defects.build_double_bos(tmp_path / "models")
+    assert audit(str(model), "--preflight-sample", "8").code == 0
+    with sqlite3.connect(tmp_path / "audit.db") as connection:
+        (run_id,) = connection.execute("select id from runs").fetchone()
+
+    async def shown() -> str:
+        app = AuditApp(tmp_path / "audit.db", run_id)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, LeaderboardScreen)
+            return str(app.screen.query_one("#scoring-checks").render())
+
+    text = asyncio.run(shown())
+    assert text.startswith("scoring checks\ndouble-bos-rm: fail on 8 sampled items")
+    assert "fail  template: the tokenizer's chat template: BOS twice" in text
+    assert "fix: set fallback_chat_template" in text

@@ -15,6 +15,7 @@ from rmaudit.display.formatting import format_value, short_label, sparkline
 from rmaudit.display.literal import assemble, literal
 from rmaudit.results.browse import ACROSS_RMS
 
+from ..widgets.scoring_checks import show_scoring_checks
 from ..widgets.table import NavTable
 from .curves import CurvesScreen
 from .failures import FailuresScreen
@@ -133,6 +134,7 @@ class LeaderboardScreen(Screen):
         self.table.add_columns(*headers, *(["RETA curve ½→small η"] if self.reta_curve else []))
         self.fill()
         self.fill_run_level()
+        show_scoring_checks(self, self.app.store, self.run_id)
 
     def _reta_curve(self) -> tuple[str, str] | None:
         summary = self.app.summary(self.run_id)
