@@ -107,30 +107,32 @@ def main() -> None:
     parser.add_argument("--preset", default="cpu", choices=list(PRESETS))
     parser.add_argument("--sample", type=int, default=CheckSettings.sample_size)
     parser.add_argument(
-        "--max-items", type=int, default=2000, help="items scored, then extrapolated (0: all)"
+        "--max-items", type=int, default=1000, help="items scored, then extrapolated (0: all)"
     )
     args = parse_args(parser, {"suites": [], "preset": "smoke", "sample": 16, "max_items": 0})
     torch.set_num_threads(1)  # on a shared machine more threads spin against each other
-    results = []
+    print(f"| suite | items scored | scoring | checks ({args.sample} items) | overhead | checks |")
+    print("|---|---|---|---|---|---|", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         if not args.suites:  # --smoke: synthetic texts, no data needed
-            results.append(measure("synthetic", pairs_of(synthetic_records(80)), folder, args))
+            print_row(measure("synthetic", pairs_of(synthetic_records(80)), folder, args))
         for name in args.suites:
             items = suite_items(name, args.data_dir, folder)
             if items is None:
-                print(f"{name}: no data under {args.data_dir}; skipped")
+                print(f"{name}: no data under {args.data_dir}; skipped", flush=True)
                 continue
-            results.append(measure(name, items, folder, args))
-    print(f"| suite | items scored | scoring | checks ({args.sample} items) | overhead | checks |")
-    print("|---|---|---|---|---|---|")
-    for r in results:
-        mark = "≈ " if r["extrapolated"] else ""
-        print(
-            f"| {r['suite']} | {r['items']:,} | {mark}{r['scoring_s']:.1f} s | "
-            f"{r['checks_s']:.1f} s | {mark}{r['checks_s'] / r['scoring_s']:.1%} | "
-            f"{r['statuses']} |"
-        )
+            print_row(measure(name, items, folder, args))
+
+
+def print_row(r: dict) -> None:
+    mark = "≈ " if r["extrapolated"] else ""
+    print(
+        f"| {r['suite']} | {r['items']:,} | {mark}{r['scoring_s']:.1f} s | "
+        f"{r['checks_s']:.1f} s | {mark}{r['checks_s'] / r['scoring_s']:.1%} | "
+        f"{r['statuses']} |",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":
