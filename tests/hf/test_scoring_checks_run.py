@@ -140,3 +140,57 @@ def test_the_tui_shows_the_checks_under_the_leaderboard(audit, tiny_models, tmp_
     assert text.startswith("scoring checks\ndouble-bos-rm: fail on 8 sampled items")
     assert "fail  template: the tokenizer's chat template: BOS twice" in text
     assert "fix: set fallback_chat_template" in text
+
+
+RECIPE = """
+title = "checks of a model that cannot load"
+batch_size = 8
+
+[prompts.source]
+name = "simulated-helpful"
+
+[prompts.sampler]
+name = "random"
+k = 3
+
+[responses]
+per_prompt = 2
+
+[responses.policy]
+name = "simulated-policy"
+
+[oracle]
+name = "simulated-judge"
+
+[[reward_models]]
+label = "llama"
+name = "hf-classifier"
+model = "{model}"
+head_aggregate = "index"
+head_index = 3
+
+[[metrics]]
+name = "pairwise-accuracy"
+"""
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_model_error_in_the_checks_names_the_recipe_entry_as_scoring_would(
+    enabled, tiny_models, tmp_path
+):
+    from rmaudit.errors import BadInput
+    from rmaudit.recipe import load_recipe
+    from rmaudit.run import Runner
+    from rmaudit.run.scoring_checks import CheckSettings, check_settings
+    from rmaudit.store import Store
+
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(RECIPE.replace("{model}", tiny_models["llama-rm"]), encoding="utf-8")
+    store = Store.open(tmp_path / "run.db")
+    try:
+        with check_settings(CheckSettings(enabled=enabled)), pytest.raises(BadInput) as caught:
+            Runner(load_recipe(recipe), store).run()
+    finally:
+        store.close()
+    assert "3 heads" in caught.value.problem
+    assert caught.value.file == str(recipe) and caught.value.field.startswith("reward_models")

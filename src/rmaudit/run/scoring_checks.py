@@ -91,7 +91,10 @@ def before_scoring(
     else:
         by_id = {r.id: pair for r, pair in zip(responses, pairs, strict=True)}
         with ctx.timed(f"scoring checks: {spec.label}"):
-            checks = model.scoring_checks([by_id[rid] for rid in chosen])
+            try:  # the model's own errors (a checkpoint that cannot load) name its entry
+                checks = model.scoring_checks([by_id[rid] for rid in chosen])
+            except BadInput as error:
+                raise ctx.located(error, spec) from None
         checks = dataclasses.replace(checks, sample_key=sample_key)
     table.save(run_id, spec.label, model.key, sample_key, checks.status, checks.to_json())
     _report(ctx, spec, checks, settings)
