@@ -195,3 +195,23 @@ def test_bfloat16_scores_that_reorder_pairs_fail_numerics(defective, tiny_models
     # without the defect, bfloat16 keeps the order
     healthy = build(HFClassifier, model=tiny_models["gpt2-rm"], dtype="bfloat16")
     assert by_name(healthy.scoring_checks(items))["numerics"].status == "pass"
+
+
+def test_a_text_pair_s_truncation_is_counted_as_the_tokenizer_cuts_it(tiny_models, items):
+    """DeBERTa-style (prompt, response) pairs: the tokenizer's own truncation (longest first)
+    decides what is cut; its token types say how much of the response it kept."""
+    path = tiny_models["deberta-rm"]
+    check = by_name(build(HFClassifier, model=path, max_length=40).scoring_checks(items))[
+        "truncation"
+    ]
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+    over = cut = 0
+    for prompt, response in items:
+        full = tokenizer(prompt.text, response.text)
+        kept = tokenizer(prompt.text, response.text, truncation=True, max_length=40)
+        over += len(full["input_ids"]) > 40
+        cut += sum(kept["token_type_ids"]) < sum(full["token_type_ids"])
+    assert cut > 0
+    assert check.figures["inputs over max_length"] == over
+    assert check.figures["responses cut"] == cut
+    assert check.status == "fail" and check.fix == "set max_length = 256"
