@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rmaudit.suites.data import Located
     from rmaudit.suites.verdict import SuiteResult
 
+from .check_options import scoring_check_options
 from .console import console
 from .options import db_option
 
@@ -124,6 +125,7 @@ AUDIT_DB = "rmaudit-audit.db"
     metavar="PROMPT,COMPLETION",
     help="A judge:MODEL's USD per 1M prompt and completion tokens (for costs).",
 )
+@scoring_check_options
 def audit(
     models: tuple[str, ...],
     suite_names: tuple[str, ...],

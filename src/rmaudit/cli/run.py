@@ -17,6 +17,7 @@ from rmaudit.store import Store
 from rmaudit.store.access import check_writable
 from rmaudit.store.lock import WriterLock
 
+from .check_options import scoring_check_options
 from .console import console
 from .options import db_option
 from .render import RichProgress, cost_table, plan_table, work_line
@@ -37,6 +38,7 @@ from .summary import print_summary
 @click.option(
     "--dry-run", is_flag=True, help="Print the plan (items, stored, to do, oracle calls) and stop."
 )
+@scoring_check_options
 def run(recipe_path: str, db_path: str, resume: bool, yes: bool, dry_run: bool) -> None:
     """Run the audit described by RECIPE (a TOML file)."""
     recipe = load_recipe(recipe_path)

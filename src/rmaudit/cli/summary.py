@@ -42,6 +42,7 @@ from rmaudit.results.summary import (
 )
 from rmaudit.store import Store
 
+from .scoring_checks_block import print_scoring_checks
 from .table_fit import LABEL_WIDTH, Layout, fitting
 
 #: the shift quantities the summary tabulates (all five are plotted by the TUI and the report)
@@ -99,6 +100,7 @@ def print_summary(
                 ),
                 layouts,
             )
+    print_scoring_checks(out, store, run_id)
     out.print()
     for line in legend(summary, scale, db_path):
         out.print(literal(line))

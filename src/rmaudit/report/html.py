@@ -24,6 +24,7 @@ from rmaudit.results.summary import OracleScale, RunSummary
 from rmaudit.store import Store
 
 from .html_style import PAGE_STYLE
+from .scoring_checks import checks_html
 from .worst import WORST_SHOWN, WorstItem, worst_items
 
 #: the search: hides every worst-prompt entry whose text lacks the query (case-insensitive)
@@ -133,6 +134,7 @@ def _run_section(store: Store, page: RunPage, anchor: str) -> str:
     parts += _leaderboard(summary, scale)
     parts += ["<ul class=legend>", *_items(legend(summary, scale, terminal=False)), "</ul>"]
     parts += _across_rms(summary)
+    parts += checks_html(store, run.id)
     if page.pngs:
         parts.append("<h3>Figures</h3>")
         parts += [_figure(name, png) for name, png in page.pngs.items()]

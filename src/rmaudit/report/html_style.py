@@ -54,6 +54,12 @@ def _cards(table: str) -> str:
 """
 
 
+#: the scoring checks' statuses (report/scoring_checks.py)
+CHECK_STYLE = (
+    "pre.checks{white-space:pre-wrap}.check-pass{color:#1a7f37}.check-warn{color:#9a6700}"
+    ".check-fail{color:#cf222e;font-weight:bold}.check-skipped{color:#6e7781}\n"
+)
+
 #: a table is cards on a phone, and everywhere when it is too wide for rows and columns
 PAGE_STYLE = (
     BASE_STYLE
@@ -61,4 +67,5 @@ PAGE_STYLE = (
     + _cards("table.cards")
     + "}\n"
     + _cards("table.always")
+    + CHECK_STYLE
 )

@@ -29,6 +29,8 @@ from rmaudit.display.formatting import (
 )
 from rmaudit.results.legend import legend
 from rmaudit.results.regret import load_studies, study_table
+from rmaudit.results.scoring_checks import TITLE as CHECKS_TITLE
+from rmaudit.results.scoring_checks import block_lines, run_scoring_checks
 from rmaudit.results.summary import OracleScale, RunSummary
 from rmaudit.store import Store
 
@@ -201,6 +203,18 @@ def recipe_block(summary: RunSummary) -> list[str]:
     ]
 
 
+def scoring_checks(store: Store, run_id: str) -> list[str]:
+    """The run's scoring-checks block (rmaudit.results.scoring_checks), one item a line."""
+    lines = block_lines(run_scoring_checks(store, run_id))
+    if not lines:
+        return []
+    return (
+        [f"## {CHECKS_TITLE.capitalize()}", ""]
+        + [f"- {md(line.text.strip())}" for line in lines]
+        + [""]
+    )
+
+
 def markdown(
     summary: RunSummary, store: Store, scale: OracleScale | None, figures: list[str]
 ) -> str:
@@ -221,6 +235,7 @@ def markdown(
     lines += leaderboard(summary, scale)
     lines += [f"- {md(line)}" for line in legend(summary, scale, terminal=False)] + [""]
     lines += reta_curve_table(summary) + shift_tables(summary) + across_rms(summary, store)
+    lines += scoring_checks(store, run.id)
     if figures:
         lines += ["## Figures", ""]
         for name in figures:

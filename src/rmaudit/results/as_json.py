@@ -13,6 +13,7 @@ from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.errors import BadInput
 from rmaudit.results.labelling import Labelling, labelling
 from rmaudit.results.noise_dependence import noise_dependence
+from rmaudit.results.scoring_checks import checks_json, run_scoring_checks
 from rmaudit.store import Store
 from rmaudit.store.records import BenchmarkRow, CurvePointRow, MetricResultRow, RunRow
 
@@ -103,6 +104,7 @@ def run_results(store: Store, run_id: str) -> dict[str, Any]:
             {"prompt_id": pid, "reason": error}
             for pid, error in store.read.failures(run_id, SKIPPED_STAGE)
         ],
+        "scoring_checks": checks_json(run_scoring_checks(store, run_id)),
     }
 
 

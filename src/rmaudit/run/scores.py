@@ -15,6 +15,7 @@ from rmaudit.store import dumps
 
 from .batches import BatchCall, map_calls
 from .context import Keys, RunContext, StageCount, Work
+from .scoring_checks import before_scoring
 
 
 def stage(
@@ -46,6 +47,7 @@ def stage(
             except BadInput as error:
                 raise ctx.located(error, spec) from None
         if execute:
+            before_scoring(ctx, spec, model, known, len(pending))
             _score(ctx, spec, model, work)
 
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from rmaudit.errors import BadInput
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 MIGRATION_SET = "rmaudit"
 
 M001_INITIAL = """
@@ -142,6 +142,18 @@ create table judge_verdicts (
 update schema_info set schema_version = 8;
 """
 
+# Scoring checks (docs/real-models.md, "Scoring checks"): per run and RM, the checks a
+# model-backed RM ran on a sample of the run's items before scoring (JSON), keyed also by the
+# RM and the sample so a rerun reuses them; an RM whose checks were turned off has status
+# 'skipped'.
+M009_SCORING_CHECKS = """
+create table scoring_checks (
+   run_id text, label text, rm_key text, sample_key text, status text, checks text,
+   primary key (run_id, label));
+create index idx_scoring_checks_rm_key_sample_key on scoring_checks (rm_key, sample_key);
+update schema_info set schema_version = 9;
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_initial", M001_INITIAL),
     ("m002_preference_pairs", M002_PREFERENCE_PAIRS),
@@ -151,6 +163,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m006_failure_attempts", M006_FAILURE_ATTEMPTS),
     ("m007_label_designs", M007_LABEL_DESIGNS),
     ("m008_judge_verdicts", M008_JUDGE_VERDICTS),
+    ("m009_scoring_checks", M009_SCORING_CHECKS),
 )
 
 MIGRATIONS_TABLE = """

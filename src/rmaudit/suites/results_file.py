@@ -12,6 +12,7 @@ from typing import Any
 
 from rmaudit.components.records import PROVENANCE_PARTS
 from rmaudit.components.vocabulary import SKIPPED_STAGE
+from rmaudit.results.scoring_checks import checks_json, run_scoring_checks
 from rmaudit.store import Store
 
 from .judge_results import judge_values
@@ -64,6 +65,7 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
         metric_label = error.split(": ", 1)[0]
         skipped[metric_label] = skipped.get(metric_label, 0) + 1
     labels = {rm_key: label for label, rm_key in store.read.reward_models(run_id)}
+    checks = checks_json(run_scoring_checks(store, run_id))
     params = {
         (labels.get(r.rm_key), r.metric, r.key): json.loads(r.params or "{}")
         for r in store.read.metric_rows(run_id)
@@ -116,6 +118,7 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
                     h.name: metric(m.label, h, m.cells[h.name]) for h in result.suite.headlines
                 },
                 **({"judge": judged[m.label]} if m.label in judged else {}),
+                "scoring_checks": checks.get(m.label),
             }
             for m in result.models
         ],

@@ -72,6 +72,7 @@ class Scorer:
     ) -> None:
         self.model = model
         self.options = options
+        self.kind, self.filler_id = kind, filler_id  # to build the same scorer on a copy
         device = next(model.parameters()).device
         cuda = device.type == "cuda"
         if options.deterministic:

@@ -75,13 +75,20 @@ class HFClassifier(_HFRewardModel[HFClassifierOptions]):
         self.input_names = ["input_ids"] + (
             ["token_type_ids"] if "token_type_ids" in self.tokenizer.model_input_names else []
         )
-        self.scorer = Scorer(
-            self.model,
-            o,
-            kind="classifier",
-            max_length=self.max_length,
-            filler_id=runtime.filler_token_id(self.tokenizer),
-        )
+        self.scorers = [
+            Scorer(
+                self.model,
+                o,
+                kind="classifier",
+                max_length=self.max_length,
+                filler_id=runtime.filler_token_id(self.tokenizer),
+            )
+        ]
+
+    @property
+    def scorer(self):
+        """The model's scorer (one; a DPO RM has two)."""
+        return self.scorers[0]
 
     def encode(self, prompt: Prompt, response: Response) -> tuple[dict[str, list[int]], bool]:
         """Model inputs for one (prompt, response), and whether they were truncated."""
@@ -139,6 +146,9 @@ class HFClassifier(_HFRewardModel[HFClassifierOptions]):
                 rows[i] = {name: list(cut[name][j]) for name in self.input_names}
         cut_set = set(too_long)
         return [(row, i in cut_set) for i, row in enumerate(rows)]
+
+    def scored_ids(self, pairs: Sequence[tuple[Prompt, Response]]) -> list[list[int]]:
+        return [encoded["input_ids"] for encoded, _ in self.encode_many(pairs)]
 
     def _row(self, encoded: dict[str, list[int]]):
         """The engine's row: a decoder classifier reads the rightmost token that is not the

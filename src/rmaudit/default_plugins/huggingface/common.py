@@ -13,6 +13,7 @@ from pydantic import Field, model_validator
 from rmaudit.backends.hf.hub import hub_access
 from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
 from rmaudit.components.options import NEW_OPTION, OPERATIONAL, ModelLocation
+from rmaudit.components.scoring_checks import ScoringChecks
 from rmaudit.errors import BadInput
 
 logger = logging.getLogger(__name__)
@@ -253,8 +254,12 @@ class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptions
     batch dependence — the first ``batch_dependence_sample`` inputs re-scored alone (one per
     batch, unpadded) when the report is asked for — reported after a run."""
 
-    # set by ``_load_models``, from the options and the loaded tokenizer
+    # set when the model loads (_load_models)
+    tokenizer: Any
+    scorers: list[Any]
     max_length: int | None
+    use_chat: bool
+    template: str | None
     input_format: str
 
     def __init__(self, options=None) -> None:
@@ -312,4 +317,16 @@ class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptions
 
     def _model_report(self) -> dict[str, Any]:
         """Facts specific to this kind of RM, added to the report."""
+        raise NotImplementedError
+
+    def scoring_checks(self, sample: Sequence[tuple[Prompt, Response]]) -> ScoringChecks:
+        """The scoring checks on ``sample`` (docs/real-models.md, "Scoring checks")."""
+        from rmaudit.default_plugins.huggingface.checks import run_checks
+
+        self._load()  # before the checks' clock starts: the scoring would load it anyway
+        limit = _max_length(None, self.tokenizer, self.scorers[0].model)
+        return run_checks(self, sample, position_limit=limit)
+
+    def scored_ids(self, pairs: Sequence[tuple[Prompt, Response]]) -> list[list[int]]:
+        """Each pair's token ids as the model reads them (after truncation)."""
         raise NotImplementedError

@@ -56,7 +56,9 @@ class DPOImplicit(_HFRewardModel[DPOImplicitOptions]):
         self.tokenizer = runtime.load_tokenizer(
             o.model, revision=o.revision, trust_remote_code=o.trust_remote_code, field="model"
         )
-        _, self.template, self.input_format = self._chat_template(self.tokenizer, required=True)
+        self.use_chat, self.template, self.input_format = self._chat_template(
+            self.tokenizer, required=True
+        )
         self.policy = runtime.load_model(
             transformers.AutoModelForCausalLM,
             o.model,
@@ -142,6 +144,9 @@ class DPOImplicit(_HFRewardModel[DPOImplicitOptions]):
             )
             out.append((cut, start, len(cut) < len(full_ids)))
         return out
+
+    def scored_ids(self, pairs: Sequence[tuple[Prompt, Response]]) -> list[list[int]]:
+        return [ids for ids, _, _ in self.encode_many(pairs)]
 
     def _scores(
         self, batch: Sequence[tuple[Prompt, Response]], *, alone: bool

@@ -17,6 +17,7 @@ from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.results.labelling import Labelling
 from rmaudit.results.summary import Column
 
+from ..widgets.scoring_checks import show_scoring_checks
 from ..widgets.table import NavTable
 from ._base import AuditScreen
 from .curves import CurvesScreen
@@ -136,6 +137,7 @@ class LeaderboardScreen(AuditScreen):
         self.table.add_columns(*headers, *(["RETA curve ½→small η"] if self.reta_curve else []))
         self.fill()
         self.fill_run_level()
+        show_scoring_checks(self, self.app.store, self.run_id)
 
     def _reta_curve(self) -> tuple[str, str] | None:
         summary = self.app.summary(self.run_id)

@@ -1,0 +1,139 @@
+"""The scoring checks' cost against the scoring they precede (issue 32; target: at most 5 % of a
+suite's scoring time), per real suite, with a small CPU model.
+
+Per suite found under ``--data-dir`` (the layout of rmaudit's shared data folder): the items
+``rmaudit audit`` would score (the suite's default sample; shifted copies included), made
+by the suite's own recipe in a fresh SQLite file; the model is bench_gpu.py's ``cpu`` preset
+``llama-5m`` (a random-weight 5M-parameter Llama classifier, 4,096 positions) with a
+byte-level BPE trained on the suite's texts and a chat template — loaded as ``hf-classifier``
+loads any checkpoint, CPU defaults (batches of 8 rows).  Timed: the checks on the run's
+sample (64 items, the longest and shortest included: ``rmaudit.run.scoring_checks``), not
+counting the model's loading, and the scoring of every item in calls of 256 (the recipe's
+batch size), or of the first ``--max-items`` of a seeded shuffle, extrapolated to every item
+by their characters (marked ``≈``).
+
+    python benchmarks/bench_preflight.py                   # every suite found, CPU
+    python benchmarks/bench_preflight.py --suites llmbar --max-items 0
+    python benchmarks/bench_preflight.py --smoke           # synthetic texts, seconds
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT.parent / "src"))  # run from a checkout
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from _smoke import parse_args  # noqa: E402
+from bench_gpu import PRESETS, build_model, pairs_of, synthetic_records, tokenizers_for  # noqa: E402
+
+from rmaudit.default_plugins.huggingface import HFClassifier  # noqa: E402
+from rmaudit.recipe.validation import validate_options  # noqa: E402
+from rmaudit.run import Runner  # noqa: E402
+from rmaudit.run.scoring_checks import CheckSettings, draw_sample  # noqa: E402
+from rmaudit.store import Store  # noqa: E402
+from rmaudit.suites import SUITES  # noqa: E402
+from rmaudit.suites.build import suite_recipe, suite_table  # noqa: E402
+from rmaudit.suites.data import locate  # noqa: E402
+from rmaudit.suites.model_arguments import model_tables  # noqa: E402
+
+DATA = ROOT.parent.parent / "shared" / "data"
+CALL_ITEMS = 256  # the recipe's batch size: items per score() call on CPU
+
+
+def suite_items(name: str, data_dir: Path, folder: Path) -> list | None:
+    """Every (prompt, response) ``rmaudit audit --suite NAME`` scores, or None without data."""
+    suite = SUITES[name]
+    located = locate(suite, data_dir, download=False)
+    if located is None:
+        return None
+    tables = model_tables(["length"], {}, None, match="text", columns={})
+    recipe = suite_recipe(suite, suite_table(suite, located, tables, sample=suite.sample))
+    store = Store.open(folder / f"{name}.db")
+    try:
+        return Runner(recipe, store).items_to_score()
+    finally:
+        store.close()
+
+
+def classifier(items: list, folder: Path, preset: str) -> HFClassifier:
+    texts = [t for prompt, response in items[:4000] for t in (prompt.text, response.text)]
+    (family, sizes), *_ = [value for value in PRESETS[preset].values()]
+    tokenizer = tokenizers_for(texts, sizes["vocab_size"])[family]
+    build_model(family, sizes, tokenizer, folder, "cpu", torch.float32, save_weights=True)
+    options = {"model": str(folder), "device": "cpu"}
+    return HFClassifier(
+        validate_options(HFClassifier, options, field="x", file=None, base_dir=None)
+    )
+
+
+def measure(name: str, items: list, folder: Path, args) -> dict:
+    rm = classifier(items, folder / f"{name}-model", args.preset)
+    sizes = [len(p.text) + len(r.text) for p, r in items]
+    ids = [r.id for _, r in items]
+    by_id = dict(zip(ids, items, strict=True))
+    sample = draw_sample(ids, sizes, args.sample, CheckSettings.seed)
+    checks = rm.scoring_checks([by_id[i] for i in sample])
+    order = np.random.default_rng(0).permutation(len(items))
+    timed = order if not args.max_items else order[: args.max_items]
+    started = time.perf_counter()
+    for start in range(0, len(timed), CALL_ITEMS):
+        rm.score([items[i] for i in timed[start : start + CALL_ITEMS]])
+    seconds = time.perf_counter() - started
+    scale = sum(sizes) / sum(sizes[i] for i in timed)
+    return {
+        "suite": name,
+        "items": len(items),
+        "checks_s": checks.seconds,
+        "scoring_s": seconds * scale,
+        "extrapolated": len(timed) < len(items),
+        "statuses": " ".join(f"{c.name}: {c.status}" for c in checks.checks),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-dir", type=Path, default=DATA)
+    parser.add_argument("--suites", nargs="*", default=list(SUITES))
+    parser.add_argument("--preset", default="cpu", choices=list(PRESETS))
+    parser.add_argument("--sample", type=int, default=CheckSettings.sample_size)
+    parser.add_argument(
+        "--max-items", type=int, default=1000, help="items scored, then extrapolated (0: all)"
+    )
+    args = parse_args(parser, {"suites": [], "preset": "smoke", "sample": 16, "max_items": 0})
+    torch.set_num_threads(1)  # on a shared machine more threads spin against each other
+    print(f"| suite | items scored | scoring | checks ({args.sample} items) | overhead | checks |")
+    print("|---|---|---|---|---|---|", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        if not args.suites:  # --smoke: synthetic texts, no data needed
+            print_row(measure("synthetic", pairs_of(synthetic_records(80)), folder, args))
+        for name in args.suites:
+            items = suite_items(name, args.data_dir, folder)
+            if items is None:
+                print(f"{name}: no data under {args.data_dir}; skipped", flush=True)
+                continue
+            print_row(measure(name, items, folder, args))
+
+
+def print_row(r: dict) -> None:
+    mark = "≈ " if r["extrapolated"] else ""
+    print(
+        f"| {r['suite']} | {r['items']:,} | {mark}{r['scoring_s']:.1f} s | "
+        f"{r['checks_s']:.1f} s | {mark}{r['checks_s'] / r['scoring_s']:.1%} | "
+        f"{r['statuses']} |",
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+"""The scoring-check flags of ``rmaudit run`` and ``rmaudit audit`` (docs/real-models.md,
+"Scoring checks"): one decorator adds them and runs the command under their settings."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from rmaudit.run.scoring_checks import CheckSettings, check_settings
+
+_OPTIONS = (
+    click.option(
+        "--strict",
+        is_flag=True,
+        help="Stop with exit code 2 before the full scoring when a scoring check of a "
+        "model-backed RM warns or fails.",
+    ),
+    click.option(
+        "--no-preflight",
+        is_flag=True,
+        help="Skip the scoring checks of model-backed RMs (stored as skipped).",
+    ),
+    click.option(
+        "--show-input",
+        is_flag=True,
+        help="Print one sampled input as each model-backed RM reads it (rendered, literally).",
+    ),
+    click.option(
+        "--preflight-sample",
+        type=click.IntRange(min=2),
+        default=CheckSettings.sample_size,
+        show_default=True,
+        help="Items the scoring checks score (seeded; the longest and shortest included).",
+    ),
+)
+
+
+def scoring_check_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Put under ``@click.command()``: adds the flags, and runs ``command`` with them set."""
+
+    @functools.wraps(command)
+    def with_settings(
+        *args: Any,
+        strict: bool,
+        no_preflight: bool,
+        show_input: bool,
+        preflight_sample: int,
+        **kwargs: Any,
+    ) -> Any:
+        settings = CheckSettings(
+            enabled=not no_preflight,
+            strict=strict,
+            show_input=show_input,
+            sample_size=preflight_sample,
+        )
+        with check_settings(settings):
+            return command(*args, **kwargs)
+
+    for option in reversed(_OPTIONS):
+        with_settings = option(with_settings)
+    return with_settings

@@ -1,0 +1,97 @@
+"""The scoring checks ("preflight") a model-backed reward model runs on a sample of a run's
+items before the full scoring: the records they produce and the method a reward model
+implements to take part (docs/real-models.md, "Scoring checks").
+
+A check ends ``pass``, ``warn`` (with the fix: the recipe option and the value to set) or
+``fail``; a reward model whose checks were turned off is stored as ``skipped``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from .records import Prompt, Response
+
+Status = Literal["pass", "warn", "fail", "skipped"]
+#: worst first: a model's status is that of its worst check
+SEVERITY: dict[str, int] = {"fail": 3, "warn": 2, "pass": 1, "skipped": 0}
+
+#: The checks, in the order they are shown.
+CHECK_NAMES = ("batch invariance", "template", "truncation", "numerics", "determinism")
+
+
+@dataclass(frozen=True)
+class ScoringCheck:
+    """One check's verdict: ``finding`` says what was measured in a line, ``figures`` the
+    numbers behind it, ``fix`` (warn and fail) the recipe option and value that fixes it."""
+
+    name: str
+    status: Status
+    finding: str
+    figures: dict[str, Any] = field(default_factory=dict)
+    fix: str | None = None
+
+
+@dataclass(frozen=True)
+class ScoringChecks:
+    """Every check of one reward model on one sample of items (``sample_key`` hashes which),
+    the rendered text of one sampled item (shown on request, literally) and the seconds the
+    checks took."""
+
+    sample_key: str
+    sample_size: int
+    checks: tuple[ScoringCheck, ...] = ()
+    rendered_input: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> Status:
+        if not self.checks:
+            return "skipped"
+        return max((c.status for c in self.checks), key=SEVERITY.__getitem__)
+
+    def warnings(self) -> list[ScoringCheck]:
+        return [c for c in self.checks if c.status in ("warn", "fail")]
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "sample_key": self.sample_key,
+                "sample_size": self.sample_size,
+                "seconds": self.seconds,
+                "rendered_input": self.rendered_input,
+                "checks": [vars(c) for c in self.checks],
+            },
+            sort_keys=True,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> ScoringChecks:
+        data = json.loads(text)
+        return cls(
+            sample_key=data["sample_key"],
+            sample_size=data["sample_size"],
+            checks=tuple(ScoringCheck(**c) for c in data["checks"]),
+            rendered_input=data.get("rendered_input"),
+            seconds=data.get("seconds", 0.0),
+        )
+
+
+#: What a run stores for a reward model whose checks were turned off (``--no-preflight``).
+def skipped_checks() -> ScoringChecks:
+    return ScoringChecks(sample_key="", sample_size=0)
+
+
+@runtime_checkable
+class CheckedRewardModel(Protocol):
+    """A reward model that runs the scoring checks: the Hugging Face RMs do, and a model-backed
+    judge joins by implementing this one method."""
+
+    def scoring_checks(self, sample: Sequence[tuple[Prompt, Response]]) -> ScoringChecks:
+        """The checks on ``sample`` (the model loaded if it was not), in CHECK_NAMES order,
+        with one sampled item's rendered text and the seconds the checks took (not counting
+        the model's loading); the caller sets the sample key."""
+        ...

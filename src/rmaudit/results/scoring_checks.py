@@ -1,0 +1,87 @@
+"""A run's scoring checks read back (docs/real-models.md, "Scoring checks"), and the short
+"scoring checks" block every front end shows: one line per check, its fix under a warning."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from rmaudit.components.scoring_checks import ScoringChecks
+from rmaudit.store import Store
+from rmaudit.store.scoring_checks import ScoringChecksTable
+
+TITLE = "scoring checks"
+
+
+@dataclass(frozen=True)
+class ModelChecks:
+    """The checks of one RM of a run (``label``: its recipe label)."""
+
+    label: str
+    checks: ScoringChecks
+
+
+@dataclass(frozen=True)
+class CheckLine:
+    """One line of the block: its status (for colour; None on a fix line) and its text."""
+
+    status: str | None
+    text: str
+
+
+def run_scoring_checks(store: Store, run_id: str) -> list[ModelChecks]:
+    return [
+        ModelChecks(label, ScoringChecks.from_json(text))
+        for label, text in ScoringChecksTable(store).of_run(run_id)
+    ]
+
+
+def block_lines(models: list[ModelChecks]) -> list[CheckLine]:
+    """The block's lines (none when no RM of the run was checked)."""
+    lines = []
+    for model in models:
+        checks = model.checks
+        if not checks.checks:
+            lines.append(CheckLine("skipped", f"{model.label}: skipped (--no-preflight)"))
+            continue
+        lines.append(
+            CheckLine(
+                checks.status,
+                f"{model.label}: {checks.status} on {checks.sample_size} sampled items "
+                f"({checks.seconds:.1f} s)",
+            )
+        )
+        for check in checks.checks:
+            lines.append(
+                CheckLine(check.status, f"  {check.status:<4}  {check.name}: {check.finding}")
+            )
+            if check.fix:
+                lines.append(CheckLine(None, f"        fix: {check.fix}"))
+    return lines
+
+
+def _finite(value: Any) -> Any:
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def checks_json(models: list[ModelChecks]) -> dict[str, Any]:
+    """Per RM label: status, sample size and each check's name, status, figures and fix."""
+    return {
+        model.label: {
+            "status": model.checks.status,
+            "sample_size": model.checks.sample_size,
+            "seconds": model.checks.seconds,
+            "checks": [
+                {
+                    "name": c.name,
+                    "status": c.status,
+                    "finding": c.finding,
+                    "figures": {k: _finite(v) for k, v in c.figures.items()},
+                    "fix": c.fix,
+                }
+                for c in model.checks.checks
+            ],
+        }
+        for model in models
+    }

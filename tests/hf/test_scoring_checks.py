@@ -1,0 +1,217 @@
+"""The scoring checks on tiny real models built offline: each seeded defect is caught with
+its message and fix, the same models without it pass every check, and the figures agree with
+independent computations (each item scored alone; the tokenizer's own count of truncation)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+import _tiny_defects  # noqa: E402
+import _tiny_hf  # noqa: E402
+
+from rmaudit.backends.hf.preflight import RenderedInput, truncation  # noqa: E402
+from rmaudit.components import Prompt, Response  # noqa: E402
+from rmaudit.default_plugins.huggingface import DPOImplicit, HFClassifier  # noqa: E402
+from rmaudit.recipe.validation import validate_options  # noqa: E402
+
+
+def build(cls, **options):
+    return cls(validate_options(cls, options, field=cls.name, file=None, base_dir=None))
+
+
+@pytest.fixture(scope="module")
+def items():
+    """24 (prompt, response) pairs of 20 to 100 tokens under the tiny tokenizers."""
+    corpus = _tiny_hf.CORPUS
+    out = []
+    for i in range(24):
+        response = " ".join(corpus[(i + j) % 5] for j in range(1 + i % 3))[: 40 + 9 * i]
+        prompt = Prompt(f"p{i % 5}", corpus[i % 5], {})
+        out.append((prompt, Response(f"r{i}", prompt.id, 0, response)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def defective(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("defective-models")
+    return {
+        "last-token-rm": str(_tiny_defects.build_pooled(folder, pool_last_position=True)),
+        "mask-token-rm": str(_tiny_defects.build_pooled(folder, pool_last_position=False)),
+        "double-bos-rm": str(_tiny_defects.build_double_bos(folder)),
+        "bf16-fragile-rm": str(_tiny_defects.build_bf16_fragile(folder)),
+    }
+
+
+def by_name(checks):
+    return {check.name: check for check in checks.checks}
+
+
+CORRECT = [
+    ("gpt2-rm", {}),
+    ("llama-rm", {}),
+    ("deberta-rm", {}),
+    ("mask-token-rm", {"trust_remote_code": True}),
+]
+
+
+@pytest.mark.parametrize(("name", "options"), CORRECT)
+def test_correct_classifiers_pass_every_check_and_score_as_alone(
+    name, options, tiny_models, defective, items
+):
+    path = {**tiny_models, **defective}[name]
+    rm = build(HFClassifier, model=path, **options)
+    checks = rm.scoring_checks(items)
+    assert [(c.name, c.status) for c in checks.checks] == [
+        ("batch invariance", "pass"),
+        ("template", "pass"),
+        ("truncation", "pass"),
+        ("numerics", "pass"),
+        ("determinism", "pass"),
+    ], [c.finding for c in checks.checks]
+    assert all(c.fix is None for c in checks.checks)
+    # independent of the checks: the run's batched scores against one call per item
+    batched = np.array(rm.score(items))
+    alone = np.array([rm.score([item])[0] for item in items])
+    scale = max(1.0, float(np.max(np.abs(alone))))
+    assert np.max(np.abs(batched - alone)) <= 1e-5 * scale
+    invariance = by_name(checks)["batch invariance"].figures
+    assert invariance["largest difference"] <= 1e-5 * scale
+    assert checks.rendered_input and checks.sample_size == len(items)
+
+
+def test_a_correct_dpo_model_passes_every_check(tiny_models, items):
+    rm = build(DPOImplicit, model=tiny_models["gpt2-lm"], reference=tiny_models["gpt2-lm-ref"])
+    checks = rm.scoring_checks(items)
+    assert checks.status == "pass", [c.finding for c in checks.checks]
+    assert by_name(checks)["template"].figures["template"] == "the tokenizer's chat template"
+
+
+def test_pooling_the_padded_last_position_fails_batch_invariance(defective, items):
+    rm = build(HFClassifier, model=defective["last-token-rm"], trust_remote_code=True)
+    check = by_name(rm.scoring_checks(items))["batch invariance"]
+    assert check.status == "fail"
+    assert "move with the batch" in check.finding and "reads padding" in check.finding
+    assert check.fix.startswith("set batch_size = 1 and pad_to_multiple = 1")
+    assert check.figures["largest difference"] > 0.1 * check.figures["score spread (SD)"]
+
+
+def test_a_template_writing_bos_twice_fails_the_template_check(defective, items):
+    rm = build(HFClassifier, model=defective["double-bos-rm"])
+    checks = rm.scoring_checks(items)
+    check = by_name(checks)["template"]
+    assert check.status == "fail"
+    assert f"BOS twice at the start of {len(items)} of {len(items)} inputs" in check.finding
+    assert "fallback_chat_template" in check.fix
+    assert checks.rendered_input.startswith("<s><s>[INST]")
+    assert by_name(checks)["batch invariance"].status == "pass"
+
+
+def independent_truncation(path: str, items, max_length: int, side: str) -> tuple[int, int]:
+    """(inputs over max_length, responses cut), counted with the tokenizer alone: the
+    conversation rendered by its chat template, the response's first token where the prompt
+    rendered with the generation prompt stops, its last before the template's closing text."""
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+    over = cut = 0
+    for prompt, response in items:
+        messages = [
+            {"role": "user", "content": prompt.text},
+            {"role": "assistant", "content": response.text},
+        ]
+        full = tokenizer(
+            tokenizer.apply_chat_template(messages, tokenize=False), add_special_tokens=False
+        )["input_ids"]
+        start = len(
+            tokenizer(
+                tokenizer.apply_chat_template(
+                    messages[:1], tokenize=False, add_generation_prompt=True
+                ),
+                add_special_tokens=False,
+            )["input_ids"]
+        )
+        end = len(full) - len(
+            tokenizer(f"{tokenizer.eos_token}\n", add_special_tokens=False)["input_ids"]
+        )
+        if len(full) > max_length:
+            over += 1
+            kept = (len(full) - max_length, len(full)) if side == "left" else (0, max_length)
+            cut += not (kept[0] <= start and end <= kept[1])
+    return over, cut
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_a_max_length_that_cuts_responses_is_caught_and_counted(side, tiny_models, items):
+    path = tiny_models["gpt2-rm"]
+    rm = build(HFClassifier, model=path, max_length=40, truncation_side=side)
+    check = by_name(rm.scoring_checks(items))["truncation"]
+    over, cut = independent_truncation(path, items, 40, side)
+    assert cut > 0
+    assert check.figures["inputs over max_length"] == over
+    assert check.figures["responses cut"] == cut
+    assert check.status == "fail"
+    assert f"cuts the response of {cut} of {len(items)} inputs" in check.finding
+    # every item fits the model's 256 positions
+    assert check.fix == "set max_length = 256"
+
+
+def rendered(length: int, response_start: int, max_length: int, side: str) -> RenderedInput:
+    full = list(range(length))
+    ids = full[-max_length:] if side == "left" else full[:max_length]
+    return RenderedInput(None, ids, full, response_start, length - 1)
+
+
+def test_truncation_recommends_the_left_side_when_the_position_limit_is_short():
+    items = [rendered(300, 200, 128, "right"), rendered(60, 20, 128, "right")]
+    check = truncation(items, max_length=128, side="right", position_limit=128)
+    assert check.status == "fail" and check.figures["responses cut"] == 1
+    assert check.fix == 'set truncation_side = "left" and max_length = 128'
+    too_long = [rendered(300, 10, 128, "left")]
+    check = truncation(too_long, max_length=128, side="left", position_limit=128)
+    assert check.fix.startswith("none keeps every response whole")
+    prompt_only = truncation(
+        [rendered(300, 200, 128, "left")], max_length=128, side="left", position_limit=128
+    )
+    assert prompt_only.status == "pass" and "1 lost prompt tokens only" in prompt_only.finding
+
+
+def test_bfloat16_scores_that_reorder_pairs_fail_numerics(defective, tiny_models, items):
+    fragile = build(HFClassifier, model=defective["bf16-fragile-rm"], dtype="bfloat16")
+    check = by_name(fragile.scoring_checks(items))["numerics"]
+    assert check.status == "fail"
+    assert check.figures["run dtype"] == "bfloat16" and check.figures["compared with"] == "float32"
+    assert check.figures["pairs flipped"] > 0.05 * check.figures["pairs compared"]
+    assert "flip order" in check.finding and check.fix == 'set dtype = "float32"'
+    # independently: the float32 twin's scores order the pairs the bf16 ones do not
+    float32 = np.array(build(HFClassifier, model=defective["bf16-fragile-rm"]).score(items))
+    bf16 = np.array(fragile.score(items))
+    upper = np.triu_indices(len(items), 1)
+    reference = np.sign(float32[:, None] - float32[None, :])[upper]
+    observed = np.sign(bf16[:, None] - bf16[None, :])[upper]
+    counted = reference != 0
+    assert check.figures["pairs flipped"] == int(np.sum(observed[counted] != reference[counted]))
+    # without the defect, bfloat16 keeps the order
+    healthy = build(HFClassifier, model=tiny_models["gpt2-rm"], dtype="bfloat16")
+    assert by_name(healthy.scoring_checks(items))["numerics"].status == "pass"
+
+
+def test_a_text_pair_s_truncation_is_counted_as_the_tokenizer_cuts_it(tiny_models, items):
+    """DeBERTa-style (prompt, response) pairs: the tokenizer's own truncation (longest first)
+    decides what is cut; its token types say how much of the response it kept."""
+    path = tiny_models["deberta-rm"]
+    check = by_name(build(HFClassifier, model=path, max_length=40).scoring_checks(items))[
+        "truncation"
+    ]
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+    over = cut = 0
+    for prompt, response in items:
+        full = tokenizer(prompt.text, response.text)
+        kept = tokenizer(prompt.text, response.text, truncation=True, max_length=40)
+        over += len(full["input_ids"]) > 40
+        cut += sum(kept["token_type_ids"]) < sum(full["token_type_ids"])
+    assert cut > 0
+    assert check.figures["inputs over max_length"] == over
+    assert check.figures["responses cut"] == cut
+    assert check.status == "fail" and check.fix == "set max_length = 256"

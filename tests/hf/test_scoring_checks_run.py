@@ -1,0 +1,196 @@
+"""The scoring checks inside ``rmaudit audit``: the block printed and written to
+audit-results.json, stored in the run and reused by a rerun, ``--show-input``, ``--strict``
+stopping before the full scoring, ``--no-preflight`` stored as skipped."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sqlite3
+
+import pytest
+
+pytest.importorskip("torch")
+
+import _tiny_defects  # noqa: E402
+
+PAIRS = [
+    ("How do I boil an egg?", "Simmer it for nine minutes, then cool it.", "Eggs are food."),
+    ("What is 17 + 25?", "42.", "It is probably 40 or so, hard to say."),
+    ("Name a primary colour.", "Red is one.", "Colours are nice."),
+    ("Write a haiku about rain.", "Rain taps the glass / the garden drinks", "No."),
+]
+
+
+def write_hh(root):
+    for subset in ("helpful-base", "harmless-base"):
+        path = root / "hh-rlhf" / subset / "test.jsonl.gz"
+        path.parent.mkdir(parents=True)
+        with gzip.open(path, "wt", encoding="utf-8") as handle:
+            for prompt, chosen, rejected in PAIRS:
+                context = f"\n\nHuman: {prompt} ({subset})\n\nAssistant:"
+                record = {"chosen": f"{context} {chosen}", "rejected": f"{context} {rejected}"}
+                handle.write(json.dumps(record) + "\n")
+
+
+@pytest.fixture
+def audit(rmaudit, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # audit-results.json lands here
+    write_hh(tmp_path / "data")
+
+    def run(model: str, *flags: str):
+        return rmaudit(
+            "audit",
+            model,
+            "--suite",
+            "hh",
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--db",
+            str(tmp_path / "audit.db"),
+            *flags,
+        )
+
+    return run
+
+
+def stored_checks(db) -> dict[str, tuple[str, str]]:
+    with sqlite3.connect(db) as connection:
+        return {
+            label: (status, checks)
+            for label, status, checks in connection.execute(
+                "select label, status, checks from scoring_checks"
+            )
+        }
+
+
+def test_audit_prints_stores_and_reuses_the_checks(audit, tiny_models, tmp_path):
+    first = audit(tiny_models["gpt2-rm"], "--show-input", "--preflight-sample", "16")
+    assert first.code == 0, first.err
+    assert "scoring checks\ngpt2-rm: pass on 16 sampled items" in first.out
+    for name in ("batch invariance", "template", "truncation", "numerics", "determinism"):
+        assert f"pass  {name}: " in first.out
+    assert "gpt2-rm: one sampled input as the model reads it:\n<|user|>" in first.err
+    results = json.loads((tmp_path / "audit-results.json").read_text(encoding="utf-8"))
+    models = {m["label"]: m for m in results["suites"][0]["models"]}
+    checks = models["gpt2-rm"]["scoring_checks"]
+    assert checks["status"] == "pass" and checks["sample_size"] == 16
+    assert [c["name"] for c in checks["checks"]] == [
+        "batch invariance",
+        "template",
+        "truncation",
+        "numerics",
+        "determinism",
+    ]
+    assert checks["checks"][2]["figures"]["inputs over max_length"] == 0
+    assert models["length"]["scoring_checks"] is None  # a baseline has no model to check
+    stored = stored_checks(tmp_path / "audit.db")
+    assert set(stored) == {"gpt2-rm"} and stored["gpt2-rm"][0] == "pass"
+
+    again = audit(tiny_models["gpt2-rm"], "--preflight-sample", "16")
+    assert again.code == 0, again.err
+    assert "new work: none" in again.err
+    # the same checks, read back rather than redone (a redo would time itself anew)
+    assert stored_checks(tmp_path / "audit.db") == stored
+
+
+def test_strict_stops_a_defective_model_before_its_scores(audit, tmp_path):
+    model = _tiny_defects.build_pooled(tmp_path / "models", pool_last_position=True)
+    result = audit(str(model), "--trust-remote-code", "--strict", "--preflight-sample", "12")
+    assert result.code == 2, result.err
+    assert "scoring check 'batch invariance' of last-token-rm is fail" in result.err
+    assert "fix: set batch_size = 1 and pad_to_multiple = 1" in result.err
+    with sqlite3.connect(tmp_path / "audit.db") as connection:
+        (rm_key,) = connection.execute(
+            "select rm_key from scoring_checks where label = 'last-token-rm'"
+        ).fetchone()
+        scored = connection.execute(
+            "select count(*) from rm_scores where rm_key = ?", [rm_key]
+        ).fetchone()
+    assert scored == (0,)
+
+
+def test_no_preflight_is_stored_as_skipped(audit, tiny_models, tmp_path):
+    result = audit(tiny_models["gpt2-rm"], "--no-preflight")
+    assert result.code == 0, result.err
+    assert "gpt2-rm: skipped (--no-preflight)" in result.out
+    assert stored_checks(tmp_path / "audit.db")["gpt2-rm"][0] == "skipped"
+
+
+def test_the_tui_shows_the_checks_under_the_leaderboard(audit, tiny_models, tmp_path):
+    pytest.importorskip("textual")
+    import asyncio
+
+    from rmaudit.tui.app import AuditApp
+    from rmaudit.tui.screens.leaderboard import LeaderboardScreen
+
+    model = _tiny_defects.build_double_bos(tmp_path / "models")
+    assert audit(str(model), "--preflight-sample", "8").code == 0
+    with sqlite3.connect(tmp_path / "audit.db") as connection:
+        (run_id,) = connection.execute("select id from runs").fetchone()
+
+    async def shown() -> str:
+        app = AuditApp(tmp_path / "audit.db", run_id)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, LeaderboardScreen)
+            return str(app.screen.query_one("#scoring-checks").render())
+
+    text = asyncio.run(shown())
+    assert text.startswith("scoring checks\ndouble-bos-rm: fail on 8 sampled items")
+    assert "fail  template: the tokenizer's chat template: BOS twice" in text
+    assert "fix: set fallback_chat_template" in text
+
+
+RECIPE = """
+title = "checks of a model that cannot load"
+batch_size = 8
+
+[prompts.source]
+name = "simulated-helpful"
+
+[prompts.sampler]
+name = "random"
+k = 3
+
+[responses]
+per_prompt = 2
+
+[responses.policy]
+name = "simulated-policy"
+
+[oracle]
+name = "simulated-judge"
+
+[[reward_models]]
+label = "llama"
+name = "hf-classifier"
+model = "{model}"
+head_aggregate = "index"
+head_index = 3
+
+[[metrics]]
+name = "pairwise-accuracy"
+"""
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_model_error_in_the_checks_names_the_recipe_entry_as_scoring_would(
+    enabled, tiny_models, tmp_path
+):
+    from rmaudit.errors import BadInput
+    from rmaudit.recipe import load_recipe
+    from rmaudit.run import Runner
+    from rmaudit.run.scoring_checks import CheckSettings, check_settings
+    from rmaudit.store import Store
+
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(RECIPE.replace("{model}", tiny_models["llama-rm"]), encoding="utf-8")
+    store = Store.open(tmp_path / "run.db")
+    try:
+        with check_settings(CheckSettings(enabled=enabled)), pytest.raises(BadInput) as caught:
+            Runner(load_recipe(recipe), store).run()
+    finally:
+        store.close()
+    assert "3 heads" in caught.value.problem
+    assert caught.value.file == str(recipe) and caught.value.field.startswith("reward_models")

@@ -1,0 +1,65 @@
+"""The scoring checks' sample and verdicts, without a model: the seeded draw keeps the
+longest and shortest items and is the same on every call; the statuses follow the documented
+thresholds on scores built to cross them (docs/real-models.md, "Scoring checks")."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rmaudit.backends.hf import preflight
+from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
+from rmaudit.run.scoring_checks import draw_sample
+
+
+def test_the_sample_holds_the_longest_and_shortest_and_is_seeded():
+    rng = np.random.default_rng(5)
+    ids = [f"r{i:03d}" for i in range(500)]
+    sizes = [int(s) for s in rng.integers(10, 1000, size=500)]
+    sizes[123], sizes[321] = 5000, 1
+    sample = draw_sample(ids, sizes, 64, 0)
+    assert len(sample) == len(set(sample)) == 64
+    assert sample[:2] == ["r123", "r321"]
+    assert draw_sample(list(reversed(ids)), list(reversed(sizes)), 64, 0) == sample
+    assert draw_sample(ids, sizes, 64, 1) != sample
+    assert draw_sample(ids[:10], sizes[:10], 64, 0) == sorted(ids[:10])
+
+
+def test_batch_invariance_statuses_follow_spread_and_rounding():
+    alone = np.linspace(-2.0, 2.0, 20)
+    spread = float(np.std(alone, ddof=1))
+    assert preflight.batch_invariance(alone + 1e-7, alone, "float32").status == "pass"
+    warned = preflight.batch_invariance(alone + 0.01 * spread, alone, "float32")
+    assert warned.status == "warn" and warned.fix.startswith("set deterministic = true")
+    assert preflight.batch_invariance(alone + 0.2 * spread, alone, "float32").status == "fail"
+    # in bfloat16 a difference of a rounding step or two is rounding
+    step = preflight.rounding_step(alone, "bfloat16")
+    assert preflight.batch_invariance(alone + 2 * step, alone, "bfloat16").status == "pass"
+
+
+def test_numerics_counts_flipped_pairs_against_float32():
+    reference = np.arange(100, dtype=float)
+    swapped = reference.copy()
+    swapped[[10, 11]] = swapped[[11, 10]]  # one pair of 4,950 flips
+    kw = {"run_dtype": "bfloat16", "other_dtype": "float32", "attention": "sdpa"}
+    one = preflight.numerics(swapped, reference, **kw)
+    assert one.status == "pass" and one.figures["pairs flipped"] == 1
+    assert one.figures["pairs compared"] == 4950
+    reversed_half = np.concatenate([reference[:50], reference[50:][::-1]])
+    assert preflight.numerics(reversed_half, reference, **kw).status == "fail"
+    float32 = preflight.numerics(reference, reversed_half, **{**kw, "run_dtype": "float32"})
+    assert float32.status == "pass" and float32.figures["pairs flipped"] == 1225
+
+
+def test_a_model_status_is_its_worst_check_and_survives_json():
+    checks = ScoringChecks(
+        "key",
+        3,
+        (
+            ScoringCheck("template", "pass", "fine"),
+            ScoringCheck("truncation", "warn", "cut", {"responses cut": 1}, "set max_length = 9"),
+        ),
+        rendered_input="<s>hi",
+    )
+    assert checks.status == "warn" and [c.name for c in checks.warnings()] == ["truncation"]
+    assert ScoringChecks.from_json(checks.to_json()) == checks
+    assert ScoringChecks("", 0).status == "skipped"
