@@ -40,6 +40,7 @@ from rmaudit.results.browse import prompt_detail, prompt_failures
 from rmaudit.results.run_index import list_runs, open_for_reading
 from rmaudit.results.summary import load_summary
 from rmaudit.store import Store, dumps
+from rmaudit.store.records import BenchmarkRow, RunRow
 
 WORDS = (
     "the quick answer covers each key point with care and a short example so a reader "
@@ -67,29 +68,36 @@ def build_db(path: Path, prompts: int, responses: int, rms: int, seed: int = 0) 
     ]
     with store.transaction():
         store.runs.start(
-            {
-                "id": run,
-                "title": "synthetic 1M-score audit",
-                "recipe_path": "bench.toml",
-                "status": "done",
-                "simulated": 1,
-                "benchmark_id": bench,
-                "created_at": "2025-01-01T00:00:00+00:00",
-            },
+            RunRow(
+                id=run,
+                title="synthetic 1M-score audit",
+                recipe_path="bench.toml",
+                recipe_text=None,
+                recipe_json=None,
+                benchmark_id=bench,
+                pair_set_key=None,
+                status="done",
+                simulated=True,
+                created_at="2025-01-01T00:00:00+00:00",
+                finished_at=None,
+                rmaudit_version=None,
+                timings=None,
+                error=None,
+            ),
             [(f"rm-{i}", k) for i, k in enumerate(rm_keys)],
         )
         store.items.add_benchmark(
-            {
-                "id": bench,
-                "title": "synthetic",
-                "selection_key": selection,
-                "policy_key": policy,
-                "per_prompt": responses,
-                "oracle_key": oracle,
-                "simulated": 1,
-                "origin": "built",
-                "created_at": None,
-            }
+            BenchmarkRow(
+                id=bench,
+                title="synthetic",
+                selection_key=selection,
+                policy_key=policy,
+                per_prompt=responses,
+                oracle_key=oracle,
+                simulated=True,
+                origin="built",
+                created_at="2025-01-01T00:00:00+00:00",
+            )
         )
         store.items.add_prompts(
             (

@@ -49,7 +49,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "plan": (
         "rmaudit.cli.plan:plan_command",
-        "Plan the labels of RECIPE: judge calls per label design for a target interval width.",
+        "Plan the labels of RECIPE: what each label design spends to reach a target width.",
     ),
     "plugins": (
         "rmaudit.cli.plugins:plugins_command",

@@ -26,9 +26,12 @@ def _number(value: Any) -> float | None:
 
 
 def run_results(store: Store, run_id: str) -> dict[str, Any]:
-    run = store.read.run(run_id)
-    if run is None:
-        raise BadInput("no such run in the DB", file=store.path, field="run", value=run_id)
+    try:
+        run = store.read.run(run_id)
+    except KeyError:
+        raise BadInput(
+            "no such run in the DB", file=store.path, field="run", value=run_id
+        ) from None
     benchmark = store.items.benchmark(run.benchmark_id) if run.benchmark_id else None
     labels: dict[str, str | None] = {
         rm_key: label for label, rm_key in store.read.reward_models(run_id)
