@@ -40,6 +40,7 @@ from rmaudit.results.summary import (
 )
 from rmaudit.store import Store
 
+from .comparison_block import print_comparisons
 from .table_fit import LABEL_WIDTH, Layout, fitting
 
 #: the shift quantities the summary tabulates (all five are plotted by the TUI and the report)
@@ -57,6 +58,7 @@ def print_summary(
     tag = Text("  SIMULATED", style="bold yellow") if summary.simulated else ""
     _print(out, assemble((summary.run["title"], "bold"), tag), _board_layouts(summary, scale))
     out.print(literal(_caption(summary)))
+    print_comparisons(out, store, run_id, db_path)
     if summary.simulated:
         out.print(literal(summary.simulated_notice), style="yellow")
     if sources and summary.sources:

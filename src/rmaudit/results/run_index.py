@@ -60,13 +60,29 @@ def list_runs(store: Store) -> list[RunRow]:
     ]
 
 
+#: the status of a run that finished every stage
+DONE = "done"
+
+
+def latest_complete_run(store: Store) -> str | None:
+    """The newest run that finished (a failed or interrupted run is never a default)."""
+    return next((run.id for run in list_runs(store) if run.status == DONE), None)
+
+
 def resolve_run(store: Store, run_id: str | None) -> str:
-    """The run named by ``run_id`` (a unique prefix), or the latest run when None."""
+    """The run named by ``run_id`` (a unique prefix), or the newest complete run when None."""
     ids = [run.id for run in list_runs(store)]
     if not ids:
         raise BadInput("no runs stored; run a recipe first", file=store.path)
     if run_id is None:
-        return ids[0]
+        latest = latest_complete_run(store)
+        if latest is None:
+            raise BadInput(
+                f"no complete run stored ({len(ids)} failed or unfinished: rmaudit runs "
+                f"lists them); name one with --run",
+                file=store.path,
+            )
+        return latest
     matches = [i for i in ids if i.startswith(run_id)]
     if len(matches) != 1:
         raise BadInput(

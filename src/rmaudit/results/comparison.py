@@ -1,0 +1,333 @@
+"""Paired comparisons read back from stored runs: every headline metric's per-unit values per
+model, matched across models (and runs) by their item keys, and compared by
+:func:`rmaudit.metrics.paired.compare_models` (docs/metrics.md, "Comparing models").
+
+The units are what the stored number averages: a prompt for the benchmark metrics (RETA,
+best-of-n, pairwise accuracy: their stored per-prompt values), a pair for the pair accuracy
+and RM-Bench's levels, recomputed from the stored scores with the metric's own tie rule and
+clustered by the pair's prompt.  A recomputation that does not give the stored number back
+(a subset the metric sampled, a changed rule) is not compared, and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rmaudit.components import RUN_LEVEL
+from rmaudit.metrics.paired import Comparison, compare_models
+from rmaudit.metrics.preference import pair_credit
+from rmaudit.store import Store
+
+#: keys of pair metrics recomputed from the stored scores → which pairs they average
+_PAIR_KEYS = {
+    ("pair-accuracy", "accuracy"): "all",
+    ("rm-bench", "rm_bench_average"): "all",
+    ("rm-bench", "rm_bench_easy"): "easy",
+    ("rm-bench", "rm_bench_normal"): "normal",
+    ("rm-bench", "rm_bench_hard"): "hard",
+}
+#: a recomputed mean further than this from the stored value is not the stored number
+_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Units:
+    """One model's per-unit values of one metric: unit id → value, and unit id → cluster."""
+
+    values: dict[str, float]
+    clusters: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """One metric compared across models: ``comparison`` is None where it could not be, with
+    ``note`` saying why; else ``note`` says what was left out."""
+
+    metric: str
+    key: str
+    label: str
+    higher_is_better: bool
+    comparison: Comparison | None
+    units: int = 0
+    clusters: int = 0
+    unit_name: str = "prompts"
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class _Model:
+    label: str
+    rm_key: str
+    run_id: str
+
+
+def _metric_options(run: dict[str, Any], metric: str) -> tuple[str, dict[str, Any]]:
+    """(component name, options) of the run's metric labelled ``metric``."""
+    recipe = json.loads(run.get("recipe_json") or "{}")
+    for entry in recipe.get("metrics") or []:
+        if entry.get("label", entry.get("name")) == metric:
+            return str(entry.get("name")), entry
+    return metric, {}
+
+
+def _pair_units(
+    store: Store, run: dict[str, Any], rm_key: str, which: str, ties: str
+) -> Units | None:
+    """Per-pair credits (unit: the pair; cluster: its prompt) of the pairs ``which`` names:
+    all, a subset (``subset:NAME``) or an RM-Bench level (easy, normal, hard)."""
+    if not run.get("pair_set_key"):
+        return None
+    rows = store.read.pair_scores(run["pair_set_key"], rm_key)
+    if not rows:
+        return None
+    credit = pair_credit([r[10] for r in rows], [r[11] for r in rows], ties=ties)
+    keep = np.ones(len(rows), dtype=bool)
+    if which.startswith("subset:"):
+        keep = np.array([r[2] == which[len("subset:") :] for r in rows])
+    elif which != "all":
+        metas = [json.loads(r[3] or "{}") for r in rows]
+        if not all("chosen_style" in m and "rejected_style" in m for m in metas):
+            return None
+        sign = np.array([np.sign(m["chosen_style"] - m["rejected_style"]) for m in metas])
+        keep = sign == {"easy": 1, "normal": 0, "hard": -1}[which]
+    # a pair set can hold one pair twice (identical style variants): the k-th copy of a pair
+    # is its own unit, matched to the k-th copy in another run
+    seen: dict[str, int] = {}
+    ids = []
+    for r in rows:
+        seen[r[1]] = seen.get(r[1], 0) + 1
+        ids.append(f"{r[1]}#{seen[r[1]]}")
+    return Units(
+        {u: float(c) for u, c, k in zip(ids, credit, keep, strict=True) if k},
+        {u: r[4] for u, r, k in zip(ids, rows, keep, strict=True) if k},
+    )
+
+
+def model_units(store: Store, run_id: str, rm_key: str, metric: str, key: str) -> Units | None:
+    """The per-unit values behind one stored number (None: none stored or recomputable)."""
+    run = store.read.run(run_id)
+    if run is None:
+        return None
+    name, options = _metric_options(run, metric)
+    ties = str(options.get("ties", "loss"))
+    if (name, key) in _PAIR_KEYS:
+        return _pair_units(store, run, rm_key, _PAIR_KEYS[(name, key)], ties)
+    if name == "pair-accuracy" and key.startswith("accuracy[") and key.endswith("]"):
+        return _pair_units(store, run, rm_key, "subset:" + key[len("accuracy[") : -1], ties)
+    values = store.read.stored_per_prompt(run_id, rm_key, metric, key)
+    return Units({pid: float(v) for pid, v in values.items()}) if values else None
+
+
+def _headline_columns(store: Store, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """(metric, key, label, higher_is_better) of every scalar stored for an RM, first run's
+    order, once each."""
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    for run_id in run_ids:
+        for row in store.read.metric_rows(run_id):
+            if row["rm_key"] != RUN_LEVEL:
+                seen.setdefault((row["metric"], row["key"]), row)
+    return list(seen.values())
+
+
+def _models(store: Store, run_ids: Sequence[str]) -> list[_Model]:
+    """Every RM of the runs once (an RM in two runs scored the same items the same way);
+    a label two different RMs share gets its run's id."""
+    found: list[_Model] = []
+    for run_id in run_ids:
+        for label, rm_key in store.read.reward_models(run_id):
+            if all(m.rm_key != rm_key for m in found):
+                found.append(_Model(label, rm_key, run_id))
+    labels = [m.label for m in found]
+    return [
+        _Model(f"{m.label} ({m.run_id[:8]})", m.rm_key, m.run_id)
+        if labels.count(m.label) > 1
+        else m
+        for m in found
+    ]
+
+
+def compare_stored(
+    store: Store,
+    run_ids: Sequence[str],
+    metrics: Sequence[str] = (),
+    *,
+    alpha: float = 0.05,
+) -> list[MetricComparison]:
+    """Every model of ``run_ids`` compared on each stored metric (or those whose label, key or
+    metric name is in ``metrics``), on the units every model has a value on."""
+    models = _models(store, run_ids)
+    results = []
+    for row in _headline_columns(store, run_ids):
+        wanted = {row["metric"], row["key"], row["label"]}
+        if metrics and not wanted & set(metrics):
+            continue
+        results.append(_compare_column(store, models, row, alpha))
+    return results
+
+
+def _compare_column(
+    store: Store, models: list[_Model], row: dict[str, Any], alpha: float
+) -> MetricComparison:
+    metric, key, label = row["metric"], row["key"], row["label"]
+    higher = bool(row["higher_is_better"])
+
+    def bare(note: str) -> MetricComparison:
+        return MetricComparison(metric, key, label, higher, None, note=note)
+
+    if len(models) < 2:
+        return bare("one model: nothing to compare")
+    per_model: dict[str, Units] = {}
+    for m in models:
+        units = model_units(store, m.run_id, m.rm_key, metric, key)
+        if units is None:
+            return bare(f"no per-unit values stored or recomputable for {m.label}")
+        stored = store.read.stored_value(m.run_id, m.rm_key, metric, key)
+        mean = float(np.mean(list(units.values.values())))
+        if stored is None or abs(mean - stored) > _TOLERANCE:
+            return bare(f"the per-unit values of {m.label} do not give its stored number back")
+        per_model[m.label] = units
+    common = set.intersection(*(set(u.values) for u in per_model.values()))
+    most = max(len(u.values) for u in per_model.values())
+    if len(common) < 2:
+        return bare("fewer than two units that every model has a value on")
+    order = sorted(common)
+    clusters_by_unit: dict[str, str] = {}
+    for units in per_model.values():
+        clusters_by_unit.update(units.clusters)
+    clustered = bool(clusters_by_unit) and len(set(clusters_by_unit.values())) < len(
+        clusters_by_unit
+    )
+    clusters = [clusters_by_unit[u] for u in order] if clustered else None
+    comparison = compare_models(
+        {name: np.array([u.values[x] for x in order]) for name, u in per_model.items()},
+        clusters=clusters,
+        higher_is_better=higher,
+        alpha=alpha,
+    )
+    dropped = most - len(order)
+    return MetricComparison(
+        metric,
+        key,
+        label,
+        higher,
+        comparison,
+        units=len(order),
+        clusters=len(set(clusters)) if clusters else len(order),
+        unit_name="pairs" if clusters_by_unit else "prompts",
+        note=f"{dropped} units not scored by every model left out" if dropped else "",
+    )
+
+
+def comparison_lines(result: MetricComparison) -> list[str]:
+    """Plain lines for every view: the standings (letters, ranks) and each pair's difference
+    with its ± and Holm-adjusted p."""
+    if result.comparison is None:
+        return [f"{result.label}: not compared: {result.note}"]
+    c = result.comparison
+    over = f"{result.units:,} {result.unit_name}" + (
+        f" in {result.clusters:,} prompts" if result.clusters != result.units else ""
+    )
+    lines = [
+        f"{result.label} ({'higher' if c.higher_is_better else 'lower'} is better; paired over "
+        f"{over}; groups and ranks at {1 - c.alpha:.0%}, Holm-adjusted):"
+    ]
+    lines += [
+        f"  {s.letters:<3} {s.model}: {_number(s.value)}, rank {s.ranks}" for s in c.standings
+    ]
+    for p in c.pairs:
+        d = p.difference
+        lines.append(
+            f"  {p.first} − {p.second}: {_signed(d.value)} ± {_number(d.stderr)} "
+            f"[{_signed(d.ci_low)}, {_signed(d.ci_high)}], p_Holm {_p(p.adjusted_p)}"
+            + ("" if p.separable else " (not separable)")
+        )
+    if result.note:
+        lines.append(f"  note: {result.note}")
+    return lines
+
+
+def _number(value: float) -> str:
+    return f"{value:.4f}" if math.isfinite(value) else "—"
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.4f}" if math.isfinite(value) else "—"
+
+
+def _p(value: float) -> str:
+    if not math.isfinite(value):
+        return "—"
+    return "< 0.0001" if value < 1e-4 else f"{value:.4f}"
+
+
+def comparison_json(result: MetricComparison) -> dict[str, Any]:
+    """The comparison as JSON-ready data (NaN as null)."""
+
+    def number(x: float) -> float | None:
+        return float(x) if math.isfinite(x) else None
+
+    body: dict[str, Any] = {
+        "metric": result.metric,
+        "key": result.key,
+        "label": result.label,
+        "higher_is_better": result.higher_is_better,
+        "units": result.units,
+        "unit": result.unit_name,
+        "clusters": result.clusters,
+        "note": result.note or None,
+    }
+    c = result.comparison
+    if c is None:
+        return body | {"standings": None, "pairs": None}
+    body["alpha"] = c.alpha
+    body["standings"] = [
+        {
+            "model": s.model,
+            "value": number(s.value),
+            "letters": s.letters,
+            "rank_low": s.rank_low,
+            "rank_high": s.rank_high,
+        }
+        for s in c.standings
+    ]
+    body["pairs"] = [
+        {
+            "first": p.first,
+            "second": p.second,
+            "difference": number(p.difference.value),
+            "stderr": number(p.difference.stderr),
+            "ci_low": number(p.difference.ci_low),
+            "ci_high": number(p.difference.ci_high),
+            "p": number(p.difference.p_value),
+            "p_holm": number(p.adjusted_p),
+            "separable": p.separable,
+        }
+        for p in c.pairs
+    ]
+    return body
+
+
+def standing_line(result: MetricComparison) -> str:
+    """One compact line: each model's letters and rank interval, best first."""
+    c = result.comparison
+    if c is None:
+        return f"{result.label}: not compared ({result.note})"
+    models = " · ".join(f"{s.model} {s.letters} #{s.ranks}" for s in c.standings)
+    return f"{result.label}: {models}"
+
+
+def headline_comparisons(store: Store, run_id: str, limit: int = 4) -> list[MetricComparison]:
+    """The run's first ``limit`` compared numbers (per-subset accuracies left out), for the
+    summary's compact block; empty with fewer than two models."""
+    if len(store.read.reward_models(run_id)) < 2:
+        return []
+    found = [
+        r for r in compare_stored(store, [run_id]) if r.comparison is not None and "[" not in r.key
+    ]
+    return found[:limit]
