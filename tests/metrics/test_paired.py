@@ -33,9 +33,11 @@ def test_paired_difference_equals_statsmodels_cluster_robust_ols_on_the_differen
     )
     assert result.value == pytest.approx(fit.params[0], rel=1e-12)
     assert result.stderr == pytest.approx(fit.bse[0], rel=1e-10)
-    assert result.p_value == pytest.approx(2 * stats.norm.sf(abs(fit.tvalues[0])), rel=1e-9)
+    # Student's t with clusters − 1 degrees of freedom (Cameron & Miller 2015)
+    assert result.p_value == pytest.approx(2 * stats.t.sf(abs(fit.tvalues[0]), 39), rel=1e-9)
     assert (result.units, result.clusters) == (prompts.size, 40)
-    assert result.ci_low == pytest.approx(result.value - 1.959964 * result.stderr, rel=1e-6)
+    half = stats.t.ppf(0.975, 39) * fit.bse[0]
+    assert result.ci_low == pytest.approx(fit.params[0] - half, rel=1e-9)
 
 
 def test_unclustered_paired_difference_is_the_paired_t_statistics_stderr():
@@ -44,6 +46,7 @@ def test_unclustered_paired_difference_is_the_paired_t_statistics_stderr():
     result = paired_difference(first, second)
     t = stats.ttest_rel(first, second)
     assert result.value / result.stderr == pytest.approx(t.statistic, rel=1e-12)
+    assert result.p_value == pytest.approx(t.pvalue, rel=1e-9)
 
 
 def test_a_constant_difference_has_no_spread_and_a_decided_p_value():

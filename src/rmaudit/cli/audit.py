@@ -63,7 +63,14 @@ _MODEL_FLAGS = (
     type=click.Path(file_okay=False),
     help="Write each suite's plots and report.md into DIR/SUITE/, DIR/report.md, and "
     "DIR/report.html (every suite on one self-contained page to share), and "
-    f"{RESULTS_FILE} there instead of in the current directory.",
+    f"{RESULTS_FILE} there instead of beside the DB.",
+)
+@click.option(
+    "--results",
+    "results_file",
+    type=click.Path(dir_okay=False),
+    help=f"Write the results JSON here (default: {RESULTS_FILE} beside the DB, or in "
+    "--report DIR).",
 )
 @click.option(
     "--sample",
@@ -132,6 +139,7 @@ def audit(
     match: str,
     columns: str | None,
     dpo_ref: str | None,
+    results_file: str | None,
     **model_options: Any,
 ) -> None:
     """Audit reward models on the built-in suites, beside the length and random baselines.
@@ -186,18 +194,35 @@ def audit(
         dry_run,
         print_recipe,
         items_path,
+        results_file,
     )
 
 
 def _audit(
-    found, skipped, tables, db_path, as_json, report_dir, sample, dry_run, print_recipe, items_path
+    found,
+    skipped,
+    tables,
+    db_path,
+    as_json,
+    report_dir,
+    sample,
+    dry_run,
+    print_recipe,
+    items_path,
+    results_file=None,
 ) -> None:
     from rmaudit.display.literal import literal
     from rmaudit.run import Runner, build_components
     from rmaudit.store import Store
     from rmaudit.suites.build import recipe_text, suite_recipe, suite_table
     from rmaudit.suites.model_arguments import check_reachable
-    from rmaudit.suites.results_file import dumps, results_json, write_results
+    from rmaudit.suites.results_file import (
+        dumps,
+        replaced_audit,
+        results_json,
+        results_location,
+        write_results,
+    )
     from rmaudit.suites.verdict import (
         baseline_labels,
         index_markdown,
@@ -269,7 +294,8 @@ def _audit(
         payload = results_json(store, results, located_by_suite, db_path)
     finally:
         store.close()
-    results_path = Path(report_dir or ".") / RESULTS_FILE
+    results_path = results_location(db_path, report_dir, results_file)
+    replaced = replaced_audit(results_path, db_path)
     write_results(results_path, payload)
     if as_json:
         sys.stdout.write(dumps(payload))
@@ -284,6 +310,8 @@ def _audit(
             )
         )
     err.print(literal(f"results: {results_path}"))
+    if replaced:
+        err.print(literal(f"note: {results_path} held the results of the audit in {replaced}"))
     if report_dir:
         index = Path(report_dir) / "report.md"
         index.write_text(index_markdown(results, written, db_path), encoding="utf-8")

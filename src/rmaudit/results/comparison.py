@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from rmaudit.components import RUN_LEVEL
-from rmaudit.metrics.paired import Comparison, compare_models
+from rmaudit.metrics.paired import Comparison, PairedDifference, compare_models, paired_difference
 from rmaudit.metrics.preference import pair_credit
 from rmaudit.store import Store
 
@@ -152,6 +152,45 @@ def _models(store: Store, run_ids: Sequence[str]) -> list[_Model]:
     ]
 
 
+def _gives_stored(store: Store, model: _Model, metric: str, key: str, units: Units) -> bool:
+    """Whether the per-unit values average to the stored number (else they are not its)."""
+    stored = store.read.stored_value(model.run_id, model.rm_key, metric, key)
+    mean = float(np.mean(list(units.values.values())))
+    return stored is not None and abs(mean - stored) <= _TOLERANCE
+
+
+def _common_units(models: list[Units]) -> tuple[list[str], list[str] | None]:
+    """The units every model has a value on, in key order, and their clusters (None: each
+    unit its own cluster)."""
+    order = sorted(set.intersection(*(set(u.values) for u in models)))
+    clusters_by_unit: dict[str, str] = {}
+    for units in models:
+        clusters_by_unit.update(units.clusters)
+    clusters = [clusters_by_unit[u] for u in order] if clusters_by_unit else None
+    if clusters is not None and len(set(clusters)) == len(clusters):
+        clusters = None
+    return order, clusters
+
+
+def paired_against(
+    store: Store, run_id: str, metric: str, key: str, rm_key: str, other_key: str
+) -> PairedDifference | None:
+    """``rm_key``'s stored number minus ``other_key``'s in one run, paired over their common
+    units (None where the per-unit values are not stored or recomputable)."""
+    models = [_Model(k, k, run_id) for k in (rm_key, other_key)]
+    found = [model_units(store, run_id, m.rm_key, metric, key) for m in models]
+    if any(u is None for u in found):
+        return None
+    units = [u for u in found if u is not None]
+    if not all(_gives_stored(store, m, metric, key, u) for m, u in zip(models, units, strict=True)):
+        return None
+    order, clusters = _common_units(units)
+    if len(order) < 2:
+        return None
+    first, second = ([u.values[x] for x in order] for u in units)
+    return paired_difference(first, second, clusters=clusters)
+
+
 def compare_stored(
     store: Store,
     run_ids: Sequence[str],
@@ -187,23 +226,13 @@ def _compare_column(
         units = model_units(store, m.run_id, m.rm_key, metric, key)
         if units is None:
             return bare(f"no per-unit values stored or recomputable for {m.label}")
-        stored = store.read.stored_value(m.run_id, m.rm_key, metric, key)
-        mean = float(np.mean(list(units.values.values())))
-        if stored is None or abs(mean - stored) > _TOLERANCE:
+        if not _gives_stored(store, m, metric, key, units):
             return bare(f"the per-unit values of {m.label} do not give its stored number back")
         per_model[m.label] = units
-    common = set.intersection(*(set(u.values) for u in per_model.values()))
+    order, clusters = _common_units(list(per_model.values()))
     most = max(len(u.values) for u in per_model.values())
-    if len(common) < 2:
+    if len(order) < 2:
         return bare("fewer than two units that every model has a value on")
-    order = sorted(common)
-    clusters_by_unit: dict[str, str] = {}
-    for units in per_model.values():
-        clusters_by_unit.update(units.clusters)
-    clustered = bool(clusters_by_unit) and len(set(clusters_by_unit.values())) < len(
-        clusters_by_unit
-    )
-    clusters = [clusters_by_unit[u] for u in order] if clustered else None
     comparison = compare_models(
         {name: np.array([u.values[x] for x in order]) for name, u in per_model.items()},
         clusters=clusters,
@@ -219,7 +248,7 @@ def _compare_column(
         comparison,
         units=len(order),
         clusters=len(set(clusters)) if clusters else len(order),
-        unit_name="pairs" if clusters_by_unit else "prompts",
+        unit_name="pairs" if any(u.clusters for u in per_model.values()) else "prompts",
         note=f"{dropped} units not scored by every model left out" if dropped else "",
     )
 
