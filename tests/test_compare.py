@@ -101,3 +101,22 @@ def test_compare_without_a_complete_run_says_so(rmaudit, tmp_path):
     conn.close()
     done = rmaudit("compare", str(db))
     assert done.code == 2 and "no complete run" in done.err
+
+
+def test_report_skips_a_failed_run_and_says_which_it_wrote(rmaudit, tmp_path):
+    pytest.importorskip("matplotlib")
+    db = run_small_audit(tmp_path)
+    conn = sqlite3.connect(db)
+    (done_id,) = conn.execute("select id from runs").fetchone()
+    # a newer run that failed (an empty leaderboard) must not become the default
+    conn.execute(
+        "insert into runs (id, title, status, created_at) values "
+        "('ffff0000', 'failed', 'failed', '2999-01-01T00:00:00')"
+    )
+    conn.commit()
+    conn.close()
+    done = rmaudit("report", str(db), "--out", str(tmp_path / "out"))
+    assert done.code == 0, done.err
+    assert f"run {done_id}: the newest complete run" in done.err
+    text = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert done_id in text and "## Paired comparisons" in text

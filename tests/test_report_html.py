@@ -150,7 +150,7 @@ def test_the_page_is_self_contained_and_runs_only_its_own_search(rmaudit, small_
 
 def test_the_leaderboard_legend_and_provenance_say_what_the_db_says(rmaudit, small_db, tmp_path):
     page = report(rmaudit, small_db, tmp_path)
-    (table,) = page.find("table")
+    table = page.find("table")[0]  # the leaderboard; the paired comparisons' tables follow
     headers = [th.text() for th in table.find("th")]
     rows = {tr.find("td")[0].text(): tr.find("td") for tr in table.find("tr")[1:]}
     for label, _, key, value, stderr in metric_rows(small_db):

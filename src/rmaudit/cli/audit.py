@@ -8,6 +8,7 @@ stored score.  ``--print-recipe`` shows each suite's recipe as TOML, to keep and
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -322,13 +323,17 @@ def _reports(store, results, report_dir: Path) -> dict[str, Path]:
     """Each suite's folder (PNGs and report.md), then one report.html of every suite."""
     try:  # matplotlib is an optional extra
         from rmaudit.report import HTML_NAME, run_page, write_html, write_report
+        from rmaudit.suites.verdict import verdict_lines
     except ImportError as error:
         raise click.ClickException(
             f"--report needs the 'report' extra: pip install 'rmaudit[report]' ({error})"
         ) from None
     written, pages = {}, []
     for result in results:
-        page = run_page(store, result.run_id, heading=f"suite {result.suite.name}")
+        page = replace(
+            run_page(store, result.run_id, heading=f"suite {result.suite.name}"),
+            verdicts=tuple(line for _, line in verdict_lines([result])),
+        )
         paths = write_report(store, page, report_dir / result.suite.name)
         written[result.suite.name] = paths[-1]
         pages.append(page)

@@ -11,7 +11,7 @@ from rmaudit.results.run_index import open_for_reading, resolve_run
 
 @click.command()
 @click.argument("db_path", metavar="[DB]", default="rmaudit.db", type=click.Path(dir_okay=False))
-@click.option("--run", "run_id", help="Run id or prefix (default: the latest run).")
+@click.option("--run", "run_id", help="Run id or prefix (default: the newest complete run).")
 @click.option(
     "--out",
     "out_dir",
@@ -42,5 +42,7 @@ def report(db_path: str, run_id: str | None, out_dir: str | None, html: bool) ->
         )
     finally:
         store.close()
+    if run_id is None:
+        click.echo(f"run {run}: the newest complete run (another: --run RUN)", err=True)
     for path in written:
         click.echo(str(path))

@@ -253,29 +253,45 @@ def _compare_column(
     )
 
 
+def caption(result: MetricComparison) -> str:
+    """What a comparison is over and what its letters and ranks mean."""
+    c = result.comparison
+    over = f"{result.units:,} {result.unit_name}" + (
+        f" in {result.clusters:,} prompts" if result.clusters != result.units else ""
+    )
+    alpha = c.alpha if c is not None else 0.05
+    better = "higher" if c is None or c.higher_is_better else "lower"
+    return (
+        f"{result.label} ({better} is better; paired over {over}; a shared letter: not "
+        f"separable, Holm-adjusted at {1 - alpha:.0%}; ranks: simultaneous {1 - alpha:.0%} "
+        f"intervals)"
+    )
+
+
+def pair_lines(result: MetricComparison) -> list[str]:
+    """Each pair's difference with its ± and interval and Holm-adjusted p."""
+    if result.comparison is None:
+        return []
+    return [
+        f"{p.first} − {p.second}: {_signed(p.difference.value)} ± "
+        f"{_number(p.difference.stderr)} [{_signed(p.difference.ci_low)}, "
+        f"{_signed(p.difference.ci_high)}], p_Holm {_p(p.adjusted_p)}"
+        + ("" if p.separable else " (not separable)")
+        for p in result.comparison.pairs
+    ]
+
+
 def comparison_lines(result: MetricComparison) -> list[str]:
     """Plain lines for every view: the standings (letters, ranks) and each pair's difference
     with its ± and Holm-adjusted p."""
     if result.comparison is None:
         return [f"{result.label}: not compared: {result.note}"]
-    c = result.comparison
-    over = f"{result.units:,} {result.unit_name}" + (
-        f" in {result.clusters:,} prompts" if result.clusters != result.units else ""
-    )
-    lines = [
-        f"{result.label} ({'higher' if c.higher_is_better else 'lower'} is better; paired over "
-        f"{over}; groups and ranks at {1 - c.alpha:.0%}, Holm-adjusted):"
-    ]
+    lines = [f"{caption(result)}:"]
     lines += [
-        f"  {s.letters:<3} {s.model}: {_number(s.value)}, rank {s.ranks}" for s in c.standings
+        f"  {s.letters:<3} {s.model}: {_number(s.value)}, rank {s.ranks}"
+        for s in result.comparison.standings
     ]
-    for p in c.pairs:
-        d = p.difference
-        lines.append(
-            f"  {p.first} − {p.second}: {_signed(d.value)} ± {_number(d.stderr)} "
-            f"[{_signed(d.ci_low)}, {_signed(d.ci_high)}], p_Holm {_p(p.adjusted_p)}"
-            + ("" if p.separable else " (not separable)")
-        )
+    lines += [f"  {line}" for line in pair_lines(result)]
     if result.note:
         lines.append(f"  note: {result.note}")
     return lines

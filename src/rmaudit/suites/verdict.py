@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from rmaudit.display.formatting import format_number
+from rmaudit.display.formatting import format_number, markdown_line
 from rmaudit.metrics.paired import PairedDifference
 from rmaudit.results.comparison import paired_against
 from rmaudit.results.summary import Cell, load_summary
@@ -227,10 +227,6 @@ def _bars_line(r: SuiteResult, first: str) -> str:
     )
 
 
-def _cell(value: float) -> str:
-    return f"{value:.4f}" if math.isfinite(value) else "—"
-
-
 def index_markdown(results: list[SuiteResult], reports: dict[str, Path], db: str) -> str:
     """``--report DIR``'s DIR/report.md: each suite's headline numbers and its own report."""
     lines = [
@@ -255,10 +251,11 @@ def index_markdown(results: list[SuiteResult], reports: dict[str, Path], db: str
             label = m.label.replace("|", "\\|").replace("`", "'")
             lines.append(
                 f"| `{label}` | "
-                + " | ".join(_cell(m.values[n]) for n in names)
+                + " | ".join(shown(m.cells[n]) for n in names)
                 + f" | {verdict_word(m)} |"
             )
         lines.append("")
+        lines += [f"- {markdown_line(line)}" for _, line in verdict_lines([r])] + [""]
     return "\n".join(lines)
 
 
