@@ -120,3 +120,53 @@ def test_report_skips_a_failed_run_and_says_which_it_wrote(rmaudit, tmp_path):
     assert f"run {done_id}: the newest complete run" in done.err
     text = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert done_id in text and "## Paired comparisons" in text
+
+
+def test_rm_bench_groups_and_ranks_match_a_recomputation_from_the_stored_scores(rmaudit, tmp_path):
+    sm = pytest.importorskip("statsmodels.api")
+    from scipy import stats
+    from test_audit_verdict import write_rm_bench
+
+    write_rm_bench(tmp_path / "data")
+    done = rmaudit(
+        "audit", "length", "random", "--suite", "rm-bench", "--data-dir", str(tmp_path / "data")
+    )
+    assert done.code == 0, done.err
+    assert "paired comparisons" in done.out  # the summary's block
+    body = compare_json(rmaudit, "rmaudit-audit.db", "--metric", "accuracy")
+    (accuracy,) = body["comparisons"]
+    conn = sqlite3.connect("rmaudit-audit.db")
+    rows = conn.execute(
+        """select m.label, s.position, p.prompt_id, c.score > r.score
+           from runs u join pair_sets s on s.pair_set_key = u.pair_set_key
+           join pairs p on p.id = s.pair_id join run_reward_models m on m.run_id = u.id
+           join rm_scores c on c.rm_key = m.rm_key and c.response_id = p.chosen_id
+           join rm_scores r on r.rm_key = m.rm_key and r.response_id = p.rejected_id
+           order by s.position"""
+    ).fetchall()
+    credit = {label: np.array([float(x) for lab, _, _, x in rows if lab == label]) for label in
+              ("length", "random")}  # fmt: skip
+    prompts = [q for lab, _, q, _ in rows if lab == "length"]
+    (pair,) = accuracy["pairs"]
+    first, second = credit[pair["first"]], credit[pair["second"]]
+    assert first.mean() >= second.mean()
+    fit = sm.OLS(first - second, np.ones(first.size)).fit(
+        cov_type="cluster", cov_kwds={"groups": np.unique(prompts, return_inverse=True)[1]}
+    )
+    clusters = len(set(prompts))
+    assert (accuracy["units"], accuracy["clusters"]) == (first.size, clusters)
+    assert pair["difference"] == pytest.approx(fit.params[0], abs=1e-12)
+    assert pair["stderr"] == pytest.approx(fit.bse[0], rel=1e-9)
+    p = 2 * stats.t.sf(abs(fit.tvalues[0]), clusters - 1)
+    assert pair["p_holm"] == pytest.approx(p, rel=1e-9)  # one pair: Holm leaves it
+    standings = {s["model"]: s for s in accuracy["standings"]}
+    if p < 0.05:
+        assert standings[pair["first"]]["letters"] == "a"
+        assert standings[pair["second"]]["letters"] == "b"
+        assert [standings[pair["second"]]["rank_low"], standings[pair["second"]]["rank_high"]] == [
+            2,
+            2,
+        ]
+    else:
+        assert {s["letters"] for s in standings.values()} == {"a"}
+        assert all((s["rank_low"], s["rank_high"]) == (1, 2) for s in standings.values())
