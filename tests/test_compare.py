@@ -170,3 +170,17 @@ def test_rm_bench_groups_and_ranks_match_a_recomputation_from_the_stored_scores(
     else:
         assert {s["letters"] for s in standings.values()} == {"a"}
         assert all((s["rank_low"], s["rank_high"]) == (1, 2) for s in standings.values())
+
+
+def test_runs_on_different_data_are_refused_naming_both(rmaudit, tmp_path):
+    db = run_small_audit(tmp_path)
+    write_llmbar(tmp_path / "data")
+    done = rmaudit(
+        "audit", "length", "--suite", "llmbar", "--data-dir", str(tmp_path / "data"),
+        "--db", str(db),
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    runs = [r[0] for r in sqlite3.connect(db).execute("select id from runs")]
+    refused = rmaudit("compare", str(db), *runs)
+    assert refused.code == 2 and "audit different data" in refused.err
+    assert all(run[:10] in refused.err for run in runs)

@@ -38,6 +38,7 @@ def compare(
     store = open_for_reading(db_path)
     try:
         ids = [resolve_run(store, r) for r in run_ids] or [resolve_run(store, None)]
+        _same_data(store, ids)
         results = compare_stored(store, list(dict.fromkeys(ids)), metrics, alpha=alpha)
     finally:
         store.close()
@@ -51,3 +52,24 @@ def compare(
     for result in results:
         for line in comparison_lines(result):
             click.echo(line)
+
+
+def _same_data(store, ids: list[str]) -> None:
+    """Runs compared together audit one benchmark or one pair set (their items match by key)."""
+    runs = [store.read.run(i) for i in ids]
+    data = {(r["benchmark_id"], r["pair_set_key"]) for r in runs}
+    if len(data) > 1:
+        first, other = (
+            runs[0],
+            next(
+                r
+                for r in runs
+                if (r["benchmark_id"], r["pair_set_key"])
+                != (runs[0]["benchmark_id"], runs[0]["pair_set_key"])
+            ),
+        )
+        raise BadInput(
+            f"runs {first['id'][:10]} ({first['title']}) and {other['id'][:10]} "
+            f"({other['title']}) audit different data: compare runs of one benchmark or suite",
+            field="RUN",
+        )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -206,12 +206,16 @@ def compare_stored(
         wanted = {row["metric"], row["key"], row["label"]}
         if metrics and not wanted & set(metrics):
             continue
-        results.append(_compare_column(store, models, row, alpha))
+        results.append(_compare_column(store, run_ids, models, row, alpha))
     return results
 
 
 def _compare_column(
-    store: Store, models: list[_Model], row: dict[str, Any], alpha: float
+    store: Store,
+    run_ids: Sequence[str],
+    models: list[_Model],
+    row: dict[str, Any],
+    alpha: float,
 ) -> MetricComparison:
     metric, key, label = row["metric"], row["key"], row["label"]
     higher = bool(row["higher_is_better"])
@@ -219,15 +223,36 @@ def _compare_column(
     def bare(note: str) -> MetricComparison:
         return MetricComparison(metric, key, label, higher, None, note=note)
 
+    # each model's number from the first run that stores it (an RM in several runs)
+    models = [
+        replace(m, run_id=found)
+        for m in models
+        for found in [
+            next(
+                (
+                    r
+                    for r in run_ids
+                    if store.read.stored_value(r, m.rm_key, metric, key) is not None
+                ),
+                None,
+            )
+        ]
+        if found is not None
+    ]
     if len(models) < 2:
-        return bare("one model: nothing to compare")
+        return bare("fewer than two models store it: nothing to compare")
     per_model: dict[str, Units] = {}
     for m in models:
         units = model_units(store, m.run_id, m.rm_key, metric, key)
         if units is None:
             return bare(f"no per-unit values stored or recomputable for {m.label}")
         if not _gives_stored(store, m, metric, key, units):
-            return bare(f"the per-unit values of {m.label} do not give its stored number back")
+            styles = " (RM-Bench's levels: a pair stored twice keeps one style)" * key.startswith(
+                "rm_bench_"
+            )
+            return bare(
+                f"the per-unit values of {m.label} do not give its stored number back{styles}"
+            )
         per_model[m.label] = units
     order, clusters = _common_units(list(per_model.values()))
     most = max(len(u.values) for u in per_model.values())
