@@ -155,6 +155,9 @@ def test_rm_bench_groups_and_ranks_match_a_recomputation_from_the_stored_scores(
     )
     clusters = len(set(prompts))
     assert (accuracy["units"], accuracy["clusters"]) == (first.size, clusters)
+    # the runs list sizes a pair run by its pairs, not as "0 prompts"
+    listing = rmaudit("runs", "rmaudit-audit.db")
+    assert f"{first.size} pairs" in listing.out
     assert pair["difference"] == pytest.approx(fit.params[0], abs=1e-12)
     assert pair["stderr"] == pytest.approx(fit.bse[0], rel=1e-9)
     p = 2 * stats.t.sf(abs(fit.tvalues[0]), clusters - 1)
@@ -184,3 +187,15 @@ def test_runs_on_different_data_are_refused_naming_both(rmaudit, tmp_path):
     refused = rmaudit("compare", str(db), *runs)
     assert refused.code == 2 and "audit different data" in refused.err
     assert all(run[:10] in refused.err for run in runs)
+
+
+def test_plugins_describe_a_component_by_its_whole_first_paragraph(rmaudit):
+    from rmaudit.default_plugins.pair_metrics import Calibration
+
+    first = Calibration.__doc__.strip().split("\n\n")[0]
+    assert "\n" in first  # its first sentence wraps
+    done = rmaudit("plugins", "--all", "--json")
+    described = {
+        name: text for r in json.loads(done.out) for name, text in r["descriptions"].items()
+    }
+    assert described["metric:calibration"] == " ".join(first.split())

@@ -64,9 +64,15 @@ def list_runs(store: Store) -> list[RunRow]:
 DONE = "done"
 
 
-def latest_complete_run(store: Store) -> str | None:
-    """The newest run that finished (a failed or interrupted run is never a default)."""
-    return next((run.id for run in list_runs(store) if run.status == DONE), None)
+#: the status of a run still writing (the TUI follows it)
+RUNNING = "running"
+
+
+def latest_complete_run(store: Store, *, or_running: bool = False) -> str | None:
+    """The newest run that finished, or with ``or_running`` that finished or is still
+    running: a failed or interrupted run is never a default."""
+    wanted = {DONE, RUNNING} if or_running else {DONE}
+    return next((run.id for run in list_runs(store) if run.status in wanted), None)
 
 
 def resolve_run(store: Store, run_id: str | None) -> str:

@@ -51,7 +51,9 @@ class AuditApp(App):
         self.db_path = str(db_path)
         self.store = open_for_reading(db_path)  # BadInput before anything is drawn
         self.start_run = (
-            resolve_run(self.store, run_id) if run_id else latest_complete_run(self.store)
+            resolve_run(self.store, run_id)
+            if run_id
+            else latest_complete_run(self.store, or_running=True)
         )
         self.sub_title = visible(Path(db_path).name)
         self._summaries: dict[str, RunSummary] = {}
