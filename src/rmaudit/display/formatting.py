@@ -52,6 +52,16 @@ def markdown_line(text: object, width: int | None = None) -> str:
     return re.sub(r"([\\`*_\[\]<>|#!~{}])", r"\\\1", one_line(str(text), width))
 
 
+def percent(share: float) -> str:
+    """A share as a percentage to 3 significant digits, one way everywhere: ``37.5%``,
+    ``25%`` (never "38%" beside "37.5%").
+
+    >>> percent(0.375), percent(0.25)
+    ('37.5%', '25%')
+    """
+    return f"{100 * share:.3g}%"
+
+
 def short_label(label: str) -> str:
     """An RM's label as tables, legends and headings show it: one line, at most
     :data:`LABEL_MAX` characters (the DB keeps it whole)."""

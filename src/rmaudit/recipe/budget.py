@@ -28,6 +28,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from rmaudit.display.formatting import percent
 from rmaudit.errors import BadInput
 from rmaudit.metrics.budget import DESIGNS
 
@@ -68,9 +69,9 @@ class LabelBudget:
     def describe(self) -> str:
         """ "rm-guided design, 25% of each prompt's responses (guided by honest)"."""
         size = (
-            f"{self.per_prompt} responses per prompt"
-            if self.per_prompt is not None
-            else f"{self.fraction:.0%} of each prompt's responses"
+            f"{percent(self.fraction)} of each prompt's responses"
+            if self.fraction is not None
+            else f"{self.per_prompt} responses per prompt"
         )
         guided = f" (guided by {', '.join(self.guide)})" if self.guide else ""
         return f"{self.design} design, {size}{guided}"
