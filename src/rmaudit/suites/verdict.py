@@ -163,12 +163,14 @@ def baseline_labels(tables: list[dict]) -> set[str]:
 
 
 def shown(cell: Cell) -> str:
-    """``0.5250 ± 0.0250``, the value alone where it has no ±, ``—`` where it has no value."""
+    """``0.5250 ± 0.0250`` (``≈`` after it where the ± covers less or more than 95%), the
+    value alone where it has no ±, ``—`` where it has no value."""
     if not math.isfinite(cell.value):
         return "—"
     if not math.isfinite(cell.stderr) or cell.stderr == 0:
         return format_number(cell.value)
-    return f"{format_number(cell.value)} ± {format_number(cell.stderr)}"
+    approximate = " ≈" if cell.approximate else ""
+    return f"{format_number(cell.value)} ± {format_number(cell.stderr)}{approximate}"
 
 
 def _bar(comparison: Comparison) -> str:
