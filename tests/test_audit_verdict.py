@@ -42,6 +42,18 @@ def mean_stderr(credits: list[float]) -> tuple[float, float]:
     return statistics.fmean(credits), statistics.stdev(credits) / math.sqrt(len(credits))
 
 
+def expected_paired(model: list[float], bar: list[float]) -> str:
+    """Above / below / within a baseline on the paired difference's 95% interval (Student's t
+    over the pairs, each its own prompt here), recomputed from the per-pair credits."""
+    from scipy import stats
+
+    differences = [a - b for a, b in zip(model, bar, strict=True)]
+    mean = statistics.fmean(differences)
+    half = stats.t.ppf(0.975, len(differences) - 1) * statistics.stdev(differences)
+    half /= math.sqrt(len(differences))
+    return "above" if mean - half > 0 else "below" if mean + half < 0 else "within"
+
+
 def expected_outcome(model: tuple[float, float], bar: tuple[float, float]) -> str:
     difference = model[0] - bar[0]
     margin = 1.96 * math.hypot(model[1], bar[1])
@@ -56,22 +68,27 @@ def audit(rmaudit, data: Path, *models: str, extra: tuple[str, ...] = ()):
 
 def test_a_model_above_length_but_not_above_chance_does_not_pass(rmaudit, llmbar, tmp_path):
     data, pairs = llmbar
-    length = mean_stderr([float(len(good) > len(bad)) for _, good, bad in pairs])
+    length_credits = [float(len(good) > len(bad)) for _, good, bad in pairs]
+    length = mean_stderr(length_credits)
     right = set(range(7))  # 7 of 15: above length's value, below chance's, as on RM-Bench
     assert length[0] < len(right) / len(pairs) < 0.5
-    model = mean_stderr([float(i in right) for i in range(len(pairs))])
+    credits = [float(i in right) for i in range(len(pairs))]
+    model = mean_stderr(credits)
     scores = right_on(tmp_path / "middling.csv", pairs, right)
     done = audit(rmaudit, data, f"scores:{scores}", extra=("--json",))
     (suite,) = json.loads(done.out)["suites"]
     models = {m["label"]: m for m in suite["models"]}
     middling = models["middling"]
     assert middling["passes"] is False
-    random = models["random"]["metrics"]["accuracy"]
-    bars = {"length": length, "random": (random["value"], random["stderr"]), "chance": (0.5, 0)}
-    assert [c["bar"] for c in middling["against"]] == ["length", "random", "chance"]
-    for comparison in middling["against"]:
-        expected = expected_outcome(model, bars[comparison["bar"]])
-        assert comparison["outcome"].startswith(expected), comparison
+    against = {c["bar"]: c for c in middling["against"]}
+    assert list(against) == ["length", "random", "chance"]
+    # length on the paired difference, chance on the model's own ±; random is no bar
+    assert against["length"]["outcome"].startswith(expected_paired(credits, length_credits))
+    difference = against["length"]["paired"]["difference"]
+    assert difference == pytest.approx(model[0] - length[0], abs=1e-12)
+    assert against["chance"]["outcome"].startswith(expected_outcome(model, (0.5, 0.0)))
+    assert [c["required"] for c in middling["against"]] == [True, False, True]
+    assert against["random"]["paired"] is not None
     shown = audit(rmaudit, data, f"scores:{scores}")
     line = next(x for x in shown.out.splitlines() if "middling does not pass" in x)
     assert line.startswith("⚠ llmbar:") and "chance (0.5000)" in line
@@ -101,14 +118,16 @@ def test_baselines_alone_state_the_bars_and_point_at_no_baseline(rmaudit, llmbar
     assert "length" not in hint and "random" not in hint
     length = mean_stderr([float(len(good) > len(bad)) for _, good, bad in pairs])
     assert (
-        f"llmbar: a model passes by beating each of length {length[0]:.4f} ± {length[1]:.4f}, "
+        # ≈: an accuracy over 15 pairs this far from ½ has an approximate ±
+        f"llmbar: a model passes by beating each of length {length[0]:.4f} ± {length[1]:.4f} ≈, "
         in done.out
     )
-    # the highest bar is named: chance (½) here, as length and random are below it
+    # the highest bar is named (length or chance: random is a reference, not a bar)
     (suite,) = json.loads((Path.cwd() / "audit-results.json").read_text())["suites"]
     bars = {m["label"]: m["metrics"]["accuracy"]["value"] for m in suite["models"]}
-    highest = max([*bars.items(), ("chance", 0.5)], key=lambda bar: bar[1])[0]
+    highest = max([("length", bars["length"]), ("chance", 0.5)], key=lambda bar: bar[1])[0]
     assert f"(the highest: {highest}) on accuracy" in done.out
+    assert "is shown for reference, not a bar" in done.out
 
 
 def test_every_audit_writes_its_results_file_with_the_numbers_behind_them(
@@ -190,3 +209,20 @@ def test_rm_bench_levels_carry_a_plus_minus_across_prompts(rmaudit, tmp_path):
         statistics.stdev(per_record) / math.sqrt(len(records))
     )
     assert (average["n"], average["unit"]) == (len(records), "prompts")
+
+
+def test_results_land_beside_the_db_and_replacing_another_audits_says_so(rmaudit, llmbar, tmp_path):
+    data, _ = llmbar
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    first = audit(rmaudit, data, "length", extra=("--db", "one/a.db"))
+    assert not (tmp_path / "audit-results.json").exists()
+    assert json.loads((tmp_path / "one" / "audit-results.json").read_text())["db"] == "one/a.db"
+    assert "results: one/audit-results.json" in first.err and "note:" not in first.err
+    again = audit(rmaudit, data, "length", extra=("--db", "one/a.db"))
+    assert "note:" not in again.err  # the same audit's file: replaced without a word
+    other = audit(
+        rmaudit, data, "length", extra=("--db", "two/b.db", "--results", "one/audit-results.json")
+    )
+    assert "note: one/audit-results.json held the results of the audit in one/a.db" in other.err
+    assert json.loads((tmp_path / "one" / "audit-results.json").read_text())["db"] == "two/b.db"

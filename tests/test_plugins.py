@@ -135,20 +135,19 @@ def test_plugins_all_lists_builtins_with_components():
     assert sims["distribution"] == "rmaudit"
     assert "reward_model:simulated-rm" in sims["components"]
     assert "register_reward_models" in sims["hooks"]
-    # every component with the first line of its docstring; pair sources as pair sources
+    # every component with its docstring's first paragraph, never cut mid-sentence; pair
+    # sources as pair sources
     from rmaudit.default_plugins.pair_sources import RMBenchPairs
     from rmaudit.default_plugins.simulated import SimulatedJudgeComponent
 
-    assert (
-        sims["descriptions"]["oracle:simulated-judge"]
-        == SimulatedJudgeComponent.__doc__.strip().splitlines()[0]
+    assert sims["descriptions"]["oracle:simulated-judge"] == " ".join(
+        SimulatedJudgeComponent.__doc__.strip().split("\n\n")[0].split()
     )
     pairs = listed["rmaudit.default_plugins.pair_sources"]
     assert "pair_source:rm-bench" in pairs["components"]
     assert not any(c.startswith("prompt_source:") for c in pairs["components"])
-    assert (
-        pairs["descriptions"]["pair_source:rm-bench"]
-        == RMBenchPairs.__doc__.strip().splitlines()[0]
+    assert pairs["descriptions"]["pair_source:rm-bench"] == " ".join(
+        RMBenchPairs.__doc__.strip().split("\n\n")[0].split()
     )
 
 

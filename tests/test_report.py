@@ -4,6 +4,7 @@ and legends off the data, and a Markdown report that says what the DB says."""
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 import textwrap
 
@@ -226,7 +227,7 @@ def test_no_legend_covers_data(full_db, audit_db):
 
 def parse_table(markdown: str) -> tuple[list[str], dict[str, list[str]]]:
     """The leaderboard: the first table after its heading."""
-    section = markdown.split("## Leaderboard")[1].split("\n\n- ")[0]
+    section = re.split(r"\n\n(?:- |## )", markdown.split("## Leaderboard")[1])[0]
     rows = [line for line in section.splitlines() if line.startswith("| ")]
     split = [[cell.strip() for cell in row.strip("|").split("|")] for row in rows]
     return split[0], {row[0]: row[1:] for row in split[1:]}

@@ -150,7 +150,7 @@ def test_the_page_is_self_contained_and_runs_only_its_own_search(rmaudit, small_
 
 def test_the_leaderboard_legend_and_provenance_say_what_the_db_says(rmaudit, small_db, tmp_path):
     page = report(rmaudit, small_db, tmp_path)
-    (table,) = page.find("table")
+    table = page.find("table")[0]  # the leaderboard; the paired comparisons' tables follow
     headers = [th.text() for th in table.find("th")]
     rows = {tr.find("td")[0].text(): tr.find("td") for tr in table.find("tr")[1:]}
     for label, _, key, value, stderr in metric_rows(small_db):
@@ -196,7 +196,9 @@ def test_a_leaderboard_of_many_metrics_has_a_row_per_metric(rmaudit, pairs_db, t
 LABELS = {"reta@0.25": "RETA(1/4)", "bon@4": "BoN@4", "pairwise_accuracy": "pairwise acc"}
 
 
-def test_each_rms_worst_prompts_come_first_with_every_response(rmaudit, small_db, tmp_path):
+def test_each_rms_worst_prompts_come_first_with_its_favourites_and_the_oracles_best(
+    rmaudit, small_db, tmp_path
+):
     page = report(rmaudit, small_db, tmp_path)
     conn = sqlite3.connect(small_db)
     rows = conn.execute(
@@ -226,7 +228,16 @@ def test_each_rms_worst_prompts_come_first_with_every_response(rmaudit, small_db
         first = items[0]
         responses = sorted(by_prompt[(label, prompts[0])], reverse=True)  # the RM's order
         shown = [r.find("pre")[0].text() for r in first.find("div", "response")]
-        assert shown == [text for *_, text in responses]
+        # the RM's top 3, then the oracle's best where it is not among them, then how many
+        # more the page leaves out
+        top = max(o for _, o, _ in responses)
+        expected = responses[:3]
+        if all(o < top for _, o, _ in expected):
+            expected.append(next(r for r in responses if r[1] == top))
+        assert shown[:-1] == [text for *_, text in expected]
+        assert shown[-1] == "rmaudit tui DB shows every response of this prompt"
+        captions = [r.find("p", "caption")[0].text() for r in first.find("div", "response")]
+        assert captions[-1] == f"{len(responses) - len(expected)} more responses not shown"
 
 
 def test_a_pair_run_shows_the_pairs_each_rm_gets_most_wrong(rmaudit, pairs_db, tmp_path):

@@ -293,3 +293,16 @@ def test_the_reliability_band_is_each_bins_wilson_interval(pairs_db):
             x = confidence[bins == b].mean()
             at_x = vertices[np.isclose(vertices[:, 0], x), 1]
             assert min(at_x) == pytest.approx(low) and max(at_x) == pytest.approx(high)
+
+
+def test_a_figure_title_promises_a_band_only_where_one_is_drawn():
+    from rmaudit.report.figures import band_drawn
+    from rmaudit.results.summary import Curve, RunSummary
+
+    x = np.array([0.0, 0.25])
+    with_band = Curve("accuracy", "p", x, np.array([0.7, 0.6]), np.array([0.02, 0.03]))
+    without = Curve("ECE", "p", x, np.array([0.1, 0.2]), np.array([np.nan, np.nan]))
+    summary = RunSummary({}, {}, [("rm", "k")])
+    summary.curves = {("k", "shift", "acc"): with_band, ("k", "shift", "ece"): without}
+    assert band_drawn(summary, {("shift", "acc")}) == "±1 stderr"
+    assert "no interval" in band_drawn(summary, {("shift", "ece")})

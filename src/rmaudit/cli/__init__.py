@@ -35,6 +35,10 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
         "rmaudit.cli.audit:audit",
         "Audit reward models on the built-in suites, beside the length and random baselines.",
     ),
+    "compare": (
+        "rmaudit.cli.compare:compare",
+        "Paired differences of reward models on shared items, groups and rank intervals.",
+    ),
     "correlate": (
         "rmaudit.cli.regret:correlate",
         "Correlate every stored per-RM metric with each downstream outcome across RMs.",

@@ -8,7 +8,7 @@ stored score.  ``--print-recipe`` shows each suite's recipe as TOML, to keep and
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,7 +56,14 @@ AUDIT_DB = "rmaudit-audit.db"
     type=click.Path(file_okay=False),
     help="Write each suite's plots and report.md into DIR/SUITE/, DIR/report.md, and "
     "DIR/report.html (every suite on one self-contained page to share), and "
-    f"{RESULTS_FILE} there instead of in the current directory.",
+    f"{RESULTS_FILE} there instead of beside the DB.",
+)
+@click.option(
+    "--results",
+    "results_file",
+    type=click.Path(dir_okay=False),
+    help=f"Write the results JSON here (default: {RESULTS_FILE} beside the DB, or in "
+    "--report DIR).",
 )
 @click.option(
     "--sample",
@@ -141,6 +148,7 @@ def audit(
     match: str,
     columns: str | None,
     dpo_ref: str | None,
+    results_file: str | None,
     **model_options: Any,
 ) -> None:
     """Audit reward models on the built-in suites, beside the length and random baselines.
@@ -204,6 +212,7 @@ def audit(
             dry_run=dry_run,
             print_recipe=print_recipe,
             items_path=Path(items_path) if items_path else None,
+            results_file=Path(results_file) if results_file else None,
         )
     )
 
@@ -222,6 +231,7 @@ class AuditRequest:
     dry_run: bool
     print_recipe: bool
     items_path: Path | None  # --write-items FILE
+    results_file: Path | None  # --results FILE (default: beside the DB, or in --report DIR)
 
 
 @dataclass(frozen=True)
@@ -355,14 +365,20 @@ def _print_results(
 ) -> None:
     """audit-results.json written; the closing table and verdicts (or the JSON) printed."""
     from rmaudit.display.literal import literal
-    from rmaudit.suites.results_file import dumps, write_results
+    from rmaudit.suites.results_file import (
+        dumps,
+        replaced_audit,
+        results_location,
+        write_results,
+    )
     from rmaudit.suites.verdict import index_markdown, verdict_lines
 
     from .audit_output import closing_table
 
     out, err = console(), console(stderr=True)
     db_path = request.db_path
-    results_path = (request.report_dir or Path(".")) / RESULTS_FILE
+    results_path = results_location(db_path, request.report_dir, request.results_file)
+    replaced = replaced_audit(results_path, db_path)
     write_results(results_path, payload)
     if request.as_json:
         sys.stdout.write(dumps(payload))
@@ -377,6 +393,8 @@ def _print_results(
             )
         )
     err.print(literal(f"results: {results_path}"))
+    if replaced:
+        err.print(literal(f"note: {results_path} held the results of the audit in {replaced}"))
     if request.report_dir is not None:
         index = request.report_dir / "report.md"
         index.write_text(index_markdown(results, written, db_path), encoding="utf-8")
@@ -387,6 +405,7 @@ def _reports(store: Store, results: list[SuiteResult], report_dir: Path) -> dict
     """Each suite's folder (PNGs and report.md), then one report.html of every suite."""
     try:  # matplotlib is an optional extra
         from rmaudit.report import HTML_NAME, run_page, write_html, write_report
+        from rmaudit.suites.verdict import verdict_lines
     except ImportError as error:
         raise click.ClickException(
             f"--report needs the 'report' extra: pip install 'rmaudit[report]' ({error})"
@@ -394,7 +413,10 @@ def _reports(store: Store, results: list[SuiteResult], report_dir: Path) -> dict
     written: dict[str, Path] = {}
     pages = []
     for result in results:
-        page = run_page(store, result.run_id, heading=f"suite {result.suite.name}")
+        page = replace(
+            run_page(store, result.run_id, heading=f"suite {result.suite.name}"),
+            verdicts=tuple(line for _, line in verdict_lines([result])),
+        )
         paths = write_report(store, page, report_dir / result.suite.name)
         written[result.suite.name] = paths[-1]
         pages.append(page)

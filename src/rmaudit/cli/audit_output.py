@@ -45,10 +45,10 @@ def suites_table(
 
 def closing_table(results: list[SuiteResult]) -> Table:
     """One row per suite × model: the suite's headline numbers with their ±, and the verdict
-    on the first number against both baselines and chance."""
+    on the first number against length (paired) and chance."""
     table = Table(
-        title="audit summary (a model must beat length, random and chance on the first number; "
-        "± standard error)",
+        title="audit summary (a model must beat length, on the paired difference, and chance "
+        "on the first number; random is a reference, not a bar; ± standard error)",
         title_justify="left",
     )
     for header in ("suite", "model", "numbers", "verdict"):

@@ -13,7 +13,7 @@ from .options import db_argument
 
 @click.command()
 @db_argument()
-@click.option("--run", "run_id", help="Run id or prefix (default: the latest run).")
+@click.option("--run", "run_id", help="Run id or prefix (default: the newest complete run).")
 @click.option(
     "--out",
     "out_dir",
@@ -44,5 +44,7 @@ def report(db_path: str, run_id: str | None, out_dir: str | None, html: bool) ->
         )
     finally:
         store.close()
+    if run_id is None:
+        click.echo(f"run {run}: the newest complete run (another: --run RUN)", err=True)
     for path in written:
         click.echo(str(path))

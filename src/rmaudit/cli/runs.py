@@ -110,8 +110,9 @@ def _runs_table(rows: list[RunRow], cap: int | None) -> Table:
             literal(one_line(run.title, 2 * LABEL_MAX)),
             literal(run.status),
             "SIMULATED" if run.simulated else "real",
-            f"{run.prompts:,}",
-            str(run.per_prompt or "pairs"),
+            # a run of preference pairs has no prompts × N benchmark: its size is its pairs
+            f"{run.prompts:,}" if run.per_prompt else "—",
+            str(run.per_prompt) if run.per_prompt else f"{run.pairs:,} pairs",
             str(run.reward_models),
             run.created_at.replace("T", " ")[:16],
             literal(run.recipe_path),

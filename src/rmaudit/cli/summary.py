@@ -42,6 +42,7 @@ from rmaudit.results.summary import (
 )
 from rmaudit.store import Store
 
+from .comparison_block import print_comparisons
 from .scoring_checks_block import print_scoring_checks
 from .table_fit import LABEL_WIDTH, Layout, fitting
 
@@ -60,6 +61,7 @@ def print_summary(
     tag = Text("  SIMULATED", style="bold yellow") if summary.simulated else ""
     _print(out, assemble((summary.run.title, "bold"), tag), _board_layouts(summary, scale))
     out.print(literal(_caption(summary)))
+    print_comparisons(out, store, run_id, db_path)
     if summary.simulated:
         out.print(literal(summary.simulated_notice), style="yellow")
     if sources and summary.sources:

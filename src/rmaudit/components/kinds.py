@@ -62,8 +62,10 @@ class Component(Generic[OptionsT]):
 
     @classmethod
     def summary(cls) -> str:
-        """The first line of the class docstring."""
-        return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+        """The class docstring's first paragraph on one line (a first sentence that wraps
+        is not cut at the line's end)."""
+        first = (cls.__doc__ or "").strip().split("\n\n", 1)[0]
+        return " ".join(first.split())
 
     def identity(self) -> dict[str, Any]:
         """Kind, name, version and options, as the option fields declare them

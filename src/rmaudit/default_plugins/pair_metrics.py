@@ -45,6 +45,8 @@ from rmaudit.metrics import (
 )
 from rmaudit.metrics.preference import wald_is_approximate
 
+from .pair_bootstrap import bootstrapped
+
 Ties = Literal["loss", "half"]
 TIES_FIELD: Ties = Field("loss", description="credit for an RM tie: loss (RewardBench) or half")
 
@@ -271,12 +273,16 @@ class Calibration(PairMetric[CalibrationOptions]):
             high,
             params={"pairs": count.tolist(), "interval": "Wilson", **_clustering(inputs)},
         )
-        return MetricOutput(
-            values=[
-                MetricValue("ece", "ECE", result.value, params={"n_bins": self.options.n_bins})
-            ],
-            curves=[diagram],
+        o, chosen, rejected = self.options, inputs.chosen, inputs.rejected
+        value = bootstrapped(
+            "ece",
+            "ECE",
+            result.value,
+            lambda i: ece(chosen[i], rejected[i], n_bins=o.n_bins, ties=o.ties).value,
+            inputs,
+            {"n_bins": o.n_bins},
         )
+        return MetricOutput(values=[value], curves=[diagram])
 
 
 class BTECEOptions(ComponentOptions):
@@ -299,15 +305,16 @@ class BTECE(PairMetric[BTECEOptions]):
         result = bt_ece(
             inputs.chosen, inputs.rejected, n_bins=o.n_bins, binning=o.binning, ties=o.ties
         )
+        chosen, rejected = inputs.chosen, inputs.rejected
+
+        def again(i: np.ndarray) -> float:
+            return bt_ece(
+                chosen[i], rejected[i], n_bins=o.n_bins, binning=o.binning, ties=o.ties
+            ).value
+
+        params = {"n_bins": o.n_bins, "binning": o.binning}
         return MetricOutput(
-            values=[
-                MetricValue(
-                    "bt_ece",
-                    "BT-ECE",
-                    result.value,
-                    params={"n_bins": o.n_bins, "binning": o.binning},
-                )
-            ]
+            values=[bootstrapped("bt_ece", "BT-ECE", result.value, again, inputs, params)]
         )
 
 

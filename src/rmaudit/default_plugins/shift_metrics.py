@@ -16,7 +16,6 @@ from rmaudit.components import (
     ComponentOptions,
     CurveValue,
     MetricOutput,
-    MetricValue,
     PairInputs,
 )
 from rmaudit.components.vocabulary import SHIFT_QUANTITIES, ShiftTarget, shift_curve_key
@@ -31,6 +30,7 @@ from rmaudit.metrics import (
     fpr_at_95_tpr,
 )
 
+from .pair_bootstrap import bootstrapped
 from .pair_metrics import TIES_FIELD, PairMetric, Ties
 
 
@@ -81,16 +81,24 @@ class OODDetection(PairMetric[OODOptions]):
         shifted = detector_scores(o.detector, *levels[level])
         where = f"{o.detector}, {o.target} p={level:g}"
         params = {"detector": o.detector, "target": o.target, "level": level}
+        # a pair's shifted copy is at its position: resampling a prompt takes both
         return MetricOutput(
             values=[
-                MetricValue(
-                    "ood_auroc", f"AUROC ({where})", auroc(in_dist, shifted), params=params
+                bootstrapped(
+                    "ood_auroc",
+                    f"AUROC ({where})",
+                    auroc(in_dist, shifted),
+                    lambda i: auroc(in_dist[i], shifted[i]),
+                    inputs,
+                    params,
                 ),
-                MetricValue(
+                bootstrapped(
                     "ood_fpr95",
                     f"FPR@95 ({where})",
                     fpr_at_95_tpr(in_dist, shifted),
-                    params=params,
+                    lambda i: fpr_at_95_tpr(in_dist[i], shifted[i]),
+                    inputs,
+                    params,
                     higher_is_better=False,
                 ),
             ]

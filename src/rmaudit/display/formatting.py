@@ -46,6 +46,22 @@ def one_line(text: str, width: int | None = None) -> str:
     return line if width is None or len(line) <= width else line[: max(width - 1, 0)] + "…"
 
 
+def markdown_line(text: object, width: int | None = None) -> str:
+    """Text from data on one line (at most ``width`` characters), with every character
+    Markdown would act on escaped."""
+    return re.sub(r"([\\`*_\[\]<>|#!~{}])", r"\\\1", one_line(str(text), width))
+
+
+def percent(share: float) -> str:
+    """A share as a percentage to 3 significant digits, one way everywhere: ``37.5%``,
+    ``25%`` (never "38%" beside "37.5%").
+
+    >>> percent(0.375), percent(0.25)
+    ('37.5%', '25%')
+    """
+    return f"{100 * share:.3g}%"
+
+
 def short_label(label: str) -> str:
     """An RM's label as tables, legends and headings show it: one line, at most
     :data:`LABEL_MAX` characters (the DB keeps it whole)."""

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from rmaudit.display.formatting import percent
 from rmaudit.errors import BadInput
 from rmaudit.metrics.budget import DESIGNS, uniform_sample_size
 from rmaudit.store.records import LabelDesignRecord
@@ -108,7 +109,7 @@ class LabelBudget(BaseModel):
         size = (
             f"{self.labels_per_prompt} responses per prompt"
             if self.labels_per_prompt is not None
-            else f"{self.budget:.0%} of each prompt's responses"
+            else f"{percent(self.budget or 0.0)} of each prompt's responses"
         )
         guided = f" (guided by {', '.join(self.guide)})" if self.guide else ""
         return f"{self.design} design, {size}{guided}"

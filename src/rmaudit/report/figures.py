@@ -123,8 +123,10 @@ def shift_figure(summary: RunSummary, metric: str, quantity: str) -> Figure:
     legend_outside(figure, handles)
     ax.set_xlabel("shift level p")
     ax.set_ylabel(title)
+    keys = {(metric, shift_curve_key(quantity, t)) for t in SHIFT_TARGETS}
+    band = band_drawn(summary, keys)
     ax.set_title(
-        figure_title(summary, f"{title} {'↑' if higher_is_better else '↓'} under shift, ±1 stderr")
+        figure_title(summary, f"{title} {'↑' if higher_is_better else '↓'} under shift, {band}")
     )
     return figure
 
@@ -137,7 +139,8 @@ def curve_figure(summary: RunSummary, metric: str, key: str) -> Figure:
     plot_rms(ax, summary, metric, key)
     ax.set_xlabel(visible(first.x_label))
     ax.set_ylabel(visible(first.label))
-    ax.set_title(figure_title(summary, f"{metric}: {first.label}, ±1 stderr"))
+    band = band_drawn(summary, {(metric, key)})
+    ax.set_title(figure_title(summary, f"{metric}: {first.label}, {band}"))
     legend_outside(figure)
     return figure
 
@@ -293,3 +296,12 @@ def _verdicts(summary: RunSummary, store: Store | None) -> dict[str, list[PairVe
     if store is None or not summary.pairs or not needed:
         return {}
     return {rm_key: pair_verdicts(store, summary, rm_key) for _, rm_key in summary.reward_models}
+
+
+def band_drawn(summary: RunSummary, keys: set[tuple[str, str]]) -> str:
+    """What a figure's title may promise: ``±1 stderr`` where some plotted curve has one,
+    else that no interval is drawn (an ECE or AUROC curve stored without a ±)."""
+    for (_, metric, key), curve in summary.curves.items():
+        if (metric, key) in keys and np.isfinite(curve.stderr).any():
+            return "±1 stderr"
+    return "no interval drawn (none stored)"

@@ -18,7 +18,19 @@ from dataclasses import dataclass
 
 from rmaudit import __version__
 from rmaudit.components.vocabulary import in_oracle_units
-from rmaudit.display.formatting import format_value, one_line, short_label, visible
+from rmaudit.display.formatting import (
+    format_number,
+    format_value,
+    one_line,
+    short_label,
+    visible,
+)
+from rmaudit.results.comparison import (
+    MetricComparison,
+    caption,
+    headline_comparisons,
+    pair_lines,
+)
 from rmaudit.results.legend import legend
 from rmaudit.results.summary import OracleScale, RunSummary
 from rmaudit.store import Store
@@ -69,6 +81,8 @@ class RunPage:
     scale: OracleScale | None
     pngs: dict[str, bytes]
     heading: str = ""  # e.g. the audit suite's name, above the run's title
+    #: an audit suite's verdict lines (rmaudit.suites.verdict), under its heading
+    verdicts: tuple[str, ...] = ()
 
 
 def html_report(store: Store, runs: list[RunPage], db_path: str) -> str:
@@ -131,7 +145,9 @@ def _run_section(store: Store, page: RunPage, anchor: str) -> str:
         f"<p>Run <code>{esc(run.id)}</code> ({esc(run.status)}), {esc(size)}, "
         f"{len(summary.reward_models)} reward models.</p>"
     )
+    parts += _verdicts(page.verdicts)
     parts += _leaderboard(summary, scale)
+    parts += _comparisons(headline_comparisons(store, run.id))
     parts += ["<ul class=legend>", *_items(legend(summary, scale, terminal=False)), "</ul>"]
     parts += _across_rms(summary)
     parts += checks_html(store, run.id)
@@ -289,3 +305,26 @@ def _provenance(summary: RunSummary) -> list[str]:
             f"<pre class=recipe>{esc(recipe)}</pre>",
         ]
     return parts
+
+
+def _verdicts(lines: tuple[str, ...]) -> list[str]:
+    if not lines:
+        return []
+    return ["<h3>Verdict</h3><ul class=verdicts>", *_items(lines), "</ul>"]
+
+
+def _comparisons(results: list[MetricComparison]) -> list[str]:
+    """Per compared number: each model's value, letters and ranks, then the differences."""
+    parts = []
+    for result in results:
+        if result.comparison is None:
+            continue
+        rows = [
+            [s.model, format_number(s.value), s.letters, s.ranks]
+            for s in result.comparison.standings
+        ]
+        parts += [f"<p class=meta>{esc(caption(result))}</p>"]
+        parts += _table(["model", "value", "group", "ranks"], rows)
+        parts += ["<details><summary>differences</summary><ul>", *_items(pair_lines(result))]
+        parts += ["</ul></details>"]
+    return ["<h3>Paired comparisons</h3>", *parts] if parts else []

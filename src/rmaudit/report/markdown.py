@@ -23,9 +23,15 @@ from rmaudit.display.formatting import (
     eta_label,
     format_number,
     format_value,
-    one_line,
+    markdown_line,
     spread,
     visible,
+)
+from rmaudit.results.comparison import (
+    MetricComparison,
+    caption,
+    headline_comparisons,
+    pair_lines,
 )
 from rmaudit.results.legend import legend
 from rmaudit.results.regret import load_studies, study_table
@@ -38,10 +44,8 @@ from rmaudit.store import Store
 CURVE_POINTS, SHIFT_POINTS = 8, 6
 
 
-def md(text: object, width: int | None = None) -> str:
-    """Text from data on one line (at most ``width`` characters), with every character
-    Markdown would act on escaped."""
-    return re.sub(r"([\\`*_\[\]<>|#!~{}])", r"\\\1", one_line(str(text), width))
+#: text from data on one line, every character Markdown would act on escaped
+md = markdown_line
 
 
 def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> list[str]:
@@ -216,7 +220,11 @@ def scoring_checks(store: Store, run_id: str) -> list[str]:
 
 
 def markdown(
-    summary: RunSummary, store: Store, scale: OracleScale | None, figures: list[str]
+    summary: RunSummary,
+    store: Store,
+    scale: OracleScale | None,
+    figures: list[str],
+    verdicts: tuple[str, ...] = (),
 ) -> str:
     run, bench = summary.run, summary.benchmark
     lines = [f"# {md(run.title)}", ""]
@@ -232,7 +240,10 @@ def markdown(
         f"Run `{run.id}` ({md(run.status)}), {size}, {len(summary.reward_models)} reward models.",
         "",
     ]
+    if verdicts:
+        lines += ["## Verdict", "", *(f"- {md(line)}" for line in verdicts), ""]
     lines += leaderboard(summary, scale)
+    lines += comparisons_markdown(headline_comparisons(store, run.id)) + [""]
     lines += [f"- {md(line)}" for line in legend(summary, scale, terminal=False)] + [""]
     lines += reta_curve_table(summary) + shift_tables(summary) + across_rms(summary, store)
     lines += scoring_checks(store, run.id)
@@ -244,3 +255,20 @@ def markdown(
         lines += ["## Sources", ""] + [f"- {md(line)}" for line in summary.source_lines()] + [""]
     lines += recipe_block(summary)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def comparisons_markdown(results: list[MetricComparison]) -> list[str]:
+    """A ``## Paired comparisons`` section: per compared number each model's value, letters
+    and rank interval, then the differences (nothing when nothing is compared)."""
+    lines = []
+    for result in results:
+        if result.comparison is None:
+            continue
+        rows = [
+            [md(s.model), format_number(s.value), s.letters, s.ranks]
+            for s in result.comparison.standings
+        ]
+        lines += ["", md(caption(result)), ""]
+        lines += _table(["model", "value", "group", "ranks"], rows)
+        lines += ["", *(f"- {md(line)}" for line in pair_lines(result))]
+    return ["", "## Paired comparisons", *lines] if lines else []

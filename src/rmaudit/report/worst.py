@@ -1,8 +1,9 @@
 """Each RM's worst prompts for the HTML report, with the texts to show (no UI toolkit).
 
 A benchmark run: the prompts with the largest oracle gap (the oracle's best score minus the
-score of the RM's favourite, :class:`rmaudit.results.browse.PromptFailure`), each with every
-response in the RM's order.  A run of preference pairs: the pairs the RM gets wrong, widest
+score of the RM's favourite, :class:`rmaudit.results.browse.PromptFailure`), each with the
+RM's favourite responses and the oracle's best, and how many more there are.  A run of
+preference pairs: the pairs the RM gets wrong, widest
 margin first, with both responses.
 """
 
@@ -18,6 +19,9 @@ from rmaudit.store import Store
 
 #: how many prompts (or pairs) of each RM the report shows
 WORST_SHOWN = 10
+#: how many of a worst prompt's responses the report shows, the RM's favourites first (and
+#: the oracle's best beside them)
+RESPONSES_SHOWN = 3
 #: the most of one text the report shows: a 100 KB response would bury the page
 TEXT_MAX = 20_000
 HEADLINE_MAX = 140
@@ -51,16 +55,27 @@ def _worst_prompts(store: Store, summary: RunSummary, rm_key: str) -> list[Worst
     for failure in failures[:WORST_SHOWN]:
         detail = prompt_detail(store, summary.benchmark, failure.prompt_id, [rm_key])
         count = len(detail.responses)
-        responses = sorted(detail.responses, key=lambda r: (r.ranks[rm_key], r.sample_index))
+        ranked = [r for r in detail.responses if rm_key in r.scores]
+        ranked.sort(key=lambda r: (r.ranks[rm_key], r.sample_index))
+        # the RM's favourites and the oracle's best: a page of every response of every worst
+        # prompt weighed 10.7 MB on helpful.toml (256 responses a prompt)
+        shown = ranked[:RESPONSES_SHOWN]
+        shown += [r for r in ranked if r.oracle_rank == 1 and r not in shown][:1]
         texts = [
             (
                 f"RM rank {r.ranks[rm_key]} of {count} (score {format_number(r.scores[rm_key], 3)})"
                 f" · oracle {format_number(r.oracle, 3)}, rank {r.oracle_rank} of {count}",
                 clipped(r.text),
             )
-            for r in responses
-            if rm_key in r.scores
+            for r in shown
         ]
+        if len(ranked) > len(shown):
+            texts.append(
+                (
+                    f"{len(ranked) - len(shown):,} more responses not shown",
+                    "rmaudit tui DB shows every response of this prompt",
+                )
+            )
         items.append(
             WorstItem(
                 f"gap {format_number(failure.gap, 3)}",

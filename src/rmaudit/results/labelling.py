@@ -7,6 +7,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from rmaudit.display.formatting import percent
 from rmaudit.store import Store
 from rmaudit.store.records import BenchmarkRow, RunRow
 
@@ -65,7 +66,7 @@ def _cheap_judge(run: RunRow) -> str | None:
 def labelling_line(found: Labelling) -> str:
     """ "labels: rm-guided design, 25% of …: 6,400 of 25,600 responses labelled (25.0%) …"."""
     cheap = f", corrected by the cheap judge {found.cheap_judge}" if found.cheap_judge else ""
-    share = f" ({found.fraction:.1%})" if found.fraction is not None else ""
+    share = f" ({percent(found.fraction)})" if found.fraction is not None else ""
     return (
         f"labels: {found.description}: {found.labelled:,} of {found.responses:,} "
         f"responses labelled{share}{cheap}; every estimate is design-unbiased (to first "

@@ -60,13 +60,35 @@ def list_runs(store: Store) -> list[RunRow]:
     ]
 
 
+#: the status of a run that finished every stage
+DONE = "done"
+
+
+#: the status of a run still writing (the TUI follows it)
+RUNNING = "running"
+
+
+def latest_complete_run(store: Store, *, or_running: bool = False) -> str | None:
+    """The newest run that finished, or with ``or_running`` that finished or is still
+    running: a failed or interrupted run is never a default."""
+    wanted = {DONE, RUNNING} if or_running else {DONE}
+    return next((run.id for run in list_runs(store) if run.status in wanted), None)
+
+
 def resolve_run(store: Store, run_id: str | None) -> str:
-    """The run named by ``run_id`` (a unique prefix), or the latest run when None."""
+    """The run named by ``run_id`` (a unique prefix), or the newest complete run when None."""
     ids = [run.id for run in list_runs(store)]
     if not ids:
         raise BadInput("no runs stored; run a recipe first", file=store.path)
     if run_id is None:
-        return ids[0]
+        latest = latest_complete_run(store)
+        if latest is None:
+            raise BadInput(
+                f"no complete run stored ({len(ids)} failed or unfinished: rmaudit runs "
+                f"lists them); name one with --run",
+                file=store.path,
+            )
+        return latest
     matches = [i for i in ids if i.startswith(run_id)]
     if len(matches) != 1:
         raise BadInput(

@@ -129,7 +129,14 @@ class RunSummary:
             note = few_prompts_note(self.prompts)
             if note:
                 notes.append(note)
-        approximate = [cell for cell in self.cells.values() if cell.approximate]
+        approximate = [
+            c for c in self.cells.values() if c.approximate and "Wilson" in c.approximate
+        ]
+        # other approximate intervals (a bootstrap's measured off 95%) say their own reason
+        notes += sorted(
+            {f"≈: {c.approximate}" for c in self.cells.values() if c.approximate}
+            - {f"≈: {c.approximate}" for c in approximate}
+        )
         if approximate:
             notes.append(
                 f"≈: {len(approximate)} ± of an accuracy over few pairs or near 0 or 1 "

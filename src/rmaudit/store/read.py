@@ -356,3 +356,25 @@ class Reads:
             [pair_id],
         ).fetchone()
         return None if row is None else PairTexts._make(row)
+
+    # -- paired comparisons (rmaudit.results.comparison) ---------------------------------------
+    def stored_per_prompt(
+        self, run_id: str, rm_key: str, metric: str, key: str
+    ) -> dict[str, float]:
+        """prompt id → the per-prompt value of one stored number of ``rm_key``."""
+        return dict(
+            self.store.execute(
+                "select prompt_id, value from per_prompt_results "
+                "where run_id = ? and rm_key = ? and metric = ? and key = ?",
+                [run_id, rm_key, metric, key],
+            ).fetchall()
+        )
+
+    def stored_value(self, run_id: str, rm_key: str, metric: str, key: str) -> float | None:
+        """One stored number's value (None: not stored, or stored without one)."""
+        row = self.store.execute(
+            "select value from metric_results "
+            "where run_id = ? and rm_key = ? and metric = ? and key = ?",
+            [run_id, rm_key, metric, key],
+        ).fetchone()
+        return None if row is None else row[0]

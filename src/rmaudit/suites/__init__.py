@@ -68,7 +68,7 @@ class Suite:
     fetch: str
     files: tuple[SuiteFile, ...]
     metrics: tuple[dict[str, Any], ...]
-    #: the first is the number a model must beat both baselines and chance on (:mod:`.verdict`)
+    #: the first is the number a model must beat length and chance on (:mod:`.verdict`)
     headlines: tuple[Headline, ...]
     hub: HubSource | None = None
     #: pairs drawn from each file by default (None: every pair); --sample overrides it

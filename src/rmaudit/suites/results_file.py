@@ -12,14 +12,16 @@ from typing import Any
 
 from rmaudit.components.records import PROVENANCE_PARTS
 from rmaudit.components.vocabulary import SKIPPED_STAGE
+from rmaudit.results.comparison import compare_stored, comparison_json
 from rmaudit.results.scoring_checks import checks_json, run_scoring_checks
 from rmaudit.store import Store
 
+from . import RESULTS_FILE
 from .judge_results import judge_values
 from .verdict import SuiteResult
 
 FORMAT = "rmaudit-audit-results"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 #: the provenance parts that are the suite's data (not the models' scores files)
 DATA_PARTS = tuple(part for part in PROVENANCE_PARTS if part != "RMs")
 #: the failures stage of the records a suite's pair source could not use (run/pairs.py)
@@ -100,6 +102,10 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
         "rejected_records": rejected,
         "headline": result.suite.headlines[0].name,
         "chance": result.suite.headlines[0].chance,
+        "comparisons": [
+            comparison_json(c)
+            for c in compare_stored(store, [run_id], [h.key for h in result.suite.headlines])
+        ],
         "models": [
             {
                 "label": m.label,
@@ -111,6 +117,16 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
                         "value": _number(c.cell.value),
                         "stderr": _number(c.cell.stderr),
                         "outcome": c.outcome,
+                        "required": c.required,
+                        "paired": None
+                        if c.paired is None
+                        else {
+                            "difference": _number(c.paired.value),
+                            "stderr": _number(c.paired.stderr),
+                            "ci_low": _number(c.paired.ci_low),
+                            "ci_high": _number(c.paired.ci_high),
+                            "p": _number(c.paired.p_value),
+                        },
                     }
                     for c in m.comparisons
                 ],
@@ -135,3 +151,21 @@ def write_results(path: Path, payload: dict[str, Any]) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_text(dumps(payload), encoding="utf-8")
     os.replace(partial, path)
+
+
+def results_location(db: str, report_dir: Path | str | None, explicit: Path | str | None) -> Path:
+    """``--results FILE``, else :data:`RESULTS_FILE` in ``--report DIR``, else beside the DB."""
+    if explicit:
+        return Path(explicit)
+    return Path(report_dir) / RESULTS_FILE if report_dir else Path(db).parent / RESULTS_FILE
+
+
+def replaced_audit(path: Path, db: str) -> str | None:
+    """The DB of another audit whose results ``path`` holds (None: none, or this DB's)."""
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8")).get("db")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(earlier, str) or Path(earlier).resolve() == Path(db).resolve():
+        return None
+    return earlier

@@ -1,12 +1,18 @@
 """Each suite's headline numbers per model, read back from its run, and the verdict: does a
-model beat every bar on the suite's first number — the ``length`` baseline, the ``random``
-baseline and chance (½ for an accuracy, 1 for RETA)?
+model beat the bars on the suite's first number — the ``length`` baseline and chance (½ for
+an accuracy, 1 for RETA) — with the ``random`` baseline shown beside them as a reference?
 
-Either baseline can be the higher bar: ``length`` is strong where the judge likes long answers
-(AlpacaEval) and below chance where the data was built against it (RM-Bench hard, LLMBar).  A
-model is *above* a bar when its value exceeds the bar's by more than 1.96 standard errors of
-the difference (√(se² + se_bar²); chance has none), *below* when it falls short by as much,
-and otherwise *within the ±* of it; it passes only when it is above every bar.
+A model is compared with a baseline on the **paired difference** over the same pairs or
+prompts (:func:`rmaudit.results.comparison.paired_against`; its ± from the per-unit
+differences, clustered by prompt): *above* when the difference's interval lies above 0,
+*below* when under, otherwise *within the ±*.  Against chance, which has no ±, the model's
+own value ± 1.96·stderr decides.  ``random`` is not a bar: its realised score is itself noise
+around chance (hh: 0.5425 ± 0.0249), so a model at 0.58 ± 0.025 that beats chance by 3.2
+standard errors would fail against it; it is shown with its paired difference, for
+reference.  Either bar can be the higher: ``length`` is strong where the judge likes long
+answers (AlpacaEval) and below chance where the data was built against it (RM-Bench hard,
+LLMBar).  Where the per-unit values are not stored the comparison falls back to the
+independent √(se² + se_bar²), and the line says so.
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from rmaudit.display.formatting import format_number
+from rmaudit.display.formatting import format_number, markdown_line
+from rmaudit.metrics.paired import PairedDifference
+from rmaudit.results.comparison import paired_against
 from rmaudit.results.summary import Cell, load_summary
 from rmaudit.store import Store
 
@@ -26,6 +34,8 @@ from .model_arguments import BASELINES
 Z = 1.96
 _MISSING = Cell(math.nan, math.nan, math.nan, math.nan)
 CHANCE = "chance"
+#: the baseline shown beside the bars for reference, never a bar itself
+REFERENCE = "random"
 
 
 @dataclass(frozen=True)
@@ -35,6 +45,16 @@ class Comparison:
     bar: str  # a baseline's label, or "chance"
     cell: Cell  # the bar's value and ± (chance: no ±)
     outcome: str  # "above", "below", "within the ± of", or "no value to compare with"
+    #: the model's value minus the bar's on the same items (None: chance, or not stored)
+    paired: PairedDifference | None = None
+    #: whether passing needs "above" here (False: random, a reference)
+    required: bool = True
+
+    def difference(self) -> str:
+        """``+0.0297 ± 0.0123 paired`` (the independent ± where no paired one)."""
+        if self.paired is None:
+            return ""
+        return f"{self.paired.value:+.4f} ± {format_number(self.paired.stderr)} paired"
 
 
 @dataclass(frozen=True)
@@ -55,7 +75,7 @@ class ModelResult:
         """Above every bar (None: a baseline, or no bar to compare with)."""
         if self.baseline or not self.comparisons:
             return None
-        return all(c.outcome == "above" for c in self.comparisons)
+        return all(c.outcome == "above" for c in self.comparisons if c.required)
 
 
 @dataclass(frozen=True)
@@ -86,6 +106,7 @@ def suite_result(store: Store, suite: Suite, run_id: str, baselines: set[str]) -
     rows = [
         (
             label,
+            rm_key,
             {
                 h.name: summary.cells.get((rm_key, h.metric, h.key), _MISSING)
                 for h in suite.headlines
@@ -93,28 +114,35 @@ def suite_result(store: Store, suite: Suite, run_id: str, baselines: set[str]) -
         )
         for label, rm_key in summary.reward_models
     ]
-    bars = [(label, cells[first.name]) for label, cells in rows if label in baselines]
+    bars = [(label, key, cells[first.name]) for label, key, cells in rows if label in baselines]
     if first.chance is not None:
-        bars.append((CHANCE, Cell(first.chance, 0.0, first.chance, first.chance)))
+        bars.append((CHANCE, "", Cell(first.chance, 0.0, first.chance, first.chance)))
     models = []
-    for label, cells in rows:
+    for label, rm_key, cells in rows:
         baseline = label in baselines
-        comparisons = (
-            ()
-            if baseline
-            else tuple(
-                Comparison(bar, cell, _outcome(cells[first.name], cell, higher))
-                for bar, cell in bars
+        comparisons = []
+        for bar, bar_key, cell in [] if baseline else bars:
+            paired = (
+                paired_against(store, run_id, first.metric, first.key, rm_key, bar_key)
+                if bar_key
+                else None
             )
-        )
-        models.append(ModelResult(label, baseline, cells, comparisons))
+            outcome = _outcome(cells[first.name], cell, higher, paired)
+            comparisons.append(Comparison(bar, cell, outcome, paired, bar != REFERENCE))
+        models.append(ModelResult(label, baseline, cells, tuple(comparisons)))
     return SuiteResult(suite, run_id, models, higher)
 
 
-def _outcome(model: Cell, bar: Cell, higher_is_better: bool) -> str:
+def _outcome(
+    model: Cell, bar: Cell, higher_is_better: bool, paired: PairedDifference | None
+) -> str:
     if not (math.isfinite(model.value) and math.isfinite(bar.value)):
         return "no value to compare with"
-    difference = (model.value - bar.value) * (1 if higher_is_better else -1)
+    sign = 1 if higher_is_better else -1
+    if paired is not None and math.isfinite(paired.stderr):
+        low, high = sorted((sign * paired.ci_low, sign * paired.ci_high))
+        return "above" if low > 0 else "below" if high < 0 else "within the ± of"
+    difference = (model.value - bar.value) * sign
     # a missing ± counts as none: the comparison is then on the values alone
     errors = [e for e in (model.stderr, bar.stderr) if math.isfinite(e)]
     margin = Z * math.sqrt(sum(e * e for e in errors))
@@ -135,18 +163,22 @@ def baseline_labels(tables: list[dict]) -> set[str]:
 
 
 def shown(cell: Cell) -> str:
-    """``0.5250 ± 0.0250``, the value alone where it has no ±, ``—`` where it has no value."""
+    """``0.5250 ± 0.0250`` (``≈`` after it where the ± covers less or more than 95%), the
+    value alone where it has no ±, ``—`` where it has no value."""
     if not math.isfinite(cell.value):
         return "—"
     if not math.isfinite(cell.stderr) or cell.stderr == 0:
         return format_number(cell.value)
-    return f"{format_number(cell.value)} ± {format_number(cell.stderr)}"
+    approximate = " ≈" if cell.approximate else ""
+    return f"{format_number(cell.value)} ± {format_number(cell.stderr)}{approximate}"
 
 
 def _bar(comparison: Comparison) -> str:
     if comparison.bar == CHANCE:
         return f"chance ({format_number(comparison.cell.value)})"
-    return f"{comparison.bar} ({shown(comparison.cell)})"
+    by = f", by {comparison.difference()}" if comparison.paired else ""
+    reference = "" if comparison.required else ", a reference, not a bar"
+    return f"{comparison.bar} ({shown(comparison.cell)}{by}{reference})"
 
 
 def verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, str]]:
@@ -176,7 +208,8 @@ def verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, str]]:
 
 
 def _bars_line(r: SuiteResult, first: str) -> str:
-    bars = [(m.label, m.cells[first]) for m in r.models if m.baseline]
+    baselines = [(m.label, m.cells[first]) for m in r.models if m.baseline]
+    bars = [(label, cell) for label, cell in baselines if label != REFERENCE]
     chance = r.suite.headlines[0].chance
     if chance is not None:
         bars.append((CHANCE, Cell(chance, math.nan, chance, chance)))
@@ -184,14 +217,16 @@ def _bars_line(r: SuiteResult, first: str) -> str:
     known = [(cell.value, label) for label, cell in bars if math.isfinite(cell.value)]
     higher = r.higher_is_better
     highest = f" (the {'highest' if higher else 'lowest'}: {(max if higher else min)(known)[1]})"
+    reference = "".join(
+        f"; {label} {shown(cell)} is shown for reference, not a bar"
+        for label, cell in baselines
+        if label == REFERENCE
+    )
     return (
         f"{r.suite.name}: a model passes by beating each of {shown_bars}"
-        f"{highest if known else ''} on {first} by more than {Z}× the ± of the difference"
+        f"{highest if known else ''} on {first}: a baseline by its paired difference's 95% "
+        f"interval, chance by {Z}× the model's ±{reference}"
     )
-
-
-def _cell(value: float) -> str:
-    return f"{value:.4f}" if math.isfinite(value) else "—"
 
 
 def index_markdown(results: list[SuiteResult], reports: dict[str, Path], db: str) -> str:
@@ -218,10 +253,11 @@ def index_markdown(results: list[SuiteResult], reports: dict[str, Path], db: str
             label = m.label.replace("|", "\\|").replace("`", "'")
             lines.append(
                 f"| `{label}` | "
-                + " | ".join(_cell(m.values[n]) for n in names)
+                + " | ".join(shown(m.cells[n]) for n in names)
                 + f" | {verdict_word(m)} |"
             )
         lines.append("")
+        lines += [f"- {markdown_line(line)}" for _, line in verdict_lines([r])] + [""]
     return "\n".join(lines)
 
 
@@ -233,5 +269,5 @@ def verdict_word(model: ModelResult) -> str:
         return ""
     if model.passes:
         return "passes"
-    missed = [c.bar for c in model.comparisons if c.outcome != "above"]
+    missed = [c.bar for c in model.comparisons if c.required and c.outcome != "above"]
     return "⚠ not above " + ", ".join(missed)

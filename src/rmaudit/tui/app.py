@@ -16,7 +16,11 @@ from textual.binding import Binding
 from rmaudit.display.formatting import short_label, visible
 from rmaudit.results.browse import PromptFailure, prompt_failures
 from rmaudit.results.pair_failures import PairVerdict, ShiftFlip, pair_verdicts, shift_flips
-from rmaudit.results.run_index import list_runs, open_for_reading, resolve_run
+from rmaudit.results.run_index import (
+    latest_complete_run,
+    open_for_reading,
+    resolve_run,
+)
 from rmaudit.results.summary import RunSummary, load_summary
 from rmaudit.store import Store
 
@@ -48,7 +52,9 @@ class AuditApp(App):
         self.db_path = str(db_path)
         self.store = open_for_reading(db_path)  # BadInput before anything is drawn
         self.start_run = (
-            resolve_run(self.store, run_id) if run_id or list_runs(self.store) else None
+            resolve_run(self.store, run_id)
+            if run_id
+            else latest_complete_run(self.store, or_running=True)
         )
         self.sub_title = visible(Path(db_path).name)
         self._summaries: dict[str, RunSummary] = {}
