@@ -10,6 +10,7 @@ import click
 
 from rmaudit.errors import BadInput
 from rmaudit.results.run_index import open_for_reading, resolve_run
+from rmaudit.store import Store
 
 
 @click.command()
@@ -54,22 +55,21 @@ def compare(
             click.echo(line)
 
 
-def _same_data(store, ids: list[str]) -> None:
+def _same_data(store: Store, ids: list[str]) -> None:
     """Runs compared together audit one benchmark or one pair set (their items match by key)."""
     runs = [store.read.run(i) for i in ids]
-    data = {(r["benchmark_id"], r["pair_set_key"]) for r in runs}
+    data = {(r.benchmark_id, r.pair_set_key) for r in runs}
     if len(data) > 1:
         first, other = (
             runs[0],
             next(
                 r
                 for r in runs
-                if (r["benchmark_id"], r["pair_set_key"])
-                != (runs[0]["benchmark_id"], runs[0]["pair_set_key"])
+                if (r.benchmark_id, r.pair_set_key) != (runs[0].benchmark_id, runs[0].pair_set_key)
             ),
         )
         raise BadInput(
-            f"runs {first['id'][:10]} ({first['title']}) and {other['id'][:10]} "
-            f"({other['title']}) audit different data: compare runs of one benchmark or suite",
+            f"runs {first.id[:10]} ({first.title}) and {other.id[:10]} "
+            f"({other.title}) audit different data: compare runs of one benchmark or suite",
             field="RUN",
         )
