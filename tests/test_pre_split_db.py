@@ -26,10 +26,17 @@ from pathlib import Path
 FIXTURE = Path(__file__).parent / "fixtures" / "pre_store_split"
 METRIC_TABLES = ("metric_results", "curves", "per_prompt_results", "run_reward_models")
 #: metrics whose intervals (and the notes and labels that describe them) issue 12 changed
-NEW_INTERVALS = {"pair-accuracy", "calibration", "shift-curves", "regret-correlation"}
+NEW_INTERVALS = {
+    "pair-accuracy",
+    "calibration",
+    "shift-curves",
+    "regret-correlation",
+    "ood-detection",
+}
 DESCRIBING_AN_INTERVAL = {"ci_low", "ci_high", "params", "label"}
-#: metrics whose standard error is clustered by prompt when pairs share one (0.3)
-CLUSTERED = {"pair-accuracy", "calibration", "shift-curves"}
+#: metrics whose standard error changed since: clustered by prompt when pairs share one (0.3),
+#: a prompt-clustered bootstrap where there was none (OOD detection's AUROC and FPR@95)
+CLUSTERED = {"pair-accuracy", "calibration", "shift-curves", "ood-detection"}
 
 
 def _rows(db: Path) -> dict[str, dict[str, dict[tuple, dict]]]:
