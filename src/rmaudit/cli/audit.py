@@ -157,7 +157,7 @@ def audit(
     policy), scores:FILE, or a baseline: length, random.  Several MODELs are compared side
     by side.  The model flags are the recipe options of the same names (docs/audit.md).
     """
-    from rmaudit.suites.data import earlier_data_dirs, locate, missing
+    from rmaudit.suites.data import earlier_data_dirs, locate
     from rmaudit.suites.judge_arguments import JudgeFlags
     from rmaudit.suites.model_arguments import HF_MODEL_OPTIONS, model_tables, parse_columns
 
@@ -176,16 +176,7 @@ def audit(
         items_format(Path(items_path))
     elif not models:
         raise click.UsageError("give at least one MODEL (or --list-suites, --write-items)")
-    chosen = [get_suite(name) for name in dict.fromkeys(suite_names)] or list(SUITES.values())
-    # every suite's data is found before anything runs: a missing one is exit 2, nothing written
-    found, skipped = [], []
-    for suite in chosen:
-        located = locate(suite, data_dir, download=bool(suite_names))
-        if located is None and suite_names:
-            raise missing(suite, data_dir)
-        (found.append((suite, located)) if located else skipped.append(suite))
-    if not found:
-        raise BadInput(f"no suite's data was found; {missing(chosen[0], data_dir).problem}")
+    found, skipped = _located_suites(suite_names, data_dir)
     tables = model_tables(
         list(models),
         {k: model_options[k] for k in HF_MODEL_OPTIONS},
@@ -215,6 +206,25 @@ def audit(
             results_file=Path(results_file) if results_file else None,
         )
     )
+
+
+def _located_suites(
+    suite_names: tuple[str, ...], data_dir: str | None
+) -> tuple[list[tuple[Suite, Located]], list[Suite]]:
+    """The suites asked for (all, by default) whose data was found, and those skipped; every
+    suite's data is found before anything runs: a missing one is exit 2, nothing written."""
+    from rmaudit.suites.data import locate, missing
+
+    chosen = [get_suite(name) for name in dict.fromkeys(suite_names)] or list(SUITES.values())
+    found, skipped = [], []
+    for suite in chosen:
+        located = locate(suite, data_dir, download=bool(suite_names))
+        if located is None and suite_names:
+            raise missing(suite, data_dir)
+        (found.append((suite, located)) if located else skipped.append(suite))
+    if not found:
+        raise BadInput(f"no suite's data was found; {missing(chosen[0], data_dir).problem}")
+    return found, skipped
 
 
 @dataclass(frozen=True)

@@ -38,43 +38,8 @@ def run_results(store: Store, run_id: str) -> dict[str, Any]:
     }
     labels[RUN_LEVEL] = None  # results across every RM of the run
 
-    def rm(row: MetricResultRow | CurvePointRow) -> str | None:
-        return labels.get(row.rm_key, row.rm_key)
-
-    metrics = [
-        {
-            "rm": rm(r),
-            "metric": r.metric,
-            "key": r.key,
-            "label": r.label,
-            "params": json.loads(r.params or "{}"),
-            "value": _number(r.value),
-            "stderr": _number(r.stderr),
-            "ci_low": _number(r.ci_low),
-            "ci_high": _number(r.ci_high),
-            "higher_is_better": bool(r.higher_is_better),
-        }
-        for r in store.read.metric_rows(run_id)
-    ]
-    curves: dict[tuple, dict[str, Any]] = {}
-    for r in store.read.curve_rows(run_id):
-        curve = curves.setdefault(
-            (r.rm_key, r.metric, r.key),
-            {
-                "rm": rm(r),
-                "metric": r.metric,
-                "key": r.key,
-                "label": r.label,
-                "x_label": r.x_label,
-                "x": [],
-                "value": [],
-                "stderr": [],
-                "ci_low": [],
-                "ci_high": [],
-            },
-        )
-        for column in ("x", "value", "stderr", "ci_low", "ci_high"):
-            curve[column].append(_number(getattr(r, column)))
+    metrics = _metric_rows(store, run_id, labels)
+    curves = _curves(store, run_id, labels)
     found = _labelling(store, run, benchmark)
     noise = noise_dependence(run, found)
     return {
@@ -89,7 +54,7 @@ def run_results(store: Store, run_id: str) -> dict[str, Any]:
         "labelling": None if found is None else found.as_json(),
         "noise_dependent": None if noise is None else noise.as_json(),
         "metrics": metrics,
-        "curves": list(curves.values()),
+        "curves": curves,
         "sources": [
             {
                 "part": r.part,
@@ -109,6 +74,53 @@ def run_results(store: Store, run_id: str) -> dict[str, Any]:
         ],
         "scoring_checks": checks_json(run_scoring_checks(store, run_id)),
     }
+
+
+def _rm_label(labels: dict[str, str | None], row: MetricResultRow | CurvePointRow) -> str | None:
+    return labels.get(row.rm_key, row.rm_key)
+
+
+def _metric_rows(store: Store, run_id: str, labels: dict[str, str | None]) -> list[dict[str, Any]]:
+    """Every stored metric value of the run, as JSON."""
+    return [
+        {
+            "rm": _rm_label(labels, r),
+            "metric": r.metric,
+            "key": r.key,
+            "label": r.label,
+            "params": json.loads(r.params or "{}"),
+            "value": _number(r.value),
+            "stderr": _number(r.stderr),
+            "ci_low": _number(r.ci_low),
+            "ci_high": _number(r.ci_high),
+            "higher_is_better": bool(r.higher_is_better),
+        }
+        for r in store.read.metric_rows(run_id)
+    ]
+
+
+def _curves(store: Store, run_id: str, labels: dict[str, str | None]) -> list[dict[str, Any]]:
+    """Every stored curve of the run, its points gathered per (RM, metric, key), as JSON."""
+    curves: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for r in store.read.curve_rows(run_id):
+        curve = curves.setdefault(
+            (r.rm_key, r.metric, r.key),
+            {
+                "rm": _rm_label(labels, r),
+                "metric": r.metric,
+                "key": r.key,
+                "label": r.label,
+                "x_label": r.x_label,
+                "x": [],
+                "value": [],
+                "stderr": [],
+                "ci_low": [],
+                "ci_high": [],
+            },
+        )
+        for column in ("x", "value", "stderr", "ci_low", "ci_high"):
+            curve[column].append(_number(getattr(r, column)))
+    return list(curves.values())
 
 
 def runs_json(store: Store, run_ids: list[str]) -> str:

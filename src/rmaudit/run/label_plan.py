@@ -93,23 +93,10 @@ def label_plan(
     """Read the pilot and plan; ``width`` (absolute, the same for every target) or, by default,
     ``width_ratio`` × the width full labelling gives at the recipe's k with the pilot's samples;
     options priced at ``flags`` (else the components' cost models) and recommended by total."""
-    if recipe.source is None or recipe.oracle is None:
-        raise BadInput(
-            "plans the labels of a benchmark built here ([prompts], [responses], [oracle])",
-            file=recipe.path,
-        )
-    policy = built(components, recipe.policy, ReferencePolicy)
+    bench = _pilot_benchmark(recipe, components, store)
     oracle = built(components, recipe.oracle, Oracle)
     per_prompt = required(recipe.per_prompt, "[responses] per_prompt")
-    found = store.read.full_benchmarks(policy.key, oracle.key, per_prompt)
-    if not found:
-        raise BadInput(
-            "no fully labelled pilot of this recipe's policy, oracle and N in the DB: run the "
-            "recipe without a budget on a few prompts first (e.g. k = 20), then plan",
-            file=recipe.path,
-        )
     targets = tuple(targets)
-    bench = found[0]
     pilot, draws = _pilot(recipe, components, store, bench)
     k = _recipe_k(recipe, len(pilot.labels))
     widths = _widths(pilot, targets, k, width, width_ratio)
@@ -166,6 +153,29 @@ def label_plan(
         best,
         tuple(noise_shifts(recipe, pilot, draws, best.samples)),
     )
+
+
+def _pilot_benchmark(
+    recipe: Recipe, components: dict[str, Component], store: Store
+) -> BenchmarkRow:
+    """The stored benchmark of the recipe's policy, oracle and N whose every response is
+    labelled: the pilot a plan reads."""
+    if recipe.source is None or recipe.oracle is None:
+        raise BadInput(
+            "plans the labels of a benchmark built here ([prompts], [responses], [oracle])",
+            file=recipe.path,
+        )
+    policy = built(components, recipe.policy, ReferencePolicy)
+    oracle = built(components, recipe.oracle, Oracle)
+    per_prompt = required(recipe.per_prompt, "[responses] per_prompt")
+    found = store.read.full_benchmarks(policy.key, oracle.key, per_prompt)
+    if not found:
+        raise BadInput(
+            "no fully labelled pilot of this recipe's policy, oracle and N in the DB: run the "
+            "recipe without a budget on a few prompts first (e.g. k = 20), then plan",
+            file=recipe.path,
+        )
+    return found[0]
 
 
 def _widths(

@@ -10,6 +10,7 @@ import numpy as np
 
 from rmaudit.components import (
     RUN_LEVEL,
+    LabelDesign,
     Metric,
     MetricInputs,
     MetricOutput,
@@ -49,15 +50,7 @@ def compute(
         len(reward_models) * (len(by_scope["rm"]) + len(by_scope["pairs"])) + len(by_scope["run"]),
         0,
     )
-    prompt_ids: tuple[str, ...] = ()
-    label_design = None
-    if benchmark is not None and benchmark.design is not None:
-        prompt_ids, order, oracle_arrays, label_design = budgeted_inputs(ctx, benchmark)
-    elif benchmark is not None:
-        oracle = oracle_by_prompt(ctx, benchmark)
-        prompt_ids = tuple(oracle)
-        order = {pid: list(oracle[pid]) for pid in prompt_ids}
-        oracle_arrays = tuple(np.fromiter(oracle[pid].values(), float) for pid in prompt_ids)
+    prompt_ids, order, oracle_arrays, label_design = _benchmark_arrays(ctx, benchmark)
     scores_by_rm: dict[str, tuple[np.ndarray, ...]] = {}
     on_defined = (
         MetricsOnDefinedPrompts(ctx, prompt_ids, oracle_arrays) if benchmark is not None else None
@@ -97,27 +90,17 @@ def compute(
                 if model.judges_pairs()
                 else _pair_inputs(pair_set, shifted, scores)
             )
-            for metric_spec in by_scope["pairs"]:
-                outputs.append(
-                    (
-                        model.key,
-                        metric_spec,
-                        _compute(
-                            ctx,
-                            metric_spec,
-                            pair_inputs,
-                            f"{spec.label}'s pairs",
-                            pair_inputs.pair_ids,
-                        ),
-                    )
+            outputs += [
+                (
+                    model.key,
+                    m,
+                    _compute(ctx, m, pair_inputs, f"{spec.label}'s pairs", pair_inputs.pair_ids),
                 )
+                for m in by_scope["pairs"]
+            ]
     if label_design is not None and benchmark is not None:
         ctx.notes.extend(design_notes(benchmark, oracle_arrays, scores_by_rm))
-        ctx.notes.extend(
-            f"{m.label}: not computed: it needs every response labelled (docs/budget.md)"
-            for m in [*by_scope["rm"], *by_scope["run"]]
-            if not slot_class(m, Metric).supports_label_budget
-        )
+        ctx.notes.extend(_unbudgeted_notes([*by_scope["rm"], *by_scope["run"]]))
         by_scope["run"] = [
             m for m in by_scope["run"] if slot_class(m, Metric).supports_label_budget
         ]
@@ -130,6 +113,35 @@ def compute(
         on_defined.record()
     ctx.progress.finish(STAGE)
     return prompt_ids, outputs
+
+
+def _unbudgeted_notes(metrics: list[ComponentSpec]) -> list[str]:
+    """A note for each metric a label design leaves out: it has no estimator for one."""
+    return [
+        f"{m.label}: not computed: it needs every response labelled (docs/budget.md)"
+        for m in metrics
+        if not slot_class(m, Metric).supports_label_budget
+    ]
+
+
+def _benchmark_arrays(
+    ctx: RunContext, benchmark: Benchmark | None
+) -> tuple[tuple[str, ...], dict[str, list[str]], tuple[np.ndarray, ...], LabelDesign | None]:
+    """The benchmark's prompt ids, each prompt's response ids in order, their oracle scores
+    (NaN where a label design left them unlabelled) and the design (None: all labelled)."""
+    if benchmark is None:
+        return (), {}, (), None
+    if benchmark.design is not None:
+        return budgeted_inputs(ctx, benchmark)
+    oracle = oracle_by_prompt(ctx, benchmark)
+    prompt_ids = tuple(oracle)
+    order = {pid: list(oracle[pid]) for pid in prompt_ids}
+    return (
+        prompt_ids,
+        order,
+        tuple(np.fromiter(oracle[pid].values(), float) for pid in prompt_ids),
+        None,
+    )
 
 
 def undefined_prompts(

@@ -15,10 +15,11 @@ from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.results.comparison import compare_stored, comparison_json
 from rmaudit.results.scoring_checks import checks_json, run_scoring_checks
 from rmaudit.store import Store
+from rmaudit.store.records import RunRow
 
 from . import RESULTS_FILE
 from .judge_results import judge_values
-from .verdict import SuiteResult
+from .verdict import Comparison, SuiteResult
 
 FORMAT = "rmaudit-audit-results"
 FORMAT_VERSION = 3
@@ -47,7 +48,6 @@ def results_json(
 def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
     run_id = result.run_id
     run = store.read.run(run_id)
-    assert run is not None, f"suite results are read back from a stored run ({run_id})"
     data = {
         "version": version,
         "files": [
@@ -57,11 +57,7 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
         ],
     }
     rejected = len(store.read.failures(run_id, _REJECTED_STAGE))
-    benchmark = store.items.benchmark(run.benchmark_id) if run.benchmark_id else None
-    if benchmark is not None:
-        total, unit = len(store.read.selection_prompts(benchmark.selection_key)), "prompts"
-    else:
-        total, unit = store.read.pair_count(run.pair_set_key or ""), "pairs"
+    total, unit = _extent(store, run)
     skipped: dict[str, int] = {}
     for _, error in store.read.failures(run_id, SKIPPED_STAGE):
         metric_label = error.split(": ", 1)[0]
@@ -111,25 +107,7 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
                 "label": m.label,
                 "baseline": m.baseline,
                 "passes": m.passes,
-                "against": [
-                    {
-                        "bar": c.bar,
-                        "value": _number(c.cell.value),
-                        "stderr": _number(c.cell.stderr),
-                        "outcome": c.outcome,
-                        "required": c.required,
-                        "paired": None
-                        if c.paired is None
-                        else {
-                            "difference": _number(c.paired.value),
-                            "stderr": _number(c.paired.stderr),
-                            "ci_low": _number(c.paired.ci_low),
-                            "ci_high": _number(c.paired.ci_high),
-                            "p": _number(c.paired.p_value),
-                        },
-                    }
-                    for c in m.comparisons
-                ],
+                "against": [_against(c) for c in m.comparisons],
                 "metrics": {
                     h.name: metric(m.label, h, m.cells[h.name]) for h in result.suite.headlines
                 },
@@ -138,6 +116,35 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
             }
             for m in result.models
         ],
+    }
+
+
+def _extent(store: Store, run: RunRow) -> tuple[int, str]:
+    """How many units the run's numbers are over: its prompts, or its pairs."""
+    benchmark = store.items.benchmark(run.benchmark_id) if run.benchmark_id else None
+    if benchmark is not None:
+        return len(store.read.selection_prompts(benchmark.selection_key)), "prompts"
+    return store.read.pair_count(run.pair_set_key or ""), "pairs"
+
+
+def _against(c: Comparison) -> dict[str, Any]:
+    """A model's verdict against one bar (``length``, chance), with its paired difference."""
+    paired = c.paired
+    return {
+        "bar": c.bar,
+        "value": _number(c.cell.value),
+        "stderr": _number(c.cell.stderr),
+        "outcome": c.outcome,
+        "required": c.required,
+        "paired": None
+        if paired is None
+        else {
+            "difference": _number(paired.value),
+            "stderr": _number(paired.stderr),
+            "ci_low": _number(paired.ci_low),
+            "ci_high": _number(paired.ci_high),
+            "p": _number(paired.p_value),
+        },
     }
 
 
