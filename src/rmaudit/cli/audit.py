@@ -329,7 +329,7 @@ def _run_suites(
     from rmaudit.suites.results_file import results_json
     from rmaudit.suites.verdict import baseline_labels, suite_result
 
-    from .render import RichProgress, work_line
+    from .render import run_attached
     from .summary import print_summary
 
     out, err = console(), console(stderr=True)
@@ -348,13 +348,7 @@ def _run_suites(
                 ),
                 style="bold",
             )
-            runner.attach(store)
-            with RichProgress(err) as progress:
-                runner.ctx.progress = progress
-                result = runner.run()
-            err.print(literal(work_line(result.counts)))
-            for note in result.notes:
-                err.print(literal(note))
+            result = run_attached(runner, store, err)
             if not request.as_json:
                 print_summary(out, store, result.run_id, request.db_path)
             results.append(suite_result(store, suite, result.run_id, baselines))

@@ -21,8 +21,9 @@ from rmaudit.display.formatting import LABEL_MAX, one_line
 from rmaudit.display.literal import literal
 
 if TYPE_CHECKING:  # the runner is not needed to draw a table
-    from rmaudit.run import StageCount
+    from rmaudit.run import Runner, RunResult, StageCount
     from rmaudit.run.costs import CostLine
+    from rmaudit.store import Store
 
 
 class RichProgress:
@@ -59,6 +60,19 @@ class RichProgress:
     def finish(self, stage: str) -> None:
         task = self.tasks[stage]
         self.bars.update(task, completed=self.bars.tasks[task].total)
+
+
+def run_attached(runner: Runner, store: Store, err: Console) -> RunResult:
+    """Run a planned runner on ``store`` (opened for writing), its progress on ``err``, then
+    say what it made and its notes."""
+    runner.attach(store)
+    with RichProgress(err) as progress:
+        runner.ctx.progress = progress
+        result = runner.run()
+    err.print(literal(work_line(result.counts)))
+    for note in result.notes:
+        err.print(literal(note))
+    return result
 
 
 def plan_table(counts: list[StageCount], title: str) -> Table:

@@ -20,7 +20,7 @@ from rmaudit.store.lock import WriterLock
 from .check_options import scoring_check_options
 from .console import console
 from .options import db_option
-from .render import RichProgress, cost_table, plan_table, work_line
+from .render import cost_table, plan_table, run_attached
 from .summary import print_summary
 
 
@@ -73,13 +73,7 @@ def run(recipe_path: str, db_path: str, resume: bool, yes: bool, dry_run: bool) 
         ),
     )
     try:
-        runner.attach(store)
-        with RichProgress(err) as progress:
-            runner.ctx.progress = progress
-            result = runner.run()
-        err.print(literal(work_line(result.counts)))
-        for note in result.notes:
-            err.print(literal(note))
+        result = run_attached(runner, store, err)
         print_summary(out, store, result.run_id, db_path)
         out.print(
             literal(

@@ -15,7 +15,7 @@ import numpy as np
 from pydantic import Field
 
 from rmaudit import hookimpl
-from rmaudit.backends.judging.verdicts import VerdictTemplate, load_verdict_template
+from rmaudit.backends.judging.verdicts import VerdictTemplate, chosen_verdict_template
 from rmaudit.components import PairShown, PairVerdict, Prompt, Response, RewardModel
 from rmaudit.components.options import HashedDataFile
 from rmaudit.default_plugins.huggingface.common import HFOptions, _HFComponent
@@ -43,10 +43,9 @@ class HFJudgeRM(_HFComponent, RewardModel):
     def __init__(self, options: HFJudgeOptions | None = None) -> None:
         super().__init__(options)
         o = self.options
-        if o.template is not None and o.template_file is not None:
-            raise BadInput("give template or template_file, not both", field="template_file")
-        chosen = str(o.template_file) if o.template_file is not None else o.template
-        self.template: VerdictTemplate = load_verdict_template(chosen, o.mode, o.judge_prompts_file)
+        self.template: VerdictTemplate = chosen_verdict_template(
+            o.template, o.template_file, o.mode, o.judge_prompts_file
+        )
 
     def judges_pairs(self) -> bool:
         return self.options.mode == "pairwise"
@@ -61,13 +60,7 @@ class HFJudgeRM(_HFComponent, RewardModel):
             o.model, revision=o.revision, trust_remote_code=o.trust_remote_code, field="model"
         )
         self.chat, self.chat_template, _ = self._chat_template(self.tokenizer, required=False)
-        self.model = runtime.load_model(
-            transformers.AutoModelForCausalLM,
-            o.model,
-            revision=o.revision,
-            options=o,
-            field="model",
-        )
+        self.model = self._load_model(transformers.AutoModelForCausalLM)
         self.model.eval()
         answers = _LETTERS if self.judges_pairs() else [str(r) for r in _RATINGS]
         self.answer_ids = [self._single_token(a) for a in answers]

@@ -24,7 +24,7 @@ from rmaudit import hookimpl
 from rmaudit.backends.judging import parse_score
 from rmaudit.backends.judging.verdicts import (
     VerdictTemplate,
-    load_verdict_template,
+    chosen_verdict_template,
     parse_verdict,
     rating_token_expectation,
     verdict_token_probabilities,
@@ -83,10 +83,9 @@ class LlmJudgeRM(RewardModel):
         super().__init__(options)
         o = self.options
         self.client = ApiClient(o)
-        if o.template is not None and o.template_file is not None:
-            raise BadInput("give template or template_file, not both", field="template_file")
-        chosen = str(o.template_file) if o.template_file is not None else o.template
-        self.template: VerdictTemplate = load_verdict_template(chosen, o.mode, o.judge_prompts_file)
+        self.template: VerdictTemplate = chosen_verdict_template(
+            o.template, o.template_file, o.mode, o.judge_prompts_file
+        )
 
     def judges_pairs(self) -> bool:
         return self.options.mode == "pairwise"

@@ -240,15 +240,7 @@ def _pair_inputs(pair_set: PairSet, shifted: Sweep | None, scores: dict[str, flo
         }
         for target, by_level in (shifted or {}).items()
     }
-    return PairInputs(
-        tuple(pair_set.ids),
-        chosen,
-        rejected,
-        tuple(p.subset for p in pair_set.pairs),
-        tuple(p.meta for p in pair_set.pairs),
-        sweep,
-        tuple(p.prompt.id for p in pair_set.pairs),
-    )
+    return pair_set.inputs(chosen, rejected, sweep)
 
 
 def _compute(

@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from rmaudit.components import BenchmarkData, RejectedRecord, SourcedPair
+import numpy as np
+
+from rmaudit.components import BenchmarkData, JudgedPairs, PairInputs, RejectedRecord, SourcedPair
 from rmaudit.components.keys import content_key, pair_id
 from rmaudit.errors import BadInput
 from rmaudit.store import dumps
@@ -27,6 +29,26 @@ class PairSet:
     ids: list[str]
     rejected: list[RejectedRecord]
     records: int  # records the source read: those that gave pairs + the rejected ones
+
+    def inputs(
+        self,
+        chosen: np.ndarray,
+        rejected: np.ndarray,
+        sweep: dict[str, dict[float, tuple[np.ndarray, np.ndarray]]],
+        verdicts: JudgedPairs | None = None,
+    ) -> PairInputs:
+        """What a pair metric gets: one RM's logits of each pair (and of the shifted copies in
+        ``sweep``), or a pairwise judge's ``verdicts`` beside its logits."""
+        return PairInputs(
+            tuple(self.ids),
+            chosen,
+            rejected,
+            tuple(p.subset for p in self.pairs),
+            tuple(p.meta for p in self.pairs),
+            sweep,
+            tuple(p.prompt.id for p in self.pairs),
+            verdicts=verdicts,
+        )
 
     def report(self) -> str:
         """One line: pairs, records, and the rejected records by reason."""

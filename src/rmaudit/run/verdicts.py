@@ -245,13 +245,4 @@ def pair_inputs(
         }
         for target, by_level in (shifted or {}).items()
     }
-    return PairInputs(
-        tuple(pair_set.ids),
-        chosen,
-        rejected,
-        tuple(p.subset for p in pair_set.pairs),
-        tuple(p.meta for p in pair_set.pairs),
-        sweep,
-        tuple(p.prompt.id for p in pair_set.pairs),
-        verdicts=judged,
-    )
+    return pair_set.inputs(chosen, rejected, sweep, verdicts=judged)

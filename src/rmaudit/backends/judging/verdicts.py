@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import math
 import re
-import string
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from rmaudit.errors import BadInput
+
+from .templates import placeholders
 
 Mode = Literal["pairwise", "rating"]
 #: the placeholders each mode's template must show, and may show
@@ -48,7 +49,7 @@ class VerdictTemplate:
 
     def __post_init__(self) -> None:
         wanted = FIELDS[self.mode]
-        found = _placeholders(self.user, self.name) | _placeholders(self.system or "", self.name)
+        found = placeholders(self.user, self.name) | placeholders(self.system or "", self.name)
         missing = [f for f in wanted if f not in found]
         unknown = sorted(found - set(wanted))
         if missing or unknown:
@@ -67,16 +68,6 @@ class VerdictTemplate:
             [{"role": "system", "content": self.system.format(**values)}] if self.system else []
         )
         return system + [{"role": "user", "content": self.user.format(**values)}]
-
-
-def _placeholders(text: str, name: str) -> set[str]:
-    try:
-        return {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
-    except ValueError as error:
-        raise BadInput(
-            f"judge template {name}: malformed placeholder ({error}); write literal braces "
-            f"as {{{{ and }}}}"
-        ) from None
 
 
 RMAUDIT_PAIR = VerdictTemplate(
@@ -106,6 +97,18 @@ RMAUDIT_RATING = VerdictTemplate(
 BUILTIN: dict[str, VerdictTemplate] = {t.name: t for t in (RMAUDIT_PAIR, RMAUDIT_RATING)}
 #: MT-bench's judge prompts by their ``type`` field
 _MT_TYPES: dict[str, Mode] = {"pairwise": "pairwise", "single": "rating"}
+
+
+def chosen_verdict_template(
+    template: str | None, template_file: Path | None, mode: Mode, prompts_file: Path | None
+) -> VerdictTemplate:
+    """A judge's template from its options: ``template`` (a name) or ``template_file``, not
+    both (see :func:`load_verdict_template`)."""
+    if template is not None and template_file is not None:
+        raise BadInput("give template or template_file, not both", field="template_file")
+    return load_verdict_template(
+        str(template_file) if template_file is not None else template, mode, prompts_file
+    )
 
 
 def load_verdict_template(

@@ -50,13 +50,7 @@ class HFCausalLM(_HFComponent[HFCausalLMOptions], ReferencePolicy[HFCausalLMOpti
             o.model, revision=o.revision, trust_remote_code=o.trust_remote_code, field="model"
         )
         _, self.template, _ = self._chat_template(self.tokenizer, required=True)
-        self.model = runtime.load_model(
-            transformers.AutoModelForCausalLM,
-            o.model,
-            revision=o.revision,
-            options=o,
-            field="model",
-        )
+        self.model = self._load_model(transformers.AutoModelForCausalLM)
         self.pad_id = runtime.filler_token_id(self.tokenizer)
         eos = self.model.generation_config.eos_token_id
         if eos is None:

@@ -54,13 +54,7 @@ class HFClassifier(_HFRewardModel[HFClassifierOptions]):
             field="model",
             truncation_side=o.truncation_side,
         )
-        self.model = runtime.load_model(
-            transformers.AutoModelForSequenceClassification,
-            o.model,
-            revision=o.revision,
-            options=o,
-            field="model",
-        )
+        self.model = self._load_model(transformers.AutoModelForSequenceClassification)
         heads = self.model.config.num_labels
         if o.head_index is not None and o.head_index >= heads:
             raise BadInput(

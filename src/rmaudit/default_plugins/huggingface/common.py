@@ -157,6 +157,16 @@ class _HFComponent(Generic[_HFOptionsT]):
         super().__init__(options)  # type: ignore[call-arg]
         self._loaded = False
 
+    def _load_model(self, auto_class: Any) -> Any:
+        """The recipe's ``model`` at its ``revision``, as ``auto_class`` (a transformers
+        ``AutoModelFor...``) loads it with the component's loading options."""
+        from rmaudit.backends.hf import runtime
+
+        o = self.options
+        return runtime.load_model(
+            auto_class, o.model, revision=o.revision, options=o, field="model"
+        )
+
     def _load(self) -> None:
         """Load the model(s) on first use: a plan, or a rerun with nothing to do, loads none."""
         if not self._loaded:

@@ -59,13 +59,7 @@ class DPOImplicit(_HFRewardModel[DPOImplicitOptions]):
         self.use_chat, self.template, self.input_format = self._chat_template(
             self.tokenizer, required=True
         )
-        self.policy = runtime.load_model(
-            transformers.AutoModelForCausalLM,
-            o.model,
-            revision=o.revision,
-            options=o,
-            field="model",
-        )
+        self.policy = self._load_model(transformers.AutoModelForCausalLM)
         self.reference = None
         if o.reference is not None:
             reference_tokenizer = runtime.load_tokenizer(
