@@ -16,8 +16,8 @@ from _support import SMALL_RECIPE
 K, N = 8, 16  # the small recipe's k prompts and N responses per prompt
 
 
-def budgeted(oracle_lines: str, extra: str = "") -> str:
-    recipe = SMALL_RECIPE.replace("{extra_rms}", "").replace(
+def budgeted(oracle_lines: str, extra: str = "", rms: str = "") -> str:
+    recipe = SMALL_RECIPE.replace("{extra_rms}", rms).replace(
         'name = "simulated-judge"\nsamples = 3\n',
         f'name = "simulated-judge"\nsamples = 1\n{oracle_lines}\n',
     )
@@ -254,3 +254,47 @@ def test_undefined_prompts_of_a_tiny_budget_are_skipped_and_counted(
     assert result.code == 0, result.err
     values = {m["key"]: m["value"] for m in results(rmaudit, db)["metrics"] if m["rm"] == "honest"}
     assert np.isfinite(values["reta@0.25"]) and np.isfinite(values["pairwise_accuracy"])
+
+
+RATING_JUDGE = (
+    '\n[[reward_models]]\nlabel = "rating judge"\nname = "sim-judge-rating"\nnoise = 1.5\n'
+)
+
+
+def test_an_audited_rating_judge_is_the_cheap_judge(rmaudit, write_recipe, tmp_path):
+    """A judge audited on the fully labelled pilot (its correlation with the oracle's labels)
+    is the budgeted run's cheap judge by its label: its stored scores are read, not redone."""
+    db = tmp_path / "audit.db"
+    pilot = SMALL_RECIPE.replace("{extra_rms}", RATING_JUDGE) + (
+        '\n[[metrics]]\nname = "oracle-correlation"\n'
+    )
+    assert rmaudit("run", str(write_recipe(pilot, name="pilot.toml")), "--db", str(db)).code == 0
+    with sqlite3.connect(db) as connection:
+        (correlation, low, high), *others = connection.execute(
+            "select m.value, m.ci_low, m.ci_high from metric_results m join run_reward_models r"
+            " on r.rm_key = m.rm_key and r.run_id = m.run_id where m.key = 'oracle_correlation'"
+            " order by r.label = 'rating judge' desc"
+        ).fetchall()
+        scored = connection.execute("select count(*) from rm_scores").fetchone()[0]
+    assert len(others) == 2 and 0.3 < low < correlation < high < 1
+    cheap = '\n[cheap_oracle]\nreward_model = "rating judge"\n'
+    recipe = budgeted("budget = 0.25", cheap, rms=RATING_JUDGE)
+    result = rmaudit("run", str(write_recipe(recipe, name="cheap.toml")), "--db", str(db))
+    assert result.code == 0, result.err
+    assert results(rmaudit, db)["labelling"]["cheap_judge"] == "RM rating judge"
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("select count(*) from rm_scores").fetchone()[0] == scored
+
+
+def test_a_pairwise_judge_is_no_cheap_judge(rmaudit, write_recipe, tmp_path):
+    db = tmp_path / "audit.db"
+    recipe = budgeted(
+        "budget = 0.25",
+        '\n[cheap_oracle]\nreward_model = "pair judge"\n',
+        rms='\n[[reward_models]]\nlabel = "pair judge"\nname = "sim-judge-fair"\n',
+    )
+    result = rmaudit("run", str(write_recipe(recipe)), "--db", str(db))
+    assert result.code == 2, result.err
+    assert len(result.err.strip().splitlines()) == 1
+    assert "cheap_oracle.reward_model" in result.err and 'mode = "rating"' in result.err
+    assert not db.exists()

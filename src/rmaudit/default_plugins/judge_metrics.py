@@ -1,6 +1,8 @@
 """``judge-audit``: what a pairwise judge's verdicts in both orders say about it, per suite and
 per subset (:mod:`rmaudit.metrics.judging`; docs/judges.md).  An RM that scores responses has
-no verdicts: the metric reports nothing for it."""
+no verdicts: the metric reports nothing for it.  ``oracle-correlation``: how well a rating
+judge's (or any RM's) scores predict the oracle's labels within prompts, what it is worth as a
+label budget's cheap judge (:mod:`rmaudit.metrics.oracle_correlation`; docs/budget.md)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from rmaudit.components import (
     ComponentOptions,
     JudgedPairs,
     Metric,
+    MetricInputs,
     MetricOutput,
     MetricValue,
     PairInputs,
@@ -22,6 +25,7 @@ from rmaudit.components.vocabulary import CLUSTERED_PROMPTS
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics import ece
 from rmaudit.metrics.judging import Estimate, judge_audit, random_order_accuracy, seed_spread
+from rmaudit.metrics.oracle_correlation import within_prompt_correlation
 
 #: key → (label, higher is better) of each value, in the order shown
 _VALUES: dict[str, tuple[str, bool | None]] = {
@@ -139,6 +143,33 @@ def _value(
     )
 
 
+class OracleCorrelation(Metric[ComponentOptions, MetricInputs]):
+    """Pooled within-prompt correlation of the scores with the oracle's labels: a rating
+    judge's worth as the cheap judge of a label budget."""
+
+    name = "oracle-correlation"
+    Options = ComponentOptions
+    bounds = (-1.0, 1.0)
+
+    def compute(self, inputs: MetricInputs) -> MetricOutput:
+        found = within_prompt_correlation(inputs.oracle, inputs.scores)
+        return MetricOutput(
+            values=[
+                MetricValue(
+                    "oracle_correlation",
+                    "correlation with oracle (within prompts)",
+                    found.value,
+                    stderr=found.stderr,
+                    ci_low=found.ci_low,
+                    ci_high=found.ci_high,
+                    params={"prompts": found.prompts},
+                    higher_is_better=True,
+                )
+            ]
+        )
+
+
 @hookimpl
 def register_metrics(register):
     register(JudgeAudit)
+    register(OracleCorrelation)

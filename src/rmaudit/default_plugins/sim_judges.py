@@ -1,6 +1,7 @@
-"""Simulated pairwise judges of the offline world (``sim-judge``, and the presets
-``sim-judge-fair`` and ``sim-judge-first``): a judge audit with a known position bias,
-verbosity bias and tie rate (docs/judges.md).  Simulated: every output says so."""
+"""Simulated judges of the offline world: pairwise (``sim-judge``, and the presets
+``sim-judge-fair`` and ``sim-judge-first``), a judge audit with a known position bias,
+verbosity bias and tie rate, and rating (``sim-judge-rating``), a cheap judge for a label
+budget (docs/judges.md).  Simulated: every output says so."""
 
 from __future__ import annotations
 
@@ -9,8 +10,15 @@ from collections.abc import Sequence
 from pydantic import Field
 
 from rmaudit import hookimpl
-from rmaudit.backends.simulated.pair_judge import SimulatedPairJudge
-from rmaudit.components import ComponentOptions, PairShown, PairVerdict, RewardModel
+from rmaudit.backends.simulated.pair_judge import SimulatedPairJudge, SimulatedRatingJudge
+from rmaudit.components import (
+    ComponentOptions,
+    PairShown,
+    PairVerdict,
+    Prompt,
+    Response,
+    RewardModel,
+)
 
 
 class SimJudgeOptions(ComponentOptions):
@@ -79,7 +87,30 @@ class SimJudgeFirst(SimJudge):
     Options = FirstOptions
 
 
+class SimJudgeRatingOptions(ComponentOptions):
+    seed: int = 0
+    noise: float = Field(1.0, gt=0, description="SD of its error on the 1-10 scale")
+    verbosity: float = Field(0.0, description="weight of the log length in its rating")
+
+
+class SimJudgeRating(RewardModel):
+    """A simulated rating judge: the simulated oracle's view of quality, blurred, as a score."""
+
+    name = "sim-judge-rating"
+    Options = SimJudgeRatingOptions
+    options: SimJudgeRatingOptions
+    simulated = True
+
+    def __init__(self, options: SimJudgeRatingOptions | None = None) -> None:
+        super().__init__(options)
+        o = self.options
+        self.judge = SimulatedRatingJudge(o.seed, o.noise, o.verbosity)
+
+    def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
+        return [self.judge.rate(prompt.text, response.text) for prompt, response in batch]
+
+
 @hookimpl
 def register_reward_models(register):
-    for cls in (SimJudge, SimJudgeFair, SimJudgeFirst):
+    for cls in (SimJudge, SimJudgeFair, SimJudgeFirst, SimJudgeRating):
         register(cls)

@@ -66,7 +66,16 @@ def triples(pair_set: PairSet, shifted: Sweep | None) -> list[Triple]:
 
 
 def check_recipe(ctx: RunContext, spec: ComponentSpec) -> None:
-    """A pairwise judge needs pairs to judge (it scores no response of a benchmark)."""
+    """A pairwise judge needs pairs to judge (it scores no response of a benchmark), so it
+    cannot be the cheap judge either."""
+    if ctx.recipe.cheap_reward_model == spec.label:
+        raise BadInput(
+            "a pairwise judge scores no response, so it cannot predict the oracle's labels: "
+            'use the judge with mode = "rating" as the cheap judge',
+            file=ctx.recipe.path,
+            field="cheap_oracle.reward_model",
+            value=spec.label,
+        )
     if ctx.recipe.pair_source is None:
         raise BadInput(
             "a pairwise judge judges preference pairs: give the recipe [pairs], or use mode = "

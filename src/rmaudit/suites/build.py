@@ -12,7 +12,7 @@ from rmaudit.recipe import Recipe, parse_recipe
 
 from . import Suite
 from .data import Located
-from .judge_arguments import for_suite, has_pairwise_judge
+from .judge_arguments import for_suite, has_pairwise_judge, has_rating_judge
 
 
 def suite_table(
@@ -24,11 +24,14 @@ def suite_table(
     models = for_suite(models, pairs=suite.benchmark is None)
     if suite.benchmark is not None:
         root = located.root / suite.benchmark_root
+        metrics = [dict(m) for m in suite.metrics]
+        if has_rating_judge(models):  # how well it predicts the gold labels: a cheap judge?
+            metrics.append({"name": "oracle-correlation"})
         return {
             "title": title,
             "benchmark": {**suite.benchmark, "root": str(root)},
             "reward_models": models,
-            "metrics": [dict(m) for m in suite.metrics],
+            "metrics": metrics,
         }
     source: dict[str, Any] = {"name": "combined-pairs", "data": located.version}
     if sample is not None:

@@ -116,3 +116,7 @@ def has_pairwise_judge(tables: list[dict[str, Any]]) -> bool:
         (t.get("name") in JUDGE_RMS and t.get("mode") == "pairwise") or t.get("name") == VERDICTS_RM
         for t in tables
     )
+
+
+def has_rating_judge(tables: list[dict[str, Any]]) -> bool:
+    return any(t.get("name") in JUDGE_RMS and t.get("mode") == "rating" for t in tables)

@@ -1,5 +1,6 @@
-"""A judge's ``judge-audit`` values in ``audit-results.json``: every value (overall and per
-subset) with its ±, interval and what it is over, under the model's ``"judge"`` key."""
+"""A judge's ``judge-audit`` values in ``audit-results.json`` (and, on a best-of-n suite, its
+``oracle-correlation`` with the gold labels): every value (overall and per subset) with its ±,
+interval and what it is over, under the model's ``"judge"`` key."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import Any
 from rmaudit.store import Store
 
 JUDGE_METRIC = "judge-audit"
+#: a rating judge's correlation with the gold labels (best-of-n suites)
+CORRELATION_METRIC = "oracle-correlation"
 
 
 def judge_values(store: Store, run_id: str) -> dict[str, dict[str, Any]]:
@@ -17,7 +20,7 @@ def judge_values(store: Store, run_id: str) -> dict[str, dict[str, Any]]:
     labels = {rm_key: label for label, rm_key in store.read.reward_models(run_id)}
     found: dict[str, dict[str, Any]] = {}
     for row in store.read.metric_rows(run_id):
-        if row.metric != JUDGE_METRIC:
+        if row.metric not in (JUDGE_METRIC, CORRELATION_METRIC):
             continue
         params = json.loads(row.params or "{}")
         found.setdefault(labels[row.rm_key], {})[row.key] = {

@@ -8,6 +8,10 @@ shown (and clipped to [0, 1]); with probability ``tie_rate`` it says tie instead
 verdict is drawn from that distribution (a judge sampled at temperature 1), and it reports
 the distribution itself as P(first) — what a real judge's verdict-token log-probabilities
 give.  Everything is a pure function of the seed and the texts shown, in their order.
+
+A rating judge (:class:`SimulatedRatingJudge`) rates one response: its expected rating is
+:func:`judged_quality` plus ``verbosity`` × its log length, plus a fixed error per text of SD
+``noise`` (what a real judge's expected rating under its rating-token log-probabilities gives).
 """
 
 from __future__ import annotations
@@ -58,3 +62,19 @@ class SimulatedPairJudge:
         u = Draws("pair-judge", self.seed, prompt, first, second).uniform()
         verdict = "first" if u < p[0] else "second" if u < p[0] + p[1] else "tie"
         return PairJudgement(verdict, p[0] + 0.5 * p[2], p)
+
+
+@dataclass(frozen=True)
+class SimulatedRatingJudge:
+    seed: int = 0
+    noise: float = 1.0
+    verbosity: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.noise <= 0:
+            raise ValueError(f"expected noise > 0, got {self}")
+
+    def rate(self, prompt: str, response: str) -> float:
+        quality = judged_quality(analyze_response(prompt, response))
+        quality += self.verbosity * math.log1p(len(response))
+        return quality + self.noise * Draws("rating-judge", self.seed, prompt, response).normal()
