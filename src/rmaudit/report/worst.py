@@ -4,7 +4,8 @@ A benchmark run: the prompts with the largest oracle gap (the oracle's best scor
 score of the RM's favourite, :class:`rmaudit.results.browse.PromptFailure`), each with the
 RM's favourite responses and the oracle's best, and how many more there are.  A run of
 preference pairs: the pairs the RM gets wrong, widest
-margin first, with both responses.
+margin first, with both responses; for a pairwise judge, also its verdict and reply in each
+order shown (docs/judges.md).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from rmaudit.display.formatting import format_number, one_line
 from rmaudit.results.browse import prompt_detail, prompt_failures
+from rmaudit.results.judge_pairs import judge_on_pair
 from rmaudit.results.pair_failures import pair_verdicts
 from rmaudit.results.summary import RunSummary
 from rmaudit.store import Store
@@ -24,6 +26,8 @@ WORST_SHOWN = 10
 RESPONSES_SHOWN = 3
 #: the most of one text the report shows: a 100 KB response would bury the page
 TEXT_MAX = 20_000
+#: the most of a judge's reply the report shows (its reasoning; the verdict is its last mark)
+REPLY_MAX = 4_000
 HEADLINE_MAX = 140
 
 
@@ -35,11 +39,11 @@ class WorstItem:
     texts: list[tuple[str, str]]  # (caption, text) of each response shown
 
 
-def clipped(text: str) -> str:
-    """``text`` up to :data:`TEXT_MAX` characters, saying how much was left out."""
-    if len(text) <= TEXT_MAX:
+def clipped(text: str, limit: int = TEXT_MAX) -> str:
+    """``text`` up to ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
         return text
-    return f"{text[:TEXT_MAX]}… ({len(text) - TEXT_MAX:,} more characters)"
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
 
 
 def worst_items(store: Store, summary: RunSummary, rm_key: str) -> list[WorstItem]:
@@ -93,20 +97,28 @@ def _worst_pairs(store: Store, summary: RunSummary, rm_key: str) -> list[WorstIt
     items = []
     for verdict in wrong[:WORST_SHOWN]:
         where = " · ".join(part for part in (verdict.subset, verdict.styles) if part)
+        judge = judge_on_pair(store, rm_key, verdict.pair_id)
+        if judge is None:
+            captions = (
+                f"chosen (RM score {format_number(verdict.chosen_score, 3)})",
+                f"rejected (RM score {format_number(verdict.rejected_score, 3)})",
+            )
+            replies = []
+        else:  # a pairwise judge's margin is its log-odds of P(chosen), not a score per answer
+            captions = ("chosen", "rejected")
+            replies = [
+                (f"judge, {order}: verdict {mark}", clipped(reply or "(no reply text)", REPLY_MAX))
+                for order, mark, reply in judge.orders
+            ]
         items.append(
             WorstItem(
                 f"margin {format_number(verdict.margin, 3)}",
                 one_line(f"{where}: {verdict.prompt}" if where else verdict.prompt, HEADLINE_MAX),
                 clipped(verdict.prompt),
                 [
-                    (
-                        f"chosen (RM score {format_number(verdict.chosen_score, 3)})",
-                        clipped(verdict.chosen),
-                    ),
-                    (
-                        f"rejected (RM score {format_number(verdict.rejected_score, 3)})",
-                        clipped(verdict.rejected),
-                    ),
+                    (captions[0], clipped(verdict.chosen)),
+                    (captions[1], clipped(verdict.rejected)),
+                    *replies,
                 ],
             )
         )
