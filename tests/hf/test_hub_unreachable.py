@@ -218,3 +218,46 @@ def test_a_model_the_hub_has_passes_the_check(tmp_path, hub):
     result, _ = audit_llmbar(tmp_path, KNOWN_MODEL, HF_ENDPOINT=hub)
     assert result.returncode != 0
     assert "no such model" not in result.stderr and "no revision" not in result.stderr
+
+
+def test_a_judges_hub_id_is_refused_before_the_db_when_uncached_and_offline(tmp_path):
+    """judge:NAMESPACE/NAME is a causal LM on the hub, under the same rules as MODEL."""
+    result, db = audit_llmbar(tmp_path, "judge:someone/unknown-judge")
+    assert result.returncode == 2, result.stderr
+    (error,) = result.stderr.splitlines()
+    assert error.startswith("Error: MODEL: ") and "cannot reach 127.0.0.1" in error
+    assert error.endswith("(got 'someone/unknown-judge')")
+    assert not db.exists()
+
+
+def test_a_judges_hub_id_the_hub_does_not_have_is_refused_before_the_db(tmp_path, hub):
+    result, db = audit_llmbar(tmp_path, "judge:someone/reall-rm", HF_ENDPOINT=hub)
+    assert result.returncode == 2, result.stderr
+    (error,) = result.stderr.splitlines()
+    assert "no such model on the Hugging Face hub" in error and "someone/reall-rm" in error
+    assert not db.exists()
+
+
+def test_a_cached_judge_hub_id_judges_from_the_cache_without_the_hub(tmp_path, tiny_models):
+    cache = tmp_path / "hub"
+    repo = cache / "models--someone--tiny-judge"
+    shutil.copytree(tiny_models["llama-lm"], repo / "snapshots" / COMMIT)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(COMMIT)
+    write_llmbar(tmp_path / "data")
+    db = tmp_path / "audit.db"
+    result = audit(
+        tmp_path,
+        "",
+        cache,
+        *("audit", "judge:someone/tiny-judge", "--suite", "llmbar"),
+        *("--data-dir", str(tmp_path / "data"), "--db", str(db)),
+    )
+    assert result.returncode == 0, result.stderr
+    with sqlite3.connect(db) as conn:
+        pairs = conn.execute("select count(*) from pairs").fetchone()[0]
+        verdicts = conn.execute("select count(*) from judge_verdicts").fetchone()[0]
+        (label,) = conn.execute(
+            "select label from run_reward_models where label like 'judge:%'"
+        ).fetchone()
+    assert pairs and verdicts == 2 * pairs and label == "judge:someone/tiny-judge"

@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from rmaudit.backends.judging.verdicts import template_mode
+from rmaudit.components.options import model_location_problem
 from rmaudit.errors import BadInput
 
 JUDGE_PREFIX = "judge:"
 VERDICTS_PREFIX = "verdicts:"
 VERDICTS_RM = "verdicts-file"
 JUDGE_RM = "llm-judge-rm"
-#: a local Hugging Face causal LM as the judge (judge:FOLDER, no --base-url)
+#: a Hugging Face causal LM as the judge (judge:FOLDER or judge:NAMESPACE/NAME, no --base-url)
 HF_JUDGE_RM = "hf-judge-rm"
 JUDGE_RMS = (JUDGE_RM, HF_JUDGE_RM)
 #: where a data folder keeps MT-bench's judge prompts (its templates by name)
@@ -42,10 +43,12 @@ def judge_table(model: str, flags: JudgeFlags) -> dict[str, Any]:
     table: dict[str, Any] = {"label": model, "name": JUDGE_RM, "model": name}
     if not flags.base_url and Path(name).is_dir():  # a local causal LM
         table.update(name=HF_JUDGE_RM, model=str(Path(name).resolve()))
+    elif not flags.base_url and _hub_id(name):  # a causal LM on the hub (or in its cache)
+        table.update(name=HF_JUDGE_RM)
     elif not flags.base_url:
         raise BadInput(
             "a judge needs --base-url (its OpenAI-compatible endpoint), or MODEL a local "
-            "folder holding a causal LM",
+            "folder or Hugging Face id (NAMESPACE/NAME) of a causal LM",
             field="MODEL",
             value=model,
         )
@@ -65,6 +68,12 @@ def judge_table(model: str, flags: JudgeFlags) -> dict[str, Any]:
         value = str(Path(flags.template).resolve()) if key == "template_file" else flags.template
         table["_template"] = (mode, key, value)
     return table
+
+
+def _hub_id(name: str) -> bool:
+    """NAMESPACE/NAME: a hub id (a bare NAME such as gpt-4o is an endpoint's model, which
+    needs --base-url)."""
+    return "/" in name and model_location_problem(name) is None
 
 
 def verdicts_table(model: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from rmaudit.components.options import model_location_problem
 from rmaudit.errors import BadInput
 
 from .judge_arguments import (
+    HF_JUDGE_RM,
     JUDGE_PREFIX,
     JUDGE_RM,
     VERDICTS_PREFIX,
@@ -181,7 +182,7 @@ def check_reachable(tables: list[dict[str, Any]]) -> None:
     from rmaudit.backends.hf.hub import hub_access
 
     for table in tables:
-        if table["name"] in HF_MODEL_NAMES:
+        if table["name"] in (*HF_MODEL_NAMES, HF_JUDGE_RM):
             hub_access(table["model"], revision=table.get("revision"), field="MODEL")
             if table.get("reference"):
                 hub_access(table["reference"], revision=table.get("revision"), field="--dpo-ref")
