@@ -229,11 +229,10 @@ def benchmark_responses(ctx: RunContext, benchmark: Benchmark) -> list[Response]
 
 
 def oracle_by_prompt(ctx: RunContext, benchmark: Benchmark) -> dict[str, dict[str, float]]:
-    """Prompt id → response id → oracle score, in benchmark order (labelled responses only)."""
+    """Prompt id → response id → oracle score, in benchmark order (labelled responses only:
+    under a label design, those its design drew)."""
     by_prompt: dict[str, dict[str, float]] = {}
-    for pid, rid, score, _meta in ctx.db.items.benchmark_labels(
-        benchmark.selection_key, benchmark.policy_key, benchmark.per_prompt, benchmark.oracle_key
-    ):
+    for pid, rid, score, _meta in ctx.db.items.benchmark_labels(benchmark):
         by_prompt.setdefault(pid, {})[rid] = score
     return by_prompt
 
