@@ -48,18 +48,20 @@ from .plan_notes import notes
 @click.option(
     "--cheap-price",
     type=click.FloatRange(min=0),
-    help="Price of one cheap-judge call, as a fraction of an oracle call (default: from the "
-    "judges' cost models, else 1).",
+    help="Price of one cheap-judge call, as a fraction of an oracle call (default: the "
+    "recipe's [plan] cheap_price, else from the judges' cost models, else 1).",
 )
 @click.option(
     "--generation-price",
     type=click.FloatRange(min=0),
-    help="Price of one generated response, as a fraction of an oracle call (default 0).",
+    help="Price of one generated response, as a fraction of an oracle call (default: the "
+    "recipe's [plan] generation_price, else 0).",
 )
 @click.option(
     "--scoring-price",
     type=click.FloatRange(min=0),
-    help="Price of one RM scoring of a response, as a fraction of an oracle call (default 0).",
+    help="Price of one RM scoring of a response, as a fraction of an oracle call (default: "
+    "the recipe's [plan] scoring_price, else 0).",
 )
 @click.option(
     "--all", "show_all", is_flag=True, help="Every budget and sample count, not the best."
