@@ -173,3 +173,18 @@ def test_the_normalizer_ablation_refuses_a_budgeted_benchmark_even_with_other_la
     with_perplexity(db)
     with pytest.raises(BadInput, match="labelled 32 of 128"):
         ablation(db)
+
+
+def test_an_imported_budgeted_benchmark_counts_its_unlabelled_responses_toward_n(
+    rmaudit, write_recipe, tmp_path
+):
+    db, exported = tmp_path / "audit.db", tmp_path / "quarter.jsonl"
+    run(rmaudit, write_recipe, db, "budget = 0.25", "quarter.toml")  # 4 labels of 16 a prompt
+    assert rmaudit("export", "--db", str(db), str(exported)).code == 0
+    imported = write_recipe(
+        f'[benchmark]\nfile = "{exported}"\n\n[[reward_models]]\nlabel = "length"\n'
+        'name = "length"\n\n[[metrics]]\nname = "best-of-n"\nreport = [8]\n',
+        name="imported.toml",
+    )
+    ran = rmaudit("run", str(imported), "--db", str(tmp_path / "fresh.db"))
+    assert ran.code == 0, ran.err  # N = 16 responses per prompt, not the 4 labelled
