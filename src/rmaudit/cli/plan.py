@@ -3,6 +3,8 @@ from a fully labelled pilot in the DB (docs/budget.md, "Planning")."""
 
 from __future__ import annotations
 
+import json
+
 import click
 from rich.table import Table
 
@@ -10,6 +12,7 @@ from rmaudit.display.literal import literal
 from rmaudit.errors import BadInput
 from rmaudit.metrics.budget.planning import Option, loses
 from rmaudit.recipe import load_recipe
+from rmaudit.results.plan_json import plan_json
 from rmaudit.results.run_index import open_for_reading
 from rmaudit.run import build_components
 from rmaudit.run.label_plan import TARGETS, LabelPlan, label_plan
@@ -48,21 +51,30 @@ from .plan_notes import notes
 @click.option(
     "--cheap-price",
     type=click.FloatRange(min=0),
-    help="Price of one cheap-judge call, as a fraction of an oracle call (default: from the "
-    "judges' cost models, else 1).",
+    help="Price of one cheap-judge call, as a fraction of an oracle call (default: the "
+    "recipe's [plan] cheap_price, else from the judges' cost models, else 1).",
 )
 @click.option(
     "--generation-price",
     type=click.FloatRange(min=0),
-    help="Price of one generated response, as a fraction of an oracle call (default 0).",
+    help="Price of one generated response, as a fraction of an oracle call (default: the "
+    "recipe's [plan] generation_price, else 0).",
 )
 @click.option(
     "--scoring-price",
     type=click.FloatRange(min=0),
-    help="Price of one RM scoring of a response, as a fraction of an oracle call (default 0).",
+    help="Price of one RM scoring of a response, as a fraction of an oracle call (default: "
+    "the recipe's [plan] scoring_price, else 0).",
 )
 @click.option(
     "--all", "show_all", is_flag=True, help="Every budget and sample count, not the best."
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the plan as JSON: every option, the prices, the recommendation, where the "
+    "saving comes from and the noise shifts.",
 )
 def plan_command(
     recipe_path: str,
@@ -74,6 +86,7 @@ def plan_command(
     generation_price: float | None,
     scoring_price: float | None,
     show_all: bool,
+    as_json: bool,
 ) -> None:
     """Plan the labels of RECIPE: what each label design spends to reach a target width."""
     recipe = load_recipe(recipe_path)
@@ -104,6 +117,9 @@ def plan_command(
         )
     finally:
         store.close()
+    if as_json:
+        click.echo(json.dumps(plan_json(planned, recipe_path), indent=2, allow_nan=False))
+        return
     out = console()
     out.print(_table(planned, show_all))
     for line in notes(planned, recipe):

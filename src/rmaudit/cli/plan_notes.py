@@ -8,6 +8,7 @@ import math
 
 from rmaudit.metrics.budget.planning import Option
 from rmaudit.recipe import Recipe
+from rmaudit.results.plan_json import saving_steps
 from rmaudit.run.label_plan import LabelPlan
 
 
@@ -77,25 +78,15 @@ def _settings(planned: LabelPlan, recipe: Recipe, best: Option) -> list[str]:
 
 
 def _savings(planned: LabelPlan, best: Option) -> list[str]:
-    """The recipe's cost against the recommendation's, step by step: full labelling at the
-    recipe's samples per label, at one sample, then the recommended design."""
+    """The recipe's cost against the recommendation's, step by step."""
     recipe = planned.recipe
-    if recipe is None:
+    steps = saving_steps(planned, best)
+    if recipe is None or not steps:
         return []
-    full = {o.samples: o for o in planned.options if o.design == "full" and o.feasible}
-    steps = [("the recipe as it stands", recipe)]
-    if recipe.samples in full and recipe.design != "full":
-        steps.append((f"full labelling at {recipe.samples} samples", full[recipe.samples]))
-    elif recipe.samples in full:
-        at_target = full[recipe.samples]
-        steps.append((f"the same at the target's {at_target.prompts:,} prompts", at_target))
-    if 1 in full and recipe.samples != 1:
-        steps.append(("full labelling, one sample (one judge sample per label)", full[1]))
-    steps.append(("recommended (the design, budget and cheap judge)", best))
-    parts = [f"{steps[0][0]} {planned.cost(steps[0][1]):,.0f}"]
-    for (_, before), (name, after) in zip(steps, steps[1:], strict=False):
-        ratio = planned.cost(before) / max(planned.cost(after), 1e-12)
-        parts.append(f"{name} {planned.cost(after):,.0f} ({ratio:.2f}×)")
+    parts = [f"{steps[0].name} {planned.cost(steps[0].option):,.0f}"]
+    for before, after in zip(steps, steps[1:], strict=False):
+        ratio = planned.cost(before.option) / max(planned.cost(after.option), 1e-12)
+        parts.append(f"{after.name} {planned.cost(after.option):,.0f} ({ratio:.2f}×)")
     total = planned.cost(recipe) / max(planned.cost(best), 1e-12)
     reach = (
         f" (the recipe reaches {recipe.reaches:.2f}× the target width)"

@@ -81,6 +81,22 @@ class PairsSection(_Strict):
     shift: ShiftSection | None = None
 
 
+class PlanSection(_Strict):
+    """``[plan]``: what ``rmaudit plan`` prices each call at, as a fraction of one oracle call
+    (docs/budget.md, "What a plan spends"); its flags override these.  Nothing here changes a
+    run's results, so the run key leaves it out."""
+
+    cheap_price: float | None = Field(
+        None, ge=0, allow_inf_nan=False, description="one cheap-judge call"
+    )
+    generation_price: float | None = Field(
+        None, ge=0, allow_inf_nan=False, description="one generated response"
+    )
+    scoring_price: float | None = Field(
+        None, ge=0, allow_inf_nan=False, description="one RM scoring of a response"
+    )
+
+
 class RecipeModel(_Strict):
     title: str = "untitled audit"
     batch_size: int = Field(256, ge=1)
@@ -97,6 +113,7 @@ class RecipeModel(_Strict):
     reward_models: list[Any] = Field(min_length=1)
     metrics: list[Any] | None = None
     executor: Any = None
+    plan: PlanSection | None = None
 
 
 @dataclass(frozen=True)
@@ -147,10 +164,11 @@ class Recipe:
         return self.model.pairs.shift if self.model.pairs else None
 
     def run_identity(self) -> dict[str, Any]:
-        """What the run key hashes: the validated recipe, less where its stages run."""
+        """What the run key hashes: the validated recipe, less where its stages run and what
+        the planner prices calls at."""
         # a recipe without a benchmark source or a cheap judge keeps the key it had before
         # they existed
-        exclude = {"executor"} | {
+        exclude = {"executor", "plan"} | {
             name
             for name in ("benchmark_source", "cheap_oracle")
             if getattr(self.model, name) is None

@@ -269,8 +269,9 @@ def _worst(store: Store, summary: RunSummary) -> list[str]:
         return []
     what = (
         "the prompts where its favourite response is furthest below the oracle's best (oracle "
-        "gap: the oracle's best score minus the score of the RM's pick), each with every "
-        "response, the RM's favourite first"
+        "gap: the oracle's best score minus the score of the RM's pick"
+        + ("; under the label design, from the labels it drew only" if summary.labelling else "")
+        + "), each with every response, the RM's favourite first"
         if summary.run.benchmark_id
         else "the pairs it gets wrong by the widest margin (RM score of chosen − rejected)"
     )

@@ -31,6 +31,7 @@ from rmaudit.metrics import reta
 from rmaudit.results.browse import top_eta
 from rmaudit.results.run_index import resolve_run
 from rmaudit.store import Store
+from rmaudit.store.records import BenchmarkRow
 
 #: correlation statistics reported, by name
 CORRELATIONS = {"spearman": "Spearman ρ", "pearson": "Pearson r"}
@@ -139,9 +140,8 @@ def normalizer_ablation(
     eta = top_eta(store, run_id) if eta is None else eta
     if not 0 < eta < 1:
         raise BadInput("expected 0 < η < 1", field="eta", value=eta)
-    rows = store.items.benchmark_labels(
-        bench.selection_key, bench.policy_key, bench.per_prompt, bench.oracle_key
-    )
+    _refuse_unlabelled(store, bench, run_id)
+    rows = store.items.benchmark_labels(bench)
     if not rows:
         raise BadInput(
             "the run's benchmark has no labelled responses",
@@ -173,6 +173,22 @@ def normalizer_ablation(
         results,
         run.simulated,
     )
+
+
+def _refuse_unlabelled(store: Store, bench: BenchmarkRow, run_id: str) -> None:
+    """BadInput unless the benchmark's design (if any) drew every response: per-prompt RETA
+    without its normalizer has no estimator from a labelled subset (docs/budget.md)."""
+    if bench.design is None:
+        return
+    labelled, responses = store.read.label_coverage(bench)
+    if labelled < responses:
+        raise BadInput(
+            f"the normalizer ablation needs every response labelled; the run's label design "
+            f"labelled {labelled:,} of {responses:,}",
+            file=store.path,
+            field="run",
+            value=run_id,
+        )
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,9 @@ class PromptFailure:
 
     ``gap`` is the oracle's best score among the prompt's responses minus the oracle score
     of the RM's favourite (averaged over the RM's tied favourites, as the tie is broken
-    at random): 0 when the RM picks the oracle's best, larger the worse its pick.
+    at random): 0 when the RM picks the oracle's best, larger the worse its pick.  Under a
+    label design both count only the labels the design drew (see :func:`_picks`): the best
+    is the best labelled response, and the gap is NaN where no favourite was drawn.
     """
 
     position: int  # the prompt's place in the benchmark
@@ -60,7 +62,13 @@ class PromptFailure:
 
     @property
     def gap(self) -> float:
+        """NaN where a label design left the RM's favourites unlabelled."""
         return self.best_oracle - self.pick_oracle
+
+    def largest_gap_first(self) -> tuple[bool, float, int]:
+        """A sort key: the largest gap first, the prompts without one last."""
+        unknown = math.isnan(self.gap)
+        return unknown, 0.0 if unknown else -self.gap, self.position
 
 
 def prompt_failures(store: Store, summary: RunSummary, rm_key: str) -> list[PromptFailure]:
@@ -94,19 +102,36 @@ def prompt_failures(store: Store, summary: RunSummary, rm_key: str) -> list[Prom
 def _picks(
     store: Store, bench: BenchmarkRow, rm_key: str
 ) -> tuple[dict[str, float], dict[str, float]]:
-    """Per prompt: the oracle score of the RM's favourite (tie-averaged) and the oracle's best."""
+    """Per prompt: the oracle score of the RM's favourite (tie-averaged) and the oracle's best.
+
+    Under a label design only the labels its design drew count: the favourite's score is the
+    mean over its tied favourites' drawn labels, each weighted by 1/π (Hájek's ratio form of
+    Horvitz & Thompson 1952; Särndal et al., "Model Assisted Survey Sampling", 1992,
+    Sec. 5.7), NaN when the design drew none of them, and the best is the best drawn label
+    (NaN when none is drawn).  With every response labelled both are the plain figures."""
     rows = store.read.scores_with_labels(bench, rm_key)
     if not rows:
         return {}, {}
     names, prompt = np.unique([row.prompt_id for row in rows], return_inverse=True)
     score = np.fromiter((row.rm_score for row in rows), float, len(rows))
-    oracle = np.fromiter((row.oracle_score for row in rows), float, len(rows))
+    oracle = np.array([math.nan if row.oracle_score is None else row.oracle_score for row in rows])
+    probability = np.array([row.inclusion_probability or 1.0 for row in rows])
     order = np.lexsort((-score, prompt))  # by prompt, the RM's favourite first
-    prompt, score, oracle = prompt[order], score[order], oracle[order]
+    prompt, score, oracle, probability = (
+        prompt[order],
+        score[order],
+        oracle[order],
+        probability[order],
+    )
     starts = np.flatnonzero(np.r_[True, prompt[1:] != prompt[:-1]])
-    best = np.maximum.reduceat(oracle, starts)
+    labelled = ~np.isnan(oracle)
+    best = np.fmax.reduceat(oracle, starts)  # NaN only where no response is labelled
     tied = score == np.repeat(score[starts], np.diff(np.r_[starts, len(score)]))
-    pick = np.add.reduceat(np.where(tied, oracle, 0.0), starts) / np.add.reduceat(tied, starts)
+    weight = np.where(tied & labelled, 1.0 / probability, 0.0)
+    weighted = np.add.reduceat(np.where(weight > 0, weight * oracle, 0.0), starts)
+    total = np.add.reduceat(weight, starts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pick = np.where(total > 0, weighted / total, math.nan)
     ids = names[prompt[starts]].tolist()
     return dict(zip(ids, pick.tolist(), strict=True)), dict(zip(ids, best.tolist(), strict=True))
 

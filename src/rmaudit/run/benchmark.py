@@ -3,6 +3,7 @@ benchmark file; and read back for pair sources and metrics."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -190,9 +191,15 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
     if store.items.benchmark(benchmark_id) is None:  # stored whole or not at all
         store_benchmark(store, header, records, origin=origin)
     benchmark = load(ctx, benchmark_id)
-    # a prompt with fewer responses than a metric needs is skipped by that metric, not fatal
-    check_pool_size(ctx.recipe, max(len(v) for v in oracle_by_prompt(ctx, benchmark).values()))
     stored = benchmark_responses(ctx, benchmark)
+    # a prompt with fewer responses than a metric needs is skipped by that metric, not fatal;
+    # under a label design its unlabelled responses count too (the metrics estimate over them)
+    sizes = (
+        Counter(r.prompt_id for r in stored)
+        if benchmark.design is not None
+        else {pid: len(labels) for pid, labels in oracle_by_prompt(ctx, benchmark).items()}
+    )
+    check_pool_size(ctx.recipe, max(sizes.values()))
     ctx.responses.update((r.id, r) for r in stored)
     return BenchmarkStages(benchmark, Keys([r.id for r in stored]), len(records))
 
@@ -229,11 +236,10 @@ def benchmark_responses(ctx: RunContext, benchmark: Benchmark) -> list[Response]
 
 
 def oracle_by_prompt(ctx: RunContext, benchmark: Benchmark) -> dict[str, dict[str, float]]:
-    """Prompt id → response id → oracle score, in benchmark order (labelled responses only)."""
+    """Prompt id → response id → oracle score, in benchmark order (labelled responses only:
+    under a label design, those its design drew)."""
     by_prompt: dict[str, dict[str, float]] = {}
-    for pid, rid, score, _meta in ctx.db.items.benchmark_labels(
-        benchmark.selection_key, benchmark.policy_key, benchmark.per_prompt, benchmark.oracle_key
-    ):
+    for pid, rid, score, _meta in ctx.db.items.benchmark_labels(benchmark):
         by_prompt.setdefault(pid, {})[rid] = score
     return by_prompt
 

@@ -122,7 +122,7 @@ def label_plan(
         label_floor(pilot, t, rm, widths[(t.name, rm)]) for t in targets for rm in pilot.scores
     )
     cheap = components[recipe.cheap_oracle.field] if recipe.cheap_oracle else None
-    prices = plan_prices(oracle, cheap, flags)
+    prices = plan_prices(oracle, cheap, flags, recipe.model.plan)
     best = recommend(options, prices.prices)
     as_it_stands = recipe_option(
         recipe,

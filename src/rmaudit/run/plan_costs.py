@@ -26,12 +26,13 @@ from rmaudit.metrics.budget.planning import (
 )
 from rmaudit.metrics.pairwise import pairwise_accuracy
 from rmaudit.recipe import Recipe
+from rmaudit.recipe.model import PlanSection
 
 
 @dataclass(frozen=True)
 class PriceFlags:
     """Prices given on the command line, each as a fraction of one oracle call (None: the
-    default)."""
+    recipe's ``[plan]`` price, else the default)."""
 
     cheap: float | None = None
     generation: float | None = None
@@ -55,24 +56,35 @@ def _usd_per_call(oracle: Component | None) -> float | None:
     return None if usd is None else usd / max(1, oracle.calls_per_label())  # type: ignore[attr-defined]
 
 
-def plan_prices(oracle: Component, cheap: Component | None, flags: PriceFlags) -> PlanPrices:
-    """Flags first; else the cheap judge's cost model against the oracle's; else a cheap call
-    priced as an oracle call (no saving claimed for a judge of unknown price) and generations
-    and scorings unpriced (0: no built-in policy or RM has a cost model)."""
+def plan_prices(
+    oracle: Component,
+    cheap: Component | None,
+    flags: PriceFlags,
+    in_recipe: PlanSection | None = None,
+) -> PlanPrices:
+    """Each price from its flag, else the recipe's ``[plan]`` table; else a cheap call from the
+    cheap judge's cost model against the oracle's, or priced as an oracle call (no saving
+    claimed for a judge of unknown price), and generations and scorings unpriced (0: no
+    built-in policy or RM has a cost model)."""
     usd = _usd_per_call(oracle)
-    sources = {}
-    cheap_price = flags.cheap
-    if cheap_price is not None:
-        sources["cheap"] = "--cheap-price"
-    else:
+    given: dict[str, float] = {}
+    sources: dict[str, str] = {}
+    for name in ("cheap", "generation", "scoring"):
+        flag = getattr(flags, name)
+        from_recipe = getattr(in_recipe, f"{name}_price") if in_recipe else None
+        if flag is not None:
+            given[name], sources[name] = flag, f"--{name}-price"
+        elif from_recipe is not None:
+            given[name], sources[name] = from_recipe, f"[plan] {name}_price"
+    if "cheap" not in given:
         cheap_usd = _usd_per_call(cheap)
         if usd and cheap_usd is not None:
-            cheap_price, sources["cheap"] = cheap_usd / usd, "the judges' cost models"
+            given["cheap"], sources["cheap"] = cheap_usd / usd, "the judges' cost models"
         else:
-            cheap_price, sources["cheap"] = 1.0, "as an oracle call (no cost model)"
-    sources["generation"] = "--generation-price" if flags.generation is not None else "unpriced"
-    sources["scoring"] = "--scoring-price" if flags.scoring is not None else "unpriced"
-    prices = Prices(1.0, cheap_price, flags.generation or 0.0, flags.scoring or 0.0)
+            given["cheap"], sources["cheap"] = 1.0, "as an oracle call (no cost model)"
+    for name in ("generation", "scoring"):
+        sources.setdefault(name, "unpriced")
+    prices = Prices(1.0, given["cheap"], given.get("generation", 0.0), given.get("scoring", 0.0))
     return PlanPrices(prices, usd, sources)
 
 

@@ -274,17 +274,29 @@ class Items:
         ).fetchall()
         return [StoredResponse._make(row) for row in rows]
 
-    def benchmark_labels(
-        self, selection_key: str, policy_key: str, per_prompt: int, oracle_key: str
-    ) -> list[LabelledItem]:
-        """A benchmark's labelled responses, by selection position then sample index."""
+    def benchmark_labels(self, benchmark: BenchmarkRow) -> list[LabelledItem]:
+        """A benchmark's labelled responses, by selection position then sample index: under a
+        label design those its design drew (a label stored for another benchmark is not this
+        one's)."""
+        drawn = (
+            "join inclusion i on i.benchmark_id = ? and i.response_id = r.id and i.drawn = 1"
+            if benchmark.design is not None
+            else ""
+        )
         rows = self.store.execute(
-            """select r.prompt_id, r.id, l.score, r.meta
+            f"""select r.prompt_id, r.id, l.score, r.meta
                from selections s join responses r on r.prompt_id = s.prompt_id
                join oracle_labels l on l.oracle_key = ? and l.response_id = r.id
+               {drawn}
                where s.selection_key = ? and r.policy_key = ? and r.sample_index < ?
                order by s.position, r.sample_index""",
-            [oracle_key, selection_key, policy_key, per_prompt],
+            [
+                benchmark.oracle_key,
+                *([benchmark.id] if benchmark.design is not None else []),
+                benchmark.selection_key,
+                benchmark.policy_key,
+                benchmark.per_prompt,
+            ],
         ).fetchall()
         return [LabelledItem._make(row) for row in rows]
 

@@ -286,11 +286,24 @@ class Reads:
         ).fetchone()
 
     def scores_with_labels(self, benchmark: BenchmarkRow, rm_key: str) -> list[ScoredLabel]:
-        """Every benchmark response both scored and labelled.  ``prompt_id in (subquery)``
+        """Every benchmark response the RM scored, with its label: on a budgeted benchmark every
+        scored response, labelled only where its design drew it (a label stored for another
+        benchmark is not this one's), else the labelled ones.  ``prompt_id in (subquery)``
         makes SQLite walk the responses index prompt by prompt; a join on selections instead
         rescans the selection for every response."""
+        if benchmark.design is not None:
+            rows = self.store.execute(
+                """select r.prompt_id, y.score, j.score, i.probability from inclusion i
+                   join responses r on r.id = i.response_id
+                   join rm_scores y on y.rm_key = ? and y.response_id = i.response_id
+                   left join oracle_labels j on j.oracle_key = ?
+                     and j.response_id = i.response_id and i.drawn = 1
+                   where i.benchmark_id = ?""",
+                [rm_key, benchmark.oracle_key, benchmark.id],
+            ).fetchall()
+            return [ScoredLabel._make(row) for row in rows]
         rows = self.store.execute(
-            """select r.prompt_id, y.score, j.score from responses r
+            """select r.prompt_id, y.score, j.score, null from responses r
                join rm_scores y on y.rm_key = ? and y.response_id = r.id
                join oracle_labels j on j.oracle_key = ? and j.response_id = r.id
                where r.policy_key = ? and r.sample_index < ?

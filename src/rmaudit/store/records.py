@@ -291,11 +291,14 @@ class LabelledResponse(NamedTuple):
 
 
 class ScoredLabel(NamedTuple):
-    """A benchmark response both scored by an RM and labelled by the oracle."""
+    """A benchmark response scored by an RM, with its oracle label: every scored response of a
+    budgeted benchmark (the label None where its design did not draw the response), else the
+    labelled ones (inclusion probability None: every response is in)."""
 
     prompt_id: str
     rm_score: float
-    oracle_score: float
+    oracle_score: float | None
+    inclusion_probability: float | None
 
 
 class ScoredPair(NamedTuple):

@@ -43,6 +43,7 @@ class FailuresScreen(TableSearch, AuditScreen):
         self.run_id, self.rm_key = run_id, rm_key
         summary = self.app.summary(run_id)
         self.metrics = per_prompt_columns(self.app.store, summary)
+        self.budgeted = summary.benchmark.design is not None
         self.metric_index = 0
         self.sort = SORTS[0] if self.metrics else "gap"
         self.topic: str | None = None
@@ -109,7 +110,7 @@ class FailuresScreen(TableSearch, AuditScreen):
                 )
             )
         elif self.sort == "gap":
-            rows.sort(key=lambda r: (-r.gap, r.position))
+            rows.sort(key=PromptFailure.largest_gap_first)
         else:
             rows.sort(key=lambda r: r.position)
         return rows
@@ -128,9 +129,10 @@ class FailuresScreen(TableSearch, AuditScreen):
             value = self._metric_value(row)
             numbers = [
                 "—" if math.isnan(value) else f"{value:.3f}",
-                f"{row.gap:.2f}",
-                f"{row.pick_oracle:.2f}",
-                f"{row.best_oracle:.2f}",
+                *(
+                    "—" if math.isnan(x) else f"{x:.2f}"
+                    for x in (row.gap, row.pick_oracle, row.best_oracle)
+                ),
             ]
             rows.append(
                 [
@@ -169,7 +171,13 @@ class FailuresScreen(TableSearch, AuditScreen):
                 ("Failures of ", "bold"),
                 (label, "bold"),
                 f" · {status}\n"
-                "gap = oracle's best − oracle score of the RM's pick (0: it picked the best)",
+                "gap = oracle's best − oracle score of the RM's pick (0: it picked the best)"
+                + (
+                    "\nfrom the labels the design drew only (—: it drew none of the RM's"
+                    " favourites)"
+                    if self.budgeted
+                    else ""
+                ),
             )
         )
 
