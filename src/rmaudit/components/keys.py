@@ -3,6 +3,7 @@ resumable store")."""
 
 import hashlib
 import json
+from functools import lru_cache
 from typing import Any
 
 KEY_LENGTH = 20  # hex digits: 80 bits, collision-free for any benchmark we will see
@@ -24,6 +25,7 @@ def prompt_id(text: str) -> str:
     return content_key("prompt", text)
 
 
+@lru_cache(maxsize=1 << 18)  # a run's plan and the run itself key the same responses
 def response_id(policy_key: str, prompt: str, sample_index: int) -> str:
     """A response is the ``sample_index``-th sample of a policy for a prompt."""
     return content_key("response", policy_key, prompt, sample_index)

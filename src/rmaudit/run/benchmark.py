@@ -71,10 +71,10 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
             responses.generate(ctx, policy, generation)
     if chosen is None:
         response_ids = Keys(unlisted=k * n)
-    elif execute:
-        stored = benchmark_responses(ctx, benchmark)
-        ctx.responses.update((r.id, r) for r in stored)
-        response_ids = Keys([r.id for r in stored])
+    elif execute:  # their texts are read when a later stage needs them (ctx.load_responses)
+        response_ids = Keys(
+            ctx.db.items.benchmark_response_ids(benchmark.selection_key, policy.key, n)
+        )
     else:
         response_ids = Keys([response_id(policy.key, p.id, i) for p in chosen for i in range(n)])
     drawn = None

@@ -274,6 +274,19 @@ class Items:
         ).fetchall()
         return [StoredResponse._make(row) for row in rows]
 
+    def benchmark_response_ids(
+        self, selection_key: str, policy_key: str, per_prompt: int
+    ) -> list[str]:
+        """The ids of :meth:`benchmark_responses`, in the same order, without their texts."""
+        rows = self.store.execute(
+            """select r.id
+               from selections s join responses r on r.prompt_id = s.prompt_id
+               where s.selection_key = ? and r.policy_key = ? and r.sample_index < ?
+               order by s.position, r.sample_index""",
+            [selection_key, policy_key, per_prompt],
+        ).fetchall()
+        return [row[0] for row in rows]
+
     def benchmark_labels(
         self, selection_key: str, policy_key: str, per_prompt: int, oracle_key: str
     ) -> list[LabelledItem]:
