@@ -3,7 +3,6 @@ resumable store")."""
 
 import hashlib
 import json
-from functools import lru_cache
 from typing import Any
 
 KEY_LENGTH = 20  # hex digits: 80 bits, collision-free for any benchmark we will see
@@ -25,10 +24,20 @@ def prompt_id(text: str) -> str:
     return content_key("prompt", text)
 
 
-@lru_cache(maxsize=1 << 18)  # a run's plan and the run itself key the same responses
 def response_id(policy_key: str, prompt: str, sample_index: int) -> str:
     """A response is the ``sample_index``-th sample of a policy for a prompt."""
     return content_key("response", policy_key, prompt, sample_index)
+
+
+def response_ids(policy_key: str, prompt: str, count: int) -> list[str]:
+    """``response_id`` of sample indices 0 … count − 1: the canonical JSON of a list is its
+    items joined by commas, so the common head is written once, not once per sample (a
+    benchmark's plan and run key every response of every prompt)."""
+    head = canonical_json(["response", policy_key, prompt])[:-1]
+    return [
+        hashlib.sha256(f"{head},{index}]".encode()).hexdigest()[:KEY_LENGTH]
+        for index in range(count)
+    ]
 
 
 def text_response_id(prompt: str, text: str) -> str:

@@ -16,6 +16,7 @@ from rmaudit.benchmark.portable import (
 )
 from rmaudit.components import BenchmarkData, Prompt, Response
 from rmaudit.components.keys import content_key, response_id
+from rmaudit.components.keys import response_ids as keyed_responses
 from rmaudit.errors import BadInput
 from rmaudit.recipe import check_pool_size
 from rmaudit.store import utc_now
@@ -76,7 +77,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
             ctx.db.items.benchmark_response_ids(benchmark.selection_key, policy.key, n)
         )
     else:
-        response_ids = Keys([response_id(policy.key, p.id, i) for p in chosen for i in range(n)])
+        response_ids = Keys([rid for p in chosen for rid in keyed_responses(policy.key, p.id, n)])
     drawn = None
     if recipe.label_budget is not None:
         with ctx.timed(design.STAGE):

@@ -63,9 +63,9 @@ class Items:
         """Those of ``keys`` that ``sql`` (ending in ``in (``, given the marks) finds."""
         found: set[str] = set()
         for chunk in chunks(list(dict.fromkeys(keys))):
-            found.update(
-                row[0] for row in self.store.execute(f"{sql} ({marks(chunk)})", [*fixed, *chunk])
-            )
+            # fetchall: one call per chunk, not a Python-level __next__ per row
+            rows = self.store.execute(f"{sql} ({marks(chunk)})", [*fixed, *chunk]).fetchall()
+            found.update(row[0] for row in rows)
         return found
 
     # -- components ---------------------------------------------------------------------
