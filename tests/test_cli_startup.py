@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import click
 import pytest
@@ -121,3 +122,16 @@ def test_plugin_commands_are_listed_and_run(rmaudit):
         assert rmaudit("no-such-command").code == 2
     finally:
         pm.unregister(name="test-hello-command")
+
+
+def test_a_rerun_with_nothing_to_do_loads_no_heavy_library(tmp_path):
+    """The main recipe's shape (a k-DPP on TF-IDF embeddings, five RMs), smaller: its rerun
+    reuses the stored selection, so neither scikit-learn nor scipy.stats is imported."""
+    shipped = Path(__file__).resolve().parents[1] / "recipes" / "helpful.toml"
+    recipe = tmp_path / "helpful.toml"
+    text = shipped.read_text().replace("k = 100", "k = 10")
+    recipe.write_text(text.replace("per_prompt = 256", "per_prompt = 64"))
+    db = tmp_path / "rerun.db"
+    command = f"from rmaudit.cli import main; main(['run', {str(recipe)!r}, '--db', {str(db)!r}])"
+    assert "sklearn" in modules_after(command)  # the first run embeds the pool to draw from it
+    assert not modules_after(command) & set(HEAVY)

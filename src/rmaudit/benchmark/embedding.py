@@ -21,9 +21,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.decomposition import TruncatedSVD
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.preprocessing import normalize
 
 from rmaudit.errors import BadInput
 
@@ -57,6 +54,11 @@ def tfidf_lsa(texts: Sequence[str], *, dims: int = 64, seed: int = 0) -> np.ndar
     texts = _check_texts(texts)
     dims = _check_int(dims, "dims", minimum=1)
     seed = _check_int(seed, "seed", minimum=0)
+    # scikit-learn loads only when prompts are embedded, not on a rerun that reuses a selection
+    from sklearn.decomposition import TruncatedSVD
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.preprocessing import normalize
+
     vectorizer = TfidfVectorizer(
         sublinear_tf=True, stop_words="english", ngram_range=(1, 2), min_df=1
     )

@@ -31,7 +31,6 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 
 from rmaudit.errors import MetricInputError
 
@@ -259,6 +258,8 @@ class _Spectrum:
         # only for an orthonormal basis.  Cholesky QR re-orthonormalises within the same span;
         # it is accurate here because `lifted` is already near-orthonormal (Gram ≈ I), and
         # several times cheaper than Householder QR on an n×k matrix.
+        import scipy.linalg  # loaded when prompts are drawn, not on a rerun that reuses them
+
         cholesky = np.linalg.cholesky(lifted.T @ lifted)
         return scipy.linalg.solve_triangular(cholesky, lifted.T, lower=True, check_finite=False).T
 

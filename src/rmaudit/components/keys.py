@@ -29,6 +29,17 @@ def response_id(policy_key: str, prompt: str, sample_index: int) -> str:
     return content_key("response", policy_key, prompt, sample_index)
 
 
+def response_ids(policy_key: str, prompt: str, count: int) -> list[str]:
+    """``response_id`` of sample indices 0 … count − 1: the canonical JSON of a list is its
+    items joined by commas, so the common head is written once, not once per sample (a
+    benchmark's plan and run key every response of every prompt)."""
+    head = canonical_json(["response", policy_key, prompt])[:-1]
+    return [
+        hashlib.sha256(f"{head},{index}]".encode()).hexdigest()[:KEY_LENGTH]
+        for index in range(count)
+    ]
+
+
 def text_response_id(prompt: str, text: str) -> str:
     """A response of a preference-pair file: no policy wrote it, so its prompt and text name it."""
     return content_key("text-response", prompt, text)

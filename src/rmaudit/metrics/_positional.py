@@ -34,7 +34,6 @@ from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import betainc, gammaln
 
 # η·n computed in floating point can land a hair below an integer (1/49 * 49 < 1); snapping
 # within this relative tolerance keeps m = ⌊η n⌋ what the caller meant.
@@ -63,6 +62,8 @@ def smoothed_top_coefficients(delta: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 @lru_cache(maxsize=8)
 def _log_factorials(size: int) -> np.ndarray:
+    from scipy.special import gammaln  # scipy loads when a metric is computed, not on import
+
     return gammaln(np.arange(size + 1, dtype=float) + 1.0)
 
 
@@ -99,6 +100,8 @@ def _occupancy_with_replacement(N: int, n: int, ks: np.ndarray) -> np.ndarray:
     expected_min = np.where(ks[:, None] >= n, n * p, 0.0)
     inner = (ks >= 1) & (ks <= n - 1)
     if inner.any():
+        from scipy.special import betainc
+
         k = ks[inner][:, None].astype(float)
         expected_min[inner] = n * p * (1.0 - betainc(k, n - k, p)) + k * betainc(k + 1, n - k, p)
     return np.diff(expected_min, axis=1)

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy.special import betaln, digamma
 
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics._positional import (
@@ -183,6 +182,8 @@ def rank_of_n_kl(n: int | Sequence[int] | np.ndarray, rank: int = 1) -> float | 
         )
     if sizes.size and sizes.min() < rank:
         raise MetricInputError(f"expected integers >= rank {rank}, got {sizes.min()}", field="n")
+    from scipy.special import betaln, digamma  # scipy loads only when a metric needs it
+
     a, b = sizes.astype(float) - rank + 1.0, float(rank)
     kl = (
         (a - 1.0) * digamma(a)

@@ -35,7 +35,6 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import t as student_t
 
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics._validation import check_flag, check_fraction
@@ -98,9 +97,13 @@ def paired_difference(
     count = differences.size if clusters is None else len({str(c) for c in clusters})
     stderr = clustered_stderr(differences, clusters) if differences.size > 1 else math.nan
     freedom = max(count - 1, 1)
-    z = float(student_t.ppf(0.5 + ci / 2.0, freedom))
+    # Student's t through the special functions scipy.stats.t itself calls (its ppf is
+    # stdtrit, its sf stdtr at -x): the same numbers without importing scipy.stats (≈ 1 s)
+    from scipy.special import stdtr, stdtrit
+
+    z = float(stdtrit(freedom, 0.5 + ci / 2.0))
     if math.isfinite(stderr) and stderr > 0:
-        p_value = float(2.0 * student_t.sf(abs(value) / stderr, freedom))
+        p_value = float(2.0 * stdtr(freedom, -abs(value) / stderr))
     elif math.isfinite(stderr):  # every unit differs by the same amount
         p_value = 1.0 if value == 0 else 0.0
     else:

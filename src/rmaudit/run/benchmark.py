@@ -17,6 +17,7 @@ from rmaudit.benchmark.portable import (
 )
 from rmaudit.components import BenchmarkData, Prompt, Response
 from rmaudit.components.keys import content_key, response_id
+from rmaudit.components.keys import response_ids as keyed_responses
 from rmaudit.errors import BadInput
 from rmaudit.recipe import check_pool_size
 from rmaudit.store import utc_now
@@ -72,12 +73,12 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
             responses.generate(ctx, policy, generation)
     if chosen is None:
         response_ids = Keys(unlisted=k * n)
-    elif execute:
-        stored = benchmark_responses(ctx, benchmark)
-        ctx.responses.update((r.id, r) for r in stored)
-        response_ids = Keys([r.id for r in stored])
+    elif execute:  # their texts are read when a later stage needs them (ctx.load_responses)
+        response_ids = Keys(
+            ctx.db.items.benchmark_response_ids(benchmark.selection_key, policy.key, n)
+        )
     else:
-        response_ids = Keys([response_id(policy.key, p.id, i) for p in chosen for i in range(n)])
+        response_ids = Keys([rid for p in chosen for rid in keyed_responses(policy.key, p.id, n)])
     drawn = None
     if recipe.label_budget is not None:
         with ctx.timed(design.STAGE):

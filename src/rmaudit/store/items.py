@@ -63,9 +63,9 @@ class Items:
         """Those of ``keys`` that ``sql`` (ending in ``in (``, given the marks) finds."""
         found: set[str] = set()
         for chunk in chunks(list(dict.fromkeys(keys))):
-            found.update(
-                row[0] for row in self.store.execute(f"{sql} ({marks(chunk)})", [*fixed, *chunk])
-            )
+            # fetchall: one call per chunk, not a Python-level __next__ per row
+            rows = self.store.execute(f"{sql} ({marks(chunk)})", [*fixed, *chunk]).fetchall()
+            found.update(row[0] for row in rows)
         return found
 
     # -- components ---------------------------------------------------------------------
@@ -273,6 +273,19 @@ class Items:
             [selection_key, policy_key, per_prompt],
         ).fetchall()
         return [StoredResponse._make(row) for row in rows]
+
+    def benchmark_response_ids(
+        self, selection_key: str, policy_key: str, per_prompt: int
+    ) -> list[str]:
+        """The ids of :meth:`benchmark_responses`, in the same order, without their texts."""
+        rows = self.store.execute(
+            """select r.id
+               from selections s join responses r on r.prompt_id = s.prompt_id
+               where s.selection_key = ? and r.policy_key = ? and r.sample_index < ?
+               order by s.position, r.sample_index""",
+            [selection_key, policy_key, per_prompt],
+        ).fetchall()
+        return [row[0] for row in rows]
 
     def benchmark_labels(self, benchmark: BenchmarkRow) -> list[LabelledItem]:
         """A benchmark's labelled responses, by selection position then sample index: under a

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 import numpy as np
-from scipy.special import ndtri
 
 from rmaudit.metrics._results import MetricResult
 from rmaudit.metrics._validation import check_fraction
@@ -55,6 +54,8 @@ def wilson_interval(
     Unlike the normal interval it never collapses to a point at 0 or 1 and keeps close to
     its nominal coverage for small counts (Brown, Cai & DasGupta 2001).
     """
+    from scipy.special import ndtri  # scipy loads when an interval is computed, not on import
+
     z = float(ndtri(0.5 + check_fraction(ci, "ci") / 2.0))
     value, count = np.asarray(value, dtype=float), np.asarray(count, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):

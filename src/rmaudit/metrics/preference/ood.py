@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
 
 from rmaudit.metrics.preference._inputs import ArrayLike, check_pair_scores, check_scores
 
@@ -44,6 +43,8 @@ def auroc(id_scores: ArrayLike, ood_scores: ArrayLike) -> float:
     0.9166666666666666
     """
     ind, ood = _detector_scores(id_scores, ood_scores)
+    from scipy.stats import rankdata  # scipy.stats loads only when AUROC is computed
+
     ranks = rankdata(np.concatenate([ind, ood]))  # ties share their average rank
     u_statistic = ranks[: ind.size].sum() - ind.size * (ind.size + 1) / 2.0
     return float(u_statistic / (ind.size * ood.size))

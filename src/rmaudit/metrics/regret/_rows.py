@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
-from scipy.stats import rankdata
 
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics._positional import stack_by_size
@@ -75,6 +74,14 @@ def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         # a zero spread means a constant row: no association, 0 by this module's convention
         return np.where(spread > 0, covariance / np.where(spread > 0, spread, 1.0), 0.0)
+
+
+def rankdata(values: np.ndarray, axis: int = -1, method: str = "average") -> np.ndarray:
+    """``scipy.stats.rankdata``, imported on first use: scipy.stats takes about a second to
+    import, which a run that computes no regret metric should not pay."""
+    from scipy.stats import rankdata as scipy_rankdata
+
+    return scipy_rankdata(values, axis=axis, method=method)
 
 
 def _spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:

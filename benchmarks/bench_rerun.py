@@ -1,0 +1,138 @@
+"""A rerun with nothing to do (issue 31, item 6; target: at most 3 s on 2 cores).
+
+The recipe (``recipes/helpful.toml`` by default) is run once into a fresh SQLite file; then
+``rmaudit run RECIPE --db DB`` is run again ``--repeats`` times, each in a fresh interpreter
+(as a user runs it), and the median wall time is printed with the extremes.  One more fresh
+interpreter times the phases of the same rerun, in the order ``rmaudit run`` takes them:
+imports, recipe and components, the plan (``Runner.preflight`` on the DB opened read-only),
+the run itself (with the run's own stage timings) and the summary.
+
+    python benchmarks/bench_rerun.py                # helpful.toml, median of 5
+    python benchmarks/bench_rerun.py --smoke        # a small copy of it, one repeat
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+from _smoke import parse_args  # noqa: E402
+
+#: run in a fresh interpreter: the phases of ``rmaudit run RECIPE --db DB`` (cli/run.py)
+PHASES = """
+import io, json, sys, time
+started = time.perf_counter()
+from rmaudit.cli import run as _command  # the command's module, as the CLI loads it
+from rmaudit.cli.render import run_attached
+from rmaudit.cli.summary import print_summary
+from rmaudit.recipe import load_recipe
+from rmaudit.run import Runner, build_components
+from rmaudit.store import Store
+from rich.console import Console
+phases = {"imports": time.perf_counter() - started}
+def lap(name, since):
+    phases[name] = time.perf_counter() - since
+    return time.perf_counter()
+t = time.perf_counter()
+recipe = load_recipe(sys.argv[1])
+components = build_components(recipe)
+t = lap("recipe and components", t)
+stored = Store.open_readonly(sys.argv[2])
+runner = Runner(recipe, stored, components=components)
+runner.preflight()
+stored.close()
+t = lap("plan (preflight)", t)
+store = Store.open(sys.argv[2])
+quiet = Console(file=io.StringIO())
+result = run_attached(runner, store, quiet)
+t = lap("run", t)
+print_summary(quiet, store, result.run_id, sys.argv[2])
+store.close()
+lap("summary", t)
+phases["total"] = time.perf_counter() - started
+print(json.dumps({"phases": phases, "stages": result.timings}))
+"""
+
+
+def small_copy(recipe: Path, folder: Path) -> Path:
+    """The recipe with 10 prompts of 64 responses: the same stages, in seconds."""
+    text = (
+        recipe.read_text()
+        .replace("k = 100", "k = 10")
+        .replace("per_prompt = 256", "per_prompt = 64")
+    )
+    copy = folder / recipe.name
+    copy.write_text(text)
+    return copy
+
+
+def cpu_seconds() -> float:
+    """User + system CPU time of the finished child processes so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def rmaudit_run(recipe: Path, db: Path) -> tuple[float, float, str]:
+    """``rmaudit run RECIPE --db DB`` as a user runs it: (wall s, CPU s, what it printed)."""
+    started, cpu = time.perf_counter(), cpu_seconds()
+    result = subprocess.run(
+        [sys.executable, "-m", "rmaudit", "run", str(recipe), "--db", str(db)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return time.perf_counter() - started, cpu_seconds() - cpu, result.stdout
+
+
+def phases(recipe: Path, db: Path) -> dict:
+    result = subprocess.run(
+        [sys.executable, "-c", PHASES, str(recipe), str(db)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--recipe", type=Path, default=ROOT.parent / "recipes" / "helpful.toml")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parse_args(parser, {"repeats": 1})
+    with tempfile.TemporaryDirectory() as folder:
+        recipe = small_copy(args.recipe, Path(folder)) if args.smoke else args.recipe
+        db = Path(folder) / "rerun.db"
+        first, _, _ = rmaudit_run(recipe, db)
+        print(f"first run: {first:.1f} s; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
+        walls, cpus, outputs = [], [], set()
+        for _ in range(args.repeats):
+            wall, cpu, out = rmaudit_run(recipe, db)
+            walls.append(wall)
+            cpus.append(cpu)
+            outputs.add(out)
+        assert len(outputs) == 1, "the reruns printed different summaries"
+        print(
+            f"rerun, nothing to do: median {statistics.median(walls):.2f} s wall "
+            f"(min {min(walls):.2f} s, max {max(walls):.2f} s, {len(walls)} runs), "
+            f"median {statistics.median(cpus):.2f} s CPU; load {os.getloadavg()[0]:.2f}"
+        )
+        timed = phases(recipe, db)
+        for name, seconds in timed["phases"].items():
+            print(f"  {name:<24} {seconds:6.2f} s")
+        stages = ", ".join(f"{k} {v:.2f} s" for k, v in timed["stages"].items())
+        print(f"  run's stages: {stages}")
+
+
+if __name__ == "__main__":
+    main()
