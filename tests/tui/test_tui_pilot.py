@@ -366,10 +366,12 @@ async def test_curves_show_the_marked_rms_and_x_switches_best_of_n_to_kl(audit_d
         await pilot.press("l")
         bon = screen.active_panel()
         assert isinstance(bon, BestOfNView)
-        assert [p.title for p in bon.plots] == ["best-of-n vs n"]  # no 2nd-best-of-n stored
+        assert [p.title for p in bon.plots] == [
+            "best-of-n vs n (band: ± stderr)"
+        ]  # no 2nd-best-of-n stored
         assert list(bon.plots[0].series[0].x) == [0, 1, 2, 3, 4]  # log2 n for n = 1..16
         await pilot.press("x")
-        assert bon.plots[0].title == "best-of-n vs KL"
+        assert bon.plots[0].title == "best-of-n vs KL (band: ± stderr)"
         assert bon.plots[0].series[0].x[0] == 0 and bon.plots[0].series[0].x[-1] == pytest.approx(
             math.log(16) - 15 / 16
         )
