@@ -211,8 +211,8 @@ def savings_rows(k: int, n: int, pilot_samples: int, pool: int) -> list[str]:
     widths = {}
     for rm in RMS:
         full = full_values(list(labels), list(scores[rm]))
-        widths[("RETA(0.25)", rm)] = 2 * 1.959964 * full["RETA(1/4)"].stderr
-        widths[("BoN@16", rm)] = 2 * 1.959964 * full["BoN@16"].stderr
+        for target in targets:  # the planner's names are the summary's: RETA(1/4), BoN@16
+            widths[(target.name, rm)] = 2 * 1.959964 * full[target.name].stderr
     options = plan(pilot, targets, widths, guides=["honest"], max_prompts=pool, per_prompt=n)
     best = recommend(options)
     rows = []

@@ -13,6 +13,9 @@ import numpy as np
 import pytest
 from _support import SMALL_RECIPE
 
+from rmaudit.run.design_inputs import design_notes
+from rmaudit.store.records import BenchmarkRow
+
 K, N = 8, 16  # the small recipe's k prompts and N responses per prompt
 
 
@@ -298,3 +301,18 @@ def test_a_pairwise_judge_is_no_cheap_judge(rmaudit, write_recipe, tmp_path):
     assert len(result.err.strip().splitlines()) == 1
     assert "cheap_oracle.reward_model" in result.err and 'mode = "rating"' in result.err
     assert not db.exists()
+
+
+@pytest.mark.parametrize("prompts", [99, 100, 257])
+def test_the_under_cover_note_only_comes_under_100_prompts(prompts):
+    """Each RM's favourite response is the one left unlabelled: the note fires on the share,
+    and only where too few prompts leave its ± at risk (docs/budget.md)."""
+    scores = tuple(np.arange(N, dtype=float) for _ in range(prompts))
+    oracle = tuple(np.where(np.arange(N) < N - 1, 1.0, np.nan) for _ in range(prompts))
+    benchmark = BenchmarkRow("b", "t", "s", "p", N, "o", True, "built", "2026-01-01")
+    notes = design_notes(benchmark, oracle, {"honest": scores})
+    if prompts < 100:
+        [note] = notes
+        assert "honest 0%" in note and f"({prompts} here)" in note and "under-cover" in note
+    else:
+        assert notes == []

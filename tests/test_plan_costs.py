@@ -13,15 +13,22 @@ import numpy as np
 import pytest
 from _support import SMALL_RECIPE
 
+from rmaudit.components import Prompt
+from rmaudit.default_plugins.openai_compat import LlmJudge
+from rmaudit.recipe.validation import validate_options
+from rmaudit.run.plan_costs import PriceFlags, plan_prices
+
 N, RMS = 16, 2  # the small recipe's responses per prompt and reward models
 CHEAP = '\n[cheap_oracle]\nname = "simulated-judge"\nsamples = 1\nnoise = 2.0\nseed = 7\n'
 
 
 def table(out: str) -> list[dict[str, str]]:
-    """The plan's rows by column name."""
+    """The plan's rows by column name (a USD column only when the oracle has a price)."""
     names = (
         "design samples prompts labels calls cheap generations scorings cost usd width verdict"
     ).split()
+    if "USD" not in next(line for line in out.splitlines() if line.startswith("┃")):
+        names.remove("usd")
     rows = [line for line in out.splitlines() if line.startswith("│")]
     return [
         dict(zip(names, (cell.strip() for cell in row.split("│")[1:-1]), strict=True))
@@ -102,7 +109,7 @@ def test_a_best_of_n_only_plan_targets_best_of_n_alone(rmaudit, pilot):
     widths = re.search(r"target widths: (.*)", planned.out)[1]
     assert "BoN@4 of honest" in widths and "RETA" not in widths
     both = rmaudit("plan", recipe, "--db", db, "--target", "bon@4", "--target", "reta@0.25")
-    assert "RETA(0.25) of honest" in both.out and "BoN@16" not in both.out
+    assert "RETA(1/4) of honest" in both.out and "BoN@16" not in both.out
     bad = rmaudit("plan", recipe, "--db", db, "--target", "bon@2.5")
     assert bad.code == 2 and len(bad.err.strip().splitlines()) == 1
     assert "--target" in bad.err and "bon@2.5" in bad.err
@@ -196,5 +203,39 @@ def test_the_recipes_own_metrics_can_be_the_targets(rmaudit, pilot):
     planned = rmaudit("plan", recipe, "--db", db, "--target", "recipe")
     assert planned.code == 0, planned.err
     widths = re.search(r"target widths: (.*)", planned.out)[1]
-    named = set(re.findall(r"(RETA\([\d.]+\)|BoN@\d+) of honest", widths))
-    assert named == {"RETA(0.25)", "BoN@4"}
+    named = set(re.findall(r"(RETA\([\d./]+\)|BoN@\d+) of honest", widths))
+    assert named == {"RETA(1/4)", "BoN@4"}
+
+
+def test_a_plan_names_reta_as_the_summary_does_and_says_why_it_has_no_usd(rmaudit, pilot):
+    recipe, db = pilot()
+    planned = rmaudit("plan", recipe, "--db", db, "--target", "reta@0.25", "--target", "reta@0.3")
+    assert planned.code == 0, planned.err
+    widths = re.search(r"target widths: (.*)", planned.out)[1]
+    assert "RETA(1/4) of honest" in widths and "RETA(0.3) of honest" in widths
+    assert "RETA(0.25)" not in planned.out
+    # the simulated judge has no price: no column of dashes, but a line saying why
+    header = next(line for line in planned.out.splitlines() if line.startswith("┃"))
+    assert "USD" not in header and "—" not in planned.out
+    assert "no USD column: the oracle simulated-judge has no cost model in USD" in " ".join(
+        planned.out.split()
+    )
+
+
+def llm_judge(**options) -> LlmJudge:
+    raw = {"base_url": "http://127.0.0.1:9/v1", "model": "judge-1", **options}
+    return LlmJudge(validate_options(LlmJudge, raw, field="oracle", file=None, base_dir=None))
+
+
+def test_a_priced_judge_gives_the_plan_its_usd_from_the_prompts_lengths():
+    prompts = [Prompt(t[0], t, {"reference": "r"}) for t in ("x" * 400, "y" * 4000)]
+    oracle = llm_judge(samples=3, price={"prompt": 10.0, "completion": 30.0})
+    cheap = llm_judge(price={"prompt": 0.1, "completion": 0.3})
+    priced = plan_prices(oracle, cheap, PriceFlags(), prompts)
+    per_call = oracle.estimate_cost(prompts, 1000) / 1000 / oracle.calls_per_label()
+    assert priced.usd_per_call == pytest.approx(per_call) and per_call > 0
+    assert priced.prices.cheap == pytest.approx(cheap.estimate_cost(prompts, 1) / per_call)
+    assert priced.sources["cheap"] == "the judges' cost models" and priced.no_usd == ""
+    unpriced = plan_prices(llm_judge(), None, PriceFlags(), prompts)
+    assert unpriced.usd_per_call is None
+    assert "the oracle llm-judge has no price" in unpriced.no_usd

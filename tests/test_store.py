@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 import rmaudit.store as store_module
+from rmaudit.results.run_index import latest_complete_run, list_runs
 from rmaudit.store import Store
+from rmaudit.store.records import RunRow
 from rmaudit.store.schema import SCHEMA_VERSION
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "rmaudit"
@@ -145,3 +147,34 @@ def test_no_sql_outside_the_store():
             ):
                 offenders.append(f"{relative}:{node.lineno}")
     assert offenders == []
+
+
+def run_row(run_id: str, created_at: str) -> RunRow:
+    return RunRow(
+        run_id, "t", "recipe.toml", "", "{}", None, None, "running", True, created_at, None,
+        "0", None, None,
+    )  # fmt: skip
+
+
+def test_a_rerun_keeps_its_creation_time_and_its_place_and_says_when_it_finished(tmp_path):
+    store = Store.open(tmp_path / "runs.db")
+    try:
+        store.runs.start(run_row("a", "2026-01-01T00:00:00"), [])
+        store.runs.finish("a", [], [], [], "{}", "2026-01-01T00:01:00")
+        store.runs.start(run_row("b", "2026-01-02T00:00:00"), [])
+        store.runs.finish("b", [], [], [], "{}", "2026-01-02T00:01:00")
+        store.runs.start(run_row("a", "2026-01-03T00:00:00"), [])  # a rerun of a
+        rerun = store.read.run("a")
+        assert (rerun.created_at, rerun.status, rerun.finished_at) == (
+            "2026-01-01T00:00:00",
+            "running",
+            None,
+        )
+        store.runs.finish("a", [], [], [], "{}", "2026-01-03T00:01:00")
+        assert store.read.run("a").finished_at == "2026-01-03T00:01:00"
+        # newest first by first creation: the rerun keeps its place, and the newest
+        # complete run is still the one created last
+        assert [run.id for run in list_runs(store)] == ["b", "a"]
+        assert latest_complete_run(store) == "b"
+    finally:
+        store.close()

@@ -16,7 +16,7 @@ from rmaudit.recipe import load_recipe  # noqa: E402
 from rmaudit.run import Runner  # noqa: E402
 from rmaudit.store import Store  # noqa: E402
 from rmaudit.tui.widgets.pairs import ShiftView  # noqa: E402
-from rmaudit.tui.widgets.plots import ERROR_BAR, CurvePlot  # noqa: E402
+from rmaudit.tui.widgets.plots import CurvePlot, band_colour  # noqa: E402
 
 RECIPE = """
 [prompts.source]
@@ -59,12 +59,19 @@ name = "shift-curves"
 
 
 def drawn_bars(plot: CurvePlot) -> list[tuple[float, float, float]]:
-    """(x, low, high) of every error bar plotext was asked to draw."""
+    """(x, low, high) of every point of the bands plotext was asked to draw: each band is
+    two lines, its low edge then its high edge, in the faded shade of its series' colour."""
     monitor = plot.canvas.plt.monitor
+    faded = {band_colour(s.colour) for s in plot.series}
+    edges = [
+        (xs, ys)
+        for xs, ys, colours in zip(monitor.x, monitor.y, monitor.color, strict=True)
+        if colours[0] in faded
+    ]
     return [
-        (xs[0], min(ys), max(ys))
-        for xs, ys, markers in zip(monitor.x, monitor.y, monitor.marker, strict=True)
-        if set(markers) == {ERROR_BAR} and len(xs) == 2 and xs[0] == xs[1]
+        (x, low, high)
+        for (xs, lows), (_, highs) in zip(edges[::2], edges[1::2], strict=True)
+        for x, low, high in zip(xs, lows, highs, strict=True)
     ]
 
 
@@ -103,7 +110,7 @@ def test_the_pair_panels_show_the_stored_shift_curves_and_reliability_diagram(tm
 
     titles, shift, views = asyncio.run(shift_views(db))
     assert titles == ["Shift sweep", "Reliability diagram"]  # nothing left to the generic panel
-    assert isinstance(shift, ShiftView) and not shift.error_bars
+    assert isinstance(shift, ShiftView) and not shift.bands
     # one quantity at a time; v steps through all five and back to the first
     assert [title.split(" against")[0] for title, *_ in views] == [
         "accuracy ↑",
@@ -130,7 +137,7 @@ def test_the_pair_panels_show_the_stored_shift_curves_and_reliability_diagram(tm
     assert [s.label for s in diagram.series] == ["honest", "perfectly calibrated (y = x)"]
     diagonal = diagram.series[-1]
     assert diagonal.x.tolist() == diagonal.y.tolist() == [0.5, 1.0]
-    # each bin's bar is its stored Wilson 95% interval, not the point ± its binomial stderr
+    # the band spans each bin's stored Wilson 95% interval, not the point ± its stderr
     bars = drawn_bars(diagram)
     assert bars
     with sqlite3.connect(db) as conn:
@@ -139,7 +146,7 @@ def test_the_pair_panels_show_the_stored_shift_curves_and_reliability_diagram(tm
             "where key = 'reliability_diagram' order by point"
         ).fetchall()
     assert sorted(bars) == pytest.approx(
-        sorted((x, low, high) for x, _, _, low, high in stored if high > low)
+        sorted((x, low, high) for x, _, _, low, high in stored if None not in (low, high))
     )
     assert any(
         abs((high - value) - (value - low)) > 1e-3 for _, value, _, low, high in stored

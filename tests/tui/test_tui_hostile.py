@@ -1,8 +1,8 @@
 """Text from data is never markup in the TUI: every screen — runs, leaderboard, failures, a
-prompt (and a second RM beside it), the curves' tabs, help, pair failures, flips under shift
-and a pair — opens on hostile titles, labels, prompts, responses and subsets
-(tests/_hostile.py), shows them as written, sends no control character to the terminal, and
-turns nothing into a link or an action."""
+prompt (and a second RM beside it), the curves' tabs, help, the paired comparisons, pair
+failures, flips under shift and a pair — opens on hostile titles, labels, prompts, responses
+and subsets (tests/_hostile.py), shows them as written, sends no control character to the
+terminal, and turns nothing into a link or an action."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from _hostile import MARKUP, hostile_audit
 
 from rmaudit.tui.app import AuditApp
+from rmaudit.tui.screens.comparison import ComparisonScreen
 from rmaudit.tui.screens.curves import CurvesScreen
 from rmaudit.tui.screens.failures import FailuresScreen
 from rmaudit.tui.screens.help import HelpScreen
@@ -42,6 +43,7 @@ WALKS = {
     "curves-shift": (("c", "l", "l", "v"), CurvesScreen, MARKUP[1]),
     "curves-reliability": (("c", "l", "l", "l"), CurvesScreen, MARKUP[1]),
     "help": (("question_mark",), HelpScreen, "Leaderboard"),
+    "comparison": (("d",), ComparisonScreen, MARKUP[1]),
     "pair-failures": (("p",), PairFailuresScreen, MARKUP[1]),
     "pair": (("p", "a", "G", "enter"), PairScreen, "[/]"),
     "flips": (("p", "v"), PairFailuresScreen, "[/] subset"),

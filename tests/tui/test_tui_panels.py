@@ -13,7 +13,7 @@ from rmaudit import hookimpl
 from rmaudit.plugins import load_plugins, pm
 from rmaudit.results.panels import Panel
 from rmaudit.tui.app import AuditApp
-from rmaudit.tui.widgets.plots import ERROR_BAR, CurvePlot
+from rmaudit.tui.widgets.plots import CurvePlot, band_colour, rgb
 
 RELIABILITY_ROWS = [  # a calibration metric's reliability diagram, as a later issue would store it
     (
@@ -114,47 +114,35 @@ def test_the_run_level_table_is_hidden_when_there_are_none(audit_db):
     assert asyncio.run(walk()) is False
 
 
-ERROR_BAR_MARKERS = {ERROR_BAR}  # what an error bar is drawn with
+def plotted(plot: CurvePlot) -> list[tuple[list, list, tuple]]:
+    """(x, y, colour) of every line plotext was asked to draw, in order."""
+    monitor = plot.canvas.plt.monitor
+    return [
+        (list(xs), list(ys), colours[0])
+        for xs, ys, colours in zip(monitor.x, monitor.y, monitor.color, strict=True)
+    ]
 
 
-def test_error_bars_are_drawn_under_every_line(audit_db):
-    """plotext draws in order: each RM's line comes after every error bar, so no bar covers
-    a line it crosses."""
-
-    async def drawn():
-        async with curves_panel(audit_db, "RETA curve") as (_, panel, pilot):
-            await pilot.pause()
-            monitor = panel.canvas.plt.monitor
-            return [set(markers) for markers in monitor.marker], panel.series
-
-    markers, series = asyncio.run(drawn())
-    bars = [i for i, m in enumerate(markers) if m <= ERROR_BAR_MARKERS]
-    lines = [i for i, m in enumerate(markers) if not m <= ERROR_BAR_MARKERS]
-    assert len(series) == 2 and len(lines) == len(series) and bars
-    assert max(bars) < min(lines)
-
-
-def test_an_error_bar_spans_the_point_plus_and_minus_its_stderr(audit_db):
-    """plotext's own error() draws y ± yerr/2, half the bar the title promises; each bar is
-    drawn from the stored RETA curve's value − stderr to value + stderr."""
+def test_each_line_is_drawn_over_its_band_of_plus_and_minus_its_stderr(audit_db):
+    """Each RM's band is two fine lines, value − stderr and value + stderr of the stored RETA
+    curve, in a faded shade of its colour, drawn before every line (plotext draws in order:
+    a band drawn later would cover the lines it crosses); no vertical bar per point, which a
+    terminal cell shows as a stray tick."""
 
     async def drawn():
         async with curves_panel(audit_db, "RETA curve") as (_, panel, pilot):
             await pilot.pause()
-            monitor = panel.canvas.plt.monitor
-            return list(zip(monitor.x, monitor.y, monitor.marker, strict=True)), panel.series
+            return plotted(panel), panel.series
 
-    plotted, series = asyncio.run(drawn())
-    bars = sorted(
-        (xs[0], min(ys), max(ys))
-        for xs, ys, markers in plotted
-        if set(markers) <= ERROR_BAR_MARKERS
-    )
-    expected = sorted(
-        (x, y - e, y + e)
-        for s in series
-        for x, y, e in zip(s.x, s.y, s.stderr, strict=True)
-        if e > 0
-    )
-    assert len(bars) == len(expected) > 0
-    assert bars == pytest.approx(expected)
+    lines, series = asyncio.run(drawn())
+    assert len(series) == 2 and len(lines) == 3 * len(series)
+    bands, centres = lines[: 2 * len(series)], lines[2 * len(series) :]
+    pairs_of_edges = zip(bands[::2], bands[1::2], strict=True)
+    for s, band, centre in zip(series, pairs_of_edges, centres, strict=True):
+        assert centre == (s.x.tolist(), s.y.tolist(), rgb(s.colour))
+        (x_low, low, faded), (x_high, high, faded_too) = band
+        assert x_low == x_high == s.x.tolist() and faded == faded_too == band_colour(s.colour)
+        assert low == pytest.approx((s.y - s.stderr).tolist())
+        assert high == pytest.approx((s.y + s.stderr).tolist())
+        assert faded != rgb(s.colour) and any(e > 0 for e in s.stderr)
+    assert not any(len(xs) == 2 and xs[0] == xs[1] for xs, _, _ in lines)

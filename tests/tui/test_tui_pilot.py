@@ -5,13 +5,17 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
+import re
 import sqlite3
 import threading
 
+import numpy as np
 import pytest
+import scipy.stats
 from textual.binding import Binding
 
 from rmaudit.tui.app import AuditApp
+from rmaudit.tui.screens.comparison import ComparisonScreen
 from rmaudit.tui.screens.curves import CurvesScreen
 from rmaudit.tui.screens.failures import FailuresScreen
 from rmaudit.tui.screens.help import HelpScreen
@@ -366,10 +370,12 @@ async def test_curves_show_the_marked_rms_and_x_switches_best_of_n_to_kl(audit_d
         await pilot.press("l")
         bon = screen.active_panel()
         assert isinstance(bon, BestOfNView)
-        assert [p.title for p in bon.plots] == ["best-of-n vs n"]  # no 2nd-best-of-n stored
+        assert [p.title for p in bon.plots] == [
+            "best-of-n vs n (band: ± stderr)"
+        ]  # no 2nd-best-of-n stored
         assert list(bon.plots[0].series[0].x) == [0, 1, 2, 3, 4]  # log2 n for n = 1..16
         await pilot.press("x")
-        assert bon.plots[0].title == "best-of-n vs KL"
+        assert bon.plots[0].title == "best-of-n vs KL (band: ± stderr)"
         assert bon.plots[0].series[0].x[0] == 0 and bon.plots[0].series[0].x[-1] == pytest.approx(
             math.log(16) - 15 / 16
         )
@@ -401,6 +407,67 @@ async def test_the_mouse_selects_rows_and_tabs(audit_db):
         assert isinstance(app.screen.active_panel(), BestOfNView)
 
 
+# -- paired comparisons ---------------------------------------------------------------------
+@sync
+async def test_d_opens_the_paired_comparisons_with_differences_as_a_paired_t_test_gives(audit_db):
+    """RETA(1/4) of honest and length on the same 8 prompts: the pair's difference, ± and
+    p (Holm over one pair: the raw p) as scipy's paired t-test of the stored per-prompt
+    values gives them; both models' letters and rank intervals; m steps through the rest."""
+    per_prompt = {
+        label: dict(rows)
+        for label in ("honest", "length")
+        for rows in [
+            stored(
+                audit_db,
+                "select p.prompt_id, p.value from per_prompt_results p join run_reward_models "
+                "r on r.rm_key = p.rm_key and r.run_id = p.run_id where r.label = ? and "
+                "p.key = 'reta@0.25'",
+                [label],
+            )
+        ]
+    }
+    prompts = sorted(per_prompt["honest"])
+    first = np.array([per_prompt["honest"][p] for p in prompts])
+    second = np.array([per_prompt["length"][p] for p in prompts])
+    expected = scipy.stats.ttest_rel(first, second)
+    difference = first - second
+    app = AuditApp(audit_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("d")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ComparisonScreen)
+        captions = []
+        for _ in range(len(screen.results)):
+            captions.append(text_of(screen, "#comparison-caption"))
+            if captions[-1].startswith("RETA(1/4)"):
+                break
+            await pilot.press("m")
+            await pilot.pause()
+        assert f"paired over {len(prompts)} prompts" in captions[-1]
+        standings = screen.query_one("#comparison-standings", NavTable).row_values()
+        assert sorted(row[1] for row in standings) == ["honest", "length"]
+        assert all(re.fullmatch(r"[a-z]+", row[0]) and row[3].startswith("#") for row in standings)
+        [pair] = screen.query_one("#comparison-pairs", NavTable).row_values()
+        sign = 1 if pair[0] == "honest − length" else -1
+        assert pair[0] in ("honest − length", "length − honest")
+        value, stderr = (float(x) for x in pair[1].split(" ± "))
+        assert value == pytest.approx(sign * difference.mean(), abs=5e-5)
+        assert stderr == pytest.approx(difference.std(ddof=1) / math.sqrt(len(prompts)), abs=5e-5)
+        shown_p = pair[3]
+        assert shown_p == "< 0.0001" or float(shown_p) == pytest.approx(expected.pvalue, abs=5e-5)
+        assert pair[4] == ("yes" if expected.pvalue < 0.05 else "no")
+        seen = {text_of(screen, "#comparison-caption").split(" (")[0]}
+        for _ in range(len(screen.results) - 1):
+            await pilot.press("m")
+            await pilot.pause()
+            seen.add(text_of(screen, "#comparison-caption").split(" (")[0])
+        assert {"RETA(1/4)", "BoN@4"} <= seen
+        await pilot.press("escape")
+        assert isinstance(app.screen, LeaderboardScreen)
+
+
 # -- help -------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "keys, screen_type",
@@ -410,6 +477,7 @@ async def test_the_mouse_selects_rows_and_tabs(audit_db):
         (("enter",), FailuresScreen),
         (("enter", "enter"), PromptScreen),
         (("c",), CurvesScreen),
+        (("d",), ComparisonScreen),
     ],
 )
 @sync

@@ -22,6 +22,7 @@ SCREENS = {
     "prompt": ("enter", "enter"),
     "prompt-compare": ("enter", "enter", "c"),
     "help": ("question_mark",),
+    "comparison": ("d",),
     # the RM column stays when the table scrolls right
     "leaderboard-scrolled": ("right",) * 4,
 }

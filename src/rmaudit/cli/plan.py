@@ -175,8 +175,10 @@ def _table(planned: LabelPlan, show_all: bool) -> Table:
         "cost in oracle calls)",
         title_justify="left",
     )
+    priced = planned.usd_per_call is not None
     for header in HEADERS:
-        table.add_column(header, justify="left" if header in ("design", "") else "right")
+        if header != "USD" or priced:
+            table.add_column(header, justify="left" if header in ("design", "") else "right")
     rows = [(option, False) for option in _shown(planned, show_all)]
     if planned.recipe is not None:
         rows.insert(0, (planned.recipe, True))
@@ -187,7 +189,7 @@ def _table(planned: LabelPlan, show_all: bool) -> Table:
 
 def _cells(planned: LabelPlan, option: Option, as_it_stands: bool) -> list:
     cost = planned.cost(option)
-    usd = "—" if planned.usd_per_call is None else f"{cost * planned.usd_per_call:,.2f}"
+    usd = [] if planned.usd_per_call is None else [f"{cost * planned.usd_per_call:,.2f}"]
     if as_it_stands:
         verdict = f"the recipe as it stands (k = {option.prompts:,})"
     elif not option.feasible:
@@ -209,7 +211,7 @@ def _cells(planned: LabelPlan, option: Option, as_it_stands: bool) -> list:
         f"{option.generations:,.0f}",
         f"{option.scorings:,.0f}",
         f"{cost:,.0f}",
-        usd,
+        *usd,
         f"{option.reaches:.2f}",
         verdict,
     ]

@@ -50,7 +50,7 @@ def _prices(planned: LabelPlan) -> str:
     usd = (
         f"; one oracle call = ${planned.usd_per_call:.6f}"
         if planned.usd_per_call is not None
-        else ""
+        else f"; no USD column: {planned.prices.no_usd}"
     )
     return (
         f"prices per call, in oracle calls: oracle 1, cheap judge {p.cheap:g} "

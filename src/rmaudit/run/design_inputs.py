@@ -94,6 +94,9 @@ def _predictions(
 #: below this share of its best-of-16 weight on labelled responses, an RM's top picks are
 #: "mostly unlabelled" and the summary says so
 TOP_PICKS_LABELLED = 0.5
+#: under this many prompts, such an RM's ± can under-cover: its per-prompt estimates are
+#: heavy-tailed (docs/budget.md, "When not to use it"); from it up the note is not needed
+FEW_PROMPTS = 100
 #: an rm-guided design with fewer labels per prompt leaves pairwise accuracy a ratio bias that
 #: can exceed its ± (8 of 64 labelled: coverage 0.89), RETA and best-of-n one of up to half
 #: theirs (AlpacaEval, 4 of 11: coverage 0.933) (benchmarks/budget.md)
@@ -105,20 +108,21 @@ def design_notes(
     oracle: tuple[np.ndarray, ...],
     scores_by_rm: dict[str, tuple[np.ndarray, ...]],
 ) -> list[str]:
-    """Caveats of a budgeted benchmark's estimates, for the summary: the RMs whose top picks
-    were mostly unlabelled (unbiased, but on few labels, so with less than 100 prompts their
-    ± may under-cover), and an rm-guided design with few labels per prompt."""
+    """Caveats of a budgeted benchmark's estimates, for the summary: under
+    :data:`FEW_PROMPTS` prompts, the RMs whose top picks were mostly unlabelled (unbiased, but
+    on few labels, so their ± may under-cover), and an rm-guided design with few labels per
+    prompt."""
     notes = []
     shares = {
         label: labelled_weight_share(oracle, scores) for label, scores in scores_by_rm.items()
     }
     few = {label: share for label, share in shares.items() if share < TOP_PICKS_LABELLED}
-    if few:
+    if few and len(oracle) < FEW_PROMPTS:
         listed = ", ".join(f"{label} {share:.0%}" for label, share in few.items())
         notes.append(
             "top picks mostly unlabelled (share of best-of-16 weight on labelled responses): "
-            f"{listed}; their estimates are unbiased but rest on few labels, and with under 100 "
-            "prompts their ± may under-cover (docs/budget.md)"
+            f"{listed}; their estimates are unbiased but rest on few labels, and with under "
+            f"{FEW_PROMPTS} prompts ({len(oracle)} here) their ± may under-cover (docs/budget.md)"
         )
     kind = benchmark.design.design if benchmark.design is not None else None
     labels = np.mean([np.count_nonzero(~np.isnan(pool)) for pool in oracle]) if oracle else 0

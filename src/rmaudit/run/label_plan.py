@@ -122,7 +122,9 @@ def label_plan(
         label_floor(pilot, t, rm, widths[(t.name, rm)]) for t in targets for rm in pilot.scores
     )
     cheap = components[recipe.cheap_oracle.field] if recipe.cheap_oracle else None
-    prices = plan_prices(oracle, cheap, flags, recipe.model.plan)
+    prices = plan_prices(
+        oracle, cheap, flags, _pilot_prompts(store, bench, candidates), recipe.model.plan
+    )
     best = recommend(options, prices.prices)
     as_it_stands = recipe_option(
         recipe,
@@ -176,6 +178,12 @@ def _pilot_benchmark(
             file=recipe.path,
         )
     return found[0]
+
+
+def _pilot_prompts(store: Store, bench: BenchmarkRow, candidates: list[Prompt]) -> list[Prompt]:
+    """The pilot's prompts, which its oracle has judged: the lengths its price is taken at."""
+    judged = {pid for _, pid, _, _ in store.read.selection_prompts(bench.selection_key)}
+    return [prompt for prompt in candidates if prompt.id in judged]
 
 
 def _widths(

@@ -6,11 +6,12 @@ the judge samples per label."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from rmaudit.components import Component
+from rmaudit.components import Component, Prompt
 from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.metrics.budget.planning import (
     NOISE_DEPENDENT,
@@ -41,32 +42,44 @@ class PriceFlags:
 
 @dataclass(frozen=True)
 class PlanPrices:
-    """Per-call prices in oracle calls, the USD of one oracle call when its cost model knows,
-    and where each price came from."""
+    """Per-call prices in oracle calls, the USD of one oracle call when its cost model knows
+    (else ``no_usd`` says why), and where each price came from."""
 
     prices: Prices
     usd_per_call: float | None
     sources: dict[str, str]
+    no_usd: str = ""
 
 
-def _usd_per_call(oracle: Component | None) -> float | None:
-    if oracle is None:
+def _usd_per_call(judge: Component | None, prompts: Sequence[Prompt]) -> float | None:
+    """One call's USD from the judge's cost model, its prompt lengths taken from ``prompts``."""
+    if judge is None:
         return None
-    usd = oracle.estimate_cost([], 1)  # type: ignore[attr-defined]
-    return None if usd is None else usd / max(1, oracle.calls_per_label())  # type: ignore[attr-defined]
+    usd = judge.estimate_cost(prompts, 1)  # type: ignore[attr-defined]
+    return None if usd is None else usd / max(1, judge.calls_per_label())  # type: ignore[attr-defined]
+
+
+def _no_usd(oracle: Component) -> str:
+    if "price" in type(oracle.options).model_fields:
+        return (
+            f"the oracle {oracle.name} has no price: give it one (price = {{ prompt = …, "
+            "completion = … }, USD per 1M tokens) for a USD column"
+        )
+    return f"the oracle {oracle.name} has no cost model in USD, so costs stay in oracle calls"
 
 
 def plan_prices(
     oracle: Component,
     cheap: Component | None,
     flags: PriceFlags,
+    prompts: Sequence[Prompt],
     in_recipe: PlanSection | None = None,
 ) -> PlanPrices:
     """Each price from its flag, else the recipe's ``[plan]`` table; else a cheap call from the
-    cheap judge's cost model against the oracle's, or priced as an oracle call (no saving
-    claimed for a judge of unknown price), and generations and scorings unpriced (0: no
-    built-in policy or RM has a cost model)."""
-    usd = _usd_per_call(oracle)
+    cheap judge's cost model against the oracle's (both at the lengths of ``prompts``), or
+    priced as an oracle call (no saving claimed for a judge of unknown price), and generations
+    and scorings unpriced (0: no built-in policy or RM has a cost model)."""
+    usd = _usd_per_call(oracle, prompts)
     given: dict[str, float] = {}
     sources: dict[str, str] = {}
     for name in ("cheap", "generation", "scoring"):
@@ -77,7 +90,7 @@ def plan_prices(
         elif from_recipe is not None:
             given[name], sources[name] = from_recipe, f"[plan] {name}_price"
     if "cheap" not in given:
-        cheap_usd = _usd_per_call(cheap)
+        cheap_usd = _usd_per_call(cheap, prompts)
         if usd and cheap_usd is not None:
             given["cheap"], sources["cheap"] = cheap_usd / usd, "the judges' cost models"
         else:
@@ -85,7 +98,7 @@ def plan_prices(
     for name in ("generation", "scoring"):
         sources.setdefault(name, "unpriced")
     prices = Prices(1.0, given["cheap"], given.get("generation", 0.0), given.get("scoring", 0.0))
-    return PlanPrices(prices, usd, sources)
+    return PlanPrices(prices, usd, sources, "" if usd is not None else _no_usd(oracle))
 
 
 def parse_target(text: str) -> Target:

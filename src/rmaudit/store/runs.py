@@ -27,9 +27,10 @@ class Runs:
         self.store = store
 
     def start(self, run: RunRow, reward_models: Sequence[tuple[str, str]]) -> None:
-        """Record a run as running (a rerun of the same recipe reuses its row) with its RMs,
+        """Record a run as running (a rerun of the same recipe reuses its row, keeping when
+        it was first created, so the runs list keeps its order) with its RMs,
         ``reward_models`` as (label, rm_key) in recipe order."""
-        updates = ", ".join(f"{c} = excluded.{c}" for c in RUN_COLUMNS[1:])
+        updates = ", ".join(f"{c} = excluded.{c}" for c in RUN_COLUMNS[1:] if c != "created_at")
         with self.store.transaction():
             self.store.execute(
                 f"insert into runs ({', '.join(RUN_COLUMNS)}) values "

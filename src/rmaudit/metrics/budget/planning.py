@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -62,7 +63,14 @@ class Target:
 
     @property
     def name(self) -> str:
-        return f"RETA({self.param:g})" if self.kind == "reta" else f"BoN@{int(self.param)}"
+        """As the run summary heads its column: ``RETA(1/4)``, ``RETA(0.3)``, ``BoN@16``."""
+        if self.kind != "reta":
+            return f"BoN@{int(self.param)}"
+        # display.formatting.eta_label's form; metrics may not import display (pyproject)
+        fraction = Fraction(self.param).limit_denominator(1024)
+        if fraction.numerator == 1 and abs(float(fraction) - self.param) < 1e-12:
+            return f"RETA(1/{fraction.denominator})"
+        return f"RETA({self.param:.3g})"
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from rmaudit.results.summary import Column
 from ..widgets.scoring_checks import show_scoring_checks
 from ..widgets.table import NavTable
 from ._base import AuditScreen
+from .comparison import ComparisonScreen
 from .curves import CurvesScreen
 from .failures import FailuresScreen
 from .pair_failures import PairFailuresScreen
@@ -49,6 +50,7 @@ class LeaderboardScreen(AuditScreen):
         Binding("c", "curves", "Curves"),
         Binding("f", "failures", "Failures"),
         Binding("p", "pair_failures", "Pairs"),
+        Binding("d", "comparisons", "Compare"),
     ]
 
     def __init__(self, run_id: str) -> None:
@@ -252,6 +254,9 @@ class LeaderboardScreen(AuditScreen):
 
     def action_curves(self) -> None:
         self.app.push_screen(CurvesScreen(self.run_id, self.selected_rms()))
+
+    def action_comparisons(self) -> None:
+        self.app.push_screen(ComparisonScreen(self.run_id))
 
     def action_failures(self) -> None:
         if self.has_prompts:

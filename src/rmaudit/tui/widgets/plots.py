@@ -1,7 +1,9 @@
 """Terminal curve plots (textual-plotext) behind the built-in panels.
 
 Each plot draws one line per reward model, in the RM's colour (the same as in the report's
-figures), with the standard error across prompts as error bars (plotext has no filled band).
+figures), inside its band: the line's ± (the standard error across prompts, or the interval a
+series gives) drawn as two fine lines in a faded shade of the colour (plotext fills no area
+between two curves, and a vertical bar per point lands as stray ticks in a terminal cell).
 The legend is a line of text under the plot, never drawn over the data.
 """
 
@@ -25,7 +27,9 @@ from rmaudit.results.panels import PanelContext
 
 #: plotext line styles: a series' marker ("braille" draws a fine line)
 LINE, DOTS, CROSSES = "braille", "•", "x"
-ERROR_BAR = "│"
+#: the share of an RM's colour in its band's edges (the rest a mid grey, which reads as
+#: fainter on a dark and on a light background)
+BAND_SHADE = 0.45
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,7 @@ class Series:
     interval: tuple[np.ndarray, np.ndarray] | None = None
 
     def bars(self) -> tuple[np.ndarray, np.ndarray]:
-        """Each point's error bar, low to high (y ± stderr unless ``interval`` is given)."""
+        """Each point's ±, low to high (y ± stderr unless ``interval`` is given)."""
         if self.interval is not None:
             return self.interval
         stderr = np.nan_to_num(self.stderr)
@@ -50,6 +54,22 @@ class Series:
 def rgb(colour: str) -> tuple[int, int, int]:
     red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
     return red, green, blue
+
+
+def band_colour(colour: str) -> tuple[int, int, int]:
+    """The faded shade of ``colour`` its band is drawn in."""
+    red, green, blue = (round(BAND_SHADE * c + (1 - BAND_SHADE) * 128) for c in rgb(colour))
+    return red, green, blue
+
+
+def band_edges(series: Series) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(x, low, high) of the series' band over its points with a finite ±; None when no point
+    has a ± wider than nothing."""
+    low, high = series.bars()
+    finite = np.isfinite(series.x) & np.isfinite(low) & np.isfinite(high)
+    if not np.any(high[finite] > low[finite]):
+        return None
+    return series.x[finite], low[finite], high[finite]
 
 
 def series_legend(series: list[Series]) -> Text:
@@ -62,7 +82,7 @@ def series_legend(series: list[Series]) -> Text:
 
 
 class CurvePlot(Vertical):
-    """Lines (with error bars unless ``error_bars`` is off), axis labels, and the legend under
+    """Lines (each in its ± band unless ``bands`` is off), axis labels, and the legend under
     the plot (``legend`` replaces the default one entry per series)."""
 
     DEFAULT_CSS = """
@@ -79,12 +99,12 @@ class CurvePlot(Vertical):
         x_ticks: tuple[list[float], list[str]] | None = None,
         *,
         legend: Text | None = None,
-        error_bars: bool = True,
+        bands: bool = True,
     ) -> None:
         super().__init__()
         self.title, self.x_label, self.y_label = title, x_label, y_label
         self.series, self.x_ticks = series, x_ticks
-        self.legend, self.error_bars = legend, error_bars
+        self.legend, self.bands = legend, bands
         self.canvas = PlotextPlot()
 
     def compose(self):
@@ -120,13 +140,14 @@ class CurvePlot(Vertical):
         plt.title(visible(self.title))  # plotext passes control characters to the terminal
         plt.xlabel(visible(self.x_label))
         plt.ylabel(visible(self.y_label))
-        # every error bar first, then every line: plotext draws in order, and a bar drawn
-        # later would cover the lines it crosses
-        if self.error_bars:
-            for series in self.series:
-                for x, low, high in zip(series.x, *series.bars(), strict=True):
-                    if np.isfinite(low) and np.isfinite(high) and high > low:
-                        plt.plot([x, x], [low, high], marker=ERROR_BAR, color=rgb(series.colour))
+        # every band first, then every line: plotext draws in order, and a band drawn later
+        # would cover the lines it crosses
+        for series in self.series if self.bands else []:
+            edges = band_edges(series)
+            if edges is not None:
+                x, low, high = (values.tolist() for values in edges)
+                for edge in (low, high):
+                    plt.plot(x, edge, marker=LINE, color=band_colour(series.colour))
         for series in self.series:
             # no label: plotext would draw its legend over the data (ours is under the plot)
             plt.plot(
@@ -172,7 +193,7 @@ def _series(context: PanelContext, curve_key: str, transform=lambda x: x) -> lis
 def reta_curve_view(context: PanelContext) -> CurvePlot:
     """RETA(η) against −log2 η, as in the RETA paper's Fig. 3: smaller η to the right."""
     return CurvePlot(
-        "RETA curve (± stderr across prompts; 1 = a random RM)",
+        "RETA curve (band: ± stderr across prompts; 1 = a random RM)",
         "-log2 eta",
         "RETA(eta)",
         _series(context, RETA_CURVE, lambda eta: -np.log2(eta)),
@@ -205,7 +226,7 @@ class BestOfNView(Horizontal):
         y_label = "oracle score"
         if self.against_kl:
             return (
-                f"{title} vs KL",
+                f"{title} vs KL (band: ± stderr)",
                 "KL from the base policy (nats)",
                 y_label,
                 _series(self.context, key, lambda n: rank_of_n_kl(np.rint(n).astype(int), rank)),
@@ -214,7 +235,7 @@ class BestOfNView(Horizontal):
         series = _series(self.context, key, np.log2)
         ns = series[0].x if series else np.array([])
         return (
-            f"{title} vs n",
+            f"{title} vs n (band: ± stderr)",
             "n (log2 axis)",
             y_label,
             series,
@@ -233,5 +254,5 @@ def generic_curve_view(context: PanelContext, curve_key: str) -> CurvePlot:
     """Any stored curve (a reliability diagram, a shift curve, ...) as value against x."""
     first = next(c for (_, _, k), c in context.summary.curves.items() if k == curve_key)
     return CurvePlot(
-        f"{first.label} (± stderr)", first.x_label, "value", _series(context, curve_key)
+        f"{first.label} (band: ± stderr)", first.x_label, "value", _series(context, curve_key)
     )

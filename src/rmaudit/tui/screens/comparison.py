@@ -1,0 +1,107 @@
+"""The run's paired comparisons (rmaudit.results.comparison), one compared number at a time:
+each model's significance letters and simultaneous rank interval, then every pair's
+difference with its ±, 95% interval and Holm-adjusted p (docs/metrics.md)."""
+
+from __future__ import annotations
+
+import math
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Footer, Header, Static
+
+from rmaudit.display.formatting import format_number, short_label
+from rmaudit.display.literal import assemble, literal
+from rmaudit.results.comparison import MetricComparison, caption, compare_stored
+
+from ..widgets.table import NavTable
+from ._base import AuditScreen
+
+
+def signed(value: float) -> str:
+    return f"{value:+.4f}" if math.isfinite(value) else "—"
+
+
+def p_text(value: float) -> str:
+    if not math.isfinite(value):
+        return "—"
+    return "< 0.0001" if value < 1e-4 else f"{value:.4f}"
+
+
+class ComparisonScreen(AuditScreen):
+    """``m`` shows the next compared number (RETA, best-of-n, pairwise accuracy, ...)."""
+
+    BINDINGS = [Binding("m", "next_metric", "Next metric")]
+    DEFAULT_CSS = """
+    #comparison-standings { height: auto; max-height: 12; }
+    """
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.results: list[MetricComparison] = []
+        self.index = 0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="comparison-title", classes="title")
+        yield Static("", id="comparison-caption", classes="note")
+        yield NavTable(id="comparison-standings")
+        yield NavTable(id="comparison-pairs")
+        yield Static("", id="comparison-note", classes="note")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if len(self.app.summary(self.run_id).reward_models) >= 2:
+            self.results = compare_stored(self.app.store, [self.run_id])
+        self.show()
+        self.query_one("#comparison-standings", NavTable).focus()
+
+    def show(self) -> None:
+        title = self.query_one("#comparison-title", Static)
+        standings = self.query_one("#comparison-standings", NavTable)
+        pairs = self.query_one("#comparison-pairs", NavTable)
+        standings.clear(columns=True)
+        pairs.clear(columns=True)
+        run = self.app.summary(self.run_id).run
+        if not self.results:
+            title.update(assemble((run.title, "bold"), "\nnothing to compare: fewer than two RMs"))
+            return
+        result = self.results[self.index]
+        title.update(
+            assemble(
+                (run.title, "bold"),
+                f"\npaired comparisons, {self.index + 1} of {len(self.results)} (m: the next)",
+            )
+        )
+        self.query_one("#comparison-caption", Static).update(literal(caption(result)))
+        self.query_one("#comparison-note", Static).update(
+            literal(f"note: {result.note}") if result.note else ""
+        )
+        comparison = result.comparison
+        if comparison is None:
+            return
+        standings.add_columns("group", "reward model", "value", "rank (95%)")
+        for standing in comparison.standings:
+            standings.add_row(
+                Text(standing.letters),
+                literal(short_label(standing.model), "bold"),
+                format_number(standing.value),
+                Text(f"#{standing.ranks}"),
+            )
+        pairs.add_columns("pair", "difference ± stderr", "95% interval", "p (Holm)", "separable")
+        for pair in comparison.pairs:
+            difference = pair.difference
+            pairs.add_row(
+                literal(f"{short_label(pair.first)} − {short_label(pair.second)}"),
+                Text(f"{signed(difference.value)} ± {format_number(difference.stderr)}"),
+                Text(f"[{signed(difference.ci_low)}, {signed(difference.ci_high)}]"),
+                Text(p_text(pair.adjusted_p)),
+                Text("yes" if pair.separable else "no"),
+            )
+
+    def action_next_metric(self) -> None:
+        if self.results:
+            self.index = (self.index + 1) % len(self.results)
+            self.show()
