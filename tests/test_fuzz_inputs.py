@@ -462,7 +462,8 @@ def test_bad_input_exits_2_with_one_line_and_leaves_the_db_alone(
 
 def test_a_run_that_meets_damaged_text_exits_2_naming_the_db(tmp_path, rmaudit, finished_db):
     """Damage SQLite's quick_check passes (text that is no longer UTF-8) is found when the run
-    reads it: one line naming the file, exit code 2, as for damaged pages."""
+    reads it — here a new RM scores the damaged response (a rerun with nothing to do reads no
+    response text): one line naming the file, exit code 2, as for damaged pages."""
     db = tmp_path / "audit.db"
     shutil.copy(finished_db, db)
     conn = sqlite3.connect(db)
@@ -472,12 +473,18 @@ def test_a_run_that_meets_damaged_text_exits_2_naming_the_db(tmp_path, rmaudit, 
     data = db.read_bytes()
     at = data.index(text)
     db.write_bytes(data[:at] + b"\xff" * len(text) + data[at + len(text) :])
-    (tmp_path / "recipe.toml").write_text(BASE)
+    another_rm = '[[reward_models]]\nlabel = "another"\nname = "simulated-rm"\nnoise = 0.5\n'
+    (tmp_path / "recipe.toml").write_text(BASE + another_rm)
     (tmp_path / "prompts.jsonl").write_text(GOOD_PROMPTS)
 
     result = rmaudit("run", str(tmp_path / "recipe.toml"), "--db", str(db))
 
     assert result.code == 2, result
-    (line,) = [line for line in result.err.splitlines() if "━" not in line and line.strip()]
+    progress = ("━", " eta ")  # the progress bars, drawn before the stage that meets it
+    (line,) = [
+        line
+        for line in result.err.splitlines()
+        if line.strip() and not any(p in line for p in progress)
+    ]
     assert line.startswith(f"Error: {db}: database is corrupted"), line
     assert "Could not decode to UTF-8" in line and "\xff" not in line and "\ufffd" not in line
