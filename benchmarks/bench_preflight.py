@@ -12,7 +12,8 @@ and shortest included), not counting the model's loading, and the scoring of eve
 calls of 256 (the recipe's batch size), or of the first ``--max-items`` of a seeded shuffle,
 extrapolated to every item by their characters (marked ``≈``).  The run keeps the sample's
 scores from the checks, so their cost is the checks' time less what scoring those items
-costs in the full scoring (its time × their share of the characters).
+costs in the full scoring (its time × their share of the characters); the model's one-time
+warm-up (its first forward passes) is paid before either is timed.
 
     python benchmarks/bench_preflight.py                   # every suite found, CPU
     python benchmarks/bench_preflight.py --suites llmbar --max-items 0
@@ -84,6 +85,9 @@ def measure(name: str, items: list, folder: Path, args) -> dict:
     ids = [r.id for _, r in items]
     by_id = dict(zip(ids, items, strict=True))
     sample = draw_sample(ids, sizes, sample_size(len(ids), args.sample), CheckSettings.seed)
+    # a model's first forward passes pay a one-time warm-up, which the run's first batches
+    # pay with or without the checks: paid here, untimed, before either
+    rm.score([by_id[i] for i in sample[1:2]] * 2)
     checks = rm.scoring_checks([by_id[i] for i in sample])
     assert len(checks.scores) == len(sample)  # kept by the run
     order = np.random.default_rng(0).permutation(len(items))

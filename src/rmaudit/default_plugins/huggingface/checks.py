@@ -54,6 +54,27 @@ def _plan(sizes: Sequence[int], *, half: bool) -> tuple[list[int], list[int], li
     return sorted(rest), repeated, numerics
 
 
+#: Padded tokens a batch of the checks computes, at most, per token of its rows: the run's
+#: length-sorted batches pad little, a sample's spread of lengths would pad far more.
+PADDED_PER_TOKEN = 1.5
+
+
+def _neighbour_batches(chosen: Sequence[int], sizes: Sequence[int]) -> list[list[int]]:
+    """``chosen`` cut, longest first, into runs of neighbouring lengths each padding at most
+    PADDED_PER_TOKEN times its tokens (the run's batch size still cuts each run)."""
+    batches: list[list[int]] = []
+    for i in sorted(chosen, key=lambda i: (-sizes[i], i)):
+        current = batches[-1] if batches else []
+        grown = [*current, i]
+        if current and len(grown) * sizes[current[0]] <= PADDED_PER_TOKEN * sum(
+            sizes[j] for j in grown
+        ):
+            current.append(i)
+        else:
+            batches.append([i])
+    return batches
+
+
 def _scores_alone(rm: HFRewardModel, sample: Sequence[Pair], chosen: list[int]) -> np.ndarray:
     return np.array(rm._scores([sample[i] for i in chosen], alone=True)[0])
 
@@ -65,8 +86,8 @@ def run_checks(
     item's; ``position_limit``: the longest input the model reads (None: unknown).
 
     The sample's scores in the run's batches are the run's own (``ScoringChecks.scores``: the
-    run keeps them, so that pass costs nothing); the checks add each item alone (the longest
-    but one), a few of them alone again, and some in the other dtype."""
+    run keeps them, so that pass costs only its batches' extra padding); the checks add each
+    item alone (but the longest), a few of them alone again, and some in the other dtype."""
     from rmaudit.backends.hf import preflight
 
     started = time.perf_counter()
@@ -74,16 +95,11 @@ def run_checks(
     model = rm.scorers[0].model
     run_dtype = str(next(model.parameters()).dtype).removeprefix("torch.")
     other_dtype = "bfloat16" if run_dtype == "float32" else "float32"
-    alone_items, repeated, compared = _plan(
-        [len(item.ids) for item in rendered], half=run_dtype != "float32"
-    )
-    longest = [i for i in range(len(sample)) if i not in set(alone_items)]
-    # the longest in a batch of its own: beside it the sample's other items would be padded
-    # far more than the run's length-sorted batches pad them
+    sizes = [len(item.ids) for item in rendered]
+    alone_items, repeated, compared = _plan(sizes, half=run_dtype != "float32")
     batched = np.empty(len(sample))
-    batched[alone_items] = rm.score([sample[i] for i in alone_items])
-    if longest:
-        batched[longest] = rm.score([sample[i] for i in longest])
+    for batch in _neighbour_batches(range(len(sample)), sizes):
+        batched[batch] = rm.score([sample[i] for i in batch])
     alone = dict(zip(alone_items, _scores_alone(rm, sample, alone_items), strict=True))
     first = np.array([alone[i] for i in repeated])
     again = _scores_alone(rm, sample, repeated)
