@@ -26,7 +26,7 @@ HFRewardModel = Any
 Pair = tuple[Prompt, Response]
 #: Items scored twice alone for determinism: a nondeterministic model or kernel moves every
 #: score, so a few items show it.
-DETERMINISM_ITEMS = 8
+DETERMINISM_ITEMS = 4
 #: Items (at least; half the sample where that is more) scored in float32 for the numerics of
 #: a half-precision run: C(16, 2) = 120 pairs at the least, C(32, 2) = 496 on a sample of 64.
 #: A float32 run always passes numerics (bfloat16's figures are for information), so it
