@@ -7,10 +7,13 @@ by the suite's own recipe in a fresh SQLite file; the model is bench_gpu.py's ``
 ``llama-5m`` (a random-weight 5M-parameter Llama classifier, 4,096 positions) with a
 byte-level BPE trained on the suite's texts and a chat template — loaded as ``hf-classifier``
 loads any checkpoint, CPU defaults (batches of 8 rows).  Timed: the checks on the run's
-sample (64 items, the longest and shortest included: ``rmaudit.run.scoring_checks``), not
-counting the model's loading, and the scoring of every item in calls of 256 (the recipe's
-batch size), or of the first ``--max-items`` of a seeded shuffle, extrapolated to every item
-by their characters (marked ``≈``).
+sample (its size from the suite's, ``rmaudit.run.scoring_checks.sample_size``, the longest
+and shortest included), not counting the model's loading, and the scoring of every item in
+calls of 256 (the recipe's batch size), or of the first ``--max-items`` of a seeded shuffle,
+extrapolated to every item by their characters (marked ``≈``).  The run keeps the sample's
+scores from the checks, so their cost is the checks' time less what scoring those items
+costs in the full scoring (its time × their share of the characters); the model's one-time
+warm-up (its first forward passes) is paid before either is timed.
 
     python benchmarks/bench_preflight.py                   # every suite found, CPU
     python benchmarks/bench_preflight.py --suites llmbar --max-items 0
@@ -39,7 +42,7 @@ from bench_gpu import PRESETS, build_model, pairs_of, synthetic_records, tokeniz
 from rmaudit.default_plugins.huggingface import HFClassifier  # noqa: E402
 from rmaudit.recipe.validation import validate_options  # noqa: E402
 from rmaudit.run import Runner  # noqa: E402
-from rmaudit.run.scoring_checks import CheckSettings, draw_sample  # noqa: E402
+from rmaudit.run.scoring_checks import CheckSettings, draw_sample, sample_size  # noqa: E402
 from rmaudit.store import Store  # noqa: E402
 from rmaudit.suites import SUITES  # noqa: E402
 from rmaudit.suites.build import suite_recipe, suite_table  # noqa: E402
@@ -81,8 +84,12 @@ def measure(name: str, items: list, folder: Path, args) -> dict:
     sizes = [len(p.text) + len(r.text) for p, r in items]
     ids = [r.id for _, r in items]
     by_id = dict(zip(ids, items, strict=True))
-    sample = draw_sample(ids, sizes, args.sample, CheckSettings.seed)
+    sample = draw_sample(ids, sizes, sample_size(len(ids), args.sample), CheckSettings.seed)
+    # a model's first forward passes pay a one-time warm-up, which the run's first batches
+    # pay with or without the checks: paid here, untimed, before either
+    rm.score([by_id[i] for i in sample[1:2]] * 2)
     checks = rm.scoring_checks([by_id[i] for i in sample])
+    assert len(checks.scores) == len(sample)  # kept by the run
     order = np.random.default_rng(0).permutation(len(items))
     timed = order if not args.max_items else order[: args.max_items]
     started = time.perf_counter()
@@ -90,10 +97,13 @@ def measure(name: str, items: list, folder: Path, args) -> dict:
         rm.score([items[i] for i in timed[start : start + CALL_ITEMS]])
     seconds = time.perf_counter() - started
     scale = sum(sizes) / sum(sizes[i] for i in timed)
+    kept = sum(len(by_id[i][0].text) + len(by_id[i][1].text) for i in sample) / sum(sizes)
     return {
         "suite": name,
         "items": len(items),
+        "sample": len(sample),
         "checks_s": checks.seconds,
+        "extra_s": checks.seconds - kept * seconds * scale,
         "scoring_s": seconds * scale,
         "extrapolated": len(timed) < len(items),
         "statuses": " ".join(f"{c.name}: {c.status}" for c in checks.checks),
@@ -105,14 +115,19 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=DATA)
     parser.add_argument("--suites", nargs="*", default=list(SUITES))
     parser.add_argument("--preset", default="cpu", choices=list(PRESETS))
-    parser.add_argument("--sample", type=int, default=CheckSettings.sample_size)
+    parser.add_argument(
+        "--sample", type=int, default=None, help="items checked (default: from the suite's size)"
+    )
     parser.add_argument(
         "--max-items", type=int, default=1000, help="items scored, then extrapolated (0: all)"
     )
     args = parse_args(parser, {"suites": [], "preset": "smoke", "sample": 16, "max_items": 0})
     torch.set_num_threads(1)  # on a shared machine more threads spin against each other
-    print(f"| suite | items scored | scoring | checks ({args.sample} items) | overhead | checks |")
-    print("|---|---|---|---|---|---|", flush=True)
+    print(
+        "| suite | items scored | scoring | sample | checks | less the kept scores "
+        "| overhead | checks |"
+    )
+    print("|---|---|---|---|---|---|---|---|", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         if not args.suites:  # --smoke: synthetic texts, no data needed
@@ -128,9 +143,9 @@ def main() -> None:
 def print_row(r: dict) -> None:
     mark = "≈ " if r["extrapolated"] else ""
     print(
-        f"| {r['suite']} | {r['items']:,} | {mark}{r['scoring_s']:.1f} s | "
-        f"{r['checks_s']:.1f} s | {mark}{r['checks_s'] / r['scoring_s']:.1%} | "
-        f"{r['statuses']} |",
+        f"| {r['suite']} | {r['items']:,} | {mark}{r['scoring_s']:.1f} s | {r['sample']} | "
+        f"{r['checks_s']:.1f} s | {mark}{r['extra_s']:.1f} s | "
+        f"{mark}{r['extra_s'] / r['scoring_s']:.1%} | {r['statuses']} |",
         flush=True,
     )
 

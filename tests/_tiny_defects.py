@@ -4,6 +4,8 @@ scoring checks must catch (docs/real-models.md, "Scoring checks"), and their cor
 - ``last-token-rm`` pools the last position of the padded row whatever the attention mask
   says (a custom model class, loaded as remote code); ``mask-token-rm`` is the same class and
   weights pooling each row's last real token;
+- ``dropout-rm``: mask-token-rm whose config leaves dropout on at inference (its code drops
+  out the pooled state whatever the module's train/eval mode), so no two passes agree;
 - ``double-bos-rm``: llama-rm whose chat template writes BOS on top of the one its template
   already writes;
 - ``bf16-fragile-rm``: gpt2-rm whose final layer norm adds a large constant, so bfloat16
@@ -35,8 +37,9 @@ from transformers.modeling_outputs import SequenceClassifierOutput
 class PooledConfig(GPT2Config):
     model_type = "pooled-gpt2-rm"
 
-    def __init__(self, pool_last_position=False, **kwargs):
+    def __init__(self, pool_last_position=False, dropout_at_inference=0.0, **kwargs):
         self.pool_last_position = pool_last_position
+        self.dropout_at_inference = dropout_at_inference
         super().__init__(**kwargs)
 
 
@@ -56,6 +59,10 @@ class PooledRewardModel(GPT2PreTrainedModel):
         else:
             last = attention_mask.sum(-1) - 1
             pooled = hidden[torch.arange(len(hidden), device=hidden.device), last]
+        if self.config.dropout_at_inference:
+            pooled = torch.nn.functional.dropout(
+                pooled, self.config.dropout_at_inference, training=True
+            )
         return SequenceClassifierOutput(logits=self.reward_head(pooled))
 '''
 
@@ -71,15 +78,16 @@ def _modeling_module(folder: Path):
     return module
 
 
-def build_pooled(folder: Path, *, pool_last_position: bool) -> Path:
+def build_pooled(folder: Path, *, pool_last_position: bool, dropout: float = 0.0) -> Path:
     """A GPT-2 RM with gpt2-rm's tokenizer and the PooledRewardModel class (remote code:
-    load it with trust_remote_code)."""
-    name = "last-token-rm" if pool_last_position else "mask-token-rm"
+    load it with trust_remote_code); ``dropout``: left on at inference."""
+    name = "last-token-rm" if pool_last_position else "dropout-rm" if dropout else "mask-token-rm"
     folder.mkdir(parents=True, exist_ok=True)
     module = _modeling_module(folder)
     tok = _tiny_hf.tokenizer("turns")
     config = module.PooledConfig(
         pool_last_position=pool_last_position,
+        dropout_at_inference=dropout,
         vocab_size=len(tok),
         n_embd=32,
         n_layer=2,

@@ -8,7 +8,13 @@ import numpy as np
 
 from rmaudit.backends.hf import preflight
 from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
-from rmaudit.run.scoring_checks import draw_sample
+from rmaudit.run.scoring_checks import (
+    MAX_SAMPLE,
+    MIN_SAMPLE,
+    SAMPLE_SHARE,
+    draw_sample,
+    sample_size,
+)
 
 
 def test_the_sample_holds_the_longest_and_shortest_and_is_seeded():
@@ -63,3 +69,9 @@ def test_a_model_status_is_its_worst_check_and_survives_json():
     assert checks.status == "warn" and [c.name for c in checks.warnings()] == ["truncation"]
     assert ScoringChecks.from_json(checks.to_json()) == checks
     assert ScoringChecks("", 0).status == "skipped"
+
+
+def test_the_sample_size_follows_the_stage_between_its_bounds():
+    assert [sample_size(n) for n in (10, 838, 1600, 4721, 36800)] == [16, 16, 32, 64, 64]
+    assert sample_size(838, 40) == 40  # --preflight-sample wins
+    assert (MIN_SAMPLE, MAX_SAMPLE, SAMPLE_SHARE) == (16, 64, 50)

@@ -17,6 +17,7 @@ from rmaudit.backends.hf.preflight import RenderedInput, truncation  # noqa: E40
 from rmaudit.components import Prompt, Response  # noqa: E402
 from rmaudit.default_plugins.huggingface import DPOImplicit, HFClassifier  # noqa: E402
 from rmaudit.recipe.validation import validate_options  # noqa: E402
+from rmaudit.run.scoring_checks import MIN_SAMPLE  # noqa: E402
 
 
 def build(cls, **options):
@@ -25,10 +26,11 @@ def build(cls, **options):
 
 @pytest.fixture(scope="module")
 def items():
-    """24 (prompt, response) pairs of 20 to 100 tokens under the tiny tokenizers."""
+    """(prompt, response) pairs of 20 to 100 tokens under the tiny tokenizers, as many as the
+    smallest sample the checks draw (docs/real-models.md: each defect is caught on it)."""
     corpus = _tiny_hf.CORPUS
     out = []
-    for i in range(24):
+    for i in range(MIN_SAMPLE):
         response = " ".join(corpus[(i + j) % 5] for j in range(1 + i % 3))[: 40 + 9 * i]
         prompt = Prompt(f"p{i % 5}", corpus[i % 5], {})
         out.append((prompt, Response(f"r{i}", prompt.id, 0, response)))
@@ -43,6 +45,9 @@ def defective(tmp_path_factory):
         "mask-token-rm": str(_tiny_defects.build_pooled(folder, pool_last_position=False)),
         "double-bos-rm": str(_tiny_defects.build_double_bos(folder)),
         "bf16-fragile-rm": str(_tiny_defects.build_bf16_fragile(folder)),
+        "dropout-rm": str(
+            _tiny_defects.build_pooled(folder, pool_last_position=False, dropout=0.5)
+        ),
     }
 
 
@@ -97,6 +102,28 @@ def test_pooling_the_padded_last_position_fails_batch_invariance(defective, item
     assert "move with the batch" in check.finding and "reads padding" in check.finding
     assert check.fix.startswith("set batch_size = 1 and pad_to_multiple = 1")
     assert check.figures["largest difference"] > 0.1 * check.figures["score spread (SD)"]
+
+
+def test_dropout_left_on_at_inference_fails_determinism(defective, items):
+    """Its correct twin, mask-token-rm (same class and weights, no dropout), passes every
+    check (test_correct_classifiers_pass_every_check_and_score_as_alone)."""
+    rm = build(HFClassifier, model=defective["dropout-rm"], trust_remote_code=True)
+    checks = rm.scoring_checks(items)
+    check = by_name(checks)["determinism"]
+    assert check.status == "warn" and "two passes differ by up to" in check.finding
+    assert check.fix.startswith("set deterministic = true")
+    assert check.figures["largest difference"] > 0
+    # independently: the same items scored twice do not agree
+    assert rm.score(items) != rm.score(items)
+
+
+def test_the_checks_score_the_sample_as_the_run_does(tiny_models, items):
+    """The sample's scores the run keeps are those ``score`` gives in the run's batches."""
+    rm = build(HFClassifier, model=tiny_models["llama-rm"])
+    kept = np.array(rm.scoring_checks(items).scores)
+    scored = np.array(build(HFClassifier, model=tiny_models["llama-rm"]).score(items))
+    assert len(kept) == len(items)
+    assert np.max(np.abs(kept - scored)) <= 1e-5 * max(1.0, float(np.max(np.abs(scored))))
 
 
 def test_a_template_writing_bos_twice_fails_the_template_check(defective, items):
@@ -184,10 +211,14 @@ def test_bfloat16_scores_that_reorder_pairs_fail_numerics(defective, tiny_models
     assert check.figures["run dtype"] == "bfloat16" and check.figures["compared with"] == "float32"
     assert check.figures["pairs flipped"] > 0.05 * check.figures["pairs compared"]
     assert "flip order" in check.finding and check.fix == 'set dtype = "float32"'
-    # independently: the float32 twin's scores order the pairs the bf16 ones do not
-    float32 = np.array(build(HFClassifier, model=defective["bf16-fragile-rm"]).score(items))
-    bf16 = np.array(fragile.score(items))
-    upper = np.triu_indices(len(items), 1)
+    # independently: the float32 twin's scores, each item alone, order the pairs the bf16
+    # ones do not, on the sample but its longest input (which numerics leaves out)
+    lengths = [len(ids) for ids in fragile.scored_ids(items)]
+    compared = [item for i, item in enumerate(items) if i != int(np.argmax(lengths))]
+    twin = build(HFClassifier, model=defective["bf16-fragile-rm"])
+    float32 = np.array([twin.score([item])[0] for item in compared])
+    bf16 = np.array([fragile.score([item])[0] for item in compared])
+    upper = np.triu_indices(len(compared), 1)
     reference = np.sign(float32[:, None] - float32[None, :])[upper]
     observed = np.sign(bf16[:, None] - bf16[None, :])[upper]
     counted = reference != 0

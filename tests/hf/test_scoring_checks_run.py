@@ -94,6 +94,23 @@ def test_audit_prints_stores_and_reuses_the_checks(audit, tiny_models, tmp_path)
     assert stored_checks(tmp_path / "audit.db") == stored
 
 
+def stored_scores(db) -> dict[tuple[str, str], float]:
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute("select response_id, rm_key, score from rm_scores")
+        return {(response, rm): score for response, rm, score in rows}
+
+
+def test_the_run_keeps_the_checks_scores_as_it_would_score_them(audit, tiny_models, tmp_path):
+    """The sample's scores come from the checks, the rest from the scoring: every stored
+    score agrees with a run that skips the checks and scores every item itself."""
+    assert audit(tiny_models["gpt2-rm"], "--preflight-sample", "6").code == 0
+    unchecked = tmp_path / "unchecked.db"
+    assert audit(tiny_models["gpt2-rm"], "--no-preflight", "--db", str(unchecked)).code == 0
+    kept, scored = stored_scores(tmp_path / "audit.db"), stored_scores(unchecked)
+    assert kept.keys() == scored.keys() and len(kept) >= 32
+    assert max(abs(kept[k] - scored[k]) for k in kept) <= 1e-5 * max(map(abs, scored.values()))
+
+
 def test_strict_stops_a_defective_model_before_its_scores(audit, tmp_path):
     model = _tiny_defects.build_pooled(tmp_path / "models", pool_last_position=True)
     result = audit(str(model), "--trust-remote-code", "--strict", "--preflight-sample", "12")

@@ -9,7 +9,13 @@ from typing import Any
 
 import click
 
-from rmaudit.run.scoring_checks import CheckSettings, check_settings
+from rmaudit.run.scoring_checks import (
+    MAX_SAMPLE,
+    MIN_SAMPLE,
+    SAMPLE_SHARE,
+    CheckSettings,
+    check_settings,
+)
 
 _OPTIONS = (
     click.option(
@@ -31,9 +37,9 @@ _OPTIONS = (
     click.option(
         "--preflight-sample",
         type=click.IntRange(min=2),
-        default=CheckSettings.sample_size,
-        show_default=True,
-        help="Items the scoring checks score (seeded; the longest and shortest included).",
+        default=None,
+        help="Items the scoring checks score (seeded; the longest and shortest included); "
+        f"default: one in {SAMPLE_SHARE} of the items scored, {MIN_SAMPLE} to {MAX_SAMPLE}.",
     ),
 )
 
@@ -47,7 +53,7 @@ def scoring_check_options(command: Callable[..., Any]) -> Callable[..., Any]:
         strict: bool,
         no_preflight: bool,
         show_input: bool,
-        preflight_sample: int,
+        preflight_sample: int | None,
         **kwargs: Any,
     ) -> Any:
         settings = CheckSettings(

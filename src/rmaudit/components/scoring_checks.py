@@ -38,14 +38,16 @@ class ScoringCheck:
 @dataclass(frozen=True)
 class ScoringChecks:
     """Every check of one reward model on one sample of items (``sample_key`` hashes which),
-    the rendered text of one sampled item (shown on request, literally) and the seconds the
-    checks took."""
+    the rendered text of one sampled item (shown on request, literally), the seconds the
+    checks took and ``scores``: the sample's scores as the run scores them, in its order
+    (the run keeps them rather than score those items again; not stored with the checks)."""
 
     sample_key: str
     sample_size: int
     checks: tuple[ScoringCheck, ...] = ()
     rendered_input: str | None = None
     seconds: float = 0.0
+    scores: tuple[float, ...] = field(default=(), compare=False)
 
     @property
     def status(self) -> Status:
@@ -92,6 +94,7 @@ class CheckedRewardModel(Protocol):
 
     def scoring_checks(self, sample: Sequence[tuple[Prompt, Response]]) -> ScoringChecks:
         """The checks on ``sample`` (the model loaded if it was not), in CHECK_NAMES order,
-        with one sampled item's rendered text and the seconds the checks took (not counting
-        the model's loading); the caller sets the sample key."""
+        with one sampled item's rendered text, the seconds the checks took (not counting
+        the model's loading) and the sample's scores as ``score`` gives them, which the run
+        keeps (empty: it scores the sample again); the caller sets the sample key."""
         ...

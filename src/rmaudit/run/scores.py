@@ -4,6 +4,7 @@ scored once."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -47,25 +48,40 @@ def stage(
             except BadInput as error:
                 raise ctx.located(error, spec) from None
         if execute:
-            before_scoring(ctx, spec, model, known, len(pending))
+            # the checks' sample, scored as the run scores it, is not scored again
+            kept = before_scoring(ctx, spec, model, known, pending)
+            if kept:
+                _write(ctx, spec, model, list(kept), list(kept.values()))
+                # the progress starts from them (the run's counts still say they are new)
+                shown = dataclasses.replace(work.count, stored=work.count.stored + len(kept))
+                work = Work(shown, [rid for rid in pending if rid not in kept])
             _score(ctx, spec, model, work)
+
+
+def _write(
+    ctx: RunContext,
+    spec: ComponentSpec,
+    model: RewardModel,
+    ids: Sequence[str],
+    scores: list[float],
+) -> None:
+    values = np.asarray(scores, dtype=float)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        raise BadInput(
+            f"reward model {spec.label!r} returned a non-finite score for response {ids[bad[0]]}",
+            file=ctx.recipe.path,
+            field=spec.field,
+            value=float(values[bad[0]]),
+        )
+    ctx.db.items.add_scores(model.key, zip(ids, values.tolist(), strict=True))
 
 
 def _score(ctx: RunContext, spec: ComponentSpec, model: RewardModel, todo: Work[str]) -> None:
     ctx.remember(model)
 
     def write(ids: Sequence[str], scores: list[float]) -> None:
-        values = np.asarray(scores, dtype=float)
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size:
-            raise BadInput(
-                f"reward model {spec.label!r} returned a non-finite score for "
-                f"response {ids[bad[0]]}",
-                file=ctx.recipe.path,
-                field=spec.field,
-                value=float(values[bad[0]]),
-            )
-        ctx.db.items.add_scores(model.key, zip(ids, values.tolist(), strict=True))
+        _write(ctx, spec, model, ids, scores)
 
     call = BatchCall(
         spec,

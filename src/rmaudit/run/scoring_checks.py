@@ -5,7 +5,8 @@ a fixed sample of the items the run scores with it, the checks are stored with t
 
 The sample is the run's items drawn by a seeded generator, the longest and shortest (in
 characters) always among them, so a rerun checks the same items: checks stored for the same
-RM key and sample are reused, not redone.
+RM key and sample are reused, not redone.  Its size follows the stage's (:func:`sample_size`),
+and the sample's scores in the run's batches are kept as the run's own.
 """
 
 from __future__ import annotations
@@ -34,8 +35,21 @@ class CheckSettings:
     enabled: bool = True
     strict: bool = False
     show_input: bool = False
-    sample_size: int = 64
+    sample_size: int | None = None  # None: from the stage's size (sample_size)
     seed: int = 0
+
+
+#: The sample's size by default: one item in SAMPLE_SHARE of the stage's, at least
+#: MIN_SAMPLE (the defect tests in tests/hf/ catch each seeded defect on that many) and at
+#: most MAX_SAMPLE, so the checks cost a few per cent of the scoring on a small suite too.
+MIN_SAMPLE, MAX_SAMPLE, SAMPLE_SHARE = 16, 64, 50
+
+
+def sample_size(items: int, requested: int | None = None) -> int:
+    """The sample's size for a stage of ``items`` (``requested``: --preflight-sample)."""
+    if requested is not None:
+        return requested
+    return min(MAX_SAMPLE, max(MIN_SAMPLE, items // SAMPLE_SHARE))
 
 
 _SETTINGS: ContextVar[CheckSettings | None] = ContextVar("scoring_checks", default=None)
@@ -66,26 +80,32 @@ def draw_sample(ids: Sequence[str], sizes: Sequence[int], size: int, seed: int) 
 
 
 def before_scoring(
-    ctx: RunContext, spec: ComponentSpec, model: RewardModel, known: Sequence[str], pending: int
-) -> None:
+    ctx: RunContext,
+    spec: ComponentSpec,
+    model: RewardModel,
+    known: Sequence[str],
+    pending: Sequence[str],
+) -> dict[str, float]:
     """Check ``model`` on a sample of ``known`` (the stage's items) and store the checks; a
-    stage with nothing to score checks nothing unless checks were stored for this sample."""
+    stage with nothing to score checks nothing unless checks were stored for this sample.
+    Returns the scores of the ``pending`` items the checks scored as the run does, to keep."""
     settings = _SETTINGS.get() or CheckSettings()
     if not isinstance(model, CheckedRewardModel) or not known or ctx.store is None:
-        return
+        return {}
     table = ScoringChecksTable(ctx.store)
     run_id = ctx.recipe.run_key
     if not settings.enabled:
         table.save(run_id, spec.label, model.key, "", "skipped", skipped_checks().to_json())
-        return
+        return {}
     responses = ctx.load_responses(known)
     pairs = [(ctx.prompt(r.prompt_id), r) for r in responses]
     sizes = [len(p.text) + len(r.text) for p, r in pairs]
-    chosen = draw_sample(list(known), sizes, settings.sample_size, settings.seed)
+    size = sample_size(len(known), settings.sample_size)
+    chosen = draw_sample(list(known), sizes, size, settings.seed)
     sample_key = content_key("scoring-checks", settings.seed, chosen)
     stored = table.find(model.key, sample_key)
     if stored is None and not pending:
-        return
+        return {}
     if stored is not None:
         checks = ScoringChecks.from_json(stored)
     else:
@@ -98,6 +118,10 @@ def before_scoring(
         checks = dataclasses.replace(checks, sample_key=sample_key)
     table.save(run_id, spec.label, model.key, sample_key, checks.status, checks.to_json())
     _report(ctx, spec, checks, settings)
+    if len(checks.scores) != len(chosen):  # read back, or a model that keeps no scores
+        return {}
+    todo = set(pending)
+    return {rid: s for rid, s in zip(chosen, checks.scores, strict=True) if rid in todo}
 
 
 def _report(

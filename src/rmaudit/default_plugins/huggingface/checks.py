@@ -1,7 +1,7 @@
 """The scoring checks of the Hugging Face reward models (docs/real-models.md, "Scoring
-checks"): the sample scored the ways the checks compare — in the run's batches twice, each
-item alone, in another dtype — and its inputs rendered, handed to
-:mod:`rmaudit.backends.hf.preflight` to judge."""
+checks"): the sample scored the ways the checks compare — in the run's batches (scores the run
+keeps), each item alone, a few alone again, some in another dtype — and its inputs rendered,
+handed to :mod:`rmaudit.backends.hf.preflight` to judge."""
 
 from __future__ import annotations
 
@@ -24,39 +24,87 @@ if TYPE_CHECKING:
 HFRewardModel = Any
 
 Pair = tuple[Prompt, Response]
-#: Items of the sample scored twice for determinism and in the other dtype for numerics (its
-#: C(32, 2) = 496 pairs): the checks then cost about 3.5 passes over a sample of 64, not 5.
-REPEATED_ITEMS = 32
+#: Items scored twice alone for determinism: a nondeterministic model or kernel moves every
+#: score, so a few items show it.
+DETERMINISM_ITEMS = 4
+#: Items (at least; half the sample where that is more) scored in float32 for the numerics of
+#: a half-precision run: C(16, 2) = 120 pairs at the least, C(32, 2) = 496 on a sample of 64.
+#: A float32 run always passes numerics (bfloat16's figures are for information), so it
+#: scores only the determinism items in bfloat16 (slow on most CPUs).
+NUMERICS_ITEMS = 16
 
 
-def _repeated(sample: Sequence[Pair]) -> list[Pair]:
-    """The sample's first REPEATED_ITEMS but its longest (in characters), which batch
-    invariance and truncation need and which would pad every batch it sits in."""
-    if len(sample) <= REPEATED_ITEMS:
-        return list(sample)
-    longest = max(range(len(sample)), key=lambda i: len(sample[i][0].text) + len(sample[i][1].text))
-    return [pair for i, pair in enumerate(sample) if i != longest][:REPEATED_ITEMS]
+def _plan(sizes: Sequence[int], *, half: bool) -> tuple[list[int], list[int], list[int]]:
+    """Which of the sample's items (by index; ``sizes``: their scored token counts) each pass
+    scores: (alone, determinism, numerics; ``half``: for a half-precision run).  The longest
+    is left out of all three: it sets its batch's width and so reads the least padding, it
+    costs the most alone, and it would pad every batch it sat in.  Determinism and numerics
+    take items spread evenly over the rest's lengths, as long as the sample's on average."""
+    by_length = sorted(range(len(sizes)), key=lambda i: (sizes[i], i))
+    rest = by_length[:-1] if len(by_length) > 2 else by_length
+
+    def spread(count: int) -> list[int]:
+        if count >= len(rest):
+            return sorted(rest)
+        picks = np.linspace(0, len(rest) - 1, count).round().astype(int)
+        return sorted(rest[int(j)] for j in picks)
+
+    repeated = spread(DETERMINISM_ITEMS)
+    numerics = spread(max(NUMERICS_ITEMS, len(sizes) // 2)) if half else repeated
+    return sorted(rest), repeated, numerics
+
+
+#: Padded tokens a batch of the checks computes, at most, per token of its rows: the run's
+#: length-sorted batches pad little, a sample's spread of lengths would pad far more.
+PADDED_PER_TOKEN = 1.5
+
+
+def _neighbour_batches(chosen: Sequence[int], sizes: Sequence[int]) -> list[list[int]]:
+    """``chosen`` cut, longest first, into runs of neighbouring lengths each padding at most
+    PADDED_PER_TOKEN times its tokens (the run's batch size still cuts each run)."""
+    batches: list[list[int]] = []
+    for i in sorted(chosen, key=lambda i: (-sizes[i], i)):
+        current = batches[-1] if batches else []
+        grown = [*current, i]
+        if current and len(grown) * sizes[current[0]] <= PADDED_PER_TOKEN * sum(
+            sizes[j] for j in grown
+        ):
+            current.append(i)
+        else:
+            batches.append([i])
+    return batches
+
+
+def _scores_alone(rm: HFRewardModel, sample: Sequence[Pair], chosen: list[int]) -> np.ndarray:
+    return np.array(rm._scores([sample[i] for i in chosen], alone=True)[0])
 
 
 def run_checks(
     rm: HFRewardModel, sample: Sequence[Pair], *, position_limit: int | None
 ) -> ScoringChecks:
     """Every check of ``rm`` (loaded) on ``sample``; the rendered input shown is the shortest
-    item's; ``position_limit``: the longest input the model reads (None: unknown)."""
+    item's; ``position_limit``: the longest input the model reads (None: unknown).
+
+    The sample's scores in the run's batches are the run's own (``ScoringChecks.scores``: the
+    run keeps them, so that pass costs only its batches' extra padding); the checks add each
+    item alone (but the longest), a few of them alone again, and some in the other dtype."""
     from rmaudit.backends.hf import preflight
 
     started = time.perf_counter()
-    batched = np.array(rm._scores(sample, alone=False)[0])
-    alone = np.array(rm._scores(sample, alone=True)[0])
-    subset = _repeated(sample)
-    first = np.array(rm._scores(subset, alone=False)[0])
-    again = np.array(rm._scores(subset, alone=False)[0])
+    rendered = rendered_inputs(rm, sample)
     model = rm.scorers[0].model
     run_dtype = str(next(model.parameters()).dtype).removeprefix("torch.")
     other_dtype = "bfloat16" if run_dtype == "float32" else "float32"
+    sizes = [len(item.ids) for item in rendered]
+    alone_items, repeated, compared = _plan(sizes, half=run_dtype != "float32")
+    batched = np.empty(len(sample))
+    for batch in _neighbour_batches(range(len(sample)), sizes):
+        batched[batch] = rm.score([sample[i] for i in batch])
+    alone = dict(zip(alone_items, _scores_alone(rm, sample, alone_items), strict=True))
+    first = np.array([alone[i] for i in repeated])
+    again = _scores_alone(rm, sample, repeated)
     with _in_dtype(rm, other_dtype):
-        other = np.array(rm._scores(subset, alone=False)[0])
-    rendered = rendered_inputs(rm, sample)
+        other = _scores_alone(rm, sample, compared)
     tokenizer = rm.tokenizer
     closing = set(tokenizer.all_special_ids) - {
         tokenizer.pad_token_id,
@@ -64,7 +112,9 @@ def run_checks(
         tokenizer.unk_token_id,
     }
     checks = (
-        preflight.batch_invariance(batched, alone, run_dtype),
+        preflight.batch_invariance(
+            batched[alone_items], np.array([alone[i] for i in alone_items]), run_dtype
+        ),
         preflight.template(
             rendered,
             source=rm.input_format,
@@ -78,7 +128,7 @@ def run_checks(
             position_limit=position_limit,
         ),
         preflight.numerics(
-            first,
+            np.array([alone[i] for i in compared]),
             other,
             run_dtype=run_dtype,
             other_dtype=other_dtype,
@@ -89,7 +139,12 @@ def run_checks(
     shortest = min(rendered, key=lambda item: len(item.full))
     shown = tokenizer.decode(shortest.ids, skip_special_tokens=False)
     return ScoringChecks(
-        "", len(sample), checks, rendered_input=shown, seconds=time.perf_counter() - started
+        "",
+        len(sample),
+        checks,
+        rendered_input=shown,
+        seconds=time.perf_counter() - started,
+        scores=tuple(float(score) for score in batched),
     )
 
 
