@@ -297,9 +297,9 @@ def pair_lines(result: MetricComparison) -> list[str]:
     if result.comparison is None:
         return []
     return [
-        f"{p.first} − {p.second}: {_signed(p.difference.value)} ± "
-        f"{_number(p.difference.stderr)} [{_signed(p.difference.ci_low)}, "
-        f"{_signed(p.difference.ci_high)}], p_Holm {_p(p.adjusted_p)}"
+        f"{p.first} − {p.second}: {signed(p.difference.value)} ± "
+        f"{_number(p.difference.stderr)} [{signed(p.difference.ci_low)}, "
+        f"{signed(p.difference.ci_high)}], p_Holm {p_text(p.adjusted_p)}"
         + ("" if p.separable else " (not separable)")
         for p in result.comparison.pairs
     ]
@@ -325,11 +325,13 @@ def _number(value: float) -> str:
     return f"{value:.4f}" if math.isfinite(value) else "—"
 
 
-def _signed(value: float) -> str:
+def signed(value: float) -> str:
+    """A difference with its sign, 4 decimals ("—" where undefined)."""
     return f"{value:+.4f}" if math.isfinite(value) else "—"
 
 
-def _p(value: float) -> str:
+def p_text(value: float) -> str:
+    """A p-value as printed: "< 0.0001" below that, else 4 decimals ("—" where undefined)."""
     if not math.isfinite(value):
         return "—"
     return "< 0.0001" if value < 1e-4 else f"{value:.4f}"

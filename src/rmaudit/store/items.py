@@ -51,6 +51,13 @@ def marks(chunk: Sequence[Any]) -> str:
     return ", ".join("?" * len(chunk))
 
 
+#: a benchmark's responses (selection key, policy key, N), by selection position then sample
+#: index
+_IN_BENCHMARK_ORDER = """from selections s join responses r on r.prompt_id = s.prompt_id
+   where s.selection_key = ? and r.policy_key = ? and r.sample_index < ?
+   order by s.position, r.sample_index"""
+
+
 class Items:
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -266,10 +273,8 @@ class Items:
     ) -> list[StoredResponse]:
         """A benchmark's stored responses, by selection position then sample index."""
         rows = self.store.execute(
-            """select r.id, r.prompt_id, r.policy_key, r.sample_index, r.text, r.meta
-               from selections s join responses r on r.prompt_id = s.prompt_id
-               where s.selection_key = ? and r.policy_key = ? and r.sample_index < ?
-               order by s.position, r.sample_index""",
+            "select r.id, r.prompt_id, r.policy_key, r.sample_index, r.text, r.meta "
+            + _IN_BENCHMARK_ORDER,
             [selection_key, policy_key, per_prompt],
         ).fetchall()
         return [StoredResponse._make(row) for row in rows]
@@ -279,11 +284,7 @@ class Items:
     ) -> list[str]:
         """The ids of :meth:`benchmark_responses`, in the same order, without their texts."""
         rows = self.store.execute(
-            """select r.id
-               from selections s join responses r on r.prompt_id = s.prompt_id
-               where s.selection_key = ? and r.policy_key = ? and r.sample_index < ?
-               order by s.position, r.sample_index""",
-            [selection_key, policy_key, per_prompt],
+            "select r.id " + _IN_BENCHMARK_ORDER, [selection_key, policy_key, per_prompt]
         ).fetchall()
         return [row[0] for row in rows]
 

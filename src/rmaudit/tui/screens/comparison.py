@@ -4,8 +4,6 @@ difference with its ±, 95% interval and Holm-adjusted p (docs/metrics.md)."""
 
 from __future__ import annotations
 
-import math
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,20 +11,10 @@ from textual.widgets import Footer, Header, Static
 
 from rmaudit.display.formatting import format_number, short_label
 from rmaudit.display.literal import assemble, literal
-from rmaudit.results.comparison import MetricComparison, caption, compare_stored
+from rmaudit.results.comparison import MetricComparison, caption, compare_stored, p_text, signed
 
 from ..widgets.table import NavTable
 from ._base import AuditScreen
-
-
-def signed(value: float) -> str:
-    return f"{value:+.4f}" if math.isfinite(value) else "—"
-
-
-def p_text(value: float) -> str:
-    if not math.isfinite(value):
-        return "—"
-    return "< 0.0001" if value < 1e-4 else f"{value:.4f}"
 
 
 class ComparisonScreen(AuditScreen):
