@@ -4,6 +4,7 @@ from a fully labelled pilot in the DB (docs/budget.md, "Planning")."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import click
 from rich.table import Table
@@ -19,8 +20,18 @@ from rmaudit.run.label_plan import TARGETS, LabelPlan, label_plan
 from rmaudit.run.plan_costs import PriceFlags, parse_target, recipe_targets
 
 from .console import console
-from .options import db_option
+from .options import F, db_option
 from .plan_notes import notes
+
+
+def _price_option(resource: str, one: str, otherwise: str) -> Callable[[F], F]:
+    """``--RESOURCE-price``: one call's price as a fraction of an oracle call."""
+    return click.option(
+        f"--{resource}-price",
+        type=click.FloatRange(min=0),
+        help=f"Price of one {one}, as a fraction of an oracle call (default: the recipe's "
+        f"[plan] {resource}_price, else {otherwise}).",
+    )
 
 
 @click.command(name="plan")
@@ -48,24 +59,9 @@ from .plan_notes import notes
     "and best-of-n metrics; default: reta@0.25 and bon@16). A best-of-n-only audit: "
     "--target bon@16.",
 )
-@click.option(
-    "--cheap-price",
-    type=click.FloatRange(min=0),
-    help="Price of one cheap-judge call, as a fraction of an oracle call (default: the "
-    "recipe's [plan] cheap_price, else from the judges' cost models, else 1).",
-)
-@click.option(
-    "--generation-price",
-    type=click.FloatRange(min=0),
-    help="Price of one generated response, as a fraction of an oracle call (default: the "
-    "recipe's [plan] generation_price, else 0).",
-)
-@click.option(
-    "--scoring-price",
-    type=click.FloatRange(min=0),
-    help="Price of one RM scoring of a response, as a fraction of an oracle call (default: "
-    "the recipe's [plan] scoring_price, else 0).",
-)
+@_price_option("cheap", "cheap-judge call", "from the judges' cost models, else 1")
+@_price_option("generation", "generated response", "0")
+@_price_option("scoring", "RM scoring of a response", "0")
 @click.option(
     "--all", "show_all", is_flag=True, help="Every budget and sample count, not the best."
 )

@@ -78,13 +78,7 @@ def label(ctx: RunContext, spec: ComponentSpec, oracle: Oracle, todo: Work[str])
         ctx.db.runs.retried(recipe.run_key, stage, ids, failures)
         failed += len(failures)
 
-    call = BatchCall(
-        spec,
-        oracle,
-        "label",
-        ctx.prompted_responses,
-    )
-    map_calls(ctx, todo, call, write)
+    map_calls(ctx, todo, BatchCall(spec, oracle, "label", ctx.prompted_responses), write)
     if failed:
         ctx.notes.append(
             f"{spec.field}: {failed} failed judge samples recorded in the failures table "

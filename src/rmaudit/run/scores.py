@@ -83,13 +83,7 @@ def _score(ctx: RunContext, spec: ComponentSpec, model: RewardModel, todo: Work[
     def write(ids: Sequence[str], scores: list[float]) -> None:
         _write(ctx, spec, model, ids, scores)
 
-    call = BatchCall(
-        spec,
-        model,
-        "score",
-        ctx.prompted_responses,
-    )
-    map_calls(ctx, todo, call, write)
+    map_calls(ctx, todo, BatchCall(spec, model, "score", ctx.prompted_responses), write)
     report = model.report()
     if report:
         ctx.db.runs.set_report(ctx.recipe.run_key, spec.label, dumps(report))
