@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _api_support import KEY_ENV, SECRET
+from _support import HANG_S
 
 SUBSETS = (
     "Natural",
@@ -57,8 +58,9 @@ def _in_tmp(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # audit-results.json lands here
 
 
-def audit(rmaudit, server, data: Path, db: Path, *extra: str):
-    return rmaudit(
+def audit_args(server, data: Path, db: Path) -> list[str]:
+    """``rmaudit audit``'s arguments for the fake server's judge on LLMBar-shaped ``data``."""
+    return [
         "audit",
         "judge:test-judge",
         "--base-url",
@@ -71,9 +73,11 @@ def audit(rmaudit, server, data: Path, db: Path, *extra: str):
         str(data),
         "--db",
         str(db),
-        "--json",
-        *extra,
-    )
+    ]
+
+
+def audit(rmaudit, server, data: Path, db: Path, *extra: str):
+    return rmaudit(*audit_args(server, data, db), "--json", *extra)
 
 
 def results(done) -> dict[str, dict]:
@@ -193,25 +197,9 @@ def test_kill_9_mid_audit_then_resume_stores_every_verdict_once(tmp_path, fake_o
     server = fake_openai(pair_judge=prefers_longer, latency_s=0.01)
     db = tmp_path / "audit.db"
     env = {**os.environ, "RMAUDIT_CACHE_DIR": str(tmp_path / "cache")}
-    command = [
-        sys.executable,
-        "-m",
-        "rmaudit",
-        "audit",
-        "judge:test-judge",
-        "--base-url",
-        server.base_url,
-        "--api-key-env",
-        KEY_ENV,
-        "--suite",
-        "llmbar",
-        "--data-dir",
-        str(data),
-        "--db",
-        str(db),
-    ]
+    command = [sys.executable, "-m", "rmaudit", *audit_args(server, data, db)]
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 300
+    deadline = time.monotonic() + HANG_S  # a hang guard, not a timing assumption
     while time.monotonic() < deadline:
         stored = _count(db)
         if 0 < stored < 300:
