@@ -39,10 +39,11 @@ import torch  # noqa: E402
 from _smoke import parse_args  # noqa: E402
 from bench_gpu import PRESETS, build_model, pairs_of, synthetic_records, tokenizers_for  # noqa: E402
 
+from rmaudit.components.scoring_checks import CheckSettings  # noqa: E402
 from rmaudit.default_plugins.huggingface import HFClassifier  # noqa: E402
 from rmaudit.recipe.validation import validate_options  # noqa: E402
 from rmaudit.run import Runner  # noqa: E402
-from rmaudit.run.scoring_checks import CheckSettings, draw_sample, sample_size  # noqa: E402
+from rmaudit.run.scoring_checks import draw_sample, sample_size  # noqa: E402
 from rmaudit.store import Store  # noqa: E402
 from rmaudit.suites import SUITES  # noqa: E402
 from rmaudit.suites.build import suite_recipe, suite_table  # noqa: E402

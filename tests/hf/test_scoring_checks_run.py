@@ -195,18 +195,18 @@ name = "pairwise-accuracy"
 def test_a_model_error_in_the_checks_names_the_recipe_entry_as_scoring_would(
     enabled, tiny_models, tmp_path
 ):
+    from rmaudit.components.scoring_checks import CheckSettings
     from rmaudit.errors import BadInput
     from rmaudit.recipe import load_recipe
     from rmaudit.run import Runner
-    from rmaudit.run.scoring_checks import CheckSettings, check_settings
     from rmaudit.store import Store
 
     recipe = tmp_path / "recipe.toml"
     recipe.write_text(RECIPE.replace("{model}", tiny_models["llama-rm"]), encoding="utf-8")
     store = Store.open(tmp_path / "run.db")
     try:
-        with check_settings(CheckSettings(enabled=enabled)), pytest.raises(BadInput) as caught:
-            Runner(load_recipe(recipe), store).run()
+        with pytest.raises(BadInput) as caught:
+            Runner(load_recipe(recipe), store, checks=CheckSettings(enabled=enabled)).run()
     finally:
         store.close()
     assert "3 heads" in caught.value.problem

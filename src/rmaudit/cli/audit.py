@@ -19,6 +19,7 @@ from rmaudit.suites import RESULTS_FILE, SUITES, Suite, get_suite
 
 if TYPE_CHECKING:
     from rmaudit.components import Component
+    from rmaudit.components.scoring_checks import CheckSettings
     from rmaudit.recipe import Recipe
     from rmaudit.store import Store
     from rmaudit.suites.data import Located
@@ -149,6 +150,7 @@ def audit(
     columns: str | None,
     dpo_ref: str | None,
     results_file: str | None,
+    checks: CheckSettings,
     **model_options: Any,
 ) -> None:
     """Audit reward models on the built-in suites, beside the length and random baselines.
@@ -204,6 +206,7 @@ def audit(
             print_recipe=print_recipe,
             items_path=Path(items_path) if items_path else None,
             results_file=Path(results_file) if results_file else None,
+            checks=checks,
         )
     )
 
@@ -242,6 +245,7 @@ class AuditRequest:
     print_recipe: bool
     items_path: Path | None  # --write-items FILE
     results_file: Path | None  # --results FILE (default: beside the DB, or in --report DIR)
+    checks: CheckSettings  # --strict, --no-preflight, --show-input, --preflight-sample
 
 
 @dataclass(frozen=True)
@@ -334,7 +338,9 @@ def _run_suites(
 
     out, err = console(), console(stderr=True)
     # every suite's input checked (scores files against its items too) before the DB is written
-    runners = preflight_suites([(e.suite, e.recipe, c) for e, c in built], request.db_path)
+    runners = preflight_suites(
+        [(e.suite, e.recipe, c) for e, c in built], request.db_path, request.checks
+    )
     baselines = baseline_labels(request.tables)
     results, located_by_suite = [], {}
     written: dict[str, Path] = {}

@@ -1,5 +1,6 @@
 """The scoring-check flags of ``rmaudit run`` and ``rmaudit audit`` (docs/real-models.md,
-"Scoring checks"): one decorator adds them and runs the command under their settings."""
+"Scoring checks"): one decorator adds them and hands the command their settings
+(``checks``)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,11 @@ from typing import Any
 
 import click
 
+from rmaudit.components.scoring_checks import CheckSettings
 from rmaudit.run.scoring_checks import (
     MAX_SAMPLE,
     MIN_SAMPLE,
     SAMPLE_SHARE,
-    CheckSettings,
-    check_settings,
 )
 
 _OPTIONS = (
@@ -45,7 +45,8 @@ _OPTIONS = (
 
 
 def scoring_check_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Put under ``@click.command()``: adds the flags, and runs ``command`` with them set."""
+    """Put under ``@click.command()``: adds the flags, and calls ``command`` with
+    ``checks=CheckSettings(...)`` from them."""
 
     @functools.wraps(command)
     def with_settings(
@@ -62,8 +63,7 @@ def scoring_check_options(command: Callable[..., Any]) -> Callable[..., Any]:
             show_input=show_input,
             sample_size=preflight_sample,
         )
-        with check_settings(settings):
-            return command(*args, **kwargs)
+        return command(*args, checks=settings, **kwargs)
 
     for option in reversed(_OPTIONS):
         with_settings = option(with_settings)

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from rmaudit.components.scoring_checks import CheckSettings
 from rmaudit.display.literal import literal
 from rmaudit.errors import BadInput
 from rmaudit.recipe import load_recipe
@@ -39,7 +40,9 @@ from .summary import print_summary
     "--dry-run", is_flag=True, help="Print the plan (items, stored, to do, oracle calls) and stop."
 )
 @scoring_check_options
-def run(recipe_path: str, db_path: str, resume: bool, yes: bool, dry_run: bool) -> None:
+def run(
+    recipe_path: str, db_path: str, resume: bool, yes: bool, dry_run: bool, checks: CheckSettings
+) -> None:
     """Run the audit described by RECIPE (a TOML file)."""
     recipe = load_recipe(recipe_path)
     components = build_components(recipe)  # rejects bad options and data before the DB is touched
@@ -51,7 +54,9 @@ def run(recipe_path: str, db_path: str, resume: bool, yes: bool, dry_run: bool) 
         stored.close()
         stored = None
     try:  # every input is loaded and checked here, before the DB is opened for writing
-        runner = Runner(recipe, None if not resume else stored, components=components)
+        runner = Runner(
+            recipe, None if not resume else stored, components=components, checks=checks
+        )
         counts = runner.plan() if dry_run else runner.preflight()
     finally:
         if stored is not None:

@@ -24,6 +24,17 @@ CHECK_NAMES = ("batch invariance", "template", "truncation", "numerics", "determ
 
 
 @dataclass(frozen=True)
+class CheckSettings:
+    """How a run checks its RMs (the CLI's ``--no-preflight``, ``--strict``, ``--show-input``)."""
+
+    enabled: bool = True
+    strict: bool = False
+    show_input: bool = False
+    sample_size: int | None = None  # None: from the stage's size (sample_size)
+    seed: int = 0
+
+
+@dataclass(frozen=True)
 class ScoringCheck:
     """One check's verdict: ``finding`` says what was measured in a line, ``figures`` the
     numbers behind it, ``fix`` (warn and fail) the recipe option and value that fixes it."""

@@ -19,6 +19,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 
 from rmaudit.components import BenchmarkContent, Component, Prompt, Response
+from rmaudit.components.scoring_checks import CheckSettings
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec, Recipe
 from rmaudit.run.executors import LocalExecutor, RayExecutor, make_executor
@@ -151,6 +152,8 @@ class RunContext:
     responses: dict[str, Response] = field(default_factory=dict)
     #: A run's own plan (``Runner.preflight``): what the run would refuse, the plan refuses
     strict: bool = False
+    #: how model-backed RMs are checked before they score (docs/real-models.md)
+    checks: CheckSettings = field(default_factory=CheckSettings)
     #: RM key → responses an earlier stage of this run scores with it (a label design's guides),
     #: so the scores stage counts them as done in a plan as in the run
     prescored: dict[str, Keys] = field(default_factory=dict)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from rmaudit import __version__
 from rmaudit.components import Component, Metric, Prompt, PromptSampler, Response
+from rmaudit.components.scoring_checks import CheckSettings
 from rmaudit.errors import BadInput
 from rmaudit.recipe import Recipe
 from rmaudit.run.provenance import run_provenance
@@ -109,6 +110,7 @@ class Runner:
         store: Store | None,
         progress: Progress | None = None,
         components: dict[str, Component] | None = None,
+        checks: CheckSettings | None = None,
     ) -> None:
         self.recipe = recipe
         self.ctx = RunContext(
@@ -116,6 +118,7 @@ class Runner:
             store,
             components if components is not None else build_components(recipe),
             progress or SilentProgress(),
+            checks=checks or CheckSettings(),
         )
 
     def plan(self) -> list[StageCount]:

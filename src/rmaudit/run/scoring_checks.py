@@ -12,32 +12,23 @@ and the sample's scores in the run's batches are kept as the run's own.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
 
 import numpy as np
 
 from rmaudit.components import RewardModel
 from rmaudit.components.keys import content_key
-from rmaudit.components.scoring_checks import CheckedRewardModel, ScoringChecks, skipped_checks
+from rmaudit.components.scoring_checks import (
+    CheckedRewardModel,
+    CheckSettings,
+    ScoringChecks,
+    skipped_checks,
+)
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec
 from rmaudit.store.scoring_checks import ScoringChecksTable
 
 from .context import RunContext
-
-
-@dataclasses.dataclass(frozen=True)
-class CheckSettings:
-    """How a run checks its RMs (the CLI's ``--no-preflight``, ``--strict``, ``--show-input``)."""
-
-    enabled: bool = True
-    strict: bool = False
-    show_input: bool = False
-    sample_size: int | None = None  # None: from the stage's size (sample_size)
-    seed: int = 0
-
 
 #: The sample's size by default: one item in SAMPLE_SHARE of the stage's, at least
 #: MIN_SAMPLE (the defect tests in tests/hf/ catch each seeded defect on that many) and at
@@ -50,19 +41,6 @@ def sample_size(items: int, requested: int | None = None) -> int:
     if requested is not None:
         return requested
     return min(MAX_SAMPLE, max(MIN_SAMPLE, items // SAMPLE_SHARE))
-
-
-_SETTINGS: ContextVar[CheckSettings | None] = ContextVar("scoring_checks", default=None)
-
-
-@contextmanager
-def check_settings(settings: CheckSettings) -> Iterator[None]:
-    """Runs started inside check with ``settings`` (the CLI sets them once per command)."""
-    token = _SETTINGS.set(settings)
-    try:
-        yield
-    finally:
-        _SETTINGS.reset(token)
 
 
 def draw_sample(ids: Sequence[str], sizes: Sequence[int], size: int, seed: int) -> list[str]:
@@ -89,7 +67,7 @@ def before_scoring(
     """Check ``model`` on a sample of ``known`` (the stage's items) and store the checks; a
     stage with nothing to score checks nothing unless checks were stored for this sample.
     Returns the scores of the ``pending`` items the checks scored as the run does, to keep."""
-    settings = _SETTINGS.get() or CheckSettings()
+    settings = ctx.checks
     if not isinstance(model, CheckedRewardModel) or not known or ctx.store is None:
         return {}
     table = ScoringChecksTable(ctx.store)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rmaudit.components import Component
+from rmaudit.components.scoring_checks import CheckSettings
 from rmaudit.errors import BadInput
 from rmaudit.recipe import Recipe
 from rmaudit.run import Runner
@@ -19,10 +20,13 @@ from . import Suite
 
 
 def preflight_suites(
-    planned: Sequence[tuple[Suite, Recipe, dict[str, Component]]], db_path: str
+    planned: Sequence[tuple[Suite, Recipe, dict[str, Component]]],
+    db_path: str,
+    checks: CheckSettings | None = None,
 ) -> list[Runner]:
-    """One runner per suite, its plan made (``Runner.preflight``) on the DB opened read-only;
-    the first suite's refusal is raised once every suite is planned."""
+    """One runner per suite (its models checked as ``checks`` say), its plan made
+    (``Runner.preflight``) on the DB opened read-only; the first suite's refusal is raised
+    once every suite is planned."""
     check_writable(db_path)
     stored = Store.open_readonly(db_path)
     if stored is not None and "schema_info" not in stored.tables():  # a new, empty file
@@ -33,7 +37,7 @@ def preflight_suites(
         if stored is not None:
             stored.check_schema()
         for suite, recipe, components in planned:
-            runner = Runner(recipe, stored, components=components)
+            runner = Runner(recipe, stored, components=components, checks=checks)
             try:
                 runner.preflight()
             except BadInput as error:
