@@ -1,5 +1,5 @@
-"""Coverage of the judge-audit intervals (value ± 1.96·SE) on simulated pairwise judges with a
-known truth (docs/judges.md).
+"""Coverage of the judge-audit intervals (Wilson's at the effective count, with a t quantile)
+on simulated pairwise judges with a known truth (docs/judges.md).
 
 Each data set: ``prompts`` prompts with ``per_prompt`` pairs each.  A pair's margin is
 d = μ + u_prompt + e_pair (u ~ N(0, σ_u²), shared by the prompt's pairs; e ~ N(0, σ_e²)).  Shown
@@ -21,10 +21,19 @@ from dataclasses import dataclass
 import numpy as np
 from _smoke import parse_args
 
-from rmaudit.metrics.judging import judge_audit
+from rmaudit.metrics.judging import judge_audit, random_order_accuracy
 
-#: the metrics whose intervals are measured, as judge_audit names them
-METRICS = ("accuracy", "position_bias", "consistency", "tie_rate", "accuracy_chosen_first")
+#: the metrics whose intervals are measured, as judge_audit names them, and reward-bench's
+#: convention (one seeded random order per pair: random_order_accuracy)
+METRICS = (
+    "accuracy",
+    "position_bias",
+    "consistency",
+    "tie_rate",
+    "accuracy_chosen_first",
+    "accuracy_rejected_first",
+    "random_order",
+)
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,9 @@ def truth(world: World, rng: np.random.Generator) -> dict[str, float]:
     return {
         "accuracy": float(np.mean((cf_chosen + rf_chosen + t) / 2)),
         "accuracy_chosen_first": float(np.mean(cf_chosen + t / 2)),
+        "accuracy_rejected_first": float(np.mean(rf_chosen + t / 2)),
+        # either order with probability ½: the mean of the two orders' accuracies
+        "random_order": float(np.mean((cf_chosen + rf_chosen + t) / 2)),
         "position_bias": float(np.mean(first) / (2 * (1 - t)) - 0.5),
         "consistency": float(np.mean(cf_chosen * rf_chosen + cf_rejected * rf_rejected + t * t)),
         "tie_rate": t,
@@ -101,9 +113,15 @@ def coverage(world: World, datasets: int, seed: int) -> dict[str, float]:
     clustered = world.per_prompt > 1
     for _ in range(datasets):
         cf, rf, prompt = dataset(world, rng)
-        audit = judge_audit(cf, rf, clusters=prompt if clustered else None)
+        clusters = prompt if clustered else None
+        audit = judge_audit(cf, rf, clusters=clusters)
+        estimates = {name: getattr(audit, name) for name in METRICS if name != "random_order"}
+        seed_of_run = int(rng.integers(2**31))
+        estimates["random_order"] = random_order_accuracy(
+            cf, rf, seed=seed_of_run, clusters=clusters
+        )
         for name in METRICS:
-            low, high = getattr(audit, name).ci
+            low, high = estimates[name].ci
             hits[name] += low <= want[name] <= high
     return {name: hits[name] / datasets for name in METRICS}
 

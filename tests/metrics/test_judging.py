@@ -7,7 +7,12 @@ import pytest
 import statsmodels.api as sm
 
 from rmaudit.errors import MetricInputError
-from rmaudit.metrics.judging import judge_audit, random_order_accuracy, seed_spread
+from rmaudit.metrics.judging import (
+    judge_audit,
+    proportion_interval,
+    random_order_accuracy,
+    seed_spread,
+)
 
 VERDICTS = ("first", "second", "tie", "unparsed")
 
@@ -100,10 +105,38 @@ def test_a_ratios_stderr_is_the_delta_method_one():
     assert audit.position_bias.stderr == pytest.approx(want, rel=1e-9)
 
 
+@pytest.mark.parametrize(
+    ("successes", "count", "clusters"), [(3, 40, 40), (37, 90, 30), (5, 200, 9)]
+)
+def test_an_interval_is_wilsons_at_the_effective_count_with_t_quantile(successes, count, clusters):
+    """At SE² = p(1 − p)/n the interval is Wilson's over n trials with the normal quantile
+    replaced by Student's t at clusters − 1 df (statsmodels' Wilson at the matching α)."""
+    from scipy import stats
+    from statsmodels.stats.proportion import proportion_confint
+
+    p = successes / count
+    alpha = 2 * stats.norm.sf(stats.t.ppf(0.975, clusters - 1))
+    want = proportion_confint(successes, count, alpha=alpha, method="wilson")
+    found = proportion_interval(p, np.sqrt(p * (1 - p) / count), clusters)
+    assert found == pytest.approx(want, rel=1e-9)
+
+
+def test_every_interval_holds_its_value_and_position_bias_is_shifted():
+    cf, rf, clusters = random_verdicts(90, 2)
+    audit = judge_audit(cf, rf, clusters=clusters)
+    for name in ("accuracy", "position_bias", "consistency", "tie_rate", "parse_failure_rate"):
+        low, high = getattr(audit, name).ci
+        assert low < getattr(audit, name).value < high, name
+    shifted = audit.position_bias
+    firsts = proportion_interval(shifted.value + 0.5, shifted.stderr, len(set(clusters)))
+    assert shifted.ci == pytest.approx((firsts[0] - 0.5, firsts[1] - 0.5))
+
+
 def test_limits_an_always_first_judge_and_a_perfect_one():
     n = 12
     always = judge_audit(["first"] * n, ["first"] * n)
     assert (always.position_bias.value, always.consistency.value) == (0.5, 0.0)
+    assert always.position_bias.ci == (0.5, 0.5)  # no spread: the interval is the value
     assert always.accuracy.value == 0.5 and always.tie_rate.value == 0.0
     perfect = judge_audit(["first"] * n, ["second"] * n)
     assert (perfect.position_bias.value, perfect.consistency.value) == (0.0, 1.0)
