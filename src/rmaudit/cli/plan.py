@@ -1,5 +1,7 @@
 """``rmaudit plan RECIPE``: what each label design needs to reach a target interval width, read
-from a fully labelled pilot in the DB (docs/budget.md, "Planning")."""
+from a fully labelled pilot in the DB (docs/budget.md, "Planning"), and what the recipe's LLM
+judges under audit will spend (docs/judges.md, "Cost"); a recipe that labels nothing here plans
+its judges' calls alone."""
 
 from __future__ import annotations
 
@@ -9,18 +11,24 @@ from collections.abc import Callable
 import click
 from rich.table import Table
 
+from rmaudit.backends.openai_api import Price
+from rmaudit.components import Component
 from rmaudit.display.literal import literal
 from rmaudit.errors import BadInput
 from rmaudit.metrics.budget.planning import Option, loses
-from rmaudit.recipe import load_recipe
-from rmaudit.results.plan_json import plan_json
+from rmaudit.recipe import Recipe, load_recipe
+from rmaudit.results.plan_json import PLAN_JSON_VERSION, judge_calls_json, plan_json
 from rmaudit.results.run_index import open_for_reading
 from rmaudit.run import build_components
+from rmaudit.run.judge_plan import api_judges, planned_judge_calls, plans_labels
 from rmaudit.run.label_plan import TARGETS, LabelPlan, label_plan
 from rmaudit.run.plan_costs import PriceFlags, parse_target, recipe_targets
+from rmaudit.store import Store
+from rmaudit.suites.judge_arguments import parse_judge_price
 
 from .console import console
 from .options import F, db_option
+from .plan_judges import judge_notes, judge_table
 from .plan_notes import notes
 
 
@@ -63,6 +71,12 @@ def _price_option(resource: str, one: str, otherwise: str) -> Callable[[F], F]:
 @_price_option("generation", "generated response", "0")
 @_price_option("scoring", "RM scoring of a response", "0")
 @click.option(
+    "--judge-price",
+    metavar="PROMPT,COMPLETION",
+    help="USD per 1M prompt and completion tokens of the recipe's LLM judges under audit "
+    "(default: each judge's price option).",
+)
+@click.option(
     "--all", "show_all", is_flag=True, help="Every budget and sample count, not the best."
 )
 @click.option(
@@ -81,6 +95,7 @@ def plan_command(
     cheap_price: float | None,
     generation_price: float | None,
     scoring_price: float | None,
+    judge_price: str | None,
     show_all: bool,
     as_json: bool,
 ) -> None:
@@ -97,10 +112,14 @@ def plan_command(
         or TARGETS
     )
     components = build_components(recipe)
+    price = None if judge_price is None else Price(**parse_judge_price(judge_price))
+    if not plans_labels(recipe) and api_judges(recipe, components):
+        _plan_judges_only(recipe, components, recipe_path, db_path, price, as_json)
+        return
     store = open_for_reading(db_path)
     if store is None:
         raise BadInput("no such DB: run a pilot of the recipe first", file=db_path)
-    flags = PriceFlags(cheap_price, generation_price, scoring_price)
+    flags = PriceFlags(cheap_price, generation_price, scoring_price, price)
     try:
         planned = label_plan(
             recipe,
@@ -119,6 +138,40 @@ def plan_command(
     out = console()
     out.print(_table(planned, show_all))
     for line in notes(planned, recipe):
+        out.print(literal(line))
+    if planned.judges:
+        out.print(judge_table(planned.judges, db_path))
+        for line in judge_notes(planned.judges):
+            out.print(literal(line))
+
+
+def _plan_judges_only(
+    recipe: Recipe,
+    components: dict[str, Component],
+    recipe_path: str,
+    db_path: str,
+    price: Price | None,
+    as_json: bool,
+) -> None:
+    """A recipe that labels no benchmark here (pairs, or a benchmark made elsewhere) plans
+    its LLM judges' calls alone, against the DB if it exists (else all of them)."""
+    store = Store.open_readonly(db_path)
+    try:
+        judges = planned_judge_calls(recipe, components, store, price=price)
+    finally:
+        if store is not None:
+            store.close()
+    if as_json:
+        payload = {
+            "version": PLAN_JSON_VERSION,
+            "recipe": recipe_path,
+            "judge_calls": judge_calls_json(judges),
+        }
+        click.echo(json.dumps(payload, indent=2, allow_nan=False))
+        return
+    out = console()
+    out.print(judge_table(judges, db_path))
+    for line in judge_notes(judges):
         out.print(literal(line))
 
 

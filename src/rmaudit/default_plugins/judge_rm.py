@@ -29,7 +29,13 @@ from rmaudit.backends.judging.verdicts import (
     rating_token_expectation,
     verdict_token_probabilities,
 )
-from rmaudit.backends.openai_api import ApiClient, ApiOptions, ApiSession, estimate_tokens
+from rmaudit.backends.openai_api import (
+    ApiClient,
+    ApiOptions,
+    ApiSession,
+    CallEstimate,
+    estimate_tokens,
+)
 from rmaudit.backends.openai_api.replies import CHAT, chat_contents, usage
 from rmaudit.components import PairShown, PairVerdict, Prompt, Response, RewardModel, Verdict
 from rmaudit.components.options import OPERATIONAL, HashedDataFile
@@ -78,6 +84,8 @@ class LlmJudgeRM(RewardModel):
     name = "llm-judge-rm"
     Options = JudgeRMOptions
     options: JudgeRMOptions
+    #: calls ``check_ready`` makes before a run's first verdict or rating (a plan counts them)
+    preflight_calls = 1
 
     def __init__(self, options: JudgeRMOptions | None = None) -> None:
         super().__init__(options)
@@ -214,13 +222,11 @@ class LlmJudgeRM(RewardModel):
             [(Prompt("preflight", _PREFLIGHT_QUESTION), Response("a", "preflight", None, answer))]
         )
 
-    def estimate_calls(
-        self, texts: Sequence[Sequence[str]], calls: int
-    ) -> tuple[float, float | None]:
-        """(tokens, USD) of ``calls`` calls showing texts like ``texts`` (each a question and
-        its answers; empty: a 50-token question and answers of ``expected_answer_tokens``):
-        the template's words and the texts once per call at ≈ 4 characters a token, and
-        ``samples`` replies of the template's typical length."""
+    def estimate_calls(self, texts: Sequence[Sequence[str]], calls: int) -> CallEstimate:
+        """The tokens of ``calls`` calls showing texts like ``texts`` (each a question and its
+        answers; empty: a 50-token question and answers of ``expected_answer_tokens``): the
+        template's words and the texts once per call at ≈ 4 characters a token, and
+        ``samples`` replies of the template's typical length (one request asks for them all)."""
         o = self.options
         answers = 2 if self.judges_pairs() else 1
         blank = estimate_tokens(self.template.user + (self.template.system or ""))
@@ -230,9 +236,7 @@ class LlmJudgeRM(RewardModel):
             else 50.0 + answers * o.expected_answer_tokens
         )
         reply = min(self.template.reply_tokens, o.max_tokens or self.template.max_tokens)
-        prompt_tokens, completion_tokens = calls * (blank + shown), calls * reply * o.samples
-        usd = o.price.cost(prompt_tokens, completion_tokens) if o.price else None
-        return prompt_tokens + completion_tokens, usd
+        return CallEstimate(calls, calls * (blank + shown), calls * reply * o.samples)
 
 
 def _read_verdict(

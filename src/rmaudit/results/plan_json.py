@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rmaudit.metrics.budget.planning import Option, loses
+from rmaudit.run.costs import JudgeCalls
 from rmaudit.run.label_plan import LabelPlan
 
 #: the version of the JSON's layout; a change that drops or renames a key bumps it
@@ -138,4 +139,24 @@ def plan_json(planned: LabelPlan, recipe_path: str) -> dict[str, Any]:
             }
             for shift in planned.shifts
         ],
+        "judge_calls": judge_calls_json(planned.judges),
     }
+
+
+def judge_calls_json(judges: list[JudgeCalls] | tuple[JudgeCalls, ...]) -> list[dict[str, Any]]:
+    """Each LLM judge's calls still to make: its label, stage, calls (``preflight`` of them
+    the check before the first), replies, tokens and USD (null: no price)."""
+    return [
+        {
+            "label": found.label,
+            "component": found.component,
+            "stage": found.stage,
+            "calls": found.calls,
+            "preflight": found.preflight,
+            "replies": found.calls * found.samples,
+            "prompt_tokens": round(found.estimate.prompt_tokens),
+            "completion_tokens": round(found.estimate.completion_tokens),
+            "usd": found.usd,
+        }
+        for found in judges
+    ]

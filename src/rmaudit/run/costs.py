@@ -2,15 +2,18 @@
 
 Building a benchmark pays for prompt embeddings (|Q0| prompts, once, to sample by k-DPP) and
 for oracle labels (k·N responses, times the requests per label); auditing an RM afterwards
-costs nothing.  Components that call priced APIs say what their part costs through
-``Embedder.estimate_cost`` and ``Oracle.estimate_cost``; this module asks them, for the work
-a plan says is still to do.
+costs nothing, unless the RM is an LLM judge over an API.  Components that call priced APIs
+say what their part costs through ``Embedder.estimate_cost``, ``Oracle.estimate_cost`` and a
+judge's ``estimate_calls``; this module asks them, for the work a plan says is still to do —
+the same estimate for ``--dry-run`` and ``rmaudit plan``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rmaudit.backends.openai_api import CallEstimate, Price
 from rmaudit.components import (
     Component,
     Embedder,
@@ -25,9 +28,6 @@ from rmaudit.components.keys import prompt_id
 from rmaudit.recipe import Recipe
 
 from .context import built
-
-#: pairs whose texts set a judge call's average length in an estimate
-_SAMPLE = 200
 
 
 @dataclass(frozen=True)
@@ -76,23 +76,81 @@ def _line(stage: str, component: Component, items: int, usd: float | None) -> Co
     return CostLine(stage, component.name, items, usd) if usd is not None or priced else None
 
 
-def judge_costs(recipe: Recipe, components: dict[str, Component], counts: list) -> list[CostLine]:
-    """The calls an LLM judge under audit still has to make (its pending verdicts or ratings),
-    their tokens and price (``estimate_calls``), from a sample of the recipe's pairs' texts."""
+@dataclass(frozen=True)
+class JudgeCalls:
+    """The calls an LLM judge under audit still has to make against a DB: one per pending
+    showing (``verdicts: LABEL``) or response (``scores: LABEL``), each asking for ``samples``
+    replies, and the preflight call its check makes before the first; their tokens and USD
+    (None: no price given)."""
+
+    label: str
+    component: str
+    stage: str
+    pending: int
+    preflight: int
+    samples: int
+    estimate: CallEstimate
+    usd: float | None
+
+    @property
+    def calls(self) -> int:
+        return self.pending + self.preflight
+
+
+def judge_calls(
+    recipe: Recipe,
+    components: dict[str, Component],
+    counts: list,
+    *,
+    price: Price | None = None,
+    answers: Sequence[tuple[str, str]] = (),
+) -> list[JudgeCalls]:
+    """Each LLM judge's pending calls in a plan's counts (``Runner.plan()``), their tokens
+    (``estimate_calls``) from the texts it will be shown — the recipe's pairs, or for a rating
+    judge ``answers`` ((question, answer) texts, e.g. a pilot's) where given, else both answers
+    of each pair — and their USD at ``price`` (else the judge's own ``price``)."""
     pending = {count.stage: count.pending for count in counts}
-    sample: list[tuple[str, ...]] = []
+    pairs: list[tuple[str, str, str]] = []
     if recipe.pair_source is not None:
         source = built(components, recipe.pair_source, PairSource)
-        pairs = [] if source.needs_benchmark else source.load_pairs(None).pairs[:_SAMPLE]
-        sample = [(p.prompt.text, p.chosen.text, p.rejected.text) for p in pairs]
-    lines = []
+        loaded = [] if source.needs_benchmark else source.load_pairs(None).pairs
+        pairs = [(p.prompt.text, p.chosen.text, p.rejected.text) for p in loaded]
+    rated = list(answers) or [(q, a) for q, *both in pairs for a in both]
+    found = []
     for spec in recipe.reward_models:
         judge = built(components, spec, RewardModel)
         if not hasattr(judge, "estimate_calls"):
             continue
         stage = f"{'verdicts' if judge.judges_pairs() else 'scores'}: {spec.label}"
         calls = pending.get(stage, 0)
-        texts = sample if judge.judges_pairs() else [t[:2] for t in sample]
-        tokens, usd = judge.estimate_calls(texts, calls)
-        lines.append(CostLine(f"{stage} (judge calls)", judge.name, calls, usd, tokens))
-    return lines
+        preflight = getattr(judge, "preflight_calls", 0) if calls else 0
+        # the check's call shows a short fixed pair: priced as one more call, an upper bound
+        texts = pairs if judge.judges_pairs() else rated
+        estimate = judge.estimate_calls(texts, calls + preflight)
+        found.append(
+            JudgeCalls(
+                spec.label,
+                judge.name,
+                stage,
+                calls,
+                preflight,
+                judge.options.samples,
+                estimate,
+                estimate.usd(price or judge.options.price),
+            )
+        )
+    return found
+
+
+def judge_costs(recipe: Recipe, components: dict[str, Component], counts: list) -> list[CostLine]:
+    """:func:`judge_calls` as the lines of a dry run's cost table."""
+    return [
+        CostLine(
+            f"{calls.stage} (judge calls" + (", 1 a preflight check)" if calls.preflight else ")"),
+            calls.component,
+            calls.calls,
+            calls.usd,
+            calls.estimate.tokens,
+        )
+        for calls in judge_calls(recipe, components, counts)
+    ]

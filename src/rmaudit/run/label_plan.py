@@ -40,6 +40,8 @@ from rmaudit.store import Store
 from rmaudit.store.records import BenchmarkRow
 
 from .context import built, required
+from .costs import JudgeCalls
+from .judge_plan import planned_judge_calls
 from .plan_costs import (
     NoiseShift,
     PlanPrices,
@@ -74,6 +76,9 @@ class LabelPlan:
     recipe: Option | None = None  # the recipe as it stands, at its k
     best: Option | None = None  # the recommendation at ``prices``
     shifts: tuple[NoiseShift, ...] = ()  # noise-dependent metrics at ``best``'s samples
+    #: the recipe's LLM judges under audit: their calls still to make for the recipe as it
+    #: stands, against the pilot's DB
+    judges: tuple[JudgeCalls, ...] = ()
 
     def cost(self, option: Option) -> float:
         """What ``option`` spends in total, in oracle calls, at the plan's prices."""
@@ -107,8 +112,10 @@ def label_plan(
         if recipe.label_budget
         else [s.label for s in recipe.reward_models]
     )
-    # a cheap RM's scorings are counted among the RMs': it adds no calls of its own
-    spending = Spending(per_prompt, len(pilot.scores), 0 if recipe.cheap_reward_model else 1)
+    answers = _pilot_answers(store, bench)
+    judges = planned_judge_calls(recipe, components, store, price=flags.judge, answers=answers)
+    cheap_judge = next((j for j in judges if j.label == recipe.cheap_reward_model), None)
+    spending = _spending(recipe, per_prompt, len(pilot.scores), cheap_judge is not None)
     options = plan(
         pilot,
         targets,
@@ -116,14 +123,20 @@ def label_plan(
         guides=guides,
         max_prompts=pool,
         per_prompt=per_prompt,
-        cheap_per_response=spending.cheap_per_response,
+        spending=spending,
     )
     floor = max(
         label_floor(pilot, t, rm, widths[(t.name, rm)]) for t in targets for rm in pilot.scores
     )
     cheap = components[recipe.cheap_oracle.field] if recipe.cheap_oracle else None
     prices = plan_prices(
-        oracle, cheap, flags, _pilot_prompts(store, bench, candidates), recipe.model.plan
+        oracle,
+        cheap,
+        flags,
+        _pilot_prompts(store, bench, candidates),
+        recipe.model.plan,
+        judge_usd=_one_call_usd(components, recipe, cheap_judge, answers, flags),
+        judge_unpriced=cheap_judge.label if cheap_judge and cheap_judge.usd is None else None,
     )
     best = recommend(options, prices.prices)
     as_it_stands = recipe_option(
@@ -154,7 +167,41 @@ def label_plan(
         as_it_stands,
         best,
         tuple(noise_shifts(recipe, pilot, draws, best.samples)),
+        tuple(judges),
     )
+
+
+def _spending(recipe: Recipe, per_prompt: int, rms: int, cheap_judge_paid: bool) -> Spending:
+    """A cheap RM's scorings are counted among the RMs' (it adds no calls of its own), unless
+    it is an LLM judge paid per call: then its ratings are cheap calls, in every option."""
+    if cheap_judge_paid:
+        return Spending(per_prompt, rms - 1, 1, cheap_always=True)
+    return Spending(per_prompt, rms, 0 if recipe.cheap_reward_model else 1)
+
+
+def _one_call_usd(
+    components: dict[str, Component],
+    recipe: Recipe,
+    cheap_judge: JudgeCalls | None,
+    answers: list[tuple[str, str]],
+    flags: PriceFlags,
+) -> float | None:
+    """One rating call of the cheap LLM judge, in USD, at the pilot's texts' lengths."""
+    if cheap_judge is None:
+        return None
+    (spec,) = [s for s in recipe.reward_models if s.label == cheap_judge.label]
+    judge = components[spec.field]
+    estimate = judge.estimate_calls(answers, 1)  # type: ignore[attr-defined]
+    return estimate.usd(flags.judge or judge.options.price)
+
+
+def _pilot_answers(store: Store, bench: BenchmarkRow) -> list[tuple[str, str]]:
+    """(prompt, response) texts of the pilot: the lengths a rating judge's calls show."""
+    return [
+        (prompt.text, row.text)
+        for prompt in store.read.selection_prompts(bench.selection_key)
+        for row in store.read.labelled_responses(bench, prompt.id)
+    ]
 
 
 def _pilot_benchmark(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rmaudit.backends.openai_api import Price
 from rmaudit.components import Component, Prompt
 from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.metrics.budget.planning import (
@@ -38,6 +39,8 @@ class PriceFlags:
     cheap: float | None = None
     generation: float | None = None
     scoring: float | None = None
+    #: ``--judge-price``: USD per 1M tokens of the recipe's LLM judges (None: their own price)
+    judge: Price | None = None
 
 
 @dataclass(frozen=True)
@@ -74,11 +77,16 @@ def plan_prices(
     flags: PriceFlags,
     prompts: Sequence[Prompt],
     in_recipe: PlanSection | None = None,
+    *,
+    judge_usd: float | None = None,
+    judge_unpriced: str | None = None,
 ) -> PlanPrices:
     """Each price from its flag, else the recipe's ``[plan]`` table; else a cheap call from the
-    cheap judge's cost model against the oracle's (both at the lengths of ``prompts``), or
-    priced as an oracle call (no saving claimed for a judge of unknown price), and generations
-    and scorings unpriced (0: no built-in policy or RM has a cost model)."""
+    cheap judge's cost model against the oracle's (both at the lengths of ``prompts``; for an
+    LLM judge among the RMs, ``judge_usd`` for one of its calls, and ``judge_unpriced`` its
+    label when it has no price), or priced as an oracle call (no saving claimed for a judge of
+    unknown price), and generations and scorings unpriced (0: no built-in policy or RM has a
+    cost model)."""
     usd = _usd_per_call(oracle, prompts)
     given: dict[str, float] = {}
     sources: dict[str, str] = {}
@@ -90,9 +98,17 @@ def plan_prices(
         elif from_recipe is not None:
             given[name], sources[name] = from_recipe, f"[plan] {name}_price"
     if "cheap" not in given:
-        cheap_usd = _usd_per_call(cheap, prompts)
+        cheap_usd = judge_usd if judge_usd is not None else _usd_per_call(cheap, prompts)
         if usd and cheap_usd is not None:
             given["cheap"], sources["cheap"] = cheap_usd / usd, "the judges' cost models"
+        elif judge_unpriced is not None:
+            given["cheap"], sources["cheap"] = (
+                1.0,
+                (
+                    f"as an oracle call: the cheap judge {judge_unpriced!r} has no price (give "
+                    "--judge-price, its price = { prompt = …, completion = … } or --cheap-price)"
+                ),
+            )
         else:
             given["cheap"], sources["cheap"] = 1.0, "as an oracle call (no cost model)"
     for name in ("generation", "scoring"):

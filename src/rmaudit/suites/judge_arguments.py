@@ -57,7 +57,7 @@ def judge_table(model: str, flags: JudgeFlags) -> dict[str, Any]:
     if flags.api_key_env is not None and table["name"] == JUDGE_RM:
         table["api_key_env"] = flags.api_key_env
     if flags.price and table["name"] == JUDGE_RM:
-        table["price"] = _price(flags.price)
+        table["price"] = parse_judge_price(flags.price)
     prompts = Path(flags.data_dir) / MT_BENCH_PROMPTS if flags.data_dir else None
     if prompts is not None and prompts.is_file():
         table["judge_prompts_file"] = str(prompts.resolve())
@@ -84,7 +84,8 @@ def verdicts_table(model: str) -> dict[str, Any]:
     return {"label": path.stem, "name": VERDICTS_RM, "path": str(path.resolve())}
 
 
-def _price(text: str) -> dict[str, float]:
+def parse_judge_price(text: str) -> dict[str, float]:
+    """``--judge-price PROMPT,COMPLETION``: USD per 1M prompt and completion tokens."""
     try:
         prompt, completion = (float(part) for part in text.split(","))
     except ValueError:

@@ -2,13 +2,14 @@
 
 from .cache import RequestCache, default_cache_path
 from .client import ApiClient, ApiSession, run_sync
-from .options import ApiError, ApiOptions, Price, estimate_tokens
+from .options import ApiError, ApiOptions, CallEstimate, Price, estimate_tokens
 
 __all__ = [
     "ApiClient",
     "ApiError",
     "ApiOptions",
     "ApiSession",
+    "CallEstimate",
     "Price",
     "RequestCache",
     "default_cache_path",

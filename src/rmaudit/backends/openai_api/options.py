@@ -4,6 +4,7 @@ SDK sender both import."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from pydantic import Field
@@ -49,6 +50,24 @@ class ApiOptions(ComponentOptions):
     price: Annotated[Price | None, OPERATIONAL] = Field(
         None, description="USD per 1M tokens, for cost accounting"
     )
+
+
+@dataclass(frozen=True)
+class CallEstimate:
+    """What ``calls`` calls to a priced API are expected to use, its tokens at
+    :func:`estimate_tokens`' ≈ 4 characters a token."""
+
+    calls: int
+    prompt_tokens: float
+    completion_tokens: float
+
+    @property
+    def tokens(self) -> float:
+        return self.prompt_tokens + self.completion_tokens
+
+    def usd(self, price: Price | None) -> float | None:
+        """Their USD at ``price``; None without one."""
+        return None if price is None else price.cost(self.prompt_tokens, self.completion_tokens)
 
 
 class ApiError(RuntimeError):

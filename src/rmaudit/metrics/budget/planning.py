@@ -248,11 +248,14 @@ def prompts_needed(
 class Spending:
     """What one prompt of a benchmark spends besides labels: N generations, N scorings per RM,
     and, with the cheap judge, ``cheap_per_response`` cheap calls per response (0 when the
-    cheap judge is one of the RMs, whose scorings are already counted)."""
+    cheap judge is one of the RMs, whose scorings are already counted).  ``cheap_always``: the
+    cheap judge is one of the RMs that is paid per call (an LLM judge over an API, not among
+    the ``rms``), so its ratings are cheap calls in every option, with it or without."""
 
     per_prompt: int
     rms: int
     cheap_per_response: int = 1
+    cheap_always: bool = False
 
 
 def priced_option(
@@ -278,7 +281,9 @@ def priced_option(
         prompts * per_prompt,
         prompts * per_prompt * samples,
         max_prompts is None or prompts <= max_prompts,
-        cheap_calls=prompts * n * spending.cheap_per_response if cheap else 0.0,
+        cheap_calls=(
+            prompts * n * spending.cheap_per_response if cheap or spending.cheap_always else 0.0
+        ),
         generations=float(prompts * n),
         scorings=float(prompts * n * spending.rms),
         reaches=float(np.sqrt(needed / prompts)) if prompts else float("inf"),
@@ -295,9 +300,11 @@ def plan(
     per_prompt: int,
     budgets: Sequence[float] = BUDGETS,
     samples: Sequence[int] = SAMPLES,
-    cheap_per_response: int = 1,
+    spending: Spending | None = None,
 ) -> list[Option]:
-    """Every option's cost to reach ``width[(target name, rm)]`` for every target and RM."""
+    """Every option's cost to reach ``width[(target name, rm)]`` for every target and RM;
+    what each spends besides labels per ``spending`` (default: N scorings per RM of the
+    pilot, one cheap call per response with the cheap judge)."""
     if len(pilot.labels) < 3:
         raise MetricInputError("a pilot needs at least 3 fully labelled prompts", field="pilot")
     cheap_options = (False, True) if pilot.predictions is not None else (False,)
@@ -311,7 +318,7 @@ def plan(
     if not guides:
         choices = [c for c in choices if c[0] != "rm-guided"]
     residuals = {cheap: label_residuals(pilot, cheap) for cheap in cheap_options}
-    spending = Spending(per_prompt, len(pilot.scores), cheap_per_response)
+    spending = spending or Spending(per_prompt, len(pilot.scores))
     options = []
     for design, cheap, budget in choices:
         inclusion = design_inclusion(pilot, design, budget, guides)
