@@ -6,6 +6,7 @@ budget's cheap judge (priced as cheap-judge calls, not as free RM scorings)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -215,3 +216,30 @@ def test_tokens_come_from_the_texts_shown(rmaudit, fake_openai, tmp_path):
     assert calls == 2 * len(records) + 1
     added = found["long"]["prompt_tokens"] - found["short"]["prompt_tokens"]
     assert added == pytest.approx(calls * extra / len(records), abs=1)
+
+
+def test_a_rating_judge_asks_a_repeated_answer_once_as_planned(rmaudit, fake_openai, tmp_path):
+    """On a best-of-n suite read from files (one prompt's two samples say the same), the
+    rating judge's planned calls — one per distinct (question, answer), and the preflight —
+    are the requests its run sends."""
+    from test_audit_alpacaeval import reward_bench_layout
+
+    reward_bench_layout(tmp_path / "data")
+    server = fake_openai()
+    printed = rmaudit(
+        *("audit", "judge:test-judge", "--base-url", server.base_url, "--api-key-env", KEY_ENV),
+        *("--suite", "alpacaeval-bon16", "--data-dir", str(tmp_path / "data"), "--print-recipe"),
+    )
+    assert printed.code == 0, printed.err
+    recipe = tmp_path / "bon.toml"
+    recipe.write_text(printed.out)
+    db = tmp_path / "bon.db"
+    (judge,) = plan_json(rmaudit, str(recipe), "--db", str(db))["judge_calls"]
+    ran = rmaudit("run", str(recipe), "--db", str(db))
+    assert ran.code == 0, ran.err
+    with sqlite3.connect(db) as conn:
+        responses, distinct = conn.execute(
+            "select count(*), count(distinct prompt_id || char(0) || text) from responses"
+        ).fetchone()
+    assert responses > distinct  # the files hold a repeated answer
+    assert judge["calls"] == distinct + 1 == server.count()

@@ -311,7 +311,8 @@ def _print_plans(built: list[tuple[PlannedSuite, dict[str, Component]]], db_path
     from .render import cost_table, plan_table
 
     for entry, components in built:
-        counts = Runner(entry.recipe, Store.open_readonly(db_path), components=components).plan()
+        runner = Runner(entry.recipe, Store.open_readonly(db_path), components=components)
+        counts = runner.plan()
         console().print(
             plan_table(
                 counts,
@@ -319,7 +320,8 @@ def _print_plans(built: list[tuple[PlannedSuite, dict[str, Component]]], db_path
                 f"db: {db_path}); nothing was run",
             )
         )
-        if costs := estimate_costs(entry.recipe, components, counts):  # a judge's calls
+        costs = estimate_costs(entry.recipe, components, counts, runner.pending_texts())
+        if costs:  # a judge's calls
             console().print(cost_table(costs))
 
 

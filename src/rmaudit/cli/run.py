@@ -65,7 +65,7 @@ def run(
         out.print(plan_table(counts, f"plan for {recipe_path} (db: {db_path}); nothing was run"))
         for line in runner.planned_skips():
             err.print(literal(f"warning: {line}"), style="yellow")
-        costs = estimate_costs(recipe, components, counts)
+        costs = estimate_costs(recipe, components, counts, runner.pending_texts())
         if costs:
             out.print(cost_table(costs))
         return

@@ -13,6 +13,7 @@ retries, the request cache (a rerun pays for nothing), the key from the environm
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
@@ -155,7 +156,14 @@ class LlmJudgeRM(RewardModel):
 
     # -- requests ----------------------------------------------------------------------------
     async def _gather(self, session: ApiSession, conversations: list, one: Any) -> list:
-        return list(await asyncio.gather(*(one(session, m) for m in conversations)))
+        """``one`` per distinct conversation of the batch, in order: the same question and
+        answer shown twice (a data set's duplicate response) is one request, as the request
+        cache makes it across batches, so a plan can count the calls."""
+        keys = [json.dumps(messages, sort_keys=True) for messages in conversations]
+        distinct = dict(zip(keys, conversations, strict=True))
+        answered = await asyncio.gather(*(one(session, m) for m in distinct.values()))
+        by_key = dict(zip(distinct, answered, strict=True))
+        return [by_key[key] for key in keys]
 
     def _request(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         o = self.options

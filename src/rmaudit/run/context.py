@@ -157,6 +157,8 @@ class RunContext:
     #: RM key → responses an earlier stage of this run scores with it (a label design's guides),
     #: so the scores stage counts them as done in a plan as in the run
     prescored: dict[str, Keys] = field(default_factory=dict)
+    #: each scores stage's pending response ids, as its plan found them
+    pending: dict[str, list[str]] = field(default_factory=dict)
     #: What the prompt source loaded: (text, meta) pairs, None until loaded
     loaded_prompts: list[tuple[str, dict[str, Any]]] | None = None
     #: The sampler's draw a run's plan made: (selection key, the chosen prompts)

@@ -10,7 +10,7 @@ the same estimate for ``--dry-run`` and ``rmaudit plan``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rmaudit.backends.openai_api import CallEstimate, Price
@@ -40,10 +40,14 @@ class CostLine:
 
 
 def estimate_costs(
-    recipe: Recipe, components: dict[str, Component], counts: list
+    recipe: Recipe,
+    components: dict[str, Component],
+    counts: list,
+    pending_texts: Mapping[str, Sequence[tuple[str, str]]] | None = None,
 ) -> list[CostLine]:
-    """The cost of the pending work of a plan (``Runner.plan()``'s counts), per priced component."""
-    judged = judge_costs(recipe, components, counts)
+    """The cost of the pending work of a plan (``Runner.plan()``'s counts), per priced
+    component; a rating judge's from its ``pending_texts`` (``Runner.pending_texts()``)."""
+    judged = judge_costs(recipe, components, counts, pending_texts)
     if recipe.imports_benchmark or recipe.source is None or recipe.oracle is None:
         return judged  # an imported benchmark is already labelled (pairs need no oracle)
     pending = {count.stage: count.pending for count in counts}
@@ -103,29 +107,36 @@ def judge_calls(
     counts: list,
     *,
     price: Price | None = None,
+    pending: Mapping[str, Sequence[tuple[str, str]]] | None = None,
     answers: Sequence[tuple[str, str]] = (),
 ) -> list[JudgeCalls]:
     """Each LLM judge's pending calls in a plan's counts (``Runner.plan()``), their tokens
-    (``estimate_calls``) from the texts it will be shown — the recipe's pairs, or for a rating
-    judge ``answers`` ((question, answer) texts, e.g. a pilot's) where given, else both answers
-    of each pair — and their USD at ``price`` (else the judge's own ``price``)."""
-    pending = {count.stage: count.pending for count in counts}
+    (``estimate_calls``) from the texts it will be shown, and their USD at ``price`` (else the
+    judge's own).  A pairwise judge is shown the recipe's pairs; a rating judge its stage's
+    ``pending`` (question, answer) texts (``Runner.pending_texts()``), one call per distinct
+    text, and where the run has not made them yet, texts like ``answers`` (e.g. a pilot's), else
+    both answers of each pair."""
+    remaining = {count.stage: count.pending for count in counts}
     pairs: list[tuple[str, str, str]] = []
     if recipe.pair_source is not None:
         source = built(components, recipe.pair_source, PairSource)
         loaded = [] if source.needs_benchmark else source.load_pairs(None).pairs
         pairs = [(p.prompt.text, p.chosen.text, p.rejected.text) for p in loaded]
-    rated = list(answers) or [(q, a) for q, *both in pairs for a in both]
     found = []
     for spec in recipe.reward_models:
         judge = built(components, spec, RewardModel)
         if not hasattr(judge, "estimate_calls"):
             continue
         stage = f"{'verdicts' if judge.judges_pairs() else 'scores'}: {spec.label}"
-        calls = pending.get(stage, 0)
+        calls = remaining.get(stage, 0)
+        texts: Sequence[Sequence[str]] = pairs
+        if not judge.judges_pairs():
+            known = list((pending or {}).get(stage, ()))
+            distinct = list(dict.fromkeys(known))  # the same text is asked once
+            calls -= len(known) - len(distinct)
+            texts = distinct or list(answers) or [(q, a) for q, *both in pairs for a in both]
         preflight = getattr(judge, "preflight_calls", 0) if calls else 0
         # the check's call shows a short fixed pair: priced as one more call, an upper bound
-        texts = pairs if judge.judges_pairs() else rated
         estimate = judge.estimate_calls(texts, calls + preflight)
         found.append(
             JudgeCalls(
@@ -142,7 +153,12 @@ def judge_calls(
     return found
 
 
-def judge_costs(recipe: Recipe, components: dict[str, Component], counts: list) -> list[CostLine]:
+def judge_costs(
+    recipe: Recipe,
+    components: dict[str, Component],
+    counts: list,
+    pending: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+) -> list[CostLine]:
     """:func:`judge_calls` as the lines of a dry run's cost table."""
     return [
         CostLine(
@@ -152,5 +168,5 @@ def judge_costs(recipe: Recipe, components: dict[str, Component], counts: list) 
             calls.usd,
             calls.estimate.tokens,
         )
-        for calls in judge_calls(recipe, components, counts)
+        for calls in judge_calls(recipe, components, counts, pending=pending)
     ]

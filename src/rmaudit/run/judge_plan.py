@@ -35,11 +35,15 @@ def planned_judge_calls(
     answers: Sequence[tuple[str, str]] = (),
 ) -> list[JudgeCalls]:
     """Each LLM judge's calls for the recipe against ``store`` (None: an empty DB), priced at
-    ``price`` or the judge's own; a rating judge's tokens from ``answers`` where given."""
+    ``price`` or the judge's own; a rating judge's from the texts of its pending responses
+    where the plan knows them, else from texts like ``answers``."""
     if not api_judges(recipe, components):
         return []
-    counts = Runner(recipe, store, components=components).plan()
-    return judge_calls(recipe, components, counts, price=price, answers=answers)
+    runner = Runner(recipe, store, components=components)
+    counts = runner.plan()
+    return judge_calls(
+        recipe, components, counts, price=price, pending=runner.pending_texts(), answers=answers
+    )
 
 
 def plans_labels(recipe: Recipe) -> bool:

@@ -124,7 +124,7 @@ class Runner:
     def plan(self) -> list[StageCount]:
         """Count the items of every stage and how many are already stored, and make none:
         the run's own stages, stopped before they sample, generate, label, perturb or score."""
-        self.ctx.counts, self.ctx.prescored = [], {}
+        self.ctx.counts, self.ctx.prescored, self.ctx.pending = [], {}, {}
         self._score(self._items(execute=False), execute=False)
         return self.ctx.counts
 
@@ -165,6 +165,15 @@ class Runner:
                 spec.label, metrics.undefined_prompts(self.ctx, spec, oracle), len(oracle)
             )
         ]
+
+    def pending_texts(self) -> dict[str, list[tuple[str, str]]]:
+        """After :meth:`plan`: per scores stage, the (prompt, response) texts of its pending
+        responses that are known before the run (stored, or read from files; a response not
+        generated yet is left out): what a rating judge will be shown."""
+        return {
+            stage: [(p.text, r.text) for p, r in self.ctx.known_items(ids)]
+            for stage, ids in self.ctx.pending.items()
+        }
 
     def run(self) -> RunResult:
         try:

@@ -40,6 +40,7 @@ def stage(
             pending,
         )
         ctx.counts.append(work.count)
+        ctx.pending[name] = pending
         ctx.check_ready(spec, work.count)
         # the items are read for a model that checks them (a scores file), and only then
         if ctx.strict and pending and type(model).check_items is not RewardModel.check_items:
