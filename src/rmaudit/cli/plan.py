@@ -156,6 +156,9 @@ def _plan_judges_only(
     """A recipe that labels no benchmark here (pairs, or a benchmark made elsewhere) plans
     its LLM judges' calls alone, against the DB if it exists (else all of them)."""
     store = Store.open_readonly(db_path)
+    if store is not None and "schema_info" not in store.tables():  # a new, empty file
+        store.close()
+        store = None
     try:
         judges = planned_judge_calls(recipe, components, store, price=price)
     finally:

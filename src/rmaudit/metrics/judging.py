@@ -26,8 +26,8 @@ so its 95% interval is Wilson's score interval at the effective count p(1 − p)
 Student's t quantile at (clusters − 1) degrees of freedom, as Korn & Graubard adapt a
 proportion's interval to clustered survey data ("Confidence intervals for proportions with
 small expected number of positive counts estimated from survey data", *Survey Methodology*
-24, 1998): value ± 1.96 SE under-covers at 30 prompts (0.915 for the accuracy in one order)
-and for a rate near 0 (0.923 for a 5% tie rate at 100 pairs).  Their coverage on simulated
+24, 1998): value ± 1.96 SE under-covers at 30 prompts (0.920 for the accuracy in one order)
+and for a rate near 0 (0.931 for a 5% tie rate at 100 pairs).  Their coverage on simulated
 judges is measured in benchmarks/coverage_judges.py.
 """
 
