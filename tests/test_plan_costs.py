@@ -115,6 +115,27 @@ def test_a_best_of_n_only_plan_targets_best_of_n_alone(rmaudit, pilot):
     assert "--target" in bad.err and "bon@2.5" in bad.err
 
 
+def test_a_recipe_with_fewer_responses_than_best_of_16_plans_without_it(
+    rmaudit, write_recipe, tmp_path
+):
+    """The default targets are RETA(1/4) and BoN@16; at N = 8 the plan drops BoN@16 instead of
+    failing on a NaN, and asking for it is one line naming the option and the recipe's N."""
+    recipe = write_recipe(
+        SMALL_RECIPE.replace("{extra_rms}", "").replace("per_prompt = 16", "per_prompt = 8")
+    )
+    db = tmp_path / "pilot.db"
+    assert rmaudit("run", str(recipe), "--db", str(db)).code == 0
+    planned = rmaudit("plan", str(recipe), "--db", str(db))
+    assert planned.code == 0, planned.err
+    widths = re.search(r"target widths: (.*)", planned.out)[1]
+    assert "RETA(1/4) of honest" in widths and "BoN" not in widths
+    before = db.read_bytes()
+    asked = rmaudit("plan", str(recipe), "--db", str(db), "--target", "bon@16")
+    assert asked.code == 2 and len(asked.err.strip().splitlines()) == 1
+    assert "--target" in asked.err and "bon@16" in asked.err and "per_prompt is 8" in asked.err
+    assert db.read_bytes() == before
+
+
 def brute_pairwise(labels: list[np.ndarray], scores: list[np.ndarray]) -> float:
     """Pairwise accuracy by loops: per prompt, of the pairs the labels order, the share the
     RM orders the same way (a tie ½), averaged over prompts."""

@@ -21,7 +21,7 @@ from rmaudit.results.plan_json import PLAN_JSON_VERSION, judge_calls_json, plan_
 from rmaudit.results.run_index import open_for_reading
 from rmaudit.run import build_components
 from rmaudit.run.judge_plan import api_judges, planned_judge_calls, plans_labels
-from rmaudit.run.label_plan import TARGETS, LabelPlan, label_plan
+from rmaudit.run.label_plan import LabelPlan, label_plan
 from rmaudit.run.plan_costs import PriceFlags, parse_target, recipe_targets
 from rmaudit.store import Store
 from rmaudit.suites.judge_arguments import parse_judge_price
@@ -64,8 +64,8 @@ def _price_option(resource: str, one: str, otherwise: str) -> Callable[[F], F]:
     multiple=True,
     metavar="reta@ETA|bon@N|recipe",
     help="A metric the plan must reach the width on (repeatable; 'recipe': the recipe's RETA "
-    "and best-of-n metrics; default: reta@0.25 and bon@16). A best-of-n-only audit: "
-    "--target bon@16.",
+    "and best-of-n metrics; default: reta@0.25, and bon@16 where N ≥ 16). A best-of-n-only "
+    "audit: --target bon@16.",
 )
 @_price_option("cheap", "cheap-judge call", "from the judges' cost models, else 1")
 @_price_option("generation", "generated response", "0")
@@ -101,15 +101,12 @@ def plan_command(
 ) -> None:
     """Plan the labels of RECIPE: what each label design spends to reach a target width."""
     recipe = load_recipe(recipe_path)
-    chosen = (
-        tuple(
-            dict.fromkeys(
-                target
-                for text in targets
-                for target in (recipe_targets(recipe) if text == "recipe" else [parse_target(text)])
-            )
+    chosen = tuple(
+        dict.fromkeys(
+            target
+            for text in targets
+            for target in (recipe_targets(recipe) if text == "recipe" else [parse_target(text)])
         )
-        or TARGETS
     )
     components = build_components(recipe)
     price = None if judge_price is None else Price(**parse_judge_price(judge_price))

@@ -56,6 +56,24 @@ TARGETS = (Target("reta", 0.25), Target("bon", 16))
 NO_PRICE_FLAGS = PriceFlags()
 
 
+def default_targets(per_prompt: int) -> tuple[Target, ...]:
+    """RETA(1/4) and BoN@16, less a best-of-16 that ``per_prompt`` responses cannot draw."""
+    return tuple(t for t in TARGETS if t.kind != "bon" or t.param <= per_prompt)
+
+
+def _drawable(targets: tuple[Target, ...], per_prompt: int, recipe: Recipe) -> tuple[Target, ...]:
+    for target in targets:
+        if target.kind == "bon" and target.param > per_prompt:
+            raise BadInput(
+                f"best-of-{int(target.param)} needs at least {int(target.param)} responses per "
+                f"prompt; the recipe's [responses] per_prompt is {per_prompt}",
+                file=recipe.path,
+                field="--target",
+                value=f"bon@{int(target.param)}",
+            )
+    return targets
+
+
 @dataclass(frozen=True)
 class LabelPlan:
     pilot_id: str
@@ -92,7 +110,7 @@ def label_plan(
     *,
     width: float | None,
     width_ratio: float,
-    targets: Sequence[Target] = TARGETS,
+    targets: Sequence[Target] = (),
     flags: PriceFlags = NO_PRICE_FLAGS,
 ) -> LabelPlan:
     """Read the pilot and plan; ``width`` (absolute, the same for every target) or, by default,
@@ -101,7 +119,9 @@ def label_plan(
     bench = _pilot_benchmark(recipe, components, store)
     oracle = built(components, recipe.oracle, Oracle)
     per_prompt = required(recipe.per_prompt, "[responses] per_prompt")
-    targets = tuple(targets)
+    targets = (
+        _drawable(tuple(targets), per_prompt, recipe) if targets else default_targets(per_prompt)
+    )
     pilot, draws = _pilot(recipe, components, store, bench)
     k = _recipe_k(recipe, len(pilot.labels))
     widths = _widths(pilot, targets, k, width, width_ratio)

@@ -133,14 +133,16 @@ def parse_target(text: str) -> Target:
 
 def recipe_targets(recipe: Recipe) -> list[Target]:
     """The planner targets among the recipe's metrics: each ``reta``'s η and each best-of-n's
-    reported n (rank 1; default 4, 16, 64)."""
+    reported n (rank 1; default 4, 16, 64) that the recipe's N responses per prompt can draw."""
+    per_prompt = recipe.per_prompt or 0
     found = []
     for spec in recipe.metrics:
         options = dict(spec.options)
         if spec.cls.name == "reta":
             found.append(Target("reta", float(options["eta"])))
         elif spec.cls.name == "best-of-n" and options.get("rank", 1) == 1:
-            found += [Target("bon", int(n)) for n in options.get("report") or (4, 16, 64)]
+            reported = options.get("report") or (4, 16, 64)
+            found += [Target("bon", int(n)) for n in reported if int(n) <= per_prompt]
     if not found:
         raise BadInput(
             "the recipe has no reta or best-of-n metric to plan for",
