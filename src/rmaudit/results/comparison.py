@@ -246,9 +246,10 @@ def _compare_column(
         if units is None:
             return bare(f"no per-unit values stored or recomputable for {m.label}")
         if not _gives_stored(store, m, metric, key, units):
-            styles = " (RM-Bench's levels: a pair stored twice keeps one style)" * key.startswith(
-                "rm_bench_"
-            )
+            styles = (
+                " (a pair set stored before schema 10 keeps one style of a pair it holds twice: "
+                "rerun the suite to store every position's)"
+            ) * key.startswith("rm_bench_")
             return bare(
                 f"the per-unit values of {m.label} do not give its stored number back{styles}"
             )
@@ -393,7 +394,7 @@ def standing_line(result: MetricComparison) -> str:
     return f"{result.label}: {models}"
 
 
-def headline_comparisons(store: Store, run_id: str, limit: int = 4) -> list[MetricComparison]:
+def headline_comparisons(store: Store, run_id: str, limit: int = 5) -> list[MetricComparison]:
     """The run's first ``limit`` compared numbers (per-subset accuracies left out), for the
     summary's compact block; empty with fewer than two models."""
     if len(store.read.reward_models(run_id)) < 2:
