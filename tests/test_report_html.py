@@ -332,3 +332,23 @@ def test_every_figure_reads_on_a_400_px_wide_screen(rmaudit, request, db, tmp_pa
         assert found.figures == len(pngs) and found.texts > 10 * found.figures, found
         assert found.lowest >= READABLE_PX, found
         assert found.past <= 0.5, found
+
+
+def test_an_inline_figure_refers_only_to_its_own_ids_whatever_its_page_heading():
+    """An audit page's headings ("suite hh") prefix its figures' ids: every id the SVG keeps
+    is a valid fragment, and every clip path or marker it uses is one of its own."""
+    from matplotlib.figure import Figure
+
+    from rmaudit.report.svg import inline_svg
+
+    figure = Figure(figsize=(4, 3))
+    ax = figure.add_subplot()
+    ax.plot([1, 2, 3], [3, 1, 2], marker="o")
+    ax.set_title("a & b <i>")
+    text = inline_svg(figure, "shift-accuracy.png", "suite hh 2")
+    ids = re.findall(r' id="([^"]*)"', text)
+    used = re.findall(r'(?:url\(#|href="#)([^)"]*)', text)
+    assert ids and used and set(used) <= set(ids)
+    assert all(re.fullmatch(r"suite-hh-2-[A-Za-z0-9]+", i) for i in ids), ids
+    assert text.startswith('<svg role="img" aria-label="shift-accuracy"') and "viewBox" in text
+    assert "a &amp; b &lt;i&gt;" in text and "<i>" not in text  # text from data stays text

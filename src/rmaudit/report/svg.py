@@ -26,7 +26,9 @@ _REFERENCE = re.compile(r'(url\(#|href="#)([^)"]*)')
 
 def inline_svg(figure: Figure, name: str, prefix: str) -> str:
     """``figure`` as an ``<svg>`` element to set in a page, labelled ``name``; ``prefix``
-    (unique on the page) starts every id it keeps."""
+    (unique on the page; anything but letters, digits and ``-`` made ``-``) starts every id
+    it keeps."""
+    prefix = re.sub(r"[^A-Za-z0-9-]+", "-", prefix)  # an id, and a URL fragment
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": prefix}):
         figure.savefig(buffer, format="svg", metadata={"Date": None})
@@ -43,7 +45,7 @@ def inline_svg(figure: Figure, name: str, prefix: str) -> str:
     label = html.escape(name.removesuffix(".png"), quote=True)
     return re.sub(
         r'<svg ([^>]*?)width="[^"]*" height="[^"]*"',
-        rf'<svg role="img" aria-label="{label}" \1',
+        lambda m: f'<svg role="img" aria-label="{label}" {m[1]}',
         text,
         count=1,
     ).strip()
