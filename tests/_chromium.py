@@ -9,11 +9,13 @@ also type into the page's search box and count the entries left in view.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from _support import HANG_S
@@ -32,13 +34,94 @@ frame.addEventListener("load", () => {{
   box.value = {query};
   box.dispatchEvent(new Event("input"));
   // what a scrolling box hides (a table wider than its box) counts as reaching past the edge
-  const hidden = [...doc.querySelectorAll("body *")].map(e => e.scrollWidth - e.clientWidth);
+  // (an SVG figure's parts have no client box: what they reach is in edges)
+  const hidden = [...doc.querySelectorAll("body *")].filter(e => e instanceof HTMLElement)
+    .map(e => e.scrollWidth - e.clientWidth);
   const items = [...doc.querySelectorAll(".item")];
   const past = Math.max(...edges) + Math.max(0, ...hidden) - doc.documentElement.clientWidth;
   document.title = "past " + Math.max(0, Math.ceil(past)) + " shown " +
     items.filter(i => !i.hidden).length;
 }});
 </script></body></html>"""
+
+
+FIGURES = """<!DOCTYPE html><html><head><style>body {{ margin: 0; }}
+iframe {{ border: 0; display: block; }}</style></head><body>
+<iframe id=page width={width} height=800 src="{page}"></iframe><script>
+const frame = document.getElementById("page");
+frame.addEventListener("load", () => {{
+  const doc = frame.contentDocument;
+  const edge = doc.documentElement.clientWidth;
+  const texts = [], heights = [];
+  let past = 0, widest = "";
+  for (const svg of doc.querySelectorAll("figure svg")) {{
+    const box = svg.getBoundingClientRect();
+    past = Math.max(past, box.right - edge, -box.left);
+    for (const text of svg.querySelectorAll("text")) {{
+      if (!text.textContent.trim()) continue;
+      const r = text.getBoundingClientRect();
+      texts.push(text.textContent);
+      heights.push(r.height);
+      // a text the figure's box cuts off (the reader's font wider than matplotlib's)
+      const out = Math.max(r.right - box.right, box.left - r.left);
+      if (out > past) {{ past = out; widest = text.textContent; }}
+    }}
+  }}
+  const low = Math.min(...heights);
+  document.title = "figures " + doc.querySelectorAll("figure svg").length + " texts " +
+    texts.length + " lowest " + low.toFixed(2) + " past " + Math.max(0, past).toFixed(2) +
+    " of " + JSON.stringify(texts[heights.indexOf(low)]) + " by " + JSON.stringify(widest);
+}});
+</script></body></html>"""
+
+
+class FigureText(NamedTuple):
+    """What :func:`figure_text` measured: how many figures and texts, the lowest text's box
+    height (px) and what it says, and how far (px) a figure or a text in it reaches past the
+    page's edge or its figure's box, and the text that does."""
+
+    figures: int
+    texts: int
+    lowest: float
+    past: float
+    lowest_text: str
+    past_text: str
+
+
+def figure_text(browser: str, page: Path, width: int) -> FigureText:
+    """Every text of every inline SVG figure of ``page`` laid out ``width`` px wide, measured
+    by Chromium's layout (``getBoundingClientRect``)."""
+    harness = page.with_name(f"figures-{width}.html")
+    harness.write_text(FIGURES.format(width=width, page=page.name), encoding="utf-8")
+    dom = subprocess.run(
+        [
+            browser,
+            *FLAGS,
+            "--window-size=1400,900",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            harness.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+        check=True,
+    ).stdout
+    found = re.search(
+        r"<title>figures (\d+) texts (\d+) lowest ([\d.]+|Infinity) past ([\d.]+) of (.*) by "
+        r"(.*)</title>",
+        dom,
+        re.S,
+    )
+    assert found, dom[:500]
+    return FigureText(
+        int(found[1]),
+        int(found[2]),
+        float(found[3]),
+        float(found[4]),
+        html.unescape(found[5]),
+        html.unescape(found[6]),
+    )
 
 
 def chromium() -> str:

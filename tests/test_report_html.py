@@ -22,6 +22,10 @@ from rmaudit.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 VOID = {"meta", "img", "input", "br", "hr", "link"}
+#: the page's width on a narrow phone, where the issue found figure text about 4 px tall
+PHONE_PX = 400
+#: the least a figure's text may measure there (its box's height, px)
+READABLE_PX = 9.0
 
 
 class Node:
@@ -137,13 +141,20 @@ def test_the_page_is_self_contained_and_runs_only_its_own_search(rmaudit, small_
     assert policy["default-src"] == "'none'" and policy["img-src"] == "data:"
     digest = base64.b64encode(hashlib.sha256(script.text().encode()).digest()).decode()
     assert policy["script-src"] == f"'sha256-{digest}'"  # no other script can run
-    # every figure is inline, byte for byte the PNG written beside the page
-    images = {img.attrs["alt"]: img.attrs["src"] for img in page.find("img")}
+    # every figure written beside the page is inline as SVG, its text as text, and every id a
+    # figure keeps is its own: no figure draws with another's clip path or marker
+    assert not page.find("img")
+    figures = {svg.attrs["aria-label"]: svg for svg in page.find("svg")}
     pngs = sorted(p for p in tmp_path.iterdir() if p.suffix == ".png")
-    assert sorted(images) == [p.stem for p in pngs] and pngs
-    for png in pngs:
-        encoded = images[png.stem].removeprefix("data:image/png;base64,")
-        assert base64.b64decode(encoded) == png.read_bytes()
+    assert sorted(figures) == sorted(p.stem for p in pngs) and pngs
+    assert all(svg.find("text") for svg in figures.values())
+    ids = [n.attrs["id"] for n in page.walk() if "id" in n.attrs]
+    assert len(ids) == len(set(ids))
+    for name, svg in figures.items():
+        refs = {n.attrs.get("xlink:href") for n in svg.walk()} - {None}
+        refs |= set(re.findall(r"url\(#([^)]*)\)", str([n.attrs for n in svg.walk()])))
+        mine = {n.attrs["id"] for n in svg.walk() if "id" in n.attrs}
+        assert {r.removeprefix("#") for r in refs} <= mine, name
     search = page.find("input")
     assert [i.attrs["id"] for i in search] == ["search"]
 
@@ -301,3 +312,43 @@ def test_the_html_page_keeps_to_the_width_and_its_search_works_in_chromium(
     assert 0 < expected <= len(items)
     assert shown_after_search(browser, out / HTML_NAME, query) == expected
     assert shown_after_search(browser, out / HTML_NAME, "no such text anywhere") == 0
+
+
+@pytest.mark.parametrize("db", ["small_db", "pairs_db", "hostile_db"])
+def test_every_figure_reads_on_a_400_px_wide_screen(rmaudit, request, db, tmp_path):
+    """Laid out 400 px wide in Chromium, the text of every figure (ticks, labels, titles,
+    legends, the style matrix's cells) is at least 9 px tall as rendered
+    (``getBoundingClientRect``), and no figure, nor any text in it, reaches past the page's
+    edge or its figure's box. Before the figures were set inline one a row at 4.8 inches,
+    a 12-inch figure's text measured about 4 px there."""
+    from _chromium import chromium, figure_text
+
+    browser = chromium()
+    out = tmp_path / "page"
+    report(rmaudit, request.getfixturevalue(db), out)
+    pngs = [p for p in out.iterdir() if p.suffix == ".png"]
+    for width in (PHONE_PX, 1280):
+        found = figure_text(browser, out / HTML_NAME, width)
+        assert found.figures == len(pngs) and found.texts > 10 * found.figures, found
+        assert found.lowest >= READABLE_PX, found
+        assert found.past <= 0.5, found
+
+
+def test_an_inline_figure_refers_only_to_its_own_ids_whatever_its_page_heading():
+    """An audit page's headings ("suite hh") prefix its figures' ids: every id the SVG keeps
+    is a valid fragment, and every clip path or marker it uses is one of its own."""
+    from matplotlib.figure import Figure
+
+    from rmaudit.report.svg import inline_svg
+
+    figure = Figure(figsize=(4, 3))
+    ax = figure.add_subplot()
+    ax.plot([1, 2, 3], [3, 1, 2], marker="o")
+    ax.set_title("a & b <i>")
+    text = inline_svg(figure, "shift-accuracy.png", "suite hh 2")
+    ids = re.findall(r' id="([^"]*)"', text)
+    used = re.findall(r'(?:url\(#|href="#)([^)"]*)', text)
+    assert ids and used and set(used) <= set(ids)
+    assert all(re.fullmatch(r"suite-hh-2-[A-Za-z0-9]+", i) for i in ids), ids
+    assert text.startswith('<svg role="img" aria-label="shift-accuracy"') and "viewBox" in text
+    assert "a &amp; b &lt;i&gt;" in text and "<i>" not in text  # text from data stays text

@@ -70,17 +70,62 @@ def _check_values(values: object, field: str) -> np.ndarray:
     return array
 
 
+def stratified_stderr(
+    values: np.ndarray, strata: Sequence[Hashable], clusters: Sequence[Hashable] | None = None
+) -> float:
+    """Standard error of the mean of ``values`` when the units were drawn within fixed strata
+    (a section score's subsets), clusters (prompts) within a stratum:
+
+    ``SE² = Σ_h C_h/(C_h−1) · Σ_{c∈h} (Σ_{i∈c} (x_i − x̄_h))² / n²``
+
+    each stratum's cluster sums centred on its own mean x̄_h (Cochran 1977, *Sampling
+    Techniques*, 3rd ed., Theorem 5.3, with clusters as the units, Ch. 9).  A weighted mean of
+    subset means, Σ_k v_k · mean_k(c), is the mean of x_i = n·v_k·c_i/n_k, and centring per
+    stratum leaves the differences between subsets out of its variance, which they are not
+    part of when the subsets' sizes are fixed.  With one stratum it is :func:`clustered_stderr`.
+    A cluster in two strata counts as one in each.  NaN where a stratum whose values vary has
+    fewer than two clusters.
+
+    >>> x = np.array([1.0, 0.0, 1.0, 0.0, 5.0, 3.0])
+    >>> round(stratified_stderr(x, ["a"] * 4 + ["b"] * 2), 4)  # √(4/3·1 + 2/1·2) / 6
+    0.3849
+    """
+    labels = [str(s) for s in strata]
+    if len(labels) != values.size:
+        raise MetricInputError(
+            f"expected a stratum for each of the {values.size} values, got {len(labels)}",
+            field="strata",
+        )
+    owners = [str(c) for c in clusters] if clusters is not None else list(range(values.size))
+    _, stratum = np.unique(labels, return_inverse=True)
+    _, owner = np.unique(owners, return_inverse=True)
+    centred = values - (np.bincount(stratum, weights=values) / np.bincount(stratum))[stratum]
+    cells, cell = np.unique(stratum * (owner.max() + 1) + owner, return_inverse=True)
+    sums = np.bincount(cell, weights=centred)
+    cell_stratum = cells // (owner.max() + 1)
+    count = np.bincount(cell_stratum, minlength=stratum.max() + 1)
+    squares = np.bincount(cell_stratum, weights=sums**2, minlength=count.size)
+    spread = np.bincount(stratum, weights=np.abs(centred), minlength=count.size)
+    if np.any((count < 2) & (spread > 0)):
+        return math.nan
+    several = count >= 2
+    total = float(np.sum(count[several] / (count[several] - 1) * squares[several]))
+    return math.sqrt(total) / values.size
+
+
 def paired_difference(
     first: Sequence[float] | np.ndarray,
     second: Sequence[float] | np.ndarray,
     *,
     clusters: Sequence[Hashable] | None = None,
+    strata: Sequence[Hashable] | None = None,
     ci: float = 0.95,
 ) -> PairedDifference:
     """mean(first − second) over units both models are scored on, with the cluster-robust
-    standard error of the mean difference (:func:`clustered_stderr`), the interval
-    mean ± t·stderr and the two-sided p-value of t = mean / stderr against Student's t with
-    C − 1 degrees of freedom (C clusters; without clusters it is the paired t-test).
+    standard error of the mean difference (:func:`clustered_stderr`; within ``strata``,
+    :func:`stratified_stderr`), the interval mean ± t·stderr and the two-sided p-value of
+    t = mean / stderr against Student's t with C − H degrees of freedom (C clusters in H
+    strata, H = 1 without strata; without clusters or strata it is the paired t-test).
 
     >>> d = paired_difference([1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0])
     >>> d.value, round(d.stderr, 4), d.units
@@ -94,9 +139,16 @@ def paired_difference(
     ci = check_fraction(ci, "ci")
     differences = a - b
     value = float(differences.mean())
-    count = differences.size if clusters is None else len({str(c) for c in clusters})
-    stderr = clustered_stderr(differences, clusters) if differences.size > 1 else math.nan
-    freedom = max(count - 1, 1)
+    owners = range(differences.size) if clusters is None else clusters
+    layers = [0] * differences.size if strata is None else strata
+    count = len({(str(h), str(c)) for h, c in zip(layers, owners, strict=True)})
+    if differences.size < 2:
+        stderr = math.nan
+    elif strata is None:
+        stderr = clustered_stderr(differences, clusters)
+    else:
+        stderr = stratified_stderr(differences, strata, clusters)
+    freedom = max(count - len({str(h) for h in layers}), 1)
     # Student's t through the special functions scipy.stats.t itself calls (its ppf is
     # stdtrit, its sf stdtr at -x): the same numbers without importing scipy.stats (≈ 1 s)
     from scipy.special import stdtr, stdtrit
@@ -187,11 +239,13 @@ def compare_models(
     values: Mapping[str, Sequence[float] | np.ndarray],
     *,
     clusters: Sequence[Hashable] | None = None,
+    strata: Sequence[Hashable] | None = None,
     higher_is_better: bool = True,
     alpha: float = 0.05,
 ) -> Comparison:
     """Every pair of ``values`` (model → per-unit values, the same units in the same order),
-    compared by :func:`paired_difference`, Holm-adjusted (:func:`holm`); the significance
+    compared by :func:`paired_difference` (clustered, and within ``strata`` where given),
+    Holm-adjusted (:func:`holm`); the significance
     groups (:func:`letter_display`) and rank intervals (:func:`rank_intervals`) at ``alpha``.
 
     >>> c = compare_models({"a": [1.0, 1.0, 1.0, 0.0] * 10, "b": [0.0, 0.0, 1.0, 0.0] * 10})
@@ -215,7 +269,11 @@ def compare_models(
     means = {model: float(a.mean()) for model, a in arrays.items()}
     order = sorted(arrays, key=lambda m: -sign * means[m])
     raw = [
-        (better, worse, paired_difference(arrays[better], arrays[worse], clusters=clusters))
+        (
+            better,
+            worse,
+            paired_difference(arrays[better], arrays[worse], clusters=clusters, strata=strata),
+        )
         for i, better in enumerate(order)
         for worse in order[i + 1 :]
     ]

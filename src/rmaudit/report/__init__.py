@@ -18,6 +18,7 @@ from rmaudit.store import Store
 from .figures import GOODHART_FIGURE, build_figures
 from .html import RunPage, html_report
 from .markdown import markdown
+from .svg import inline_svg
 
 REPORT_NAME = "report.md"
 HTML_NAME = "report.html"
@@ -42,15 +43,17 @@ def default_out_dir(db_path: str | Path) -> Path:
 
 
 def run_page(store: Store, run_id: str, heading: str = "") -> RunPage:
-    """A run's summary, its oracle's scale and its figures drawn as PNGs."""
+    """A run's summary, its oracle's scale and its figures drawn as PNGs (for the files and
+    report.md) and as SVGs (for report.html)."""
     summary = load_summary(store, run_id)
     scale = oracle_scale(store, summary.benchmark)
-    pngs = {}
-    for name, figure in build_figures(summary, store, scale).items():
+    pngs, svgs = {}, {}
+    for index, (name, figure) in enumerate(build_figures(summary, store, scale).items()):
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png", dpi=120)
         pngs[name] = buffer.getvalue()
-    return RunPage(summary, scale, pngs, heading)
+        svgs[name] = inline_svg(figure, name, f"{heading or 'run'}-{index}")
+    return RunPage(summary, scale, pngs, heading, svgs=svgs)
 
 
 def write_report(

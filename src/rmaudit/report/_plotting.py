@@ -1,16 +1,37 @@
 """What every report figure shares: each RM's colour, a line with its ±1 stderr band per RM,
-legends outside the axes, and titles that are never mathtext."""
+legends outside the axes, titles that are never mathtext, and a size that reads on a phone.
+
+Every figure is :data:`WIDTH` inches wide, one panel a row, with no text under
+:data:`TEXT_PT` points: ``report.html`` shows a figure at most the page's width, 368 px on a
+400-px-wide screen, where a point is then 368 / (72 · WIDTH) = 1.06 px and the smallest text
+about 11.7 px font size (its box about 13 px tall), measured in Chromium by
+``tests/test_report_html.py``; on a wide screen the page sets figures two a row.
+"""
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis
 from matplotlib.figure import Figure
+from matplotlib.text import Text
+from matplotlib.ticker import AutoLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from rmaudit.components import RUN_LEVEL
 from rmaudit.display.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
 from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.results.summary import Curve, RunSummary
+
+#: every figure's width in inches (a panel a row; several panels stack downwards)
+WIDTH = 4.8
+#: the smallest text of any figure, in points
+TEXT_PT = 11.0
+#: the most ticks an axis labels: numbers that fit side by side at WIDTH
+TICKS = 5
+#: an average character of DejaVu Sans, in ems (to wrap a title to the figure's width)
+CHARACTER_EM = 0.62
 
 
 def rm_colours(summary: RunSummary) -> dict[str, str]:
@@ -69,13 +90,16 @@ def legend_outside(figure: Figure, handles: list | None = None) -> None:
     if handles is None:
         handles = figure.axes[0].get_legend_handles_labels()[0]
     if handles:
-        # as many entries a row as fit the figure's width (about 14 small characters an inch)
-        widest = max(len(str(h.get_label())) for h in handles) + 6
-        fit = int(figure.get_figwidth() * 14 // widest)
+        # as many entries a row as fit the figure's width; an entry wider than it wraps
+        across = int(figure.get_figwidth() * 72 / (CHARACTER_EM * TEXT_PT))
+        labels = [textwrap.fill(str(h.get_label()), across - 6) for h in handles]
+        widest = max(len(line) for label in labels for line in label.split("\n")) + 6
+        fit = int(across // widest)
         figure.legend(
             handles=handles,
+            labels=labels,
             loc="outside lower center",
-            fontsize="small",
+            fontsize=TEXT_PT,
             ncols=max(1, min(len(handles), fit)),
             frameon=False,
         )
@@ -94,6 +118,48 @@ def literal(figure: Figure) -> Figure:
     for text in texts:
         text.set_parse_math(False)
     return figure
+
+
+def readable(figure: Figure) -> Figure:
+    """No text under :data:`TEXT_PT`; titles and axis labels wrapped to the figure; at most
+    :data:`TICKS` labelled ticks an axis, a log axis's as plain numbers (``16``, not mathtext
+    2⁴ with its small exponent)."""
+    for text in figure.findobj(Text):
+        if text.get_fontproperties().get_size_in_points() < TEXT_PT:
+            text.set_fontsize(TEXT_PT)
+    for ax in figure.axes:
+        ax.tick_params(which="both", labelsize=TEXT_PT)
+        for axis in (ax.xaxis, ax.yaxis):
+            _few_ticks(axis)
+    figure.draw_without_rendering()  # lay the axes out: a title is centred over its axes
+    width, height = figure.get_figwidth() * 72, figure.get_figheight() * 72
+    suptitle = figure._suptitle  # type: ignore[attr-defined]
+    if suptitle is not None:
+        _wrap(suptitle, width * 0.95)
+    for ax in figure.axes:
+        box = ax.get_position()
+        _wrap(ax.title, width * box.width)
+        _wrap(ax.xaxis.label, width * box.width)
+        _wrap(ax.yaxis.label, height * box.height)
+    return figure
+
+
+def _wrap(text: Text, points: float) -> None:
+    """Wrap ``text``'s lines to ``points`` wide at its font size."""
+    size = text.get_fontproperties().get_size_in_points()
+    width = max(12, int(points / (CHARACTER_EM * size)))
+    lines = text.get_text().split("\n")
+    text.set_text("\n".join(textwrap.fill(line, width) for line in lines))
+
+
+def _few_ticks(axis: Axis) -> None:
+    if axis.get_scale() == "log":
+        base = getattr(axis.get_transform(), "base", 10.0)  # a LogTransform's
+        axis.set_major_locator(LogLocator(base=base, numticks=TICKS + 1))
+        axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        axis.set_minor_formatter(NullFormatter())
+    elif isinstance(axis.get_major_locator(), AutoLocator):
+        axis.set_major_locator(MaxNLocator(nbins=TICKS, steps=[1, 2, 2.5, 5, 10]))
 
 
 def figure_title(summary: RunSummary, what: str) -> str:

@@ -42,7 +42,7 @@ from rmaudit.results.regret import goodhart_curve, goodhart_points, load_studies
 from rmaudit.results.summary import OracleScale, RunSummary
 from rmaudit.store import Store
 
-from ._plotting import figure_title, legend_outside, literal, plot_rms, rm_colours
+from ._plotting import WIDTH, figure_title, legend_outside, literal, plot_rms, readable, rm_colours
 from .pair_figures import reliability_figure, style_figure, subset_figure, subset_keys
 
 GOODHART_FIGURE = "regret-goodhart.png"
@@ -62,7 +62,7 @@ def _oracle_units(scale: OracleScale | None) -> str:
 
 
 def reta_figure(summary: RunSummary, metric: str) -> Figure:
-    figure = Figure(figsize=(8, 4.5), layout="constrained")
+    figure = Figure(figsize=(WIDTH, 4.2), layout="constrained")
     ax = figure.add_subplot()
     plot_rms(ax, summary, metric, RETA_CURVE, lambda eta: -np.log2(eta))
     ax.set_xlabel("−log₂ η  (smaller η: the RM's more extreme favourites)")
@@ -79,8 +79,8 @@ def best_of_n_figure(
     """Rank-j-of-n against n and against the KL of that selection policy (rank 1: best-of-n)."""
     rank = best_of_n_curve_rank(key)
     what = ORDINALS.get(rank, f"rank-{rank}")
-    figure = Figure(figsize=(12, 4.5), layout="constrained")
-    by_n, by_kl = figure.subplots(1, 2, sharey=True)
+    figure = Figure(figsize=(WIDTH, 7.6), layout="constrained")
+    by_n, by_kl = figure.subplots(2, 1)
     plot_rms(by_n, summary, metric, key)
     by_n.set_xscale("log", base=2)
     by_n.set_xlabel("n (responses drawn)")
@@ -90,7 +90,8 @@ def best_of_n_figure(
         + ("  = log n − (n−1)/n" if rank == 1 else "  (Beta order-statistic density)")
     )
     pick = "the RM's pick" if rank == 1 else f"the RM's {what.removesuffix('-best')} favourite"
-    by_n.set_ylabel(visible(f"oracle score of {pick}\n({_oracle_units(scale)})"))
+    for ax in (by_n, by_kl):
+        ax.set_ylabel(visible(f"oracle score of {pick}\n({_oracle_units(scale)})"))
     figure.suptitle(figure_title(summary, f"{what}-of-n, ±1 stderr across prompts"))
     legend_outside(figure)
     return figure
@@ -99,7 +100,7 @@ def best_of_n_figure(
 def shift_figure(summary: RunSummary, metric: str, quantity: str) -> Figure:
     """One shift quantity against p: RMs by colour, targets by line style."""
     title, higher_is_better = SHIFT_QUANTITIES[quantity]
-    figure = Figure(figsize=(8, 4.5), layout="constrained")
+    figure = Figure(figsize=(WIDTH, 4.2), layout="constrained")
     ax = figure.add_subplot()
     for target in SHIFT_TARGETS:
         plot_rms(
@@ -134,7 +135,7 @@ def shift_figure(summary: RunSummary, metric: str, quantity: str) -> Figure:
 def curve_figure(summary: RunSummary, metric: str, key: str) -> Figure:
     """Any other stored curve: value against its own x."""
     first = next(c for (_, m, k), c in summary.curves.items() if (m, k) == (metric, key))
-    figure = Figure(figsize=(8, 4.5), layout="constrained")
+    figure = Figure(figsize=(WIDTH, 4.2), layout="constrained")
     ax = figure.add_subplot()
     plot_rms(ax, summary, metric, key)
     ax.set_xlabel(visible(first.x_label))
@@ -153,8 +154,8 @@ def ndr_figure(summary: RunSummary, metric: str) -> Figure:
         if m == metric and key.startswith(NDR_CURVE_PREFIX)
     }
     colours = {label: rm_colour(i) for i, (label, _) in enumerate(summary.reward_models)}
-    figure = Figure(figsize=(12, 4.5), layout="constrained")
-    by_n, by_kl = figure.subplots(1, 2, sharey=True)
+    figure = Figure(figsize=(WIDTH, 7.6), layout="constrained")
+    by_n, by_kl = figure.subplots(2, 1)
     for proxy, curve in curves.items():
         stderr = np.nan_to_num(curve.stderr)
         colour = colours.get(proxy, NEUTRAL_COLOUR)
@@ -168,7 +169,8 @@ def ndr_figure(summary: RunSummary, metric: str) -> Figure:
     by_n.set_xscale("log", base=2)
     by_n.set_xlabel("n (responses drawn)")
     by_kl.set_xlabel("KL(best-of-n ‖ base policy) = log n − (n−1)/n  [nats]")
-    by_n.set_ylabel("NDR (1 = as good as the gold's pick)")
+    for ax in (by_n, by_kl):
+        ax.set_ylabel("NDR (1 = as good as the gold's pick)")
     for ax in (by_n, by_kl):
         ax.axhline(0.0, color="grey", linewidth=0.8, linestyle="--")
         ax.grid(True, alpha=0.3)
@@ -184,7 +186,7 @@ def goodhart_figure(summary: RunSummary, points: dict[str, list]) -> Figure:
     """Observed (pairwise accuracy, best-of-n NDR) of every (gold, proxy) pair of each regret
     study against the closed-form curve of the Regressional Goodhart normal model (Rethinking
     RM Evaluation, Fig. 8)."""
-    figure = Figure(figsize=(8, 5), layout="constrained")
+    figure = Figure(figsize=(WIDTH, 5.2), layout="constrained")
     ax = figure.add_subplot()
     accuracy, ndr_values = goodhart_curve()
     ax.plot(
@@ -266,15 +268,15 @@ def build_figures(
     for (metric, what), build in builders.items():
         # a regret study's figure is per study; any other kind is prefixed only on a clash
         prefixed = what == "ndr" or kinds.count(what) > 1
-        figures[f"{slug(metric) + '-' if prefixed else ''}{what}.png"] = literal(build())
+        figures[f"{slug(metric) + '-' if prefixed else ''}{what}.png"] = literal(readable(build()))
     matrices = style_matrices(store, summary, verdicts) if store is not None else {}
     if matrices:
-        figures[STYLE_FIGURE] = literal(style_figure(summary, matrices))
+        figures[STYLE_FIGURE] = literal(readable(style_figure(summary, matrices)))
     if store is not None:
         studies = load_studies(store, summary.run.id)
         points = {label: goodhart_points(rows) for label, rows in studies.items()}
         if any(points.values()):
-            figures[GOODHART_FIGURE] = literal(goodhart_figure(summary, points))
+            figures[GOODHART_FIGURE] = literal(readable(goodhart_figure(summary, points)))
     return figures
 
 

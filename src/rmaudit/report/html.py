@@ -1,10 +1,11 @@
 """``report.html``: one self-contained page to share a run (or every suite of an audit).
 
-The leaderboard, the legend, every figure (inline PNGs), the run's provenance and recipe, and
-each RM's worst prompts with their responses (a pair run: the pairs it gets most wrong), with a
-search box.  Nothing is fetched: no network, no external file.  Every string from the DB is
-made :func:`visible` and HTML-escaped, and the page's Content-Security-Policy allows no script
-but the page's own search (by its hash), so text from data can never run or load anything.
+The leaderboard, the legend, every figure (inline SVG, its text as text: :mod:`.svg`), the
+run's provenance and recipe, and each RM's worst prompts with their responses (a pair run: the
+pairs it gets most wrong), with a search box.  Nothing is fetched: no network, no external
+file.  Every string from the DB is made :func:`visible` and HTML-escaped, and the page's
+Content-Security-Policy allows no script but the page's own search (by its hash), so text from
+data can never run or load anything.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import hashlib
 import html
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rmaudit import __version__
 from rmaudit.components.vocabulary import in_oracle_units
@@ -75,7 +76,8 @@ def esc(text: object) -> str:
 @dataclass(frozen=True)
 class RunPage:
     """What the page shows of one run: its summary, its oracle's scale and its figures
-    (file name → PNG bytes)."""
+    (file name → PNG bytes, for the files beside report.md; file name → inline SVG, for the
+    page)."""
 
     summary: RunSummary
     scale: OracleScale | None
@@ -83,6 +85,7 @@ class RunPage:
     heading: str = ""  # e.g. the audit suite's name, above the run's title
     #: an audit suite's verdict lines (rmaudit.suites.verdict), under its heading
     verdicts: tuple[str, ...] = ()
+    svgs: dict[str, str] = field(default_factory=dict)
 
 
 def html_report(store: Store, runs: list[RunPage], db_path: str) -> str:
@@ -151,9 +154,10 @@ def _run_section(store: Store, page: RunPage, anchor: str) -> str:
     parts += ["<ul class=legend>", *_items(legend(summary, scale, terminal=False)), "</ul>"]
     parts += _across_rms(summary)
     parts += checks_html(store, run.id)
-    if page.pngs:
-        parts.append("<h3>Figures</h3>")
-        parts += [_figure(name, png) for name, png in page.pngs.items()]
+    if page.svgs:
+        parts.append("<h3>Figures</h3><div class=figures>")
+        parts += [_figure(name, svg) for name, svg in page.svgs.items()]
+        parts.append("</div>")
     parts += _worst(store, summary)
     parts += _provenance(summary)
     parts.append("</section>")
@@ -248,13 +252,8 @@ def _across_rms(summary: RunSummary) -> list[str]:
     ]
 
 
-def _figure(name: str, png: bytes) -> str:
-    data = base64.b64encode(png).decode("ascii")
-    what = esc(name.removesuffix(".png"))
-    return (
-        f'<figure><img src="data:image/png;base64,{data}" alt="{what}">'
-        f"<figcaption>{what}</figcaption></figure>"
-    )
+def _figure(name: str, svg: str) -> str:
+    return f"<figure>{svg}<figcaption>{esc(name.removesuffix('.png'))}</figcaption></figure>"
 
 
 def _worst(store: Store, summary: RunSummary) -> list[str]:

@@ -1,6 +1,6 @@
 """The HTML report's stylesheet: readable at 1280 px and on a phone (tables turn into cards
-below 720 px, and at any width when too wide, figures shrink to the width, long texts wrap),
-light and dark."""
+below 720 px, and at any width when too wide; figures two a row on a wide screen, one a row
+the page's width on a narrow one; long texts wrap), light and dark."""
 
 BASE_STYLE = """
 :root { color-scheme: light dark; --line: #8884; --soft: #8881; }
@@ -23,8 +23,10 @@ th { overflow-wrap: anywhere; }
 .nowrap { white-space: nowrap; }
 th:first-child, td.label { text-align: left; }
 td.label { overflow-wrap: anywhere; }
-figure { margin: 1rem 0; }
-figure img { max-width: 100%; height: auto; display: block; }
+figure { margin: 1rem 0; min-width: 0; }
+figure svg { width: 100%; height: auto; display: block; }
+.figures { display: grid; gap: 0 1.5rem;
+           grid-template-columns: repeat(auto-fill, minmax(min(100%, 460px), 1fr)); }
 figcaption { color: GrayText; font-size: 0.9em; }
 details.item { border: 1px solid var(--line); border-radius: 4px; margin: 0.4rem 0;
                padding: 0.3rem 0.6rem; }

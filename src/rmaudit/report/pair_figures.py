@@ -7,6 +7,7 @@ bin holds (RMs Under Distribution Shift, arXiv 2311.14743, Sec. 3.1).
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -16,7 +17,7 @@ from rmaudit.components.vocabulary import RELIABILITY_DIAGRAM
 from rmaudit.display.formatting import NEUTRAL_COLOUR, short_label, visible
 from rmaudit.results.pair_breakdown import StyleMatrix
 
-from ._plotting import figure_title, legend_outside, plot_rms, rm_colours
+from ._plotting import WIDTH, figure_title, legend_outside, plot_rms, rm_colours
 
 #: a metric's overall accuracy and its per-subset accuracies (``accuracy[SUBSET]``)
 OVERALL, SUBSET_PREFIX = "accuracy", "accuracy["
@@ -30,15 +31,30 @@ def subset_keys(summary, metric: str) -> list[str]:
     return ([OVERALL] if OVERALL in keys else []) + subsets if subsets else []
 
 
+#: the widest line of a subset's name on the per-subset figure
+SUBSET_CHARACTERS = 22
+
+
 def subset_figure(summary, metric: str) -> Figure:
     """Accuracy per subset, one row per subset and a dot per RM with its Wilson 95% CI."""
     keys = subset_keys(summary, metric)
+    # a subset's name in at most two lines of SUBSET_CHARACTERS: the axes keep most of the width
     names = [
-        "all pairs" if k == OVERALL else visible(k.removeprefix(SUBSET_PREFIX)[:-1]) for k in keys
+        "all pairs"
+        if k == OVERALL
+        else "\n".join(
+            textwrap.wrap(
+                visible(k.removeprefix(SUBSET_PREFIX)[:-1]),
+                SUBSET_CHARACTERS,
+                max_lines=2,
+                placeholder="…",
+            )
+        )
+        for k in keys
     ]
     rms = summary.reward_models
     colours = rm_colours(summary)
-    figure = Figure(figsize=(9, 1.6 + 0.28 * len(keys) * (1 + 0.35 * (len(rms) - 1))))
+    figure = Figure(figsize=(WIDTH, 2.2 + 0.32 * len(keys) * (1 + 0.35 * (len(rms) - 1))))
     figure.set_layout_engine("constrained")
     ax = figure.add_subplot()
     step = 0.7 / max(len(rms), 1)
@@ -81,13 +97,11 @@ def style_figure(summary, matrices: dict[str, StyleMatrix]) -> Figure:
     shown = [
         (label, matrices[rm_key]) for label, rm_key in summary.reward_models if rm_key in matrices
     ]
-    columns = min(len(shown), 3)
-    rows = math.ceil(len(shown) / columns)
-    figure = Figure(figsize=(4.2 * columns + 1, 3.9 * rows + 0.8), layout="constrained")
-    axes = np.atleast_1d(figure.subplots(rows, columns, squeeze=False)).ravel()
-    styles = list(RM_BENCH_STYLES)
+    figure = Figure(figsize=(WIDTH, 4.2 * len(shown) + 1.2), layout="constrained")
+    axes = np.atleast_1d(figure.subplots(len(shown), 1, squeeze=False)).ravel()
+    styles = [style.replace(" ", "\n") for style in RM_BENCH_STYLES]
     image = None
-    for ax, (label, matrix) in zip(axes, shown, strict=False):
+    for ax, (label, matrix) in zip(axes, shown, strict=True):
         image = ax.imshow(matrix.accuracy, cmap="RdYlGn", vmin=0, vmax=1)
         for (i, j), count in np.ndenumerate(matrix.count):
             value = matrix.accuracy[i, j]
@@ -98,8 +112,6 @@ def style_figure(summary, matrices: dict[str, StyleMatrix]) -> Figure:
         ax.set_xlabel("rejected response's style")
         ax.set_ylabel("chosen response's style")
         ax.set_title(short_label(label))
-    for ax in axes[len(shown) :]:
-        ax.set_visible(False)
     if image is not None:
         figure.colorbar(image, ax=list(axes[: len(shown)]), label="accuracy", shrink=0.8)
     figure.suptitle(
@@ -116,7 +128,7 @@ def reliability_figure(summary, metric: str, counts: dict[str, np.ndarray] | Non
     """Accuracy against mean confidence per bin; the diagonal y = x is perfect calibration.
     With ``counts`` (rm_key → pairs per filled bin) a panel below shows how many pairs each
     bin holds, so a bin of 3 pairs does not look like one of 3,000."""
-    figure = Figure(figsize=(7, 6.5 if counts else 5), layout="constrained")
+    figure = Figure(figsize=(WIDTH, 6.5 if counts else 5), layout="constrained")
     if counts:
         ax, below = figure.subplots(2, 1, sharex=True, height_ratios=(3, 1))
     else:

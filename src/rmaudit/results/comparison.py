@@ -3,9 +3,10 @@ model, matched across models (and runs) by their item keys, and compared by
 :func:`rmaudit.metrics.paired.compare_models` (docs/metrics.md, "Comparing models").
 
 The units are what the stored number averages: a prompt for the benchmark metrics (RETA,
-best-of-n, pairwise accuracy: their stored per-prompt values), a pair for the pair accuracy
-and RM-Bench's levels, recomputed from the stored scores with the metric's own tie rule and
-clustered by the pair's prompt.  A recomputation that does not give the stored number back
+best-of-n, pairwise accuracy: their stored per-prompt values), a pair for the pair accuracy,
+RM-Bench's levels and the section score (weighted, its subsets the strata), recomputed from
+the stored scores with the metric's own rule and clustered by the pair's prompt
+(:mod:`.pair_units`).  A recomputation that does not give the stored number back
 (a subset the metric sampled, a changed rule) is not compared, and says so.
 """
 
@@ -14,35 +15,20 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from rmaudit.components import RUN_LEVEL
 from rmaudit.metrics.paired import Comparison, PairedDifference, compare_models, paired_difference
-from rmaudit.metrics.preference import pair_credit
 from rmaudit.store import Store
 from rmaudit.store.records import MetricResultRow, RunRow
 
-#: keys of pair metrics recomputed from the stored scores → which pairs they average
-_PAIR_KEYS = {
-    ("pair-accuracy", "accuracy"): "all",
-    ("rm-bench", "rm_bench_average"): "all",
-    ("rm-bench", "rm_bench_easy"): "easy",
-    ("rm-bench", "rm_bench_normal"): "normal",
-    ("rm-bench", "rm_bench_hard"): "hard",
-}
+from .pair_units import PAIR_KEYS, SECTION_KEY, Units, pair_units, section_units
+
 #: a recomputed mean further than this from the stored value is not the stored number
 _TOLERANCE = 1e-9
-
-
-@dataclass(frozen=True)
-class Units:
-    """One model's per-unit values of one metric: unit id → value, and unit id → cluster."""
-
-    values: dict[str, float]
-    clusters: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -77,48 +63,17 @@ def _metric_options(run: RunRow, metric: str) -> tuple[str, dict[str, Any]]:
     return metric, {}
 
 
-def _pair_units(store: Store, run: RunRow, rm_key: str, which: str, ties: str) -> Units | None:
-    """Per-pair credits (unit: the pair; cluster: its prompt) of the pairs ``which`` names:
-    all, a subset (``subset:NAME``) or an RM-Bench level (easy, normal, hard)."""
-    if not run.pair_set_key:
-        return None
-    rows = store.read.pair_scores(run.pair_set_key, rm_key)
-    if not rows:
-        return None
-    credit = pair_credit(
-        [r.chosen_score for r in rows], [r.rejected_score for r in rows], ties=ties
-    )
-    keep = np.ones(len(rows), dtype=bool)
-    if which.startswith("subset:"):
-        keep = np.array([r.subset == which[len("subset:") :] for r in rows])
-    elif which != "all":
-        metas = [json.loads(r.meta or "{}") for r in rows]
-        if not all("chosen_style" in m and "rejected_style" in m for m in metas):
-            return None
-        sign = np.array([np.sign(m["chosen_style"] - m["rejected_style"]) for m in metas])
-        keep = sign == {"easy": 1, "normal": 0, "hard": -1}[which]
-    # a pair set can hold one pair twice (identical style variants): the k-th copy of a pair
-    # is its own unit, matched to the k-th copy in another run
-    seen: dict[str, int] = {}
-    ids = []
-    for r in rows:
-        seen[r.pair_id] = seen.get(r.pair_id, 0) + 1
-        ids.append(f"{r.pair_id}#{seen[r.pair_id]}")
-    return Units(
-        {u: float(c) for u, c, k in zip(ids, credit, keep, strict=True) if k},
-        {u: r.prompt_id for u, r, k in zip(ids, rows, keep, strict=True) if k},
-    )
-
-
 def model_units(store: Store, run_id: str, rm_key: str, metric: str, key: str) -> Units | None:
     """The per-unit values behind one stored number (None: none stored or recomputable)."""
     run = store.read.run(run_id)
     name, options = _metric_options(run, metric)
     ties = str(options.get("ties", "loss"))
-    if (name, key) in _PAIR_KEYS:
-        return _pair_units(store, run, rm_key, _PAIR_KEYS[(name, key)], ties)
+    if (name, key) in PAIR_KEYS:
+        return pair_units(store, run, rm_key, PAIR_KEYS[(name, key)], ties)
+    if (name, key) == SECTION_KEY:
+        return section_units(store, run, rm_key, options)
     if name == "pair-accuracy" and key.startswith("accuracy[") and key.endswith("]"):
-        return _pair_units(store, run, rm_key, "subset:" + key[len("accuracy[") : -1], ties)
+        return pair_units(store, run, rm_key, "subset:" + key[len("accuracy[") : -1], ties)
     values = store.read.stored_per_prompt(run_id, rm_key, metric, key)
     return Units({pid: float(v) for pid, v in values.items()}) if values else None
 
@@ -158,17 +113,28 @@ def _gives_stored(store: Store, model: _Model, metric: str, key: str, units: Uni
     return stored is not None and abs(mean - stored) <= _TOLERANCE
 
 
-def _common_units(models: list[Units]) -> tuple[list[str], list[str] | None]:
-    """The units every model has a value on, in key order, and their clusters (None: each
-    unit its own cluster)."""
+@dataclass(frozen=True)
+class _Common:
+    """The units every model has a value on, in key order, their clusters (None: each unit its
+    own) and strata (None: one)."""
+
+    order: list[str]
+    clusters: list[str] | None
+    strata: list[str] | None
+
+
+def _common_units(models: list[Units]) -> _Common:
     order = sorted(set.intersection(*(set(u.values) for u in models)))
     clusters_by_unit: dict[str, str] = {}
+    strata_by_unit: dict[str, str] = {}
     for units in models:
         clusters_by_unit.update(units.clusters)
+        strata_by_unit.update(units.strata)
     clusters = [clusters_by_unit[u] for u in order] if clusters_by_unit else None
     if clusters is not None and len(set(clusters)) == len(clusters):
         clusters = None
-    return order, clusters
+    strata = [strata_by_unit[u] for u in order] if strata_by_unit else None
+    return _Common(order, clusters, strata)
 
 
 def paired_against(
@@ -183,11 +149,11 @@ def paired_against(
     units = [u for u in found if u is not None]
     if not all(_gives_stored(store, m, metric, key, u) for m, u in zip(models, units, strict=True)):
         return None
-    order, clusters = _common_units(units)
-    if len(order) < 2:
+    common = _common_units(units)
+    if len(common.order) < 2:
         return None
-    first, second = ([u.values[x] for x in order] for u in units)
-    return paired_difference(first, second, clusters=clusters)
+    first, second = ([u.values[x] for x in common.order] for u in units)
+    return paired_difference(first, second, clusters=common.clusters, strata=common.strata)
 
 
 def compare_stored(
@@ -246,20 +212,23 @@ def _compare_column(
         if units is None:
             return bare(f"no per-unit values stored or recomputable for {m.label}")
         if not _gives_stored(store, m, metric, key, units):
-            styles = " (RM-Bench's levels: a pair stored twice keeps one style)" * key.startswith(
-                "rm_bench_"
-            )
+            styles = (
+                " (a pair set stored before schema 10 keeps one style of a pair it holds twice: "
+                "rerun the suite to store every position's)"
+            ) * key.startswith("rm_bench_")
             return bare(
                 f"the per-unit values of {m.label} do not give its stored number back{styles}"
             )
         per_model[m.label] = units
-    order, clusters = _common_units(list(per_model.values()))
+    common = _common_units(list(per_model.values()))
+    order, clusters = common.order, common.clusters
     most = max(len(u.values) for u in per_model.values())
     if len(order) < 2:
         return bare("fewer than two units that every model has a value on")
     comparison = compare_models(
         {name: np.array([u.values[x] for x in order]) for name, u in per_model.items()},
         clusters=clusters,
+        strata=common.strata,
         higher_is_better=higher,
         alpha=alpha,
     )

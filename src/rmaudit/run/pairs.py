@@ -127,6 +127,10 @@ def stage(ctx: RunContext, built: BenchmarkStages | None, execute: bool) -> Pair
             if not stored:
                 _write(ctx, pair_set)
                 ctx.progress.advance(STAGE, total)
+            elif ctx.db.items.lacks_pair_set_meta(pair_set.key):  # stored before schema 10
+                ctx.db.items.fill_pair_set_meta(
+                    pair_set.key, [dumps(p.meta) for p in pair_set.pairs]
+                )
             ctx.progress.finish(STAGE)
         # in a plan too: the scores stages check the pairs' texts against scores files
         ctx.prompts.update((p.prompt.id, p.prompt) for p in pair_set.pairs)
@@ -157,4 +161,4 @@ def _write(ctx: RunContext, pair_set: PairSet) -> None:
             )
             for pid, p in zip(pair_set.ids, pair_set.pairs, strict=True)
         )
-        items.add_pair_set(pair_set.key, pair_set.ids)
+        items.add_pair_set(pair_set.key, pair_set.ids, [dumps(p.meta) for p in pair_set.pairs])

@@ -326,10 +326,34 @@ class Items:
     def stored_pairs(self, ids: Sequence[str]) -> set[str]:
         return self._stored("select id from pairs where id in", [], ids)
 
-    def add_pair_set(self, key: str, pair_ids: Sequence[str]) -> None:
+    def add_pair_set(self, key: str, pair_ids: Sequence[str], metas: Sequence[str]) -> None:
+        """Store a pair set: each position's pair id and what the source said of it there
+        (JSON)."""
         self._insert(
-            "insert or ignore into pair_sets (pair_set_key, position, pair_id) values (?, ?, ?)",
-            ((key, i, pid) for i, pid in enumerate(pair_ids)),
+            "insert or ignore into pair_sets (pair_set_key, position, pair_id, meta) "
+            "values (?, ?, ?, ?)",
+            (
+                (key, i, pid, meta)
+                for i, (pid, meta) in enumerate(zip(pair_ids, metas, strict=True))
+            ),
+        )
+
+    def lacks_pair_set_meta(self, key: str) -> bool:
+        """Whether a stored pair set has positions without their own meta (stored before
+        schema version 10)."""
+        return (
+            self.store.execute(
+                "select 1 from pair_sets where pair_set_key = ? and meta is null limit 1", [key]
+            ).fetchone()
+            is not None
+        )
+
+    def fill_pair_set_meta(self, key: str, metas: Sequence[str]) -> None:
+        """Give the positions of a stored pair set that lack it their meta (JSON)."""
+        self._insert(
+            "update pair_sets set meta = ? where pair_set_key = ? and position = ? "
+            "and meta is null",
+            ((meta, key, i) for i, meta in enumerate(metas)),
         )
 
     def pair_set(self, key: str) -> list[str]:

@@ -333,9 +333,13 @@ class Reads:
 
     # -- a run's preference pairs -------------------------------------------------------------
     def pair_scores(self, pair_set_key: str, rm_key: str) -> list[ScoredPair]:
-        """Every pair of a pair set that ``rm_key`` scored, in order."""
+        """Every pair of a pair set that ``rm_key`` scored, in order, each with the meta the
+        source gave it at its position (a file opened read-only before schema 10 has only the
+        pair's own: its first position's)."""
+        columns = {row[1] for row in self.store.execute("pragma table_info(pair_sets)")}
+        meta = "coalesce(s.meta, p.meta)" if "meta" in columns else "p.meta"
         rows = self.store.execute(
-            """select s.position, p.id, p.subset, p.meta, p.prompt_id, p.chosen_id,
+            f"""select s.position, p.id, p.subset, {meta}, p.prompt_id, p.chosen_id,
                       p.rejected_id, q.text, c.text, r.text, sc.score, sr.score
                from pair_sets s join pairs p on p.id = s.pair_id
                join prompts q on q.id = p.prompt_id

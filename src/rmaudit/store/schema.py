@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from rmaudit.errors import BadInput
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 MIGRATION_SET = "rmaudit"
 
 M001_INITIAL = """
@@ -154,6 +154,15 @@ create index idx_scoring_checks_rm_key_sample_key on scoring_checks (rm_key, sam
 update schema_info set schema_version = 9;
 """
 
+# What the source said about each position of a pair set (JSON): a pair is keyed by its texts,
+# so one that a source gives twice (RM-Bench's records repeat a response across styles) is
+# one row of ``pairs`` holding the first position's meta; RM-Bench's style combination
+# belongs to the position.  NULL in sets stored before it: the pairs stage fills it in.
+M010_PAIR_SET_META = """
+alter table pair_sets add column meta text;
+update schema_info set schema_version = 10;
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_initial", M001_INITIAL),
     ("m002_preference_pairs", M002_PREFERENCE_PAIRS),
@@ -164,6 +173,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m007_label_designs", M007_LABEL_DESIGNS),
     ("m008_judge_verdicts", M008_JUDGE_VERDICTS),
     ("m009_scoring_checks", M009_SCORING_CHECKS),
+    ("m010_pair_set_meta", M010_PAIR_SET_META),
 )
 
 MIGRATIONS_TABLE = """
