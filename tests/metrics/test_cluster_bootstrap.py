@@ -103,7 +103,10 @@ def test_ece_bt_ece_auroc_and_fpr_carry_the_centred_bootstrap_interval():
     assert area.value == pytest.approx(auroc(in_dist, shifted))
     for value in (ece_value, bt, area, fpr):
         assert value.stderr > 0 and value.ci_low <= value.value <= value.ci_high
-        assert value.params["interval"] == "prompt bootstrap" and "approximate" not in value.params
+        assert value.params["interval"] == "prompt bootstrap"
+    # a binned ECE's interval over-covers for a nearly calibrated RM (measured): marked ≈
+    assert "0.98-0.99" in ece_value.params["approximate"] == bt.params["approximate"]
+    assert "approximate" not in area.params and "approximate" not in fpr.params
 
 
 def test_shift_curve_points_of_ece_auroc_and_fpr_carry_the_bootstrap_interval():
@@ -126,3 +129,5 @@ def test_shift_curve_points_of_ece_auroc_and_fpr_carry_the_bootstrap_interval():
         )
         assert curve.params["interval"] == "prompt bootstrap"
     assert "interval" not in curves["shift_accuracy_response"].params
+    assert "0.98-0.99" in curves["shift_ece_response"].params["approximate"]
+    assert "approximate" not in curves["shift_auroc_response"].params

@@ -46,7 +46,13 @@ from rmaudit.metrics import (
 from rmaudit.metrics.preference import wald_is_approximate
 from rmaudit.metrics.preference.resampled import resampled_ece
 
-from .pair_bootstrap import bootstrapped, pair_interval, pair_resamples, statistic_interval
+from .pair_bootstrap import (
+    CONSERVATIVE_ECE,
+    bootstrapped,
+    pair_interval,
+    pair_resamples,
+    statistic_interval,
+)
 
 Ties = Literal["loss", "half"]
 TIES_FIELD: Ties = Field("loss", description="credit for an RM tie: loss (RewardBench) or half")
@@ -279,7 +285,9 @@ class Calibration(PairMetric[CalibrationOptions]):
             inputs.chosen, inputs.rejected, pair_resamples(inputs), n_bins=o.n_bins, ties=o.ties
         )
         interval = pair_interval(result.value, resampled)
-        value = bootstrapped("ece", "ECE", result.value, interval, {"n_bins": o.n_bins})
+        value = bootstrapped(
+            "ece", "ECE", result.value, interval, {"n_bins": o.n_bins}, CONSERVATIVE_ECE
+        )
         return MetricOutput(values=[value], curves=[diagram])
 
 
@@ -314,7 +322,12 @@ class BTECE(PairMetric[BTECEOptions]):
         return MetricOutput(
             values=[
                 bootstrapped(
-                    "bt_ece", "BT-ECE", result.value, statistic_interval(again, inputs), params
+                    "bt_ece",
+                    "BT-ECE",
+                    result.value,
+                    statistic_interval(again, inputs),
+                    params,
+                    CONSERVATIVE_ECE,
                 )
             ]
         )

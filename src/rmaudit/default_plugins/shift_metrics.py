@@ -35,7 +35,13 @@ from rmaudit.metrics.preference.resampled import (
     resampled_fpr95,
 )
 
-from .pair_bootstrap import PROMPT_BOOTSTRAP, bootstrapped, pair_interval, pair_resamples
+from .pair_bootstrap import (
+    CONSERVATIVE_ECE,
+    PROMPT_BOOTSTRAP,
+    bootstrapped,
+    pair_interval,
+    pair_resamples,
+)
 from .pair_metrics import TIES_FIELD, PairMetric, Ties
 
 
@@ -149,6 +155,8 @@ class ShiftCurves(PairMetric[ShiftCurvesOptions]):
             for quantity, rows in points.items():
                 value, stderr, low, high = np.array(rows, dtype=float).T
                 interval = {} if quantity in CLOSED_FORM else {"interval": PROMPT_BOOTSTRAP}
+                if quantity == "ece":
+                    interval["approximate"] = CONSERVATIVE_ECE
                 curves.append(
                     CurveValue(
                         shift_curve_key(quantity, target),
