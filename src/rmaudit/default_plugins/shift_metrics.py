@@ -93,25 +93,21 @@ class OODDetection(PairMetric[OODOptions]):
         where = f"{o.detector}, {o.target} p={level:g}"
         params = {"detector": o.detector, "target": o.target, "level": level}
         resamples = pair_resamples(inputs)
+        area, fpr = auroc(in_dist, shifted), fpr_at_95_tpr(in_dist, shifted)
         return MetricOutput(
             values=[
                 bootstrapped(
                     "ood_auroc",
                     f"AUROC ({where})",
-                    auroc(in_dist, shifted),
-                    pair_interval(
-                        auroc(in_dist, shifted), resampled_auroc(in_dist, shifted, resamples)
-                    ),
+                    area,
+                    pair_interval(area, resampled_auroc(in_dist, shifted, resamples)),
                     params,
                 ),
                 bootstrapped(
                     "ood_fpr95",
                     f"FPR@95 ({where})",
-                    fpr_at_95_tpr(in_dist, shifted),
-                    pair_interval(
-                        fpr_at_95_tpr(in_dist, shifted),
-                        resampled_fpr95(in_dist, shifted, resamples),
-                    ),
+                    fpr,
+                    pair_interval(fpr, resampled_fpr95(in_dist, shifted, resamples)),
                     params,
                     higher_is_better=False,
                 ),
