@@ -111,19 +111,24 @@ def covering(
     pairs: int,
     draws: int,
     seed: int,
-) -> dict[str, tuple[int, int]]:
+) -> dict[str, tuple[int, int, list[float], list[float]]]:
     """How many of ``replicates`` data sets' intervals hold each statistic's expected value
-    at ``pairs`` and its population value."""
+    at ``pairs`` and its population value, and each data set's estimate and bootstrap ±."""
     rng = np.random.default_rng(seed)
     covered = {name: [0, 0] for name in truths}
+    estimates: dict[str, list[float]] = {name: [] for name in truths}
+    stderrs: dict[str, list[float]] = {name: [] for name in truths}
     for replicate in range(replicates):
         data = draw(rng, pairs, k)
         counts = resample_counts(pairs, draws=draws, seed=replicate)
         for name, (value, resampled) in STATISTICS.items():
-            interval = centred_interval(value(data), resampled(data, counts), bounds=(0.0, 1.0))
+            estimate = value(data)
+            interval = centred_interval(estimate, resampled(data, counts), bounds=(0.0, 1.0))
+            estimates[name].append(estimate)
+            stderrs[name].append(interval.stderr)
             for which, truth in enumerate(truths[name]):
                 covered[name][which] += interval.ci_low <= truth <= interval.ci_high
-    return {name: (c[0], c[1]) for name, c in covered.items()}
+    return {name: (c[0], c[1], estimates[name], stderrs[name]) for name, c in covered.items()}
 
 
 def truths(k: float, pairs: int, datasets: int) -> dict[str, tuple[float, float]]:
@@ -155,9 +160,12 @@ def world_rows(name: str, k: float, args: argparse.Namespace) -> list[str]:
     rows = []
     for statistic, (expected, population) in truth.items():
         at_n, at_population = (sum(c[statistic][which] for c in counts) for which in (0, 1))
+        spread = np.std([e for c in counts for e in c[statistic][2]], ddof=1)
+        stderr = np.mean([e for c in counts for e in c[statistic][3]])
         rows.append(
             f"| {name} | {statistic} | {expected:.4f} | {at_n / args.replicates:.3f} | "
-            f"{population:.4f} | {at_population / args.replicates:.3f} |"
+            f"{population:.4f} | {at_population / args.replicates:.3f} | {stderr:.4f} | "
+            f"{spread:.4f} |"
         )
     return rows
 
@@ -185,11 +193,13 @@ def main() -> None:
             f"of {args.pairs} pairs whose 95% interval (a bootstrap over prompts, its percentile "
             "interval centred on the estimate) holds the statistic's expected value on a data "
             f"set of {args.pairs} pairs (what it targets; mean over {args.truth_sets} data sets) "
-            "and, for comparison, its population value (2,000,000 pairs).",
+            "and, for comparison, its population value (2,000,000 pairs); and the ± (the "
+            "bootstrap's standard deviation, mean over data sets) beside the estimates' "
+            "standard deviation across data sets, what it estimates.",
             "",
             "| world | statistic | expected value at n | coverage | population value | "
-            "coverage of it |",
-            "|---|---|---:|---:|---:|---:|",
+            "coverage of it | mean ± | sd across data sets |",
+            "|---|---|---:|---:|---:|---:|---:|---:|",
             *rows,
             "",
         ]
