@@ -50,10 +50,12 @@ def _paired(id_scores: ArrayLike, ood_scores: ArrayLike, counts: np.ndarray) -> 
 
 
 def _cumulative_ood(ood: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The OOD scores sorted, and per resample the counts of the first j of them (j = 0 … n)."""
+    """The OOD scores sorted, and the counts of the first j of them (j = 0 … n) as an
+    (n + 1) × draws array (pairs first: numpy sums rows fastest)."""
     order = np.argsort(ood, kind="stable")
-    cumulative = np.cumsum(counts[:, order], axis=1)
-    return ood[order], np.hstack([np.zeros((counts.shape[0], 1)), cumulative])
+    cumulative = np.zeros((ood.size + 1, counts.shape[0]), dtype=counts.dtype)
+    np.cumsum(counts.T[order], axis=0, out=cumulative[1:])
+    return ood[order], cumulative
 
 
 def resampled_auroc(id_scores: ArrayLike, ood_scores: ArrayLike, counts: np.ndarray) -> np.ndarray:
@@ -62,10 +64,10 @@ def resampled_auroc(id_scores: ArrayLike, ood_scores: ArrayLike, counts: np.ndar
     #OOD at or below s_i)/2 over (Σ c)²."""
     ind, ood = _paired(id_scores, ood_scores, counts)
     ood_sorted, cumulative = _cumulative_ood(ood, counts)
-    below = cumulative[:, np.searchsorted(ood_sorted, ind, side="left")]
-    at_or_below = cumulative[:, np.searchsorted(ood_sorted, ind, side="right")]
+    below = cumulative[np.searchsorted(ood_sorted, ind, side="left")]
+    at_or_below = cumulative[np.searchsorted(ood_sorted, ind, side="right")]
     total = counts.sum(axis=1)
-    return (counts * (below + at_or_below)).sum(axis=1) / 2.0 / total.astype(float) ** 2
+    return (counts.T * (below + at_or_below)).sum(axis=0) / 2.0 / total.astype(float) ** 2
 
 
 def resampled_fpr95(id_scores: ArrayLike, ood_scores: ArrayLike, counts: np.ndarray) -> np.ndarray:
@@ -75,10 +77,8 @@ def resampled_fpr95(id_scores: ArrayLike, ood_scores: ArrayLike, counts: np.ndar
     total = counts.sum(axis=1)
     k = (95 * total + 99) // 100  # ⌈0.95 n⌉ in integers, as fpr_at_95_tpr
     descending = np.argsort(-ind, kind="stable")
-    reached = np.cumsum(counts[:, descending], axis=1) >= k[:, None]
-    threshold = ind[descending][np.argmax(reached, axis=1)]
+    reached = np.cumsum(counts.T[descending], axis=0) >= k
+    threshold = ind[descending][np.argmax(reached, axis=0)]
     ood_sorted, cumulative = _cumulative_ood(ood, counts)
-    below = np.take_along_axis(
-        cumulative, np.searchsorted(ood_sorted, threshold, side="left")[:, None], axis=1
-    )[:, 0]
+    below = cumulative[np.searchsorted(ood_sorted, threshold, side="left"), np.arange(total.size)]
     return (total - below) / total
