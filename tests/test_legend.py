@@ -56,3 +56,6 @@ def test_the_ece_legend_describes_the_number_computed():
     assert "max softmax of the two scores, σ(|score margin|)" in text
     assert "against whether its pick is the chosen response" in text
     assert "that the chosen response wins" not in text  # another number altogether
+    # the ± of ECE and BT-ECE is a bootstrap's, its interval for the value at this many pairs
+    assert "ECE, BT-ECE, AUROC and FPR@95 (also under shift): the bootstrap's" in text
+    assert "expected on as many pairs" in text

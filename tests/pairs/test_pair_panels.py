@@ -93,6 +93,7 @@ async def shift_views(db):
                     [(s.label, s.colour, s.marker) for s in panel.series],
                     panel.series[0].x.tolist(),
                     legend,
+                    drawn_bars(panel),
                 )
             )
             await pilot.press("v")
@@ -110,7 +111,7 @@ def test_the_pair_panels_show_the_stored_shift_curves_and_reliability_diagram(tm
 
     titles, shift, views = asyncio.run(shift_views(db))
     assert titles == ["Shift sweep", "Reliability diagram"]  # nothing left to the generic panel
-    assert isinstance(shift, ShiftView) and not shift.bands
+    assert isinstance(shift, ShiftView) and shift.bands
     # one quantity at a time; v steps through all five and back to the first
     assert [title.split(" against")[0] for title, *_ in views] == [
         "accuracy ↑",
@@ -121,7 +122,21 @@ def test_the_pair_panels_show_the_stored_shift_curves_and_reliability_diagram(tm
         "accuracy ↑",
     ]
     assert [y_label for _, y_label, *_ in views[:2]] == ["accuracy", "mean confidence"]
-    for _, _, series, x, legend in views:
+    with sqlite3.connect(db) as conn:
+        stored = conn.execute(
+            "select key, x, value, stderr from curves where key like 'shift_%' order by point"
+        ).fetchall()
+    for (_, _, series, x, legend, bars), quantity in zip(
+        views, ["accuracy", "confidence", "ece", "auroc", "fpr95", "accuracy"], strict=True
+    ):
+        # every quantity's band is each point's stored value ± its stderr (ECE, AUROC and
+        # FPR@95: the bootstrap's), for both targets
+        expected = [
+            (px, value - stderr, value + stderr)
+            for key, px, value, stderr in stored
+            if key in (f"shift_{quantity}_response", f"shift_{quantity}_both")
+        ]
+        assert len(expected) == 4 and sorted(bars) == pytest.approx(sorted(expected))
         # the RM by its colour (the first RM's), the target by its line style
         assert series == [("honest · response", "#1f77b4", "•"), ("honest · both", "#1f77b4", "x")]
         assert x == [0.0, 0.5]
@@ -130,6 +145,7 @@ def test_the_pair_panels_show_the_stored_shift_curves_and_reliability_diagram(tm
             "━━ honest" in legend
             and "•• response shifted" in legend
             and "xx both shifted" in legend
+            and "band: ± stderr" in legend
         )
 
     _, diagram = asyncio.run(panels(db, "Reliability diagram"))

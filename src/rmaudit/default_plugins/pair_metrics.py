@@ -44,8 +44,15 @@ from rmaudit.metrics import (
     subset_accuracy,
 )
 from rmaudit.metrics.preference import wald_is_approximate
+from rmaudit.metrics.preference.resampled import resampled_ece
 
-from .pair_bootstrap import bootstrapped
+from .pair_bootstrap import (
+    CONSERVATIVE_ECE,
+    bootstrapped,
+    pair_interval,
+    pair_resamples,
+    statistic_interval,
+)
 
 Ties = Literal["loss", "half"]
 TIES_FIELD: Ties = Field("loss", description="credit for an RM tie: loss (RewardBench) or half")
@@ -273,14 +280,13 @@ class Calibration(PairMetric[CalibrationOptions]):
             high,
             params={"pairs": count.tolist(), "interval": "Wilson", **_clustering(inputs)},
         )
-        o, chosen, rejected = self.options, inputs.chosen, inputs.rejected
+        o = self.options
+        resampled = resampled_ece(
+            inputs.chosen, inputs.rejected, pair_resamples(inputs), n_bins=o.n_bins, ties=o.ties
+        )
+        interval = pair_interval(result.value, resampled)
         value = bootstrapped(
-            "ece",
-            "ECE",
-            result.value,
-            lambda i: ece(chosen[i], rejected[i], n_bins=o.n_bins, ties=o.ties).value,
-            inputs,
-            {"n_bins": o.n_bins},
+            "ece", "ECE", result.value, interval, {"n_bins": o.n_bins}, CONSERVATIVE_ECE
         )
         return MetricOutput(values=[value], curves=[diagram])
 
@@ -314,7 +320,16 @@ class BTECE(PairMetric[BTECEOptions]):
 
         params = {"n_bins": o.n_bins, "binning": o.binning}
         return MetricOutput(
-            values=[bootstrapped("bt_ece", "BT-ECE", result.value, again, inputs, params)]
+            values=[
+                bootstrapped(
+                    "bt_ece",
+                    "BT-ECE",
+                    result.value,
+                    statistic_interval(again, inputs),
+                    params,
+                    CONSERVATIVE_ECE,
+                )
+            ]
         )
 
 

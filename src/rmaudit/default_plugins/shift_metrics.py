@@ -29,8 +29,19 @@ from rmaudit.metrics import (
     energy_score,
     fpr_at_95_tpr,
 )
+from rmaudit.metrics.preference.resampled import (
+    resampled_auroc,
+    resampled_ece,
+    resampled_fpr95,
+)
 
-from .pair_bootstrap import bootstrapped
+from .pair_bootstrap import (
+    CONSERVATIVE_ECE,
+    PROMPT_BOOTSTRAP,
+    bootstrapped,
+    pair_interval,
+    pair_resamples,
+)
 from .pair_metrics import TIES_FIELD, PairMetric, Ties
 
 
@@ -81,28 +92,34 @@ class OODDetection(PairMetric[OODOptions]):
         shifted = detector_scores(o.detector, *levels[level])
         where = f"{o.detector}, {o.target} p={level:g}"
         params = {"detector": o.detector, "target": o.target, "level": level}
-        # a pair's shifted copy is at its position: resampling a prompt takes both
+        resamples = pair_resamples(inputs)
+        area, fpr = auroc(in_dist, shifted), fpr_at_95_tpr(in_dist, shifted)
         return MetricOutput(
             values=[
                 bootstrapped(
                     "ood_auroc",
                     f"AUROC ({where})",
-                    auroc(in_dist, shifted),
-                    lambda i: auroc(in_dist[i], shifted[i]),
-                    inputs,
+                    area,
+                    pair_interval(area, resampled_auroc(in_dist, shifted, resamples)),
                     params,
                 ),
                 bootstrapped(
                     "ood_fpr95",
                     f"FPR@95 ({where})",
-                    fpr_at_95_tpr(in_dist, shifted),
-                    lambda i: fpr_at_95_tpr(in_dist[i], shifted[i]),
-                    inputs,
+                    fpr,
+                    pair_interval(fpr, resampled_fpr95(in_dist, shifted, resamples)),
                     params,
                     higher_is_better=False,
                 ),
             ]
         )
+
+
+#: a shift curve point: (value, stderr, interval low, interval high)
+Point = tuple[float, float, float, float]
+NAN = float("nan")
+#: the quantities whose ± has a closed form (the others': a prompt bootstrap)
+CLOSED_FORM = ("accuracy", "confidence")
 
 
 class ShiftCurvesOptions(ComponentOptions):
@@ -123,44 +140,64 @@ class ShiftCurves(PairMetric[ShiftCurvesOptions]):
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
         o = self.options
-        in_dist = detector_scores(o.detector, inputs.chosen, inputs.rejected)
-        nan = float("nan")  # no standard error or interval for ECE, AUROC and FPR@95
         curves = []
+        resamples = pair_resamples(inputs)
         for target, levels in inputs.shifted.items():
             ps = np.array(sorted(levels))
-            points: dict[str, list[tuple[float, float, float, float]]] = {
-                quantity: [] for quantity in SHIFT_QUANTITIES
-            }  # (value, stderr, low, high)
+            points: dict[str, list[Point]] = {quantity: [] for quantity in SHIFT_QUANTITIES}
             for p in ps:
-                chosen, rejected = levels[p]
-                acc = accuracy(chosen, rejected, ties=o.ties, clusters=inputs.clusters)
-                conf = confidence(chosen, rejected)
-                conf_se = clustered_stderr(conf, inputs.clusters)
-                shifted = detector_scores(o.detector, chosen, rejected)
-                points["accuracy"].append((acc.value, acc.stderr, acc.ci_low, acc.ci_high))
-                points["confidence"].append((conf.mean(), conf_se, nan, nan))
-                points["ece"].append(
-                    (ece(chosen, rejected, n_bins=o.n_bins, ties=o.ties).value, nan, nan, nan)
-                )
-                points["auroc"].append((auroc(in_dist, shifted), nan, nan, nan))
-                points["fpr95"].append((fpr_at_95_tpr(in_dist, shifted), nan, nan, nan))
+                for quantity, point in self._points(inputs, resamples, *levels[p]).items():
+                    points[quantity].append(point)
             for quantity, rows in points.items():
                 value, stderr, low, high = np.array(rows, dtype=float).T
-                label = f"{SHIFT_QUANTITIES[quantity][0]} under {target} shift"
+                interval = {} if quantity in CLOSED_FORM else {"interval": PROMPT_BOOTSTRAP}
+                if quantity == "ece":
+                    interval["approximate"] = CONSERVATIVE_ECE
                 curves.append(
                     CurveValue(
                         shift_curve_key(quantity, target),
-                        label,
+                        f"{SHIFT_QUANTITIES[quantity][0]} under {target} shift",
                         "p",
                         ps,
                         value,
                         stderr,
                         low,
                         high,
-                        params={"target": target, "detector": o.detector},
+                        params={"target": target, "detector": o.detector, **interval},
                     )
                 )
         return MetricOutput(curves=curves)
+
+    def _points(
+        self, inputs: PairInputs, resamples: np.ndarray, chosen: np.ndarray, rejected: np.ndarray
+    ) -> dict[str, Point]:
+        """Each quantity's (value, stderr, low, high) on one shift level's pairs: accuracy's
+        and confidence's clustered ± (accuracy's Wilson interval), and a prompt bootstrap on
+        ``resamples`` for ECE, AUROC and FPR@95, which have no closed form."""
+        o = self.options
+        acc = accuracy(chosen, rejected, ties=o.ties, clusters=inputs.clusters)
+        conf = confidence(chosen, rejected)
+        in_dist = detector_scores(o.detector, inputs.chosen, inputs.rejected)
+        shifted = detector_scores(o.detector, chosen, rejected)
+        bootstrapped_points = {
+            "ece": (
+                ece(chosen, rejected, n_bins=o.n_bins, ties=o.ties).value,
+                resampled_ece(chosen, rejected, resamples, n_bins=o.n_bins, ties=o.ties),
+            ),
+            "auroc": (auroc(in_dist, shifted), resampled_auroc(in_dist, shifted, resamples)),
+            "fpr95": (
+                fpr_at_95_tpr(in_dist, shifted),
+                resampled_fpr95(in_dist, shifted, resamples),
+            ),
+        }
+        points = {
+            "accuracy": (acc.value, acc.stderr, acc.ci_low, acc.ci_high),
+            "confidence": (conf.mean(), clustered_stderr(conf, inputs.clusters), NAN, NAN),
+        }
+        for quantity, (value, resampled) in bootstrapped_points.items():
+            interval = pair_interval(value, resampled)
+            points[quantity] = (value, interval.stderr, interval.ci_low, interval.ci_high)
+        return points
 
 
 @hookimpl

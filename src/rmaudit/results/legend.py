@@ -19,6 +19,10 @@ from rmaudit.display.formatting import eta_label, format_number, short_label
 from rmaudit.results.summary import Column, OracleScale, RunSummary
 
 #: (predicate on a column's key, its explanation), in the order the legend lists them
+#: the pair metrics whose ± and interval come from a bootstrap over prompts
+BOOTSTRAPPED = ("ece", "bt_ece", "ood_auroc", "ood_fpr95")
+
+
 _PAIR_LINES = (
     (
         lambda key: key == "accuracy" or key.startswith("accuracy["),
@@ -135,7 +139,19 @@ def legend(
     unit = "prompts" if summary.run.benchmark_id else pairs
     if summary.pairs and summary.run.benchmark_id:
         unit = f"prompts ({pairs}, for the pair metrics)"
-    lines.append(f"±: standard error across {unit}.")
+    bootstrapped = any(key in BOOTSTRAPPED for key in keys) or any(
+        key.startswith(SHIFT_CURVE_PREFIX) for _, key in summary.curve_keys()
+    )
+    lines.append(
+        f"±: standard error across {unit}"
+        + (
+            "; ECE, BT-ECE, AUROC and FPR@95 (also under shift): the bootstrap's over prompts, "
+            "its 95% interval for the value expected on as many pairs (a binned ECE's lies "
+            "above the population calibration error)."
+            if bootstrapped
+            else "."
+        )
+    )
     lines += summary.notes  # what an interval or an estimate at this size does not cover
     if terminal:
         lines += _next_steps(summary, db_path or "DB")

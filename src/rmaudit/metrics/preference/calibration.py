@@ -56,6 +56,17 @@ class CalibrationResult:
         return wilson_interval(self.accuracy, count, ci)
 
 
+def bin_index(binned_on: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Each value's bin among I_1 = [e_0, e_1], I_m = (e_{m-1}, e_m]."""
+    # side="left" puts a value equal to an inner edge e_m in the bin that ends at e_m.
+    return np.searchsorted(edges[1:-1], binned_on, side="left")
+
+
+def confidence_edges(n_bins: int) -> np.ndarray:
+    """The edges of :func:`ece`'s ``n_bins`` equal-width confidence bins on [0, 1]."""
+    return np.linspace(0.0, 1.0, check_integer(n_bins, "n_bins", minimum=1) + 1)
+
+
 def _binned_calibration(
     binned_on: np.ndarray,
     edges: np.ndarray,
@@ -66,8 +77,7 @@ def _binned_calibration(
     """ECE over bins I_1 = [e_0, e_1], I_m = (e_{m-1}, e_m]: Σ_m |B_m|/n · |conf(B_m) −
     acc(B_m)|; with ``clusters``, each bin's effective count for its interval."""
     n_bins = edges.size - 1
-    # side="left" puts a value equal to an inner edge e_m in the bin that ends at e_m.
-    bins = np.searchsorted(edges[1:-1], binned_on, side="left")
+    bins = bin_index(binned_on, edges)
     count = np.bincount(bins, minlength=n_bins)
     conf_sum = np.bincount(bins, weights=conf, minlength=n_bins)
     acc_sum = np.bincount(bins, weights=credit, minlength=n_bins)
@@ -114,10 +124,9 @@ def ece(
     >>> round(result.value, 4), result.count.tolist()
     (0.3273, [0, 0, 0, 0, 1, 0, 0, 0, 2, 1])
     """
-    n_bins = check_integer(n_bins, "n_bins", minimum=1)
     conf = confidence(chosen, rejected)
     credit = pair_credit(chosen, rejected, ties=ties)
-    return _binned_calibration(conf, np.linspace(0.0, 1.0, n_bins + 1), conf, credit, clusters)
+    return _binned_calibration(conf, confidence_edges(n_bins), conf, credit, clusters)
 
 
 def bt_ece(

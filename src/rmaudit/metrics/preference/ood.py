@@ -26,7 +26,7 @@ def energy_score(chosen: ArrayLike, rejected: ArrayLike) -> np.ndarray:
     return -np.logaddexp(chosen_scores, rejected_scores)
 
 
-def _detector_scores(id_scores: Any, ood_scores: Any) -> tuple[np.ndarray, np.ndarray]:
+def check_detector_scores(id_scores: Any, ood_scores: Any) -> tuple[np.ndarray, np.ndarray]:
     return check_scores(id_scores, "id_scores"), check_scores(ood_scores, "ood_scores")
 
 
@@ -42,7 +42,7 @@ def auroc(id_scores: ArrayLike, ood_scores: ArrayLike) -> float:
     >>> auroc([3.0, 2.0, 1.0], [1.0, 0.0])
     0.9166666666666666
     """
-    ind, ood = _detector_scores(id_scores, ood_scores)
+    ind, ood = check_detector_scores(id_scores, ood_scores)
     from scipy.stats import rankdata  # scipy.stats loads only when AUROC is computed
 
     ranks = rankdata(np.concatenate([ind, ood]))  # ties share their average rank
@@ -63,7 +63,7 @@ def fpr_at_95_tpr(id_scores: ArrayLike, ood_scores: ArrayLike) -> float:
     >>> fpr_at_95_tpr(ind, [0.0, 1.0, 2.0, 3.0])        # 2 and 3 are accepted
     0.5
     """
-    ind, ood = _detector_scores(id_scores, ood_scores)
+    ind, ood = check_detector_scores(id_scores, ood_scores)
     k = (95 * ind.size + 99) // 100  # ⌈0.95 n⌉ in integers, free of float rounding
     threshold = np.partition(ind, ind.size - k)[ind.size - k]
     return float(np.count_nonzero(ood >= threshold) / ood.size)

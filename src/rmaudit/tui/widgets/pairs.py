@@ -53,7 +53,7 @@ class ShiftView(CurvePlot):
     def __init__(self, context: PanelContext) -> None:
         self.context = context
         self.quantity = self.QUANTITIES[0]
-        super().__init__(*self._plot_args(), legend=self._shift_legend(), bands=False)
+        super().__init__(*self._plot_args(), legend=self._shift_legend())
 
     def _plot_args(self) -> tuple:
         title, higher_is_better = SHIFT_QUANTITIES[self.quantity]
@@ -113,7 +113,7 @@ class ShiftView(CurvePlot):
                 for target in targets
             ]
         )
-        return assemble(rms, "\n", styles, ("(no ± bands: stderr in rmaudit report)", "dim"))
+        return assemble(rms, "\n", styles, ("(band: ± stderr across prompts)", "dim"))
 
     def next_view(self) -> None:
         """Show the next quantity (the Curves screen's v key)."""
