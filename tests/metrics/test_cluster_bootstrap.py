@@ -12,6 +12,7 @@ from rmaudit.default_plugins.shift_metrics import OODDetection, ShiftCurves, det
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics import auroc, ece, fpr_at_95_tpr
 from rmaudit.metrics.cluster_bootstrap import cluster_bootstrap, resample_counts
+from rmaudit.metrics.preference import resampled
 from rmaudit.metrics.preference.resampled import (
     resampled_auroc,
     resampled_ece,
@@ -54,7 +55,20 @@ def test_resampling_clusters_keeps_their_items_together():
         cluster_bootstrap(lambda i: 0.0, 3, ["a"])
 
 
-def test_resampled_ece_auroc_and_fpr_equal_the_metrics_on_each_resamples_pairs():
+def test_a_large_file_is_resampled_in_blocks_that_are_each_a_full_resample():
+    # 12,000 clusters of two: 166 rows a block, so 500 resamples take four blocks
+    counts = resample_counts(24_000, [i // 2 for i in range(24_000)], draws=500, seed=5)
+    assert counts.dtype == np.int32 and counts.shape == (500, 24_000)
+    assert (counts.sum(axis=1) == 24_000).all() and (counts[:, 0::2] == counts[:, 1::2]).all()
+    drawn = counts[:, 0::2]  # a cluster's draws: binomial(12,000, 1/12,000), variance ≈ 1
+    assert abs(drawn.var() - 1.0) < 0.01 and len({r.tobytes() for r in drawn}) == 500
+
+
+@pytest.mark.parametrize("chunk_cells", [137, 1000, 10**9])  # one row, several, all at once
+def test_resampled_ece_auroc_and_fpr_equal_the_metrics_on_each_resamples_pairs(
+    chunk_cells, monkeypatch
+):
+    monkeypatch.setattr(resampled, "CHUNK_CELLS", chunk_cells)
     # rounded scores: ties within and between the ID and OOD sets; three pairs a prompt
     rng = np.random.default_rng(1)
     chosen, rejected, ind, ood = np.round(rng.normal(0.0, 1.0, (4, 137)), 1)

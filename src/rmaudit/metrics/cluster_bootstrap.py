@@ -48,10 +48,17 @@ def resample_counts(
         _, index = np.unique([str(c) for c in clusters], return_inverse=True)
     n_clusters = int(index.max()) + 1
     rng = np.random.default_rng(check_integer(seed, "seed", minimum=0))
-    drawn = rng.integers(0, n_clusters, (draws, n_clusters))
-    offsets = n_clusters * np.arange(draws)[:, None]
-    per_cluster = np.bincount((drawn + offsets).ravel(), minlength=draws * n_clusters)
-    return per_cluster.reshape(draws, n_clusters)[:, index]
+    # int32 (a count never exceeds the clusters), drawn in blocks of rows: a 100k-pair file
+    # holds one 200 MB array, not several of 400 MB; the blocks draw the same stream
+    counts = np.empty((draws, items), dtype=np.int32)
+    rows = max(1, 2_000_000 // n_clusters)
+    for start in range(0, draws, rows):
+        block = min(rows, draws - start)
+        drawn = rng.integers(0, n_clusters, (block, n_clusters))
+        drawn += n_clusters * np.arange(block)[:, None]
+        per_cluster = np.bincount(drawn.ravel(), minlength=block * n_clusters)
+        counts[start : start + block] = per_cluster.reshape(block, n_clusters)[:, index]
+    return counts
 
 
 def centred_interval(

@@ -9,6 +9,8 @@ with sorted cumulative counts instead of once per resample (a shift sweep has 45
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from rmaudit.errors import MetricInputError
@@ -16,6 +18,16 @@ from rmaudit.metrics.preference._inputs import ArrayLike, check_pair_scores
 from rmaudit.metrics.preference.accuracy import pair_credit
 from rmaudit.metrics.preference.calibration import bin_index, confidence, confidence_edges
 from rmaudit.metrics.preference.ood import check_detector_scores
+
+#: the most cells of a (resamples × pairs) array one step holds: the statistics run over the
+#: resamples in chunks, so a 100k-pair file needs tens of MB per temporary, not gigabytes
+CHUNK_CELLS = 2_000_000
+
+
+def _in_chunks(counts: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """``statistic`` of each row of ``counts``, over blocks of rows of at most CHUNK_CELLS."""
+    rows = max(1, CHUNK_CELLS // max(1, counts.shape[1]))
+    return np.concatenate([statistic(counts[i : i + rows]) for i in range(0, len(counts), rows)])
 
 
 def resampled_ece(
@@ -34,7 +46,9 @@ def resampled_ece(
     edges = confidence_edges(n_bins)
     in_bin = np.zeros((gap.size, edges.size - 1))
     in_bin[np.arange(gap.size), bin_index(conf, edges)] = 1.0
-    return np.abs((counts * gap) @ in_bin).sum(axis=1) / counts.sum(axis=1)
+    return _in_chunks(
+        counts, lambda block: np.abs((block * gap) @ in_bin).sum(axis=1) / block.sum(axis=1)
+    )
 
 
 def _paired(id_scores: ArrayLike, ood_scores: ArrayLike, counts: np.ndarray) -> tuple:
@@ -49,13 +63,12 @@ def _paired(id_scores: ArrayLike, ood_scores: ArrayLike, counts: np.ndarray) -> 
     return ind, ood
 
 
-def _cumulative_ood(ood: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The OOD scores sorted, and the counts of the first j of them (j = 0 … n) as an
-    (n + 1) × draws array (pairs first: numpy sums rows fastest)."""
-    order = np.argsort(ood, kind="stable")
-    cumulative = np.zeros((ood.size + 1, counts.shape[0]), dtype=counts.dtype)
+def _cumulative(counts: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """The counts of the first j positions of ``order`` (j = 0 … n) as an (n + 1) × draws
+    array (pairs first: numpy sums rows fastest)."""
+    cumulative = np.zeros((order.size + 1, counts.shape[0]), dtype=np.int64)
     np.cumsum(counts.T[order], axis=0, out=cumulative[1:])
-    return ood[order], cumulative
+    return cumulative
 
 
 def resampled_auroc(id_scores: ArrayLike, ood_scores: ArrayLike, counts: np.ndarray) -> np.ndarray:
@@ -63,22 +76,33 @@ def resampled_auroc(id_scores: ArrayLike, ood_scores: ArrayLike, counts: np.ndar
     5.3), the ID and OOD score at one position drawn together: Σ_i c_i·(#OOD below s_i +
     #OOD at or below s_i)/2 over (Σ c)²."""
     ind, ood = _paired(id_scores, ood_scores, counts)
-    ood_sorted, cumulative = _cumulative_ood(ood, counts)
-    below = cumulative[np.searchsorted(ood_sorted, ind, side="left")]
-    at_or_below = cumulative[np.searchsorted(ood_sorted, ind, side="right")]
-    total = counts.sum(axis=1)
-    return (counts.T * (below + at_or_below)).sum(axis=0) / 2.0 / total.astype(float) ** 2
+    order = np.argsort(ood, kind="stable")
+    left = np.searchsorted(ood[order], ind, side="left")
+    right = np.searchsorted(ood[order], ind, side="right")
+
+    def auroc_of(block: np.ndarray) -> np.ndarray:
+        cumulative = _cumulative(block, order)
+        pairs_below = (block.T * (cumulative[left] + cumulative[right])).sum(axis=0)
+        return pairs_below / 2.0 / block.sum(axis=1).astype(float) ** 2
+
+    return _in_chunks(counts, auroc_of)
 
 
 def resampled_fpr95(id_scores: ArrayLike, ood_scores: ArrayLike, counts: np.ndarray) -> np.ndarray:
     """Each resample's FPR@95 (RMs Under Distribution Shift Sec. 5.3): the threshold is its
     k-th largest ID score, k = ⌈0.95·(Σ c)⌉, and the OOD scores at or above it are accepted."""
     ind, ood = _paired(id_scores, ood_scores, counts)
-    total = counts.sum(axis=1)
-    k = (95 * total + 99) // 100  # ⌈0.95 n⌉ in integers, as fpr_at_95_tpr
     descending = np.argsort(-ind, kind="stable")
-    reached = np.cumsum(counts.T[descending], axis=0) >= k
-    threshold = ind[descending][np.argmax(reached, axis=0)]
-    ood_sorted, cumulative = _cumulative_ood(ood, counts)
-    below = cumulative[np.searchsorted(ood_sorted, threshold, side="left"), np.arange(total.size)]
-    return (total - below) / total
+    order = np.argsort(ood, kind="stable")
+
+    def fpr_of(block: np.ndarray) -> np.ndarray:
+        total = block.sum(axis=1, dtype=np.int64)
+        k = (95 * total + 99) // 100  # ⌈0.95 n⌉ in integers, as fpr_at_95_tpr
+        reached = np.cumsum(block.T[descending], axis=0) >= k
+        threshold = ind[descending][np.argmax(reached, axis=0)]
+        below = _cumulative(block, order)[
+            np.searchsorted(ood[order], threshold, side="left"), np.arange(total.size)
+        ]
+        return (total - below) / total
+
+    return _in_chunks(counts, fpr_of)
