@@ -18,6 +18,7 @@ from scipy.stats import norm
 from rmaudit.metrics import style_difficulty
 from rmaudit.recipe import load_recipe
 from rmaudit.report import build_figures
+from rmaudit.report.markdown import shift_tables
 from rmaudit.results.run_index import open_for_reading, resolve_run
 from rmaudit.results.summary import load_summary
 from rmaudit.run import Runner
@@ -308,3 +309,26 @@ def test_a_figure_title_promises_a_band_only_where_one_is_drawn():
     summary.curves = {("k", "shift", "acc"): with_band, ("k", "shift", "ece"): without}
     assert band_drawn(summary, {("shift", "acc")}) == "±1 stderr"
     assert "no interval" in band_drawn(summary, {("shift", "ece")})
+
+
+def test_the_markdown_shift_tables_give_each_point_its_stored_standard_error(pairs_db):
+    store = open_for_reading(pairs_db)
+    try:
+        summary = load_summary(store, resolve_run(store, None))
+    finally:
+        store.close()
+    cells = [
+        cell.strip()
+        for line in shift_tables(summary)
+        if line.startswith("|") and "---" not in line and "reward model" not in line
+        for cell in line.strip("|").split("|")[2:]
+    ]
+    with sqlite3.connect(pairs_db) as db:
+        stored = db.execute(
+            "select value, stderr from curves where key like 'shift_%' and stderr is not null"
+        ).fetchall()
+    with_stderr = [c for c in cells if " ± " in c]
+    assert with_stderr and len(with_stderr) == len(cells)  # every point here has a stderr
+    for cell in with_stderr:
+        value, stderr = (float(x) for x in cell.split(" ± "))
+        assert any(abs(value - v) < 5e-4 and abs(stderr - s) < 5e-4 for v, s in stored), cell
