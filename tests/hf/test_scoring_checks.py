@@ -124,6 +124,13 @@ def test_the_checks_score_the_sample_as_the_run_does(tiny_models, items):
     scored = np.array(build(HFClassifier, model=tiny_models["llama-rm"]).score(items))
     assert len(kept) == len(items)
     assert np.max(np.abs(kept - scored)) <= 1e-5 * max(1.0, float(np.max(np.abs(scored))))
+    # counted as scored, but the report's batch dependence re-scores alone only the run's
+    # own scores (the checks compared theirs with alone already)
+    report = rm.report()
+    assert report["inputs scored"] == len(items)
+    assert "batch dependence: inputs checked" not in report
+    rm.score(items[:3])
+    assert rm.report()["batch dependence: inputs checked"] == 3
 
 
 def test_a_template_writing_bos_twice_fails_the_template_check(defective, items):

@@ -129,7 +129,7 @@ def run_checks(
     )
     batched = np.empty(len(sample))
     for batch in passes.batches:
-        batched[batch] = rm.score([sample[i] for i in batch])
+        batched[batch] = rm.score_counted([sample[i] for i in batch])
     alone = dict(zip(passes.alone, _scores_alone(rm, sample, passes.alone), strict=True))
     again = _scores_alone(rm, sample, passes.repeated)
     with _in_dtype(rm, other_dtype):
