@@ -63,8 +63,9 @@ def plan(
     run; ``pad_multiple``, ``packed``: the run's batching).  The longest item is a batch of
     its own: the run batches it with items of its own length, and it would pad any of the
     sample's.  A row as long as its batch's width (its longest row's, rounded up to
-    ``pad_multiple``) reads no padding, so alone it would be computed as in its batch: only
-    the rows that read padding are scored alone for batch invariance (every row, packed).
+    ``pad_multiple``) reads no padding, so what batch invariance catches (a pooling that
+    reads a pad token, a mask ignored, padding on the wrong side) cannot show on it: only
+    the rows that read padding are scored alone (every row, packed: a pack moves them all).
     The longest item is left out of every extra pass (it costs the most alone);
     determinism takes the shortest items, numerics items spread evenly over the others'
     lengths (as long as the sample's on average)."""
