@@ -110,7 +110,8 @@ def test_dropout_left_on_at_inference_fails_determinism(defective, items):
     rm = build(HFClassifier, model=defective["dropout-rm"], trust_remote_code=True)
     checks = rm.scoring_checks(items)
     check = by_name(checks)["determinism"]
-    assert check.status == "warn" and "two passes differ by up to" in check.finding
+    assert check.status == "warn" and "two passes of 4 items differ by up to" in check.finding
+    assert check.figures["items scored twice"] == 4
     assert check.fix.startswith("set deterministic = true")
     assert check.figures["largest difference"] > 0
     # independently: the same items scored twice do not agree

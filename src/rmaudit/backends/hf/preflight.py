@@ -258,13 +258,15 @@ def numerics(
 def determinism(first: np.ndarray, second: np.ndarray) -> ScoringCheck:
     """The sample scored twice the same way gives the same scores, bit for bit."""
     diff = float(np.max(np.abs(first - second))) if len(first) else 0.0
-    figures = {"largest difference": diff}
+    figures = {"items scored twice": len(first), "largest difference": diff}
     if diff == 0.0:
-        return ScoringCheck("determinism", "pass", "two passes identical", figures)
+        return ScoringCheck(
+            "determinism", "pass", f"two passes of {len(first)} items identical", figures
+        )
     return ScoringCheck(
         "determinism",
         "warn",
-        f"two passes differ by up to {diff:.3g}",
+        f"two passes of {len(first)} items differ by up to {diff:.3g}",
         figures,
         "set deterministic = true (deterministic kernels, each input alone)",
     )
