@@ -6,14 +6,17 @@ Per suite found under ``--data-dir`` (the layout of rmaudit's shared data folder
 by the suite's own recipe in a fresh SQLite file; the model is bench_gpu.py's ``cpu`` preset
 ``llama-5m`` (a random-weight 5M-parameter Llama classifier, 4,096 positions) with a
 byte-level BPE trained on the suite's texts and a chat template — loaded as ``hf-classifier``
-loads any checkpoint, CPU defaults (batches of 8 rows).  Timed: the checks on the run's
-sample (its size from the suite's, ``rmaudit.run.scoring_checks.sample_size``, the longest
-and shortest included), not counting the model's loading, and the scoring of every item in
-calls of 256 (the recipe's batch size), or of the first ``--max-items`` of a seeded shuffle,
-extrapolated to every item by their characters (marked ``≈``).  The run keeps the sample's
-scores from the checks, so their cost is the checks' time less what scoring those items
-costs in the full scoring (its time × their share of the characters); the model's one-time
-warm-up (its first forward passes) is paid before either is timed.
+loads any checkpoint, CPU defaults (batches of 8 rows), one thread.  Timed, as the process's
+CPU time (so other jobs on a shared machine slow both alike rather than one of them): the
+checks on the run's sample (its size from the suite's,
+``rmaudit.run.scoring_checks.sample_size``, the longest and shortest included), not counting
+the model's loading, and the scoring of every item in calls of 256 (the recipe's batch size),
+or of the first ``--max-items`` of a seeded shuffle, extrapolated to every item by their
+characters (marked ``≈``).  The run keeps the sample's scores from the checks, so their cost
+is the checks' time less what scoring those items costs in the full scoring (its time ×
+their share of the characters); the model's one-time warm-up (its first forward passes) is
+paid before either is timed.  Checks and scoring alternate ``--repeats`` times; the table
+gives the median and the range of each.
 
     python benchmarks/bench_preflight.py                   # every suite found, CPU
     python benchmarks/bench_preflight.py --suites llmbar --max-items 0
@@ -24,9 +27,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -80,6 +85,20 @@ def classifier(items: list, folder: Path, preset: str) -> HFClassifier:
     )
 
 
+@dataclass(frozen=True)
+class Repeat:
+    """One repeat's CPU seconds: the checks, the scoring (extrapolated to every item), and
+    the checks' cost: their time less that of the scores the run keeps from them."""
+
+    checks_s: float
+    scoring_s: float
+    extra_s: float
+
+    @property
+    def overhead(self) -> float:
+        return self.extra_s / self.scoring_s
+
+
 def measure(name: str, items: list, folder: Path, args) -> dict:
     rm = classifier(items, folder / f"{name}-model", args.preset)
     sizes = [len(p.text) + len(r.text) for p, r in items]
@@ -89,23 +108,26 @@ def measure(name: str, items: list, folder: Path, args) -> dict:
     # a model's first forward passes pay a one-time warm-up, which the run's first batches
     # pay with or without the checks: paid here, untimed, before either
     rm.score([by_id[i] for i in sample[1:2]] * 2)
-    checks = rm.scoring_checks([by_id[i] for i in sample])
-    assert len(checks.scores) == len(sample)  # kept by the run
     order = np.random.default_rng(0).permutation(len(items))
     timed = order if not args.max_items else order[: args.max_items]
-    started = time.perf_counter()
-    for start in range(0, len(timed), CALL_ITEMS):
-        rm.score([items[i] for i in timed[start : start + CALL_ITEMS]])
-    seconds = time.perf_counter() - started
     scale = sum(sizes) / sum(sizes[i] for i in timed)
     kept = sum(len(by_id[i][0].text) + len(by_id[i][1].text) for i in sample) / sum(sizes)
+    repeats = []
+    for _ in range(args.repeats):  # alternating, so a change of load weighs on both
+        started = time.process_time()
+        checks = rm.scoring_checks([by_id[i] for i in sample])
+        checks_s = time.process_time() - started
+        assert len(checks.scores) == len(sample)  # kept by the run
+        started = time.process_time()
+        for start in range(0, len(timed), CALL_ITEMS):
+            rm.score([items[i] for i in timed[start : start + CALL_ITEMS]])
+        scoring_s = (time.process_time() - started) * scale
+        repeats.append(Repeat(checks_s, scoring_s, checks_s - kept * scoring_s))
     return {
         "suite": name,
         "items": len(items),
         "sample": len(sample),
-        "checks_s": checks.seconds,
-        "extra_s": checks.seconds - kept * seconds * scale,
-        "scoring_s": seconds * scale,
+        "repeats": repeats,
         "extrapolated": len(timed) < len(items),
         "statuses": " ".join(f"{c.name}: {c.status}" for c in checks.checks),
     }
@@ -122,13 +144,20 @@ def main() -> None:
     parser.add_argument(
         "--max-items", type=int, default=1000, help="items scored, then extrapolated (0: all)"
     )
-    args = parse_args(parser, {"suites": [], "preset": "smoke", "sample": 16, "max_items": 0})
+    parser.add_argument("--repeats", type=int, default=5, help="checks and scoring, alternating")
+    args = parse_args(
+        parser, {"suites": [], "preset": "smoke", "sample": 16, "max_items": 0, "repeats": 1}
+    )
     torch.set_num_threads(1)  # on a shared machine more threads spin against each other
     print(
-        "| suite | items scored | scoring | sample | checks | less the kept scores "
-        "| overhead | checks |"
+        f"CPU seconds, median (range) of {args.repeats} alternating repeats; load average "
+        f"{os.getloadavg()[0]:.1f} at the start"
     )
-    print("|---|---|---|---|---|---|---|---|", flush=True)
+    print(
+        "| suite | items scored | scoring | sample | checks | less the kept scores "
+        "| overhead | each repeat's overhead | checks |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         if not args.suites:  # --smoke: synthetic texts, no data needed
@@ -141,12 +170,23 @@ def main() -> None:
             print_row(measure(name, items, folder, args))
 
 
+def _median_range(values: list[float], unit: str, mark: str) -> str:
+    low, high = min(values), max(values)
+    spread = f" ({low:{unit}}–{high:{unit}})" if len(values) > 1 else ""
+    return f"{mark}{statistics.median(values):{unit}}{spread}"
+
+
 def print_row(r: dict) -> None:
     mark = "≈ " if r["extrapolated"] else ""
+    repeats = r["repeats"]
+    each = ", ".join(f"{x.overhead:.1%}" for x in repeats)
     print(
-        f"| {r['suite']} | {r['items']:,} | {mark}{r['scoring_s']:.1f} s | {r['sample']} | "
-        f"{r['checks_s']:.1f} s | {mark}{r['extra_s']:.1f} s | "
-        f"{mark}{r['extra_s'] / r['scoring_s']:.1%} | {r['statuses']} |",
+        f"| {r['suite']} | {r['items']:,} "
+        f"| {_median_range([x.scoring_s for x in repeats], '.1f', mark)} s | {r['sample']} "
+        f"| {_median_range([x.checks_s for x in repeats], '.2f', '')} s "
+        f"| {_median_range([x.extra_s for x in repeats], '.2f', mark)} s "
+        f"| {_median_range([x.overhead for x in repeats], '.1%', mark)} | {each} "
+        f"| {r['statuses']} |",
         flush=True,
     )
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from rmaudit.backends.hf import preflight
 from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
+from rmaudit.default_plugins.huggingface.checks import plan
 from rmaudit.run.scoring_checks import (
     MAX_SAMPLE,
     MIN_SAMPLE,
@@ -75,3 +76,32 @@ def test_the_sample_size_follows_the_stage_between_its_bounds():
     assert [sample_size(n) for n in (10, 838, 1600, 4721, 36800)] == [16, 16, 32, 64, 64]
     assert sample_size(838, 40) == 40  # --preflight-sample wins
     assert (MIN_SAMPLE, MAX_SAMPLE, SAMPLE_SHARE) == (16, 64, 50)
+
+
+def test_the_checks_score_alone_the_rows_that_read_padding_and_the_shortest_twice():
+    """Brute force on the plan's own batches: a row reads padding where it is shorter than
+    its batch's longest row rounded up to the padding multiple; packed, every row does."""
+    sizes = [969, 27, 782, 521, 305, 63, 63, 58, 57, 130, 87, 304, 177, 132, 76, 70]
+    passes = plan(sizes, half=False)
+    assert sorted(i for batch in passes.batches for i in batch) == list(range(len(sizes)))
+    assert passes.batches[0] == [0]  # the longest, alone
+    for multiple in (1, 64):
+        passes = plan(sizes, half=False, pad_multiple=multiple)
+        widths = {
+            i: -(-max(sizes[j] for j in b) // multiple) * multiple
+            for b in passes.batches
+            for i in b
+        }
+        reads_padding = [i for i in range(1, len(sizes)) if sizes[i] < widths[i]]
+        assert passes.padded == reads_padding
+        # no size here is a multiple of 64: then every row but the longest reads padding
+        assert (len(reads_padding) < len(sizes) - 1) == (multiple == 1)
+    packed = plan(sizes, half=False, packed=True)
+    assert packed.padded == list(range(1, len(sizes)))
+    # determinism: the four shortest, scored alone twice; a float32 run's bfloat16 on them
+    shortest = sorted(range(len(sizes)), key=lambda i: sizes[i])[:4]
+    assert passes.repeated == passes.compared == sorted(shortest)
+    assert set(passes.alone) == set(passes.padded) | set(shortest)
+    # a half-precision run compares every item but the longest with float32 (16 at least)
+    half = plan(sizes, half=True)
+    assert half.compared == list(range(1, len(sizes))) and set(half.compared) <= set(half.alone)

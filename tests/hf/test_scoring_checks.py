@@ -110,7 +110,8 @@ def test_dropout_left_on_at_inference_fails_determinism(defective, items):
     rm = build(HFClassifier, model=defective["dropout-rm"], trust_remote_code=True)
     checks = rm.scoring_checks(items)
     check = by_name(checks)["determinism"]
-    assert check.status == "warn" and "two passes differ by up to" in check.finding
+    assert check.status == "warn" and "two passes of 4 items differ by up to" in check.finding
+    assert check.figures["items scored twice"] == 4
     assert check.fix.startswith("set deterministic = true")
     assert check.figures["largest difference"] > 0
     # independently: the same items scored twice do not agree
@@ -124,6 +125,13 @@ def test_the_checks_score_the_sample_as_the_run_does(tiny_models, items):
     scored = np.array(build(HFClassifier, model=tiny_models["llama-rm"]).score(items))
     assert len(kept) == len(items)
     assert np.max(np.abs(kept - scored)) <= 1e-5 * max(1.0, float(np.max(np.abs(scored))))
+    # counted as scored, but the report's batch dependence re-scores alone only the run's
+    # own scores (the checks compared theirs with alone already)
+    report = rm.report()
+    assert report["inputs scored"] == len(items)
+    assert "batch dependence: inputs checked" not in report
+    rm.score(items[:3])
+    assert rm.report()["batch dependence: inputs checked"] == 3
 
 
 def test_a_template_writing_bos_twice_fails_the_template_check(defective, items):

@@ -74,10 +74,11 @@ def rounding_step(scores: np.ndarray, dtype: str) -> float:
 
 
 def batch_invariance(batched: np.ndarray, alone: np.ndarray, dtype: str) -> ScoringCheck:
-    """Each item scored inside the run's batches against alone (reward-bench #137)."""
+    """Items scored inside the run's batches against alone (reward-bench #137)."""
     diff = float(np.max(np.abs(batched - alone))) if len(alone) else 0.0
     spread, step = _spread(alone), rounding_step(alone, dtype)
     figures = {
+        "items compared": len(alone),
         "largest difference": diff,
         "score spread (SD)": spread,
         "rounding step": step,
@@ -104,7 +105,7 @@ def batch_invariance(batched: np.ndarray, alone: np.ndarray, dtype: str) -> Scor
     return ScoringCheck(
         "batch invariance",
         "pass",
-        f"batched = alone to {diff:.2g} ({dtype} rounding step {step:.2g})",
+        f"batched = alone to {diff:.2g} on {len(alone)} items ({dtype} rounding step {step:.2g})",
         figures,
     )
 
@@ -257,13 +258,15 @@ def numerics(
 def determinism(first: np.ndarray, second: np.ndarray) -> ScoringCheck:
     """The sample scored twice the same way gives the same scores, bit for bit."""
     diff = float(np.max(np.abs(first - second))) if len(first) else 0.0
-    figures = {"largest difference": diff}
+    figures = {"items scored twice": len(first), "largest difference": diff}
     if diff == 0.0:
-        return ScoringCheck("determinism", "pass", "two passes identical", figures)
+        return ScoringCheck(
+            "determinism", "pass", f"two passes of {len(first)} items identical", figures
+        )
     return ScoringCheck(
         "determinism",
         "warn",
-        f"two passes differ by up to {diff:.3g}",
+        f"two passes of {len(first)} items differ by up to {diff:.3g}",
         figures,
         "set deterministic = true (deterministic kernels, each input alone)",
     )

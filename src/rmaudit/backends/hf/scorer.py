@@ -17,6 +17,8 @@ CPU in a 3-column classifier head) — so the mode trades speed for it.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -54,9 +56,21 @@ def _compile(module, setting: bool | str, field: str = "compile") -> None:
     module.compile(backend=backend)
 
 
+@dataclasses.dataclass(frozen=True)
+class Verdicts:
+    """What a scorer's load-time probes found about the model's architecture (not its
+    dtype): whether it gives per-token outputs (a decoder classifier's head runs alone on
+    the pooled tokens; a causal LM's log-probabilities always do), and whether packed
+    sequences get the outputs they get alone."""
+
+    head_alone: bool
+    packing_passes: bool
+
+
 class Scorer:
     """``kind`` 'classifier': logits at each row's ``pool_at``; 'logprobs': a causal LM's
-    log-probabilities of each row's tokens from ``start`` on."""
+    log-probabilities of each row's tokens from ``start`` on; ``verdicts``: the probes'
+    findings on another copy of the same model, taken rather than probed again."""
 
     #: the positions of a row whose outputs are read (its pooled token, or its scored tokens)
     read: Callable[[Any], Sequence[int]]
@@ -69,18 +83,24 @@ class Scorer:
         kind: Literal["classifier", "logprobs"],
         max_length: int | None,
         filler_id: int,
+        verdicts: Verdicts | None = None,
     ) -> None:
         self.model = model
         self.options = options
-        self.kind, self.filler_id = kind, filler_id  # to build the same scorer on a copy
+        self.kind, self.filler_id, self.max_length = kind, filler_id, max_length
         device = next(model.parameters()).device
         cuda = device.type == "cuda"
         if options.deterministic:
             scoring.deterministic_kernels()
         pad_id, compiled, per_token = (
-            self._classifier(filler_id) if kind == "classifier" else self._logprobs(filler_id)
+            self._classifier(filler_id, verdicts)
+            if kind == "classifier"
+            else self._logprobs(filler_id)
         )
-        self.packing_passes = per_token is not None and scoring.packing_works(per_token, model)
+        self.packing_passes = per_token is not None and (
+            verdicts.packing_passes if verdicts else scoring.packing_works(per_token, model)
+        )
+        self.verdicts = Verdicts(per_token is not None, self.packing_passes)
         wanted = options.packing if options.packing is not None else scoring.varlen_attention(model)
         self.packed = bool(wanted and self.packing_passes and not options.deterministic)
         if options.packing and not self.packed:
@@ -119,11 +139,15 @@ class Scorer:
             device, Limits(1, None), pad_id=pad_id, read_positions=self.read, prefetch=0
         )
 
-    def _classifier(self, filler_id: int):
+    def _classifier(self, filler_id: int, verdicts: Verdicts | None):
         """(pad id, module to compile, per-token outputs for the packing check or None)."""
         model = self.model
         scoring.float32_head(model)
-        head, base = scoring.decoder_head(model), scoring.base_model(model)
+        base = scoring.base_model(model)
+        if verdicts is None:
+            head = scoring.decoder_head(model)
+        else:
+            head = model.score if verdicts.head_alone else None
         checkpoint_pad = model.config.get_text_config().pad_token_id
         own_pad_trick = head is None and checkpoint_pad is None
         self.forward = scoring.classifier_forward(model, head, own_pad_trick=own_pad_trick)
@@ -153,6 +177,19 @@ class Scorer:
             filler_id,
             model,
             lambda ids, positions: model(ids, position_ids=positions, use_cache=False).logits,
+        )
+
+    def in_dtype(self, dtype: torch.dtype) -> Scorer:
+        """This scorer on a copy of its model cast to ``dtype`` (the model itself untouched:
+        casting it down and back would round its weights), uncompiled, with this one's
+        verdicts: the probes ask about the architecture, which the cast does not change."""
+        return Scorer(
+            copy.deepcopy(self.model).to(dtype),
+            self.options.model_copy(update={"compile": False}),
+            kind=self.kind,
+            max_length=self.max_length,
+            filler_id=self.filler_id,
+            verdicts=self.verdicts,
         )
 
     def run(

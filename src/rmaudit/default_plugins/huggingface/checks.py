@@ -1,19 +1,20 @@
 """The scoring checks of the Hugging Face reward models (docs/real-models.md, "Scoring
 checks"): the sample scored the ways the checks compare — in the run's batches (scores the run
-keeps), each item alone, a few alone again, some in another dtype — and its inputs rendered,
-handed to :mod:`rmaudit.backends.hf.preflight` to judge."""
+keeps), alone where its batch padded it, a few short items alone again, some in another
+dtype — and its inputs rendered, handed to :mod:`rmaudit.backends.hf.preflight` to judge."""
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rmaudit.backends.conversation import conversation_messages
+from rmaudit.backends.hf.batching import round_up
 from rmaudit.components import Prompt, Response
 from rmaudit.components.scoring_checks import ScoringChecks
 
@@ -25,38 +26,62 @@ HFRewardModel = Any
 
 Pair = tuple[Prompt, Response]
 #: Items scored twice alone for determinism: a nondeterministic model or kernel moves every
-#: score, so a few items show it.
+#: score, so a few items show it, and the shortest cost least.
 DETERMINISM_ITEMS = 4
 #: Items (at least; half the sample where that is more) scored in float32 for the numerics of
 #: a half-precision run: C(16, 2) = 120 pairs at the least, C(32, 2) = 496 on a sample of 64.
 #: A float32 run always passes numerics (bfloat16's figures are for information), so it
 #: scores only the determinism items in bfloat16 (slow on most CPUs).
 NUMERICS_ITEMS = 16
-
-
-def _plan(sizes: Sequence[int], *, half: bool) -> tuple[list[int], list[int], list[int]]:
-    """Which of the sample's items (by index; ``sizes``: their scored token counts) each pass
-    scores: (alone, determinism, numerics; ``half``: for a half-precision run).  The longest
-    is left out of all three: it sets its batch's width and so reads the least padding, it
-    costs the most alone, and it would pad every batch it sat in.  Determinism and numerics
-    take items spread evenly over the rest's lengths, as long as the sample's on average."""
-    by_length = sorted(range(len(sizes)), key=lambda i: (sizes[i], i))
-    rest = by_length[:-1] if len(by_length) > 2 else by_length
-
-    def spread(count: int) -> list[int]:
-        if count >= len(rest):
-            return sorted(rest)
-        picks = np.linspace(0, len(rest) - 1, count).round().astype(int)
-        return sorted(rest[int(j)] for j in picks)
-
-    repeated = spread(DETERMINISM_ITEMS)
-    numerics = spread(max(NUMERICS_ITEMS, len(sizes) // 2)) if half else repeated
-    return sorted(rest), repeated, numerics
-
-
 #: Padded tokens a batch of the checks computes, at most, per token of its rows: the run's
 #: length-sorted batches pad little, a sample's spread of lengths would pad far more.
 PADDED_PER_TOKEN = 1.5
+
+
+@dataclass(frozen=True)
+class Passes:
+    """Which of the sample's items (by index) each pass scores: ``batches`` every item, as
+    the run batches them (the scores the run keeps); ``padded`` the rows that read padding
+    there, scored alone for batch invariance; ``repeated`` scored alone twice
+    (determinism); ``compared`` scored alone in the other dtype (numerics)."""
+
+    batches: list[list[int]]
+    padded: list[int]
+    repeated: list[int]
+    compared: list[int]
+
+    @property
+    def alone(self) -> list[int]:
+        """Every item scored alone in the run's dtype (once: determinism repeats some)."""
+        return sorted({*self.padded, *self.repeated, *self.compared})
+
+
+def plan(
+    sizes: Sequence[int], *, half: bool, pad_multiple: int = 1, packed: bool = False
+) -> Passes:
+    """The passes over a sample of items of ``sizes`` tokens (``half``: a half-precision
+    run; ``pad_multiple``, ``packed``: the run's batching).  The longest item is a batch of
+    its own: the run batches it with items of its own length, and it would pad any of the
+    sample's.  A row as long as its batch's width (its longest row's, rounded up to
+    ``pad_multiple``) reads no padding, so what batch invariance catches (a pooling that
+    reads a pad token, a mask ignored, padding on the wrong side) cannot show on it: only
+    the rows that read padding are scored alone (every row, packed: a pack moves them all).
+    The longest item is left out of every extra pass (it costs the most alone);
+    determinism takes the shortest items, numerics items spread evenly over the others'
+    lengths (as long as the sample's on average)."""
+    by_length = sorted(range(len(sizes)), key=lambda i: (sizes[i], i))
+    rest = by_length[:-1] if len(by_length) > 2 else by_length
+    batches = [by_length[-1:], *_neighbour_batches(by_length[:-1], sizes)] if sizes else []
+    width = {
+        i: round_up(max(sizes[j] for j in batch), pad_multiple) for batch in batches for i in batch
+    }
+    padded = sorted(i for i in rest if packed or sizes[i] < width[i]) or sorted(rest)
+    repeated = sorted(rest[:DETERMINISM_ITEMS])
+    if not half:
+        return Passes(batches, padded, repeated, repeated)
+    count = min(max(NUMERICS_ITEMS, len(sizes) // 2), len(rest))
+    picks = np.linspace(0, len(rest) - 1, count).round().astype(int)
+    return Passes(batches, padded, repeated, sorted(rest[int(j)] for j in picks))
 
 
 def _neighbour_batches(chosen: Sequence[int], sizes: Sequence[int]) -> list[list[int]]:
@@ -86,8 +111,9 @@ def run_checks(
     item's; ``position_limit``: the longest input the model reads (None: unknown).
 
     The sample's scores in the run's batches are the run's own (``ScoringChecks.scores``: the
-    run keeps them, so that pass costs only its batches' extra padding); the checks add each
-    item alone (but the longest), a few of them alone again, and some in the other dtype."""
+    run keeps them, so that pass costs only its batches' extra padding); the checks add the
+    passes :func:`plan` lays out: the rows their batch padded alone, the shortest items alone
+    again, and some items in the other dtype."""
     from rmaudit.backends.hf import preflight
 
     started = time.perf_counter()
@@ -95,16 +121,20 @@ def run_checks(
     model = rm.scorers[0].model
     run_dtype = str(next(model.parameters()).dtype).removeprefix("torch.")
     other_dtype = "bfloat16" if run_dtype == "float32" else "float32"
-    sizes = [len(item.ids) for item in rendered]
-    alone_items, repeated, compared = _plan(sizes, half=run_dtype != "float32")
+    limits = rm.scorers[0].engine.limits
+    passes = plan(
+        [len(item.ids) for item in rendered],
+        half=run_dtype != "float32",
+        pad_multiple=limits.pad_multiple,
+        packed=limits.packed,
+    )
     batched = np.empty(len(sample))
-    for batch in _neighbour_batches(range(len(sample)), sizes):
-        batched[batch] = rm.score([sample[i] for i in batch])
-    alone = dict(zip(alone_items, _scores_alone(rm, sample, alone_items), strict=True))
-    first = np.array([alone[i] for i in repeated])
-    again = _scores_alone(rm, sample, repeated)
+    for batch in passes.batches:
+        batched[batch] = rm.score_counted([sample[i] for i in batch])
+    alone = dict(zip(passes.alone, _scores_alone(rm, sample, passes.alone), strict=True))
+    again = _scores_alone(rm, sample, passes.repeated)
     with _in_dtype(rm, other_dtype):
-        other = _scores_alone(rm, sample, compared)
+        other = _scores_alone(rm, sample, passes.compared)
     tokenizer = rm.tokenizer
     closing = set(tokenizer.all_special_ids) - {
         tokenizer.pad_token_id,
@@ -113,7 +143,7 @@ def run_checks(
     }
     checks = (
         preflight.batch_invariance(
-            batched[alone_items], np.array([alone[i] for i in alone_items]), run_dtype
+            batched[passes.padded], np.array([alone[i] for i in passes.padded]), run_dtype
         ),
         preflight.template(
             rendered,
@@ -128,13 +158,13 @@ def run_checks(
             position_limit=position_limit,
         ),
         preflight.numerics(
-            np.array([alone[i] for i in compared]),
+            np.array([alone[i] for i in passes.compared]),
             other,
             run_dtype=run_dtype,
             other_dtype=other_dtype,
             attention=getattr(model.config, "_attn_implementation", None) or "default",
         ),
-        preflight.determinism(first, again),
+        preflight.determinism(np.array([alone[i] for i in passes.repeated]), again),
     )
     shortest = min(rendered, key=lambda item: len(item.full))
     shown = tokenizer.decode(shortest.ids, skip_special_tokens=False)
@@ -150,23 +180,11 @@ def run_checks(
 
 @contextmanager
 def _in_dtype(rm: HFRewardModel, dtype: str) -> Iterator[None]:
-    """``rm`` scoring through copies of its models in ``dtype`` (a float32 run's models are
-    not touched: casting them down and back would round their weights)."""
+    """``rm`` scoring through copies of its models in ``dtype`` (its own are not touched)."""
     from rmaudit.backends.hf.runtime import DTYPES
-    from rmaudit.backends.hf.scorer import Scorer
 
-    options = rm.options.model_copy(update={"compile": False})
     saved = rm.scorers
-    rm.scorers = [
-        Scorer(
-            copy.deepcopy(scorer.model).to(DTYPES[dtype]),
-            options,
-            kind=scorer.kind,
-            max_length=rm.max_length,
-            filler_id=scorer.filler_id,
-        )
-        for scorer in saved
-    ]
+    rm.scorers = [scorer.in_dtype(DTYPES[dtype]) for scorer in saved]
     try:
         yield
     finally:

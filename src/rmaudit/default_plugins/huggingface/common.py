@@ -285,6 +285,15 @@ class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptions
         )
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
+        scores = self.score_counted(batch)
+        room = self.options.batch_dependence_sample - len(self._sample)
+        self._sample.extend(list(zip(batch, scores, strict=True))[: max(room, 0)])
+        return scores
+
+    def score_counted(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
+        """``score``, counted in the report's truncation figures but left out of its batch
+        dependence sample: the scoring checks score their sample so, as the run keeps those
+        scores but the checks compare them with scores alone themselves."""
         self._load()
         scores, truncated = self._scores(batch, alone=False)
         self.truncation.add(
@@ -294,8 +303,6 @@ class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptions
             self.max_length,
             self.options.truncation_side,
         )
-        room = self.options.batch_dependence_sample - len(self._sample)
-        self._sample.extend(list(zip(batch, scores, strict=True))[: max(room, 0)])
         return scores
 
     def _scores(
