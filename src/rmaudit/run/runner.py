@@ -250,18 +250,9 @@ class Runner:
                 ctx.notes.append(found.pair_set.report())
             self._score(found, execute=True)
             with ctx.timed(metrics.STAGE):
-                prompt_ids, outputs = metrics.compute(
-                    ctx, found.benchmark, found.pair_set, found.shifted
-                )
+                results = metrics.compute(ctx, found.benchmark, found.pair_set, found.shifted)
             ctx.timings["total"] = time.perf_counter() - started
-            ctx.db.runs.finish(
-                run_id,
-                metrics.metric_rows(run_id, outputs),
-                metrics.per_prompt_rows(run_id, prompt_ids, outputs),
-                metrics.curve_rows(run_id, outputs),
-                json.dumps(ctx.timings),
-                utc_now(),
-            )
+            ctx.db.runs.finish(run_id, results, json.dumps(ctx.timings), utc_now())
         except BaseException as error:
             status = "interrupted" if isinstance(error, KeyboardInterrupt) else "failed"
             reason = str(error) or type(error).__name__
