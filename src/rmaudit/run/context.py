@@ -161,6 +161,9 @@ class RunContext:
     loaded_prompts: list[tuple[str, dict[str, Any]]] | None = None
     #: The sampler's draw a run's plan made: (selection key, the chosen prompts)
     planned_draw: tuple[str, list[Prompt]] | None = None
+    #: (what, component key) → ids found stored: items are never deleted, so a stage asks the
+    #: store only about the others (a run about those its plan did not find), see ``stored``
+    found_stored: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     #: Runs the component calls of the item stages; connects to Ray, if at all, on first use.
     executor: LocalExecutor | RayExecutor = field(init=False)
 
@@ -209,6 +212,24 @@ class RunContext:
             yield
         finally:
             self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - started
+
+    def stored(self, what: str, key: str, ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` stored: ``what`` is "responses", "pairs", or "labels" or "scores"
+        of the component ``key``; none without a store.  Only ids not found before are
+        looked up (``found_stored``)."""
+        if self.store is None or not ids:
+            return set()
+        items = self.store.items
+        found = self.found_stored.setdefault((what, key), set())
+        asked = [i for i in ids if i not in found]
+        if asked:
+            if what == "labels":
+                found |= items.labelled(key, asked)
+            elif what == "scores":
+                found |= items.scored(key, asked)
+            else:
+                found |= (items.stored_pairs if what == "pairs" else items.stored_responses)(asked)
+        return found.intersection(ids)
 
     # -- reading items back, memoised -------------------------------------------------------
     def prompt(self, pid: str) -> Prompt:

@@ -27,7 +27,7 @@ def work(
     items = [
         (p, i, rid) for p in prompts for i, rid in enumerate(response_ids(policy.key, p.id, n))
     ]
-    stored = ctx.store.items.stored_responses([rid for _, _, rid in items]) if ctx.store else set()
+    stored = ctx.stored("responses", "", [rid for _, _, rid in items])
     pending = [item for item in items if item[2] not in stored]
     return Work(StageCount("responses", len(items), len(items) - len(pending)), pending)
 
