@@ -2,10 +2,16 @@
 
 The recipe (``recipes/helpful.toml`` by default) is run once into a fresh SQLite file; then
 ``rmaudit run RECIPE --db DB`` is run again ``--repeats`` times, each in a fresh interpreter
-(as a user runs it), and the median wall time is printed with the extremes.  One more fresh
-interpreter times the phases of the same rerun, in the order ``rmaudit run`` takes them:
-imports, recipe and components, the plan (``Runner.preflight`` on the DB opened read-only),
-the run itself (with the run's own stage timings) and the summary.
+(as a user runs it), and the median wall and CPU (user + system) times are printed with their
+extremes and the load average.  One more fresh interpreter times the phases of the same
+rerun, in the order ``rmaudit run`` takes them: imports, recipe and components, the plan
+(``Runner.preflight`` on the DB opened read-only), the run itself (with the run's own stage
+timings) and the summary.
+
+Python's modules are compiled once and their bytecode cached, as an installed rmaudit has it
+(pip compiles it when installing), also where ``PYTHONDONTWRITEBYTECODE`` is set: the cache
+lives in the benchmark's temporary folder.  ``--bytecode none`` compiles every module from
+source in every interpreter instead (≈ 0.2 s more a run).
 
     python benchmarks/bench_rerun.py                # helpful.toml, median of 5
     python benchmarks/bench_rerun.py --smoke        # a small copy of it, one repeat
@@ -83,7 +89,19 @@ def cpu_seconds() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def rmaudit_run(recipe: Path, db: Path) -> tuple[float, float, str]:
+def interpreter_environment(bytecode: str, folder: Path) -> dict[str, str]:
+    """The environment of every interpreter the benchmark starts: with a bytecode cache in
+    ``folder`` (``bytecode = "cached"``), or compiling every module each time (``"none"``)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if bytecode == "cached":
+        env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    return env
+
+
+def rmaudit_run(recipe: Path, db: Path, env: dict[str, str]) -> tuple[float, float, str]:
     """``rmaudit run RECIPE --db DB`` as a user runs it: (wall s, CPU s, what it printed)."""
     started, cpu = time.perf_counter(), cpu_seconds()
     result = subprocess.run(
@@ -91,43 +109,60 @@ def rmaudit_run(recipe: Path, db: Path) -> tuple[float, float, str]:
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
     return time.perf_counter() - started, cpu_seconds() - cpu, result.stdout
 
 
-def phases(recipe: Path, db: Path) -> dict:
+def phases(recipe: Path, db: Path, env: dict[str, str]) -> dict:
     result = subprocess.run(
         [sys.executable, "-c", PHASES, str(recipe), str(db)],
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def spread(values: list[float]) -> str:
+    """'median 1.23 s (min 1.10 s, max 1.40 s)'."""
+    return (
+        f"median {statistics.median(values):.2f} s "
+        f"(min {min(values):.2f} s, max {max(values):.2f} s)"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--recipe", type=Path, default=ROOT.parent / "recipes" / "helpful.toml")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--bytecode",
+        choices=("cached", "none"),
+        default="cached",
+        help="cached: modules compiled once, as installed (default); none: compiled every run",
+    )
     args = parse_args(parser, {"repeats": 1})
     with tempfile.TemporaryDirectory() as folder:
         recipe = small_copy(args.recipe, Path(folder)) if args.smoke else args.recipe
         db = Path(folder) / "rerun.db"
-        first, _, _ = rmaudit_run(recipe, db)
-        print(f"first run: {first:.1f} s; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
+        env = interpreter_environment(args.bytecode, Path(folder))
+        first, _, _ = rmaudit_run(recipe, db, env)
+        print(
+            f"first run: {first:.1f} s; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}; "
+            f"bytecode {args.bytecode}"
+        )
         walls, cpus, outputs = [], [], set()
         for _ in range(args.repeats):
-            wall, cpu, out = rmaudit_run(recipe, db)
+            wall, cpu, out = rmaudit_run(recipe, db, env)
             walls.append(wall)
             cpus.append(cpu)
             outputs.add(out)
         assert len(outputs) == 1, "the reruns printed different summaries"
-        print(
-            f"rerun, nothing to do: median {statistics.median(walls):.2f} s wall "
-            f"(min {min(walls):.2f} s, max {max(walls):.2f} s, {len(walls)} runs), "
-            f"median {statistics.median(cpus):.2f} s CPU; load {os.getloadavg()[0]:.2f}"
-        )
-        timed = phases(recipe, db)
+        print(f"rerun, nothing to do ({len(walls)} runs): wall {spread(walls)}")
+        print(f"  CPU (user + sys) {spread(cpus)}; load {os.getloadavg()[0]:.2f}")
+        timed = phases(recipe, db, env)
         for name, seconds in timed["phases"].items():
             print(f"  {name:<24} {seconds:6.2f} s")
         stages = ", ".join(f"{k} {v:.2f} s" for k, v in timed["stages"].items())

@@ -40,6 +40,7 @@ from rmaudit.results.browse import prompt_detail, prompt_failures
 from rmaudit.results.run_index import list_runs, open_for_reading
 from rmaudit.results.summary import load_summary
 from rmaudit.store import Store, dumps
+from rmaudit.store.metric_results import MetricResults
 from rmaudit.store.records import BenchmarkRow, RunRow
 
 WORDS = (
@@ -129,11 +130,12 @@ def build_db(path: Path, prompts: int, responses: int, rms: int, seed: int = 0) 
         ("best-of-n", BestOfN()),
         ("pairwise-accuracy", PairwiseAccuracy()),
     ]
-    values, per_prompt, curves = [], [], []
+    results = []
     for rm_key, scores in zip(rm_keys, rm_scores, strict=True):
         inputs = MetricInputs(tuple(prompt_ids), tuple(oracle_scores), tuple(scores))
         for label, metric in metrics:
             output = metric.compute(inputs)
+            values, per_prompt, curves = [], [], []
             for v in output.values:
                 values.append(
                     (
@@ -172,7 +174,9 @@ def build_db(path: Path, prompts: int, responses: int, rms: int, seed: int = 0) 
                     )
                     for i in range(len(c.x))
                 ]
-    store.runs.finish(run, values, per_prompt, curves, "{}", "2025-01-01T00:00:00+00:00")
+            rows = {"metric_results": values, "per_prompt_results": per_prompt, "curves": curves}
+            results.append(MetricResults(rm_key, label, None, "2025-01-01T00:00:00+00:00", rows))
+    store.runs.finish(run, results, "{}", "2025-01-01T00:00:00+00:00")
     store.close()
 
 

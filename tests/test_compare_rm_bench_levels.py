@@ -132,7 +132,9 @@ def test_a_pair_set_stored_before_schema_10_gets_its_styles_on_the_next_run(rmau
     conn = sqlite3.connect("rmaudit-audit.db")
     conn.executescript(  # the file as schema 9 left it
         """alter table pair_sets drop column meta;
-           delete from _sqlite_migrations where name = 'm010_pair_set_meta';
+           drop table metric_digests;
+           delete from _sqlite_migrations
+            where name in ('m010_pair_set_meta', 'm011_metric_digests');
            update schema_info set schema_version = 9;"""
     )
     conn.close()

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from rmaudit.errors import MetricInputError
+from rmaudit.metrics.student_t import t_quantile
 
 
 @dataclass(frozen=True)
@@ -86,8 +86,7 @@ def within_prompt_correlation(
     inside = 1 - 1e-12
     z = np.arctanh(np.clip(left_out, -inside, inside))
     stderr = float(np.sqrt((k - 1) / k * np.sum((left_out - left_out.mean()) ** 2)))
-    t_quantile = float(special.stdtrit(k - 1, 0.975))  # scipy.stats.t.ppf, without its import
-    half = t_quantile * np.sqrt((k - 1) / k * np.sum((z - z.mean()) ** 2))
+    half = t_quantile(k - 1, 0.975) * np.sqrt((k - 1) / k * np.sum((z - z.mean()) ** 2))
     centre = np.arctanh(np.clip(r, -inside, inside))
     return CorrelationResult(
         r, stderr, float(np.tanh(centre - half)), float(np.tanh(centre + half)), k

@@ -39,6 +39,7 @@ import numpy as np
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics._validation import check_flag, check_fraction
 from rmaudit.metrics.preference.accuracy import clustered_stderr
+from rmaudit.metrics.student_t import t_quantile, t_sf
 
 
 @dataclass(frozen=True)
@@ -149,13 +150,9 @@ def paired_difference(
     else:
         stderr = stratified_stderr(differences, strata, clusters)
     freedom = max(count - len({str(h) for h in layers}), 1)
-    # Student's t through the special functions scipy.stats.t itself calls (its ppf is
-    # stdtrit, its sf stdtr at -x): the same numbers without importing scipy.stats (≈ 1 s)
-    from scipy.special import stdtr, stdtrit
-
-    z = float(stdtrit(freedom, 0.5 + ci / 2.0))
+    z = t_quantile(freedom, 0.5 + ci / 2.0)
     if math.isfinite(stderr) and stderr > 0:
-        p_value = float(2.0 * stdtr(freedom, -abs(value) / stderr))
+        p_value = 2.0 * t_sf(freedom, abs(value) / stderr)
     elif math.isfinite(stderr):  # every unit differs by the same amount
         p_value = 1.0 if value == 0 else 0.0
     else:

@@ -275,6 +275,15 @@ def registered(kind: str, *, builtins: bool = True) -> list[Registered]:
     return found
 
 
+def distribution_of(cls: type[Component]) -> tuple[str, str]:
+    """(distribution, version) of the plugin that registered a component class; ("", "")
+    for a class no plugin registered."""
+    for found in registered(cls.kind):
+        if found.cls is cls:
+            return _distribution_of.get(found.plugin, (found.plugin, ""))
+    return ("", "")
+
+
 def component_names(kind: str) -> list[str]:
     return [r.cls.name for r in registered(kind)]
 

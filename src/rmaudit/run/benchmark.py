@@ -17,7 +17,6 @@ from rmaudit.benchmark.portable import (
 )
 from rmaudit.components import BenchmarkData, Prompt, Response
 from rmaudit.components.keys import content_key, response_id
-from rmaudit.components.keys import response_ids as keyed_responses
 from rmaudit.errors import BadInput
 from rmaudit.recipe import check_pool_size
 from rmaudit.store import utc_now
@@ -78,7 +77,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
             ctx.db.items.benchmark_response_ids(benchmark.selection_key, policy.key, n)
         )
     else:
-        response_ids = Keys([rid for p in chosen for rid in keyed_responses(policy.key, p.id, n)])
+        response_ids = Keys([rid for p in chosen for rid in ctx.response_ids(policy.key, p.id, n)])
     drawn = None
     if recipe.label_budget is not None:
         with ctx.timed(design.STAGE):
@@ -240,7 +239,7 @@ def oracle_by_prompt(ctx: RunContext, benchmark: Benchmark) -> dict[str, dict[st
     """Prompt id → response id → oracle score, in benchmark order (labelled responses only:
     under a label design, those its design drew)."""
     by_prompt: dict[str, dict[str, float]] = {}
-    for pid, rid, score, _meta in ctx.db.items.benchmark_labels(benchmark):
+    for pid, rid, score in ctx.db.items.benchmark_oracle_scores(benchmark):
         by_prompt.setdefault(pid, {})[rid] = score
     return by_prompt
 

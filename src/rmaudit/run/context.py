@@ -19,6 +19,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 
 from rmaudit.components import BenchmarkContent, Component, Prompt, Response
+from rmaudit.components.keys import response_ids
 from rmaudit.components.scoring_checks import CheckSettings
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec, Recipe
@@ -163,6 +164,12 @@ class RunContext:
     loaded_prompts: list[tuple[str, dict[str, Any]]] | None = None
     #: The sampler's draw a run's plan made: (selection key, the chosen prompts)
     planned_draw: tuple[str, list[Prompt]] | None = None
+    #: (what, component key) → ids found stored: items are never deleted, so a stage asks the
+    #: store only about the others (a run about those its plan did not find), see ``stored``
+    found_stored: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    #: (policy key, prompt id, N) → the ids of the prompt's responses: a plan and its run key
+    #: every response of the benchmark more than once
+    keyed_responses: dict[tuple[str, str, int], list[str]] = field(default_factory=dict)
     #: Runs the component calls of the item stages; connects to Ray, if at all, on first use.
     executor: LocalExecutor | RayExecutor = field(init=False)
 
@@ -211,6 +218,31 @@ class RunContext:
             yield
         finally:
             self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - started
+
+    def response_ids(self, policy_key: str, prompt_id: str, count: int) -> list[str]:
+        """``components.keys.response_ids``, memoised."""
+        key = (policy_key, prompt_id, count)
+        if key not in self.keyed_responses:
+            self.keyed_responses[key] = response_ids(policy_key, prompt_id, count)
+        return self.keyed_responses[key]
+
+    def stored(self, what: str, key: str, ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` stored: ``what`` is "responses", "pairs", or "labels" or "scores"
+        of the component ``key``; none without a store.  Only ids not found before are
+        looked up (``found_stored``)."""
+        if self.store is None or not ids:
+            return set()
+        items = self.store.items
+        found = self.found_stored.setdefault((what, key), set())
+        asked = [i for i in ids if i not in found]
+        if asked:
+            if what == "labels":
+                found |= items.labelled(key, asked)
+            elif what == "scores":
+                found |= items.scored(key, asked)
+            else:
+                found |= (items.stored_pairs if what == "pairs" else items.stored_responses)(asked)
+        return found.intersection(ids)
 
     # -- reading items back, memoised -------------------------------------------------------
     def prompt(self, pid: str) -> Prompt:

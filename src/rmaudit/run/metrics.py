@@ -3,7 +3,7 @@ then across all RMs (``"run"``); and their results as the store's rows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import replace
 
 import numpy as np
@@ -21,36 +21,37 @@ from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.recipe import ComponentSpec, metric_entry
 from rmaudit.store import dumps, utc_now
+from rmaudit.store.metric_results import MetricResults
 
 from . import verdicts
 from .benchmark import Benchmark, oracle_by_prompt
 from .context import RunContext, slot_class
 from .design_inputs import budgeted_inputs, design_notes
+from .metric_digest import inputs_digest, metric_digest
 from .pairs import PairSet
 from .shift import Sweep
 
 STAGE = "metrics"
-#: (rm_key or RUN_LEVEL, the metric's recipe entry, what it computed)
-Output = tuple[str, ComponentSpec, MetricOutput]
 
 
 def compute(
     ctx: RunContext, benchmark: Benchmark | None, pair_set: PairSet | None, shifted: Sweep | None
-) -> tuple[tuple[str, ...], list[Output]]:
-    """The benchmark's prompt ids (for per-prompt values) and every metric's output."""
+) -> list[MetricResults]:
+    """Every metric's results, in the order the run stores them: reused where the store has
+    results computed from the same inputs, code and options (:mod:`.metric_digest`)."""
     recipe = ctx.recipe
     reward_models = [(spec, ctx.component(spec)) for spec in recipe.reward_models]
     by_scope = {
         scope: [m for m in recipe.metrics if slot_class(m, Metric).scope == scope]
         for scope in ("rm", "pairs", "run")
     }
-    outputs: list[Output] = []
     ctx.progress.start(
         STAGE,
         len(reward_models) * (len(by_scope["rm"]) + len(by_scope["pairs"])) + len(by_scope["run"]),
         0,
     )
     prompt_ids, order, oracle_arrays, label_design = _benchmark_arrays(ctx, benchmark)
+    ledger = Ledger(ctx, prompt_ids)
     scores_by_rm: dict[str, tuple[np.ndarray, ...]] = {}
     on_defined = (
         MetricsOnDefinedPrompts(ctx, prompt_ids, oracle_arrays) if benchmark is not None else None
@@ -81,23 +82,15 @@ def compute(
                     and not slot_class(metric_spec, Metric).supports_label_budget
                 ):
                     continue  # said once below
-                output = on_defined.compute(metric_spec, inputs, spec.label)
-                if output is not None:
-                    outputs.append((model.key, metric_spec, output))
+                ledger.measure(model.key, metric_spec, inputs, on_defined, spec.label)
         if pair_set is not None:
             pair_inputs = (
                 verdicts.pair_inputs(ctx, spec.label, model, pair_set, shifted)
                 if model.judges_pairs()
                 else _pair_inputs(pair_set, shifted, scores)
             )
-            outputs += [
-                (
-                    model.key,
-                    m,
-                    _compute(ctx, m, pair_inputs, f"{spec.label}'s pairs", pair_inputs.pair_ids),
-                )
-                for m in by_scope["pairs"]
-            ]
+            for m in by_scope["pairs"]:
+                ledger.measure(model.key, m, pair_inputs, None, f"{spec.label}'s pairs")
     if label_design is not None and benchmark is not None:
         ctx.notes.extend(design_notes(benchmark, oracle_arrays, scores_by_rm))
         ctx.notes.extend(_unbudgeted_notes([*by_scope["rm"], *by_scope["run"]]))
@@ -107,12 +100,56 @@ def compute(
     if on_defined is not None:
         study = StudyInputs(prompt_ids, oracle_arrays, scores_by_rm)
         for metric_spec in by_scope["run"]:
-            output = on_defined.compute(metric_spec, study, "all RMs")
-            if output is not None:
-                outputs.append((RUN_LEVEL, metric_spec, output))
+            ledger.measure(RUN_LEVEL, metric_spec, study, on_defined, "all RMs")
         on_defined.record()
     ctx.progress.finish(STAGE)
-    return prompt_ids, outputs
+    return ledger.results
+
+
+class Ledger:
+    """Each metric's results in run order: the stored rows of results computed from the same
+    digest (this run's, else another run's), or computed now."""
+
+    def __init__(self, ctx: RunContext, prompt_ids: tuple[str, ...]) -> None:
+        self.ctx, self.prompt_ids = ctx, prompt_ids
+        self.results: list[MetricResults] = []
+        #: the digest of each inputs object, which every metric of an RM shares
+        self._digests: dict[int, tuple[object, str | None]] = {}
+
+    def measure(
+        self,
+        rm_key: str,
+        metric_spec: ComponentSpec,
+        inputs: MetricInputs | StudyInputs | PairInputs,
+        on_defined: MetricsOnDefinedPrompts | None,
+        on: str,
+    ) -> None:
+        """One metric for one RM (``on``: which, in an error), on its defined prompts when
+        ``on_defined`` is given (those it skips are counted whether it is computed or not)."""
+        ctx, label = self.ctx, metric_spec.label
+        if on_defined is not None:
+            on_defined.undefined(metric_spec)
+        if id(inputs) not in self._digests:
+            self._digests[id(inputs)] = (inputs, inputs_digest(inputs))
+        digest = metric_digest(
+            ctx.component(metric_spec), label, rm_key, self._digests[id(inputs)][1]
+        )
+        found = digest and ctx.db.runs.metric_digests.stored(
+            ctx.recipe.run_key, rm_key, label, digest
+        )
+        if found:
+            ctx.progress.advance(STAGE, 1)
+            self.results.append(
+                MetricResults(rm_key, label, digest, found.computed_at, reused=found)
+            )
+            return
+        output = (
+            on_defined.compute(metric_spec, inputs, on)  # type: ignore[arg-type]
+            if on_defined is not None
+            else _compute(ctx, metric_spec, inputs, on, self.prompt_ids)
+        )
+        rows = result_rows(ctx.recipe.run_key, self.prompt_ids, rm_key, metric_spec, output)
+        self.results.append(MetricResults(rm_key, label, digest, utc_now(), rows))
 
 
 def _unbudgeted_notes(metrics: list[ComponentSpec]) -> list[str]:
@@ -170,17 +207,21 @@ class MetricsOnDefinedPrompts:
         self.ctx, self.prompt_ids, self.oracle = ctx, prompt_ids, oracle
         self.by_metric: dict[str, tuple[ComponentSpec, dict[int, str]]] = {}
 
-    def compute(
-        self, metric_spec: ComponentSpec, inputs: MetricInputs | StudyInputs, on: str
-    ) -> MetricOutput | None:
-        """The metric on its defined prompts, per-prompt values back in benchmark order (NaN
-        where skipped); None when it is defined on none."""
+    def undefined(self, metric_spec: ComponentSpec) -> dict[int, str]:
+        """The prompts the metric is undefined on (by position), with the reason; counted."""
         if metric_spec.label not in self.by_metric:
             self.by_metric[metric_spec.label] = (
                 metric_spec,
                 undefined_prompts(self.ctx, metric_spec, self.oracle),
             )
-        undefined = self.by_metric[metric_spec.label][1]
+        return self.by_metric[metric_spec.label][1]
+
+    def compute(
+        self, metric_spec: ComponentSpec, inputs: MetricInputs | StudyInputs, on: str
+    ) -> MetricOutput | None:
+        """The metric on its defined prompts, per-prompt values back in benchmark order (NaN
+        where skipped); None when it is defined on none."""
+        undefined = self.undefined(metric_spec)
         if not undefined:
             return _compute(self.ctx, metric_spec, inputs, on, self.prompt_ids)
         kept = np.array([q for q in range(len(self.prompt_ids)) if q not in undefined], int)
@@ -283,14 +324,22 @@ def _located(
 
 
 # -- results as rows -------------------------------------------------------------------------
-def metric_rows(run_id: str, outputs: list[Output]) -> Iterator[tuple]:
-    for rm_key, spec, output in outputs:
-        higher = int(slot_class(spec, Metric).higher_is_better)
-        for v in output.values:
-            yield (
-                run_id,
-                rm_key,
-                spec.label,
+def result_rows(
+    run_id: str,
+    prompt_ids: tuple[str, ...],
+    rm_key: str,
+    spec: ComponentSpec,
+    output: MetricOutput | None,
+) -> dict[str, list[tuple]]:
+    """One metric's output as rows of each result table (none: defined on no prompt)."""
+    if output is None:
+        return {}
+    higher = int(slot_class(spec, Metric).higher_is_better)
+    head = (run_id, rm_key, spec.label)
+    return {
+        "metric_results": [
+            (
+                *head,
                 v.key,
                 v.label,
                 dumps(v.params),
@@ -300,34 +349,29 @@ def metric_rows(run_id: str, outputs: list[Output]) -> Iterator[tuple]:
                 v.ci_high,
                 higher if v.higher_is_better is None else int(v.higher_is_better),
             )
-
-
-def per_prompt_rows(
-    run_id: str, prompt_ids: tuple[str, ...], outputs: list[Output]
-) -> Iterator[tuple]:
-    for rm_key, spec, output in outputs:
-        for v in output.values:
-            if v.per_prompt is not None:
-                for pid, x in zip(prompt_ids, v.per_prompt, strict=True):
-                    if np.isfinite(x):  # NaN: a prompt the metric skipped
-                        yield run_id, rm_key, spec.label, v.key, pid, float(x)
-
-
-def curve_rows(run_id: str, outputs: list[Output]) -> Iterator[tuple]:
-    for rm_key, spec, output in outputs:
-        for c in output.curves:
-            for i in range(len(c.x)):
-                yield (
-                    run_id,
-                    rm_key,
-                    spec.label,
-                    c.key,
-                    c.label,
-                    i,
-                    c.x_label,
-                    float(c.x[i]),
-                    float(c.value[i]),
-                    float(c.stderr[i]),
-                    float(c.ci_low[i]),
-                    float(c.ci_high[i]),
-                )
+            for v in output.values
+        ],
+        "per_prompt_results": [
+            (*head, v.key, pid, float(x))
+            for v in output.values
+            if v.per_prompt is not None
+            for pid, x in zip(prompt_ids, v.per_prompt, strict=True)
+            if np.isfinite(x)  # NaN: a prompt the metric skipped
+        ],
+        "curves": [
+            (
+                *head,
+                c.key,
+                c.label,
+                i,
+                c.x_label,
+                float(c.x[i]),
+                float(c.value[i]),
+                float(c.stderr[i]),
+                float(c.ci_low[i]),
+                float(c.ci_high[i]),
+            )
+            for c in output.curves
+            for i in range(len(c.x))
+        ],
+    }

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rmaudit.components import Generation, Prompt, ReferencePolicy
-from rmaudit.components.keys import response_ids
 from rmaudit.store import dumps
 
 from .batches import BatchCall, map_calls
@@ -25,9 +24,9 @@ def work(
         unsure = ctx.store is not None and ctx.store.items.has_responses(policy.key)
         return Work(StageCount("responses", k * n, 0, at_most=unsure), [])
     items = [
-        (p, i, rid) for p in prompts for i, rid in enumerate(response_ids(policy.key, p.id, n))
+        (p, i, rid) for p in prompts for i, rid in enumerate(ctx.response_ids(policy.key, p.id, n))
     ]
-    stored = ctx.store.items.stored_responses([rid for _, _, rid in items]) if ctx.store else set()
+    stored = ctx.stored("responses", "", [rid for _, _, rid in items])
     pending = [item for item in items if item[2] not in stored]
     return Work(StageCount("responses", len(items), len(items) - len(pending)), pending)
 

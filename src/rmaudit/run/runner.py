@@ -120,11 +120,14 @@ class Runner:
             progress or SilentProgress(),
             checks=checks or CheckSettings(),
         )
+        #: the file the last plan read (``Store.birth_mark``)
+        self._planned_on: tuple[int, int, str] | None = None
 
     def plan(self) -> list[StageCount]:
         """Count the items of every stage and how many are already stored, and make none:
         the run's own stages, stopped before they sample, generate, label, perturb or score."""
         self.ctx.counts, self.ctx.prescored, self.ctx.pending = [], {}, {}
+        self._planned_on = self.ctx.store.birth_mark() if self.ctx.store is not None else None
         self._score(self._items(execute=False), execute=False)
         return self.ctx.counts
 
@@ -148,7 +151,11 @@ class Runner:
         return counts
 
     def attach(self, store: Store) -> None:
-        """The store the run writes (after a :meth:`preflight` on a read-only one)."""
+        """The store the run writes (after a :meth:`preflight` on a read-only one).  What the
+        plan found stored is still stored if it is the same file (nothing deletes an item);
+        another file, or one made anew since, is asked about every item again."""
+        if self._planned_on is None or store.birth_mark() != self._planned_on:
+            self.ctx.found_stored.clear()
         self.ctx.store = store
 
     def planned_skips(self) -> list[str]:
@@ -259,18 +266,9 @@ class Runner:
                 ctx.notes.append(found.pair_set.report())
             self._score(found, execute=True)
             with ctx.timed(metrics.STAGE):
-                prompt_ids, outputs = metrics.compute(
-                    ctx, found.benchmark, found.pair_set, found.shifted
-                )
+                results = metrics.compute(ctx, found.benchmark, found.pair_set, found.shifted)
             ctx.timings["total"] = time.perf_counter() - started
-            ctx.db.runs.finish(
-                run_id,
-                metrics.metric_rows(run_id, outputs),
-                metrics.per_prompt_rows(run_id, prompt_ids, outputs),
-                metrics.curve_rows(run_id, outputs),
-                json.dumps(ctx.timings),
-                utc_now(),
-            )
+            ctx.db.runs.finish(run_id, results, json.dumps(ctx.timings), utc_now())
         except BaseException as error:
             status = "interrupted" if isinstance(error, KeyboardInterrupt) else "failed"
             reason = str(error) or type(error).__name__

@@ -25,7 +25,7 @@ def stage(
     name = f"scores: {spec.label}"
     with ctx.timed(name):
         known = response_ids.known
-        stored = ctx.store.items.scored(model.key, known) if ctx.store and known else set()
+        stored = ctx.stored("scores", model.key, known)
         earlier = ctx.prescored.get(model.key, Keys())
         stored |= set(earlier.known) & set(known)
         pending = [rid for rid in known if rid not in stored]

@@ -35,7 +35,7 @@ from .items import Items
 from .lock import WriterBusy, WriterLock
 from .read import Reads
 from .runs import Runs
-from .schema import SCHEMA_VERSION, check, migrate
+from .schema import MIGRATION_SET, MIGRATIONS, SCHEMA_VERSION, check, migrate
 from .verdicts import Verdicts
 
 __all__ = ["SCHEMA_VERSION", "Store", "WriterBusy", "dumps", "utc_now"]
@@ -163,6 +163,19 @@ class Store:
         """``BadInput`` if a table or column of the file's schema is missing (cheap: the
         schema alone, no pages read)."""
         check_schema(self._conn, self.path)
+
+    def birth_mark(self) -> tuple[int, int, str] | None:
+        """What tells this file from another that took its place: its device and inode, and
+        when its schema was first made (None: not an rmaudit file yet)."""
+        try:
+            row = self.execute(
+                "select applied_at from _sqlite_migrations where migration_set = ? and name = ?",
+                [MIGRATION_SET, MIGRATIONS[0][0]],
+            ).fetchone()
+            found = Path(self.path).stat()
+        except (sqlite3.Error, OSError):
+            return None
+        return None if row is None else (found.st_dev, found.st_ino, row[0])
 
     def tables(self) -> set[str]:
         return {

@@ -339,6 +339,14 @@ class PairTexts(NamedTuple):
     rejected_id: str
 
 
+class OracleScore(NamedTuple):
+    """A labelled benchmark response's oracle score, in benchmark order."""
+
+    prompt_id: str
+    response_id: str
+    score: float
+
+
 class LabelledItem(NamedTuple):
     """A labelled benchmark response, in benchmark order."""
 

@@ -4,27 +4,21 @@ curves, per-prompt values), which a rerun of the same recipe replaces."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .items import chunks, marks
+from .metric_results import MetricDigests, MetricResults
 from .records import RUN_COLUMNS, RunRow
 
 if TYPE_CHECKING:
     from . import Store
 
-#: (run_id, rm_key, metric, key, label, params JSON, value, stderr, ci_low, ci_high,
-#: higher_is_better)
-MetricRow = tuple[str, str, str, str, str, str, Any, Any, Any, Any, int]
-#: (run_id, rm_key, metric, key, prompt_id, value)
-PerPromptRow = tuple[str, str, str, str, str, float]
-#: (run_id, rm_key, metric, key, label, point, x_label, x, value, stderr, ci_low, ci_high)
-CurveRow = tuple[str, str, str, str, str, int, str, float, float, float, float, float]
-RESULT_TABLES = ("metric_results", "curves", "per_prompt_results")
-
 
 class Runs:
     def __init__(self, store: Store) -> None:
         self.store = store
+        #: which inputs each stored metric result was computed from
+        self.metric_digests = MetricDigests(store)
 
     def start(self, run: RunRow, reward_models: Sequence[tuple[str, str]]) -> None:
         """Record a run as running (a rerun of the same recipe reuses its row, keeping when
@@ -127,34 +121,12 @@ class Runs:
             self.add_failures(run_id, stage, failures)
 
     def finish(
-        self,
-        run_id: str,
-        metrics: Iterable[MetricRow],
-        per_prompt: Iterable[PerPromptRow],
-        curves: Iterable[CurveRow],
-        timings_json: str,
-        finished_at: str,
+        self, run_id: str, results: Sequence[MetricResults], timings_json: str, finished_at: str
     ) -> None:
-        """Replace the run's results with these and mark it done, in one transaction."""
+        """Replace the run's results with these (``store.metric_results``: rows reused stay as
+        they are) and mark it done, in one transaction."""
         with self.store.transaction():
-            for table in RESULT_TABLES:
-                self.store.execute(f"delete from {table} where run_id = ?", [run_id])
-            self.store.executemany(
-                "insert into metric_results (run_id, rm_key, metric, key, label, params, value, "
-                "stderr, ci_low, ci_high, higher_is_better) "
-                "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                metrics,
-            )
-            self.store.executemany(
-                "insert into per_prompt_results (run_id, rm_key, metric, key, prompt_id, value) "
-                "values (?, ?, ?, ?, ?, ?)",
-                per_prompt,
-            )
-            self.store.executemany(
-                "insert into curves (run_id, rm_key, metric, key, label, point, x_label, x, "
-                "value, stderr, ci_low, ci_high) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                curves,
-            )
+            self.metric_digests.replace(run_id, results)
             self.store.execute(
                 "update runs set status = 'done', finished_at = ?, timings = ? where id = ?",
                 [finished_at, timings_json, run_id],

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from rmaudit.errors import BadInput
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 MIGRATION_SET = "rmaudit"
 
 M001_INITIAL = """
@@ -163,6 +163,18 @@ alter table pair_sets add column meta text;
 update schema_info set schema_version = 10;
 """
 
+# What each stored metric result was computed from (rmaudit.store.metric_digests): per run, RM
+# ('' for run-level) and metric, a digest of the metric's inputs, code and options, and when its
+# rows were computed.  A rerun whose digest matches keeps the rows instead of recomputing them;
+# results stored before this migration have no digest and are recomputed once.
+M011_METRIC_DIGESTS = """
+create table metric_digests (
+   run_id text, rm_key text, metric text, digest text, computed_at text,
+   primary key (run_id, rm_key, metric));
+create index idx_metric_digests_rm_key_metric_digest on metric_digests (rm_key, metric, digest);
+update schema_info set schema_version = 11;
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_initial", M001_INITIAL),
     ("m002_preference_pairs", M002_PREFERENCE_PAIRS),
@@ -174,6 +186,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m008_judge_verdicts", M008_JUDGE_VERDICTS),
     ("m009_scoring_checks", M009_SCORING_CHECKS),
     ("m010_pair_set_meta", M010_PAIR_SET_META),
+    ("m011_metric_digests", M011_METRIC_DIGESTS),
 )
 
 MIGRATIONS_TABLE = """
