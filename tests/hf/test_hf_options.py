@@ -1,6 +1,7 @@
 """Hugging Face options that decide precision and what a GPU run looks like: the dtype's
 device default, which options enter a component's key, the float32 classifier head, the
-auto-sized token budget, and the measured batch dependence in the report."""
+auto-sized token budget, and the batch dependence measured after a run without the scoring
+checks."""
 
 from __future__ import annotations
 
@@ -135,22 +136,23 @@ def test_auto_budget_is_the_measured_optimum_unless_free_memory_holds_less(
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
-def test_report_measures_batch_dependence_on_a_sample(dtype, tiny_models, pairs):
-    """The reported deviation equals one recomputed here from one-input calls; in bf16 it
-    is not zero, so the check can see batching move a score."""
+def test_batch_dependence_after_a_run_is_measured_on_a_sample(dtype, tiny_models, pairs):
+    """The deviation measured after a run without the scoring checks equals one recomputed
+    here from one-input calls; in bf16 it is not zero, so the check can see batching move a
+    score."""
     options = {"model": tiny_models["llama-rm"], "max_length": 96, "dtype": dtype}
     rm = build(HFClassifier, batch_size=16, batch_dependence_sample=10, **options)
     batched = rm.score(pairs)
     single = build(HFClassifier, batch_size=1, **options)
     alone = [single.score([pair])[0] for pair in pairs[:10]]
-    report = rm.report()
-    assert report["batch dependence: inputs checked"] == 10
+    figures = rm.batch_dependence().figures
+    assert figures["items compared"] == 10
     expected = max(abs(a - b) for a, b in zip(alone, batched[:10], strict=True))
-    assert report["batch dependence: max |score - score alone|"] == pytest.approx(
-        expected, abs=1e-12
-    )
+    assert figures["largest difference"] == pytest.approx(expected, abs=1e-12)
     assert (expected < 1e-5) if dtype == "float32" else (expected > 0)
+    report = rm.report()
     assert {"dtype", "attention", "batching", "batch shapes", "padding-free"} <= set(report)
+    assert not any(k.startswith("batch dependence") for k in report)  # the run adds it
     quiet = build(HFClassifier, batch_dependence_sample=0, **options)
     quiet.score(pairs[:2])
-    assert not any(k.startswith("batch dependence") for k in quiet.report())
+    assert quiet.batch_dependence() is None

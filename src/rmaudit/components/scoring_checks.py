@@ -98,14 +98,41 @@ def skipped_checks() -> ScoringChecks:
     return ScoringChecks(sample_key="", sample_size=0)
 
 
+#: Where the RM report's batch dependence came from: the scoring checks, or (checks skipped)
+#: the model's first inputs of the run re-scored alone after it.
+BY_THE_CHECKS = "the scoring checks (batch invariance)"
+AFTER_THE_RUN = "the run's first inputs re-scored alone after it (checks skipped)"
+
+
+def batch_dependence_report(check: ScoringCheck, measured_by: str) -> dict[str, Any]:
+    """The RM report's batch-dependence figures (``run_reward_models.report``) from a batch
+    invariance check: its largest difference between a score in the run's batches and
+    alone, and on how many inputs (a check stored before it counted them: left out)."""
+    facts: dict[str, Any] = {
+        "batch dependence: max |score - score alone|": check.figures["largest difference"]
+    }
+    if "items compared" in check.figures:
+        facts["batch dependence: inputs checked"] = check.figures["items compared"]
+    facts["batch dependence: measured by"] = measured_by
+    return facts
+
+
 @runtime_checkable
 class CheckedRewardModel(Protocol):
     """A reward model that runs the scoring checks: the Hugging Face RMs do, and a model-backed
-    judge joins by implementing this one method."""
+    judge joins by implementing these two methods."""
 
     def scoring_checks(self, sample: Sequence[tuple[Prompt, Response]]) -> ScoringChecks:
         """The checks on ``sample`` (the model loaded if it was not), in CHECK_NAMES order,
         with one sampled item's rendered text, the seconds the checks took (not counting
         the model's loading) and the sample's scores as ``score`` gives them, which the run
         keeps (empty: it scores the sample again); the caller sets the sample key."""
+        ...
+
+    def batch_dependence(self) -> ScoringCheck | None:
+        """For a run whose checks were skipped: the batch invariance check on the first
+        inputs ``score`` scored (their scores as it returned them) re-scored alone, so the
+        RM's report still says how far batching moved its scores; None when it scored
+        none or keeps no such sample.  A run with the checks takes the figures from them
+        and never calls this."""
         ...

@@ -10,13 +10,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from rmaudit.components import RewardModel
+from rmaudit.components.scoring_checks import ScoringChecks
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec
 from rmaudit.store import dumps
 
 from .batches import BatchCall, map_calls
 from .context import Keys, RunContext, StageCount, Work
-from .scoring_checks import before_scoring
+from .scoring_checks import batch_dependence, before_scoring
 
 
 def stage(
@@ -50,13 +51,15 @@ def stage(
                 raise ctx.located(error, spec) from None
         if execute:
             # the checks' sample, scored as the run scores it, is not scored again
-            kept = before_scoring(ctx, spec, model, known, pending)
+            checked = before_scoring(ctx, spec, model, known, pending)
+            kept = checked.kept
             if kept:
                 _write(ctx, spec, model, list(kept), list(kept.values()))
                 # the progress starts from them (the run's counts still say they are new)
                 shown = dataclasses.replace(work.count, stored=work.count.stored + len(kept))
                 work = Work(shown, [rid for rid in pending if rid not in kept])
             _score(ctx, spec, model, work)
+            _report(ctx, spec, model, checked.checks)
 
 
 def _write(
@@ -85,7 +88,15 @@ def _score(ctx: RunContext, spec: ComponentSpec, model: RewardModel, todo: Work[
         _write(ctx, spec, model, ids, scores)
 
     map_calls(ctx, todo, BatchCall(spec, model, "score", ctx.prompted_responses), write)
+
+
+def _report(
+    ctx: RunContext, spec: ComponentSpec, model: RewardModel, checks: ScoringChecks | None
+) -> None:
+    """What the RM reports about its scoring, with the batch dependence its checks measured
+    (stored in the run and said after it); nothing from a model that scored nothing here."""
     report = model.report()
     if report:
+        report = {**report, **batch_dependence(model, checks)}
         ctx.db.runs.set_report(ctx.recipe.run_key, spec.label, dumps(report))
         ctx.notes.append(f"{spec.label}: " + ", ".join(f"{k}: {v}" for k, v in report.items()))

@@ -6,22 +6,30 @@ a fixed sample of the items the run scores with it, the checks are stored with t
 The sample is the run's items drawn by a seeded generator, the longest and shortest (in
 characters) always among them, so a rerun checks the same items: checks stored for the same
 RM key and sample are reused, not redone.  Its size follows the stage's (:func:`sample_size`),
-and the sample's scores in the run's batches are kept as the run's own.
+and the sample's scores in the run's batches are kept as the run's own.  The RM's report
+takes its batch dependence from the checks' batch invariance (:func:`batch_dependence`), so
+nothing is scored after the full scoring; with the checks skipped the model measures it
+after the run instead.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from rmaudit.components import RewardModel
 from rmaudit.components.keys import content_key
 from rmaudit.components.scoring_checks import (
+    AFTER_THE_RUN,
+    BY_THE_CHECKS,
     CheckedRewardModel,
     CheckSettings,
     ScoringChecks,
+    batch_dependence_report,
     skipped_checks,
 )
 from rmaudit.errors import BadInput
@@ -57,24 +65,34 @@ def draw_sample(ids: Sequence[str], sizes: Sequence[int], size: int, seed: int) 
     return [ids[i] for i in ends] + sorted(ids[rest[j]] for j in drawn)
 
 
+@dataclass(frozen=True)
+class Checked:
+    """What the checks before a scores stage leave it: ``kept``, the scores of its pending
+    items the checks scored as the run does (response id → score), and ``checks``, the
+    checks run, read back or skipped (None: the model was not checked)."""
+
+    kept: dict[str, float] = field(default_factory=dict)
+    checks: ScoringChecks | None = None
+
+
 def before_scoring(
     ctx: RunContext,
     spec: ComponentSpec,
     model: RewardModel,
     known: Sequence[str],
     pending: Sequence[str],
-) -> dict[str, float]:
+) -> Checked:
     """Check ``model`` on a sample of ``known`` (the stage's items) and store the checks; a
-    stage with nothing to score checks nothing unless checks were stored for this sample.
-    Returns the scores of the ``pending`` items the checks scored as the run does, to keep."""
+    stage with nothing to score checks nothing unless checks were stored for this sample."""
     settings = ctx.checks
     if not isinstance(model, CheckedRewardModel) or not known or ctx.store is None:
-        return {}
+        return Checked()
     table = ScoringChecksTable(ctx.store)
     run_id = ctx.recipe.run_key
     if not settings.enabled:
-        table.save(run_id, spec.label, model.key, "", "skipped", skipped_checks().to_json())
-        return {}
+        skipped = skipped_checks()
+        table.save(run_id, spec.label, model.key, "", "skipped", skipped.to_json())
+        return Checked(checks=skipped)
     responses = ctx.load_responses(known)
     pairs = [(ctx.prompt(r.prompt_id), r) for r in responses]
     sizes = [len(p.text) + len(r.text) for p, r in pairs]
@@ -83,7 +101,7 @@ def before_scoring(
     sample_key = content_key("scoring-checks", settings.seed, chosen)
     stored = table.find(model.key, sample_key)
     if stored is None and not pending:
-        return {}
+        return Checked()
     if stored is not None:
         checks = ScoringChecks.from_json(stored)
     else:
@@ -97,9 +115,23 @@ def before_scoring(
     table.save(run_id, spec.label, model.key, sample_key, checks.status, checks.to_json())
     _report(ctx, spec, checks, settings)
     if len(checks.scores) != len(chosen):  # read back, or a model that keeps no scores
-        return {}
+        return Checked(checks=checks)
     todo = set(pending)
-    return {rid: s for rid, s in zip(chosen, checks.scores, strict=True) if rid in todo}
+    kept = {rid: s for rid, s in zip(chosen, checks.scores, strict=True) if rid in todo}
+    return Checked(kept, checks)
+
+
+def batch_dependence(model: RewardModel, checks: ScoringChecks | None) -> dict[str, Any]:
+    """The RM report's batch dependence after a scores stage: the checks' batch invariance
+    figures (run or read back: nothing is scored again), else, the checks skipped, the
+    model's own measurement after the run; empty for a model that is not checked."""
+    if checks is None or not isinstance(model, CheckedRewardModel):
+        return {}
+    if checks.checks:
+        found = [c for c in checks.checks if c.name == "batch invariance"]
+        return batch_dependence_report(found[0], BY_THE_CHECKS) if found else {}
+    measured = model.batch_dependence()
+    return batch_dependence_report(measured, AFTER_THE_RUN) if measured else {}
 
 
 def _report(

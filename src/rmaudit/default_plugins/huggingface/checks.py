@@ -1,7 +1,8 @@
 """The scoring checks of the Hugging Face reward models (docs/real-models.md, "Scoring
 checks"): the sample scored the ways the checks compare — in the run's batches (scores the run
 keeps), alone where its batch padded it, a few short items alone again, some in another
-dtype — and its inputs rendered, handed to :mod:`rmaudit.backends.hf.preflight` to judge."""
+dtype — and its inputs rendered, handed to :mod:`rmaudit.backends.hf.preflight` to judge; and
+the batch invariance check alone, on the run's first scores, for a run that skipped them."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import numpy as np
 from rmaudit.backends.conversation import conversation_messages
 from rmaudit.backends.hf.batching import round_up
 from rmaudit.components import Prompt, Response
-from rmaudit.components.scoring_checks import ScoringChecks
+from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
 
 if TYPE_CHECKING:
     from rmaudit.backends.hf.preflight import RenderedInput
@@ -104,6 +105,22 @@ def _scores_alone(rm: HFRewardModel, sample: Sequence[Pair], chosen: list[int]) 
     return np.array(rm._scores([sample[i] for i in chosen], alone=True)[0])
 
 
+def _run_dtype(rm: HFRewardModel) -> str:
+    return str(next(rm.scorers[0].model.parameters()).dtype).removeprefix("torch.")
+
+
+def batch_invariance_of(
+    rm: HFRewardModel, pairs: Sequence[Pair], batched: Sequence[float]
+) -> ScoringCheck:
+    """The batch invariance check of ``pairs`` whose scores in the run's batches were
+    ``batched``: each scored alone and judged as :func:`run_checks` judges its sample (a
+    run whose checks were skipped measures its batch dependence so, after it)."""
+    from rmaudit.backends.hf import preflight
+
+    alone = _scores_alone(rm, pairs, list(range(len(pairs))))
+    return preflight.batch_invariance(np.asarray(batched, dtype=float), alone, _run_dtype(rm))
+
+
 def run_checks(
     rm: HFRewardModel, sample: Sequence[Pair], *, position_limit: int | None
 ) -> ScoringChecks:
@@ -119,7 +136,7 @@ def run_checks(
     started = time.perf_counter()
     rendered = rendered_inputs(rm, sample)
     model = rm.scorers[0].model
-    run_dtype = str(next(model.parameters()).dtype).removeprefix("torch.")
+    run_dtype = _run_dtype(rm)
     other_dtype = "bfloat16" if run_dtype == "float32" else "float32"
     limits = rm.scorers[0].engine.limits
     passes = plan(

@@ -1,5 +1,5 @@
 """What the Hugging Face components share: options, lazy loading, chat templates,
-truncation, and the RMs' report (truncation, batching, measured batch dependence)."""
+truncation, the RMs' report (truncation, batching) and their measured batch dependence."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pydantic import Field, model_validator
 from rmaudit.backends.hf.hub import hub_access
 from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
 from rmaudit.components.options import NEW_OPTION, OPERATIONAL, ModelLocation
-from rmaudit.components.scoring_checks import ScoringChecks
+from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
 from rmaudit.errors import BadInput
 
 logger = logging.getLogger(__name__)
@@ -139,8 +139,9 @@ class ScoringOptions(HFOptions):
     batch_dependence_sample: Annotated[int, OPERATIONAL] = Field(
         16,
         ge=0,
-        description="inputs re-scored alone after a run, to report how far batching "
-        "moved their scores; 0: no check",
+        description="inputs re-scored alone after a run whose scoring checks were "
+        "skipped (--no-preflight), to report how far batching moved their "
+        "scores (the checks measure it otherwise); 0: not measured",
     )
 
 
@@ -260,9 +261,9 @@ def text_size(pair: tuple[Prompt, Response]) -> int:
 
 class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptionsT]):
     """What the Hugging Face RMs share: scoring in batches through a loaded
-    :class:`rmaudit.backends.hf.scorer.Scorer`, a count of truncated inputs, and a measured check of
-    batch dependence — the first ``batch_dependence_sample`` inputs re-scored alone (one per
-    batch, unpadded) when the report is asked for — reported after a run."""
+    :class:`rmaudit.backends.hf.scorer.Scorer`, a count of truncated inputs, the scoring
+    checks, and the batch dependence a run whose checks were skipped reports — the first
+    ``batch_dependence_sample`` inputs re-scored alone (one per batch, unpadded) after it."""
 
     # set when the model loads (_load_models)
     tokenizer: Any
@@ -291,7 +292,7 @@ class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptions
         return scores
 
     def score_counted(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
-        """``score``, counted in the report's truncation figures but left out of its batch
+        """``score``, counted in the report's truncation figures but left out of the batch
         dependence sample: the scoring checks score their sample so, as the run keeps those
         scores but the checks compare them with scores alone themselves."""
         self._load()
@@ -315,7 +316,7 @@ class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptions
     def report(self) -> dict[str, Any]:
         if not self._loaded:
             return {}
-        facts = {
+        return {
             "inputs scored": self.truncation.scored,
             "inputs truncated": self.truncation.truncated,
             "max_length": self.max_length,
@@ -323,14 +324,16 @@ class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptions
             "input format": self.input_format,
             **self._model_report(),
         }
-        if self._sample:
-            pairs = [pair for pair, _ in self._sample]
-            alone, _ = self._scores(pairs, alone=True)
-            facts["batch dependence: max |score - score alone|"] = max(
-                abs(a - s) for a, (_, s) in zip(alone, self._sample, strict=True)
-            )
-            facts["batch dependence: inputs checked"] = len(pairs)
-        return facts
+
+    def batch_dependence(self) -> ScoringCheck | None:
+        """The batch invariance check on the first ``batch_dependence_sample`` inputs
+        ``score`` scored, re-scored alone (for a run whose scoring checks were skipped)."""
+        if not self._sample:
+            return None
+        from rmaudit.default_plugins.huggingface.checks import batch_invariance_of
+
+        pairs = [pair for pair, _ in self._sample]
+        return batch_invariance_of(self, pairs, [score for _, score in self._sample])
 
     def _model_report(self) -> dict[str, Any]:
         """Facts specific to this kind of RM, added to the report."""
