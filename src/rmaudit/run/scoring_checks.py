@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -65,13 +64,13 @@ def draw_sample(ids: Sequence[str], sizes: Sequence[int], size: int, seed: int) 
     return [ids[i] for i in ends] + sorted(ids[rest[j]] for j in drawn)
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Checked:
     """What the checks before a scores stage leave it: ``kept``, the scores of its pending
     items the checks scored as the run does (response id → score), and ``checks``, the
     checks run, read back or skipped (None: the model was not checked)."""
 
-    kept: dict[str, float] = field(default_factory=dict)
+    kept: dict[str, float] = dataclasses.field(default_factory=dict)
     checks: ScoringChecks | None = None
 
 
