@@ -189,3 +189,23 @@ def test_with_the_checks_skipped_the_run_measures_batch_dependence_after_it(
     assert report["batch dependence: inputs checked"] == 16
     assert report["batch dependence: measured by"] == AFTER_THE_RUN
     agrees_with_alone(report, models[model], scores, [spied.items[rid] for rid in first])
+
+
+def test_a_resumed_run_reports_the_stored_checks_figures_and_scores_nothing_alone(
+    models, spied, tmp_path
+):
+    """A run that finds its checks stored (one killed after them) reads them back: its
+    report states their figures, and it scores alone nothing at all."""
+    first, scores, _ = run(models["reads padding"], tmp_path, checks=True)
+    lost = sorted(scores)[::3]
+    with sqlite3.connect(tmp_path / "run.db") as connection:
+        connection.executemany("delete from rm_scores where response_id = ?", [[r] for r in lost])
+    spied.calls.clear()
+    again, rescored, _ = run(models["reads padding"], tmp_path, checks=True)
+    assert lost and rescored.keys() == scores.keys()
+    assert sorted(rid for call in spied.calls for rid in call.ids) == lost
+    # the first run checked; the second read its checks back and scored nothing alone
+    assert not any(call.alone for call in spied.calls) and len(spied.samples) == 1
+    assert again["inputs scored"] == len(lost)
+    dependence = {k: v for k, v in first.items() if k.startswith("batch dependence")}
+    assert len(dependence) == 3 and again.items() >= dependence.items()
