@@ -22,7 +22,7 @@ import numpy as np
 
 from rmaudit.metrics.preference import pair_credit, section_score, subset_accuracy
 from rmaudit.store import Store
-from rmaudit.store.records import RunRow, ScoredPair
+from rmaudit.store.records import PairScore, RunRow
 
 #: keys of pair metrics that average their pairs' credits → which pairs they average
 PAIR_KEYS = {
@@ -46,11 +46,22 @@ class Units:
     strata: dict[str, str] = field(default_factory=dict)
 
 
-def _scored(store: Store, run: RunRow, rm_key: str) -> list[ScoredPair]:
-    return store.read.pair_scores(run.pair_set_key, rm_key) if run.pair_set_key else []
+#: (pair set key, RM key) → its scored pairs, read once for every column a comparison makes
+PairRows = dict[tuple[str, str], list[PairScore]]
 
 
-def _unit_ids(rows: list[ScoredPair]) -> list[str]:
+def _scored(store: Store, run: RunRow, rm_key: str, read: PairRows | None) -> list[PairScore]:
+    if not run.pair_set_key:
+        return []
+    if read is None:
+        return store.read.pair_score_rows(run.pair_set_key, rm_key)
+    key = (run.pair_set_key, rm_key)
+    if key not in read:
+        read[key] = store.read.pair_score_rows(*key)
+    return read[key]
+
+
+def _unit_ids(rows: list[PairScore]) -> list[str]:
     """A pair set can hold one pair twice (a response repeated across RM-Bench's styles): the
     k-th copy of a pair is its own unit, matched to the k-th copy in another run."""
     seen: Counter[str] = Counter()
@@ -61,11 +72,13 @@ def _unit_ids(rows: list[ScoredPair]) -> list[str]:
     return ids
 
 
-def pair_units(store: Store, run: RunRow, rm_key: str, which: str, ties: str) -> Units | None:
+def pair_units(
+    store: Store, run: RunRow, rm_key: str, which: str, ties: str, read: PairRows | None = None
+) -> Units | None:
     """Per-pair credits (unit: the pair; cluster: its prompt) of the pairs ``which`` names:
     all, a subset (``subset:NAME``) or an RM-Bench level (easy, normal, hard), each pair with
-    the style its position in the pair set was given."""
-    rows = _scored(store, run, rm_key)
+    the style its position in the pair set was given (``read``: the rows read so far)."""
+    rows = _scored(store, run, rm_key, read)
     if not rows:
         return None
     credit = pair_credit(
@@ -87,10 +100,16 @@ def pair_units(store: Store, run: RunRow, rm_key: str, which: str, ties: str) ->
     )
 
 
-def section_units(store: Store, run: RunRow, rm_key: str, options: dict[str, Any]) -> Units | None:
+def section_units(
+    store: Store,
+    run: RunRow,
+    rm_key: str,
+    options: dict[str, Any],
+    read: PairRows | None = None,
+) -> Units | None:
     """Per-pair weighted credits whose mean is the section score (module docstring), each pair
     clustered by its prompt within its subset, the stratum."""
-    rows = [r for r in _scored(store, run, rm_key) if r.subset is not None]
+    rows = [r for r in _scored(store, run, rm_key, read) if r.subset is not None]
     if not rows:
         return None
     ties = str(options.get("ties", "loss"))
