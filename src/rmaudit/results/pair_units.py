@@ -88,7 +88,9 @@ def pair_units(
     if which.startswith("subset:"):
         keep = np.array([r.subset == which[len("subset:") :] for r in rows])
     elif which != "all":
-        metas = [json.loads(r.meta or "{}") for r in rows]
+        # a pair set's metas repeat (RM-Bench: a few style combinations): each parsed once
+        parsed = {meta: json.loads(meta or "{}") for meta in {r.meta for r in rows}}
+        metas = [parsed[r.meta] for r in rows]
         if not all("chosen_style" in m and "rejected_style" in m for m in metas):
             return None
         sign = np.array([np.sign(m["chosen_style"] - m["rejected_style"]) for m in metas])
