@@ -46,19 +46,27 @@ class Units:
     strata: dict[str, str] = field(default_factory=dict)
 
 
-#: (pair set key, RM key) → its scored pairs, read once for every column a comparison makes
-PairRows = dict[tuple[str, str], list[PairScore]]
+@dataclass
+class PairRows:
+    """What one comparison has read, for every column it makes: each (pair set key, RM key)'s
+    scored pairs, and each pair meta parsed (every RM's rows of a pair set share them)."""
+
+    scored: dict[tuple[str, str], list[PairScore]] = field(default_factory=dict)
+    metas: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def meta(self, text: str) -> dict[str, Any]:
+        if text not in self.metas:
+            self.metas[text] = json.loads(text or "{}")
+        return self.metas[text]
 
 
-def _scored(store: Store, run: RunRow, rm_key: str, read: PairRows | None) -> list[PairScore]:
+def _scored(store: Store, run: RunRow, rm_key: str, read: PairRows) -> list[PairScore]:
     if not run.pair_set_key:
         return []
-    if read is None:
-        return store.read.pair_score_rows(run.pair_set_key, rm_key)
     key = (run.pair_set_key, rm_key)
-    if key not in read:
-        read[key] = store.read.pair_score_rows(*key)
-    return read[key]
+    if key not in read.scored:
+        read.scored[key] = store.read.pair_score_rows(*key)
+    return read.scored[key]
 
 
 def _unit_ids(rows: list[PairScore]) -> list[str]:
@@ -78,6 +86,7 @@ def pair_units(
     """Per-pair credits (unit: the pair; cluster: its prompt) of the pairs ``which`` names:
     all, a subset (``subset:NAME``) or an RM-Bench level (easy, normal, hard), each pair with
     the style its position in the pair set was given (``read``: the rows read so far)."""
+    read = read or PairRows()
     rows = _scored(store, run, rm_key, read)
     if not rows:
         return None
@@ -88,9 +97,7 @@ def pair_units(
     if which.startswith("subset:"):
         keep = np.array([r.subset == which[len("subset:") :] for r in rows])
     elif which != "all":
-        # a pair set's metas repeat (RM-Bench: a few style combinations): each parsed once
-        parsed = {meta: json.loads(meta or "{}") for meta in {r.meta for r in rows}}
-        metas = [parsed[r.meta] for r in rows]
+        metas = [read.meta(r.meta) for r in rows]
         if not all("chosen_style" in m and "rejected_style" in m for m in metas):
             return None
         sign = np.array([np.sign(m["chosen_style"] - m["rejected_style"]) for m in metas])
@@ -111,7 +118,7 @@ def section_units(
 ) -> Units | None:
     """Per-pair weighted credits whose mean is the section score (module docstring), each pair
     clustered by its prompt within its subset, the stratum."""
-    rows = [r for r in _scored(store, run, rm_key, read) if r.subset is not None]
+    rows = [r for r in _scored(store, run, rm_key, read or PairRows()) if r.subset is not None]
     if not rows:
         return None
     ties = str(options.get("ties", "loss"))
