@@ -16,7 +16,7 @@ from rmaudit.benchmark.portable import (
     store_benchmark,
 )
 from rmaudit.components import BenchmarkData, Prompt, Response
-from rmaudit.components.keys import content_key
+from rmaudit.components.keys import content_key, response_id
 from rmaudit.errors import BadInput
 from rmaudit.recipe import check_pool_size
 from rmaudit.store import utc_now
@@ -215,8 +215,11 @@ def _record_ids(
     ids = []
     for pid, record in zip(prompt_ids, records, strict=True):
         indices = [r["sample_index"] for r in record["responses"]]
-        keyed = ctx.response_ids(policy_key, pid, max(indices, default=-1) + 1)
-        ids += [keyed[index] for index in indices]
+        if all(type(index) is int and index >= 0 for index in indices):
+            keyed = ctx.response_ids(policy_key, pid, max(indices, default=-1) + 1)
+            ids += [keyed[index] for index in indices]
+        else:  # a benchmark source of a plugin may number its samples otherwise
+            ids += [response_id(policy_key, pid, index) for index in indices]
     return ids
 
 
