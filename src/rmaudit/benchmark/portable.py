@@ -18,7 +18,7 @@ import gzip
 import io
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -302,18 +302,29 @@ def header_design(header: dict[str, Any]) -> LabelDesignRecord | None:
 
 
 def refuse_conflicts(
-    store: Store, header: dict[str, Any], records: list[dict[str, Any]], *, file: str
+    store: Store,
+    header: dict[str, Any],
+    records: list[dict[str, Any]],
+    *,
+    file: str,
+    response_ids: Sequence[str] | None = None,
 ) -> None:
     """``BadInput`` naming the first response of the file stored under the same key with
     another text, or labelled by the same oracle with another score: storing would keep the
-    stored rows (insert or ignore) and silently audit them instead of the file's."""
+    stored rows (insert or ignore) and silently audit them instead of the file's.
+    ``response_ids``: the records' response ids in order, where the caller has them."""
     policy_key, oracle_key = header["policy_key"], header["oracle_key"]
-    prompt_ids = imported_keys(header, records, store)[2]
-    located = {
-        response_id(policy_key, pid, r["sample_index"]): (i, j, r)
-        for i, (pid, record) in enumerate(zip(prompt_ids, records, strict=True))
-        for j, r in enumerate(record["responses"])
-    }
+    if response_ids is None:
+        prompt_ids = imported_keys(header, records, store)[2]
+        response_ids = [
+            response_id(policy_key, pid, r["sample_index"])
+            for pid, record in zip(prompt_ids, records, strict=True)
+            for r in record["responses"]
+        ]
+    positions = (
+        (i, j, r) for i, record in enumerate(records) for j, r in enumerate(record["responses"])
+    )
+    located = dict(zip(response_ids, positions, strict=True))
     stored_texts = {row.id: row.text for row in store.items.responses(list(located))}
     stored_scores = store.items.label_scores(oracle_key, list(located))
     for rid, (i, j, response) in located.items():

@@ -11,6 +11,8 @@ nothing written; with ``"reject"`` it is skipped, counted and stored in ``failur
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from itertools import combinations
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -60,10 +62,17 @@ class _PairFile(PairSource[_PairFileOptionsT]):
         return (file_source("pairs", self.options.path),)
 
     def load_pairs(self, benchmark: BenchmarkData | None) -> PairLoad:
+        return self.load_kept(None)
+
+    def load_kept(self, kept: Callable[[int], list[int] | None] | None) -> PairLoad:
+        """The pairs at the positions ``kept`` gives for the file's number of pairs (None:
+        every pair), keyed: a sample keys only the pairs it keeps."""
         path = self.options.path
+        parsed = self.parsed.pairs
+        positions = kept(len(parsed)) if kept is not None else None
         pairs = [
             self.text_pair(p.prompt, p.chosen, p.rejected, p.subset, p.meta)
-            for p in self.parsed.pairs
+            for p in (parsed if positions is None else [parsed[i] for i in positions])
         ]
         rejected = [
             RejectedRecord(f"{path}:{r.line}", r.reason, r.field, r.value)
@@ -275,8 +284,14 @@ class CombinedPairs(PairSource[CombinedPairsOptions]):
         rejected: list[RejectedRecord] = []
         records = 0
         for index, source in enumerate(self.parts):
-            loaded = source.load_pairs(None)
-            pairs += self._sampled(loaded.pairs, index)
+            # a file source as built in (not a subclass's own load_pairs) keys only its sample
+            if isinstance(source, _PairFile) and type(source).load_pairs is _PairFile.load_pairs:
+                loaded = source.load_kept(partial(self._kept, index=index))
+                pairs += loaded.pairs
+            else:
+                loaded = source.load_pairs(None)
+                kept = self._kept(len(loaded.pairs), index)
+                pairs += loaded.pairs if kept is None else [loaded.pairs[i] for i in kept]
             rejected += loaded.rejected
             records += loaded.records
         return PairLoad(pairs, rejected, records)
@@ -284,14 +299,15 @@ class CombinedPairs(PairSource[CombinedPairsOptions]):
     def sources(self) -> tuple[Source, ...]:
         return tuple(source for part in self.parts for source in part.sources())
 
-    def _sampled(self, pairs: list[SourcedPair], index: int) -> list[SourcedPair]:
-        """``sample`` pairs of one source, in file order; seeded by the source's position, so
-        each source's draw does not depend on the others' sizes."""
+    def _kept(self, size: int, index: int) -> list[int] | None:
+        """The positions of ``sample`` of a source's ``size`` pairs, in file order (None: all);
+        seeded by the source's position, so each source's draw does not depend on the
+        others' sizes."""
         k = self.options.sample
-        if k is None or k >= len(pairs):
-            return pairs
+        if k is None or k >= size:
+            return None
         rng = np.random.default_rng([self.options.seed, index])
-        return [pairs[i] for i in sorted(rng.choice(len(pairs), size=k, replace=False))]
+        return [int(i) for i in sorted(rng.choice(size, size=k, replace=False))]
 
 
 @hookimpl

@@ -25,7 +25,7 @@ from rmaudit.metrics.paired import Comparison, PairedDifference, compare_models,
 from rmaudit.store import Store
 from rmaudit.store.records import MetricResultRow, RunRow
 
-from .pair_units import PAIR_KEYS, SECTION_KEY, Units, pair_units, section_units
+from .pair_units import PAIR_KEYS, SECTION_KEY, PairRows, Units, pair_units, section_units
 
 #: a recomputed mean further than this from the stored value is not the stored number
 _TOLERANCE = 1e-9
@@ -63,17 +63,20 @@ def _metric_options(run: RunRow, metric: str) -> tuple[str, dict[str, Any]]:
     return metric, {}
 
 
-def model_units(store: Store, run_id: str, rm_key: str, metric: str, key: str) -> Units | None:
-    """The per-unit values behind one stored number (None: none stored or recomputable)."""
+def model_units(
+    store: Store, run_id: str, rm_key: str, metric: str, key: str, read: PairRows | None = None
+) -> Units | None:
+    """The per-unit values behind one stored number (None: none stored or recomputable);
+    ``read`` keeps the pairs' scores read for one column for the next."""
     run = store.read.run(run_id)
     name, options = _metric_options(run, metric)
     ties = str(options.get("ties", "loss"))
     if (name, key) in PAIR_KEYS:
-        return pair_units(store, run, rm_key, PAIR_KEYS[(name, key)], ties)
+        return pair_units(store, run, rm_key, PAIR_KEYS[(name, key)], ties, read)
     if (name, key) == SECTION_KEY:
-        return section_units(store, run, rm_key, options)
+        return section_units(store, run, rm_key, options, read)
     if name == "pair-accuracy" and key.startswith("accuracy[") and key.endswith("]"):
-        return pair_units(store, run, rm_key, "subset:" + key[len("accuracy[") : -1], ties)
+        return pair_units(store, run, rm_key, "subset:" + key[len("accuracy[") : -1], ties, read)
     values = store.read.stored_per_prompt(run_id, rm_key, metric, key)
     return Units({pid: float(v) for pid, v in values.items()}) if values else None
 
@@ -166,12 +169,12 @@ def compare_stored(
     """Every model of ``run_ids`` compared on each stored metric (or those whose label, key or
     metric name is in ``metrics``), on the units every model has a value on."""
     models = _models(store, run_ids)
-    results = []
+    results, read = [], PairRows()
     for row in _headline_columns(store, run_ids):
         wanted = {row.metric, row.key, row.label}
         if metrics and not wanted & set(metrics):
             continue
-        results.append(_compare_column(store, run_ids, models, row, alpha))
+        results.append(_compare_column(store, run_ids, models, row, alpha, read))
     return results
 
 
@@ -181,6 +184,7 @@ def _compare_column(
     models: list[_Model],
     row: MetricResultRow,
     alpha: float,
+    read: PairRows,
 ) -> MetricComparison:
     metric, key, label = row.metric, row.key, row.label
     higher = bool(row.higher_is_better)
@@ -208,7 +212,7 @@ def _compare_column(
         return bare("fewer than two models store it: nothing to compare")
     per_model: dict[str, Units] = {}
     for m in models:
-        units = model_units(store, m.run_id, m.rm_key, metric, key)
+        units = model_units(store, m.run_id, m.rm_key, metric, key, read)
         if units is None:
             return bare(f"no per-unit values stored or recomputable for {m.label}")
         if not _gives_stored(store, m, metric, key, units):
@@ -367,7 +371,14 @@ def headline_comparisons(store: Store, run_id: str, limit: int = 4) -> list[Metr
     summary's compact block; empty with fewer than two models."""
     if len(store.read.reward_models(run_id)) < 2:
         return []
-    found = [
-        r for r in compare_stored(store, [run_id]) if r.comparison is not None and "[" not in r.key
-    ]
-    return found[:limit]
+    models, read = _models(store, [run_id]), PairRows()
+    found: list[MetricComparison] = []
+    for row in _headline_columns(store, [run_id]):
+        if "[" in row.key:  # a per-subset accuracy
+            continue
+        result = _compare_column(store, [run_id], models, row, 0.05, read)
+        if result.comparison is not None:
+            found.append(result)
+        if len(found) == limit:
+            break
+    return found

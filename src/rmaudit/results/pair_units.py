@@ -22,7 +22,7 @@ import numpy as np
 
 from rmaudit.metrics.preference import pair_credit, section_score, subset_accuracy
 from rmaudit.store import Store
-from rmaudit.store.records import RunRow, ScoredPair
+from rmaudit.store.records import PairScore, RunRow
 
 #: keys of pair metrics that average their pairs' credits → which pairs they average
 PAIR_KEYS = {
@@ -46,11 +46,30 @@ class Units:
     strata: dict[str, str] = field(default_factory=dict)
 
 
-def _scored(store: Store, run: RunRow, rm_key: str) -> list[ScoredPair]:
-    return store.read.pair_scores(run.pair_set_key, rm_key) if run.pair_set_key else []
+@dataclass
+class PairRows:
+    """What one comparison has read, for every column it makes: each (pair set key, RM key)'s
+    scored pairs, and each pair meta parsed (every RM's rows of a pair set share them)."""
+
+    scored: dict[tuple[str, str], list[PairScore]] = field(default_factory=dict)
+    metas: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def meta(self, text: str) -> dict[str, Any]:
+        if text not in self.metas:
+            self.metas[text] = json.loads(text or "{}")
+        return self.metas[text]
 
 
-def _unit_ids(rows: list[ScoredPair]) -> list[str]:
+def _scored(store: Store, run: RunRow, rm_key: str, read: PairRows) -> list[PairScore]:
+    if not run.pair_set_key:
+        return []
+    key = (run.pair_set_key, rm_key)
+    if key not in read.scored:
+        read.scored[key] = store.read.pair_score_rows(*key)
+    return read.scored[key]
+
+
+def _unit_ids(rows: list[PairScore]) -> list[str]:
     """A pair set can hold one pair twice (a response repeated across RM-Bench's styles): the
     k-th copy of a pair is its own unit, matched to the k-th copy in another run."""
     seen: Counter[str] = Counter()
@@ -61,11 +80,14 @@ def _unit_ids(rows: list[ScoredPair]) -> list[str]:
     return ids
 
 
-def pair_units(store: Store, run: RunRow, rm_key: str, which: str, ties: str) -> Units | None:
+def pair_units(
+    store: Store, run: RunRow, rm_key: str, which: str, ties: str, read: PairRows | None = None
+) -> Units | None:
     """Per-pair credits (unit: the pair; cluster: its prompt) of the pairs ``which`` names:
     all, a subset (``subset:NAME``) or an RM-Bench level (easy, normal, hard), each pair with
-    the style its position in the pair set was given."""
-    rows = _scored(store, run, rm_key)
+    the style its position in the pair set was given (``read``: the rows read so far)."""
+    read = read or PairRows()
+    rows = _scored(store, run, rm_key, read)
     if not rows:
         return None
     credit = pair_credit(
@@ -75,7 +97,7 @@ def pair_units(store: Store, run: RunRow, rm_key: str, which: str, ties: str) ->
     if which.startswith("subset:"):
         keep = np.array([r.subset == which[len("subset:") :] for r in rows])
     elif which != "all":
-        metas = [json.loads(r.meta or "{}") for r in rows]
+        metas = [read.meta(r.meta) for r in rows]
         if not all("chosen_style" in m and "rejected_style" in m for m in metas):
             return None
         sign = np.array([np.sign(m["chosen_style"] - m["rejected_style"]) for m in metas])
@@ -87,10 +109,16 @@ def pair_units(store: Store, run: RunRow, rm_key: str, which: str, ties: str) ->
     )
 
 
-def section_units(store: Store, run: RunRow, rm_key: str, options: dict[str, Any]) -> Units | None:
+def section_units(
+    store: Store,
+    run: RunRow,
+    rm_key: str,
+    options: dict[str, Any],
+    read: PairRows | None = None,
+) -> Units | None:
     """Per-pair weighted credits whose mean is the section score (module docstring), each pair
     clustered by its prompt within its subset, the stratum."""
-    rows = [r for r in _scored(store, run, rm_key) if r.subset is not None]
+    rows = [r for r in _scored(store, run, rm_key, read or PairRows()) if r.subset is not None]
     if not rows:
         return None
     ties = str(options.get("ties", "loss"))

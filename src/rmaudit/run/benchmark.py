@@ -143,14 +143,15 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
     them)."""
     header, records, origin = _from_files(ctx)
     benchmark_id, selection_key, prompt_ids, per_prompt = imported_keys(header, records, ctx.store)
-    ids = [
-        response_id(header["policy_key"], pid, r["sample_index"])
-        for pid, record in zip(prompt_ids, records, strict=True)
-        for r in record["responses"]
-    ]
+    ids = _record_ids(ctx, header["policy_key"], prompt_ids, records)
     store = ctx.store
-    if store is not None:  # in the plan too, so a run refuses before it writes anything
-        refuse_conflicts(store, header, records, file=_file_name(ctx))
+    # in the plan too, so a run refuses before it writes anything; a benchmark its plan found
+    # stored was stored whole and is never rewritten, so the plan's check holds for the run
+    checked = ctx.found_stored.setdefault(("benchmarks", ""), set())
+    if store is not None and not (execute and benchmark_id in checked):
+        refuse_conflicts(store, header, records, file=_file_name(ctx), response_ids=ids)
+        if store.items.benchmark(benchmark_id) is not None:
+            checked.add(benchmark_id)
     selected = len(records) if store is not None and store.items.selection(selection_key) else 0
     labelled = 0
     if store is not None and "design" in header:  # its undrawn responses have no label
@@ -160,7 +161,7 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
     ctx.counts.append(StageCount("prompts (imported)", len(records), selected))
     ctx.counts.append(StageCount("responses (imported)", len(ids), labelled))
     if not execute:
-        _remember_records(ctx, header["policy_key"], prompt_ids, records)
+        _remember_records(ctx, prompt_ids, records, ids)
         ctx.planned_oracle = tuple(
             np.array(
                 [
@@ -191,28 +192,47 @@ def imported(ctx: RunContext, execute: bool) -> BenchmarkStages:
     if store.items.benchmark(benchmark_id) is None:  # stored whole or not at all
         store_benchmark(store, header, records, origin=origin)
     benchmark = load(ctx, benchmark_id)
-    stored = benchmark_responses(ctx, benchmark)
     # a prompt with fewer responses than a metric needs is skipped by that metric, not fatal;
     # under a label design its unlabelled responses count too (the metrics estimate over them)
-    sizes = (
-        Counter(r.prompt_id for r in stored)
-        if benchmark.design is not None
-        else {pid: len(labels) for pid, labels in oracle_by_prompt(ctx, benchmark).items()}
-    )
+    if benchmark.design is not None:
+        stored = benchmark_responses(ctx, benchmark)
+        check_pool_size(ctx.recipe, max(Counter(r.prompt_id for r in stored).values()))
+        return BenchmarkStages(benchmark, Keys([r.id for r in stored]), len(records))
+    sizes = {pid: len(labels) for pid, labels in oracle_by_prompt(ctx, benchmark).items()}
     check_pool_size(ctx.recipe, max(sizes.values()))
-    ctx.responses.update((r.id, r) for r in stored)
-    return BenchmarkStages(benchmark, Keys([r.id for r in stored]), len(records))
+    # the ids only: a stage reads the texts of the responses it still has to score
+    stored_ids = ctx.db.items.benchmark_response_ids(
+        benchmark.selection_key, benchmark.policy_key, benchmark.per_prompt
+    )
+    return BenchmarkStages(benchmark, Keys(stored_ids), len(records))
+
+
+def _record_ids(
+    ctx: RunContext, policy_key: str, prompt_ids: list[str], records: list[dict]
+) -> list[str]:
+    """The response id of every response of the records, in order (memoised: a plan and its
+    run key them all)."""
+    ids = []
+    for pid, record in zip(prompt_ids, records, strict=True):
+        indices = [r["sample_index"] for r in record["responses"]]
+        if all(type(index) is int and index >= 0 for index in indices):
+            keyed = ctx.response_ids(policy_key, pid, max(indices, default=-1) + 1)
+            ids += [keyed[index] for index in indices]
+        else:  # a benchmark source of a plugin may number its samples otherwise
+            ids += [response_id(policy_key, pid, index) for index in indices]
+    return ids
 
 
 def _remember_records(
-    ctx: RunContext, policy_key: str, prompt_ids: list[str], records: list[dict]
+    ctx: RunContext, prompt_ids: list[str], records: list[dict], ids: list[str]
 ) -> None:
-    """A plan keeps a file's prompts and responses in memory, so the scores stages can check
-    them against scores files before the run stores them."""
+    """A plan keeps a file's prompts and responses (``ids``: their ids, in order) in memory,
+    so the scores stages can check them against scores files before the run stores them."""
+    rids = iter(ids)
     for pid, record in zip(prompt_ids, records, strict=True):
         ctx.prompts[pid] = Prompt(pid, record["prompt"]["text"], record["prompt"].get("meta") or {})
         for r in record["responses"]:
-            rid = response_id(policy_key, pid, r["sample_index"])
+            rid = next(rids)
             ctx.responses[rid] = Response(
                 rid, pid, r["sample_index"], r["text"], r.get("meta") or {}
             )

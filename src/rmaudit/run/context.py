@@ -144,6 +144,9 @@ class RunContext:
     #: the pair set a pair source that needs no benchmark gave (``run.pairs.PairSet``), once
     #: loaded: a run's plan loads it, the run reuses it
     loaded_pairs: Any = None
+    #: the shift sweep of a pair set (``run.shift.Sweep``) by the set's key, once made: its
+    #: ids hash the pairs' ids, so a run reuses its plan's
+    swept: tuple[str, Any] | None = None
     #: In a plan of a benchmark from files: its oracle scores per prompt (labels known before
     #: any work), so metrics can say which prompts they will skip
     planned_oracle: tuple[np.ndarray, ...] | None = None

@@ -124,6 +124,10 @@ def _feed(h: Any, value: Any) -> None:
             _feed(h, getattr(value, f.name))
     elif isinstance(value, tuple | list):
         h.update(b"l%d:" % len(value))
+        flat = _flat(value)
+        if flat is not None:
+            h.update(flat)
+            return
         for item in value:
             _feed(h, item)
     elif isinstance(value, dict):
@@ -133,3 +137,34 @@ def _feed(h: Any, value: Any) -> None:
             _feed(h, item)
     else:
         raise _Undigestable
+
+
+def _flat(items: tuple[Any, ...] | list[Any]) -> bytes | None:
+    """What :func:`_feed` adds for ``items`` when each is None, a string (prompt and pair ids,
+    subsets) or a dict of strings to strings and whole numbers (a pair's meta), in one piece:
+    a pair set's thousands of ids and metas, fed one call each, made a rerun's digests slow.
+    None for anything else."""
+    parts = []
+    for item in items:
+        if item is None:
+            parts.append(b"N")
+        elif isinstance(item, str):
+            encoded = item.encode()
+            parts.append(b"sb%d:%s" % (len(encoded), encoded))
+        elif isinstance(item, dict):
+            parts.append(b"m%d:" % len(item))
+            for key, entry in item.items():
+                if not isinstance(key, str) or isinstance(entry, bool):
+                    return None
+                encoded = key.encode()
+                parts.append(b"sb%d:%s" % (len(encoded), encoded))
+                if isinstance(entry, str):
+                    encoded = entry.encode()
+                    parts.append(b"sb%d:%s" % (len(encoded), encoded))
+                elif isinstance(entry, int):
+                    parts.append(b"i%d;" % entry)
+                else:
+                    return None
+        else:
+            return None
+    return b"".join(parts)

@@ -58,8 +58,9 @@ def compute(
     )
     # a pairwise judge has verdicts on pairs, no response scores: pair metrics only
     judges = {spec.label for spec, model in reward_models if model.judges_pairs()}
+    scored = _scored_ids(order, pair_set, shifted)
     stored = {
-        spec.label: ctx.db.items.scores(model.key)
+        spec.label: ctx.db.items.scores(model.key, scored)
         for spec, model in reward_models
         if spec.label not in judges
     }
@@ -159,6 +160,21 @@ def _unbudgeted_notes(metrics: list[ComponentSpec]) -> list[str]:
         for m in metrics
         if not slot_class(m, Metric).supports_label_budget
     ]
+
+
+def _scored_ids(
+    order: dict[str, list[str]], pair_set: PairSet | None, shifted: Sweep | None
+) -> list[str]:
+    """Every response whose score a metric of the run reads: the benchmark's, the pairs' and
+    their shifted copies'."""
+    ids = [rid for rids in order.values() for rid in rids]
+    if pair_set is not None:
+        ids += pair_set.response_ids().known
+    for by_level in (shifted or {}).values():
+        ids += [
+            i for level in by_level.values() for s in level for i in (s.chosen_id, s.rejected_id)
+        ]
+    return ids
 
 
 def _benchmark_arrays(

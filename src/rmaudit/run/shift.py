@@ -52,7 +52,15 @@ class ShiftedPair:
 
 
 def sweep(ctx: RunContext, pair_set: PairSet) -> Sweep:
-    """Level 0 is the unshifted pairs themselves (the in-distribution reference): not here."""
+    """Level 0 is the unshifted pairs themselves (the in-distribution reference): not here.
+    Made once per pair set: a run reuses its plan's."""
+    if ctx.swept is None or ctx.swept[0] != pair_set.key:
+        ctx.swept = pair_set.key, _sweep(ctx, pair_set)
+    made: Sweep = ctx.swept[1]
+    return made
+
+
+def _sweep(ctx: RunContext, pair_set: PairSet) -> Sweep:
     shift, spec = _shift(ctx), required(ctx.recipe.perturber, "[pairs.shift.perturber]")
     found: Sweep = {target: {} for target in shift.targets}
     for level in _levels(ctx):

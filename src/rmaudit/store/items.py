@@ -244,8 +244,25 @@ class Items:
             is not None
         )
 
-    def scores(self, rm_key: str) -> dict[str, float]:
-        """Every stored score of an RM, by response id."""
+    def scores(self, rm_key: str, response_ids: Sequence[str] | None = None) -> dict[str, float]:
+        """Every stored score of an RM (or those of ``response_ids`` at least: read by chunks
+        where the RM holds many more, as ``_stored_by`` does), by response id."""
+        if response_ids is not None:
+            unique = list(dict.fromkeys(response_ids))
+            (held,) = self.store.execute(
+                "select count(*) from rm_scores where rm_key = ?", [rm_key]
+            ).fetchone()
+            if held > RANGE_READ * len(unique):
+                found: dict[str, float] = {}
+                for chunk in chunks(unique):
+                    found.update(
+                        self.store.execute(
+                            "select response_id, score from rm_scores where rm_key = ? "
+                            f"and response_id in ({marks(chunk)})",
+                            [rm_key, *chunk],
+                        ).fetchall()
+                    )
+                return found
         return dict(
             self.store.execute(
                 "select response_id, score from rm_scores where rm_key = ?", [rm_key]

@@ -318,6 +318,18 @@ class ScoredPair(NamedTuple):
     rejected_score: float
 
 
+class PairScore(NamedTuple):
+    """A pair of a pair set with one RM's scores, without its texts (what a comparison reads)."""
+
+    position: int
+    pair_id: str
+    subset: str | None
+    meta: str
+    prompt_id: str
+    chosen_score: float
+    rejected_score: float
+
+
 class ScoredShiftedPair(NamedTuple):
     """A shifted copy of a pair, with one RM's scores."""
 
