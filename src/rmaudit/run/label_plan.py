@@ -117,7 +117,6 @@ def label_plan(
     ``width_ratio`` × the width full labelling gives at the recipe's k with the pilot's samples;
     options priced at ``flags`` (else the components' cost models) and recommended by total."""
     bench = _pilot_benchmark(recipe, components, store)
-    oracle = built(components, recipe.oracle, Oracle)
     per_prompt = required(recipe.per_prompt, "[responses] per_prompt")
     targets = (
         _drawable(tuple(targets), per_prompt, recipe) if targets else default_targets(per_prompt)
@@ -148,15 +147,8 @@ def label_plan(
     floor = max(
         label_floor(pilot, t, rm, widths[(t.name, rm)]) for t in targets for rm in pilot.scores
     )
-    cheap = components[recipe.cheap_oracle.field] if recipe.cheap_oracle else None
-    prices = plan_prices(
-        oracle,
-        cheap,
-        flags,
-        _pilot_prompts(store, bench, candidates),
-        recipe.model.plan,
-        judge_usd=_one_call_usd(components, recipe, cheap_judge, answers, flags),
-        judge_unpriced=cheap_judge.label if cheap_judge and cheap_judge.usd is None else None,
+    prices = _prices(
+        recipe, components, flags, _pilot_prompts(store, bench, candidates), cheap_judge, answers
     )
     best = recommend(options, prices.prices)
     as_it_stands = recipe_option(
@@ -191,6 +183,28 @@ def label_plan(
     )
 
 
+def _prices(
+    recipe: Recipe,
+    components: dict[str, Component],
+    flags: PriceFlags,
+    prompts: Sequence[Prompt],
+    cheap_judge: JudgeCalls | None,
+    answers: Sequence[tuple[str, str]],
+) -> PlanPrices:
+    """The price of each resource: the oracle's and cheap oracle's cost models at the pilot's
+    ``prompts``, the recipe's ``[plan]`` prices and ``flags``, an API cheap judge's calls."""
+    cheap = components[recipe.cheap_oracle.field] if recipe.cheap_oracle else None
+    return plan_prices(
+        built(components, recipe.oracle, Oracle),
+        cheap,
+        flags,
+        prompts,
+        recipe.model.plan,
+        judge_usd=_one_call_usd(components, recipe, cheap_judge, answers, flags),
+        judge_unpriced=cheap_judge.label if cheap_judge and cheap_judge.usd is None else None,
+    )
+
+
 def _spending(recipe: Recipe, per_prompt: int, rms: int, cheap_judge_paid: bool) -> Spending:
     """A cheap RM's scorings are counted among the RMs' (it adds no calls of its own), unless
     it is an LLM judge paid per call: then its ratings are cheap calls, in every option."""
@@ -203,7 +217,7 @@ def _one_call_usd(
     components: dict[str, Component],
     recipe: Recipe,
     cheap_judge: JudgeCalls | None,
-    answers: list[tuple[str, str]],
+    answers: Sequence[tuple[str, str]],
     flags: PriceFlags,
 ) -> float | None:
     """One rating call of the cheap LLM judge, in USD, at the pilot's texts' lengths."""
