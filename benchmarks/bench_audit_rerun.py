@@ -28,7 +28,12 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from _smoke import parse_args  # noqa: E402
-from bench_rerun import cpu_seconds, interpreter_environment, spread  # noqa: E402
+from bench_rerun import (  # noqa: E402
+    add_bytecode_option,
+    cpu_seconds,
+    interpreter_environment,
+    report_reruns,
+)
 
 #: rmaudit's shared data folder beside a checkout (``--data-dir``'s default)
 SHARED_DATA = ROOT.parent.parent / "shared" / "data"
@@ -78,12 +83,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=SHARED_DATA)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument(
-        "--bytecode",
-        choices=("cached", "none"),
-        default="cached",
-        help="cached: modules compiled once, as installed (default); none: compiled every run",
-    )
+    add_bytecode_option(parser)
     args = parse_args(parser, {"repeats": 1})
     with tempfile.TemporaryDirectory() as folder:
         data = made_up_mirror(Path(folder) / "data") if args.smoke else args.data_dir.resolve()
@@ -94,15 +94,7 @@ def main() -> None:
             f"first audit: {first:.1f} s; {os.cpu_count()} CPUs, load "
             f"{os.getloadavg()[0]:.2f}; bytecode {args.bytecode}; data {data}"
         )
-        walls, cpus, outputs = [], [], set()
-        for _ in range(args.repeats):
-            wall, cpu, out = rmaudit_audit(data, db, env)
-            walls.append(wall)
-            cpus.append(cpu)
-            outputs.add(out)
-        assert len(outputs) == 1, "the reruns printed different results"
-        print(f"audit rerun, nothing to do ({len(walls)} runs): wall {spread(walls)}")
-        print(f"  CPU (user + sys) {spread(cpus)}; load {os.getloadavg()[0]:.2f}")
+        report_reruns("audit rerun", lambda: rmaudit_audit(data, db, env), args.repeats)
 
 
 if __name__ == "__main__":

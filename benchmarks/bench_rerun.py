@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -133,16 +134,34 @@ def spread(values: list[float]) -> str:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--recipe", type=Path, default=ROOT.parent / "recipes" / "helpful.toml")
-    parser.add_argument("--repeats", type=int, default=5)
+def add_bytecode_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bytecode",
         choices=("cached", "none"),
         default="cached",
         help="cached: modules compiled once, as installed (default); none: compiled every run",
     )
+
+
+def report_reruns(label: str, rerun: Callable[[], tuple[float, float, str]], repeats: int) -> None:
+    """Time ``repeats`` idle reruns (each gives wall s, CPU s, its output), check they all
+    printed the same, and print the wall and CPU figures."""
+    walls, cpus, outputs = [], [], set()
+    for _ in range(repeats):
+        wall, cpu, out = rerun()
+        walls.append(wall)
+        cpus.append(cpu)
+        outputs.add(out)
+    assert len(outputs) == 1, f"the {label}s printed different results"
+    print(f"{label}, nothing to do ({len(walls)} runs): wall {spread(walls)}")
+    print(f"  CPU (user + sys) {spread(cpus)}; load {os.getloadavg()[0]:.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--recipe", type=Path, default=ROOT.parent / "recipes" / "helpful.toml")
+    parser.add_argument("--repeats", type=int, default=5)
+    add_bytecode_option(parser)
     args = parse_args(parser, {"repeats": 1})
     with tempfile.TemporaryDirectory() as folder:
         recipe = small_copy(args.recipe, Path(folder)) if args.smoke else args.recipe
@@ -153,15 +172,7 @@ def main() -> None:
             f"first run: {first:.1f} s; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}; "
             f"bytecode {args.bytecode}"
         )
-        walls, cpus, outputs = [], [], set()
-        for _ in range(args.repeats):
-            wall, cpu, out = rmaudit_run(recipe, db, env)
-            walls.append(wall)
-            cpus.append(cpu)
-            outputs.add(out)
-        assert len(outputs) == 1, "the reruns printed different summaries"
-        print(f"rerun, nothing to do ({len(walls)} runs): wall {spread(walls)}")
-        print(f"  CPU (user + sys) {spread(cpus)}; load {os.getloadavg()[0]:.2f}")
+        report_reruns("rerun", lambda: rmaudit_run(recipe, db, env), args.repeats)
         timed = phases(recipe, db, env)
         for name, seconds in timed["phases"].items():
             print(f"  {name:<24} {seconds:6.2f} s")
