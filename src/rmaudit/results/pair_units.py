@@ -22,7 +22,8 @@ import numpy as np
 
 from rmaudit.metrics.preference import pair_credit, section_score, subset_accuracy
 from rmaudit.store import Store
-from rmaudit.store.records import PairScore, RunRow
+from rmaudit.store.pair_records import PairScore
+from rmaudit.store.records import RunRow
 
 #: keys of pair metrics that average their pairs' credits → which pairs they average
 PAIR_KEYS = {

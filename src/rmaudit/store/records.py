@@ -301,56 +301,6 @@ class ScoredLabel(NamedTuple):
     inclusion_probability: float | None
 
 
-class ScoredPair(NamedTuple):
-    """A pair of a pair set, with its texts and one RM's scores."""
-
-    position: int
-    pair_id: str
-    subset: str | None
-    meta: str
-    prompt_id: str
-    chosen_id: str
-    rejected_id: str
-    prompt: str
-    chosen: str
-    rejected: str
-    chosen_score: float
-    rejected_score: float
-
-
-class PairScore(NamedTuple):
-    """A pair of a pair set with one RM's scores, without its texts (what a comparison reads)."""
-
-    position: int
-    pair_id: str
-    subset: str | None
-    meta: str
-    prompt_id: str
-    chosen_score: float
-    rejected_score: float
-
-
-class ScoredShiftedPair(NamedTuple):
-    """A shifted copy of a pair, with one RM's scores."""
-
-    pair_id: str
-    original_pair_id: str
-    shift_target: str
-    shift_level: float
-    chosen_score: float
-    rejected_score: float
-
-
-class PairTexts(NamedTuple):
-    """A stored pair's texts."""
-
-    prompt: str
-    chosen: str
-    rejected: str
-    chosen_id: str
-    rejected_id: str
-
-
 class OracleScore(NamedTuple):
     """A labelled benchmark response's oracle score, in benchmark order."""
 

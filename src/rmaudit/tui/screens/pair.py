@@ -18,7 +18,7 @@ from textual.widgets import Footer, Header, Static
 from rmaudit.display.literal import assemble, literal
 from rmaudit.results.judge_pairs import JudgeOnPair, judge_on_pair
 from rmaudit.results.pair_failures import RIGHT, WRONG, PairVerdict, ShiftFlip
-from rmaudit.store.records import PairTexts
+from rmaudit.store.pair_records import PairTexts
 
 from ._base import AuditScreen
 

@@ -1,0 +1,57 @@
+"""The typed rows the store returns for a run's preference pairs (the rest are in
+:mod:`rmaudit.store.records`): a pair with one RM's scores, with or without its texts, a shifted
+copy's scores, and a pair's texts."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class ScoredPair(NamedTuple):
+    """A pair of a pair set, with its texts and one RM's scores."""
+
+    position: int
+    pair_id: str
+    subset: str | None
+    meta: str
+    prompt_id: str
+    chosen_id: str
+    rejected_id: str
+    prompt: str
+    chosen: str
+    rejected: str
+    chosen_score: float
+    rejected_score: float
+
+
+class PairScore(NamedTuple):
+    """A pair of a pair set with one RM's scores, without its texts (what a comparison reads)."""
+
+    position: int
+    pair_id: str
+    subset: str | None
+    meta: str
+    prompt_id: str
+    chosen_score: float
+    rejected_score: float
+
+
+class ScoredShiftedPair(NamedTuple):
+    """A shifted copy of a pair, with one RM's scores."""
+
+    pair_id: str
+    original_pair_id: str
+    shift_target: str
+    shift_level: float
+    chosen_score: float
+    rejected_score: float
+
+
+class PairTexts(NamedTuple):
+    """A stored pair's texts."""
+
+    prompt: str
+    chosen: str
+    rejected: str
+    chosen_id: str
+    rejected_id: str
