@@ -5,6 +5,7 @@ runs every script in seconds and a script that no longer works fails a test
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 
@@ -19,3 +20,10 @@ def parse_args(parser: argparse.ArgumentParser, smoke: dict[str, Any]) -> argpar
     if args.smoke:
         vars(args).update(smoke)
     return args
+
+
+def write_report(out: Path | None, lines: list[str]) -> None:
+    """Write a script's Markdown report to ``out`` (None: ``--smoke``, which writes nothing)."""
+    if out is not None:
+        out.write_text("\n".join(lines), encoding="utf-8")
+        print(f"wrote {out}")

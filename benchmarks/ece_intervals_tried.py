@@ -48,7 +48,7 @@ from scipy.special import erf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from _smoke import parse_args  # noqa: E402
+from _smoke import parse_args, write_report  # noqa: E402
 from pair_intervals import WORLDS, draw  # noqa: E402
 
 from rmaudit.metrics import bt_ece, ece  # noqa: E402
@@ -302,7 +302,8 @@ def main() -> None:
         rows = list(pool.map(_run, tasks))
         bt_table = [row.result() for row in bt_rows]
     print("\n".join([*rows, *bt_table]))
-    table = "\n".join(
+    write_report(
+        args.out,
         [
             "# Intervals tried for a binned ECE near calibration",
             "",
@@ -328,11 +329,8 @@ def main() -> None:
             "|---|---|---:|---:|",
             *bt_table,
             "",
-        ]
+        ],
     )
-    if args.out is not None:  # --smoke writes nothing
-        args.out.write_text(table, encoding="utf-8")
-        print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

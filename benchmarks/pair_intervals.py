@@ -30,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from _smoke import parse_args  # noqa: E402
+from _smoke import parse_args, write_report  # noqa: E402
 
 from rmaudit.metrics import auroc, bt_ece, ece, energy_score, fpr_at_95_tpr  # noqa: E402
 from rmaudit.metrics.cluster_bootstrap import centred_interval, resample_counts  # noqa: E402
@@ -182,7 +182,8 @@ def main() -> None:
     started = time.perf_counter()
     rows = [row for name, k in WORLDS.items() for row in world_rows(name, k, args)]
     print("\n".join(rows))
-    table = "\n".join(
+    write_report(
+        args.out,
         [
             "# Bootstrap intervals of ECE, BT-ECE, AUROC, FPR@95 and the shift curves' points: "
             "coverage",
@@ -202,11 +203,8 @@ def main() -> None:
             "|---|---|---:|---:|---:|---:|---:|---:|",
             *rows,
             "",
-        ]
+        ],
     )
-    if args.out is not None:  # --smoke writes nothing
-        args.out.write_text(table, encoding="utf-8")
-        print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

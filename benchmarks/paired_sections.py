@@ -30,7 +30,7 @@ from scipy.special import ndtr
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from _smoke import parse_args  # noqa: E402
+from _smoke import parse_args, write_report  # noqa: E402
 
 from rmaudit.metrics import MetricResult, section_score  # noqa: E402
 from rmaudit.metrics.paired import compare_models  # noqa: E402
@@ -124,7 +124,8 @@ def main() -> None:
                 f"{e['fwer']:.3f} |"
             )
             print(rows[-1], flush=True)
-    table = "\n".join(
+    write_report(
+        args.out,
         [
             "# The section score's paired comparison: coverage and family-wise error",
             "",
@@ -143,11 +144,8 @@ def main() -> None:
             "|---|---|---:|---:|---:|---:|",
             *rows,
             "",
-        ]
+        ],
     )
-    if args.out is not None:  # --smoke writes nothing
-        args.out.write_text(table, encoding="utf-8")
-        print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":
