@@ -88,12 +88,9 @@ class FigureText(NamedTuple):
     past_text: str
 
 
-def figure_text(browser: str, page: Path, width: int) -> FigureText:
-    """Every text of every inline SVG figure of ``page`` laid out ``width`` px wide, measured
-    by Chromium's layout (``getBoundingClientRect``)."""
-    harness = page.with_name(f"figures-{width}.html")
-    harness.write_text(FIGURES.format(width=width, page=page.name), encoding="utf-8")
-    dom = subprocess.run(
+def _dump_dom(browser: str, harness: Path) -> str:
+    """The DOM of ``harness`` after its scripts ran, as headless Chromium dumps it."""
+    return subprocess.run(
         [
             browser,
             *FLAGS,
@@ -107,6 +104,14 @@ def figure_text(browser: str, page: Path, width: int) -> FigureText:
         timeout=HANG_S,
         check=True,
     ).stdout
+
+
+def figure_text(browser: str, page: Path, width: int) -> FigureText:
+    """Every text of every inline SVG figure of ``page`` laid out ``width`` px wide, measured
+    by Chromium's layout (``getBoundingClientRect``)."""
+    harness = page.with_name(f"figures-{width}.html")
+    harness.write_text(FIGURES.format(width=width, page=page.name), encoding="utf-8")
+    dom = _dump_dom(browser, harness)
     found = re.search(
         r"<title>figures (\d+) texts (\d+) lowest ([\d.]+|Infinity) past ([\d.]+) of (.*) by "
         r"(.*)</title>",
@@ -142,20 +147,7 @@ def _harness(page: Path, width: int, height: int, query: str = "") -> Path:
 
 def _measure(browser: str, page: Path, width: int, query: str = "") -> re.Match:
     harness = _harness(page, width, 800, query)
-    dom = subprocess.run(
-        [
-            browser,
-            *FLAGS,
-            "--window-size=1400,900",
-            "--virtual-time-budget=5000",
-            "--dump-dom",
-            harness.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=HANG_S,
-        check=True,
-    ).stdout
+    dom = _dump_dom(browser, harness)
     found = re.search(r"<title>past (\d+) shown (\d+)</title>", dom)
     assert found, dom[:500]
     return found
