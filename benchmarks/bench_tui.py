@@ -35,10 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # run from
 from _smoke import parse_args
 
 from rmaudit.components import MetricInputs
-from rmaudit.default_plugins.metrics import BestOfN, PairwiseAccuracy, Reta, RetaCurve
+from rmaudit.recipe.validation import component_spec
 from rmaudit.results.browse import prompt_detail, prompt_failures
 from rmaudit.results.run_index import list_runs, open_for_reading
 from rmaudit.results.summary import load_summary
+from rmaudit.run.metrics import result_rows
 from rmaudit.store import Store, dumps
 from rmaudit.store.metric_results import MetricResults
 from rmaudit.store.records import BenchmarkRow, RunRow
@@ -124,58 +125,21 @@ def build_db(path: Path, prompts: int, responses: int, rms: int, seed: int = 0) 
                 )
                 for rm_key, scores in zip(rm_keys, rm_scores, strict=True):
                     store.items.add_scores(rm_key, zip(ids, scores[q].tolist(), strict=True))
-    metrics = [
-        ("reta", Reta()),
-        ("reta-curve", RetaCurve()),
-        ("best-of-n", BestOfN()),
-        ("pairwise-accuracy", PairwiseAccuracy()),
+    specs = [
+        component_spec("metric", name, field=f"metrics[{i}]", file=None, base_dir=None)
+        for i, name in enumerate(("reta", "reta-curve", "best-of-n", "pairwise-accuracy"))
     ]
     results = []
     for rm_key, scores in zip(rm_keys, rm_scores, strict=True):
         inputs = MetricInputs(tuple(prompt_ids), tuple(oracle_scores), tuple(scores))
-        for label, metric in metrics:
-            output = metric.compute(inputs)
-            values, per_prompt, curves = [], [], []
-            for v in output.values:
-                values.append(
-                    (
-                        run,
-                        rm_key,
-                        label,
-                        v.key,
-                        v.label,
-                        dumps(v.params),
-                        v.value,
-                        v.stderr,
-                        v.ci_low,
-                        v.ci_high,
-                        1,
-                    )
-                )
-                per_prompt += [
-                    (run, rm_key, label, v.key, p, float(x))
-                    for p, x in zip(prompt_ids, v.per_prompt, strict=True)
-                ]
-            for c in output.curves:
-                curves += [
-                    (
-                        run,
-                        rm_key,
-                        label,
-                        c.key,
-                        c.label,
-                        i,
-                        c.x_label,
-                        float(c.x[i]),
-                        float(c.value[i]),
-                        float(c.stderr[i]),
-                        float(c.ci_low[i]),
-                        float(c.ci_high[i]),
-                    )
-                    for i in range(len(c.x))
-                ]
-            rows = {"metric_results": values, "per_prompt_results": per_prompt, "curves": curves}
-            results.append(MetricResults(rm_key, label, None, "2025-01-01T00:00:00+00:00", rows))
+        for spec in specs:
+            output = spec.build().compute(inputs)
+            rows = result_rows(  # as the run writes them
+                run, tuple(prompt_ids), rm_key, spec, output
+            )
+            results.append(
+                MetricResults(rm_key, spec.label, None, "2025-01-01T00:00:00+00:00", rows)
+            )
     store.runs.finish(run, results, "{}", "2025-01-01T00:00:00+00:00")
     store.close()
 
