@@ -22,6 +22,11 @@ import numpy as np
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics._validation import check_fraction, check_integer
 
+#: the most cells of a (resamples × items) array one step holds: resamples are drawn, and
+#: statistics over them run, in blocks of rows, so a 100k-pair file needs tens of MB per
+#: temporary, not gigabytes
+CHUNK_CELLS = 2_000_000
+
 
 @dataclass(frozen=True)
 class BootstrapInterval:
@@ -51,7 +56,7 @@ def resample_counts(
     # int32 (a count never exceeds the clusters), drawn in blocks of rows: a 100k-pair file
     # holds one 200 MB array, not several of 400 MB; the blocks draw the same stream
     counts = np.empty((draws, items), dtype=np.int32)
-    rows = max(1, 2_000_000 // n_clusters)
+    rows = max(1, CHUNK_CELLS // n_clusters)
     for start in range(0, draws, rows):
         block = min(rows, draws - start)
         drawn = rng.integers(0, n_clusters, (block, n_clusters))

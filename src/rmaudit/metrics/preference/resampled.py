@@ -14,14 +14,11 @@ from collections.abc import Callable
 import numpy as np
 
 from rmaudit.errors import MetricInputError
+from rmaudit.metrics.cluster_bootstrap import CHUNK_CELLS
 from rmaudit.metrics.preference._inputs import ArrayLike, check_pair_scores
 from rmaudit.metrics.preference.accuracy import pair_credit
 from rmaudit.metrics.preference.calibration import bin_index, confidence, confidence_edges
 from rmaudit.metrics.preference.ood import check_detector_scores
-
-#: the most cells of a (resamples × pairs) array one step holds: the statistics run over the
-#: resamples in chunks, so a 100k-pair file needs tens of MB per temporary, not gigabytes
-CHUNK_CELLS = 2_000_000
 
 
 def _in_chunks(counts: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
