@@ -81,13 +81,15 @@ def format_number(value: float | None, digits: int = 4) -> str:
     return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
 
 
-def format_value(value: float | None, stderr: float | None, separator: str = " ± ") -> str:
-    """value ± stderr to four decimals; the value alone when its stderr is missing."""
+def format_value(
+    value: float | None, stderr: float | None, separator: str = " ± ", digits: int = 4
+) -> str:
+    """value ± stderr to ``digits`` decimals; the value alone when its stderr is missing."""
     if value is None or not math.isfinite(value):
         return "—"
     if stderr is None or not math.isfinite(stderr):
-        return format_number(value)
-    return f"{format_number(value)}{separator}{format_number(stderr)}"
+        return format_number(value, digits)
+    return f"{format_number(value, digits)}{separator}{format_number(stderr, digits)}"
 
 
 def sparkline(values: np.ndarray) -> str:

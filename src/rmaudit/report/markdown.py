@@ -37,7 +37,7 @@ from rmaudit.results.legend import legend
 from rmaudit.results.regret import load_studies, study_table
 from rmaudit.results.scoring_checks import TITLE as CHECKS_TITLE
 from rmaudit.results.scoring_checks import block_lines, run_scoring_checks
-from rmaudit.results.summary import Curve, OracleScale, RunSummary
+from rmaudit.results.summary import OracleScale, RunSummary
 from rmaudit.store import Store
 
 #: the curve points a table shows
@@ -107,13 +107,6 @@ def reta_curve_table(summary: RunSummary) -> list[str]:
     ]
 
 
-def _with_stderr(curve: Curve, i: int) -> str:
-    """A curve point as ``value ± stderr``, or the value alone where the point has none."""
-    value = format_number(curve.value[i], 3)
-    stderr = float(curve.stderr[i])
-    return f"{value} ± {format_number(stderr, 3)}" if math.isfinite(stderr) else value
-
-
 def shift_tables(summary: RunSummary) -> list[str]:
     lines: list[str] = []
     labels = dict((rm_key, label) for label, rm_key in summary.reward_models)
@@ -129,7 +122,11 @@ def shift_tables(summary: RunSummary) -> list[str]:
         found.sort(key=lambda f: list(labels.values()).index(f[0]))
         picks = spread(len(found[0][2].x), SHIFT_POINTS)
         rows = [
-            [md(label, LABEL_MAX), target, *(_with_stderr(c, i) for i in picks)]
+            [
+                md(label, LABEL_MAX),
+                target,
+                *(format_value(float(c.value[i]), float(c.stderr[i]), digits=3) for i in picks),
+            ]
             for label, target, c in found
         ]
         lines += [
