@@ -24,11 +24,13 @@ from rmaudit.components import (
     MetricValue,
     Oracle,
     OracleLabel,
+    ProcessRewardModel,
     PromptSampler,
     PromptSource,
     ReferencePolicy,
     RewardModel,
     ShiftPerturber,
+    Solution,
 )
 from rmaudit.components.keys import content_key
 from rmaudit.testing import check_shift_perturber
@@ -110,6 +112,15 @@ class Shout(ShiftPerturber):
         return text.upper()
 
 
+class ShortSteps(ProcessRewardModel):
+    """Trusts short steps."""
+
+    name = "toy-short-steps"
+
+    def score_steps(self, batch):
+        return [[1.0 / (1 + len(step)) for step in solution.steps] for solution in batch]
+
+
 class ToyWorld:
     """One plugin object implementing every hook."""
 
@@ -140,6 +151,10 @@ class ToyWorld:
     @hookimpl
     def register_shift_perturbers(self, register):
         register(Shout)
+
+    @hookimpl
+    def register_process_reward_models(self, register):
+        register(ShortSteps)
 
     @hookimpl
     def register_metrics(self, register):
@@ -216,6 +231,15 @@ def test_register_shift_perturbers(register_plugin):
         found = plugins.resolve("shift_perturber", "toy-shout")
     assert found.cls is Shout and found.source == "toy"
     check_shift_perturber(Shout)
+
+
+def test_register_process_reward_models(register_plugin):
+    with register_plugin(ToyWorld(), name="toy"):
+        found = plugins.resolve("process_reward_model", "toy-short-steps")
+    assert found.cls is ShortSteps and found.source == "toy"
+    scores = found.cls().score_steps([Solution("1 + 1?", ("1 + 1", "= 2"))])
+    assert scores == [[1 / 6, 1 / 4]]
+    assert "toy-short-steps" not in plugins.component_names("process_reward_model")
 
 
 def test_register_commands_adds_a_cli_subcommand(register_plugin, rmaudit):

@@ -41,6 +41,7 @@ from .metric import (
     PairInputs,
     StudyInputs,
 )
+from .process import ProcessRewardModel, Solution
 from .records import (
     PROVENANCE_PARTS,
     BenchmarkContent,
@@ -66,6 +67,7 @@ KINDS: dict[str, type[Component]] = {
         ReferencePolicy,
         Oracle,
         RewardModel,
+        ProcessRewardModel,
         ShiftPerturber,
         Metric,
         BenchmarkSource,
@@ -96,6 +98,7 @@ __all__ = [
     "PairShown",
     "PairVerdict",
     "PairSource",
+    "ProcessRewardModel",
     "PROVENANCE_PARTS",
     "Prompt",
     "Provenance",
@@ -108,6 +111,7 @@ __all__ = [
     "RewardModel",
     "ShiftPerturber",
     "Source",
+    "Solution",
     "SourcedPair",
     "StudyInputs",
     "VERDICTS",

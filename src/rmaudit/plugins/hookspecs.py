@@ -47,6 +47,12 @@ def register_reward_models(register):
 
 
 @hookspec
+def register_process_reward_models(register):
+    """Register :class:`rmaudit.components.ProcessRewardModel` classes (solution steps → a
+    score per step)."""
+
+
+@hookspec
 def register_shift_perturbers(register):
     """Register :class:`rmaudit.components.ShiftPerturber` classes (text → shifted text)."""
 

@@ -72,6 +72,7 @@ HOOK_OF_KIND = {
     "reference_policy": "register_reference_policies",
     "oracle": "register_oracles",
     "reward_model": "register_reward_models",
+    "process_reward_model": "register_process_reward_models",
     "shift_perturber": "register_shift_perturbers",
     "metric": "register_metrics",
     "benchmark_source": "register_benchmark_sources",
