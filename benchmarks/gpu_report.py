@@ -4,6 +4,9 @@ the two files between their ``<!-- gpu-report:NAME -->`` markers.
 
     python benchmarks/gpu_report.py OUT/gpu_all.json            # print
     python benchmarks/gpu_report.py OUT/gpu_all.json --write    # fill the docs' tables
+
+Several files of one card (a section rerun alone, e.g. the 8B after a run cut short) are
+merged: models and sections from each, the first file's header.
 """
 
 from __future__ import annotations
@@ -141,6 +144,25 @@ def capacity(data: dict) -> list[str]:
     return lines
 
 
+def merged(runs: list[dict]) -> dict:
+    """One figures dict from runs on the same card: later runs add models and sections; a
+    section skipped by one run but measured by another is not reported as skipped."""
+    cards = {run["meta"]["card"] for run in runs}
+    if len(cards) > 1:
+        raise SystemExit(f"gpu_report: figures from different cards: {sorted(cards)}")
+    data: dict = {"meta": runs[0]["meta"], "models": {}}
+    for run in runs:
+        data["models"].update(run["models"])
+        data.update({k: v for k, v in run.items() if k not in ("meta", "models", "skipped")})
+    skipped = {s for run in runs for s in run.get("skipped", [])}
+    measured = {f"scoring: {name}" for name in data["models"]} | {
+        {"e2e": "rmaudit run"}.get(key, key) for key in data
+    }
+    if skipped - measured:
+        data["skipped"] = sorted(skipped - measured)
+    return data
+
+
 def sections(data: dict) -> dict[str, str]:
     return {
         "scoring": "\n".join(scoring_table(data) + e2e_lines(data) + targets(data)),
@@ -166,10 +188,11 @@ def write(blocks: dict[str, str]) -> list[Path]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("figures", type=Path, help="gpu_all.json")
+    parser.add_argument("figures", type=Path, nargs="+", help="gpu_all.json (one card)")
     parser.add_argument("--write", action="store_true", help="fill the docs' tables")
     args = parser.parse_args()
-    blocks = sections(json.loads(args.figures.read_text(encoding="utf-8")))
+    runs = [json.loads(path.read_text(encoding="utf-8")) for path in args.figures]
+    blocks = sections(merged(runs))
     if args.write:
         for path in write(blocks):
             print(f"wrote {path.relative_to(ROOT)}")

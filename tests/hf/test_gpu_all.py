@@ -115,3 +115,24 @@ def test_peaks_match_card_names_most_specific_first():
     assert peak_tflops("NVIDIA A100-SXM4-80GB") == 312.0
     assert peak_tflops("NVIDIA L40S") == 362.1
     assert peak_tflops("CPU") is None
+
+
+def test_runs_of_one_card_merge_and_runs_of_two_cards_are_refused(smoke_run):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import gpu_report
+
+    data, _ = smoke_run
+    first, second = json.loads(json.dumps(data)), json.loads(json.dumps(data))
+    (name, model), *_ = data["models"].items()
+    first["models"] = {name: model}
+    second["models"] = {f"{name}-rerun": model}
+    second = {"meta": second["meta"], "models": second["models"], "skipped": ["rmaudit run"]}
+    merged = gpu_report.merged([first, second])
+    assert list(merged["models"]) == [name, f"{name}-rerun"]
+    # the second run skipped what the first measured: not reported as skipped
+    assert "skipped" not in merged and merged["e2e"] == data["e2e"]
+    second["skipped"].append("scoring: never-measured")
+    assert gpu_report.merged([first, second])["skipped"] == ["scoring: never-measured"]
+    second["meta"] = {**second["meta"], "card": "NVIDIA H200"}
+    with pytest.raises(SystemExit, match="different cards"):
+        gpu_report.merged([first, second])
