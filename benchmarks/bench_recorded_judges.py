@@ -4,7 +4,8 @@
 The audit is run once into a fresh SQLite file (on rmaudit's shared data folder: 65 judge
 configurations × 419 pairs × 2 orders, and the length and random baselines), then again
 ``--repeats`` times with nothing to do, each in a fresh interpreter, as a user reruns an audit
-to print its results again; the wall and CPU (user + system) times are printed with the load
+to print its results again — printing its tables at 100 columns, and with ``--json`` (the
+same work, no tables); the wall and CPU (user + system) times are printed with the load
 average, and each rerun's output is checked identical.  Bytecode is cached as in
 ``bench_rerun.py`` (``--bytecode none``: compiled in every interpreter).
 
@@ -64,10 +65,10 @@ def made_up_judges(data: Path) -> Path:
     return data
 
 
-def audit(data: Path, db: Path, env: dict[str, str]) -> tuple[float, float, str]:
-    """``rmaudit audit --suite llmbar --recorded-judges``: (wall s, CPU s, stdout)."""
+def audit(data: Path, db: Path, env: dict[str, str], *flags: str) -> tuple[float, float, str]:
+    """``rmaudit audit --suite llmbar --recorded-judges [FLAGS]``: (wall s, CPU s, stdout)."""
     started, cpu = time.perf_counter(), cpu_seconds()
-    command = ["audit", "--suite", "llmbar", "--recorded-judges", "--data-dir", str(data)]
+    command = ["audit", "--suite", "llmbar", "--recorded-judges", "--data-dir", str(data), *flags]
     result = subprocess.run(
         [sys.executable, "-m", "rmaudit", *command, "--db", str(db)],
         capture_output=True,
@@ -99,7 +100,8 @@ def main() -> None:
             f"fresh DB, {judges} judges: wall {wall:.1f} s, CPU {cpu:.1f} s; "
             f"{os.cpu_count()} CPUs, load {load:.2f}; bytecode {args.bytecode}; data {data}"
         )
-        report_reruns("recorded judges' audit rerun", lambda: audit(data, db, env), args.repeats)
+        report_reruns("rerun, tables printed", lambda: audit(data, db, env), args.repeats)
+        report_reruns("rerun, --json", lambda: audit(data, db, env, "--json"), args.repeats)
 
 
 if __name__ == "__main__":
