@@ -19,23 +19,21 @@ import argparse
 import gzip
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from _smoke import parse_args  # noqa: E402
-from bench_audit_rerun import LLMBAR_FOLDERS, SHARED_DATA, made_up_mirror  # noqa: E402
-from bench_rerun import (  # noqa: E402
-    add_bytecode_option,
-    cpu_seconds,
-    interpreter_environment,
-    report_reruns,
+from bench_audit_rerun import (  # noqa: E402
+    LLMBAR_FOLDERS,
+    SHARED_DATA,
+    made_up_mirror,
+    timed_rmaudit,
 )
+from bench_rerun import add_bytecode_option, interpreter_environment, report_reruns  # noqa: E402
 
 #: the made-up mirror's judges (``--smoke``): LLM/strategy → the winner it names in each order
 MADE_UP_JUDGES = {"Long/Vanilla": "longer", "First/Vanilla": "first", "Long/Rating": "longer"}
@@ -67,17 +65,8 @@ def made_up_judges(data: Path) -> Path:
 
 def audit(data: Path, db: Path, env: dict[str, str], *flags: str) -> tuple[float, float, str]:
     """``rmaudit audit --suite llmbar --recorded-judges [FLAGS]``: (wall s, CPU s, stdout)."""
-    started, cpu = time.perf_counter(), cpu_seconds()
-    command = ["audit", "--suite", "llmbar", "--recorded-judges", "--data-dir", str(data), *flags]
-    result = subprocess.run(
-        [sys.executable, "-m", "rmaudit", *command, "--db", str(db)],
-        capture_output=True,
-        text=True,
-        env={**env, "COLUMNS": "100"},
-    )
-    if result.returncode:
-        raise SystemExit(f"rmaudit {' '.join(command)} failed: {result.stderr.strip()[-2000:]}")
-    return time.perf_counter() - started, cpu_seconds() - cpu, result.stdout
+    command = ["audit", "--suite", "llmbar", "--recorded-judges", "--data-dir", str(data)]
+    return timed_rmaudit([*command, *flags, "--db", str(db)], {**env, "COLUMNS": "100"})
 
 
 def main() -> None:

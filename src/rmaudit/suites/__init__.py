@@ -203,20 +203,43 @@ _LLMBAR_JUDGES = RecordedJudges(
     "paper's judges, each LLM × prompting strategy one model)",
 )
 
-_LLMBAR = Suite(
-    name="llmbar",
-    title="LLMBar: instruction following, natural and adversarial pairs",
-    measures="accuracy overall and per subset (RewardBench's Chat Hard sources)",
-    size="419 pairs: Natural 100, Adversarial Neighbor 134, GPTInst 92, GPTOut 47, Manual 46",
-    origin=_LLMBAR_ORIGIN,
-    fetch="Dataset/LLMBar/ from github.com/princeton-nlp/LLMBar into DATA_DIR/llmbar/LLMBar/",
-    files=tuple(
-        SuiteFile(f"llmbar/LLMBar/{folder}/dataset.json", "llmbar", {"subset": subset}, None, sha)
-        for folder, subset, sha in _LLMBAR_SUBSETS
-    ),
-    metrics=({"name": "pair-accuracy"},),
-    headlines=(_ACCURACY,),
-    recorded=_LLMBAR_JUDGES,
+
+def _llmbar(
+    name: str,
+    title: str,
+    measures: str,
+    size: str,
+    base: str,
+    subsets: tuple[tuple[str, str, str], ...],
+) -> Suite:
+    """A suite of LLMBar's pairs, ``DATA/llmbar/BASE/FOLDER/dataset.json`` per subset."""
+    return Suite(
+        name=name,
+        title=title,
+        measures=measures,
+        size=size,
+        origin=_LLMBAR_ORIGIN,
+        fetch=f"Dataset/{base}/ from github.com/princeton-nlp/LLMBar into DATA_DIR/llmbar/{base}/"
+        + (" (its LLMEval^2 folder as LLMEval2)" if base == "Processed" else ""),
+        files=tuple(
+            SuiteFile(
+                f"llmbar/{base}/{folder}/dataset.json", "llmbar", {"subset": subset}, None, sha
+            )
+            for folder, subset, sha in subsets
+        ),
+        metrics=({"name": "pair-accuracy"},),
+        headlines=(_ACCURACY,),
+        recorded=_LLMBAR_JUDGES,
+    )
+
+
+_LLMBAR = _llmbar(
+    "llmbar",
+    "LLMBar: instruction following, natural and adversarial pairs",
+    "accuracy overall and per subset (RewardBench's Chat Hard sources)",
+    "419 pairs: Natural 100, Adversarial Neighbor 134, GPTInst 92, GPTOut 47, Manual 46",
+    "LLMBar",
+    _LLMBAR_SUBSETS,
 )
 
 #: (folder, subset, SHA-256 of its dataset.json at the pinned commit; upstream's LLMEval^2)
@@ -226,23 +249,13 @@ _LLMBAR_PROCESSED_SUBSETS = (
     ("LLMEval2", "llmeval2", "deffdaeccda39c0fb9337c7e20925ec2b973bfd456832c2f1ba0e9ca4cf107de"),
 )
 
-_LLMBAR_PROCESSED = Suite(
-    name="llmbar-processed",
-    title="LLMBar's processed human-labelled pairs: MT-Bench, FairEval, LLMEval²",
-    measures="accuracy overall and per set (LLMBar's other meta-evaluation sets, human labels)",
-    size="466 pairs: MT-Bench (human experts) 200, FairEval 66, LLMEval² 200",
-    origin=_LLMBAR_ORIGIN,
-    fetch="Dataset/Processed/ from github.com/princeton-nlp/LLMBar into "
-    "DATA_DIR/llmbar/Processed/ (its LLMEval^2 folder as LLMEval2)",
-    files=tuple(
-        SuiteFile(
-            f"llmbar/Processed/{folder}/dataset.json", "llmbar", {"subset": subset}, None, sha
-        )
-        for folder, subset, sha in _LLMBAR_PROCESSED_SUBSETS
-    ),
-    metrics=({"name": "pair-accuracy"},),
-    headlines=(_ACCURACY,),
-    recorded=_LLMBAR_JUDGES,
+_LLMBAR_PROCESSED = _llmbar(
+    "llmbar-processed",
+    "LLMBar's processed human-labelled pairs: MT-Bench, FairEval, LLMEval²",
+    "accuracy overall and per set (LLMBar's other meta-evaluation sets, human labels)",
+    "466 pairs: MT-Bench (human experts) 200, FairEval 66, LLMEval² 200",
+    "Processed",
+    _LLMBAR_PROCESSED_SUBSETS,
 )
 
 _JUDGEBENCH_ORIGIN = "github.com/ScalerLab/JudgeBench@e2c52c284e735e139b3daa61c206ee208f36c461"
