@@ -66,8 +66,15 @@ def made_up_mirror(folder: Path) -> Path:
 
 def rmaudit_audit(data: Path, db: Path, env: dict[str, str]) -> tuple[float, float, str]:
     """``rmaudit audit length random --data-dir DATA --db DB``: (wall s, CPU s, stdout)."""
+    return timed_rmaudit(
+        ["audit", "length", "random", "--data-dir", str(data), "--db", str(db)], env
+    )
+
+
+def timed_rmaudit(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """``rmaudit COMMAND`` in a fresh interpreter: (wall s, CPU s, stdout); a failure stops
+    the benchmark with its stderr."""
     started, cpu = time.perf_counter(), cpu_seconds()
-    command = ["audit", "length", "random", "--data-dir", str(data), "--db", str(db)]
     result = subprocess.run(
         [sys.executable, "-m", "rmaudit", *command],
         capture_output=True,

@@ -75,6 +75,78 @@ def _verdicts_file(tmp_path: Path) -> dict[str, Any]:
     return {"path": str(path)}
 
 
+def _kit_pairs() -> list[tuple[str, str, str]]:
+    """(prompt, a, b) of each pair the kit shows a pairwise judge (consecutive responses of a
+    sample prompt), the prompt stripped as a judge is shown it."""
+    prompts = {p.id: p for p in sample_prompts()}
+    responses = sample_responses(list(prompts.values()))
+    return [
+        (prompts[a.prompt_id].text.strip(), a.text, b.text)
+        for a, b in zip(responses[::2], responses[1::2], strict=False)
+        if a.prompt_id == b.prompt_id
+    ]
+
+
+def _llmbar_results(tmp_path: Path) -> dict[str, Any]:
+    """An LLMBar result.json for the kit's pairs: the longer answer wins in both orders."""
+    records = [
+        {
+            "input": prompt,
+            "output_1": a,
+            "output_2": b,
+            "label": 1,
+            "results": [
+                {
+                    "swap = False": {"winner": "1" if len(a) >= len(b) else "2"},
+                    "swap = True": {"winner": "1" if len(a) > len(b) else "2"},
+                }
+            ],
+        }
+        for prompt, a, b in _kit_pairs()
+    ]
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(records))
+    return {"results": [str(path)]}
+
+
+def _judgebench_outputs(tmp_path: Path, scores: bool) -> dict[str, Any]:
+    """A JudgeBench outputs file: the kit's pairs judged (the longer answer preferred), or
+    every sample response in a pair with its score (its length)."""
+    prompts = {p.id: p for p in sample_prompts()}
+    responses = sample_responses(list(prompts.values()))
+    if scores:
+        by_prompt: dict[str, list[str]] = {}
+        for r in responses:
+            by_prompt.setdefault(prompts[r.prompt_id].text.strip(), []).append(r.text)
+        pairs = [
+            (p, texts[i], texts[(i + 1) % len(texts)])
+            for p, texts in by_prompt.items()
+            for i in range(len(texts))
+        ]
+    else:
+        pairs = _kit_pairs()
+
+    def game(a: str, b: str) -> dict[str, Any]:
+        decision = "A>B" if len(a) > len(b) else "B>A" if len(b) > len(a) else "A=B"
+        return {"judgment": {"scores": [len(a) / 10, len(b) / 10]}, "decision": decision}
+
+    rows = [
+        {
+            "pair_id": str(i),
+            "source": "mmlu-pro-law",
+            "question": prompt,
+            "response_A": a,
+            "response_B": b,
+            "label": "A>B",
+            "judgments": [game(a, b), game(b, a)],
+        }
+        for i, (prompt, a, b) in enumerate(pairs)
+    ]
+    path = tmp_path / "outputs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return {"path": str(path)}
+
+
 def _generic_benchmark(tmp_path: Path) -> dict[str, Any]:
     """The sample responses as a generic-layout benchmark file with one RM's scores."""
     path = tmp_path / "bench.jsonl"
@@ -147,6 +219,9 @@ EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "hf-causal-lm": _tiny_hf("llama-lm", max_new_tokens=6),
     "hf-judge-rm": _tiny_hf("llama-lm"),
     "verdicts-file": _verdicts_file,
+    "llmbar-judge": _llmbar_results,
+    "judgebench-judge": lambda tmp_path: _judgebench_outputs(tmp_path, scores=False),
+    "judgebench-rm": lambda tmp_path: _judgebench_outputs(tmp_path, scores=True),
     "synthetic-proxy": lambda tmp_path: {
         "gold": {"name": "simulated-rm", "seed": 1},
         "sigma": 0.5,

@@ -163,6 +163,10 @@ def test_rewardbench_convention_draws_one_order_per_pair_from_the_seed():
     assert keyed == pytest.approx(back)
     # a judge that answers the same in both orders has no spread over seeds
     assert seed_spread(["first"] * 10, ["second"] * 10, seeds=5)[0] == 0.0
+    # keyed, every seed's orders drawn at once: the spread of the seeds' own accuracies
+    each = [random_order_accuracy(cf, rf, seed=s, keys=keys).value for s in range(40)]
+    want_spread = (float(np.std(each, ddof=1)), min(each), max(each))
+    assert seed_spread(cf, rf, seeds=40, keys=keys) == pytest.approx(want_spread)
 
 
 def test_bad_verdicts_are_metric_input_errors():

@@ -323,3 +323,46 @@ def test_parsers_by_name():
 
 def test_docstring_examples_run():
     assert doctest.testmod(parsers).failed == 0
+
+
+def test_judgebench_pairs_by_category_the_correct_response_chosen(tmp_path):
+    from rmaudit.benchmark.pairs import parse_judgebench
+
+    records = [
+        {"source": "mmlu-pro-law", "question": "q1", "response_A": "a", "response_B": "b"},
+        {"source": "livebench-reasoning", "question": "q2", "response_A": "c", "response_B": "d"},
+        {"source": "livebench-math", "question": "q3", "response_A": "e", "response_B": "f"},
+        {"source": "livecodebench", "question": "q4", "response_A": "g", "response_B": "h"},
+        {"source": "other-set", "question": "q5", "response_A": "i", "response_B": "j"},
+    ]
+    labels = ["A>B", "B>A", "A>B", "B>A", "A>B"]
+    path = tmp_path / "judgebench.jsonl"
+    write_jsonl(
+        path,
+        [
+            {**r, "label": label, "pair_id": str(i)}
+            for i, (r, label) in enumerate(zip(records, labels, strict=True))
+        ]
+        + [{**records[0], "label": "A=B"}, {**records[0], "response_B": "a", "label": "A>B"}],
+    )
+    result = parse_judgebench(path)
+    assert [p.subset for p in result.pairs] == [
+        "Knowledge",
+        "Reasoning",
+        "Math",
+        "Coding",
+        "other-set",
+    ]
+    assert [(p.chosen, p.rejected) for p in result.pairs[:2]] == [("a", "b"), ("d", "c")]
+    assert result.pairs[1].meta == {
+        "pair_id": "1",
+        "source": "livebench-reasoning",
+        "label": "B>A",
+        "line": 2,
+    }
+    assert [(r.line, r.reason) for r in result.rejected] == [
+        (6, 'label neither "A>B" nor "B>A"'),
+        (7, "identical responses"),
+    ]
+    with pytest.raises(BadInput, match=r"judgebench.jsonl:6: label: label neither"):
+        parse_judgebench(path, strict=True)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from rmaudit.errors import BadInput
-from rmaudit.suites import RESULTS_FILE, SUITES, Suite, get_suite
+from rmaudit.suites import JUDGEBENCH_PAIRS, RESULTS_FILE, SUITES, Suite, get_suite
 
 if TYPE_CHECKING:
     from rmaudit.components import Component
@@ -85,6 +85,20 @@ AUDIT_DB = "rmaudit-audit.db"
 )
 @click.option("--print-recipe", is_flag=True, help="Print each suite's recipe (TOML) and stop.")
 @click.option(
+    "--recorded-judges",
+    "recorded",
+    is_flag=True,
+    help="Also audit every judge whose published outputs lie with the suite's data (llmbar, "
+    "llmbar-processed, judgebench): one model per judge configuration.",
+)
+@click.option(
+    "--judgebench-pairs",
+    type=click.Choice(list(JUDGEBENCH_PAIRS)),
+    default="gpt-4o",
+    show_default=True,
+    help="Whose responses the judgebench suite's pairs are.",
+)
+@click.option(
     "--match",
     type=click.Choice(["text", "id", "rmaudit-id"]),
     default="text",
@@ -146,6 +160,8 @@ def audit(
     dry_run: bool,
     items_path: str | None,
     print_recipe: bool,
+    recorded: bool,
+    judgebench_pairs: str,
     match: str,
     columns: str | None,
     dpo_ref: str | None,
@@ -158,6 +174,8 @@ def audit(
     MODEL is a Hugging Face id or local folder (a sequence classifier; with --dpo-ref, a DPO
     policy), scores:FILE, or a baseline: length, random.  Several MODELs are compared side
     by side.  The model flags are the recipe options of the same names (docs/audit.md).
+    --recorded-judges adds the judges whose published outputs lie with the data
+    (docs/judges.md).
     """
     from rmaudit.suites.data import earlier_data_dirs, locate
     from rmaudit.suites.judge_arguments import JudgeFlags
@@ -176,9 +194,13 @@ def audit(
         if models:
             raise click.UsageError("--write-items scores no MODEL: give none")
         items_format(Path(items_path))
-    elif not models:
-        raise click.UsageError("give at least one MODEL (or --list-suites, --write-items)")
-    found, skipped = _located_suites(suite_names, data_dir)
+    elif not models and not recorded:
+        raise click.UsageError(
+            "give at least one MODEL (or --recorded-judges, --list-suites, --write-items)"
+        )
+    found, skipped = _located_suites(
+        suite_names, data_dir, JUDGEBENCH_PAIRS[judgebench_pairs], recorded
+    )
     tables = model_tables(
         list(models),
         {k: model_options[k] for k in HF_MODEL_OPTIONS},
@@ -207,18 +229,24 @@ def audit(
             items_path=Path(items_path) if items_path else None,
             results_file=Path(results_file) if results_file else None,
             checks=checks,
+            recorded=recorded,
+            named=bool(suite_names),
         )
     )
 
 
 def _located_suites(
-    suite_names: tuple[str, ...], data_dir: str | None
+    suite_names: tuple[str, ...], data_dir: str | None, judgebench: Suite, recorded: bool
 ) -> tuple[list[tuple[Suite, Located]], list[Suite]]:
-    """The suites asked for (all, by default) whose data was found, and those skipped; every
+    """The suites asked for (by default all, or with ``recorded`` those with recorded judges;
+    ``judgebench`` on the pairs chosen) whose data was found, and those skipped; every
     suite's data is found before anything runs: a missing one is exit 2, nothing written."""
     from rmaudit.suites.data import locate, missing
 
-    chosen = [get_suite(name) for name in dict.fromkeys(suite_names)] or list(SUITES.values())
+    chosen = [get_suite(name) for name in dict.fromkeys(suite_names)] or [
+        suite for suite in SUITES.values() if suite.recorded or not recorded
+    ]
+    chosen = [judgebench if suite.name == judgebench.name else suite for suite in chosen]
     found, skipped = [], []
     for suite in chosen:
         located = locate(suite, data_dir, download=bool(suite_names))
@@ -246,6 +274,8 @@ class AuditRequest:
     items_path: Path | None  # --write-items FILE
     results_file: Path | None  # --results FILE (default: beside the DB, or in --report DIR)
     checks: CheckSettings  # --strict, --no-preflight, --show-input, --preflight-sample
+    recorded: bool = False  # --recorded-judges
+    named: bool = False  # the suites were named with --suite
 
 
 @dataclass(frozen=True)
@@ -285,13 +315,18 @@ def _planned(request: AuditRequest) -> list[PlannedSuite]:
     """Each found suite's recipe; a line on stderr for each suite skipped."""
     from rmaudit.display.literal import literal
     from rmaudit.suites.build import suite_recipe, suite_table
+    from rmaudit.suites.recorded_judges import suite_plans
 
     planned = []
-    for suite, located in request.found:
-        sample = suite.sample if request.sample is None else (request.sample or None)
-        table = suite_table(suite, located, request.tables, sample=sample)
-        planned.append(PlannedSuite(suite, located, table, suite_recipe(suite, table)))
     err = console(stderr=True)
+    plans, left_out = suite_plans(request.found, recorded=request.recorded, named=request.named)
+    for plan in plans:
+        suite, located = plan.suite, plan.located
+        sample = suite.sample if request.sample is None else (request.sample or None)
+        table = suite_table(suite, located, [*request.tables, *plan.tables], sample=sample)
+        planned.append(PlannedSuite(suite, located, table, suite_recipe(suite, table)))
+        if plan.note:
+            err.print(literal(plan.note))
     for suite in request.skipped:
         err.print(
             literal(
@@ -299,6 +334,8 @@ def _planned(request: AuditRequest) -> list[PlannedSuite]:
                 f"(rmaudit audit --list-suites says where it comes from)"
             )
         )
+    for line in left_out:
+        err.print(literal(line))
     return planned
 
 
@@ -332,9 +369,11 @@ def _run_suites(
     from rmaudit.display.literal import literal
     from rmaudit.store import Store
     from rmaudit.suites.preflight import preflight_suites
+    from rmaudit.suites.publisher_figures import publisher_figures
     from rmaudit.suites.results_file import results_json
     from rmaudit.suites.verdict import baseline_labels, suite_result
 
+    from .audit_output import publisher_tables
     from .render import run_attached
     from .summary import print_summary
 
@@ -344,11 +383,11 @@ def _run_suites(
         [(e.suite, e.recipe, c) for e, c in built], request.db_path, request.checks
     )
     baselines = baseline_labels(request.tables)
-    results, located_by_suite = [], {}
+    results, located_by_suite, publishers = [], {}, {}
     written: dict[str, Path] = {}
     store = Store.open(request.db_path)
     try:
-        for (entry, _), runner in zip(built, runners, strict=True):
+        for (entry, components), runner in zip(built, runners, strict=True):
             suite, located = entry.suite, entry.located
             err.print(
                 literal(
@@ -357,13 +396,19 @@ def _run_suites(
                 style="bold",
             )
             result = run_attached(runner, store, err)
+            figures = publisher_figures(
+                store, result.run_id, suite, located, entry.recipe, components
+            )
             if not request.as_json:
                 print_summary(out, store, result.run_id, request.db_path)
+                for table in publisher_tables(out, figures):
+                    out.print(table)
             results.append(suite_result(store, suite, result.run_id, baselines))
             located_by_suite[suite.name] = located.version
+            publishers[suite.name] = figures
         if request.report_dir is not None:
             written = _reports(store, results, request.report_dir)
-        payload = results_json(store, results, located_by_suite, request.db_path)
+        payload = results_json(store, results, located_by_suite, request.db_path, publishers)
     finally:
         store.close()
     _print_results(request, results, payload, written)
@@ -391,9 +436,10 @@ def _print_results(
     db_path = request.db_path
     results_path = results_location(db_path, request.report_dir, request.results_file)
     replaced = replaced_audit(results_path, db_path)
-    write_results(results_path, payload)
+    text = dumps(payload)
+    write_results(results_path, text)
     if request.as_json:
-        sys.stdout.write(dumps(payload))
+        sys.stdout.write(text)
     else:
         out.print(closing_table(results))
         for passes, line in verdict_lines(results):

@@ -10,6 +10,7 @@ answer), so a pair judged once is never judged again, and both orders are in the
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -58,9 +59,11 @@ class PairVerdict:
     completion_tokens: int = 0
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def shown_key(prompt_id: str, first_id: str, second_id: str) -> str:
     """The content key of a showing: the same answers in the same order under the same
-    prompt are one showing, judged once."""
+    prompt are one showing, judged once.  Remembered: every judge of a run asks for the
+    same showings' keys."""
     return content_key("pair-shown", prompt_id, first_id, second_id)
 
 

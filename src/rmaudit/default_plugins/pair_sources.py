@@ -20,7 +20,14 @@ import numpy as np
 from pydantic import Field, field_validator
 
 from rmaudit import hookimpl
-from rmaudit.benchmark.pairs import ParseResult, parse_hh, parse_llmbar, parse_pairs, parse_rm_bench
+from rmaudit.benchmark.pairs import (
+    ParseResult,
+    parse_hh,
+    parse_judgebench,
+    parse_llmbar,
+    parse_pairs,
+    parse_rm_bench,
+)
 from rmaudit.components import (
     BenchmarkData,
     ComponentOptions,
@@ -141,6 +148,17 @@ class LLMBarPairs(_PairFile[LabelledFileOptions]):
 
     def parse(self, *, strict: bool) -> ParseResult:
         return parse_llmbar(self.options.path, subset=self.options.subset, strict=strict)
+
+
+class JudgeBenchPairs(_PairFile[PairFileOptions]):
+    """JudgeBench records (question, response_A, response_B, label "A>B" or "B>A"), each pair
+    in its category's subset: Knowledge, Reasoning, Math, Coding."""
+
+    name = "judgebench"
+    Options = PairFileOptions
+
+    def parse(self, *, strict: bool) -> ParseResult:
+        return parse_judgebench(self.options.path, strict=strict)
 
 
 class BenchmarkPairsOptions(ComponentOptions):
@@ -312,5 +330,13 @@ class CombinedPairs(PairSource[CombinedPairsOptions]):
 
 @hookimpl
 def register_prompt_sources(register: Any) -> None:
-    for cls in (PairsFile, HHPairs, RMBenchPairs, LLMBarPairs, BenchmarkPairs, CombinedPairs):
+    for cls in (
+        PairsFile,
+        HHPairs,
+        RMBenchPairs,
+        LLMBarPairs,
+        JudgeBenchPairs,
+        BenchmarkPairs,
+        CombinedPairs,
+    ):
         register(cls)

@@ -107,37 +107,45 @@ class VerdictsFile(RewardModel):
 
     def check_pairs(self, shown: Sequence[PairShown]) -> None:
         """Every showing of the run has a row, and every row is a showing of the run."""
-        wanted = {_showing(s) for s in shown}
-        missing = next((s for s in shown if _showing(s) not in self.rows), None)
+        wanted = {showing_key(s) for s in shown}
+        if shown and not wanted & self.rows.keys():
+            raise BadInput(
+                f"none of the file's {len(self.rows):,} rows is a pair of this suite: verdicts "
+                "on another suite's pairs?",
+                file=str(self.options.path),
+            )
+        missing = next((s for s in shown if showing_key(s) not in self.rows), None)
         if missing is not None:
             raise BadInput(
-                f"no row for the pair shown with prompt {_short(missing.prompt.text)}, "
-                f"A {_short(missing.first.text)}, B {_short(missing.second.text)} "
+                f"no row for the pair shown with prompt {shortened(missing.prompt.text)}, "
+                f"A {shortened(missing.first.text)}, B {shortened(missing.second.text)} "
                 "(each pair is shown in both orders: a row for each)",
                 file=str(self.options.path),
             )
         extra = next((key for key in self.rows if key not in wanted), None)
         if extra is not None:
             raise BadInput(
-                f"a row for a pair this suite does not have (prompt {_short(extra[0])})",
+                f"a row for a pair this suite does not have (prompt {shortened(extra[0])})",
                 file=self.where[extra],
             )
 
     def judge_pairs(self, batch: Sequence[PairShown]) -> list[PairVerdict]:
-        missing = [s for s in batch if _showing(s) not in self.rows]
+        missing = [s for s in batch if showing_key(s) not in self.rows]
         if missing:  # a shifted copy, which the plan could not check
             raise BadInput(
-                f"no row for the pair shown with prompt {_short(missing[0].prompt.text)}",
+                f"no row for the pair shown with prompt {shortened(missing[0].prompt.text)}",
                 file=str(self.options.path),
             )
-        return [self.rows[_showing(s)] for s in batch]
+        return [self.rows[showing_key(s)] for s in batch]
 
 
-def _showing(shown: PairShown) -> Showing:
+def showing_key(shown: PairShown) -> Showing:
+    """A showing by its texts, the prompt stripped as the run shows it to a judge."""
     return shown.prompt.text.strip(), shown.first.text, shown.second.text
 
 
-def _short(text: str, limit: int = 60) -> str:
+def shortened(text: str, limit: int = 60) -> str:
+    """A text cut for a one-line message, quoted."""
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
 

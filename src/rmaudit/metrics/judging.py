@@ -33,6 +33,7 @@ judges is measured in benchmarks/coverage_judges.py.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Hashable, Sequence
@@ -248,10 +249,23 @@ def seed_spread(
 ) -> tuple[float, float, float]:
     """(SD, min, max) of :func:`random_order_accuracy` over seeds 0 … seeds−1: how far one
     unseeded run of reward-bench's convention can land from another on the same verdicts."""
-    values = np.array(
-        [
-            random_order_accuracy(chosen_first, rejected_first, seed=s, keys=keys).value
-            for s in range(seeds)
-        ]
-    )
+    if keys is None:
+        values = np.array(
+            [
+                random_order_accuracy(chosen_first, rejected_first, seed=s).value
+                for s in range(seeds)
+            ]
+        )
+    else:  # every seed's orders at once; the coins of the same pairs are drawn once
+        _check(chosen_first, rejected_first, None)
+        cf = np.nan_to_num(_credit(chosen_first, "first"), nan=0.0)
+        rf = np.nan_to_num(_credit(rejected_first, "second"), nan=0.0)
+        values = np.where(_coins(seeds, tuple(keys)), cf, rf).mean(axis=1)
     return float(values.std(ddof=1)), float(values.min()), float(values.max())
+
+
+@functools.lru_cache(maxsize=64)
+def _coins(seeds: int, keys: tuple[str, ...]) -> np.ndarray:
+    """The orders of :func:`random_order_accuracy` for seeds 0 … seeds−1 (rows) and ``keys``:
+    the same for every judge of a run, so drawn once per set of pairs."""
+    return np.array([[_coin(seed, key) for key in keys] for seed in range(seeds)], bool)

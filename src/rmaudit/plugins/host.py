@@ -62,6 +62,7 @@ DEFAULT_PLUGINS = (
     "rmaudit.default_plugins.sim_judges",
     "rmaudit.default_plugins.hf_judge",
     "rmaudit.default_plugins.verdicts_file",
+    "rmaudit.default_plugins.recorded_judges",
 )
 
 #: kind → name of its collector hook

@@ -1,10 +1,13 @@
 """Checks across a recipe's sections, once every component is resolved and before anything
 runs: each metric against what the recipe provides (a benchmark, pairs, a shift sweep, a label
-budget) and the pool size N, and one label per reward model and per metric."""
+budget) and the pool size N, one label per reward model and per metric, and no reward model
+twice."""
 
 from __future__ import annotations
 
 from rmaudit.components import Metric
+from rmaudit.components.keys import content_key
+from rmaudit.components.options import component_identity
 from rmaudit.errors import BadInput
 
 from .model import Recipe
@@ -75,6 +78,23 @@ def check_unique_labels(specs: tuple[ComponentSpec, ...], file: str, section: st
                 value=spec.label,
             )
         seen[spec.label] = spec.field
+
+
+def check_distinct_models(specs: tuple[ComponentSpec, ...], file: str) -> None:
+    """No two reward models with one identity (the same component, options and data files):
+    their results would be stored under one key."""
+    seen: dict[str, ComponentSpec] = {}
+    for spec in specs:
+        key = content_key(component_identity(spec.cls, spec.options))
+        if key in seen:
+            raise BadInput(
+                f"the same model as {seen[key].field} (label {seen[key].label!r}): the same "
+                "component with the same options and data is audited once",
+                file=file,
+                field=spec.field,
+                value=spec.label,
+            )
+        seen[key] = spec
 
 
 def _metric_class(spec: ComponentSpec) -> type[Metric]:

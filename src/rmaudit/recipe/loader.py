@@ -24,7 +24,12 @@ from rmaudit.components import PairSource
 from rmaudit.errors import BadInput
 
 from .budget import LabelBudget, cheap_judge, rm_labels
-from .checks import check_metric_inputs, check_pool_size, check_unique_labels
+from .checks import (
+    check_distinct_models,
+    check_metric_inputs,
+    check_pool_size,
+    check_unique_labels,
+)
 from .executor_options import executor_options
 from .model import Recipe, RecipeModel
 from .validation import ComponentSpec, bad_input, component_spec, refuse_bools
@@ -80,6 +85,7 @@ def parse_recipe(
         for i, value in enumerate(model.reward_models)
     )
     check_unique_labels(reward_models, file, "reward_models")
+    check_distinct_models(reward_models, file)
     recipe = Recipe(
         file,
         text,

@@ -4,12 +4,20 @@ the source and the pairs' own keys."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
-from rmaudit.components import BenchmarkData, JudgedPairs, PairInputs, RejectedRecord, SourcedPair
+from rmaudit.components import (
+    BenchmarkData,
+    JudgedPairs,
+    PairInputs,
+    PairShown,
+    RejectedRecord,
+    SourcedPair,
+)
 from rmaudit.components.keys import content_key, pair_id
 from rmaudit.errors import BadInput
 from rmaudit.store import dumps
@@ -64,6 +72,16 @@ class PairSet:
 
     def response_ids(self) -> Keys:
         return Keys(list(dict.fromkeys(r.id for p in self.pairs for r in (p.chosen, p.rejected))))
+
+    @functools.cached_property
+    def showings(self) -> list[PairShown]:
+        """Every pair in both orders, chosen first then rejected first, as a pairwise judge
+        sees it: made once for all the judges of a run."""
+        return [
+            PairShown(p.prompt, first, second)
+            for p in self.pairs
+            for first, second in ((p.chosen, p.rejected), (p.rejected, p.chosen))
+        ]
 
 
 @dataclass

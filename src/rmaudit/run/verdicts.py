@@ -89,13 +89,8 @@ def check_pairs(
     ctx: RunContext, spec: ComponentSpec, model: RewardModel, pair_set: PairSet
 ) -> None:
     """The judge's own check of every pair in both orders (``RewardModel.check_pairs``)."""
-    shown = [
-        PairShown(p.prompt, first, second)
-        for p in pair_set.pairs
-        for first, second in ((p.chosen, p.rejected), (p.rejected, p.chosen))
-    ]
     try:
-        model.check_pairs(shown)
+        model.check_pairs(pair_set.showings)
     except BadInput as error:
         raise ctx.located(error, spec) from None
 

@@ -57,6 +57,15 @@ class Headline:
 
 
 @dataclass(frozen=True)
+class RecordedJudges:
+    """Judges run elsewhere whose published outputs a suite's data folder may hold, audited
+    with ``--recorded-judges`` (:mod:`.recorded_judges`; docs/judges.md, "Real judges")."""
+
+    layout: str  # "llmbar" or "judgebench": where the outputs lie and how they read
+    where: str  # where, for --list-suites and the one line when none are found
+
+
+@dataclass(frozen=True)
 class Suite:
     name: str
     title: str
@@ -80,6 +89,8 @@ class Suite:
     #: then only tell whether the data is there
     benchmark: dict[str, Any] | None = None
     benchmark_root: str = ""
+    #: the judges run elsewhere on its pairs whose outputs it reads (None: none)
+    recorded: RecordedJudges | None = None
 
 
 _ACCURACY = Headline("pair-accuracy", "accuracy", "accuracy", chance=0.5)
@@ -184,20 +195,112 @@ _LLMBAR_SUBSETS = (
     ),
 )
 
-_LLMBAR = Suite(
-    name="llmbar",
-    title="LLMBar: instruction following, natural and adversarial pairs",
-    measures="accuracy overall and per subset (RewardBench's Chat Hard sources)",
-    size="419 pairs: Natural 100, Adversarial Neighbor 134, GPTInst 92, GPTOut 47, Manual 46",
-    origin="github.com/princeton-nlp/LLMBar@900616bff90b6c6c8e1681f7d079250637c55992",
-    fetch="Dataset/LLMBar/ from github.com/princeton-nlp/LLMBar into DATA_DIR/llmbar/LLMBar/",
-    files=tuple(
-        SuiteFile(f"llmbar/LLMBar/{folder}/dataset.json", "llmbar", {"subset": subset}, None, sha)
-        for folder, subset, sha in _LLMBAR_SUBSETS
-    ),
-    metrics=({"name": "pair-accuracy"},),
-    headlines=(_ACCURACY,),
+_LLMBAR_ORIGIN = "github.com/princeton-nlp/LLMBar@900616bff90b6c6c8e1681f7d079250637c55992"
+#: the LLMBar paper's evaluators beside each dataset.json
+_LLMBAR_JUDGES = RecordedJudges(
+    "llmbar",
+    "SUBSET/evaluators/LLM/STRATEGY/result.json[.gz] beside each dataset.json (the LLMBar "
+    "paper's judges, each LLM × prompting strategy one model)",
 )
+
+
+def _llmbar(
+    name: str,
+    title: str,
+    measures: str,
+    size: str,
+    base: str,
+    subsets: tuple[tuple[str, str, str], ...],
+) -> Suite:
+    """A suite of LLMBar's pairs, ``DATA/llmbar/BASE/FOLDER/dataset.json`` per subset."""
+    return Suite(
+        name=name,
+        title=title,
+        measures=measures,
+        size=size,
+        origin=_LLMBAR_ORIGIN,
+        fetch=f"Dataset/{base}/ from github.com/princeton-nlp/LLMBar into DATA_DIR/llmbar/{base}/"
+        + (" (its LLMEval^2 folder as LLMEval2)" if base == "Processed" else ""),
+        files=tuple(
+            SuiteFile(
+                f"llmbar/{base}/{folder}/dataset.json", "llmbar", {"subset": subset}, None, sha
+            )
+            for folder, subset, sha in subsets
+        ),
+        metrics=({"name": "pair-accuracy"},),
+        headlines=(_ACCURACY,),
+        recorded=_LLMBAR_JUDGES,
+    )
+
+
+_LLMBAR = _llmbar(
+    "llmbar",
+    "LLMBar: instruction following, natural and adversarial pairs",
+    "accuracy overall and per subset (RewardBench's Chat Hard sources)",
+    "419 pairs: Natural 100, Adversarial Neighbor 134, GPTInst 92, GPTOut 47, Manual 46",
+    "LLMBar",
+    _LLMBAR_SUBSETS,
+)
+
+#: (folder, subset, SHA-256 of its dataset.json at the pinned commit; upstream's LLMEval^2)
+_LLMBAR_PROCESSED_SUBSETS = (
+    ("MT-Bench", "mt-bench", "c152249bc095d152485954bd2abd9ea79528ee5e4c045bfe9ef78755b03c20d8"),
+    ("FairEval", "faireval", "5b4a129258c1efa273a1b10fec399f5462b458facf900e8e1948f4acb1b37dd6"),
+    ("LLMEval2", "llmeval2", "deffdaeccda39c0fb9337c7e20925ec2b973bfd456832c2f1ba0e9ca4cf107de"),
+)
+
+_LLMBAR_PROCESSED = _llmbar(
+    "llmbar-processed",
+    "LLMBar's processed human-labelled pairs: MT-Bench, FairEval, LLMEval²",
+    "accuracy overall and per set (LLMBar's other meta-evaluation sets, human labels)",
+    "466 pairs: MT-Bench (human experts) 200, FairEval 66, LLMEval² 200",
+    "Processed",
+    _LLMBAR_PROCESSED_SUBSETS,
+)
+
+_JUDGEBENCH_ORIGIN = "github.com/ScalerLab/JudgeBench@e2c52c284e735e139b3daa61c206ee208f36c461"
+
+
+def _judgebench(responses: str, by: str, size: str, sha256: str) -> Suite:
+    """JudgeBench on the pairs of one response model's responses."""
+    return Suite(
+        name="judgebench",
+        title=f"JudgeBench: hard pairs with an objectively correct response ({by}'s)",
+        measures="accuracy overall and per category (Knowledge, Reasoning, Math, Coding): does "
+        "the model tell the correct response?",
+        size=size,
+        origin=_JUDGEBENCH_ORIGIN,
+        fetch=f"data/dataset=judgebench,response_model={responses}.jsonl from "
+        f"github.com/ScalerLab/JudgeBench into DATA_DIR/judgebench/{responses}.jsonl "
+        "(gzipped or not)",
+        files=(SuiteFile(f"judgebench/{responses}.jsonl.gz", "judgebench", sha256=sha256),),
+        metrics=({"name": "pair-accuracy"},),
+        headlines=(_ACCURACY,),
+        recorded=RecordedJudges(
+            "judgebench",
+            f"judgebench/outputs/dataset=judgebench,response_model={responses},"
+            "judge_name=N,judge_model=J.jsonl[.gz] (JudgeBench's released judges and reward "
+            "models)",
+        ),
+    )
+
+
+#: JudgeBench's pairs by whose responses they are (``--judgebench-pairs``), GPT-4o's first
+JUDGEBENCH_PAIRS = {
+    "gpt-4o": _judgebench(
+        "gpt-4o-2024-05-13",
+        "GPT-4o",
+        "350 pairs: Knowledge 154, Reasoning 98, Math 56, Coding 42 (--judgebench-pairs "
+        "claude: Claude-3.5-Sonnet's 270)",
+        "d5106306b38dead1b2e964ecf5534a3e7b2fc4b8d3b8da327599edfcebd76042",
+    ),
+    "claude": _judgebench(
+        "claude-3-5-sonnet-20240620",
+        "Claude-3.5-Sonnet",
+        "270 pairs: Knowledge 154, Reasoning 51, Math 34, Coding 31",
+        "3b70504588e400613bf5744a20a345da8701b7150be9a30c9db0e6f3d7b70a62",
+    ),
+}
 
 _REWARDBENCH = Suite(
     name="rewardbench",
@@ -292,7 +395,16 @@ _ALPACAEVAL_BON16 = Suite(
 
 #: every suite, in the order ``rmaudit audit`` runs and lists them
 SUITES: dict[str, Suite] = {
-    suite.name: suite for suite in (_REWARDBENCH, _RM_BENCH, _HH, _LLMBAR, _ALPACAEVAL_BON16)
+    suite.name: suite
+    for suite in (
+        _REWARDBENCH,
+        _RM_BENCH,
+        _HH,
+        _LLMBAR,
+        _LLMBAR_PROCESSED,
+        JUDGEBENCH_PAIRS["gpt-4o"],
+        _ALPACAEVAL_BON16,
+    )
 }
 
 

@@ -20,6 +20,10 @@ JUDGE_RM = "llm-judge-rm"
 #: a Hugging Face causal LM as the judge (judge:FOLDER or judge:NAMESPACE/NAME, no --base-url)
 HF_JUDGE_RM = "hf-judge-rm"
 JUDGE_RMS = (JUDGE_RM, HF_JUDGE_RM)
+#: judges (and reward models) run elsewhere, read from their publishers' outputs
+LLMBAR_JUDGE, JUDGEBENCH_JUDGE, JUDGEBENCH_RM = "llmbar-judge", "judgebench-judge", "judgebench-rm"
+#: pairwise judges whose verdicts were recorded elsewhere (a file, a publisher's outputs)
+RECORDED_PAIRWISE = (VERDICTS_RM, LLMBAR_JUDGE, JUDGEBENCH_JUDGE)
 #: where a data folder keeps MT-bench's judge prompts (its templates by name)
 MT_BENCH_PROMPTS = Path("mt_bench") / "judge_prompts.jsonl"
 
@@ -123,7 +127,8 @@ def for_suite(tables: list[dict[str, Any]], pairs: bool) -> list[dict[str, Any]]
 
 def has_pairwise_judge(tables: list[dict[str, Any]]) -> bool:
     return any(
-        (t.get("name") in JUDGE_RMS and t.get("mode") == "pairwise") or t.get("name") == VERDICTS_RM
+        (t.get("name") in JUDGE_RMS and t.get("mode") == "pairwise")
+        or t.get("name") in RECORDED_PAIRWISE
         for t in tables
     )
 

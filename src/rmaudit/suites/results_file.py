@@ -19,6 +19,7 @@ from rmaudit.store.records import RunRow
 
 from . import RESULTS_FILE
 from .judge_results import judge_values
+from .publisher_figures import PublisherFigures, figures_json
 from .verdict import Comparison, SuiteResult
 
 FORMAT = "rmaudit-audit-results"
@@ -34,18 +35,28 @@ def _number(value: float) -> float | None:
 
 
 def results_json(
-    store: Store, results: list[SuiteResult], versions: dict[str, str], db: str
+    store: Store,
+    results: list[SuiteResult],
+    versions: dict[str, str],
+    db: str,
+    publishers: dict[str, list[PublisherFigures]] | None = None,
 ) -> dict[str, Any]:
-    """The audit as JSON (NaN → null)."""
+    """The audit as JSON (NaN → null); ``publishers``: each suite's recorded judges' figures
+    under their publishers' rules, by suite name."""
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "db": db,
-        "suites": [_suite(store, r, versions[r.suite.name]) for r in results],
+        "suites": [
+            _suite(store, r, versions[r.suite.name], (publishers or {}).get(r.suite.name, []))
+            for r in results
+        ],
     }
 
 
-def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
+def _suite(
+    store: Store, result: SuiteResult, version: str, publishers: list[PublisherFigures]
+) -> dict[str, Any]:
     run_id = result.run_id
     run = store.read.run(run_id)
     data = {
@@ -91,6 +102,7 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
         }
 
     judged = judge_values(store, run_id)
+    published = {figures.label: figures_json(figures) for figures in publishers}
     return {
         "suite": result.suite.name,
         "run_id": run_id,
@@ -112,6 +124,7 @@ def _suite(store: Store, result: SuiteResult, version: str) -> dict[str, Any]:
                     h.name: metric(m.label, h, m.cells[h.name]) for h in result.suite.headlines
                 },
                 **({"judge": judged[m.label]} if m.label in judged else {}),
+                **({"publisher": published[m.label]} if m.label in published else {}),
                 "scoring_checks": checks.get(m.label),
             }
             for m in result.models
@@ -152,11 +165,12 @@ def dumps(payload: dict[str, Any]) -> str:
     return json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def write_results(path: Path, payload: dict[str, Any]) -> None:
-    """Write the file whole or not at all: a killed audit leaves the previous one."""
+def write_results(path: Path, text: str) -> None:
+    """Write the file (:func:`dumps` of the results) whole or not at all: a killed audit
+    leaves the previous one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(dumps(payload), encoding="utf-8")
+    partial.write_text(text, encoding="utf-8")
     os.replace(partial, path)
 
 

@@ -1,0 +1,164 @@
+"""The publishers' own figures for each recorded judge of an audit, beside rmaudit's: computed
+from the same recorded outputs under the publisher's rule (:mod:`rmaudit.metrics.publishers`),
+on every record the publisher's file holds, per subset (LLMBar: its ``statistics.json``) or
+per category and overall (JudgeBench: ``run_judge.py``'s report); printed in a table of their
+own and written to ``audit-results.json`` under each model's ``"publisher"`` key."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rmaudit.benchmark.pairs.judgebench import CATEGORIES, judgebench_category
+from rmaudit.benchmark.recorded.judgebench import JudgeBenchJudged
+from rmaudit.components import Component
+from rmaudit.default_plugins.recorded_judges import JudgeBenchJudge, JudgeBenchRM, LLMBarJudge
+from rmaudit.metrics.publishers import (
+    JudgeBenchScore,
+    LLMBarFigures,
+    judgebench_score,
+    llmbar_figures,
+)
+from rmaudit.recipe import Recipe
+from rmaudit.store import Store
+
+from . import Suite
+from .data import Located
+
+LLMBAR_RULE = (
+    "LLMBar (arXiv 2310.07641): Acc. = the mean of the two orders' accuracies, an unparsed "
+    "verdict wrong; Agr. = the share of pairs whose two verdicts agree, two unparsed agreeing"
+)
+JUDGEBENCH_RULE = (
+    "JudgeBench (arXiv 2410.12784): a pair is correct when its two verdicts, mapped back, net "
+    "at least one vote for the correct response (inconsistent pairs, two ties and unparsed "
+    "replies wrong); the share of pairs, per category and overall"
+)
+OVERALL = "Overall"
+#: rmaudit's number beside the publisher's: a judge's accuracy in both orders (a tie ½, a pair
+#: unparsed in both orders left out), an RM's pair accuracy
+RMAUDIT_KEYS = ("judge_accuracy", "accuracy")
+
+
+@dataclass(frozen=True)
+class PublisherFigures:
+    """A recorded judge's figures under its publisher's rule, with rmaudit's beside them."""
+
+    label: str
+    publisher: str  # "LLMBar" or "JudgeBench"
+    rule: str
+    #: subset (or category, or "Overall") → the publisher's counts
+    groups: dict[str, LLMBarFigures | JudgeBenchScore]
+    #: the same groups → rmaudit's value (NaN: none stored)
+    rmaudit: dict[str, float]
+
+
+def publisher_figures(
+    store: Store,
+    run_id: str,
+    suite: Suite,
+    located: Located,
+    recipe: Recipe,
+    components: Mapping[str, Component],
+) -> list[PublisherFigures]:
+    """Every recorded judge of the run's figures, in the recipe's order."""
+    stored = _rmaudit_values(store, run_id)
+    subsets = {
+        path.parent.resolve(): str(file.options.get("subset", path.parent.name))
+        for file, path in zip(suite.files, located.paths, strict=True)
+    }
+    found = []
+    for spec in recipe.reward_models:
+        component = components[spec.field]
+        if isinstance(component, LLMBarJudge):
+            groups: dict[str, LLMBarFigures | JudgeBenchScore] = {
+                _subset(path, subsets): llmbar_figures(
+                    [r.label for r in records],
+                    [r.winners[0] for r in records],
+                    [r.winners[1] for r in records],
+                )
+                for path, records in component.recorded.items()
+            }
+            publisher, rule = "LLMBar", LLMBAR_RULE
+        elif isinstance(component, (JudgeBenchJudge, JudgeBenchRM)):
+            groups = dict(_judgebench_groups(component.recorded))
+            publisher, rule = "JudgeBench", JUDGEBENCH_RULE
+        else:
+            continue
+        mine = stored.get(spec.label, {})
+        rmaudit = {
+            group: mine.get(None if group == OVERALL else group, math.nan) for group in groups
+        }
+        found.append(PublisherFigures(spec.label, publisher, rule, groups, rmaudit))
+    return found
+
+
+def _subset(result: Path, subsets: dict[Path, str]) -> str:
+    """The subset of an LLMBar result file: SUBSET/evaluators/LLM/STRATEGY/result.json."""
+    folder = result.resolve().parents[3]
+    return subsets.get(folder, folder.name)
+
+
+def _judgebench_groups(records: list[JudgeBenchJudged]) -> list[tuple[str, JudgeBenchScore]]:
+    by_category: dict[str, list[JudgeBenchJudged]] = defaultdict(list)
+    for r in records:
+        by_category[judgebench_category(r.source)].append(r)
+    order = [name for _, name in CATEGORIES if name in by_category]
+    order += sorted(set(by_category) - set(order))
+    groups = [(name, by_category[name]) for name in order] + [(OVERALL, records)]
+    return [
+        (
+            name,
+            judgebench_score(
+                [r.label for r in chosen], [[g.decision for g in r.games] for r in chosen]
+            ),
+        )
+        for name, chosen in groups
+    ]
+
+
+def _rmaudit_values(store: Store, run_id: str) -> dict[str, dict[str | None, float]]:
+    """Model label → subset (None: all pairs) → rmaudit's number beside the publisher's."""
+    labels = {rm_key: label for label, rm_key in store.read.reward_models(run_id)}
+    found: dict[str, dict[str | None, float]] = defaultdict(dict)
+    for row in store.read.metric_rows(run_id):
+        base, _, rest = row.key.partition("[")
+        if base not in RMAUDIT_KEYS or row.rm_key not in labels:
+            continue
+        subset = rest.removesuffix("]") or None
+        values = found[labels[row.rm_key]]
+        # a judge's accuracy in both orders before its pair accuracy (ties a loss there)
+        if base == RMAUDIT_KEYS[0] or subset not in values:
+            values[subset] = row.value if row.value is not None else math.nan
+    return found
+
+
+def figures_json(figures: PublisherFigures) -> dict[str, Any]:
+    """A model's ``"publisher"`` entry in ``audit-results.json``: exact counts and figures."""
+    groups = {name: _group_json(counts) for name, counts in figures.groups.items()}
+    overall = groups.pop(OVERALL, None)
+    return {
+        "name": figures.publisher,
+        "rule": figures.rule,
+        "subsets": groups,
+        **({"overall": overall} if overall is not None else {}),
+    }
+
+
+def _group_json(counts: LLMBarFigures | JudgeBenchScore) -> dict[str, Any]:
+    if isinstance(counts, LLMBarFigures):
+        return {
+            "pairs": counts.pairs,
+            "correct_first": counts.correct_first,
+            "correct_second": counts.correct_second,
+            "agree": counts.agree,
+            "accuracy_first": counts.accuracy_first,
+            "accuracy_second": counts.accuracy_second,
+            "accuracy": counts.accuracy,
+            "agreement": counts.agreement,
+        }
+    return {"pairs": counts.pairs, "correct": counts.correct, "score": counts.score}
