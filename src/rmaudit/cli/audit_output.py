@@ -1,16 +1,28 @@
-"""The tables ``rmaudit audit`` prints: the suites (``--list-suites``) and the closing table
-of each suite's headline numbers per model, the baselines beside them, and the verdicts."""
+"""What ``rmaudit audit`` prints and writes besides its runs: the suites (``--list-suites``),
+the closing table of each suite's headline numbers per model, the baselines beside them and
+the verdicts, the reports (``--report``) and the items file (``--write-items``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import click
 from rich.table import Table
 
 from rmaudit.display.literal import literal
 from rmaudit.suites import SUITES
 from rmaudit.suites.verdict import SuiteResult, shown, verdict_word
+
+from .console import console
+
+if TYPE_CHECKING:
+    from rmaudit.components import Component
+    from rmaudit.store import Store
+
+    from .audit import PlannedSuite
 
 
 def suites_table(
@@ -65,3 +77,58 @@ def closing_table(results: list[SuiteResult]) -> Table:
                 end_section=index == len(result.models) - 1,
             )
     return table
+
+
+def write_reports(
+    store: Store, results: list[SuiteResult], report_dir: Path
+) -> dict[str, Path]:
+    """Each suite's folder (PNGs and report.md), then one report.html of every suite."""
+    try:  # matplotlib is an optional extra
+        from rmaudit.report import HTML_NAME, run_page, write_html, write_report
+        from rmaudit.suites.verdict import verdict_lines
+    except ImportError as error:
+        raise click.ClickException(
+            f"--report needs the 'report' extra: pip install 'rmaudit[report]' ({error})"
+        ) from None
+    written: dict[str, Path] = {}
+    pages = []
+    for result in results:
+        page = replace(
+            run_page(store, result.run_id, heading=f"suite {result.suite.name}"),
+            verdicts=tuple(line for _, line in verdict_lines([result])),
+        )
+        paths = write_report(store, page, report_dir / result.suite.name)
+        written[result.suite.name] = paths[-1]
+        pages.append(page)
+    write_html(store, pages, report_dir / HTML_NAME)
+    return written
+
+
+def write_items_file(
+    built: list[tuple[PlannedSuite, dict[str, Component]]], db_path: str, path: Path
+) -> None:
+    """--write-items: each suite's items made and stored (as a run makes them), then written."""
+    from rmaudit.display.literal import literal
+    from rmaudit.store import Store
+    from rmaudit.suites.items_file import item_rows, write_items
+    from rmaudit.suites.preflight import preflight_suites
+
+    # every suite's data checked before the DB is written (records all rejected, say)
+    runners = preflight_suites([(e.suite, e.recipe, c) for e, c in built], db_path)
+    store = Store.open(db_path)
+    try:
+        suite_items = []
+        for (entry, _), runner in zip(built, runners, strict=True):
+            runner.attach(store)
+            suite_items.append((entry.suite.name, runner.items_to_score()))
+    finally:
+        store.close()
+    rows = item_rows(suite_items)
+    write_items(path, rows)
+    console(stderr=True).print(
+        literal(
+            f"wrote {len(rows):,} responses to score ({', '.join(s for s, _ in suite_items)}) "
+            f"to {path}: add a score column, then rmaudit audit scores:FILE with the same "
+            "--suite and --sample"
+        )
+    )

@@ -167,6 +167,10 @@ class RunContext:
     loaded_prompts: list[tuple[str, dict[str, Any]]] | None = None
     #: The sampler's draw a run's plan made: (selection key, the chosen prompts)
     planned_draw: tuple[str, list[Prompt]] | None = None
+    #: In a run's plan, the ids of the responses the policy will generate for that draw (a
+    #: response's key hashes policy, prompt and index: known before its text), so a model can
+    #: check them by id before the run writes anything
+    planned_responses: list[str] = field(default_factory=list)
     #: (what, component key) → ids found stored: items are never deleted, so a stage asks the
     #: store only about the others (a run about those its plan did not find), see ``stored``
     found_stored: dict[tuple[str, str], set[str]] = field(default_factory=dict)

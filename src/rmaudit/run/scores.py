@@ -43,10 +43,12 @@ def stage(
         ctx.counts.append(work.count)
         ctx.pending[name] = pending
         ctx.check_ready(spec, work.count)
-        # the items are read for a model that checks them (a scores file), and only then
-        if ctx.strict and pending and type(model).check_items is not RewardModel.check_items:
+        if ctx.strict:
+            # with the responses a policy will generate for the plan's draw, by their ids
+            planned = ctx.planned_responses if response_ids.unlisted else []
+            scored = ctx.stored("scores", model.key, planned)
             try:
-                model.check_items(ctx.known_items(pending))
+                _check_items(ctx, model, pending, [r for r in planned if r not in scored])
             except BadInput as error:
                 raise ctx.located(error, spec) from None
         if execute:
@@ -60,6 +62,21 @@ def stage(
                 work = Work(shown, [rid for rid in pending if rid not in kept])
             _score(ctx, spec, model, work)
             _report(ctx, spec, model, checked.checks)
+
+
+def _check_items(
+    ctx: RunContext, model: RewardModel, pending: list[str], planned: list[str]
+) -> None:
+    """In the plan: the model checks the items it will score, those the plan knows, and by
+    their ids all of them when some are not made yet (``planned``: a policy's responses).
+    The items are read for a model that checks them (a scores file), and only then."""
+    if type(model).check_items is RewardModel.check_items or not (pending or planned):
+        return
+    items = ctx.known_items(pending)
+    if planned or len(items) < len(pending):
+        model.check_response_ids(list(dict.fromkeys(pending + planned)))
+    if items:
+        model.check_items(items)
 
 
 def _write(

@@ -144,16 +144,19 @@ class ApiSession:
 
     async def _ready_post(self, endpoint: str, payload: dict[str, Any]) -> dict[str, Any]:
         """A ready call, made before a run writes anything: a URL where nothing answers (no
-        connection) is ``BadInput`` at the first attempt, not after every retry; any other
-        failure is retried as usual, and ``BadInput`` once the retries are spent."""
+        connection, or no reply within ``timeout_s``) is ``BadInput`` at the first attempt,
+        not after every retry; another failure (a busy server's 429 or 5xx) is retried as
+        usual, and ``BadInput`` once the retries are spent."""
         url = self.client.base_url
         try:
             return await self._sender.post(endpoint, payload, retries=0)
         except RetriesSpent as error:
-            if error.unreachable:
+            if error.silent:
                 raise BadInput(
-                    f"nothing answers at this URL ({error.last}); check it, and that the "
-                    "server runs; nothing was written",
+                    f"nothing answers at this URL: its ready call got {error.last}; check "
+                    "the URL and that the server runs (a slow one: timeout_s, "
+                    f"--request-timeout, now {self.client.options.timeout_s:g} s); nothing "
+                    "was written",
                     field="base_url",
                     value=url,
                 ) from None
@@ -161,9 +164,8 @@ class ApiSession:
             return await self._sender.post(endpoint, payload)
         except RetriesSpent as error:
             raise BadInput(
-                f"POST {error.url}: gave up after {error.attempts + 1} attempts (last: "
-                f"{error.last}; each waits {self.client.options.timeout_s:g} s for a reply: "
-                "timeout_s, --request-timeout); nothing was written",
+                f"the judge's ready call: POST {error.url} gave up after {error.attempts + 1} "
+                f"attempts (last: {error.last}); nothing was written",
                 field="base_url",
                 value=url,
             ) from None

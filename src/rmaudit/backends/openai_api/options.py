@@ -13,6 +13,10 @@ from rmaudit.components import ComponentOptions
 from rmaudit.components.options import OPERATIONAL, SHARED_LIMIT, HttpUrl, OutputFile
 
 
+#: the longest a request may wait for its reply: a day (longer is a typo)
+MOST_TIMEOUT_S = 86_400.0
+
+
 class Price(ComponentOptions):
     """USD per million tokens, as API price lists give it."""
 
@@ -41,6 +45,7 @@ class ApiOptions(ComponentOptions):
     timeout_s: Annotated[float, OPERATIONAL] = Field(
         60.0,
         gt=0,
+        le=MOST_TIMEOUT_S,
         allow_inf_nan=False,
         description="seconds a request waits for its reply before it is tried again",
     )
@@ -84,14 +89,14 @@ class ApiError(RuntimeError):
 
 class RetriesSpent(ApiError):
     """A request failed on every attempt.  ``last``: what went wrong on the last one;
-    ``unreachable``: nothing answered at the URL (no connection)."""
+    ``silent``: nothing answered at the URL (no connection) or no reply came in time."""
 
-    def __init__(self, url: str, attempts: int, last: str, *, unreachable: bool = False) -> None:
+    def __init__(self, url: str, attempts: int, last: str, *, silent: bool = False) -> None:
         super().__init__(
             f"POST {url}: gave up after {attempts} attempt{'s' if attempts > 1 else ''} "
             f"(last: {last}); rerun to resume"
         )
-        self.url, self.attempts, self.last, self.unreachable = url, attempts, last, unreachable
+        self.url, self.attempts, self.last, self.silent = url, attempts, last, silent
 
 
 def estimate_tokens(text: str) -> float:

@@ -102,8 +102,9 @@ class Sender:
             url,
             attempts,
             self._scrub(self._problem(error)),
-            # no connection at all (refused, no such host): nothing answers at the URL
-            unreachable=isinstance(error.__cause__, httpx2.ConnectError),
+            # no connection at all (refused, no such host), or no reply in time
+            silent=isinstance(error, openai.APITimeoutError)
+            or isinstance(error.__cause__, httpx2.ConnectError),
         )
 
     def _problem(self, error: openai.APIError) -> str:
