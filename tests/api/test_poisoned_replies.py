@@ -99,9 +99,7 @@ def with_huge_logprobs(body: dict) -> dict:
     return body
 
 
-def test_log_probabilities_above_0_are_set_aside_and_the_text_read(
-    tmp_path, fake_openai, rmaudit
-):
+def test_log_probabilities_above_0_are_set_aside_and_the_text_read(tmp_path, fake_openai, rmaudit):
     data = tmp_path / "data"
     write_llmbar(data)
     server = fake_openai(

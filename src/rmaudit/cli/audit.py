@@ -289,7 +289,9 @@ def _audit(request: AuditRequest) -> None:
     if request.items_path is not None:
         from .audit_output import write_items_file
 
-        write_items_file(built, request.db_path, request.items_path)
+        write_items_file(
+            [(e.suite, e.recipe, c) for e, c in built], request.db_path, request.items_path
+        )
         return
     check_reachable(request.tables)
     _run_suites(request, built)

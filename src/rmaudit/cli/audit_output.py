@@ -20,9 +20,9 @@ from .console import console
 
 if TYPE_CHECKING:
     from rmaudit.components import Component
+    from rmaudit.recipe import Recipe
     from rmaudit.store import Store
-
-    from .audit import PlannedSuite
+    from rmaudit.suites import Suite
 
 
 def suites_table(
@@ -79,9 +79,7 @@ def closing_table(results: list[SuiteResult]) -> Table:
     return table
 
 
-def write_reports(
-    store: Store, results: list[SuiteResult], report_dir: Path
-) -> dict[str, Path]:
+def write_reports(store: Store, results: list[SuiteResult], report_dir: Path) -> dict[str, Path]:
     """Each suite's folder (PNGs and report.md), then one report.html of every suite."""
     try:  # matplotlib is an optional extra
         from rmaudit.report import HTML_NAME, run_page, write_html, write_report
@@ -105,22 +103,21 @@ def write_reports(
 
 
 def write_items_file(
-    built: list[tuple[PlannedSuite, dict[str, Component]]], db_path: str, path: Path
+    planned: list[tuple[Suite, Recipe, dict[str, Component]]], db_path: str, path: Path
 ) -> None:
     """--write-items: each suite's items made and stored (as a run makes them), then written."""
-    from rmaudit.display.literal import literal
     from rmaudit.store import Store
     from rmaudit.suites.items_file import item_rows, write_items
     from rmaudit.suites.preflight import preflight_suites
 
     # every suite's data checked before the DB is written (records all rejected, say)
-    runners = preflight_suites([(e.suite, e.recipe, c) for e, c in built], db_path)
+    runners = preflight_suites(planned, db_path)
     store = Store.open(db_path)
     try:
         suite_items = []
-        for (entry, _), runner in zip(built, runners, strict=True):
+        for (suite, _, _), runner in zip(planned, runners, strict=True):
             runner.attach(store)
-            suite_items.append((entry.suite.name, runner.items_to_score()))
+            suite_items.append((suite.name, runner.items_to_score()))
     finally:
         store.close()
     rows = item_rows(suite_items)

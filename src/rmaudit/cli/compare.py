@@ -78,14 +78,11 @@ def _picked(store: Store, run_id: str, db_path: str) -> str:
     runs = [r for r in list_runs(store) if r.status == DONE]
     run = next(r for r in runs if r.id == run_id)
     others = len(runs) - 1
-    return (
-        f"run {run.id[:10]} ({run.title}): the newest complete run"
-        + (
-            f"; {others} more in {db_path} (rmaudit runs {db_path} lists them): compare "
-            f"others with rmaudit compare {db_path} RUN..."
-            if others
-            else ""
-        )
+    return f"run {run.id[:10]} ({run.title}): the newest complete run" + (
+        f"; {others} more in {db_path} (rmaudit runs {db_path} lists them): compare "
+        f"others with rmaudit compare {db_path} RUN..."
+        if others
+        else ""
     )
 
 

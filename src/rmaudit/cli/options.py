@@ -44,10 +44,16 @@ def db_argument(*, optional: bool = True) -> Callable[[F], F]:
 
 class FiniteFloat(click.FloatRange):
     """A number flag in its range and finite: click's ``FloatRange`` lets ``nan`` (which no
-    comparison refuses) and ``inf`` (with no upper bound) through."""
+    comparison refuses) and ``inf`` (with no upper bound) through.  A refusal shows the value
+    as it was written."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        number = super().convert(value, param, ctx)
+        try:
+            number = super().convert(value, param, ctx)
+        except click.BadParameter:
+            number = math.nan
         if not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number.", param, ctx)
+            bounded = self.min is not None or self.max is not None
+            within = f" in the range {self._describe_range()}" if bounded else ""
+            self.fail(f"{value!r} is not a finite number{within}.", param, ctx)
         return number

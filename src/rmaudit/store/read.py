@@ -185,9 +185,7 @@ class Reads(PairReads):
         """Per-prompt values are finite numbers, or NULL (a NaN stored by a version that kept
         the prompts a metric skipped): text or an infinity is a damaged file."""
         for value in values:
-            if value is not None and not (
-                isinstance(value, int | float) and math.isfinite(value)
-            ):
+            if value is not None and not (isinstance(value, int | float) and math.isfinite(value)):
                 raise damaged_value(self.store.path, "per_prompt_results.value", value)
 
     # -- a benchmark's contents -------------------------------------------------------------

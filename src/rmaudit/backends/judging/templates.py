@@ -171,7 +171,9 @@ def placeholders(text: str, name: str) -> set[str]:
     for field, spec, conversion in parsed:
         problem = _spec_problem(spec or "", conversion)
         if problem:
-            shown = f"{{{field}{'!' + conversion if conversion else ''}{':' + spec if spec else ''}}}"
+            shown = (
+                f"{{{field}{'!' + conversion if conversion else ''}{':' + spec if spec else ''}}}"
+            )
             raise BadInput(f"template {name}: placeholder {shown}: {problem}")
     return {field for field, _, _ in parsed}
 

@@ -12,7 +12,6 @@ from pydantic import Field
 from rmaudit.components import ComponentOptions
 from rmaudit.components.options import OPERATIONAL, SHARED_LIMIT, HttpUrl, OutputFile
 
-
 #: the longest a request may wait for its reply: a day (longer is a typo)
 MOST_TIMEOUT_S = 86_400.0
 
@@ -33,7 +32,9 @@ class ApiOptions(ComponentOptions):
     """Where the API is and how to talk to it; shared by every API-backed component.  How
     requests are made or accounted is OPERATIONAL: it never changes what they return."""
 
-    base_url: HttpUrl = Field(description="e.g. https://api.openai.com/v1 or http://localhost:8000/v1")
+    base_url: HttpUrl = Field(
+        description="e.g. https://api.openai.com/v1 or http://localhost:8000/v1"
+    )
     api_key_env: Annotated[str | None, OPERATIONAL] = Field(
         "OPENAI_API_KEY",
         description="NAME of the environment variable holding the key (None or '': send no key)",
