@@ -44,11 +44,8 @@ def stage(
         ctx.pending[name] = pending
         ctx.check_ready(spec, work.count)
         if ctx.strict:
-            # with the responses a policy will generate for the plan's draw, by their ids
-            planned = ctx.planned_responses if response_ids.unlisted else []
-            scored = ctx.stored("scores", model.key, planned)
             try:
-                _check_items(ctx, model, pending, [r for r in planned if r not in scored])
+                _check_items(ctx, model, pending, unlisted=bool(response_ids.unlisted))
             except BadInput as error:
                 raise ctx.located(error, spec) from None
         if execute:
@@ -64,19 +61,23 @@ def stage(
             _report(ctx, spec, model, checked.checks)
 
 
-def _check_items(
-    ctx: RunContext, model: RewardModel, pending: list[str], planned: list[str]
-) -> None:
-    """In the plan: the model checks the items it will score, those the plan knows, and by
-    their ids all of them when some are not made yet (``planned``: a policy's responses).
-    The items are read for a model that checks them (a scores file), and only then."""
-    if type(model).check_items is RewardModel.check_items or not (pending or planned):
-        return
-    items = ctx.known_items(pending)
-    if planned or len(items) < len(pending):
-        model.check_response_ids(list(dict.fromkeys(pending + planned)))
+def _check_items(ctx: RunContext, model: RewardModel, pending: list[str], unlisted: bool) -> None:
+    """In the plan: a model that checks items (a scores file) is shown those the plan knows,
+    read for it only then, and by id every one it will score when some are not made yet
+    (``unlisted``: the responses a policy will generate for the plan's draw)."""
+    items = ctx.known_items(pending) if pending and _overrides(model, "check_items") else []
+    if _overrides(model, "check_response_ids"):
+        planned = ctx.planned_responses() if unlisted else []
+        scored = ctx.stored("scores", model.key, planned)
+        ids = pending + [rid for rid in planned if rid not in scored]
+        if len(ids) > len(items):
+            model.check_response_ids(ids)
     if items:
         model.check_items(items)
+
+
+def _overrides(model: RewardModel, method: str) -> bool:
+    return getattr(type(model), method) is not getattr(RewardModel, method)
 
 
 def _write(
