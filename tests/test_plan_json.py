@@ -24,7 +24,7 @@ def test_the_plan_as_json_agrees_with_its_table_and_its_prices(rmaudit, write_re
     ran = rmaudit("plan", recipe, "--db", db, "--json", *flags)
     assert shown.code == 0 and ran.code == 0, ran.err
     plan = json.loads(ran.out)
-    assert plan["version"] == 1 and plan["recipe"] == recipe
+    assert plan["version"] == 2 and plan["recipe"] == recipe
     assert plan["pilot"]["prompts"] == 8 and plan["pilot"]["samples_per_label"] == 3
     assert [t["name"] for t in plan["targets"]] == ["RETA(1/4)", "BoN@16"]
     assert {w["rm"] for w in plan["target_widths"]} == {"honest", "length"}

@@ -140,7 +140,7 @@ def test_a_judge_always_answering_a_has_position_bias_half_and_consistency_0(
     for key, want in recomputed(db).items():
         assert judge[key]["value"] == pytest.approx(want, abs=1e-12), key
     pairs = len(stored_verdicts(db)) // 2
-    assert pairs == 20 and server.count(outcome="ok") == 2 * pairs + 1  # + the preflight
+    assert pairs == 20 and server.count(outcome="ok") == 2 * pairs + 1  # + the ready call
 
     sent = len(server.log)
     again = audit(rmaudit, server, data, db)
@@ -268,7 +268,7 @@ def test_a_bad_template_is_one_line_exit_2_and_nothing_stored(
     assert not db.exists() and server.log == []
 
 
-def test_an_endpoint_answering_no_verdict_is_refused_by_the_preflight(
+def test_an_endpoint_answering_no_verdict_is_refused_by_its_ready_call(
     tmp_path, fake_openai, rmaudit
 ):
     data = tmp_path / "data"

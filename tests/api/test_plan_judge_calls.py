@@ -85,7 +85,7 @@ def test_a_pairwise_judges_planned_calls_are_the_requests_its_run_sends(
     planned = plan_json(rmaudit, str(recipe), "--db", str(db), "--judge-price", "2.5,10")
     (judge,) = planned["judge_calls"]
     assert not db.exists()  # planning wrote nothing
-    assert (judge["calls"], judge["preflight"], judge["replies"]) == (
+    assert (judge["calls"], judge["ready"], judge["replies"]) == (
         2 * len(pairs) + 1,
         1,
         2 * (2 * len(pairs) + 1),
@@ -131,7 +131,7 @@ def test_an_api_cheap_judges_ratings_are_planned_as_the_cheap_calls_its_run_send
     pilot.write_text(SIMULATED.format(k=4, **fill))
     db = tmp_path / "pilot.db"
     assert rmaudit("run", str(pilot), "--db", str(db)).code == 0
-    assert server.count() == 4 * 8 + 1  # the pilot's ratings and the preflight call
+    assert server.count() == 4 * 8 + 1  # the pilot's ratings and the ready call
 
     budgeted = tmp_path / "budgeted.toml"
     budgeted.write_text(
@@ -153,7 +153,7 @@ def test_an_api_cheap_judges_ratings_are_planned_as_the_cheap_calls_its_run_send
     monkeypatch.setenv("RMAUDIT_CACHE_DIR", str(tmp_path / "fresh-cache"))  # nothing cached
     ran = rmaudit("run", str(budgeted), "--db", str(tmp_path / "budgeted.db"))
     assert ran.code == 0, ran.err
-    assert server.count() - before == stands["cheap_calls"] + 1  # and the preflight call
+    assert server.count() - before == stands["cheap_calls"] + 1  # and the ready call
 
 
 @pytest.mark.parametrize("priced", [True, False])
@@ -220,7 +220,7 @@ def test_tokens_come_from_the_texts_shown(rmaudit, fake_openai, tmp_path):
 
 def test_a_rating_judge_asks_a_repeated_answer_once_as_planned(rmaudit, fake_openai, tmp_path):
     """On a best-of-n suite read from files (one prompt's two samples say the same), the
-    rating judge's planned calls — one per distinct (question, answer), and the preflight —
+    rating judge's planned calls — one per distinct (question, answer), and the ready call —
     are the requests its run sends."""
     from test_audit_alpacaeval import reward_bench_layout
 

@@ -91,6 +91,18 @@ class KeyedValues:
             self.used.update(keys)
         return [self.values[key] for key in keys]
 
+    def check_ids(self, ids: Sequence[str], what: str) -> None:
+        """``BadInput`` counting the response ids (keys of ``"rmaudit-id"``) without a row,
+        for responses whose texts are not made yet."""
+        missing = [rid for rid in ids if (rid,) not in self.values]
+        if missing:
+            raise BadInput(
+                f"{len(missing):,} of {len(ids):,} responses have no {what} in the file "
+                f"(matching by {self.fields.kind}); the first: response id {missing[0]}",
+                file=str(self.path),
+                field=self.fields.id,
+            )
+
     def unmatched(self) -> tuple[int, str | None]:
         """How many rows matched no response looked up so far, and the first one's line."""
         rest = [key for key in self.values if key not in self.used]

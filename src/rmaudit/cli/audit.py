@@ -8,12 +8,14 @@ stored score.  ``--print-recipe`` shows each suite's recipe as TOML, to keep and
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, replace
+from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from rmaudit.backends.openai_api.options import MOST_TIMEOUT_S
 from rmaudit.errors import BadInput
 from rmaudit.suites import JUDGEBENCH_PAIRS, RESULTS_FILE, SUITES, Suite, get_suite
 
@@ -21,13 +23,12 @@ if TYPE_CHECKING:
     from rmaudit.components import Component
     from rmaudit.components.scoring_checks import CheckSettings
     from rmaudit.recipe import Recipe
-    from rmaudit.store import Store
     from rmaudit.suites.data import Located
     from rmaudit.suites.verdict import SuiteResult
 
 from .check_options import scoring_check_options
 from .console import console
-from .options import db_option
+from .options import FiniteFloat, db_option
 
 #: audits keep their own store, so the runs of ``rmaudit run`` and of audits do not mix
 AUDIT_DB = "rmaudit-audit.db"
@@ -147,6 +148,14 @@ AUDIT_DB = "rmaudit-audit.db"
     metavar="PROMPT,COMPLETION",
     help="A judge:MODEL's USD per 1M prompt and completion tokens (for costs).",
 )
+@click.option(
+    "--request-timeout",
+    type=FiniteFloat(min=0, min_open=True, max=MOST_TIMEOUT_S),
+    metavar="SECONDS",
+    help="How long each request of a judge:MODEL waits for its reply (default 60). Its "
+    "first, the ready call, is not tried again: a URL where nothing answers stops the audit "
+    "then; the others are tried up to 7 times (max_retries in the recipe).",
+)
 @scoring_check_options
 def audit(
     models: tuple[str, ...],
@@ -182,6 +191,8 @@ def audit(
     from rmaudit.suites.model_arguments import HF_MODEL_OPTIONS, model_tables, parse_columns
 
     out = console()
+    if data_dir is not None and not Path(data_dir).is_dir():
+        raise BadInput("no such folder", field="--data-dir", value=data_dir)
     if list_suites:
         from .audit_output import suites_table
 
@@ -213,6 +224,7 @@ def audit(
             model_options["api_key_env"],
             model_options["judge_price"],
             data_dir,
+            model_options["request_timeout"],
         ),
     )
     _audit(
@@ -305,7 +317,11 @@ def _audit(request: AuditRequest) -> None:
         _print_plans(built, request.db_path)
         return
     if request.items_path is not None:
-        _write_items(built, request.db_path, request.items_path)
+        from .audit_output import write_items_file
+
+        write_items_file(
+            [(e.suite, e.recipe, c) for e, c in built], request.db_path, request.items_path
+        )
         return
     check_reachable(request.tables)
     _run_suites(request, built)
@@ -315,8 +331,10 @@ def _planned(request: AuditRequest) -> list[PlannedSuite]:
     """Each found suite's recipe; a line on stderr for each suite skipped."""
     from rmaudit.display.literal import literal
     from rmaudit.suites.build import suite_recipe, suite_table
+    from rmaudit.suites.judge_arguments import check_template_used
     from rmaudit.suites.recorded_judges import suite_plans
 
+    check_template_used(request.tables, [suite.benchmark is None for suite, _ in request.found])
     planned = []
     err = console(stderr=True)
     plans, left_out = suite_plans(request.found, recorded=request.recorded, named=request.named)
@@ -368,20 +386,25 @@ def _run_suites(
     """Run every suite into one DB, then write and print the results, verdicts and reports."""
     from rmaudit.display.literal import literal
     from rmaudit.store import Store
+    from rmaudit.suites.judge_arguments import judge_waits
     from rmaudit.suites.preflight import preflight_suites
     from rmaudit.suites.publisher_figures import publisher_figures
     from rmaudit.suites.results_file import results_json
     from rmaudit.suites.verdict import baseline_labels, suite_result
 
-    from .audit_output import publisher_tables
+    from .audit_output import write_reports
+    from .publisher_tables import publisher_tables
     from .render import run_attached
     from .summary import print_summary
 
     out, err = console(), console(stderr=True)
-    # every suite's input checked (scores files against its items too) before the DB is written
-    runners = preflight_suites(
-        [(e.suite, e.recipe, c) for e, c in built], request.db_path, request.checks
-    )
+    # every suite's input checked (scores files against its items too) before the DB is written;
+    # a judge's ready call is its first request: how long it may wait shows while it waits
+    waits = judge_waits(request.tables)
+    with err.status(literal("; ".join(waits))) if waits else nullcontext():
+        runners = preflight_suites(
+            [(e.suite, e.recipe, c) for e, c in built], request.db_path, request.checks
+        )
     baselines = baseline_labels(request.tables)
     results, located_by_suite, publishers = [], {}, {}
     written: dict[str, Path] = {}
@@ -407,7 +430,7 @@ def _run_suites(
             located_by_suite[suite.name] = located.version
             publishers[suite.name] = figures
         if request.report_dir is not None:
-            written = _reports(store, results, request.report_dir)
+            written = write_reports(store, results, request.report_dir)
         payload = results_json(store, results, located_by_suite, request.db_path, publishers)
     finally:
         store.close()
@@ -459,58 +482,5 @@ def _print_results(
         err.print(literal(f"report: {index} and {request.report_dir / 'report.html'}"))
 
 
-def _reports(store: Store, results: list[SuiteResult], report_dir: Path) -> dict[str, Path]:
-    """Each suite's folder (PNGs and report.md), then one report.html of every suite."""
-    try:  # matplotlib is an optional extra
-        from rmaudit.report import HTML_NAME, run_page, write_html, write_report
-        from rmaudit.suites.verdict import verdict_lines
-    except ImportError as error:
-        raise click.ClickException(
-            f"--report needs the 'report' extra: pip install 'rmaudit[report]' ({error})"
-        ) from None
-    written: dict[str, Path] = {}
-    pages = []
-    for result in results:
-        page = replace(
-            run_page(store, result.run_id, heading=f"suite {result.suite.name}"),
-            verdicts=tuple(line for _, line in verdict_lines([result])),
-        )
-        paths = write_report(store, page, report_dir / result.suite.name)
-        written[result.suite.name] = paths[-1]
-        pages.append(page)
-    write_html(store, pages, report_dir / HTML_NAME)
-    return written
-
-
 #: a verdict line's style: passes, does not pass, or no verdict (None)
 _VERDICT_STYLES: dict[bool | None, str] = {True: "bold green", False: "bold red"}
-
-
-def _write_items(
-    built: list[tuple[PlannedSuite, dict[str, Component]]], db_path: str, path: Path
-) -> None:
-    """--write-items: each suite's items made and stored (as a run makes them), then written."""
-    from rmaudit.display.literal import literal
-    from rmaudit.store import Store
-    from rmaudit.suites.items_file import item_rows, write_items
-    from rmaudit.suites.preflight import preflight_suites
-
-    # every suite's data checked before the DB is written (records all rejected, say)
-    runners = preflight_suites([(e.suite, e.recipe, c) for e, c in built], db_path)
-    store = Store.open(db_path)
-    try:
-        suite_items = []
-        for (entry, _), runner in zip(built, runners, strict=True):
-            runner.attach(store)
-            suite_items.append((entry.suite.name, runner.items_to_score()))
-    finally:
-        store.close()
-    rows = item_rows(suite_items)
-    write_items(path, rows)
-    console(stderr=True).print(
-        literal(
-            f"wrote {len(rows):,} responses to score ({', '.join(s for s, _ in suite_items)}) "
-            f"to {path}: add a score column, then rmaudit audit scores:FILE with the same "
-            "--suite and --sample"
-        )
-    )

@@ -1,26 +1,28 @@
-"""The tables ``rmaudit audit`` prints: the suites (``--list-suites``), the closing table
-of each suite's headline numbers per model, the baselines beside them, and the verdicts, and
-the recorded judges' figures under their publishers' rules."""
+"""What ``rmaudit audit`` prints and writes besides its runs: the suites (``--list-suites``),
+the closing table of each suite's headline numbers per model, the baselines beside them and
+the verdicts, the reports (``--report``) and the items file (``--write-items``)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from functools import partial
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+import click
 from rich.table import Table
-from rich.text import Text
 
-from rmaudit.display.formatting import format_number
 from rmaudit.display.literal import literal
-from rmaudit.metrics.publishers import JudgeBenchScore, LLMBarFigures
 from rmaudit.suites import SUITES
-from rmaudit.suites.publisher_figures import PublisherFigures
 from rmaudit.suites.verdict import SuiteResult, shown, verdict_word
 
-from .table_fit import LABEL_WIDTH, Layout, fitting
+from .console import console
+
+if TYPE_CHECKING:
+    from rmaudit.components import Component
+    from rmaudit.recipe import Recipe
+    from rmaudit.store import Store
+    from rmaudit.suites import Suite
 
 
 def suites_table(
@@ -43,15 +45,15 @@ def suites_table(
         else:
             where = f"no: fetch {suite.fetch}"
         origin = suite.origin
-        measures = suite.measures
-        if suite.recorded:
-            measures += f"; --recorded-judges: {suite.recorded.where}"
         if suite.hub:
             origin += (
                 f"; from the hub: hf.co/datasets/{suite.hub.repo} at revision "
                 f"{suite.hub.revision!r}, not pinned yet: the commit it resolves to is "
                 "recorded with each run"
             )
+        measures = suite.measures
+        if suite.recorded:
+            measures += f"; --recorded-judges: {suite.recorded.where}"
         table.add_row(suite.name, measures, suite.size, origin, literal(where))
     return table
 
@@ -80,54 +82,53 @@ def closing_table(results: list[SuiteResult]) -> Table:
     return table
 
 
-def publisher_tables(out: Console, figures: list[PublisherFigures]) -> list[Table]:
-    """A suite's recorded judges under their publisher's rule beside rmaudit's number, one row
-    per judge; the subsets spread over as many tables as ``out``'s width needs."""
-    if not figures:
-        return []
-    groups = list(dict.fromkeys(group for f in figures for group in f.groups))
-    layouts: list[Layout] = [
-        partial(_publisher_tables, figures, groups, size) for size in range(len(groups), 0, -1)
-    ]
-    return fitting(out, layouts)
-
-
-def _publisher_tables(
-    figures: list[PublisherFigures], groups: list[str], per_table: int
-) -> list[Table]:
-    first = figures[0]
-    llmbar = first.publisher == "LLMBar"
-    tables = []
-    for start in range(0, len(groups), per_table):
-        table = Table(
-            title=None
-            if start
-            else f"{first.publisher}'s own figures beside rmaudit's ({first.rule}; rmaudit: a "
-            "judge's accuracy in both orders, a tie ½, a pair unparsed in both orders left "
-            "out; a reward model's pair accuracy)",
-            title_justify="left",
+def write_reports(store: Store, results: list[SuiteResult], report_dir: Path) -> dict[str, Path]:
+    """Each suite's folder (PNGs and report.md), then one report.html of every suite."""
+    try:  # matplotlib is an optional extra
+        from rmaudit.report import HTML_NAME, run_page, write_html, write_report
+        from rmaudit.suites.verdict import verdict_lines
+    except ImportError as error:
+        raise click.ClickException(
+            f"--report needs the 'report' extra: pip install 'rmaudit[report]' ({error})"
+        ) from None
+    written: dict[str, Path] = {}
+    pages = []
+    for result in results:
+        page = replace(
+            run_page(store, result.run_id, heading=f"suite {result.suite.name}"),
+            verdicts=tuple(line for _, line in verdict_lines([result])),
         )
-        table.add_column("model", max_width=LABEL_WIDTH, overflow="fold")
-        chunk = groups[start : start + per_table]
-        for group in chunk:
-            table.add_column(f"{group}\nrmaudit", justify="right")
-            for name in ("Acc.", "Agr.") if llmbar else (first.publisher,):
-                table.add_column(f"\n{name}", justify="right")
-        for f in figures:
-            cells: list[Text | str] = [literal(f.label)]
-            for group in chunk:
-                counts = f.groups.get(group)
-                cells.append(_number(f.rmaudit.get(group)))
-                if isinstance(counts, LLMBarFigures):
-                    cells += [format_number(counts.accuracy), format_number(counts.agreement)]
-                elif isinstance(counts, JudgeBenchScore):
-                    cells.append(format_number(counts.score))
-                else:
-                    cells += ["—"] * (2 if llmbar else 1)
-            table.add_row(*cells)
-        tables.append(table)
-    return tables
+        paths = write_report(store, page, report_dir / result.suite.name)
+        written[result.suite.name] = paths[-1]
+        pages.append(page)
+    write_html(store, pages, report_dir / HTML_NAME)
+    return written
 
 
-def _number(value: float | None) -> str:
-    return "—" if value is None or not math.isfinite(value) else format_number(value)
+def write_items_file(
+    planned: list[tuple[Suite, Recipe, dict[str, Component]]], db_path: str, path: Path
+) -> None:
+    """--write-items: each suite's items made and stored (as a run makes them), then written."""
+    from rmaudit.store import Store
+    from rmaudit.suites.items_file import item_rows, write_items
+    from rmaudit.suites.preflight import preflight_suites
+
+    # every suite's data checked before the DB is written (records all rejected, say)
+    runners = preflight_suites(planned, db_path)
+    store = Store.open(db_path)
+    try:
+        suite_items = []
+        for (suite, _, _), runner in zip(planned, runners, strict=True):
+            runner.attach(store)
+            suite_items.append((suite.name, runner.items_to_score()))
+    finally:
+        store.close()
+    rows = item_rows(suite_items)
+    write_items(path, rows)
+    console(stderr=True).print(
+        literal(
+            f"wrote {len(rows):,} responses to score ({', '.join(s for s, _ in suite_items)}) "
+            f"to {path}: add a score column, then rmaudit audit scores:FILE with the same "
+            "--suite and --sample"
+        )
+    )

@@ -9,7 +9,7 @@ import json
 import click
 
 from rmaudit.errors import BadInput
-from rmaudit.results.run_index import open_for_reading, resolve_run
+from rmaudit.results.run_index import DONE, list_runs, open_for_reading, resolve_run
 from rmaudit.store import Store
 
 
@@ -39,8 +39,11 @@ def compare(
     store = open_for_reading(db_path)
     try:
         ids = [resolve_run(store, r) for r in run_ids] or [resolve_run(store, None)]
+        _complete(store, ids, run_ids)
         _same_data(store, ids)
         results = compare_stored(store, list(dict.fromkeys(ids)), metrics, alpha=alpha)
+        if not run_ids:
+            click.echo(_picked(store, ids[0], db_path), err=True)
     finally:
         store.close()
     if metrics and not results:
@@ -53,6 +56,34 @@ def compare(
     for result in results:
         for line in comparison_lines(result):
             click.echo(line)
+
+
+def _complete(store: Store, ids: list[str], named: tuple[str, ...]) -> None:
+    """Only complete runs are compared: a running, failed or interrupted one holds no results,
+    or those of an earlier run of its recipe."""
+    for run_id, name in zip(ids, named, strict=False):
+        run = next(r for r in list_runs(store) if r.id == run_id)
+        if run.status != DONE:
+            why = f": {run.error}" if run.error else ""
+            raise BadInput(
+                f"run {run.id[:10]} ({run.title}) is {run.status or 'not finished'}{why}; "
+                f"compare complete runs (rmaudit runs {store.path} lists them)",
+                field="RUN",
+                value=name,
+            )
+
+
+def _picked(store: Store, run_id: str, db_path: str) -> str:
+    """The line saying which run ``compare DB`` picked, and how to pick others."""
+    runs = [r for r in list_runs(store) if r.status == DONE]
+    run = next(r for r in runs if r.id == run_id)
+    others = len(runs) - 1
+    return f"run {run.id[:10]} ({run.title}): the newest complete run" + (
+        f"; {others} more in {db_path} (rmaudit runs {db_path} lists them): compare "
+        f"others with rmaudit compare {db_path} RUN..."
+        if others
+        else ""
+    )
 
 
 def _same_data(store: Store, ids: list[str]) -> None:

@@ -1,7 +1,9 @@
-"""The options and arguments several commands share, declared once: the DB they store in or read."""
+"""The options and arguments several commands share, declared once: the DB they store in or
+read, and the type of a number flag (finite, in its range)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -38,3 +40,20 @@ def db_argument(*, optional: bool = True) -> Callable[[F], F]:
             "db_path", metavar="[DB]", default=DEFAULT_DB, type=click.Path(dir_okay=False)
         )
     return click.argument("db_path", metavar="DB", type=click.Path(dir_okay=False))
+
+
+class FiniteFloat(click.FloatRange):
+    """A number flag in its range and finite: click's ``FloatRange`` lets ``nan`` (which no
+    comparison refuses) and ``inf`` (with no upper bound) through.  A refusal shows the value
+    as it was written."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            number = super().convert(value, param, ctx)
+        except click.BadParameter:
+            number = math.nan
+        if not math.isfinite(number):
+            bounded = self.min is not None or self.max is not None
+            within = f" in the range {self._describe_range()}" if bounded else ""
+            self.fail(f"{value!r} is not a finite number{within}.", param, ctx)
+        return number

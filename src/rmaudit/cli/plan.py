@@ -21,13 +21,13 @@ from rmaudit.results.plan_json import PLAN_JSON_VERSION, judge_calls_json, plan_
 from rmaudit.results.run_index import open_for_reading
 from rmaudit.run import build_components
 from rmaudit.run.judge_plan import api_judges, planned_judge_calls, plans_labels
-from rmaudit.run.label_plan import LabelPlan, label_plan
+from rmaudit.run.label_plan import WIDTH_RATIOS, LabelPlan, label_plan
 from rmaudit.run.plan_costs import PriceFlags, parse_target, recipe_targets
 from rmaudit.store import Store
 from rmaudit.suites.judge_arguments import parse_judge_price
 
 from .console import console
-from .options import F, db_option
+from .options import F, FiniteFloat, db_option
 from .plan_judges import judge_notes, judge_table
 from .plan_notes import notes
 
@@ -36,7 +36,7 @@ def _price_option(resource: str, one: str, otherwise: str) -> Callable[[F], F]:
     """``--RESOURCE-price``: one call's price as a fraction of an oracle call."""
     return click.option(
         f"--{resource}-price",
-        type=click.FloatRange(min=0),
+        type=FiniteFloat(min=0),
         help=f"Price of one {one}, as a fraction of an oracle call (default: the recipe's "
         f"[plan] {resource}_price, else {otherwise}).",
     )
@@ -47,15 +47,17 @@ def _price_option(resource: str, one: str, otherwise: str) -> Callable[[F], F]:
 @db_option("The DB holding the pilot: the recipe's benchmark fully labelled on some prompts.")
 @click.option(
     "--width",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloat(min=0, min_open=True),
     help="Target width of the 95% interval (value ± 1.96·stderr, both sides) of RETA(1/4) and "
-    "BoN@16 of every RM; default: the width full labelling gives at the recipe's k.",
+    "BoN@16 of every RM, within "
+    f"{WIDTH_RATIOS[0]:g}-{WIDTH_RATIOS[1]:g}× the width full labelling gives; default: that "
+    "width at the recipe's k.",
 )
 @click.option(
     "--width-ratio",
     default=1.0,
     show_default=True,
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloat(min=WIDTH_RATIOS[0], max=WIDTH_RATIOS[1]),
     help="Without --width: the target is this × the width full labelling gives.",
 )
 @click.option(

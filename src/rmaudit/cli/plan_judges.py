@@ -25,7 +25,7 @@ def judge_table(judges: Sequence[JudgeCalls], db_path: str) -> Table:
         table.add_row(
             literal(found.label),
             "pairs, both orders" if found.stage.startswith("verdicts") else "ratings",
-            f"{found.pending:,}" + (f" + {found.preflight} preflight" if found.preflight else ""),
+            f"{found.pending:,}" + (f" + {found.ready} ready call" if found.ready else ""),
             f"{found.calls * found.samples:,}",
             f"{found.estimate.prompt_tokens:,.0f}",
             f"{found.estimate.completion_tokens:,.0f}",
@@ -37,7 +37,7 @@ def judge_table(judges: Sequence[JudgeCalls], db_path: str) -> Table:
 def judge_notes(judges: Sequence[JudgeCalls]) -> list[str]:
     lines = [
         "a judge call shows one pair in one order (each pair twice) or one response, and asks "
-        "for its samples' replies at once; the preflight call checks the judge answers a "
+        "for its samples' replies at once; the ready call checks the judge answers a "
         "verdict before the first (answered from the request cache when this judge was "
         "checked before); a stored verdict or rating is never paid again."
     ]

@@ -304,6 +304,12 @@ class RewardModel(Component[OptionsT]):
         without their rows), in the plan before a run writes anything; asked only when the
         stage has work, with the items the plan knows (not shifted copies still to be made)."""
 
+    def check_response_ids(self, ids: Sequence[str]) -> None:
+        """Raise ``BadInput`` for responses ``score`` would refuse knowing their ids alone (a
+        scores file keyed by rmaudit's response ids without their rows): asked in the same
+        plan when some responses the stage will score are not made yet — a policy's, whose ids
+        the plan knows before their texts — with the ids of every response it will score."""
+
     def sources(self) -> tuple[Source, ...]:
         """Where the scores come from (a scores file, a model id and revision), for the run's
         provenance; empty for a component that computes them itself."""

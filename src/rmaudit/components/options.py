@@ -21,6 +21,8 @@ hand:
   (scores or responses computed elsewhere, a judge template): the identity holds the
   SHA-256 of its bytes, so a moved file keeps its stored results and an edited one does not.
 * ``ModelLocation``: a hub id, or a model folder relative to the recipe's folder.
+* ``HttpUrl``: an ``http://`` or ``https://`` URL a request can be sent to (a host, a port
+  that is a port), kept as written.
 * ``NestedRewardModel`` (or ``Annotated[NestedComponent, Nested(kind)]``): another component
   written as a table in the options (an ensemble's members, a proxy's gold RM).  It is
   validated with the recipe, built with :meth:`NestedComponent.build`, and its own identity
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any, Protocol
+from urllib.parse import urlsplit
 
 from pydantic import (
     AfterValidator,
@@ -119,6 +122,26 @@ def model_location_problem(value: str) -> str | None:
     return "no such folder, and not a Hugging Face id (NAME or NAMESPACE/NAME)"
 
 
+def url_problem(value: str) -> str | None:
+    """Why ``value`` is no ``http://`` or ``https://`` URL a request can be sent to, or None:
+    checked when a recipe or a command's flag is read, not at the first request."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 (reading it checks it: a port out of range, or not a number)
+    except ValueError as error:
+        return f"not a URL ({error})"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "expected an http:// or https:// URL with a host, e.g. http://localhost:8000/v1"
+    return None
+
+
+def _checked_url(value: str) -> str:
+    problem = url_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
 def _local_folder_or_as_written(value: str, info: ValidationInfo) -> str:
     base = _base_dir(info)
     if base is not None and not Path(value).is_absolute() and (base / value).is_dir():
@@ -143,6 +166,7 @@ HashedDataFile = Annotated[
 #: A folder relative to the recipe's folder when one exists there (made absolute); otherwise
 #: as written: a hub id, or a path relative to the working directory.
 ModelLocation = Annotated[str, AfterValidator(_local_folder_or_as_written)]
+HttpUrl = Annotated[str, AfterValidator(_checked_url)]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -45,9 +45,9 @@ from rmaudit.errors import BadInput
 _DECISIONS: tuple[Verdict, ...] = ("first", "second", "tie")
 #: P(first) of each parsed sampled verdict
 _CREDIT = {"first": 1.0, "second": 0.0, "tie": 0.5}
-#: the pair and answer of the preflight call: any judge answers them with a verdict
-_PREFLIGHT_QUESTION = "What is 2 + 2?"
-_PREFLIGHT_ANSWERS = ("2 + 2 = 4.", "2 + 2 = 5.")
+#: the pair and answer of the ready call: any judge answers them with a verdict
+_READY_QUESTION = "What is 2 + 2?"
+_READY_ANSWERS = ("2 + 2 = 4.", "2 + 2 = 5.")
 
 
 class JudgeRMOptions(ApiOptions):
@@ -85,8 +85,9 @@ class LlmJudgeRM(RewardModel):
     name = "llm-judge-rm"
     Options = JudgeRMOptions
     options: JudgeRMOptions
-    #: calls ``check_ready`` makes before a run's first verdict or rating (a plan counts them)
-    preflight_calls = 1
+    #: calls ``check_ready`` makes before a run's first verdict or rating, its ready call (a
+    #: plan counts them)
+    ready_calls = 1
 
     def __init__(self, options: JudgeRMOptions | None = None) -> None:
         super().__init__(options)
@@ -101,13 +102,18 @@ class LlmJudgeRM(RewardModel):
 
     # -- pairwise ---------------------------------------------------------------------------
     def judge_pairs(self, batch: Sequence[PairShown]) -> list[PairVerdict]:
+        return self._judge_pairs(batch, ready=False)
+
+    def _judge_pairs(self, batch: Sequence[PairShown], *, ready: bool) -> list[PairVerdict]:
         conversations = [
             self.template.messages(
                 question=s.prompt.text.strip(), answer_a=s.first.text, answer_b=s.second.text
             )
             for s in batch
         ]
-        return self.client.run(lambda session: self._gather(session, conversations, self._verdict))
+        return self.client.run(
+            lambda session: self._gather(session, conversations, self._verdict), ready=ready
+        )
 
     async def _verdict(self, session: ApiSession, messages: list[dict[str, str]]) -> PairVerdict:
         bodies, choices = await self._ask(session, messages)
@@ -130,29 +136,43 @@ class LlmJudgeRM(RewardModel):
 
     # -- rating ------------------------------------------------------------------------------
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
+        return self._score(batch, ready=False)
+
+    def _score(self, batch: Sequence[tuple[Prompt, Response]], *, ready: bool) -> list[float]:
         if self.judges_pairs():
             raise BadInput("a pairwise judge scores pairs, not responses", field="mode")
         conversations = [
             self.template.messages(question=p.text.strip(), answer=r.text) for p, r in batch
         ]
-        return self.client.run(lambda session: self._gather(session, conversations, self._rating))
+        return self.client.run(
+            lambda session: self._gather(session, conversations, self._rating), ready=ready
+        )
 
     async def _rating(self, session: ApiSession, messages: list[dict[str, str]]) -> float:
-        _, choices = await self._ask(session, messages)
-        low, high = self.options.scale
-        expected = [rating_token_expectation(c, low, high) for c in choices]
-        known = [e for e in expected if e is not None]
-        if len(known) == len(expected):
-            return float(np.mean(known))
-        ratings = [parse_score(t, low, high) for t in chat_contents_of(choices) if t is not None]
-        found = [r for r in ratings if r is not None]
+        # a reply holding no rating is not cached: it stops the run, and a rerun asks again
+        _, choices = await self._ask(
+            session, messages, usable=lambda body: bool(self._ratings(_choices(body)))
+        )
+        found = self._ratings(choices)
         if not found:
+            low, high = self.options.scale
             shown = (chat_contents_of(choices)[0] or "")[:120]
             raise BadInput(
                 f"the judge's replies hold no rating in {low:g}-{high:g} (first: {shown!r}); "
                 "a rating judge must rate every response"
             )
         return float(np.mean(found))
+
+    def _ratings(self, choices: list[dict[str, Any]]) -> list[float]:
+        """The ratings of a call's replies: the expected rating under every reply's rating
+        token when each has one, else each reply's rating read from its text."""
+        low, high = self.options.scale
+        expected = [rating_token_expectation(c, low, high) for c in choices]
+        known = [e for e in expected if e is not None]
+        if known and len(known) == len(expected):
+            return known
+        ratings = [parse_score(t, low, high) for t in chat_contents_of(choices) if t is not None]
+        return [r for r in ratings if r is not None]
 
     # -- requests ----------------------------------------------------------------------------
     async def _gather(self, session: ApiSession, conversations: list, one: Any) -> list:
@@ -180,21 +200,24 @@ class LlmJudgeRM(RewardModel):
         return request
 
     async def _ask(
-        self, session: ApiSession, messages: list[dict[str, str]]
+        self,
+        session: ApiSession,
+        messages: list[dict[str, str]],
+        usable: Callable[[dict[str, Any]], bool] | None = None,
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The reply bodies and their first ``samples`` choices; an endpoint that returns
-        fewer choices than asked is asked again for the rest, one sample at a time."""
+        fewer choices than asked is asked again for the rest, one sample at a time.  A body
+        ``usable`` refuses is not cached."""
         request = self._request(messages)
-        bodies = [
-            await session.post(CHAT, request, cache_key=self.client.request_key(CHAT, request))
-        ]
-        choices = list(bodies[0].get("choices") or [])[: self.options.samples]
+        key = self.client.request_key(CHAT, request)
+        bodies = [await session.post(CHAT, request, cache_key=key, usable=usable)]
+        choices = _choices(bodies[0])[: self.options.samples]
         single = {k: v for k, v in request.items() if k != "n"}
         for i in range(len(choices), self.options.samples):
             key = self.client.request_key(CHAT, single, {"sample": i})
-            bodies.append(await session.post(CHAT, single, cache_key=key))
-            choices += list(bodies[-1].get("choices") or [])[:1]
-        return bodies, [c if isinstance(c, dict) else {} for c in choices]
+            bodies.append(await session.post(CHAT, single, cache_key=key, usable=usable))
+            choices += _choices(bodies[-1])[:1]
+        return bodies, choices
 
     def _spent(self, bodies: list[dict[str, Any]]) -> tuple[float, int, int]:
         prompt_tokens = sum(usage(b)[0] for b in bodies)
@@ -211,24 +234,23 @@ class LlmJudgeRM(RewardModel):
         """One call on a pair any judge can tell apart: an endpoint whose reply holds no
         verdict (or rating) at all would leave every pair unparsed — bad input, before a run
         stores anything."""
-        answer, other = _PREFLIGHT_ANSWERS
+        answer, other = _READY_ANSWERS
+        question = Prompt("ready", _READY_QUESTION)
         if self.judges_pairs():
             shown = PairShown(
-                Prompt("preflight", _PREFLIGHT_QUESTION),
-                Response("preflight-a", "preflight", None, answer),
-                Response("preflight-b", "preflight", None, other),
+                question,
+                Response("ready-a", "ready", None, answer),
+                Response("ready-b", "ready", None, other),
             )
-            if self.judge_pairs([shown])[0].verdict == "unparsed":
+            if self._judge_pairs([shown], ready=True)[0].verdict == "unparsed":
                 raise BadInput(
-                    f"{self.client.base_url}: the judge's reply to a preflight pair holds no "
-                    "[[A]], [[B]] or [[C]] verdict; check model and template",
+                    f"{self.client.base_url}: the judge's reply to its ready call (an easy "
+                    "pair) holds no [[A]], [[B]] or [[C]] verdict; check model and template",
                     field="model",
                     value=self.options.model,
                 )
             return
-        self.score(
-            [(Prompt("preflight", _PREFLIGHT_QUESTION), Response("a", "preflight", None, answer))]
-        )
+        self._score([(question, Response("ready-a", "ready", None, answer))], ready=True)
 
     def estimate_calls(self, texts: Sequence[Sequence[str]], calls: int) -> CallEstimate:
         """The tokens of ``calls`` calls showing texts like ``texts`` (each a question and its
@@ -267,6 +289,12 @@ def _read_verdict(
 
 def chat_contents_of(choices: list[dict[str, Any]]) -> list[str | None]:
     return chat_contents({"choices": choices}) if choices else [None]
+
+
+def _choices(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A reply's choices (one that is not a JSON object read as an empty one)."""
+    found = body.get("choices")
+    return [c if isinstance(c, dict) else {} for c in found] if isinstance(found, list) else []
 
 
 @hookimpl

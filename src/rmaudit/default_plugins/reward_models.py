@@ -84,6 +84,10 @@ class ScoresFile(RewardModel[ScoresFileOptions]):
     def check_items(self, items: Sequence[tuple[Prompt, Response]]) -> None:
         self.table.lookup(items, "score", record=False)
 
+    def check_response_ids(self, ids: Sequence[str]) -> None:
+        if self.options.match == "rmaudit-id":  # other keys need the texts or their meta
+            self.table.check_ids(ids, "score")
+
     def preferred_batch_items(self) -> int:
         return ALL_AT_ONCE
 

@@ -14,7 +14,7 @@ from rmaudit.run.costs import JudgeCalls
 from rmaudit.run.label_plan import LabelPlan
 
 #: the version of the JSON's layout; a change that drops or renames a key bumps it
-PLAN_JSON_VERSION = 1
+PLAN_JSON_VERSION = 2
 
 
 def _finite(value: float | None) -> float | None:
@@ -144,15 +144,15 @@ def plan_json(planned: LabelPlan, recipe_path: str) -> dict[str, Any]:
 
 
 def judge_calls_json(judges: list[JudgeCalls] | tuple[JudgeCalls, ...]) -> list[dict[str, Any]]:
-    """Each LLM judge's calls still to make: its label, stage, calls (``preflight`` of them
-    the check before the first), replies, tokens and USD (null: no price)."""
+    """Each LLM judge's calls still to make: its label, stage, calls (``ready`` of them its
+    ready call, the check before the first), replies, tokens and USD (null: no price)."""
     return [
         {
             "label": found.label,
             "component": found.component,
             "stage": found.stage,
             "calls": found.calls,
-            "preflight": found.preflight,
+            "ready": found.ready,
             "replies": found.calls * found.samples,
             "prompt_tokens": round(found.estimate.prompt_tokens),
             "completion_tokens": round(found.estimate.completion_tokens),

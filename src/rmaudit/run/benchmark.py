@@ -72,6 +72,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
             responses.generate(ctx, policy, generation)
     if chosen is None:
         response_ids = Keys(unlisted=k * n)
+        ctx.planned_policy = (policy.key, n)
     elif execute:  # their texts are read when a later stage needs them (ctx.load_responses)
         response_ids = Keys(
             ctx.db.items.benchmark_response_ids(benchmark.selection_key, policy.key, n)

@@ -10,6 +10,7 @@ the first half, so the plan is the run's own count, not a second copy of it.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -53,6 +54,20 @@ def built(components: dict[str, Component], spec: ComponentSpec | None, kind: ty
     if not isinstance(component, kind):
         raise TypeError(f"{type(component).__name__} is not a {kind.__name__}")
     return component
+
+
+#: the largest stage a run starts without being told to (items × calls per item) …
+MAX_ITEMS = 10_000_000
+#: … and the environment variable that raises it
+MAX_ITEMS_VARIABLE = "RMAUDIT_MAX_ITEMS"
+
+
+def max_items() -> int:
+    raw = os.environ.get(MAX_ITEMS_VARIABLE, "")
+    try:
+        return int(raw) if raw else MAX_ITEMS
+    except ValueError:
+        raise BadInput("expected a whole number", field=MAX_ITEMS_VARIABLE, value=raw) from None
 
 
 class Progress(Protocol):
@@ -167,6 +182,9 @@ class RunContext:
     loaded_prompts: list[tuple[str, dict[str, Any]]] | None = None
     #: The sampler's draw a run's plan made: (selection key, the chosen prompts)
     planned_draw: tuple[str, list[Prompt]] | None = None
+    #: In a run's plan with a draw: the policy's key and N, whose responses it will generate
+    #: (:meth:`planned_responses`)
+    planned_policy: tuple[str, int] | None = None
     #: (what, component key) → ids found stored: items are never deleted, so a stage asks the
     #: store only about the others (a run about those its plan did not find), see ``stored``
     found_stored: dict[tuple[str, str], set[str]] = field(default_factory=dict)
@@ -190,6 +208,19 @@ class RunContext:
 
     def located(self, error: BadInput, spec: ComponentSpec | None) -> BadInput:
         return locate(error, self.recipe, spec)
+
+    def planned_responses(self) -> list[str]:
+        """In a run's plan, the ids of the responses the policy will generate for the plan's
+        draw (a response's key hashes policy, prompt and index: known before its text), so a
+        model can check them by id before the run writes anything; none without a draw, or
+        beyond ``max_items()`` (which the plan refuses)."""
+        if self.planned_draw is None or self.planned_policy is None:
+            return []
+        policy, n = self.planned_policy
+        drawn = self.planned_draw[1]
+        if len(drawn) * n > max_items():
+            return []
+        return [rid for p in drawn for rid in self.response_ids(policy, p.id, n)]
 
     def check_ready(self, spec: ComponentSpec | None, count: StageCount) -> None:
         """In the plan before a run, a component whose stage has work is asked whether it can

@@ -84,21 +84,21 @@ def _line(stage: str, component: Component, items: int, usd: float | None) -> Co
 class JudgeCalls:
     """The calls an LLM judge under audit still has to make against a DB: one per pending
     showing (``verdicts: LABEL``) or response (``scores: LABEL``), each asking for ``samples``
-    replies, and the preflight call its check makes before the first; their tokens and USD
+    replies, and the ready call its check makes before the first; their tokens and USD
     (None: no price given)."""
 
     label: str
     component: str
     stage: str
     pending: int
-    preflight: int
+    ready: int
     samples: int
     estimate: CallEstimate
     usd: float | None
 
     @property
     def calls(self) -> int:
-        return self.pending + self.preflight
+        return self.pending + self.ready
 
 
 def judge_calls(
@@ -135,16 +135,16 @@ def judge_calls(
             distinct = list(dict.fromkeys(known))  # the same text is asked once
             calls -= len(known) - len(distinct)
             texts = distinct or list(answers) or [(q, a) for q, *both in pairs for a in both]
-        preflight = getattr(judge, "preflight_calls", 0) if calls else 0
+        ready = getattr(judge, "ready_calls", 0) if calls else 0
         # the check's call shows a short fixed pair: priced as one more call, an upper bound
-        estimate = judge.estimate_calls(texts, calls + preflight)
+        estimate = judge.estimate_calls(texts, calls + ready)
         found.append(
             JudgeCalls(
                 spec.label,
                 judge.name,
                 stage,
                 calls,
-                preflight,
+                ready,
                 judge.options.samples,
                 estimate,
                 estimate.usd(price or judge.options.price),
@@ -162,7 +162,7 @@ def judge_costs(
     """:func:`judge_calls` as the lines of a dry run's cost table."""
     return [
         CostLine(
-            f"{calls.stage} (judge calls" + (", 1 a preflight check)" if calls.preflight else ")"),
+            f"{calls.stage} (judge calls" + (", 1 a ready call)" if calls.ready else ")"),
             calls.component,
             calls.calls,
             calls.usd,

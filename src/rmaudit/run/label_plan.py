@@ -53,6 +53,9 @@ from .plan_costs import (
 from .prompts import distinct_prompts
 
 TARGETS = (Target("reta", 0.25), Target("bon", 16))
+#: the target widths a plan takes, as multiples of full labelling's at the recipe's k: below,
+#: more prompts than any pool (×10⁶ at 10⁻³); above, less than one prompt
+WIDTH_RATIOS = (1e-3, 1e3)
 NO_PRICE_FLAGS = PriceFlags()
 
 
@@ -270,19 +273,29 @@ def _pilot_prompts(store: Store, bench: BenchmarkRow, candidates: list[Prompt]) 
 def _widths(
     pilot: Pilot, targets: tuple[Target, ...], k: int, width: float | None, ratio: float
 ) -> dict[tuple[str, str], float]:
-    """Each (target, RM)'s width: ``width``, or ``ratio`` × full labelling's at k prompts."""
+    """Each (target, RM)'s width: ``width``, or ``ratio`` × full labelling's at k prompts;
+    ``BadInput`` for a ``width`` outside :data:`WIDTH_RATIOS` × full labelling's."""
     widths = {}
     full = design_inclusion(pilot, "full", 1.0, ())
     residuals = label_residuals(pilot, False)
+    low, high = WIDTH_RATIOS
     for target in targets:
         for rm in pilot.scores:
-            if width is not None:
-                widths[(target.name, rm)] = width
-                continue
             between, within = per_prompt_variance(
                 pilot, target, rm, "full", full, residuals, pilot.samples
             )
-            widths[(target.name, rm)] = ratio * 2 * Z * np.sqrt((between + within) / k)
+            at_k = 2 * Z * float(np.sqrt((between + within) / k))
+            if width is None:
+                widths[(target.name, rm)] = ratio * at_k
+                continue
+            if at_k > 0 and not low <= width / at_k <= high:
+                raise BadInput(
+                    f"expected a width within {low:g}-{high:g}× the width full labelling "
+                    f"gives at k = {k} ({at_k:.4g} for {target.name} of {rm})",
+                    field="--width",
+                    value=width,
+                )
+            widths[(target.name, rm)] = width
     return widths
 
 

@@ -15,7 +15,6 @@ RM on an old benchmark only scores.
 from __future__ import annotations
 
 import json
-import os
 import platform
 import time
 from dataclasses import dataclass, field
@@ -32,22 +31,19 @@ from rmaudit.store.records import RunRow
 from . import benchmark as benchmark_stages
 from . import metrics, pairs, scores, shift, verdicts
 from .benchmark import Benchmark, BenchmarkStages
-from .context import Keys, Progress, RunContext, SilentProgress, StageCount, locate, slot_class
+from .context import (
+    MAX_ITEMS_VARIABLE,
+    Keys,
+    Progress,
+    RunContext,
+    SilentProgress,
+    StageCount,
+    locate,
+    max_items,
+    slot_class,
+)
 from .pairs import PairSet
 from .shift import Sweep
-
-#: the largest stage a run starts without being told to (items × calls per item) …
-MAX_ITEMS = 10_000_000
-#: … and the environment variable that raises it
-MAX_ITEMS_VARIABLE = "RMAUDIT_MAX_ITEMS"
-
-
-def max_items() -> int:
-    raw = os.environ.get(MAX_ITEMS_VARIABLE, "")
-    try:
-        return int(raw) if raw else MAX_ITEMS
-    except ValueError:
-        raise BadInput("expected a whole number", field=MAX_ITEMS_VARIABLE, value=raw) from None
 
 
 @dataclass

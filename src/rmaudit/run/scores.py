@@ -43,10 +43,9 @@ def stage(
         ctx.counts.append(work.count)
         ctx.pending[name] = pending
         ctx.check_ready(spec, work.count)
-        # the items are read for a model that checks them (a scores file), and only then
-        if ctx.strict and pending and type(model).check_items is not RewardModel.check_items:
+        if ctx.strict:
             try:
-                model.check_items(ctx.known_items(pending))
+                _check_items(ctx, model, pending, unlisted=bool(response_ids.unlisted))
             except BadInput as error:
                 raise ctx.located(error, spec) from None
         if execute:
@@ -60,6 +59,25 @@ def stage(
                 work = Work(shown, [rid for rid in pending if rid not in kept])
             _score(ctx, spec, model, work)
             _report(ctx, spec, model, checked.checks)
+
+
+def _check_items(ctx: RunContext, model: RewardModel, pending: list[str], unlisted: bool) -> None:
+    """In the plan: a model that checks items (a scores file) is shown those the plan knows,
+    read for it only then, and by id every one it will score when some are not made yet
+    (``unlisted``: the responses a policy will generate for the plan's draw)."""
+    items = ctx.known_items(pending) if pending and _overrides(model, "check_items") else []
+    if _overrides(model, "check_response_ids"):
+        planned = ctx.planned_responses() if unlisted else []
+        scored = ctx.stored("scores", model.key, planned)
+        ids = pending + [rid for rid in planned if rid not in scored]
+        if len(ids) > len(items):
+            model.check_response_ids(ids)
+    if items:
+        model.check_items(items)
+
+
+def _overrides(model: RewardModel, method: str) -> bool:
+    return getattr(type(model), method) is not getattr(RewardModel, method)
 
 
 def _write(

@@ -8,8 +8,9 @@ typed records (:mod:`.records`).
 
 from __future__ import annotations
 
+import math
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .damage import damaged_value
@@ -177,10 +178,15 @@ class Reads(PairReads):
             "select key, prompt_id, value from per_prompt_results where run_id = ? and rm_key = ?",
             [run_id, rm_key],
         ).fetchall()
-        for _, _, value in rows:
-            if value is not None and not isinstance(value, int | float):
-                raise damaged_value(self.store.path, "per_prompt_results.value", value)
+        self._per_prompt_numbers(value for _, _, value in rows)
         return [PerPromptValue._make(row) for row in rows]
+
+    def _per_prompt_numbers(self, values: Iterable[Any]) -> None:
+        """Per-prompt values are finite numbers, or NULL (a NaN stored by a version that kept
+        the prompts a metric skipped): text or an infinity is a damaged file."""
+        for value in values:
+            if value is not None and not (isinstance(value, int | float) and math.isfinite(value)):
+                raise damaged_value(self.store.path, "per_prompt_results.value", value)
 
     # -- a benchmark's contents -------------------------------------------------------------
     def selection_prompts(self, selection_key: str) -> list[SelectionPrompt]:
@@ -217,6 +223,9 @@ class Reads(PairReads):
                 benchmark.per_prompt,
             ],
         ).fetchall()
+        for row in rows:  # a label rmaudit stored holds a number; unlabelled rows join none
+            if not isinstance(row[4], int | float) and not (budgeted and row[4] is None):
+                raise damaged_value(self.store.path, "oracle_labels.score", row[4])
         return [LabelledResponse._make(row) for row in rows]
 
     def full_benchmarks(
@@ -328,14 +337,17 @@ class Reads(PairReads):
     def stored_per_prompt(
         self, run_id: str, rm_key: str, metric: str, key: str
     ) -> dict[str, float]:
-        """prompt id → the per-prompt value of one stored number of ``rm_key``."""
-        return dict(
+        """prompt id → the per-prompt value of one stored number of ``rm_key`` (a prompt the
+        metric skipped, stored as NULL by older versions, left out)."""
+        values = dict(
             self.store.execute(
                 "select prompt_id, value from per_prompt_results "
                 "where run_id = ? and rm_key = ? and metric = ? and key = ?",
                 [run_id, rm_key, metric, key],
             ).fetchall()
         )
+        self._per_prompt_numbers(values.values())
+        return {prompt: value for prompt, value in values.items() if value is not None}
 
     def stored_value(self, run_id: str, rm_key: str, metric: str, key: str) -> float | None:
         """One stored number's value (None: not stored, or stored without one)."""

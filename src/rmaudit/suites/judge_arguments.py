@@ -9,8 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from rmaudit.backends.judging.verdicts import template_mode
-from rmaudit.components.options import model_location_problem
+from rmaudit.backends.openai_api.options import ApiOptions, Price
+from rmaudit.components.options import model_location_problem, url_problem
 from rmaudit.errors import BadInput
 
 JUDGE_PREFIX = "judge:"
@@ -37,6 +40,17 @@ class JudgeFlags:
     api_key_env: str | None = None
     price: str | None = None
     data_dir: str | None = None
+    #: seconds a request waits for its reply (``timeout_s``)
+    request_timeout: float | None = None
+
+    def api_only(self) -> list[str]:
+        """The flags given that only a judge over an API takes."""
+        given = {
+            "--base-url": self.base_url,
+            "--judge-price": self.price,
+            "--request-timeout": self.request_timeout,
+        }
+        return [flag for flag, value in given.items() if value is not None]
 
 
 def judge_table(model: str, flags: JudgeFlags) -> dict[str, Any]:
@@ -57,11 +71,17 @@ def judge_table(model: str, flags: JudgeFlags) -> dict[str, Any]:
             value=model,
         )
     else:
+        problem = url_problem(flags.base_url)
+        if problem:
+            raise BadInput(problem, field="--base-url", value=flags.base_url)
         table["base_url"] = flags.base_url
-    if flags.api_key_env is not None and table["name"] == JUDGE_RM:
-        table["api_key_env"] = flags.api_key_env
-    if flags.price and table["name"] == JUDGE_RM:
-        table["price"] = parse_judge_price(flags.price)
+    if table["name"] == JUDGE_RM:
+        if flags.api_key_env is not None:
+            table["api_key_env"] = flags.api_key_env
+        if flags.price:
+            table["price"] = parse_judge_price(flags.price)
+        if flags.request_timeout is not None:
+            table["timeout_s"] = flags.request_timeout
     prompts = Path(flags.data_dir) / MT_BENCH_PROMPTS if flags.data_dir else None
     if prompts is not None and prompts.is_file():
         table["judge_prompts_file"] = str(prompts.resolve())
@@ -89,16 +109,19 @@ def verdicts_table(model: str) -> dict[str, Any]:
 
 
 def parse_judge_price(text: str) -> dict[str, float]:
-    """``--judge-price PROMPT,COMPLETION``: USD per 1M prompt and completion tokens."""
+    """``--judge-price PROMPT,COMPLETION``: USD per 1M prompt and completion tokens, each a
+    finite number ≥ 0 (as a recipe's ``price`` table holds them)."""
     try:
         prompt, completion = (float(part) for part in text.split(","))
-    except ValueError:
+        price = Price(prompt=prompt, completion=completion)
+    except (ValueError, ValidationError):
         raise BadInput(
-            "expected PROMPT,COMPLETION in USD per 1M tokens, e.g. 2.5,10",
+            "expected PROMPT,COMPLETION in USD per 1M tokens, each a finite number ≥ 0, "
+            "e.g. 2.5,10",
             field="--judge-price",
             value=text,
         ) from None
-    return {"prompt": prompt, "completion": completion}
+    return {"prompt": price.prompt, "completion": price.completion}
 
 
 def for_suite(tables: list[dict[str, Any]], pairs: bool) -> list[dict[str, Any]]:
@@ -123,6 +146,34 @@ def for_suite(tables: list[dict[str, Any]], pairs: bool) -> list[dict[str, Any]]
             judged[template[1]] = template[2]
         out.append(judged)
     return out
+
+
+def judge_waits(tables: list[dict[str, Any]]) -> list[str]:
+    """One line per judge over an API: how long each of its requests waits for a reply."""
+    default = ApiOptions.model_fields["timeout_s"].default
+    return [
+        f"{t['label']}: each request to {t['base_url']} waits up to "
+        f"{t.get('timeout_s', default):g} s for its reply (--request-timeout)"
+        for t in tables
+        if t.get("name") == JUDGE_RM
+    ]
+
+
+def check_template_used(tables: list[dict[str, Any]], pair_suites: list[bool]) -> None:
+    """``BadInput`` for a ``--judge-template`` no suite of the audit shows: a rating template
+    where only pairs are judged, a pairwise one where only responses are rated."""
+    modes = {"pairwise" if pairs else "rating" for pairs in pair_suites}
+    for table in tables:
+        template = table.get("_template")
+        if template is not None and template[0] not in modes:
+            judged = "judge pairs" if "pairwise" in modes else "rate responses"
+            raise BadInput(
+                f"a {template[0]} template, but every suite of this audit would {judged}: "
+                f"give a {'pairwise' if 'pairwise' in modes else 'rating'} template, or a "
+                f"{'best-of-n' if template[0] == 'rating' else 'pair'} suite (--suite)",
+                field="--judge-template",
+                value=template[2],
+            )
 
 
 def has_pairwise_judge(tables: list[dict[str, Any]]) -> bool:

@@ -104,8 +104,12 @@ def model_tables(
         else _table(model, hf_options, dpo_ref, scores_options)
         for model in models
     ]
-    if judge is not None and judge.base_url and not any(t["name"] == JUDGE_RM for t in tables):
-        raise BadInput("--base-url applies to judge:MODEL; none was given", field="--base-url")
+    api_only = judge.api_only() if judge is not None else []
+    if api_only and not any(t["name"] == JUDGE_RM for t in tables):
+        raise BadInput(
+            f"{api_only[0]} applies to judge:MODEL with --base-url; none was given",
+            field=api_only[0],
+        )
     if (hf_options or dpo_ref) and not any(t["name"] in HF_MODEL_NAMES for t in tables):
         given = "--dpo-ref" if dpo_ref else "--" + next(iter(hf_options)).replace("_", "-")
         raise BadInput("model options apply to Hugging Face models; none was given", field=given)

@@ -21,6 +21,9 @@ request meets the same faults whatever the concurrency or arrival order.  Outcom
 * ``"not-json"``: HTTP 200 with a body that is not JSON;
 * ``"garbage"``: a proper reply whose judge text holds no score.
 
+``edit_reply`` rewrites each chat completion before it is sent, for replies no schedule
+makes: a text with a lone surrogate, absurd log-probabilities, odd rating tokens.
+
 A judge reply's score is :func:`judge_score` of the judged answer and the choice index, and
 with ``garbage_every = k`` about one choice in k is garbage (``server.is_garbage(answer, j)``),
 so a test can compute the expected averages without looking at the client.
@@ -42,6 +45,8 @@ Schedule = Callable[[str, int], str]
 PairJudge = Callable[[str, str, str], str]
 #: the verdict token's distribution: (question, answer A, answer B) → {"A": p, "B": p, "C": p}
 VerdictProbabilities = Callable[[str, str, str], dict[str, float]]
+#: a chat completion's body → the body sent instead
+ReplyEdit = Callable[[dict[str, Any]], dict[str, Any]]
 
 _ANSWER = re.compile(
     r"<\|The Start of Assistant A's Answer\|>\n(.*?)\n<\|The End of Assistant A's Answer\|>", re.S
@@ -87,8 +92,11 @@ class FakeOpenAI:
         dimensions: int = 8,
         pair_judge: PairJudge | None = None,
         verdict_probabilities: VerdictProbabilities | None = None,
+        edit_reply: ReplyEdit | None = None,
     ) -> None:
         self.schedule = schedule
+        #: rewrites each chat completion before it is sent (None: sent as made)
+        self.edit_reply = edit_reply
         #: answers the pairwise judge prompts (MT-bench's pair-v2 layout); None: such a
         #: request is answered as a chat policy, with no verdict
         self.pair_judge = pair_judge
@@ -184,6 +192,8 @@ class FakeOpenAI:
             time.sleep(self.latency_s)
         if handler.path.endswith("/chat/completions"):
             reply = self._chat(body, entry, outcome)
+            if self.edit_reply is not None:
+                reply = self.edit_reply(reply)
         elif handler.path.endswith("/embeddings"):
             reply = self._embeddings(body, entry)
         else:

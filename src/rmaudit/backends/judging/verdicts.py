@@ -32,6 +32,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
 #: the verdict marks of MT-bench's pairwise prompts → whom they prefer
 MARKS = {"A": "first", "B": "second", "C": "tie"}
 _MARK = re.compile(r"\[\[\s*([ABC])\s*\]\]")
+#: how far above 0 a reported log-probability may lie (float rounding of a certain token)
+_LOGPROB_ROUNDING = 1e-4
 
 
 @dataclass(frozen=True)
@@ -209,7 +211,8 @@ def parse_verdict(reply: str | None) -> Literal["first", "second", "tie"] | None
 def verdict_token_probabilities(choice: dict[str, Any]) -> dict[str, float] | None:
     """P(first), P(second), P(tie) from a chat choice's ``logprobs``: the top alternatives at
     the token after the reply's last ``[[``, renormalised over A, B and C; None when the
-    reply has no such token or its alternatives hold none of them."""
+    reply has no such token, its alternatives hold none of them, or their log-probabilities
+    are not log-probabilities (above 0, not finite)."""
     top = _top_after_brackets(choice)
     if top is None:
         return None
@@ -224,14 +227,16 @@ def verdict_token_probabilities(choice: dict[str, Any]) -> dict[str, float] | No
 
 def rating_token_expectation(choice: dict[str, Any], low: float, high: float) -> float | None:
     """The expected rating under the rating token's distribution: the top alternatives at the
-    token after the reply's last ``[[`` that are integers in [low, high], renormalised."""
+    token after the reply's last ``[[`` that are integers in [low, high] written in ASCII
+    digits (a ``²`` is no rating), renormalised; None when none is."""
     top = _top_after_brackets(choice)
     if top is None:
         return None
     weights: dict[int, float] = {}
     for token, logprob in top:
         text = token.strip()
-        if text.isdigit() and low <= int(text) <= high:
+        # ASCII digits only: "²".isdigit() holds, and int("²") fails
+        if text.isascii() and text.isdigit() and low <= int(text) <= high:
             weights[int(text)] = weights.get(int(text), 0.0) + math.exp(logprob)
     total = sum(weights.values())
     return sum(r * w for r, w in weights.items()) / total if total > 0 else None
@@ -255,8 +260,15 @@ def _top_after_brackets(choice: dict[str, Any]) -> list[tuple[str, float]] | Non
     alternatives = content[position].get("top_logprobs") or [
         {"token": content[position]["token"], "logprob": content[position].get("logprob", 0.0)}
     ]
-    return [
+    if not isinstance(alternatives, list):
+        return None
+    read = [
         (str(a["token"]), float(a["logprob"]))
         for a in alternatives
         if isinstance(a, dict) and "token" in a and isinstance(a.get("logprob"), int | float)
     ]
+    # a log-probability above 0 (beyond rounding) or not finite is no log-probability: the
+    # endpoint's numbers are unusable, and the reply is read from its text
+    if not all(math.isfinite(logprob) and logprob <= _LOGPROB_ROUNDING for _, logprob in read):
+        return None
+    return read

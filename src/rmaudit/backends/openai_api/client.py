@@ -22,7 +22,7 @@ from rmaudit.components.keys import content_key
 from rmaudit.errors import BadInput
 
 from .cache import RequestCache, default_cache_path
-from .options import ApiOptions
+from .options import ApiOptions, RetriesSpent
 
 T = TypeVar("T")
 
@@ -43,10 +43,6 @@ class ApiClient:
     """Built once per component from its :class:`ApiOptions`; opens a session per batch."""
 
     def __init__(self, options: ApiOptions) -> None:
-        if not re.match(r"https?://", options.base_url):
-            raise BadInput(
-                "expected an http:// or https:// URL", field="base_url", value=options.base_url
-            )
         env = options.api_key_env or None
         if env is not None and not _ENV_NAME.fullmatch(env):
             # never echo the value: it is most likely the key itself
@@ -82,12 +78,13 @@ class ApiClient:
             )
         return key
 
-    def run(self, work: Callable[[ApiSession], Awaitable[T]]) -> T:
-        """Open a session (one HTTP connection pool, one concurrency limit) and run ``work``."""
-        return run_sync(self._run(work))
+    def run(self, work: Callable[[ApiSession], Awaitable[T]], *, ready: bool = False) -> T:
+        """Open a session (one HTTP connection pool, one concurrency limit) and run ``work``;
+        ``ready``: its requests are a component's ready call (:meth:`ApiSession.post`)."""
+        return run_sync(self._run(work, ready))
 
-    async def _run(self, work: Callable[[ApiSession], Awaitable[T]]) -> T:
-        session = ApiSession(self)
+    async def _run(self, work: Callable[[ApiSession], Awaitable[T]], ready: bool) -> T:
+        session = ApiSession(self, ready=ready)
         try:
             return await work(session)
         finally:
@@ -109,8 +106,9 @@ class ApiClient:
 class ApiSession:
     """Requests of one batch: concurrent under the client's limit, cached, retried."""
 
-    def __init__(self, client: ApiClient) -> None:
+    def __init__(self, client: ApiClient, *, ready: bool = False) -> None:
         self.client = client
+        self.ready = ready
         self._sender: Any = None  # opened on the first request the cache cannot answer
         self._limit = asyncio.Semaphore(client.options.concurrency)
 
@@ -139,7 +137,35 @@ class ApiSession:
         if self._sender is None:
             self._sender = self.client.sender()
         async with self._limit:
-            body = await self._sender.post(endpoint, payload)
+            body = await (self._ready_post if self.ready else self._sender.post)(endpoint, payload)
         if cache_key is not None and (usable is None or usable(body)):
             self.client.cache.put(cache_key, endpoint, body)
         return body
+
+    async def _ready_post(self, endpoint: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """A ready call, made before a run writes anything: a URL where nothing answers (no
+        connection, or no reply within ``timeout_s``) is ``BadInput`` at the first attempt,
+        not after every retry; another failure (a busy server's 429 or 5xx) is retried as
+        usual, and ``BadInput`` once the retries are spent."""
+        url = self.client.base_url
+        try:
+            return await self._sender.post(endpoint, payload, retries=0)
+        except RetriesSpent as error:
+            if error.silent:
+                raise BadInput(
+                    f"nothing answers at this URL: its ready call got {error.last}; check "
+                    "the URL and that the server runs (a slow one: timeout_s, "
+                    f"--request-timeout, now {self.client.options.timeout_s:g} s); nothing "
+                    "was written",
+                    field="base_url",
+                    value=url,
+                ) from None
+        try:
+            return await self._sender.post(endpoint, payload)
+        except RetriesSpent as error:
+            raise BadInput(
+                f"the judge's ready call: POST {error.url} gave up after {error.attempts + 1} "
+                f"attempts (last: {error.last}); nothing was written",
+                field="base_url",
+                value=url,
+            ) from None

@@ -10,14 +10,19 @@ from typing import Annotated
 from pydantic import Field
 
 from rmaudit.components import ComponentOptions
-from rmaudit.components.options import OPERATIONAL, SHARED_LIMIT, OutputFile
+from rmaudit.components.options import OPERATIONAL, SHARED_LIMIT, HttpUrl, OutputFile
+
+#: the longest a request may wait for its reply: a day (longer is a typo)
+MOST_TIMEOUT_S = 86_400.0
 
 
 class Price(ComponentOptions):
     """USD per million tokens, as API price lists give it."""
 
-    prompt: float = Field(ge=0, description="USD per 1M prompt (input) tokens")
-    completion: float = Field(ge=0, description="USD per 1M completion (output) tokens")
+    prompt: float = Field(ge=0, allow_inf_nan=False, description="USD per 1M prompt (input) tokens")
+    completion: float = Field(
+        ge=0, allow_inf_nan=False, description="USD per 1M completion (output) tokens"
+    )
 
     def cost(self, prompt_tokens: float, completion_tokens: float) -> float:
         return (prompt_tokens * self.prompt + completion_tokens * self.completion) / 1e6
@@ -27,7 +32,9 @@ class ApiOptions(ComponentOptions):
     """Where the API is and how to talk to it; shared by every API-backed component.  How
     requests are made or accounted is OPERATIONAL: it never changes what they return."""
 
-    base_url: str = Field(description="e.g. https://api.openai.com/v1 or http://localhost:8000/v1")
+    base_url: HttpUrl = Field(
+        description="e.g. https://api.openai.com/v1 or http://localhost:8000/v1"
+    )
     api_key_env: Annotated[str | None, OPERATIONAL] = Field(
         "OPENAI_API_KEY",
         description="NAME of the environment variable holding the key (None or '': send no key)",
@@ -36,7 +43,13 @@ class ApiOptions(ComponentOptions):
     concurrency: Annotated[int, OPERATIONAL, SHARED_LIMIT] = Field(
         16, ge=1, description="requests in flight at once"
     )
-    timeout_s: Annotated[float, OPERATIONAL] = Field(60.0, gt=0, description="per-request timeout")
+    timeout_s: Annotated[float, OPERATIONAL] = Field(
+        60.0,
+        gt=0,
+        le=MOST_TIMEOUT_S,
+        allow_inf_nan=False,
+        description="seconds a request waits for its reply before it is tried again",
+    )
     max_retries: Annotated[int, OPERATIONAL] = Field(
         6,
         ge=0,
@@ -71,7 +84,20 @@ class CallEstimate:
 
 
 class ApiError(RuntimeError):
-    """The API kept failing after every retry: a run failure (rerun to resume)."""
+    """The API kept failing after every retry, or replied what no component can read: a run
+    failure (rerun to resume)."""
+
+
+class RetriesSpent(ApiError):
+    """A request failed on every attempt.  ``last``: what went wrong on the last one;
+    ``silent``: nothing answered at the URL (no connection) or no reply came in time."""
+
+    def __init__(self, url: str, attempts: int, last: str, *, silent: bool = False) -> None:
+        super().__init__(
+            f"POST {url}: gave up after {attempts} attempt{'s' if attempts > 1 else ''} "
+            f"(last: {last}); rerun to resume"
+        )
+        self.url, self.attempts, self.last, self.silent = url, attempts, last, silent
 
 
 def estimate_tokens(text: str) -> float:

@@ -19,7 +19,7 @@ import openai
 
 from rmaudit.errors import BadInput
 
-from .options import ApiError, ApiOptions
+from .options import ApiOptions, RetriesSpent
 
 #: header the SDK sends with each attempt: how many retries came before it
 RETRY_COUNT_HEADER = "x-stainless-retry-count"
@@ -73,12 +73,17 @@ class Sender:
     async def __aexit__(self, *exc: Any) -> None:
         await self._sdk.close()
 
-    async def post(self, endpoint: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """POST ``payload`` to ``base_url + endpoint``, retried by the SDK; the reply's JSON
-        object."""
+    async def post(
+        self, endpoint: str, payload: dict[str, Any], *, retries: int | None = None
+    ) -> dict[str, Any]:
+        """POST ``payload`` to ``base_url + endpoint``, retried by the SDK (``retries`` times,
+        else ``max_retries``); the reply's JSON object."""
+        options = self._request_options
+        if retries is not None:
+            options = {**options, "max_retries": retries}
         try:
             reply = await self._sdk.post(
-                endpoint, body=payload, cast_to=httpx2.Response, options=self._request_options
+                endpoint, body=payload, cast_to=httpx2.Response, options=options
             )
         except openai.APIError as error:
             raise self._failure(self.base_url + endpoint, error) from None
@@ -93,11 +98,13 @@ class Sender:
             return self._refusal(url, error)
         retries = error.request.headers.get(RETRY_COUNT_HEADER) if error.request else None
         attempts = (int(retries) if retries is not None else self.options.max_retries) + 1
-        return ApiError(
-            self._scrub(
-                f"POST {url}: gave up after {attempts} attempts "
-                f"(last: {self._problem(error)}); rerun to resume"
-            )
+        return RetriesSpent(
+            url,
+            attempts,
+            self._scrub(self._problem(error)),
+            # no connection at all (refused, no such host), or no reply in time
+            silent=isinstance(error, openai.APITimeoutError)
+            or isinstance(error.__cause__, httpx2.ConnectError),
         )
 
     def _problem(self, error: openai.APIError) -> str:
