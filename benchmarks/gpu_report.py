@@ -72,16 +72,16 @@ def e2e_lines(data: dict) -> list[str]:
             f"{e['stage_s']:.1f} s | {e['gpu_only_s']:.1f} s | {e['wall_vs_gpu_only']:.2f}× | "
             f"{e['stage_vs_gpu_only']:.2f}× |",
         ]
-    pre = data.get("preflight")
+    pre = data.get("scoring_checks")
     if pre is not None:
         if not pre["available"]:
             text = f"not available ({pre['reason']})"
         else:
             text = (
                 f"{pre['overhead_s']:+.1f} s on `rmaudit run` ({pre['overhead_share']:+.1%}; "
-                f"with `--no-preflight`: {pre['wall_without_s']:.1f} s)"
+                f"with `--no-scoring-checks`: {pre['wall_without_s']:.1f} s)"
             )
-        lines += ["", f"Scoring preflight: {text}."]
+        lines += ["", f"Scoring checks: {text}."]
     vllm = data.get("vllm")
     if vllm is not None:
         text = (

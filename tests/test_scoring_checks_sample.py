@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rmaudit.backends.hf import preflight
+from rmaudit.backends.hf import scoring_checks
 from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
 from rmaudit.default_plugins.huggingface.checks import plan
 from rmaudit.run.scoring_checks import (
@@ -34,13 +34,13 @@ def test_the_sample_holds_the_longest_and_shortest_and_is_seeded():
 def test_batch_invariance_statuses_follow_spread_and_rounding():
     alone = np.linspace(-2.0, 2.0, 20)
     spread = float(np.std(alone, ddof=1))
-    assert preflight.batch_invariance(alone + 1e-7, alone, "float32").status == "pass"
-    warned = preflight.batch_invariance(alone + 0.01 * spread, alone, "float32")
+    assert scoring_checks.batch_invariance(alone + 1e-7, alone, "float32").status == "pass"
+    warned = scoring_checks.batch_invariance(alone + 0.01 * spread, alone, "float32")
     assert warned.status == "warn" and warned.fix.startswith("set deterministic = true")
-    assert preflight.batch_invariance(alone + 0.2 * spread, alone, "float32").status == "fail"
+    assert scoring_checks.batch_invariance(alone + 0.2 * spread, alone, "float32").status == "fail"
     # in bfloat16 a difference of a rounding step or two is rounding
-    step = preflight.rounding_step(alone, "bfloat16")
-    assert preflight.batch_invariance(alone + 2 * step, alone, "bfloat16").status == "pass"
+    step = scoring_checks.rounding_step(alone, "bfloat16")
+    assert scoring_checks.batch_invariance(alone + 2 * step, alone, "bfloat16").status == "pass"
 
 
 def test_numerics_counts_flipped_pairs_against_float32():
@@ -48,12 +48,12 @@ def test_numerics_counts_flipped_pairs_against_float32():
     swapped = reference.copy()
     swapped[[10, 11]] = swapped[[11, 10]]  # one pair of 4,950 flips
     kw = {"run_dtype": "bfloat16", "other_dtype": "float32", "attention": "sdpa"}
-    one = preflight.numerics(swapped, reference, **kw)
+    one = scoring_checks.numerics(swapped, reference, **kw)
     assert one.status == "pass" and one.figures["pairs flipped"] == 1
     assert one.figures["pairs compared"] == 4950
     reversed_half = np.concatenate([reference[:50], reference[50:][::-1]])
-    assert preflight.numerics(reversed_half, reference, **kw).status == "fail"
-    float32 = preflight.numerics(reference, reversed_half, **{**kw, "run_dtype": "float32"})
+    assert scoring_checks.numerics(reversed_half, reference, **kw).status == "fail"
+    float32 = scoring_checks.numerics(reference, reversed_half, **{**kw, "run_dtype": "float32"})
     assert float32.status == "pass" and float32.figures["pairs flipped"] == 1225
 
 
@@ -74,7 +74,7 @@ def test_a_model_status_is_its_worst_check_and_survives_json():
 
 def test_the_sample_size_follows_the_stage_between_its_bounds():
     assert [sample_size(n) for n in (10, 838, 1600, 4721, 36800)] == [16, 16, 32, 64, 64]
-    assert sample_size(838, 40) == 40  # --preflight-sample wins
+    assert sample_size(838, 40) == 40  # --scoring-checks-sample wins
     assert (MIN_SAMPLE, MAX_SAMPLE, SAMPLE_SHARE) == (16, 64, 50)
 
 

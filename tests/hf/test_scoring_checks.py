@@ -13,7 +13,7 @@ transformers = pytest.importorskip("transformers")
 import _tiny_defects  # noqa: E402
 import _tiny_hf  # noqa: E402
 
-from rmaudit.backends.hf.preflight import RenderedInput, truncation  # noqa: E402
+from rmaudit.backends.hf.scoring_checks import RenderedInput, truncation  # noqa: E402
 from rmaudit.components import Prompt, Response  # noqa: E402
 from rmaudit.default_plugins.huggingface import DPOImplicit, HFClassifier  # noqa: E402
 from rmaudit.recipe.validation import validate_options  # noqa: E402

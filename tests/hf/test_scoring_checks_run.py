@@ -1,6 +1,6 @@
 """The scoring checks inside ``rmaudit audit``: the block printed and written to
 audit-results.json, stored in the run and reused by a rerun, ``--show-input``, ``--strict``
-stopping before the full scoring, ``--no-preflight`` stored as skipped."""
+stopping before the full scoring, ``--no-scoring-checks`` stored as skipped."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def stored_checks(db) -> dict[str, tuple[str, str]]:
 
 
 def test_audit_prints_stores_and_reuses_the_checks(audit, tiny_models, tmp_path):
-    first = audit(tiny_models["gpt2-rm"], "--show-input", "--preflight-sample", "16")
+    first = audit(tiny_models["gpt2-rm"], "--show-input", "--scoring-checks-sample", "16")
     assert first.code == 0, first.err
     assert "scoring checks\ngpt2-rm: pass on 16 sampled items" in first.out
     for name in ("batch invariance", "template", "truncation", "numerics", "determinism"):
@@ -87,7 +87,7 @@ def test_audit_prints_stores_and_reuses_the_checks(audit, tiny_models, tmp_path)
     stored = stored_checks(tmp_path / "audit.db")
     assert set(stored) == {"gpt2-rm"} and stored["gpt2-rm"][0] == "pass"
 
-    again = audit(tiny_models["gpt2-rm"], "--preflight-sample", "16")
+    again = audit(tiny_models["gpt2-rm"], "--scoring-checks-sample", "16")
     assert again.code == 0, again.err
     assert "new work: none" in again.err
     # the same checks, read back rather than redone (a redo would time itself anew)
@@ -103,9 +103,9 @@ def stored_scores(db) -> dict[tuple[str, str], float]:
 def test_the_run_keeps_the_checks_scores_as_it_would_score_them(audit, tiny_models, tmp_path):
     """The sample's scores come from the checks, the rest from the scoring: every stored
     score agrees with a run that skips the checks and scores every item itself."""
-    assert audit(tiny_models["gpt2-rm"], "--preflight-sample", "6").code == 0
+    assert audit(tiny_models["gpt2-rm"], "--scoring-checks-sample", "6").code == 0
     unchecked = tmp_path / "unchecked.db"
-    assert audit(tiny_models["gpt2-rm"], "--no-preflight", "--db", str(unchecked)).code == 0
+    assert audit(tiny_models["gpt2-rm"], "--no-scoring-checks", "--db", str(unchecked)).code == 0
     kept, scored = stored_scores(tmp_path / "audit.db"), stored_scores(unchecked)
     assert kept.keys() == scored.keys() and len(kept) >= 32
     assert max(abs(kept[k] - scored[k]) for k in kept) <= 1e-5 * max(map(abs, scored.values()))
@@ -113,7 +113,7 @@ def test_the_run_keeps_the_checks_scores_as_it_would_score_them(audit, tiny_mode
 
 def test_strict_stops_a_defective_model_before_its_scores(audit, tmp_path):
     model = _tiny_defects.build_pooled(tmp_path / "models", pool_last_position=True)
-    result = audit(str(model), "--trust-remote-code", "--strict", "--preflight-sample", "12")
+    result = audit(str(model), "--trust-remote-code", "--strict", "--scoring-checks-sample", "12")
     assert result.code == 2, result.err
     assert "scoring check 'batch invariance' of last-token-rm is fail" in result.err
     assert "fix: set batch_size = 1 and pad_to_multiple = 1" in result.err
@@ -127,10 +127,10 @@ def test_strict_stops_a_defective_model_before_its_scores(audit, tmp_path):
     assert scored == (0,)
 
 
-def test_no_preflight_is_stored_as_skipped(audit, tiny_models, tmp_path):
-    result = audit(tiny_models["gpt2-rm"], "--no-preflight")
+def test_no_scoring_checks_is_stored_as_skipped(audit, tiny_models, tmp_path):
+    result = audit(tiny_models["gpt2-rm"], "--no-scoring-checks")
     assert result.code == 0, result.err
-    assert "gpt2-rm: skipped (--no-preflight)" in result.out
+    assert "gpt2-rm: skipped (--no-scoring-checks)" in result.out
     assert stored_checks(tmp_path / "audit.db")["gpt2-rm"][0] == "skipped"
 
 
@@ -142,7 +142,7 @@ def test_the_tui_shows_the_checks_under_the_leaderboard(audit, tiny_models, tmp_
     from rmaudit.tui.screens.leaderboard import LeaderboardScreen
 
     model = _tiny_defects.build_double_bos(tmp_path / "models")
-    assert audit(str(model), "--preflight-sample", "8").code == 0
+    assert audit(str(model), "--scoring-checks-sample", "8").code == 0
     with sqlite3.connect(tmp_path / "audit.db") as connection:
         (run_id,) = connection.execute("select id from runs").fetchone()
 

@@ -245,7 +245,7 @@ class AuditRequest:
     print_recipe: bool
     items_path: Path | None  # --write-items FILE
     results_file: Path | None  # --results FILE (default: beside the DB, or in --report DIR)
-    checks: CheckSettings  # --strict, --no-preflight, --show-input, --preflight-sample
+    checks: CheckSettings  # --strict, --no-scoring-checks, --show-input, --scoring-checks-sample
 
 
 @dataclass(frozen=True)

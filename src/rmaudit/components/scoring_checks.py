@@ -1,4 +1,4 @@
-"""The scoring checks ("preflight") a model-backed reward model runs on a sample of a run's
+"""The scoring checks a model-backed reward model runs on a sample of a run's
 items before the full scoring: the records they produce and the method a reward model
 implements to take part (docs/real-models.md, "Scoring checks").
 
@@ -25,7 +25,8 @@ CHECK_NAMES = ("batch invariance", "template", "truncation", "numerics", "determ
 
 @dataclass(frozen=True)
 class CheckSettings:
-    """How a run checks its RMs (the CLI's ``--no-preflight``, ``--strict``, ``--show-input``)."""
+    """How a run checks its RMs (the CLI's ``--no-scoring-checks``, ``--strict``,
+    ``--show-input``, ``--scoring-checks-sample``)."""
 
     enabled: bool = True
     strict: bool = False
@@ -93,7 +94,7 @@ class ScoringChecks:
         )
 
 
-#: What a run stores for a reward model whose checks were turned off (``--no-preflight``).
+#: What a run stores for a reward model whose checks were turned off (``--no-scoring-checks``).
 def skipped_checks() -> ScoringChecks:
     return ScoringChecks(sample_key="", sample_size=0)
 

@@ -43,7 +43,7 @@ def block_lines(models: list[ModelChecks]) -> list[CheckLine]:
     for model in models:
         checks = model.checks
         if not checks.checks:
-            lines.append(CheckLine("skipped", f"{model.label}: skipped (--no-preflight)"))
+            lines.append(CheckLine("skipped", f"{model.label}: skipped (--no-scoring-checks)"))
             continue
         lines.append(
             CheckLine(

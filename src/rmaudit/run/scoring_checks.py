@@ -44,7 +44,7 @@ MIN_SAMPLE, MAX_SAMPLE, SAMPLE_SHARE = 16, 64, 50
 
 
 def sample_size(items: int, requested: int | None = None) -> int:
-    """The sample's size for a stage of ``items`` (``requested``: --preflight-sample)."""
+    """The sample's size for a stage of ``items`` (``requested``: --scoring-checks-sample)."""
     if requested is not None:
         return requested
     return min(MAX_SAMPLE, max(MIN_SAMPLE, items // SAMPLE_SHARE))

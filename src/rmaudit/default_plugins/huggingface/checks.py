@@ -1,7 +1,7 @@
 """The scoring checks of the Hugging Face reward models (docs/real-models.md, "Scoring
 checks"): the sample scored the ways the checks compare — in the run's batches (scores the run
 keeps), alone where its batch padded it, a few short items alone again, some in another
-dtype — and its inputs rendered, handed to :mod:`rmaudit.backends.hf.preflight` to judge; and
+dtype — and its inputs rendered, handed to :mod:`rmaudit.backends.hf.scoring_checks` to judge; and
 the batch invariance check alone, on the run's first scores, for a run that skipped them."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from rmaudit.components import Prompt, Response
 from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
 
 if TYPE_CHECKING:
-    from rmaudit.backends.hf.preflight import RenderedInput
+    from rmaudit.backends.hf.scoring_checks import RenderedInput
 
 #: a loaded Hugging Face RM (common.HFRewardModel, which imports this module)
 HFRewardModel = Any
@@ -115,10 +115,10 @@ def batch_invariance_of(
     """The batch invariance check of ``pairs`` whose scores in the run's batches were
     ``batched``: each scored alone and judged as :func:`run_checks` judges its sample (a
     run whose checks were skipped measures its batch dependence so, after it)."""
-    from rmaudit.backends.hf import preflight
+    from rmaudit.backends.hf import scoring_checks
 
     alone = _scores_alone(rm, pairs, list(range(len(pairs))))
-    return preflight.batch_invariance(np.asarray(batched, dtype=float), alone, _run_dtype(rm))
+    return scoring_checks.batch_invariance(np.asarray(batched, dtype=float), alone, _run_dtype(rm))
 
 
 def run_checks(
@@ -131,7 +131,7 @@ def run_checks(
     run keeps them, so that pass costs only its batches' extra padding); the checks add the
     passes :func:`plan` lays out: the rows their batch padded alone, the shortest items alone
     again, and some items in the other dtype."""
-    from rmaudit.backends.hf import preflight
+    from rmaudit.backends.hf import scoring_checks
 
     started = time.perf_counter()
     rendered = rendered_inputs(rm, sample)
@@ -159,29 +159,29 @@ def run_checks(
         tokenizer.unk_token_id,
     }
     checks = (
-        preflight.batch_invariance(
+        scoring_checks.batch_invariance(
             batched[passes.padded], np.array([alone[i] for i in passes.padded]), run_dtype
         ),
-        preflight.template(
+        scoring_checks.template(
             rendered,
             source=rm.input_format,
             bos_id=tokenizer.bos_token_id,
             closing_ids=closing,
         ),
-        preflight.truncation(
+        scoring_checks.truncation(
             rendered,
             max_length=rm.max_length,
             side=rm.options.truncation_side,
             position_limit=position_limit,
         ),
-        preflight.numerics(
+        scoring_checks.numerics(
             np.array([alone[i] for i in passes.compared]),
             other,
             run_dtype=run_dtype,
             other_dtype=other_dtype,
             attention=getattr(model.config, "_attn_implementation", None) or "default",
         ),
-        preflight.determinism(np.array([alone[i] for i in passes.repeated]), again),
+        scoring_checks.determinism(np.array([alone[i] for i in passes.repeated]), again),
     )
     shortest = min(rendered, key=lambda item: len(item.full))
     shown = tokenizer.decode(shortest.ids, skip_special_tokens=False)
@@ -217,7 +217,7 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
 
 def rendered_inputs(rm: HFRewardModel, sample: Sequence[Pair]) -> list[RenderedInput]:
     """Each item's tokens as scored and before truncation, and where its response lies."""
-    from rmaudit.backends.hf.preflight import RenderedInput
+    from rmaudit.backends.hf.scoring_checks import RenderedInput
 
     scored = rm.scored_ids(sample)
     if rm.use_chat:
@@ -238,8 +238,8 @@ def rendered_inputs(rm: HFRewardModel, sample: Sequence[Pair]) -> list[RenderedI
 def _rendered_chat(rm: HFRewardModel, pair: Pair, ids: list[int]) -> RenderedInput:
     """The response starts where the conversation's tokens stop matching those of the prompt
     rendered with the generation prompt, and ends where the template's closing text starts."""
-    from rmaudit.backends.hf.preflight import RenderedInput
     from rmaudit.backends.hf.runtime import render_chat
+    from rmaudit.backends.hf.scoring_checks import RenderedInput
 
     def tokens(text: str) -> list[int]:
         return list(rm.tokenizer(text, add_special_tokens=False)["input_ids"])

@@ -140,7 +140,7 @@ class ScoringOptions(HFOptions):
         16,
         ge=0,
         description="inputs re-scored alone after a run whose scoring checks were "
-        "skipped (--no-preflight), to report how far batching moved their "
+        "skipped (--no-scoring-checks), to report how far batching moved their "
         "scores (the checks measure it otherwise); 0: not measured",
     )
 
