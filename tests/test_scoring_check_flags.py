@@ -46,3 +46,32 @@ def test_the_former_names_still_work_and_say_which_replaces_them(old, new, expec
     assert settings == expected
     assert err == f"warning: {old[0]} is deprecated; use {new}\n"
     assert settings_of(new, *old[1:])[1] == ""
+
+
+SKIPPED_AND_ASKED = [
+    (
+        ["--no-scoring-checks", "--strict"],
+        "--strict needs the scoring checks that --no-scoring-checks skips",
+    ),
+    (["--scoring-checks-sample", "8", "--no-scoring-checks"], "--scoring-checks-sample needs"),
+    (["--show-input", "--no-scoring-checks"], "--show-input needs"),
+    (["--strict", "--no-preflight"], "--strict needs the scoring checks that --no-preflight"),
+    (["--preflight-sample", "8", "--no-preflight"], "--preflight-sample needs"),
+    (["--show-input", "--no-preflight"], "--show-input needs"),
+]
+
+
+@pytest.mark.parametrize("command", ["run", "audit"])
+@pytest.mark.parametrize(("flags", "said"), SKIPPED_AND_ASKED)
+def test_asking_for_checks_it_skips_is_exit_2_in_one_line_and_writes_nothing(
+    command, flags, said, rmaudit, write_recipe, tmp_path
+):
+    db = tmp_path / "audit.db"
+    target = str(write_recipe()) if command == "run" else "length"
+    result = rmaudit(command, target, "--db", str(db), *flags)
+    assert result.code == 2, result.err
+    error = [line for line in result.err.splitlines() if not line.startswith("warning: ")]
+    assert len(error) == 1 and said in error[0] and "give one or the other" in error[0]
+    assert not db.exists() and list(tmp_path.iterdir()) == (
+        [tmp_path / "recipe.toml"] if command == "run" else []
+    )

@@ -78,11 +78,24 @@ def scoring_check_options(command: Callable[..., Any]) -> Callable[..., Any]:
         preflight_sample: int | None,
         **kwargs: Any,
     ) -> Any:
+        sample = scoring_checks_sample or preflight_sample
+        skip = "--no-preflight" if no_preflight else "--no-scoring-checks"
+        if no_scoring_checks or no_preflight:
+            asked = {
+                "--strict": strict,
+                "--show-input": show_input,
+                "--preflight-sample" if preflight_sample else "--scoring-checks-sample": sample,
+            }
+            clash = next((flag for flag, given in asked.items() if given), None)
+            if clash is not None:
+                raise click.UsageError(
+                    f"{clash} needs the scoring checks that {skip} skips: give one or the other"
+                )
         settings = CheckSettings(
             enabled=not (no_scoring_checks or no_preflight),
             strict=strict,
             show_input=show_input,
-            sample_size=scoring_checks_sample if scoring_checks_sample else preflight_sample,
+            sample_size=sample,
         )
         return command(*args, checks=settings, **kwargs)
 
