@@ -1,17 +1,16 @@
-"""The scoring checks of a loaded Hugging Face reward model, from its scores and inputs on a
-sample of a run's items (docs/real-models.md, "Scoring checks").
+"""The scoring checks' verdicts on a loaded Hugging Face reward model's scores, from a sample of
+a run's items scored the ways they compare (docs/real-models.md, "Scoring checks"); the checks
+of its inputs (template, special tokens, truncation) are :mod:`.input_checks`.
 
-Each check turns measured figures into pass / warn / fail, and a warn or fail names the recipe
-option and value that fixes it.  They answer the incidents that moved public reward-model
-numbers: scores that depend on the batch (reward-bench issue #137), a BOS token written twice
-(#164), a missing EOS (PR #94), a length limit that cuts the judged text (#65, #35) and a
-precision or attention implementation that reorders scores (#169).  No torch here: the
-component scores the sample, this module judges the numbers.
+Each check turns measured figures into pass / warn / fail, and a warn or fail names its
+measured cause and the recipe option and ``rmaudit audit`` flag that fix it.  They answer
+the incidents that moved public reward-model numbers: scores that depend on the batch
+(reward-bench issue #137) and a precision or attention implementation that reorders scores
+(#169).  No torch here: the component scores the sample, this module judges the numbers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,44 +27,15 @@ HALF_ROUNDING_STEPS = 4
 #: Batch differences above this share of the scores' spread across items: scores move with
 #: the batch as much as between items, fail.
 FAIL_SPREAD = 0.10
+#: Batch differences up to this many times the largest difference between two passes of the
+#: same items alone are the model's own noise, not the batch: the largest of the sample's
+#: padded rows' differences against the largest of the determinism items' (fewer of them).
+NOISE_FACTOR = 4.0
 #: Shares of item pairs whose order the run's dtype flips against float32: warn, fail.
 WARN_FLIPS, FAIL_FLIPS = 0.01, 0.05
-#: Share of sampled items whose response is cut at which truncation fails rather than warns.
-FAIL_CUT = 0.10
 
 
-@dataclass(frozen=True)
-class RenderedInput:
-    """One item as the model reads it: ``ids`` as scored (after truncation), ``full`` before,
-    the response's tokens ``full[response_start:response_end]`` and what the template writes
-    after them (``closing``: token ids)."""
-
-    text: str | None  # the rendered conversation; None for a text pair
-    ids: list[int]
-    full: list[int]
-    response_start: int
-    response_end: int
-
-    @property
-    def closing(self) -> list[int]:
-        return self.full[self.response_end :]
-
-    def response_whole(self) -> bool:
-        """Whether every token of the response is among the scored ones: a cut on the left
-        or right keeps a window of ``full``; any other (a text pair's tokenizer truncation,
-        its special tokens kept) keeps the response whole only with all that follows it."""
-        kept, total = len(self.ids), len(self.full)
-        if kept == total:
-            return True
-        if self.ids == self.full[total - kept :]:
-            return self.response_start >= total - kept
-        if self.ids == self.full[:kept]:
-            return self.response_end <= kept
-        tail = self.full[self.response_start :]
-        return len(tail) <= kept and self.ids[kept - len(tail) :] == tail
-
-
-def _spread(scores: np.ndarray) -> float:
+def spread(scores: np.ndarray) -> float:
     return float(np.std(scores, ddof=1)) if len(scores) > 1 else 0.0
 
 
@@ -73,137 +43,78 @@ def rounding_step(scores: np.ndarray, dtype: str) -> float:
     return ROUNDING.get(dtype, ROUNDING["float32"]) * max(1.0, float(np.max(np.abs(scores))))
 
 
-def batch_invariance(batched: np.ndarray, alone: np.ndarray, dtype: str) -> ScoringCheck:
-    """Items scored inside the run's batches against alone (reward-bench #137)."""
+def _rounding_steps(dtype: str) -> int:
+    return ROUNDING_STEPS.get(dtype, HALF_ROUNDING_STEPS)
+
+
+@dataclass(frozen=True)
+class Noise:
+    """Two passes of the same items alone, the same way: their largest difference, and (where
+    they differ) its measured ``cause`` and the ``fix`` that was checked to remove it."""
+
+    items: int
+    difference: float
+    cause: str = ""
+    fix: str | None = None
+
+
+def batch_invariance(
+    batched: np.ndarray, alone: np.ndarray, dtype: str, noise: Noise, pad_multiple: int = 1
+) -> ScoringCheck:
+    """Items scored inside the run's batches against alone (reward-bench #137), the gap's
+    cause told apart: within the dtype's rounding (pass), within the model's own noise
+    between two passes alone (its noise, not the batch), above a tenth of the scores' spread
+    (the model reads padding or ignores the mask), else the batch's shape."""
     diff = float(np.max(np.abs(batched - alone))) if len(alone) else 0.0
-    spread, step = _spread(alone), rounding_step(alone, dtype)
+    sd, step = spread(alone), rounding_step(alone, dtype)
     figures = {
         "items compared": len(alone),
         "largest difference": diff,
-        "score spread (SD)": spread,
+        "score spread (SD)": sd,
         "rounding step": step,
-        "share of spread": diff / spread if spread else 0.0,
+        "difference in rounding steps": diff / step,
+        "share of spread": diff / sd if sd else 0.0,
+        "difference between two passes alone": noise.difference,
     }
-    if spread and diff > FAIL_SPREAD * spread:
+    moved = f"scores move with the batch by up to {diff:.3g}"
+    share = f", {diff / sd:.0%} of their spread across items" if sd else ""
+    if diff <= _rounding_steps(dtype) * step:
+        return ScoringCheck(
+            "batch invariance",
+            "pass",
+            f"batched = alone to {diff:.2g} on {len(alone)} items, {diff / step:.2g} "
+            f"{dtype} rounding steps ({step:.2g})",
+            figures,
+        )
+    status: Status = "fail" if sd and diff > FAIL_SPREAD * sd else "warn"
+    if noise.difference > 0 and diff <= NOISE_FACTOR * noise.difference:
+        return ScoringCheck(
+            "batch invariance",
+            status,
+            f"{moved}{share}, but two passes alone differ by up to {noise.difference:.3g}: "
+            f"the model's own noise, not the batch ({noise.cause})",
+            figures,
+            noise.fix,
+        )
+    if status == "fail":
+        unpadded = " and pad_to_multiple = 1" if pad_multiple > 1 else ""
+        flags = " --pad-to-multiple 1" if pad_multiple > 1 else ""
         return ScoringCheck(
             "batch invariance",
             "fail",
-            f"scores move with the batch by up to {diff:.3g}, {diff / spread:.0%} of their "
-            f"spread across items (the model reads padding, or ignores the mask)",
+            f"{moved}{share}, above the {noise.difference:.2g} between two passes alone: the "
+            f"model reads padding, or ignores the mask",
             figures,
-            "set batch_size = 1 and pad_to_multiple = 1 (no padding: this model's scores "
-            "change with it)",
-        )
-    if diff > ROUNDING_STEPS.get(dtype, HALF_ROUNDING_STEPS) * step:
-        return ScoringCheck(
-            "batch invariance",
-            "warn",
-            f"scores move with the batch by up to {diff:.3g} ({dtype} rounds at {step:.2g})",
-            figures,
-            "set deterministic = true (each input scored alone, in a batch of its own)",
+            f"set batch_size = 1{unpadded} (--batch-size 1{flags}): each input alone, unpadded",
         )
     return ScoringCheck(
         "batch invariance",
-        "pass",
-        f"batched = alone to {diff:.2g} on {len(alone)} items ({dtype} rounding step {step:.2g})",
+        "warn",
+        f"{moved}, {diff / step:.0f} {dtype} rounding steps ({step:.2g}), above the "
+        f"{noise.difference:.2g} between two passes alone: the batch's shape changes the "
+        f"arithmetic",
         figures,
-    )
-
-
-def template(
-    rendered: Sequence[RenderedInput],
-    *,
-    source: str,
-    bos_id: int | None,
-    closing_ids: set[int],
-) -> ScoringCheck:
-    """Which template rendered the inputs, BOS twice at the start (reward-bench #164), and
-    an EOS or end-of-turn token after the response (PR #94)."""
-    doubled = sum(
-        1
-        for item in rendered
-        if bos_id is not None and len(item.full) > 1 and item.full[0] == item.full[1] == bos_id
-    )
-    unclosed = sum(1 for item in rendered if not closing_ids.intersection(item.closing))
-    figures = {"template": source, "BOS twice": doubled, "no EOS after the response": unclosed}
-    if doubled:
-        return ScoringCheck(
-            "template",
-            "fail",
-            f"{source}: BOS twice at the start of {doubled} of {len(rendered)} inputs",
-            figures,
-            "set fallback_chat_template = a template that writes {{ bos_token }} once, and "
-            "remove the tokenizer's chat_template (rmaudit adds no special tokens itself)",
-        )
-    if unclosed:
-        return ScoringCheck(
-            "template",
-            "warn",
-            f"{source}: no EOS or end-of-turn token after the response in {unclosed} of "
-            f"{len(rendered)} inputs",
-            figures,
-            "set fallback_chat_template = the training template, closing each turn with "
-            "{{ eos_token }} (applies where the tokenizer has none)",
-        )
-    return ScoringCheck(
-        "template",
-        "pass",
-        f"{source}; BOS at most once, an EOS or end-of-turn token after the response",
-        figures,
-    )
-
-
-def truncation(
-    rendered: Sequence[RenderedInput],
-    *,
-    max_length: int | None,
-    side: str,
-    position_limit: int | None,
-) -> ScoringCheck:
-    """How many items exceed ``max_length``, whether the cut reached the response (the
-    judged text) or only the prompt (reward-bench #65, #35), and the setting that keeps every
-    response whole where the model's position limit allows."""
-    over = [item for item in rendered if len(item.ids) < len(item.full)]
-    cut = [item for item in over if not item.response_whole()]
-    longest = max((len(item.full) for item in rendered), default=0)
-    figures = {
-        "max_length": max_length,
-        "truncation side": side,
-        "inputs over max_length": len(over),
-        "responses cut": len(cut),
-        "longest input": longest,
-        "position limit": position_limit,
-    }
-    if not cut:
-        where = f", {len(over)} lost prompt tokens only" if over else ""
-        return ScoringCheck(
-            "truncation",
-            "pass",
-            f"every response whole (max_length {max_length}){where}",
-            figures,
-        )
-    status: Status = "fail" if len(cut) >= FAIL_CUT * len(rendered) else "warn"
-    return ScoringCheck(
-        "truncation",
-        status,
-        f"max_length {max_length} cuts the response of {len(cut)} of {len(rendered)} inputs "
-        f"(truncation side {side})",
-        figures,
-        _keep_responses(rendered, side, position_limit),
-    )
-
-
-def _keep_responses(rendered: Sequence[RenderedInput], side: str, limit: int | None) -> str:
-    longest = max(len(item.full) for item in rendered)
-    if limit is None or longest <= limit:
-        return f"set max_length = {longest if limit is None else limit}"
-    # from the left a cut keeps the response and what follows it
-    needed = max(len(item.full) - item.response_start for item in rendered)
-    if needed <= limit:
-        return f'set truncation_side = "left" and max_length = {limit}'
-    return (
-        f"none keeps every response whole: a response runs to {needed} tokens, over the "
-        f"model's limit of {limit}; score shorter responses"
+        "set deterministic = true (--deterministic): each input alone, deterministic kernels",
     )
 
 
@@ -225,7 +136,9 @@ def numerics(
     attention: str,
 ) -> ScoringCheck:
     """The run's dtype against float32 — or, for a float32 run, what bfloat16 would change —
-    on the sample: pairs whose order flips and the largest difference (reward-bench #169)."""
+    on the same items: pairs whose order flips and the largest difference (reward-bench #169).
+    A float32 run passes (its own scores are float32); its finding says whether bfloat16
+    would reorder the model's scores."""
     reference, tested = (run, other) if run_dtype == "float32" else (other, run)
     flips, pairs = _order_flips(tested, reference)
     diff = float(np.max(np.abs(tested - reference))) if len(run) else 0.0
@@ -233,40 +146,73 @@ def numerics(
     figures = {
         "run dtype": run_dtype,
         "compared with": other_dtype,
+        "items compared": len(run),
         "pairs flipped": flips,
         "pairs compared": pairs,
+        "share flipped": share,
         "largest difference": diff,
         "attention": attention,
     }
+    status: Status = "fail" if share > FAIL_FLIPS else "warn" if share > WARN_FLIPS else "pass"
     if run_dtype == "float32":
+        advice = {"fail": ": keep this model in float32", "warn": ": float32 is safer"}
         return ScoringCheck(
             "numerics",
             "pass",
             f"float32 ({attention} attention); {other_dtype} would flip {flips} of {pairs} "
-            f"pairs (largest difference {diff:.3g})",
+            f"pairs ({share:.0%}; largest difference {diff:.3g}){advice.get(status, '')}",
             figures,
         )
-    status: Status = "fail" if share > FAIL_FLIPS else "warn" if share > WARN_FLIPS else "pass"
     finding = (
         f"{run_dtype} ({attention} attention) against float32: {flips} of {pairs} pairs "
-        f"flip order, largest difference {diff:.3g}"
+        f"flip order ({share:.0%}), largest difference {diff:.3g}"
     )
-    fix = None if status == "pass" else 'set dtype = "float32"'
+    fix = None if status == "pass" else 'set dtype = "float32" (--dtype float32)'
     return ScoringCheck("numerics", status, finding, figures, fix)
 
 
-def determinism(first: np.ndarray, second: np.ndarray) -> ScoringCheck:
-    """The sample scored twice the same way gives the same scores, bit for bit."""
-    diff = float(np.max(np.abs(first - second))) if len(first) else 0.0
-    figures = {"items scored twice": len(first), "largest difference": diff}
-    if diff == 0.0:
+def determinism(noise: Noise) -> ScoringCheck:
+    """The same items scored twice alone, the same way, give the same scores, bit for bit;
+    where not, the measured cause and a fix checked to work."""
+    figures = {"items scored twice": noise.items, "largest difference": noise.difference}
+    if noise.difference == 0.0:
         return ScoringCheck(
-            "determinism", "pass", f"two passes of {len(first)} items identical", figures
+            "determinism", "pass", f"two passes of {noise.items} items identical", figures
         )
     return ScoringCheck(
         "determinism",
         "warn",
-        f"two passes of {len(first)} items differ by up to {diff:.3g}",
+        f"two passes of {noise.items} items differ by up to {noise.difference:.3g}: {noise.cause}",
+        {**figures, "cause": noise.cause},
+        noise.fix,
+    )
+
+
+def forward(path: str, own: np.ndarray | None, pooled: np.ndarray, dtype: str) -> ScoringCheck:
+    """Whether the scores come from the model's own forward; where rmaudit pools through its
+    own path instead (``path``), that path's scores against the model's forward (``own``) on
+    the same items alone."""
+    if own is None:
+        return ScoringCheck(
+            "forward", "pass", f"scores from the model's own forward ({path})", {"path": path}
+        )
+    diff = float(np.max(np.abs(own - pooled))) if len(own) else 0.0
+    step = rounding_step(own, dtype)
+    figures = {"path": path, "items compared": len(own), "largest difference": diff}
+    if diff <= _rounding_steps(dtype) * step:
+        return ScoringCheck(
+            "forward",
+            "pass",
+            f"rmaudit bypasses the model's forward ({path}); the two agree to {diff:.2g} on "
+            f"{len(own)} items",
+            figures,
+        )
+    return ScoringCheck(
+        "forward",
+        "fail",
+        f"rmaudit bypasses the model's forward ({path}), and differs from it by up to "
+        f"{diff:.3g} on {len(own)} items",
         figures,
-        "set deterministic = true (deterministic kernels, each input alone)",
+        "none in the recipe: rmaudit's path does not reproduce this model's forward "
+        "(report it with the model's id)",
     )

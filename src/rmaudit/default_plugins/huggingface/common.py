@@ -1,5 +1,6 @@
 """What the Hugging Face components share: options, lazy loading, chat templates,
-truncation, the RMs' report (truncation, batching) and their measured batch dependence."""
+truncation, the RMs' report (truncation, batching), their measured batch dependence and the
+settings their scoring checks are valid for."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pydantic import Field, model_validator
 
 from rmaudit.backends.hf.hub import hub_access
 from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
+from rmaudit.components.keys import content_key
 from rmaudit.components.options import NEW_OPTION, OPERATIONAL, ModelLocation
 from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
 from rmaudit.errors import BadInput
@@ -67,6 +69,18 @@ class HFOptions(ComponentOptions):
     trust_remote_code: bool = Field(False, description="run the checkpoint's own Python code")
     fallback_chat_template: str | None = Field(
         None, description="Jinja chat template used only when the tokenizer defines none"
+    )
+    chat_template: Annotated[str | None, NEW_OPTION] = Field(
+        None,
+        description="Jinja chat template used instead of the tokenizer's own (a scoring "
+        "check's fix for a template that writes BOS twice, drops one, or leaves the "
+        "response unclosed)",
+    )
+    config_overrides: Annotated[dict[str, bool | int | float | str] | None, NEW_OPTION] = Field(
+        None,
+        description="attributes set on the model's config once it is loaded, each an "
+        "attribute it has (e.g. a setting that leaves dropout on at inference: a scoring "
+        "check's fix for noise in the model's code)",
     )
     batch_size: Annotated[int | None, OPERATIONAL] = Field(
         None,
@@ -164,9 +178,18 @@ class _HFComponent(Generic[_HFOptionsT]):
         from rmaudit.backends.hf import runtime
 
         o = self.options
-        return runtime.load_model(
+        model = runtime.load_model(
             auto_class, o.model, revision=o.revision, options=o, field="model"
         )
+        for name, value in (o.config_overrides or {}).items():
+            if not hasattr(model.config, name):
+                raise BadInput(
+                    "the model's config has no such attribute",
+                    field=f"config_overrides.{name}",
+                    value=value,
+                )
+            setattr(model.config, name, value)
+        return model
 
     def _load(self) -> None:
         """Load the model(s) on first use: a plan, or a rerun with nothing to do, loads none."""
@@ -188,6 +211,8 @@ class _HFComponent(Generic[_HFOptionsT]):
     def _chat_template(self, tokenizer, *, required: bool) -> tuple[bool, str | None, str]:
         """(whether a chat template applies, the template to pass to apply_chat_template —
         None for the tokenizer's own —, where it came from)."""
+        if self.options.chat_template:
+            return True, self.options.chat_template, "the recipe's chat template"
         if tokenizer.chat_template:
             return True, None, "the tokenizer's chat template"
         if self.options.fallback_chat_template:
@@ -200,15 +225,21 @@ class _HFComponent(Generic[_HFOptionsT]):
         return False, None, "text pair (prompt, response); no chat template"
 
 
+def tokenizer_limit(tokenizer) -> int | None:
+    """The tokenizer's ``model_max_length``; None for the huge sentinel (int(1e30)) of a
+    tokenizer that knows no limit."""
+    return tokenizer.model_max_length if tokenizer.model_max_length < 10**9 else None
+
+
+def position_limit(model) -> int | None:
+    """The most positions the model reads (its config's ``max_position_embeddings``)."""
+    return getattr(model.config.get_text_config(), "max_position_embeddings", None) or None
+
+
 def _max_length(option: int | None, tokenizer, model) -> int | None:
     if option is not None:
         return option
-    # tokenizers without a known limit report a huge sentinel (int(1e30))
-    limits = [
-        tokenizer.model_max_length if tokenizer.model_max_length < 10**9 else None,
-        getattr(model.config.get_text_config(), "max_position_embeddings", None),
-    ]
-    known = [limit for limit in limits if limit]
+    known = [limit for limit in (tokenizer_limit(tokenizer), position_limit(model)) if limit]
     return min(known) if known else None
 
 
@@ -344,9 +375,44 @@ class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptions
         from rmaudit.default_plugins.huggingface.checks import run_checks
 
         self._load()  # before the checks' clock starts: the scoring would load it anyway
-        limit = _max_length(None, self.tokenizer, self.scorers[0].model)
-        return run_checks(self, sample, position_limit=limit)
+        return run_checks(
+            self,
+            sample,
+            position_limit=position_limit(self.scorers[0].model),
+            tokenizer_limit=tokenizer_limit(self.tokenizer),
+        )
+
+    def scoring_settings(self) -> dict[str, Any]:
+        """What the scores depend on beyond the key — batching and the device — and the
+        settings in the key a finding's fix changes (templates by their digest)."""
+        o = self.options
+        templates = {
+            name: content_key("chat template", text) if text else None
+            for name, text in (
+                ("chat_template", o.chat_template),
+                ("fallback_chat_template", o.fallback_chat_template),
+            )
+        }
+        return {
+            "dtype": o.dtype,
+            "max_length": o.max_length,
+            "truncation_side": o.truncation_side,
+            **templates,
+            "config_overrides": o.config_overrides,
+            "device": "cuda" if _on_cuda(o.device, o.device_map) else (o.device or "cpu"),
+            "batch_size": o.batch_size,
+            "max_batch_tokens": o.max_batch_tokens,
+            "pad_to_multiple": o.pad_to_multiple,
+            "packing": o.packing,
+            "deterministic": o.deterministic,
+            "attn_implementation": o.attn_implementation,
+            "compile": o.compile,
+        }
 
     def scored_ids(self, pairs: Sequence[tuple[Prompt, Response]]) -> list[list[int]]:
         """Each pair's token ids as the model reads them (after truncation)."""
         raise NotImplementedError
+
+    def own_forward_scores(self, pairs: Sequence[tuple[Prompt, Response]]) -> list[float] | None:
+        """Scores through the model's own forward, where the scorer bypasses it; else None."""
+        return None
