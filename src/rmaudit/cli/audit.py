@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 from .check_options import scoring_check_options
 from .console import console
+from .model_flags import hf_model_flags
 from .options import db_option
 
 #: audits keep their own store, so the runs of ``rmaudit run`` and of audits do not mix
@@ -104,48 +105,7 @@ AUDIT_DB = "rmaudit-audit.db"
     metavar="REF",
     help="Score MODEL as a DPO policy by its implicit reward against REF (dpo-implicit).",
 )
-@click.option("--revision", help="Hub branch, tag or commit of the models.")
-@click.option("--dtype", type=click.Choice(["auto", "float32", "float16", "bfloat16"]))
-@click.option("--max-length", type=click.IntRange(min=2), help="Tokens per input.")
-@click.option(
-    "--truncation-side",
-    type=click.Choice(["left", "right"]),
-    help="Where over-long inputs lose tokens (default: left, keeping the response's end).",
-)
-@click.option(
-    "--fallback-chat-template",
-    metavar="TEMPLATE",
-    help="Jinja chat template for a tokenizer that has none.",
-)
-@click.option(
-    "--chat-template",
-    metavar="TEMPLATE",
-    help="Jinja chat template used instead of the tokenizer's own.",
-)
-@click.option(
-    "--config-override",
-    "config_overrides",
-    metavar="NAME=VALUE",
-    multiple=True,
-    help="Set an attribute of the model's config once it loads (repeatable; VALUE read as "
-    "JSON where it parses, e.g. dropout_at_inference=0).",
-)
-@click.option("--device", help="cpu, cuda, cuda:1, mps (default: cuda, else mps, else cpu).")
-@click.option("--batch-size", type=click.IntRange(min=1), help="Most sequences per forward pass.")
-@click.option(
-    "--max-batch-tokens", type=click.IntRange(min=1), help="Most tokens per forward pass."
-)
-@click.option(
-    "--pad-to-multiple",
-    type=click.IntRange(min=1),
-    help="Round padded widths up to a multiple (default: 64 on a GPU, 1 on CPU).",
-)
-@click.option(
-    "--deterministic",
-    is_flag=True,
-    help="Score each input alone with deterministic kernels (slower on a GPU).",
-)
-@click.option("--trust-remote-code", is_flag=True, help="Run the checkpoint's own Python code.")
+@hf_model_flags
 @click.option("--base-url", help="The OpenAI-compatible endpoint of a judge:MODEL.")
 @click.option(
     "--judge-template",
@@ -179,6 +139,7 @@ def audit(
     dpo_ref: str | None,
     results_file: str | None,
     checks: CheckSettings,
+    hf_options: dict[str, Any],
     **model_options: Any,
 ) -> None:
     """Audit reward models on the built-in suites, beside the length and random baselines.
@@ -189,12 +150,7 @@ def audit(
     """
     from rmaudit.suites.data import earlier_data_dirs, locate
     from rmaudit.suites.judge_arguments import JudgeFlags
-    from rmaudit.suites.model_arguments import (
-        HF_MODEL_OPTIONS,
-        model_tables,
-        parse_columns,
-        parse_overrides,
-    )
+    from rmaudit.suites.model_arguments import model_tables, parse_columns
 
     out = console()
     if list_suites:
@@ -214,10 +170,7 @@ def audit(
     found, skipped = _located_suites(suite_names, data_dir)
     tables = model_tables(
         list(models),
-        {
-            **{k: model_options[k] for k in HF_MODEL_OPTIONS},
-            "config_overrides": parse_overrides(model_options["config_overrides"]),
-        },
+        hf_options,
         dpo_ref,
         match=match,
         columns=parse_columns(columns),
