@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 import sqlite3
+import tomllib
 
 import pytest
 
@@ -245,3 +246,43 @@ def test_a_model_error_in_the_checks_names_the_recipe_entry_as_scoring_would(
         store.close()
     assert "3 heads" in caught.value.problem
     assert caught.value.file == str(recipe) and caught.value.field.startswith("reward_models")
+
+
+def test_the_model_flags_of_every_printed_fix_reach_the_recipe(audit, tiny_models):
+    result = audit(
+        tiny_models["gpt2-rm"],
+        "--print-recipe",
+        "--truncation-side",
+        "right",
+        "--chat-template",
+        "{{ bos_token }}{{ messages[0]['content'] }}",
+        "--config-override",
+        "resid_pdrop=0",
+        "--config-override",
+        "summary_type=last",
+        "--pad-to-multiple",
+        "1",
+        "--deterministic",
+    )
+    assert result.code == 0, result.err
+    recipe = tomllib.loads(result.out)
+    (model,) = [t for t in recipe["reward_models"] if t["label"] == "gpt2-rm"]
+    assert model["truncation_side"] == "right" and model["pad_to_multiple"] == 1
+    assert model["chat_template"] == "{{ bos_token }}{{ messages[0]['content'] }}"
+    assert model["config_overrides"] == {"resid_pdrop": 0, "summary_type": "last"}
+    assert model["deterministic"] is True
+
+
+@pytest.mark.parametrize(
+    ("flag", "said"),
+    [
+        ("resid_pdrop", "--config-override: expected NAME=VALUE (got 'resid_pdrop')"),
+        ("no_such=1", "config_overrides.no_such: the model's config has no such attribute"),
+    ],
+)
+def test_a_config_override_that_cannot_apply_is_one_line_and_writes_nothing(
+    flag, said, audit, tiny_models, tmp_path
+):
+    result = audit(tiny_models["gpt2-rm"], "--config-override", flag)
+    assert result.code == 2 and said in result.err.strip().splitlines()[-1], result.err
+    assert not (tmp_path / "audit.db").exists()

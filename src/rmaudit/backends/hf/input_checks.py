@@ -168,10 +168,13 @@ def special_tokens(
         "share of spread": moved / spread if moved is not None and spread else None,
     }
     if not (no_bos or no_eos):
+        pairs = all(item.text is None for item in rendered)
         return ScoringCheck(
             "special tokens",
             "pass",
-            "the template writes every special token the tokenizer adds to a text",
+            "text pairs: the tokenizer adds its special tokens itself"
+            if pairs
+            else "the template writes every special token the tokenizer adds to a text",
             figures,
         )
     dropped = " and ".join(

@@ -194,7 +194,7 @@ def forward(path: str, own: np.ndarray | None, pooled: np.ndarray, dtype: str) -
     the same items alone."""
     if own is None:
         return ScoringCheck(
-            "forward", "pass", f"scores from the model's own forward ({path})", {"path": path}
+            "forward", "pass", f"scores from {path}", {"path": path}
         )
     diff = float(np.max(np.abs(own - pooled))) if len(own) else 0.0
     step = rounding_step(own, dtype)
