@@ -18,9 +18,9 @@ import _tiny_hf  # noqa: E402
 
 from rmaudit.backends.hf.input_checks import RenderedInput, truncation  # noqa: E402
 from rmaudit.components import Prompt, Response  # noqa: E402
+from rmaudit.components.scoring_checks import CHECK_NAMES  # noqa: E402
 from rmaudit.default_plugins.huggingface import DPOImplicit, HFClassifier  # noqa: E402
 from rmaudit.recipe.validation import validate_options  # noqa: E402
-from rmaudit.components.scoring_checks import CHECK_NAMES  # noqa: E402
 from rmaudit.run.scoring_checks import MIN_SAMPLE  # noqa: E402
 
 

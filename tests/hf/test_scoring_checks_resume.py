@@ -1,9 +1,10 @@
-"""Scoring checks follow the scoring settings (the simulated responses run past the tiny
-models' 256 positions, so truncation fails throughout: --strict only where it stops first): a run stopped part-way through its scores at
+"""Scoring checks follow the scoring settings: a run stopped part-way through its scores at
 batch size 1 and resumed at batch size 8 checks the model again under 8, and mixes the
 scores made both ways only where batch invariance passes under each; a model whose scores
 move with the batch is refused in one line, the DB untouched, and finishes under the
-settings its stored scores were made with (docs/real-models.md, "Scoring checks")."""
+settings its stored scores were made with (docs/real-models.md, "Scoring checks").  The
+simulated responses run past the tiny models' 256 positions, so truncation fails throughout:
+--strict only where a refusal comes first."""
 
 from __future__ import annotations
 

@@ -193,9 +193,7 @@ def forward(path: str, own: np.ndarray | None, pooled: np.ndarray, dtype: str) -
     own path instead (``path``), that path's scores against the model's forward (``own``) on
     the same items alone."""
     if own is None:
-        return ScoringCheck(
-            "forward", "pass", f"scores from {path}", {"path": path}
-        )
+        return ScoringCheck("forward", "pass", f"scores from {path}", {"path": path})
     diff = float(np.max(np.abs(own - pooled))) if len(own) else 0.0
     step = rounding_step(own, dtype)
     figures = {"path": path, "items compared": len(own), "largest difference": diff}
