@@ -52,7 +52,9 @@ class Passes:
     """Which of the sample's items (by index) each pass scores: ``batches`` every item, as
     the run batches them (the scores the run keeps); ``padded`` the rows that read padding
     there, scored alone for batch invariance; ``repeated`` scored alone twice
-    (determinism); ``compared`` scored alone in the other dtype (numerics)."""
+    (determinism); ``compared`` scored alone in the other dtype (numerics), against their
+    scores in the run's dtype alone where a pass has them, else in the run's batches (a row
+    that reads no padding there scores as alone)."""
 
     batches: list[list[int]]
     padded: list[int]
@@ -62,7 +64,7 @@ class Passes:
     @property
     def alone(self) -> list[int]:
         """Every item scored alone in the run's dtype (once: determinism repeats some)."""
-        return sorted({*self.padded, *self.repeated, *self.compared})
+        return sorted({*self.padded, *self.repeated})
 
 
 def plan(sizes: Sequence[int], *, pad_multiple: int = 1, packed: bool = False) -> Passes:
@@ -189,7 +191,7 @@ def run_checks(
             bos_id=tokenizer.bos_token_id,
             eos_id=tokenizer.eos_token_id,
             moved=_moved(rm, sample, passes.repeated, alone, added),
-            spread=scoring_checks.spread(alone[passes.alone]),
+            spread=scoring_checks.spread(batched),
             fix=added,
         ),
         input_checks.truncation(
@@ -201,7 +203,7 @@ def run_checks(
             tokenizer_side=tokenizer.init_kwargs.get("truncation_side", "right"),
         ),
         scoring_checks.numerics(
-            alone[passes.compared],
+            np.where(np.isnan(alone), batched, alone)[passes.compared],
             other,
             run_dtype=run_dtype,
             other_dtype=other_dtype,
