@@ -1,5 +1,5 @@
 """The end-to-end sections of ``gpu_all.py``: ``rmaudit run`` on the benchmark's items, the
-scoring preflight's overhead (where rmaudit has one) and vLLM's classify path (where ``vllm``
+scoring checks' overhead (where rmaudit has them) and vLLM's classify path (where ``vllm``
 imports; in a child process, so that its memory is the system's again before the next model).
 """
 
@@ -51,25 +51,34 @@ def run_e2e(
     }
 
 
-def has_preflight() -> bool:
-    """Whether this rmaudit has the scoring preflight (issue 32): ``scoring_checks`` on
-    hf-classifier, and ``rmaudit run --no-preflight`` to turn it off."""
+#: the flag that turns the scoring checks off, by its name in older rmaudit versions too
+SKIP_FLAGS = ("--no-scoring-checks", "--no-preflight")
+
+
+def skip_checks_flag() -> str | None:
+    """The flag of this rmaudit that skips the scoring checks (issue 32: ``scoring_checks``
+    on hf-classifier, and ``rmaudit run`` able to turn them off); None without them."""
     from rmaudit.cli.run import run
 
     flags = {flag for param in run.params for flag in getattr(param, "opts", ())}
-    return hasattr(HFClassifier, "scoring_checks") and "--no-preflight" in flags
+    if not hasattr(HFClassifier, "scoring_checks"):
+        return None
+    return next((flag for flag in SKIP_FLAGS if flag in flags), None)
 
 
-def preflight_overhead(folder: Path, data: Path, options: dict, e2e: dict, repeats: int) -> dict:
-    """The preflight's cost: the wall time of ``rmaudit run`` (which checks the RM before
-    scoring) against ``rmaudit run --no-preflight``, medians of ``repeats``."""
-    if not has_preflight():
+def scoring_checks_overhead(
+    folder: Path, data: Path, options: dict, e2e: dict, repeats: int
+) -> dict:
+    """The scoring checks' cost: the wall time of ``rmaudit run`` (which checks the RM before
+    scoring) against ``rmaudit run --no-scoring-checks``, medians of ``repeats``."""
+    flag = skip_checks_flag()
+    if flag is None:
         return {
             "available": False,
-            "reason": "this rmaudit has no scoring preflight (no hf-classifier scoring_checks "
-            "and no rmaudit run --no-preflight)",
+            "reason": "this rmaudit has no scoring checks (no hf-classifier scoring_checks "
+            "and no rmaudit run --no-scoring-checks)",
         }
-    off = run_e2e(folder, data, options, repeats, e2e["gpu_only_s"], ("--no-preflight",))
+    off = run_e2e(folder, data, options, repeats, e2e["gpu_only_s"], (flag,))
     return {
         "available": True,
         "wall_with_s": e2e["wall_s"],

@@ -12,8 +12,8 @@ of ``--repeats``:
 - the naive reward-bench loop: a transformers ``text-classification`` pipeline, batches of 8
   in dataset order; and how far rmaudit's scores are from it (share within bf16 rounding,
   pair-preference flips);
-- for the first model: ``rmaudit run`` end to end on the same items, the scoring preflight's
-  overhead where rmaudit has one (detected at run time), and vLLM's classify path where
+- for the first model: ``rmaudit run`` end to end on the same items, the scoring checks'
+  overhead where rmaudit has them (detected at run time), and vLLM's classify path where
   ``vllm`` imports.
 
 MFU = (2 × non-embedding parameters × real tokens + attention FLOPs) / (time × the card's
@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_gpu  # noqa: E402  (sets HF_HUB_OFFLINE; puts src/ on the path)
 import torch  # noqa: E402
 import transformers  # noqa: E402
-from _gpu_extras import preflight_overhead, run_e2e, vllm_classify, write_records  # noqa: E402
+from _gpu_extras import run_e2e, scoring_checks_overhead, vllm_classify, write_records  # noqa: E402
 from _smoke import parse_args  # noqa: E402
 
 from rmaudit.backends.conversation import conversation_messages  # noqa: E402
@@ -302,8 +302,8 @@ def measure_all(args, pairs, records, device, dtype, figures, save, in_budget) -
             if in_budget("rmaudit run"):
                 figures["e2e"] = run_e2e(folder, data, options, args.repeats, gpu_only_s)
                 save()
-            if "e2e" in figures and in_budget("preflight"):
-                figures["preflight"] = preflight_overhead(
+            if "e2e" in figures and in_budget("scoring checks"):
+                figures["scoring_checks"] = scoring_checks_overhead(
                     folder, data, options, figures["e2e"], args.repeats
                 )
                 save()

@@ -75,16 +75,16 @@ def e2e_lines(data: dict) -> list[str]:
             f"{e['stage_s']:.1f} s | {e['gpu_only_s']:.1f} s | {e['wall_vs_gpu_only']:.2f}× | "
             f"{e['stage_vs_gpu_only']:.2f}× |",
         ]
-    pre = data.get("preflight")
+    pre = data.get("scoring_checks")
     if pre is not None:
         if not pre["available"]:
             text = f"not available ({pre['reason']})"
         else:
             text = (
                 f"{pre['overhead_s']:+.1f} s on `rmaudit run` ({pre['overhead_share']:+.1%}; "
-                f"with `--no-preflight`: {pre['wall_without_s']:.1f} s)"
+                f"with `--no-scoring-checks`: {pre['wall_without_s']:.1f} s)"
             )
-        lines += ["", f"Scoring preflight: {text}."]
+        lines += ["", f"Scoring checks: {text}."]
     vllm = data.get("vllm")
     if vllm is not None:
         text = (
@@ -152,11 +152,14 @@ def merged(runs: list[dict]) -> dict:
         raise SystemExit(f"gpu_report: figures from different cards: {sorted(cards)}")
     data: dict = {"meta": runs[0]["meta"], "models": {}}
     for run in runs:
+        if "preflight" in run:  # files measured before the scoring checks were named so
+            run = {**run, "scoring_checks": run["preflight"]}
+            del run["preflight"]
         data["models"].update(run["models"])
         data.update({k: v for k, v in run.items() if k not in ("meta", "models", "skipped")})
     skipped = {s for run in runs for s in run.get("skipped", [])}
     measured = {f"scoring: {name}" for name in data["models"]} | {
-        {"e2e": "rmaudit run"}.get(key, key) for key in data
+        {"e2e": "rmaudit run", "scoring_checks": "scoring checks"}.get(key, key) for key in data
     }
     if skipped - measured:
         data["skipped"] = sorted(skipped - measured)

@@ -6,8 +6,16 @@ scoring checks must catch (docs/real-models.md, "Scoring checks"), and their cor
   weights pooling each row's last real token;
 - ``dropout-rm``: mask-token-rm whose config leaves dropout on at inference (its code drops
   out the pooled state whatever the module's train/eval mode), so no two passes agree;
+- ``mask-blind-rm``: a BERT encoder RM that never passes the attention mask on, so its [CLS]
+  token attends to the padding; ``masked-rm`` is the same class and weights passing it;
 - ``double-bos-rm``: llama-rm whose chat template writes BOS on top of the one its template
   already writes;
+- ``no-bos-rm``: llama-rm whose tokenizer adds a BOS to a text while its chat template
+  writes none, so the model, fed the rendered text, reads no BOS;
+- ``no-eos-rm``: llama-rm whose chat template closes no turn with EOS; ``dropped-eos-rm``
+  the same, its tokenizer putting an EOS after every text;
+- ``short-limit-rm``: gpt2-rm whose tokenizer says ``model_max_length`` 40 while the model
+  reads 256 positions;
 - ``bf16-fragile-rm``: gpt2-rm whose final layer norm adds a large constant, so bfloat16
   hidden states (a step of 2 at 300) round away what tells items apart.
 
@@ -24,6 +32,7 @@ from pathlib import Path
 import _tiny_hf
 import torch
 import transformers
+from tokenizers import processors
 
 MODELING = '''
 """A GPT-2 reward model that pools one position per row: the last real token (attention
@@ -66,14 +75,48 @@ class PooledRewardModel(GPT2PreTrainedModel):
         return SequenceClassifierOutput(logits=self.reward_head(pooled))
 '''
 
+BLIND_MODELING = '''
+"""A BERT reward model read at its [CLS] token; ``mask_blind`` never passes the attention
+mask on, so [CLS] attends to padding."""
 
-def _modeling_module(folder: Path):
+import torch
+from transformers import BertConfig, BertModel, BertPreTrainedModel
+from transformers.modeling_outputs import SequenceClassifierOutput
+
+
+class BlindConfig(BertConfig):
+    model_type = "mask-blind-bert-rm"
+
+    def __init__(self, mask_blind=False, **kwargs):
+        self.mask_blind = mask_blind
+        super().__init__(**kwargs)
+
+
+class BlindRewardModel(BertPreTrainedModel):
+    config_class = BlindConfig
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.bert = BertModel(config)
+        self.reward_head = torch.nn.Linear(config.hidden_size, config.num_labels)
+        self.post_init()
+
+    def forward(self, input_ids=None, attention_mask=None, token_type_ids=None, **kwargs):
+        mask = None if self.config.mask_blind else attention_mask
+        hidden = self.bert(
+            input_ids, attention_mask=mask, token_type_ids=token_type_ids
+        ).last_hidden_state
+        return SequenceClassifierOutput(logits=self.reward_head(hidden[:, 0]))
+'''
+
+
+def _modeling_module(folder: Path, name: str = "modeling_pooled", code: str = MODELING):
     """The modeling code as an importable module file (save_pretrained copies it)."""
-    path = folder / "modeling_pooled.py"
-    path.write_text(MODELING, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("modeling_pooled", path)
+    path = folder / f"{name}.py"
+    path.write_text(code, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules["modeling_pooled"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -107,6 +150,83 @@ def build_pooled(folder: Path, *, pool_last_position: bool, dropout: float = 0.0
     model.save_pretrained(path)
     tok.save_pretrained(path)
     return path
+
+
+def build_blind(folder: Path, *, mask_blind: bool) -> Path:
+    """A BERT RM with the DeBERTa-style pair tokenizer and the BlindRewardModel class (remote
+    code: load it with trust_remote_code)."""
+    name = "mask-blind-rm" if mask_blind else "masked-rm"
+    folder.mkdir(parents=True, exist_ok=True)
+    module = _modeling_module(folder, "modeling_blind", BLIND_MODELING)
+    tok = _tiny_hf.tokenizer("pair")
+    config = module.BlindConfig(
+        mask_blind=mask_blind,
+        vocab_size=len(tok),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        max_position_embeddings=256,
+        type_vocab_size=2,
+        initializer_range=0.5,
+        pad_token_id=tok.pad_token_id,
+        num_labels=1,
+    )
+    module.BlindConfig.register_for_auto_class()
+    module.BlindRewardModel.register_for_auto_class("AutoModelForSequenceClassification")
+    torch.manual_seed(13)
+    model = module.BlindRewardModel(config)
+    path = folder / name
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+def _with_template(folder: Path, name: str, template: str, adds: str | None = None) -> Path:
+    """llama-rm saved as ``name`` with chat template ``template``; ``adds``: the special
+    token its tokenizer puts around every text it encodes ("<s>" before, "</s>" after)."""
+    source = _tiny_hf.build("llama-rm", folder / f"{name}-source")
+    tok = transformers.AutoTokenizer.from_pretrained(source)
+    if adds is not None:
+        single = f"{adds} $A" if adds == "<s>" else f"$A {adds}"
+        tok._tokenizer.post_processor = processors.TemplateProcessing(
+            single=single,
+            pair=single + " $B",
+            special_tokens=[(adds, tok.convert_tokens_to_ids(adds))],
+        )
+    tok.chat_template = template
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(source)
+    target = folder / name
+    model.save_pretrained(target)
+    tok.save_pretrained(target)
+    return target
+
+
+#: INST_TEMPLATE less its BOS, and less the EOS that closes each answer
+NO_BOS_TEMPLATE = _tiny_hf.INST_TEMPLATE.removeprefix("{{ bos_token }}")
+NO_EOS_TEMPLATE = _tiny_hf.INST_TEMPLATE.replace("{{ eos_token }}", "")
+
+
+def build_no_bos(folder: Path) -> Path:
+    return _with_template(folder, "no-bos-rm", NO_BOS_TEMPLATE, adds="<s>")
+
+
+def build_no_eos(folder: Path, *, tokenizer_adds: bool = False) -> Path:
+    """``tokenizer_adds``: its tokenizer puts an EOS after every text (the template drops it)."""
+    if tokenizer_adds:
+        return _with_template(folder, "dropped-eos-rm", NO_EOS_TEMPLATE, adds="</s>")
+    return _with_template(folder, "no-eos-rm", NO_EOS_TEMPLATE)
+
+
+def build_short_limit(folder: Path, limit: int = 40) -> Path:
+    """gpt2-rm whose tokenizer claims a limit of ``limit`` tokens (the model reads 256)."""
+    path = _tiny_hf.build("gpt2-rm", folder / "short-limit-source")
+    tok = transformers.AutoTokenizer.from_pretrained(path, model_max_length=limit)
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(path)
+    target = folder / "short-limit-rm"
+    model.save_pretrained(target)
+    tok.save_pretrained(target)
+    return target
 
 
 def build_double_bos(folder: Path) -> Path:

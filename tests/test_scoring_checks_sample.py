@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rmaudit.backends.hf import preflight
+from rmaudit.backends.hf import scoring_checks
+from rmaudit.backends.hf.scoring_checks import Noise
 from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
 from rmaudit.default_plugins.huggingface.checks import plan
 from rmaudit.run.scoring_checks import (
@@ -31,16 +32,49 @@ def test_the_sample_holds_the_longest_and_shortest_and_is_seeded():
     assert draw_sample(ids[:10], sizes[:10], 64, 0) == sorted(ids[:10])
 
 
+QUIET = Noise(4, 0.0)
+
+
 def test_batch_invariance_statuses_follow_spread_and_rounding():
     alone = np.linspace(-2.0, 2.0, 20)
     spread = float(np.std(alone, ddof=1))
-    assert preflight.batch_invariance(alone + 1e-7, alone, "float32").status == "pass"
-    warned = preflight.batch_invariance(alone + 0.01 * spread, alone, "float32")
+    invariance = scoring_checks.batch_invariance
+    assert invariance(alone + 1e-7, alone, "float32", QUIET).status == "pass"
+    warned = invariance(alone + 0.01 * spread, alone, "float32", QUIET)
     assert warned.status == "warn" and warned.fix.startswith("set deterministic = true")
-    assert preflight.batch_invariance(alone + 0.2 * spread, alone, "float32").status == "fail"
+    assert "the batch's shape changes the arithmetic" in warned.finding
+    failed = invariance(alone + 0.2 * spread, alone, "float32", QUIET)
+    assert failed.status == "fail" and "reads padding, or ignores the mask" in failed.finding
+    assert failed.fix == "set batch_size = 1 (--batch-size 1): each input alone, unpadded"
+    # on a GPU, where widths round up to 64, a batch of one still pads
+    assert (
+        "--pad-to-multiple 1" in invariance(alone + 0.2 * spread, alone, "float32", QUIET, 64).fix
+    )
     # in bfloat16 a difference of a rounding step or two is rounding
-    step = preflight.rounding_step(alone, "bfloat16")
-    assert preflight.batch_invariance(alone + 2 * step, alone, "bfloat16").status == "pass"
+    step = scoring_checks.rounding_step(alone, "bfloat16")
+    assert invariance(alone + 2 * step, alone, "bfloat16", QUIET).status == "pass"
+
+
+def test_a_gap_within_rounding_passes_however_close_the_scores_are():
+    """Scores nearly tied (a spread of a tenth of a bfloat16 step): a gap below one rounding
+    step is the dtype's rounding, not padding, however large a share of the spread it is."""
+    alone = 300 + np.linspace(0, 0.1, 16) * 2.0**-7 * 300
+    step = scoring_checks.rounding_step(alone, "bfloat16")
+    check = scoring_checks.batch_invariance(alone + 0.5 * step, alone, "bfloat16", QUIET)
+    assert check.figures["share of spread"] > 1 and check.status == "pass"
+
+
+def test_a_gap_within_the_model_s_own_noise_is_blamed_on_the_noise():
+    alone = np.linspace(-2.0, 2.0, 20)
+    noisy = Noise(4, 0.5, "the model's own code draws random numbers", "set config_overrides")
+    check = scoring_checks.batch_invariance(alone + 1.0, alone, "float32", noisy)
+    assert check.status == "fail" and "the model's own noise, not the batch" in check.finding
+    assert check.fix == "set config_overrides"
+    # four times the noise and more: padding again
+    assert (
+        "reads padding"
+        in scoring_checks.batch_invariance(alone + 2.5, alone, "float32", noisy).finding
+    )
 
 
 def test_numerics_counts_flipped_pairs_against_float32():
@@ -48,13 +82,14 @@ def test_numerics_counts_flipped_pairs_against_float32():
     swapped = reference.copy()
     swapped[[10, 11]] = swapped[[11, 10]]  # one pair of 4,950 flips
     kw = {"run_dtype": "bfloat16", "other_dtype": "float32", "attention": "sdpa"}
-    one = preflight.numerics(swapped, reference, **kw)
+    one = scoring_checks.numerics(swapped, reference, **kw)
     assert one.status == "pass" and one.figures["pairs flipped"] == 1
     assert one.figures["pairs compared"] == 4950
     reversed_half = np.concatenate([reference[:50], reference[50:][::-1]])
-    assert preflight.numerics(reversed_half, reference, **kw).status == "fail"
-    float32 = preflight.numerics(reference, reversed_half, **{**kw, "run_dtype": "float32"})
+    assert scoring_checks.numerics(reversed_half, reference, **kw).status == "fail"
+    float32 = scoring_checks.numerics(reference, reversed_half, **{**kw, "run_dtype": "float32"})
     assert float32.status == "pass" and float32.figures["pairs flipped"] == 1225
+    assert "keep this model in float32" in float32.finding
 
 
 def test_a_model_status_is_its_worst_check_and_survives_json():
@@ -74,7 +109,7 @@ def test_a_model_status_is_its_worst_check_and_survives_json():
 
 def test_the_sample_size_follows_the_stage_between_its_bounds():
     assert [sample_size(n) for n in (10, 838, 1600, 4721, 36800)] == [16, 16, 32, 64, 64]
-    assert sample_size(838, 40) == 40  # --preflight-sample wins
+    assert sample_size(838, 40) == 40  # --scoring-checks-sample wins
     assert (MIN_SAMPLE, MAX_SAMPLE, SAMPLE_SHARE) == (16, 64, 50)
 
 
@@ -82,11 +117,11 @@ def test_the_checks_score_alone_the_rows_that_read_padding_and_the_shortest_twic
     """Brute force on the plan's own batches: a row reads padding where it is shorter than
     its batch's longest row rounded up to the padding multiple; packed, every row does."""
     sizes = [969, 27, 782, 521, 305, 63, 63, 58, 57, 130, 87, 304, 177, 132, 76, 70]
-    passes = plan(sizes, half=False)
+    passes = plan(sizes)
     assert sorted(i for batch in passes.batches for i in batch) == list(range(len(sizes)))
     assert passes.batches[0] == [0]  # the longest, alone
     for multiple in (1, 64):
-        passes = plan(sizes, half=False, pad_multiple=multiple)
+        passes = plan(sizes, pad_multiple=multiple)
         widths = {
             i: -(-max(sizes[j] for j in b) // multiple) * multiple
             for b in passes.batches
@@ -96,12 +131,11 @@ def test_the_checks_score_alone_the_rows_that_read_padding_and_the_shortest_twic
         assert passes.padded == reads_padding
         # no size here is a multiple of 64: then every row but the longest reads padding
         assert (len(reads_padding) < len(sizes) - 1) == (multiple == 1)
-    packed = plan(sizes, half=False, packed=True)
+    packed = plan(sizes, packed=True)
     assert packed.padded == list(range(1, len(sizes)))
-    # determinism: the four shortest, scored alone twice; a float32 run's bfloat16 on them
+    # determinism: the four shortest, scored alone twice
     shortest = sorted(range(len(sizes)), key=lambda i: sizes[i])[:4]
-    assert passes.repeated == passes.compared == sorted(shortest)
+    assert passes.repeated == sorted(shortest)
+    # numerics compares every item but the longest in the other dtype (16 at least)
+    assert passes.compared == list(range(1, len(sizes)))
     assert set(passes.alone) == set(passes.padded) | set(shortest)
-    # a half-precision run compares every item but the longest with float32 (16 at least)
-    half = plan(sizes, half=True)
-    assert half.compared == list(range(1, len(sizes))) and set(half.compared) <= set(half.alone)

@@ -53,21 +53,21 @@ def test_every_model_is_scored_by_rmaudit_and_the_naive_pipeline_alike(smoke_run
             assert len(times) == data["meta"]["repeats"] == 1 and min(times) > 0
 
 
-def test_the_end_to_end_preflight_and_vllm_sections_say_what_they_found(smoke_run):
+def test_the_end_to_end_scoring_checks_and_vllm_sections_say_what_they_found(smoke_run):
     data, _ = smoke_run
     e2e = data["e2e"]
     assert e2e["responses"] == 12 and 0 < e2e["stage_s"] < e2e["wall_s"]
     assert e2e["wall_vs_gpu_only"] == pytest.approx(e2e["wall_s"] / e2e["gpu_only_s"])
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from _gpu_extras import has_preflight
+    from _gpu_extras import skip_checks_flag
 
     from rmaudit.cli.run import run
 
     options = {flag for param in run.params for flag in getattr(param, "opts", ())}
-    assert has_preflight() == ("--no-preflight" in options)
-    assert data["preflight"]["available"] == has_preflight()
-    if has_preflight():
-        pre = data["preflight"]
+    assert skip_checks_flag() == "--no-scoring-checks" and "--no-scoring-checks" in options
+    assert data["scoring_checks"]["available"]
+    if skip_checks_flag():
+        pre = data["scoring_checks"]
         assert pre["overhead_s"] == pytest.approx(pre["wall_with_s"] - pre["wall_without_s"])
     has_vllm = importlib.util.find_spec("vllm") is not None
     assert data["vllm"]["available"] == has_vllm

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 from .check_options import scoring_check_options
 from .console import console
+from .model_flags import hf_model_flags
 from .options import FiniteFloat, db_option
 
 #: audits keep their own store, so the runs of ``rmaudit run`` and of audits do not mix
@@ -119,20 +120,7 @@ AUDIT_DB = "rmaudit-audit.db"
     metavar="REF",
     help="Score MODEL as a DPO policy by its implicit reward against REF (dpo-implicit).",
 )
-@click.option("--revision", help="Hub branch, tag or commit of the models.")
-@click.option("--dtype", type=click.Choice(["auto", "float32", "float16", "bfloat16"]))
-@click.option("--max-length", type=click.IntRange(min=2), help="Tokens per input.")
-@click.option(
-    "--fallback-chat-template",
-    metavar="TEMPLATE",
-    help="Jinja chat template for a tokenizer that has none.",
-)
-@click.option("--device", help="cpu, cuda, cuda:1, mps (default: cuda, else mps, else cpu).")
-@click.option("--batch-size", type=click.IntRange(min=1), help="Most sequences per forward pass.")
-@click.option(
-    "--max-batch-tokens", type=click.IntRange(min=1), help="Most tokens per forward pass."
-)
-@click.option("--trust-remote-code", is_flag=True, help="Run the checkpoint's own Python code.")
+@hf_model_flags
 @click.option("--base-url", help="The OpenAI-compatible endpoint of a judge:MODEL.")
 @click.option(
     "--judge-template",
@@ -176,6 +164,7 @@ def audit(
     dpo_ref: str | None,
     results_file: str | None,
     checks: CheckSettings,
+    hf_options: dict[str, Any],
     **model_options: Any,
 ) -> None:
     """Audit reward models on the built-in suites, beside the length and random baselines.
@@ -188,7 +177,7 @@ def audit(
     """
     from rmaudit.suites.data import earlier_data_dirs, locate
     from rmaudit.suites.judge_arguments import JudgeFlags
-    from rmaudit.suites.model_arguments import HF_MODEL_OPTIONS, model_tables, parse_columns
+    from rmaudit.suites.model_arguments import model_tables, parse_columns
 
     out = console()
     if data_dir is not None and not Path(data_dir).is_dir():
@@ -214,7 +203,7 @@ def audit(
     )
     tables = model_tables(
         list(models),
-        {k: model_options[k] for k in HF_MODEL_OPTIONS},
+        hf_options,
         dpo_ref,
         match=match,
         columns=parse_columns(columns),
@@ -285,7 +274,7 @@ class AuditRequest:
     print_recipe: bool
     items_path: Path | None  # --write-items FILE
     results_file: Path | None  # --results FILE (default: beside the DB, or in --report DIR)
-    checks: CheckSettings  # --strict, --no-preflight, --show-input, --preflight-sample
+    checks: CheckSettings  # --strict, --no-scoring-checks, --show-input, --scoring-checks-sample
     recorded: bool = False  # --recorded-judges
     named: bool = False  # the suites were named with --suite
 

@@ -1,6 +1,7 @@
 """The scoring-check flags of ``rmaudit run`` and ``rmaudit audit`` (docs/real-models.md,
 "Scoring checks"): one decorator adds them and hands the command their settings
-(``checks``)."""
+(``checks``).  ``--no-preflight`` and ``--preflight-sample``, their names before "preflight"
+came to mean only a run's own plan, still work and say so on stderr."""
 
 from __future__ import annotations
 
@@ -17,6 +18,22 @@ from rmaudit.run.scoring_checks import (
     SAMPLE_SHARE,
 )
 
+#: an old flag → the one that replaced it
+DEPRECATED = {
+    "--no-preflight": "--no-scoring-checks",
+    "--preflight-sample": "--scoring-checks-sample",
+}
+
+
+def _deprecated(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    if value not in (None, False):
+        old = param.opts[0]
+        click.echo(f"warning: {old} is deprecated; use {DEPRECATED[old]}", err=True)
+    return value
+
+
+_SAMPLE = click.IntRange(min=2)
+
 _OPTIONS = (
     click.option(
         "--strict",
@@ -25,22 +42,24 @@ _OPTIONS = (
         "model-backed RM warns or fails.",
     ),
     click.option(
-        "--no-preflight",
+        "--no-scoring-checks",
         is_flag=True,
         help="Skip the scoring checks of model-backed RMs (stored as skipped).",
     ),
+    click.option("--no-preflight", is_flag=True, hidden=True, callback=_deprecated),
     click.option(
         "--show-input",
         is_flag=True,
         help="Print one sampled input as each model-backed RM reads it (rendered, literally).",
     ),
     click.option(
-        "--preflight-sample",
-        type=click.IntRange(min=2),
+        "--scoring-checks-sample",
+        type=_SAMPLE,
         default=None,
         help="Items the scoring checks score (seeded; the longest and shortest included); "
         f"default: one in {SAMPLE_SHARE} of the items scored, {MIN_SAMPLE} to {MAX_SAMPLE}.",
     ),
+    click.option("--preflight-sample", type=_SAMPLE, hidden=True, callback=_deprecated),
 )
 
 
@@ -52,16 +71,31 @@ def scoring_check_options(command: Callable[..., Any]) -> Callable[..., Any]:
     def with_settings(
         *args: Any,
         strict: bool,
+        no_scoring_checks: bool,
         no_preflight: bool,
         show_input: bool,
+        scoring_checks_sample: int | None,
         preflight_sample: int | None,
         **kwargs: Any,
     ) -> Any:
+        sample = scoring_checks_sample or preflight_sample
+        skip = "--no-preflight" if no_preflight else "--no-scoring-checks"
+        if no_scoring_checks or no_preflight:
+            asked = {
+                "--strict": strict,
+                "--show-input": show_input,
+                "--preflight-sample" if preflight_sample else "--scoring-checks-sample": sample,
+            }
+            clash = next((flag for flag, given in asked.items() if given), None)
+            if clash is not None:
+                raise click.UsageError(
+                    f"{clash} needs the scoring checks that {skip} skips: give one or the other"
+                )
         settings = CheckSettings(
-            enabled=not no_preflight,
+            enabled=not (no_scoring_checks or no_preflight),
             strict=strict,
             show_input=show_input,
-            sample_size=preflight_sample,
+            sample_size=sample,
         )
         return command(*args, checks=settings, **kwargs)
 

@@ -1,9 +1,11 @@
-"""The scoring checks ("preflight") a model-backed reward model runs on a sample of a run's
+"""The scoring checks a model-backed reward model runs on a sample of a run's
 items before the full scoring: the records they produce and the method a reward model
 implements to take part (docs/real-models.md, "Scoring checks").
 
-A check ends ``pass``, ``warn`` (with the fix: the recipe option and the value to set) or
-``fail``; a reward model whose checks were turned off is stored as ``skipped``.
+A check ends ``pass``, ``warn`` or ``fail`` (with its measured cause, and the fix: the recipe
+option and the value to set); a reward model whose checks were turned off is stored as
+``skipped``.  Checks hold the scoring settings they were made under (``settings``): a run
+under other settings checks again (run/scoring_checks.py).
 """
 
 from __future__ import annotations
@@ -20,12 +22,21 @@ Status = Literal["pass", "warn", "fail", "skipped"]
 SEVERITY: dict[str, int] = {"fail": 3, "warn": 2, "pass": 1, "skipped": 0}
 
 #: The checks, in the order they are shown.
-CHECK_NAMES = ("batch invariance", "template", "truncation", "numerics", "determinism")
+CHECK_NAMES = (
+    "batch invariance",
+    "forward",
+    "template",
+    "special tokens",
+    "truncation",
+    "numerics",
+    "determinism",
+)
 
 
 @dataclass(frozen=True)
 class CheckSettings:
-    """How a run checks its RMs (the CLI's ``--no-preflight``, ``--strict``, ``--show-input``)."""
+    """How a run checks its RMs (the CLI's ``--no-scoring-checks``, ``--strict``,
+    ``--show-input``, ``--scoring-checks-sample``)."""
 
     enabled: bool = True
     strict: bool = False
@@ -49,9 +60,10 @@ class ScoringCheck:
 @dataclass(frozen=True)
 class ScoringChecks:
     """Every check of one reward model on one sample of items (``sample_key`` hashes which),
-    the rendered text of one sampled item (shown on request, literally), the seconds the
-    checks took and ``scores``: the sample's scores as the run scores them, in its order
-    (the run keeps them rather than score those items again; not stored with the checks)."""
+    under the scoring ``settings`` it was made with, the rendered text of one sampled item
+    (shown on request, literally), the seconds the checks took and ``scores``: the sample's
+    scores as the run scores them, in its order (the run keeps them rather than score those
+    items again; not stored with the checks)."""
 
     sample_key: str
     sample_size: int
@@ -59,6 +71,7 @@ class ScoringChecks:
     rendered_input: str | None = None
     seconds: float = 0.0
     scores: tuple[float, ...] = field(default=(), compare=False)
+    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def status(self) -> Status:
@@ -69,6 +82,14 @@ class ScoringChecks:
     def warnings(self) -> list[ScoringCheck]:
         return [c for c in self.checks if c.status in ("warn", "fail")]
 
+    def failures(self) -> list[ScoringCheck]:
+        """The checks that failed: the model's scores are not to be trusted."""
+        return [c for c in self.checks if c.status == "fail"]
+
+    def passes(self, name: str) -> bool:
+        """Whether check ``name`` was run and passed."""
+        return any(c.name == name and c.status == "pass" for c in self.checks)
+
     def to_json(self) -> str:
         return json.dumps(
             {
@@ -77,6 +98,7 @@ class ScoringChecks:
                 "seconds": self.seconds,
                 "rendered_input": self.rendered_input,
                 "checks": [vars(c) for c in self.checks],
+                "settings": self.settings,
             },
             sort_keys=True,
         )
@@ -90,12 +112,14 @@ class ScoringChecks:
             checks=tuple(ScoringCheck(**c) for c in data["checks"]),
             rendered_input=data.get("rendered_input"),
             seconds=data.get("seconds", 0.0),
+            settings=data.get("settings", {}),
         )
 
 
-#: What a run stores for a reward model whose checks were turned off (``--no-preflight``).
-def skipped_checks() -> ScoringChecks:
-    return ScoringChecks(sample_key="", sample_size=0)
+def skipped_checks(sample_key: str = "", settings: dict[str, Any] | None = None) -> ScoringChecks:
+    """What a run stores for a reward model whose checks were turned off
+    (``--no-scoring-checks``): the sample it would have checked, and its settings."""
+    return ScoringChecks(sample_key=sample_key, sample_size=0, settings=settings or {})
 
 
 #: Where the RM report's batch dependence came from: the scoring checks, or (checks skipped)
@@ -120,7 +144,14 @@ def batch_dependence_report(check: ScoringCheck, measured_by: str) -> dict[str, 
 @runtime_checkable
 class CheckedRewardModel(Protocol):
     """A reward model that runs the scoring checks: the Hugging Face RMs do, and a model-backed
-    judge joins by implementing these two methods."""
+    judge joins by implementing these three methods."""
+
+    def scoring_settings(self) -> dict[str, Any]:
+        """The settings its scores depend on beyond its key (batching, device), with those in
+        the key a user would change to fix a finding (dtype, max_length, truncation side,
+        template), as JSON values: stored checks are valid for these settings only.  Read
+        from the options: the model need not be loaded."""
+        ...
 
     def scoring_checks(self, sample: Sequence[tuple[Prompt, Response]]) -> ScoringChecks:
         """The checks on ``sample`` (the model loaded if it was not), in CHECK_NAMES order,

@@ -1,5 +1,6 @@
-"""A run's scoring checks read back (docs/real-models.md, "Scoring checks"), and the short
-"scoring checks" block every front end shows: one line per check, its fix under a warning."""
+"""A run's scoring checks read back (docs/real-models.md, "Scoring checks"), the short
+"scoring checks" block every front end shows — one line per check, its fix under a warning —
+and what a failed check makes of a model's verdict: its scores are not to be trusted."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from rmaudit.store import Store
 from rmaudit.store.scoring_checks import ScoringChecksTable
 
 TITLE = "scoring checks"
+#: what a failed check adds to a model's verdict, before the failures' findings
+UNTRUSTED = "⚠ scores not trustworthy"
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,15 @@ class CheckLine:
     text: str
 
 
+def untrusted(checks: ScoringChecks) -> str | None:
+    """``⚠ scores not trustworthy: truncation: ...`` naming each failed check's finding; None
+    where none failed."""
+    failed = checks.failures()
+    if not failed:
+        return None
+    return f"{UNTRUSTED}: " + "; ".join(f"{c.name}: {c.finding}" for c in failed)
+
+
 def run_scoring_checks(store: Store, run_id: str) -> list[ModelChecks]:
     return [
         ModelChecks(label, ScoringChecks.from_json(text))
@@ -43,7 +55,7 @@ def block_lines(models: list[ModelChecks]) -> list[CheckLine]:
     for model in models:
         checks = model.checks
         if not checks.checks:
-            lines.append(CheckLine("skipped", f"{model.label}: skipped (--no-preflight)"))
+            lines.append(CheckLine("skipped", f"{model.label}: skipped (--no-scoring-checks)"))
             continue
         lines.append(
             CheckLine(
@@ -52,6 +64,8 @@ def block_lines(models: list[ModelChecks]) -> list[CheckLine]:
                 f"({checks.seconds:.1f} s)",
             )
         )
+        if (verdict := untrusted(checks)) is not None:
+            lines.append(CheckLine("fail", f"  {verdict}"))
         for check in checks.checks:
             lines.append(
                 CheckLine(check.status, f"  {check.status:<4}  {check.name}: {check.finding}")
@@ -70,7 +84,9 @@ def checks_json(models: list[ModelChecks]) -> dict[str, Any]:
     return {
         model.label: {
             "status": model.checks.status,
+            "trustworthy": untrusted(model.checks) is None,
             "sample_size": model.checks.sample_size,
+            "settings": model.checks.settings,
             "seconds": model.checks.seconds,
             "checks": [
                 {

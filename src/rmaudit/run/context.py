@@ -21,7 +21,7 @@ import numpy as np
 
 from rmaudit.components import BenchmarkContent, Component, Prompt, Response
 from rmaudit.components.keys import response_ids
-from rmaudit.components.scoring_checks import CheckSettings
+from rmaudit.components.scoring_checks import CheckSettings, ScoringChecks
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec, Recipe
 from rmaudit.run.executors import LocalExecutor, RayExecutor, make_executor
@@ -173,6 +173,9 @@ class RunContext:
     strict: bool = False
     #: how model-backed RMs are checked before they score (docs/real-models.md)
     checks: CheckSettings = field(default_factory=CheckSettings)
+    #: (RM key, sample key, settings key) → the scoring checks made this run (in its plan,
+    #: where the items were known then): the run stores and keeps them rather than redo them
+    checked: dict[tuple[str, str, str], ScoringChecks] = field(default_factory=dict)
     #: RM key → responses an earlier stage of this run scores with it (a label design's guides),
     #: so the scores stage counts them as done in a plan as in the run
     prescored: dict[str, Keys] = field(default_factory=dict)

@@ -29,7 +29,7 @@ from rmaudit.store import Store, dumps, utc_now
 from rmaudit.store.records import RunRow
 
 from . import benchmark as benchmark_stages
-from . import metrics, pairs, scores, shift, verdicts
+from . import metrics, pairs, scores, scoring_checks, shift, verdicts
 from .benchmark import Benchmark, BenchmarkStages
 from .context import (
     MAX_ITEMS_VARIABLE,
@@ -66,6 +66,9 @@ class Audited:
     pair_set: PairSet | None = None
     shifted: Sweep | None = None
     to_score: Keys = field(default_factory=Keys)
+    #: those of them not made by the shift sweep, which a plan cannot know: the scoring
+    #: checks draw their sample from these
+    unshifted: Keys = field(default_factory=Keys)
     #: in a plan whose pairs derive from a benchmark not built yet: at most this many pairs
     pair_bound: int | None = None
 
@@ -206,11 +209,13 @@ class Runner:
             built = benchmark_stages.build(self.ctx, execute)
         if built is not None:
             found.benchmark, found.to_score = built.benchmark, built.response_ids
+            found.unshifted = found.to_score
         if recipe.pair_source is not None:
             paired = pairs.stage(self.ctx, built, execute)
             found.pair_set, found.pair_bound = paired.pair_set, paired.bound
             if paired.pair_set is not None:
                 found.to_score += paired.pair_set.response_ids()
+            found.unshifted = found.to_score
             if recipe.perturber is not None:
                 found.shifted, shifted_ids = shift.stage(
                     self.ctx, paired, built.response_ids.total if built else 0, execute
@@ -219,8 +224,23 @@ class Runner:
         return found
 
     def _score(self, found: Audited, execute: bool) -> None:
-        for spec in self.recipe.reward_models:
-            model = self.ctx.component(spec)
+        """Every RM's stage, after every model-backed RM's scoring checks (in a plan only
+        before a run: ``Runner.preflight``)."""
+        models = [(spec, self.ctx.component(spec)) for spec in self.recipe.reward_models]
+        checked = (
+            scoring_checks.check_models(
+                self.ctx,
+                [
+                    scores.target(self.ctx, spec, model, found.to_score, found.unshifted)
+                    for spec, model in models
+                    if not model.judges_pairs()
+                ],
+                execute,
+            )
+            if execute or self.ctx.strict
+            else {}
+        )
+        for spec, model in models:
             if model.judges_pairs():  # a pairwise judge: pairs, in both orders, not responses
                 verdicts.check_recipe(self.ctx, spec)
                 if self.ctx.strict and found.pair_set is not None and not found.shifted:
@@ -229,7 +249,9 @@ class Runner:
                 bound = verdicts.showings_bound(self.ctx, found.pair_bound)
                 verdicts.stage(self.ctx, spec, model, judged or None, execute, bound)
             else:
-                scores.stage(self.ctx, spec, model, found.to_score, execute)
+                scores.stage(
+                    self.ctx, spec, model, found.to_score, execute, checked.get(spec.label)
+                )
 
     # -- the whole run ------------------------------------------------------------------------
     def _run(self) -> RunResult:

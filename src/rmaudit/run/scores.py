@@ -17,19 +17,47 @@ from rmaudit.store import dumps
 
 from .batches import BatchCall, map_calls
 from .context import Keys, RunContext, StageCount, Work
-from .scoring_checks import batch_dependence, before_scoring
+from .scoring_checks import Checked, Target, batch_dependence
+
+
+def target(
+    ctx: RunContext, spec: ComponentSpec, model: RewardModel, response_ids: Keys, sampled: Keys
+) -> Target:
+    """The stage's items as its scoring checks see them: every one, those to score, and
+    those its sample is drawn from (``sampled``)."""
+    return Target(
+        spec,
+        model,
+        response_ids.known,
+        _pending(ctx, model, response_ids),
+        sampled.known,
+        sampled.unlisted,
+    )
+
+
+def _pending(ctx: RunContext, model: RewardModel, response_ids: Keys) -> list[str]:
+    """Those of the stage's known items not scored yet (by a run, or earlier in this one)."""
+    known = response_ids.known
+    stored = ctx.stored("scores", model.key, known)
+    stored |= set(ctx.prescored.get(model.key, Keys()).known) & set(known)
+    return [rid for rid in known if rid not in stored]
 
 
 def stage(
-    ctx: RunContext, spec: ComponentSpec, model: RewardModel, response_ids: Keys, execute: bool
+    ctx: RunContext,
+    spec: ComponentSpec,
+    model: RewardModel,
+    response_ids: Keys,
+    execute: bool,
+    checked: Checked | None = None,
 ) -> None:
+    """``checked``: the model's scoring checks, made before any RM scored (the scores of
+    their sample it keeps)."""
     name = f"scores: {spec.label}"
     with ctx.timed(name):
         known = response_ids.known
-        stored = ctx.stored("scores", model.key, known)
         earlier = ctx.prescored.get(model.key, Keys())
-        stored |= set(earlier.known) & set(known)
-        pending = [rid for rid in known if rid not in stored]
+        pending = _pending(ctx, model, response_ids)
         unsure = bool(response_ids.unlisted and ctx.store and ctx.store.items.has_scores(model.key))
         work = Work(
             StageCount(
@@ -49,8 +77,8 @@ def stage(
             except BadInput as error:
                 raise ctx.located(error, spec) from None
         if execute:
+            checked = checked or Checked()
             # the checks' sample, scored as the run scores it, is not scored again
-            checked = before_scoring(ctx, spec, model, known, pending)
             kept = checked.kept
             if kept:
                 _write(ctx, spec, model, list(kept), list(kept.values()))

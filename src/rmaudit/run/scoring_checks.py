@@ -1,15 +1,26 @@
-"""The scoring checks before an RM's scores stage (docs/real-models.md, "Scoring checks"): a
-model-backed RM (:class:`~rmaudit.components.scoring_checks.CheckedRewardModel`) is checked on
-a fixed sample of the items the run scores with it, the checks are stored with the run, and
-``--strict`` stops the run on a warning before the full scoring.
+"""The scoring checks before the RMs' scores stages (docs/real-models.md, "Scoring checks"):
+every model-backed RM (:class:`~rmaudit.components.scoring_checks.CheckedRewardModel`) is
+checked on a fixed sample of the items the run scores with it before any RM scores, the
+checks are stored with the run, and ``--strict`` stops the run on any warning of any model.
+
+Where a stage's items are known before the run (read from files, or stored), the checks run in
+the run's plan, on the DB opened read-only (``Runner.preflight``): a ``--strict`` stop, or a
+refusal to mix settings, then leaves the DB as it was.  Where the run makes them first
+(generated responses), the checks run once they are stored, before the first scores stage:
+a stop then stores the checks and no score.
 
 The sample is the run's items drawn by a seeded generator, the longest and shortest (in
-characters) always among them, so a rerun checks the same items: checks stored for the same
-RM key and sample are reused, not redone.  Its size follows the stage's (:func:`sample_size`),
-and the sample's scores in the run's batches are kept as the run's own.  The RM's report
-takes its batch dependence from the checks' batch invariance (:func:`batch_dependence`), so
-nothing is scored after the full scoring; with the checks skipped the model measures it
-after the run instead.
+characters) always among them, so a rerun checks the same items.  Checks are valid for the
+scoring settings they were made under (``CheckedRewardModel.scoring_settings``: batching,
+device, dtype, max length, truncation side, template): checks stored for the same RM key,
+sample and settings are reused; other settings are checked again.  A stage some of whose
+scores were stored under other settings mixes scores made both ways only where batch
+invariance passes under each (the scores then match scores alone under both); otherwise the
+run is refused, saying which settings finish it.  Its size follows the stage's
+(:func:`sample_size`), and the sample's scores in the run's batches are kept as the run's
+own.  The RM's report takes its batch dependence from the checks' batch invariance
+(:func:`batch_dependence`), so nothing is scored after the full scoring; with the checks
+skipped the model measures it after the run instead.
 """
 
 from __future__ import annotations
@@ -26,7 +37,6 @@ from rmaudit.components.scoring_checks import (
     AFTER_THE_RUN,
     BY_THE_CHECKS,
     CheckedRewardModel,
-    CheckSettings,
     ScoringChecks,
     batch_dependence_report,
     skipped_checks,
@@ -44,7 +54,7 @@ MIN_SAMPLE, MAX_SAMPLE, SAMPLE_SHARE = 16, 64, 50
 
 
 def sample_size(items: int, requested: int | None = None) -> int:
-    """The sample's size for a stage of ``items`` (``requested``: --preflight-sample)."""
+    """The sample's size for a stage of ``items`` (``requested``: --scoring-checks-sample)."""
     if requested is not None:
         return requested
     return min(MAX_SAMPLE, max(MIN_SAMPLE, items // SAMPLE_SHARE))
@@ -64,60 +74,194 @@ def draw_sample(ids: Sequence[str], sizes: Sequence[int], size: int, seed: int) 
     return [ids[i] for i in ends] + sorted(ids[rest[j]] for j in drawn)
 
 
+def settings_key(settings: dict[str, Any]) -> str:
+    return content_key("scoring settings", settings)
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """One RM's scores stage as its checks see it: every item it scores (``known``), those not
+    scored yet, and those its sample is drawn from (``sampled``: the stage's items but the
+    shift sweep's copies, which a plan cannot know; in a plan, ``unlisted`` more not made
+    yet)."""
+
+    spec: ComponentSpec
+    model: RewardModel
+    known: list[str]
+    pending: list[str]
+    sampled: list[str]
+    unlisted: int = 0
+
+
 @dataclasses.dataclass(frozen=True)
 class Checked:
     """What the checks before a scores stage leave it: ``kept``, the scores of its pending
     items the checks scored as the run does (response id → score), and ``checks``, the
-    checks run, read back or skipped (None: the model was not checked)."""
+    checks run, read back or skipped."""
 
     kept: dict[str, float] = dataclasses.field(default_factory=dict)
     checks: ScoringChecks | None = None
 
 
-def before_scoring(
-    ctx: RunContext,
-    spec: ComponentSpec,
-    model: RewardModel,
-    known: Sequence[str],
-    pending: Sequence[str],
-) -> Checked:
-    """Check ``model`` on a sample of ``known`` (the stage's items) and store the checks; a
-    stage with nothing to score checks nothing unless checks were stored for this sample."""
-    settings = ctx.checks
-    if not isinstance(model, CheckedRewardModel) or not known or ctx.store is None:
-        return Checked()
-    table = ScoringChecksTable(ctx.store)
-    run_id = ctx.recipe.run_key
-    if not settings.enabled:
-        skipped = skipped_checks()
-        table.save(run_id, spec.label, model.key, "", "skipped", skipped.to_json())
-        return Checked(checks=skipped)
-    responses = ctx.load_responses(known)
-    pairs = [(ctx.prompt(r.prompt_id), r) for r in responses]
-    sizes = [len(p.text) + len(r.text) for p, r in pairs]
-    size = sample_size(len(known), settings.sample_size)
-    chosen = draw_sample(list(known), sizes, size, settings.seed)
+def check_models(ctx: RunContext, targets: Sequence[Target], execute: bool) -> dict[str, Checked]:
+    """Every checked RM's checks, by recipe label, before any RM scores: in the run's plan
+    (``execute`` false; a dry run checks nothing) those whose items are all known, in the run
+    every one (those of its plan reused); with ``--strict`` every finding of every model
+    stops the run in one line."""
+    if not execute and not ctx.strict:
+        return {}
+    found = {}
+    for target in targets:
+        if isinstance(target.model, CheckedRewardModel) and target.sampled:
+            checked = _check(ctx, target, execute)
+            if checked is not None:
+                found[target.spec.label] = checked
+    if ctx.checks.strict:
+        _stop(ctx, found, execute)
+    return found
+
+
+def _check(ctx: RunContext, target: Target, execute: bool) -> Checked | None:
+    """One RM's checks (None: none to show, or in a plan, its items not all known yet)."""
+    settings, spec, model = ctx.checks, target.spec, target.model
+    assert isinstance(model, CheckedRewardModel)
+    items = ctx.known_items(target.sampled)
+    if not execute and (target.unlisted or len(items) < len(target.sampled)):
+        return None
+    ids = [response.id for _, response in items]
+    sizes = [len(prompt.text) + len(response.text) for prompt, response in items]
+    chosen = draw_sample(ids, sizes, sample_size(len(ids), settings.sample_size), settings.seed)
     sample_key = content_key("scoring-checks", settings.seed, chosen)
-    stored = table.find(model.key, sample_key)
-    if stored is None and not pending:
-        return Checked()
-    if stored is not None:
-        checks = ScoringChecks.from_json(stored)
+    current = model.scoring_settings()
+    table = ScoringChecksTable(ctx.store) if ctx.store is not None else None
+    stored = (
+        [ScoringChecks.from_json(text) for text in table.on_sample(model.key, sample_key)]
+        if table
+        else []
+    )
+    if not settings.enabled:
+        checks: ScoringChecks | None = skipped_checks(sample_key, current)
     else:
-        by_id = {r.id: pair for r, pair in zip(responses, pairs, strict=True)}
-        with ctx.timed(f"scoring checks: {spec.label}"):
-            try:  # the model's own errors (a checkpoint that cannot load) name its entry
-                checks = model.scoring_checks([by_id[rid] for rid in chosen])
-            except BadInput as error:
-                raise ctx.located(error, spec) from None
-        checks = dataclasses.replace(checks, sample_key=sample_key)
-    table.save(run_id, spec.label, model.key, sample_key, checks.status, checks.to_json())
-    _report(ctx, spec, checks, settings)
+        by_id = dict(zip(ids, items, strict=True))
+        checks = _made(ctx, target, stored, current, [by_id[rid] for rid in chosen], sample_key)
+    if checks is None:
+        return None
+    _refuse_mixing(ctx, target, checks, stored)
+    if execute:
+        ScoringChecksTable(ctx.db).save(
+            ctx.recipe.run_key, spec.label, model.key, sample_key, checks.status, checks.to_json()
+        )
+        if settings.show_input and checks.rendered_input is not None:
+            ctx.notes.append(
+                f"{spec.label}: one sampled input as the model reads it:\n{checks.rendered_input}"
+            )
     if len(checks.scores) != len(chosen):  # read back, or a model that keeps no scores
         return Checked(checks=checks)
-    todo = set(pending)
+    todo = set(target.pending)
     kept = {rid: s for rid, s in zip(chosen, checks.scores, strict=True) if rid in todo}
     return Checked(kept, checks)
+
+
+def _made(
+    ctx: RunContext,
+    target: Target,
+    stored: list[ScoringChecks],
+    current: dict[str, Any],
+    sample: list,
+    sample_key: str,
+) -> ScoringChecks | None:
+    """The checks of ``sample`` under the ``current`` settings: made earlier in this run (its
+    plan), stored by a run under the same settings, else made now; with nothing left to
+    score, the stored checks under whichever settings made the stored scores (none: None),
+    and no model is loaded."""
+    key = settings_key(current)
+    memo = (target.model.key, sample_key, key)
+    same = [c for c in stored if c.checks and settings_key(c.settings) == key]
+    checks = ctx.checked.get(memo) or (same[-1] if same else None)
+    if checks is None and not target.pending:
+        return next((c for c in reversed(stored) if c.checks), None)
+    if checks is None:
+        assert isinstance(target.model, CheckedRewardModel)
+        with ctx.timed(f"scoring checks: {target.spec.label}"):
+            try:  # the model's own errors (a checkpoint that cannot load) name its entry
+                made = target.model.scoring_checks(sample)
+            except BadInput as error:
+                raise ctx.located(error, target.spec) from None
+        checks = dataclasses.replace(made, sample_key=sample_key, settings=current)
+    ctx.checked[memo] = checks
+    return checks
+
+
+def _shown(value: Any) -> str:
+    return "default" if value is None else str(value)
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """``name old (this run: new)`` for each setting that differs."""
+    if not old:
+        return ["settings not recorded"]
+    names = [*new, *(name for name in old if name not in new)]
+    return [
+        f"{name} {_shown(old.get(name))} (this run: {_shown(new.get(name))})"
+        for name in names
+        if old.get(name) != new.get(name)
+    ]
+
+
+def _refuse_mixing(
+    ctx: RunContext, target: Target, checks: ScoringChecks, stored: list[ScoringChecks]
+) -> None:
+    """A stage about to score under settings other than those some of its stored scores were
+    made under goes on only where batch invariance passes under each: its scores then match
+    scores alone both ways.  Otherwise it is refused, saying how to finish it."""
+    scored = len(target.known) - len(target.pending)
+    key = settings_key(checks.settings)
+    others = [c for c in stored if settings_key(c.settings) != key]
+    if not (target.pending and scored and others):
+        return
+    label = target.spec.label
+    changed = "; ".join(_differences(others[-1].settings, checks.settings))
+    unsure = [c for c in (checks, *others) if not c.passes("batch invariance")]
+    if not unsure:
+        ctx.notes.append(
+            f"{label}: {scored:,} of its scores were made under other settings ({changed}); "
+            f"batch invariance passes under both, so this run's join them"
+        )
+        return
+    why = ", ".join(
+        ("this run's" if c is checks else "the stored scores'")
+        + f" batch invariance {'was skipped' if not c.checks else 'is ' + c.status}"
+        for c in unsure
+    )
+    finish = [c for c in others if c.passes("batch invariance")]
+    how = (
+        "finish it with the settings the stored scores were made under, or score it anew "
+        "in another DB (--db)"
+        if finish
+        else "score it anew in another DB (--db), under settings whose checks pass"
+    )
+    raise BadInput(
+        f"{scored:,} of its {len(target.known):,} scores were made under other scoring "
+        f"settings ({changed}), and {why}: this run would mix scores made both ways; {how}",
+        file=ctx.recipe.path,
+        field=target.spec.field,
+    )
+
+
+def _stop(ctx: RunContext, found: dict[str, Checked], execute: bool) -> None:
+    """--strict: every warning and failure of every model's checks, in one line."""
+    findings = [
+        f"scoring check {c.name!r} of {label} is {c.status}: {c.finding}; fix: {c.fix}"
+        for label, checked in found.items()
+        if checked.checks is not None
+        for c in checked.checks.warnings()
+    ]
+    if findings:
+        written = "the checks are stored, no score" if execute else "nothing was written"
+        raise BadInput(
+            "; ".join(findings) + f" (--strict stops on any warning; {written})",
+            file=ctx.recipe.path,
+        )
 
 
 def batch_dependence(model: RewardModel, checks: ScoringChecks | None) -> dict[str, Any]:
@@ -131,21 +275,3 @@ def batch_dependence(model: RewardModel, checks: ScoringChecks | None) -> dict[s
         return batch_dependence_report(found[0], BY_THE_CHECKS) if found else {}
     measured = model.batch_dependence()
     return batch_dependence_report(measured, AFTER_THE_RUN) if measured else {}
-
-
-def _report(
-    ctx: RunContext, spec: ComponentSpec, checks: ScoringChecks, settings: CheckSettings
-) -> None:
-    if settings.show_input and checks.rendered_input is not None:
-        ctx.notes.append(
-            f"{spec.label}: one sampled input as the model reads it:\n{checks.rendered_input}"
-        )
-    findings = checks.warnings()
-    if settings.strict and findings:
-        first = findings[0]
-        raise BadInput(
-            f"scoring check {first.name!r} of {spec.label} is {first.status}: "
-            f"{first.finding}; fix: {first.fix} (--strict stops on any warning)",
-            file=ctx.recipe.path,
-            field=spec.field,
-        )

@@ -24,14 +24,16 @@ class ScoringChecksTable:
                 [run_id, label, rm_key, sample_key, status, checks],
             )
 
-    def find(self, rm_key: str, sample_key: str) -> str | None:
-        """Checks any run stored for this RM on this sample (not skipped ones)."""
-        row = self.store.execute(
-            "select checks from scoring_checks where rm_key = ? and sample_key = ? "
-            "and status != 'skipped' limit 1",
+    def on_sample(self, rm_key: str, sample_key: str) -> list[str]:
+        """The checks every run stored for this RM on this sample (skipped ones too: they say
+        under which settings a run scored unchecked), oldest first."""
+        if "scoring_checks" not in self.store.tables():
+            return []
+        rows = self.store.execute(
+            "select checks from scoring_checks where rm_key = ? and sample_key = ? order by rowid",
             [rm_key, sample_key],
-        ).fetchone()
-        return row[0] if row else None
+        ).fetchall()
+        return [row[0] for row in rows]
 
     def of_run(self, run_id: str) -> list[tuple[str, str]]:
         """(RM label, checks JSON) of a run, in the run's RM order; none for a run stored

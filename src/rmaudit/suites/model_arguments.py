@@ -11,6 +11,8 @@ are the recipe's option names, and go to every Hugging Face model.
 from __future__ import annotations
 
 import difflib
+import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,12 +46,31 @@ HF_MODEL_OPTIONS = (
     "revision",
     "dtype",
     "max_length",
+    "truncation_side",
     "fallback_chat_template",
+    "chat_template",
     "device",
     "batch_size",
     "max_batch_tokens",
+    "pad_to_multiple",
+    "deterministic",
     "trust_remote_code",
 )
+
+
+def parse_overrides(given: Sequence[str]) -> dict[str, Any] | None:
+    """``--config-override NAME=VALUE`` flags → ``config_overrides`` (VALUE as JSON where it
+    parses: 0, 0.5, false; else as text); None where none was given."""
+    overrides: dict[str, Any] = {}
+    for entry in given:
+        name, equals, value = entry.partition("=")
+        if not equals or not name.strip():
+            raise BadInput("expected NAME=VALUE", field="--config-override", value=entry)
+        try:
+            overrides[name.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            overrides[name.strip()] = value
+    return overrides or None
 
 
 #: ``--columns`` names → the ``scores-file`` options that name a scores file's columns

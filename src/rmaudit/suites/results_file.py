@@ -119,6 +119,7 @@ def _suite(
                 "label": m.label,
                 "baseline": m.baseline,
                 "passes": m.passes,
+                "untrusted": m.untrusted,
                 "against": [_against(c) for c in m.comparisons],
                 "metrics": {
                     h.name: metric(m.label, h, m.cells[h.name]) for h in result.suite.headlines

@@ -24,6 +24,7 @@ from pathlib import Path
 from rmaudit.display.formatting import format_number, markdown_line
 from rmaudit.metrics.paired import PairedDifference
 from rmaudit.results.comparison import paired_against
+from rmaudit.results.scoring_checks import UNTRUSTED, run_scoring_checks, untrusted
 from rmaudit.results.summary import Cell, load_summary
 from rmaudit.store import Store
 
@@ -65,6 +66,8 @@ class ModelResult:
     cells: dict[str, Cell]
     #: the first headline against each bar (empty for a baseline)
     comparisons: tuple[Comparison, ...] = ()
+    #: ``⚠ scores not trustworthy: ...`` where a scoring check of the model failed
+    untrusted: str | None = None
 
     @property
     def values(self) -> dict[str, float]:
@@ -72,10 +75,12 @@ class ModelResult:
 
     @property
     def passes(self) -> bool | None:
-        """Above every bar (None: a baseline, or no bar to compare with)."""
+        """Above every bar, on scores no scoring check failed (None: a baseline, or no bar to
+        compare with)."""
         if self.baseline or not self.comparisons:
             return None
-        return all(c.outcome == "above" for c in self.comparisons if c.required)
+        above = all(c.outcome == "above" for c in self.comparisons if c.required)
+        return above and self.untrusted is None
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,7 @@ def suite_result(store: Store, suite: Suite, run_id: str, baselines: set[str]) -
         for label, rm_key in summary.reward_models
     ]
     bars = [(label, key, cells[first.name]) for label, key, cells in rows if label in baselines]
+    distrusted = {m.label: untrusted(m.checks) for m in run_scoring_checks(store, run_id)}
     if first.chance is not None:
         bars.append((CHANCE, "", Cell(first.chance, 0.0, first.chance, first.chance)))
     models = []
@@ -129,7 +135,9 @@ def suite_result(store: Store, suite: Suite, run_id: str, baselines: set[str]) -
             )
             outcome = _outcome(cells[first.name], cell, higher, paired)
             comparisons.append(Comparison(bar, cell, outcome, paired, bar != REFERENCE))
-        models.append(ModelResult(label, baseline, cells, tuple(comparisons)))
+        models.append(
+            ModelResult(label, baseline, cells, tuple(comparisons), distrusted.get(label))
+        )
     return SuiteResult(suite, run_id, models, higher)
 
 
@@ -195,10 +203,11 @@ def verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, str]]:
             word = "passes" if m.passes else "does not pass"
             mark = "✓" if m.passes else "⚠"
             bare = "" if math.isfinite(m.cells[first].stderr) else " (no ±: on the values alone)"
+            distrust = f" ({m.untrusted.removeprefix('⚠ ')})" if m.untrusted else ""
             lines.append(
                 (
                     m.passes,
-                    f"{mark} {r.suite.name}: {m.label} {word} on {first} "
+                    f"{mark} {r.suite.name}: {m.label} {word}{distrust} on {first} "
                     f"{shown(m.cells[first])}{bare}: {against}",
                 )
             )
@@ -269,5 +278,7 @@ def verdict_word(model: ModelResult) -> str:
         return ""
     if model.passes:
         return "passes"
+    if model.untrusted is not None:
+        return UNTRUSTED
     missed = [c.bar for c in model.comparisons if c.required and c.outcome != "above"]
     return "⚠ not above " + ", ".join(missed)

@@ -74,6 +74,10 @@ class Scorer:
 
     #: the positions of a row whose outputs are read (its pooled token, or its scored tokens)
     read: Callable[[Any], Sequence[int]]
+    #: how the outputs are computed, and whether that bypasses the model's own forward (a
+    #: decoder classifier's base model, then its score head at the pooled tokens)
+    path: str
+    bypasses_forward: bool
 
     def __init__(
         self,
@@ -159,8 +163,11 @@ class Scorer:
             if checkpoint_pad is not None
             else filler_id
         )
+        self.bypasses_forward = head is not None
         if head is None:  # the model's own forward: padded batches only
+            self.path = "the model's own forward and pooling"
             return pad_id, model, None
+        self.path = "its base model, then its score head at each input's last token"
         return (
             pad_id,
             base,
@@ -173,6 +180,7 @@ class Scorer:
         model = self.model
         self.forward = scoring.logprob_forward(model)
         self.read = lambda row: range(row.start - 1, len(row) - 1)
+        self.path, self.bypasses_forward = "the model's own forward (its logits)", False
         return (
             filler_id,
             model,
@@ -196,7 +204,9 @@ class Scorer:
         self, order: Sequence[int], encode: Encode, *, alone: bool = False
     ) -> dict[int, np.ndarray]:
         """Outputs per item (see Engine.run); ``alone``: each item in a batch of its own,
-        unpadded — the reference that batch dependence is measured against."""
+        unpadded — the reference that batch dependence is measured against.  The model runs
+        in eval mode, whatever its own code switched on since it loaded (dropout modules)."""
+        self.model.eval()
         with torch.inference_mode():
             return (self.alone if alone else self.engine).run(order, encode, self.forward)
 

@@ -1,8 +1,11 @@
 """The scoring checks of the Hugging Face reward models (docs/real-models.md, "Scoring
 checks"): the sample scored the ways the checks compare — in the run's batches (scores the run
 keeps), alone where its batch padded it, a few short items alone again, some in another
-dtype — and its inputs rendered, handed to :mod:`rmaudit.backends.hf.preflight` to judge; and
-the batch invariance check alone, on the run's first scores, for a run that skipped them."""
+dtype, some through the model's own forward where rmaudit bypasses it — and its inputs
+rendered, handed to :mod:`rmaudit.backends.hf.scoring_checks` and
+:mod:`rmaudit.backends.hf.input_checks` to judge, with the causes and fixes
+:mod:`.diagnosis` measures; and the batch invariance check alone, on the run's first scores,
+for a run that skipped them."""
 
 from __future__ import annotations
 
@@ -14,13 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rmaudit.backends.conversation import conversation_messages
 from rmaudit.backends.hf.batching import round_up
 from rmaudit.components import Prompt, Response
 from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
+from rmaudit.default_plugins.huggingface import diagnosis
+from rmaudit.default_plugins.huggingface.diagnosis import scores_alone
+from rmaudit.default_plugins.huggingface.rendering import rendered_inputs
 
 if TYPE_CHECKING:
-    from rmaudit.backends.hf.preflight import RenderedInput
+    from rmaudit.backends.hf.input_checks import RenderedInput, TemplateFix
 
 #: a loaded Hugging Face RM (common.HFRewardModel, which imports this module)
 HFRewardModel = Any
@@ -29,10 +34,13 @@ Pair = tuple[Prompt, Response]
 #: Items scored twice alone for determinism: a nondeterministic model or kernel moves every
 #: score, so a few items show it, and the shortest cost least.
 DETERMINISM_ITEMS = 4
-#: Items (at least; half the sample where that is more) scored in float32 for the numerics of
-#: a half-precision run: C(16, 2) = 120 pairs at the least, C(32, 2) = 496 on a sample of 64.
-#: A float32 run always passes numerics (bfloat16's figures are for information), so it
-#: scores only the determinism items in bfloat16 (slow on most CPUs).
+#: Items (at least; half the sample where that is more) scored in the other dtype for numerics
+#: — float32 for a half-precision run, bfloat16 for a float32 one (what it would change):
+#: every item of the smallest sample but its longest, C(15, 2) = 105 pairs, C(32, 2) = 496 on
+#: a sample of 64.  Enough to be believed: a model that flips 5 % of pairs (the fail
+#: threshold) flips about 5 of 105, where 6 pairs (the 4 items of earlier versions) showed
+#: none of a 15 % flip rate; tests/hf/test_scoring_checks.py checks the float32 figure
+#: against a bfloat16 run of the same model.
 NUMERICS_ITEMS = 16
 #: Padded tokens a batch of the checks computes, at most, per token of its rows: the run's
 #: length-sorted batches pad little, a sample's spread of lengths would pad far more.
@@ -44,7 +52,9 @@ class Passes:
     """Which of the sample's items (by index) each pass scores: ``batches`` every item, as
     the run batches them (the scores the run keeps); ``padded`` the rows that read padding
     there, scored alone for batch invariance; ``repeated`` scored alone twice
-    (determinism); ``compared`` scored alone in the other dtype (numerics)."""
+    (determinism); ``compared`` scored alone in the other dtype (numerics), against their
+    scores in the run's dtype alone where a pass has them, else in the run's batches (a row
+    that reads no padding there scores as alone)."""
 
     batches: list[list[int]]
     padded: list[int]
@@ -54,14 +64,12 @@ class Passes:
     @property
     def alone(self) -> list[int]:
         """Every item scored alone in the run's dtype (once: determinism repeats some)."""
-        return sorted({*self.padded, *self.repeated, *self.compared})
+        return sorted({*self.padded, *self.repeated})
 
 
-def plan(
-    sizes: Sequence[int], *, half: bool, pad_multiple: int = 1, packed: bool = False
-) -> Passes:
-    """The passes over a sample of items of ``sizes`` tokens (``half``: a half-precision
-    run; ``pad_multiple``, ``packed``: the run's batching).  The longest item is a batch of
+def plan(sizes: Sequence[int], *, pad_multiple: int = 1, packed: bool = False) -> Passes:
+    """The passes over a sample of items of ``sizes`` tokens (``pad_multiple``, ``packed``:
+    the run's batching).  The longest item is a batch of
     its own: the run batches it with items of its own length, and it would pad any of the
     sample's.  A row as long as its batch's width (its longest row's, rounded up to
     ``pad_multiple``) reads no padding, so what batch invariance catches (a pooling that
@@ -78,8 +86,6 @@ def plan(
     }
     padded = sorted(i for i in rest if packed or sizes[i] < width[i]) or sorted(rest)
     repeated = sorted(rest[:DETERMINISM_ITEMS])
-    if not half:
-        return Passes(batches, padded, repeated, repeated)
     count = min(max(NUMERICS_ITEMS, len(sizes) // 2), len(rest))
     picks = np.linspace(0, len(rest) - 1, count).round().astype(int)
     return Passes(batches, padded, repeated, sorted(rest[int(j)] for j in picks))
@@ -101,10 +107,6 @@ def _neighbour_batches(chosen: Sequence[int], sizes: Sequence[int]) -> list[list
     return batches
 
 
-def _scores_alone(rm: HFRewardModel, sample: Sequence[Pair], chosen: list[int]) -> np.ndarray:
-    return np.array(rm._scores([sample[i] for i in chosen], alone=True)[0])
-
-
 def _run_dtype(rm: HFRewardModel) -> str:
     return str(next(rm.scorers[0].model.parameters()).dtype).removeprefix("torch.")
 
@@ -113,86 +115,141 @@ def batch_invariance_of(
     rm: HFRewardModel, pairs: Sequence[Pair], batched: Sequence[float]
 ) -> ScoringCheck:
     """The batch invariance check of ``pairs`` whose scores in the run's batches were
-    ``batched``: each scored alone and judged as :func:`run_checks` judges its sample (a
-    run whose checks were skipped measures its batch dependence so, after it)."""
-    from rmaudit.backends.hf import preflight
+    ``batched``: each scored alone and judged as :func:`run_checks` judges its sample, its
+    noise measured on the first few (a run whose checks were skipped measures its batch
+    dependence so, after it)."""
+    from rmaudit.backends.hf.scoring_checks import batch_invariance
 
-    alone = _scores_alone(rm, pairs, list(range(len(pairs))))
-    return preflight.batch_invariance(np.asarray(batched, dtype=float), alone, _run_dtype(rm))
+    everything = list(range(len(pairs)))
+    alone = scores_alone(rm, pairs, everything)
+    repeated = everything[:DETERMINISM_ITEMS]
+    noise = diagnosis.noise(rm, pairs, repeated, alone[repeated])
+    limits = rm.scorers[0].engine.limits
+    return batch_invariance(
+        np.asarray(batched, dtype=float), alone, _run_dtype(rm), noise, limits.pad_multiple
+    )
 
 
 def run_checks(
-    rm: HFRewardModel, sample: Sequence[Pair], *, position_limit: int | None
+    rm: HFRewardModel,
+    sample: Sequence[Pair],
+    *,
+    position_limit: int | None,
+    tokenizer_limit: int | None,
 ) -> ScoringChecks:
     """Every check of ``rm`` (loaded) on ``sample``; the rendered input shown is the shortest
-    item's; ``position_limit``: the longest input the model reads (None: unknown).
+    item's; ``position_limit``: the most positions the model reads (its config's; None:
+    unknown), ``tokenizer_limit``: its tokenizer's ``model_max_length``.
 
     The sample's scores in the run's batches are the run's own (``ScoringChecks.scores``: the
     run keeps them, so that pass costs only its batches' extra padding); the checks add the
-    passes :func:`plan` lays out: the rows their batch padded alone, the shortest items alone
-    again, and some items in the other dtype."""
-    from rmaudit.backends.hf import preflight
+    passes :func:`plan` lays out — the rows their batch padded alone, the shortest items
+    alone again, some items in the other dtype — and, where a finding needs its cause told
+    or its fix checked, the passes of :mod:`.diagnosis`."""
+    from rmaudit.backends.hf import input_checks, scoring_checks
 
     started = time.perf_counter()
     rendered = rendered_inputs(rm, sample)
-    model = rm.scorers[0].model
     run_dtype = _run_dtype(rm)
     other_dtype = "bfloat16" if run_dtype == "float32" else "float32"
     limits = rm.scorers[0].engine.limits
     passes = plan(
         [len(item.ids) for item in rendered],
-        half=run_dtype != "float32",
         pad_multiple=limits.pad_multiple,
         packed=limits.packed,
     )
     batched = np.empty(len(sample))
     for batch in passes.batches:
         batched[batch] = rm.score_counted([sample[i] for i in batch])
-    alone = dict(zip(passes.alone, _scores_alone(rm, sample, passes.alone), strict=True))
-    again = _scores_alone(rm, sample, passes.repeated)
+    alone = np.full(len(sample), np.nan)
+    alone[passes.alone] = scores_alone(rm, sample, passes.alone)
+    noise = diagnosis.noise(rm, sample, passes.repeated, alone[passes.repeated])
     with _in_dtype(rm, other_dtype):
-        other = _scores_alone(rm, sample, passes.compared)
+        other = scores_alone(rm, sample, passes.compared)
     tokenizer = rm.tokenizer
-    closing = set(tokenizer.all_special_ids) - {
-        tokenizer.pad_token_id,
-        tokenizer.bos_token_id,
-        tokenizer.unk_token_id,
-    }
+    fixes = diagnosis.template_fixes(rm, sample, rendered)
+    added = fixes.get("bos") or (fixes.get("closed") if _drops_eos(rm, rendered) else None)
+    scorer = rm.scorers[0]
+    own = rm.own_forward_scores([sample[i] for i in passes.repeated])
     checks = (
-        preflight.batch_invariance(
-            batched[passes.padded], np.array([alone[i] for i in passes.padded]), run_dtype
+        scoring_checks.batch_invariance(
+            batched[passes.padded], alone[passes.padded], run_dtype, noise, limits.pad_multiple
         ),
-        preflight.template(
+        scoring_checks.forward(
+            scorer.path, None if own is None else np.array(own), alone[passes.repeated], run_dtype
+        ),
+        input_checks.template(
             rendered,
             source=rm.input_format,
             bos_id=tokenizer.bos_token_id,
-            closing_ids=closing,
+            closing_ids=_closing_ids(tokenizer),
+            once=fixes.get("once"),
+            closed=fixes.get("closed"),
         ),
-        preflight.truncation(
+        input_checks.special_tokens(
+            rendered,
+            bos_id=tokenizer.bos_token_id,
+            eos_id=tokenizer.eos_token_id,
+            moved=_moved(rm, sample, passes.repeated, alone, added),
+            spread=scoring_checks.spread(batched),
+            fix=added,
+        ),
+        input_checks.truncation(
             rendered,
             max_length=rm.max_length,
             side=rm.options.truncation_side,
             position_limit=position_limit,
+            tokenizer_limit=tokenizer_limit,
+            tokenizer_side=tokenizer.init_kwargs.get("truncation_side", "right"),
         ),
-        preflight.numerics(
-            np.array([alone[i] for i in passes.compared]),
+        scoring_checks.numerics(
+            np.where(np.isnan(alone), batched, alone)[passes.compared],
             other,
             run_dtype=run_dtype,
             other_dtype=other_dtype,
-            attention=getattr(model.config, "_attn_implementation", None) or "default",
+            attention=getattr(scorer.model.config, "_attn_implementation", None) or "default",
         ),
-        preflight.determinism(np.array([alone[i] for i in passes.repeated]), again),
+        scoring_checks.determinism(noise),
     )
     shortest = min(rendered, key=lambda item: len(item.full))
-    shown = tokenizer.decode(shortest.ids, skip_special_tokens=False)
     return ScoringChecks(
         "",
         len(sample),
         checks,
-        rendered_input=shown,
+        rendered_input=tokenizer.decode(shortest.ids, skip_special_tokens=False),
         seconds=time.perf_counter() - started,
         scores=tuple(float(score) for score in batched),
+        settings=rm.scoring_settings(),
     )
+
+
+def _closing_ids(tokenizer) -> set[int]:
+    """Special tokens that close a turn: every special token but pad, BOS and unknown."""
+    return set(tokenizer.all_special_ids) - {
+        tokenizer.pad_token_id,
+        tokenizer.bos_token_id,
+        tokenizer.unk_token_id,
+    }
+
+
+def _drops_eos(rm: HFRewardModel, rendered: Sequence[RenderedInput]) -> bool:
+    eos = rm.tokenizer.eos_token_id
+    return any(eos in item.added_back and eos not in item.closing for item in rendered)
+
+
+def _moved(
+    rm: HFRewardModel,
+    sample: Sequence[Pair],
+    items: list[int],
+    alone: np.ndarray,
+    fix: TemplateFix | None,
+) -> float | None:
+    """How far ``items``' scores alone move under the ``fix``'s template (None: no fix)."""
+    if fix is None or not items:
+        return None
+    with diagnosis.with_template(rm, fix.template):
+        fixed = scores_alone(rm, sample, items)
+    return float(np.max(np.abs(fixed - alone[items])))
 
 
 @contextmanager
@@ -206,51 +263,3 @@ def _in_dtype(rm: HFRewardModel, dtype: str) -> Iterator[None]:
         yield
     finally:
         rm.scorers = saved
-
-
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
-
-
-def rendered_inputs(rm: HFRewardModel, sample: Sequence[Pair]) -> list[RenderedInput]:
-    """Each item's tokens as scored and before truncation, and where its response lies."""
-    from rmaudit.backends.hf.preflight import RenderedInput
-
-    scored = rm.scored_ids(sample)
-    if rm.use_chat:
-        return [_rendered_chat(rm, pair, ids) for pair, ids in zip(sample, scored, strict=True)]
-    tokenizer = rm.tokenizer
-    specials = set(tokenizer.all_special_ids)
-    out = []
-    for (prompt, response), ids in zip(sample, scored, strict=True):
-        full = tokenizer(prompt.text, response.text)["input_ids"]
-        start = _common_prefix(full, tokenizer(prompt.text, "")["input_ids"])
-        end = len(full)
-        while end > start and full[end - 1] in specials:
-            end -= 1
-        out.append(RenderedInput(None, list(ids), list(full), start, end))
-    return out
-
-
-def _rendered_chat(rm: HFRewardModel, pair: Pair, ids: list[int]) -> RenderedInput:
-    """The response starts where the conversation's tokens stop matching those of the prompt
-    rendered with the generation prompt, and ends where the template's closing text starts."""
-    from rmaudit.backends.hf.preflight import RenderedInput
-    from rmaudit.backends.hf.runtime import render_chat
-
-    def tokens(text: str) -> list[int]:
-        return list(rm.tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    messages = conversation_messages(*pair)
-    text = render_chat(rm.tokenizer, rm.template, messages, add_generation_prompt=False)
-    prompt = render_chat(rm.tokenizer, rm.template, messages[:-1], add_generation_prompt=True)
-    full = tokens(text)
-    start = _common_prefix(full, tokens(prompt))
-    response = pair[1].text
-    at = text.rfind(response) if response else -1
-    closing = tokens(text[at + len(response) :]) if at >= 0 else []
-    end = max(start, len(full) - len(closing))
-    return RenderedInput(text, list(ids), full, start, end)

@@ -169,14 +169,31 @@ class HFClassifier(_HFRewardModel[HFClassifierOptions]):
 
         order = sorted(range(len(batch)), key=lambda i: (-text_size(batch[i]), i))
         logits = self.scorer.run(order, encode, alone=alone)
+        return [self._head_score(logits[i][0]) for i in range(len(batch))], truncated
+
+    def _head_score(self, row) -> float:
+        """One input's logits (a row per head) as its score, by ``head_aggregate``."""
+        if self.options.head_aggregate == "mean":
+            return float(row.mean())
+        return float(row[self.options.head_index or 0])
+
+    def own_forward_scores(self, pairs: Sequence[tuple[Prompt, Response]]) -> list[float] | None:
+        """Each pair's score through the model's own forward and pooling, alone; None where
+        the scorer runs the model's own forward anyway (nothing is bypassed)."""
+        if not self.scorer.bypasses_forward:
+            return None
+        import torch
+
+        from rmaudit.backends.hf.runtime import model_device
+
+        device = model_device(self.model)
         scores = []
-        for i in range(len(batch)):
-            row = logits[i][0]
-            if self.options.head_aggregate == "mean":
-                scores.append(float(row.mean()))
-            else:
-                scores.append(float(row[self.options.head_index or 0]))
-        return scores, truncated
+        with torch.inference_mode():
+            for encoded, _ in self.encode_many(pairs):
+                inputs = {name: torch.tensor([ids], device=device) for name, ids in encoded.items()}
+                logits = self.model(**inputs).logits[0]
+                scores.append(self._head_score(logits.float().cpu().numpy()))
+        return scores
 
     def _model_report(self) -> dict[str, Any]:
         return {"heads": self.model.config.num_labels, **self.scorer.report()}

@@ -1,19 +1,18 @@
-"""What the Hugging Face components share: options, lazy loading, chat templates,
-truncation, the RMs' report (truncation, batching) and their measured batch dependence."""
+"""What the Hugging Face components share (their options: ``options``): lazy loading, chat
+templates, truncation, the RMs' report (truncation, batching), their measured batch
+dependence and the settings their scoring checks are valid for."""
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 from collections.abc import Sequence
-from typing import Annotated, Any, Generic, Literal, TypeVar
-
-from pydantic import Field, model_validator
+from typing import Any, Generic, TypeVar
 
 from rmaudit.backends.hf.hub import hub_access
-from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
-from rmaudit.components.options import NEW_OPTION, OPERATIONAL, ModelLocation
+from rmaudit.components import Prompt, Response, RewardModel
+from rmaudit.components.keys import content_key
 from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
+from rmaudit.default_plugins.huggingface.options import HFOptions, ScoringOptions, on_cuda
 from rmaudit.errors import BadInput
 
 logger = logging.getLogger(__name__)
@@ -22,127 +21,6 @@ logger = logging.getLogger(__name__)
 #: so each call boundary idles the GPU while its first inputs are tokenised and its scores
 #: copied back; a few thousand inputs per call make that rare (benchmarks/bench_scores.py).
 GPU_ITEMS_PER_CALL = 4096
-
-
-def _on_cuda(device: str | None, device_map: Any) -> bool:
-    """Whether the model will run on a CUDA GPU: the device given, else whether torch (if
-    installed) sees one."""
-    if device is not None:
-        return device.startswith("cuda")
-    if device_map == "cpu" or importlib.util.find_spec("torch") is None:
-        return False
-    import torch
-
-    return torch.cuda.is_available()
-
-
-class HFOptions(ComponentOptions):
-    """Where and how fast a model runs (device, batch sizes, padding, packing, compilation,
-    prefetching) is OPERATIONAL: changing it does not make stored scores or responses look
-    stale; the dtype and deterministic mode change what is computed, so they are identity."""
-
-    model: ModelLocation = Field(min_length=1, description="hub id or local folder")
-    revision: str | None = Field(
-        None,
-        description="hub branch, tag or commit (pin it: scores are "
-        "keyed by the options, not by the weights)",
-    )
-    dtype: Literal["auto", "float32", "float16", "bfloat16"] | None = Field(
-        None,
-        description="'auto': the checkpoint's own dtype; default: bfloat16 on a CUDA GPU, "
-        "else 'auto' (decided when the recipe is read, so the key records it)",
-    )
-    device: Annotated[str | None, OPERATIONAL] = Field(
-        None, description="cpu, cuda, cuda:1, mps; default: cuda, else mps, else cpu"
-    )
-    device_map: Annotated[str | dict[str, int | str] | None, OPERATIONAL] = Field(
-        None, description="passed to from_pretrained (needs accelerate); excludes device"
-    )
-    attn_implementation: str | None = Field(
-        None,
-        description="eager, sdpa, flash_attention_2, flex_attention, ...; default: "
-        "flash_attention_2 on a GPU in half precision where flash-attn is "
-        "installed, else transformers' choice (sdpa where supported)",
-    )
-    trust_remote_code: bool = Field(False, description="run the checkpoint's own Python code")
-    fallback_chat_template: str | None = Field(
-        None, description="Jinja chat template used only when the tokenizer defines none"
-    )
-    batch_size: Annotated[int | None, OPERATIONAL] = Field(
-        None,
-        ge=1,
-        description="most sequences per forward pass; "
-        "default: 8 on CPU, on a GPU as many as max_batch_tokens allows",
-    )
-    max_batch_tokens: Annotated[int | None, OPERATIONAL] = Field(
-        None,
-        ge=1,
-        description="most tokens a forward pass computes, padding included; default: "
-        "none on CPU, on a GPU 32768 or what free memory holds if less",
-    )
-
-    @model_validator(mode="after")
-    def _one_placement(self):
-        if self.device is not None and self.device_map is not None:
-            raise ValueError("give device or device_map, not both")
-        if self.dtype is None:
-            self.dtype = "bfloat16" if _on_cuda(self.device, self.device_map) else "auto"
-        return self
-
-
-class ScoringOptions(HFOptions):
-    max_length: int | None = Field(
-        None, ge=2, description="tokens per input; default: the model's limit"
-    )
-    truncation_side: Literal["left", "right"] = Field(
-        "left", description="where over-long inputs lose tokens; 'left' keeps the response's end"
-    )
-    pad_to_multiple: Annotated[int | None, OPERATIONAL] = Field(
-        None,
-        ge=1,
-        description="round padded widths up to a multiple, so few batch shapes need "
-        "kernels chosen or compiled; default: 64 on a GPU, 1 on CPU",
-    )
-    packing: Annotated[bool | None, OPERATIONAL] = Field(
-        None,
-        description="score sequences packed end to end without padding, where the model "
-        "passes a check that packing leaves its outputs unchanged; default: "
-        "on where the attention skips the work between sequences "
-        "(flash_attention_2, flex_attention)",
-    )
-    deterministic: Annotated[bool, NEW_OPTION] = Field(
-        False,
-        description="score each input alone, padded to a width set by its own length, "
-        "with deterministic kernels: a score then depends on no other input, "
-        "bit for bit; slower on a GPU",
-    )
-    compile: Annotated[bool | str, OPERATIONAL] = Field(
-        False,
-        description="torch.compile the model (true: inductor; or a backend name); the "
-        "first pass of each batch shape compiles",
-    )
-    prefetch: Annotated[int, OPERATIONAL] = Field(
-        2,
-        ge=0,
-        description="batches tokenised and padded ahead by a background "
-        "thread while the model runs; 0: none",
-    )
-    items_per_call: Annotated[int | None, OPERATIONAL] = Field(
-        None,
-        ge=1,
-        description="(prompt, response) inputs the scores stage hands each score() "
-        "call, cut into forward passes by batch_size and "
-        "max_batch_tokens; default: 4096 on a GPU (tokenising overlaps "
-        "the model within a call, not across calls), else the recipe's "
-        "batch_size",
-    )
-    batch_dependence_sample: Annotated[int, OPERATIONAL] = Field(
-        16,
-        ge=0,
-        description="inputs re-scored alone after a run whose scoring checks were "
-        "skipped (--no-preflight), to report how far batching moved their "
-        "scores (the checks measure it otherwise); 0: not measured",
-    )
 
 
 _HFOptionsT = TypeVar("_HFOptionsT", bound=HFOptions)
@@ -164,9 +42,18 @@ class _HFComponent(Generic[_HFOptionsT]):
         from rmaudit.backends.hf import runtime
 
         o = self.options
-        return runtime.load_model(
+        model = runtime.load_model(
             auto_class, o.model, revision=o.revision, options=o, field="model"
         )
+        for name, value in (o.config_overrides or {}).items():
+            if not hasattr(model.config, name):
+                raise BadInput(
+                    "the model's config has no such attribute",
+                    field=f"config_overrides.{name}",
+                    value=value,
+                )
+            setattr(model.config, name, value)
+        return model
 
     def _load(self) -> None:
         """Load the model(s) on first use: a plan, or a rerun with nothing to do, loads none."""
@@ -188,6 +75,8 @@ class _HFComponent(Generic[_HFOptionsT]):
     def _chat_template(self, tokenizer, *, required: bool) -> tuple[bool, str | None, str]:
         """(whether a chat template applies, the template to pass to apply_chat_template —
         None for the tokenizer's own —, where it came from)."""
+        if self.options.chat_template:
+            return True, self.options.chat_template, "the recipe's chat template"
         if tokenizer.chat_template:
             return True, None, "the tokenizer's chat template"
         if self.options.fallback_chat_template:
@@ -200,15 +89,21 @@ class _HFComponent(Generic[_HFOptionsT]):
         return False, None, "text pair (prompt, response); no chat template"
 
 
+def tokenizer_limit(tokenizer) -> int | None:
+    """The tokenizer's ``model_max_length``; None for the huge sentinel (int(1e30)) of a
+    tokenizer that knows no limit."""
+    return tokenizer.model_max_length if tokenizer.model_max_length < 10**9 else None
+
+
+def position_limit(model) -> int | None:
+    """The most positions the model reads (its config's ``max_position_embeddings``)."""
+    return getattr(model.config.get_text_config(), "max_position_embeddings", None) or None
+
+
 def _max_length(option: int | None, tokenizer, model) -> int | None:
     if option is not None:
         return option
-    # tokenizers without a known limit report a huge sentinel (int(1e30))
-    limits = [
-        tokenizer.model_max_length if tokenizer.model_max_length < 10**9 else None,
-        getattr(model.config.get_text_config(), "max_position_embeddings", None),
-    ]
-    known = [limit for limit in limits if limit]
+    known = [limit for limit in (tokenizer_limit(tokenizer), position_limit(model)) if limit]
     return min(known) if known else None
 
 
@@ -281,9 +176,7 @@ class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptions
     def preferred_batch_items(self) -> int | None:
         if self.options.items_per_call is not None:
             return self.options.items_per_call
-        return (
-            GPU_ITEMS_PER_CALL if _on_cuda(self.options.device, self.options.device_map) else None
-        )
+        return GPU_ITEMS_PER_CALL if on_cuda(self.options.device, self.options.device_map) else None
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         scores = self.score_counted(batch)
@@ -344,9 +237,44 @@ class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptions
         from rmaudit.default_plugins.huggingface.checks import run_checks
 
         self._load()  # before the checks' clock starts: the scoring would load it anyway
-        limit = _max_length(None, self.tokenizer, self.scorers[0].model)
-        return run_checks(self, sample, position_limit=limit)
+        return run_checks(
+            self,
+            sample,
+            position_limit=position_limit(self.scorers[0].model),
+            tokenizer_limit=tokenizer_limit(self.tokenizer),
+        )
+
+    def scoring_settings(self) -> dict[str, Any]:
+        """What the scores depend on beyond the key — batching and the device — and the
+        settings in the key a finding's fix changes (templates by their digest)."""
+        o = self.options
+        templates = {
+            name: content_key("chat template", text) if text else None
+            for name, text in (
+                ("chat_template", o.chat_template),
+                ("fallback_chat_template", o.fallback_chat_template),
+            )
+        }
+        return {
+            "dtype": o.dtype,
+            "max_length": o.max_length,
+            "truncation_side": o.truncation_side,
+            **templates,
+            "config_overrides": o.config_overrides,
+            "device": "cuda" if on_cuda(o.device, o.device_map) else (o.device or "cpu"),
+            "batch_size": o.batch_size,
+            "max_batch_tokens": o.max_batch_tokens,
+            "pad_to_multiple": o.pad_to_multiple,
+            "packing": o.packing,
+            "deterministic": o.deterministic,
+            "attn_implementation": o.attn_implementation,
+            "compile": o.compile,
+        }
 
     def scored_ids(self, pairs: Sequence[tuple[Prompt, Response]]) -> list[list[int]]:
         """Each pair's token ids as the model reads them (after truncation)."""
         raise NotImplementedError
+
+    def own_forward_scores(self, pairs: Sequence[tuple[Prompt, Response]]) -> list[float] | None:
+        """Scores through the model's own forward, where the scorer bypasses it; else None."""
+        return None

@@ -17,14 +17,14 @@ is the checks' time less what scoring those items costs in the full scoring (its
 their share of the characters); the model's one-time warm-up (its first forward passes) is
 paid before either is timed.  Also timed: what the RM's report cost before it took its
 batch dependence from the checks — the run's first ``batch_dependence_sample`` (16) inputs
-outside the sample re-scored alone after the run (as a run with ``--no-preflight`` still
+outside the sample re-scored alone after the run (as a run with ``--no-scoring-checks`` still
 does, by the same code) — so the whole run's extra scoring before (the checks' cost plus
 that re-scoring) and after (the checks' cost alone).  Checks, scoring and re-scoring
 alternate ``--repeats`` times; the table gives the median and the range of each.
 
-    python benchmarks/bench_preflight.py                   # every suite found, CPU
-    python benchmarks/bench_preflight.py --suites llmbar --max-items 0
-    python benchmarks/bench_preflight.py --smoke           # synthetic texts, seconds
+    python benchmarks/bench_scoring_checks.py                   # every suite found, CPU
+    python benchmarks/bench_scoring_checks.py --suites llmbar --max-items 0
+    python benchmarks/bench_scoring_checks.py --smoke           # synthetic texts, seconds
 """
 
 from __future__ import annotations
