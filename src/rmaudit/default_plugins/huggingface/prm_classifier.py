@@ -1,0 +1,102 @@
+"""hf-prm-classifier: a token-classification process reward model read at the separator it
+writes after each step (Qwen2.5-Math-PRM's convention)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from rmaudit.backends.hf import steps
+from rmaudit.default_plugins.huggingface.process import (
+    ProcessScoringOptions,
+    _HFProcessRewardModel,
+    system_prompt_field,
+)
+from rmaudit.errors import BadInput
+
+#: The system message Qwen2.5-Math-PRM's model card writes before the question.
+QWEN_MATH_SYSTEM_PROMPT = "Please reason step by step, and put your final answer within \\boxed{}."
+
+#: What a checkpoint whose head is not a standard token classifier's needs.
+CUSTOM_HEAD = (
+    "a checkpoint with its own head class (Qwen2.5-Math-PRM) loads with "
+    "model_class = 'auto-model' and trust_remote_code = true"
+)
+
+
+class HFPRMClassifierOptions(ProcessScoringOptions):
+    separator: str = Field(
+        "<extra_0>",
+        min_length=1,
+        description="written after each step, where the step's score is read; one token "
+        "of the tokenizer's vocabulary",
+    )
+    positive_label: int = Field(
+        1, ge=0, description="the class whose probability at a separator is the step's score"
+    )
+    model_class: Literal["token-classification", "auto-model"] = Field(
+        "token-classification",
+        description="'token-classification': AutoModelForTokenClassification (every "
+        "...ForTokenClassification, TRL's PRMs); 'auto-model': AutoModel, for a checkpoint "
+        "whose own code adds the head (Qwen2.5-Math-PRM, with trust_remote_code)",
+    )
+    system_prompt: str = system_prompt_field(QWEN_MATH_SYSTEM_PROMPT)
+
+
+class HFPRMClassifier(_HFProcessRewardModel[HFPRMClassifierOptions]):
+    """A Hugging Face token-classification process reward model: a step's score is the
+    probability of the positive class at the separator written after it (Qwen2.5-Math-PRM's
+    convention: <extra_0> after every step, in the chat template)."""
+
+    name = "hf-prm-classifier"
+    Options = HFPRMClassifierOptions
+    marker_option = "separator"
+
+    def _layout(self, chat: bool, template: str | None) -> steps.StepLayout:
+        o = self.options
+        return steps.StepLayout(
+            o.separator,
+            after_question=o.after_question,
+            chat=chat,
+            template=template,
+            system_prompt=o.system_prompt,
+            pieces=o.tokenize == "pieces",
+        )
+
+    def _load_scoring_model(self) -> Any:
+        import torch
+        import transformers
+
+        from rmaudit.backends.hf import runtime
+
+        o = self.options
+        auto = (
+            transformers.AutoModelForTokenClassification
+            if o.model_class == "token-classification"
+            else transformers.AutoModel
+        )
+        model = runtime.load_model(
+            auto, o.model, revision=o.revision, options=o, field="model", whole=CUSTOM_HEAD
+        )
+        # one forward pass on the separator alone: what the head gives per token
+        with torch.inference_mode():
+            probe = torch.tensor([[min(self.accepted)]], device=runtime.model_device(model))
+            logits = getattr(model(probe), "logits", None)
+        if logits is None or logits.dim() != 3:
+            raise BadInput(
+                "the model gives no per-token class logits (a model without a token "
+                f"classification head); {CUSTOM_HEAD}",
+                field="model_class",
+                value=o.model_class,
+            )
+        labels = logits.shape[-1]
+        if labels < 2 or o.positive_label >= labels:
+            raise BadInput(
+                f"the model's head has {labels} classes per token; a step's score is the "
+                "probability of one of two or more",
+                field="positive_label",
+                value=o.positive_label,
+            )
+        self.score_column = o.positive_label
+        return model
