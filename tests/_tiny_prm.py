@@ -14,7 +14,8 @@
   position's logits: its scores change with the padding a batch adds.
 
 Every tokenizer is byte-level BPE trained on CORPUS, whose texts end in a blank line, so
-"\\n\\n" is one token alone but splits where a blank line runs into the next step's text.
+"\\n\\n" is one token alone but splits where a blank line runs into the next step's text;
+it adds a BOS to a text, as Llama's do.
 Import after ``pytest.importorskip("torch")``.
 """
 
@@ -30,7 +31,14 @@ from pathlib import Path  # noqa: E402
 
 import torch  # noqa: E402
 import transformers  # noqa: E402
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: E402
+from tokenizers import (  # noqa: E402
+    Tokenizer,
+    decoders,
+    models,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
 
 torch.set_num_threads(1)  # see tests/_tiny_hf.py
 
@@ -60,6 +68,10 @@ def tokenizer(vocab_size: int = 600) -> transformers.PreTrainedTokenizerFast:
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
     backend.train_from_iterator(CORPUS * 4, trainer)
+    bos = backend.token_to_id("<s>")  # a BOS before a plain text, as Llama's tokenizers add
+    backend.post_processor = processors.TemplateProcessing(
+        single="<s> $A", special_tokens=[("<s>", bos)]
+    )
     return transformers.PreTrainedTokenizerFast(
         tokenizer_object=backend,
         bos_token="<s>",

@@ -49,8 +49,8 @@ def step_markers(
         f"into several tokens at {split}, merged with the text beside it at {merged}), so "
         f"their scores are read at another token; e.g. {example}",
         figures,
-        'set tokenize = "pieces" (the text between markers and each marker tokenised on '
-        "its own, the ids joined)",
+        'set tokenize = "pieces" (the question, each step and each marker tokenised on '
+        "their own, the ids joined)",
     )
 
 

@@ -7,8 +7,8 @@ model's per-token output at each marker: Qwen2.5-Math-PRM's token classifier at 
 LM at the ``ки`` tag it writes after every step of a plain text.  The read position is the
 token that holds the marker's last character.  Tokenised as a whole text, a marker may come
 out as several tokens, or as one token that took in the text beside it; tokenised in pieces
-(the text between markers and each marker on its own, the ids joined: how TRL's PRM trainer
-writes its inputs) every marker is its own token.  :func:`marker_reads` says which.
+(the question, each step and each marker on their own, the ids joined: how TRL's PRM
+trainer writes its inputs) every marker is its own token.  :func:`marker_reads` says which.
 
 Only the standard library here: the tokenizer is the caller's object.
 """
@@ -47,10 +47,13 @@ class StepLayout:
 
 @dataclass(frozen=True)
 class RenderedSolution:
-    """A solution's text and the character span of each step's marker in it."""
+    """A solution's text, the character span of each step's marker in it, and where its
+    pieces meet (the question's end, each step's and marker's ends: what
+    ``tokenize = "pieces"`` tokenises apart)."""
 
     text: str
     markers: tuple[tuple[int, int], ...]
+    cuts: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,11 +119,15 @@ def render(solution: Solution, layout: StepLayout, tokenizer: Any) -> RenderedSo
     """The solution's text as the layout writes it, with its markers' spans."""
     from rmaudit.backends.hf.runtime import render_chat
 
-    content, spans = "", []
+    content, spans, cuts = "", [], []
     for step in solution.steps:
-        content += step + layout.before_marker
+        for piece in (step, layout.before_marker):
+            content += piece
+            cuts.append(len(content))
         spans.append((len(content), len(content) + len(layout.marker)))
-        content += layout.marker + layout.after_marker
+        for piece in (layout.marker, layout.after_marker):
+            content += piece
+            cuts.append(len(content))
     if layout.chat:
         messages = [{"role": "system", "content": layout.system_prompt}] * bool(
             layout.system_prompt
@@ -138,10 +145,17 @@ def render(solution: Solution, layout: StepLayout, tokenizer: Any) -> RenderedSo
                 field="format",
                 value="chat",
             )
+        question_end = start
     else:
         text = solution.question + layout.after_question + content
         start = len(solution.question + layout.after_question)
-    return RenderedSolution(text, tuple((start + a, start + b) for a, b in spans))
+        question_end = len(solution.question)
+    edges = {question_end, start, *(start + cut for cut in cuts)}
+    return RenderedSolution(
+        text,
+        tuple((start + a, start + b) for a, b in spans),
+        tuple(sorted(edges - {0, len(text)})),
+    )
 
 
 def encode(
@@ -152,7 +166,7 @@ def encode(
     template writes its own, so none are added."""
     add_special = not layout.chat
     if layout.pieces:
-        return [_in_pieces(r, tokenizer, add_special) for r in rendered]
+        return _in_pieces(rendered, tokenizer, add_special)
     if not getattr(tokenizer, "is_fast", False):
         raise BadInput(
             "a slow tokenizer gives no character offsets to find the markers' tokens by; "
@@ -209,18 +223,29 @@ def _special_ends(tokenizer: Any) -> tuple[list[int], list[int]]:
     return [], []
 
 
-def _in_pieces(solution: RenderedSolution, tokenizer: Any, add_special: bool) -> EncodedSolution:
-    """The text between markers and each marker tokenised on their own, the ids joined."""
-    cuts = [0, *(edge for span in solution.markers for edge in span), len(solution.text)]
-    segments = [solution.text[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
-    pieces = tokenizer(segments, add_special_tokens=False)["input_ids"] if segments else []
+def _in_pieces(
+    rendered: Sequence[RenderedSolution], tokenizer: Any, add_special: bool
+) -> list[EncodedSolution]:
+    """The question, each step and each marker (and the text between them) tokenised on
+    their own, in one tokenizer call, the ids of each solution joined."""
     before, after = _special_ends(tokenizer) if add_special else ([], [])
-    ids, markers = list(before), []
-    for index, piece in enumerate(pieces):
-        if index % 2 == 1:  # a marker
-            markers.append((len(ids), len(ids) + len(piece) - 1))
-        ids.extend(piece)
-    return EncodedSolution(ids + after, tuple(markers))
+    segments = []
+    for solution in rendered:
+        cuts = [0, *solution.cuts, len(solution.text)]
+        segments.append([(a, solution.text[a:b]) for a, b in zip(cuts, cuts[1:], strict=False)])
+    flat = [text for parts in segments for _, text in parts]
+    pieces = iter(tokenizer(flat, add_special_tokens=False)["input_ids"] if flat else [])
+    out = []
+    for solution, parts in zip(rendered, segments, strict=True):
+        starts = {a: i for i, (a, _) in enumerate(solution.markers)}
+        ids, markers = list(before), [(0, 0)] * len(solution.markers)
+        for at, _ in parts:
+            piece = next(pieces)
+            if at in starts:
+                markers[starts[at]] = (len(ids), len(ids) + len(piece) - 1)
+            ids.extend(piece)
+        out.append(EncodedSolution(ids + after, tuple(markers)))
+    return out
 
 
 def marker_reads(encoded: EncodedSolution, accepted: Collection[int]) -> list[MarkerRead]:

@@ -83,6 +83,18 @@ class HFPRMClassifier(_HFProcessRewardModel[HFPRMClassifierOptions]):
         with torch.inference_mode():
             probe = torch.tensor([[min(self.accepted)]], device=runtime.model_device(model))
             logits = getattr(model(probe), "logits", None)
+        if (
+            (logits is None or logits.dim() != 3)
+            and not o.trust_remote_code
+            and (getattr(model.config, "auto_map", None))
+        ):
+            raise BadInput(
+                "the checkpoint's head is in its own code (its config's auto_map), which "
+                "runs only with trust_remote_code = true: without it the base model loads "
+                "alone, with no per-token class logits",
+                field="trust_remote_code",
+                value=False,
+            )
         if logits is None or logits.dim() != 3:
             raise BadInput(
                 "the model gives no per-token class logits (a model without a token "

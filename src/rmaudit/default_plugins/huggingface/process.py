@@ -56,7 +56,7 @@ class ProcessScoringOptions(ScoringOptions):
     tokenize: Literal["whole", "pieces"] = Field(
         "whole",
         description="'whole': the solution's text tokenised at once (Qwen2.5-Math-PRM's and "
-        "Math-Shepherd's code); 'pieces': the text between markers and each marker on "
+        "Math-Shepherd's code); 'pieces': the question, each step and each marker on "
         "their own, the ids joined (TRL's PRM trainer), so a marker never merges with "
         "its neighbours",
     )
