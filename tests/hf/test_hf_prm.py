@@ -89,9 +89,11 @@ def test_the_classifier_reads_the_separators_as_qwen_s_model_card_does(tiny_prms
     assert np.std([s for steps in expected for s in steps]) > 0.05  # the scores differ
 
 
-def test_a_custom_head_loads_as_auto_model_with_its_own_code(tiny_prms, solutions):
+@pytest.mark.parametrize("model_class", ["auto", "auto-model"])
+def test_a_custom_head_loads_as_auto_model_with_its_own_code(model_class, tiny_prms, solutions):
+    """'auto' finds AutoModel mapped to the checkpoint's code in its config."""
     path = tiny_prms["custom-head-prm"]
-    prm = build(HFPRMClassifier, model=path, model_class="auto-model", trust_remote_code=True)
+    prm = build(HFPRMClassifier, model=path, model_class=model_class, trust_remote_code=True)
     expected = separator_reference(
         path, transformers.AutoModel, solutions[:6], trust_remote_code=True
     )
@@ -101,7 +103,9 @@ def test_a_custom_head_loads_as_auto_model_with_its_own_code(tiny_prms, solution
 def test_a_custom_head_under_the_standard_class_is_refused_not_random(tiny_prms, solutions):
     """transformers would start a token classifier's head at random for a checkpoint whose
     head is its own: one line naming the model and the way out."""
-    prm = build(HFPRMClassifier, model=tiny_prms["custom-head-prm"])
+    prm = build(
+        HFPRMClassifier, model=tiny_prms["custom-head-prm"], model_class="token-classification"
+    )
     with pytest.raises(BadInput) as caught:
         prm.score_steps(solutions[:1])
     message = str(caught.value)
@@ -118,7 +122,7 @@ def test_a_model_without_a_token_head_is_bad_input_naming_model_class(tiny_prms,
 def test_remote_code_is_not_run_unless_asked(tiny_prms, solutions):
     """Without trust_remote_code transformers loads the custom head's base model alone: one
     line saying the head needs the checkpoint's own code."""
-    prm = build(HFPRMClassifier, model=tiny_prms["custom-head-prm"], model_class="auto-model")
+    prm = build(HFPRMClassifier, model=tiny_prms["custom-head-prm"])
     with pytest.raises(BadInput) as caught:
         prm.score_steps(solutions[:1])
     message = str(caught.value)

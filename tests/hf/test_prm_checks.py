@@ -26,7 +26,7 @@ def by_name(checks):
 
 CORRECT = [
     (HFPRMClassifier, "token-prm", {}),
-    (HFPRMClassifier, "custom-head-prm", {"model_class": "auto-model", "trust_remote_code": True}),
+    (HFPRMClassifier, "custom-head-prm", {"trust_remote_code": True}),
     (HFPRMClassifier, "token-prm", {"separator": "\n\n", "format": "plain", "tokenize": "pieces"}),
     (HFPRMStepTag, "tag-prm", {}),
 ]

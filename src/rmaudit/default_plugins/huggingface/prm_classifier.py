@@ -35,11 +35,13 @@ class HFPRMClassifierOptions(ProcessScoringOptions):
     positive_label: int = Field(
         1, ge=0, description="the class whose probability at a separator is the step's score"
     )
-    model_class: Literal["token-classification", "auto-model"] = Field(
-        "token-classification",
+    model_class: Literal["auto", "token-classification", "auto-model"] = Field(
+        "auto",
         description="'token-classification': AutoModelForTokenClassification (every "
         "...ForTokenClassification, TRL's PRMs); 'auto-model': AutoModel, for a checkpoint "
-        "whose own code adds the head (Qwen2.5-Math-PRM, with trust_remote_code)",
+        "whose own code adds the head (Qwen2.5-Math-PRM, with trust_remote_code); 'auto': "
+        "AutoModel where the checkpoint's config maps AutoModel, and no token "
+        "classifier, to its own code, else AutoModelForTokenClassification",
     )
     system_prompt: str = system_prompt_field(QWEN_MATH_SYSTEM_PROMPT)
 
@@ -72,9 +74,9 @@ class HFPRMClassifier(_HFProcessRewardModel[HFPRMClassifierOptions]):
 
         o = self.options
         auto = (
-            transformers.AutoModelForTokenClassification
-            if o.model_class == "token-classification"
-            else transformers.AutoModel
+            transformers.AutoModel
+            if self._own_head()
+            else transformers.AutoModelForTokenClassification
         )
         model = runtime.load_model(
             auto, o.model, revision=o.revision, options=o, field="model", whole=CUSTOM_HEAD
@@ -112,3 +114,23 @@ class HFPRMClassifier(_HFProcessRewardModel[HFPRMClassifierOptions]):
             )
         self.score_column = o.positive_label
         return model
+
+    def _own_head(self) -> bool:
+        """Whether the model loads as AutoModel: asked for, or (model_class 'auto') its
+        config maps AutoModel, and no token classifier, to the checkpoint's own code."""
+        o = self.options
+        if o.model_class != "auto":
+            return o.model_class == "auto-model"
+        import transformers
+
+        from rmaudit.backends.hf.hub import hub_access
+
+        access = hub_access(o.model, revision=o.revision, field="model")
+        try:
+            config, _ = transformers.PretrainedConfig.get_config_dict(
+                o.model, revision=o.revision, **access
+            )
+        except (OSError, ValueError):  # loading the model says what is wrong with it
+            return False
+        mapped = config.get("auto_map") or {}
+        return "AutoModel" in mapped and "AutoModelForTokenClassification" not in mapped
