@@ -91,6 +91,10 @@ class HFOptions(ComponentOptions):
 
 
 class ScoringOptions(HFOptions):
+    """What the scoring components add to where a model runs: the tokens an input keeps, the
+    shapes and packing of batches, compilation, prefetching, the inputs per call and the
+    batch dependence a run without the scoring checks measures."""
+
     max_length: int | None = Field(
         None, ge=2, description="tokens per input; default: the model's limit"
     )
