@@ -179,7 +179,7 @@ def encode(
     )
     out = []
     for i, solution in enumerate(rendered):
-        offsets = [(int(a), int(b)) for a, b in encoded["offset_mapping"][i]]
+        offsets = encoded["offset_mapping"][i]
         out.append(
             EncodedSolution(
                 list(encoded["input_ids"][i]), _marker_tokens(offsets, solution.markers)
