@@ -12,6 +12,7 @@ module; tests/test_docs.py runs the check.
 from __future__ import annotations
 
 import inspect
+import json
 import sqlite3
 import sys
 import tempfile
@@ -41,6 +42,10 @@ KIND_SECTIONS = {
     "reference_policy": ("Reference policies", "`[responses.policy]`"),
     "oracle": ("Oracles", "`[oracle]`"),
     "reward_model": ("Reward models", "`[[reward_models]]`, with a `label`"),
+    "process_reward_model": (
+        "Process reward models",
+        "`[[process_reward_models]]`, with a `label` (docs/prm.md)",
+    ),
     "shift_perturber": ("Shift perturbers", "`[pairs.shift.perturber]`"),
     "benchmark_source": ("Benchmark sources", "`[benchmark]` with a `name` (instead of `file`)"),
     "metric:rm": ("Benchmark metrics", "`[[metrics]]`: once per RM on the benchmark"),
@@ -89,8 +94,8 @@ def _toml(value: Any) -> str:
     """A default value as a recipe would write it."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str):
-        return f'"{value}"'
+    if isinstance(value, str):  # a TOML basic string escapes as JSON does
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, Path):
         return f'"{value}"'
     if isinstance(value, (list, tuple)):
@@ -197,6 +202,36 @@ def _anchor(text: str) -> str:
     return kept.replace(" ", "-")
 
 
+def _inherited(model: Any, group: Any) -> list[str]:
+    """The fields ``model`` takes from ``group`` as they are (one it declares again, with
+    another default or meaning, is its own)."""
+
+    def same(a: Any, b: Any) -> bool:
+        return (a.annotation, a.default, a.description) == (b.annotation, b.default, b.description)
+
+    return [
+        name
+        for name, field in group.model_fields.items()
+        if name in model.model_fields and same(model.model_fields[name], field)
+    ]
+
+
+def _takes(model: Any, groups: list[type]) -> list[str]:
+    """The lines naming the nearest shared groups ``model`` takes options from, and the
+    table of its own."""
+    matching = [group for group in groups if group is not model and issubclass(model, group)]
+    nearest = [g for g in matching if not any(h is not g and issubclass(h, g) for h in matching)]
+    taken = {name for group in matching for name in _inherited(model, group)}
+    own = [name for name in model.model_fields if name not in taken]
+    lines: list[str] = []
+    for group in nearest:
+        link = f"[`{group.__name__}`](#{_anchor(group.__name__)})"
+        lines += [f"Takes the {link} options" + (", and:" if own else "."), ""]
+    if own:
+        lines += [*options_table(model, own), ""]
+    return lines
+
+
 def component_reference() -> str:
     """Every built-in component by kind: summary and options (type, default, description)."""
     from rmaudit.recipe.executor_options import EXECUTOR_OPTIONS
@@ -212,31 +247,12 @@ def component_reference() -> str:
         lines += [f"## {title}", "", f"Recipe slot: {slot}." if slot else "", ""]
         for cls in classes:
             lines += [f"### `{cls.name}`", "", _first_paragraph(cls.__doc__), ""]
-            own = list(cls.Options.model_fields)
-            for group in groups:
-                if issubclass(cls.Options, group):
-                    own = [name for name in own if name not in group.model_fields]
-                    lines += [
-                        f"Takes the [`{group.__name__}`](#{_anchor(group.__name__)}) options, and:"
-                        if own
-                        else f"Takes the [`{group.__name__}`](#{_anchor(group.__name__)}) options.",
-                        "",
-                    ]
-            if own:
-                lines += [*options_table(cls.Options, own), ""]
-            elif not any(issubclass(cls.Options, group) for group in groups):
-                lines += ["No options.", ""]
+            lines += _takes(cls.Options, groups) or ["No options.", ""]
     if groups:
         lines += ["## Shared options", ""]
         for group in groups:
-            lines += [
-                f"### {group.__name__}",
-                "",
-                _first_paragraph(group.__doc__),
-                "",
-                *options_table(group, list(group.model_fields)),
-                "",
-            ]
+            lines += [f"### {group.__name__}", "", _first_paragraph(group.__doc__), ""]
+            lines += _takes(group, groups)
     lines += ["## Executors", "", "Recipe slot: `[executor]` (default `local`).", ""]
     for name, model in EXECUTOR_OPTIONS.items():
         fields = [f for f in model.model_fields if f != "name"]

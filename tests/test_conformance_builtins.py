@@ -18,7 +18,14 @@ from rmaudit import plugins
 from rmaudit.recipe.validation import validate_options
 from rmaudit.testing import check_component, sample_prompts, sample_responses
 
-CHECKED_KINDS = ("metric", "oracle", "reward_model", "reference_policy", "shift_perturber")
+CHECKED_KINDS = (
+    "metric",
+    "oracle",
+    "reward_model",
+    "process_reward_model",
+    "reference_policy",
+    "shift_perturber",
+)
 
 
 def _scores_file(tmp_path: Path) -> dict[str, Any]:
@@ -198,6 +205,18 @@ def _tiny_hf(model: str, **options: Any) -> Callable[[Path], dict[str, Any]]:
     return build
 
 
+def _tiny_prm(model: str, **options: Any) -> Callable[[Path], dict[str, Any]]:
+    """Options naming a tiny process reward model built into tmp_path (tests/_tiny_prm.py)."""
+
+    def build(tmp_path: Path) -> dict[str, Any]:
+        pytest.importorskip("torch")
+        import _tiny_prm
+
+        return {"model": str(_tiny_prm.build(model, tmp_path)), **options}
+
+    return build
+
+
 def _tiny_seq2seq(tmp_path: Path) -> str:
     pytest.importorskip("torch")
     import _tiny_hf
@@ -233,6 +252,8 @@ EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
         "transform": "sigmoid",
     },
     "responses-file": _responses_file,
+    "hf-prm-classifier": _tiny_prm("token-prm"),
+    "hf-prm-step-tag": _tiny_prm("tag-prm"),
     "translate": lambda tmp_path: {"model": _tiny_seq2seq(tmp_path), "p": 0.5, "max_new_tokens": 6},
 }
 
@@ -241,6 +262,8 @@ EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
 CHECK_TOLERANCES: dict[str, dict[str, float]] = {
     "hf-classifier": {"rtol": 0.0, "atol": 1e-5},
     "dpo-implicit": {"rtol": 1e-5, "atol": 1e-5},
+    "hf-prm-classifier": {"rtol": 0.0, "atol": 1e-6},
+    "hf-prm-step-tag": {"rtol": 0.0, "atol": 1e-6},
 }
 
 #: Components that call an HTTP API: checked against a local server in tests/api/.
@@ -267,4 +290,10 @@ def test_builtin_component_conforms(cls, tmp_path):
 
 def test_every_checked_kind_with_builtins_is_covered():
     kinds = {param.values[0].kind for param in builtin_components()}
-    assert {"metric", "oracle", "reward_model", "reference_policy"} <= kinds
+    assert {
+        "metric",
+        "oracle",
+        "reward_model",
+        "process_reward_model",
+        "reference_policy",
+    } <= kinds

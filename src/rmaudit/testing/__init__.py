@@ -11,9 +11,9 @@ With rmaudit installed, every pytest session gets two fixtures:
               assert plugins.resolve("metric", "my-metric").cls is MyMetric
 
 and the conformance checks of :mod:`rmaudit.testing.conformance` (``check_metric``,
-``check_oracle``, ``check_reward_model``, ``check_reference_policy``,
-``check_shift_perturber``, ``check_component``) that a plugin author calls on their own
-components::
+``check_oracle``, ``check_reward_model``, ``check_process_reward_model``,
+``check_reference_policy``, ``check_shift_perturber``, ``check_component``) that a plugin
+author calls on their own components::
 
       from rmaudit.testing import check_metric
 
@@ -34,6 +34,7 @@ from rmaudit.testing.conformance import (
     check_component,
     check_metric,
     check_oracle,
+    check_process_reward_model,
     check_reference_policy,
     check_reward_model,
     check_shift_perturber,
@@ -45,6 +46,7 @@ __all__ = [
     "check_component",
     "check_metric",
     "check_oracle",
+    "check_process_reward_model",
     "check_reference_policy",
     "check_reward_model",
     "check_shift_perturber",

@@ -27,12 +27,14 @@ from rmaudit.backends.hf.batching import round_up
 class Row:
     """One model input: token ids, optional token types (text pairs), and the positions
     the caller reads outputs at (``pool_at``: a classifier's pooled token; ``start``: the
-    first position whose token a causal LM's log-probability is taken of)."""
+    first position whose token a causal LM's log-probability is taken of; ``read_at``: the
+    positions whose per-token outputs a process reward model reads, one per step)."""
 
     ids: list[int]
     token_types: list[int] | None = None
     pool_at: int = -1
     start: int = 0
+    read_at: tuple[int, ...] = ()
 
     def __len__(self) -> int:
         return len(self.ids)

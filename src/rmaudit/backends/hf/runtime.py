@@ -74,11 +74,21 @@ def _flash_attention_fits(options: Any) -> bool:
     )
 
 
-def load_model(auto_class: Any, model: str, *, revision: str | None, options: Any, field: str):
+def load_model(
+    auto_class: Any,
+    model: str,
+    *,
+    revision: str | None,
+    options: Any,
+    field: str,
+    whole: str | None = None,
+):
     """``auto_class.from_pretrained`` with the component's dtype, device placement, attention
     implementation and ``trust_remote_code`` (always passed, so the recipe alone decides it).
     With no attention implementation given, flash-attention 2 where it fits and the model
-    supports it, else transformers' default."""
+    supports it, else transformers' default.  ``whole``: the checkpoint must hold every
+    weight of the class (transformers would start the missing ones at random, as a head the
+    checkpoint names differently), else ``BadInput`` ending with this hint."""
     kwargs: dict[str, Any] = {
         "revision": revision,
         "dtype": DTYPES[options.dtype or "auto"],
@@ -95,6 +105,7 @@ def load_model(auto_class: Any, model: str, *, revision: str | None, options: An
                 {**kwargs, "attn_implementation": "flash_attention_2"},
                 options,
                 field,
+                whole,
             )
         except BadInput as error:  # e.g. an architecture flash-attention does not support
             logger.info(
@@ -102,10 +113,17 @@ def load_model(auto_class: Any, model: str, *, revision: str | None, options: An
                 model,
                 error,
             )
-    return _load_model(auto_class, model, kwargs, options, field)
+    return _load_model(auto_class, model, kwargs, options, field, whole)
 
 
-def _load_model(auto_class: Any, model: str, kwargs: dict[str, Any], options: Any, field: str):
+def _load_model(
+    auto_class: Any,
+    model: str,
+    kwargs: dict[str, Any],
+    options: Any,
+    field: str,
+    whole: str | None = None,
+):
     if options.device_map is not None:
         try:
             import accelerate  # noqa: F401  (from_pretrained places a device_map with it)
@@ -118,11 +136,24 @@ def _load_model(auto_class: Any, model: str, kwargs: dict[str, Any], options: An
             ) from None
         kwargs["device_map"] = options.device_map
     try:
-        loaded = auto_class.from_pretrained(model, **kwargs)
+        report = {"output_loading_info": True} if whole else {}
+        loaded = auto_class.from_pretrained(model, **kwargs, **report)
     except (OSError, ValueError, ImportError) as error:
         raise BadInput(
             f"cannot load the model: {_first_line(error)}", field=field, value=model
         ) from None
+    if whole:
+        loaded, info = loaded
+        mismatched = (k[0] if isinstance(k, tuple) else k for k in info["mismatched_keys"])
+        missing = sorted({*info["missing_keys"], *mismatched})
+        if missing:
+            raise BadInput(
+                f"the checkpoint holds no weights for {', '.join(missing[:4])}"
+                f"{' and more' if len(missing) > 4 else ''} of {type(loaded).__name__}: "
+                f"they would be random; {whole}",
+                field=field,
+                value=model,
+            )
     if options.device_map is None:
         loaded.to(options.device or default_device())
     return loaded.eval()

@@ -69,8 +69,10 @@ class Verdicts:
 
 class Scorer:
     """``kind`` 'classifier': logits at each row's ``pool_at``; 'logprobs': a causal LM's
-    log-probabilities of each row's tokens from ``start`` on; ``verdicts``: the probes'
-    findings on another copy of the same model, taken rather than probed again."""
+    log-probabilities of each row's tokens from ``start`` on; 'positions': the per-token
+    logits at each row's ``read_at`` (a token classifier's labels, or the ``columns`` of a
+    causal LM's vocabulary); ``verdicts``: the probes' findings on another copy of the same
+    model, taken rather than probed again."""
 
     #: the positions of a row whose outputs are read (its pooled token, or its scored tokens)
     read: Callable[[Any], Sequence[int]]
@@ -84,14 +86,16 @@ class Scorer:
         model,
         options: Any,
         *,
-        kind: Literal["classifier", "logprobs"],
+        kind: Literal["classifier", "logprobs", "positions"],
         max_length: int | None,
         filler_id: int,
         verdicts: Verdicts | None = None,
+        columns: Sequence[int] | None = None,
     ) -> None:
         self.model = model
         self.options = options
         self.kind, self.filler_id, self.max_length = kind, filler_id, max_length
+        self.columns = columns
         device = next(model.parameters()).device
         cuda = device.type == "cuda"
         if options.deterministic:
@@ -100,6 +104,8 @@ class Scorer:
             self._classifier(filler_id, verdicts)
             if kind == "classifier"
             else self._logprobs(filler_id)
+            if kind == "logprobs"
+            else self._positions(filler_id)
         )
         self.packing_passes = per_token is not None and (
             verdicts.packing_passes if verdicts else scoring.packing_works(per_token, model)
@@ -118,7 +124,7 @@ class Scorer:
             model,
             device,
             max_length=max_length,
-            logits=kind == "logprobs",
+            logits=kind == "logprobs" or columns is not None,
             pad_multiple=pad_multiple,
         )
         batch_size = (
@@ -187,6 +193,18 @@ class Scorer:
             lambda ids, positions: model(ids, position_ids=positions, use_cache=False).logits,
         )
 
+    def _positions(self, filler_id: int):
+        model = self.model
+        if self.columns is None:  # a token classifier's head, as a sequence classifier's
+            scoring.float32_head(model)
+        self.forward = scoring.position_logits_forward(model, self.columns)
+        self.read = lambda row: row.read_at
+        return (
+            filler_id,
+            model,
+            lambda ids, positions: model(ids, position_ids=positions).logits,
+        )
+
     def in_dtype(self, dtype: torch.dtype) -> Scorer:
         """This scorer on a copy of its model cast to ``dtype`` (the model itself untouched:
         casting it down and back would round its weights), uncompiled, with this one's
@@ -198,6 +216,7 @@ class Scorer:
             max_length=self.max_length,
             filler_id=self.filler_id,
             verdicts=self.verdicts,
+            columns=self.columns,
         )
 
     def run(

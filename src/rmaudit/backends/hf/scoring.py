@@ -19,7 +19,7 @@ from __future__ import annotations
 import inspect
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 
 import torch
@@ -158,33 +158,65 @@ def classifier_forward(model, head: torch.nn.Linear | None, *, own_pad_trick: bo
     return forward
 
 
+def _read_logits(model):
+    """read(batch, tensors) -> (logits, rows): the model's per-token logits flattened to
+    (tokens, columns), and which of their rows are the batch's read positions
+    (``read_index``), in order.
+
+    A packed batch asks the model for the logits of the read positions only
+    (``logits_to_keep``, where the model takes it); a padded one computes every token's.
+    ``use_cache`` is turned off where the model's forward takes it (token classifiers of
+    some architectures do not)."""
+    parameters = inspect.signature(model.forward).parameters
+    keeps = "logits_to_keep" in parameters
+    no_cache = {"use_cache": False} if "use_cache" in parameters else {}
+
+    def read(batch: Batch, tensors: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        model_inputs = {name: tensors[name] for name in batch.arrays}
+        index = tensors["read_index"]
+        if batch.packed and keeps:
+            logits = model(**model_inputs, **no_cache, logits_to_keep=index).logits[0]
+            return logits, torch.arange(len(index), device=index.device)
+        logits = model(**model_inputs, **no_cache).logits
+        return logits.reshape(-1, logits.shape[-1]), index
+
+    return read
+
+
 def logprob_forward(model):
     """forward(batch, tensors) -> float32 log p(token j | tokens before j) for every read
     position j - 1 (``read_index``), in batch order.
 
-    A packed batch asks the model for the logits of the read positions only
-    (``logits_to_keep``); log-softmax runs in float32 over chunks of rows, so memory holds a
-    bounded slice of the (positions × vocabulary) table.
+    Log-softmax runs in float32 over chunks of rows, so memory holds a bounded slice of the
+    (positions × vocabulary) table (:func:`_read_logits` computes the logits).
     """
-    keeps = "logits_to_keep" in inspect.signature(model.forward).parameters
+    read = _read_logits(model)
 
     def forward(batch: Batch, tensors: dict[str, torch.Tensor]) -> torch.Tensor:
-        model_inputs = {name: tensors[name] for name in batch.arrays}
         index = tensors["read_index"]
         targets = tensors["input_ids"].reshape(-1)[index + 1]
-        if batch.packed and keeps:
-            logits = model(**model_inputs, use_cache=False, logits_to_keep=index).logits[0]
-            rows = torch.arange(len(index), device=index.device)
-        else:
-            logits = model(**model_inputs, use_cache=False).logits
-            logits = logits.reshape(-1, logits.shape[-1])
-            rows = index
+        logits, rows = read(batch, tensors)
         chunk = max(1, LOGSOFTMAX_ENTRIES // logits.shape[-1])
         out = torch.empty(len(index), dtype=torch.float32, device=logits.device)
         for start in range(0, len(index), chunk):
             part = logits[rows[start : start + chunk]].float().log_softmax(-1)
             out[start : start + chunk] = part.gather(-1, targets[start : start + chunk, None])[:, 0]
         return out
+
+    return forward
+
+
+def position_logits_forward(model, columns: Sequence[int] | None):
+    """forward(batch, tensors) -> float32 logits at every read position (``read_index``), in
+    batch order, one row per position: all of a token classifier's labels, or (``columns``)
+    the chosen vocabulary entries of a causal LM's next-token logits."""
+    read = _read_logits(model)
+    chosen = None if columns is None else list(columns)
+
+    def forward(batch: Batch, tensors: dict[str, torch.Tensor]) -> torch.Tensor:
+        logits, rows = read(batch, tensors)
+        picked = logits[rows]
+        return (picked if chosen is None else picked[:, chosen]).float()
 
     return forward
 

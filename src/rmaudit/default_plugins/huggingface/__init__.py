@@ -1,5 +1,7 @@
 """Hugging Face components: sequence-classifier RMs (``classifier``), DPO implicit RMs
-(``dpo``) and a causal-LM policy (``causal_lm``); what they share is in ``common``.
+(``dpo``), a causal-LM policy (``causal_lm``) and process reward models
+(``prm_classifier``, ``prm_step_tag``, sharing ``process``); what they share is in
+``common``.
 
 They need the ``hf`` extra (torch, transformers).  Nothing here imports either at module
 import — ``rmaudit plugins`` and the main audit work without them — and a component loads
@@ -13,14 +15,22 @@ from rmaudit import hookimpl
 from rmaudit.default_plugins.huggingface.causal_lm import HFCausalLM
 from rmaudit.default_plugins.huggingface.classifier import HFClassifier
 from rmaudit.default_plugins.huggingface.dpo import DPOImplicit
+from rmaudit.default_plugins.huggingface.prm_classifier import HFPRMClassifier
+from rmaudit.default_plugins.huggingface.prm_step_tag import HFPRMStepTag
 
-__all__ = ["DPOImplicit", "HFCausalLM", "HFClassifier"]
+__all__ = ["DPOImplicit", "HFCausalLM", "HFClassifier", "HFPRMClassifier", "HFPRMStepTag"]
 
 
 @hookimpl
 def register_reward_models(register):
     register(HFClassifier)
     register(DPOImplicit)
+
+
+@hookimpl
+def register_process_reward_models(register):
+    register(HFPRMClassifier)
+    register(HFPRMStepTag)
 
 
 @hookimpl

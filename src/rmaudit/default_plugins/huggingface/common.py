@@ -23,6 +23,14 @@ logger = logging.getLogger(__name__)
 GPU_ITEMS_PER_CALL = 4096
 
 
+def items_per_call(options: ScoringOptions) -> int | None:
+    """Inputs a scoring component asks each call for: ``items_per_call``, else
+    GPU_ITEMS_PER_CALL on a GPU (None elsewhere: the recipe's ``batch_size``)."""
+    if options.items_per_call is not None:
+        return options.items_per_call
+    return GPU_ITEMS_PER_CALL if on_cuda(options.device, options.device_map) else None
+
+
 _HFOptionsT = TypeVar("_HFOptionsT", bound=HFOptions)
 _ScoringOptionsT = TypeVar("_ScoringOptionsT", bound="ScoringOptions")
 
@@ -174,9 +182,7 @@ class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptions
         self._sample: list[tuple[tuple[Prompt, Response], float]] = []
 
     def preferred_batch_items(self) -> int | None:
-        if self.options.items_per_call is not None:
-            return self.options.items_per_call
-        return GPU_ITEMS_PER_CALL if on_cuda(self.options.device, self.options.device_map) else None
+        return items_per_call(self.options)
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         scores = self.score_counted(batch)

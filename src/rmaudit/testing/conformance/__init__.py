@@ -16,7 +16,12 @@ these checks test on small inputs:
   fresh instance with the same options (determinism), the same output for an item whether it
   arrives in one batch, alone, in a reversed batch or from a worker thread (where the local
   executor calls it), either a valid output or a clear ``BadInput`` for an empty text, and a
-  ``preferred_batch_items()`` that is None or a positive int.
+  ``preferred_batch_items()`` that is None or a positive int;
+* **process reward models** — one finite score per step, the same step scores for a solution
+  whether it arrives in one batch, alone, in a reversed batch or from a worker thread, a fresh
+  instance with the same options giving the same scores and key, a valid output or a clear
+  ``BadInput`` for an empty step or a solution with no steps, and options that validate again
+  as they are and refuse an unknown name.
 
 Every check raises :class:`ConformanceError` (an ``AssertionError``, so pytest reports it as a
 test failure) whose message names the component and the contract it broke.
@@ -36,12 +41,14 @@ from rmaudit.components import Component
 from ._common import ConformanceError
 from .items import check_oracle, check_reference_policy, check_reward_model, check_shift_perturber
 from .metrics import check_metric
+from .process import check_process_reward_model
 
 __all__ = [
     "ConformanceError",
     "check_component",
     "check_metric",
     "check_oracle",
+    "check_process_reward_model",
     "check_reference_policy",
     "check_reward_model",
     "check_shift_perturber",
@@ -49,11 +56,13 @@ __all__ = [
 
 
 def check_component(component: Component | type[Component], **kwargs: Any) -> None:
-    """Dispatch to the check of the component's kind (metric, oracle, RM, policy, perturber)."""
+    """Dispatch to the check of the component's kind (metric, oracle, RM, PRM, policy,
+    perturber)."""
     checks: dict[str, Callable[..., None]] = {
         "metric": check_metric,
         "oracle": check_oracle,
         "reward_model": check_reward_model,
+        "process_reward_model": check_process_reward_model,
         "reference_policy": check_reference_policy,
         "shift_perturber": check_shift_perturber,
     }
