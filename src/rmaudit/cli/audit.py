@@ -81,7 +81,9 @@ AUDIT_DB = "rmaudit-audit.db"
     type=click.Path(dir_okay=False),
     help="Write the texts a model must score for the suites (prompt, response, response_id; "
     "shifted copies included) to FILE (.jsonl or .csv, optionally .gz), score nothing, and "
-    "stop: score them elsewhere, then audit scores:FILE.",
+    "stop: score them elsewhere, then audit scores:FILE.  For prmbench and processbench: one "
+    "JSON row per solution (question, steps), to come back with step_scores added as "
+    "step-scores:FILE.",
 )
 @click.option("--print-recipe", is_flag=True, help="Print each suite's recipe (TOML) and stop.")
 @click.option(
@@ -158,10 +160,14 @@ def audit(
     MODEL is a Hugging Face id or local folder (a sequence classifier; with --dpo-ref, a DPO
     policy), scores:FILE, or a baseline: length, random.  Several MODELs are compared side
     by side.  The model flags are the recipe options of the same names (docs/audit.md).
+    With --suite prmbench or processbench, MODEL is a process reward model: a Hugging Face
+    token classifier (step-tag:MODEL: a causal LM read at step tags), step-scores:FILE, or a
+    baseline: random, step-length (docs/prm.md).
     """
     from rmaudit.suites.data import earlier_data_dirs, locate
     from rmaudit.suites.judge_arguments import JudgeFlags
     from rmaudit.suites.model_arguments import HF_MODEL_OPTIONS, model_tables, parse_columns
+    from rmaudit.suites.prm_arguments import prm_tables, reward_model_flags
 
     out = console()
     if list_suites:
@@ -179,20 +185,26 @@ def audit(
     elif not models:
         raise click.UsageError("give at least one MODEL (or --list-suites, --write-items)")
     found, skipped = _located_suites(suite_names, data_dir)
-    tables = model_tables(
-        list(models),
-        {k: model_options[k] for k in HF_MODEL_OPTIONS},
-        dpo_ref,
-        match=match,
-        columns=parse_columns(columns),
-        judge=JudgeFlags(
-            model_options["base_url"],
-            model_options["judge_template"],
-            model_options["api_key_env"],
-            model_options["judge_price"],
-            data_dir,
-        ),
+    judge = JudgeFlags(
+        model_options["base_url"],
+        model_options["judge_template"],
+        model_options["api_key_env"],
+        model_options["judge_price"],
+        data_dir,
     )
+    hf_options = {k: model_options[k] for k in HF_MODEL_OPTIONS}
+    if found[0][0].solutions is not None:  # process reward models
+        reward_model_flags(dpo_ref=dpo_ref, columns=columns, judge=judge)
+        tables = prm_tables(list(models), hf_options)
+    else:
+        tables = model_tables(
+            list(models),
+            hf_options,
+            dpo_ref,
+            match=match,
+            columns=parse_columns(columns),
+            judge=judge,
+        )
     _audit(
         AuditRequest(
             found=tuple(found),
@@ -214,11 +226,22 @@ def audit(
 def _located_suites(
     suite_names: tuple[str, ...], data_dir: str | None
 ) -> tuple[list[tuple[Suite, Located]], list[Suite]]:
-    """The suites asked for (all, by default) whose data was found, and those skipped; every
-    suite's data is found before anything runs: a missing one is exit 2, nothing written."""
+    """The suites asked for (by default every suite of reward models) whose data was found,
+    and those skipped; every suite's data is found before anything runs: a missing one is
+    exit 2, nothing written.  Suites of process reward models run only when named, and not
+    with suites of reward models (a MODEL is one or the other)."""
     from rmaudit.suites.data import locate, missing
 
-    chosen = [get_suite(name) for name in dict.fromkeys(suite_names)] or list(SUITES.values())
+    chosen = [get_suite(name) for name in dict.fromkeys(suite_names)] or [
+        suite for suite in SUITES.values() if suite.solutions is None
+    ]
+    if len({suite.solutions is None for suite in chosen}) > 1:
+        raise BadInput(
+            "prmbench and processbench audit process reward models, the other suites reward "
+            "models: run them in separate audits",
+            field="--suite",
+            value=", ".join(suite.name for suite in chosen),
+        )
     found, skipped = [], []
     for suite in chosen:
         located = locate(suite, data_dir, download=bool(suite_names))
@@ -275,7 +298,11 @@ def _audit(request: AuditRequest) -> None:
         _print_plans(built, request.db_path)
         return
     if request.items_path is not None:
-        _write_items(built, request.db_path, request.items_path)
+        from .audit_items import write_suite_items
+
+        write_suite_items(
+            [(e.suite, e.recipe, c) for e, c in built], request.db_path, request.items_path
+        )
         return
     check_reachable(request.tables)
     _run_suites(request, built)
@@ -438,33 +465,3 @@ def _reports(store: Store, results: list[SuiteResult], report_dir: Path) -> dict
 
 #: a verdict line's style: passes, does not pass, or no verdict (None)
 _VERDICT_STYLES: dict[bool | None, str] = {True: "bold green", False: "bold red"}
-
-
-def _write_items(
-    built: list[tuple[PlannedSuite, dict[str, Component]]], db_path: str, path: Path
-) -> None:
-    """--write-items: each suite's items made and stored (as a run makes them), then written."""
-    from rmaudit.display.literal import literal
-    from rmaudit.store import Store
-    from rmaudit.suites.items_file import item_rows, write_items
-    from rmaudit.suites.preflight import preflight_suites
-
-    # every suite's data checked before the DB is written (records all rejected, say)
-    runners = preflight_suites([(e.suite, e.recipe, c) for e, c in built], db_path)
-    store = Store.open(db_path)
-    try:
-        suite_items = []
-        for (entry, _), runner in zip(built, runners, strict=True):
-            runner.attach(store)
-            suite_items.append((entry.suite.name, runner.items_to_score()))
-    finally:
-        store.close()
-    rows = item_rows(suite_items)
-    write_items(path, rows)
-    console(stderr=True).print(
-        literal(
-            f"wrote {len(rows):,} responses to score ({', '.join(s for s, _ in suite_items)}) "
-            f"to {path}: add a score column, then rmaudit audit scores:FILE with the same "
-            "--suite and --sample"
-        )
-    )

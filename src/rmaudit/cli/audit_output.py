@@ -46,11 +46,13 @@ def suites_table(
 def closing_table(results: list[SuiteResult]) -> Table:
     """One row per suite × model: the suite's headline numbers with their ±, and the verdict
     on the first number against length (paired) and chance."""
-    table = Table(
-        title="audit summary (a model must beat length, on the paired difference, and chance "
-        "on the first number; random is a reference, not a bar; ± standard error)",
-        title_justify="left",
+    bars = (
+        "a PRM must beat step-length and random on the first number, on the paired difference"
+        if results and all(r.suite.solutions is not None for r in results)
+        else "a model must beat length, on the paired difference, and chance on the first "
+        "number; random is a reference, not a bar"
     )
+    table = Table(title=f"audit summary ({bars}; ± standard error)", title_justify="left")
     for header in ("suite", "model", "numbers", "verdict"):
         table.add_column(header, overflow="fold")
     for result in results:

@@ -372,7 +372,12 @@ def _shift(rows: list[tuple[str, str, Curve]], picks: list[int], spark: bool) ->
 
 def _caption(summary: RunSummary) -> str:
     bench = summary.benchmark
-    if summary.run.benchmark_id:
+    if summary.solutions:
+        line = (
+            f"{summary.solutions:,} solutions of {summary.questions:,} questions "
+            f"(set {(summary.run.solution_set_key or '')[:10]})"
+        )
+    elif summary.run.benchmark_id:
         line = f"benchmark {bench.id[:10]}: {bench.per_prompt} responses per prompt, {bench.origin}"
         if summary.pairs:
             line += f"; {summary.pairs:,} preference pairs"

@@ -102,6 +102,8 @@ REGRET_SUMMARY = "ndr/mean"
 #: the built-in baseline reward models (default_plugins/baselines.py): the bars a model must
 #: beat, never the model a summary sends the user to look at
 BASELINE_REWARD_MODELS = ("length", "random")
+#: the baseline process reward models' names (docs/prm.md)
+BASELINE_PROCESS_REWARD_MODELS = ("random", "step-length")
 
 #: the ``failures`` stage of the prompts a metric skipped (undefined there), one row per
 #: (metric, prompt): item = the prompt id, error = "<metric label>: <reason>"

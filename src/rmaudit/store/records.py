@@ -196,6 +196,8 @@ class RunRow:
     #: stage → seconds, as JSON
     timings: str | None
     error: str | None
+    #: the solutions a run of process reward models audits (None for any other run)
+    solution_set_key: str | None = None
 
 
 RUN_COLUMNS = tuple(RunRow.__dataclass_fields__)
