@@ -7,11 +7,28 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rmaudit.components import JudgedPairs, MetricInputs, PairInputs, Prompt, Response, Verdict
+from rmaudit.components import (
+    JudgedPairs,
+    LabelledSolution,
+    MetricInputs,
+    PairInputs,
+    Prompt,
+    Response,
+    Solution,
+    StepInputs,
+    Verdict,
+)
 from rmaudit.components.keys import prompt_id, response_id
 from rmaudit.components.vocabulary import SHIFT_TARGETS
 
-__all__ = ["sample_benchmark", "sample_pairs", "sample_prompts", "sample_responses", "sample_texts"]
+__all__ = [
+    "sample_benchmark",
+    "sample_pairs",
+    "sample_prompts",
+    "sample_responses",
+    "sample_solutions",
+    "sample_texts",
+]
 
 
 _SAMPLE_PROMPTS = (
@@ -91,6 +108,35 @@ def sample_pairs(
         tuple(f"prompt-{i // 9}" for i in range(pairs)),  # RM-Bench: 9 style pairs a prompt
         verdicts=sample_verdicts(chosen - rejected, seed=seed),
     )
+
+
+def sample_solutions(solutions: int = 40, problems: int = 12, seed: int = 0) -> StepInputs:
+    """Step-labelled solutions as step metrics see them (``scope = "steps"``): 2 to 9 steps
+    each, two thirds with erroneous steps (the first of them ``first_error``), three subsets,
+    several solutions to a problem, a final answer correct exactly where no step is
+    erroneous, and step scores in [0, 1] that run higher on valid steps."""
+    rng = np.random.default_rng(seed)
+    found, scores = [], []
+    for i in range(solutions):
+        count = int(rng.integers(2, 10))
+        wrong: tuple[int, ...] = ()
+        if i % 3:
+            wrong = tuple(sorted({int(x) for x in rng.integers(0, count, int(rng.integers(1, 3)))}))
+        marked = np.isin(np.arange(count), wrong)
+        scores.append(np.clip(rng.normal(np.where(marked, 0.35, 0.65), 0.25), 0.0, 1.0))
+        found.append(
+            LabelledSolution(
+                ref=f"solution-{i}",
+                solution=Solution(
+                    f"problem {i % problems}", tuple(f"step {k}" for k in range(count))
+                ),
+                subset=("arithmetic", "algebra", "geometry")[i % 3 if i % 2 else (i + 1) % 3],
+                erroneous=wrong,
+                first_error=wrong[0] if wrong else -1,
+                final_answer_correct=not wrong,
+            )
+        )
+    return StepInputs(tuple(found), tuple(scores), tuple(prompt_id(s.cluster) for s in found))
 
 
 def sample_verdicts(margins: np.ndarray, seed: int = 0) -> JudgedPairs:

@@ -26,7 +26,7 @@ import numpy as np
 
 from rmaudit.errors import MetricInputError
 
-from .linearized import Estimate, question_totals
+from .linearized import Estimate, question_totals, step_scores
 
 #: the aggregations, in the order they are reported
 AGGREGATIONS = ("min", "last", "product", "mean")
@@ -43,9 +43,7 @@ def aggregate(scores: Sequence[np.ndarray], how: str) -> np.ndarray:
         raise MetricInputError(
             f"expected one of {', '.join(AGGREGATIONS)}", field="aggregation", value=how
         )
-    if any(len(s) == 0 for s in scores):
-        raise MetricInputError("a solution without steps has no score", field="scores")
-    return np.array([float(rules[how](np.asarray(s, dtype=float))) for s in scores])
+    return np.array([float(rules[how](s)) for s in step_scores(scores)])
 
 
 def auroc(

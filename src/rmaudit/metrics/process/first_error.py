@@ -23,7 +23,7 @@ import numpy as np
 
 from rmaudit.errors import MetricInputError
 
-from .linearized import Estimate, harmonic_mean, question_totals, ratio
+from .linearized import Estimate, harmonic_mean, question_totals, ratio, step_scores
 
 
 def first_flagged(scores: np.ndarray, threshold: float) -> int:
@@ -41,10 +41,11 @@ def predictions(scores: Sequence[np.ndarray], thresholds: np.ndarray) -> np.ndar
     count of leading steps whose running minimum is at least the threshold, −1 where that is
     every step."""
     thresholds = np.asarray(thresholds, dtype=float)
-    lengths = np.array([len(s) for s in scores], dtype=int)
+    scores = step_scores(scores)
+    lengths = np.array([s.size for s in scores], dtype=int)
     if not lengths.size:
         return np.zeros((thresholds.size, 0), dtype=int)
-    running = np.concatenate([np.minimum.accumulate(np.asarray(s, float)) for s in scores])
+    running = np.concatenate([np.minimum.accumulate(s) for s in scores])
     owner = np.repeat(np.arange(lengths.size), lengths)
     kept = question_totals(running[None, :] >= thresholds[:, None], owner, lengths.size)
     return np.where(kept >= lengths[None, :], -1, kept).astype(int)

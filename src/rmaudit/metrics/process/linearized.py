@@ -72,6 +72,24 @@ class Estimate:
         return np.where(self.scope, values, np.nan)
 
 
+def step_scores(scores: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Each solution's step scores as a float array: at least one, every one finite."""
+    checked = []
+    for i, found in enumerate(scores):
+        array = np.asarray(found, dtype=float)
+        if array.ndim != 1 or array.size == 0:
+            raise MetricInputError(
+                f"solution {i}: expected one score per step, got shape {array.shape}",
+                field="scores",
+            )
+        if not np.all(np.isfinite(array)):
+            raise MetricInputError(
+                f"solution {i}: expected finite step scores, got NaN or inf", field="scores"
+            )
+        checked.append(array)
+    return checked
+
+
 def _check_totals(totals: np.ndarray, questions: int, field: str) -> np.ndarray:
     array = np.asarray(totals, dtype=float)
     if array.shape[-1:] != (questions,) or not np.all(np.isfinite(array)):

@@ -30,7 +30,7 @@ import numpy as np
 
 from rmaudit.errors import MetricInputError
 
-from .linearized import Estimate, f1, question_totals, weighted_sum
+from .linearized import Estimate, f1, question_totals, step_scores, weighted_sum
 
 
 @dataclass(frozen=True)
@@ -67,9 +67,9 @@ def step_f1(
             f"{len(erroneous)} error lists and {len(question_index)} questions",
             field="erroneous",
         )
-    lengths = np.array([len(s) for s in scores], dtype=int)
-    flat = np.concatenate([np.asarray(s, dtype=float) for s in scores]) if len(scores) else ()
-    flat = np.asarray(flat, dtype=float)
+    scores = step_scores(scores)
+    lengths = np.array([s.size for s in scores], dtype=int)
+    flat = np.concatenate(scores) if scores else np.zeros(0)
     wrong = np.zeros(flat.size, dtype=bool)
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1])) if lengths.size else lengths
     for i, steps in enumerate(erroneous):
