@@ -18,7 +18,8 @@ from rmaudit.results.solutions import SolutionView, run_threshold, solution_badg
 from ..widgets.table import NavTable, shorten
 from ._base import AuditScreen
 
-HEADERS = ("#", "subset", "id", "first error", "first flagged", "off by", "question")
+#: the data's id names the error class or split too
+HEADERS = ("#", "id", "first error", "first flagged", "off by", "question")
 
 
 def _step(step: int) -> Text:
@@ -71,7 +72,6 @@ class SolutionsScreen(AuditScreen):
         rows = [
             [
                 Text(str(rank), justify="right"),
-                literal(view.subset),
                 literal(view.ref),
                 _step(view.first_error),
                 _step(view.first_flagged),
