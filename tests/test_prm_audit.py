@@ -124,7 +124,7 @@ def test_processbench_f1_per_split_matches_the_qwen_rule_and_aggregations_are_co
             int(np.flatnonzero(scores[p[0]] < 0.5)[0]) if np.any(scores[p[0]] < 0.5) else -1
             for p in kept
         ]
-        match = np.array([f == p[2]["first_error"] for f, p in zip(flagged, kept)])
+        match = np.array([f == p[2]["first_error"] for f, p in zip(flagged, kept, strict=True)])
         error = np.array([p[2]["first_error"] != -1 for p in kept])
         acc1, acc2 = match[error].mean(), match[~error].mean()
         f1 = 2 * acc1 * acc2 / (acc1 + acc2) if acc1 + acc2 else 0.0

@@ -55,7 +55,9 @@ def test_step_f1_matches_sklearn_on_random_solutions(seed):
     questions = rng.integers(0, 25, len(scores))
     thresholds = np.array([0.2, 0.5, 0.8])
     found = step_f1(scores, erroneous, questions, 25, thresholds)
-    valid = np.concatenate([[i not in e for i in range(len(s))] for s, e in zip(scores, erroneous)])
+    valid = np.concatenate(
+        [[i not in e for i in range(len(s))] for s, e in zip(scores, erroneous, strict=True)]
+    )
     flat = np.concatenate(scores)
     for t, threshold in enumerate(thresholds):
         predicted = flat > threshold
@@ -87,7 +89,7 @@ def _qwen_rule(scores, labels, splits, threshold):
     for split in dict.fromkeys(splits):
         rows = [
             (first_flagged(s, threshold), label)
-            for s, label, name in zip(scores, labels, splits)
+            for s, label, name in zip(scores, labels, splits, strict=True)
             if name == split
         ]
         error = [p == label for p, label in rows if label != -1]
