@@ -20,9 +20,11 @@ from rmaudit.components import (
     StepInputs,
 )
 from rmaudit.components.kinds import OptionsT
+from rmaudit.metrics.preference.accuracy import WALD_MINIMUM, wald_is_approximate
 from rmaudit.metrics.process import (
     AGGREGATIONS,
     Estimate,
+    FirstErrorScores,
     aggregate,
     auroc,
     first_error_scores,
@@ -32,6 +34,9 @@ from rmaudit.metrics.process import (
 
 #: the thresholds of the curves: 0, 0.05, …, 1
 CURVE = tuple(round(0.05 * i, 2) for i in range(21))
+#: below this many problems value ± 1.96·stderr covers less than 93% (0.91–0.93 at 30
+#: problems, 0.93–0.95 at 60; benchmarks/coverage_prm.py), so it is marked approximate
+FEW_PROBLEMS = 50
 _THRESHOLD = Field(
     0.5, ge=0, le=1, allow_inf_nan=False, description="the step score that separates the labels"
 )
@@ -61,13 +66,28 @@ def _questions(inputs: StepInputs) -> tuple[np.ndarray, int]:
     return np.array([order[q] for q in inputs.question_ids], dtype=int), len(order)
 
 
-def _value(key: str, label: str, estimate: Estimate, at: int | None = None, **params: Any):
+def _value(
+    key: str,
+    label: str,
+    estimate: Estimate,
+    at: int | None = None,
+    approximate: str = "",
+    **params: Any,
+) -> MetricValue:
     """A stored value of one threshold (``at``: its position) with its ± and per-question
-    values."""
+    values; its ± is marked approximate over fewer than :data:`FEW_PROBLEMS` problems, or
+    for the reason given."""
 
     def pick(array: np.ndarray) -> np.ndarray:
         return array if at is None else array[at]
 
+    if estimate.clusters < FEW_PROBLEMS and not approximate:
+        approximate = (
+            f"± over {estimate.clusters} problems (under {FEW_PROBLEMS}) is approximate: "
+            "value ± 1.96·± covered 0.91–0.93 at 30 in simulation (benchmarks/coverage_prm.py)"
+        )
+    if approximate:
+        params["approximate"] = approximate
     low, high = estimate.interval()
     return MetricValue(
         key=key,
@@ -170,7 +190,7 @@ class ProcessBenchF1(StepMetric[ThresholdOptions]):
         index, count = _questions(inputs)
         thresholds = np.asarray([self.options.threshold, *self.options.curve])
         params = {"threshold": self.options.threshold}
-        splits, values = [], []
+        splits, values, approximate = [], [], ""
         for subset in _subsets(inputs):
             kept = [i for i, s in enumerate(inputs.solutions) if s.subset == subset]
             part = first_error_scores(
@@ -181,13 +201,16 @@ class ProcessBenchF1(StepMetric[ThresholdOptions]):
                 thresholds,
             )
             splits.append(part.f1)
+            few = _few_hits(part, subset)
+            approximate = approximate or few
             values += [
-                _value(f"f1[{subset}]", f"F1 {subset}", part.f1, 0, **params),
+                _value(f"f1[{subset}]", f"F1 {subset}", part.f1, 0, few, **params),
                 _value(
                     f"error_accuracy[{subset}]",
                     f"acc. erroneous {subset}",
                     part.error_accuracy,
                     0,
+                    few,
                     solutions=part.erroneous,
                     **params,
                 ),
@@ -196,6 +219,7 @@ class ProcessBenchF1(StepMetric[ThresholdOptions]):
                     f"acc. correct {subset}",
                     part.correct_accuracy,
                     0,
+                    few,
                     solutions=part.correct,
                     **params,
                 ),
@@ -203,11 +227,30 @@ class ProcessBenchF1(StepMetric[ThresholdOptions]):
         average = weighted_sum([1 / len(splits)] * len(splits), splits)
         return MetricOutput(
             values=[
-                _value("average_f1", "avg F1", average, 0, splits=len(splits), **params),
+                _value(
+                    "average_f1", "avg F1", average, 0, approximate, splits=len(splits), **params
+                ),
                 *values,
             ],
             curves=[_curve("average_f1_curve", "avg F1", list(thresholds[1:]), _tail(average))],
         )
+
+
+def _few_hits(scores: FirstErrorScores, split: str) -> str:
+    """Why a split's F1 ± is approximate: an accuracy over few solutions near 0 or 1, where
+    value ± 1.96·± covered 0.84–0.92 in simulation (as a Wald interval does)."""
+    for accuracy, count in (
+        (scores.error_accuracy, scores.erroneous),
+        (scores.correct_accuracy, scores.correct),
+    ):
+        value = float(accuracy.value[0])
+        if np.isfinite(value) and wald_is_approximate(value, count):
+            return (
+                f"{split}: an accuracy over {count} solutions near 0 or 1 (n·min(acc, 1 − acc) "
+                f"< {WALD_MINIMUM}): its F1's ± undercovered (0.84–0.92) in simulation "
+                "(benchmarks/coverage_prm.py)"
+            )
+    return ""
 
 
 Aggregation = Literal["min", "last", "product", "mean"]
