@@ -225,6 +225,8 @@ class RunListing(NamedTuple):
     error: str | None
     #: 0 for a run without pairs (yet)
     pairs: int
+    #: 0 for a run without solutions (yet): a run of process reward models has them
+    solutions: int
 
 
 @dataclass(frozen=True)
