@@ -329,3 +329,41 @@ def test_the_report_shows_the_worst_solutions_escaped(rmaudit, tmp_path):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert(1)" not in page
     assert "esc⟨U+001B⟩[31mred" in page and "\x1b" not in page
     assert "PRMScore" in (report / "prmbench" / "report.md").read_text(encoding="utf-8")
+
+
+def test_processbench_from_the_hub_cache_offline_records_the_commit(rmaudit, tmp_path, monkeypatch):
+    pytest.importorskip("huggingface_hub")
+    commit = "fedcba9876543210fedcba9876543210fedcba98"
+    local = write_processbench(tmp_path / "local")
+    repo = tmp_path / "hub" / "datasets--Qwen--ProcessBench"
+    snapshot = repo / "snapshots" / commit
+    snapshot.mkdir(parents=True)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    for split in PROCESSBENCH_SPLITS:  # the hub's files, at the root of the repository
+        (snapshot / f"{split}.json").write_bytes(
+            (local / "processbench" / f"{split}.json").read_bytes()
+        )
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    done = rmaudit("audit", "random", "--suite", "processbench", "--json")
+    assert done.code == 0, done.err
+    (suite,) = json.loads(done.out)["suites"]
+    assert suite["data"]["version"] == f"hf.co/datasets/Qwen/ProcessBench@{commit}"
+    from_mirror = rmaudit(
+        "audit",
+        "random",
+        "--suite",
+        "processbench",
+        "--data-dir",
+        str(local),
+        "--json",
+        "--db",
+        str(tmp_path / "mirror.db"),
+    )
+    assert from_mirror.code == 0, from_mirror.err
+    (mirrored,) = json.loads(from_mirror.out)["suites"]
+    assert _values(json.loads(done.out))["random"]["avg F1"]["value"] == pytest.approx(
+        _values(json.loads(from_mirror.out))["random"]["avg F1"]["value"]
+    )
+    assert mirrored["data"]["version"] == "Qwen/ProcessBench (local copy)"
