@@ -5,7 +5,7 @@ and its per-question values (what paired comparisons between PRMs read)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 from pydantic import Field, field_validator
@@ -22,7 +22,6 @@ from rmaudit.components import (
 from rmaudit.components.kinds import OptionsT
 from rmaudit.metrics.preference.accuracy import WALD_MINIMUM, wald_is_approximate
 from rmaudit.metrics.process import (
-    AGGREGATIONS,
     Estimate,
     FirstErrorScores,
     aggregate,
@@ -71,6 +70,7 @@ def _value(
     label: str,
     estimate: Estimate,
     at: int | None = None,
+    *,
     approximate: str = "",
     **params: Any,
 ) -> MetricValue:
@@ -143,7 +143,7 @@ class PRMBenchScore(StepMetric[ThresholdOptions]):
             )
 
         every = scored(list(range(len(inputs.solutions))))
-        params = {"threshold": self.options.threshold}
+        params: dict[str, Any] = {"threshold": self.options.threshold}
         out = MetricOutput(
             values=[
                 _value("prm_score", "PRMScore", every.prm_score, 0, steps=every.steps, **params),
@@ -189,7 +189,7 @@ class ProcessBenchF1(StepMetric[ThresholdOptions]):
     def compute(self, inputs: StepInputs) -> MetricOutput:
         index, count = _questions(inputs)
         thresholds = np.asarray([self.options.threshold, *self.options.curve])
-        params = {"threshold": self.options.threshold}
+        params: dict[str, Any] = {"threshold": self.options.threshold}
         splits, values, approximate = [], [], ""
         for subset in _subsets(inputs):
             kept = [i for i, s in enumerate(inputs.solutions) if s.subset == subset]
@@ -204,13 +204,13 @@ class ProcessBenchF1(StepMetric[ThresholdOptions]):
             few = _few_hits(part, subset)
             approximate = approximate or few
             values += [
-                _value(f"f1[{subset}]", f"F1 {subset}", part.f1, 0, few, **params),
+                _value(f"f1[{subset}]", f"F1 {subset}", part.f1, 0, approximate=few, **params),
                 _value(
                     f"error_accuracy[{subset}]",
                     f"acc. erroneous {subset}",
                     part.error_accuracy,
                     0,
-                    few,
+                    approximate=few,
                     solutions=part.erroneous,
                     **params,
                 ),
@@ -219,7 +219,7 @@ class ProcessBenchF1(StepMetric[ThresholdOptions]):
                     f"acc. correct {subset}",
                     part.correct_accuracy,
                     0,
-                    few,
+                    approximate=few,
                     solutions=part.correct,
                     **params,
                 ),
@@ -228,7 +228,13 @@ class ProcessBenchF1(StepMetric[ThresholdOptions]):
         return MetricOutput(
             values=[
                 _value(
-                    "average_f1", "avg F1", average, 0, approximate, splits=len(splits), **params
+                    "average_f1",
+                    "avg F1",
+                    average,
+                    0,
+                    approximate=approximate,
+                    splits=len(splits),
+                    **params,
                 ),
                 *values,
             ],
@@ -258,7 +264,9 @@ Aggregation = Literal["min", "last", "product", "mean"]
 
 class AggregationOptions(ComponentOptions):
     aggregations: list[Aggregation] = Field(
-        list(AGGREGATIONS), min_length=1, description="how step scores become a solution score"
+        list(get_args(Aggregation)),
+        min_length=1,
+        description="how step scores become a solution score",
     )
 
 

@@ -93,7 +93,24 @@ class Solutions:
             "order by s.position",
             [key],
         ).fetchall()
-        return [StoredSolution(*row[:8], tuple(self._steps(row[8]))) for row in rows]
+        found = []
+        for row in rows:
+            *head, steps = row
+            position, solution_id, problem_id, ref, subset, labels, prompt_id, question = head
+            found.append(
+                StoredSolution(
+                    position,
+                    solution_id,
+                    problem_id,
+                    ref,
+                    subset,
+                    labels,
+                    prompt_id,
+                    question,
+                    tuple(self._steps(steps)),
+                )
+            )
+        return found
 
     def _steps(self, text: str) -> list[str]:
         try:

@@ -22,14 +22,14 @@ def suite_table(
     solutions), its metrics, the models."""
     title = f"rmaudit audit --suite {suite.name}: {suite.title}"
     if suite.solutions is not None:  # process reward models on the suite's solutions
-        source = {
+        solutions = {
             "name": suite.solutions,
             "files": [str(path) for path in located.paths],
             "data": located.version,
         }
         return {
             "title": title,
-            "solutions": {"source": source},
+            "solutions": {"source": solutions},
             "process_reward_models": models,
             "metrics": [dict(m) for m in suite.metrics],
         }

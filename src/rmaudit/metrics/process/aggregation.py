@@ -20,7 +20,8 @@ Biometrics 53:567–578), which :mod:`.linearized` turns into its ± and per-que
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,12 @@ def aggregate(scores: Sequence[np.ndarray], how: str) -> np.ndarray:
     >>> [float(x) for x in aggregate([np.array([0.5, 0.8])], "product")]
     [0.4]
     """
-    rules = {"min": np.min, "last": lambda s: s[-1], "product": np.prod, "mean": np.mean}
+    rules: dict[str, Callable[[np.ndarray], Any]] = {
+        "min": np.min,
+        "last": lambda s: s[-1],
+        "product": np.prod,
+        "mean": np.mean,
+    }
     if how not in rules:
         raise MetricInputError(
             f"expected one of {', '.join(AGGREGATIONS)}", field="aggregation", value=how

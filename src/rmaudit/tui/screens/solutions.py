@@ -69,7 +69,7 @@ class SolutionsScreen(AuditScreen):
         table.loading = False
         table.clear(columns=True)
         table.add_columns(*HEADERS)
-        rows = [
+        rows: list[list[object]] = [
             [
                 Text(str(rank), justify="right"),
                 literal(view.ref),
