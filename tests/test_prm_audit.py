@@ -256,6 +256,12 @@ def test_prm_suites_and_rm_suites_do_not_mix_and_rm_flags_are_refused(rmaudit, p
         "--dpo-ref",
     )
     _one_line_exit_2(
+        rmaudit(
+            "audit", "random", "--suite", "prmbench", "--sample", "5", "--data-dir", str(prmbench)
+        ),
+        "--sample",
+    )
+    _one_line_exit_2(
         rmaudit("audit", "scores:x.jsonl", "--suite", "prmbench", "--data-dir", str(prmbench)),
         "step-scores:FILE",
     )

@@ -194,7 +194,7 @@ def audit(
     )
     hf_options = {k: model_options[k] for k in HF_MODEL_OPTIONS}
     if found[0][0].solutions is not None:  # process reward models
-        reward_model_flags(dpo_ref=dpo_ref, columns=columns, judge=judge)
+        reward_model_flags(dpo_ref=dpo_ref, columns=columns, judge=judge, sample=sample)
         tables = prm_tables(list(models), hf_options)
     else:
         tables = model_tables(

@@ -98,11 +98,15 @@ def _table(model: str, hf_options: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def reward_model_flags(*, dpo_ref: str | None, columns: str | None, judge: JudgeFlags) -> None:
-    """The flags of reward models only, refused for process reward models."""
+def reward_model_flags(
+    *, dpo_ref: str | None, columns: str | None, judge: JudgeFlags, sample: int | None
+) -> None:
+    """The flags of reward models and pair suites only, refused for process reward models
+    (whose suites run whole)."""
     given = [
         flag
         for flag, value in (
+            ("--sample", sample is not None),
             ("--dpo-ref", dpo_ref),
             ("--columns", columns),
             ("--base-url", judge.base_url),
@@ -114,7 +118,7 @@ def reward_model_flags(*, dpo_ref: str | None, columns: str | None, judge: Judge
     ]
     if given:
         raise BadInput(
-            "applies to reward models, not to the process reward models of prmbench and "
-            "processbench",
+            "applies to reward models and their suites, not to the process reward models of "
+            "prmbench and processbench",
             field=given[0],
         )
