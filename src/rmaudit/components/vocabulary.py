@@ -14,6 +14,11 @@ from typing import Literal, get_args
 
 RETA_CURVE = "reta_curve"
 RETA_PREFIX = "reta@"
+#: the step metrics' curves over the step threshold (docs/prm.md): PRMBench's PRMScore,
+#: ProcessBench's average F1
+PRM_SCORE_CURVE = "prm_score_curve"
+AVERAGE_F1_CURVE = "average_f1_curve"
+THRESHOLD_CURVES = (PRM_SCORE_CURVE, AVERAGE_F1_CURVE)
 
 
 def reta_key(eta: float) -> str:

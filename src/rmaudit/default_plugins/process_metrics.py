@@ -20,6 +20,7 @@ from rmaudit.components import (
     StepInputs,
 )
 from rmaudit.components.kinds import OptionsT
+from rmaudit.components.vocabulary import AVERAGE_F1_CURVE, PRM_SCORE_CURVE
 from rmaudit.metrics.preference.accuracy import WALD_MINIMUM, wald_is_approximate
 from rmaudit.metrics.process import (
     Estimate,
@@ -150,7 +151,7 @@ class PRMBenchScore(StepMetric[ThresholdOptions]):
                 _value("f1", "F1", every.f1, 0, **params),
                 _value("negative_f1", "negative F1", every.negative_f1, 0, **params),
             ],
-            curves=[_curve("prm_score_curve", "PRMScore", thresholds[1:], _tail(every.prm_score))],
+            curves=[_curve(PRM_SCORE_CURVE, "PRMScore", thresholds[1:], _tail(every.prm_score))],
         )
         for subset in _subsets(inputs):
             kept = [i for i, s in enumerate(inputs.solutions) if s.subset == subset]
@@ -238,7 +239,7 @@ class ProcessBenchF1(StepMetric[ThresholdOptions]):
                 ),
                 *values,
             ],
-            curves=[_curve("average_f1_curve", "avg F1", list(thresholds[1:]), _tail(average))],
+            curves=[_curve(AVERAGE_F1_CURVE, "avg F1", list(thresholds[1:]), _tail(average))],
         )
 
 
