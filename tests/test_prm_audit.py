@@ -79,7 +79,7 @@ def test_prmbench_prints_each_class_with_its_plus_minus_and_matches_a_hand_compu
     assert done.code == 0, done.err
     for needle in ("PRMScore", "circular", "multi_solutions", "paired comparisons", "±"):
         assert needle in done.out, needle
-    assert "PRMScore by step threshold" in done.out and "t=0.50" in done.out
+    assert "PRMScore by step threshold" in done.out and "t=0.00" in done.out
     assert "prmbench: a model passes by beating each of random" in done.out
     db = tmp_path / "rmaudit-audit.db"
     payload = json.loads((tmp_path / "audit-results.json").read_text())
