@@ -42,6 +42,7 @@ KIND_SECTIONS = {
     "reference_policy": ("Reference policies", "`[responses.policy]`"),
     "oracle": ("Oracles", "`[oracle]`"),
     "reward_model": ("Reward models", "`[[reward_models]]`, with a `label`"),
+    "solution_source": ("Solution sources", "`[solutions.source]` (docs/prm.md)"),
     "process_reward_model": (
         "Process reward models",
         "`[[process_reward_models]]`, with a `label` (docs/prm.md)",
@@ -51,6 +52,7 @@ KIND_SECTIONS = {
     "metric:rm": ("Benchmark metrics", "`[[metrics]]`: once per RM on the benchmark"),
     "metric:pairs": ("Pair metrics", "`[[metrics]]`: once per RM on the preference pairs"),
     "metric:run": ("Run-level metrics", "`[[metrics]]`: once per run, across every RM"),
+    "metric:steps": ("Step metrics", "`[[metrics]]`: once per PRM on the solutions"),
 }
 #: An options base model shared by at least this many components is documented once.
 SHARED_GROUP_MIN_USERS = 3
@@ -58,10 +60,12 @@ SHARED_GROUP_MIN_FIELDS = 5
 
 
 def _section_of(kind: str, cls: type) -> str:
-    from rmaudit.components import PairSource
+    from rmaudit.components import PairSource, SolutionSource
 
     if kind == "prompt_source" and issubclass(cls, PairSource):
         return "pair_source"
+    if kind == "prompt_source" and issubclass(cls, SolutionSource):
+        return "solution_source"
     if kind == "metric":
         return f"metric:{cls.scope}"
     return kind

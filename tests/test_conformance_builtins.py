@@ -16,7 +16,7 @@ import pytest
 
 from rmaudit import plugins
 from rmaudit.recipe.validation import validate_options
-from rmaudit.testing import check_component, sample_prompts, sample_responses
+from rmaudit.testing import check_component, sample_prompts, sample_responses, sample_solutions
 
 CHECKED_KINDS = (
     "metric",
@@ -154,6 +154,21 @@ def _judgebench_outputs(tmp_path: Path, scores: bool) -> dict[str, Any]:
     return {"path": str(path)}
 
 
+def _step_scores(tmp_path: Path) -> dict[str, Any]:
+    """The kit's sample solutions with a score per step (its length)."""
+    path = tmp_path / "step-scores.jsonl"
+    rows = [
+        {
+            "question": s.question,
+            "steps": list(s.steps),
+            "step_scores": [len(t) / 10 for t in s.steps],
+        }
+        for s in sample_solutions()
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return {"path": str(path)}
+
+
 def _generic_benchmark(tmp_path: Path) -> dict[str, Any]:
     """The sample responses as a generic-layout benchmark file with one RM's scores."""
     path = tmp_path / "bench.jsonl"
@@ -229,6 +244,7 @@ EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "best-k-of-n": lambda tmp_path: {"n": 8, "k": 2},
     "labels-file": _labels_file,
     "benchmark-scores": _generic_benchmark,
+    "step-scores": _step_scores,
     "ensemble": lambda tmp_path: {
         "members": [{"name": "simulated-rm", "seed": 1}, {"name": "simulated-rm", "bias": "length"}]
     },

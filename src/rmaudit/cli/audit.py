@@ -83,7 +83,9 @@ AUDIT_DB = "rmaudit-audit.db"
     type=click.Path(dir_okay=False),
     help="Write the texts a model must score for the suites (prompt, response, response_id; "
     "shifted copies included) to FILE (.jsonl or .csv, optionally .gz), score nothing, and "
-    "stop: score them elsewhere, then audit scores:FILE.",
+    "stop: score them elsewhere, then audit scores:FILE.  For prmbench and processbench: one "
+    "JSON row per solution (question, steps), to come back with step_scores added as "
+    "step-scores:FILE.",
 )
 @click.option("--print-recipe", is_flag=True, help="Print each suite's recipe (TOML) and stop.")
 @click.option(
@@ -173,11 +175,14 @@ def audit(
     policy), scores:FILE, or a baseline: length, random.  Several MODELs are compared side
     by side.  The model flags are the recipe options of the same names (docs/audit.md).
     --recorded-judges adds the judges whose published outputs lie with the data
-    (docs/judges.md).
+    (docs/judges.md).  With --suite prmbench or processbench, MODEL is a process reward
+    model: a Hugging Face token classifier (step-tag:MODEL: a causal LM read at step tags),
+    step-scores:FILE, or a baseline: random, step-length (docs/prm.md).
     """
     from rmaudit.suites.data import earlier_data_dirs, locate
     from rmaudit.suites.judge_arguments import JudgeFlags
     from rmaudit.suites.model_arguments import model_tables, parse_columns
+    from rmaudit.suites.prm_arguments import prm_tables, reward_model_flags
 
     out = console()
     if data_dir is not None and not Path(data_dir).is_dir():
@@ -201,21 +206,26 @@ def audit(
     found, skipped = _located_suites(
         suite_names, data_dir, JUDGEBENCH_PAIRS[judgebench_pairs], recorded
     )
-    tables = model_tables(
-        list(models),
-        hf_options,
-        dpo_ref,
-        match=match,
-        columns=parse_columns(columns),
-        judge=JudgeFlags(
-            model_options["base_url"],
-            model_options["judge_template"],
-            model_options["api_key_env"],
-            model_options["judge_price"],
-            data_dir,
-            model_options["request_timeout"],
-        ),
+    judge = JudgeFlags(
+        model_options["base_url"],
+        model_options["judge_template"],
+        model_options["api_key_env"],
+        model_options["judge_price"],
+        data_dir,
+        model_options["request_timeout"],
     )
+    if found[0][0].solutions is not None:  # process reward models
+        reward_model_flags(dpo_ref=dpo_ref, columns=columns, judge=judge, sample=sample)
+        tables = prm_tables(list(models), hf_options)
+    else:
+        tables = model_tables(
+            list(models),
+            hf_options,
+            dpo_ref,
+            match=match,
+            columns=parse_columns(columns),
+            judge=judge,
+        )
     _audit(
         AuditRequest(
             found=tuple(found),
@@ -239,15 +249,26 @@ def audit(
 def _located_suites(
     suite_names: tuple[str, ...], data_dir: str | None, judgebench: Suite, recorded: bool
 ) -> tuple[list[tuple[Suite, Located]], list[Suite]]:
-    """The suites asked for (by default all, or with ``recorded`` those with recorded judges;
-    ``judgebench`` on the pairs chosen) whose data was found, and those skipped; every
-    suite's data is found before anything runs: a missing one is exit 2, nothing written."""
+    """The suites asked for (by default every suite of reward models, or with ``recorded``
+    those with recorded judges; ``judgebench`` on the pairs chosen) whose data was found, and
+    those skipped; every suite's data is found before anything runs: a missing one is exit 2,
+    nothing written.  Suites of process reward models run only when named, and not with
+    suites of reward models (a MODEL is one or the other)."""
     from rmaudit.suites.data import locate, missing
 
     chosen = [get_suite(name) for name in dict.fromkeys(suite_names)] or [
-        suite for suite in SUITES.values() if suite.recorded or not recorded
+        suite
+        for suite in SUITES.values()
+        if suite.solutions is None and (suite.recorded or not recorded)
     ]
     chosen = [judgebench if suite.name == judgebench.name else suite for suite in chosen]
+    if len({suite.solutions is None for suite in chosen}) > 1:
+        raise BadInput(
+            "prmbench and processbench audit process reward models, the other suites reward "
+            "models: run them in separate audits",
+            field="--suite",
+            value=", ".join(suite.name for suite in chosen),
+        )
     found, skipped = [], []
     for suite in chosen:
         located = locate(suite, data_dir, download=bool(suite_names))
@@ -306,9 +327,9 @@ def _audit(request: AuditRequest) -> None:
         _print_plans(built, request.db_path)
         return
     if request.items_path is not None:
-        from .audit_output import write_items_file
+        from .audit_items import write_suite_items
 
-        write_items_file(
+        write_suite_items(
             [(e.suite, e.recipe, c) for e, c in built], request.db_path, request.items_path
         )
         return

@@ -1,6 +1,6 @@
 """What ``rmaudit audit`` prints and writes besides its runs: the suites (``--list-suites``),
 the closing table of each suite's headline numbers per model, the baselines beside them and
-the verdicts, the reports (``--report``) and the items file (``--write-items``)."""
+the verdicts, and the reports (``--report``)."""
 
 from __future__ import annotations
 
@@ -16,13 +16,8 @@ from rmaudit.display.literal import literal
 from rmaudit.suites import SUITES
 from rmaudit.suites.verdict import SuiteResult, shown, verdict_word
 
-from .console import console
-
 if TYPE_CHECKING:
-    from rmaudit.components import Component
-    from rmaudit.recipe import Recipe
     from rmaudit.store import Store
-    from rmaudit.suites import Suite
 
 
 def suites_table(
@@ -61,11 +56,13 @@ def suites_table(
 def closing_table(results: list[SuiteResult]) -> Table:
     """One row per suite × model: the suite's headline numbers with their ±, and the verdict
     on the first number against length (paired) and chance."""
-    table = Table(
-        title="audit summary (a model must beat length, on the paired difference, and chance "
-        "on the first number; random is a reference, not a bar; ± standard error)",
-        title_justify="left",
+    bars = (
+        "a PRM must beat step-length and random on the first number, on the paired difference"
+        if results and all(r.suite.solutions is not None for r in results)
+        else "a model must beat length, on the paired difference, and chance on the first "
+        "number; random is a reference, not a bar"
     )
+    table = Table(title=f"audit summary ({bars}; ± standard error)", title_justify="left")
     for header in ("suite", "model", "numbers", "verdict"):
         table.add_column(header, overflow="fold")
     for result in results:
@@ -103,32 +100,3 @@ def write_reports(store: Store, results: list[SuiteResult], report_dir: Path) ->
         pages.append(page)
     write_html(store, pages, report_dir / HTML_NAME)
     return written
-
-
-def write_items_file(
-    planned: list[tuple[Suite, Recipe, dict[str, Component]]], db_path: str, path: Path
-) -> None:
-    """--write-items: each suite's items made and stored (as a run makes them), then written."""
-    from rmaudit.store import Store
-    from rmaudit.suites.items_file import item_rows, write_items
-    from rmaudit.suites.preflight import preflight_suites
-
-    # every suite's data checked before the DB is written (records all rejected, say)
-    runners = preflight_suites(planned, db_path)
-    store = Store.open(db_path)
-    try:
-        suite_items = []
-        for (suite, _, _), runner in zip(planned, runners, strict=True):
-            runner.attach(store)
-            suite_items.append((suite.name, runner.items_to_score()))
-    finally:
-        store.close()
-    rows = item_rows(suite_items)
-    write_items(path, rows)
-    console(stderr=True).print(
-        literal(
-            f"wrote {len(rows):,} responses to score ({', '.join(s for s, _ in suite_items)}) "
-            f"to {path}: add a score column, then rmaudit audit scores:FILE with the same "
-            "--suite and --sample"
-        )
-    )

@@ -33,6 +33,7 @@ def compare(
     on the same benchmark or suite are compared on the items they share, matched by key.
     """
     from rmaudit.results.comparison import compare_stored, comparison_json, comparison_lines
+    from rmaudit.results.step_aggregation import aggregation_comparisons
 
     if not 0 < alpha < 1:
         raise BadInput("expected a level in (0, 1)", field="--alpha", value=alpha)
@@ -44,16 +45,28 @@ def compare(
         results = compare_stored(store, list(dict.fromkeys(ids)), metrics, alpha=alpha)
         if not run_ids:
             click.echo(_picked(store, ids[0], db_path), err=True)
+        # a run of process reward models: each PRM's step aggregations compared too
+        aggregations = [
+            found
+            for run_id in dict.fromkeys(ids)
+            for found in aggregation_comparisons(store, run_id, alpha)
+            if not metrics
+        ]
     finally:
         store.close()
     if metrics and not results:
         raise BadInput("no stored number of that name", field="--metric", value=",".join(metrics))
     if as_json:
-        body = {"db": db_path, "runs": ids, "comparisons": [comparison_json(r) for r in results]}
+        body = {
+            "db": db_path,
+            "runs": ids,
+            "comparisons": [comparison_json(r) for r in results],
+            "aggregations": [comparison_json(r) for r in aggregations],
+        }
         click.echo(json.dumps(body, indent=2, allow_nan=False))
         return
     click.echo(f"runs: {', '.join(ids)}")
-    for result in results:
+    for result in [*results, *aggregations]:
         for line in comparison_lines(result):
             click.echo(line)
 
@@ -89,16 +102,9 @@ def _picked(store: Store, run_id: str, db_path: str) -> str:
 def _same_data(store: Store, ids: list[str]) -> None:
     """Runs compared together audit one benchmark or one pair set (their items match by key)."""
     runs = [store.read.run(i) for i in ids]
-    data = {(r.benchmark_id, r.pair_set_key) for r in runs}
-    if len(data) > 1:
-        first, other = (
-            runs[0],
-            next(
-                r
-                for r in runs
-                if (r.benchmark_id, r.pair_set_key) != (runs[0].benchmark_id, runs[0].pair_set_key)
-            ),
-        )
+    data = [(r.benchmark_id, r.pair_set_key, r.solution_set_key) for r in runs]
+    if len(set(data)) > 1:
+        first, other = runs[0], next(r for r, d in zip(runs, data, strict=True) if d != data[0])
         raise BadInput(
             f"runs {first.id[:10]} ({first.title}) and {other.id[:10]} "
             f"({other.title}) audit different data: compare runs of one benchmark or suite",

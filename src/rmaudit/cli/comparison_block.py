@@ -8,11 +8,24 @@ from rich.text import Text
 
 from rmaudit.display.literal import literal
 from rmaudit.results.comparison import headline_comparisons, standing_line
+from rmaudit.results.step_aggregation import aggregation_comparisons
 from rmaudit.store import Store
 
 
 def print_comparisons(out: Console, store: Store, run_id: str, db_path: str) -> None:
-    """Nothing with fewer than two models or nothing comparable."""
+    """Nothing with fewer than two models or nothing comparable; a run of process reward
+    models adds each PRM's step aggregations compared (which tells correct answers best)."""
+    aggregations = aggregation_comparisons(store, run_id)
+    if aggregations:
+        out.print(
+            Text(
+                "step aggregations compared, per PRM (same questions; a shared letter: not "
+                "separable, Holm-adjusted at 95%; #: simultaneous rank interval)",
+                style="bold",
+            )
+        )
+        for result in aggregations:
+            out.print(literal(f"  {standing_line(result)}"))
     results = headline_comparisons(store, run_id)
     if not results:
         return

@@ -110,9 +110,10 @@ def _runs_table(rows: list[RunRow], cap: int | None) -> Table:
             literal(one_line(run.title, 2 * LABEL_MAX)),
             literal(run.status),
             "SIMULATED" if run.simulated else "real",
-            # a run of preference pairs has no prompts × N benchmark: its size is its pairs
+            # a run of preference pairs (or solutions) has no prompts × N benchmark: its size
+            # is its pairs (or solutions)
             f"{run.prompts:,}" if run.per_prompt else "—",
-            str(run.per_prompt) if run.per_prompt else f"{run.pairs:,} pairs",
+            str(run.per_prompt) if run.per_prompt else run.size,
             str(run.reward_models),
             run.created_at.replace("T", " ")[:16],
             literal(run.recipe_path),
@@ -130,7 +131,13 @@ def _narrow_runs_table(rows: list[RunRow]) -> Table:
     table.add_column("RMs", justify="right", no_wrap=True)
     table.add_column("created", no_wrap=True)
     for run in rows:
-        size = f"{run.prompts:,}×{run.per_prompt}" if run.per_prompt else "pairs"
+        size = (
+            f"{run.prompts:,}×{run.per_prompt}"
+            if run.per_prompt
+            else "solutions"
+            if run.solutions
+            else "pairs"
+        )
         table.add_row(
             run.id[:10],
             assemble(one_line(run.title, 2 * LABEL_MAX), "\n", (run.recipe_path, "dim")),

@@ -23,6 +23,7 @@ from rich.text import Text
 from rmaudit.components.vocabulary import (
     RETA_CURVE,
     SHIFT_QUANTITIES,
+    THRESHOLD_CURVES,
     in_oracle_units,
     shift_curve_key,
     shift_curve_target,
@@ -75,6 +76,16 @@ def print_summary(
             Text("RETA curve by η (value ± stderr across prompts)", style="bold"),
             _curve_layouts(summary, reta_curve),
         )
+    for metric, key in summary.curve_keys():
+        if key in THRESHOLD_CURVES:  # a step metric over the step threshold (docs/prm.md)
+            label = next(
+                c.label for (_, m, k), c in summary.curves.items() if (m, k) == (metric, key)
+            )
+            _print(
+                out,
+                Text(f"{label} by step threshold (value ± stderr across problems)", style="bold"),
+                _curve_layouts(summary, (metric, key), THRESHOLD),
+            )
     for label, rows in studies.items():
         study = study_table(label, rows)
         mean_ndr = f"; {study.summary}" if study.summary else ""
@@ -236,45 +247,57 @@ def _board_by_metric(
 # -- the RETA curve -------------------------------------------------------------------------
 
 
-def _curve_layouts(summary: RunSummary, ident: tuple[str, str]) -> list[Layout]:
+#: a curve's x axis as its tables show it: its name and how a point is written
+Axis = tuple[str, Callable[[float], str]]
+ETA: Axis = ("η", eta_label)
+THRESHOLD: Axis = ("t", "{:.2f}".format)
+
+
+def _curve_layouts(summary: RunSummary, ident: tuple[str, str], axis: Axis = ETA) -> list[Layout]:
+    """A curve's points per RM, on its ``axis``."""
     stored = [
         (label, summary.curves.get((rm_key, *ident))) for label, rm_key in summary.reward_models
     ]
     curves = [(label, curve) for label, curve in stored if curve is not None]
     x = curves[0][1].x
     layouts: list[Layout] = [
-        partial(_one, _curve_by_rm, curves, spread(len(x), count)) for count in (8, 6, 5, 4, 3)
+        partial(_one, _curve_by_rm, curves, spread(len(x), count), axis)
+        for count in (8, 6, 5, 4, 3)
     ]
     for size in range(len(curves), 0, -1):
-        layouts.append(partial(_curves_by_eta, _chunks(curves, size), spread(len(x), 8)))
+        layouts.append(partial(_curves_by_x, _chunks(curves, size), spread(len(x), 8), axis))
     return layouts
 
 
-def _curves_by_eta(chunks: list[list[tuple[str, Curve]]], picks: list[int]) -> list[Table]:
-    return [_curve_by_eta(chunk, picks) for chunk in chunks]
+def _curves_by_x(
+    chunks: list[list[tuple[str, Curve]]], picks: list[int], axis: Axis
+) -> list[Table]:
+    return [_curve_by_x(chunk, picks, axis) for chunk in chunks]
 
 
 def _curve_cell(curve: Curve, i: int) -> str:
     return f"{format_number(curve.value[i], 3)}±{format_number(curve.stderr[i], 3)}"
 
 
-def _curve_by_rm(curves: list[tuple[str, Curve]], picks: list[int]) -> Table:
+def _curve_by_rm(curves: list[tuple[str, Curve]], picks: list[int], axis: Axis) -> Table:
+    name, point = axis
     table = Table()
     table.add_column("reward model", style="bold", overflow="fold")
     for i in picks:
-        table.add_column(f"η={eta_label(float(curves[0][1].x[i]))}", justify="right", no_wrap=True)
+        table.add_column(f"{name}={point(float(curves[0][1].x[i]))}", justify="right", no_wrap=True)
     for label, curve in curves:
         table.add_row(literal(short_label(label)), *(_curve_cell(curve, i) for i in picks))
     return table
 
 
-def _curve_by_eta(curves: list[tuple[str, Curve]], picks: list[int]) -> Table:
+def _curve_by_x(curves: list[tuple[str, Curve]], picks: list[int], axis: Axis) -> Table:
+    name, point = axis
     table = Table()
-    table.add_column("η", no_wrap=True)
+    table.add_column(name, no_wrap=True)
     for label, _ in curves:
         table.add_column(_broken(short_label(label), 11), justify="right", no_wrap=True)
     for i in picks:
-        table.add_row(eta_label(float(curves[0][1].x[i])), *(_curve_cell(c, i) for _, c in curves))
+        table.add_row(point(float(curves[0][1].x[i])), *(_curve_cell(c, i) for _, c in curves))
     return table
 
 
@@ -372,7 +395,12 @@ def _shift(rows: list[tuple[str, str, Curve]], picks: list[int], spark: bool) ->
 
 def _caption(summary: RunSummary) -> str:
     bench = summary.benchmark
-    if summary.run.benchmark_id:
+    if summary.solutions:
+        line = (
+            f"{summary.solutions:,} solutions of {summary.questions:,} questions "
+            f"(set {(summary.run.solution_set_key or '')[:10]})"
+        )
+    elif summary.run.benchmark_id:
         line = f"benchmark {bench.id[:10]}: {bench.per_prompt} responses per prompt, {bench.origin}"
         if summary.pairs:
             line += f"; {summary.pairs:,} preference pairs"

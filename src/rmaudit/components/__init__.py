@@ -39,9 +39,10 @@ from .metric import (
     MetricOutput,
     MetricValue,
     PairInputs,
+    StepInputs,
     StudyInputs,
 )
-from .process import ProcessRewardModel, Solution
+from .process import STEP_LABELS, LabelledSolution, ProcessRewardModel, Solution, SolutionSource
 from .records import (
     PROVENANCE_PARTS,
     BenchmarkContent,
@@ -85,6 +86,7 @@ __all__ = [
     "Embedder",
     "Generation",
     "JudgedPairs",
+    "LabelledSolution",
     "KINDS",
     "Metric",
     "MetricInputs",
@@ -111,8 +113,11 @@ __all__ = [
     "RewardModel",
     "ShiftPerturber",
     "Source",
+    "STEP_LABELS",
     "Solution",
+    "SolutionSource",
     "SourcedPair",
+    "StepInputs",
     "StudyInputs",
     "VERDICTS",
     "Verdict",

@@ -73,6 +73,11 @@ def pair_id(prompt: str, chosen: str, rejected: str, subset: str | None) -> str:
     return content_key("pair", prompt, chosen, rejected, subset)
 
 
+def solution_id(prompt: str, steps: tuple[str, ...]) -> str:
+    """A solution a PRM scores: its question (prompt id) and its steps, in order."""
+    return content_key("solution", prompt, list(steps))
+
+
 def shifted_prompt_id(perturber_key: str, seed: int, prompt: str) -> str:
     """A prompt perturbed by a perturber (its key includes the level p) with a sweep seed.
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from .judging import JudgedPairs
 from .kinds import Component, OptionsT
+from .process import LabelledSolution
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,23 @@ class PairInputs:
         return None
 
 
+@dataclass(frozen=True)
+class StepInputs:
+    """A solution set as step metrics see it (``scope = "steps"``): one PRM's scores of each
+    solution's steps, aligned with ``solutions``, and the id of each solution's problem (the
+    prompt id of ``LabelledSolution.cluster``).  Solutions of one problem (PRMBench's several
+    modified copies of it) are not independent, so a metric's ± clusters them by problem, and
+    its per-question values are per problem (``questions``: in first-seen order)."""
+
+    solutions: tuple[LabelledSolution, ...]
+    scores: tuple[np.ndarray, ...]
+    question_ids: tuple[str, ...]
+
+    @property
+    def questions(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.question_ids))
+
+
 #: ``rm_key`` under which run-level results (``scope = "run"`` metrics) are stored.
 RUN_LEVEL = ""
 
@@ -134,7 +152,7 @@ class MetricOutput:
 
 
 #: What a metric's ``compute`` receives: the inputs of its ``scope``.
-InputsT = TypeVar("InputsT", bound=MetricInputs | StudyInputs | PairInputs)
+InputsT = TypeVar("InputsT", bound=MetricInputs | StudyInputs | PairInputs | StepInputs)
 
 
 class Metric(Component[OptionsT], Generic[OptionsT, InputsT]):
@@ -149,7 +167,8 @@ class Metric(Component[OptionsT], Generic[OptionsT, InputsT]):
     needs: ClassVar[tuple[str, ...]] = ("oracle", "scores")
     #: "rm": ``compute`` gets :class:`MetricInputs` once per RM; "run": it gets :class:`StudyInputs`
     #: once, with every RM (studies across RMs, such as Rethinking RM Evaluation's); "pairs": it
-    #: gets :class:`PairInputs` once per RM (preference-pair metrics).
+    #: gets :class:`PairInputs` once per RM (preference-pair metrics); "steps": it gets
+    #: :class:`StepInputs` once per process reward model (step metrics, docs/prm.md).
     scope: ClassVar[str] = "rm"
     #: Whether ``compute`` estimates from a labelled subset (``MetricInputs.design``); the run
     #: skips other benchmark metrics on a budgeted benchmark, and says so.

@@ -140,7 +140,7 @@ class BenchmarkContent:
 
 
 #: the parts of a run, in the order the banner names them
-PROVENANCE_PARTS = ("prompts", "responses", "oracle", "pairs", "RMs")
+PROVENANCE_PARTS = ("prompts", "responses", "oracle", "pairs", "solutions", "RMs")
 
 
 @dataclass(frozen=True)

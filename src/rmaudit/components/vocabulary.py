@@ -14,6 +14,11 @@ from typing import Literal, get_args
 
 RETA_CURVE = "reta_curve"
 RETA_PREFIX = "reta@"
+#: the step metrics' curves over the step threshold (docs/prm.md): PRMBench's PRMScore,
+#: ProcessBench's average F1
+PRM_SCORE_CURVE = "prm_score_curve"
+AVERAGE_F1_CURVE = "average_f1_curve"
+THRESHOLD_CURVES = (PRM_SCORE_CURVE, AVERAGE_F1_CURVE)
 
 
 def reta_key(eta: float) -> str:
@@ -102,6 +107,8 @@ REGRET_SUMMARY = "ndr/mean"
 #: the built-in baseline reward models (default_plugins/baselines.py): the bars a model must
 #: beat, never the model a summary sends the user to look at
 BASELINE_REWARD_MODELS = ("length", "random")
+#: the baseline process reward models' names (docs/prm.md)
+BASELINE_PROCESS_REWARD_MODELS = ("random", "step-length")
 
 #: the ``failures`` stage of the prompts a metric skipped (undefined there), one row per
 #: (metric, prompt): item = the prompt id, error = "<metric label>: <reason>"

@@ -63,6 +63,9 @@ DEFAULT_PLUGINS = (
     "rmaudit.default_plugins.hf_judge",
     "rmaudit.default_plugins.verdicts_file",
     "rmaudit.default_plugins.recorded_judges",
+    "rmaudit.default_plugins.solution_sources",
+    "rmaudit.default_plugins.process_models",
+    "rmaudit.default_plugins.process_metrics",
 )
 
 #: kind → name of its collector hook

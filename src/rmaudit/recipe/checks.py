@@ -23,6 +23,8 @@ def check_metric_inputs(recipe: Recipe) -> None:
             problem = "needs a benchmark ([prompts], [responses] and [oracle], or [benchmark])"
         elif cls.scope == "pairs" and recipe.pair_source is None:
             problem = "needs preference pairs ([pairs.source])"
+        elif cls.scope == "steps":
+            problem = step_labels_problem(cls, recipe.solution_source)
         elif "shift" in cls.needs and recipe.shift is None:
             problem = "needs a shift sweep ([pairs.shift])"
         elif (
@@ -43,6 +45,20 @@ def check_metric_inputs(recipe: Recipe) -> None:
                 _built_metric(metric).check_shift_levels(tuple(recipe.shift.levels))
             except BadInput as error:
                 raise error.located(file=recipe.path, field=metric.field) from None
+
+
+def step_labels_problem(metric: type[Metric], source: ComponentSpec | None) -> str | None:
+    """Why a step metric cannot run on the recipe's solutions (None: it can)."""
+    if source is None:
+        return "needs solutions ([solutions.source]) and process reward models"
+    labels = getattr(source.cls, "labels", ())
+    lacking = [need for need in metric.needs if need not in labels]
+    if lacking:
+        return (
+            f"needs labels its solution source {source.cls.name!r} lacks: "
+            f"{', '.join(lacking)} (it has: {', '.join(labels) or 'none'})"
+        )
+    return None
 
 
 def check_pool_size(recipe: Recipe, per_prompt: int) -> None:

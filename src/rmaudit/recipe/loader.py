@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from rmaudit.components import PairSource
+from rmaudit.components import Metric, PairSource
 from rmaudit.errors import BadInput
 
 from .budget import LabelBudget, cheap_judge, rm_labels
@@ -29,9 +29,11 @@ from .checks import (
     check_metric_inputs,
     check_pool_size,
     check_unique_labels,
+    step_labels_problem,
 )
 from .executor_options import executor_options
 from .model import Recipe, RecipeModel
+from .process import DEFAULT_STEP_METRICS, process_sections
 from .validation import ComponentSpec, bad_input, component_spec, refuse_bools
 
 DEFAULT_METRICS: tuple[dict[str, Any], ...] = (
@@ -71,6 +73,7 @@ def parse_recipe(
 ) -> Recipe:
     model = _recipe_model(raw, file=file, base_dir=base_dir)
     spec = _SpecMaker(file, base_dir)
+    solution_source, process_reward_models = process_sections(model, spec, file)
     built = _built_benchmark(model, spec)
     imported = model.benchmark is not None or model.benchmark_source is not None
     has_benchmark = built.source is not None or imported
@@ -96,13 +99,21 @@ def parse_recipe(
         built.policy,
         built.oracle,
         reward_models,
-        _metrics(model, spec, has_benchmark=has_benchmark, shift=perturber is not None),
+        _metrics(
+            model,
+            spec,
+            has_benchmark=has_benchmark,
+            shift=perturber is not None,
+            solutions=solution_source,
+        ),
         model.benchmark.file if model.benchmark else None,
         pair_source=pair_source,
         perturber=perturber,
         executor=executor_options(model.executor, file=file),
         benchmark_source=benchmark_source,
         label_budget=built.label_budget,
+        solution_source=solution_source,
+        process_reward_models=process_reward_models,
     )
     if model.cheap_oracle is not None:
         cheap_table, cheap_rm = cheap_judge(
@@ -168,7 +179,7 @@ def _built_benchmark(model: RecipeModel, spec: _SpecMaker) -> _BuiltBenchmark:
             file=file,
             field="benchmark",
         )
-    if imported or not built_here and model.pairs is not None:
+    if imported or not built_here and (model.pairs is not None or model.solutions is not None):
         return _BuiltBenchmark()
     for section in ("prompts", "responses", "oracle"):
         if getattr(model, section) is None:
@@ -231,9 +242,15 @@ def _pairs(
 
 
 def _metrics(
-    model: RecipeModel, spec: _SpecMaker, *, has_benchmark: bool, shift: bool
+    model: RecipeModel,
+    spec: _SpecMaker,
+    *,
+    has_benchmark: bool,
+    shift: bool,
+    solutions: ComponentSpec | None,
 ) -> tuple[ComponentSpec, ...]:
-    """``[[metrics]]``, or the defaults for what the recipe audits."""
+    """``[[metrics]]``, or the defaults for what the recipe audits (for solutions: the step
+    metrics their labels allow)."""
     values = (
         model.metrics
         if model.metrics is not None
@@ -241,11 +258,18 @@ def _metrics(
             *(DEFAULT_METRICS if has_benchmark else ()),
             *(DEFAULT_PAIR_METRICS if model.pairs is not None else ()),
             *(DEFAULT_SHIFT_METRICS if shift else ()),
+            *(DEFAULT_STEP_METRICS if solutions is not None else ()),
         ]
     )
     metrics = tuple(
         spec("metric", value, f"metrics[{i}]", labelled=True) for i, value in enumerate(values)
     )
+    if model.metrics is None and solutions is not None:
+        metrics = tuple(
+            m
+            for m in metrics
+            if not issubclass(m.cls, Metric) or step_labels_problem(m.cls, solutions) is None
+        )
     check_unique_labels(metrics, spec.file, "metrics")
     return metrics
 

@@ -81,6 +81,12 @@ class PairsSection(_Strict):
     shift: ShiftSection | None = None
 
 
+class SolutionsSection(_Strict):
+    """``[solutions]``: the solutions process reward models are audited on (docs/prm.md)."""
+
+    source: Any
+
+
 class PlanSection(_Strict):
     """``[plan]``: what ``rmaudit plan`` prices each call at, as a fraction of one oracle call
     (docs/budget.md, "What a plan spends"); its flags override these.  Nothing here changes a
@@ -110,7 +116,10 @@ class RecipeModel(_Strict):
     #: ``[benchmark]`` with a ``name``: a benchmark source (a benchmark assembled from files)
     benchmark_source: dict[str, Any] | None = None
     pairs: PairsSection | None = None
-    reward_models: list[Any] = Field(min_length=1)
+    #: one of reward_models and (with [solutions]) process_reward_models is given
+    reward_models: list[Any] = Field(default_factory=list)
+    solutions: SolutionsSection | None = None
+    process_reward_models: list[Any] | None = None
     metrics: list[Any] | None = None
     executor: Any = None
     plan: PlanSection | None = None
@@ -141,6 +150,9 @@ class Recipe:
     #: a cheap judge beside the oracle: an oracle component, or one of the recipe's RMs by label
     cheap_oracle: ComponentSpec | None = None
     cheap_reward_model: str | None = None
+    #: ``[solutions.source]`` and ``[[process_reward_models]]`` (docs/prm.md)
+    solution_source: ComponentSpec | None = None
+    process_reward_models: tuple[ComponentSpec, ...] = ()
 
     @property
     def per_prompt(self) -> int | None:
@@ -166,11 +178,11 @@ class Recipe:
     def run_identity(self) -> dict[str, Any]:
         """What the run key hashes: the validated recipe, less where its stages run and what
         the planner prices calls at."""
-        # a recipe without a benchmark source or a cheap judge keeps the key it had before
-        # they existed
+        # a recipe without a benchmark source, a cheap judge or solutions keeps the key it
+        # had before they existed
         exclude = {"executor", "plan"} | {
             name
-            for name in ("benchmark_source", "cheap_oracle")
+            for name in ("benchmark_source", "cheap_oracle", "solutions", "process_reward_models")
             if getattr(self.model, name) is None
         }
         return self.model.model_dump(mode="json", exclude=exclude)

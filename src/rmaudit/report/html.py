@@ -33,6 +33,8 @@ from rmaudit.results.comparison import (
     pair_lines,
 )
 from rmaudit.results.legend import legend
+from rmaudit.results.solutions import run_threshold
+from rmaudit.results.step_aggregation import aggregation_comparisons
 from rmaudit.results.summary import OracleScale, RunSummary
 from rmaudit.store import Store
 
@@ -150,7 +152,9 @@ def _run_section(store: Store, page: RunPage, anchor: str) -> str:
     )
     parts += _verdicts(page.verdicts)
     parts += _leaderboard(summary, scale)
-    parts += _comparisons(headline_comparisons(store, run.id))
+    parts += _comparisons(
+        [*headline_comparisons(store, run.id), *aggregation_comparisons(store, run.id)]
+    )
     parts += ["<ul class=legend>", *_items(legend(summary, scale, terminal=False)), "</ul>"]
     parts += _across_rms(summary)
     parts += checks_html(store, run.id)
@@ -267,14 +271,24 @@ def _worst(store: Store, summary: RunSummary) -> list[str]:
     if not parts:
         return []
     what = (
-        "the prompts where its favourite response is furthest below the oracle's best (oracle "
-        "gap: the oracle's best score minus the score of the RM's pick"
+        "the solutions whose first flagged step (the first scored below the threshold of "
+        f"{run_threshold(store, summary.run.id):g}) lies furthest from the first step the data "
+        "marks erroneous, each step with its score and marks"
+        if summary.solutions
+        else "the prompts where its favourite response is furthest below the oracle's best "
+        "(oracle gap: the oracle's best score minus the score of the RM's pick"
         + ("; under the label design, from the labels it drew only" if summary.labelling else "")
         + "), each with every response, the RM's favourite first"
         if summary.run.benchmark_id
         else "the pairs it gets wrong by the widest margin (RM score of chosen − rejected)"
     )
-    heading = "Worst prompts" if summary.run.benchmark_id else "Worst pairs"
+    heading = (
+        "Worst solutions"
+        if summary.solutions
+        else "Worst prompts"
+        if summary.run.benchmark_id
+        else "Worst pairs"
+    )
     return [f"<h3>{heading}</h3>", f"<p>Per RM, up to {WORST_SHOWN}: {esc(what)}.</p>", *parts]
 
 

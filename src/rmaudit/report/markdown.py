@@ -37,6 +37,7 @@ from rmaudit.results.legend import legend
 from rmaudit.results.regret import load_studies, study_table
 from rmaudit.results.scoring_checks import TITLE as CHECKS_TITLE
 from rmaudit.results.scoring_checks import block_lines, run_scoring_checks
+from rmaudit.results.step_aggregation import aggregation_comparisons
 from rmaudit.results.summary import OracleScale, RunSummary
 from rmaudit.store import Store
 
@@ -248,7 +249,8 @@ def markdown(
     if verdicts:
         lines += ["## Verdict", "", *(f"- {md(line)}" for line in verdicts), ""]
     lines += leaderboard(summary, scale)
-    lines += comparisons_markdown(headline_comparisons(store, run.id)) + [""]
+    compared = [*headline_comparisons(store, run.id), *aggregation_comparisons(store, run.id)]
+    lines += comparisons_markdown(compared) + [""]
     lines += [f"- {md(line)}" for line in legend(summary, scale, terminal=False)] + [""]
     lines += reta_curve_table(summary) + shift_tables(summary) + across_rms(summary, store)
     lines += scoring_checks(store, run.id)

@@ -5,7 +5,9 @@ score of the RM's favourite, :class:`rmaudit.results.browse.PromptFailure`), eac
 RM's favourite responses and the oracle's best, and how many more there are.  A run of
 preference pairs: the pairs the RM gets wrong, widest
 margin first, with both responses; for a pairwise judge, also its verdict and reply in each
-order shown (docs/judges.md).
+order shown (docs/judges.md).  A run of process reward models: the solutions whose first
+flagged step lies furthest from the first erroneous one, each step with its score and marks
+(:mod:`rmaudit.results.solutions`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from rmaudit.display.formatting import format_number, one_line
 from rmaudit.results.browse import prompt_detail, prompt_failures
 from rmaudit.results.judge_pairs import judge_on_pair
 from rmaudit.results.pair_failures import pair_verdicts
+from rmaudit.results.solutions import solution_badge, solution_views, step_caption
 from rmaudit.results.summary import RunSummary
 from rmaudit.store import Store
 
@@ -47,6 +50,8 @@ def clipped(text: str, limit: int = TEXT_MAX) -> str:
 
 
 def worst_items(store: Store, summary: RunSummary, rm_key: str) -> list[WorstItem]:
+    if summary.solutions:
+        return _worst_solutions(store, summary, rm_key)
     if summary.run.benchmark_id:
         return _worst_prompts(store, summary, rm_key)
     return _worst_pairs(store, summary, rm_key)
@@ -123,3 +128,16 @@ def _worst_pairs(store: Store, summary: RunSummary, rm_key: str) -> list[WorstIt
             )
         )
     return items
+
+
+def _worst_solutions(store: Store, summary: RunSummary, rm_key: str) -> list[WorstItem]:
+    views = [v for v in solution_views(store, summary.run.id, rm_key) if v.miss > 0]
+    return [
+        WorstItem(
+            solution_badge(view),
+            one_line(f"{view.subset} {view.ref}: {view.question}", HEADLINE_MAX),
+            clipped(view.question),
+            [(step_caption(view, i), clipped(step.text)) for i, step in enumerate(view.steps)],
+        )
+        for view in views[:WORST_SHOWN]
+    ]

@@ -70,6 +70,29 @@ _PAIR_LINES = (
 )
 
 
+#: the step metrics' lines (docs/prm.md)
+_STEP_LINES = (
+    (
+        lambda key: key.startswith(("prm_score", "negative_f1")),
+        "PRMScore (PRMBench): ½·F1 on valid steps + ½·F1 on erroneous steps, a step predicted "
+        "valid when scored above the threshold; F1 alone for multi_solutions, whose steps are "
+        "all valid; per error class and over every step.",
+    ),
+    (
+        lambda key: key == "average_f1" or key.startswith("error_accuracy"),
+        "avg F1 (ProcessBench): per split, the harmonic mean of the accuracy at naming the "
+        "first wrong step (the first step scored below the threshold) of erroneous solutions "
+        "and at flagging no step of correct ones; averaged over the splits.",
+    ),
+    (
+        lambda key: key.startswith("auroc["),
+        "AUROC min / last / product / mean: how well the solution score under each "
+        "aggregation of step scores tells solutions with a correct final answer from the "
+        "rest (½ = not at all).",
+    ),
+)
+
+
 def worst_rm(summary: RunSummary) -> tuple[str, Column] | None:
     """The RM label with the worst value of the run's headline metric (the first RETA scalar,
     else the first stored scalar), and that metric; baselines are bars, not candidates."""
@@ -129,6 +152,7 @@ def legend(
             "orders the same way, an RM tie counting ½ unless ties = 'loss' (½ = chance)."
         )
     lines += [text for matches, text in _PAIR_LINES if any(matches(key) for key in keys)]
+    lines += [text for matches, text in _STEP_LINES if any(matches(key) for key in keys)]
     if any(key.startswith(SHIFT_CURVE_PREFIX) for _, key in summary.curve_keys()):
         lines.append(
             "Under shift: p is the perturber's level (word perturbers: the chance each "
@@ -142,6 +166,8 @@ def legend(
     bootstrapped = any(key in BOOTSTRAPPED for key in keys) or any(
         key.startswith(SHIFT_CURVE_PREFIX) for _, key in summary.curve_keys()
     )
+    if summary.solutions:
+        unit = "questions, a question's solutions one cluster (linearised; value ± 1.96·± is 95%)"
     lines.append(
         f"±: standard error across {unit}"
         + (
@@ -181,7 +207,9 @@ def _scale_words(scale: OracleScale | None) -> str:
 def _next_steps(summary: RunSummary, db_path: str) -> list[str]:
     if not summary.columns:
         return []
-    if summary.run.benchmark_id:
+    if summary.solutions:
+        where = "opens its solutions, worst first, each step with its score"
+    elif summary.run.benchmark_id:
         where = "opens its Failures: the prompts where its top picks do worst" + (
             "; p: the preference pairs it gets wrong" if summary.pairs else ""
         )

@@ -41,12 +41,17 @@ class RunRow:
     error: str = ""
     #: the preference pairs it audits (0: none, or none stored yet)
     pairs: int = 0
+    #: the solutions a run of process reward models audits (0: none, or none stored yet)
+    solutions: int = 0
 
     @property
     def size(self) -> str:
-        """``8 prompts × 16``, ``1,234 pairs`` or, for a run whose data is not stored yet, ``—``."""
+        """``8 prompts × 16``, ``1,234 pairs``, ``3,013 solutions`` or, for a run whose data
+        is not stored yet, ``—``."""
         if self.per_prompt:
             return f"{self.prompts:,} prompts × {self.per_prompt}"
+        if self.solutions:
+            return f"{self.solutions:,} solutions"
         return f"{self.pairs:,} pairs" if self.pairs else "—"
 
 
@@ -54,9 +59,20 @@ def list_runs(store: Store) -> list[RunRow]:
     """Every run, newest first."""
     return [
         RunRow(
-            i, t or "", s or "", bool(sim), c or "", p or "", n or 0, pp or 0, rms, e or "", pairs
+            i,
+            t or "",
+            s or "",
+            bool(sim),
+            c or "",
+            p or "",
+            n or 0,
+            pp or 0,
+            rms,
+            e or "",
+            pairs,
+            solutions,
         )
-        for i, t, s, sim, c, p, n, pp, rms, e, pairs in store.read.runs()
+        for i, t, s, sim, c, p, n, pp, rms, e, pairs, solutions in store.read.runs()
     ]
 
 

@@ -9,7 +9,12 @@ import numpy as np
 
 from rmaudit.backends.simulated import SIMULATED_NOTICE
 from rmaudit.components import RUN_LEVEL, Provenance
-from rmaudit.components.vocabulary import BASELINE_REWARD_MODELS, CLUSTERED_PROMPTS, SKIPPED_STAGE
+from rmaudit.components.vocabulary import (
+    BASELINE_PROCESS_REWARD_MODELS,
+    BASELINE_REWARD_MODELS,
+    CLUSTERED_PROMPTS,
+    SKIPPED_STAGE,
+)
 from rmaudit.metrics.reta_coverage import few_prompts_note, finite_pool_note
 from rmaudit.results.labelling import Labelling, labelling, labelling_line
 from rmaudit.results.noise_dependence import NoiseDependence, noise_dependence
@@ -85,6 +90,9 @@ class RunSummary:
     prompts: int = 0
     #: whether a pair metric's ± is clustered by prompt (some prompt has several pairs)
     clustered_pairs: bool = False
+    #: a run of process reward models: its solutions and their distinct questions (0: none)
+    solutions: int = 0
+    questions: int = 0
 
     @property
     def simulated(self) -> bool:
@@ -191,9 +199,16 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
         baselines={
             row.key
             for row in store.items.components([key for _, key in reward_models])
-            if row.name in BASELINE_REWARD_MODELS
+            if row.name
+            in (
+                BASELINE_PROCESS_REWARD_MODELS
+                if row.kind == "process_reward_model"
+                else BASELINE_REWARD_MODELS
+            )
         },
     )
+    if run.solution_set_key:
+        summary.solutions, summary.questions = store.solutions.set_size(run.solution_set_key)
     if run.benchmark_id:
         summary.prompts = len(store.read.selection_prompts(benchmark.selection_key))
     skipped = store.read.failures(run_id, SKIPPED_STAGE)

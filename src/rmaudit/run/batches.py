@@ -38,7 +38,7 @@ class BatchCall:
 
     spec: ComponentSpec
     component: Component
-    method: str  # "generate", "label" or "score"
+    method: str  # "generate", "label", "score" or "score_steps"
     inputs: Callable[[Sequence[Any]], list[Any]]
 
 
@@ -47,6 +47,7 @@ _OUTPUTS = {
     "generate": ("policy", "responses", "requests"),
     "label": ("oracle", "labels", "responses"),
     "score": ("reward model", "scores", "responses"),
+    "score_steps": ("process reward model", "step score lists", "solutions"),
 }
 
 

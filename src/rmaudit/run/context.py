@@ -159,6 +159,9 @@ class RunContext:
     #: the pair set a pair source that needs no benchmark gave (``run.pairs.PairSet``), once
     #: loaded: a run's plan loads it, the run reuses it
     loaded_pairs: Any = None
+    #: the solution set of a run of process reward models (``run.solutions.SolutionSet``),
+    #: once loaded: a run's plan loads it, the run reuses it
+    loaded_solutions: Any = None
     #: the shift sweep of a pair set (``run.shift.Sweep``) by the set's key, once made: its
     #: ids hash the pairs' ids, so a run reuses its plan's
     swept: tuple[str, Any] | None = None
@@ -264,8 +267,8 @@ class RunContext:
         return self.keyed_responses[key]
 
     def stored(self, what: str, key: str, ids: Sequence[str]) -> set[str]:
-        """Those of ``ids`` stored: ``what`` is "responses", "pairs", or "labels" or "scores"
-        of the component ``key``; none without a store.  Only ids not found before are
+        """Those of ``ids`` stored: ``what`` is "responses", "pairs", or "labels", "scores" or
+        "step scores" of the component ``key``; none without a store.  Only ids not found before are
         looked up (``found_stored``)."""
         if self.store is None or not ids:
             return set()
@@ -277,6 +280,8 @@ class RunContext:
                 found |= items.labelled(key, asked)
             elif what == "scores":
                 found |= items.scored(key, asked)
+            elif what == "step scores":
+                found |= self.store.solutions.scored(key, asked)
             else:
                 found |= (items.stored_pairs if what == "pairs" else items.stored_responses)(asked)
         return found.intersection(ids)

@@ -15,6 +15,7 @@ from rmaudit.components import (
     MetricInputs,
     MetricOutput,
     PairInputs,
+    StepInputs,
     StudyInputs,
 )
 from rmaudit.components.vocabulary import SKIPPED_STAGE
@@ -121,7 +122,7 @@ class Ledger:
         self,
         rm_key: str,
         metric_spec: ComponentSpec,
-        inputs: MetricInputs | StudyInputs | PairInputs,
+        inputs: MetricInputs | StudyInputs | PairInputs | StepInputs,
         on_defined: MetricsOnDefinedPrompts | None,
         on: str,
     ) -> None:
@@ -303,7 +304,7 @@ def _pair_inputs(pair_set: PairSet, shifted: Sweep | None, scores: dict[str, flo
 def _compute(
     ctx: RunContext,
     metric_spec: ComponentSpec,
-    inputs: MetricInputs | StudyInputs | PairInputs,
+    inputs: MetricInputs | StudyInputs | PairInputs | StepInputs,
     on: str,
     prompt_ids: tuple[str, ...],
 ) -> MetricOutput:

@@ -69,6 +69,7 @@ def run_provenance(
     add("responses", recipe.policy, "responses")
     add("oracle", recipe.oracle, "labels")
     add("pairs", recipe.pair_source, "pairs")
-    for spec in recipe.reward_models:
+    add("solutions", recipe.solution_source, "solutions")
+    for spec in (*recipe.reward_models, *recipe.process_reward_models):
         found.extend(_component_sources("RMs", spec.label, components[spec.field], "scores"))
     return found

@@ -29,7 +29,17 @@ from rmaudit.store import Store, dumps, utc_now
 from rmaudit.store.records import RunRow
 
 from . import benchmark as benchmark_stages
-from . import metrics, pairs, scores, scoring_checks, shift, verdicts
+from . import (
+    metrics,
+    pairs,
+    scores,
+    scoring_checks,
+    shift,
+    solutions,
+    step_metrics,
+    step_scores,
+    verdicts,
+)
 from .benchmark import Benchmark, BenchmarkStages
 from .context import (
     MAX_ITEMS_VARIABLE,
@@ -40,10 +50,12 @@ from .context import (
     StageCount,
     locate,
     max_items,
+    required,
     slot_class,
 )
 from .pairs import PairSet
 from .shift import Sweep
+from .solutions import SolutionSet
 
 
 @dataclass
@@ -71,6 +83,8 @@ class Audited:
     unshifted: Keys = field(default_factory=Keys)
     #: in a plan whose pairs derive from a benchmark not built yet: at most this many pairs
     pair_bound: int | None = None
+    #: the solutions process reward models score (a recipe with [solutions])
+    solution_set: SolutionSet | None = None
 
 
 def build_components(recipe: Recipe) -> dict[str, Component]:
@@ -88,7 +102,9 @@ def build_components(recipe: Recipe) -> dict[str, Component]:
         recipe.benchmark_source,
         recipe.pair_source,
         recipe.perturber,
+        recipe.solution_source,
         *recipe.reward_models,
+        *recipe.process_reward_models,
         *recipe.metrics,
     ]
     if recipe.sampler is not None and slot_class(recipe.sampler, PromptSampler).needs_embeddings:
@@ -199,9 +215,19 @@ class Runner:
             ctx.executor.close()
         return [(ctx.prompt(r.prompt_id), r) for r in ctx.load_responses(ids)]
 
+    def solutions_to_score(self) -> SolutionSet:
+        """The solutions a process reward model of this recipe would score, stored as a run
+        stores them, for step scores computed elsewhere; nothing is scored, no run recorded."""
+        ctx = self.ctx
+        ctx.counts, ctx.timings, ctx.notes = [], {}, []
+        return required(self._items(execute=True).solution_set, "[solutions]")
+
     # -- the stages ---------------------------------------------------------------------------
     def _items(self, execute: bool) -> Audited:
         recipe, found = self.recipe, Audited()
+        if recipe.solution_source is not None:
+            found.solution_set = solutions.stage(self.ctx, execute)
+            return found
         built: BenchmarkStages | None = None
         if recipe.imports_benchmark:
             built = benchmark_stages.imported(self.ctx, execute)
@@ -252,6 +278,9 @@ class Runner:
                 scores.stage(
                     self.ctx, spec, model, found.to_score, execute, checked.get(spec.label)
                 )
+        for spec in self.recipe.process_reward_models:
+            solution_set = required(found.solution_set, "[solutions]")
+            step_scores.stage(self.ctx, spec, self.ctx.component(spec), solution_set, execute)
 
     # -- the whole run ------------------------------------------------------------------------
     def _run(self) -> RunResult:
@@ -284,7 +313,11 @@ class Runner:
                 ctx.notes.append(found.pair_set.report())
             self._score(found, execute=True)
             with ctx.timed(metrics.STAGE):
-                results = metrics.compute(ctx, found.benchmark, found.pair_set, found.shifted)
+                results = (
+                    step_metrics.compute(ctx, found.solution_set)
+                    if found.solution_set is not None
+                    else metrics.compute(ctx, found.benchmark, found.pair_set, found.shifted)
+                )
             ctx.timings["total"] = time.perf_counter() - started
             ctx.db.runs.finish(run_id, results, json.dumps(ctx.timings), utc_now())
         except BaseException as error:
@@ -316,6 +349,10 @@ class Runner:
                 rmaudit_version=f"rmaudit {__version__}, Python {platform.python_version()}",
                 timings=None,
                 error=None,
+                solution_set_key=found.solution_set.key if found.solution_set else None,
             ),
-            [(spec.label, ctx.component(spec).key) for spec in recipe.reward_models],
+            [
+                (spec.label, ctx.component(spec).key)
+                for spec in (*recipe.reward_models, *recipe.process_reward_models)
+            ],
         )

@@ -36,6 +36,7 @@ from .lock import WriterBusy, WriterLock
 from .read import Reads
 from .runs import Runs
 from .schema import MIGRATION_SET, MIGRATIONS, SCHEMA_VERSION, check, migrate
+from .solutions import Solutions
 from .verdicts import Verdicts
 
 __all__ = ["SCHEMA_VERSION", "Store", "WriterBusy", "dumps", "utc_now"]
@@ -57,7 +58,8 @@ def _wait_silently(pid: int | None) -> None:
 
 class Store:
     """An open rmaudit database: ``items`` (what stages store), ``runs`` (run bookkeeping and
-    results), ``read`` (what the CLI, TUI and report show)."""
+    results), ``read`` (what the CLI, TUI and report show), ``solutions`` (what runs of
+    process reward models store)."""
 
     def __init__(self, conn: sqlite3.Connection, path: str, lock: WriterLock | None = None) -> None:
         self._conn = conn
@@ -71,6 +73,7 @@ class Store:
         self.runs = Runs(self)
         self.read = Reads(self)
         self.verdicts = Verdicts(self)
+        self.solutions = Solutions(self)
 
     @classmethod
     def open(

@@ -77,7 +77,9 @@ class Reads(PairReads):
                       (select count(*) from selections s where s.selection_key = b.selection_key),
                       b.per_prompt,
                       (select count(*) from run_reward_models m where m.run_id = r.id), r.error,
-                      (select count(*) from pair_sets p where p.pair_set_key = r.pair_set_key)
+                      (select count(*) from pair_sets p where p.pair_set_key = r.pair_set_key),
+                      (select count(*) from solution_sets o
+                       where o.solution_set_key = r.solution_set_key)
                from runs r left join benchmarks b on b.id = r.benchmark_id
                order by r.created_at desc, r.rowid desc"""
         ).fetchall()

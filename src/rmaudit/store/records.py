@@ -196,6 +196,8 @@ class RunRow:
     #: stage → seconds, as JSON
     timings: str | None
     error: str | None
+    #: the solutions a run of process reward models audits (None for any other run)
+    solution_set_key: str | None = None
 
 
 RUN_COLUMNS = tuple(RunRow.__dataclass_fields__)
@@ -223,6 +225,8 @@ class RunListing(NamedTuple):
     error: str | None
     #: 0 for a run without pairs (yet)
     pairs: int
+    #: 0 for a run without solutions (yet): a run of process reward models has them
+    solutions: int
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from rmaudit.errors import BadInput
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 MIGRATION_SET = "rmaudit"
 
 M001_INITIAL = """
@@ -175,6 +175,23 @@ create index idx_metric_digests_rm_key_metric_digest on metric_digests (rm_key, 
 update schema_info set schema_version = 11;
 """
 
+# Process reward models (docs/prm.md): solutions keyed by their question (a prompt) and their
+# steps (a JSON array of the step texts), the ordered solution sets runs audit with each
+# position's problem (a prompt: what the metrics cluster by) and what the data says of it
+# (JSON: erroneous steps, first error, final answer), one score per step and PRM, clustered by
+# the PRM as RM scores are, and which solution set a run audits.
+M012_PROCESS_REWARDS = """
+create table solutions (id text primary key, prompt_id text, steps text) without rowid;
+create table solution_sets (
+   solution_set_key text, position integer, solution_id text, problem_id text, ref text,
+   subset text, labels text, primary key (solution_set_key, position));
+create table step_scores (
+   prm_key text, solution_id text, step integer, score real,
+   primary key (prm_key, solution_id, step)) without rowid;
+alter table runs add column solution_set_key text;
+update schema_info set schema_version = 12;
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_initial", M001_INITIAL),
     ("m002_preference_pairs", M002_PREFERENCE_PAIRS),
@@ -187,6 +204,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m009_scoring_checks", M009_SCORING_CHECKS),
     ("m010_pair_set_meta", M010_PAIR_SET_META),
     ("m011_metric_digests", M011_METRIC_DIGESTS),
+    ("m012_process_rewards", M012_PROCESS_REWARDS),
 )
 
 MIGRATIONS_TABLE = """

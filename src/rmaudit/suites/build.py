@@ -18,9 +18,21 @@ from .judge_arguments import for_suite, has_pairwise_judge, has_rating_judge
 def suite_table(
     suite: Suite, located: Located, models: list[dict[str, Any]], *, sample: int | None
 ) -> dict[str, Any]:
-    """The recipe's tables: the suite's files as one pair set (or its benchmark), its
-    metrics, the models."""
+    """The recipe's tables: the suite's files as one pair set (or its benchmark, or its
+    solutions), its metrics, the models."""
     title = f"rmaudit audit --suite {suite.name}: {suite.title}"
+    if suite.solutions is not None:  # process reward models on the suite's solutions
+        solutions = {
+            "name": suite.solutions,
+            "files": [str(path) for path in located.paths],
+            "data": located.version,
+        }
+        return {
+            "title": title,
+            "solutions": {"source": solutions},
+            "process_reward_models": models,
+            "metrics": [dict(m) for m in suite.metrics],
+        }
     models = for_suite(models, pairs=suite.benchmark is None)
     if suite.benchmark is not None:
         root = located.root / suite.benchmark_root
@@ -53,11 +65,12 @@ def suite_table(
 
 def recipe_text(suite: Suite, table: dict[str, Any]) -> str:
     """The recipe as TOML, headed by what the suite is; ``rmaudit run`` runs it as is."""
+    sourced = table.get("pairs") or table.get("solutions") or {}
     head = [
         f"# rmaudit audit suite {suite.name!r}: {suite.title}",
         f"# measures: {suite.measures}",
         f"# size: {suite.size}",
-        f"# data: {table.get('pairs', {}).get('source', {}).get('data', suite.origin)}",
+        f"# data: {sourced.get('source', {}).get('data', suite.origin)}",
         "# Save it as a file, edit it, and run it with: rmaudit run FILE",
         "",
     ]

@@ -6,6 +6,11 @@ One row per response: ``suite``, ``prompt``, ``response`` (the key under ``--mat
 the default) and ``response_id`` (rmaudit's id, the key under ``--match rmaudit-id``); a
 response that several suites share is written once, under the first.  JSON Lines or CSV by
 the file's name (``.jsonl``, ``.csv``, each optionally ``.gz``).
+
+For the suites of process reward models, one JSON row per solution: ``suite``, ``id`` (the
+data's own), ``subset`` (error class or split), ``question`` and ``steps`` (the list of step
+strings exactly as the data holds them); the same rows with ``step_scores`` added come back
+as ``step-scores:FILE``, matched by question and steps (docs/prm.md).
 """
 
 from __future__ import annotations
@@ -17,9 +22,11 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from rmaudit.components import Prompt, Response
 from rmaudit.errors import BadInput
+from rmaudit.run.solutions import SolutionSet
 
 COLUMNS = ("suite", "prompt", "response", "response_id")
 _FORMATS = (".jsonl", ".csv")
@@ -60,7 +67,36 @@ def item_rows(
     return list(rows.values())
 
 
-def write_items(path: Path, rows: list[dict[str, str]]) -> None:
+def check_solutions_format(path: Path) -> None:
+    """Solutions are written as JSON Lines: their steps are lists."""
+    if items_format(path) != ".jsonl":
+        raise BadInput(
+            "solutions are written as JSON Lines (their steps are lists): give a name ending "
+            ".jsonl (optionally .gz)",
+            field="--write-items",
+            value=str(path),
+        )
+
+
+def solution_rows(suite_solutions: Iterable[tuple[str, SolutionSet]]) -> list[dict[str, Any]]:
+    """One row per distinct solution, in suite order."""
+    rows: dict[str, dict[str, Any]] = {}
+    for suite, solution_set in suite_solutions:
+        for sid, solution in zip(solution_set.ids, solution_set.solutions, strict=True):
+            rows.setdefault(
+                sid,
+                {
+                    "suite": suite,
+                    "id": solution.ref,
+                    "subset": solution.subset,
+                    "question": solution.solution.question,
+                    "steps": list(solution.steps),
+                },
+            )
+    return list(rows.values())
+
+
+def write_items(path: Path, rows: list[dict[str, Any]]) -> None:
     """Write ``rows`` whole or not at all (a temporary file renamed into place)."""
     if items_format(path) == ".csv":
         buffer = io.StringIO(newline="")

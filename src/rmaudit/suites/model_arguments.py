@@ -40,6 +40,9 @@ LENGTH_BASELINE = "length"
 SCORES_PREFIX = "scores:"
 #: the reward models a Hugging Face MODEL becomes (a classifier; with --dpo-ref, a DPO policy)
 HF_MODEL_NAMES = ("hf-classifier", "dpo-implicit")
+#: the process reward models a Hugging Face MODEL of a PRM suite becomes (a token classifier;
+#: written step-tag:MODEL, a causal LM read at step tags): :mod:`.prm_arguments`
+HF_PRM_NAMES = ("hf-prm-classifier", "hf-prm-step-tag")
 
 #: the Hugging Face model options the command takes as flags (recipe option names)
 HF_MODEL_OPTIONS = (
@@ -142,7 +145,7 @@ def model_tables(
         for label, table in BASELINES.items()
         if label not in names and _installed(table["name"])
     ]
-    return _distinct_labels(tables)
+    return distinct_labels(tables)
 
 
 def _table(
@@ -207,7 +210,7 @@ def check_reachable(tables: list[dict[str, Any]]) -> None:
     from rmaudit.backends.hf.hub import hub_access
 
     for table in tables:
-        if table["name"] in (*HF_MODEL_NAMES, HF_JUDGE_RM):
+        if table["name"] in (*HF_MODEL_NAMES, *HF_PRM_NAMES, HF_JUDGE_RM):
             hub_access(table["model"], revision=table.get("revision"), field="MODEL")
             if table.get("reference"):
                 hub_access(table["reference"], revision=table.get("revision"), field="--dpo-ref")
@@ -217,7 +220,7 @@ def _installed(name: str) -> bool:
     return name in plugins.component_names("reward_model")
 
 
-def _distinct_labels(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def distinct_labels(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Two MODELs with one label (the same folder name twice) get "(2)", "(3)" after it."""
     seen: dict[str, int] = {}
     for table in tables:

@@ -14,6 +14,7 @@ from rmaudit.components.records import PROVENANCE_PARTS
 from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.results.comparison import compare_stored, comparison_json
 from rmaudit.results.scoring_checks import checks_json, run_scoring_checks
+from rmaudit.results.step_aggregation import aggregation_comparisons
 from rmaudit.store import Store
 from rmaudit.store.records import RunRow
 
@@ -83,10 +84,13 @@ def _suite(
     def metric(label: str, headline, cell) -> dict[str, Any]:
         stored = params.get((label, headline.metric, headline.key), {})
         left_out = skipped.get(headline.metric, 0)
-        # what the ± is across: RM-Bench's levels, its records (prompts); a subset, its pairs
+        # what the ± is across: RM-Bench's levels, its records (prompts); a subset, its pairs;
+        # a step metric, the questions (problems) its solutions answer
         n, across = (
             (stored["records"], "prompts")
             if "records" in stored
+            else (stored["questions"], "questions")
+            if "questions" in stored
             else (stored.get("pairs", total - left_out), unit)
         )
         return {
@@ -103,6 +107,7 @@ def _suite(
 
     judged = judge_values(store, run_id)
     published = {figures.label: figures_json(figures) for figures in publishers}
+    aggregations = aggregation_comparisons(store, run_id)
     return {
         "suite": result.suite.name,
         "run_id": run_id,
@@ -114,6 +119,7 @@ def _suite(
             comparison_json(c)
             for c in compare_stored(store, [run_id], [h.key for h in result.suite.headlines])
         ],
+        **({"aggregations": [comparison_json(c) for c in aggregations]} if aggregations else {}),
         "models": [
             {
                 "label": m.label,

@@ -30,6 +30,7 @@ from rmaudit.store import Store
 
 from . import Suite
 from .model_arguments import BASELINES
+from .prm_arguments import PRM_BASELINES
 
 #: value ± this many standard errors of the difference decides above / below
 Z = 1.96
@@ -134,7 +135,9 @@ def suite_result(store: Store, suite: Suite, run_id: str, baselines: set[str]) -
                 else None
             )
             outcome = _outcome(cells[first.name], cell, higher, paired)
-            comparisons.append(Comparison(bar, cell, outcome, paired, bar != REFERENCE))
+            # a suite of PRMs has two bars: random is the floor a PRM's threshold is read at
+            required = bar != REFERENCE or suite.solutions is not None
+            comparisons.append(Comparison(bar, cell, outcome, paired, required))
         models.append(
             ModelResult(label, baseline, cells, tuple(comparisons), distrusted.get(label))
         )
@@ -163,11 +166,8 @@ def _outcome(
 
 def baseline_labels(tables: list[dict]) -> set[str]:
     """The labels of the baseline RMs among a recipe's reward-model tables."""
-    return {
-        t["label"]
-        for t in tables
-        if t["label"] in BASELINES and t["name"] == BASELINES[t["label"]]["name"]
-    }
+    known = {**BASELINES, **PRM_BASELINES}
+    return {t["label"] for t in tables if t["name"] == known.get(t["label"], {}).get("name")}
 
 
 def shown(cell: Cell) -> str:
@@ -218,7 +218,8 @@ def verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, str]]:
 
 def _bars_line(r: SuiteResult, first: str) -> str:
     baselines = [(m.label, m.cells[first]) for m in r.models if m.baseline]
-    bars = [(label, cell) for label, cell in baselines if label != REFERENCE]
+    process = r.suite.solutions is not None
+    bars = [(label, cell) for label, cell in baselines if label != REFERENCE or process]
     chance = r.suite.headlines[0].chance
     if chance is not None:
         bars.append((CHANCE, Cell(chance, math.nan, chance, chance)))
@@ -229,12 +230,13 @@ def _bars_line(r: SuiteResult, first: str) -> str:
     reference = "".join(
         f"; {label} {shown(cell)} is shown for reference, not a bar"
         for label, cell in baselines
-        if label == REFERENCE
+        if label == REFERENCE and not process
     )
+    by_chance = f", chance by {Z}× the model's ±" if chance is not None else ""
     return (
         f"{r.suite.name}: a model passes by beating each of {shown_bars}"
         f"{highest if known else ''} on {first}: a baseline by its paired difference's 95% "
-        f"interval, chance by {Z}× the model's ±{reference}"
+        f"interval{by_chance}{reference}"
     )
 
 

@@ -39,7 +39,12 @@ from rmaudit.testing.conformance import (
     check_reward_model,
     check_shift_perturber,
 )
-from rmaudit.testing.samples import sample_benchmark, sample_prompts, sample_responses
+from rmaudit.testing.samples import (
+    sample_benchmark,
+    sample_prompts,
+    sample_responses,
+    sample_solutions,
+)
 
 __all__ = [
     "ConformanceError",
@@ -54,6 +59,7 @@ __all__ = [
     "sample_benchmark",
     "sample_prompts",
     "sample_responses",
+    "sample_solutions",
 ]
 
 

@@ -7,11 +7,29 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rmaudit.components import JudgedPairs, MetricInputs, PairInputs, Prompt, Response, Verdict
+from rmaudit.components import (
+    JudgedPairs,
+    LabelledSolution,
+    MetricInputs,
+    PairInputs,
+    Prompt,
+    Response,
+    Solution,
+    StepInputs,
+    Verdict,
+)
 from rmaudit.components.keys import prompt_id, response_id
 from rmaudit.components.vocabulary import SHIFT_TARGETS
 
-__all__ = ["sample_benchmark", "sample_pairs", "sample_prompts", "sample_responses", "sample_texts"]
+__all__ = [
+    "sample_benchmark",
+    "sample_pairs",
+    "sample_prompts",
+    "sample_responses",
+    "sample_solutions",
+    "sample_step_inputs",
+    "sample_texts",
+]
 
 
 _SAMPLE_PROMPTS = (
@@ -93,6 +111,35 @@ def sample_pairs(
     )
 
 
+def sample_step_inputs(solutions: int = 40, problems: int = 12, seed: int = 0) -> StepInputs:
+    """Step-labelled solutions as step metrics see them (``scope = "steps"``): 2 to 9 steps
+    each, two thirds with erroneous steps (the first of them ``first_error``), three subsets,
+    several solutions to a problem, a final answer correct exactly where no step is
+    erroneous, and step scores in [0, 1] that run higher on valid steps."""
+    rng = np.random.default_rng(seed)
+    found, scores = [], []
+    for i in range(solutions):
+        count = int(rng.integers(2, 10))
+        wrong: tuple[int, ...] = ()
+        if i % 3:
+            wrong = tuple(sorted({int(x) for x in rng.integers(0, count, int(rng.integers(1, 3)))}))
+        marked = np.isin(np.arange(count), wrong)
+        scores.append(np.clip(rng.normal(np.where(marked, 0.35, 0.65), 0.25), 0.0, 1.0))
+        found.append(
+            LabelledSolution(
+                ref=f"solution-{i}",
+                solution=Solution(
+                    f"problem {i % problems}", tuple(f"step {k}" for k in range(count))
+                ),
+                subset=("arithmetic", "algebra", "geometry")[i % 3 if i % 2 else (i + 1) % 3],
+                erroneous=wrong,
+                first_error=wrong[0] if wrong else -1,
+                final_answer_correct=not wrong,
+            )
+        )
+    return StepInputs(tuple(found), tuple(scores), tuple(prompt_id(s.cluster) for s in found))
+
+
 def sample_verdicts(margins: np.ndarray, seed: int = 0) -> JudgedPairs:
     """A pairwise judge's verdicts in both orders on pairs with these logit margins: it prefers
     the chosen answer with probability sigmoid(margin) in either order, ties 1 time in 10, and
@@ -109,3 +156,27 @@ def sample_verdicts(margins: np.ndarray, seed: int = 0) -> JudgedPairs:
 
     first_cf, first_rf = 0.9 * p_chosen + 0.05, 0.9 * (1 - p_chosen) + 0.05
     return JudgedPairs(draw(p_chosen), draw(1 - p_chosen), first_cf, first_rf, from_logprobs=True)
+
+
+def sample_solutions() -> list[Solution]:
+    """Five short math solutions of one to five steps, of varied lengths."""
+    return [
+        Solution("What is 17 + 25?", ("17 + 25 = 42.",)),
+        Solution(
+            "Find x if 2x + 3 = 11.",
+            ("Subtract 3 from both sides: 2x = 8.", "Divide both sides by 2: x = 4."),
+        ),
+        Solution(
+            "A circle has radius 3. What is its area?",
+            ("The area of a circle is pi r^2.", "r^2 = 9.", "So the area is 9 pi, about 28.27."),
+        ),
+        Solution(
+            "How many minutes are in 2.5 hours?",
+            ("One hour has 60 minutes.", "2.5 x 60 = 150.", "The answer is 150."),
+        ),
+        Solution(
+            "Is 91 prime?",
+            ("Try small divisors.", "91 / 2 is not whole.", "91 / 3 is not whole.", "91 / 5 no.")
+            + ("91 = 7 x 13, so 91 is not prime.",),
+        ),
+    ]

@@ -21,6 +21,7 @@ from rmaudit.results.run_index import (
     open_for_reading,
     resolve_run,
 )
+from rmaudit.results.solutions import SolutionView, solution_views
 from rmaudit.results.summary import RunSummary, load_summary
 from rmaudit.store import Store
 
@@ -65,6 +66,8 @@ class AuditApp(App):
         #: an RM's verdicts on the run's pairs, and the pairs whose verdict flips under shift
         self.pair_verdicts: dict[tuple[str, str], list[PairVerdict]] = {}
         self.shift_flips: dict[tuple[str, str], list[ShiftFlip]] = {}
+        #: a process reward model's solutions, worst first
+        self.solutions: dict[tuple[str, str], list[SolutionView]] = {}
 
     def get_default_screen(self) -> RunsScreen:
         return RunsScreen()
@@ -84,7 +87,7 @@ class AuditApp(App):
     def forget(self, run_id: str) -> None:
         """Drop what was read of ``run_id`` (a running run changes), so it is read again."""
         self._summaries.pop(run_id, None)
-        for cache in (self.failures, self.pair_verdicts, self.shift_flips):
+        for cache in (self.failures, self.pair_verdicts, self.shift_flips, self.solutions):
             for key in [key for key in cache if key[0] == run_id]:
                 del cache[key]
 
@@ -120,6 +123,12 @@ class AuditApp(App):
             self.pair_verdicts,
             (run_id, rm_key),
             lambda store: pair_verdicts(store, self.summary(run_id), rm_key),
+        )
+
+    def load_solutions(self, run_id: str, rm_key: str) -> list[SolutionView]:
+        """A process reward model's solutions with its step scores, worst first."""
+        return self._read_once(
+            self.solutions, (run_id, rm_key), lambda store: solution_views(store, run_id, rm_key)
         )
 
     def load_shift_flips(self, run_id: str, rm_key: str) -> list[ShiftFlip]:

@@ -13,12 +13,14 @@ from rmaudit.components import (
     MetricInputs,
     MetricOutput,
     PairInputs,
+    StepInputs,
     StudyInputs,
 )
 from rmaudit.errors import BadInput
-from rmaudit.testing.samples import sample_benchmark, sample_pairs
+from rmaudit.testing.samples import sample_benchmark, sample_pairs, sample_step_inputs
 
 from ._common import ConformanceError, describe, instance, short
+from .step_metrics import check_step_metric
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,7 @@ class Tolerance:
 
 def check_metric(
     metric: Metric | type[Metric],
-    inputs: MetricInputs | PairInputs | None = None,
+    inputs: MetricInputs | PairInputs | StepInputs | None = None,
     *,
     rtol: float = 1e-9,
     atol: float = 1e-12,
@@ -47,15 +49,25 @@ def check_metric(
     A preference-pair metric (``scope = "pairs"``) gets :func:`sample_pairs` by default.
     A run-level metric (``scope = "run"``) gets three RMs: the inputs' RM, the oracle itself
     and the reversed oracle; the direction check, which compares two separate runs of a
-    per-RM metric, does not apply to it.
+    per-RM metric, does not apply to it.  A step metric (``scope = "steps"``) gets
+    :func:`sample_step_inputs` (:mod:`.step_metrics`).
     """
     _check(instance(metric), inputs, Tolerance(rtol, atol), seed)
 
 
 def _check(
-    metric: Metric, given: MetricInputs | PairInputs | None, close: Tolerance, seed: int
+    metric: Metric,
+    given: MetricInputs | PairInputs | StepInputs | None,
+    close: Tolerance,
+    seed: int,
 ) -> None:
     label = describe(metric)
+    if metric.scope == "steps":
+        steps = given if given is not None else sample_step_inputs(seed=seed)
+        if not isinstance(steps, StepInputs):
+            raise ConformanceError(f"{label}: a step metric is checked on StepInputs")
+        check_step_metric(metric, steps, label, close.rtol, close.atol, seed)
+        return
     if metric.scope == "pairs":
         pairs = given if given is not None else sample_pairs(seed=seed)
         if not isinstance(pairs, PairInputs):

@@ -12,33 +12,10 @@ from pydantic import ValidationError
 
 from rmaudit.components import ProcessRewardModel, Solution
 from rmaudit.errors import BadInput
+from rmaudit.testing.samples import sample_solutions
 
 from ._common import ConformanceError, describe, instance
 from .items import _check_item_component
-
-
-def sample_solutions() -> list[Solution]:
-    """Five short math solutions of one to five steps, of varied lengths."""
-    return [
-        Solution("What is 17 + 25?", ("17 + 25 = 42.",)),
-        Solution(
-            "Find x if 2x + 3 = 11.",
-            ("Subtract 3 from both sides: 2x = 8.", "Divide both sides by 2: x = 4."),
-        ),
-        Solution(
-            "A circle has radius 3. What is its area?",
-            ("The area of a circle is pi r^2.", "r^2 = 9.", "So the area is 9 pi, about 28.27."),
-        ),
-        Solution(
-            "How many minutes are in 2.5 hours?",
-            ("One hour has 60 minutes.", "2.5 x 60 = 150.", "The answer is 150."),
-        ),
-        Solution(
-            "Is 91 prime?",
-            ("Try small divisors.", "91 / 2 is not whole.", "91 / 3 is not whole.", "91 / 5 no.")
-            + ("91 = 7 x 13, so 91 is not prime.",),
-        ),
-    ]
 
 
 def check_process_reward_model(

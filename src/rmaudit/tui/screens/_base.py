@@ -14,6 +14,7 @@ from textual.screen import Screen
 if TYPE_CHECKING:
     from rmaudit.results.browse import PromptFailure
     from rmaudit.results.pair_failures import PairVerdict, ShiftFlip
+    from rmaudit.results.solutions import SolutionView
     from rmaudit.results.summary import RunSummary
     from rmaudit.store import Store
 
@@ -41,6 +42,8 @@ class AuditAppView(Protocol):
     def load_pair_verdicts(self, run_id: str, rm_key: str) -> list[PairVerdict]: ...
 
     def load_shift_flips(self, run_id: str, rm_key: str) -> list[ShiftFlip]: ...
+
+    def load_solutions(self, run_id: str, rm_key: str) -> list[SolutionView]: ...
 
     def push_screen(self, screen: Screen[Any]) -> Any: ...
 

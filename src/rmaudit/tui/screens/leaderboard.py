@@ -24,6 +24,7 @@ from .comparison import ComparisonScreen
 from .curves import CurvesScreen
 from .failures import FailuresScreen
 from .pair_failures import PairFailuresScreen
+from .solutions import SolutionsScreen
 
 MARK = "✓"
 FIXED_COLUMNS = ("", "reward model")  # the mark, the RM label: frozen when the table scrolls
@@ -41,8 +42,9 @@ def labelled_tag(labelling: Labelling | None) -> str:
 
 
 class LeaderboardScreen(AuditScreen):
-    """Enter on a row opens that RM's failures (its pair failures in a run of pairs only);
-    s sorts by the column under the cursor."""
+    """Enter on a row opens that RM's failures (its pair failures in a run of pairs only, its
+    solutions worst first in a run of process reward models); s sorts by the column under
+    the cursor."""
 
     BINDINGS = [
         Binding("s", "sort", "Sort"),
@@ -101,7 +103,9 @@ class LeaderboardScreen(AuditScreen):
         summary = self.app.summary(self.run_id)
         bench, run = summary.benchmark, summary.run
         tag = Text("  SIMULATED ", style="b reverse yellow") if summary.simulated else ""
-        if self.has_prompts:
+        if summary.solutions:
+            size = f"{summary.solutions:,} solutions of {summary.questions:,} questions"
+        elif self.has_prompts:
             size = f"{bench.per_prompt} responses per prompt"
         elif summary.pairs:
             size = f"{summary.pairs:,} preference pairs"
@@ -116,7 +120,9 @@ class LeaderboardScreen(AuditScreen):
             )
         )
         opens = (
-            "its failures" + (" (p: its pair failures)" if summary.pairs else "")
+            "its solutions, worst first"
+            if summary.solutions
+            else "its failures" + (" (p: its pair failures)" if summary.pairs else "")
             if self.has_prompts
             else "its pair failures"
         )
@@ -259,7 +265,9 @@ class LeaderboardScreen(AuditScreen):
         self.app.push_screen(ComparisonScreen(self.run_id))
 
     def action_failures(self) -> None:
-        if self.has_prompts:
+        if self.app.summary(self.run_id).solutions:  # a run of process reward models
+            self.app.push_screen(SolutionsScreen(self.run_id, self.current_rm()))
+        elif self.has_prompts:
             self.app.push_screen(FailuresScreen(self.run_id, self.current_rm()))
         else:
             self.action_pair_failures()

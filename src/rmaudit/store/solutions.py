@@ -1,0 +1,162 @@
+"""What runs of process reward models store (docs/prm.md, schema ``M012``): solutions keyed
+by their question and steps, the ordered solution sets runs audit with what the data says of
+each position, and one score per step and PRM.
+
+A solution's step scores are written in one call (a savepoint), so a solution with any step
+score stored has all of them: "which solutions has this PRM scored" asks for any.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from .damage import damaged_value
+from .items import chunks, marks
+
+if TYPE_CHECKING:
+    from . import Store
+
+
+class StoredSolution(NamedTuple):
+    """One position of a stored solution set: the solution, its problem (what the metrics
+    cluster by), its question and what the data says of it there (``labels``: JSON)."""
+
+    position: int
+    solution_id: str
+    problem_id: str
+    ref: str
+    subset: str
+    labels: str
+    prompt_id: str
+    question: str
+    steps: tuple[str, ...]
+
+
+class Solutions:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def _insert(self, sql: str, rows: Iterable[tuple]) -> None:
+        with self.store.transaction():
+            self.store.executemany(sql, rows)
+
+    def add(self, rows: Iterable[tuple[str, str, Sequence[str]]]) -> None:
+        """``rows``: (solution id, prompt id, steps)."""
+        self._insert(
+            "insert or ignore into solutions (id, prompt_id, steps) values (?, ?, ?)",
+            ((sid, pid, json.dumps(list(steps), ensure_ascii=False)) for sid, pid, steps in rows),
+        )
+
+    def stored(self, ids: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        for chunk in chunks(list(dict.fromkeys(ids))):
+            rows = self.store.execute(
+                f"select id from solutions where id in ({marks(chunk)})", list(chunk)
+            ).fetchall()
+            found.update(row[0] for row in rows)
+        return found
+
+    def add_set(self, key: str, rows: Sequence[tuple[str, str, str, str, str]]) -> None:
+        """``rows``: (solution id, problem id, ref, subset, labels JSON), in order."""
+        self._insert(
+            "insert or ignore into solution_sets (solution_set_key, position, solution_id, "
+            "problem_id, ref, subset, labels) values (?, ?, ?, ?, ?, ?, ?)",
+            ((key, i, *row) for i, row in enumerate(rows)),
+        )
+
+    def has_set(self, key: str) -> bool:
+        return (
+            self.store.execute(
+                "select 1 from solution_sets where solution_set_key = ? limit 1", [key]
+            ).fetchone()
+            is not None
+        )
+
+    def set_size(self, key: str) -> tuple[int, int]:
+        """(solutions, distinct problems) of a stored solution set."""
+        solutions, questions = self.store.execute(
+            "select count(*), count(distinct problem_id) from solution_sets "
+            "where solution_set_key = ?",
+            [key],
+        ).fetchone()
+        return int(solutions), int(questions)
+
+    def solution_set(self, key: str) -> list[StoredSolution]:
+        """Every position of a stored solution set, in order, with its solution's texts."""
+        rows = self.store.execute(
+            "select s.position, s.solution_id, s.problem_id, s.ref, s.subset, s.labels, "
+            "o.prompt_id, p.text, o.steps from solution_sets s join solutions o "
+            "on o.id = s.solution_id join prompts p on p.id = o.prompt_id "
+            "where s.solution_set_key = ? "
+            "order by s.position",
+            [key],
+        ).fetchall()
+        found = []
+        for row in rows:
+            *head, steps = row
+            position, solution_id, problem_id, ref, subset, labels, prompt_id, question = head
+            found.append(
+                StoredSolution(
+                    position,
+                    solution_id,
+                    problem_id,
+                    ref,
+                    subset,
+                    labels,
+                    prompt_id,
+                    question,
+                    tuple(self._steps(steps)),
+                )
+            )
+        return found
+
+    def _steps(self, text: str) -> list[str]:
+        try:
+            steps = json.loads(text)
+        except (TypeError, ValueError):
+            raise damaged_value(self.store.path, "solutions.steps", text) from None
+        if not isinstance(steps, list):
+            raise damaged_value(self.store.path, "solutions.steps", text)
+        return steps
+
+    # -- step scores --------------------------------------------------------------------
+    def add_step_scores(self, prm_key: str, rows: Iterable[tuple[str, Sequence[float]]]) -> None:
+        """``rows``: (solution id, its step scores in order)."""
+        self._insert(
+            "insert or ignore into step_scores (prm_key, solution_id, step, score) "
+            "values (?, ?, ?, ?)",
+            (
+                (prm_key, sid, step, float(score))
+                for sid, scores in rows
+                for step, score in enumerate(scores)
+            ),
+        )
+
+    def scored(self, prm_key: str, ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` the PRM has step scores of."""
+        found: set[str] = set()
+        for chunk in chunks(list(dict.fromkeys(ids))):
+            rows = self.store.execute(
+                "select distinct solution_id from step_scores where prm_key = ? "
+                f"and solution_id in ({marks(chunk)})",
+                [prm_key, *chunk],
+            ).fetchall()
+            found.update(row[0] for row in rows)
+        return found
+
+    def step_scores(self, prm_key: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        """Solution id → its step scores in order, for those of ``ids`` the PRM scored."""
+        found: dict[str, list[float]] = {}
+        for chunk in chunks(list(dict.fromkeys(ids))):
+            rows = self.store.execute(
+                "select solution_id, score from step_scores where prm_key = ? "
+                f"and solution_id in ({marks(chunk)}) order by solution_id, step",
+                [prm_key, *chunk],
+            ).fetchall()
+            for sid, score in rows:
+                if not isinstance(score, float | int):
+                    raise damaged_value(self.store.path, "step_scores.score", score)
+                found.setdefault(sid, []).append(float(score))
+        return found

@@ -1,0 +1,376 @@
+"""``rmaudit audit PRM --suite prmbench`` / ``--suite processbench`` end to end on small data
+folders in the benchmarks' own layouts (tests/_prm_data.py): per-class PRMScore and
+ProcessBench F1 recomputed by hand (scikit-learn, the QwenLM rule) from the stored step
+scores, --write-items rows coming back as step-scores:FILE, reruns that score nothing, and bad
+input: one line, exit 2, nothing written."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _prm_data import write_prmbench, write_processbench
+from sklearn.metrics import f1_score
+
+from rmaudit.suites import PROCESSBENCH_SPLITS
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the audit's DB and results file land here
+
+
+@pytest.fixture
+def prmbench(tmp_path) -> Path:
+    return write_prmbench(tmp_path / "data")
+
+
+@pytest.fixture
+def processbench(tmp_path) -> Path:
+    return write_processbench(tmp_path / "data")
+
+
+def _stored(db: Path, sql: str, params=()) -> list[tuple]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def _positions(db: Path) -> list[tuple[str, str, dict, str]]:
+    """(solution id, subset, labels, problem id) of the run's solution set, in order."""
+    rows = _stored(
+        db,
+        "select s.solution_id, s.subset, s.labels, s.problem_id from solution_sets s "
+        "join runs r on r.solution_set_key = s.solution_set_key order by s.position",
+    )
+    return [(sid, subset, json.loads(labels), problem) for sid, subset, labels, problem in rows]
+
+
+def _step_scores(db: Path, label: str) -> dict[str, np.ndarray]:
+    rows = _stored(
+        db,
+        "select st.solution_id, st.score from step_scores st join run_reward_models m "
+        "on m.rm_key = st.prm_key where m.label = ? order by st.solution_id, st.step",
+        [label],
+    )
+    found: dict[str, list[float]] = {}
+    for sid, score in rows:
+        found.setdefault(sid, []).append(score)
+    return {sid: np.array(scores) for sid, scores in found.items()}
+
+
+def _values(payload: dict) -> dict[str, dict[str, dict]]:
+    (suite,) = payload["suites"]
+    return {m["label"]: m["metrics"] for m in suite["models"]}
+
+
+def test_prmbench_prints_each_class_with_its_plus_minus_and_matches_a_hand_computation(
+    rmaudit, prmbench, tmp_path
+):
+    done = rmaudit(
+        "audit", "random", "step-length", "--suite", "prmbench", "--data-dir", str(prmbench)
+    )
+    assert done.code == 0, done.err
+    for needle in ("PRMScore", "circular", "multi_solutions", "paired comparisons", "±"):
+        assert needle in done.out, needle
+    assert "PRMScore by step threshold" in done.out and "t=0.00" in done.out
+    assert "prmbench: a model passes by beating each of random" in done.out
+    db = tmp_path / "rmaudit-audit.db"
+    payload = json.loads((tmp_path / "audit-results.json").read_text())
+    values = _values(payload)
+    positions = _positions(db)
+    assert len(positions) == 8 * 2 * 4 + 8
+    for label in ("random", "step-length"):
+        scores = _step_scores(db, label)
+        for subset in ("circular", "redundency", "multi_solutions", None):
+            kept = [p for p in positions if subset is None or p[1] == subset]
+            valid = np.concatenate(
+                [[i not in p[2]["erroneous"] for i in range(scores[p[0]].size)] for p in kept]
+            )
+            predicted = np.concatenate([scores[p[0]] > 0.5 for p in kept])
+            hand = f1_score(valid, predicted)
+            if subset != "multi_solutions":
+                hand = 0.5 * hand + 0.5 * f1_score(~valid, ~predicted)
+            name = subset or "PRMScore"
+            assert values[label][name]["value"] == pytest.approx(hand), (label, name)
+            assert values[label][name]["stderr"] > 0
+            assert values[label][name]["unit"] == "questions"
+    (suite,) = payload["suites"]
+    assert suite["comparisons"][0]["standings"] is not None
+    assert {c["bar"] for c in suite["models"][0]["against"]} == set()  # both are baselines
+
+
+def test_processbench_f1_per_split_matches_the_qwen_rule_and_aggregations_are_compared(
+    rmaudit, processbench, tmp_path
+):
+    done = rmaudit(
+        "audit", "step-length", "--suite", "processbench", "--data-dir", str(processbench), "--json"
+    )
+    assert done.code == 0, done.err
+    payload = json.loads(done.out)
+    values = _values(payload)
+    db = tmp_path / "rmaudit-audit.db"
+    positions = _positions(db)
+    scores = _step_scores(db, "step-length")
+    f1s = []
+    for split in PROCESSBENCH_SPLITS:
+        kept = [p for p in positions if p[1] == split]
+        flagged = [
+            int(np.flatnonzero(scores[p[0]] < 0.5)[0]) if np.any(scores[p[0]] < 0.5) else -1
+            for p in kept
+        ]
+        match = np.array([f == p[2]["first_error"] for f, p in zip(flagged, kept, strict=True)])
+        error = np.array([p[2]["first_error"] != -1 for p in kept])
+        acc1, acc2 = match[error].mean(), match[~error].mean()
+        f1 = 2 * acc1 * acc2 / (acc1 + acc2) if acc1 + acc2 else 0.0
+        f1s.append(f1)
+        assert values["step-length"][split]["value"] == pytest.approx(f1), split
+    assert values["step-length"]["avg F1"]["value"] == pytest.approx(np.mean(f1s))
+    (suite,) = payload["suites"]
+    standings = suite["aggregations"][0]["standings"]
+    assert {s["model"] for s in standings} == {"min", "last", "product", "mean"}
+    assert all(s["letters"] for s in standings)
+
+
+def test_written_solutions_come_back_as_step_scores(rmaudit, prmbench, tmp_path):
+    items = tmp_path / "solutions.jsonl"
+    wrote = rmaudit(
+        "audit", "--suite", "prmbench", "--data-dir", str(prmbench), "--write-items", str(items)
+    )
+    assert wrote.code == 0, wrote.err
+    rows = [json.loads(line) for line in items.read_text().splitlines()]
+    source = prmbench / "prmbench" / "prm800k_test_p1_4o_circular.jsonl.gz"
+    first = json.loads(gzip.decompress(source.read_bytes()).decode().splitlines()[0])
+    assert first["modified_process"] in [row["steps"] for row in rows]  # exactly as the data
+    assert {"suite", "id", "subset", "question", "steps"} <= set(rows[0])
+    # scored elsewhere as step-length scores them: the same numbers as the baseline
+    for row in rows:
+        row["step_scores"] = [len(step) / (len(step) + 100) for step in row["steps"]]
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    done = rmaudit(
+        "audit", f"step-scores:{mine}", "--suite", "prmbench", "--data-dir", str(prmbench), "--json"
+    )
+    assert done.code == 0, done.err
+    values = _values(json.loads(done.out))
+    for name, metric in values["step-length"].items():
+        assert values["mine"][name]["value"] == pytest.approx(metric["value"]), name
+    again = rmaudit(
+        "audit", f"step-scores:{mine}", "--suite", "prmbench", "--data-dir", str(prmbench)
+    )
+    assert again.code == 0 and "new work: none" in again.err, again.err
+
+
+def _one_line_exit_2(result, *needles: str) -> None:
+    assert result.code == 2, (result.out, result.err)
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.err, result.err
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+def test_bad_step_scores_are_one_line_and_leave_the_db_alone(rmaudit, prmbench, tmp_path):
+    items = tmp_path / "solutions.jsonl"
+    rmaudit(
+        "audit", "--suite", "prmbench", "--data-dir", str(prmbench), "--write-items", str(items)
+    )
+    db = tmp_path / "rmaudit-audit.db"
+    before = db.read_bytes()
+    rows = [json.loads(line) for line in items.read_text().splitlines()]
+
+    def attempt(name: str, edit) -> object:
+        edited = [dict(row, step_scores=[0.5] * len(row["steps"])) for row in rows]
+        edit(edited)
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(row) + "\n" for row in edited))
+        return rmaudit(
+            "audit", f"step-scores:{path}", "--suite", "prmbench", "--data-dir", str(prmbench)
+        )
+
+    _one_line_exit_2(
+        attempt("short", lambda r: r[2].update(step_scores=r[2]["step_scores"][:-1])),
+        "short.jsonl:3",
+        "step_scores",
+        "step scores for",
+    )
+    _one_line_exit_2(
+        attempt("empty", lambda r: r[4].update(steps=[])), "empty.jsonl:5", "empty steps"
+    )
+    _one_line_exit_2(
+        attempt("nan", lambda r: r[0].update(step_scores=["x"] * len(r[0]["steps"]))),
+        "nan.jsonl:1",
+        "step_scores[0]",
+        "finite number",
+    )
+    _one_line_exit_2(attempt("missing", lambda r: r.pop()), "missing.jsonl", "no row for 1 of")
+    assert db.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("edit", "needles"),
+    [
+        (lambda r: r.update(steps=[]), ("gsm8k.json:record 1", "steps", "empty steps")),
+        (lambda r: r.update(label=99), ("gsm8k.json:record 1", "label", "99")),
+        (lambda r: r.pop("problem"), ("gsm8k.json:record 1", "problem", "missing field")),
+        (lambda r: r.update(final_answer_correct="yes"), ("final_answer_correct", "'yes'")),
+    ],
+)
+def test_a_malformed_data_row_is_one_line_and_writes_nothing(
+    rmaudit, processbench, tmp_path, edit, needles
+):
+    path = processbench / "processbench" / "gsm8k.json"
+    rows = json.loads(path.read_text())
+    edit(rows[0])
+    path.write_text(json.dumps(rows))
+    _one_line_exit_2(
+        rmaudit("audit", "random", "--suite", "processbench", "--data-dir", str(processbench)),
+        *needles,
+    )
+    assert not (tmp_path / "rmaudit-audit.db").exists()
+
+
+def test_prm_suites_and_rm_suites_do_not_mix_and_rm_flags_are_refused(rmaudit, prmbench):
+    _one_line_exit_2(
+        rmaudit(
+            "audit",
+            "random",
+            "--suite",
+            "prmbench",
+            "--suite",
+            "llmbar",
+            "--data-dir",
+            str(prmbench),
+        ),
+        "--suite",
+        "separate audits",
+    )
+    _one_line_exit_2(
+        rmaudit(
+            "audit", "random", "--suite", "prmbench", "--dpo-ref", "x", "--data-dir", str(prmbench)
+        ),
+        "--dpo-ref",
+    )
+    _one_line_exit_2(
+        rmaudit(
+            "audit", "random", "--suite", "prmbench", "--sample", "5", "--data-dir", str(prmbench)
+        ),
+        "--sample",
+    )
+    _one_line_exit_2(
+        rmaudit("audit", "scores:x.jsonl", "--suite", "prmbench", "--data-dir", str(prmbench)),
+        "step-scores:FILE",
+    )
+    _one_line_exit_2(
+        rmaudit("audit", "step-lenght", "--suite", "prmbench", "--data-dir", str(prmbench)),
+        "did you mean step-length",
+    )
+
+
+def test_a_hub_model_becomes_an_hf_prm_table(tmp_path, monkeypatch):
+    from rmaudit import plugins
+    from rmaudit.suites.prm_arguments import prm_tables
+
+    monkeypatch.setattr(
+        plugins,
+        "component_names",
+        lambda kind: {"random", "step-length", "hf-prm-classifier", "hf-prm-step-tag"},
+    )
+    tables = prm_tables(
+        ["Qwen/Qwen2.5-Math-PRM-7B", "step-tag:peiyi9979/math-shepherd"], {"device": "cpu"}
+    )
+    assert tables[0] == {
+        "label": "Qwen/Qwen2.5-Math-PRM-7B",
+        "name": "hf-prm-classifier",
+        "model": "Qwen/Qwen2.5-Math-PRM-7B",
+        "device": "cpu",
+    }
+    assert (
+        tables[1]["name"] == "hf-prm-step-tag" and tables[1]["model"] == "peiyi9979/math-shepherd"
+    )
+    assert [t["label"] for t in tables[2:]] == ["step-length", "random"]
+
+
+def test_a_recipe_audits_prms_with_the_metrics_its_labels_allow(rmaudit, processbench, tmp_path):
+    files = ", ".join(
+        json.dumps(str(processbench / "processbench" / f"{s}.json")) for s in PROCESSBENCH_SPLITS
+    )
+    recipe = tmp_path / "prm.toml"
+    recipe.write_text(
+        f'[solutions.source]\nname = "processbench"\nfiles = [{files}]\n\n'
+        '[[process_reward_models]]\nname = "random"\n\n'
+        '[[process_reward_models]]\nlabel = "long"\nname = "step-length"\nhalf = 50\n'
+    )
+    done = rmaudit("run", str(recipe), "--db", str(tmp_path / "r.db"))
+    assert done.code == 0, done.err
+    metrics = {
+        row[0] for row in _stored(tmp_path / "r.db", "select distinct metric from metric_results")
+    }
+    assert metrics == {"processbench-f1", "step-aggregation"}  # not prmbench-score: no step marks
+    recipe.write_text(recipe.read_text() + '\n[[metrics]]\nname = "prmbench-score"\n')
+    _one_line_exit_2(
+        rmaudit("run", str(recipe), "--db", str(tmp_path / "r.db")),
+        "metrics[0].name",
+        "erroneous_steps",
+    )
+    mixed = tmp_path / "mixed.toml"
+    mixed.write_text(recipe.read_text() + '\n[[reward_models]]\nname = "random"\n')
+    _one_line_exit_2(rmaudit("run", str(mixed)), "reward_models", "process reward models only")
+
+
+def test_the_report_shows_the_worst_solutions_escaped(rmaudit, tmp_path):
+    pytest.importorskip("matplotlib")
+    data = write_prmbench(tmp_path / "data", per_file=2, hostile=True)
+    report = tmp_path / "report"
+    done = rmaudit(
+        "audit", "random", "--suite", "prmbench", "--data-dir", str(data), "--report", str(report)
+    )
+    assert done.code == 0, done.err
+    page = (report / "report.html").read_text(encoding="utf-8")
+    assert "Worst solutions" in page and "first flagged by the PRM" in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert(1)" not in page
+    assert "esc⟨U+001B⟩[31mred" in page and "\x1b" not in page
+    assert "PRMScore" in (report / "prmbench" / "report.md").read_text(encoding="utf-8")
+
+
+def test_processbench_from_the_hub_cache_offline_records_the_commit(rmaudit, tmp_path, monkeypatch):
+    pytest.importorskip("huggingface_hub")
+    commit = "fedcba9876543210fedcba9876543210fedcba98"
+    local = write_processbench(tmp_path / "local")
+    repo = tmp_path / "hub" / "datasets--Qwen--ProcessBench"
+    snapshot = repo / "snapshots" / commit
+    snapshot.mkdir(parents=True)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    for split in PROCESSBENCH_SPLITS:  # the hub's files, at the root of the repository
+        (snapshot / f"{split}.json").write_bytes(
+            (local / "processbench" / f"{split}.json").read_bytes()
+        )
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    done = rmaudit("audit", "random", "--suite", "processbench", "--json")
+    assert done.code == 0, done.err
+    (suite,) = json.loads(done.out)["suites"]
+    assert suite["data"]["version"] == f"hf.co/datasets/Qwen/ProcessBench@{commit}"
+    from_mirror = rmaudit(
+        "audit",
+        "random",
+        "--suite",
+        "processbench",
+        "--data-dir",
+        str(local),
+        "--json",
+        "--db",
+        str(tmp_path / "mirror.db"),
+    )
+    assert from_mirror.code == 0, from_mirror.err
+    (mirrored,) = json.loads(from_mirror.out)["suites"]
+    assert _values(json.loads(done.out))["random"]["avg F1"]["value"] == pytest.approx(
+        _values(json.loads(from_mirror.out))["random"]["avg F1"]["value"]
+    )
+    assert mirrored["data"]["version"] == "Qwen/ProcessBench (local copy)"
