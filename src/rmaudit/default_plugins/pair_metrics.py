@@ -250,14 +250,14 @@ class _ECE(PairMetric[OptionsT]):
     higher_is_better = False
     bounds = (0.0, 1.0)
     #: the stored value's key and label
-    key: ClassVar[str]
-    label: ClassVar[str]
+    ece_key: ClassVar[str]
+    ece_label: ClassVar[str]
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
         result = self.calibration(inputs)
         interval = self.interval(inputs, result)
         value = bootstrapped(
-            self.key, self.label, result.value, interval, self.params(), CONSERVATIVE_ECE
+            self.ece_key, self.ece_label, result.value, interval, self.params(), CONSERVATIVE_ECE
         )
         return MetricOutput(values=[value], curves=self.curves(inputs, result))
 
@@ -287,7 +287,7 @@ class Calibration(_ECE[CalibrationOptions]):
 
     name = "calibration"
     Options = CalibrationOptions
-    key, label = "ece", "ECE"
+    ece_key, ece_label = "ece", "ECE"
 
     def calibration(self, inputs: PairInputs) -> CalibrationResult:
         return ece(
@@ -340,7 +340,7 @@ class BTECE(_ECE[BTECEOptions]):
 
     name = "bt-ece"
     Options = BTECEOptions
-    key, label = "bt_ece", "BT-ECE"
+    ece_key, ece_label = "bt_ece", "BT-ECE"
 
     def calibration(self, inputs: PairInputs, index: Any = slice(None)) -> CalibrationResult:
         """BT-ECE of the pairs at ``index`` (all of them by default)."""
