@@ -204,8 +204,6 @@ class RunRow:
 
 
 #: the ``runs`` columns, in :class:`RunRow`'s order (its ``recipe`` is ``recipe_json``)
-
-
 RUN_COLUMNS = tuple("recipe_json" if f == "recipe" else f for f in RunRow.__dataclass_fields__)
 
 
