@@ -29,8 +29,7 @@ def pair_set_rows(
     """A pair set's pairs in order, each (position, pair id, subset, meta, prompt id), then
     with ``texts`` (chosen id, rejected id, prompt, chosen, rejected), then with ``rm_key``
     that RM's (chosen score, rejected score), for the pairs it scored: the one read of a pair
-    set, whose rows :class:`~.pair_records.PairInSet`, :class:`PairScore` and
-    :class:`ScoredPair` name."""
+    set, whose rows :class:`PairScore` and :class:`ScoredPair` name."""
     columns = ["s.position", "p.id", "p.subset", _pair_meta(store), "p.prompt_id"]
     joins, params = ["from pair_sets s join pairs p on p.id = s.pair_id"], []
     if texts:

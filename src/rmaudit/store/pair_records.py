@@ -8,22 +8,6 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 
-class PairInSet(NamedTuple):
-    """A pair of a pair set, with its texts (what a pairwise judge's pairs are read as)."""
-
-    position: int
-    pair_id: str
-    subset: str | None
-    #: the meta its source gave it at this position
-    meta: dict[str, Any]
-    prompt_id: str
-    chosen_id: str
-    rejected_id: str
-    prompt: str
-    chosen: str
-    rejected: str
-
-
 class ScoredPair(NamedTuple):
     """A pair of a pair set, with its texts and one RM's scores."""
 

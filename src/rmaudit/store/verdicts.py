@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from .items import chunks, marks
 from .pair_reads import pair_set_rows
-from .pair_records import PairInSet
 
 if TYPE_CHECKING:
     from . import Store
@@ -96,10 +95,11 @@ class Verdicts:
         ).fetchone()
         return None if row is None else (row[0], row[1], row[2])
 
-    def pair_set_rows(self, pair_set_key: str) -> list[PairInSet]:
-        """Every pair of a pair set, in order — ``Reads.pair_scores`` without the scores,
-        which a judge has not."""
-        return [PairInSet._make(row) for row in pair_set_rows(self.store, pair_set_key)]
+    def pair_set_rows(self, pair_set_key: str) -> list[tuple]:
+        """Every pair of a pair set, in order: (position, pair id, subset, meta, prompt id,
+        chosen id, rejected id, prompt, chosen, rejected) — ``Reads.pair_scores`` without the
+        scores, which a judge has not."""
+        return pair_set_rows(self.store, pair_set_key)
 
     def _rows(self, where: str, params: list) -> dict[str, VerdictRow]:
         rows = self.store.execute(
