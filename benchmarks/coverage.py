@@ -420,13 +420,13 @@ def regret_inputs(pools, mode):
     return {k: v for k, v in pools.items() if k != "[oracle]"}, None
 
 
-def regret_truths(responses, mode, design):
-    pools, golds = regret_inputs(regret_family(np.random.default_rng(98), 4000, responses), mode)
+def regret_truths(responses, mode, design, prompts):
+    pools, golds = regret_inputs(regret_family(np.random.default_rng(98), prompts, responses), mode)
     checked, gold_labels = check_study_pools(pools, golds)
     split = split_pools(checked, design)
     n = min(pool.size for pool in next(iter(split.regret.values())))
     error, regret = pair_values(
-        split, gold_labels, tuple(ERROR_METRICS), n, np.ones((1, 4000)), n_bins=10, seed=0
+        split, gold_labels, tuple(ERROR_METRICS), n, np.ones((1, prompts)), n_bins=10, seed=0
     )
     cells = correlation_rows(error, regret, tuple(checked), gold_labels)
     return {
@@ -447,11 +447,11 @@ def regret_dataset(args):
     }
 
 
-def regret_rows(sizes, datasets, jobs, design="held-out-responses"):
+def regret_rows(sizes, datasets, jobs, truth_prompts, design="held-out-responses"):
     rows = []
     for prompts, responses, size_label in sizes:
         for mode in ("oracle", "each"):
-            truths = regret_truths(responses, mode, design)
+            truths = regret_truths(responses, mode, design, truth_prompts)
             results = run_all(
                 regret_dataset,
                 [(prompts, responses, mode, design, d) for d in range(datasets)],
@@ -527,7 +527,13 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--small-only", action="store_true", help="only the small size of each")
-    args = parse_args(parser, {"datasets": 3, "small_only": True})
+    parser.add_argument(
+        "--regret-truth-prompts",
+        type=int,
+        default=4000,
+        help="prompts of the regret study's truth (its own error far below the smallest CI)",
+    )
+    args = parse_args(parser, {"datasets": 3, "small_only": True, "regret_truth_prompts": 100})
     sizes = slice(0, 1) if args.small_only else slice(None)
     started = time.time()
     rows = []
@@ -556,6 +562,7 @@ def main() -> None:
             [(30, 8, "30 prompts × 8"), (120, 16, "120 × 16 (regret.toml)")][sizes],
             args.datasets,
             args.jobs,
+            args.regret_truth_prompts,
         )
     table = markdown(rows)
     footer = (

@@ -34,7 +34,7 @@ def test_the_ece_legend_describes_the_number_computed():
             "pairs",
             None,
             None,
-            None,
+            {},
             None,
             "pairs",
             "done",

@@ -151,7 +151,7 @@ def test_no_sql_outside_the_store():
 
 def run_row(run_id: str, created_at: str) -> RunRow:
     return RunRow(
-        run_id, "t", "recipe.toml", "", "{}", None, None, "running", True, created_at, None,
+        run_id, "t", "recipe.toml", "", {}, None, None, "running", True, created_at, None,
         "0", None, None,
     )  # fmt: skip
 

@@ -236,7 +236,9 @@ def test_repeat_mode_sends_one_request_per_sample(fake_openai):
 
 
 def test_requests_stay_under_the_concurrency_limit(fake_openai):
-    server = fake_openai(latency_s=0.05)
+    # replies wait until 3 requests are in flight: a client that sends 3 at once always gets
+    # there, however busy the machine; a fourth would show as max_in_flight 4
+    server = fake_openai(hold_until_in_flight=3)
     judge(server, concurrency=3, samples=1).label(pairs([f"answer {i}" for i in range(12)]))
     assert server.max_in_flight == 3
 

@@ -207,6 +207,7 @@ model = "judge-1"
 template = "mt-bench-single"
 samples = 1
 concurrency = 4
+timeout_s = 600
 cache = "{cache}"
 
 [[reward_models]]
@@ -227,8 +228,10 @@ def test_judge_requests_keep_one_concurrency_limit_across_workers(ray_instance, 
 
     # 16 labels in two batches of 8, one per worker: each worker's share of the limit is 2,
     # so the server sees at most 4 requests at once; each worker alone would have sent 4.
-    # Slow replies keep both batches running together even when one worker starts late.
-    with FakeOpenAI(latency_s=0.8) as server:
+    # The server holds its replies until 3 requests are in flight, more than one worker's
+    # share: both workers are sending then, however late one of them started (the judge's
+    # timeout_s outlasts the wait).
+    with FakeOpenAI(hold_until_in_flight=3, hold_s=300) as server:
         recipe = tmp_path / "judge.toml"
         recipe.write_text(
             textwrap.dedent(
@@ -239,7 +242,7 @@ def test_judge_requests_keep_one_concurrency_limit_across_workers(ray_instance, 
         run(recipe, tmp_path / "judge.db")
 
     assert server.count(kind="judge") == 16  # every response judged once
-    assert 2 < server.max_in_flight <= 4, server.max_in_flight  # both workers, one budget
+    assert 3 <= server.max_in_flight <= 4, server.max_in_flight  # both workers, one budget
     assert table_counts(tmp_path / "judge.db")["oracle_labels"] == 16
 
 

@@ -25,7 +25,8 @@ from typing import IO, Any
 from rmaudit.components.keys import content_key, prompt_id, response_id
 from rmaudit.errors import BadInput
 from rmaudit.store import Store, dumps, utc_now
-from rmaudit.store.records import BenchmarkRow, LabelDesignRecord, LabelledResponse
+from rmaudit.store.item_records import LabelledResponse
+from rmaudit.store.records import BenchmarkRow, LabelDesignRecord
 
 from .header import check_header
 
@@ -64,7 +65,7 @@ def export_benchmark(store: Store, benchmark_id: str, path: Path) -> int:
                     "kind": c.kind,
                     "name": c.name,
                     "version": c.version,
-                    "options": json.loads(c.options),
+                    "options": c.options,
                     "simulated": c.simulated,
                 }
                 for c in components
@@ -78,7 +79,7 @@ def export_benchmark(store: Store, benchmark_id: str, path: Path) -> int:
         for _, pid, text, meta in prompts:
             labelled = store.read.labelled_responses(bench, pid)
             record = {
-                "prompt": {"id": pid, "text": text, "meta": json.loads(meta)},
+                "prompt": {"id": pid, "text": text, "meta": meta},
                 "responses": [_response_record(row) for row in labelled],
             }
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -91,7 +92,7 @@ def _response_record(row: LabelledResponse) -> dict[str, Any]:
     if row.score is not None:
         label = {
             "score": row.score,
-            "samples": json.loads(row.samples or "[]"),
+            "samples": list(row.samples),
             "cost_usd": row.cost_usd,
             "prompt_tokens": row.prompt_tokens,
             "completion_tokens": row.completion_tokens,
@@ -100,7 +101,7 @@ def _response_record(row: LabelledResponse) -> dict[str, Any]:
         "id": row.id,
         "sample_index": row.sample_index,
         "text": row.text,
-        "meta": json.loads(row.meta),
+        "meta": row.meta,
     }
     record["label"] = label
     if row.inclusion_probability is not None:

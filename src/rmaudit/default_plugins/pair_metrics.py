@@ -32,6 +32,7 @@ from rmaudit.components.vocabulary import (
 from rmaudit.default_plugins.metrics import scalar
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics import (
+    CalibrationResult,
     MetricResult,
     accuracy,
     bt_ece,
@@ -43,6 +44,7 @@ from rmaudit.metrics import (
     style_difficulty_stderr,
     subset_accuracy,
 )
+from rmaudit.metrics.cluster_bootstrap import BootstrapInterval
 from rmaudit.metrics.preference import wald_is_approximate
 from rmaudit.metrics.preference.resampled import resampled_ece
 
@@ -240,6 +242,38 @@ class RMBenchDifficulty(PairMetric[RMBenchOptions]):
         )
 
 
+class _ECE(PairMetric[OptionsT]):
+    """An ECE of the pairs (lower is better, in [0, 1]), stored with the prompt bootstrap's ±
+    and interval, marked ≈ (:data:`CONSERVATIVE_ECE`): a subclass says how it is computed
+    (``calibration``), how its bootstrap is drawn (``interval``) and what it stores with it."""
+
+    higher_is_better = False
+    bounds = (0.0, 1.0)
+    #: the stored value's key and label
+    ece_key: ClassVar[str]
+    ece_label: ClassVar[str]
+
+    def compute(self, inputs: PairInputs) -> MetricOutput:
+        result = self.calibration(inputs)
+        interval = self.interval(inputs, result)
+        value = bootstrapped(
+            self.ece_key, self.ece_label, result.value, interval, self.params(), CONSERVATIVE_ECE
+        )
+        return MetricOutput(values=[value], curves=self.curves(inputs, result))
+
+    def calibration(self, inputs: PairInputs) -> CalibrationResult:
+        raise NotImplementedError
+
+    def interval(self, inputs: PairInputs, result: CalibrationResult) -> BootstrapInterval:
+        raise NotImplementedError
+
+    def params(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def curves(self, inputs: PairInputs, result: CalibrationResult) -> list[CurveValue]:
+        return []
+
+
 class CalibrationOptions(ComponentOptions):
     n_bins: int = Field(
         10, ge=1, description="equal-width confidence bins M (RMs Under Distribution Shift uses 10)"
@@ -247,23 +281,34 @@ class CalibrationOptions(ComponentOptions):
     ties: Ties = TIES_FIELD
 
 
-class Calibration(PairMetric[CalibrationOptions]):
+class Calibration(_ECE[CalibrationOptions]):
     """ECE with M equal-width confidence bins and the reliability diagram (RMs Under Distribution
     Shift, Sec. 3.1)."""
 
     name = "calibration"
     Options = CalibrationOptions
-    higher_is_better = False
-    bounds = (0.0, 1.0)
+    ece_key, ece_label = "ece", "ECE"
 
-    def compute(self, inputs: PairInputs) -> MetricOutput:
-        result = ece(
+    def calibration(self, inputs: PairInputs) -> CalibrationResult:
+        return ece(
             inputs.chosen,
             inputs.rejected,
             n_bins=self.options.n_bins,
             ties=self.options.ties,
             clusters=inputs.clusters,
         )
+
+    def interval(self, inputs: PairInputs, result: CalibrationResult) -> BootstrapInterval:
+        o = self.options
+        resampled = resampled_ece(
+            inputs.chosen, inputs.rejected, pair_resamples(inputs), n_bins=o.n_bins, ties=o.ties
+        )
+        return pair_interval(result.value, resampled)
+
+    def params(self) -> dict[str, Any]:
+        return {"n_bins": self.options.n_bins}
+
+    def curves(self, inputs: PairInputs, result: CalibrationResult) -> list[CurveValue]:
         filled = result.count > 0
         acc, count = result.accuracy[filled], result.count[filled]
         effective = count if result.effective_count is None else result.effective_count[filled]
@@ -280,15 +325,7 @@ class Calibration(PairMetric[CalibrationOptions]):
             high,
             params={"pairs": count.tolist(), "interval": "Wilson", **_clustering(inputs)},
         )
-        o = self.options
-        resampled = resampled_ece(
-            inputs.chosen, inputs.rejected, pair_resamples(inputs), n_bins=o.n_bins, ties=o.ties
-        )
-        interval = pair_interval(result.value, resampled)
-        value = bootstrapped(
-            "ece", "ECE", result.value, interval, {"n_bins": o.n_bins}, CONSERVATIVE_ECE
-        )
-        return MetricOutput(values=[value], curves=[diagram])
+        return [diagram]
 
 
 class BTECEOptions(ComponentOptions):
@@ -297,40 +334,30 @@ class BTECEOptions(ComponentOptions):
     ties: Ties = TIES_FIELD
 
 
-class BTECE(PairMetric[BTECEOptions]):
+class BTECE(_ECE[BTECEOptions]):
     """Bradley-Terry ECE: accuracy against σ(margin) in reward-margin bins (Rethinking RM
     Evaluation, App. 8.3)."""
 
     name = "bt-ece"
     Options = BTECEOptions
-    higher_is_better = False
-    bounds = (0.0, 1.0)
+    ece_key, ece_label = "bt_ece", "BT-ECE"
 
-    def compute(self, inputs: PairInputs) -> MetricOutput:
+    def calibration(self, inputs: PairInputs, index: Any = slice(None)) -> CalibrationResult:
+        """BT-ECE of the pairs at ``index`` (all of them by default)."""
         o = self.options
-        result = bt_ece(
-            inputs.chosen, inputs.rejected, n_bins=o.n_bins, binning=o.binning, ties=o.ties
+        return bt_ece(
+            inputs.chosen[index],
+            inputs.rejected[index],
+            n_bins=o.n_bins,
+            binning=o.binning,
+            ties=o.ties,
         )
-        chosen, rejected = inputs.chosen, inputs.rejected
 
-        def again(i: np.ndarray) -> float:
-            return bt_ece(
-                chosen[i], rejected[i], n_bins=o.n_bins, binning=o.binning, ties=o.ties
-            ).value
+    def interval(self, inputs: PairInputs, result: CalibrationResult) -> BootstrapInterval:
+        return statistic_interval(lambda i: self.calibration(inputs, i).value, inputs)
 
-        params = {"n_bins": o.n_bins, "binning": o.binning}
-        return MetricOutput(
-            values=[
-                bootstrapped(
-                    "bt_ece",
-                    "BT-ECE",
-                    result.value,
-                    statistic_interval(again, inputs),
-                    params,
-                    CONSERVATIVE_ECE,
-                )
-            ]
-        )
+    def params(self) -> dict[str, Any]:
+        return {"n_bins": self.options.n_bins, "binning": self.options.binning}
 
 
 @hookimpl

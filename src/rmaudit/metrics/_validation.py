@@ -50,6 +50,22 @@ def check_pools(oracle: Any, scores: Any, *, min_responses: int = 2) -> tuple[Po
     return oracle_pools, score_pools
 
 
+def check_ordered_pools(oracle: Any, scores: Any, *, name: str = "oracle") -> tuple[Pools, Pools]:
+    """:func:`check_pools`, and on every prompt at least two different ``name`` scores (the
+    oracle's; the regret study's gold): a prompt whose scores are all equal has no pair to
+    compare."""
+    oracle_pools, score_pools = check_pools(oracle, scores)
+    for q, pool in enumerate(oracle_pools):
+        if np.all(pool == pool[0]):
+            raise MetricInputError(
+                f"prompt {q}: expected at least two different {name} scores (a pair to "
+                f"compare), got all {pool.size} equal to {pool[0]:g}",
+                field=name,
+                prompt_index=q,
+            )
+    return oracle_pools, score_pools
+
+
 def _as_pools(pools: Any, field: str) -> Pools:
     if isinstance(pools, (str, bytes)) or not isinstance(pools, Iterable):
         raise MetricInputError(

@@ -56,12 +56,7 @@ def best_of_n(
         >>> round(best_of_n(oracle, oracle, 2, rank=2).value, 6)   # (1 + 1 + 2) / 3
         1.333333
     """
-    oracle_pools, score_pools, n = _check_common(oracle, scores, n)
-    rank = _check_rank(rank, n, "rank")
-    per_prompt = _positional_mean(
-        oracle_pools, score_pools, 1, lambda size: rank_weights(size, n, rank)
-    )[0]
-    return MetricResult.from_per_prompt(per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)
+    return _at_n(oracle, scores, n, (rank, "rank"), rank_weights, ci, bootstrap, seed)
 
 
 def best_of_n_curve(
@@ -121,12 +116,7 @@ def best_k_of_n(
         >>> round(best_k_of_n(oracle, oracle, 4, 2).value, 6)   # the top 2 of all 4
         3.5
     """
-    oracle_pools, score_pools, n = _check_common(oracle, scores, n)
-    k = _check_rank(k, n, "k")
-    per_prompt = _positional_mean(
-        oracle_pools, score_pools, 1, lambda size: top_k_weights(size, n, k)
-    )[0]
-    return MetricResult.from_per_prompt(per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)
+    return _at_n(oracle, scores, n, (k, "k"), top_k_weights, ci, bootstrap, seed)
 
 
 def bon_kl(n: int | Sequence[int] | np.ndarray) -> float | np.ndarray:
@@ -195,20 +185,30 @@ def rank_of_n_kl(n: int | Sequence[int] | np.ndarray, rank: int = 1) -> float | 
     return float(kl) if np.ndim(n) == 0 else kl
 
 
-def _check_common(
-    oracle: Sequence[ArrayLike], scores: Sequence[ArrayLike], n: int
-) -> tuple[list[np.ndarray], list[np.ndarray], int]:
+def _at_n(
+    oracle: Sequence[ArrayLike],
+    scores: Sequence[ArrayLike],
+    n: int,
+    position: tuple[int, str],
+    weights: Callable[[int, int, int], np.ndarray],
+    ci: float,
+    bootstrap: int,
+    seed: int,
+) -> MetricResult:
+    """The mean over prompts of ``Σ_i w(i) J(i)`` at one subset size n, the weights
+    ``weights(N, n, p)`` of the RM-ordered responses of a pool of N for ``position`` = (p, its
+    argument's name), 1 <= p <= n: :func:`best_of_n`'s rank, :func:`best_k_of_n`'s k."""
     oracle_pools, score_pools = check_pools(oracle, scores)
     n = check_integer(n, "n", minimum=1)
     check_subset_size(n, [pool.size for pool in oracle_pools])
-    return oracle_pools, score_pools, n
-
-
-def _check_rank(value: int, n: int, field: str) -> int:
+    value, field = position
     value = check_integer(value, field, minimum=1)
     if value > n:
         raise MetricInputError(f"expected {field} <= n ({n}), got {field}={value}", field=field)
-    return value
+    per_prompt = _positional_mean(
+        oracle_pools, score_pools, 1, lambda size: weights(size, n, value)
+    )[0]
+    return MetricResult.from_per_prompt(per_prompt, ci=ci, bootstrap=bootstrap, seed=seed)
 
 
 def _positional_mean(

@@ -12,10 +12,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rmaudit.errors import MetricInputError
 from rmaudit.metrics._positional import stack_by_size
 from rmaudit.metrics._results import MetricResult
-from rmaudit.metrics._validation import check_choice, check_pools
+from rmaudit.metrics._validation import check_choice, check_ordered_pools
 
 ArrayLike = Sequence[float] | np.ndarray
 
@@ -50,16 +49,8 @@ def pairwise_accuracy(
         >>> round(pairwise_accuracy(oracle, [np.array([1.0, 2.0, 2.0])], ties="loss").value, 6)
         0.666667
     """
-    oracle_pools, score_pools = check_pools(oracle, scores)
+    oracle_pools, score_pools = check_ordered_pools(oracle, scores)
     tie_credit = {"half": 0.5, "loss": 0.0}[check_choice(ties, ("half", "loss"), "ties")]
-    for q, pool in enumerate(oracle_pools):
-        if np.all(pool == pool[0]):
-            raise MetricInputError(
-                f"prompt {q}: expected at least two different oracle scores (a pair to "
-                f"compare), got all equal to {pool[0]}",
-                field="oracle",
-                prompt_index=q,
-            )
     per_prompt = np.empty(len(oracle_pools))
     for size, prompts, judged, scored in stack_by_size(oracle_pools, score_pools):
         batch = max(1, _PAIR_BATCH_ELEMENTS // (size * size))

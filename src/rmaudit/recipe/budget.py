@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
@@ -138,13 +139,7 @@ def _check_budget_keys(
     if design == "uniform" and guide:
         raise bad('a uniform design has no guides (design = "rm-guided" uses them)', "guide")
     for label in guide:
-        if label not in rm_labels:
-            raise BadInput(
-                f"no reward model labelled {label!r}{_hint(label, rm_labels)}",
-                file=file,
-                field="oracle.guide",
-                value=label,
-            )
+        _check_rm_label(label, rm_labels, file=file, field="oracle.guide")
     seed = raw.get("design_seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise bad("expected a whole number ≥ 0", "design_seed")
@@ -201,14 +196,19 @@ def cheap_judge(table: Any, *, file: str, rm_labels: list[str]) -> tuple[Any, st
             field=f"cheap_oracle.{extra[0]}",
         )
     label = table["reward_model"]
+    _check_rm_label(label, rm_labels, file=file, field="cheap_oracle.reward_model")
+    return None, label
+
+
+def _check_rm_label(label: Any, rm_labels: Sequence[str], *, file: str, field: str) -> None:
+    """``BadInput`` naming ``field`` when ``label`` is none of the recipe's RM labels."""
     if label not in rm_labels:
         raise BadInput(
-            f"no reward model with this label{_hint(label, rm_labels)}",
+            f"no reward model labelled {label!r}{_hint(label, rm_labels)}",
             file=file,
-            field="cheap_oracle.reward_model",
+            field=field,
             value=label,
         )
-    return None, label
 
 
 def _hint(value: Any, known: Any) -> str:

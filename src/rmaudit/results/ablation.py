@@ -16,7 +16,6 @@ normalizer DB`` prints it.  No model runs and nothing is written to the DB.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -208,7 +207,7 @@ def _labelled_prompts(store: Store, rows: Sequence[tuple]) -> _LabelledPrompts:
     oracle: dict[str, list[float]] = {}
     perplexities: dict[str, list[float]] = {}
     for pid, rid, score, meta in rows:
-        ppl = response_perplexity(json.loads(meta or "{}"))
+        ppl = response_perplexity(meta)
         if ppl is None:
             raise BadInput(
                 "a response has no stored perplexity under its policy (meta "

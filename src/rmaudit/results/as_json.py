@@ -88,7 +88,7 @@ def _metric_rows(store: Store, run_id: str, labels: dict[str, str | None]) -> li
             "metric": r.metric,
             "key": r.key,
             "label": r.label,
-            "params": json.loads(r.params or "{}"),
+            "params": r.params,
             "value": _number(r.value),
             "stderr": _number(r.stderr),
             "ci_low": _number(r.ci_low),

@@ -8,7 +8,6 @@ aggregates here, in numpy.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 
@@ -29,7 +28,7 @@ def top_eta(store: Store, run_id: str) -> float:
     """η of the run's first RETA scalar (what "the RM's top-η set" refers to)."""
     for row in store.read.metric_rows(run_id):
         if row.key.startswith(RETA_PREFIX):
-            eta = json.loads(row.params or "{}").get("eta")
+            eta = row.params.get("eta")
             return float(eta) if isinstance(eta, (int, float)) and 0 < eta < 1 else DEFAULT_ETA
     return DEFAULT_ETA
 
@@ -84,7 +83,7 @@ def prompt_failures(store: Store, summary: RunSummary, rm_key: str) -> list[Prom
     for position, prompt_id, text, meta in prompts:
         if prompt_id not in best:
             continue  # not scored by this RM (an interrupted run): nothing to show
-        topic = json.loads(meta or "{}").get("topic", "")
+        topic = meta.get("topic", "")
         rows.append(
             PromptFailure(
                 position,
@@ -194,7 +193,7 @@ def prompt_detail(
         )
         for row, score, rank in zip(rows, oracle, oracle_rank, strict=True)
     ]
-    return PromptDetail(prompt_id, text, json.loads(meta or "{}"), responses)
+    return PromptDetail(prompt_id, text, meta, responses)
 
 
 def _ranks(values: list[float]) -> list[int]:

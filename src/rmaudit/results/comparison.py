@@ -12,7 +12,6 @@ the stored scores with the metric's own rule and clustered by the pair's prompt
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -56,7 +55,7 @@ class _Model:
 
 def _metric_options(run: RunRow, metric: str) -> tuple[str, dict[str, Any]]:
     """(component name, options) of the run's metric labelled ``metric``."""
-    recipe = json.loads(run.recipe_json or "{}")
+    recipe = run.recipe
     for entry in recipe.get("metrics") or []:
         if entry.get("label", entry.get("name")) == metric:
             return str(entry.get("name")), entry

@@ -3,7 +3,6 @@ design, how many responses it labelled, and the cheap judge that corrected the e
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -54,7 +53,7 @@ def labelling(store: Store, run: RunRow, benchmark: BenchmarkRow) -> Labelling |
 
 def _cheap_judge(run: RunRow) -> str | None:
     """The recipe's ``[cheap_oracle]``: "RM LABEL", an oracle's name, or None."""
-    cheap = json.loads(run.recipe_json or "{}").get("cheap_oracle")
+    cheap = run.recipe.get("cheap_oracle")
     if isinstance(cheap, dict) and "reward_model" in cheap:
         return f"RM {cheap['reward_model']}"
     if isinstance(cheap, dict):

@@ -6,7 +6,6 @@ quantity.  RETA and best-of-n are sums of labels: noise only widens their ±."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -31,7 +30,7 @@ class NoiseDependence:
 def noise_dependence(run: RunRow, labelling: Labelling | None) -> NoiseDependence | None:
     """For a run under a label design that computes a noise-dependent metric: which, at how
     many judge samples per label (None when the recipe does not say), and what that means."""
-    recipe = json.loads(run.recipe_json or "{}")
+    recipe = run.recipe
     names = [m.get("name") for m in recipe.get("metrics") or [] if isinstance(m, dict)]
     metrics = [name for name in NOISE_DEPENDENT if name in names]
     if labelling is None or not metrics:

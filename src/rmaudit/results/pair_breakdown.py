@@ -6,7 +6,6 @@ reliability diagram.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +33,7 @@ def style_matrices(
     """rm_key → the style matrix of the RM's RM-Bench pairs, a tie credited as the rm-bench
     metric credited it (its stored ``ties``; runs stored before it was kept used ``loss``)."""
     ties = {
-        row.rm_key: json.loads(row.params or "{}").get("ties", "loss")
+        row.rm_key: row.params.get("ties", "loss")
         for row in store.read.metric_rows(summary.run.id)
         if row.key == "rm_bench_average"
     }
@@ -68,7 +67,7 @@ def reliability_counts(
     """rm_key → the pairs in each filled bin of the reliability diagram ``metric`` stored (its
     points, in order), recounted from the scores with the bins the metric used."""
     bins = {
-        row.rm_key: json.loads(row.params or "{}").get("n_bins")
+        row.rm_key: row.params.get("n_bins")
         for row in store.read.metric_rows(summary.run.id)
         if row.metric == metric and row.key == "ece"
     }

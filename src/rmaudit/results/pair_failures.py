@@ -9,7 +9,6 @@ verdict on a shifted copy differs from its verdict on the unshifted pair.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -75,7 +74,7 @@ def pair_verdicts(store: Store, summary: RunSummary, rm_key: str) -> list[PairVe
             chosen_score,
             rejected_score,
             (prompt_id, chosen_id, rejected_id, subset),
-            json.loads(meta or "{}"),
+            meta,
         )
         for (
             position,
@@ -120,8 +119,7 @@ class ShiftFlip:
 
 def shift_sweep(summary: RunSummary) -> dict | None:
     """The run's ``[pairs.shift]`` section as stored with the run, or None."""
-    recipe = json.loads(summary.run.recipe_json or "{}")
-    return (recipe.get("pairs") or {}).get("shift")
+    return (summary.run.recipe.get("pairs") or {}).get("shift")
 
 
 def shift_flips(
@@ -140,7 +138,7 @@ def shift_flips(
     verdicts = pair_verdicts(store, summary, rm_key) if verdicts is None else verdicts
     spec = {k: v for k, v in sweep["perturber"].items() if k != "name"}
     stored = (
-        (key, json.loads(options or "{}"))
+        (key, options)
         for key, options in store.read.components_named(
             ShiftPerturber.kind, sweep["perturber"]["name"]
         )

@@ -13,7 +13,6 @@ the difference's ± is :func:`~rmaudit.metrics.paired.stratified_stderr`.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -50,15 +49,9 @@ class Units:
 @dataclass
 class PairRows:
     """What one comparison has read, for every column it makes: each (pair set key, RM key)'s
-    scored pairs, and each pair meta parsed (every RM's rows of a pair set share them)."""
+    scored pairs."""
 
     scored: dict[tuple[str, str], list[PairScore]] = field(default_factory=dict)
-    metas: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def meta(self, text: str) -> dict[str, Any]:
-        if text not in self.metas:
-            self.metas[text] = json.loads(text or "{}")
-        return self.metas[text]
 
 
 def _scored(store: Store, run: RunRow, rm_key: str, read: PairRows) -> list[PairScore]:
@@ -98,7 +91,7 @@ def pair_units(
     if which.startswith("subset:"):
         keep = np.array([r.subset == which[len("subset:") :] for r in rows])
     elif which != "all":
-        metas = [read.meta(r.meta) for r in rows]
+        metas = [r.meta for r in rows]
         if not all("chosen_style" in m and "rejected_style" in m for m in metas):
             return None
         sign = np.array([np.sign(m["chosen_style"] - m["rejected_style"]) for m in metas])

@@ -10,7 +10,6 @@ NDR against n.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -30,7 +29,7 @@ def load_studies(store, run_id: str) -> dict[str, list[dict]]:
     for row in store.read.metric_rows(run_id):
         if row.rm_key != RUN_LEVEL:
             continue
-        params = json.loads(row.params or "{}")
+        params = row.params
         if "error_metric" in params or row.key == REGRET_SUMMARY:
             studies.setdefault(row.metric, []).append({**asdict(row), "params": params})
     return studies

@@ -11,7 +11,6 @@ without error: its lowest step furthest below it).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,7 +57,7 @@ class SolutionView:
 def run_threshold(store: Store, run_id: str) -> float:
     """The step threshold the run's step metrics used (the first that stores one)."""
     for row in store.read.metric_rows(run_id):
-        threshold = json.loads(row.params or "{}").get("threshold")
+        threshold = row.params.get("threshold")
         if isinstance(threshold, int | float):
             return float(threshold)
     return DEFAULT_THRESHOLD
@@ -77,7 +76,7 @@ def solution_views(store: Store, run_id: str, rm_key: str) -> list[SolutionView]
         found = scores.get(row.solution_id)
         if found is None or len(found) != len(row.steps):
             continue
-        labels = json.loads(row.labels)
+        labels = row.labels
         wrong = set(labels.get("erroneous") or ())
         first_error = int(labels.get("first_error", -1))
         values = np.array(found)

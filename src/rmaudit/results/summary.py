@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -231,7 +230,7 @@ def _add_metrics(summary: RunSummary, rows: list[MetricResultRow]) -> None:
     seen: set[tuple[str, str]] = set()
     for row in rows:
         column = Column(row.metric, row.key, row.label, row.higher_is_better)
-        params = json.loads(row.params or "{}")
+        params = row.params
         summary.clustered_pairs |= CLUSTERED_PROMPTS in params
         cell = Cell(
             _nan_if_null(row.value),
@@ -294,7 +293,7 @@ def oracle_scale(store: Store, benchmark: BenchmarkRow) -> OracleScale | None:
         return None
     oracle = next(iter(store.items.components([benchmark.oracle_key])), None)
     name = (oracle.name if oracle else None) or "oracle"
-    declared = json.loads(oracle.options or "{}").get("scale") if oracle else None
+    declared = oracle.options.get("scale") if oracle else None
     scale = (
         (float(declared[0]), float(declared[1]))
         if isinstance(declared, list) and len(declared) == 2

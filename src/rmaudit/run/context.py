@@ -26,7 +26,7 @@ from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec, Recipe
 from rmaudit.run.executors import LocalExecutor, RayExecutor, make_executor
 from rmaudit.store import Store, dumps
-from rmaudit.store.records import StoredResponse
+from rmaudit.store.item_records import StoredResponse
 
 T = TypeVar("T")
 C = TypeVar("C", bound=Component)
@@ -290,7 +290,7 @@ class RunContext:
     def prompt(self, pid: str) -> Prompt:
         if pid not in self.prompts:
             text, meta = self.db.items.prompts([pid])[pid]
-            self.prompts[pid] = Prompt(pid, text, json.loads(meta))
+            self.prompts[pid] = Prompt(pid, text, meta)
         return self.prompts[pid]
 
     def load_responses(self, ids: Sequence[str]) -> list[Response]:
@@ -319,7 +319,7 @@ class RunContext:
         if self.store is not None:
             missing = [pid for pid in prompts if pid not in self.prompts]
             for pid, (text, meta) in self.db.items.prompts(missing).items():
-                self.prompts[pid] = Prompt(pid, text, json.loads(meta))
+                self.prompts[pid] = Prompt(pid, text, meta)
         return [(self.prompts[r.prompt_id], r) for r in known if r.prompt_id in self.prompts]
 
     def remember(self, *components: Component) -> None:
@@ -344,7 +344,7 @@ def locate(error: BadInput, recipe: Recipe, spec: ComponentSpec | None) -> BadIn
 
 
 def response_from_row(row: StoredResponse) -> Response:
-    return Response(row.id, row.prompt_id, row.sample_index, row.text, json.loads(row.meta))
+    return Response(row.id, row.prompt_id, row.sample_index, row.text, row.meta)
 
 
 def prompt_row(prompt: Prompt) -> tuple[str, str, str]:

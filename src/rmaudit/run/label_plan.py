@@ -5,7 +5,6 @@ BoN@16 by default) of every RM of the recipe (docs/budget.md, "Planning")."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -329,7 +328,7 @@ def _pilot(
         rows = store.read.labelled_responses(bench, pid)
         order.append([row.id for row in rows])
         labels.append(np.array([row.score for row in rows], float))
-        draws = [json.loads(row.samples or "[]") for row in rows]
+        draws = [list(row.samples) for row in rows]
         all_draws.append(draws)
         samples_seen += [len(d) for d in draws]
         variances.append(

@@ -25,7 +25,7 @@ from rmaudit.components.scoring_checks import CheckSettings
 from rmaudit.errors import BadInput
 from rmaudit.recipe import Recipe
 from rmaudit.run.provenance import run_provenance
-from rmaudit.store import Store, dumps, utc_now
+from rmaudit.store import Store, utc_now
 from rmaudit.store.records import RunRow
 
 from . import benchmark as benchmark_stages
@@ -339,7 +339,7 @@ class Runner:
                 title=recipe.model.title,
                 recipe_path=recipe.path,
                 recipe_text=recipe.text,
-                recipe_json=dumps(recipe.model.model_dump(mode="json")),
+                recipe=recipe.model.model_dump(mode="json"),
                 benchmark_id=found.benchmark.id if found.benchmark else None,
                 pair_set_key=found.pair_set.key if found.pair_set else None,
                 status="running",

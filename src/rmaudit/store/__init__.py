@@ -18,7 +18,6 @@ Only the standard library is imported here: ``rmaudit runs`` and the TUI open a 
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -32,6 +31,7 @@ from rmaudit.errors import BadInput
 from .access import check_writable, not_writable
 from .damage import CheckedCursor, check_schema, corrupted
 from .items import Items
+from .json_columns import dumps
 from .lock import WriterBusy, WriterLock
 from .read import Reads
 from .runs import Runs
@@ -292,11 +292,6 @@ def _connect(target: str, path: str) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
-
-
-def dumps(value: Any) -> str:
-    """JSON as stored: sorted keys, non-ASCII kept (one spelling per value)."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def utc_now() -> str:

@@ -11,19 +11,12 @@ work, not as much as the file.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .records import (
-    BENCHMARK_COLUMNS,
-    BenchmarkRow,
-    ComponentRow,
-    Inclusion,
-    LabelledItem,
-    OracleScore,
-    StoredResponse,
-    benchmark_columns,
-    benchmark_row,
-)
+from .item_records import Inclusion, LabelledItem, OracleScore, StoredPrompt, StoredResponse
+from .json_columns import json_object
+from .records import BENCHMARK_COLUMNS, BenchmarkRow, ComponentRow, benchmark_columns, benchmark_row
 
 if TYPE_CHECKING:
     from . import Store
@@ -122,8 +115,9 @@ class Items:
             f"where key in ({marks(keys)})",
             list(keys),
         ).fetchall()
+        parse = partial(json_object, path=self.store.path, field="components.options")
         return [
-            ComponentRow(key, kind, name, version, options, bool(simulated))
+            ComponentRow(key, kind, name, version, parse(options), bool(simulated))
             for key, kind, name, version, options, simulated in rows
         ]
 
@@ -131,14 +125,14 @@ class Items:
     def add_prompts(self, rows: Iterable[PromptRow]) -> None:
         self._insert("insert or ignore into prompts (id, text, meta) values (?, ?, ?)", rows)
 
-    def prompts(self, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
-        """id → (text, meta JSON) of those of ``ids`` stored."""
+    def prompts(self, ids: Sequence[str]) -> dict[str, StoredPrompt]:
+        """id → text and meta of those of ``ids`` stored."""
         found = {}
         for chunk in chunks(list(ids)):
             for pid, text, meta in self.store.execute(
                 f"select id, text, meta from prompts where id in ({marks(chunk)})", list(chunk)
             ):
-                found[pid] = (text, meta)
+                found[pid] = StoredPrompt(text, json_object(meta, self.store.path, "prompts.meta"))
         return found
 
     def add_selection(self, selection_key: str, prompt_ids: Sequence[str]) -> None:
@@ -174,7 +168,7 @@ class Items:
         rows: list[StoredResponse] = []
         for chunk in chunks(list(ids)):
             rows += map(
-                StoredResponse._make,
+                self._response,
                 self.store.execute(
                     f"select id, prompt_id, policy_key, sample_index, text, meta from responses "
                     f"where id in ({marks(chunk)})",
@@ -182,6 +176,10 @@ class Items:
                 ),
             )
         return rows
+
+    def _response(self, row: tuple) -> StoredResponse:
+        meta = json_object(row[5], self.store.path, "responses.meta")
+        return StoredResponse._make((*row[:5], meta))
 
     def has_responses(self, policy_key: str) -> bool:
         """Whether the policy wrote any stored response."""
@@ -311,7 +309,7 @@ class Items:
             + _IN_BENCHMARK_ORDER,
             [selection_key, policy_key, per_prompt],
         ).fetchall()
-        return [StoredResponse._make(row) for row in rows]
+        return [self._response(row) for row in rows]
 
     def benchmark_response_ids(
         self, selection_key: str, policy_key: str, per_prompt: int
@@ -326,7 +324,11 @@ class Items:
         """A benchmark's labelled responses, by selection position then sample index: under a
         label design those its design drew (a label stored for another benchmark is not this
         one's)."""
-        return [LabelledItem._make(row) for row in self._labelled(benchmark, "r.meta")]
+        path = self.store.path
+        return [
+            LabelledItem(pid, rid, score, json_object(meta, path, "responses.meta"))
+            for pid, rid, score, meta in self._labelled(benchmark, "r.meta")
+        ]
 
     def benchmark_oracle_scores(self, benchmark: BenchmarkRow) -> list[OracleScore]:
         """:meth:`benchmark_labels` without the responses' metadata (half the time)."""

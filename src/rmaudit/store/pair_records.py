@@ -1,10 +1,11 @@
 """The typed rows the store returns for a run's preference pairs (the rest are in
 :mod:`rmaudit.store.records`): a pair with one RM's scores, with or without its texts, a shifted
-copy's scores, and a pair's texts."""
+copy's scores, and a pair's texts; a pair set's rows are read by
+:func:`rmaudit.store.pair_reads.pair_set_rows`."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class ScoredPair(NamedTuple):
@@ -13,7 +14,8 @@ class ScoredPair(NamedTuple):
     position: int
     pair_id: str
     subset: str | None
-    meta: str
+    #: the meta its source gave it at this position
+    meta: dict[str, Any]
     prompt_id: str
     chosen_id: str
     rejected_id: str
@@ -30,7 +32,7 @@ class PairScore(NamedTuple):
     position: int
     pair_id: str
     subset: str | None
-    meta: str
+    meta: dict[str, Any]
     prompt_id: str
     chosen_score: float
     rejected_score: float

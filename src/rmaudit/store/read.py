@@ -14,14 +14,15 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .damage import damaged_value
+from .item_records import LabelledResponse, ScoredLabel, SelectionPrompt
 from .items import chunks, marks
+from .json_columns import json_numbers, json_object
 from .pair_reads import PairReads
 from .records import (
     BENCHMARK_COLUMNS,
     RUN_COLUMNS,
     BenchmarkRow,
     CurvePointRow,
-    LabelledResponse,
     MetricResultRow,
     NamedComponent,
     PerPromptValue,
@@ -30,8 +31,6 @@ from .records import (
     RunRewardModel,
     RunRow,
     RunSourceRow,
-    ScoredLabel,
-    SelectionPrompt,
     benchmark_row,
     run_row,
 )
@@ -60,7 +59,7 @@ class Reads(PairReads):
         )
         if not rows:
             raise KeyError(f"run {run_id} is not stored")
-        return run_row(rows[0])
+        return run_row(rows[0], self.store.path)
 
     def run_as_stored(self, run_id: str) -> dict[str, Any] | None:
         """A run's columns as stored, unconverted (None: not stored): what the check for a
@@ -116,7 +115,11 @@ class Reads(PairReads):
         rows = self.store.execute(
             "select key, options from components where kind = ? and name = ?", [kind, name]
         ).fetchall()
-        return [NamedComponent._make(row) for row in rows]
+        path = self.store.path
+        return [
+            NamedComponent(key, json_object(options, path, "components.options"))
+            for key, options in rows
+        ]
 
     def benchmark_ids(self) -> list[str]:
         """Every stored benchmark, the one a run used (or that was stored) last first."""
@@ -137,8 +140,15 @@ class Reads(PairReads):
                 f"select {columns} from metric_results where run_id = ? order by rowid", [run_id]
             )
         )
+        path = self.store.path
         return [
-            MetricResultRow(**{**row, "higher_is_better": bool(row["higher_is_better"])})
+            MetricResultRow(
+                **{
+                    **row,
+                    "params": json_object(row["params"], path, "metric_results.params"),
+                    "higher_is_better": bool(row["higher_is_better"]),
+                }
+            )
             for row in self._numbers("metric_results", rows, RESULT_NUMBERS)
         ]
 
@@ -199,7 +209,11 @@ class Reads(PairReads):
                where s.selection_key = ? order by s.position""",
             [selection_key],
         ).fetchall()
-        return [SelectionPrompt._make(row) for row in rows]
+        path = self.store.path
+        return [
+            SelectionPrompt(position, pid, text, json_object(meta, path, "prompts.meta"))
+            for position, pid, text, meta in rows
+        ]
 
     def labelled_responses(self, benchmark: BenchmarkRow, prompt_id: str) -> list[LabelledResponse]:
         """One prompt's benchmark responses and their labels, in order: on a budgeted benchmark
@@ -225,10 +239,22 @@ class Reads(PairReads):
                 benchmark.per_prompt,
             ],
         ).fetchall()
+        path = self.store.path
         for row in rows:  # a label rmaudit stored holds a number; unlabelled rows join none
             if not isinstance(row[4], int | float) and not (budgeted and row[4] is None):
-                raise damaged_value(self.store.path, "oracle_labels.score", row[4])
-        return [LabelledResponse._make(row) for row in rows]
+                raise damaged_value(path, "oracle_labels.score", row[4])
+        return [
+            LabelledResponse._make(
+                (
+                    *row[:3],
+                    json_object(row[3], path, "responses.meta"),
+                    row[4],
+                    json_numbers(row[5], path, "oracle_labels.samples"),
+                    *row[6:],
+                )
+            )
+            for row in rows
+        ]
 
     def full_benchmarks(
         self, policy_key: str, oracle_key: str, per_prompt: int

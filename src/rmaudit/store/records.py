@@ -1,5 +1,7 @@
 """The typed rows the store returns at its boundary: named, frozen records instead of positional
-tuples and ``dict[str, Any]``, so a reader sees each column's name and type.
+tuples and ``dict[str, Any]``, so a reader sees each column's name and type, and each JSON
+column parsed (:mod:`.json_columns`).  A benchmark's items are in :mod:`.item_records`, a run's
+preference pairs in :mod:`.pair_records`.
 
 A benchmark's label design (docs/budget.md) is one of them, :class:`LabelDesignRecord`: the
 ``[oracle]`` budget a recipe validated (:class:`rmaudit.recipe.budget.LabelBudget`), with its
@@ -14,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from rmaudit.errors import BadInput
+
+from .json_columns import dumps, json_object
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ def design_column(design: LabelDesignRecord | None) -> str | None:
     """The ``benchmarks.design`` column of a design (NULL: every response labelled)."""
     if design is None:
         return None
-    return json.dumps(design.as_json(), ensure_ascii=False, sort_keys=True)
+    return dumps(design.as_json())
 
 
 def design_from_column(text: str | None, path: str) -> LabelDesignRecord | None:
@@ -123,8 +127,8 @@ class ComponentRow:
     kind: str | None
     name: str | None
     version: int | None
-    #: its options as JSON (as hashed into its key)
-    options: str
+    #: its options (as hashed into its key)
+    options: dict[str, Any]
     simulated: bool
 
 
@@ -182,8 +186,9 @@ class RunRow:
     title: str
     recipe_path: str | None
     recipe_text: str | None
-    #: the validated recipe as JSON (what the run id hashes, less the executor)
-    recipe_json: str | None
+    #: the validated recipe (what the run id hashes, less the executor), stored as JSON in
+    #: ``runs.recipe_json``; empty for a run stored without one
+    recipe: dict[str, Any]
     #: None for a run of preference pairs only (or one that failed before its benchmark)
     benchmark_id: str | None
     pair_set_key: str | None
@@ -200,12 +205,29 @@ class RunRow:
     solution_set_key: str | None = None
 
 
-RUN_COLUMNS = tuple(RunRow.__dataclass_fields__)
+#: the ``runs`` columns, in :class:`RunRow`'s order (its ``recipe`` is ``recipe_json``)
+RUN_COLUMNS = tuple("recipe_json" if f == "recipe" else f for f in RunRow.__dataclass_fields__)
 
 
-def run_row(row: dict[str, Any]) -> RunRow:
+def run_row(row: dict[str, Any], path: str) -> RunRow:
     """A ``runs`` row (column → value) as its record."""
-    return RunRow(**{**{c: row[c] for c in RUN_COLUMNS}, "simulated": bool(row["simulated"])})
+    fields = {f: row[c] for f, c in zip(RunRow.__dataclass_fields__, RUN_COLUMNS, strict=True)}
+    return RunRow(
+        **{
+            **fields,
+            "recipe": json_object(row["recipe_json"], path, "runs.recipe_json"),
+            "simulated": bool(row["simulated"]),
+        }
+    )
+
+
+def run_columns(run: RunRow) -> list[Any]:
+    """The ``runs`` columns of a record, in :data:`RUN_COLUMNS` order (sqlite3 stores a bool as
+    0 or 1)."""
+    return [
+        (dumps(run.recipe) if run.recipe else None) if f == "recipe" else getattr(run, f)
+        for f in RunRow.__dataclass_fields__
+    ]
 
 
 class RunListing(NamedTuple):
@@ -240,8 +262,8 @@ class MetricResultRow:
     metric: str
     key: str
     label: str
-    #: the metric's parameters as JSON
-    params: str | None
+    #: the metric's parameters (empty: none stored)
+    params: dict[str, Any]
     value: float | None
     stderr: float | None
     ci_low: float | None
@@ -267,70 +289,6 @@ class CurvePointRow:
     ci_high: float | None
 
 
-class SelectionPrompt(NamedTuple):
-    """A prompt of a stored selection, at its position."""
-
-    position: int
-    id: str
-    text: str
-    #: the prompt's metadata as JSON
-    meta: str
-
-
-class LabelledResponse(NamedTuple):
-    """A benchmark response with its oracle label (the label columns None where a label
-    design left it unlabelled) and, on a budgeted benchmark, its inclusion probability."""
-
-    id: str
-    sample_index: int
-    text: str
-    meta: str
-    score: float | None
-    #: the judge's samples as JSON
-    samples: str | None
-    cost_usd: float | None
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    inclusion_probability: float | None
-
-
-class ScoredLabel(NamedTuple):
-    """A benchmark response scored by an RM, with its oracle label: every scored response of a
-    budgeted benchmark (the label None where its design did not draw the response), else the
-    labelled ones (inclusion probability None: every response is in)."""
-
-    prompt_id: str
-    rm_score: float
-    oracle_score: float | None
-    inclusion_probability: float | None
-
-
-class OracleScore(NamedTuple):
-    """A labelled benchmark response's oracle score, in benchmark order."""
-
-    prompt_id: str
-    response_id: str
-    score: float
-
-
-class LabelledItem(NamedTuple):
-    """A labelled benchmark response, in benchmark order."""
-
-    prompt_id: str
-    response_id: str
-    score: float
-    #: the response's metadata as JSON
-    meta: str
-
-
-class Inclusion(NamedTuple):
-    """A budgeted benchmark's response in its label design."""
-
-    probability: float
-    #: whether the design drew it for a label
-    drawn: bool
-
-
 @dataclass(frozen=True)
 class RunSourceRow:
     """Where one part of a run came from (``run_sources``; :mod:`rmaudit.run.provenance`)."""
@@ -345,19 +303,6 @@ class RunSourceRow:
     #: a file's SHA-256, a model's revision
     digest: str | None
     note: str | None
-
-
-class StoredResponse(NamedTuple):
-    """A stored response: a policy's ``sample_index``-th sample for a prompt, or (with no
-    policy) a text from a pair file or a shift."""
-
-    id: str
-    prompt_id: str
-    policy_key: str | None
-    sample_index: int | None
-    text: str
-    #: the response's metadata as JSON
-    meta: str
 
 
 class RunRewardModel(NamedTuple):
@@ -386,5 +331,5 @@ class NamedComponent(NamedTuple):
     """A stored component of a given kind and name."""
 
     key: str
-    #: its options as JSON
-    options: str
+    #: its options
+    options: dict[str, Any]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from .items import chunks, marks
 from .metric_results import MetricDigests, MetricResults
-from .records import RUN_COLUMNS, RunRow
+from .records import RUN_COLUMNS, RunRow, run_columns
 
 if TYPE_CHECKING:
     from . import Store
@@ -29,7 +29,7 @@ class Runs:
             self.store.execute(
                 f"insert into runs ({', '.join(RUN_COLUMNS)}) values "
                 f"({', '.join('?' * len(RUN_COLUMNS))}) on conflict (id) do update set {updates}",
-                [getattr(run, c) for c in RUN_COLUMNS],  # sqlite3 stores a bool as 0 or 1
+                run_columns(run),
             )
             self.store.execute("delete from run_reward_models where run_id = ?", [run.id])
             self.store.executemany(

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .damage import damaged_value
 from .items import chunks, marks
+from .json_columns import json_object
 
 if TYPE_CHECKING:
     from . import Store
@@ -21,14 +22,15 @@ if TYPE_CHECKING:
 
 class StoredSolution(NamedTuple):
     """One position of a stored solution set: the solution, its problem (what the metrics
-    cluster by), its question and what the data says of it there (``labels``: JSON)."""
+        cluster by), its question and what the data says of it there (``labels``: the parsed
+    JSON object)."""
 
     position: int
     solution_id: str
     problem_id: str
     ref: str
     subset: str
-    labels: str
+    labels: dict[str, Any]
     prompt_id: str
     question: str
     steps: tuple[str, ...]
@@ -104,7 +106,7 @@ class Solutions:
                     problem_id,
                     ref,
                     subset,
-                    labels,
+                    json_object(labels, self.store.path, "solution_sets.labels"),
                     prompt_id,
                     question,
                     tuple(self._steps(steps)),

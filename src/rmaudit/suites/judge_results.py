@@ -4,7 +4,6 @@ interval and what it is over, under the model's ``"judge"`` key."""
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
@@ -22,7 +21,7 @@ def judge_values(store: Store, run_id: str) -> dict[str, dict[str, Any]]:
     for row in store.read.metric_rows(run_id):
         if row.metric not in (JUDGE_METRIC, CORRELATION_METRIC):
             continue
-        params = json.loads(row.params or "{}")
+        params = row.params
         found.setdefault(labels[row.rm_key], {})[row.key] = {
             "label": row.label,
             **{k: _number(getattr(row, k)) for k in ("value", "stderr", "ci_low", "ci_high")},

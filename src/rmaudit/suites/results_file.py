@@ -77,8 +77,7 @@ def _suite(
     labels = {rm_key: label for label, rm_key in store.read.reward_models(run_id)}
     checks = checks_json(run_scoring_checks(store, run_id))
     params = {
-        (labels.get(r.rm_key), r.metric, r.key): json.loads(r.params or "{}")
-        for r in store.read.metric_rows(run_id)
+        (labels.get(r.rm_key), r.metric, r.key): r.params for r in store.read.metric_rows(run_id)
     }
 
     def metric(label: str, headline, cell) -> dict[str, Any]:

@@ -27,6 +27,12 @@ makes: a text with a lone surrogate, absurd log-probabilities, odd rating tokens
 A judge reply's score is :func:`judge_score` of the judged answer and the choice index, and
 with ``garbage_every = k`` about one choice in k is garbage (``server.is_garbage(answer, j)``),
 so a test can compute the expected averages without looking at the client.
+
+A test of a client's concurrency waits on an event, not on slow replies: with
+``hold_until_in_flight = k`` the server holds every reply until k requests have been in flight
+at once (``max_in_flight``), so a client that can send k at once always does, however busy
+the machine; one that cannot gets its replies after ``hold_s`` seconds, and the test's
+``max_in_flight`` check fails.
 """
 
 from __future__ import annotations
@@ -93,6 +99,8 @@ class FakeOpenAI:
         pair_judge: PairJudge | None = None,
         verdict_probabilities: VerdictProbabilities | None = None,
         edit_reply: ReplyEdit | None = None,
+        hold_until_in_flight: int = 0,
+        hold_s: float = 120.0,
     ) -> None:
         self.schedule = schedule
         #: rewrites each chat completion before it is sent (None: sent as made)
@@ -114,6 +122,10 @@ class FakeOpenAI:
         self._in_flight = 0
         #: the most requests the server was handling at once
         self.max_in_flight = 0
+        self.hold_until_in_flight = hold_until_in_flight
+        self.hold_s = hold_s
+        #: set once ``hold_until_in_flight`` requests were in flight at once
+        self._crowded = threading.Event()
         self._server: ThreadingHTTPServer | None = None
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -163,6 +175,8 @@ class FakeOpenAI:
         with self._lock:
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            if self.max_in_flight >= self.hold_until_in_flight:
+                self._crowded.set()
         try:
             reply = self._serve(handler)
         finally:
@@ -190,6 +204,7 @@ class FakeOpenAI:
         }
         if self.latency_s:
             time.sleep(self.latency_s)
+        self._crowded.wait(self.hold_s)
         if handler.path.endswith("/chat/completions"):
             reply = self._chat(body, entry, outcome)
             if self.edit_reply is not None:

@@ -12,10 +12,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from rmaudit.errors import MetricInputError
 from rmaudit.metrics._positional import stack_by_size
 from rmaudit.metrics._results import MetricResult
-from rmaudit.metrics._validation import check_pools
+from rmaudit.metrics._validation import check_ordered_pools
 from rmaudit.metrics.preference import bt_ece
 
 ArrayLike = Sequence[float] | np.ndarray
@@ -30,17 +29,9 @@ _PAIR_BATCH_ELEMENTS = 1 << 21
 
 
 def _check_gold_proxy(gold: Sequence[ArrayLike], proxy: Sequence[ArrayLike]) -> tuple[Pools, Pools]:
-    """Pools as float arrays; every prompt must hold >= 2 responses and a non-constant gold."""
-    gold_pools, proxy_pools = check_pools(gold, proxy)
-    for q, pool in enumerate(gold_pools):
-        if np.all(pool == pool[0]):
-            raise MetricInputError(
-                f"prompt {q}: expected at least two different gold scores (a constant gold "
-                f"ranks nothing), got all {pool.size} equal to {pool[0]:g}",
-                field="gold",
-                prompt_index=q,
-            )
-    return gold_pools, proxy_pools
+    """Pools as float arrays; every prompt must hold >= 2 responses and a non-constant gold
+    (a constant gold ranks nothing)."""
+    return check_ordered_pools(gold, proxy, name="gold")
 
 
 def _by_size(

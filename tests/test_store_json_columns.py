@@ -1,0 +1,130 @@
+"""The store's JSON columns (a result's ``params``, an item's ``meta``, a component's
+``options``, a run's recipe, a label's ``samples``) are parsed by the store and come back in
+its records as values: no module above the store parses one, and a damaged one is one line
+naming the file and the column."""
+
+from __future__ import annotations
+
+import ast
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from rmaudit.errors import BadInput
+from rmaudit.store import Store, dumps
+from rmaudit.store.item_records import StoredPrompt
+from rmaudit.store.records import RunRow
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the store's JSON columns (and the names a row's value of one goes by once unpacked)
+STORE_JSON_COLUMNS = {"params", "meta", "recipe_json", "options", "samples"}
+
+
+def json_loads_of_store_columns(source: str) -> list[int]:
+    """Lines where ``json.loads`` (or a ``loads`` imported from json) parses an expression
+    that names a store JSON column: ``json.loads(row.params or "{}")``, ``loads(meta)``."""
+    tree = ast.parse(source)
+    loads = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "json"
+        for alias in node.names
+        if alias.name == "loads"
+    }
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        is_loads = (
+            isinstance(func, ast.Attribute)
+            and func.attr == "loads"
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "json"
+        ) or (isinstance(func, ast.Name) and func.id in loads)
+        named = {
+            n.id if isinstance(n, ast.Name) else n.attr
+            for arg in node.args
+            for n in ast.walk(arg)
+            if isinstance(n, ast.Name | ast.Attribute)
+        }
+        if is_loads and named & STORE_JSON_COLUMNS:
+            found.append(node.lineno)
+    return found
+
+
+def test_the_scan_finds_a_column_parsed_above_the_store():
+    source = (
+        "import json\nfrom json import loads as parse\n"
+        'a = json.loads(row.params or "{}")\n'
+        "for _, meta in rows:\n    b = parse(meta)\n"
+        "c = json.loads(path.read_text())\n"
+    )
+    assert json_loads_of_store_columns(source) == [3, 5]
+
+
+def test_no_module_above_the_store_parses_a_store_json_column():
+    offenders = []
+    for folder in [ROOT / "src" / "rmaudit", *ROOT.glob("plugins/*/src")]:
+        for path in folder.rglob("*.py"):
+            relative = path.relative_to(ROOT)
+            if relative.parts[:3] == ("src", "rmaudit", "store"):
+                continue
+            lines = json_loads_of_store_columns(path.read_text(encoding="utf-8"))
+            offenders += [f"{relative}:{line}" for line in lines]
+    assert offenders == []
+
+
+def test_the_store_returns_its_json_columns_parsed(tmp_path):
+    meta = {"topic": "cooking", "turns": ["a", "b"], "note": "ünïcode"}
+    recipe = {"title": "t", "metrics": [{"name": "reta", "eta": 0.25}]}
+    store = Store.open(tmp_path / "columns.db")
+    try:
+        store.items.add_prompts([("p1", "hello", dumps(meta))])
+        store.items.add_responses([("r1", "p1", "policy", 0, "hi", dumps({"perplexity": 3.5}))])
+        store.items.add_component("k1", "oracle", "judge", 1, dumps({"scale": [1, 10]}), False)
+        store.runs.start(
+            RunRow(
+                "run", "t", None, None, recipe, None, None, "running", False,
+                "2026-01-01T00:00:00", None, None, None, None,
+            ),
+            [],
+        )  # fmt: skip
+        assert store.items.prompts(["p1"]) == {"p1": StoredPrompt("hello", meta)}
+        assert store.items.responses(["r1"])[0].meta == {"perplexity": 3.5}
+        assert store.items.components(["k1"])[0].options == {"scale": [1, 10]}
+        assert store.read.components_named("oracle", "judge")[0].options == {"scale": [1, 10]}
+        assert store.read.run("run").recipe == recipe
+    finally:
+        store.close()
+    conn = sqlite3.connect(tmp_path / "columns.db")
+    try:  # written as every earlier version wrote it: sorted keys, non-ASCII kept
+        assert conn.execute("select recipe_json from runs").fetchone()[0] == dumps(recipe)
+    finally:
+        conn.close()
+
+
+def test_a_damaged_json_column_is_one_line_naming_the_file_and_the_column(tmp_path):
+    db = tmp_path / "damaged.db"
+    store = Store.open(db)
+    try:
+        store.items.add_component("k1", "oracle", "judge", 1, dumps({"scale": [1, 10]}), False)
+    finally:
+        store.close()
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("update components set options = '{\"scale\": [1,'")
+        conn.commit()
+    finally:
+        conn.close()
+    store = Store.open(db)
+    try:
+        with pytest.raises(BadInput) as raised:
+            store.items.components(["k1"])
+    finally:
+        store.close()
+    assert raised.value.one_line() == (
+        f"{db}: components.options: database is corrupted: not the JSON rmaudit stores there; "
+        "restore it from a copy, or rerun its recipes into a new DB (got '{\"scale\": [1,')"
+    )
