@@ -21,6 +21,7 @@ from pydantic import Field, field_validator
 
 from rmaudit import hookimpl
 from rmaudit.benchmark.pairs import ParseResult, parse_hh, parse_llmbar, parse_pairs, parse_rm_bench
+from rmaudit.benchmark.pairs.rewardbench2 import parse_rewardbench2
 from rmaudit.components import (
     BenchmarkData,
     ComponentOptions,
@@ -141,6 +142,31 @@ class LLMBarPairs(_PairFile[LabelledFileOptions]):
 
     def parse(self, *, strict: bool) -> ParseResult:
         return parse_llmbar(self.options.path, subset=self.options.subset, strict=strict)
+
+
+class RewardBench2Options(PairFileOptions):
+    seed: int = Field(0, ge=0, description="orders each row's pairs, and so its completions")
+
+
+class RewardBench2Pairs(_PairFile[RewardBench2Options]):
+    """RewardBench 2 rows: each row's correct × incorrect completions as pairs, the row in their
+    meta (for the rewardbench-2 metric); a sample draws whole rows."""
+
+    name = "rewardbench-2"
+    Options = RewardBench2Options
+
+    def parse(self, *, strict: bool) -> ParseResult:
+        return parse_rewardbench2(self.options.path, seed=self.options.seed, strict=strict)
+
+    def load_kept(self, kept: Callable[[int], list[int] | None] | None) -> PairLoad:
+        """The pairs of the rows at the positions ``kept`` gives for the file's rows."""
+        rows: dict[str, list[int]] = {}
+        for i, pair in enumerate(self.parsed.pairs):
+            rows.setdefault(pair.meta["row"], []).append(i)
+        groups = list(rows.values())
+        positions = kept(len(groups)) if kept is not None else None
+        chosen = groups if positions is None else [groups[k] for k in positions]
+        return super().load_kept(lambda _: [i for group in chosen for i in group])
 
 
 class BenchmarkPairsOptions(ComponentOptions):
@@ -312,5 +338,13 @@ class CombinedPairs(PairSource[CombinedPairsOptions]):
 
 @hookimpl
 def register_prompt_sources(register: Any) -> None:
-    for cls in (PairsFile, HHPairs, RMBenchPairs, LLMBarPairs, BenchmarkPairs, CombinedPairs):
+    for cls in (
+        PairsFile,
+        HHPairs,
+        RMBenchPairs,
+        LLMBarPairs,
+        RewardBench2Pairs,
+        BenchmarkPairs,
+        CombinedPairs,
+    ):
         register(cls)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rmaudit.components.vocabulary import RB2_SCORE, rb2_subset_key
 from rmaudit.errors import BadInput
 
 #: the file every audit writes (beside ``--report DIR``'s report, else in the current directory)
@@ -80,6 +81,8 @@ class Suite:
     #: then only tell whether the data is there
     benchmark: dict[str, Any] | None = None
     benchmark_root: str = ""
+    #: a judge rates each response (as on a benchmark suite) instead of judging the pairs
+    rating_judges: bool = False
 
 
 _ACCURACY = Headline("pair-accuracy", "accuracy", "accuracy", chance=0.5)
@@ -225,6 +228,36 @@ _REWARDBENCH = Suite(
     hub=HubSource("allenai/reward-bench"),
 )
 
+#: RewardBench 2's subsets, in the order its paper reports them
+_RB2_SUBSETS = ("Factuality", "Precise IF", "Math", "Safety", "Focus", "Ties")
+
+_REWARDBENCH_2 = Suite(
+    name="rewardbench-2",
+    title="RewardBench 2: best-of-4 in five domains, and Ties",
+    measures="the RewardBench 2 score (the mean of its six subsets) and each subset's: "
+    "best-of-4 accuracy (a tie at the top shares the credit) and the Ties score",
+    size="1,865 prompts: Factuality 475, Precise IF 160, Math 183, Safety 450, Focus 495 "
+    "(1 correct and 3 incorrect completions each) and Ties 102 (several of each)",
+    origin="allenai/reward-bench-2, split 'test' (local copy)",
+    fetch="data/test-00000-of-00001.parquet from hf.co/datasets/allenai/reward-bench-2 into "
+    "DATA_DIR/reward-bench-2/data/ (or let rmaudit download it: pip install "
+    "'rmaudit[datasets]', network on)",
+    files=(
+        SuiteFile(
+            "reward-bench-2/data/test-00000-of-00001.parquet",
+            "rewardbench-2",
+            hub="data/test-00000-of-00001.parquet",
+        ),
+    ),
+    metrics=({"name": "rewardbench-2"},),
+    headlines=(
+        Headline("rewardbench-2", RB2_SCORE, "score", chance=0.25),
+        *(Headline("rewardbench-2", rb2_subset_key(s), s) for s in _RB2_SUBSETS),
+    ),
+    hub=HubSource("allenai/reward-bench-2"),
+    rating_judges=True,
+)
+
 _BON_FOLDER = "alpaca_eval_n16"
 _BON_OUTPUTS = f"{_BON_FOLDER}/tulu-2-dpo-13b.{{k}}.json.gz"
 _BON_ANNOTATIONS = (
@@ -292,7 +325,8 @@ _ALPACAEVAL_BON16 = Suite(
 
 #: every suite, in the order ``rmaudit audit`` runs and lists them
 SUITES: dict[str, Suite] = {
-    suite.name: suite for suite in (_REWARDBENCH, _RM_BENCH, _HH, _LLMBAR, _ALPACAEVAL_BON16)
+    suite.name: suite
+    for suite in (_REWARDBENCH, _REWARDBENCH_2, _RM_BENCH, _HH, _LLMBAR, _ALPACAEVAL_BON16)
 }
 
 
