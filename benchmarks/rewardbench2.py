@@ -7,14 +7,14 @@ often the paired difference between two models holds the true difference.
 World (RewardBench 2's shape): best-of-4 subsets of 475, 160, 183, 450 and 495 rows (1 correct
 and 3 incorrect completions), and Ties with 51 questions (the real subset's 102 rows as one ref
 and one tied row a question; its completion counts are not in this repository, so here a ref
-group has 1 correct and 6 incorrect answers, a tied group 4 correct and 6 incorrect).  Each completion has
-a latent quality: z ~ N(0, 1) for an incorrect one, u_r + z for a correct one, u_r ~ N(0, 1)
-the row's difficulty (a Ties question's, shared by its ref and tied rows; a tied group's
-correct answers spread with SD 0.5 around it).  A model scores latent + ε, ε ~ N(0, 0.7²),
-plus its advantage δ on a correct completion; a *rating* model rounds 5.5 + 1.5·score to an
-integer in 1…10 (many ties, as a judge's ratings have).  Models differ in δ (best-of-4, Ties):
-weak (0.3, 2), medium (1.2, 3.5), strong (3, 5) — Ties about 0.3, 0.6, 0.85; paired
-comparisons pit δ against δ − 0.3 on the same latent qualities.  The truth is each
+group has 1 correct and 6 incorrect answers, a tied group 4 correct and 6 incorrect).  Each
+completion has a latent quality: z ~ N(0, 1) for an incorrect one, u_r + z for a correct one,
+u_r ~ N(0, 1) the row's difficulty (a Ties question's, shared by its ref and tied rows; a tied
+group's correct answers spread with SD 0.5 around it).  A model scores latent + ε, ε ~
+N(0, 0.7²), plus its advantage δ on a correct completion; a *rating* model rounds
+5.5 + 1.5·score to an integer in 1…10 (many ties, as a judge's ratings have).  Models differ in
+δ (best-of-4, Ties): weak (0.3, 2), medium (1.2, 3.5), strong (3, 5) — Ties about 0.3, 0.6,
+0.85; paired comparisons pit δ against δ − 0.3 on the same latent qualities.  The truth is each
 number on 400,000 rows (Ties: questions), computed here with numpy apart from rmaudit.
 """
 
@@ -123,9 +123,7 @@ def truth(model: Latent) -> dict[str, float]:
 def rows(model: Latent) -> Rows:
     found = []
     for name, s in model.subsets.items():
-        found += [
-            Row(f"{name} {i}", name, str(i), r[:1], r[1:]) for i, r in enumerate(s)
-        ]
+        found += [Row(f"{name} {i}", name, str(i), r[:1], r[1:]) for i, r in enumerate(s)]
     for kind, groups, correct in (("ref", model.ref, REF[0]), ("tied", model.tied, TIED[0])):
         found += [
             Row(f"{kind} {q}", "Ties", f"{kind}:{q}", g[:correct], g[correct:])

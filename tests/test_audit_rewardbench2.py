@@ -133,7 +133,8 @@ def published_file(path: Path, rows: list[dict], score, *, model: str) -> Path:
     ]
     scores = [[score(r["prompt"], c) for c in [*r["chosen"], *r["rejected"]]] for r in ordered]
     ids = [r["id"] for r in ordered]
-    ids[0], ids[1] = "30", "31"
+    first = next(i for i, r in enumerate(ordered) if r["subset"] == "Factuality")
+    ids[first], ids[first + 1] = "30", "31"
     columns = {
         "id": ids,
         "subset": [r["subset"] for r in ordered],

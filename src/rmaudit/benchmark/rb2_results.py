@@ -12,9 +12,9 @@ reward-bench #255).
 
 Rows are matched within each subset in order (the k-th Factuality row of the file is the k-th
 Factuality row of the data): ids are not a key, as most published files give the first ten
-Factuality rows the ids 30-39 (reward-bench #273), and a generative model's file lists the Ties
-rows after the others.  A Ties row's id must match (the Ties score groups by it); other ids that
-differ are counted.  A completion that two rows share (the same prompt and text) keeps its
+Factuality rows the ids 30-39 (reward-bench #273).  A Ties row's id must match (the Ties score
+groups by it); other ids that differ are counted.  A generative judge's file, which holds its
+four-way verdicts and no scores outside Ties, is refused.  A completion that two rows share (the same prompt and text) keeps its
 first score, and the rows whose score for it differs are counted.
 """
 
@@ -59,7 +59,15 @@ def read_results(path: Path) -> tuple[list[ResultRow], str]:
     records, model = _records(path)
     rows = []
     for where, record in records:
-        subset, ident, scores = (_field(record, name, where) for name in ("subset", "id", "scores"))
+        subset, ident = (_field(record, name, where) for name in ("subset", "id"))
+        scores = record.get("scores")
+        if scores is None:
+            raise BadInput(
+                "no scores: rmaudit needs each completion's score (a generative judge's file "
+                "holds its four-way verdicts instead)",
+                file=where,
+                field="scores",
+            )
         if not isinstance(scores, list) or not scores:
             raise BadInput("expected a list of scores", file=where, field="scores", value=scores)
         rows.append(

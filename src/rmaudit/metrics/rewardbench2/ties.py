@@ -158,31 +158,15 @@ def ties_questions(rows: Sequence[Row]) -> TiesQuestions:
         for key, (correct, incorrect) in pooled.items()
     }
     questions = sorted({number for _, number in stats}, key=_natural)
-    flags: dict[str, list[float]] = {name: [] for name in _ARRAYS}
-    for number in questions:
-        ref, tied = stats.get(("ref", number)), stats.get(("tied", number))
-        paired = ref is not None and tied is not None and tied.spread is not None
-        if ref is not None and tied is not None and tied.spread is None:
+    found = [_question(stats.get(("ref", n)), stats.get(("tied", n))) for n in questions]
+    for number, flags in zip(questions, found, strict=True):
+        if flags["has_ref"] and flags["has_tied"] and not flags["paired"]:
             left_out[f"tied:{number}"] = "one correct answer: no spread to compare with"
-        gap = min(ref.gap, tied.gap) if paired else 0.0  # type: ignore[union-attr]
-        spread = tied.spread if paired else 0.0  # type: ignore[union-attr]
-        assert spread is not None
-        values = {
-            "has_ref": ref is not None,
-            "ref_accurate": ref is not None and ref.accurate,
-            "has_tied": tied is not None,
-            "tied_accurate": tied is not None and tied.accurate,
-            "paired": paired,
-            "pref": paired and tied.gap > spread,  # type: ignore[union-attr]
-            "pref_hard": paired and gap > spread,
-            "margin": margin_term(gap, spread) if paired else 0.0,
-        }
-        for name, value in values.items():
-            flags[name].append(float(value))
-    arrays = {name: np.array(values) for name, values in flags.items()}
+    arrays = {name: np.array([flags[name] for flags in found]) for name in _ARRAYS}
     return TiesQuestions(tuple(questions), left_out=left_out, **arrays)
 
 
+#: the per-question arrays of :class:`TiesQuestions`
 _ARRAYS = (
     "has_ref",
     "ref_accurate",
@@ -193,6 +177,29 @@ _ARRAYS = (
     "pref_hard",
     "margin",
 )
+
+
+def _question(ref: GroupStats | None, tied: GroupStats | None) -> dict[str, float]:
+    """One question's flags and margin (0 where it has not both groups)."""
+    flags = {
+        "has_ref": float(ref is not None),
+        "ref_accurate": float(ref is not None and ref.accurate),
+        "has_tied": float(tied is not None),
+        "tied_accurate": float(tied is not None and tied.accurate),
+        "paired": 0.0,
+        "pref": 0.0,
+        "pref_hard": 0.0,
+        "margin": 0.0,
+    }
+    if ref is None or tied is None or tied.spread is None:
+        return flags
+    worst = min(ref.gap, tied.gap)
+    return flags | {
+        "paired": 1.0,
+        "pref": float(tied.gap > tied.spread),
+        "pref_hard": float(worst > tied.spread),
+        "margin": margin_term(worst, tied.spread),
+    }
 
 
 def _natural(number: str) -> tuple[int, str]:
