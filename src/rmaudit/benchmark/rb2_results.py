@@ -14,8 +14,9 @@ Rows are matched within each subset in order (the k-th Factuality row of the fil
 Factuality row of the data): ids are not a key, as most published files give the first ten
 Factuality rows the ids 30-39 (reward-bench #273).  A Ties row's id must match (the Ties score
 groups by it); other ids that differ are counted.  A generative judge's file, which holds its
-four-way verdicts and no scores outside Ties, is refused.  A completion that two rows share (the same prompt and text) keeps its
-first score, and the rows whose score for it differs are counted.
+four-way verdicts and no scores outside Ties, is refused.  A completion that two rows share
+(the same prompt and text) keeps its first score, and the rows whose score for it differs are
+counted.
 """
 
 from __future__ import annotations
