@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -232,3 +233,30 @@ def test_without_pyarrow_the_parquet_extra_is_named(rmaudit, rb2, tmp_path, monk
     (line,) = done.err.strip().splitlines()
     assert "pip install 'rmaudit[parquet]'" in line and str(data / DATA) in line
     assert not db.exists()
+
+
+def test_a_results_file_of_rows_reads_as_its_columns_and_matching_counts_what_differs(
+    rb2, tmp_path
+):
+    from rmaudit.benchmark.rb2_results import align, read_results
+
+    _, rows = rb2
+    columns = published_file(tmp_path / "c.json", rows, lambda p, c: float(len(c)), model="m")
+    table = json.loads(columns.read_text())
+    lines = tmp_path / "r.jsonl"
+    names = ("id", "subset", "scores")
+    lines.write_text(
+        "".join(json.dumps({n: table[n][i] for n in names}) + "\n" for i in range(len(table["id"])))
+    )
+    (by_columns, model), (by_rows, _) = read_results(columns), read_results(lines)
+    assert model == "m" and [r.scores for r in by_columns] == [r.scores for r in by_rows]
+    # a data row that repeats another's prompt and completions, scored otherwise in the file
+    twin = {**rows[0], "id": "99"}
+    shifted = [*by_columns]
+    first = next(i for i, r in enumerate(by_columns) if r.subset == rows[0]["subset"])
+    shifted.insert(first + 4, replace(by_columns[first], id="99", scores=(0.0, 0.0, 0.0, 0.0)))
+    aligned = align(columns, shifted, model, [*rows[:4], twin, *rows[4:]])
+    assert len(aligned.ids_differing) == 2  # the file's 30 and 31 for 0 and 1
+    assert len(aligned.scores_differing) == 4  # the twin's four completions, first score kept
+    key = (rows[0]["prompt"], rows[0]["chosen"][0])
+    assert aligned.table.values[key] == len(rows[0]["chosen"][0])

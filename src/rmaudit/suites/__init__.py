@@ -246,6 +246,7 @@ _REWARDBENCH_2 = Suite(
         SuiteFile(
             "reward-bench-2/data/test-00000-of-00001.parquet",
             "rewardbench-2",
+            {"seed": 0},  # the order of each row's pairs, stored with the run
             hub="data/test-00000-of-00001.parquet",
         ),
     ),
