@@ -260,3 +260,17 @@ def test_a_results_file_of_rows_reads_as_its_columns_and_matching_counts_what_di
     assert len(aligned.scores_differing) == 4  # the twin's four completions, first score kept
     key = (rows[0]["prompt"], rows[0]["chosen"][0])
     assert aligned.table.values[key] == len(rows[0]["chosen"][0])
+
+
+def test_a_sample_draws_whole_rows_and_whole_ties_questions(rmaudit, rb2, tmp_path):
+    data, _ = rb2
+    db = tmp_path / "rb2.db"
+    args = ("--data-dir", str(data), "--db", str(db), "--sample", "12")
+    suite = audit_json(rmaudit, "length", *args)
+    length = numbers(suite, "length")
+    # 12 of the 23 units (20 rows, 3 Ties questions), each whole: nothing left out
+    assert sum(m["n"] for k, m in length.items() if k != "score" and m["value"] is not None) == 12
+    assert length["score"]["n"] == 12
+    with sqlite3.connect(db) as conn:
+        params = [json.loads(p) for (p,) in conn.execute("select params from metric_results")]
+    assert params and not any("left_out" in p for p in params)

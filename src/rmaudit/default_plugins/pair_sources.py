@@ -150,7 +150,7 @@ class RewardBench2Options(PairFileOptions):
 
 class RewardBench2Pairs(_PairFile[RewardBench2Options]):
     """RewardBench 2 rows: each row's correct × incorrect completions as pairs, the row in their
-    meta (for the rewardbench-2 metric); a sample draws whole rows."""
+    meta (for the rewardbench-2 metric); a sample draws whole rows (Ties: whole questions)."""
 
     name = "rewardbench-2"
     Options = RewardBench2Options
@@ -159,10 +159,13 @@ class RewardBench2Pairs(_PairFile[RewardBench2Options]):
         return parse_rewardbench2(self.options.path, seed=self.options.seed, strict=strict)
 
     def load_kept(self, kept: Callable[[int], list[int] | None] | None) -> PairLoad:
-        """The pairs of the rows at the positions ``kept`` gives for the file's rows."""
+        """The pairs of the rows at the positions ``kept`` gives for the file's rows, a Ties
+        question's ref and tied rows counting as one (the Ties score needs both)."""
         rows: dict[str, list[int]] = {}
         for i, pair in enumerate(self.parsed.pairs):
-            rows.setdefault(pair.meta["row"], []).append(i)
+            ties = (pair.subset or "").lower() == "ties"
+            unit = "question " + pair.meta["id"].partition(":")[2] if ties else pair.meta["row"]
+            rows.setdefault(unit, []).append(i)
         groups = list(rows.values())
         positions = kept(len(groups)) if kept is not None else None
         chosen = groups if positions is None else [groups[k] for k in positions]
