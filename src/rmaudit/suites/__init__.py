@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rmaudit.components.vocabulary import RB2_SCORE, rb2_subset_key
 from rmaudit.errors import BadInput
 
 #: the file every audit writes (beside ``--report DIR``'s report, else in the current directory)
@@ -252,8 +251,8 @@ _REWARDBENCH_2 = Suite(
     ),
     metrics=({"name": "rewardbench-2"},),
     headlines=(
-        Headline("rewardbench-2", RB2_SCORE, "score", chance=0.25),
-        *(Headline("rewardbench-2", rb2_subset_key(s), s) for s in _RB2_SUBSETS),
+        Headline("rewardbench-2", "rb2_score", "score", chance=0.25),
+        *(Headline("rewardbench-2", f"rb2[{s}]", s) for s in _RB2_SUBSETS),
     ),
     hub=HubSource("allenai/reward-bench-2"),
     rating_judges=True,
