@@ -274,3 +274,14 @@ def test_a_sample_draws_whole_rows_and_whole_ties_questions(rmaudit, rb2, tmp_pa
     with sqlite3.connect(db) as conn:
         params = [json.loads(p) for (p,) in conn.execute("select params from metric_results")]
     assert params and not any("left_out" in p for p in params)
+
+
+def test_the_suite_headlines_are_the_metric_keys():
+    from rmaudit.components.vocabulary import RB2_SCORE, rb2_subset_key
+    from rmaudit.metrics.rewardbench2 import SUBSETS as METRIC_SUBSETS
+    from rmaudit.suites import SUITES
+
+    first, *subsets = SUITES["rewardbench-2"].headlines
+    assert (first.key, first.chance) == (RB2_SCORE, 0.25)
+    assert [h.key for h in subsets] == [rb2_subset_key(s) for s in METRIC_SUBSETS]
+    assert tuple(h.name for h in subsets) == SUBSETS == METRIC_SUBSETS
