@@ -176,6 +176,7 @@ def measure(
     rng = np.random.default_rng(seed)
     names = [*SIZES, "Ties", "final"]
     hits = {n: np.zeros(3) for n in names}  # ±, interval, paired difference
+    marked = 0  # data sets whose Ties ± rmaudit marks ≈
     for _ in range(datasets):
         world = latent(rng, sizes, questions)
         a = rewardbench2_score(
@@ -183,6 +184,7 @@ def measure(
         )
         b = rewardbench2_score(rows(scored(world, weaker(delta), rating, rng)))
         found = numbers(a)
+        marked += any(s.approximate for s in a.subsets if s.subset == "Ties")
         for n in names:
             value, stderr, low, high = found[n]
             true = truth_a[n]
@@ -192,14 +194,16 @@ def measure(
                 low <= true <= high,
                 d.ci_low <= truth_a[n] - truth_b[n] <= d.ci_high,
             )
-    return {n: hits[n] / datasets for n in names} | {"truth": truth_a}
+    return {n: hits[n] / datasets for n in names} | {"truth": truth_a, "marked": marked / datasets}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=int, default=1000)
     parser.add_argument("--truth", type=int, default=TRUTH_SIZE, help="rows for the truths")
-    parser.add_argument("--scales", type=float, nargs="+", default=[1.0, 0.5])
+    parser.add_argument(
+        "--scales", type=float, nargs="+", default=[1.0], help="sizes, × RewardBench 2's"
+    )
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("rewardbench2.md"))
     args = parse_args(parser, {"datasets": 2, "truth": 2000, "scales": [1.0], "out": None})
     started = time.perf_counter()
@@ -215,7 +219,9 @@ def main() -> None:
                     f"{found[n][0]:.3f} / {found[n][1]:.3f} / {found[n][2]:.3f}" for n in names
                 )
                 truths = ", ".join(f"{n} {found['truth'][n]:.3f}" for n in ("Ties", "final"))
-                lines.append(f"| {label} | {kind}, {strength} ({truths}) | {cells} |")
+                lines.append(
+                    f"| {label} | {kind}, {strength} ({truths}) | {cells} | {found['marked']:.2f} |"
+                )
                 print(lines[-1], flush=True)
     header = " | ".join(names)
     write_report(
@@ -228,11 +234,13 @@ def main() -> None:
             "Each cell: the share of simulated data sets in which value ± 1.96·± holds the "
             "population value / the 95% interval holds it / the paired difference's interval "
             "against a model 0.3 weaker holds the true difference (target 0.93-0.97).  The "
-            "world is in the script's docstring; the truths are the population values of "
-            "the stronger model.",
+            "last column: the share of data sets in which rmaudit marked the Ties ± "
+            "approximate (n·min(value, 1 − value) < 10 over its questions).  The world is in "
+            "the script's docstring; the truths are the population values of the stronger "
+            "model.",
             "",
-            f"| size | model | {header} |",
-            "|---|---|" + "---:|" * len(names),
+            f"| size | model | {header} | Ties ± marked ≈ |",
+            "|---|---|" + "---:|" * (len(names) + 1),
             *lines,
             "",
         ],

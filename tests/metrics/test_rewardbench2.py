@@ -253,3 +253,18 @@ def test_rows_come_back_from_their_pairs_in_any_order():
     assert partial.rows == () and "row r1" in partial.incomplete
     with pytest.raises(MetricInputError, match="finite"):
         rows_from_pairs(np.array([np.nan]), np.array([0.0]), ["Math"], [{}])
+
+
+def test_a_ties_score_near_1_over_few_questions_is_marked_approximate():
+    """n·min(value, 1 − value) < 10 over the questions: the rule whose coverage
+    benchmarks/rewardbench2.md measures (the ± 0.924 for a strong rating judge there)."""
+    perfect = [
+        ties_row(f"{k}:{q}", [9.0, 8.0][: 1 + (k == "tied")], [1.0])
+        for q in range(20)
+        for k in ("ref", "tied")
+    ]
+    (near_one,) = rewardbench2_score(Rows(tuple(perfect))).subsets
+    assert near_one.value > 0.9 and "approximate" in near_one.approximate
+    middling = random_ties(np.random.default_rng(0), 60, ratings=False)
+    (middle,) = rewardbench2_score(Rows(tuple(middling))).subsets
+    assert 60 * min(middle.value, 1 - middle.value) >= 10 and middle.approximate == ""

@@ -87,12 +87,7 @@ def best_of_four(
         result = MetricResult.from_per_prompt(credits, seed=seed)
     else:
         result = MetricResult(float(credits.mean()), math.nan, math.nan, math.nan, credits)
-    approximate = ""
-    if intervals and wald_is_approximate(result.value, credits.size):
-        approximate = (
-            f"± over {credits.size} rows at {result.value:.2f} is approximate; the bootstrap "
-            f"interval [{result.ci_low:.3f}, {result.ci_high:.3f}] covers"
-        )
+    approximate = _approximate(result.value, credits.size, "rows", result) if intervals else ""
     return SubsetScore(
         subset,
         result.value,
@@ -102,6 +97,20 @@ def best_of_four(
         credits.size,
         {r.unit: float(c) for r, c in zip(rows, credits, strict=True)},
         approximate,
+    )
+
+
+def _approximate(
+    value: float, count: int, units: str, interval: MetricResult | BootstrapInterval
+) -> str:
+    """Why value ± 1.96·stderr is approximate, where it is: near 0 or 1 over few units (the
+    rule of a pair accuracy's ±; measured for RewardBench 2 in benchmarks/rewardbench2.md,
+    where the bootstrap interval kept its coverage)."""
+    if not wald_is_approximate(value, count):
+        return ""
+    return (
+        f"± over {count} {units} at {value:.2f} is approximate; the bootstrap interval "
+        f"[{interval.ci_low:.3f}, {interval.ci_high:.3f}] covers"
     )
 
 
@@ -123,14 +132,16 @@ def ties(
         spreads = dict.fromkeys(parts, math.nan)
     units = questions.units()
     names = [f"{TIES} question {q}" for q in questions.questions]
+    value = float(questions.score()[0])
     return SubsetScore(
         TIES,
-        float(questions.score()[0]),
+        value,
         interval.stderr,
         interval.ci_low,
         interval.ci_high,
         len(names),
         dict(zip(names, units.tolist(), strict=True)),
+        _approximate(value, len(names), "questions", interval) if intervals else "",
         components={
             name: {"value": float(value[0]), "stderr": spreads[name]}
             for name, value in parts.items()
