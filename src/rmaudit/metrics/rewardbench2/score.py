@@ -104,13 +104,12 @@ def _approximate(
     value: float, count: int, units: str, interval: MetricResult | BootstrapInterval
 ) -> str:
     """Why value ± 1.96·stderr is approximate, where it is: near 0 or 1 over few units (the
-    rule of a pair accuracy's ±; measured for RewardBench 2 in benchmarks/rewardbench2.md,
-    where the bootstrap interval kept its coverage)."""
+    rule of a pair accuracy's ±; measured for RewardBench 2 in benchmarks/rewardbench2.md)."""
     if not wald_is_approximate(value, count):
         return ""
     return (
-        f"± over {count} {units} at {value:.2f} is approximate; the bootstrap interval "
-        f"[{interval.ci_low:.3f}, {interval.ci_high:.3f}] covers"
+        f"± over {count} {units} at {value:.2f} is approximate; cite the bootstrap interval "
+        f"[{interval.ci_low:.3f}, {interval.ci_high:.3f}]"
     )
 
 
