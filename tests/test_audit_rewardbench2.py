@@ -285,3 +285,18 @@ def test_the_suite_headlines_are_the_metric_keys():
     assert (first.key, first.chance) == (RB2_SCORE, 0.25)
     assert [h.key for h in subsets] == [rb2_subset_key(s) for s in METRIC_SUBSETS]
     assert tuple(h.name for h in subsets) == SUBSETS == METRIC_SUBSETS
+
+
+def test_the_printed_recipe_runs_with_the_same_numbers(rmaudit, rb2, tmp_path):
+    data, _ = rb2
+    printed = rmaudit(
+        "audit", "length", "--suite", "rewardbench-2", "--data-dir", str(data), "--print-recipe"
+    )
+    assert printed.code == 0, printed.err
+    assert 'name = "rewardbench-2"' in printed.out and "seed = 0" in printed.out
+    recipe = tmp_path / "rb2.toml"
+    recipe.write_text(printed.out, encoding="utf-8")
+    ran = rmaudit("run", str(recipe), "--db", str(tmp_path / "by-recipe.db"))
+    assert ran.code == 0, ran.err
+    row = next(line for line in ran.out.splitlines() if line.startswith("│ length"))
+    assert f"{LENGTH_TIES:.4f}" in row and f"{LENGTH_BEST_OF_FOUR:.4f}" in row
