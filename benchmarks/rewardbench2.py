@@ -229,7 +229,9 @@ def main() -> None:
         [
             "# RewardBench 2's intervals: coverage in simulation",
             "",
-            f"`python benchmarks/rewardbench2.py --datasets {args.datasets}` "
+            f"`python benchmarks/rewardbench2.py --datasets {args.datasets}"
+            + ("" if args.scales == [1.0] else f" --scales {' '.join(map(str, args.scales))}")
+            + "` "
             f"({time.perf_counter() - started:.0f} s on the 2-core development machine).  "
             "Each cell: the share of simulated data sets in which value ± 1.96·± holds the "
             "population value / the 95% interval holds it / the paired difference's interval "
