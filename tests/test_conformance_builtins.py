@@ -188,6 +188,26 @@ def _generic_benchmark(tmp_path: Path) -> dict[str, Any]:
     return {"path": str(path), "rm": "mine"}
 
 
+def _rb2_scores(tmp_path: Path) -> dict[str, Any]:
+    """The sample prompts as RewardBench 2 rows (the first sample answer chosen, the others
+    rejected) and a published per-item file scoring each answer by its length."""
+    pa = pytest.importorskip("pyarrow")
+    parquet = pytest.importorskip("pyarrow.parquet")
+    answers = [r.text for r in sample_responses(sample_prompts()[:1])]
+    rows = [
+        {"id": str(i), "prompt": p.text, "chosen": answers[:1], "rejected": answers[1:],
+         "subset": "Focus"}
+        for i, p in enumerate(sample_prompts())
+    ]  # fmt: skip
+    data = tmp_path / "rb2.parquet"
+    parquet.write_table(pa.Table.from_pylist(rows), data)
+    scores = [[len(a) / 100 for a in answers] for _ in rows]
+    path = tmp_path / "published.json"
+    path.write_text(json.dumps({"id": [r["id"] for r in rows], "subset": ["Focus"] * len(rows),
+                                "scores": scores, "model": "org/rm"}))  # fmt: skip
+    return {"path": str(path), "data": str(data)}
+
+
 def _responses_file(tmp_path: Path) -> dict[str, Any]:
     path = tmp_path / "responses.jsonl"
     path.write_text(
@@ -249,6 +269,7 @@ EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
         "members": [{"name": "simulated-rm", "seed": 1}, {"name": "simulated-rm", "bias": "length"}]
     },
     "scores-file": _scores_file,
+    "rb2-scores": _rb2_scores,
     "hf-classifier": _tiny_hf("llama-rm"),
     "dpo-implicit": _tiny_hf("gpt2-lm", reference="gpt2-lm-ref"),
     "hf-causal-lm": _tiny_hf("llama-lm", max_new_tokens=6),

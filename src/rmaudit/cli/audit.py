@@ -172,12 +172,13 @@ def audit(
     """Audit reward models on the built-in suites, beside the length and random baselines.
 
     MODEL is a Hugging Face id or local folder (a sequence classifier; with --dpo-ref, a DPO
-    policy), scores:FILE, or a baseline: length, random.  Several MODELs are compared side
-    by side.  The model flags are the recipe options of the same names (docs/audit.md).
-    --recorded-judges adds the judges whose published outputs lie with the data
-    (docs/judges.md).  With --suite prmbench or processbench, MODEL is a process reward
-    model: a Hugging Face token classifier (step-tag:MODEL: a causal LM read at step tags),
-    step-scores:FILE, or a baseline: random, step-length (docs/prm.md).
+    policy), scores:FILE, rb2-scores:FILE (a model's published RewardBench 2 scores), or a
+    baseline: length, random.  Several MODELs are compared side by side.  The model flags are
+    the recipe options of the same names (docs/audit.md).  --recorded-judges adds the judges
+    whose published outputs lie with the data (docs/judges.md).  With --suite prmbench or
+    processbench, MODEL is a process reward model: a Hugging Face token classifier
+    (step-tag:MODEL: a causal LM read at step tags), step-scores:FILE, or a baseline: random,
+    step-length (docs/prm.md).
     """
     from rmaudit.suites.data import earlier_data_dirs, locate
     from rmaudit.suites.judge_arguments import JudgeFlags

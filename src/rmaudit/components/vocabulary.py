@@ -96,6 +96,22 @@ def shift_curve_target(key: str) -> str | None:
     return target if target in SHIFT_TARGETS else None
 
 
+# -- RewardBench 2 (arXiv 2506.01937)
+# -----------------------------------------------------------------------------------
+
+#: the ``rewardbench-2`` metric's final score (the mean of its subsets' scores)
+RB2_SCORE = "rb2_score"
+
+
+def rb2_subset_key(subset: str) -> str:
+    """``rb2[Factuality]``: one subset's score."""
+    return f"rb2[{subset}]"
+
+
+def is_rb2_key(key: str) -> bool:
+    return key == RB2_SCORE or (key.startswith("rb2[") and key.endswith("]"))
+
+
 # -- the regret study (Rethinking RM Evaluation, arXiv 2410.05584)
 # --------------------------------------------------------------
 

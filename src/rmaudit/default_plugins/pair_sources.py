@@ -28,6 +28,7 @@ from rmaudit.benchmark.pairs import (
     parse_pairs,
     parse_rm_bench,
 )
+from rmaudit.benchmark.pairs.rewardbench2 import parse_rewardbench2
 from rmaudit.components import (
     BenchmarkData,
     ComponentOptions,
@@ -159,6 +160,34 @@ class JudgeBenchPairs(_PairFile[PairFileOptions]):
 
     def parse(self, *, strict: bool) -> ParseResult:
         return parse_judgebench(self.options.path, strict=strict)
+
+
+class RewardBench2Options(PairFileOptions):
+    seed: int = Field(0, ge=0, description="orders each row's pairs, and so its completions")
+
+
+class RewardBench2Pairs(_PairFile[RewardBench2Options]):
+    """RewardBench 2 rows: each row's correct × incorrect completions as pairs, the row in their
+    meta (for the rewardbench-2 metric); a sample draws whole rows (Ties: whole questions)."""
+
+    name = "rewardbench-2"
+    Options = RewardBench2Options
+
+    def parse(self, *, strict: bool) -> ParseResult:
+        return parse_rewardbench2(self.options.path, seed=self.options.seed, strict=strict)
+
+    def load_kept(self, kept: Callable[[int], list[int] | None] | None) -> PairLoad:
+        """The pairs of the rows at the positions ``kept`` gives for the file's rows, a Ties
+        question's ref and tied rows counting as one (the Ties score needs both)."""
+        rows: dict[str, list[int]] = {}
+        for i, pair in enumerate(self.parsed.pairs):
+            ties = (pair.subset or "").lower() == "ties"
+            unit = "question " + pair.meta["id"].partition(":")[2] if ties else pair.meta["row"]
+            rows.setdefault(unit, []).append(i)
+        groups = list(rows.values())
+        positions = kept(len(groups)) if kept is not None else None
+        chosen = groups if positions is None else [groups[k] for k in positions]
+        return super().load_kept(lambda _: [i for group in chosen for i in group])
 
 
 class BenchmarkPairsOptions(ComponentOptions):
@@ -336,6 +365,7 @@ def register_prompt_sources(register: Any) -> None:
         RMBenchPairs,
         LLMBarPairs,
         JudgeBenchPairs,
+        RewardBench2Pairs,
         BenchmarkPairs,
         CombinedPairs,
     ):

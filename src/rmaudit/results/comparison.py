@@ -24,7 +24,16 @@ from rmaudit.metrics.paired import Comparison, PairedDifference, compare_models,
 from rmaudit.store import Store
 from rmaudit.store.records import MetricResultRow, RunRow
 
-from .pair_units import PAIR_KEYS, SECTION_KEY, PairRows, Units, pair_units, section_units
+from .pair_units import (
+    PAIR_KEYS,
+    REWARDBENCH2,
+    SECTION_KEY,
+    PairRows,
+    Units,
+    pair_units,
+    rewardbench2_units,
+    section_units,
+)
 
 #: a recomputed mean further than this from the stored value is not the stored number
 _TOLERANCE = 1e-9
@@ -74,6 +83,8 @@ def model_units(
         return pair_units(store, run, rm_key, PAIR_KEYS[(name, key)], ties, read)
     if (name, key) == SECTION_KEY:
         return section_units(store, run, rm_key, options, read)
+    if name == REWARDBENCH2:
+        return rewardbench2_units(store, run, rm_key, key, read)
     if name == "pair-accuracy" and key.startswith("accuracy[") and key.endswith("]"):
         return pair_units(store, run, rm_key, "subset:" + key[len("accuracy[") : -1], ties, read)
     values = store.read.stored_per_prompt(run_id, rm_key, metric, key)

@@ -14,6 +14,7 @@ from rmaudit.components.vocabulary import (
     RETA_PREFIX,
     SHIFT_CURVE_PREFIX,
     in_oracle_units,
+    is_rb2_key,
 )
 from rmaudit.display.formatting import eta_label, format_number, short_label
 from rmaudit.results.summary import Column, OracleScale, RunSummary
@@ -40,6 +41,14 @@ _PAIR_LINES = (
         lambda key: key.startswith("section"),
         "section score: RewardBench's leaderboard score, subsets weighted into its sections "
         "(Chat, Chat Hard, Safety, Reasoning).",
+    ),
+    (
+        is_rb2_key,
+        "RewardBench 2: a subset's score is the mean over its rows of 1/k where the correct "
+        "completion holds the top score with k completions sharing it, else 0 (¼ = chance); "
+        "Ties: its formula of accuracies and margins over ref and tied questions; RB2 score: "
+        "the mean of the subsets' (docs/audit.md). Their ±: the standard error across rows; "
+        "Ties': a bootstrap's over its questions; the RB2 score's: √(Σ subset ±²) / subsets.",
     ),
     (
         lambda key: key == "ece",
@@ -168,16 +177,17 @@ def legend(
     )
     if summary.solutions:
         unit = "questions, a question's solutions one cluster (linearised; value ± 1.96·± is 95%)"
-    lines.append(
-        f"±: standard error across {unit}"
-        + (
-            "; ECE, BT-ECE, AUROC and FPR@95 (also under shift): the bootstrap's over prompts, "
-            "its 95% interval for the value expected on as many pairs (a binned ECE's lies "
-            "above the population calibration error)."
-            if bootstrapped
-            else "."
+    if not keys or not all(is_rb2_key(key) for key in keys):
+        lines.append(
+            f"±: standard error across {unit}"
+            + (
+                "; ECE, BT-ECE, AUROC and FPR@95 (also under shift): the bootstrap's over prompts, "
+                "its 95% interval for the value expected on as many pairs (a binned ECE's lies "
+                "above the population calibration error)."
+                if bootstrapped
+                else "."
+            )
         )
-    )
     lines += summary.notes  # what an interval or an estimate at this size does not cover
     if terminal:
         lines += _next_steps(summary, db_path or "DB")

@@ -8,7 +8,8 @@ mean over its cells).  A section score is Σ_k v_k · acc_k, linear in the subse
 with coefficients v_k that :func:`~rmaudit.metrics.section_score` itself gives (the score with
 subset k's accuracy 1 and every other 0), so it is the mean of x_i = n · v_k · c_i / n_k over
 the n labelled pairs, n_k of them in subset k; its units carry their subset as a stratum, and
-the difference's ± is :func:`~rmaudit.metrics.paired.stratified_stderr`.
+the difference's ± is :func:`~rmaudit.metrics.paired.stratified_stderr`.  RewardBench 2's
+numbers are means over its rows (and Ties questions) put back together from their pairs.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from rmaudit.components.vocabulary import RB2_SCORE, rb2_subset_key
 from rmaudit.metrics.preference import pair_credit, section_score, subset_accuracy
+from rmaudit.metrics.rewardbench2 import rewardbench2_score, rows_from_pairs
 from rmaudit.store import Store
 from rmaudit.store.pair_records import PairScore
 from rmaudit.store.records import RunRow
@@ -34,6 +37,8 @@ PAIR_KEYS = {
 }
 #: the section score's key, whose units are weighted credits in strata (subsets)
 SECTION_KEY = ("section-score", "section_score")
+#: RewardBench 2's metric, whose units are its rows and Ties questions (:func:`rewardbench2_units`)
+REWARDBENCH2 = "rewardbench-2"
 
 
 @dataclass(frozen=True)
@@ -142,3 +147,32 @@ def section_units(
         {u: r.prompt_id for u, r in zip(ids, rows, strict=True)},
         dict(zip(ids, subsets, strict=True)),
     )
+
+
+def rewardbench2_units(
+    store: Store, run: RunRow, rm_key: str, key: str, read: PairRows | None = None
+) -> Units | None:
+    """RewardBench 2's per-unit values (:mod:`rmaudit.metrics.rewardbench2.score`): a subset's
+    rows' credits (Ties: its questions' weighted values), each row its own unit (the data's
+    sampling unit); for the final score, every unit's value scaled to the mean of the subset
+    scores, its subset the stratum."""
+    read = read or PairRows()
+    rows = _scored(store, run, rm_key, read)
+    if not rows:
+        return None
+    score = rewardbench2_score(
+        rows_from_pairs(
+            np.array([r.chosen_score for r in rows]),
+            np.array([r.rejected_score for r in rows]),
+            [r.subset for r in rows],
+            [r.meta for r in rows],
+        ),
+        intervals=False,
+    )
+    if key == RB2_SCORE and score.final is not None:
+        f = score.final
+        return Units(f.units, strata=f.strata)
+    for s in score.subsets:
+        if key == rb2_subset_key(s.subset):
+            return Units(s.units)
+    return None

@@ -95,6 +95,8 @@ class Suite:
     #: a suite of process reward models (docs/prm.md): the solution source that reads its
     #: files; its MODELs are PRMs, and both PRM baselines are bars
     solutions: str | None = None
+    #: a judge rates each response (as on a benchmark suite) instead of judging the pairs
+    rating_judges: bool = False
 
 
 _ACCURACY = Headline("pair-accuracy", "accuracy", "accuracy", chance=0.5)
@@ -332,6 +334,37 @@ _REWARDBENCH = Suite(
     hub=HubSource("allenai/reward-bench"),
 )
 
+#: RewardBench 2's subsets, in the order its paper reports them
+_RB2_SUBSETS = ("Factuality", "Precise IF", "Math", "Safety", "Focus", "Ties")
+
+_REWARDBENCH_2 = Suite(
+    name="rewardbench-2",
+    title="RewardBench 2: best-of-4 in five domains, and Ties",
+    measures="the RewardBench 2 score (the mean of its six subsets) and each subset's: "
+    "best-of-4 accuracy (a tie at the top shares the credit) and the Ties score",
+    size="1,865 prompts: Factuality 475, Precise IF 160, Math 183, Safety 450, Focus 495 "
+    "(1 correct and 3 incorrect completions each) and Ties 102 (several of each)",
+    origin="allenai/reward-bench-2, split 'test' (local copy)",
+    fetch="data/test-00000-of-00001.parquet from hf.co/datasets/allenai/reward-bench-2 into "
+    "DATA_DIR/reward-bench-2/data/ (or let rmaudit download it: pip install "
+    "'rmaudit[datasets]', network on)",
+    files=(
+        SuiteFile(
+            "reward-bench-2/data/test-00000-of-00001.parquet",
+            "rewardbench-2",
+            {"seed": 0},  # the order of each row's pairs, stored with the run
+            hub="data/test-00000-of-00001.parquet",
+        ),
+    ),
+    metrics=({"name": "rewardbench-2"},),
+    headlines=(
+        Headline("rewardbench-2", "rb2_score", "score", chance=0.25),
+        *(Headline("rewardbench-2", f"rb2[{s}]", s) for s in _RB2_SUBSETS),
+    ),
+    hub=HubSource("allenai/reward-bench-2"),
+    rating_judges=True,
+)
+
 _BON_FOLDER = "alpaca_eval_n16"
 _BON_OUTPUTS = f"{_BON_FOLDER}/tulu-2-dpo-13b.{{k}}.json.gz"
 _BON_ANNOTATIONS = (
@@ -492,6 +525,7 @@ SUITES: dict[str, Suite] = {
     suite.name: suite
     for suite in (
         _REWARDBENCH,
+        _REWARDBENCH_2,
         _RM_BENCH,
         _HH,
         _LLMBAR,

@@ -13,6 +13,10 @@ from rmaudit.recipe import Recipe, parse_recipe
 from . import Suite
 from .data import Located
 from .judge_arguments import for_suite, has_pairwise_judge, has_rating_judge
+from .model_arguments import with_rb2_data
+
+#: the pair source of RewardBench 2's data file, whose path an rb2-scores model needs
+_RB2_SOURCE = "rewardbench-2"
 
 
 def suite_table(
@@ -33,7 +37,12 @@ def suite_table(
             "process_reward_models": models,
             "metrics": [dict(m) for m in suite.metrics],
         }
-    models = for_suite(models, pairs=suite.benchmark is None)
+    models = for_suite(models, pairs=suite.benchmark is None and not suite.rating_judges)
+    rb2_data = next(
+        (p for f, p in zip(suite.files, located.paths, strict=True) if f.source == _RB2_SOURCE),
+        None,
+    )
+    models = with_rb2_data(models, rb2_data)
     if suite.benchmark is not None:
         root = located.root / suite.benchmark_root
         metrics = [dict(m) for m in suite.metrics]

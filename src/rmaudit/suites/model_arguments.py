@@ -38,6 +38,9 @@ BASELINES: dict[str, dict[str, Any]] = {
 }
 LENGTH_BASELINE = "length"
 SCORES_PREFIX = "scores:"
+#: a model's published RewardBench 2 per-item scores (the rb2-scores RM)
+RB2_SCORES_PREFIX = "rb2-scores:"
+RB2_SCORES_RM = "rb2-scores"
 #: the reward models a Hugging Face MODEL becomes (a classifier; with --dpo-ref, a DPO policy)
 HF_MODEL_NAMES = ("hf-classifier", "dpo-implicit")
 #: the process reward models a Hugging Face MODEL of a PRM suite becomes (a token classifier;
@@ -153,16 +156,15 @@ def _table(
 ) -> dict[str, Any]:
     if model in BASELINES:
         return {"label": model, **BASELINES[model]}
-    if model.startswith(SCORES_PREFIX):
-        path = Path(model.removeprefix(SCORES_PREFIX))
-        if not path.is_file():
-            raise BadInput("scores file not found", field="MODEL", value=model)
-        return {
-            "label": path.stem,
-            "name": "scores-file",
-            "path": str(path.resolve()),
-            **scores_options,
-        }
+    for prefix, name, options in (
+        (SCORES_PREFIX, "scores-file", scores_options),
+        (RB2_SCORES_PREFIX, RB2_SCORES_RM, {}),
+    ):
+        if model.startswith(prefix):
+            path = Path(model.removeprefix(prefix))
+            if not path.is_file():
+                raise BadInput("scores file not found", field="MODEL", value=model)
+            return {"label": path.stem, "name": name, "path": str(path.resolve()), **options}
     if not model.strip():
         raise BadInput(
             f"expected a Hugging Face id, a local folder, scores:FILE, {' or '.join(BASELINES)}",
@@ -183,6 +185,23 @@ def _table(
         _check_location(dpo_ref, "--dpo-ref")
         table["reference"] = str(Path(dpo_ref).resolve()) if Path(dpo_ref).is_dir() else dpo_ref
     return table
+
+
+def with_rb2_data(tables: list[dict[str, Any]], data: Path | None) -> list[dict[str, Any]]:
+    """The tables of one suite: an ``rb2-scores`` table gets the suite's RewardBench 2 data
+    file (``data``; None: the suite has none, and the table is BadInput)."""
+    out = []
+    for table in tables:
+        if table.get("name") == RB2_SCORES_RM:
+            if data is None:
+                raise BadInput(
+                    "rb2-scores:FILE holds RewardBench 2 scores: run it with --suite rewardbench-2",
+                    field="MODEL",
+                    value=table["path"],
+                )
+            table = {**table, "data": str(data)}
+        out.append(table)
+    return out
 
 
 def _check_location(model: str, field: str) -> None:

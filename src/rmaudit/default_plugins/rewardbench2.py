@@ -1,0 +1,159 @@
+"""RewardBench 2 (Malik et al. 2025, *RewardBench 2: Advancing Reward Model Evaluation*, arXiv
+2506.01937): its score as a pair metric (``rewardbench-2``: best-of-4 with partial credit for
+tied top scores in each subset, the Ties formula, and their unweighted mean, each with its ±),
+and a model's published per-item scores as a reward model (``rb2-scores``).  The rows come
+from the ``rewardbench-2`` pair source (``default_plugins.pair_sources``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import Field
+
+from rmaudit import hookimpl
+from rmaudit.benchmark.keyed_files import ALL_AT_ONCE
+from rmaudit.benchmark.rb2_results import align, read_results
+from rmaudit.benchmark.tabular import read_rows
+from rmaudit.components import (
+    ComponentOptions,
+    MetricOutput,
+    MetricValue,
+    PairInputs,
+    Prompt,
+    Response,
+    RewardModel,
+    Source,
+)
+from rmaudit.components.options import HashedDataFile, file_source
+from rmaudit.components.vocabulary import RB2_SCORE, rb2_subset_key
+from rmaudit.metrics.rewardbench2 import BOUNDS, SubsetScore, rewardbench2_score, rows_from_pairs
+
+from .pair_metrics import PairMetric
+
+#: what the stored params say each interval is
+_SUBSET_INTERVAL = "± over rows; 95% interval: percentile bootstrap over rows"
+_TIES_INTERVAL = "± and 95% interval: bootstrap over questions"
+_FINAL_INTERVAL = "± = √(Σ subset ±²) / subsets; 95% interval: ± 1.96·±"
+#: left-out rows named in the params at most
+_NAMED = 5
+
+
+class RewardBench2Options(ComponentOptions):
+    seed: int = Field(0, ge=0, description="seeds the bootstrap intervals")
+
+
+class RewardBench2(PairMetric[RewardBench2Options]):
+    """RewardBench 2's score: best-of-4 per subset (a tie at the top shares the credit), the
+    Ties formula, and their unweighted mean, each with its ± (arXiv 2506.01937)."""
+
+    name = "rewardbench-2"
+    Options = RewardBench2Options
+    bounds = BOUNDS
+
+    def compute(self, inputs: PairInputs) -> MetricOutput:
+        rows = rows_from_pairs(inputs.chosen, inputs.rejected, inputs.subsets, inputs.meta)
+        score = rewardbench2_score(rows, seed=self.options.seed)
+        left_out = _left_out(score.left_out)
+        values = []
+        if score.final is not None:
+            f = score.final
+            values.append(
+                MetricValue(
+                    RB2_SCORE,
+                    "RB2 score",
+                    f.value,
+                    f.stderr,
+                    f.ci_low,
+                    f.ci_high,
+                    params={
+                        "subsets": list(f.subsets),
+                        "records": len(f.units),
+                        "interval": _FINAL_INTERVAL,
+                        **left_out,
+                    },
+                )
+            )
+        values += [_subset_value(s) for s in score.subsets]
+        return MetricOutput(values=values)
+
+
+def _subset_value(s: SubsetScore) -> MetricValue:
+    params: dict[str, Any] = {
+        "records": s.count,
+        "interval": _TIES_INTERVAL if s.components else _SUBSET_INTERVAL,
+    }
+    if s.components:
+        params["components"] = s.components
+    if s.approximate:
+        params["approximate"] = s.approximate
+    return MetricValue(
+        rb2_subset_key(s.subset), s.subset, s.value, s.stderr, s.ci_low, s.ci_high, params=params
+    )
+
+
+def _left_out(reasons: dict[str, str]) -> dict[str, Any]:
+    """The params that say what counts nowhere: how many, and the first few with why."""
+    if not reasons:
+        return {}
+    named = dict(list(reasons.items())[:_NAMED])
+    return {"left_out": len(reasons), "left_out_first": named}
+
+
+class RB2ScoresOptions(ComponentOptions):
+    # the files' contents, not where they lie, decide the scores
+    path: HashedDataFile = Field(
+        description="a model's per-item scores (reward-bench-2-results' eval-set-scores file)"
+    )
+    data: HashedDataFile = Field(
+        description="RewardBench 2's data file the scores are of (test-00000-of-00001.parquet)"
+    )
+
+
+class RB2Scores(RewardModel[RB2ScoresOptions]):
+    """A model's published RewardBench 2 scores (allenai/reward-bench-2-results' per-item
+    file), matched to the data's rows in order within each subset and keyed by their texts."""
+
+    name = "rb2-scores"
+    Options = RB2ScoresOptions
+
+    def __init__(self, options: RB2ScoresOptions | None = None) -> None:
+        super().__init__(options)
+        records = [row for _, row in read_rows(self.options.data)]
+        rows, model = read_results(self.options.path)
+        self.aligned = align(self.options.path, rows, model, records)
+
+    def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
+        return self.aligned.table.lookup(batch, "score")
+
+    def check_items(self, items: Sequence[tuple[Prompt, Response]]) -> None:
+        self.aligned.table.lookup(items, "score", record=False)
+
+    def preferred_batch_items(self) -> int:
+        return ALL_AT_ONCE
+
+    def sources(self) -> tuple[Source, ...]:
+        return (file_source("scores", self.options.path, self.aligned.model),)
+
+    def report(self) -> dict[str, Any]:
+        a = self.aligned
+        found = {}
+        if a.ids_differing:
+            found["ids that differ from the data (rows matched in order)"] = (
+                f"{len(a.ids_differing)} (first: {a.ids_differing[0]})"
+            )
+        if a.scores_differing:
+            found["rows scoring a completion another row shares otherwise (first score kept)"] = (
+                f"{len(a.scores_differing)} (first: {a.scores_differing[0]})"
+            )
+        return found
+
+
+@hookimpl
+def register_metrics(register):
+    register(RewardBench2)
+
+
+@hookimpl
+def register_reward_models(register):
+    register(RB2Scores)
