@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -67,7 +68,7 @@ def test_two_scores_files_in_two_runs_are_compared_pair_by_pair(rmaudit, tmp_pat
     best = accuracy["standings"][0]
     assert (best["letters"][0], best["rank_low"]) == ("a", 1)
     text = rmaudit("compare", "audit.db", *runs, "--metric", "accuracy")
-    assert "good − poor: +0.6667" in text.out
+    assert re.search(r"good +poor +\+0\.6667 ± ", text.out), text.out
 
 
 def test_per_prompt_metrics_are_compared_on_their_stored_per_prompt_values(rmaudit, tmp_path):

@@ -55,7 +55,11 @@ def closing_table(results: list[SuiteResult]) -> Table:
         table.add_column(header, overflow="fold")
     for result in results:
         for index, model in enumerate(result.models):
-            numbers = " · ".join(f"{name} {shown(cell)}" for name, cell in model.cells.items())
+            numbers = " · ".join(
+                f"{name} {shown(cell)}"
+                + (f" ({model.convention})" if index_of == 0 and model.convention else "")
+                for index_of, (name, cell) in enumerate(model.cells.items())
+            )
             table.add_row(
                 result.suite.name if index == 0 else "",
                 literal(model.label),

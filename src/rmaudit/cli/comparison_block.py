@@ -7,7 +7,8 @@ from rich.console import Console
 from rich.text import Text
 
 from rmaudit.display.literal import literal
-from rmaudit.results.comparison import headline_comparisons, standing_line
+from rmaudit.results.comparison import headline_comparisons
+from rmaudit.results.comparison_text import standing_line
 from rmaudit.store import Store
 
 

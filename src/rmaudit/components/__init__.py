@@ -39,6 +39,7 @@ from .metric import (
     MetricOutput,
     MetricValue,
     PairInputs,
+    PerPair,
     StudyInputs,
 )
 from .process import ProcessRewardModel, Solution
@@ -97,6 +98,7 @@ __all__ = [
     "PairLoad",
     "PairShown",
     "PairVerdict",
+    "PerPair",
     "PairSource",
     "ProcessRewardModel",
     "PROVENANCE_PARTS",

@@ -26,12 +26,8 @@ from rmaudit.display.formatting import (
     short_label,
     visible,
 )
-from rmaudit.results.comparison import (
-    MetricComparison,
-    caption,
-    headline_comparisons,
-    pair_lines,
-)
+from rmaudit.results.comparison import MetricComparison, headline_comparisons
+from rmaudit.results.comparison_text import caption, pair_lines
 from rmaudit.results.legend import legend
 from rmaudit.results.summary import OracleScale, RunSummary
 from rmaudit.store import Store

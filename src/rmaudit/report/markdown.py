@@ -27,12 +27,8 @@ from rmaudit.display.formatting import (
     spread,
     visible,
 )
-from rmaudit.results.comparison import (
-    MetricComparison,
-    caption,
-    headline_comparisons,
-    pair_lines,
-)
+from rmaudit.results.comparison import MetricComparison, headline_comparisons
+from rmaudit.results.comparison_text import caption, pair_lines
 from rmaudit.results.legend import legend
 from rmaudit.results.regret import load_studies, study_table
 from rmaudit.results.scoring_checks import TITLE as CHECKS_TITLE

@@ -3,8 +3,8 @@
 A benchmark run: the prompts with the largest oracle gap (the oracle's best score minus the
 score of the RM's favourite, :class:`rmaudit.results.browse.PromptFailure`), each with the
 RM's favourite responses and the oracle's best, and how many more there are.  A run of
-preference pairs: the pairs the RM gets wrong, widest
-margin first, with both responses; for a pairwise judge, also its verdict and reply in each
+preference pairs: the pairs the RM gets wrong, widest margin first (a judge's: wrong in both
+orders first), with both responses; for a pairwise judge, also its verdict and reply in each
 order shown (docs/judges.md).
 """
 
@@ -93,7 +93,7 @@ def _worst_prompts(store: Store, summary: RunSummary, rm_key: str) -> list[Worst
 
 def _worst_pairs(store: Store, summary: RunSummary, rm_key: str) -> list[WorstItem]:
     wrong = [v for v in pair_verdicts(store, summary, rm_key) if not v.correct]
-    wrong.sort(key=lambda v: (v.margin, v.position))
+    wrong.sort(key=lambda v: v.worst_first)
     items = []
     for verdict in wrong[:WORST_SHOWN]:
         where = " · ".join(part for part in (verdict.subset, verdict.styles) if part)

@@ -244,6 +244,12 @@ class MetricResultRow:
     ci_high: float | None
     higher_is_better: bool
 
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """``params`` parsed (empty where none were stored)."""
+        found = json.loads(self.params or "{}")
+        return found if isinstance(found, dict) else {}
+
 
 @dataclass(frozen=True)
 class CurvePointRow:

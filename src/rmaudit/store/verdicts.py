@@ -94,20 +94,6 @@ class Verdicts:
         ).fetchone()
         return None if row is None else (row[0], row[1], row[2])
 
-    def pair_set_rows(self, pair_set_key: str) -> list[tuple]:
-        """Every pair of a pair set, in order: (position, pair id, subset, meta JSON, prompt
-        id, chosen id, rejected id, prompt, chosen, rejected) — ``Reads.pair_scores`` without
-        the scores, which a judge has not."""
-        return self.store.execute(
-            """select s.position, p.id, p.subset, p.meta, p.prompt_id, p.chosen_id,
-                      p.rejected_id, q.text, c.text, r.text
-               from pair_sets s join pairs p on p.id = s.pair_id
-               join prompts q on q.id = p.prompt_id
-               join responses c on c.id = p.chosen_id join responses r on r.id = p.rejected_id
-               where s.pair_set_key = ? order by s.position""",
-            [pair_set_key],
-        ).fetchall()
-
     def _rows(self, where: str, params: list) -> dict[str, VerdictRow]:
         rows = self.store.execute(
             "select shown_key, prompt_id, first_id, second_id, verdict, p_first, from_logprobs, "
