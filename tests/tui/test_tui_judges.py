@@ -34,13 +34,18 @@ def judge_db(tmp_path_factory):
     return db
 
 
+def fair_judge(db: Path) -> str:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            "select rm_key from run_reward_models where label = 'fair judge'"
+        ).fetchone()[0]
+
+
 def wrong_pairs(db: Path) -> list[tuple[float, float, str]]:
     """(credit, logit P(chosen), pair id) of the pairs whose verdicts' credit averaged over both
     orders is at most ½, worst first, by plain SQL + Python."""
+    rm_key = fair_judge(db)
     with sqlite3.connect(db) as conn:
-        rm_key = conn.execute(
-            "select rm_key from run_reward_models where label = 'fair judge'"
-        ).fetchone()[0]
         verdicts = {
             key: (verdict, p_first)
             for key, verdict, p_first in conn.execute(
@@ -76,7 +81,9 @@ def test_a_judges_pair_failures_and_its_verdicts_in_both_orders(judge_db):
         app = AuditApp(str(judge_db))
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
-            await pilot.press("p")  # on the first RM, the fair judge: the pairs it gets wrong
+            board = pilot.app.screen.table
+            board.move_cursor(row=board.get_row_index(fair_judge(judge_db)))
+            await pilot.press("p")  # on the fair judge: the pairs it gets wrong
             await pilot.app.workers.wait_for_complete()
             await pilot.pause()
             failures = pilot.app.screen

@@ -48,7 +48,8 @@ def closing_table(results: list[SuiteResult]) -> Table:
     on the first number against length (paired) and chance."""
     table = Table(
         title="audit summary (a model must beat length, on the paired difference, and chance "
-        "on the first number; random is a reference, not a bar; ± standard error)",
+        "on the first number; random is a reference, not a bar; ± standard error; (judge): "
+        "a pairwise judge's accuracy, both orders, a tie ½)",
         title_justify="left",
     )
     for header in ("suite", "model", "numbers", "verdict"):
@@ -56,8 +57,7 @@ def closing_table(results: list[SuiteResult]) -> Table:
     for result in results:
         for index, model in enumerate(result.models):
             numbers = " · ".join(
-                f"{name} {shown(cell)}"
-                + (f" ({model.convention})" if index_of == 0 and model.convention else "")
+                f"{name} {shown(cell)}" + (" (judge)" if index_of == 0 and model.convention else "")
                 for index_of, (name, cell) in enumerate(model.cells.items())
             )
             table.add_row(

@@ -38,8 +38,8 @@ from .table_fit import LABEL_WIDTH, Layout, fitting
     "--model",
     "models",
     multiple=True,
-    help="Print only the pairs with this model (repeatable; two: their pair). The letters, "
-    "ranks and Holm adjustment stay those of every model.",
+    help="Print only this model's standing and pairs (repeatable; two: their pair). The "
+    "letters, ranks and Holm adjustment stay those of every model.",
 )
 @click.option(
     "--subsets", is_flag=True, help="Also compare every per-subset number (and signed ones)."
@@ -98,7 +98,7 @@ def print_comparison(out: Console, result: MetricComparison, models: Sequence[st
         out.print(literal(f"{result.label}: not compared: {result.note}"))
         return
     out.print(literal(caption(result) + ":", "bold"))
-    standings: list[Layout] = [partial(_one, _standings, result, cap) for cap in (None, 32)]
+    standings: list[Layout] = [partial(_one, _standings, result, models, cap) for cap in (None, 32)]
     for table in fitting(out, standings):
         out.print(table)
     pairs = [
@@ -122,7 +122,7 @@ def _one(render: Callable[..., Table], *args: Any) -> list[Table]:
     return [render(*args)]
 
 
-def _standings(result: MetricComparison, cap: int | None) -> Table:
+def _standings(result: MetricComparison, models: Sequence[str], cap: int | None) -> Table:
     from rmaudit.results.comparison_text import number
 
     assert result.comparison is not None
@@ -135,6 +135,8 @@ def _standings(result: MetricComparison, cap: int | None) -> Table:
     if measures:
         table.add_column("number", overflow="fold", max_width=cap)
     for s in result.comparison.standings:
+        if models and s.model not in models:
+            continue
         row: list[Text | str] = [
             Text(s.letters),
             literal(s.model),

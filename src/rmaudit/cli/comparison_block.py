@@ -1,31 +1,23 @@
-"""The summary's compact block of paired comparisons (rmaudit.results.comparison): each
-compared number's significance groups and rank intervals, after the leaderboard."""
+"""The line under the leaderboard about its paired comparison (rmaudit.results.comparison):
+where every pair's difference is, with its ± and interval."""
 
 from __future__ import annotations
 
 from rich.console import Console
-from rich.text import Text
 
 from rmaudit.display.literal import literal
-from rmaudit.results.comparison import headline_comparisons
-from rmaudit.results.comparison_text import standing_line
-from rmaudit.store import Store
+from rmaudit.results.leaderboard import Leaderboard
 
 
-def print_comparisons(out: Console, store: Store, run_id: str, db_path: str) -> None:
-    """Nothing with fewer than two models or nothing comparable."""
-    results = headline_comparisons(store, run_id)
-    if not results:
+def print_comparisons(out: Console, board: Leaderboard, db_path: str) -> None:
+    """Nothing with fewer than two models or nothing compared."""
+    result = board.comparison
+    if result is None or result.comparison is None:
         return
-    first = results[0]
-    alpha = first.comparison.alpha if first.comparison else 0.05
+    run_id = board.summary.run.id
     out.print(
-        Text(
-            f"paired comparisons (same items; a shared letter: not separable, Holm-adjusted "
-            f"at {1 - alpha:.0%}; #: simultaneous rank interval)",
-            style="bold",
+        literal(
+            f"each pair's difference with its ± (every compared number): rmaudit compare "
+            f"{db_path} {run_id[:10]}"
         )
     )
-    for result in results:
-        out.print(literal(f"  {standing_line(result)}"))
-    out.print(literal(f"  differences with their ±: rmaudit compare {db_path} {run_id[:10]}"))

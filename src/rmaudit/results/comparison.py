@@ -252,6 +252,35 @@ def compare_headlines(
     )
 
 
+def headline_comparison(
+    store: Store, run_id: str, *, alpha: float = 0.05, read: PairRows | None = None
+) -> MetricComparison | None:
+    """The comparison behind the leaderboard's letters and ranks: the models' headlines
+    (:func:`compare_headlines`), or where every model heads its row with the run's first
+    number, that number's own (None: fewer than two models, or no number)."""
+    read = read or PairRows()
+    if len(store.read.reward_models(run_id)) < 2:
+        return None
+    found = compare_headlines(store, [run_id], alpha=alpha, read=read)
+    if found is not None:
+        return found
+    from .summary import load_summary
+
+    first = load_summary(store, run_id).first_column
+    row = next(
+        (
+            r
+            for r in _stored_columns(store, [run_id])
+            if first is not None and (r.metric, r.key) == (first.metric, first.key)
+        ),
+        None,
+    )
+    if row is None:
+        return None
+    models = _models(store, [run_id], Measure(row.metric, row.key))
+    return _compare(store, [run_id], models, _Column.of(row), alpha, read)
+
+
 def _compare(
     store: Store,
     run_ids: Sequence[str],

@@ -52,9 +52,10 @@ class Column:
 
     @property
     def arrow(self) -> str:
-        """↑ higher is better, ↓ lower, or what the sign means."""
+        """↑ higher is better, ↓ lower, or "(signed)": no better direction (what its sign
+        means is in ``signed``, which the views print beside the table)."""
         if self.signed:
-            return f"({self.signed})"
+            return "(signed)"
         return "↑" if self.higher_is_better else "↓"
 
 
