@@ -197,8 +197,8 @@ def _per_pair_means(
         mean = float(kept.mean()) if kept.size else float("nan")
         if not np.isclose(mean, values[key], rtol=close.rtol, atol=close.atol):
             raise ConformanceError(
-                f"{label}: the per-pair values of {key!r} average to {short(mean)}, but "
-                f"compute returns {short(values[key])}"
+                f"{label}: the per-pair values of {key!r} average to {mean:.6g}, but "
+                f"compute returns {values[key]:.6g}"
             )
 
 
