@@ -191,3 +191,23 @@ def test_bad_verdicts_are_metric_input_errors():
         judge_audit(["A"], ["first"])
     with pytest.raises(MetricInputError, match="equally long"):
         judge_audit(["first"], [])
+
+
+def test_an_interval_on_a_few_events_is_flagged_approximate():
+    """1–4 parse failures (or inconsistent pairs) of 100 pairs: approximate; none, or many:
+    not (where Wilson's interval covers near its nominal rate, benchmarks/coverage_judges.py)."""
+    n = 100
+
+    def audit(failures: int):
+        cf = ["unparsed"] * failures + ["first"] * (n - failures)
+        return judge_audit(cf, ["second"] * n)
+
+    assert [audit(k).parse_failure_rate.few for k in (0, 1, 4, 5, 30)] == [
+        False,
+        True,
+        True,
+        False,
+        False,
+    ]
+    swapped_once = judge_audit(["second"] + ["first"] * (n - 1), ["second"] * n)
+    assert swapped_once.consistency.few  # 1 inconsistent pair of 100: near 1

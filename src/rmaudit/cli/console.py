@@ -14,18 +14,16 @@ PIPE_WIDTH = 100
 
 
 def console(stderr: bool = False) -> Console:
-    """A console as wide as the terminal; output to a file or pipe fits its tables in
-    ``COLUMNS``, or :data:`PIPE_WIDTH` columns when it is unset, and never wraps a line of
-    text (a line stays whole for grep).  Lines never end in spaces."""
+    """A console as wide as the terminal, or ``COLUMNS``; output to a file or pipe without
+    ``COLUMNS`` fits its tables in :data:`PIPE_WIDTH` columns and never wraps a line of text
+    (a line stays whole for grep).  Lines never end in spaces."""
     probe = Console(stderr=stderr)
-    columns = os.environ.get("COLUMNS", "")
     # stderr has the progress bars; a TrimmedLines is a text stream (io.TextIOBase), which
     # typeshed does not count as the IO[str] Console is annotated with
     stream = probe.file if stderr else cast(IO[str], TrimmedLines(probe.file))
-    if probe.is_terminal:
+    if probe.is_terminal or os.environ.get("COLUMNS", "").isdigit():
         return Console(file=stream, highlight=False)
-    width = int(columns) if columns.isdigit() and int(columns) > 0 else PIPE_WIDTH
-    return Console(file=stream, highlight=False, width=width, soft_wrap=True)
+    return Console(file=stream, highlight=False, width=PIPE_WIDTH, soft_wrap=True)
 
 
 class TrimmedLines(io.TextIOBase):

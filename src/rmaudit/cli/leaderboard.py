@@ -19,10 +19,7 @@ from rmaudit.display.literal import literal
 from rmaudit.results.leaderboard import Leaderboard, Row
 from rmaudit.results.summary import Cell, Column
 
-from .table_fit import LABEL_WIDTH, Layout, fitting
-
-#: the most other numbers one table of the narrowest layout holds
-CHUNK = 3
+from .table_fit import LABEL_WIDTH, Layout, chunks, fitting
 
 
 def print_leaderboard(
@@ -82,9 +79,9 @@ def _board_layouts(board: Leaderboard, curves: dict[str, str]) -> list[Layout]:
         partial(_one, board, board.columns, True, None),
         partial(_one, board, board.columns, True, LABEL_WIDTH),
     ]
-    if board.columns:
-        for size in (len(board.columns), CHUNK, 1):
-            layouts.append(partial(_split, board, size))
+    for joined in (True, False):
+        for size in range(len(board.columns), 0, -1):
+            layouts.append(partial(_split, board, size, joined))
     return layouts
 
 
@@ -98,12 +95,14 @@ def _one(
     return [_board(board, columns, two_lines, cap, headline=True, curves=curves)]
 
 
-def _split(board: Leaderboard, size: int) -> list[Table]:
-    """The headline's table, then the other numbers ``size`` at a time."""
-    chunks = [board.columns[i : i + size] for i in range(0, len(board.columns), size)]
+def _split(board: Leaderboard, size: int, joined: bool) -> list[Table]:
+    """The other numbers ``size`` at a time, the first of them beside the headline
+    (``joined``), else the headline's table alone first."""
+    parts = chunks(list(board.columns), size) if board.columns else []
+    first = parts.pop(0) if joined and parts else []
     return [
-        _board(board, [], True, LABEL_WIDTH, headline=True),
-        *(_board(board, chunk, True, LABEL_WIDTH, headline=False) for chunk in chunks),
+        _board(board, first, True, LABEL_WIDTH, headline=True),
+        *(_board(board, chunk, True, LABEL_WIDTH, headline=False) for chunk in parts),
     ]
 
 
@@ -152,14 +151,13 @@ def _subset_layouts(board: Leaderboard) -> list[Layout]:
         partial(_subset_tables, board, [subsets], two_lines) for two_lines in (False, True)
     ]
     for size in range(len(subsets) - 1, 0, -1):
-        chunks = [subsets[i : i + size] for i in range(0, len(subsets), size)]
-        layouts.append(partial(_subset_tables, board, chunks, True))
+        layouts.append(partial(_subset_tables, board, chunks(subsets, size), True))
     return layouts
 
 
-def _subset_tables(board: Leaderboard, chunks: list[list[str]], two_lines: bool) -> list[Table]:
+def _subset_tables(board: Leaderboard, parts: list[list[str]], two_lines: bool) -> list[Table]:
     tables = []
-    for chunk in chunks:
+    for chunk in parts:
         table = Table()
         table.add_column("model", style="bold", overflow="fold", max_width=LABEL_WIDTH)
         for subset in chunk:

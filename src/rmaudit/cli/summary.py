@@ -13,7 +13,6 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from functools import partial
-from itertools import pairwise
 from typing import Any
 
 from rich.console import Console
@@ -46,7 +45,7 @@ from rmaudit.store import Store
 from .comparison_block import print_comparisons
 from .leaderboard import print_leaderboard
 from .scoring_checks_block import print_scoring_checks
-from .table_fit import LABEL_WIDTH, Layout, fitting
+from .table_fit import LABEL_WIDTH, Layout, chunks, fitting
 
 #: the shift quantities the summary tabulates (all five are plotted by the TUI and the report)
 SHIFT_TABLES = ("accuracy", "ece", "auroc")
@@ -180,14 +179,6 @@ def _broken(label: str, size: int = 9) -> Text:
     return literal("\n".join(part.strip() for part in [*lines, line] if part.strip()))
 
 
-def _chunks(items: list, size: int) -> list[list]:
-    """``items`` in as few chunks of at most ``size`` as there can be, of even sizes (5 RMs
-    by 4: 3 and 2, not 4 and 1)."""
-    count = -(-len(items) // size)
-    bounds = [round(i * len(items) / count) for i in range(count + 1)]
-    return [items[a:b] for a, b in pairwise(bounds)]
-
-
 # -- the leaderboard ------------------------------------------------------------------------
 
 
@@ -201,7 +192,7 @@ def _board_layouts(
         lambda: [_board_by_metric(summary, scale, rms, True, columns)],
     ]
     for size in range(len(rms) - 1, 0, -1):
-        layouts.append(partial(_boards_by_metric, summary, scale, _chunks(rms, size), columns))
+        layouts.append(partial(_boards_by_metric, summary, scale, chunks(rms, size), columns))
     return layouts
 
 
@@ -273,7 +264,7 @@ def _curve_layouts(summary: RunSummary, ident: tuple[str, str]) -> list[Layout]:
         partial(_one, _curve_by_rm, curves, spread(len(x), count)) for count in (8, 6, 5, 4, 3)
     ]
     for size in range(len(curves), 0, -1):
-        layouts.append(partial(_curves_by_eta, _chunks(curves, size), spread(len(x), 8)))
+        layouts.append(partial(_curves_by_eta, chunks(curves, size), spread(len(x), 8)))
     return layouts
 
 

@@ -63,10 +63,11 @@ _PAIR_LINES = (
     ),
     (
         lambda key: key.startswith("position_bias"),
-        "judge (each pair shown in both orders): judge acc averages its credit (1 chosen, ½ "
-        "tie, 0 rejected) over the two orders; position bias: share of decisive verdicts for "
-        "the answer shown first − ½; consistency: share of pairs whose verdict survives the "
-        "swap; reward-bench: one seeded random order per pair (docs/judges.md).",
+        "judge (each pair shown in both orders): judge acc, a judge's headline, averages its "
+        "credit (1 chosen, ½ tie, 0 rejected) over the two orders; position bias (signed): "
+        "share of decisive verdicts for the answer shown first − ½, + prefers the first; "
+        "consistency: share of pairs whose verdict survives the swap; reward-bench: one "
+        "seeded random order per pair (docs/judges.md).",
     ),
 )
 
