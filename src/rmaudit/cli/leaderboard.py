@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from rmaudit.components.vocabulary import in_oracle_units
 from rmaudit.display.formatting import format_number, short_label
 from rmaudit.display.literal import literal
 from rmaudit.results.leaderboard import Leaderboard, Row
@@ -62,10 +63,13 @@ def interval_text(cell: Cell | None, two_lines: bool) -> str:
     return f"[{low},\n {high}]" if two_lines else f"[{low}, {high}]"
 
 
-def header(column: Column, two_lines: bool) -> Text:
-    """A number's label and its arrow (or, signed, what its sign means), on two lines in the
-    narrow layouts."""
-    return literal(f"{column.label}{chr(10) if two_lines else ' '}{column.arrow}")
+def header(column: Column, two_lines: bool, scale: str | None = None) -> Text:
+    """A number's label and its arrow ("(signed)": no better direction), on two lines in the
+    narrow layouts; a best-of-n number's oracle ``scale`` under it."""
+    text = literal(f"{column.label}{chr(10) if two_lines else ' '}{column.arrow}")
+    if scale is not None and in_oracle_units(column.key):
+        text.append(f"\n[{scale}]", style="dim")
+    return text
 
 
 def _board_layouts(board: Leaderboard, curves: dict[str, str]) -> list[Layout]:
@@ -79,9 +83,14 @@ def _board_layouts(board: Leaderboard, curves: dict[str, str]) -> list[Layout]:
         partial(_one, board, board.columns, True, None),
         partial(_one, board, board.columns, True, LABEL_WIDTH),
     ]
-    for joined in (True, False):
-        for size in range(len(board.columns), 0, -1):
-            layouts.append(partial(_split, board, size, joined))
+    n = len(board.columns)
+    # the other numbers split off: j beside the headline, the rest c to a table; fewest tables
+    # first, then the most beside the headline
+    splits = sorted(
+        ((j, c) for j in range(n - 1, -1, -1) for c in range(n - j, 0, -1)),
+        key=lambda jc: (-(-(n - jc[0]) // jc[1]), -jc[0]),
+    )
+    layouts += [partial(_split, board, j, c) for j, c in splits]
     return layouts
 
 
@@ -95,14 +104,12 @@ def _one(
     return [_board(board, columns, two_lines, cap, headline=True, curves=curves)]
 
 
-def _split(board: Leaderboard, size: int, joined: bool) -> list[Table]:
-    """The other numbers ``size`` at a time, the first of them beside the headline
-    (``joined``), else the headline's table alone first."""
-    parts = chunks(list(board.columns), size) if board.columns else []
-    first = parts.pop(0) if joined and parts else []
+def _split(board: Leaderboard, joined: int, size: int) -> list[Table]:
+    """The first ``joined`` other numbers beside the headline, the rest ``size`` to a table."""
+    rest = list(board.columns[joined:])
     return [
-        _board(board, first, True, LABEL_WIDTH, headline=True),
-        *(_board(board, chunk, True, LABEL_WIDTH, headline=False) for chunk in parts),
+        _board(board, board.columns[:joined], True, LABEL_WIDTH, headline=True),
+        *(_board(board, chunk, True, LABEL_WIDTH, headline=False) for chunk in chunks(rest, size)),
     ]
 
 
@@ -119,8 +126,7 @@ def _board(
     table.add_column("model", style="bold", overflow="fold", max_width=cap)
     cells: list[Callable[[Row], Text | str]] = []
     if headline:
-        arrow = "↑" if board.higher_is_better else "↓"
-        table.add_column(f"{board.name}{chr(10) if two_lines else ' '}{arrow}", justify="right")
+        table.add_column(_headline_header(board, two_lines), justify="right")
         table.add_column("95% CI", justify="right", no_wrap=not two_lines)
         cells += [
             lambda r: value_text(r.cell, two_lines),
@@ -131,7 +137,7 @@ def _board(
             table.add_column("rank", justify="right", no_wrap=True)
             cells += [lambda r: Text(r.letters), lambda r: Text(f"#{r.ranks}" if r.ranks else "")]
     for column in columns:
-        table.add_column(header(column, two_lines), justify="right")
+        table.add_column(header(column, two_lines, board.scale), justify="right")
         cells.append(partial(_number, board, column, two_lines))
     if curves:
         table.add_column(f"RETA curve{chr(10) if two_lines else ' '}η: ½→small", no_wrap=True)
@@ -139,6 +145,14 @@ def _board(
     for row in board.rows:
         table.add_row(literal(short_label(row.label)), *(cell(row) for cell in cells))
     return table
+
+
+def _headline_header(board: Leaderboard, two_lines: bool) -> Text:
+    arrow = "↑" if board.higher_is_better else "↓"
+    text = literal(f"{board.name}{chr(10) if two_lines else ' '}{arrow}")
+    if board.scale is not None and board.first is not None and in_oracle_units(board.first.key):
+        text.append(f"\n[{board.scale}]", style="dim")
+    return text
 
 
 def _number(board: Leaderboard, column: Column, two_lines: bool, row: Row) -> Text:

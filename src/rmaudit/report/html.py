@@ -151,7 +151,7 @@ def _run_section(store: Store, page: RunPage, anchor: str) -> str:
         f"{len(summary.reward_models)} reward models.</p>"
     )
     parts += _verdicts(page.verdicts)
-    parts += _leaderboard(leaderboard(store, summary), scale)
+    parts += _leaderboard(leaderboard(store, summary))
     parts += _comparisons(headline_comparisons(store, run.id))
     parts += ["<ul class=legend>", *_items(legend(summary, scale, terminal=False)), "</ul>"]
     parts += _across_rms(summary)
@@ -209,19 +209,19 @@ def _table(headers: list[str], rows: list[list[str]], first_is_label: bool = Tru
     ]
 
 
-def _leaderboard(board: Leaderboard, scale: OracleScale | None) -> list[str]:
+def _leaderboard(board: Leaderboard) -> list[str]:
     """The leaderboard every view shows (:mod:`rmaudit.results.leaderboard`), the headline per
     subset, and every other number folded away."""
-    table = board_table(board, scale.short if scale is not None else None)
+    table = board_table(board)
     parts = [
         "<h3>Leaderboard</h3>",
         f"<p>{esc(board.caption)}. ↑ higher is better, ↓ lower is better.</p>",
-        *_table(table.headers, table.rows),
+        *_table([h + u for h, u in zip(table.headers, table.units, strict=True)], table.rows),
         *(f"<p class=meta>{esc(line)}</p>" for line in signed_lines(board)),
     ]
     if board.subsets:
         subsets = subsets_table(board)
-        parts += [f"<h4>{esc(board.name)} by subset</h4>", *_table(subsets.headers, subsets.rows)]
+        parts += [f"<h3>{esc(board.name)} by subset</h3>", *_table(subsets.headers, subsets.rows)]
     if board.details:
         summary = board.summary
         metrics = [f"{c.label} {c.arrow}" for c in board.details]

@@ -59,16 +59,19 @@ def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> list[str
     ]
 
 
-def board_markdown(board: Leaderboard, scale: OracleScale | None) -> list[str]:
+def board_markdown(board: Leaderboard) -> list[str]:
     """The leaderboard every view shows (:mod:`rmaudit.results.leaderboard`), the headline per
     subset, and every other number (``--details`` in the CLI)."""
-    table = board_table(board, scale.short if scale is not None else None)
+    table = board_table(board)
     lines = [
         "## Leaderboard",
         "",
         md(board.caption) + ". ↑ higher is better, ↓ lower is better.",
         "",
-        *_table([md(h) for h in table.headers], [[md(c) for c in row] for row in table.rows]),
+        *_table(
+            [md(h) + u for h, u in zip(table.headers, table.units, strict=True)],
+            [[md(c) for c in row] for row in table.rows],
+        ),
         "",
         *(f"- {md(line)}" for line in signed_lines(board)),
     ]
@@ -269,7 +272,7 @@ def markdown(
     if verdicts:
         lines += ["## Verdict", "", *(f"- {md(line)}" for line in verdicts), ""]
     board = leaderboard(store, summary)
-    lines += board_markdown(board, scale)
+    lines += board_markdown(board)
     lines += comparisons_markdown(headline_comparisons(store, run.id)) + [""]
     lines += [f"- {md(line)}" for line in legend(summary, scale, terminal=False)] + [""]
     lines += reta_curve_table(summary) + shift_tables(summary) + across_rms(summary, store)

@@ -27,7 +27,7 @@ from rmaudit.store import Store
 
 from .comparison import MetricComparison, headline_comparison
 from .comparison_text import comparison_json
-from .summary import Cell, Column, RunSummary
+from .summary import Cell, Column, RunSummary, oracle_scale
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,10 @@ class Leaderboard:
     higher_is_better: bool = True
     #: every number not on the board (shown with --details)
     details: list[Column] = field(default_factory=list)
+    #: the oracle's scale ("1–10"), shown with a best-of-n number (None: no oracle)
+    scale: str | None = None
+    #: the run's first number, the headline of every model that declares none of its own
+    first: Column | None = None
 
     def cell(self, row: Row, column: Column) -> Cell | None:
         return self.summary.cells.get((row.rm_key, column.metric, column.key))
@@ -163,6 +167,8 @@ def leaderboard(store: Store, summary: RunSummary, *, compare: bool = True) -> L
         conventions,
         first.higher_is_better if first is not None else True,
         [c for c in summary.columns if (c.metric, c.key) not in on_board],
+        scale.short if (scale := oracle_scale(store, summary.benchmark)) is not None else None,
+        first,
     )
 
 
@@ -180,28 +186,37 @@ def _subsets(summary: RunSummary, heads: list[Column]) -> list[str]:
 
 @dataclass(frozen=True)
 class PlainTable:
-    """A table as plain text cells, for the reports (which escape them)."""
+    """A table as plain text cells, for the reports (which escape them); each header's
+    ``units`` (the oracle's scale of a best-of-n number, or ""), ours, follow it unescaped."""
 
     headers: list[str]
     rows: list[list[str]]
+    units: list[str] = field(default_factory=list)
 
 
-def board_table(board: Leaderboard, scale: str | None = None) -> PlainTable:
+def board_table(board: Leaderboard) -> PlainTable:
     """The board as text: model, headline ± stderr, its interval, group, rank, the other
-    numbers (``scale``: the oracle's, shown beside a best-of-n number)."""
+    numbers (a best-of-n number with the oracle's scale)."""
     compared = board.comparison is not None and board.comparison.comparison is not None
+
+    def unit(column: Column | None) -> str:
+        known = board.scale and column is not None and in_oracle_units(column.key)
+        return f" [{board.scale}]" if known else ""
+
     headers = ["model", f"{board.name} {'↑' if board.higher_is_better else '↓'}", "95% CI"]
+    units = ["", unit(board.first), ""]
     headers += ["group", "rank"] if compared else []
+    units += ["", ""] if compared else []
     for c in board.columns:
-        unit = f" [{scale}]" if scale is not None and in_oracle_units(c.key) else ""
-        headers.append(f"{c.label} {c.arrow}{unit}")
+        headers.append(f"{c.label} {c.arrow}")
+        units.append(unit(c))
     rows = []
     for r in board.rows:
         cells = [r.label, _value(r.cell), _interval(r.cell)]
         cells += [r.letters, f"#{r.ranks}" if r.ranks else ""] if compared else []
         cells += [_value(board.cell(r, c)) for c in board.columns]
         rows.append(cells)
-    return PlainTable(headers, rows)
+    return PlainTable(headers, rows, units)
 
 
 def subsets_table(board: Leaderboard) -> PlainTable:

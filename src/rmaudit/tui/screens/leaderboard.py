@@ -1,7 +1,7 @@
 """A run's leaderboard (:mod:`rmaudit.results.leaderboard`, the one the CLI and the reports
 show): its models × their headline and the run's other numbers of the whole data (value ±
-stderr), then the headline's 95% interval, letters and rank interval, sortable by any column;
-the headline per subset below it."""
+stderr), then the headline's 95% interval, letters and rank interval, in the recipe's order
+and sortable by any column (``s`` on the rank: best first); the headline per subset below."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from rmaudit.display.formatting import format_value, short_label, sparkline
 from rmaudit.display.literal import assemble, literal
 from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.results.labelling import Labelling
-from rmaudit.results.leaderboard import Leaderboard, leaderboard
+from rmaudit.results.leaderboard import Leaderboard, Row, leaderboard
 from rmaudit.results.summary import Cell, Column
 
 from ..widgets.scoring_checks import show_scoring_checks
@@ -193,7 +193,7 @@ class LeaderboardScreen(AuditScreen):
         board = self.leaderboard()
         marked = self.app.marked.get(self.run_id, [])
         rows = []
-        for row in board.rows:
+        for row in self.in_recipe_order():
             cells: list[Any] = [MARK if row.rm_key in marked else "", row.label, row.cell]
             cells += [board.cell(row, c) for c in board.columns]
             if self.reta_curve:
@@ -206,6 +206,12 @@ class LeaderboardScreen(AuditScreen):
         if self.sort_column is not None:
             rows.sort(key=self._sort_key, reverse=self._reverse())
         return rows
+
+    def in_recipe_order(self) -> list[Row]:
+        """The board's rows in the recipe's order (as every screen lists the RMs) until the
+        table is sorted (s)."""
+        order = [rm_key for _, rm_key in self.app.summary(self.run_id).reward_models]
+        return sorted(self.leaderboard().rows, key=lambda r: order.index(r.rm_key))
 
     def _kind(self, index: int | None) -> str:
         """What column ``index`` holds: "label", "number", "curve", "interval", "group",
@@ -285,7 +291,7 @@ class LeaderboardScreen(AuditScreen):
         table.display = bool(board.subsets)
         table.clear(columns=True)
         table.add_columns(f"{board.name} by subset", *(literal(s) for s in board.subsets))
-        for row in board.rows:
+        for row in self.in_recipe_order():
             table.add_row(
                 literal(short_label(row.label), "bold"),
                 *(
