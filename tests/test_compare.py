@@ -123,7 +123,9 @@ def test_report_skips_a_failed_run_and_says_which_it_wrote(rmaudit, tmp_path):
     assert done_id in text and "## Paired comparisons" in text
 
 
-def test_rm_bench_groups_and_ranks_match_a_recomputation_from_the_stored_scores(rmaudit, tmp_path):
+def test_rm_bench_groups_and_ranks_match_a_recomputation_from_the_stored_scores(
+    rmaudit, tmp_path, monkeypatch
+):
     sm = pytest.importorskip("statsmodels.api")
     from scipy import stats
     from test_audit_verdict import write_rm_bench
@@ -157,7 +159,8 @@ def test_rm_bench_groups_and_ranks_match_a_recomputation_from_the_stored_scores(
     )
     clusters = len(set(prompts))
     assert (accuracy["units"], accuracy["clusters"]) == (first.size, clusters)
-    # the runs list sizes a pair run by its pairs, not as "0 prompts"
+    # the runs list sizes a pair run by its pairs, not as "0 prompts" (its widest layout)
+    monkeypatch.setenv("COLUMNS", "200")
     listing = rmaudit("runs", "rmaudit-audit.db")
     assert f"{first.size} pairs" in listing.out
     assert pair["difference"] == pytest.approx(fit.params[0], abs=1e-12)

@@ -110,9 +110,12 @@ def _worst_pairs(store: Store, summary: RunSummary, rm_key: str) -> list[WorstIt
                 (f"judge, {order}: verdict {mark}", clipped(reply or "(no reply text)", REPLY_MAX))
                 for order, mark, reply in judge.orders
             ]
+        badge = f"margin {format_number(verdict.margin, 3)}"
+        if verdict.credit is not None:  # a judge's: its credit over both orders comes first
+            badge = f"credit {format_number(verdict.credit, 2)} · {badge}"
         items.append(
             WorstItem(
-                f"margin {format_number(verdict.margin, 3)}",
+                badge,
                 one_line(f"{where}: {verdict.prompt}" if where else verdict.prompt, HEADLINE_MAX),
                 clipped(verdict.prompt),
                 [
