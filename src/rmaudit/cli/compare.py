@@ -24,6 +24,9 @@ from rmaudit.store import Store
 from .console import console
 from .table_fit import LABEL_WIDTH, Layout, fitting
 
+#: the most pairs of models printed without --model (10 models' 45)
+PAIRS_SHOWN = 45
+
 
 @click.command()
 @click.argument("db_path", metavar="DB", type=click.Path(dir_okay=False))
@@ -39,7 +42,8 @@ from .table_fit import LABEL_WIDTH, Layout, fitting
     "models",
     multiple=True,
     help="Print only this model's standing and pairs (repeatable; two: their pair). The "
-    "letters, ranks and Holm adjustment stay those of every model.",
+    "letters, ranks and Holm adjustment stay those of every model. Without it, more than 10 "
+    "models' pairs are left to --json.",
 )
 @click.option(
     "--subsets", is_flag=True, help="Also compare every per-subset number (and signed ones)."
@@ -108,6 +112,14 @@ def print_comparison(out: Console, result: MetricComparison, models: Sequence[st
         or (p.first in models and p.second in models)
         or (len(models) == 1 and models[0] in (p.first, p.second))
     ]
+    if not models and len(pairs) > PAIRS_SHOWN:
+        out.print(
+            literal(
+                f"{len(pairs):,} pairs of models: --model NAME prints a model's (twice: one "
+                f"pair's), --json every one"
+            )
+        )
+        pairs = []
     if pairs:
         layouts: list[Layout] = [
             partial(_one, _pairs, pairs, cap) for cap in (None, LABEL_WIDTH, 14)
