@@ -70,7 +70,7 @@ def audit(data: Path, db: Path, env: dict[str, str]) -> tuple[float, float]:
     )
     if result.returncode:
         raise SystemExit(f"rmaudit {' '.join(command)} failed: {result.stderr.strip()[-2000:]}")
-    assert "PRMScore" in result.stdout and "paired comparisons" in result.stdout
+    assert "PRMScore" in result.stdout and "paired over" in result.stdout
     return time.perf_counter() - started, cpu_seconds() - cpu
 
 

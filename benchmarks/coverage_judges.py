@@ -5,9 +5,15 @@ Each data set: ``prompts`` prompts with ``per_prompt`` pairs each.  A pair's mar
 d = μ + u_prompt + e_pair (u ~ N(0, σ_u²), shared by the prompt's pairs; e ~ N(0, σ_e²)).  Shown
 chosen first, the judge says "first" with probability (1 − t)·clip(σ(d) + b), "second" with
 (1 − t)·(1 − clip(σ(d) + b)), "tie" with t; shown rejected first, "first" with
-(1 − t)·clip(σ(−d) + b) — b is its position bias on P(first), t its tie rate.  The truth of
-each metric is its expectation over this population (margins and verdicts), computed from
-2,000,000 margins with the verdict probabilities in closed form.
+(1 − t)·clip(σ(−d) + b) — b is its position bias on P(first), t its tie rate; then, with
+probability u, a showing's reply has no verdict (unparsed), whatever it would have said.  The
+truth of each metric is its expectation over this population (margins and verdicts), computed
+from 2,000,000 margins with the verdict probabilities in closed form (an unparsed showing,
+drawn apart from the verdict, changes none of them but the parse-failure rate, which is u).
+
+The rare worlds (t and u of 0.001–0.005) measure the intervals at the edge: a rate observed at
+0 (no tie, no parse failure in the sample) gets Wilson's interval at the actual count of pairs
+(the effective count p(1 − p)/SE² is 0/0 there), not [0, 0].
 
     python benchmarks/coverage_judges.py [--datasets 1000] [--out FILE]
 """
@@ -33,6 +39,7 @@ METRICS = (
     "accuracy_chosen_first",
     "accuracy_rejected_first",
     "random_order",
+    "parse_failure_rate",
 )
 
 
@@ -46,6 +53,8 @@ class World:
     mu: float = 1.0
     sd_prompt: float = 1.0
     sd_pair: float = 0.7
+    #: the probability that a showing's reply has no verdict
+    unparsed: float = 0.0
 
 
 WORLDS = (
@@ -54,6 +63,10 @@ WORLDS = (
     World("first-biased +0.2, 419 pairs", 419, 1, 0.2, 0.05),
     World("first-biased +0.2, 30 prompts × 3 pairs", 30, 3, 0.2, 0.05),
     World("fair, RM-Bench-shaped (100 prompts × 9 pairs)", 100, 9, 0.0, 0.1),
+    World("fair, 2% unparsed, 419 pairs", 419, 1, 0.0, 0.05, unparsed=0.02),
+    World("rare: ties and unparsed 0.1%, 419 pairs", 419, 1, 0.0, 0.001, unparsed=0.001),
+    World("rare: ties and unparsed 0.5%, 100 pairs", 100, 1, 0.0, 0.005, unparsed=0.005),
+    World("rare: ties and unparsed 0.1%, 30 prompts × 3 pairs", 30, 3, 0.2, 0.001, unparsed=0.001),
 )
 
 
@@ -84,11 +97,13 @@ def truth(world: World, rng: np.random.Generator) -> dict[str, float]:
         "accuracy": float(np.mean((cf_chosen + rf_chosen + t) / 2)),
         "accuracy_chosen_first": float(np.mean(cf_chosen + t / 2)),
         "accuracy_rejected_first": float(np.mean(rf_chosen + t / 2)),
-        # either order with probability ½: the mean of the two orders' accuracies
-        "random_order": float(np.mean((cf_chosen + rf_chosen + t) / 2)),
+        # either order with probability ½: the mean of the two orders' accuracies, an unparsed
+        # showing counting 0 (reward-bench's convention)
+        "random_order": (1 - world.unparsed) * float(np.mean((cf_chosen + rf_chosen + t) / 2)),
         "position_bias": float(np.mean(first) / (2 * (1 - t)) - 0.5),
         "consistency": float(np.mean(cf_chosen * rf_chosen + cf_rejected * rf_rejected + t * t)),
         "tie_rate": t,
+        "parse_failure_rate": world.unparsed,
     }
 
 
@@ -103,6 +118,8 @@ def dataset(world: World, rng: np.random.Generator) -> tuple[list[str], list[str
     u, v = rng.random(prompt.size), rng.random(prompt.size)
     cf = np.where(u < cf_chosen, "first", np.where(u < cf_chosen + cf_rejected, "second", "tie"))
     rf = np.where(v < rf_rejected, "first", np.where(v < rf_rejected + rf_chosen, "second", "tie"))
+    cf = np.where(rng.random(prompt.size) < world.unparsed, "unparsed", cf)
+    rf = np.where(rng.random(prompt.size) < world.unparsed, "unparsed", rf)
     return list(cf), list(rf), prompt.tolist()
 
 

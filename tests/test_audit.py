@@ -313,6 +313,7 @@ def test_list_suites_says_what_each_measures_and_where_its_data_is(
     rmaudit, llmbar, monkeypatch, tmp_path
 ):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.setenv("COLUMNS", "1000")  # wide enough for a row on one line: its path whole
     data, _, _ = llmbar
     done = rmaudit("audit", "--list-suites", "--data-dir", str(data))
     assert done.code == 0, done.err
@@ -325,7 +326,7 @@ def test_list_suites_without_data_dir_names_the_folder_an_audit_in_the_db_read(
     rmaudit, llmbar, monkeypatch, tmp_path
 ):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
-    monkeypatch.delenv("COLUMNS", raising=False)  # as wide as the table: one line per row
+    monkeypatch.setenv("COLUMNS", "1000")  # wide enough for a row on one line: its path whole
     data, _, scores = llmbar
     db = tmp_path / "audit.db"
     before = rmaudit("audit", "--list-suites", "--db", str(db))

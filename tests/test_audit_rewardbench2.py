@@ -74,7 +74,7 @@ def test_the_baselines_numbers_match_the_hand_computation(rmaudit, rb2, tmp_path
     assert length["score"]["stderr"] == pytest.approx(math.sqrt(sum(se**2 for se in ses)) / 6)
     assert suite["chance"] == 0.25
     (comparison,) = [c for c in suite["comparisons"] if c["key"] == "rb2_score"]
-    assert comparison["units"] == 5 * 4 + 3 and comparison["unit"] == "prompts"
+    assert comparison["units"] == 5 * 4 + 3 and comparison["unit"] == "rows and questions"
     (pair,) = comparison["pairs"]
     assert pair["difference"] == pytest.approx(
         length["score"]["value"] - numbers(suite, "random")["score"]["value"]
@@ -102,7 +102,8 @@ def test_the_printed_audit_shows_every_number_with_its_pm_the_comparison_and_ver
     for subset in SUBSETS:
         assert subset in done.out
     assert "RB2 score" in done.out and "±" in done.out
-    assert "paired comparisons" in done.out and "RB2 score: length" in done.out
+    # the leaderboard's letters and ranks are over the data's units: rows, and Ties' questions
+    assert "paired over 23 rows and" in done.out and "rank: simultaneous" in done.out
     assert "rewardbench-2: a model passes by beating each of length" in done.out
     assert "chance 0.2500" in done.out
 
@@ -300,4 +301,4 @@ def test_the_printed_recipe_runs_with_the_same_numbers(rmaudit, rb2, tmp_path):
     ran = rmaudit("run", str(recipe), "--db", str(tmp_path / "by-recipe.db"))
     assert ran.code == 0, ran.err
     row = next(line for line in ran.out.splitlines() if line.startswith("│ length"))
-    assert f"{LENGTH_TIES:.4f}" in row and f"{LENGTH_BEST_OF_FOUR:.4f}" in row
+    assert f"{(5 * LENGTH_BEST_OF_FOUR + LENGTH_TIES) / 6:.4f}" in row

@@ -2,8 +2,9 @@
 (syrupy snapshots in __snapshots__/; after an intended change: ``pytest tests/test_cli_output.py
 --snapshot-update``, then read the new output before committing it).
 
-Whatever the width, every table fits it and no number is cut: at 80 columns the RMs become
-columns; piped output is as wide as its tables, without trailing spaces.
+Whatever the width, every table fits it and no number is cut: the leaderboard keeps a row per
+RM and splits its numbers over several tables where they do not fit; piped output fits 100
+columns, without trailing spaces.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ rank = 2
 report = [4, 16]
 """
 WIDTHS = {"80": "80", "120": "120", "200": "200", "piped": None}
+#: the width piped output's tables fit (cli/console.py)
+PIPED = 100
 FIXED_CREATED_AT = "2025-01-01T12:00:00+00:00"
 
 
@@ -79,6 +82,9 @@ def assert_fits(out: str, width: str | None) -> None:
     assert all(line == line.rstrip() for line in lines), "a line ends in spaces"
     if width:
         assert max(cell_len(line) for line in lines) <= int(width)
+    else:  # piped: the tables fit 100 columns, a line of text is never wrapped
+        tables = [line for line in lines if line[:1] in "┏┃┡│└"]
+        assert max(cell_len(line) for line in tables) <= PIPED
 
 
 def assert_every_number_whole(out: str, db) -> None:
@@ -102,13 +108,18 @@ def test_run_output(small_run, snapshot, width):
 
 
 def test_the_layout_follows_the_width(small_run):
-    """RMs are rows where they fit (200 columns, piped) and columns where they do not (80)."""
+    """A row per RM at every width, best first; what does not fit goes into more tables."""
     wide, _ = small_run("200")
     narrow, _ = small_run("80")
-    assert re.search(r"│ flattery-biased +│ +\d\.\d{4} │", wide)  # a row per RM
-    header = next(line for line in narrow.splitlines() if "honest" in line)
-    assert all(label in header for label in ("honest", "length", "weak"))  # a column per RM
-    assert re.search(r"│ RETA\(1/4\) ↑ +│", narrow)  # a row per metric
+    for out in (wide, narrow):
+        rows = [line for line in out.splitlines() if re.match(r"│ [a-z]", line)]
+        assert re.search(r"│ ensemble-3x +│ +\d\.\d{4}( ± \d\.\d{4})? │", out)  # a row per RM
+        assert rows[0].startswith("│ ensemble-3x ")  # best first, by its headline
+    assert "pairwise acc" in wide.split("└")[0]  # at 200 columns, one table
+    assert "pairwise acc" not in narrow.split("└")[0] and "pairwise acc" in narrow
+    assert sum(line.startswith("┏") for line in narrow.splitlines()) > sum(
+        line.startswith("┏") for line in wide.splitlines()
+    )  # the leaderboard's numbers in more tables
     # the legend under the summary says what the numbers mean
     for out in (wide, narrow):
         flat = " ".join(out.split())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -67,7 +68,7 @@ def test_two_scores_files_in_two_runs_are_compared_pair_by_pair(rmaudit, tmp_pat
     best = accuracy["standings"][0]
     assert (best["letters"][0], best["rank_low"]) == ("a", 1)
     text = rmaudit("compare", "audit.db", *runs, "--metric", "accuracy")
-    assert "good − poor: +0.6667" in text.out
+    assert re.search(r"good +poor +\+0\.6667 ± ", text.out), text.out
 
 
 def test_per_prompt_metrics_are_compared_on_their_stored_per_prompt_values(rmaudit, tmp_path):
@@ -122,7 +123,9 @@ def test_report_skips_a_failed_run_and_says_which_it_wrote(rmaudit, tmp_path):
     assert done_id in text and "## Paired comparisons" in text
 
 
-def test_rm_bench_groups_and_ranks_match_a_recomputation_from_the_stored_scores(rmaudit, tmp_path):
+def test_rm_bench_groups_and_ranks_match_a_recomputation_from_the_stored_scores(
+    rmaudit, tmp_path, monkeypatch
+):
     sm = pytest.importorskip("statsmodels.api")
     from scipy import stats
     from test_audit_verdict import write_rm_bench
@@ -132,7 +135,8 @@ def test_rm_bench_groups_and_ranks_match_a_recomputation_from_the_stored_scores(
         "audit", "length", "random", "--suite", "rm-bench", "--data-dir", str(tmp_path / "data")
     )
     assert done.code == 0, done.err
-    assert "paired comparisons" in done.out  # the summary's block
+    # the leaderboard's letters and ranks, and where each pair's difference is
+    assert "group" in done.out and "rank" in done.out and "rmaudit compare" in done.out
     body = compare_json(rmaudit, "rmaudit-audit.db", "--metric", "accuracy")
     (accuracy,) = body["comparisons"]
     conn = sqlite3.connect("rmaudit-audit.db")
@@ -155,7 +159,8 @@ def test_rm_bench_groups_and_ranks_match_a_recomputation_from_the_stored_scores(
     )
     clusters = len(set(prompts))
     assert (accuracy["units"], accuracy["clusters"]) == (first.size, clusters)
-    # the runs list sizes a pair run by its pairs, not as "0 prompts"
+    # the runs list sizes a pair run by its pairs, not as "0 prompts" (its widest layout)
+    monkeypatch.setenv("COLUMNS", "200")
     listing = rmaudit("runs", "rmaudit-audit.db")
     assert f"{first.size} pairs" in listing.out
     assert pair["difference"] == pytest.approx(fit.params[0], abs=1e-12)

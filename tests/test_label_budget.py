@@ -16,6 +16,14 @@ from _support import SMALL_RECIPE
 from rmaudit.run.design_inputs import design_notes
 from rmaudit.store.records import BenchmarkRow
 
+
+@pytest.fixture(autouse=True)
+def _wide_tables(monkeypatch):
+    """The plan's table parsed row by row: wide enough that no cell wraps (piped output fits
+    100 columns, its own test's matter: tests/test_cli_output.py)."""
+    monkeypatch.setenv("COLUMNS", "300")
+
+
 K, N = 8, 16  # the small recipe's k prompts and N responses per prompt
 
 

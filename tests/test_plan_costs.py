@@ -18,6 +18,14 @@ from rmaudit.default_plugins.openai_compat import LlmJudge
 from rmaudit.recipe.validation import validate_options
 from rmaudit.run.plan_costs import PriceFlags, plan_prices
 
+
+@pytest.fixture(autouse=True)
+def _wide_tables(monkeypatch):
+    """The plan's table parsed row by row: wide enough that no cell wraps (piped output fits
+    100 columns, its own test's matter: tests/test_cli_output.py)."""
+    monkeypatch.setenv("COLUMNS", "300")
+
+
 N, RMS = 16, 2  # the small recipe's responses per prompt and reward models
 CHEAP = '\n[cheap_oracle]\nname = "simulated-judge"\nsamples = 1\nnoise = 2.0\nseed = 7\n'
 

@@ -11,6 +11,14 @@ from _support import SMALL_RECIPE
 from test_label_budget import results
 from test_plan_costs import CHEAP, number, table
 
+
+@pytest.fixture(autouse=True)
+def _wide_tables(monkeypatch):
+    """The plan's table parsed row by row: wide enough that no cell wraps (piped output fits
+    100 columns, its own test's matter: tests/test_cli_output.py)."""
+    monkeypatch.setenv("COLUMNS", "300")
+
+
 PRICES = {"cheap": 0.5, "generation": 0.01, "scoring": 0.002}
 RESOURCES = {"cheap": "cheap_calls", "generation": "generations", "scoring": "rm_scorings"}
 

@@ -77,7 +77,7 @@ def test_prmbench_prints_each_class_with_its_plus_minus_and_matches_a_hand_compu
         "audit", "random", "step-length", "--suite", "prmbench", "--data-dir", str(prmbench)
     )
     assert done.code == 0, done.err
-    for needle in ("PRMScore", "circular", "multi_solutions", "paired comparisons", "±"):
+    for needle in ("PRMScore", "circular", "multi_solutions", "paired over 3 questions", "±"):
         assert needle in done.out, needle
     assert "PRMScore by step threshold" in done.out and "t=0.00" in done.out
     assert "prmbench: a model passes by beating each of random" in done.out

@@ -239,15 +239,16 @@ def test_the_markdown_table_matches_the_stored_metrics(rmaudit, audit_db, tmp_pa
     markdown = (tmp_path / REPORT_NAME).read_text()
     assert "**SIMULATED.**" in markdown
     headers, table = parse_table(markdown)
-    assert headers[:2] == ["reward model", "RETA(1/4) ↑"] and headers[3] == "pairwise acc ↑"
+    assert headers[:5] == ["model", "RETA(1/4) ↑", "95% CI", "group", "rank"]
+    assert headers[6] == "pairwise acc ↑"
     # best-of-n is an oracle score: its header says the oracle's range on this benchmark
     low, high = (
         sqlite3.connect(audit_db)
         .execute("select min(score), max(score) from oracle_labels")
         .fetchone()
     )
-    assert headers[2] == f"BoN@4 ↑ [{low:.1f}–{high:.1f}]"
-    column = {"reta@0.25": 0, "bon@4": 1, "pairwise_accuracy": 2}
+    assert headers[5] == f"BoN@4 ↑ [{low:.1f}–{high:.1f}]"
+    column = {"reta@0.25": 0, "bon@4": 4, "pairwise_accuracy": 5}
     rows = metric_rows(audit_db)
     assert {label for label, *_ in rows} == set(table) == {"honest", "length"}
     for label, _, key, value, stderr in rows:

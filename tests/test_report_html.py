@@ -15,6 +15,7 @@ import pytest
 from _hostile import ALL, MARKDOWN, MARKUP, SHOWN_CONTROL, hostile_audit
 from _support import PAIR_RECIPE, metric_rows, run_small_audit
 
+from rmaudit.components.vocabulary import ResultKey
 from rmaudit.recipe import load_recipe
 from rmaudit.report import HTML_NAME
 from rmaudit.run import Runner
@@ -181,26 +182,47 @@ def test_the_leaderboard_legend_and_provenance_say_what_the_db_says(rmaudit, sma
     assert any(run_id in li.text() for li in page.find("ul", "sources")[0].find("li"))
 
 
-def test_a_leaderboard_of_many_metrics_has_a_row_per_metric(rmaudit, pairs_db, tmp_path):
-    """A pair run's accuracy per subset: many metrics of two RMs read down, not across."""
+def test_a_pair_runs_leaderboard_has_a_row_per_rm_and_every_number_on_the_page(
+    rmaudit, pairs_db, tmp_path
+):
+    """A pair run's leaderboard: a row per RM with its headline, letters and rank; the
+    accuracy per subset in its own table (a row per RM); every other number in a folded table
+    that reads down (a row per metric). Each stored value appears, with its ±."""
     page = report(rmaudit, pairs_db, tmp_path)
-    table = page.find("table")[0]
-    assert [th.text() for th in table.find("th")] == ["metric", "honest", "length-biased"]
-    shown = {
-        (tr.find("td")[0].text(), td.attrs["data-label"]): td.text()
-        for tr in table.find("tr")[1:]
-        for td in tr.find("td")[1:]
-    }
+    board, subsets, details = page.find("table")[:3]
+    headers = [th.text() for th in board.find("th")]
+    assert headers[:5] == ["model", "accuracy ↑", "95% CI", "group", "rank"]
+    assert [tr.find("td")[0].text() for tr in board.find("tr")[1:]] in (
+        ["honest", "length-biased"],
+        ["length-biased", "honest"],
+    )
+    assert [th.text() for th in details.find("th")] == ["metric", "honest", "length-biased"]
+    shown: dict[tuple[str, str], str] = {}
+    for table in (board, subsets):
+        names = [th.text() for th in table.find("th")]
+        for tr in table.find("tr")[1:]:
+            cells = [td.text() for td in tr.find("td")]
+            shown.update({(name, cells[0]): cell for name, cell in zip(names, cells, strict=True)})
+    for tr in details.find("tr")[1:]:
+        metric = tr.find("td")[0].text()
+        shown.update({(metric, td.attrs["data-label"]): td.text() for td in tr.find("td")[1:]})
     conn = sqlite3.connect(pairs_db)
     rows = conn.execute(
-        """select m.label, r.label, r.value, r.stderr, r.higher_is_better from metric_results r
+        """select m.label, r.key, r.label, r.value, r.stderr, r.higher_is_better
+           from metric_results r
            join run_reward_models m on m.rm_key = r.rm_key and m.run_id = r.run_id"""
     ).fetchall()
     conn.close()
-    assert len(rows) == len(shown) > 8 * 2
-    for rm, label, value, stderr, higher in rows:
+    assert len(rows) > 8 * 2
+    for rm, key, label, value, stderr, higher in rows:
         cell = f"{value:.4f}" + (f" ± {stderr:.4f}" if stderr is not None else "")
-        assert shown[(f"{label} {'↑' if higher else '↓'}", rm)] == cell
+        arrow = "↑" if higher else "↓"
+        where = (
+            (f"{label} {arrow}", rm)
+            if (f"{label} {arrow}", rm) in shown
+            else (ResultKey.read(key).part, rm)  # a subset's accuracy: its subset's column
+        )
+        assert shown[where] == cell, (rm, key)
 
 
 #: the leaderboard's header of each metric key of the small recipe

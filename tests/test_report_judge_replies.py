@@ -93,6 +93,13 @@ def test_each_worst_pair_shows_the_judges_verdict_and_reply_in_both_orders(
             else:
                 assert text == visible(reply)
     assert cut
+    # worst first: the credit over both orders (wrong in both first), then the margin
+    badges = [item.find("span", "badge")[0].text() for item in items]
+    ranked = [
+        tuple(float(x) for x in re.fullmatch(r"credit (\S+) · margin (\S+)", b).groups())
+        for b in badges
+    ]
+    assert ranked == sorted(ranked) and all(credit <= 0.5 for credit, _ in ranked)
     # markup from a reply is text: no <b> element, one script (the page's own search)
     assert not page.find("b") and len(page.find("script")) == 1
     assert "&lt;b&gt;showing" in raw and MARKDOWN in page.text() and MARKUP[1] in page.text()

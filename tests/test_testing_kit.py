@@ -19,6 +19,7 @@ from rmaudit.components import (
     Metric,
     MetricOutput,
     MetricValue,
+    PerPair,
     ReferencePolicy,
     RewardModel,
 )
@@ -130,6 +131,48 @@ def test_catches_a_metric_whose_options_need_more_responses():
     with pytest.raises(ConformanceError, match="bigger pools"):
         check_metric(best_2_of_64)
     check_metric(best_2_of_64, sample_benchmark(per_prompt=64))
+
+
+class _ShareRight(Metric):
+    """The share of pairs whose chosen logit is higher, declaring its per-pair credits."""
+
+    name = "share-right"
+    scope = "pairs"
+    needs = ("pairs",)
+
+    def compute(self, inputs):
+        return MetricOutput(
+            values=[MetricValue("right", "right", float(self.credit(inputs).mean()))]
+        )
+
+    def credit(self, inputs):
+        if not np.all(np.isfinite(inputs.chosen - inputs.rejected)):
+            raise BadInput("expected finite logits")
+        return (inputs.chosen > inputs.rejected).astype(float)
+
+    def per_pair(self, inputs):
+        return {"right": PerPair(self.credit(inputs))}
+
+
+def test_a_pair_metric_whose_per_pair_values_give_its_value_passes():
+    check_metric(_ShareRight)
+
+
+@pytest.mark.parametrize(
+    ("declared", "contract"),
+    [
+        (lambda credit: {"right": PerPair(1.0 - credit)}, "average to"),
+        (lambda credit: {"wrong": PerPair(credit)}, "which compute does not return"),
+        (lambda credit: {"right": PerPair(credit[:-1])}, "one per pair"),
+    ],
+)
+def test_catches_per_pair_values_that_are_not_the_values(declared, contract):
+    class Broken(_ShareRight):
+        def per_pair(self, inputs):
+            return declared(self.credit(inputs))
+
+    with pytest.raises(ConformanceError, match=contract):
+        check_metric(Broken)
 
 
 class _Counting(RewardModel):

@@ -133,16 +133,37 @@ def test_every_interval_holds_its_value_and_position_bias_is_shifted():
 
 
 def test_limits_an_always_first_judge_and_a_perfect_one():
+    from scipy import stats
+
     n = 12
     always = judge_audit(["first"] * n, ["first"] * n)
     assert (always.position_bias.value, always.consistency.value) == (0.5, 0.0)
-    assert always.position_bias.ci == (0.5, 0.5)  # no spread: the interval is the value
+    # no spread: Wilson at the actual count, n pairs (1 of 1 "first": [n/(n + t²), 1] − ½)
+    t = stats.t.ppf(0.975, n - 1)
+    assert always.position_bias.ci == pytest.approx((n / (n + t * t) - 0.5, 0.5), rel=1e-9)
     assert always.accuracy.value == 0.5 and always.tie_rate.value == 0.0
     perfect = judge_audit(["first"] * n, ["second"] * n)
     assert (perfect.position_bias.value, perfect.consistency.value) == (0.0, 1.0)
     assert perfect.accuracy.value == 1.0
     both_unparsed = judge_audit(["unparsed", "first"], ["unparsed", "second"])
     assert both_unparsed.accuracy.skipped == 1 and both_unparsed.parse_failure_rate.value == 0.5
+
+
+@pytest.mark.parametrize("pairs", [30, 419])
+def test_a_rate_observed_at_0_or_1_gets_wilsons_interval_at_the_actual_count(pairs):
+    """0 parse failures of n pairs is not the interval [0, 0]: Wilson's upper bound at count n,
+    t²/(n + t²) (the score interval's closed form at 0 successes, Brown, Cai & DasGupta 2001,
+    with Student's t at n − 1 df as for every other interval here)."""
+    from scipy import stats
+
+    t = stats.t.ppf(0.975, pairs - 1)
+    audit = judge_audit(["first"] * pairs, ["second"] * pairs)
+    for name in ("parse_failure_rate", "tie_rate"):
+        assert getattr(audit, name).value == 0.0
+        assert getattr(audit, name).ci == pytest.approx((0.0, t * t / (pairs + t * t)), rel=1e-9)
+    low, high = audit.consistency.ci  # 1 of 1: [n/(n + t²), 1]
+    assert (low, high) == pytest.approx((pairs / (pairs + t * t), 1.0), rel=1e-9)
+    assert proportion_interval(0.0, 0.0, pairs)[1] > 0
 
 
 def test_rewardbench_convention_draws_one_order_per_pair_from_the_seed():
@@ -174,3 +195,23 @@ def test_bad_verdicts_are_metric_input_errors():
         judge_audit(["A"], ["first"])
     with pytest.raises(MetricInputError, match="equally long"):
         judge_audit(["first"], [])
+
+
+def test_an_interval_on_a_few_events_is_flagged_approximate():
+    """1–4 parse failures (or inconsistent pairs) of 100 pairs: approximate; none, or many:
+    not (where Wilson's interval covers near its nominal rate, benchmarks/coverage_judges.py)."""
+    n = 100
+
+    def audit(failures: int):
+        cf = ["unparsed"] * failures + ["first"] * (n - failures)
+        return judge_audit(cf, ["second"] * n)
+
+    assert [audit(k).parse_failure_rate.few for k in (0, 1, 4, 5, 30)] == [
+        False,
+        True,
+        True,
+        False,
+        False,
+    ]
+    swapped_once = judge_audit(["second"] + ["first"] * (n - 1), ["second"] * n)
+    assert swapped_once.consistency.few  # 1 inconsistent pair of 100: near 1

@@ -126,7 +126,8 @@ def test_regret_recipe_family_accuracy_type_metrics_predict_regret(regret_db):
     assert oracle["spearman/accuracy"][0] > 0.6
 
 
-def test_rmaudit_regret_prints_the_table_with_cis(rmaudit, regret_db):
+def test_rmaudit_regret_prints_the_table_with_cis(rmaudit, regret_db, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "250")  # its widest layout: a cell's value and CI on a line
     result = rmaudit("regret", str(regret_db), "--pairs")
     assert result.code == 0, result.err
     out = result.out

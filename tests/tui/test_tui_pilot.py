@@ -78,7 +78,15 @@ async def test_opens_on_the_latest_runs_leaderboard_with_every_stored_metric(aud
         assert "small simulated audit" in text_of(screen, "#leaderboard-title")
         assert "SIMULATED" in text_of(screen, "#leaderboard-title")
         headers = [str(c.label) for c in screen.table.columns.values()]
-        assert headers[2:] == ["RETA(1/4) ↑", "BoN@4 ↑", "pairwise acc ↑", "RETA curve ½→small η"]
+        assert headers[2:] == [
+            "RETA(1/4) ↑",
+            "BoN@4 ↑",
+            "pairwise acc ↑",
+            "RETA curve ½→small η",
+            "95% CI",  # the headline's interval, letters and rank interval, as the CLI shows
+            "group",
+            "rank",
+        ]
         shown = {row[1]: row for row in screen.table.row_values()}
         for label, key, value, stderr in stored(
             audit_db,
@@ -89,6 +97,10 @@ async def test_opens_on_the_latest_runs_leaderboard_with_every_stored_metric(aud
             column = {"reta@0.25": 2, "bon@4": 3, "pairwise_accuracy": 4}[key]
             assert shown[label][column] == f"{value:.4f}±{stderr:.4f}"
         assert all(len(row[5]) == 15 for row in shown.values())  # a 15-η sparkline
+        for row in shown.values():  # RETA(1/4)'s interval holds its value; letters; a rank
+            low, high = (float(x) for x in row[6].strip("[]").split(", "))
+            assert low <= float(row[2].split("±")[0]) <= high
+            assert re.fullmatch(r"[a-z]+", row[7]) and row[8].startswith("#")
 
 
 @sync

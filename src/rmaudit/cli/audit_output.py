@@ -60,14 +60,18 @@ def closing_table(results: list[SuiteResult]) -> Table:
         "a PRM must beat step-length and random on the first number, on the paired difference"
         if results and all(r.suite.solutions is not None for r in results)
         else "a model must beat length, on the paired difference, and chance on the first "
-        "number; random is a reference, not a bar"
+        "number; random is a reference, not a bar; (judge): a pairwise judge's accuracy, both "
+        "orders, a tie ½"
     )
     table = Table(title=f"audit summary ({bars}; ± standard error)", title_justify="left")
     for header in ("suite", "model", "numbers", "verdict"):
         table.add_column(header, overflow="fold")
     for result in results:
         for index, model in enumerate(result.models):
-            numbers = " · ".join(f"{name} {shown(cell)}" for name, cell in model.cells.items())
+            numbers = " · ".join(
+                f"{name} {shown(cell)}" + (" (judge)" if index_of == 0 and model.convention else "")
+                for index_of, (name, cell) in enumerate(model.cells.items())
+            )
             table.add_row(
                 result.suite.name if index == 0 else "",
                 literal(model.label),

@@ -1,16 +1,31 @@
-"""``rmaudit compare DB [RUN...] [--metric NAME...] [--json]``: every pair of reward models
-compared on the same items — the paired difference with its ±, Holm-adjusted p-values,
-significance groups and rank intervals (docs/metrics.md, "Comparing models")."""
+"""``rmaudit compare DB [RUN...] [--metric NAME...] [--model NAME...] [--subsets] [--json]``:
+every pair of reward models and judges compared on the same items — the paired difference with
+its ±, Holm-adjusted p-values, significance groups and rank intervals (docs/metrics.md,
+"Comparing models") — as tables that fit the console."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
 
 import click
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
+from rmaudit.display.literal import literal
 from rmaudit.errors import BadInput
+from rmaudit.results.comparison import MetricComparison
 from rmaudit.results.run_index import DONE, list_runs, open_for_reading, resolve_run
 from rmaudit.store import Store
+
+from .console import console
+from .table_fit import LABEL_WIDTH, Layout, fitting
+
+#: the most pairs of models printed without --model (10 models' 45)
+PAIRS_SHOWN = 45
 
 
 @click.command()
@@ -22,17 +37,37 @@ from rmaudit.store import Store
     multiple=True,
     help="Compare only this number (its label, key or metric name; repeatable).",
 )
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    help="Print only this model's standing and pairs (repeatable; two: their pair). The "
+    "letters, ranks and Holm adjustment stay those of every model. Without it, more than 10 "
+    "models' pairs are left to --json.",
+)
+@click.option(
+    "--subsets", is_flag=True, help="Also compare every per-subset number (and signed ones)."
+)
 @click.option("--alpha", default=0.05, show_default=True, help="Family-wise error rate.")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparisons as JSON.")
 def compare(
-    db_path: str, run_ids: tuple[str, ...], metrics: tuple[str, ...], alpha: float, as_json: bool
+    db_path: str,
+    run_ids: tuple[str, ...],
+    metrics: tuple[str, ...],
+    models: tuple[str, ...],
+    subsets: bool,
+    alpha: float,
+    as_json: bool,
 ) -> None:
     """Paired differences of reward models on shared items, groups and rank intervals.
 
     RUN: run ids or prefixes (default: the newest complete run); the models of several runs
     on the same benchmark or suite are compared on the items they share, matched by key.
+    Judges and RMs are ranked together on their headline (a judge's accuracy in both orders,
+    a tie ½; an RM's accuracy); then every number of the whole data is compared.
     """
-    from rmaudit.results.comparison import compare_stored, comparison_json, comparison_lines
+    from rmaudit.results.comparison import compare_stored
+    from rmaudit.results.comparison_text import comparison_json
     from rmaudit.results.step_aggregation import aggregation_comparisons
 
     if not 0 < alpha < 1:
@@ -42,7 +77,9 @@ def compare(
         ids = [resolve_run(store, r) for r in run_ids] or [resolve_run(store, None)]
         _complete(store, ids, run_ids)
         _same_data(store, ids)
-        results = compare_stored(store, list(dict.fromkeys(ids)), metrics, alpha=alpha)
+        results = compare_stored(
+            store, list(dict.fromkeys(ids)), metrics, alpha=alpha, parts=subsets
+        )
         if not run_ids:
             click.echo(_picked(store, ids[0], db_path), err=True)
         # a run of process reward models: each PRM's step aggregations compared too
@@ -56,6 +93,7 @@ def compare(
         store.close()
     if metrics and not results:
         raise BadInput("no stored number of that name", field="--metric", value=",".join(metrics))
+    _check_models([*results, *aggregations], models)
     if as_json:
         body = {
             "db": db_path,
@@ -65,10 +103,114 @@ def compare(
         }
         click.echo(json.dumps(body, indent=2, allow_nan=False))
         return
-    click.echo(f"runs: {', '.join(ids)}")
+    out = console()
+    out.print(literal(f"runs: {', '.join(ids)}"))
     for result in [*results, *aggregations]:
-        for line in comparison_lines(result):
-            click.echo(line)
+        print_comparison(out, result, models)
+
+
+def print_comparison(out: Console, result: MetricComparison, models: Sequence[str] = ()) -> None:
+    """One comparison: its caption, each model's standing, and each pair's difference (only
+    the pairs with one of ``models``, where given)."""
+    from rmaudit.results.comparison_text import caption
+
+    if result.comparison is None:
+        out.print(literal(f"{result.label}: not compared: {result.note}"))
+        return
+    out.print(literal(caption(result) + ":", "bold"))
+    standings: list[Layout] = [partial(_one, _standings, result, models, cap) for cap in (None, 32)]
+    for table in fitting(out, standings):
+        out.print(table)
+    pairs = [
+        p
+        for p in result.comparison.pairs
+        if not models
+        or (p.first in models and p.second in models)
+        or (len(models) == 1 and models[0] in (p.first, p.second))
+    ]
+    if not models and len(pairs) > PAIRS_SHOWN:
+        out.print(
+            literal(
+                f"{len(pairs):,} pairs of models: --model NAME prints a model's (twice: one "
+                f"pair's), --json every one"
+            )
+        )
+        pairs = []
+    if pairs:
+        layouts: list[Layout] = [
+            partial(_one, _pairs, pairs, cap) for cap in (None, LABEL_WIDTH, 14)
+        ]
+        for table in fitting(out, layouts):
+            out.print(table)
+    if result.note:
+        out.print(literal(f"note: {result.note}"))
+
+
+def _one(render: Callable[..., Table], *args: Any) -> list[Table]:
+    return [render(*args)]
+
+
+def _standings(result: MetricComparison, models: Sequence[str], cap: int | None) -> Table:
+    from rmaudit.results.comparison_text import number
+
+    assert result.comparison is not None
+    measures = result.measures or {}
+    table = Table(box=None, padding=(0, 1))
+    table.add_column("group", no_wrap=True)
+    table.add_column("model", overflow="fold", max_width=cap)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("rank", justify="right", no_wrap=True)
+    if measures:
+        table.add_column("number", overflow="fold", max_width=cap)
+    for s in result.comparison.standings:
+        if models and s.model not in models:
+            continue
+        row: list[Text | str] = [
+            Text(s.letters),
+            literal(s.model),
+            number(s.value),
+            Text(f"#{s.ranks}"),
+        ]
+        if measures:
+            own = measures.get(s.model)
+            row.append(literal(own.key if own else result.key))
+        table.add_row(*row)
+    return table
+
+
+def _pairs(pairs: list, cap: int | None) -> Table:
+    from rmaudit.results.comparison_text import number, p_text, signed
+
+    table = Table(box=None, padding=(0, 1))
+    for header in ("first", "second"):
+        table.add_column(header, overflow="fold", max_width=cap)
+    table.add_column("difference ± stderr", justify="right", no_wrap=True)
+    table.add_column("95% interval", justify="right", no_wrap=True)
+    table.add_column("p_Holm", justify="right", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    for p in pairs:
+        d = p.difference
+        table.add_row(
+            literal(p.first),
+            literal(p.second),
+            f"{signed(d.value)} ± {number(d.stderr)}",
+            f"[{signed(d.ci_low)}, {signed(d.ci_high)}]",
+            p_text(p.adjusted_p),
+            "" if p.separable else "not separable",
+        )
+    return table
+
+
+def _check_models(results: list[MetricComparison], models: tuple[str, ...]) -> None:
+    """A --model that no comparison holds is one line, exit code 2."""
+    known = {s.model for r in results if r.comparison is not None for s in r.comparison.standings}
+    unknown = [m for m in models if m not in known]
+    if unknown:
+        raise BadInput(
+            f"no compared model of that label (known: {', '.join(sorted(known)) or 'none'})",
+            field="--model",
+            value=unknown[0],
+        )
 
 
 def _complete(store: Store, ids: list[str], named: tuple[str, ...]) -> None:
@@ -102,9 +244,16 @@ def _picked(store: Store, run_id: str, db_path: str) -> str:
 def _same_data(store: Store, ids: list[str]) -> None:
     """Runs compared together audit one benchmark or one pair set (their items match by key)."""
     runs = [store.read.run(i) for i in ids]
-    data = [(r.benchmark_id, r.pair_set_key, r.solution_set_key) for r in runs]
-    if len(set(data)) > 1:
-        first, other = runs[0], next(r for r, d in zip(runs, data, strict=True) if d != data[0])
+    data = {(r.benchmark_id, r.pair_set_key) for r in runs}
+    if len(data) > 1:
+        first, other = (
+            runs[0],
+            next(
+                r
+                for r in runs
+                if (r.benchmark_id, r.pair_set_key) != (runs[0].benchmark_id, runs[0].pair_set_key)
+            ),
+        )
         raise BadInput(
             f"runs {first.id[:10]} ({first.title}) and {other.id[:10]} "
             f"({other.title}) audit different data: compare runs of one benchmark or suite",

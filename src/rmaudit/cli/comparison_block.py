@@ -1,5 +1,6 @@
-"""The summary's compact block of paired comparisons (rmaudit.results.comparison): each
-compared number's significance groups and rank intervals, after the leaderboard."""
+"""The lines under the leaderboard about its paired comparisons (rmaudit.results.comparison):
+where every pair's difference is, with its ± and interval; and for a run of process reward
+models, each PRM's step aggregations compared."""
 
 from __future__ import annotations
 
@@ -7,14 +8,16 @@ from rich.console import Console
 from rich.text import Text
 
 from rmaudit.display.literal import literal
-from rmaudit.results.comparison import headline_comparisons, standing_line
+from rmaudit.results.comparison_text import standing_line
+from rmaudit.results.leaderboard import Leaderboard
 from rmaudit.results.step_aggregation import aggregation_comparisons
 from rmaudit.store import Store
 
 
-def print_comparisons(out: Console, store: Store, run_id: str, db_path: str) -> None:
-    """Nothing with fewer than two models or nothing comparable; a run of process reward
+def print_comparisons(out: Console, store: Store, board: Leaderboard, db_path: str) -> None:
+    """Nothing with fewer than two models or nothing compared; a run of process reward
     models adds each PRM's step aggregations compared (which tells correct answers best)."""
+    run_id = board.summary.run.id
     aggregations = aggregation_comparisons(store, run_id)
     if aggregations:
         out.print(
@@ -26,18 +29,12 @@ def print_comparisons(out: Console, store: Store, run_id: str, db_path: str) -> 
         )
         for result in aggregations:
             out.print(literal(f"  {standing_line(result)}"))
-    results = headline_comparisons(store, run_id)
-    if not results:
+    board_comparison = board.comparison
+    if board_comparison is None or board_comparison.comparison is None:
         return
-    first = results[0]
-    alpha = first.comparison.alpha if first.comparison else 0.05
     out.print(
-        Text(
-            f"paired comparisons (same items; a shared letter: not separable, Holm-adjusted "
-            f"at {1 - alpha:.0%}; #: simultaneous rank interval)",
-            style="bold",
+        literal(
+            f"each pair's difference with its ± (every compared number): rmaudit compare "
+            f"{db_path} {run_id[:10]}"
         )
     )
-    for result in results:
-        out.print(literal(f"  {standing_line(result)}"))
-    out.print(literal(f"  differences with their ±: rmaudit compare {db_path} {run_id[:10]}"))

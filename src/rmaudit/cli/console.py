@@ -9,19 +9,21 @@ from typing import IO, cast
 
 from rich.console import Console
 
-#: the width of output to a file or pipe: no limit, so tables take their natural width
-UNLIMITED = 100_000
+#: the width tables fit in output to a file or pipe without ``COLUMNS``
+PIPE_WIDTH = 100
 
 
 def console(stderr: bool = False) -> Console:
-    """A console as wide as the terminal (or ``COLUMNS``); output to a file or pipe without
-    ``COLUMNS`` is as wide as its tables, never wrapped.  Lines never end in spaces."""
+    """A console as wide as the terminal, or ``COLUMNS``; output to a file or pipe without
+    ``COLUMNS`` fits its tables in :data:`PIPE_WIDTH` columns and never wraps a line of text
+    (a line stays whole for grep).  Lines never end in spaces."""
     probe = Console(stderr=stderr)
-    fixed = probe.is_terminal or os.environ.get("COLUMNS", "").isdigit()
     # stderr has the progress bars; a TrimmedLines is a text stream (io.TextIOBase), which
     # typeshed does not count as the IO[str] Console is annotated with
     stream = probe.file if stderr else cast(IO[str], TrimmedLines(probe.file))
-    return Console(file=stream, highlight=False, width=None if fixed else UNLIMITED)
+    if probe.is_terminal or os.environ.get("COLUMNS", "").isdigit():
+        return Console(file=stream, highlight=False)
+    return Console(file=stream, highlight=False, width=PIPE_WIDTH, soft_wrap=True)
 
 
 class TrimmedLines(io.TextIOBase):

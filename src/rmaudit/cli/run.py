@@ -39,9 +39,23 @@ from .summary import print_summary
 @click.option(
     "--dry-run", is_flag=True, help="Print the plan (items, stored, to do, oracle calls) and stop."
 )
+@click.option("--details", is_flag=True, help="Also print every number the leaderboard leaves out.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the run's results as JSON (as rmaudit runs DB RUN --json) instead of tables.",
+)
 @scoring_check_options
 def run(
-    recipe_path: str, db_path: str, resume: bool, yes: bool, dry_run: bool, checks: CheckSettings
+    recipe_path: str,
+    db_path: str,
+    resume: bool,
+    yes: bool,
+    dry_run: bool,
+    details: bool,
+    as_json: bool,
+    checks: CheckSettings,
 ) -> None:
     """Run the audit described by RECIPE (a TOML file)."""
     recipe = load_recipe(recipe_path)
@@ -79,7 +93,12 @@ def run(
     )
     try:
         result = run_attached(runner, store, err)
-        print_summary(out, store, result.run_id, db_path)
+        if as_json:
+            from rmaudit.results.as_json import runs_json
+
+            click.echo(runs_json(store, [result.run_id]))
+            return
+        print_summary(out, store, result.run_id, db_path, details=details)
         out.print(
             literal(
                 f"stored in {db_path} (run {result.run_id}); browse it: rmaudit tui "

@@ -28,7 +28,10 @@ from .table_fit import LABEL_WIDTH, fitting
     is_flag=True,
     help="Print every stored metric and curve (of RUN_ID, or of every run) as JSON.",
 )
-def runs(targets: tuple[str, ...], db_option: str | None, as_json: bool) -> None:
+@click.option(
+    "--details", is_flag=True, help="With RUN_ID: also every number the leaderboard leaves out."
+)
+def runs(targets: tuple[str, ...], db_option: str | None, as_json: bool, details: bool) -> None:
     """List stored runs, newest first; with RUN_ID, print that run's summary.
 
     DB is the SQLite file (as in `rmaudit tui DB` and `rmaudit report DB`; or --db); a lone
@@ -51,7 +54,7 @@ def runs(targets: tuple[str, ...], db_option: str | None, as_json: bool) -> None
 
             resolved = resolve_run(store, run_id)
             _check_runs(store, [resolved])
-            print_summary(out, store, resolved, db_path, sources=True)
+            print_summary(out, store, resolved, db_path, sources=True, details=details)
             return
         store.check_integrity()  # the listing reads too little to notice damaged pages
         rows = list_runs(store)

@@ -13,7 +13,6 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from functools import partial
-from itertools import pairwise
 from typing import Any
 
 from rich.console import Console
@@ -30,6 +29,7 @@ from rmaudit.components.vocabulary import (
 )
 from rmaudit.display.formatting import eta_label, format_number, short_label, sparkline, spread
 from rmaudit.display.literal import assemble, literal
+from rmaudit.results.leaderboard import leaderboard
 from rmaudit.results.legend import legend
 from rmaudit.results.regret import StudyTable, load_studies, study_table
 from rmaudit.results.summary import (
@@ -44,25 +44,54 @@ from rmaudit.results.summary import (
 from rmaudit.store import Store
 
 from .comparison_block import print_comparisons
+from .leaderboard import print_leaderboard
 from .scoring_checks_block import print_scoring_checks
-from .table_fit import LABEL_WIDTH, Layout, fitting
+from .table_fit import LABEL_WIDTH, Layout, chunks, fitting
 
 #: the shift quantities the summary tabulates (all five are plotted by the TUI and the report)
 SHIFT_TABLES = ("accuracy", "ece", "auroc")
 
 
 def print_summary(
-    out: Console, store: Store, run_id: str, db_path: str, sources: bool = False
+    out: Console,
+    store: Store,
+    run_id: str,
+    db_path: str,
+    sources: bool = False,
+    details: bool = False,
 ) -> None:
-    """Every table of a run's results, then the legend of what the numbers mean; with
-    ``sources``, where each part of the run came from (files with their SHA-256, models)."""
+    """Every table of a run's results — the leaderboard first — then the legend of what the
+    numbers mean; with ``sources``, where each part of the run came from (files with their
+    SHA-256, models); with ``details``, every number the leaderboard leaves out."""
     summary = load_summary(store, run_id)
     scale = oracle_scale(store, summary.benchmark)
     studies = load_studies(store, run_id)
+    board = leaderboard(store, summary)
     tag = Text("  SIMULATED", style="bold yellow") if summary.simulated else ""
-    _print(out, assemble((summary.run.title, "bold"), tag), _board_layouts(summary, scale))
+    out.print(assemble((summary.run.title, "bold"), tag))
+    reta = next(((m, k) for m, k in summary.curve_keys() if k == RETA_CURVE), None)
+    curves = {
+        rm_key: sparkline(curve.value)
+        for _, rm_key in summary.reward_models
+        if reta and (curve := summary.curves.get((rm_key, *reta))) is not None
+    }
+    print_leaderboard(out, board, curves)
     out.print(literal(_caption(summary)))
-    print_comparisons(out, store, run_id, db_path)
+    print_comparisons(out, store, board, db_path)
+    if board.details:
+        if details:
+            _print(
+                out,
+                Text("every other number (± standard error)", style="bold"),
+                _board_layouts(summary, scale, board.details),
+            )
+        else:
+            out.print(
+                literal(
+                    f"{len(board.details)} more numbers (per subset, details): "
+                    f"rmaudit runs {db_path} {run_id[:10]} --details"
+                )
+            )
     if summary.simulated:
         out.print(literal(summary.simulated_notice), style="yellow")
     if sources and summary.sources:
@@ -143,7 +172,7 @@ def _value(cell: Cell | None, two_lines: bool) -> Text:
 def _header(column: Column, scale: OracleScale | None) -> Text:
     """The metric's label and arrow, and for an oracle score (with ``scale``) the oracle's
     scale under it."""
-    header = literal(f"{column.label} {'↑' if column.higher_is_better else '↓'}")
+    header = literal(f"{column.label} {column.arrow}")
     if scale is not None and in_oracle_units(column.key):
         header.append(f"\n[{scale.short}]", style="dim")
     return header
@@ -161,28 +190,20 @@ def _broken(label: str, size: int = 9) -> Text:
     return literal("\n".join(part.strip() for part in [*lines, line] if part.strip()))
 
 
-def _chunks(items: list, size: int) -> list[list]:
-    """``items`` in as few chunks of at most ``size`` as there can be, of even sizes (5 RMs
-    by 4: 3 and 2, not 4 and 1)."""
-    count = -(-len(items) // size)
-    bounds = [round(i * len(items) / count) for i in range(count + 1)]
-    return [items[a:b] for a, b in pairwise(bounds)]
-
-
 # -- the leaderboard ------------------------------------------------------------------------
 
 
-def _board_layouts(summary: RunSummary, scale: OracleScale | None) -> list[Layout]:
+def _board_layouts(
+    summary: RunSummary, scale: OracleScale | None, columns: list[Column]
+) -> list[Layout]:
     rms = summary.reward_models
-    spark = next(((m, k) for m, k in summary.curve_keys() if k == RETA_CURVE), None)
     layouts: list[Layout] = [
-        lambda: [_board_by_rm(summary, scale, spark)],
-        lambda: [_board_by_rm(summary, scale, None)],
-        lambda: [_board_by_metric(summary, scale, rms, False, spark)],
-        lambda: [_board_by_metric(summary, scale, rms, True, None)],
+        lambda: [_board_by_rm(summary, scale, columns)],
+        lambda: [_board_by_metric(summary, scale, rms, False, columns)],
+        lambda: [_board_by_metric(summary, scale, rms, True, columns)],
     ]
     for size in range(len(rms) - 1, 0, -1):
-        layouts.append(partial(_boards_by_metric, summary, scale, _chunks(rms, size)))
+        layouts.append(partial(_boards_by_metric, summary, scale, chunks(rms, size), columns))
     return layouts
 
 
@@ -192,34 +213,36 @@ def _one(render: Callable[..., Table], *args: Any) -> list[Table]:
 
 
 def _boards_by_metric(
-    summary: RunSummary, scale: OracleScale | None, chunks: list[list[tuple[str, str]]]
+    summary: RunSummary,
+    scale: OracleScale | None,
+    chunks: list[list[tuple[str, str]]],
+    columns: list[Column],
 ) -> list[Table]:
-    return [_board_by_metric(summary, scale, chunk, True, None) for chunk in chunks]
+    return [_board_by_metric(summary, scale, chunk, True, columns) for chunk in chunks]
 
 
-def _board_by_rm(summary: RunSummary, scale, spark) -> Table:
+def _board_by_rm(summary: RunSummary, scale, columns: list[Column]) -> Table:
     table = Table()
     table.add_column("reward model", style="bold", overflow="fold")
-    for column in summary.columns:
+    for column in columns:
         table.add_column(_header(column, scale), justify="right", no_wrap=True)
-    if spark:
-        table.add_column("RETA curve\nη: ½→small", no_wrap=True)
     for label, rm_key in summary.reward_models:
         row: list[Text | str] = [literal(short_label(label))]
-        row += [_value(summary.cells.get((rm_key, c.metric, c.key)), True) for c in summary.columns]
-        if spark:
-            curve = summary.curves.get((rm_key, *spark))
-            row.append(sparkline(curve.value) if curve is not None else "")
+        row += [_value(summary.cells.get((rm_key, c.metric, c.key)), True) for c in columns]
         table.add_row(*row)
     return table
 
 
 def _board_by_metric(
-    summary: RunSummary, scale, rms: Sequence[tuple[str, str]], two_lines: bool, spark
+    summary: RunSummary,
+    scale,
+    rms: Sequence[tuple[str, str]],
+    two_lines: bool,
+    columns: list[Column],
 ) -> Table:
     table = Table()
     # the oracle's scale once, in the corner, rather than on every best-of-n row
-    oracle_units = scale is not None and any(in_oracle_units(c.key) for c in summary.columns)
+    oracle_units = scale is not None and any(in_oracle_units(c.key) for c in columns)
     corner = Text(f"BoN scale:\n[{scale.short}]", style="dim") if oracle_units else ""
     table.add_column(corner, overflow="fold", max_width=LABEL_WIDTH)
     for label, _ in rms:
@@ -228,18 +251,13 @@ def _board_by_metric(
             justify="right",
             overflow="fold",
         )
-    for column in summary.columns:
+    for column in columns:
         table.add_row(
             _header(column, None),
             *(
                 _value(summary.cells.get((rm_key, column.metric, column.key)), two_lines)
                 for _, rm_key in rms
             ),
-        )
-    if spark:
-        curves = [summary.curves.get((rm_key, *spark)) for _, rm_key in rms]
-        table.add_row(
-            "RETA curve η: ½→small", *(sparkline(c.value) if c is not None else "" for c in curves)
         )
     return table
 
@@ -265,7 +283,7 @@ def _curve_layouts(summary: RunSummary, ident: tuple[str, str], axis: Axis = ETA
         for count in (8, 6, 5, 4, 3)
     ]
     for size in range(len(curves), 0, -1):
-        layouts.append(partial(_curves_by_x, _chunks(curves, size), spread(len(x), 8), axis))
+        layouts.append(partial(_curves_by_x, chunks(curves, size), spread(len(x), 8), axis))
     return layouts
 
 

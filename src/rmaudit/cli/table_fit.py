@@ -5,6 +5,7 @@ lists runs with nothing more)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import pairwise
 
 from rich.console import Console
 from rich.measure import Measurement
@@ -31,3 +32,11 @@ def width(out: Console, table: Table) -> int:
     """The columns ``table`` takes when nothing in it wraps (but labels capped by a column's
     ``max_width``)."""
     return Measurement.get(out, out.options.update_width(10**6), table).maximum
+
+
+def chunks(items: list, size: int) -> list[list]:
+    """``items`` in as few chunks of at most ``size`` as there can be, of even sizes (5 RMs
+    by 4: 3 and 2, not 4 and 1)."""
+    count = -(-len(items) // size)
+    bounds = [round(i * len(items) / count) for i in range(count + 1)]
+    return [items[a:b] for a, b in pairwise(bounds)]

@@ -39,6 +39,7 @@ from .metric import (
     MetricOutput,
     MetricValue,
     PairInputs,
+    PerPair,
     StepInputs,
     StudyInputs,
 )
@@ -99,6 +100,7 @@ __all__ = [
     "PairLoad",
     "PairShown",
     "PairVerdict",
+    "PerPair",
     "PairSource",
     "ProcessRewardModel",
     "PROVENANCE_PARTS",

@@ -145,6 +145,22 @@ class CurveValue:
     params: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class PerPair:
+    """The per-pair values behind one stored value of a pair metric, aligned with
+    :attr:`PairInputs.pair_ids`: their mean over the finite ones is the value, and NaN marks a
+    pair that is not one of its units (another subset's).  ``strata`` (one per pair, None: a
+    single stratum) are fixed groups the value weights, such as a section score's subsets: a
+    difference's ± is then stratified by them (:func:`rmaudit.metrics.paired.stratified_stderr`).
+    What :meth:`Metric.per_pair` declares, so that two models on the same pairs compare pair by
+    pair (:mod:`rmaudit.results.comparison`)."""
+
+    values: np.ndarray
+    strata: tuple[str, ...] | None = None
+    #: what a unit is, as a comparison's caption names it ("rows": a row of several pairs)
+    unit: str = "pairs"
+
+
 @dataclass
 class MetricOutput:
     values: list[MetricValue] = field(default_factory=list)
@@ -198,3 +214,11 @@ class Metric(Component[OptionsT], Generic[OptionsT, InputsT]):
 
     def compute(self, inputs: InputsT) -> MetricOutput:
         raise NotImplementedError
+
+    def per_pair(self, inputs: PairInputs) -> dict[str, PerPair]:
+        """For a pair metric (``scope = "pairs"``): the per-pair values behind each stored key
+        whose value is a mean over pairs (:class:`PerPair`), from the same inputs
+        :meth:`compute` gets — recomputed from the stored scores or verdicts when models are
+        compared, and compared only where their mean gives the stored value back.  The
+        default, none: the metric's values are not compared pair by pair (a ratio, an ECE)."""
+        return {}

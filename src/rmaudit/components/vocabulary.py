@@ -7,7 +7,35 @@ These strings are in every database already written: changing one orphans stored
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Literal, get_args
+
+
+@dataclass(frozen=True)
+class ResultKey:
+    """A stored result's key as a record: its name and, for a value of one part of the data (a
+    subset's accuracy, a section's score), that part — stored as ``name[part]``, e.g.
+    ``accuracy[llmbar-natural]``.  Metrics make their keys with it and readers take a stored
+    key apart with :meth:`read`, the one place its text is parsed."""
+
+    name: str
+    part: str | None = None
+
+    def __str__(self) -> str:
+        return self.name if self.part is None else f"{self.name}[{self.part}]"
+
+    @classmethod
+    def read(cls, key: str) -> ResultKey:
+        """``accuracy[Chat]`` → ResultKey("accuracy", "Chat"); a key without a part is its name.
+
+        >>> ResultKey.read("accuracy[llmbar-natural]"), ResultKey.read("reta@0.25").part
+        (ResultKey(name='accuracy', part='llmbar-natural'), None)
+        """
+        name, bracket, rest = key.partition("[")
+        if bracket and rest.endswith("]") and name:
+            return cls(name, rest[:-1])
+        return cls(key)
+
 
 # -- RETA (RETA paper, arXiv 2504.14838)
 # --------------------------------------------------------------------------
@@ -73,6 +101,19 @@ SHIFT_CURVE_PREFIX = "shift_"
 RELIABILITY_DIAGRAM = "reliability_diagram"
 #: a pair metric's param: its ± is clustered by prompt, over this many prompts
 CLUSTERED_PROMPTS = "clustered_prompts"
+
+# -- how a value is shown (params a metric sets on a value)
+# ------------------------------------------------------------------------
+
+#: this value is its model's headline in place of the run's first number (a pairwise judge's
+#: accuracy with both orders and a tie ½, beside the score accuracy its logits give): the
+#: param's value names the convention, shown with the number
+HEADLINE = "headline"
+#: this value has no better direction (a position bias): the param's value says what its sign
+#: means, shown in place of an ↑ or ↓
+SIGNED = "signed"
+#: a detail, shown on request (``--details``) rather than in the leaderboard
+DETAIL = "detail"
 
 
 def shifts_prompt(target: str) -> bool:

@@ -20,22 +20,35 @@ from rmaudit.components import (
     MetricOutput,
     MetricValue,
     PairInputs,
+    PerPair,
 )
-from rmaudit.components.vocabulary import CLUSTERED_PROMPTS
+from rmaudit.components.vocabulary import CLUSTERED_PROMPTS, DETAIL, HEADLINE, SIGNED, ResultKey
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics import ece
-from rmaudit.metrics.judging import Estimate, judge_audit, random_order_accuracy, seed_spread
+from rmaudit.metrics.judging import (
+    Estimate,
+    judge_audit,
+    pair_credits,
+    random_order_accuracy,
+    random_order_credits,
+    seed_spread,
+)
 from rmaudit.metrics.oracle_correlation import within_prompt_correlation
 
-#: key → (label, higher is better) of each value, in the order shown
-_VALUES: dict[str, tuple[str, bool | None]] = {
-    "judge_accuracy": ("judge acc (both orders)", True),
-    "accuracy_chosen_first": ("acc, chosen shown first", True),
-    "accuracy_rejected_first": ("acc, rejected shown first", True),
-    "position_bias": ("position bias", False),
-    "consistency": ("consistency", True),
-    "tie_rate": ("tie rate", False),
-    "parse_failure_rate": ("parse failures", False),
+#: the convention of a pairwise judge's headline accuracy, shown with it
+JUDGE_CONVENTION = "judge accuracy: both orders, a tie ½"
+#: the meaning of a position bias's sign, shown in place of an arrow
+BIAS_SIGN = "+: prefers the answer shown first"
+
+#: key → (label, higher is better, how it is shown) of each value, in the order shown
+_VALUES: dict[str, tuple[str, bool | None, dict[str, Any]]] = {
+    "judge_accuracy": ("judge acc (both orders)", True, {HEADLINE: JUDGE_CONVENTION}),
+    "accuracy_chosen_first": ("acc, chosen shown first", True, {DETAIL: True}),
+    "accuracy_rejected_first": ("acc, rejected shown first", True, {DETAIL: True}),
+    "position_bias": ("position bias", None, {SIGNED: BIAS_SIGN}),
+    "consistency": ("consistency", True, {}),
+    "tie_rate": ("tie rate", False, {}),
+    "parse_failure_rate": ("parse failures", False, {}),
 }
 
 
@@ -65,11 +78,15 @@ class JudgeAudit(Metric):
             raise MetricInputError("expected finite judge logits, got NaN or inf", field="chosen")
         everything = list(range(len(inputs.pair_ids)))
         values = self._values(inputs, judged, everything, None)
-        subsets = dict.fromkeys(s for s in inputs.subsets if s is not None)
-        for subset in subsets if self.options.by_subset and len(subsets) > 1 else ():
+        for subset in self._subsets(inputs):
             rows = [i for i, s in enumerate(inputs.subsets) if s == subset]
             values += self._values(inputs, judged, rows, subset)
         return MetricOutput(values=values)
+
+    def _subsets(self, inputs: PairInputs) -> list[str]:
+        """The subsets reported one by one (none with ``by_subset`` off, or a single one)."""
+        subsets = list(dict.fromkeys(s for s in inputs.subsets if s is not None))
+        return subsets if self.options.by_subset and len(subsets) > 1 else []
 
     def _values(
         self, inputs: PairInputs, judged: JudgedPairs, rows: list[int], subset: str | None
@@ -81,11 +98,16 @@ class JudgeAudit(Metric):
         common: dict[str, Any] = {} if subset is None else {"subset": subset}
         if clusters is not None:
             common[CLUSTERED_PROMPTS] = len(set(clusters))
-        suffix = "" if subset is None else f"[{subset}]"
         label_suffix = "" if subset is None else f" {subset}"
         values = [
-            _value(key + suffix, label + label_suffix, getattr(audit, _field(key)), higher, common)
-            for key, (label, higher) in _VALUES.items()
+            _value(
+                str(ResultKey(key, subset)),
+                label + label_suffix,
+                getattr(audit, _field(key)),
+                higher,
+                {**common, **shown},
+            )
+            for key, (label, higher, shown) in _VALUES.items()
         ]
         keys = [inputs.pair_ids[i] for i in rows]
         rewardbench = random_order_accuracy(
@@ -94,12 +116,13 @@ class JudgeAudit(Metric):
         spread, low, high = seed_spread(cf, rf, seeds=self.options.seeds, keys=keys)
         values.append(
             _value(
-                "rewardbench_accuracy" + suffix,
+                str(ResultKey("rewardbench_accuracy", subset)),
                 "acc, one random order (reward-bench)" + label_suffix,
                 rewardbench,
                 True,
                 {
                     **common,
+                    DETAIL: True,
                     "seed": self.options.seed,
                     "seed_sd": spread,
                     "seed_min": low,
@@ -113,23 +136,61 @@ class JudgeAudit(Metric):
             calibration = ece(chosen, np.zeros_like(chosen), ties="half", clusters=clusters)
             values.append(
                 MetricValue(
-                    "judge_ece" + suffix,
+                    str(ResultKey("judge_ece", subset)),
                     "ECE of P(chosen)" + label_suffix,
                     float(calibration.value),
-                    params=common,
+                    params={**common, DETAIL: True},
                     higher_is_better=False,
                 )
             )
         return values
+
+    def per_pair(self, inputs: PairInputs) -> dict[str, PerPair]:
+        """Each pair's credit in both orders and in each, whether its verdict survives the
+        swap, its share of unparsed showings and its credit in reward-bench's one random
+        order, overall and per subset (the ratios, position bias and tie rate, are not means
+        over pairs and are not compared pair by pair)."""
+        judged = inputs.verdicts
+        if judged is None:
+            return {}
+        c = pair_credits(judged.chosen_first, judged.rejected_first)
+        credits = {
+            "judge_accuracy": c.accuracy,
+            "accuracy_chosen_first": c.chosen_first,
+            "accuracy_rejected_first": c.rejected_first,
+            "consistency": c.consistency,
+            "parse_failure_rate": c.parse_failures,
+            "rewardbench_accuracy": random_order_credits(
+                judged.chosen_first,
+                judged.rejected_first,
+                seed=self.options.seed,
+                keys=inputs.pair_ids,
+            ),
+        }
+        found = {key: PerPair(values) for key, values in credits.items()}
+        for subset in self._subsets(inputs):
+            mine = np.array([s == subset for s in inputs.subsets])
+            for key, values in credits.items():
+                found[str(ResultKey(key, subset))] = PerPair(np.where(mine, values, np.nan))
+        return found
 
 
 def _field(key: str) -> str:
     return "accuracy" if key == "judge_accuracy" else key
 
 
+#: why an interval on a few events is approximate (params["approximate"])
+FEW = (
+    "a rate from 1–4 events: its 95% interval covered 0.92–0.98 in simulation, as the true "
+    "rate varies (benchmarks/coverage_judges.py)"
+)
+
+
 def _value(
     key: str, label: str, estimate: Estimate, higher: bool | None, params: dict[str, Any]
 ) -> MetricValue:
+    if estimate.few:
+        params = {**params, "approximate": FEW}
     low, high = estimate.ci
     return MetricValue(
         key,

@@ -9,8 +9,9 @@ standard error across pairs is clustered).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
 from pydantic import Field
@@ -23,15 +24,14 @@ from rmaudit.components import (
     MetricOutput,
     MetricValue,
     PairInputs,
+    PerPair,
 )
 from rmaudit.components.kinds import OptionsT
-from rmaudit.components.vocabulary import (
-    CLUSTERED_PROMPTS,
-    RELIABILITY_DIAGRAM,
-)
+from rmaudit.components.vocabulary import CLUSTERED_PROMPTS, RELIABILITY_DIAGRAM, ResultKey
 from rmaudit.default_plugins.metrics import scalar
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics import (
+    DEFAULT_TIES,
     CalibrationResult,
     MetricResult,
     accuracy,
@@ -57,7 +57,9 @@ from .pair_bootstrap import (
 )
 
 Ties = Literal["loss", "half"]
-TIES_FIELD: Ties = Field("loss", description="credit for an RM tie: loss (RewardBench) or half")
+TIES_FIELD: Ties = Field(
+    cast(Ties, DEFAULT_TIES), description="credit for an RM tie: loss (RewardBench) or half"
+)
 
 
 def _scalar(key: str, label: str, result: MetricResult, **params: Any) -> MetricValue:
@@ -133,7 +135,7 @@ class PairAccuracy(PairMetric[AccuracyOptions]):
                     prompts.setdefault(subset, set()).add(clusters[i])
             values += [
                 _scalar(
-                    f"accuracy[{subset}]",
+                    str(ResultKey("accuracy", subset)),
                     f"acc {subset}",
                     result,
                     ties=ties,
@@ -144,6 +146,17 @@ class PairAccuracy(PairMetric[AccuracyOptions]):
                 for subset, result in results.items()
             ]
         return MetricOutput(values=values)
+
+    def per_pair(self, inputs: PairInputs) -> dict[str, PerPair]:
+        """Each pair's credit (1, 0, a tie per ``ties``): overall, and of each subset's pairs."""
+        credit = pair_credit(inputs.chosen, inputs.rejected, ties=self.options.ties)
+        found = {"accuracy": PerPair(credit)}
+        labelled, subsets = _labelled(inputs)
+        if self.options.by_subset and labelled:
+            for subset in dict.fromkeys(subsets):
+                mine = np.array([s == subset for s in inputs.subsets])
+                found[str(ResultKey("accuracy", subset))] = PerPair(np.where(mine, credit, np.nan))
+        return found
 
 
 class SectionScoreOptions(ComponentOptions):
@@ -189,10 +202,39 @@ class SectionScore(PairMetric[SectionScoreOptions]):
             )
         ]
         values += [
-            MetricValue(f"section[{name}]", name, value, params={"section": name})
+            MetricValue(str(ResultKey("section", name)), name, value, params={"section": name})
             for name, value in score.sections.items()
         ]
         return MetricOutput(values=values)
+
+    def per_pair(self, inputs: PairInputs) -> dict[str, PerPair]:
+        """The score Σ_k v_k · acc_k is linear in the subset accuracies, with coefficients v_k
+        that :func:`section_score` itself gives (the score with subset k's accuracy 1 and every
+        other 0): it is the mean of x_i = n · v_k · c_i / n_k over the n labelled pairs, n_k of
+        them in subset k, each pair in its subset's stratum."""
+        labelled, subsets = _labelled(inputs)
+        if not labelled:
+            return {}
+        o = self.options
+        chosen, rejected = inputs.chosen[labelled], inputs.rejected[labelled]
+        results = subset_accuracy(chosen, rejected, subsets, ties=o.ties)
+        coefficient = {
+            k: section_score(
+                {s: replace(result, value=float(s == k)) for s, result in results.items()},
+                o.sections,
+                o.weights,
+            ).score
+            for k in results
+        }
+        size = Counter(subsets)
+        credit = pair_credit(chosen, rejected, ties=o.ties)
+        values = np.full(len(inputs.pair_ids), np.nan)
+        values[labelled] = [
+            len(labelled) * coefficient[s] * c / size[s]
+            for s, c in zip(subsets, credit, strict=True)
+        ]
+        strata = tuple("" if s is None else s for s in inputs.subsets)
+        return {"section_score": PerPair(values, strata)}
 
 
 class RMBenchOptions(ComponentOptions):
@@ -240,6 +282,20 @@ class RMBenchDifficulty(PairMetric[RMBenchOptions]):
                 for level in ("easy", "normal", "hard", "average")
             ]
         )
+
+    def per_pair(self, inputs: PairInputs) -> dict[str, PerPair]:
+        """Each pair's credit, in the level its styles put it in (easy: the chosen response's
+        style richer than the rejected one's, normal: equal, hard: plainer); each record has
+        one pair per style combination, so a level's mean over its pairs is the mean over its
+        cells."""
+        if not all("chosen_style" in m and "rejected_style" in m for m in inputs.meta):
+            return {}
+        credit = pair_credit(inputs.chosen, inputs.rejected, ties=self.options.ties)
+        sign = np.array([np.sign(m["chosen_style"] - m["rejected_style"]) for m in inputs.meta])
+        found = {"rm_bench_average": PerPair(credit)}
+        for level, side in (("easy", 1), ("normal", 0), ("hard", -1)):
+            found[f"rm_bench_{level}"] = PerPair(np.where(sign == side, credit, np.nan))
+        return found
 
 
 class _ECE(PairMetric[OptionsT]):

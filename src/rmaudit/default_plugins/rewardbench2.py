@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from pydantic import Field
 
 from rmaudit import hookimpl
@@ -20,6 +21,7 @@ from rmaudit.components import (
     MetricOutput,
     MetricValue,
     PairInputs,
+    PerPair,
     Prompt,
     Response,
     RewardModel,
@@ -27,7 +29,14 @@ from rmaudit.components import (
 )
 from rmaudit.components.options import HashedDataFile, file_source
 from rmaudit.components.vocabulary import RB2_SCORE, rb2_subset_key
-from rmaudit.metrics.rewardbench2 import BOUNDS, SubsetScore, rewardbench2_score, rows_from_pairs
+from rmaudit.metrics.rewardbench2 import (
+    BOUNDS,
+    TIES,
+    SubsetScore,
+    is_ties,
+    rewardbench2_score,
+    rows_from_pairs,
+)
 
 from .pair_metrics import PairMetric
 
@@ -76,6 +85,48 @@ class RewardBench2(PairMetric[RewardBench2Options]):
             )
         values += [_subset_value(s) for s in score.subsets]
         return MetricOutput(values=values)
+
+    def per_pair(self, inputs: PairInputs) -> dict[str, PerPair]:
+        """Each unit's value (a row's credit; a Ties question's weighted value, whose mean is
+        the Ties score; for the final score, each scaled to the mean of the subset scores,
+        its subset the stratum), held by the unit's first pair, NaN at its other pairs: a
+        row of four completions is one unit, not three pairs (the data's sampling unit)."""
+        rows = rows_from_pairs(inputs.chosen, inputs.rejected, inputs.subsets, inputs.meta)
+        score = rewardbench2_score(rows, intervals=False)
+        first = _first_pairs(inputs)
+        count = len(inputs.pair_ids)
+
+        def per_pair(units: dict[str, float]) -> np.ndarray:
+            values = np.full(count, np.nan)
+            for unit, value in units.items():
+                values[first[unit]] = value
+            return values
+
+        found = {
+            rb2_subset_key(s.subset): PerPair(
+                per_pair(s.units), unit="questions" if is_ties(s.subset) else "rows"
+            )
+            for s in score.subsets
+        }
+        if score.final is not None:
+            f = score.final
+            strata = [""] * count
+            for unit, subset in f.strata.items():
+                strata[first[unit]] = subset
+            found[RB2_SCORE] = PerPair(per_pair(f.units), tuple(strata), "rows and questions")
+        return found
+
+
+def _first_pairs(inputs: PairInputs) -> dict[str, int]:
+    """Each unit's first pair: ``row N`` (``pair I`` for a pair without a row), and
+    ``Ties question N`` for a Ties pair whose row's id is ``ref:N`` or ``tied:N``."""
+    first: dict[str, int] = {}
+    for i, (meta, subset) in enumerate(zip(inputs.meta, inputs.subsets, strict=True)):
+        first.setdefault(f"row {meta['row']}" if "row" in meta else f"pair {i}", i)
+        if is_ties(subset or ""):
+            question = str(meta.get("id", "")).partition(":")[2]
+            first.setdefault(f"{TIES} question {question}", i)
+    return first
 
 
 def _subset_value(s: SubsetScore) -> MetricValue:

@@ -18,6 +18,7 @@ from rmaudit.metrics._results import CurveResult, MetricResult
 from rmaudit.metrics.best_of_n import best_k_of_n, best_of_n, best_of_n_curve, bon_kl, rank_of_n_kl
 from rmaudit.metrics.pairwise import pairwise_accuracy
 from rmaudit.metrics.preference import (
+    DEFAULT_TIES,
     REWARDBENCH,
     CalibrationResult,
     SectionScheme,
@@ -65,6 +66,7 @@ from rmaudit.metrics.regret import (
 from rmaudit.metrics.reta import default_etas, reta, reta_curve, reta_n_range
 
 __all__ = [
+    "DEFAULT_TIES",
     "ERROR_METRICS",
     "CorrelationEstimate",
     "RegretStudy",

@@ -58,36 +58,68 @@ class Estimate:
     n: int
     skipped: int = 0
     ci: tuple[float, float] = (math.nan, math.nan)
+    #: the interval rests on a few events (:func:`few_events`): its coverage is approximate
+    few: bool = False
 
     def shifted(self, by: float) -> Estimate:
         low, high = self.ci
-        return Estimate(self.value + by, self.stderr, self.n, self.skipped, (low + by, high + by))
+        return Estimate(
+            self.value + by, self.stderr, self.n, self.skipped, (low + by, high + by), self.few
+        )
+
+
+#: below this many events (or non-events) a proportion's interval is approximate
+FEW_EVENTS = 5
+
+
+def few_events(value: float, stderr: float) -> bool:
+    """Whether a proportion's interval rests on between 0 and :data:`FEW_EVENTS` events (or
+    non-events), counted at the effective count p(1 − p)/SE².  There the coverage of Wilson's
+    interval dips and rises with the true rate (Brown, Cai & DasGupta 2001, Sec. 4.1: 0.92 at
+    one event expected in 200 showings, 0.98 at 0.2; benchmarks/coverage_judges.py); with no
+    event at all the interval (at the actual count) covers any rate that would likely have
+    shown one, so it is not flagged.
+
+    >>> few_events(3 / 200, math.sqrt(0.015 * 0.985 / 200)), few_events(0.0, 0.0)
+    (True, False)
+    """
+    if not (math.isfinite(value) and math.isfinite(stderr)) or stderr <= 0:
+        return False
+    variance = value * (1.0 - value)
+    if variance <= 0:
+        return False
+    events = variance / stderr**2 * min(value, 1.0 - value)
+    return 0 < events < FEW_EVENTS - 0.5
 
 
 def proportion_interval(value: float, stderr: float, clusters: int) -> tuple[float, float]:
     """The 95% interval of a proportion ``value`` with standard error ``stderr`` over
     ``clusters`` independent units: Wilson's score interval (Brown, Cai & DasGupta 2001) at
     the effective count p(1 − p)/SE², with Student's t quantile at ``clusters`` − 1 degrees
-    of freedom (Korn & Graubard, *Survey Methodology* 24, 1998).  A zero SE (every unit
-    alike) gives the value itself; an undefined one, NaN.
+    of freedom (Korn & Graubard, *Survey Methodology* 24, 1998).  Where no spread is seen — a
+    rate observed at 0 or 1, or every unit alike — the effective count is undefined and the
+    interval is Wilson's at the actual count, ``clusters`` (0 of 419: [0, t²/(419 + t²)]), so a
+    rare event not seen in this sample is not called impossible.  An undefined SE, NaN.
 
     >>> [round(b, 4) for b in proportion_interval(0.5, 0.05, 100)]
     [0.4027, 0.5973]
+    >>> [round(b, 4) for b in proportion_interval(0.0, 0.0, 419)]
+    [0.0, 0.0091]
     """
     if not (math.isfinite(value) and math.isfinite(stderr)) or clusters < 2:
         return math.nan, math.nan
     variance = value * (1.0 - value)
-    if stderr == 0.0 or variance <= 0.0:  # no spread seen: nothing to widen by
-        return value - stderr, value + stderr
     from scipy.special import stdtrit  # scipy.stats.t.ppf, without importing scipy.stats
 
     t = float(stdtrit(clusters - 1, 0.975))
-    count = variance / stderr**2
+    # no spread seen: Wilson at the actual count (the effective count p(1 − p)/SE² is 0/0)
+    count = variance / stderr**2 if stderr > 0.0 and variance > 0.0 else float(clusters)
     shrink = 1.0 + t * t / count
     centre = (value + t * t / (2.0 * count)) / shrink
     half = t / shrink * math.sqrt(variance / count + t * t / (4.0 * count**2))
-    # rounding must not leave the value a hair outside its own interval
-    return min(centre - half, value), max(centre + half, value)
+    # rounding must not leave the value a hair outside its own interval, nor a bound outside
+    # [0, 1]
+    return max(min(centre - half, value), 0.0), min(max(centre + half, value), 1.0)
 
 
 def _units(size: int, groups: Sequence[Hashable] | None) -> int:
@@ -139,8 +171,10 @@ def mean_estimate(values: np.ndarray, clusters: Sequence[Hashable] | None) -> Es
     groups = None if clusters is None else [c for c, k in zip(clusters, keep, strict=True) if k]
     value = float(kept.mean())
     stderr = clustered_stderr(kept, groups) if kept.size > 1 else np.nan
-    ci = proportion_interval(value, stderr, _units(kept.size, groups))
-    return Estimate(value, stderr, int(kept.size), int(values.size - kept.size), ci)
+    units = _units(kept.size, groups)
+    ci = proportion_interval(value, stderr, units)
+    few = few_events(value, stderr)
+    return Estimate(value, stderr, int(kept.size), int(values.size - kept.size), ci, few)
 
 
 def ratio_estimate(
@@ -156,8 +190,68 @@ def ratio_estimate(
     groups = None if clusters is None else [c for c, k in zip(clusters, keep, strict=True) if k]
     linear = (a - ratio * b) / b.mean()
     stderr = clustered_stderr(linear, groups) if b.size > 1 else np.nan
-    ci = proportion_interval(ratio, stderr, _units(b.size, groups))
-    return Estimate(ratio, stderr, int(b.size), int(numerator.size - b.size), ci)
+    units = _units(b.size, groups)
+    ci = proportion_interval(ratio, stderr, units)
+    few = few_events(ratio, stderr)
+    return Estimate(ratio, stderr, int(b.size), int(numerator.size - b.size), ci, few)
+
+
+@dataclass(frozen=True)
+class PairCredits:
+    """A judge's verdicts in both orders as per-pair values, aligned with its pairs: each mean
+    of the audit is the mean of one of them over its finite values (NaN: the pair is not one of
+    its units), so two judges (or a judge and an RM) on the same pairs compare pair by pair
+    (:mod:`rmaudit.metrics.paired`).  The ratios (position bias, tie rate) are Σ numerator /
+    Σ denominator of the count arrays."""
+
+    #: the mean over the pair's parsed orders of 1 (chosen preferred), ½ (tie), 0
+    accuracy: np.ndarray
+    chosen_first: np.ndarray
+    rejected_first: np.ndarray
+    #: 1 where the verdict survives the swap, 0 where not; NaN unless parsed in both orders
+    consistency: np.ndarray
+    #: the share of the pair's two showings with no verdict (0, ½ or 1)
+    parse_failures: np.ndarray
+    #: counts per pair over its two showings: "first" verdicts, decisive ones, ties, parsed
+    firsts: np.ndarray
+    decisive: np.ndarray
+    ties: np.ndarray
+    parsed: np.ndarray
+
+
+def pair_credits(chosen_first: Sequence[str], rejected_first: Sequence[str]) -> PairCredits:
+    """Each pair's values of :func:`judge_audit` (see :class:`PairCredits`).
+
+    >>> credits = pair_credits(["first", "tie"], ["second", "unparsed"])
+    >>> credits.accuracy.tolist(), credits.consistency.tolist(), credits.parse_failures.tolist()
+    ([1.0, 0.5], [1.0, nan], [0.0, 0.5])
+    """
+    _check(chosen_first, rejected_first, None)
+    cf, rf = _credit(chosen_first, "first"), _credit(rejected_first, "second")
+    both = np.vstack([cf, rf])
+    parsed = np.isfinite(both)
+    with np.errstate(invalid="ignore"):
+        per_pair = np.where(
+            parsed.any(axis=0), np.nansum(both, axis=0) / parsed.sum(axis=0), np.nan
+        )
+    shown = list(zip(chosen_first, rejected_first, strict=True))
+
+    def count(*verdicts: str) -> np.ndarray:
+        return np.array([(a in verdicts) + (b in verdicts) for a, b in shown], float)
+
+    # the same answer preferred in both orders (credits 1 and 1, or 0 and 0), or a tie twice
+    consistent = np.where(parsed.all(axis=0), cf == rf, np.nan).astype(float)
+    return PairCredits(
+        accuracy=per_pair,
+        chosen_first=cf,
+        rejected_first=rf,
+        consistency=consistent,
+        parse_failures=(~parsed).sum(axis=0) / 2.0,
+        firsts=count("first"),
+        decisive=count("first", "second"),
+        ties=count("tie"),
+        parsed=parsed.sum(axis=0).astype(float),
+    )
 
 
 def judge_audit(
@@ -174,44 +268,37 @@ def judge_audit(
     (0.5, 0.0, 0.5)
     """
     _check(chosen_first, rejected_first, clusters)
-    cf, rf = _credit(chosen_first, "first"), _credit(rejected_first, "second")
-    both = np.vstack([cf, rf])
-    parsed = np.isfinite(both)
-    with np.errstate(invalid="ignore"):
-        per_pair = np.where(
-            parsed.any(axis=0), np.nansum(both, axis=0) / parsed.sum(axis=0), np.nan
-        )
-    firsts = np.array(
-        [
-            (a == "first") + (b == "first")
-            for a, b in zip(chosen_first, rejected_first, strict=True)
-        ],
-        float,
-    )
-    decisive = np.array(
-        [
-            (a in ("first", "second")) + (b in ("first", "second"))
-            for a, b in zip(chosen_first, rejected_first, strict=True)
-        ],
-        float,
-    )
-    bias = ratio_estimate(firsts, decisive, clusters)
-    # the same answer preferred in both orders (credits 1 and 1, or 0 and 0), or a tie twice
-    consistent = np.where(parsed.all(axis=0), cf == rf, np.nan)
-    ties = np.array(
-        [(a == "tie") + (b == "tie") for a, b in zip(chosen_first, rejected_first, strict=True)],
-        float,
-    )
-    unparsed = (~parsed).sum(axis=0).astype(float)
+    c = pair_credits(chosen_first, rejected_first)
     return JudgeAudit(
-        accuracy=mean_estimate(per_pair, clusters),
-        accuracy_chosen_first=mean_estimate(cf, clusters),
-        accuracy_rejected_first=mean_estimate(rf, clusters),
-        position_bias=bias.shifted(-0.5),
-        consistency=mean_estimate(consistent.astype(float), clusters),
-        tie_rate=ratio_estimate(ties, parsed.sum(axis=0).astype(float), clusters),
-        parse_failure_rate=mean_estimate(unparsed / 2.0, clusters),
+        accuracy=mean_estimate(c.accuracy, clusters),
+        accuracy_chosen_first=mean_estimate(c.chosen_first, clusters),
+        accuracy_rejected_first=mean_estimate(c.rejected_first, clusters),
+        position_bias=ratio_estimate(c.firsts, c.decisive, clusters).shifted(-0.5),
+        consistency=mean_estimate(c.consistency, clusters),
+        tie_rate=ratio_estimate(c.ties, c.parsed, clusters),
+        parse_failure_rate=mean_estimate(c.parse_failures, clusters),
     )
+
+
+def random_order_credits(
+    chosen_first: Sequence[str],
+    rejected_first: Sequence[str],
+    *,
+    seed: int,
+    keys: Sequence[str] | None = None,
+) -> np.ndarray:
+    """reward-bench's convention, per pair: the credit of the one order drawn for it (1, ½ for
+    a tie, 0 for the rejected answer or a parse failure).  The order of pair i is drawn from
+    ``seed`` and ``keys[i]`` (its id: the same pair gets the same order wherever it is
+    listed), or without keys by ``np.random.default_rng(seed)`` in list order."""
+    _check(chosen_first, rejected_first, None)
+    cf = np.nan_to_num(_credit(chosen_first, "first"), nan=0.0)
+    rf = np.nan_to_num(_credit(rejected_first, "second"), nan=0.0)
+    if keys is None:
+        shown_first = np.random.default_rng(seed).random(len(cf)) < 0.5
+    else:
+        shown_first = np.array([_coin(seed, key) for key in keys], bool)
+    return np.where(shown_first, cf, rf)
 
 
 def random_order_accuracy(
@@ -223,17 +310,11 @@ def random_order_accuracy(
     keys: Sequence[str] | None = None,
 ) -> Estimate:
     """reward-bench's convention: each pair judged in one order, chosen first with probability
-    ½, a tie ½, a parse failure 0 (a loss), as its generative judges count them.  The order of
-    pair i is drawn from ``seed`` and ``keys[i]`` (its id: the same pair gets the same order
-    wherever it is listed), or without keys by ``np.random.default_rng(seed)`` in list order."""
+    ½, a tie ½, a parse failure 0 (a loss), as its generative judges count them
+    (:func:`random_order_credits`), averaged over the pairs."""
     _check(chosen_first, rejected_first, clusters)
-    cf = np.nan_to_num(_credit(chosen_first, "first"), nan=0.0)
-    rf = np.nan_to_num(_credit(rejected_first, "second"), nan=0.0)
-    if keys is None:
-        shown_first = np.random.default_rng(seed).random(len(cf)) < 0.5
-    else:
-        shown_first = np.array([_coin(seed, key) for key in keys], bool)
-    return mean_estimate(np.where(shown_first, cf, rf), clusters)
+    credits = random_order_credits(chosen_first, rejected_first, seed=seed, keys=keys)
+    return mean_estimate(credits, clusters)
 
 
 def _coin(seed: int, key: str) -> bool:

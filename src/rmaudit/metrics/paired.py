@@ -72,7 +72,9 @@ def _check_values(values: object, field: str) -> np.ndarray:
 
 
 def stratified_stderr(
-    values: np.ndarray, strata: Sequence[Hashable], clusters: Sequence[Hashable] | None = None
+    values: np.ndarray,
+    strata: Sequence[Hashable],
+    clusters: Sequence[Hashable] | np.ndarray | None = None,
 ) -> float:
     """Standard error of the mean of ``values`` when the units were drawn within fixed strata
     (a section score's subsets), clusters (prompts) within a stratum:
@@ -118,7 +120,7 @@ def paired_difference(
     first: Sequence[float] | np.ndarray,
     second: Sequence[float] | np.ndarray,
     *,
-    clusters: Sequence[Hashable] | None = None,
+    clusters: Sequence[Hashable] | np.ndarray | None = None,
     strata: Sequence[Hashable] | None = None,
     ci: float = 0.95,
 ) -> PairedDifference:
@@ -140,16 +142,16 @@ def paired_difference(
     ci = check_fraction(ci, "ci")
     differences = a - b
     value = float(differences.mean())
-    owners = range(differences.size) if clusters is None else clusters
-    layers = [0] * differences.size if strata is None else strata
-    count = len({(str(h), str(c)) for h, c in zip(layers, owners, strict=True)})
+    owners = codes(clusters, differences.size, "clusters")
+    layers = codes(strata, differences.size, "strata")
+    count = np.unique(layers * (owners.max() + 1) + owners).size
     if differences.size < 2:
         stderr = math.nan
     elif strata is None:
-        stderr = clustered_stderr(differences, clusters)
+        stderr = clustered_stderr(differences, None if clusters is None else owners)
     else:
         stderr = stratified_stderr(differences, strata, clusters)
-    freedom = max(count - len({str(h) for h in layers}), 1)
+    freedom = max(count - np.unique(layers).size, 1)
     z = t_quantile(freedom, 0.5 + ci / 2.0)
     if math.isfinite(stderr) and stderr > 0:
         p_value = 2.0 * t_sf(freedom, abs(value) / stderr)
@@ -160,6 +162,27 @@ def paired_difference(
     return PairedDifference(
         value, stderr, value - z * stderr, value + z * stderr, p_value, differences.size, count
     )
+
+
+def codes(labels: Sequence[Hashable] | np.ndarray | None, size: int, field: str) -> np.ndarray:
+    """Labels (clusters, strata) as integer codes, equal labels equal codes (each as its
+    text); None: each unit its own (a stratum: one for all, code 0 — see the callers).  An
+    integer array passes as it is, so a comparison of many models codes its labels once.
+
+    >>> codes(["q1", "q2", "q1"], 3, "clusters").tolist(), codes(None, 2, "clusters").tolist()
+    ([0, 1, 0], [0, 1])
+    """
+    if labels is None:
+        return np.arange(size) if field == "clusters" else np.zeros(size, dtype=int)
+    if isinstance(labels, np.ndarray) and labels.dtype.kind in "iu":
+        found = labels
+    else:
+        _, found = np.unique([str(x) for x in labels], return_inverse=True)
+    if found.size != size:
+        raise MetricInputError(
+            f"expected one label per value ({size}), got {found.size}", field=field
+        )
+    return found.astype(int)
 
 
 def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -265,11 +288,19 @@ def compare_models(
     sign = 1.0 if higher_is_better else -1.0
     means = {model: float(a.mean()) for model, a in arrays.items()}
     order = sorted(arrays, key=lambda m: -sign * means[m])
+    size = next(iter(sizes))
+    # coded once for the K(K−1)/2 differences (a stratified ± keeps the labels given)
+    owners = None if clusters is None else codes(clusters, size, "clusters")
     raw = [
         (
             better,
             worse,
-            paired_difference(arrays[better], arrays[worse], clusters=clusters, strata=strata),
+            paired_difference(
+                arrays[better],
+                arrays[worse],
+                clusters=owners if strata is None else clusters,
+                strata=strata,
+            ),
         )
         for i, better in enumerate(order)
         for worse in order[i + 1 :]
@@ -315,15 +346,22 @@ def letter_display(order: Sequence[str], separated: set[tuple[str, str]]) -> dic
     """
     columns: list[set[str]] = [set(order)]
     for first, second in sorted(separated):
+        kept: list[set[str]] = []
         split: list[set[str]] = []
         for column in columns:
             if first in column and second in column:
                 split += [column - {first}, column - {second}]
             else:
-                split.append(column)
-        # absorb: a column inside another says nothing the larger one does not
-        unique = [c for i, c in enumerate(split) if c and c not in split[:i]]
-        columns = [c for c in unique if not any(c < other for other in unique)]
+                kept.append(column)
+        # absorb: a column inside another says nothing the larger one does not; the kept
+        # columns hold none of each other already, so only pairs with a new one are checked
+        split = [
+            c
+            for i, c in enumerate(split)
+            if c and c not in split[:i] and not any(c <= k for k in kept)
+        ]
+        split = [c for c in split if not any(c < other for other in split)]
+        columns = [k for k in kept if not any(k < c for c in split)] + split
     position = {m: i for i, m in enumerate(order)}
     columns.sort(key=lambda c: sorted(position[m] for m in c))
     alphabet = string.ascii_lowercase + string.ascii_uppercase

@@ -15,6 +15,7 @@ Both agree with ``scipy.special.stdtr`` and ``stdtrit`` to about 1e-13 relative
 from __future__ import annotations
 
 import math
+from functools import cache
 from statistics import NormalDist
 
 #: the continued fraction stops when a step changes it by less than this
@@ -40,6 +41,7 @@ def t_sf(freedom: float, t: float) -> float:
     return upper if t >= 0 else 1.0 - upper
 
 
+@cache  # one per comparison's degrees of freedom: K(K−1)/2 intervals share it
 def t_quantile(freedom: float, p: float) -> float:
     """The t with P(T ≤ t) = ``p`` (``stdtrit(ν, p)``).
 

@@ -18,7 +18,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rmaudit import __version__
-from rmaudit.components.vocabulary import in_oracle_units
 from rmaudit.display.formatting import (
     format_number,
     format_value,
@@ -26,11 +25,14 @@ from rmaudit.display.formatting import (
     short_label,
     visible,
 )
-from rmaudit.results.comparison import (
-    MetricComparison,
-    caption,
-    headline_comparisons,
-    pair_lines,
+from rmaudit.results.comparison import MetricComparison, headline_comparisons
+from rmaudit.results.comparison_text import caption, pair_lines
+from rmaudit.results.leaderboard import (
+    Leaderboard,
+    board_table,
+    leaderboard,
+    signed_lines,
+    subsets_table,
 )
 from rmaudit.results.legend import legend
 from rmaudit.results.solutions import run_threshold
@@ -151,7 +153,7 @@ def _run_section(store: Store, page: RunPage, anchor: str) -> str:
         f"{len(summary.reward_models)} reward models.</p>"
     )
     parts += _verdicts(page.verdicts)
-    parts += _leaderboard(summary, scale)
+    parts += _leaderboard(leaderboard(store, summary))
     parts += _comparisons(
         [*headline_comparisons(store, run.id), *aggregation_comparisons(store, run.id)]
     )
@@ -211,29 +213,37 @@ def _table(headers: list[str], rows: list[list[str]], first_is_label: bool = Tru
     ]
 
 
-def _leaderboard(summary: RunSummary, scale: OracleScale | None) -> list[str]:
-    """RMs × metrics; many metrics of few RMs (RM-Bench's subsets) the other way round."""
-    metrics = []
-    for c in summary.columns:
-        unit = f" [{scale.short}]" if scale is not None and in_oracle_units(c.key) else ""
-        metrics.append(f"{c.label} {'↑' if c.higher_is_better else '↓'}{unit}")
-    values = {}
-    for label, rm_key in summary.reward_models:
-        cells = [summary.cells.get((rm_key, c.metric, c.key)) for c in summary.columns]
-        values[short_label(label)] = [format_value(c.value, c.stderr) if c else "—" for c in cells]
-    if len(metrics) >= TABLE_COLUMNS_MAX and len(values) < len(metrics):
-        headers = ["metric", *values]
-        rows = [
-            [metric, *(cells[i] for cells in values.values())] for i, metric in enumerate(metrics)
-        ]
-    else:
-        headers = ["reward model", *metrics]
-        rows = [[label, *cells] for label, cells in values.items()]
-    return [
+def _leaderboard(board: Leaderboard) -> list[str]:
+    """The leaderboard every view shows (:mod:`rmaudit.results.leaderboard`), the headline per
+    subset, and every other number folded away."""
+    table = board_table(board)
+    parts = [
         "<h3>Leaderboard</h3>",
-        "<p>Value ± standard error; ↑ higher is better, ↓ lower is better.</p>",
-        *_table(headers, rows),
+        f"<p>{esc(board.caption)}. ↑ higher is better, ↓ lower is better.</p>",
+        *_table([h + u for h, u in zip(table.headers, table.units, strict=True)], table.rows),
+        *(f"<p class=meta>{esc(line)}</p>" for line in signed_lines(board)),
     ]
+    if board.subsets:
+        subsets = subsets_table(board)
+        parts += [f"<h3>{esc(board.name)} by subset</h3>", *_table(subsets.headers, subsets.rows)]
+    if board.details:
+        summary = board.summary
+        metrics = [f"{c.label} {c.arrow}" for c in board.details]
+        values = {
+            short_label(label): [
+                format_value(cell.value, cell.stderr) if cell else "—"
+                for cell in (summary.cells.get((rm_key, c.metric, c.key)) for c in board.details)
+            ]
+            for label, rm_key in summary.reward_models
+        }
+        headers = ["metric", *values]
+        rows = [[m, *(cells[i] for cells in values.values())] for i, m in enumerate(metrics)]
+        parts += [
+            f"<details><summary>every other number ({len(metrics)})</summary>",
+            *_table(headers, rows),
+            "</details>",
+        ]
+    return parts
 
 
 def _across_rms(summary: RunSummary) -> list[str]:

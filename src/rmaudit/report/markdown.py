@@ -15,7 +15,6 @@ from rmaudit.components.vocabulary import (
     RETA_CURVE,
     SHIFT_QUANTITIES,
     SHIFT_TARGETS,
-    in_oracle_units,
     shift_curve_key,
 )
 from rmaudit.display.formatting import (
@@ -27,11 +26,14 @@ from rmaudit.display.formatting import (
     spread,
     visible,
 )
-from rmaudit.results.comparison import (
-    MetricComparison,
-    caption,
-    headline_comparisons,
-    pair_lines,
+from rmaudit.results.comparison import MetricComparison, headline_comparisons
+from rmaudit.results.comparison_text import caption, pair_lines
+from rmaudit.results.leaderboard import (
+    Leaderboard,
+    board_table,
+    leaderboard,
+    signed_lines,
+    subsets_table,
 )
 from rmaudit.results.legend import legend
 from rmaudit.results.regret import load_studies, study_table
@@ -58,25 +60,47 @@ def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> list[str
     ]
 
 
-def leaderboard(summary: RunSummary, scale: OracleScale | None) -> list[str]:
-    headers = ["reward model"]
-    for c in summary.columns:
-        unit = f" [{scale.short}]" if scale is not None and in_oracle_units(c.key) else ""
-        headers.append(f"{md(c.label)} {'↑' if c.higher_is_better else '↓'}{unit}")
-    rows = []
-    for label, rm_key in summary.reward_models:
-        cells = [summary.cells.get((rm_key, c.metric, c.key)) for c in summary.columns]
-        rows.append(
-            [md(label, LABEL_MAX), *(format_value(c.value, c.stderr) if c else "—" for c in cells)]
-        )
-    return [
+def board_markdown(board: Leaderboard) -> list[str]:
+    """The leaderboard every view shows (:mod:`rmaudit.results.leaderboard`), the headline per
+    subset, and every other number (``--details`` in the CLI)."""
+    table = board_table(board)
+    lines = [
         "## Leaderboard",
         "",
-        "Value ± standard error; ↑ higher is better, ↓ lower is better.",
+        md(board.caption) + ". ↑ higher is better, ↓ lower is better.",
         "",
-        *_table(headers, rows),
+        *_table(
+            [md(h) + u for h, u in zip(table.headers, table.units, strict=True)],
+            [[md(c) for c in row] for row in table.rows],
+        ),
         "",
+        *(f"- {md(line)}" for line in signed_lines(board)),
     ]
+    if board.subsets:
+        subsets = subsets_table(board)
+        lines += [
+            "",
+            f"### {md(board.name)} by subset",
+            "",
+            *_table([md(h) for h in subsets.headers], [[md(c) for c in r] for r in subsets.rows]),
+        ]
+    if board.details:
+        summary = board.summary
+        headers = ["reward model", *(f"{md(c.label)} {c.arrow}" for c in board.details)]
+        rows = [
+            [
+                md(label, LABEL_MAX),
+                *(
+                    format_value(cell.value, cell.stderr) if cell else "—"
+                    for cell in (
+                        summary.cells.get((rm_key, c.metric, c.key)) for c in board.details
+                    )
+                ),
+            ]
+            for label, rm_key in summary.reward_models
+        ]
+        lines += ["", "### Every other number", "", *_table(headers, rows)]
+    return [*lines, ""]
 
 
 def reta_curve_table(summary: RunSummary) -> list[str]:
@@ -248,7 +272,8 @@ def markdown(
     ]
     if verdicts:
         lines += ["## Verdict", "", *(f"- {md(line)}" for line in verdicts), ""]
-    lines += leaderboard(summary, scale)
+    board = leaderboard(store, summary)
+    lines += board_markdown(board)
     compared = [*headline_comparisons(store, run.id), *aggregation_comparisons(store, run.id)]
     lines += comparisons_markdown(compared) + [""]
     lines += [f"- {md(line)}" for line in legend(summary, scale, terminal=False)] + [""]

@@ -13,21 +13,23 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from rmaudit.benchmark.pairs.parsers import RM_BENCH_STYLES
-from rmaudit.components.vocabulary import RELIABILITY_DIAGRAM
+from rmaudit.components.vocabulary import RELIABILITY_DIAGRAM, ResultKey
 from rmaudit.display.formatting import NEUTRAL_COLOUR, short_label, visible
 from rmaudit.results.pair_breakdown import StyleMatrix
 
 from ._plotting import WIDTH, figure_title, legend_outside, plot_rms, rm_colours
 
-#: a metric's overall accuracy and its per-subset accuracies (``accuracy[SUBSET]``)
-OVERALL, SUBSET_PREFIX = "accuracy", "accuracy["
+#: a metric's overall accuracy (its per-subset accuracies: ``ResultKey(OVERALL, subset)``)
+OVERALL = "accuracy"
 
 
 def subset_keys(summary, metric: str) -> list[str]:
     """The metric's accuracy keys, overall first, then its subsets in stored order; empty
     when it stored no per-subset accuracy."""
     keys = [c.key for c in summary.columns if c.metric == metric]
-    subsets = [k for k in keys if k.startswith(SUBSET_PREFIX)]
+    subsets = [
+        k for k in keys if ResultKey.read(k).name == OVERALL and ResultKey.read(k).part is not None
+    ]
     return ([OVERALL] if OVERALL in keys else []) + subsets if subsets else []
 
 
@@ -44,7 +46,7 @@ def subset_figure(summary, metric: str) -> Figure:
         if k == OVERALL
         else "\n".join(
             textwrap.wrap(
-                visible(k.removeprefix(SUBSET_PREFIX)[:-1]),
+                visible(ResultKey.read(k).part or k),
                 SUBSET_CHARACTERS,
                 max_lines=2,
                 placeholder="…",

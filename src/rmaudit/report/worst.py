@@ -3,8 +3,8 @@
 A benchmark run: the prompts with the largest oracle gap (the oracle's best score minus the
 score of the RM's favourite, :class:`rmaudit.results.browse.PromptFailure`), each with the
 RM's favourite responses and the oracle's best, and how many more there are.  A run of
-preference pairs: the pairs the RM gets wrong, widest
-margin first, with both responses; for a pairwise judge, also its verdict and reply in each
+preference pairs: the pairs the RM gets wrong, widest margin first (a judge's: wrong in both
+orders first), with both responses; for a pairwise judge, also its verdict and reply in each
 order shown (docs/judges.md).  A run of process reward models: the solutions whose first
 flagged step lies furthest from the first erroneous one, each step with its score and marks
 (:mod:`rmaudit.results.solutions`).
@@ -98,7 +98,7 @@ def _worst_prompts(store: Store, summary: RunSummary, rm_key: str) -> list[Worst
 
 def _worst_pairs(store: Store, summary: RunSummary, rm_key: str) -> list[WorstItem]:
     wrong = [v for v in pair_verdicts(store, summary, rm_key) if not v.correct]
-    wrong.sort(key=lambda v: (v.margin, v.position))
+    wrong.sort(key=lambda v: v.worst_first)
     items = []
     for verdict in wrong[:WORST_SHOWN]:
         where = " · ".join(part for part in (verdict.subset, verdict.styles) if part)
@@ -115,9 +115,12 @@ def _worst_pairs(store: Store, summary: RunSummary, rm_key: str) -> list[WorstIt
                 (f"judge, {order}: verdict {mark}", clipped(reply or "(no reply text)", REPLY_MAX))
                 for order, mark, reply in judge.orders
             ]
+        badge = f"margin {format_number(verdict.margin, 3)}"
+        if verdict.credit is not None:  # a judge's: its credit over both orders comes first
+            badge = f"credit {format_number(verdict.credit, 2)} · {badge}"
         items.append(
             WorstItem(
-                f"margin {format_number(verdict.margin, 3)}",
+                badge,
                 one_line(f"{where}: {verdict.prompt}" if where else verdict.prompt, HEADLINE_MAX),
                 clipped(verdict.prompt),
                 [

@@ -12,8 +12,10 @@ from rmaudit.components import RUN_LEVEL
 from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.errors import BadInput
 from rmaudit.results.labelling import Labelling, labelling
+from rmaudit.results.leaderboard import leaderboard, leaderboard_json
 from rmaudit.results.noise_dependence import noise_dependence
 from rmaudit.results.scoring_checks import checks_json, run_scoring_checks
+from rmaudit.results.summary import load_summary
 from rmaudit.store import Store
 from rmaudit.store.records import BenchmarkRow, CurvePointRow, MetricResultRow, RunRow
 
@@ -73,6 +75,7 @@ def run_results(store: Store, run_id: str) -> dict[str, Any]:
             for pid, error in store.read.failures(run_id, SKIPPED_STAGE)
         ],
         "scoring_checks": checks_json(run_scoring_checks(store, run_id)),
+        "leaderboard": leaderboard_json(leaderboard(store, load_summary(store, run_id))),
     }
 
 

@@ -3,46 +3,51 @@ model, matched across models (and runs) by their item keys, and compared by
 :func:`rmaudit.metrics.paired.compare_models` (docs/metrics.md, "Comparing models").
 
 The units are what the stored number averages: a prompt for the benchmark metrics (RETA,
-best-of-n, pairwise accuracy: their stored per-prompt values), a pair for the pair accuracy,
-RM-Bench's levels and the section score (weighted, its subsets the strata), recomputed from
-the stored scores with the metric's own rule and clustered by the pair's prompt
-(:mod:`.pair_units`).  A recomputation that does not give the stored number back
+best-of-n, pairwise accuracy: their stored per-prompt values), a pair for a pair metric that
+declares its values means over pairs (:meth:`rmaudit.components.Metric.per_pair`: the pair
+accuracy overall and per subset, RM-Bench's levels, the section score with its subsets as
+strata, a judge's accuracy in both orders and in each, its consistency and parse failures),
+recomputed from the stored scores or verdicts with the metric's own rule and clustered by the
+pair's prompt (:mod:`.pair_units`).  A recomputation that does not give the stored number back
 (a subset the metric sampled, a changed rule) is not compared, and says so.
+
+Judges and RMs are ranked together on their **headline**: each model's own number where its
+metric declares one (a pairwise judge's accuracy, both orders, a tie ½), else the run's first
+number (an RM's pair accuracy), paired over the pairs both have (:func:`compare_headlines`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 
 from rmaudit.components import RUN_LEVEL
+from rmaudit.components.vocabulary import SIGNED, ResultKey
 from rmaudit.metrics.paired import Comparison, PairedDifference, compare_models, paired_difference
 from rmaudit.store import Store
-from rmaudit.store.records import MetricResultRow, RunRow
+from rmaudit.store.records import MetricResultRow
 
-from .pair_units import (
-    PAIR_KEYS,
-    REWARDBENCH2,
-    SECTION_KEY,
-    PairRows,
-    Units,
-    pair_units,
-    rewardbench2_units,
-    section_units,
-)
+from .pair_units import PairRows, Units, pair_units, run_metric
 
 #: a recomputed mean further than this from the stored value is not the stored number
 _TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
+class Measure:
+    """Where one model's number is stored: the metric's label in the recipe, and the key."""
+
+    metric: str
+    key: str
+
+
+@dataclass(frozen=True)
 class MetricComparison:
-    """One metric compared across models: ``comparison`` is None where it could not be, with
-    ``note`` saying why; else ``note`` says what was left out."""
+    """One number compared across models: ``comparison`` is None where it could not be, with
+    ``note`` saying why; else ``note`` says what was left out.  ``measures`` holds the models
+    whose number is another than ``metric``/``key`` (a judge's headline), by model label."""
 
     metric: str
     key: str
@@ -53,6 +58,9 @@ class MetricComparison:
     clusters: int = 0
     unit_name: str = "prompts"
     note: str = ""
+    measures: dict[str, Measure] | None = None
+    #: what each convention in a headline comparison is: "judges: judge accuracy: …"
+    conventions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -60,40 +68,26 @@ class _Model:
     label: str
     rm_key: str
     run_id: str
-
-
-def _metric_options(run: RunRow, metric: str) -> tuple[str, dict[str, Any]]:
-    """(component name, options) of the run's metric labelled ``metric``."""
-    recipe = run.recipe
-    for entry in recipe.get("metrics") or []:
-        if entry.get("label", entry.get("name")) == metric:
-            return str(entry.get("name")), entry
-    return metric, {}
+    measure: Measure
 
 
 def model_units(
-    store: Store, run_id: str, rm_key: str, metric: str, key: str, read: PairRows | None = None
+    store: Store, run_id: str, rm_key: str, measure: Measure, read: PairRows | None = None
 ) -> Units | None:
     """The per-unit values behind one stored number (None: none stored or recomputable);
-    ``read`` keeps the pairs' scores read for one column for the next."""
+    ``read`` keeps what was read for one column for the next."""
     run = store.read.run(run_id)
-    name, options = _metric_options(run, metric)
-    ties = str(options.get("ties", "loss"))
-    if (name, key) in PAIR_KEYS:
-        return pair_units(store, run, rm_key, PAIR_KEYS[(name, key)], ties, read)
-    if (name, key) == SECTION_KEY:
-        return section_units(store, run, rm_key, options, read)
-    if name == REWARDBENCH2:
-        return rewardbench2_units(store, run, rm_key, key, read)
-    if name == "pair-accuracy" and key.startswith("accuracy[") and key.endswith("]"):
-        return pair_units(store, run, rm_key, "subset:" + key[len("accuracy[") : -1], ties, read)
-    values = store.read.stored_per_prompt(run_id, rm_key, metric, key)
-    return Units({pid: float(v) for pid, v in values.items()}) if values else None
+    found = pair_units(store, run, rm_key, measure.metric, measure.key, read)
+    if found is not None:
+        return found
+    values = store.read.stored_per_prompt(run_id, rm_key, measure.metric, measure.key)
+    # a step metric's per-prompt values are per question (a problem's solutions)
+    name = "questions" if run.solution_set_key else "prompts"
+    return Units({pid: float(v) for pid, v in values.items()}, name=name) if values else None
 
 
-def _headline_columns(store: Store, run_ids: Sequence[str]) -> list[MetricResultRow]:
-    """(metric, key, label, higher_is_better) of every scalar stored for an RM, first run's
-    order, once each."""
+def _stored_columns(store: Store, run_ids: Sequence[str]) -> list[MetricResultRow]:
+    """The first row of every scalar stored for an RM, first run's order, once each."""
     seen: dict[tuple[str, str], MetricResultRow] = {}
     for run_id in run_ids:
         for row in store.read.metric_rows(run_id):
@@ -102,26 +96,25 @@ def _headline_columns(store: Store, run_ids: Sequence[str]) -> list[MetricResult
     return list(seen.values())
 
 
-def _models(store: Store, run_ids: Sequence[str]) -> list[_Model]:
+def _models(store: Store, run_ids: Sequence[str], measure: Measure) -> list[_Model]:
     """Every RM of the runs once (an RM in two runs scored the same items the same way);
     a label two different RMs share gets its run's id."""
     found: list[_Model] = []
     for run_id in run_ids:
         for label, rm_key in store.read.reward_models(run_id):
             if all(m.rm_key != rm_key for m in found):
-                found.append(_Model(label, rm_key, run_id))
+                found.append(_Model(label, rm_key, run_id, measure))
     labels = [m.label for m in found]
     return [
-        _Model(f"{m.label} ({m.run_id[:8]})", m.rm_key, m.run_id)
-        if labels.count(m.label) > 1
-        else m
+        replace(m, label=f"{m.label} ({m.run_id[:8]})") if labels.count(m.label) > 1 else m
         for m in found
     ]
 
 
-def _gives_stored(store: Store, model: _Model, metric: str, key: str, units: Units) -> bool:
+def _gives_stored(store: Store, model: _Model, units: Units) -> bool:
     """Whether the per-unit values average to the stored number (else they are not its)."""
-    stored = store.read.stored_value(model.run_id, model.rm_key, metric, key)
+    m = model.measure
+    stored = store.read.stored_value(model.run_id, model.rm_key, m.metric, m.key)
     mean = float(np.mean(list(units.values.values())))
     return stored is not None and abs(mean - stored) <= _TOLERANCE
 
@@ -151,22 +144,24 @@ def _common_units(models: list[Units]) -> _Common:
 
 
 def paired_against(
-    store: Store, run_id: str, metric: str, key: str, rm_key: str, other_key: str
+    store: Store, run_id: str, first: tuple[str, Measure], second: tuple[str, Measure]
 ) -> PairedDifference | None:
-    """``rm_key``'s stored number minus ``other_key``'s in one run, paired over their common
-    units (None where the per-unit values are not stored or recomputable)."""
-    models = [_Model(k, k, run_id) for k in (rm_key, other_key)]
-    found = [model_units(store, run_id, m.rm_key, metric, key) for m in models]
+    """The first (rm key, number)'s stored value minus the second's in one run, paired over
+    their common units — a judge's headline against the ``length`` baseline's accuracy, on the
+    same pairs (None where the per-unit values are not stored or recomputable)."""
+    models = [_Model(k, k, run_id, measure) for k, measure in (first, second)]
+    read = PairRows()
+    found = [model_units(store, run_id, m.rm_key, m.measure, read) for m in models]
     if any(u is None for u in found):
         return None
     units = [u for u in found if u is not None]
-    if not all(_gives_stored(store, m, metric, key, u) for m, u in zip(models, units, strict=True)):
+    if not all(_gives_stored(store, m, u) for m, u in zip(models, units, strict=True)):
         return None
     common = _common_units(units)
     if len(common.order) < 2:
         return None
-    first, second = ([u.values[x] for x in common.order] for u in units)
-    return paired_difference(first, second, clusters=common.clusters, strata=common.strata)
+    a, b = ([u.values[x] for x in common.order] for u in units)
+    return paired_difference(a, b, clusters=common.clusters, strata=common.strata)
 
 
 def compare_stored(
@@ -175,33 +170,142 @@ def compare_stored(
     metrics: Sequence[str] = (),
     *,
     alpha: float = 0.05,
+    parts: bool = True,
 ) -> list[MetricComparison]:
-    """Every model of ``run_ids`` compared on each stored metric (or those whose label, key or
-    metric name is in ``metrics``), on the units every model has a value on."""
-    models = _models(store, run_ids)
-    results, read = [], PairRows()
-    for row in _headline_columns(store, run_ids):
+    """Every model of ``run_ids`` compared on each stored number (or those whose label, key or
+    metric name is in ``metrics``; without ``parts``, unnamed per-subset numbers and numbers
+    with no better direction are left out), on the units every model has a value on; first,
+    where judges and RMs head their rows with different numbers, their headlines."""
+    read = PairRows()
+    results = []
+    headline = compare_headlines(store, run_ids, alpha=alpha, read=read)
+    if headline is not None and not metrics:
+        results.append(headline)
+    for row in _stored_columns(store, run_ids):
+        params = row.params
         wanted = {row.metric, row.key, row.label}
         if metrics and not wanted & set(metrics):
             continue
-        results.append(_compare_column(store, run_ids, models, row, alpha, read))
+        if not metrics and not parts and (ResultKey.read(row.key).part or params.get(SIGNED)):
+            continue
+        measure = Measure(row.metric, row.key)
+        models = _models(store, run_ids, measure)
+        results.append(_compare(store, run_ids, models, _Column.of(row), alpha, read))
     return results
 
 
-def _compare_column(
+@dataclass(frozen=True)
+class _Column:
+    """What a comparison is of: the number, its label and direction, and (a headline) the
+    conventions of its models' numbers."""
+
+    measure: Measure
+    label: str
+    higher_is_better: bool
+    conventions: tuple[str, ...] = ()
+    #: what its sign means, for a number with no better direction (not compared)
+    signed: str = ""
+
+    @classmethod
+    def of(cls, row: MetricResultRow) -> _Column:
+        params = row.params
+        return cls(
+            Measure(row.metric, row.key),
+            row.label,
+            bool(row.higher_is_better),
+            signed=str(params.get(SIGNED) or ""),
+        )
+
+
+def compare_headlines(
+    store: Store, run_ids: Sequence[str], *, alpha: float = 0.05, read: PairRows | None = None
+) -> MetricComparison | None:
+    """Every model compared on its headline (:meth:`rmaudit.results.summary.RunSummary.
+    headline`) where judges and RMs differ in it: a judge's accuracy with both orders and a
+    tie ½ beside an RM's pair accuracy, a tie a loss, pair by pair (None where every model
+    heads its row with the same number: that number's own comparison is the headline's)."""
+    from .summary import load_summary
+
+    models: list[_Model] = []
+    conventions: dict[str, str] = {}
+    first = None
+    for run_id in run_ids:
+        summary = load_summary(store, run_id)
+        first = first or summary.first_column
+        for model in _models(store, [run_id], Measure("", "")):
+            if any(m.rm_key == model.rm_key for m in models):
+                continue
+            column = summary.headline(model.rm_key)
+            if column is None:
+                continue
+            models.append(replace(model, measure=Measure(column.metric, column.key)))
+            if column.headline:
+                conventions.setdefault(column.key, f"judges: {column.headline}")
+    if first is None or len({m.measure for m in models}) < 2:
+        return None
+    base = Measure(first.metric, first.key)
+    conventions.setdefault(first.key, f"RMs: {first.label}")
+    headline = _Column(
+        base, f"headline {first.label}", first.higher_is_better, tuple(conventions.values())
+    )
+    result = _compare(store, run_ids, models, headline, alpha, read or PairRows())
+    return replace(
+        result, measures={m.label: m.measure for m in models if m.measure != base} or None
+    )
+
+
+def headline_comparison(
+    store: Store, run_id: str, *, alpha: float = 0.05, read: PairRows | None = None
+) -> MetricComparison | None:
+    """The comparison behind the leaderboard's letters and ranks: the models' headlines
+    (:func:`compare_headlines`), or where every model heads its row with the run's first
+    number, that number's own (None: fewer than two models, or no number)."""
+    read = read or PairRows()
+    if len(store.read.reward_models(run_id)) < 2:
+        return None
+    found = compare_headlines(store, [run_id], alpha=alpha, read=read)
+    if found is not None:
+        return found
+    from .summary import load_summary
+
+    first = load_summary(store, run_id).first_column
+    row = next(
+        (
+            r
+            for r in _stored_columns(store, [run_id])
+            if first is not None and (r.metric, r.key) == (first.metric, first.key)
+        ),
+        None,
+    )
+    if row is None:
+        return None
+    models = _models(store, [run_id], Measure(row.metric, row.key))
+    return _compare(store, [run_id], models, _Column.of(row), alpha, read)
+
+
+def _compare(
     store: Store,
     run_ids: Sequence[str],
     models: list[_Model],
-    row: MetricResultRow,
+    column: _Column,
     alpha: float,
     read: PairRows,
 ) -> MetricComparison:
-    metric, key, label = row.metric, row.key, row.label
-    higher = bool(row.higher_is_better)
+    measure = column.measure
 
     def bare(note: str) -> MetricComparison:
-        return MetricComparison(metric, key, label, higher, None, note=note)
+        return MetricComparison(
+            measure.metric,
+            measure.key,
+            column.label,
+            column.higher_is_better,
+            None,
+            note=note,
+            conventions=column.conventions,
+        )
 
+    if column.signed:
+        return bare(f"no better direction ({column.signed}): not ranked")
     # each model's number from the first run that stores it (an RM in several runs)
     models = [
         replace(m, run_id=found)
@@ -211,7 +315,8 @@ def _compare_column(
                 (
                     r
                     for r in run_ids
-                    if store.read.stored_value(r, m.rm_key, metric, key) is not None
+                    if store.read.stored_value(r, m.rm_key, m.measure.metric, m.measure.key)
+                    is not None
                 ),
                 None,
             )
@@ -222,14 +327,15 @@ def _compare_column(
         return bare("fewer than two models store it: nothing to compare")
     per_model: dict[str, Units] = {}
     for m in models:
-        units = model_units(store, m.run_id, m.rm_key, metric, key, read)
+        units = model_units(store, m.run_id, m.rm_key, m.measure, read)
         if units is None:
-            return bare(f"no per-unit values stored or recomputable for {m.label}")
-        if not _gives_stored(store, m, metric, key, units):
+            reason = _why_not(store, m)
+            return bare(f"{reason} for {m.label}")
+        if not _gives_stored(store, m, units):
             styles = (
                 " (a pair set stored before schema 10 keeps one style of a pair it holds twice: "
                 "rerun the suite to store every position's)"
-            ) * key.startswith("rm_bench_")
+            ) * m.measure.key.startswith("rm_bench_")
             return bare(
                 f"the per-unit values of {m.label} do not give its stored number back{styles}"
             )
@@ -243,152 +349,49 @@ def _compare_column(
         {name: np.array([u.values[x] for x in order]) for name, u in per_model.items()},
         clusters=clusters,
         strata=common.strata,
-        higher_is_better=higher,
+        higher_is_better=column.higher_is_better,
         alpha=alpha,
     )
     dropped = most - len(order)
     return MetricComparison(
-        metric,
-        key,
-        label,
-        higher,
+        measure.metric,
+        measure.key,
+        column.label,
+        column.higher_is_better,
         comparison,
         units=len(order),
         clusters=len(set(clusters)) if clusters else len(order),
-        unit_name="pairs" if any(u.clusters for u in per_model.values()) else "prompts",
+        unit_name=" or ".join(dict.fromkeys(u.name for u in per_model.values())),
         note=f"{dropped} units not scored by every model left out" if dropped else "",
+        conventions=column.conventions,
     )
 
 
-def caption(result: MetricComparison) -> str:
-    """What a comparison is over and what its letters and ranks mean."""
-    c = result.comparison
-    over = f"{result.units:,} {result.unit_name}" + (
-        f" in {result.clusters:,} prompts" if result.clusters != result.units else ""
-    )
-    alpha = c.alpha if c is not None else 0.05
-    better = "higher" if c is None or c.higher_is_better else "lower"
-    return (
-        f"{result.label} ({better} is better; paired over {over}; a shared letter: not "
-        f"separable, Holm-adjusted at {1 - alpha:.0%}; ranks: simultaneous {1 - alpha:.0%} "
-        f"intervals)"
-    )
-
-
-def pair_lines(result: MetricComparison) -> list[str]:
-    """Each pair's difference with its ± and interval and Holm-adjusted p."""
-    if result.comparison is None:
-        return []
-    return [
-        f"{p.first} − {p.second}: {signed(p.difference.value)} ± "
-        f"{_number(p.difference.stderr)} [{signed(p.difference.ci_low)}, "
-        f"{signed(p.difference.ci_high)}], p_Holm {p_text(p.adjusted_p)}"
-        + ("" if p.separable else " (not separable)")
-        for p in result.comparison.pairs
-    ]
-
-
-def comparison_lines(result: MetricComparison) -> list[str]:
-    """Plain lines for every view: the standings (letters, ranks) and each pair's difference
-    with its ± and Holm-adjusted p."""
-    if result.comparison is None:
-        return [f"{result.label}: not compared: {result.note}"]
-    lines = [f"{caption(result)}:"]
-    lines += [
-        f"  {s.letters:<3} {s.model}: {_number(s.value)}, rank {s.ranks}"
-        for s in result.comparison.standings
-    ]
-    lines += [f"  {line}" for line in pair_lines(result)]
-    if result.note:
-        lines.append(f"  note: {result.note}")
-    return lines
-
-
-def _number(value: float) -> str:
-    return f"{value:.4f}" if math.isfinite(value) else "—"
-
-
-def signed(value: float) -> str:
-    """A difference with its sign, 4 decimals ("—" where undefined)."""
-    return f"{value:+.4f}" if math.isfinite(value) else "—"
-
-
-def p_text(value: float) -> str:
-    """A p-value as printed: "< 0.0001" below that, else 4 decimals ("—" where undefined)."""
-    if not math.isfinite(value):
-        return "—"
-    return "< 0.0001" if value < 1e-4 else f"{value:.4f}"
-
-
-def comparison_json(result: MetricComparison) -> dict[str, Any]:
-    """The comparison as JSON-ready data (NaN as null)."""
-
-    def number(x: float) -> float | None:
-        return float(x) if math.isfinite(x) else None
-
-    body: dict[str, Any] = {
-        "metric": result.metric,
-        "key": result.key,
-        "label": result.label,
-        "higher_is_better": result.higher_is_better,
-        "units": result.units,
-        "unit": result.unit_name,
-        "clusters": result.clusters,
-        "note": result.note or None,
-    }
-    c = result.comparison
-    if c is None:
-        return body | {"standings": None, "pairs": None}
-    body["alpha"] = c.alpha
-    body["standings"] = [
-        {
-            "model": s.model,
-            "value": number(s.value),
-            "letters": s.letters,
-            "rank_low": s.rank_low,
-            "rank_high": s.rank_high,
-        }
-        for s in c.standings
-    ]
-    body["pairs"] = [
-        {
-            "first": p.first,
-            "second": p.second,
-            "difference": number(p.difference.value),
-            "stderr": number(p.difference.stderr),
-            "ci_low": number(p.difference.ci_low),
-            "ci_high": number(p.difference.ci_high),
-            "p": number(p.difference.p_value),
-            "p_holm": number(p.adjusted_p),
-            "separable": p.separable,
-        }
-        for p in c.pairs
-    ]
-    return body
-
-
-def standing_line(result: MetricComparison) -> str:
-    """One compact line: each model's letters and rank interval, best first."""
-    c = result.comparison
-    if c is None:
-        return f"{result.label}: not compared ({result.note})"
-    models = " · ".join(f"{s.model} {s.letters} #{s.ranks}" for s in c.standings)
-    return f"{result.label}: {models}"
+def _why_not(store: Store, model: _Model) -> str:
+    """Why a model's number has no per-unit values: a pair metric that declares none for it (a
+    ratio, a bootstrap's ECE), or nothing stored per prompt."""
+    run = store.read.run(model.run_id)
+    metric = run_metric(run, model.measure.metric)
+    if metric is not None and metric.scope == "pairs":
+        return "not a mean over pairs (its metric declares no per-pair values), not compared"
+    return "no per-unit values stored or recomputable"
 
 
 def headline_comparisons(store: Store, run_id: str, limit: int = 4) -> list[MetricComparison]:
-    """The run's first ``limit`` compared numbers (per-subset accuracies left out), for the
-    summary's compact block; empty with fewer than two models."""
+    """The run's headline comparison and its first compared numbers, ``limit`` in all
+    (per-subset numbers left out), for the summary's compact block and the reports; empty
+    with fewer than two models."""
     if len(store.read.reward_models(run_id)) < 2:
         return []
-    models, read = _models(store, [run_id]), PairRows()
-    found: list[MetricComparison] = []
-    for row in _headline_columns(store, [run_id]):
-        if "[" in row.key:  # a per-subset accuracy
-            continue
-        result = _compare_column(store, [run_id], models, row, 0.05, read)
-        if result.comparison is not None:
-            found.append(result)
+    read = PairRows()
+    found = [c for c in [compare_headlines(store, [run_id], read=read)] if c is not None]
+    for row in _stored_columns(store, [run_id]):
         if len(found) == limit:
             break
+        if ResultKey.read(row.key).part is not None:
+            continue
+        models = _models(store, [run_id], Measure(row.metric, row.key))
+        result = _compare(store, [run_id], models, _Column.of(row), 0.05, read)
+        if result.comparison is not None:
+            found.append(result)
     return found

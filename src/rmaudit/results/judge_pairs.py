@@ -1,15 +1,40 @@
-"""A pairwise judge's pairs as the pair screens show them: its margin on each pair (the
-log-odds of P(chosen preferred), both orders averaged, as the pair metrics read it) and its
-verdict and reply in each order, from the stored verdicts (docs/judges.md)."""
+"""A pairwise judge's pairs as the views read them, from its stored verdicts (docs/judges.md):
+the pairs of a set it judged in both orders with its verdicts (:func:`judged_set`, what the
+paired comparisons and the pair screens start from), its margin and credit on each
+(:func:`judge_pair_rows`), and its verdict and reply in each order on one pair
+(:func:`judge_on_pair`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rmaudit.components import JudgedPairs
+from rmaudit.metrics.judging import pair_credits
 from rmaudit.run.verdicts import Triple, judge_logits, judged_pairs
 from rmaudit.store import Store
+from rmaudit.store.pair_records import ScoredPair, SetPair
 
 _MARK = {"first": "A", "second": "B", "tie": "C", "unparsed": "no verdict"}
+
+
+@dataclass(frozen=True)
+class JudgedSet:
+    """The pairs of a set that a judge judged in both orders, in the set's order, and its
+    verdicts on them (aligned)."""
+
+    pairs: list[SetPair]
+    verdicts: JudgedPairs
+
+
+@dataclass(frozen=True)
+class JudgeRow:
+    """A judge on one pair of a set, as the pair screens list it: the pair with its texts,
+    whose chosen "score" is the judge's margin (the log-odds of P(chosen preferred), both
+    orders averaged, as the pair metrics read it) and rejected "score" 0, and the judge's
+    credit over both orders (1 chosen, ½ tie, 0 rejected; NaN where unparsed in both)."""
+
+    pair: ScoredPair
+    credit: float
 
 
 @dataclass(frozen=True)
@@ -20,21 +45,38 @@ class JudgeOnPair:
     orders: tuple[tuple[str, str, str], ...]
 
 
-def judge_pair_rows(store: Store, pair_set_key: str, rm_key: str) -> list[tuple]:
-    """``Reads.pair_scores``' rows for a pairwise judge: the chosen "score" is its margin,
-    the rejected one 0, for the pairs judged in both orders."""
+def judged_set(store: Store, pair_set_key: str, rm_key: str) -> JudgedSet | None:
+    """The pairs of ``pair_set_key`` that judge ``rm_key`` judged in both orders (None: it
+    judged none; an RM that scores responses has no verdicts)."""
     stored = store.verdicts.of(rm_key)
     if not stored:
+        return None
+    pairs = [
+        p
+        for p in store.read.set_pairs(pair_set_key)
+        if all(key in stored for key in _triple(p).showings())
+    ]
+    if not pairs:
+        return None
+    return JudgedSet(pairs, judged_pairs(stored, [_triple(p) for p in pairs]))
+
+
+def judge_pair_rows(store: Store, pair_set_key: str, rm_key: str) -> list[JudgeRow]:
+    """Every pair of the set that judge ``rm_key`` judged in both orders, with its texts, its
+    margin and its credit."""
+    judged = judged_set(store, pair_set_key, rm_key)
+    if judged is None:
         return []
-    rows = store.verdicts.pair_set_rows(pair_set_key)
-    triples = [Triple(r[4], r[5], r[6]) for r in rows]
-    judged = [all(key in stored for key in t.showings()) for t in triples]
-    kept = [t for t, ok in zip(triples, judged, strict=True) if ok]
-    if not kept:
-        return []
-    chosen, _ = judge_logits(judged_pairs(stored, kept))
-    margins = iter(chosen.tolist())
-    return [(*row, next(margins), 0.0) for row, ok in zip(rows, judged, strict=True) if ok]
+    texts = store.read.set_texts(pair_set_key)
+    margins, _ = judge_logits(judged.verdicts)
+    credits = pair_credits(judged.verdicts.chosen_first, judged.verdicts.rejected_first)
+    return [
+        JudgeRow(
+            ScoredPair(*p, *texts[p.pair_id][:3], float(margin), 0.0),
+            float(credit),
+        )
+        for p, margin, credit in zip(judged.pairs, margins, credits.accuracy, strict=True)
+    ]
 
 
 def judge_on_pair(store: Store, rm_key: str, pair_id: str) -> JudgeOnPair | None:
@@ -55,3 +97,7 @@ def judge_on_pair(store: Store, rm_key: str, pair_id: str) -> JudgeOnPair | None
             for name, key in zip(names, triple.showings(), strict=True)
         ),
     )
+
+
+def _triple(pair: SetPair) -> Triple:
+    return Triple(pair.prompt_id, pair.chosen_id, pair.rejected_id)

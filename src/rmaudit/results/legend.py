@@ -13,6 +13,7 @@ from rmaudit.components.vocabulary import (
     RETA_CURVE,
     RETA_PREFIX,
     SHIFT_CURVE_PREFIX,
+    ResultKey,
     in_oracle_units,
     is_rb2_key,
 )
@@ -26,7 +27,7 @@ BOOTSTRAPPED = ("ece", "bt_ece", "ood_auroc", "ood_fpr95")
 
 _PAIR_LINES = (
     (
-        lambda key: key == "accuracy" or key.startswith("accuracy["),
+        lambda key: ResultKey.read(key).name == "accuracy",
         "accuracy: share of the preference pairs where the RM scores the chosen response above "
         "the rejected one, a tie counting 0 unless ties = 'half' (½ = chance; 'acc SUBSET' per "
         "subset).",
@@ -71,10 +72,11 @@ _PAIR_LINES = (
     ),
     (
         lambda key: key.startswith("position_bias"),
-        "judge (each pair shown in both orders): judge acc averages its credit (1 chosen, ½ "
-        "tie, 0 rejected) over the two orders; position bias: share of decisive verdicts for "
-        "the answer shown first − ½; consistency: share of pairs whose verdict survives the "
-        "swap; reward-bench: one seeded random order per pair (docs/judges.md).",
+        "judge (each pair shown in both orders): judge acc, a judge's headline, averages its "
+        "credit (1 chosen, ½ tie, 0 rejected) over the two orders; position bias (signed): "
+        "share of decisive verdicts for the answer shown first − ½, + prefers the first; "
+        "consistency: share of pairs whose verdict survives the swap; reward-bench: one "
+        "seeded random order per pair (docs/judges.md).",
     ),
 )
 
@@ -103,19 +105,19 @@ _STEP_LINES = (
 
 
 def worst_rm(summary: RunSummary) -> tuple[str, Column] | None:
-    """The RM label with the worst value of the run's headline metric (the first RETA scalar,
-    else the first stored scalar), and that metric; baselines are bars, not candidates."""
-    column = next(
-        (c for c in summary.columns if c.key.startswith(RETA_PREFIX)),
-        summary.columns[0] if summary.columns else None,
-    )
+    """The RM label with the worst value of the run's headline (the first RETA scalar, else
+    each model's headline: a judge's own), and the number that heads the run; baselines are
+    bars, not candidates."""
+    reta = next((c for c in summary.columns if c.key.startswith(RETA_PREFIX)), None)
+    column = reta or summary.first_column
     if column is None:
         return None
     values = [
         (cell.value, label)
         for label, rm_key in summary.reward_models
         if rm_key not in summary.baselines
-        and (cell := summary.cells.get((rm_key, column.metric, column.key))) is not None
+        and (own := reta or summary.headline(rm_key)) is not None
+        and (cell := summary.cells.get((rm_key, own.metric, own.key))) is not None
         and math.isfinite(cell.value)
     ]
     if not values:

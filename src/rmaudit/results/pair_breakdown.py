@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rmaudit.benchmark.pairs.parsers import RM_BENCH_STYLES
-from rmaudit.metrics import ece, pair_credit
+from rmaudit.metrics import DEFAULT_TIES, ece, pair_credit
 from rmaudit.results.pair_failures import PairVerdict
 from rmaudit.results.summary import RunSummary
 from rmaudit.store import Store
@@ -33,7 +33,7 @@ def style_matrices(
     """rm_key → the style matrix of the RM's RM-Bench pairs, a tie credited as the rm-bench
     metric credited it (its stored ``ties``; runs stored before it was kept used ``loss``)."""
     ties = {
-        row.rm_key: row.params.get("ties", "loss")
+        row.rm_key: row.params.get("ties", DEFAULT_TIES)
         for row in store.read.metric_rows(summary.run.id)
         if row.key == "rm_bench_average"
     }
@@ -44,7 +44,7 @@ def style_matrices(
     }
 
 
-def style_matrix(verdicts: list[PairVerdict], *, ties: str = "loss") -> StyleMatrix | None:
+def style_matrix(verdicts: list[PairVerdict], *, ties: str = DEFAULT_TIES) -> StyleMatrix | None:
     """The style matrix of an RM's RM-Bench pairs, a tie earning ``ties``'s credit (see
     :func:`~rmaudit.metrics.pair_credit`); None when no pair carries RM-Bench's styles."""
     n = len(RM_BENCH_STYLES)

@@ -2,9 +2,14 @@
 
 The margin of a pair is the RM's score of the chosen response minus its score of the
 rejected one; the RM gets the pair right when the margin is positive (a tie is wrong, as
-RewardBench counts it).  In a shift sweep (RMs Under Distribution Shift, Sec. 4.2) each pair
-also has shifted copies at every level p > 0 and target; a pair *flips* when the RM's
-verdict on a shifted copy differs from its verdict on the unshifted pair.
+RewardBench counts it).  A pairwise judge's margin is its log-odds of P(chosen preferred), both
+orders averaged, and it gets the pair right when its credit over both orders (1 chosen, ½ tie,
+0 rejected) is above ½; its worst pairs are those it gets wrong in both orders, then by margin
+(:attr:`PairVerdict.worst_first`), which separates pairs whose probabilities were clipped.
+
+In a shift sweep (RMs Under Distribution Shift, Sec. 4.2) each pair also has shifted copies at
+every level p > 0 and target; a pair *flips* when the RM's verdict on a shifted copy differs
+from its verdict on the unshifted pair.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from rmaudit.components.vocabulary import shifts_prompt, shifts_responses
 from rmaudit.results.judge_pairs import judge_pair_rows
 from rmaudit.results.summary import RunSummary
 from rmaudit.store import Store
+from rmaudit.store.pair_records import ScoredPair
 
 RIGHT, WRONG, UNSCORED = "✓", "✗", "·"
 
@@ -39,6 +45,9 @@ class PairVerdict:
     #: prompt, chosen and rejected ids and the subset as stored (what shifted copies derive from)
     ids: tuple[str, str, str, str | None]
     meta: dict
+    #: a pairwise judge's credit over both orders (None: an RM's pair, which its margin
+    #: decides; NaN: no verdict in either order)
+    credit: float | None = None
 
     @property
     def styles(self) -> str:
@@ -55,42 +64,47 @@ class PairVerdict:
 
     @property
     def correct(self) -> bool:
+        if self.credit is not None:
+            return self.credit > 0.5
         return self.margin > 0
+
+    @property
+    def worst_first(self) -> tuple[float, float, int]:
+        """The sort key of the pairs, worst first: a judge's credit over both orders (wrong in
+        both orders first; no verdict at all with the ties), then the margin, then the
+        position; an RM's margin alone decides."""
+        if self.credit is None:
+            credit = 0.0
+        else:
+            credit = 0.5 if math.isnan(self.credit) else self.credit
+        return (credit, self.margin, self.position)
 
 
 def pair_verdicts(store: Store, summary: RunSummary, rm_key: str) -> list[PairVerdict]:
-    """Every pair of the run that ``rm_key`` scored, in the pair set's order."""
+    """Every pair of the run that ``rm_key`` scored (or judged), in the pair set's order."""
     key = summary.run.pair_set_key
     if not key:
         return []
-    return [
-        PairVerdict(
-            position,
-            pid,
-            subset or "",
-            prompt,
-            chosen,
-            rejected,
-            chosen_score,
-            rejected_score,
-            (prompt_id, chosen_id, rejected_id, subset),
-            meta,
-        )
-        for (
-            position,
-            pid,
-            subset,
-            meta,
-            prompt_id,
-            chosen_id,
-            rejected_id,
-            prompt,
-            chosen,
-            rejected,
-            chosen_score,
-            rejected_score,
-        ) in store.read.pair_scores(key, rm_key) or judge_pair_rows(store, key, rm_key)
-    ]
+    scored = store.read.pair_scores(key, rm_key)
+    if scored:
+        return [_verdict(p, None) for p in scored]
+    return [_verdict(row.pair, row.credit) for row in judge_pair_rows(store, key, rm_key)]
+
+
+def _verdict(p: ScoredPair, credit: float | None) -> PairVerdict:
+    return PairVerdict(
+        p.position,
+        p.pair_id,
+        p.subset or "",
+        p.prompt,
+        p.chosen,
+        p.rejected,
+        p.chosen_score,
+        p.rejected_score,
+        (p.prompt_id, p.chosen_id, p.rejected_id, p.subset),
+        p.meta,
+        credit,
+    )
 
 
 @dataclass(frozen=True)

@@ -1,178 +1,160 @@
-"""The per-pair values behind a stored pair metric, recomputed from the stored scores with the
-metric's own rule, for the paired comparisons (:mod:`rmaudit.results.comparison`).
+"""The per-pair values behind a stored pair metric, for the paired comparisons
+(:mod:`rmaudit.results.comparison`): the metric is built again from the run's recipe and asked
+for them (:meth:`rmaudit.components.Metric.per_pair`, its own declaration of which of its
+values are means over pairs, and of what), on the same :class:`~rmaudit.components.PairInputs`
+it computed them from — an RM's stored scores of each pair, or a pairwise judge's stored
+verdicts in both orders.
 
-A pair is the unit and its prompt the cluster.  The pair accuracy (overall or of one subset)
-and RM-Bench's average and easy / normal / hard levels are means of their pairs' credits (each
-RM-Bench record has one pair per style combination, so a level's mean over its pairs is the
-mean over its cells).  A section score is Σ_k v_k · acc_k, linear in the subset accuracies
-with coefficients v_k that :func:`~rmaudit.metrics.section_score` itself gives (the score with
-subset k's accuracy 1 and every other 0), so it is the mean of x_i = n · v_k · c_i / n_k over
-the n labelled pairs, n_k of them in subset k; its units carry their subset as a stratum, and
-the difference's ± is :func:`~rmaudit.metrics.paired.stratified_stderr`.  RewardBench 2's
-numbers are means over its rows (and Ties questions) put back together from their pairs.
+A pair is the unit and its prompt the cluster; a value the metric weights by fixed groups (a
+section score's subsets) carries them as strata.  A pair set can hold one pair twice (a
+response repeated across RM-Bench's styles): the k-th copy is its own unit, matched to the
+k-th copy in another run.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from rmaudit.components.vocabulary import RB2_SCORE, rb2_subset_key
-from rmaudit.metrics.preference import pair_credit, section_score, subset_accuracy
-from rmaudit.metrics.rewardbench2 import rewardbench2_score, rows_from_pairs
+from rmaudit.components import Metric, PairInputs
+from rmaudit.errors import BadInput
+from rmaudit.recipe.validation import component_spec
+from rmaudit.run.verdicts import judge_logits
 from rmaudit.store import Store
-from rmaudit.store.pair_records import PairScore
 from rmaudit.store.records import RunRow
 
-#: keys of pair metrics that average their pairs' credits → which pairs they average
-PAIR_KEYS = {
-    ("pair-accuracy", "accuracy"): "all",
-    ("rm-bench", "rm_bench_average"): "all",
-    ("rm-bench", "rm_bench_easy"): "easy",
-    ("rm-bench", "rm_bench_normal"): "normal",
-    ("rm-bench", "rm_bench_hard"): "hard",
-}
-#: the section score's key, whose units are weighted credits in strata (subsets)
-SECTION_KEY = ("section-score", "section_score")
-#: RewardBench 2's metric, whose units are its rows and Ties questions (:func:`rewardbench2_units`)
-REWARDBENCH2 = "rewardbench-2"
+from .judge_pairs import judged_set
 
 
 @dataclass(frozen=True)
 class Units:
     """One model's per-unit values of one metric: unit id → value, unit id → cluster, and
-    unit id → stratum (empty: one stratum)."""
+    unit id → stratum (empty: one stratum), and what a unit is."""
 
     values: dict[str, float]
     clusters: dict[str, str] = field(default_factory=dict)
     strata: dict[str, str] = field(default_factory=dict)
+    name: str = "prompts"
+
+
+@dataclass(frozen=True)
+class ModelPairs:
+    """One model's pairs as a pair metric reads them, and each pair's unit id."""
+
+    inputs: PairInputs
+    unit_ids: list[str]
 
 
 @dataclass
 class PairRows:
-    """What one comparison has read, for every column it makes: each (pair set key, RM key)'s
-    scored pairs."""
+    """What one comparison has read, for every column it makes: each (pair set, model)'s
+    pairs, each (run, metric label)'s metric, and each (run, model, metric)'s per-pair values
+    by key."""
 
-    scored: dict[tuple[str, str], list[PairScore]] = field(default_factory=dict)
-
-
-def _scored(store: Store, run: RunRow, rm_key: str, read: PairRows) -> list[PairScore]:
-    if not run.pair_set_key:
-        return []
-    key = (run.pair_set_key, rm_key)
-    if key not in read.scored:
-        read.scored[key] = store.read.pair_score_rows(*key)
-    return read.scored[key]
+    pairs: dict[tuple[str, str], ModelPairs | None] = field(default_factory=dict)
+    metrics: dict[tuple[str, str], Metric | None] = field(default_factory=dict)
+    units: dict[tuple[str, str, str], dict[str, Units]] = field(default_factory=dict)
 
 
-def _unit_ids(rows: list[PairScore]) -> list[str]:
-    """A pair set can hold one pair twice (a response repeated across RM-Bench's styles): the
-    k-th copy of a pair is its own unit, matched to the k-th copy in another run."""
+def run_metric(run: RunRow, label: str) -> Metric | None:
+    """The metric labelled ``label`` in the run's recipe, built with its options (a recipe
+    that lists no metrics ran the defaults, labelled by name); None where it cannot be built
+    here (a plugin not installed, options this version refuses)."""
+    entries = run.recipe.get("metrics") or [{"name": label}]
+    for entry in entries:
+        if entry.get("label", entry.get("name")) != label:
+            continue
+        try:
+            spec = component_spec(
+                "metric", entry, field="metrics", file=None, base_dir=None, labelled=True
+            )
+        except BadInput:
+            return None
+        component = spec.build()
+        return component if isinstance(component, Metric) else None
+    return None
+
+
+def model_pairs(store: Store, pair_set_key: str, rm_key: str) -> ModelPairs | None:
+    """An RM's scored pairs of the set (logits: its scores), else a pairwise judge's pairs
+    judged in both orders (logits: :func:`~rmaudit.run.verdicts.judge_logits`, with its
+    verdicts); None where the model has neither."""
+    scored = store.read.pair_score_rows(pair_set_key, rm_key)
+    if scored:
+        rows = [(r.pair_id, r.subset, r.meta, r.prompt_id) for r in scored]
+        chosen = np.array([r.chosen_score for r in scored], float)
+        rejected = np.array([r.rejected_score for r in scored], float)
+        verdicts = None
+    else:
+        judged = judged_set(store, pair_set_key, rm_key)
+        if judged is None:
+            return None
+        rows = [(p.pair_id, p.subset, p.meta, p.prompt_id) for p in judged.pairs]
+        chosen, rejected = judge_logits(judged.verdicts)
+        verdicts = judged.verdicts
+    inputs = PairInputs(
+        pair_ids=tuple(pid for pid, _, _, _ in rows),
+        chosen=chosen,
+        rejected=rejected,
+        subsets=tuple(subset for _, subset, _, _ in rows),
+        meta=tuple(meta for _, _, meta, _ in rows),
+        prompt_ids=tuple(prompt for _, _, _, prompt in rows),
+        verdicts=verdicts,
+    )
+    return ModelPairs(inputs, _unit_ids(inputs.pair_ids))
+
+
+def _unit_ids(pair_ids: tuple[str, ...]) -> list[str]:
     seen: Counter[str] = Counter()
     ids = []
-    for r in rows:
-        seen[r.pair_id] += 1
-        ids.append(f"{r.pair_id}#{seen[r.pair_id]}")
+    for pid in pair_ids:
+        seen[pid] += 1
+        ids.append(f"{pid}#{seen[pid]}")
     return ids
 
 
 def pair_units(
-    store: Store, run: RunRow, rm_key: str, which: str, ties: str, read: PairRows | None = None
+    store: Store, run: RunRow, rm_key: str, metric: str, key: str, read: PairRows | None = None
 ) -> Units | None:
-    """Per-pair credits (unit: the pair; cluster: its prompt) of the pairs ``which`` names:
-    all, a subset (``subset:NAME``) or an RM-Bench level (easy, normal, hard), each pair with
-    the style its position in the pair set was given (``read``: the rows read so far)."""
+    """The per-pair values behind ``rm_key``'s stored value ``key`` of the pair metric labelled
+    ``metric`` (None: the metric declares none for the key, or the model has no pairs);
+    ``read`` keeps what is read and computed for the next column."""
     read = read or PairRows()
-    rows = _scored(store, run, rm_key, read)
-    if not rows:
-        return None
-    credit = pair_credit(
-        [r.chosen_score for r in rows], [r.rejected_score for r in rows], ties=ties
-    )
-    keep = np.ones(len(rows), dtype=bool)
-    if which.startswith("subset:"):
-        keep = np.array([r.subset == which[len("subset:") :] for r in rows])
-    elif which != "all":
-        metas = [r.meta for r in rows]
-        if not all("chosen_style" in m and "rejected_style" in m for m in metas):
-            return None
-        sign = np.array([np.sign(m["chosen_style"] - m["rejected_style"]) for m in metas])
-        keep = sign == {"easy": 1, "normal": 0, "hard": -1}[which]
-    ids = _unit_ids(rows)
-    return Units(
-        {u: float(c) for u, c, k in zip(ids, credit, keep, strict=True) if k},
-        {u: r.prompt_id for u, r, k in zip(ids, rows, keep, strict=True) if k},
-    )
+    found = read.units.get((run.id, rm_key, metric))
+    if found is None:
+        found = read.units[(run.id, rm_key, metric)] = _model_units(
+            store, run, rm_key, metric, read
+        )
+    return found.get(key)
 
 
-def section_units(
-    store: Store,
-    run: RunRow,
-    rm_key: str,
-    options: dict[str, Any],
-    read: PairRows | None = None,
-) -> Units | None:
-    """Per-pair weighted credits whose mean is the section score (module docstring), each pair
-    clustered by its prompt within its subset, the stratum."""
-    rows = [r for r in _scored(store, run, rm_key, read or PairRows()) if r.subset is not None]
-    if not rows:
-        return None
-    ties = str(options.get("ties", "loss"))
-    sections = options.get("sections", "rewardbench")
-    weights = options.get("weights")
-    chosen = np.array([r.chosen_score for r in rows])
-    rejected = np.array([r.rejected_score for r in rows])
-    subsets = [str(r.subset) for r in rows]
-    results = subset_accuracy(chosen, rejected, subsets, ties=ties)
-    coefficient = {
-        k: section_score(
-            {s: replace(result, value=float(s == k)) for s, result in results.items()},
-            sections,
-            weights,
-        ).score
-        for k in results
-    }
-    size = Counter(subsets)
-    credit = pair_credit(chosen, rejected, ties=ties)
-    ids = _unit_ids(rows)
-    scale = len(rows)
-    return Units(
-        {
-            u: float(scale * coefficient[s] * c / size[s])
-            for u, s, c in zip(ids, subsets, credit, strict=True)
-        },
-        {u: r.prompt_id for u, r in zip(ids, rows, strict=True)},
-        dict(zip(ids, subsets, strict=True)),
-    )
-
-
-def rewardbench2_units(
-    store: Store, run: RunRow, rm_key: str, key: str, read: PairRows | None = None
-) -> Units | None:
-    """RewardBench 2's per-unit values (:mod:`rmaudit.metrics.rewardbench2.score`): a subset's
-    rows' credits (Ties: its questions' weighted values), each row its own unit (the data's
-    sampling unit); for the final score, every unit's value scaled to the mean of the subset
-    scores, its subset the stratum."""
-    read = read or PairRows()
-    rows = _scored(store, run, rm_key, read)
-    if not rows:
-        return None
-    score = rewardbench2_score(
-        rows_from_pairs(
-            np.array([r.chosen_score for r in rows]),
-            np.array([r.rejected_score for r in rows]),
-            [r.subset for r in rows],
-            [r.meta for r in rows],
-        ),
-        intervals=False,
-    )
-    if key == RB2_SCORE and score.final is not None:
-        f = score.final
-        return Units(f.units, strata=f.strata)
-    for s in score.subsets:
-        if key == rb2_subset_key(s.subset):
-            return Units(s.units)
-    return None
+def _model_units(
+    store: Store, run: RunRow, rm_key: str, metric: str, read: PairRows
+) -> dict[str, Units]:
+    if not run.pair_set_key:
+        return {}
+    if (run.id, metric) not in read.metrics:
+        read.metrics[(run.id, metric)] = run_metric(run, metric)
+    component = read.metrics[(run.id, metric)]
+    if component is None or component.scope != "pairs":
+        return {}
+    if (run.pair_set_key, rm_key) not in read.pairs:
+        read.pairs[(run.pair_set_key, rm_key)] = model_pairs(store, run.pair_set_key, rm_key)
+    pairs = read.pairs[(run.pair_set_key, rm_key)]
+    if pairs is None:
+        return {}
+    found = {}
+    for key, per_pair in component.per_pair(pairs.inputs).items():
+        kept = np.flatnonzero(np.isfinite(per_pair.values))
+        ids = [pairs.unit_ids[i] for i in kept]
+        found[key] = Units(
+            dict(zip(ids, per_pair.values[kept].tolist(), strict=True)),
+            {u: pairs.inputs.prompt_ids[i] for u, i in zip(ids, kept, strict=True)},
+            {}
+            if per_pair.strata is None
+            else {u: per_pair.strata[i] for u, i in zip(ids, kept, strict=True)},
+            per_pair.unit,
+        )
+    return found

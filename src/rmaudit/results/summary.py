@@ -12,7 +12,11 @@ from rmaudit.components.vocabulary import (
     BASELINE_PROCESS_REWARD_MODELS,
     BASELINE_REWARD_MODELS,
     CLUSTERED_PROMPTS,
+    DETAIL,
+    HEADLINE,
+    SIGNED,
     SKIPPED_STAGE,
+    ResultKey,
 )
 from rmaudit.metrics.reta_coverage import few_prompts_note, finite_pool_note
 from rmaudit.results.labelling import Labelling, labelling, labelling_line
@@ -34,6 +38,25 @@ class Column:
     key: str
     label: str
     higher_is_better: bool
+    #: the convention of a value that heads its model's row in place of the run's first
+    #: number (a pairwise judge's accuracy; empty: none), as the metric declares it
+    headline: str = ""
+    #: what the sign of a value with no better direction means (empty: it has one)
+    signed: str = ""
+    #: a detail, shown on request rather than in the leaderboard
+    detail: bool = False
+
+    @property
+    def result_key(self) -> ResultKey:
+        return ResultKey.read(self.key)
+
+    @property
+    def arrow(self) -> str:
+        """↑ higher is better, ↓ lower, or "(signed)": no better direction (what its sign
+        means is in ``signed``, which the views print beside the table)."""
+        if self.signed:
+            return "(signed)"
+        return "↑" if self.higher_is_better else "↓"
 
 
 @dataclass(frozen=True)
@@ -164,6 +187,34 @@ class RunSummary:
         """(metric, key) of every stored curve, in stored order."""
         return list(dict.fromkeys((metric, key) for _, metric, key in self.curves))
 
+    @property
+    def first_column(self) -> Column | None:
+        """The run's first number of the whole data (not of one subset), not a detail and with
+        a better direction: what heads each model's row unless its metric declares another."""
+        return next(
+            (
+                c
+                for c in self.columns
+                if c.result_key.part is None and not c.detail and not c.signed
+            ),
+            None,
+        )
+
+    def headline(self, rm_key: str) -> Column | None:
+        """The number that heads ``rm_key``'s row: a value its metric declares the headline
+        (a pairwise judge's accuracy, both orders, a tie ½), else the run's first number."""
+        declared = [
+            c
+            for c in self.columns
+            if c.headline and c.result_key.part is None and (rm_key, c.metric, c.key) in self.cells
+        ]
+        return declared[0] if declared else self.first_column
+
+    def part_column(self, column: Column, part: str) -> Column | None:
+        """``column``'s value on one subset (``accuracy`` → ``accuracy[Chat]``), if stored."""
+        key = str(ResultKey(column.result_key.name, part))
+        return next((c for c in self.columns if (c.metric, c.key) == (column.metric, key)), None)
+
 
 def latest_run_id(store: Store) -> str | None:
     runs = store.read.runs()
@@ -229,8 +280,16 @@ def _add_metrics(summary: RunSummary, rows: list[MetricResultRow]) -> None:
     """The run's metric values as the summary's columns and cells (and run-level results)."""
     seen: set[tuple[str, str]] = set()
     for row in rows:
-        column = Column(row.metric, row.key, row.label, row.higher_is_better)
         params = row.params
+        column = Column(
+            row.metric,
+            row.key,
+            row.label,
+            row.higher_is_better,
+            headline=str(params.get(HEADLINE) or ""),
+            signed=str(params.get(SIGNED) or ""),
+            detail=bool(params.get(DETAIL)),
+        )
         summary.clustered_pairs |= CLUSTERED_PROMPTS in params
         cell = Cell(
             _nan_if_null(row.value),

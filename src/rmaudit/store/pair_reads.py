@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .json_columns import json_object
-from .pair_records import PairScore, PairTexts, ScoredPair, ScoredShiftedPair
+from .pair_records import PairScore, PairTexts, ScoredPair, ScoredShiftedPair, SetPair
 
 if TYPE_CHECKING:
     from . import Store
@@ -27,13 +27,16 @@ def pair_set_rows(
     store: Store, pair_set_key: str, rm_key: str | None = None, *, texts: bool = True
 ) -> list[tuple]:
     """A pair set's pairs in order, each (position, pair id, subset, meta, prompt id), then
-    with ``texts`` (chosen id, rejected id, prompt, chosen, rejected), then with ``rm_key``
-    that RM's (chosen score, rejected score), for the pairs it scored: the one read of a pair
-    set, whose rows :class:`PairScore` and :class:`ScoredPair` name."""
+    with ``texts`` or without ``rm_key`` (chosen id, rejected id), then with ``texts``
+    (prompt, chosen, rejected), then with ``rm_key`` that RM's (chosen score, rejected score),
+    for the pairs it scored: the one read of a pair set, whose rows :class:`PairScore`,
+    :class:`ScoredPair` and :class:`SetPair` name."""
     columns = ["s.position", "p.id", "p.subset", _pair_meta(store), "p.prompt_id"]
     joins, params = ["from pair_sets s join pairs p on p.id = s.pair_id"], []
+    if texts or rm_key is None:
+        columns += ["p.chosen_id", "p.rejected_id"]
     if texts:
-        columns += ["p.chosen_id", "p.rejected_id", "q.text", "c.text", "r.text"]
+        columns += ["q.text", "c.text", "r.text"]
         joins.append(_TEXTS)
     if rm_key is not None:
         columns += ["sc.score", "sr.score"]
@@ -72,6 +75,16 @@ class PairReads:
         and RM-Bench's texts make the read several times slower)."""
         rows = pair_set_rows(self.store, pair_set_key, rm_key, texts=False)
         return [PairScore._make(row) for row in rows]
+
+    def set_pairs(self, pair_set_key: str) -> list[SetPair]:
+        """Every pair of a pair set, in order, without texts or scores (what a pairwise judge's
+        verdicts are matched to: it scores no response)."""
+        return [SetPair._make(row) for row in pair_set_rows(self.store, pair_set_key, texts=False)]
+
+    def set_texts(self, pair_set_key: str) -> dict[str, PairTexts]:
+        """The texts of every pair of a pair set, by pair id."""
+        rows = pair_set_rows(self.store, pair_set_key)
+        return {row[1]: PairTexts(row[7], row[8], row[9], row[5], row[6]) for row in rows}
 
     def shifted_pair_scores(self, pair_set_key: str, rm_key: str) -> list[ScoredShiftedPair]:
         """Every stored shifted copy of the set's pairs that ``rm_key`` scored."""

@@ -38,6 +38,18 @@ class PairScore(NamedTuple):
     rejected_score: float
 
 
+class SetPair(NamedTuple):
+    """A pair of a pair set by its ids, without texts or scores."""
+
+    position: int
+    pair_id: str
+    subset: str | None
+    meta: dict[str, Any]
+    prompt_id: str
+    chosen_id: str
+    rejected_id: str
+
+
 class ScoredShiftedPair(NamedTuple):
     """A shifted copy of a pair, with one RM's scores."""
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .items import chunks, marks
-from .pair_reads import pair_set_rows
 
 if TYPE_CHECKING:
     from . import Store
@@ -94,12 +93,6 @@ class Verdicts:
             "select prompt_id, chosen_id, rejected_id from pairs where id = ?", [pair_id]
         ).fetchone()
         return None if row is None else (row[0], row[1], row[2])
-
-    def pair_set_rows(self, pair_set_key: str) -> list[tuple]:
-        """Every pair of a pair set, in order: (position, pair id, subset, meta, prompt id,
-        chosen id, rejected id, prompt, chosen, rejected) — ``Reads.pair_scores`` without the
-        scores, which a judge has not."""
-        return pair_set_rows(self.store, pair_set_key)
 
     def _rows(self, where: str, params: list) -> dict[str, VerdictRow]:
         rows = self.store.execute(

@@ -12,7 +12,8 @@ from typing import Any
 
 from rmaudit.components.records import PROVENANCE_PARTS
 from rmaudit.components.vocabulary import SKIPPED_STAGE
-from rmaudit.results.comparison import compare_stored, comparison_json
+from rmaudit.results.comparison import compare_headlines, compare_stored
+from rmaudit.results.comparison_text import comparison_json
 from rmaudit.results.scoring_checks import checks_json, run_scoring_checks
 from rmaudit.results.step_aggregation import aggregation_comparisons
 from rmaudit.store import Store
@@ -116,7 +117,10 @@ def _suite(
         "chance": result.suite.headlines[0].chance,
         "comparisons": [
             comparison_json(c)
-            for c in compare_stored(store, [run_id], [h.key for h in result.suite.headlines])
+            for c in [
+                *filter(None, [compare_headlines(store, [run_id])]),
+                *compare_stored(store, [run_id], [h.key for h in result.suite.headlines]),
+            ]
         ],
         **({"aggregations": [comparison_json(c) for c in aggregations]} if aggregations else {}),
         "models": [
@@ -125,6 +129,8 @@ def _suite(
                 "baseline": m.baseline,
                 "passes": m.passes,
                 "untrusted": m.untrusted,
+                # the convention of the first number where it is the model's own headline
+                "convention": m.convention or None,
                 "against": [_against(c) for c in m.comparisons],
                 "metrics": {
                     h.name: metric(m.label, h, m.cells[h.name]) for h in result.suite.headlines

@@ -13,6 +13,11 @@ reference.  Either bar can be the higher: ``length`` is strong where the judge l
 answers (AlpacaEval) and below chance where the data was built against it (RM-Bench hard,
 LLMBar).  Where the per-unit values are not stored the comparison falls back to the
 independent √(se² + se_bar²), and the line says so.
+
+A pairwise judge's first number is its own headline where its metric declares one
+(``judge-audit``'s accuracy with both orders and a tie ½, in place of the pair accuracy its
+logits give, a tie a loss), paired against the bars' first number on the same pairs; the line
+and the JSON name the convention.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from pathlib import Path
 
 from rmaudit.display.formatting import format_number, markdown_line
 from rmaudit.metrics.paired import PairedDifference
-from rmaudit.results.comparison import paired_against
+from rmaudit.results.comparison import Measure, paired_against
 from rmaudit.results.scoring_checks import UNTRUSTED, run_scoring_checks, untrusted
 from rmaudit.results.summary import Cell, load_summary
 from rmaudit.store import Store
@@ -69,6 +74,9 @@ class ModelResult:
     comparisons: tuple[Comparison, ...] = ()
     #: ``⚠ scores not trustworthy: ...`` where a scoring check of the model failed
     untrusted: str | None = None
+    #: the convention of the model's first number where it is its own headline (a pairwise
+    #: judge's: "judge accuracy: both orders, a tie ½"); empty: the suite's first number
+    convention: str = ""
 
     @property
     def values(self) -> dict[str, float]:
@@ -109,29 +117,33 @@ def suite_result(store: Store, suite: Suite, run_id: str, baselines: set[str]) -
         ),
         True,
     )
-    rows = [
-        (
-            label,
-            rm_key,
-            {
-                h.name: summary.cells.get((rm_key, h.metric, h.key), _MISSING)
-                for h in suite.headlines
-            },
-        )
-        for label, rm_key in summary.reward_models
+    rows = []
+    for label, rm_key in summary.reward_models:
+        cells = {
+            h.name: summary.cells.get((rm_key, h.metric, h.key), _MISSING) for h in suite.headlines
+        }
+        own = summary.headline(rm_key)
+        measure = Measure(first.metric, first.key)
+        if own is not None and own.headline:  # its metric declares its own headline
+            cells[first.name] = summary.cells[(rm_key, own.metric, own.key)]
+            measure = Measure(own.metric, own.key)
+        rows.append((label, rm_key, cells, measure, own.headline if own else ""))
+    bars: list[tuple[str, str, Cell, Measure | None]] = [
+        (label, key, cells[first.name], measure)
+        for label, key, cells, measure, _ in rows
+        if label in baselines
     ]
-    bars = [(label, key, cells[first.name]) for label, key, cells in rows if label in baselines]
     distrusted = {m.label: untrusted(m.checks) for m in run_scoring_checks(store, run_id)}
     if first.chance is not None:
-        bars.append((CHANCE, "", Cell(first.chance, 0.0, first.chance, first.chance)))
+        bars.append((CHANCE, "", Cell(first.chance, 0.0, first.chance, first.chance), None))
     models = []
-    for label, rm_key, cells in rows:
+    for label, rm_key, cells, measure, convention in rows:
         baseline = label in baselines
         comparisons = []
-        for bar, bar_key, cell in [] if baseline else bars:
+        for bar, bar_key, cell, bar_measure in [] if baseline else bars:
             paired = (
-                paired_against(store, run_id, first.metric, first.key, rm_key, bar_key)
-                if bar_key
+                paired_against(store, run_id, (rm_key, measure), (bar_key, bar_measure))
+                if bar_measure is not None
                 else None
             )
             outcome = _outcome(cells[first.name], cell, higher, paired)
@@ -139,7 +151,14 @@ def suite_result(store: Store, suite: Suite, run_id: str, baselines: set[str]) -
             required = bar != REFERENCE or suite.solutions is not None
             comparisons.append(Comparison(bar, cell, outcome, paired, required))
         models.append(
-            ModelResult(label, baseline, cells, tuple(comparisons), distrusted.get(label))
+            ModelResult(
+                label,
+                baseline,
+                cells,
+                tuple(comparisons),
+                distrusted.get(label),
+                "" if baseline else convention,
+            )
         )
     return SuiteResult(suite, run_id, models, higher)
 
@@ -204,10 +223,11 @@ def verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, str]]:
             mark = "✓" if m.passes else "⚠"
             bare = "" if math.isfinite(m.cells[first].stderr) else " (no ±: on the values alone)"
             distrust = f" ({m.untrusted.removeprefix('⚠ ')})" if m.untrusted else ""
+            convention = f" ({m.convention})" if m.convention else ""
             lines.append(
                 (
                     m.passes,
-                    f"{mark} {r.suite.name}: {m.label} {word}{distrust} on {first} "
+                    f"{mark} {r.suite.name}: {m.label} {word}{distrust} on {first}{convention} "
                     f"{shown(m.cells[first])}{bare}: {against}",
                 )
             )

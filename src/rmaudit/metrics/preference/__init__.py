@@ -23,6 +23,7 @@ unit is the pair: standard errors and bootstrap intervals resample pairs.
 0.5
 """
 
+from rmaudit.metrics.preference._inputs import DEFAULT_TIES
 from rmaudit.metrics.preference.accuracy import (
     WALD_MINIMUM,
     accuracy,
@@ -48,6 +49,7 @@ from rmaudit.metrics.preference.styles import (
 )
 
 __all__ = [
+    "DEFAULT_TIES",
     "REWARDBENCH",
     "WALD_MINIMUM",
     "CalibrationResult",

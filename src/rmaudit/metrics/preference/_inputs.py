@@ -16,6 +16,8 @@ ArrayLike = Sequence[float] | np.ndarray
 LabelT = TypeVar("LabelT", bound=Hashable)
 
 TIE_CREDIT = {"loss": 0.0, "half": 0.5}
+#: the credit of an RM tie when a metric's options do not say: a loss, as RewardBench counts it
+DEFAULT_TIES = "loss"
 
 
 def check_scores(values: Any, field_name: str) -> np.ndarray:

@@ -65,7 +65,7 @@ def wilson_interval(
     return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
 
 
-def clustered_stderr(values: np.ndarray, clusters: Sequence[Hashable] | None) -> float:
+def clustered_stderr(values: np.ndarray, clusters: Sequence[Hashable] | np.ndarray | None) -> float:
     """Standard error of the mean of ``values`` when the items of one cluster (the pairs of
     one prompt) are not independent: the cluster-robust (sandwich) form
 
@@ -85,8 +85,13 @@ def clustered_stderr(values: np.ndarray, clusters: Sequence[Hashable] | None) ->
     n = values.size
     if clusters is None:
         return float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
-    labels = [str(c) for c in check_labels(clusters, n, "clusters")]
-    _, index = np.unique(labels, return_inverse=True)
+    if isinstance(clusters, np.ndarray) and clusters.dtype.kind in "iu":  # coded already
+        if clusters.size != n:
+            check_labels(clusters, n, "clusters")  # the error it raises
+        _, index = np.unique(clusters, return_inverse=True)
+    else:
+        labels = [str(c) for c in check_labels(clusters, n, "clusters")]
+        _, index = np.unique(labels, return_inverse=True)
     sums = np.bincount(index, weights=values - values.mean())
     count = sums.size
     if count < 2:

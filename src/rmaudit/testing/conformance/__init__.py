@@ -11,7 +11,8 @@ these checks test on small inputs:
   declared ``higher_is_better`` direction; a :class:`~rmaudit.errors.BadInput` (e.g.
   ``MetricInputError``) for NaN scores rather than a crash or a NaN result; preference-pair
   metrics (``scope = "pairs"``) the same value whatever the order of the pairs, values inside
-  the bounds, and a ``BadInput`` for a NaN logit;
+  the bounds, the per-pair values they declare (``Metric.per_pair``, one per pair) averaging
+  to the values they return, and a ``BadInput`` for a NaN logit;
 * **oracles, reward models, reference policies, shift perturbers** — the same output from a
   fresh instance with the same options (determinism), the same output for an item whether it
   arrives in one batch, alone, in a reversed batch or from a worker thread (where the local

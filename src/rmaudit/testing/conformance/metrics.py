@@ -144,9 +144,10 @@ def _deterministic(
 def _check_pair_metric(
     metric: Metric, inputs: PairInputs, label: str, close: Tolerance, seed: int
 ) -> None:
-    """The pair-metric contract: deterministic, invariant to pair order, in bounds, NaN →
-    BadInput."""
+    """The pair-metric contract: deterministic, invariant to pair order, in bounds, its
+    declared per-pair values averaging to its values, NaN → BadInput."""
     base = _deterministic(metric, inputs, label, close)
+    _per_pair_means(metric, inputs, base, label, close)
     order = np.random.default_rng(seed).permutation(len(inputs.pair_ids))
     shuffled = PairInputs(
         tuple(inputs.pair_ids[i] for i in order),
@@ -185,6 +186,32 @@ def _check_pair_metric(
         f"{label}: a NaN logit should raise rmaudit.errors.BadInput, but "
         f"compute returned {short(next(iter(_numbers(output).values()))[0])}"
     )
+
+
+def _per_pair_means(
+    metric: Metric, inputs: PairInputs, base: MetricOutput, label: str, close: Tolerance
+) -> None:
+    """Each key :meth:`~rmaudit.components.Metric.per_pair` declares is a value ``compute``
+    returns, and the mean of its finite per-pair values (one per pair) is that value: what a
+    paired comparison checks before it compares a stored number pair by pair."""
+    values = {v.key: v.value for v in base.values}
+    for key, found in metric.per_pair(inputs).items():
+        if key not in values:
+            raise ConformanceError(
+                f"{label}: per_pair declares values for {key!r}, which compute does not return"
+            )
+        if np.shape(found.values) != (len(inputs.pair_ids),):
+            raise ConformanceError(
+                f"{label}: per_pair's values for {key!r} should be one per pair "
+                f"({len(inputs.pair_ids)}), got shape {np.shape(found.values)}"
+            )
+        kept = found.values[np.isfinite(found.values)]
+        mean = float(kept.mean()) if kept.size else float("nan")
+        if not np.isclose(mean, values[key], rtol=close.rtol, atol=close.atol):
+            raise ConformanceError(
+                f"{label}: the per-pair values of {key!r} average to {mean:.6g}, but "
+                f"compute returns {values[key]:.6g}"
+            )
 
 
 def _shuffled_verdicts(judged: JudgedPairs | None, order: np.ndarray) -> JudgedPairs | None:

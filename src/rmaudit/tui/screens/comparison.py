@@ -11,7 +11,8 @@ from textual.widgets import Footer, Header, Static
 
 from rmaudit.display.formatting import format_number, short_label
 from rmaudit.display.literal import assemble, literal
-from rmaudit.results.comparison import MetricComparison, caption, compare_stored, p_text, signed
+from rmaudit.results.comparison import MetricComparison, compare_stored
+from rmaudit.results.comparison_text import caption, p_text, signed
 
 from ..widgets.table import NavTable
 from ._base import AuditScreen

@@ -1,4 +1,7 @@
-"""A run's RMs × every stored scalar metric (value ± stderr), sortable by any column."""
+"""A run's leaderboard (:mod:`rmaudit.results.leaderboard`, the one the CLI and the reports
+show): its models × their headline and the run's other numbers of the whole data (value ±
+stderr), then the headline's 95% interval, letters and rank interval, in the recipe's order
+and sortable by any column (``s`` on the rank: best first); the headline per subset below."""
 
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ from rmaudit.display.formatting import format_value, short_label, sparkline
 from rmaudit.display.literal import assemble, literal
 from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.results.labelling import Labelling
-from rmaudit.results.summary import Column
+from rmaudit.results.leaderboard import Leaderboard, Row, leaderboard
+from rmaudit.results.summary import Cell, Column
 
 from ..widgets.scoring_checks import show_scoring_checks
 from ..widgets.table import NavTable
@@ -28,6 +32,8 @@ from .solutions import SolutionsScreen
 
 MARK = "✓"
 FIXED_COLUMNS = ("", "reward model")  # the mark, the RM label: frozen when the table scrolls
+#: the headline's interval, letters and rank interval, after the numbers
+STANDING_COLUMNS = ("95% CI", "group", "rank")
 #: how often a screen showing a running run reads it again (seconds)
 REFRESH_SECONDS = 1.0
 
@@ -60,11 +66,13 @@ class LeaderboardScreen(AuditScreen):
         self.run_id = run_id
         self.sort_column: int | None = None  # index into the table's columns
         self.sort_best_first = True
+        self.board: Leaderboard | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="leaderboard-title", classes="title")
         yield NavTable(cursor_type="cell", fixed_columns=len(FIXED_COLUMNS), id="leaderboard-table")
+        yield NavTable(id="subsets-table")  # the headline per subset, when stored per subset
         yield NavTable(id="run-level-table")  # metrics across RMs, when the run has any
         yield Static("", id="leaderboard-note", classes="note")
         yield Footer()
@@ -91,9 +99,11 @@ class LeaderboardScreen(AuditScreen):
         self.table.focus()
 
     def refresh_running(self) -> None:
-        """Read the running run again; stop once it has ended."""
+        """Read the running run again (its comparison once it has ended); stop once it has
+        ended."""
         cursor = self.table.cursor_coordinate
         self.app.forget(self.run_id)
+        self.board = None
         self.show()
         self.table.move_cursor(row=cursor.row, column=cursor.column)
         if self.app.summary(self.run_id).run.status != "running":
@@ -135,17 +145,49 @@ class LeaderboardScreen(AuditScreen):
                 else ""
             )
         )
-        #: (metric, key) of the RETA curve drawn as a sparkline in the last column, if stored
+        #: (metric, key) of the RETA curve drawn as a sparkline after the numbers, if stored
         self.reta_curve = self._reta_curve()
+        board = self.leaderboard()
         headers: list[str | Text] = [
             *FIXED_COLUMNS,
-            *(literal(f"{c.label} {'↑' if c.higher_is_better else '↓'}") for c in summary.columns),
+            *(
+                literal(f"{label} {arrow}")
+                for label, arrow in [
+                    (board.name, "↑" if board.higher_is_better else "↓"),
+                    *((c.label, c.arrow) for c in board.columns),
+                ]
+            ),
         ]
         self.table.clear(columns=True)
-        self.table.add_columns(*headers, *(["RETA curve ½→small η"] if self.reta_curve else []))
+        self.table.add_columns(
+            *headers,
+            *(["RETA curve ½→small η"] if self.reta_curve else []),
+            *(STANDING_COLUMNS if self.compared else ()),
+        )
         self.fill()
+        self.fill_subsets()
         self.fill_run_level()
         show_scoring_checks(self, self.app.store, self.run_id)
+
+    def leaderboard(self) -> Leaderboard:
+        """The run's board, its comparison made once the run has ended."""
+        if self.board is None:
+            summary = self.app.summary(self.run_id)
+            self.board = leaderboard(
+                self.app.store, summary, compare=summary.run.status != "running"
+            )
+        assert self.board is not None
+        return self.board
+
+    @property
+    def compared(self) -> bool:
+        board = self.leaderboard()
+        return board.comparison is not None and board.comparison.comparison is not None
+
+    @property
+    def numbers(self) -> list[Column | None]:
+        """The number of each metric column, in order (None: the headline, a model's own)."""
+        return [None, *self.leaderboard().columns]
 
     def _reta_curve(self) -> tuple[str, str] | None:
         summary = self.app.summary(self.run_id)
@@ -153,51 +195,73 @@ class LeaderboardScreen(AuditScreen):
 
     def rows(self) -> list[tuple[str, list]]:
         """(rm_key, cells) in display order; cells hold raw values for sorting (the RETA
-        curve's cell is the curve)."""
-        summary = self.app.summary(self.run_id)
+        curve's cell is the curve; the interval's, the headline's cell)."""
+        board = self.leaderboard()
         marked = self.app.marked.get(self.run_id, [])
         rows = []
-        for label, rm_key in summary.reward_models:
-            cells: list[Any] = [MARK if rm_key in marked else "", label]
-            cells += [summary.cells.get((rm_key, c.metric, c.key)) for c in summary.columns]
+        for row in self.in_recipe_order():
+            cells: list[Any] = [MARK if row.rm_key in marked else "", row.label, row.cell]
+            cells += [board.cell(row, c) for c in board.columns]
             if self.reta_curve:
-                cells.append(summary.curves.get((rm_key, *self.reta_curve)))
-            rows.append((rm_key, cells))
+                cells.append(
+                    self.app.summary(self.run_id).curves.get((row.rm_key, *self.reta_curve))
+                )
+            if self.compared:
+                cells += [row.cell, row.letters, (row.rank_low, row.rank_high)]
+            rows.append((row.rm_key, cells))
         if self.sort_column is not None:
             rows.sort(key=self._sort_key, reverse=self._reverse())
         return rows
 
-    def _metric_column(self, index: int | None) -> Column | None:
-        summary = self.app.summary(self.run_id)
-        if index is None:
-            return None
+    def in_recipe_order(self) -> list[Row]:
+        """The board's rows in the recipe's order (as every screen lists the RMs) until the
+        table is sorted (s)."""
+        order = [rm_key for _, rm_key in self.app.summary(self.run_id).reward_models]
+        return sorted(self.leaderboard().rows, key=lambda r: order.index(r.rm_key))
+
+    def _kind(self, index: int | None) -> str:
+        """What column ``index`` holds: "label", "number", "curve", "interval", "group",
+        "rank"."""
+        if index is None or index < len(FIXED_COLUMNS):
+            return "label"
         offset = index - len(FIXED_COLUMNS)
-        return summary.columns[offset] if 0 <= offset < len(summary.columns) else None
+        if offset < len(self.numbers):
+            return "number"
+        offset -= len(self.numbers)
+        if self.reta_curve:
+            if offset == 0:
+                return "curve"
+            offset -= 1
+        return ("interval", "group", "rank")[offset]
 
-    def _is_curve_column(self, index: int | None) -> bool:
-        summary = self.app.summary(self.run_id)
-        return bool(self.reta_curve) and index == len(FIXED_COLUMNS) + len(summary.columns)
-
-    def _sort_key(self, row: tuple[str, list]) -> tuple[bool, float] | str:
+    def _sort_key(self, row: tuple[str, list]) -> tuple[bool, float] | str | tuple[int, int]:
         assert self.sort_column is not None  # rows are sorted only by a chosen column
         cell = row[1][self.sort_column]
-        if self._is_curve_column(self.sort_column):
+        kind = self._kind(self.sort_column)
+        if kind == "curve":
             # the curve's value at the smallest η (its last point), not the glyphs
             value = float(cell.value[-1]) if cell is not None and len(cell.value) else math.nan
-        elif self._metric_column(self.sort_column) is None:
+        elif kind in ("label", "group"):
             return str(cell)
+        elif kind == "rank":
+            return cell
+        elif kind == "interval":
+            value = cell.ci_low if isinstance(cell, Cell) else math.nan
         else:
             value = getattr(cell, "value", math.nan)
         # missing values sort last whichever way the column is ordered
         return (math.isfinite(value) == self._reverse(), value if math.isfinite(value) else 0.0)
 
     def _reverse(self) -> bool:
-        column = self._metric_column(self.sort_column)
-        higher_first = (
-            column.higher_is_better
-            if column is not None
-            else self._is_curve_column(self.sort_column)
-        )
+        kind = self._kind(self.sort_column)
+        if kind == "number":
+            assert self.sort_column is not None
+            column = self.numbers[self.sort_column - len(FIXED_COLUMNS)]
+            higher_first = (
+                self.leaderboard().higher_is_better if column is None else (column.higher_is_better)
+            )
+        else:  # a curve and an interval: higher first; a group's letters, a rank: a first
+            higher_first = kind in ("curve", "interval")
         return higher_first == self.sort_best_first
 
     def fill(self) -> None:
@@ -206,15 +270,41 @@ class LeaderboardScreen(AuditScreen):
         current = self.current_rm() if table.row_count else None
         table.clear()
         for rm_key, cells in self.rows():
-            shown = [cells[0], literal(short_label(cells[1]), "bold")]
+            shown: list[Any] = [cells[0], literal(short_label(cells[1]), "bold")]
             for index, cell in enumerate(cells[2:], start=len(FIXED_COLUMNS)):
-                if self._is_curve_column(index):
+                kind = self._kind(index)
+                if kind == "curve":
                     shown.append(sparkline(cell.value) if cell is not None else "")
+                elif kind == "interval":
+                    shown.append(_interval(cell))
+                elif kind == "group":
+                    shown.append(Text(cell))
+                elif kind == "rank":
+                    low, high = cell
+                    shown.append(
+                        Text(f"#{low}" if low == high else f"#{low}–{high}" if low else "")
+                    )
                 else:
                     shown.append(format_value(cell.value, cell.stderr, "±") if cell else "—")
             table.add_row(*shown, key=rm_key)
         if current is not None:
             table.move_cursor(row=table.get_row_index(current), column=cursor.column)
+
+    def fill_subsets(self) -> None:
+        """The headline per subset (a judge's judge accuracy there, an RM's accuracy)."""
+        table = self.query_one("#subsets-table", NavTable)
+        board = self.leaderboard()
+        table.display = bool(board.subsets)
+        table.clear(columns=True)
+        table.add_columns(f"{board.name} by subset", *(literal(s) for s in board.subsets))
+        for row in self.in_recipe_order():
+            table.add_row(
+                literal(short_label(row.label), "bold"),
+                *(
+                    format_value(cell.value, cell.stderr, "±") if cell else "—"
+                    for cell in (board.subset_cell(row, s) for s in board.subsets)
+                ),
+            )
 
     def fill_run_level(self) -> None:
         table = self.query_one("#run-level-table", NavTable)
@@ -280,3 +370,9 @@ class LeaderboardScreen(AuditScreen):
 
     def on_data_table_cell_selected(self, event: NavTable.CellSelected) -> None:
         self.action_failures()
+
+
+def _interval(cell: Cell | None) -> str:
+    if cell is None or not (math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high)):
+        return "—"
+    return f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"

@@ -126,7 +126,7 @@ class PairFailuresScreen(TableSearch, AuditScreen):
             for p in self.verdicts or []
             if self._matches(p) and (self.mode == "all" or not p.correct)
         ]
-        return sorted(rows, key=lambda p: (p.margin, p.position))  # worst margin first
+        return sorted(rows, key=lambda p: p.worst_first)  # worst margin first
 
     def fill(self) -> None:
         if not self.loaded:
