@@ -9,6 +9,8 @@
   with ``model_class = "auto-model"`` and ``trust_remote_code``;
 - ``no-separator-prm``: ``token-prm`` built with a tokenizer that has no ``<extra_0>`` (a
   token classifier not made for Qwen's separator);
+- ``nan-prm`` (seeded defect): ``token-prm`` with one weight of its head NaN, so every step
+  score is NaN;
 - ``tag-prm``: a 2-layer Llama causal LM with a tokenizer that has ``ки``, ``+`` and ``-``
   (Math-Shepherd's layout);
 - ``padding-tag-prm`` (seeded defect): ``tag-prm``'s weights under the checkpoint's own causal
@@ -112,15 +114,25 @@ def _save(model, tok, path: Path) -> Path:
     return path
 
 
-def build_token_prm(folder: Path, separator: bool = True) -> Path:
+def _token_classifier(separator: bool = True):
     tok = tokenizer(separator=separator)
     torch.manual_seed(21)
-    model = transformers.LlamaForTokenClassification(_llama(tok, num_labels=2))
-    return _save(model, tok, folder / ("token-prm" if separator else "no-separator-prm"))
+    return transformers.LlamaForTokenClassification(_llama(tok, num_labels=2)), tok
+
+
+def build_token_prm(folder: Path) -> Path:
+    return _save(*_token_classifier(), folder / "token-prm")
 
 
 def build_no_separator_prm(folder: Path) -> Path:
-    return build_token_prm(folder, separator=False)
+    return _save(*_token_classifier(separator=False), folder / "no-separator-prm")
+
+
+def build_nan_prm(folder: Path) -> Path:
+    model, tok = _token_classifier()
+    with torch.no_grad():
+        model.score.weight[1, 0] = float("nan")  # the positive class's logit: every one NaN
+    return _save(model, tok, folder / "nan-prm")
 
 
 def build_tag_prm(folder: Path) -> Path:
@@ -217,6 +229,7 @@ def build_padding_tag_prm(folder: Path) -> Path:
 BUILDERS = {
     "token-prm": build_token_prm,
     "no-separator-prm": build_no_separator_prm,
+    "nan-prm": build_nan_prm,
     "custom-head-prm": build_custom_head_prm,
     "tag-prm": build_tag_prm,
     "padding-tag-prm": build_padding_tag_prm,

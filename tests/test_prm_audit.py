@@ -161,43 +161,6 @@ def test_bad_step_scores_are_one_line_and_leave_the_db_alone(rmaudit, prmbench, 
     assert db.read_bytes() == before
 
 
-@pytest.mark.parametrize(
-    ("edit", "needles"),
-    [
-        (lambda r: r.update(steps=[]), ("gsm8k.json:record 1", "steps", "empty steps")),
-        (lambda r: r.update(label=99), ("gsm8k.json:record 1", "label", "99")),
-        (lambda r: r.pop("problem"), ("gsm8k.json:record 1", "problem", "missing field")),
-        (lambda r: r.update(final_answer_correct="yes"), ("final_answer_correct", "'yes'")),
-    ],
-)
-def test_a_malformed_data_row_is_one_line_and_writes_nothing(
-    rmaudit, processbench, tmp_path, edit, needles
-):
-    path = processbench / "processbench" / "gsm8k.json"
-    rows = json.loads(path.read_text())
-    edit(rows[0])
-    path.write_text(json.dumps(rows))
-    one_line_exit_2(
-        rmaudit("audit", "random", "--suite", "processbench", "--data-dir", str(processbench)),
-        *needles,
-    )
-    assert not (tmp_path / "rmaudit-audit.db").exists()
-
-
-def test_an_empty_prmbench_process_is_one_line_and_writes_nothing(rmaudit, prmbench, tmp_path):
-    path = prmbench / "prmbench" / "prm800k_test_p1_4o_circular.jsonl.gz"
-    rows = [json.loads(line) for line in gzip.decompress(path.read_bytes()).decode().splitlines()]
-    rows[1]["modified_process"] = []
-    path.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode()))
-    one_line_exit_2(
-        rmaudit("audit", "random", "--suite", "prmbench", "--data-dir", str(prmbench)),
-        "prm800k_test_p1_4o_circular.jsonl.gz:2",
-        "modified_process",
-        "empty steps",
-    )
-    assert not (tmp_path / "rmaudit-audit.db").exists()
-
-
 SHORT_PRM = """
 from rmaudit import hookimpl
 from rmaudit.components import ProcessRewardModel

@@ -12,9 +12,10 @@ from rmaudit.results.step_aggregation import aggregation_comparisons
 from rmaudit.store import Store
 
 
-def print_comparisons(out: Console, store: Store, run_id: str, db_path: str) -> None:
+def print_comparisons(out: Console, store: Store, run_id: str, db_path: str, items: str) -> None:
     """Nothing with fewer than two models or nothing comparable; a run of process reward
-    models adds each PRM's step aggregations compared (which tells correct answers best)."""
+    models adds each PRM's step aggregations compared (which tells correct answers best).
+    ``items``: what the models were compared on (a PRM's: solutions)."""
     aggregations = aggregation_comparisons(store, run_id)
     if aggregations:
         out.print(
@@ -33,7 +34,7 @@ def print_comparisons(out: Console, store: Store, run_id: str, db_path: str) -> 
     alpha = first.comparison.alpha if first.comparison else 0.05
     out.print(
         Text(
-            f"paired comparisons (same items; a shared letter: not separable, Holm-adjusted "
+            f"paired comparisons (same {items}; a shared letter: not separable, Holm-adjusted "
             f"at {1 - alpha:.0%}; #: simultaneous rank interval)",
             style="bold",
         )

@@ -13,8 +13,9 @@ from rmaudit.store import Store
 from rmaudit.store.scoring_checks import ScoringChecksTable
 
 TITLE = "scoring checks"
-#: what a failed check adds to a model's verdict, before the failures' findings
-UNTRUSTED = "⚠ scores not trustworthy"
+#: what a failed check adds to a model's verdict, before the failures' findings (a PRM's:
+#: "step scores")
+UNTRUSTED = "⚠ {scores} not trustworthy"
 
 
 @dataclass(frozen=True)
@@ -34,12 +35,15 @@ class CheckLine:
 
 
 def untrusted(checks: ScoringChecks) -> str | None:
-    """``⚠ scores not trustworthy: truncation: ...`` naming each failed check's finding; None
-    where none failed."""
+    """``⚠ scores not trustworthy: truncation: ...`` (a PRM's, checked on solutions: step
+    scores) naming each failed check's finding; None where none failed."""
     failed = checks.failures()
     if not failed:
         return None
-    return f"{UNTRUSTED}: " + "; ".join(f"{c.name}: {c.finding}" for c in failed)
+    scores = "step scores" if checks.unit == "solutions" else "scores"
+    return (
+        UNTRUSTED.format(scores=scores) + ": " + "; ".join(f"{c.name}: {c.finding}" for c in failed)
+    )
 
 
 def run_scoring_checks(store: Store, run_id: str) -> list[ModelChecks]:

@@ -29,6 +29,9 @@ def target(
             for prompt, response in ctx.known_items(ids)
         ]
 
+    def accept(ids: Sequence[str], scores: list[float]) -> list[float]:
+        return _finite(ctx, spec, ids, scores)
+
     return Target(
         spec,
         model,
@@ -36,6 +39,7 @@ def target(
         _pending(ctx, model, response_ids),
         sampled.known,
         read,
+        accept,
         sampled.unlisted,
     )
 
@@ -122,6 +126,13 @@ def _write(
     ids: Sequence[str],
     scores: list[float],
 ) -> None:
+    ctx.db.items.add_scores(model.key, zip(ids, _finite(ctx, spec, ids, scores), strict=True))
+
+
+def _finite(
+    ctx: RunContext, spec: ComponentSpec, ids: Sequence[str], scores: list[float]
+) -> list[float]:
+    """The scores as floats, or BadInput naming the RM, the response and the value."""
     values = np.asarray(scores, dtype=float)
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
@@ -131,4 +142,4 @@ def _write(
             field=spec.field,
             value=float(values[bad[0]]),
         )
-    ctx.db.items.add_scores(model.key, zip(ids, values.tolist(), strict=True))
+    return values.tolist()

@@ -109,6 +109,9 @@ class Target:
     pending: list[str]
     sampled: list[str]
     read: Callable[[Sequence[str]], list[Sampled]]
+    #: the stage's own check of what the model returned for some ids (BadInput: a NaN, a
+    #: solution's step scores not one per step), the values as the stage stores them
+    accept: Callable[[Sequence[str], list[Any]], list[Any]]
     unlisted: int = 0
     #: what its items are, as the checks' block names them
     unit: str = "items"
@@ -167,6 +170,11 @@ def _check(ctx: RunContext, target: Target, execute: bool) -> Checked | None:
         checks = _made(ctx, target, stored, current, [by_id[rid] for rid in chosen], sample_key)
     if checks is None:
         return None
+    # the sample's scores pass the stage's own check here: in a plan, a model returning NaN
+    # is refused before anything is written
+    scores = (
+        target.accept(chosen, list(checks.scores)) if len(checks.scores) == len(chosen) else None
+    )
     _refuse_mixing(ctx, target, checks, stored)
     if execute:
         ScoringChecksTable(ctx.db).save(
@@ -176,10 +184,10 @@ def _check(ctx: RunContext, target: Target, execute: bool) -> Checked | None:
             ctx.notes.append(
                 f"{spec.label}: one sampled input as the model reads it:\n{checks.rendered_input}"
             )
-    if len(checks.scores) != len(chosen):  # read back, or a model that keeps no scores
+    if scores is None:  # read back, or a model that keeps no scores
         return Checked(checks=checks)
     todo = set(target.pending)
-    kept = {rid: s for rid, s in zip(chosen, checks.scores, strict=True) if rid in todo}
+    kept = {rid: s for rid, s in zip(chosen, scores, strict=True) if rid in todo}
     return Checked(kept, checks)
 
 

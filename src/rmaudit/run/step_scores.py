@@ -37,8 +37,12 @@ def target(
     def read(ids: Sequence[str]) -> list[Sampled]:
         return [Sampled(sid, by_id[sid].solution.size, by_id[sid].solution) for sid in ids]
 
+    def accept(ids: Sequence[str], scores: list[list[float]]) -> list[list[float]]:
+        return _checked(ctx, spec, by_id, ids, scores)
+
     ids = list(by_id)
-    return Target(spec, model, ids, _pending(ctx, model, solution_set), ids, read, unit="solutions")
+    pending = _pending(ctx, model, solution_set)
+    return Target(spec, model, ids, pending, ids, read, accept, unit="solutions")
 
 
 def stage(
@@ -55,7 +59,8 @@ def stage(
     with ctx.timed(name):
         by_id = dict(zip(solution_set.ids, solution_set.solutions, strict=True))
         pending = _pending(ctx, model, solution_set)
-        work = Work(StageCount(name, len(by_id), len(by_id) - len(pending)), pending)
+        count = StageCount(name, len(by_id), len(by_id) - len(pending), unit="solutions")
+        work = Work(count, pending)
         ctx.counts.append(work.count)
         ctx.check_ready(spec, work.count)
         if ctx.strict and pending:  # a step-scores file without their rows, say
@@ -88,18 +93,20 @@ def _checked(
     for sid, found in zip(batch, scores, strict=True):
         steps = len(by_id[sid].steps)
         values = np.asarray(found, dtype=float).ravel()
-        problem = (
-            f"returned {values.size} step scores for a solution of {steps} steps"
+        bad = np.flatnonzero(~np.isfinite(values))
+        problem, value = (
+            (f"returned {values.size} step scores for a solution of {steps} steps", ...)
             if values.size != steps
-            else "returned a non-finite step score"
-            if not np.all(np.isfinite(values))
-            else None
+            else (f"returned a non-finite score for step {bad[0] + 1}", float(values[bad[0]]))
+            if bad.size
+            else (None, ...)
         )
         if problem:
             raise BadInput(
                 f"process reward model {spec.label!r} {problem} (solution {by_id[sid].ref})",
                 file=ctx.recipe.path,
                 field=spec.field,
+                value=value,
             )
         checked.append(values.tolist())
     return checked

@@ -44,24 +44,29 @@ class _HFComponent(Generic[_HFOptionsT]):
         super().__init__(options)  # type: ignore[call-arg]
         self._loaded = False
 
-    def _load_model(self, auto_class: Any) -> Any:
+    def _load_model(self, auto_class: Any, whole: str | None = None) -> Any:
         """The recipe's ``model`` at its ``revision``, as ``auto_class`` (a transformers
-        ``AutoModelFor...``) loads it with the component's loading options."""
+        ``AutoModelFor...``) loads it with the component's loading options, its config
+        overridden as they say (``whole``: ``runtime.load_model``'s)."""
         from rmaudit.backends.hf import runtime
 
         o = self.options
         model = runtime.load_model(
-            auto_class, o.model, revision=o.revision, options=o, field="model"
+            auto_class, o.model, revision=o.revision, options=o, field="model", whole=whole
         )
-        for name, value in (o.config_overrides or {}).items():
-            if not hasattr(model.config, name):
+        self._override(model.config)
+        return model
+
+    def _override(self, config: Any) -> None:
+        """Set each of ``config_overrides`` on ``config``, every one an attribute it has."""
+        for name, value in (self.options.config_overrides or {}).items():
+            if not hasattr(config, name):
                 raise BadInput(
                     "the model's config has no such attribute",
                     field=f"config_overrides.{name}",
                     value=value,
                 )
-            setattr(model.config, name, value)
-        return model
+            setattr(config, name, value)
 
     def _load(self) -> None:
         """Load the model(s) on first use: a plan, or a rerun with nothing to do, loads none."""
@@ -73,8 +78,24 @@ class _HFComponent(Generic[_HFOptionsT]):
         raise NotImplementedError
 
     def check_ready(self) -> None:
+        """The checkpoints reachable, and the config overrides attributes of the model's
+        config (read alone: the model loads only in the run)."""
         for model, revision, field in self._locations():
             hub_access(model, revision=revision, field=field)
+        o = self.options
+        if o.config_overrides:
+            import transformers
+
+            try:
+                config = transformers.AutoConfig.from_pretrained(
+                    o.model,
+                    revision=o.revision,
+                    trust_remote_code=o.trust_remote_code,
+                    **hub_access(o.model, revision=o.revision, field="model"),
+                )
+            except (OSError, ValueError):  # loading the model says what is wrong with it
+                return
+            self._override(config)
 
     def _locations(self) -> list[tuple[str, str | None, str]]:
         """(model, revision, option) of every checkpoint the component loads."""
