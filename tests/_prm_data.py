@@ -19,10 +19,10 @@ from rmaudit.suites import PRMBENCH_CLASSES, PROCESSBENCH_SPLITS
 HOSTILE = f"{MARKUP[1]} {MARKUP[2]} {CONTROL} {MARKDOWN}"
 
 
-def _steps(rng: random.Random, count: int, tag: str, hostile: bool) -> list[str]:
-    words = ["so", "then", "we", "add", "the", "terms", "and", "divide", "by", "two"]
+def _steps(rng: random.Random, count: int, tag: str, hostile: bool, words: int = 30) -> list[str]:
+    vocabulary = ["so", "then", "we", "add", "the", "terms", "and", "divide", "by", "two"]
     steps = [
-        f"{k + 1}. {tag} " + " ".join(rng.choice(words) for _ in range(rng.randint(3, 30)))
+        f"{k + 1}. {tag} " + " ".join(rng.choice(vocabulary) for _ in range(rng.randint(3, words)))
         for k in range(count)
     ]
     if hostile:
@@ -30,9 +30,12 @@ def _steps(rng: random.Random, count: int, tag: str, hostile: bool) -> list[str]
     return steps
 
 
-def write_prmbench(root: Path, per_file: int = 4, seed: int = 0, hostile: bool = False) -> Path:
+def write_prmbench(
+    root: Path, per_file: int = 4, seed: int = 0, hostile: bool = False, words: int = 30
+) -> Path:
     """``root/prmbench/`` with every PRMBench file name, ``per_file`` items each (multi-
-    solutions: 2·per_file), several items to a problem; returns ``root``."""
+    solutions: 2·per_file), several items to a problem, each step of 3 to ``words`` words;
+    returns ``root``."""
     rng = random.Random(seed)
     folder = root / "prmbench"
     folder.mkdir(parents=True, exist_ok=True)
@@ -58,7 +61,7 @@ def write_prmbench(root: Path, per_file: int = 4, seed: int = 0, hostile: bool =
                     "original_question": problem,
                     "modified_question": f"{problem} ({classification})",
                     "original_process": _steps(rng, 2, "original", False),
-                    "modified_process": _steps(rng, count, classification, hostile),
+                    "modified_process": _steps(rng, count, classification, hostile, words),
                     "modified_steps": wrong,
                     "error_steps": wrong,
                     "reason": "made up",
@@ -72,8 +75,9 @@ def write_prmbench(root: Path, per_file: int = 4, seed: int = 0, hostile: bool =
     return root
 
 
-def write_processbench(root: Path, per_split: int = 12, seed: int = 0) -> Path:
-    """``root/processbench/<split>.json`` for ProcessBench's four splits; returns ``root``."""
+def write_processbench(root: Path, per_split: int = 12, seed: int = 0, words: int = 30) -> Path:
+    """``root/processbench/<split>.json`` for ProcessBench's four splits, each step of 3 to
+    ``words`` words; returns ``root``."""
     rng = random.Random(seed)
     folder = root / "processbench"
     folder.mkdir(parents=True, exist_ok=True)
@@ -87,7 +91,7 @@ def write_processbench(root: Path, per_split: int = 12, seed: int = 0) -> Path:
                     "id": f"{split}-{i}",
                     "generator": "toy",
                     "problem": f"{split} problem {i // 2}",
-                    "steps": _steps(rng, count, split, False),
+                    "steps": _steps(rng, count, split, False, words),
                     "final_answer_correct": label == -1 or rng.random() < 0.2,
                     "label": label,
                 }

@@ -7,6 +7,10 @@
 - ``custom-head-prm``: Qwen2.5-Math-PRM's shape — a Qwen2 base model and its own head (linear,
   ReLU, linear to 2 classes) in the checkpoint's own code, registered for AutoModel: it loads
   with ``model_class = "auto-model"`` and ``trust_remote_code``;
+- ``no-separator-prm``: ``token-prm`` built with a tokenizer that has no ``<extra_0>`` (a
+  token classifier not made for Qwen's separator);
+- ``nan-prm`` (seeded defect): ``token-prm`` with one weight of its head NaN, so every step
+  score is NaN;
 - ``tag-prm``: a 2-layer Llama causal LM with a tokenizer that has ``ки``, ``+`` and ``-``
   (Math-Shepherd's layout);
 - ``padding-tag-prm`` (seeded defect): ``tag-prm``'s weights under the checkpoint's own causal
@@ -58,13 +62,17 @@ CHATML = (
 SPECIAL = ["<pad>", "<s>", "</s>", "<|im_start|>", "<|im_end|>", "<extra_0>"]
 
 
-def tokenizer(vocab_size: int = 600) -> transformers.PreTrainedTokenizerFast:
+def tokenizer(
+    vocab_size: int = 600, separator: bool = True
+) -> transformers.PreTrainedTokenizerFast:
+    """``separator``: with ``<extra_0>`` among its special tokens."""
+    special = SPECIAL if separator else [t for t in SPECIAL if t != "<extra_0>"]
     backend = Tokenizer(models.BPE())
     backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     backend.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
-        special_tokens=SPECIAL,
+        special_tokens=special,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
     backend.train_from_iterator(CORPUS * 4, trainer)
@@ -77,7 +85,7 @@ def tokenizer(vocab_size: int = 600) -> transformers.PreTrainedTokenizerFast:
         bos_token="<s>",
         eos_token="</s>",
         pad_token="<pad>",
-        additional_special_tokens=["<|im_start|>", "<|im_end|>", "<extra_0>"],
+        additional_special_tokens=special[3:],
         chat_template=CHATML,
         model_input_names=["input_ids", "attention_mask"],
     )
@@ -106,11 +114,25 @@ def _save(model, tok, path: Path) -> Path:
     return path
 
 
-def build_token_prm(folder: Path) -> Path:
-    tok = tokenizer()
+def _token_classifier(separator: bool = True):
+    tok = tokenizer(separator=separator)
     torch.manual_seed(21)
-    model = transformers.LlamaForTokenClassification(_llama(tok, num_labels=2))
-    return _save(model, tok, folder / "token-prm")
+    return transformers.LlamaForTokenClassification(_llama(tok, num_labels=2)), tok
+
+
+def build_token_prm(folder: Path) -> Path:
+    return _save(*_token_classifier(), folder / "token-prm")
+
+
+def build_no_separator_prm(folder: Path) -> Path:
+    return _save(*_token_classifier(separator=False), folder / "no-separator-prm")
+
+
+def build_nan_prm(folder: Path) -> Path:
+    model, tok = _token_classifier()
+    with torch.no_grad():
+        model.score.weight[1, 0] = float("nan")  # the positive class's logit: every one NaN
+    return _save(model, tok, folder / "nan-prm")
 
 
 def build_tag_prm(folder: Path) -> Path:
@@ -206,6 +228,8 @@ def build_padding_tag_prm(folder: Path) -> Path:
 
 BUILDERS = {
     "token-prm": build_token_prm,
+    "no-separator-prm": build_no_separator_prm,
+    "nan-prm": build_nan_prm,
     "custom-head-prm": build_custom_head_prm,
     "tag-prm": build_tag_prm,
     "padding-tag-prm": build_padding_tag_prm,

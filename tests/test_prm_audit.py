@@ -8,13 +8,20 @@ from __future__ import annotations
 
 import gzip
 import json
-import sqlite3
 from pathlib import Path
 
 import numpy as np
 import pytest
 from _prm_data import write_prmbench, write_processbench
-from sklearn.metrics import f1_score
+from _prm_reads import (
+    one_line_exit_2,
+    prmscore_by_hand,
+    processbench_f1_by_hand,
+    solution_positions,
+    step_scores,
+    stored,
+    suite_values,
+)
 
 from rmaudit.suites import PROCESSBENCH_SPLITS
 
@@ -34,42 +41,6 @@ def processbench(tmp_path) -> Path:
     return write_processbench(tmp_path / "data")
 
 
-def _stored(db: Path, sql: str, params=()) -> list[tuple]:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute(sql, params).fetchall()
-    finally:
-        conn.close()
-
-
-def _positions(db: Path) -> list[tuple[str, str, dict, str]]:
-    """(solution id, subset, labels, problem id) of the run's solution set, in order."""
-    rows = _stored(
-        db,
-        "select s.solution_id, s.subset, s.labels, s.problem_id from solution_sets s "
-        "join runs r on r.solution_set_key = s.solution_set_key order by s.position",
-    )
-    return [(sid, subset, json.loads(labels), problem) for sid, subset, labels, problem in rows]
-
-
-def _step_scores(db: Path, label: str) -> dict[str, np.ndarray]:
-    rows = _stored(
-        db,
-        "select st.solution_id, st.score from step_scores st join run_reward_models m "
-        "on m.rm_key = st.prm_key where m.label = ? order by st.solution_id, st.step",
-        [label],
-    )
-    found: dict[str, list[float]] = {}
-    for sid, score in rows:
-        found.setdefault(sid, []).append(score)
-    return {sid: np.array(scores) for sid, scores in found.items()}
-
-
-def _values(payload: dict) -> dict[str, dict[str, dict]]:
-    (suite,) = payload["suites"]
-    return {m["label"]: m["metrics"] for m in suite["models"]}
-
-
 def test_prmbench_prints_each_class_with_its_plus_minus_and_matches_a_hand_computation(
     rmaudit, prmbench, tmp_path
 ):
@@ -83,20 +54,14 @@ def test_prmbench_prints_each_class_with_its_plus_minus_and_matches_a_hand_compu
     assert "prmbench: a model passes by beating each of random" in done.out
     db = tmp_path / "rmaudit-audit.db"
     payload = json.loads((tmp_path / "audit-results.json").read_text())
-    values = _values(payload)
-    positions = _positions(db)
+    values = suite_values(payload)
+    positions = solution_positions(db)
     assert len(positions) == 8 * 2 * 4 + 8
     for label in ("random", "step-length"):
-        scores = _step_scores(db, label)
+        scores = step_scores(db, label)
         for subset in ("circular", "redundency", "multi_solutions", None):
             kept = [p for p in positions if subset is None or p[1] == subset]
-            valid = np.concatenate(
-                [[i not in p[2]["erroneous"] for i in range(scores[p[0]].size)] for p in kept]
-            )
-            predicted = np.concatenate([scores[p[0]] > 0.5 for p in kept])
-            hand = f1_score(valid, predicted)
-            if subset != "multi_solutions":
-                hand = 0.5 * hand + 0.5 * f1_score(~valid, ~predicted)
+            hand = prmscore_by_hand(scores, kept, multi=subset == "multi_solutions")
             name = subset or "PRMScore"
             assert values[label][name]["value"] == pytest.approx(hand), (label, name)
             assert values[label][name]["stderr"] > 0
@@ -114,21 +79,13 @@ def test_processbench_f1_per_split_matches_the_qwen_rule_and_aggregations_are_co
     )
     assert done.code == 0, done.err
     payload = json.loads(done.out)
-    values = _values(payload)
+    values = suite_values(payload)
     db = tmp_path / "rmaudit-audit.db"
-    positions = _positions(db)
-    scores = _step_scores(db, "step-length")
+    positions = solution_positions(db)
+    scores = step_scores(db, "step-length")
     f1s = []
     for split in PROCESSBENCH_SPLITS:
-        kept = [p for p in positions if p[1] == split]
-        flagged = [
-            int(np.flatnonzero(scores[p[0]] < 0.5)[0]) if np.any(scores[p[0]] < 0.5) else -1
-            for p in kept
-        ]
-        match = np.array([f == p[2]["first_error"] for f, p in zip(flagged, kept, strict=True)])
-        error = np.array([p[2]["first_error"] != -1 for p in kept])
-        acc1, acc2 = match[error].mean(), match[~error].mean()
-        f1 = 2 * acc1 * acc2 / (acc1 + acc2) if acc1 + acc2 else 0.0
+        f1 = processbench_f1_by_hand(scores, [p for p in positions if p[1] == split])
         f1s.append(f1)
         assert values["step-length"][split]["value"] == pytest.approx(f1), split
     assert values["step-length"]["avg F1"]["value"] == pytest.approx(np.mean(f1s))
@@ -158,21 +115,13 @@ def test_written_solutions_come_back_as_step_scores(rmaudit, prmbench, tmp_path)
         "audit", f"step-scores:{mine}", "--suite", "prmbench", "--data-dir", str(prmbench), "--json"
     )
     assert done.code == 0, done.err
-    values = _values(json.loads(done.out))
+    values = suite_values(json.loads(done.out))
     for name, metric in values["step-length"].items():
         assert values["mine"][name]["value"] == pytest.approx(metric["value"]), name
     again = rmaudit(
         "audit", f"step-scores:{mine}", "--suite", "prmbench", "--data-dir", str(prmbench)
     )
     assert again.code == 0 and "new work: none" in again.err, again.err
-
-
-def _one_line_exit_2(result, *needles: str) -> None:
-    assert result.code == 2, (result.out, result.err)
-    lines = result.err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in result.err, result.err
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
 
 
 def test_bad_step_scores_are_one_line_and_leave_the_db_alone(rmaudit, prmbench, tmp_path):
@@ -193,50 +142,81 @@ def test_bad_step_scores_are_one_line_and_leave_the_db_alone(rmaudit, prmbench, 
             "audit", f"step-scores:{path}", "--suite", "prmbench", "--data-dir", str(prmbench)
         )
 
-    _one_line_exit_2(
+    one_line_exit_2(
         attempt("short", lambda r: r[2].update(step_scores=r[2]["step_scores"][:-1])),
         "short.jsonl:3",
         "step_scores",
         "step scores for",
     )
-    _one_line_exit_2(
+    one_line_exit_2(
         attempt("empty", lambda r: r[4].update(steps=[])), "empty.jsonl:5", "empty steps"
     )
-    _one_line_exit_2(
+    one_line_exit_2(
         attempt("nan", lambda r: r[0].update(step_scores=["x"] * len(r[0]["steps"]))),
         "nan.jsonl:1",
         "step_scores[0]",
         "finite number",
     )
-    _one_line_exit_2(attempt("missing", lambda r: r.pop()), "missing.jsonl", "no row for 1 of")
+    one_line_exit_2(attempt("missing", lambda r: r.pop()), "missing.jsonl", "no row for 1 of")
     assert db.read_bytes() == before
 
 
-@pytest.mark.parametrize(
-    ("edit", "needles"),
-    [
-        (lambda r: r.update(steps=[]), ("gsm8k.json:record 1", "steps", "empty steps")),
-        (lambda r: r.update(label=99), ("gsm8k.json:record 1", "label", "99")),
-        (lambda r: r.pop("problem"), ("gsm8k.json:record 1", "problem", "missing field")),
-        (lambda r: r.update(final_answer_correct="yes"), ("final_answer_correct", "'yes'")),
-    ],
-)
-def test_a_malformed_data_row_is_one_line_and_writes_nothing(
-    rmaudit, processbench, tmp_path, edit, needles
+SHORT_PRM = """
+from rmaudit import hookimpl
+from rmaudit.components import ProcessRewardModel
+
+
+class ShortPRM(ProcessRewardModel):
+    \"\"\"Scores every step of a solution but its last.\"\"\"
+
+    name = "short-prm"
+
+    def score_steps(self, batch):
+        return [[0.5] * (len(s.steps) - 1) for s in batch]
+
+
+@hookimpl
+def register_process_reward_models(register):
+    register(ShortPRM)
+"""
+
+
+def test_a_prm_returning_too_few_step_scores_is_one_line_and_stores_none(
+    rmaudit, processbench, tmp_path
 ):
-    path = processbench / "processbench" / "gsm8k.json"
-    rows = json.loads(path.read_text())
-    edit(rows[0])
-    path.write_text(json.dumps(rows))
-    _one_line_exit_2(
-        rmaudit("audit", "random", "--suite", "processbench", "--data-dir", str(processbench)),
-        *needles,
+    """A PRM's output is known only once it is called: the run stops at its first batch,
+    names the PRM and the solution, and stores none of its step scores."""
+    from types import ModuleType
+
+    from rmaudit.testing import registered_plugin
+
+    module = ModuleType("short_prm")
+    exec(compile(SHORT_PRM, "short_prm.py", "exec"), module.__dict__)
+    recipe = tmp_path / "short.toml"
+    recipe.write_text(
+        '[solutions.source]\nname = "processbench"\n'
+        f"files = [{json.dumps(str(processbench / 'processbench' / 'gsm8k.json'))}]\n\n"
+        '[[process_reward_models]]\nlabel = "short"\nname = "short-prm"\n'
     )
-    assert not (tmp_path / "rmaudit-audit.db").exists()
+    first = json.loads((processbench / "processbench" / "gsm8k.json").read_text())[0]
+    db = tmp_path / "short.db"
+    with registered_plugin(module):
+        done = rmaudit("run", str(recipe), "--db", str(db))
+    assert done.code == 2 and "Traceback" not in done.err, done.err
+    # after the progress the run showed, one line
+    (error,) = [line for line in done.err.splitlines() if line.startswith("Error:")]
+    assert error == done.err.strip().splitlines()[-1]
+    assert "process_reward_models[0]" in error
+    assert (
+        f"'short' returned {len(first['steps']) - 1} step scores for a solution of "
+        f"{len(first['steps'])} steps (solution {first['id']})"
+    ) in error
+    assert stored(db, "select count(*) from step_scores") == [(0,)]
+    assert stored(db, "select status from runs") == [("failed",)]
 
 
 def test_prm_suites_and_rm_suites_do_not_mix_and_rm_flags_are_refused(rmaudit, prmbench):
-    _one_line_exit_2(
+    one_line_exit_2(
         rmaudit(
             "audit",
             "random",
@@ -250,23 +230,23 @@ def test_prm_suites_and_rm_suites_do_not_mix_and_rm_flags_are_refused(rmaudit, p
         "--suite",
         "separate audits",
     )
-    _one_line_exit_2(
+    one_line_exit_2(
         rmaudit(
             "audit", "random", "--suite", "prmbench", "--dpo-ref", "x", "--data-dir", str(prmbench)
         ),
         "--dpo-ref",
     )
-    _one_line_exit_2(
+    one_line_exit_2(
         rmaudit(
             "audit", "random", "--suite", "prmbench", "--sample", "5", "--data-dir", str(prmbench)
         ),
         "--sample",
     )
-    _one_line_exit_2(
+    one_line_exit_2(
         rmaudit("audit", "scores:x.jsonl", "--suite", "prmbench", "--data-dir", str(prmbench)),
         "step-scores:FILE",
     )
-    _one_line_exit_2(
+    one_line_exit_2(
         rmaudit("audit", "step-lenght", "--suite", "prmbench", "--data-dir", str(prmbench)),
         "did you mean step-length",
     )
@@ -309,18 +289,18 @@ def test_a_recipe_audits_prms_with_the_metrics_its_labels_allow(rmaudit, process
     done = rmaudit("run", str(recipe), "--db", str(tmp_path / "r.db"))
     assert done.code == 0, done.err
     metrics = {
-        row[0] for row in _stored(tmp_path / "r.db", "select distinct metric from metric_results")
+        row[0] for row in stored(tmp_path / "r.db", "select distinct metric from metric_results")
     }
     assert metrics == {"processbench-f1", "step-aggregation"}  # not prmbench-score: no step marks
     recipe.write_text(recipe.read_text() + '\n[[metrics]]\nname = "prmbench-score"\n')
-    _one_line_exit_2(
+    one_line_exit_2(
         rmaudit("run", str(recipe), "--db", str(tmp_path / "r.db")),
         "metrics[0].name",
         "erroneous_steps",
     )
     mixed = tmp_path / "mixed.toml"
     mixed.write_text(recipe.read_text() + '\n[[reward_models]]\nname = "random"\n')
-    _one_line_exit_2(rmaudit("run", str(mixed)), "reward_models", "process reward models only")
+    one_line_exit_2(rmaudit("run", str(mixed)), "reward_models", "process reward models only")
 
 
 def test_the_report_shows_the_worst_solutions_escaped(rmaudit, tmp_path):
@@ -370,7 +350,7 @@ def test_processbench_from_the_hub_cache_offline_records_the_commit(rmaudit, tmp
     )
     assert from_mirror.code == 0, from_mirror.err
     (mirrored,) = json.loads(from_mirror.out)["suites"]
-    assert _values(json.loads(done.out))["random"]["avg F1"]["value"] == pytest.approx(
-        _values(json.loads(from_mirror.out))["random"]["avg F1"]["value"]
+    assert suite_values(json.loads(done.out))["random"]["avg F1"]["value"] == pytest.approx(
+        suite_values(json.loads(from_mirror.out))["random"]["avg F1"]["value"]
     )
     assert mirrored["data"]["version"] == "Qwen/ProcessBench (local copy)"

@@ -99,7 +99,7 @@ def test_kill_9_during_step_scoring_then_resume(tmp_path, rmaudit):
 
     resumed = subprocess.run([*command, "--db", str(killed_db)], capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr
-    assert f"{total - partial} step scores: slow" in resumed.stderr.replace(",", "")
+    assert f"step scores: slow ({total - partial} solutions)" in resumed.stderr.replace(",", "")
 
     slow_prm = ModuleType("slow_prm")
     exec(compile(SLOW_PRM, "slow_prm.py", "exec"), slow_prm.__dict__)

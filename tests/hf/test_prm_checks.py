@@ -44,7 +44,7 @@ def test_correct_prms_pass_every_check(cls, name, options, tiny_prms, solutions)
     batched = np.concatenate(prm.score_steps(solutions))
     alone = np.concatenate([prm.score_steps([s])[0] for s in solutions])
     assert np.max(np.abs(batched - alone)) <= 1e-6
-    assert by_name(checks)["batch invariance"].figures["items compared"] == len(batched)
+    assert by_name(checks)["batch invariance"].figures["step scores compared"] == len(batched)
     assert checks.sample_size == len(solutions) and checks.rendered_input
 
 
@@ -118,7 +118,7 @@ def test_a_run_without_the_checks_measures_batch_dependence_after_it(tiny_prms, 
     prm.score_steps(solutions)
     measured = prm.batch_dependence()
     assert measured.status == "fail"
-    assert measured.figures["items compared"] == sum(
+    assert measured.figures["step scores compared"] == sum(
         len(s.steps) for s in solutions[: prm.options.batch_dependence_sample]
     )
     # the checks' own scoring is counted, not sampled

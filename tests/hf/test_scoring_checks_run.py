@@ -13,7 +13,7 @@ import tomllib
 
 import pytest
 
-pytest.importorskip("torch")
+torch = pytest.importorskip("torch")
 
 import _tiny_defects  # noqa: E402
 
@@ -285,4 +285,25 @@ def test_a_config_override_that_cannot_apply_is_one_line_and_writes_nothing(
 ):
     result = audit(tiny_models["gpt2-rm"], "--config-override", flag)
     assert result.code == 2 and said in result.err.strip().splitlines()[-1], result.err
+    assert not (tmp_path / "audit.db").exists()
+
+
+def test_a_model_scoring_nan_is_refused_by_its_checks_before_the_db(audit, tiny_models, tmp_path):
+    """The checks' sample passes the scores stage's own check in the plan: a NaN there is one
+    line naming the model, the response and the value, and the DB is never made."""
+    import transformers
+
+    path = tmp_path / "nan-rm"
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(tiny_models["gpt2-rm"])
+    with torch.no_grad():
+        model.score.weight[0, 0] = float("nan")
+    model.save_pretrained(path)
+    transformers.AutoTokenizer.from_pretrained(tiny_models["gpt2-rm"]).save_pretrained(path)
+    result = audit(str(path))
+    assert result.code == 2, result.err
+    (error,) = result.err.strip().splitlines()
+    assert "reward_models[0]: reward model 'nan-rm' returned a non-finite score for response " in (
+        error
+    )
+    assert error.endswith("(got nan)")
     assert not (tmp_path / "audit.db").exists()

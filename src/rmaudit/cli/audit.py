@@ -464,7 +464,7 @@ def _print_results(
     )
     from rmaudit.suites.verdict import index_markdown, verdict_lines
 
-    from .audit_output import closing_table
+    from .audit_output import closing_table, of_prms
 
     out, err = console(), console(stderr=True)
     db_path = request.db_path
@@ -478,9 +478,10 @@ def _print_results(
         out.print(closing_table(results))
         for passes, line in verdict_lines(results):
             out.print(literal(line), style=_VERDICT_STYLES.get(passes))
+        scored = "step score" if of_prms(results) else "score"
         out.print(
             literal(
-                f"stored in {db_path}; rerun to reuse every stored score; browse: "
+                f"stored in {db_path}; rerun to reuse every stored {scored}; browse: "
                 f"rmaudit tui {db_path}"
             )
         )

@@ -53,12 +53,17 @@ def suites_table(
     return table
 
 
+def of_prms(results: list[SuiteResult]) -> bool:
+    """Whether the audit's models are process reward models (an audit never mixes kinds)."""
+    return bool(results) and all(r.suite.solutions is not None for r in results)
+
+
 def closing_table(results: list[SuiteResult]) -> Table:
     """One row per suite × model: the suite's headline numbers with their ±, and the verdict
     on the first number against length (paired) and chance."""
     bars = (
         "a PRM must beat step-length and random on the first number, on the paired difference"
-        if results and all(r.suite.solutions is not None for r in results)
+        if of_prms(results)
         else "a model must beat length, on the paired difference, and chance on the first "
         "number; random is a reference, not a bar; (judge): a pairwise judge's accuracy, both "
         "orders, a tie ½"

@@ -39,25 +39,27 @@ _OPTIONS = (
         "--strict",
         is_flag=True,
         help="Stop with exit code 2 before the full scoring when a scoring check of a "
-        "model-backed RM warns or fails.",
+        "model-backed RM or PRM warns or fails.",
     ),
     click.option(
         "--no-scoring-checks",
         is_flag=True,
-        help="Skip the scoring checks of model-backed RMs (stored as skipped).",
+        help="Skip the scoring checks of model-backed RMs and PRMs (stored as skipped).",
     ),
     click.option("--no-preflight", is_flag=True, hidden=True, callback=_deprecated),
     click.option(
         "--show-input",
         is_flag=True,
-        help="Print one sampled input as each model-backed RM reads it (rendered, literally).",
+        help="Print one sampled input as each model-backed RM or PRM reads it (rendered, "
+        "literally).",
     ),
     click.option(
         "--scoring-checks-sample",
         type=_SAMPLE,
         default=None,
-        help="Items the scoring checks score (seeded; the longest and shortest included); "
-        f"default: one in {SAMPLE_SHARE} of the items scored, {MIN_SAMPLE} to {MAX_SAMPLE}.",
+        help="Items (a PRM's: solutions) the scoring checks score (seeded; the longest and "
+        f"shortest included); default: one in {SAMPLE_SHARE} of the items scored, {MIN_SAMPLE} "
+        f"to {MAX_SAMPLE}.",
     ),
     click.option("--preflight-sample", type=_SAMPLE, hidden=True, callback=_deprecated),
 )

@@ -34,7 +34,7 @@ def print_comparisons(out: Console, store: Store, board: Leaderboard, db_path: s
         return
     out.print(
         literal(
-            f"each pair's difference with its ± (every compared number): rmaudit compare "
+            f"every two models' difference with its ± (every compared number): rmaudit compare "
             f"{db_path} {run_id[:10]}"
         )
     )

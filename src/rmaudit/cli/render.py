@@ -94,9 +94,14 @@ def plan_table(counts: list[StageCount], title: str) -> Table:
 
 def work_line(counts: list[StageCount]) -> str:
     """'new work: 25,600 responses, ...' (what a run stored, and what it could not), or that
-    nothing new was needed."""
+    nothing new was needed; a stage whose items are not what its name counts says what they
+    are ('step scores: PRM (3,400 solutions)')."""
     done = [
-        f"{c.made:,} {one_line(c.stage, LABEL_MAX)}"
+        (
+            f"{c.made:,} {one_line(c.stage, LABEL_MAX)}"
+            if c.unit is None
+            else f"{one_line(c.stage, LABEL_MAX)} ({c.made:,} {c.unit})"
+        )
         + (f" ({c.failed:,} failed, not stored: a rerun retries them)" if c.failed else "")
         for c in counts
         if c.pending

@@ -221,9 +221,14 @@ def _boards_by_metric(
     return [_board_by_metric(summary, scale, chunk, True, columns) for chunk in chunks]
 
 
+def _models(summary: RunSummary) -> str:
+    """What the run's models are, as a table's column names them."""
+    return "process reward model" if summary.solutions else "reward model"
+
+
 def _board_by_rm(summary: RunSummary, scale, columns: list[Column]) -> Table:
     table = Table()
-    table.add_column("reward model", style="bold", overflow="fold")
+    table.add_column(_models(summary), style="bold", overflow="fold")
     for column in columns:
         table.add_column(_header(column, scale), justify="right", no_wrap=True)
     for label, rm_key in summary.reward_models:
@@ -279,7 +284,7 @@ def _curve_layouts(summary: RunSummary, ident: tuple[str, str], axis: Axis = ETA
     curves = [(label, curve) for label, curve in stored if curve is not None]
     x = curves[0][1].x
     layouts: list[Layout] = [
-        partial(_one, _curve_by_rm, curves, spread(len(x), count), axis)
+        partial(_one, _curve_by_rm, curves, spread(len(x), count), axis, _models(summary))
         for count in (8, 6, 5, 4, 3)
     ]
     for size in range(len(curves), 0, -1):
@@ -297,10 +302,12 @@ def _curve_cell(curve: Curve, i: int) -> str:
     return f"{format_number(curve.value[i], 3)}±{format_number(curve.stderr[i], 3)}"
 
 
-def _curve_by_rm(curves: list[tuple[str, Curve]], picks: list[int], axis: Axis) -> Table:
+def _curve_by_rm(
+    curves: list[tuple[str, Curve]], picks: list[int], axis: Axis, models: str
+) -> Table:
     name, point = axis
     table = Table()
-    table.add_column("reward model", style="bold", overflow="fold")
+    table.add_column(models, style="bold", overflow="fold")
     for i in picks:
         table.add_column(f"{name}={point(float(curves[0][1].x[i]))}", justify="right", no_wrap=True)
     for label, curve in curves:

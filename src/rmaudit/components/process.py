@@ -30,6 +30,11 @@ class Solution:
     question: str
     steps: tuple[str, ...]
 
+    @property
+    def size(self) -> int:
+        """Characters of the question and the steps (what orders solutions by length)."""
+        return len(self.question) + sum(len(step) for step in self.steps)
+
 
 @dataclass(frozen=True)
 class LabelledSolution:

@@ -1,6 +1,6 @@
-"""The scoring checks a model-backed reward model runs on a sample of a run's
-items before the full scoring: the records they produce and the method a reward model
-implements to take part (docs/real-models.md, "Scoring checks").
+"""The scoring checks a model-backed reward model or process reward model runs on a sample of
+a run's items before the full scoring: the records they produce and the methods a model
+implements to take part (docs/real-models.md, "Scoring checks"; a PRM's: docs/prm-models.md).
 
 A check ends ``pass``, ``warn`` or ``fail`` (with its measured cause, and the fix: the recipe
 option and the value to set); a reward model whose checks were turned off is stored as
@@ -14,8 +14,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
-
-from .records import Prompt, Response
 
 Status = Literal["pass", "warn", "fail", "skipped"]
 #: worst first: a model's status is that of its worst check
@@ -35,8 +33,8 @@ CHECK_NAMES = (
 
 @dataclass(frozen=True)
 class CheckSettings:
-    """How a run checks its RMs (the CLI's ``--no-scoring-checks``, ``--strict``,
-    ``--show-input``, ``--scoring-checks-sample``)."""
+    """How a run checks its model-backed RMs and PRMs (the CLI's ``--no-scoring-checks``,
+    ``--strict``, ``--show-input``, ``--scoring-checks-sample``)."""
 
     enabled: bool = True
     strict: bool = False
@@ -59,19 +57,22 @@ class ScoringCheck:
 
 @dataclass(frozen=True)
 class ScoringChecks:
-    """Every check of one reward model on one sample of items (``sample_key`` hashes which),
-    under the scoring ``settings`` it was made with, the rendered text of one sampled item
-    (shown on request, literally), the seconds the checks took and ``scores``: the sample's
-    scores as the run scores them, in its order (the run keeps them rather than score those
-    items again; not stored with the checks)."""
+    """Every check of one model on one sample of items (``sample_key`` hashes which), under
+    the scoring ``settings`` it was made with, the rendered text of one sampled item (shown
+    on request, literally), the seconds the checks took and ``scores``: the sample's scores
+    as the run scores them, in its order — a reward model's one float per item, a PRM's one
+    list of step scores per solution (the run keeps them rather than score those items
+    again; not stored with the checks).  ``unit`` names what the sample holds: ``items``
+    ((prompt, response) pairs) or a PRM's ``solutions``."""
 
     sample_key: str
     sample_size: int
     checks: tuple[ScoringCheck, ...] = ()
     rendered_input: str | None = None
     seconds: float = 0.0
-    scores: tuple[float, ...] = field(default=(), compare=False)
+    scores: tuple[Any, ...] = field(default=(), compare=False)
     settings: dict[str, Any] = field(default_factory=dict)
+    unit: str = "items"
 
     @property
     def status(self) -> Status:
@@ -99,6 +100,7 @@ class ScoringChecks:
                 "rendered_input": self.rendered_input,
                 "checks": [vars(c) for c in self.checks],
                 "settings": self.settings,
+                "unit": self.unit,
             },
             sort_keys=True,
         )
@@ -113,13 +115,16 @@ class ScoringChecks:
             rendered_input=data.get("rendered_input"),
             seconds=data.get("seconds", 0.0),
             settings=data.get("settings", {}),
+            unit=data.get("unit", "items"),
         )
 
 
-def skipped_checks(sample_key: str = "", settings: dict[str, Any] | None = None) -> ScoringChecks:
-    """What a run stores for a reward model whose checks were turned off
-    (``--no-scoring-checks``): the sample it would have checked, and its settings."""
-    return ScoringChecks(sample_key=sample_key, sample_size=0, settings=settings or {})
+def skipped_checks(
+    sample_key: str = "", settings: dict[str, Any] | None = None, unit: str = "items"
+) -> ScoringChecks:
+    """What a run stores for a model whose checks were turned off (``--no-scoring-checks``):
+    the sample it would have checked, and its settings."""
+    return ScoringChecks(sample_key=sample_key, sample_size=0, settings=settings or {}, unit=unit)
 
 
 #: Where the RM report's batch dependence came from: the scoring checks, or (checks skipped)
@@ -128,23 +133,27 @@ BY_THE_CHECKS = "the scoring checks (batch invariance)"
 AFTER_THE_RUN = "the run's first inputs re-scored alone after it (checks skipped)"
 
 
-def batch_dependence_report(check: ScoringCheck, measured_by: str) -> dict[str, Any]:
-    """The RM report's batch-dependence figures (``run_reward_models.report``) from a batch
+def batch_dependence_report(
+    check: ScoringCheck, measured_by: str, unit: str = "inputs"
+) -> dict[str, Any]:
+    """The report's batch-dependence figures (``run_reward_models.report``) from a batch
     invariance check: its largest difference between a score in the run's batches and
-    alone, and on how many inputs (a check stored before it counted them: left out)."""
+    alone, and on how many ``unit`` (a reward model's inputs, a PRM's step scores; a check
+    stored before it counted them: left out)."""
     facts: dict[str, Any] = {
         "batch dependence: max |score - score alone|": check.figures["largest difference"]
     }
-    if "items compared" in check.figures:
-        facts["batch dependence: inputs checked"] = check.figures["items compared"]
+    compared = [value for name, value in check.figures.items() if name.endswith(" compared")]
+    if compared:
+        facts[f"batch dependence: {unit} checked"] = compared[0]
     facts["batch dependence: measured by"] = measured_by
     return facts
 
 
 @runtime_checkable
-class CheckedRewardModel(Protocol):
-    """A reward model that runs the scoring checks: the Hugging Face RMs do, and a model-backed
-    judge joins by implementing these three methods."""
+class CheckedModel(Protocol):
+    """A reward model or process reward model that runs the scoring checks: the Hugging Face
+    RMs and PRMs do, and a model-backed judge joins by implementing these three methods."""
 
     def scoring_settings(self) -> dict[str, Any]:
         """The settings its scores depend on beyond its key (batching, device), with those in
@@ -153,17 +162,19 @@ class CheckedRewardModel(Protocol):
         from the options: the model need not be loaded."""
         ...
 
-    def scoring_checks(self, sample: Sequence[tuple[Prompt, Response]]) -> ScoringChecks:
-        """The checks on ``sample`` (the model loaded if it was not), in CHECK_NAMES order,
-        with one sampled item's rendered text, the seconds the checks took (not counting
-        the model's loading) and the sample's scores as ``score`` gives them, which the run
-        keeps (empty: it scores the sample again); the caller sets the sample key."""
+    def scoring_checks(self, sample: Sequence[Any]) -> ScoringChecks:
+        """The checks on ``sample`` — what its scoring method takes: (prompt, response) pairs
+        for a reward model's ``score``, solutions for a PRM's ``score_steps`` — (the model
+        loaded if it was not), in the order they are shown, with one sampled item's rendered
+        text, the seconds the checks took (not counting the model's loading) and the
+        sample's scores as the scoring method gives them, which the run keeps (empty: it
+        scores the sample again); the caller sets the sample key."""
         ...
 
     def batch_dependence(self) -> ScoringCheck | None:
         """For a run whose checks were skipped: the batch invariance check on the first
-        inputs ``score`` scored (their scores as it returned them) re-scored alone, so the
-        RM's report still says how far batching moved its scores; None when it scored
+        inputs the scoring method scored (their scores as it returned them) re-scored alone,
+        so the model's report still says how far batching moved its scores; None when it scored
         none or keeps no such sample.  A run with the checks takes the figures from them
         and never calls this."""
         ...

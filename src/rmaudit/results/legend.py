@@ -227,11 +227,12 @@ def _next_steps(summary: RunSummary, db_path: str) -> list[str]:
         )
     else:
         where = "opens its pair failures: the pairs it gets wrong, worst margin first"
+    model, one = ("PRM", "a PRM") if summary.solutions else ("RM", "a reward model")
     worst = worst_rm(summary)
     if worst is None:  # only baselines: no model of the user's to send them to
-        return [f"Next: rmaudit tui {db_path} — enter on a reward model {where}."]
+        return [f"Next: rmaudit tui {db_path} — enter on {one} {where}."]
     label, column = worst
     return [
-        f"Next: rmaudit tui {db_path} — the worst RM by {column.label} is "
+        f"Next: rmaudit tui {db_path} — the worst {model} by {column.label} is "
         f"{short_label(label)}; enter on it {where}."
     ]

@@ -13,13 +13,14 @@ from rmaudit.store import Store
 from rmaudit.store.scoring_checks import ScoringChecksTable
 
 TITLE = "scoring checks"
-#: what a failed check adds to a model's verdict, before the failures' findings
-UNTRUSTED = "⚠ scores not trustworthy"
+#: what a failed check adds to a model's verdict, before the failures' findings (a PRM's:
+#: "step scores")
+UNTRUSTED = "⚠ {scores} not trustworthy"
 
 
 @dataclass(frozen=True)
 class ModelChecks:
-    """The checks of one RM of a run (``label``: its recipe label)."""
+    """The checks of one RM or PRM of a run (``label``: its recipe label)."""
 
     label: str
     checks: ScoringChecks
@@ -34,12 +35,15 @@ class CheckLine:
 
 
 def untrusted(checks: ScoringChecks) -> str | None:
-    """``⚠ scores not trustworthy: truncation: ...`` naming each failed check's finding; None
-    where none failed."""
+    """``⚠ scores not trustworthy: truncation: ...`` (a PRM's, checked on solutions: step
+    scores) naming each failed check's finding; None where none failed."""
     failed = checks.failures()
     if not failed:
         return None
-    return f"{UNTRUSTED}: " + "; ".join(f"{c.name}: {c.finding}" for c in failed)
+    scores = "step scores" if checks.unit == "solutions" else "scores"
+    return (
+        UNTRUSTED.format(scores=scores) + ": " + "; ".join(f"{c.name}: {c.finding}" for c in failed)
+    )
 
 
 def run_scoring_checks(store: Store, run_id: str) -> list[ModelChecks]:
@@ -50,7 +54,7 @@ def run_scoring_checks(store: Store, run_id: str) -> list[ModelChecks]:
 
 
 def block_lines(models: list[ModelChecks]) -> list[CheckLine]:
-    """The block's lines (none when no RM of the run was checked)."""
+    """The block's lines (none when no model of the run was checked)."""
     lines = []
     for model in models:
         checks = model.checks
@@ -60,7 +64,7 @@ def block_lines(models: list[ModelChecks]) -> list[CheckLine]:
         lines.append(
             CheckLine(
                 checks.status,
-                f"{model.label}: {checks.status} on {checks.sample_size} sampled items "
+                f"{model.label}: {checks.status} on {checks.sample_size} sampled {checks.unit} "
                 f"({checks.seconds:.1f} s)",
             )
         )
@@ -80,12 +84,14 @@ def _finite(value: Any) -> Any:
 
 
 def checks_json(models: list[ModelChecks]) -> dict[str, Any]:
-    """Per RM label: status, sample size and each check's name, status, figures and fix."""
+    """Per model label: status, sample size (in ``unit``: items, or a PRM's solutions) and
+    each check's name, status, figures and fix."""
     return {
         model.label: {
             "status": model.checks.status,
             "trustworthy": untrusted(model.checks) is None,
             "sample_size": model.checks.sample_size,
+            "unit": model.checks.unit,
             "settings": model.checks.settings,
             "seconds": model.checks.seconds,
             "checks": [

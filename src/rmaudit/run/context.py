@@ -100,6 +100,9 @@ class StageCount:
     #: after a run: pending items it tried and could not store (a label with no usable judge
     #: sample); a rerun tries them again
     failed: int = 0
+    #: what an item is, where the stage's name counts something else (a PRM's step scores
+    #: are stored a solution at a time: "solutions")
+    unit: str | None = None
 
     @property
     def pending(self) -> int:

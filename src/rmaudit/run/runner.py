@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import platform
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rmaudit import __version__
@@ -250,21 +251,19 @@ class Runner:
         return found
 
     def _score(self, found: Audited, execute: bool) -> None:
-        """Every RM's stage, after every model-backed RM's scoring checks (in a plan only
-        before a run: ``Runner.preflight``)."""
+        """Every RM's (or PRM's) stage, after every model-backed one's scoring checks (in a
+        plan only before a run: ``Runner.preflight``)."""
+        if found.solution_set is not None:
+            self._score_steps(found.solution_set, execute)
+            return
         models = [(spec, self.ctx.component(spec)) for spec in self.recipe.reward_models]
-        checked = (
-            scoring_checks.check_models(
-                self.ctx,
-                [
-                    scores.target(self.ctx, spec, model, found.to_score, found.unshifted)
-                    for spec, model in models
-                    if not model.judges_pairs()
-                ],
-                execute,
-            )
-            if execute or self.ctx.strict
-            else {}
+        checked = self._checked(
+            lambda: [
+                scores.target(self.ctx, spec, model, found.to_score, found.unshifted)
+                for spec, model in models
+                if not model.judges_pairs()
+            ],
+            execute,
         )
         for spec, model in models:
             if model.judges_pairs():  # a pairwise judge: pairs, in both orders, not responses
@@ -278,9 +277,27 @@ class Runner:
                 scores.stage(
                     self.ctx, spec, model, found.to_score, execute, checked.get(spec.label)
                 )
-        for spec in self.recipe.process_reward_models:
-            solution_set = required(found.solution_set, "[solutions]")
-            step_scores.stage(self.ctx, spec, self.ctx.component(spec), solution_set, execute)
+
+    def _score_steps(self, solution_set: SolutionSet, execute: bool) -> None:
+        """Every PRM's stage, after every model-backed PRM's scoring checks."""
+        models = [(spec, self.ctx.component(spec)) for spec in self.recipe.process_reward_models]
+        checked = self._checked(
+            lambda: [
+                step_scores.target(self.ctx, spec, model, solution_set) for spec, model in models
+            ],
+            execute,
+        )
+        for spec, model in models:
+            step_scores.stage(self.ctx, spec, model, solution_set, execute, checked.get(spec.label))
+
+    def _checked(
+        self, targets: Callable[[], list[scoring_checks.Target]], execute: bool
+    ) -> dict[str, scoring_checks.Checked]:
+        """The scoring checks of the stages' ``targets``, by label: in a run, and in the
+        plan before one; a plan alone (a dry run) reads nothing for them."""
+        if not (execute or self.ctx.strict):
+            return {}
+        return scoring_checks.check_models(self.ctx, targets(), execute)
 
     # -- the whole run ------------------------------------------------------------------------
     def _run(self) -> RunResult:

@@ -4,20 +4,17 @@ scored once."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
 
 from rmaudit.components import RewardModel
-from rmaudit.components.scoring_checks import ScoringChecks
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec
-from rmaudit.store import dumps
 
 from .batches import BatchCall, map_calls
 from .context import Keys, RunContext, StageCount, Work
-from .scoring_checks import Checked, Target, batch_dependence
+from .scoring_checks import Checked, Sampled, Target, keep, report
 
 
 def target(
@@ -25,12 +22,24 @@ def target(
 ) -> Target:
     """The stage's items as its scoring checks see them: every one, those to score, and
     those its sample is drawn from (``sampled``)."""
+
+    def read(ids: Sequence[str]) -> list[Sampled]:
+        return [
+            Sampled(response.id, len(prompt.text) + len(response.text), (prompt, response))
+            for prompt, response in ctx.known_items(ids)
+        ]
+
+    def accept(ids: Sequence[str], scores: list[float]) -> list[float]:
+        return _finite(ctx, spec, ids, scores)
+
     return Target(
         spec,
         model,
         response_ids.known,
         _pending(ctx, model, response_ids),
         sampled.known,
+        read,
+        accept,
         sampled.unlisted,
     )
 
@@ -77,16 +86,18 @@ def stage(
             except BadInput as error:
                 raise ctx.located(error, spec) from None
         if execute:
-            checked = checked or Checked()
-            # the checks' sample, scored as the run scores it, is not scored again
-            kept = checked.kept
-            if kept:
-                _write(ctx, spec, model, list(kept), list(kept.values()))
-                # the progress starts from them (the run's counts still say they are new)
-                shown = dataclasses.replace(work.count, stored=work.count.stored + len(kept))
-                work = Work(shown, [rid for rid in pending if rid not in kept])
-            _score(ctx, spec, model, work)
-            _report(ctx, spec, model, checked.checks)
+
+            def write(ids: Sequence[str], scores: list[float]) -> None:
+                _write(ctx, spec, model, ids, scores)
+
+            ctx.remember(model)
+            map_calls(
+                ctx,
+                keep(checked, work, write),
+                BatchCall(spec, model, "score", ctx.prompted_responses),
+                write,
+            )
+            report(ctx, spec, model, checked)
 
 
 def _check_items(ctx: RunContext, model: RewardModel, pending: list[str], unlisted: bool) -> None:
@@ -115,6 +126,13 @@ def _write(
     ids: Sequence[str],
     scores: list[float],
 ) -> None:
+    ctx.db.items.add_scores(model.key, zip(ids, _finite(ctx, spec, ids, scores), strict=True))
+
+
+def _finite(
+    ctx: RunContext, spec: ComponentSpec, ids: Sequence[str], scores: list[float]
+) -> list[float]:
+    """The scores as floats, or BadInput naming the RM, the response and the value."""
     values = np.asarray(scores, dtype=float)
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
@@ -124,25 +142,4 @@ def _write(
             field=spec.field,
             value=float(values[bad[0]]),
         )
-    ctx.db.items.add_scores(model.key, zip(ids, values.tolist(), strict=True))
-
-
-def _score(ctx: RunContext, spec: ComponentSpec, model: RewardModel, todo: Work[str]) -> None:
-    ctx.remember(model)
-
-    def write(ids: Sequence[str], scores: list[float]) -> None:
-        _write(ctx, spec, model, ids, scores)
-
-    map_calls(ctx, todo, BatchCall(spec, model, "score", ctx.prompted_responses), write)
-
-
-def _report(
-    ctx: RunContext, spec: ComponentSpec, model: RewardModel, checks: ScoringChecks | None
-) -> None:
-    """What the RM reports about its scoring, with the batch dependence its checks measured
-    (stored in the run and said after it); nothing from a model that scored nothing here."""
-    report = model.report()
-    if report:
-        report = {**report, **batch_dependence(model, checks)}
-        ctx.db.runs.set_report(ctx.recipe.run_key, spec.label, dumps(report))
-        ctx.notes.append(f"{spec.label}: " + ", ".join(f"{k}: {v}" for k, v in report.items()))
+    return values.tolist()

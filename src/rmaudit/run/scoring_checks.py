@@ -1,7 +1,8 @@
-"""The scoring checks before the RMs' scores stages (docs/real-models.md, "Scoring checks"):
-every model-backed RM (:class:`~rmaudit.components.scoring_checks.CheckedRewardModel`) is
-checked on a fixed sample of the items the run scores with it before any RM scores, the
-checks are stored with the run, and ``--strict`` stops the run on any warning of any model.
+"""The scoring checks before the scores stages (docs/real-models.md, "Scoring checks"):
+every model-backed RM or PRM (:class:`~rmaudit.components.scoring_checks.CheckedModel`) is
+checked on a fixed sample of the items the run scores with it — a reward model's responses,
+a PRM's solutions — before any model scores, the checks are stored with the run, and
+``--strict`` stops the run on any warning of any model.
 
 Where a stage's items are known before the run (read from files, or stored), the checks run in
 the run's plan, on the DB opened read-only (``Runner.preflight``): a ``--strict`` stop, or a
@@ -11,41 +12,42 @@ a stop then stores the checks and no score.
 
 The sample is the run's items drawn by a seeded generator, the longest and shortest (in
 characters) always among them, so a rerun checks the same items.  Checks are valid for the
-scoring settings they were made under (``CheckedRewardModel.scoring_settings``: batching,
-device, dtype, max length, truncation side, template): checks stored for the same RM key,
-sample and settings are reused; other settings are checked again.  A stage some of whose
-scores were stored under other settings mixes scores made both ways only where batch
-invariance passes under each (the scores then match scores alone under both); otherwise the
-run is refused, saying which settings finish it.  Its size follows the stage's
-(:func:`sample_size`), and the sample's scores in the run's batches are kept as the run's
-own.  The RM's report takes its batch dependence from the checks' batch invariance
-(:func:`batch_dependence`), so nothing is scored after the full scoring; with the checks
+scoring settings they were made under (``CheckedModel.scoring_settings``: batching, device,
+dtype, max length, truncation side, template): checks stored for the same model key, sample
+and settings are reused; other settings are checked again.  A stage some of whose scores
+were stored under other settings mixes scores made both ways only where batch invariance
+passes under each (the scores then match scores alone under both); otherwise the run is
+refused, saying which settings finish it.  Its size follows the stage's (:func:`sample_size`),
+and the sample's scores in the run's batches (a PRM's step scores too) are kept as the run's
+own (:func:`keep`).  The model's report takes its batch dependence from the checks' batch
+invariance (:func:`report`), so nothing is scored after the full scoring; with the checks
 skipped the model measures it after the run instead.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from rmaudit.components import RewardModel
+from rmaudit.components import ProcessRewardModel, RewardModel
 from rmaudit.components.keys import content_key
 from rmaudit.components.scoring_checks import (
     AFTER_THE_RUN,
     BY_THE_CHECKS,
-    CheckedRewardModel,
+    CheckedModel,
     ScoringChecks,
     batch_dependence_report,
     skipped_checks,
 )
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec
+from rmaudit.store import dumps
 from rmaudit.store.scoring_checks import ScoringChecksTable
 
-from .context import RunContext
+from .context import RunContext, Work
 
 #: The sample's size by default: one item in SAMPLE_SHARE of the stage's, at least
 #: MIN_SAMPLE (the defect tests in tests/hf/ catch each seeded defect on that many) and at
@@ -78,41 +80,63 @@ def settings_key(settings: dict[str, Any]) -> str:
     return content_key("scoring settings", settings)
 
 
+#: a model a scores stage scores with
+Scored = RewardModel | ProcessRewardModel
+
+
+@dataclasses.dataclass(frozen=True)
+class Sampled:
+    """One item a sample may take, as the model's scoring takes it (``item``: a (prompt,
+    response) for a reward model, a solution for a PRM), with its id and its size in
+    characters (the longest and the shortest are always checked)."""
+
+    id: str
+    size: int
+    item: Any
+
+
 @dataclasses.dataclass(frozen=True)
 class Target:
-    """One RM's scores stage as its checks see it: every item it scores (``known``), those not
-    scored yet, and those its sample is drawn from (``sampled``: the stage's items but the
+    """One model's scores stage as its checks see it: every item it scores (``known``), those
+    not scored yet, those its sample is drawn from (``sampled``: the stage's items but the
     shift sweep's copies, which a plan cannot know; in a plan, ``unlisted`` more not made
-    yet)."""
+    yet), and ``read``: those of some ids known now (in memory, stored or read from files),
+    as the model's checks take them."""
 
     spec: ComponentSpec
-    model: RewardModel
+    model: Scored
     known: list[str]
     pending: list[str]
     sampled: list[str]
+    read: Callable[[Sequence[str]], list[Sampled]]
+    #: the stage's own check of what the model returned for some ids (BadInput: a NaN, a
+    #: solution's step scores not one per step), the values as the stage stores them
+    accept: Callable[[Sequence[str], list[Any]], list[Any]]
     unlisted: int = 0
+    #: what its items are, as the checks' block names them
+    unit: str = "items"
 
 
 @dataclasses.dataclass(frozen=True)
 class Checked:
     """What the checks before a scores stage leave it: ``kept``, the scores of its pending
-    items the checks scored as the run does (response id → score), and ``checks``, the
-    checks run, read back or skipped."""
+    items the checks scored as the run does (item id → score, or a solution's step scores),
+    and ``checks``, the checks run, read back or skipped."""
 
-    kept: dict[str, float] = dataclasses.field(default_factory=dict)
+    kept: dict[str, Any] = dataclasses.field(default_factory=dict)
     checks: ScoringChecks | None = None
 
 
 def check_models(ctx: RunContext, targets: Sequence[Target], execute: bool) -> dict[str, Checked]:
-    """Every checked RM's checks, by recipe label, before any RM scores: in the run's plan
-    (``execute`` false; a dry run checks nothing) those whose items are all known, in the run
-    every one (those of its plan reused); with ``--strict`` every finding of every model
-    stops the run in one line."""
+    """Every checked model's checks, by recipe label, before any model scores: in the run's
+    plan (``execute`` false; a dry run checks nothing) those whose items are all known, in
+    the run every one (those of its plan reused); with ``--strict`` every finding of every
+    model stops the run in one line."""
     if not execute and not ctx.strict:
         return {}
     found = {}
     for target in targets:
-        if isinstance(target.model, CheckedRewardModel) and target.sampled:
+        if isinstance(target.model, CheckedModel) and target.sampled:
             checked = _check(ctx, target, execute)
             if checked is not None:
                 found[target.spec.label] = checked
@@ -122,14 +146,14 @@ def check_models(ctx: RunContext, targets: Sequence[Target], execute: bool) -> d
 
 
 def _check(ctx: RunContext, target: Target, execute: bool) -> Checked | None:
-    """One RM's checks (None: none to show, or in a plan, its items not all known yet)."""
+    """One model's checks (None: none to show, or in a plan, its items not all known yet)."""
     settings, spec, model = ctx.checks, target.spec, target.model
-    assert isinstance(model, CheckedRewardModel)
-    items = ctx.known_items(target.sampled)
+    assert isinstance(model, CheckedModel)
+    items = target.read(target.sampled)
     if not execute and (target.unlisted or len(items) < len(target.sampled)):
         return None
-    ids = [response.id for _, response in items]
-    sizes = [len(prompt.text) + len(response.text) for prompt, response in items]
+    ids = [item.id for item in items]
+    sizes = [item.size for item in items]
     chosen = draw_sample(ids, sizes, sample_size(len(ids), settings.sample_size), settings.seed)
     sample_key = content_key("scoring-checks", settings.seed, chosen)
     current = model.scoring_settings()
@@ -140,12 +164,17 @@ def _check(ctx: RunContext, target: Target, execute: bool) -> Checked | None:
         else []
     )
     if not settings.enabled:
-        checks: ScoringChecks | None = skipped_checks(sample_key, current)
+        checks: ScoringChecks | None = skipped_checks(sample_key, current, target.unit)
     else:
-        by_id = dict(zip(ids, items, strict=True))
+        by_id = {item.id: item.item for item in items}
         checks = _made(ctx, target, stored, current, [by_id[rid] for rid in chosen], sample_key)
     if checks is None:
         return None
+    # the sample's scores pass the stage's own check here: in a plan, a model returning NaN
+    # is refused before anything is written
+    scores = (
+        target.accept(chosen, list(checks.scores)) if len(checks.scores) == len(chosen) else None
+    )
     _refuse_mixing(ctx, target, checks, stored)
     if execute:
         ScoringChecksTable(ctx.db).save(
@@ -155,10 +184,10 @@ def _check(ctx: RunContext, target: Target, execute: bool) -> Checked | None:
             ctx.notes.append(
                 f"{spec.label}: one sampled input as the model reads it:\n{checks.rendered_input}"
             )
-    if len(checks.scores) != len(chosen):  # read back, or a model that keeps no scores
+    if scores is None:  # read back, or a model that keeps no scores
         return Checked(checks=checks)
     todo = set(target.pending)
-    kept = {rid: s for rid, s in zip(chosen, checks.scores, strict=True) if rid in todo}
+    kept = {rid: s for rid, s in zip(chosen, scores, strict=True) if rid in todo}
     return Checked(kept, checks)
 
 
@@ -181,7 +210,7 @@ def _made(
     if checks is None and not target.pending:
         return next((c for c in reversed(stored) if c.checks), None)
     if checks is None:
-        assert isinstance(target.model, CheckedRewardModel)
+        assert isinstance(target.model, CheckedModel)
         with ctx.timed(f"scoring checks: {target.spec.label}"):
             try:  # the model's own errors (a checkpoint that cannot load) name its entry
                 made = target.model.scoring_checks(sample)
@@ -264,14 +293,40 @@ def _stop(ctx: RunContext, found: dict[str, Checked], execute: bool) -> None:
         )
 
 
-def batch_dependence(model: RewardModel, checks: ScoringChecks | None) -> dict[str, Any]:
-    """The RM report's batch dependence after a scores stage: the checks' batch invariance
+def keep(
+    checked: Checked | None, work: Work[str], write: Callable[[list[str], list[Any]], None]
+) -> Work[str]:
+    """The scores of the checks' sample, scored as the run scores them, stored with ``write``
+    (they are not scored again); the work left, whose progress starts from them (the run's
+    counts still say they are new)."""
+    kept = checked.kept if checked is not None else {}
+    if not kept:
+        return work
+    write(list(kept), list(kept.values()))
+    shown = dataclasses.replace(work.count, stored=work.count.stored + len(kept))
+    return Work(shown, [item for item in work.pending if item not in kept])
+
+
+def report(ctx: RunContext, spec: ComponentSpec, model: Scored, checked: Checked | None) -> None:
+    """What the model reports about its scoring, with the batch dependence its checks
+    measured (stored in the run and said after it); nothing from a model that scored nothing
+    here."""
+    facts = model.report()
+    if facts:
+        facts = {**facts, **_batch_dependence(model, checked.checks if checked else None)}
+        ctx.db.runs.set_report(ctx.recipe.run_key, spec.label, dumps(facts))
+        ctx.notes.append(f"{spec.label}: " + ", ".join(f"{k}: {v}" for k, v in facts.items()))
+
+
+def _batch_dependence(model: Scored, checks: ScoringChecks | None) -> dict[str, Any]:
+    """The report's batch dependence after a scores stage: the checks' batch invariance
     figures (run or read back: nothing is scored again), else, the checks skipped, the
     model's own measurement after the run; empty for a model that is not checked."""
-    if checks is None or not isinstance(model, CheckedRewardModel):
+    if checks is None or not isinstance(model, CheckedModel):
         return {}
+    unit = "step scores" if isinstance(model, ProcessRewardModel) else "inputs"
     if checks.checks:
         found = [c for c in checks.checks if c.name == "batch invariance"]
-        return batch_dependence_report(found[0], BY_THE_CHECKS) if found else {}
+        return batch_dependence_report(found[0], BY_THE_CHECKS, unit) if found else {}
     measured = model.batch_dependence()
-    return batch_dependence_report(measured, AFTER_THE_RUN) if measured else {}
+    return batch_dependence_report(measured, AFTER_THE_RUN, unit) if measured else {}

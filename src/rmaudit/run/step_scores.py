@@ -1,6 +1,8 @@
 """Stage "step scores: <PRM>": one process reward model's score of every step of every
 solution the run audits, keyed by (solution, PRM, step); a solution two positions share is
-scored once, and a solution's scores are written together or not at all."""
+scored once, and a solution's scores are written together or not at all.  A model-backed
+PRM's scoring checks run before any PRM scores (:mod:`.scoring_checks`), and the step scores
+of their sample are kept as the run's own."""
 
 from __future__ import annotations
 
@@ -11,11 +13,36 @@ import numpy as np
 from rmaudit.components import ProcessRewardModel, Solution
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec
-from rmaudit.store import dumps
 
 from .batches import BatchCall, map_calls
 from .context import RunContext, StageCount, Work
+from .scoring_checks import Checked, Sampled, Target, keep, report
 from .solutions import SolutionSet
+
+
+def _pending(ctx: RunContext, model: ProcessRewardModel, solution_set: SolutionSet) -> list[str]:
+    """The set's distinct solutions not scored yet, in the set's order."""
+    ids = list(dict.fromkeys(solution_set.ids))
+    stored = ctx.stored("step scores", model.key, ids)
+    return [sid for sid in ids if sid not in stored]
+
+
+def target(
+    ctx: RunContext, spec: ComponentSpec, model: ProcessRewardModel, solution_set: SolutionSet
+) -> Target:
+    """The stage's solutions as its scoring checks see them (every one known: they come
+    from files)."""
+    by_id = dict(zip(solution_set.ids, solution_set.solutions, strict=True))
+
+    def read(ids: Sequence[str]) -> list[Sampled]:
+        return [Sampled(sid, by_id[sid].solution.size, by_id[sid].solution) for sid in ids]
+
+    def accept(ids: Sequence[str], scores: list[list[float]]) -> list[list[float]]:
+        return _checked(ctx, spec, by_id, ids, scores)
+
+    ids = list(by_id)
+    pending = _pending(ctx, model, solution_set)
+    return Target(spec, model, ids, pending, ids, read, accept, unit="solutions")
 
 
 def stage(
@@ -24,14 +51,16 @@ def stage(
     model: ProcessRewardModel,
     solution_set: SolutionSet,
     execute: bool,
+    checked: Checked | None = None,
 ) -> None:
+    """``checked``: the model's scoring checks, made before any PRM scored (the step scores
+    of their sample it keeps)."""
     name = f"step scores: {spec.label}"
     with ctx.timed(name):
         by_id = dict(zip(solution_set.ids, solution_set.solutions, strict=True))
-        ids = list(by_id)
-        stored = ctx.stored("step scores", model.key, ids)
-        pending = [sid for sid in ids if sid not in stored]
-        work = Work(StageCount(name, len(ids), len(ids) - len(pending)), pending)
+        pending = _pending(ctx, model, solution_set)
+        count = StageCount(name, len(by_id), len(by_id) - len(pending), unit="solutions")
+        work = Work(count, pending)
         ctx.counts.append(work.count)
         ctx.check_ready(spec, work.count)
         if ctx.strict and pending:  # a step-scores file without their rows, say
@@ -51,11 +80,9 @@ def stage(
                 model.key, zip(batch, _checked(ctx, spec, by_id, batch, scores), strict=True)
             )
 
-        map_calls(ctx, work, BatchCall(spec, model, "score_steps", solutions), write)
-        report = model.report()
-        if report:
-            ctx.db.runs.set_report(ctx.recipe.run_key, spec.label, dumps(report))
-            ctx.notes.append(f"{spec.label}: " + ", ".join(f"{k}: {v}" for k, v in report.items()))
+        todo = keep(checked, work, write)
+        map_calls(ctx, todo, BatchCall(spec, model, "score_steps", solutions), write)
+        report(ctx, spec, model, checked)
 
 
 def _checked(
@@ -66,18 +93,20 @@ def _checked(
     for sid, found in zip(batch, scores, strict=True):
         steps = len(by_id[sid].steps)
         values = np.asarray(found, dtype=float).ravel()
-        problem = (
-            f"returned {values.size} step scores for a solution of {steps} steps"
+        bad = np.flatnonzero(~np.isfinite(values))
+        problem, value = (
+            (f"returned {values.size} step scores for a solution of {steps} steps", ...)
             if values.size != steps
-            else "returned a non-finite step score"
-            if not np.all(np.isfinite(values))
-            else None
+            else (f"returned a non-finite score for step {bad[0] + 1}", float(values[bad[0]]))
+            if bad.size
+            else (None, ...)
         )
         if problem:
             raise BadInput(
                 f"process reward model {spec.label!r} {problem} (solution {by_id[sid].ref})",
                 file=ctx.recipe.path,
                 field=spec.field,
+                value=value,
             )
         checked.append(values.tolist())
     return checked

@@ -29,7 +29,7 @@ from pathlib import Path
 from rmaudit.display.formatting import format_number, markdown_line
 from rmaudit.metrics.paired import PairedDifference
 from rmaudit.results.comparison import Measure, paired_against
-from rmaudit.results.scoring_checks import UNTRUSTED, run_scoring_checks, untrusted
+from rmaudit.results.scoring_checks import run_scoring_checks, untrusted
 from rmaudit.results.summary import Cell, load_summary
 from rmaudit.store import Store
 
@@ -301,6 +301,6 @@ def verdict_word(model: ModelResult) -> str:
     if model.passes:
         return "passes"
     if model.untrusted is not None:
-        return UNTRUSTED
+        return model.untrusted.partition(":")[0]  # the words before the findings
     missed = [c.bar for c in model.comparisons if c.required and c.outcome != "above"]
     return "⚠ not above " + ", ".join(missed)

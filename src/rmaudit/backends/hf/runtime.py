@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,19 @@ def default_device() -> str:
     if torch.backends.mps.is_available():
         return "mps"
     return "cpu"
+
+
+@contextmanager
+def _no_progress_bar() -> Iterator[None]:
+    """transformers' own progress bar off while a model loads: it would write through
+    rmaudit's progress display, and a refusal after it would not be one line."""
+    enabled = transformers.utils.logging.is_progress_bar_enabled()
+    transformers.utils.logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if enabled:
+            transformers.utils.logging.enable_progress_bar()
 
 
 def _first_line(error: BaseException) -> str:
@@ -137,7 +151,8 @@ def _load_model(
         kwargs["device_map"] = options.device_map
     try:
         report = {"output_loading_info": True} if whole else {}
-        loaded = auto_class.from_pretrained(model, **kwargs, **report)
+        with _no_progress_bar():
+            loaded = auto_class.from_pretrained(model, **kwargs, **report)
     except (OSError, ValueError, ImportError) as error:
         raise BadInput(
             f"cannot load the model: {_first_line(error)}", field=field, value=model

@@ -50,12 +50,15 @@ def _rounding_steps(dtype: str) -> int:
 @dataclass(frozen=True)
 class Noise:
     """Two passes of the same items alone, the same way: their largest difference, and (where
-    they differ) its measured ``cause`` and the ``fix`` that was checked to remove it."""
+    they differ) its measured ``cause`` and the ``fix`` that was checked to remove it.
+    ``unit`` names the scores compared, in the findings of both checks the passes feed
+    (batch invariance, determinism): a reward model's items, a PRM's step scores."""
 
     items: int
     difference: float
     cause: str = ""
     fix: str | None = None
+    unit: str = "items"
 
 
 def batch_invariance(
@@ -68,7 +71,7 @@ def batch_invariance(
     diff = float(np.max(np.abs(batched - alone))) if len(alone) else 0.0
     sd, step = spread(alone), rounding_step(alone, dtype)
     figures = {
-        "items compared": len(alone),
+        f"{noise.unit} compared": len(alone),
         "largest difference": diff,
         "score spread (SD)": sd,
         "rounding step": step,
@@ -77,12 +80,12 @@ def batch_invariance(
         "difference between two passes alone": noise.difference,
     }
     moved = f"scores move with the batch by up to {diff:.3g}"
-    share = f", {diff / sd:.0%} of their spread across items" if sd else ""
+    share = f", {diff / sd:.0%} of their spread across {noise.unit}" if sd else ""
     if diff <= _rounding_steps(dtype) * step:
         return ScoringCheck(
             "batch invariance",
             "pass",
-            f"batched = alone to {diff:.2g} on {len(alone)} items, {diff / step:.2g} "
+            f"batched = alone to {diff:.2g} on {len(alone)} {noise.unit}, {diff / step:.2g} "
             f"{dtype} rounding steps ({step:.2g})",
             figures,
         )
@@ -174,15 +177,19 @@ def numerics(
 def determinism(noise: Noise) -> ScoringCheck:
     """The same items scored twice alone, the same way, give the same scores, bit for bit;
     where not, the measured cause and a fix checked to work."""
-    figures = {"items scored twice": noise.items, "largest difference": noise.difference}
+    figures = {f"{noise.unit} scored twice": noise.items, "largest difference": noise.difference}
     if noise.difference == 0.0:
         return ScoringCheck(
-            "determinism", "pass", f"two passes of {noise.items} items identical", figures
+            "determinism",
+            "pass",
+            f"two passes of {noise.items} {noise.unit} identical",
+            figures,
         )
     return ScoringCheck(
         "determinism",
         "warn",
-        f"two passes of {noise.items} items differ by up to {noise.difference:.3g}: {noise.cause}",
+        f"two passes of {noise.items} {noise.unit} differ by up to {noise.difference:.3g}: "
+        f"{noise.cause}",
         {**figures, "cause": noise.cause},
         noise.fix,
     )

@@ -44,24 +44,29 @@ class _HFComponent(Generic[_HFOptionsT]):
         super().__init__(options)  # type: ignore[call-arg]
         self._loaded = False
 
-    def _load_model(self, auto_class: Any) -> Any:
+    def _load_model(self, auto_class: Any, whole: str | None = None) -> Any:
         """The recipe's ``model`` at its ``revision``, as ``auto_class`` (a transformers
-        ``AutoModelFor...``) loads it with the component's loading options."""
+        ``AutoModelFor...``) loads it with the component's loading options, its config
+        overridden as they say (``whole``: ``runtime.load_model``'s)."""
         from rmaudit.backends.hf import runtime
 
         o = self.options
         model = runtime.load_model(
-            auto_class, o.model, revision=o.revision, options=o, field="model"
+            auto_class, o.model, revision=o.revision, options=o, field="model", whole=whole
         )
-        for name, value in (o.config_overrides or {}).items():
-            if not hasattr(model.config, name):
+        self._override(model.config)
+        return model
+
+    def _override(self, config: Any) -> None:
+        """Set each of ``config_overrides`` on ``config``, every one an attribute it has."""
+        for name, value in (self.options.config_overrides or {}).items():
+            if not hasattr(config, name):
                 raise BadInput(
                     "the model's config has no such attribute",
                     field=f"config_overrides.{name}",
                     value=value,
                 )
-            setattr(model.config, name, value)
-        return model
+            setattr(config, name, value)
 
     def _load(self) -> None:
         """Load the model(s) on first use: a plan, or a rerun with nothing to do, loads none."""
@@ -73,8 +78,24 @@ class _HFComponent(Generic[_HFOptionsT]):
         raise NotImplementedError
 
     def check_ready(self) -> None:
+        """The checkpoints reachable, and the config overrides attributes of the model's
+        config (read alone: the model loads only in the run)."""
         for model, revision, field in self._locations():
             hub_access(model, revision=revision, field=field)
+        o = self.options
+        if o.config_overrides:
+            import transformers
+
+            try:
+                config = transformers.AutoConfig.from_pretrained(
+                    o.model,
+                    revision=o.revision,
+                    trust_remote_code=o.trust_remote_code,
+                    **hub_access(o.model, revision=o.revision, field="model"),
+                )
+            except (OSError, ValueError):  # loading the model says what is wrong with it
+                return
+            self._override(config)
 
     def _locations(self) -> list[tuple[str, str | None, str]]:
         """(model, revision, option) of every checkpoint the component loads."""
@@ -128,23 +149,54 @@ def _truncate(
     return ids[:max_length], min(start, max_length)
 
 
+def scoring_settings(o: ScoringOptions) -> dict[str, Any]:
+    """What a Hugging Face model's scores depend on beyond its key — batching and the device
+    — and the settings in the key a scoring check's fix changes (templates by their digest):
+    its scoring checks are valid for these (``CheckedModel.scoring_settings``)."""
+    templates = {
+        name: content_key("chat template", text) if text else None
+        for name, text in (
+            ("chat_template", o.chat_template),
+            ("fallback_chat_template", o.fallback_chat_template),
+        )
+    }
+    return {
+        "dtype": o.dtype,
+        "max_length": o.max_length,
+        "truncation_side": o.truncation_side,
+        **templates,
+        "config_overrides": o.config_overrides,
+        "device": "cuda" if on_cuda(o.device, o.device_map) else (o.device or "cpu"),
+        "batch_size": o.batch_size,
+        "max_batch_tokens": o.max_batch_tokens,
+        "pad_to_multiple": o.pad_to_multiple,
+        "packing": o.packing,
+        "deterministic": o.deterministic,
+        "attn_implementation": o.attn_implementation,
+        "compile": o.compile,
+    }
+
+
+#: The first truncation's warning of a reward model (``_TruncationCount``).
+INPUTS_TRUNCATED = (
+    "inputs longer than max_length={max_length} tokens lose tokens on the {side}; the count "
+    "is in the RM's report"
+)
+
+
 class _TruncationCount:
     """How many inputs this instance scored and truncated, for ``report()``; the first
-    truncation is also logged, once, so a run over thousands of batches says it once."""
+    truncation is also logged, once, so a run over thousands of batches says it once
+    (``warning``: what a truncation does, formatted with ``max_length`` and ``side``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, warning: str = INPUTS_TRUNCATED) -> None:
+        self.warning = warning
         self.scored = 0
         self.truncated = 0
 
     def add(self, who: str, scored: int, truncated: int, max_length: int | None, side: str) -> None:
         if truncated and not self.truncated:
-            logger.warning(
-                "%s: inputs longer than max_length=%s tokens lose tokens on the %s; "
-                "the count is in the RM's report",
-                who,
-                max_length,
-                side,
-            )
+            logger.warning("%s: %s", who, self.warning.format(max_length=max_length, side=side))
         self.scored += scored
         self.truncated += truncated
 
@@ -251,31 +303,7 @@ class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptions
         )
 
     def scoring_settings(self) -> dict[str, Any]:
-        """What the scores depend on beyond the key — batching and the device — and the
-        settings in the key a finding's fix changes (templates by their digest)."""
-        o = self.options
-        templates = {
-            name: content_key("chat template", text) if text else None
-            for name, text in (
-                ("chat_template", o.chat_template),
-                ("fallback_chat_template", o.fallback_chat_template),
-            )
-        }
-        return {
-            "dtype": o.dtype,
-            "max_length": o.max_length,
-            "truncation_side": o.truncation_side,
-            **templates,
-            "config_overrides": o.config_overrides,
-            "device": "cuda" if on_cuda(o.device, o.device_map) else (o.device or "cpu"),
-            "batch_size": o.batch_size,
-            "max_batch_tokens": o.max_batch_tokens,
-            "pad_to_multiple": o.pad_to_multiple,
-            "packing": o.packing,
-            "deterministic": o.deterministic,
-            "attn_implementation": o.attn_implementation,
-            "compile": o.compile,
-        }
+        return scoring_settings(self.options)
 
     def scored_ids(self, pairs: Sequence[tuple[Prompt, Response]]) -> list[list[int]]:
         """Each pair's token ids as the model reads them (after truncation)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib.util
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from rmaudit.components import ComponentOptions
 from rmaudit.components.options import NEW_OPTION, OPERATIONAL, ModelLocation
@@ -81,6 +81,21 @@ class HFOptions(ComponentOptions):
         description="most tokens a forward pass computes, padding included; default: "
         "none on CPU, on a GPU 32768 or what free memory holds if less",
     )
+
+    @field_validator("device")
+    @classmethod
+    def _a_device(cls, device: str | None) -> str | None:
+        """A device torch can place a model on, by torch's own parser (read when the recipe
+        is, not once a run has started)."""
+        if device is None or importlib.util.find_spec("torch") is None:
+            return device
+        import torch
+
+        try:
+            torch.device(device)
+        except RuntimeError:
+            raise ValueError("not a torch device (cpu, cuda, cuda:1, mps, ...)") from None
+        return device
 
     @model_validator(mode="after")
     def _one_placement(self):

@@ -78,9 +78,7 @@ class HFPRMClassifier(_HFProcessRewardModel[HFPRMClassifierOptions]):
             if self._own_head()
             else transformers.AutoModelForTokenClassification
         )
-        model = runtime.load_model(
-            auto, o.model, revision=o.revision, options=o, field="model", whole=CUSTOM_HEAD
-        )
+        model = self._load_model(auto, whole=CUSTOM_HEAD)
         # one forward pass on the separator alone: what the head gives per token
         with torch.inference_mode():
             probe = torch.tensor([[min(self.accepted)]], device=runtime.model_device(model))

@@ -7,12 +7,13 @@ scoring checks (docs/prm-models.md)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 from pydantic import Field
 
 from rmaudit.backends.hf import steps
+from rmaudit.components.options import OPERATIONAL
 from rmaudit.components.process import ProcessRewardModel, Solution
 from rmaudit.components.records import Source
 from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
@@ -22,6 +23,7 @@ from rmaudit.default_plugins.huggingface.common import (
     _max_length,
     _TruncationCount,
     items_per_call,
+    scoring_settings,
 )
 from rmaudit.errors import BadInput
 
@@ -63,14 +65,31 @@ class ProcessScoringOptions(ScoringOptions):
     format: Literal["chat", "plain"] = format_field("chat")
     system_prompt: str = system_prompt_field("")
     after_question: str = after_question_field("")
+    items_per_call: Annotated[int | None, OPERATIONAL] = Field(
+        None,
+        ge=1,
+        description="solutions the step scores stage hands each score_steps() call, cut "
+        "into forward passes by batch_size and max_batch_tokens; default: 4096 on a GPU "
+        "(tokenising overlaps the model within a call, not across calls), else the "
+        "recipe's batch_size",
+    )
+    batch_dependence_sample: Annotated[int, OPERATIONAL] = Field(
+        16,
+        ge=0,
+        description="solutions re-scored alone after a run whose scoring checks were "
+        "skipped (--no-scoring-checks), to report how far batching moved their step "
+        "scores (the checks measure it otherwise); 0: not measured",
+    )
 
 
 _OptionsT = TypeVar("_OptionsT", bound=ProcessScoringOptions)
 
-
-def _solution_size(solution: Solution) -> int:
-    """Characters of a solution: the order solutions are tokenised in, longest first."""
-    return len(solution.question) + sum(len(step) for step in solution.steps)
+#: The first cut step's warning (``_TruncationCount``).
+STEPS_CUT = (
+    "solutions longer than max_length={max_length} tokens: each step past them is read from "
+    "the max_length tokens that end at its marker, without the start of its solution; the "
+    "count is in the PRM's report"
+)
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
@@ -90,28 +109,41 @@ class _HFProcessRewardModel(_HFComponent[_OptionsT], ProcessRewardModel[_Options
 
     #: the option naming the marker (for errors and the checks' fixes)
     marker_option: ClassVar[str]
-    # set when the model loads (_load_models)
+    # set when the tokenizer loads (_load_tokenizer)
     tokenizer: Any
+    layout: steps.StepLayout
+    accepted: frozenset[int]
+    columns: list[int] | None
+    input_format: str
+    # set when the model loads (_load_models)
     model: Any
     scorer: Any
     max_length: int | None
-    layout: steps.StepLayout
-    accepted: frozenset[int]
-    input_format: str
     score_column: int
 
     def __init__(self, options=None) -> None:
         super().__init__(options)
-        self.truncation = _TruncationCount()
+        self.truncation = _TruncationCount(STEPS_CUT)
         self.steps_scored = 0
         self.steps_cut = 0
         self._sample: list[tuple[Solution, list[float]]] = []
+        self._tokenizer_loaded = False
 
     # -- loading ------------------------------------------------------------------------
 
-    def _load_models(self) -> None:
+    def check_ready(self) -> None:
+        """The checkpoint reachable, and its tokenizer holding the marker (and the tokens
+        read): in the run's plan, so a marker the tokenizer lacks stops the run before
+        anything is written, whether or not the scoring checks run."""
+        super().check_ready()
+        self._load_tokenizer()
+
+    def _load_tokenizer(self) -> None:
+        """The tokenizer, the solutions' layout and the ids of the marker and of the tokens
+        read, each checked (once, before the larger model loads)."""
+        if self._tokenizer_loaded:
+            return
         from rmaudit.backends.hf import runtime
-        from rmaudit.backends.hf.scorer import Scorer
 
         o = self.options
         self.tokenizer = runtime.load_tokenizer(
@@ -125,11 +157,18 @@ class _HFProcessRewardModel(_HFComponent[_OptionsT], ProcessRewardModel[_Options
         if chat:
             _, template, self.input_format = self._chat_template(self.tokenizer, required=True)
         self.layout = self._layout(chat, template)
-        # the marker is checked before the (large) model loads
         self.accepted = steps.accepted_ids(
             self.tokenizer, self.layout.marker, field=self.marker_option
         )
-        columns = self._vocabulary_columns()
+        self.columns = self._vocabulary_columns()
+        self._tokenizer_loaded = True
+
+    def _load_models(self) -> None:
+        from rmaudit.backends.hf import runtime
+        from rmaudit.backends.hf.scorer import Scorer
+
+        o = self.options
+        self._load_tokenizer()
         self.model = self._load_scoring_model()
         self.max_length = _max_length(o.max_length, self.tokenizer, self.model)
         self.scorer = Scorer(
@@ -138,7 +177,7 @@ class _HFProcessRewardModel(_HFComponent[_OptionsT], ProcessRewardModel[_Options
             kind="positions",
             max_length=self.max_length,
             filler_id=runtime.filler_token_id(self.tokenizer),
-            columns=columns,
+            columns=self.columns,
         )
 
     def _layout(self, chat: bool, template: str | None) -> steps.StepLayout:
@@ -215,7 +254,8 @@ class _HFProcessRewardModel(_HFComponent[_OptionsT], ProcessRewardModel[_Options
                 rows.append(Row(ids if limit is None else ids[:limit], read_at=kept))
             return rows
 
-        order = sorted(range(len(batch)), key=lambda i: (-_solution_size(batch[i]), i))
+        # tokenised longest first
+        order = sorted(range(len(batch)), key=lambda i: (-batch[i].size, i))
         read = self.scorer.run(order, heads, alone=alone)
         windows = [(i, step) for i in range(len(batch)) for step in encoded[i].past(limit)]
 
@@ -256,6 +296,11 @@ class _HFProcessRewardModel(_HFComponent[_OptionsT], ProcessRewardModel[_Options
             "tokenize": self.options.tokenize,
             **self.scorer.report(),
         }
+
+    def scoring_settings(self) -> dict[str, Any]:
+        """The reward models' settings (``common.scoring_settings``) and ``tokenize``, the
+        step markers check's fix."""
+        return {**scoring_settings(self.options), "tokenize": self.options.tokenize}
 
     def scoring_checks(self, sample: Sequence[Solution]) -> ScoringChecks:
         """The PRM scoring checks on ``sample`` (docs/prm-models.md, "Scoring checks")."""

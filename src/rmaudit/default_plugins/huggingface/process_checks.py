@@ -22,6 +22,8 @@ from rmaudit.default_plugins.huggingface.common import _max_length
 
 #: a loaded Hugging Face PRM (process._HFProcessRewardModel, which imports this module)
 HFProcessRewardModel = Any
+#: what batch invariance and determinism compare, in their findings
+STEP_SCORES = "step scores"
 
 
 def _flat(scores: Sequence[Sequence[float]]) -> np.ndarray:
@@ -49,24 +51,22 @@ def batch_invariance_of(
 
 
 def _noise(prm: HFProcessRewardModel, first: np.ndarray, again: np.ndarray) -> Noise:
-    """Two passes of the same solutions alone: how far they differ, and what to do about it."""
+    """Two passes of the same solutions alone: how far their step scores differ, and what to
+    do about it."""
     difference = float(np.max(np.abs(first - again))) if len(first) else 0.0
-    if difference == 0.0:
-        return Noise(len(first), 0.0)
-    if prm.options.deterministic:
-        return Noise(
-            len(first),
-            difference,
+    cause, fix = "", None
+    if difference and prm.options.deterministic:
+        cause = (
             "two passes alone differ with deterministic = true already set: nondeterministic "
-            "kernels on this device, or randomness in the model's own code",
-            "none in the recipe: fix the model's code, or score on another device",
+            "kernels on this device, or randomness in the model's own code"
         )
-    return Noise(
-        len(first),
-        difference,
-        "two passes alone differ: nondeterministic kernels, or randomness in the model's code",
-        "set deterministic = true (--deterministic): deterministic kernels, each input alone",
-    )
+        fix = "none in the recipe: fix the model's code, or score on another device"
+    elif difference:
+        cause = (
+            "two passes alone differ: nondeterministic kernels, or randomness in the model's code"
+        )
+        fix = "set deterministic = true (--deterministic): deterministic kernels, each input alone"
+    return Noise(len(first), difference, cause, fix, unit=STEP_SCORES)
 
 
 def _markers(prm: HFProcessRewardModel, encoded: Sequence[steps.EncodedSolution]) -> ScoringCheck:
@@ -87,8 +87,8 @@ def _markers(prm: HFProcessRewardModel, encoded: Sequence[steps.EncodedSolution]
 
 def run_checks(prm: HFProcessRewardModel, sample: Sequence[Solution]) -> ScoringChecks:
     """Every check of ``prm`` (loaded) on ``sample``; the input shown is the shortest
-    solution's, as the model reads it.  The sample's scores are not kept for the run (a
-    PRM's are lists; the run scores the sample again)."""
+    solution's, as the model reads it.  The sample's step scores in the run's batches are
+    the run's own: it keeps them and does not score those solutions again."""
     from rmaudit.backends.hf import scoring_checks
     from rmaudit.backends.hf.prm_checks import step_truncation
 
@@ -125,4 +125,7 @@ def run_checks(prm: HFProcessRewardModel, sample: Sequence[Solution]) -> Scoring
         checks,
         rendered_input=shown,
         seconds=time.perf_counter() - started,
+        scores=tuple(tuple(scores) for scores in batched),
+        settings=prm.scoring_settings(),
+        unit="solutions",
     )
