@@ -196,15 +196,17 @@ class Board:
             f"([measured]({COVERAGE})). "
         )
         if self.comparison is None:
-            return text + f"Not compared: {markdown_line(self.board['comparison'] or '')}."
+            why = (self.board["comparison"] or {}).get("note") or "fewer than two models"
+            return text + f"Not compared: {markdown_line(why)}."
         c = self.comparison
-        prompts = f" in {c['clusters']:,} prompts" if c["clusters"] != c["units"] else ""
-        note = f" ({markdown_line(c['note'])})" if c["note"] else ""
+        prompts = f" (in {c['clusters']:,} prompts)" if c["clusters"] != c["units"] else ""
+        note = f"; {markdown_line(c['note'])}" if c["note"] else ""
         return text + (
             f"*On the {c['units']:,} common {c['unit']}*: the same number on the "
-            f"{c['unit']} every model has a value on{prompts}{note}, which the paired "
-            f"comparison ranks — the rows are in its order. *group*: models that share a "
-            f"letter are not separable (paired differences clustered by prompt, "
+            f"{c['units']:,} {c['unit']}{prompts} that every model has a value on{note}. "
+            f"The paired comparison ranks these, and the rows are in its order. *group*: "
+            f"models that share a letter are not separable (paired differences clustered by "
+            f"prompt, "
             f"Holm-adjusted at {1 - c['alpha']:.0%}); a run of three or more letters is "
             f"written first–last, the letters going a–z then A–Z (`y–B` is y z A B). "
             f"*rank*: the simultaneous {1 - c['alpha']:.0%} rank interval. Both hold for "
