@@ -36,19 +36,25 @@ from bench_audit_rerun import (  # noqa: E402
 from bench_rerun import add_bytecode_option, interpreter_environment, report_reruns  # noqa: E402
 
 #: the made-up mirror's judges (``--smoke``): LLM/strategy → the winner it names in each order
+#: (the longer output, the one shown first, or the better one: "label")
 MADE_UP_JUDGES = {"Long/Vanilla": "longer", "First/Vanilla": "first", "Long/Rating": "longer"}
 
 
-def made_up_judges(data: Path) -> Path:
-    """``made_up_mirror``'s LLMBar subsets, each with a few judges' recorded outputs."""
+def made_up_judges(data: Path, judges: dict[str, str] = MADE_UP_JUDGES) -> Path:
+    """``made_up_mirror``'s LLMBar subsets, each with ``judges``' recorded outputs (a
+    strategy named ``Rating`` rates each output by its length)."""
     for name in LLMBAR_FOLDERS:
         folder = data / "llmbar" / "LLMBar" / name
         records = json.loads((folder / "dataset.json").read_text(encoding="utf-8"))
-        for judge, prefers in MADE_UP_JUDGES.items():
+        for judge, prefers in judges.items():
             results = []
             for r in records:
                 longer = "1" if len(r["output_1"]) > len(r["output_2"]) else "2"
-                orders = ("1", "2") if prefers == "first" else (longer, longer)
+                orders = {
+                    "first": ("1", "2"),
+                    "longer": (longer, longer),
+                    "label": (str(r["label"]),) * 2,
+                }[prefers]
                 last: dict = {
                     "swap = False": {"winner": orders[0]},
                     "swap = True": {"winner": orders[1]},

@@ -22,6 +22,7 @@ OWN_TEST = {
     "bench_store.py": "tests/test_bench_store.py",
     "gpu_all.py": "tests/hf/test_gpu_all.py",
     "gpu_report.py": "tests/hf/test_gpu_all.py",
+    "llmbar_leaderboard.py": "tests/test_llmbar_leaderboard.py",
 }
 SCRIPTS = sorted(
     p for p in BENCHMARKS.glob("*.py") if not p.name.startswith("_") and p.name not in OWN_TEST
