@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import string
 import sys
 import tempfile
 from pathlib import Path
@@ -35,6 +33,7 @@ from bench_audit_rerun import SHARED_DATA, made_up_mirror, timed_rmaudit  # noqa
 from bench_recorded_judges import made_up_judges  # noqa: E402
 
 from rmaudit.display.formatting import format_number, format_value, markdown_line  # noqa: E402
+from rmaudit.metrics.paired import letter_runs  # noqa: E402
 
 START, END = "<!-- llmbar-leaderboard:start -->", "<!-- llmbar-leaderboard:end -->"
 #: the smoke run's judges: a label with characters Markdown acts on shows it stays literal
@@ -52,32 +51,9 @@ SUBSET_NAMES = {
     "llmbar-adver-GPTOut": "GPTOut",
     "llmbar-adver-manual": "Manual",
 }
-#: the order of the compact letter display's letters (rmaudit.metrics.paired.letter_display)
-ALPHABET = string.ascii_lowercase + string.ascii_uppercase
 COVERAGE = "../benchmarks/README.md#judge-audits-coverage_judgespy-issue-33"
 RANKS = "../benchmarks/README.md#ranking-judges-coverage_judge_rankspy"
 APPROXIMATE = " ≈"
-
-
-def letter_runs(letters: str) -> str:
-    """A model's letters with every run of three or more consecutive ones (a–z, then A–Z)
-    written first–last: ``ijklmnopqrstuvwxyzAB`` as ``i–B``, ``nopqsuvw`` as ``n–q s u–w``."""
-    tokens = re.findall(r"\[\d+\]|[a-zA-Z]", letters)
-    order = [ALPHABET.index(t) if len(t) == 1 else int(t[1:-1]) for t in tokens]
-    runs: list[list[int]] = []
-    for index in order:
-        if runs and index == runs[-1][-1] + 1:
-            runs[-1].append(index)
-        else:
-            runs.append([index])
-
-    def name(index: int) -> str:
-        return ALPHABET[index] if index < len(ALPHABET) else f"[{index}]"
-
-    return " ".join(
-        f"{name(run[0])}–{name(run[-1])}" if len(run) >= 3 else " ".join(map(name, run))
-        for run in runs
-    )
 
 
 def run_audit(data: Path, db: Path, results: Path) -> tuple[float, list[dict[str, Any]]]:

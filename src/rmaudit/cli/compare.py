@@ -17,6 +17,7 @@ from rich.text import Text
 
 from rmaudit.display.literal import literal
 from rmaudit.errors import BadInput
+from rmaudit.metrics.paired import letter_runs
 from rmaudit.results.comparison import MetricComparison
 from rmaudit.results.run_index import DONE, list_runs, open_for_reading, resolve_run
 from rmaudit.store import Store
@@ -166,7 +167,7 @@ def _standings(result: MetricComparison, models: Sequence[str], cap: int | None)
         if models and s.model not in models:
             continue
         row: list[Text | str] = [
-            Text(s.letters),
+            Text(letter_runs(s.letters)),
             literal(s.model),
             number(s.value),
             Text(f"#{s.ranks}"),

@@ -17,6 +17,7 @@ from rich.text import Text
 from rmaudit.components.vocabulary import in_oracle_units
 from rmaudit.display.formatting import format_number, short_label
 from rmaudit.display.literal import literal
+from rmaudit.metrics.paired import letter_runs
 from rmaudit.results.leaderboard import Leaderboard, Row
 from rmaudit.results.summary import Cell, Column
 
@@ -135,7 +136,10 @@ def _board(
         if board.comparison is not None and board.comparison.comparison is not None:
             table.add_column("group", no_wrap=True)
             table.add_column("rank", justify="right", no_wrap=True)
-            cells += [lambda r: Text(r.letters), lambda r: Text(f"#{r.ranks}" if r.ranks else "")]
+            cells += [
+                lambda r: Text(letter_runs(r.letters)),
+                lambda r: Text(f"#{r.ranks}" if r.ranks else ""),
+            ]
     for column in columns:
         table.add_column(header(column, two_lines, board.scale), justify="right")
         cells.append(partial(_number, board, column, two_lines))

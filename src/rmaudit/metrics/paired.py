@@ -30,6 +30,7 @@ Zwet 2022, arXiv 1805.06720, Sec. 3, with Holm in place of Tukey).
 from __future__ import annotations
 
 import math
+import re
 import string
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -364,10 +365,38 @@ def letter_display(order: Sequence[str], separated: set[tuple[str, str]]) -> dic
         columns = [k for k in kept if not any(k < c for c in split)] + split
     position = {m: i for i, m in enumerate(order)}
     columns.sort(key=lambda c: sorted(position[m] for m in c))
-    alphabet = string.ascii_lowercase + string.ascii_uppercase
     letters = {m: "" for m in order}
     for index, column in enumerate(columns):
-        letter = alphabet[index] if index < len(alphabet) else f"[{index}]"
         for m in sorted(column, key=position.__getitem__):
-            letters[m] += letter
+            letters[m] += _letter(index)
     return letters
+
+
+#: the letters of :func:`letter_display`, in order; a group past them is ``[index]``
+_ALPHABET = string.ascii_lowercase + string.ascii_uppercase
+
+
+def _letter(index: int) -> str:
+    return _ALPHABET[index] if index < len(_ALPHABET) else f"[{index}]"
+
+
+def letter_runs(letters: str) -> str:
+    """A model's letters as printed: every run of three or more consecutive groups written
+    first–last, so that 65 judges' letters fit a column.
+
+    >>> letter_runs("ijklmnopqrstuvwxyzAB"), letter_runs("nopqsuvw"), letter_runs("ab")
+    ('i–B', 'n–q s u–w', 'ab')
+    """
+    tokens = re.findall(r"\[\d+\]|[a-zA-Z]", letters)
+    runs: list[list[int]] = []
+    for index in (_ALPHABET.index(t) if len(t) == 1 else int(t[1:-1]) for t in tokens):
+        if runs and index == runs[-1][-1] + 1:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    if all(len(run) < 3 for run in runs):
+        return letters
+    return " ".join(
+        f"{_letter(run[0])}–{_letter(run[-1])}" if len(run) >= 3 else " ".join(map(_letter, run))
+        for run in runs
+    )

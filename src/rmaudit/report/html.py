@@ -25,6 +25,7 @@ from rmaudit.display.formatting import (
     short_label,
     visible,
 )
+from rmaudit.metrics.paired import letter_runs
 from rmaudit.results.comparison import MetricComparison, headline_comparisons
 from rmaudit.results.comparison_text import caption, pair_lines
 from rmaudit.results.leaderboard import (
@@ -344,7 +345,7 @@ def _comparisons(results: list[MetricComparison]) -> list[str]:
         if result.comparison is None:
             continue
         rows = [
-            [s.model, format_number(s.value), s.letters, s.ranks]
+            [s.model, format_number(s.value), letter_runs(s.letters), s.ranks]
             for s in result.comparison.standings
         ]
         parts += [f"<p class=meta>{esc(caption(result))}</p>"]

@@ -26,6 +26,7 @@ from rmaudit.display.formatting import (
     spread,
     visible,
 )
+from rmaudit.metrics.paired import letter_runs
 from rmaudit.results.comparison import MetricComparison, headline_comparisons
 from rmaudit.results.comparison_text import caption, pair_lines
 from rmaudit.results.leaderboard import (
@@ -297,7 +298,7 @@ def comparisons_markdown(results: list[MetricComparison]) -> list[str]:
         if result.comparison is None:
             continue
         rows = [
-            [md(s.model), format_number(s.value), s.letters, s.ranks]
+            [md(s.model), format_number(s.value), letter_runs(s.letters), s.ranks]
             for s in result.comparison.standings
         ]
         lines += ["", md(caption(result)), ""]

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from rmaudit.metrics.paired import letter_runs
+
 from .comparison import MetricComparison
 
 #: what every caption says of the pairs' printed intervals
@@ -28,9 +30,12 @@ def caption(result: MetricComparison) -> str:
     alpha = c.alpha if c is not None else 0.05
     better = "higher" if c is None or c.higher_is_better else "lower"
     conventions = f"; {'; '.join(result.conventions)}" if result.conventions else ""
+    standings = c.standings if c is not None else ()
+    runs = any(letter_runs(s.letters) != s.letters for s in standings)
     return (
         f"{result.label} ({better} is better{conventions}; paired over {over}; a shared "
-        f"letter: not separable, Holm-adjusted at {1 - alpha:.0%}; ranks: simultaneous "
+        f"letter: not separable, Holm-adjusted at {1 - alpha:.0%}"
+        f"{'; a–d: the groups a to d' if runs else ''}; ranks: simultaneous "
         f"{1 - alpha:.0%} intervals; {UNADJUSTED})"
     )
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from rmaudit.components.vocabulary import ResultKey, in_oracle_units
 from rmaudit.display.formatting import format_number, format_value
+from rmaudit.metrics.paired import letter_runs
 from rmaudit.store import Store
 
 from .comparison import MetricComparison, headline_comparison
@@ -96,10 +97,12 @@ class Leaderboard:
         c = self.comparison
         level = f"{1 - c.comparison.alpha:.0%}" if c.comparison else "95%"
         over = f"{c.units:,} {c.unit_name}"
+        runs = any(letter_runs(r.letters) != r.letters for r in self.rows)
         return (
             f"{self.name}{conventions} ± standard error, its 95% interval; group: models "
             f"sharing a letter are not separable (paired over {over}, Holm-adjusted at "
-            f"{level}); rank: simultaneous {level} interval"
+            f"{level}{'; a–d: the groups a to d' if runs else ''}); rank: simultaneous "
+            f"{level} interval"
         )
 
 
@@ -213,7 +216,7 @@ def board_table(board: Leaderboard) -> PlainTable:
     rows = []
     for r in board.rows:
         cells = [r.label, _value(r.cell), _interval(r.cell)]
-        cells += [r.letters, f"#{r.ranks}" if r.ranks else ""] if compared else []
+        cells += [letter_runs(r.letters), f"#{r.ranks}" if r.ranks else ""] if compared else []
         cells += [_value(board.cell(r, c)) for c in board.columns]
         rows.append(cells)
     return PlainTable(headers, rows, units)

@@ -11,6 +11,7 @@ from textual.widgets import Footer, Header, Static
 
 from rmaudit.display.formatting import format_number, short_label
 from rmaudit.display.literal import assemble, literal
+from rmaudit.metrics.paired import letter_runs
 from rmaudit.results.comparison import MetricComparison, compare_stored
 from rmaudit.results.comparison_text import caption, p_text, signed
 
@@ -74,7 +75,7 @@ class ComparisonScreen(AuditScreen):
         standings.add_columns("group", "reward model", "value", "rank (95%)")
         for standing in comparison.standings:
             standings.add_row(
-                Text(standing.letters),
+                Text(letter_runs(standing.letters)),
                 literal(short_label(standing.model), "bold"),
                 format_number(standing.value),
                 Text(f"#{standing.ranks}"),

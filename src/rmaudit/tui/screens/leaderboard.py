@@ -16,6 +16,7 @@ from textual.widgets import Footer, Header, Static
 from rmaudit.components.vocabulary import RETA_CURVE
 from rmaudit.display.formatting import format_value, short_label, sparkline
 from rmaudit.display.literal import assemble, literal
+from rmaudit.metrics.paired import letter_runs
 from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.results.labelling import Labelling
 from rmaudit.results.leaderboard import Leaderboard, Row, leaderboard
@@ -207,7 +208,7 @@ class LeaderboardScreen(AuditScreen):
                     self.app.summary(self.run_id).curves.get((row.rm_key, *self.reta_curve))
                 )
             if self.compared:
-                cells += [row.cell, row.letters, (row.rank_low, row.rank_high)]
+                cells += [row.cell, letter_runs(row.letters), (row.rank_low, row.rank_high)]
             rows.append((row.rm_key, cells))
         if self.sort_column is not None:
             rows.sort(key=self._sort_key, reverse=self._reverse())
