@@ -61,7 +61,6 @@ DEFAULT_PLUGINS = (
     "rmaudit.default_plugins.judge_rm",
     "rmaudit.default_plugins.judge_metrics",
     "rmaudit.default_plugins.sim_judges",
-    "rmaudit.default_plugins.hf_judge",
     "rmaudit.default_plugins.verdicts_file",
     "rmaudit.default_plugins.recorded_judges",
     "rmaudit.default_plugins.solution_sources",
