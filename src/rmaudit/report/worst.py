@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from rmaudit.display.formatting import format_number, one_line
 from rmaudit.results.browse import prompt_detail, prompt_failures
 from rmaudit.results.judge_pairs import judge_on_pair
-from rmaudit.results.pair_failures import pair_verdicts
+from rmaudit.results.pair_failures import model_on_pairs
 from rmaudit.results.solutions import solution_badge, solution_views, step_caption
 from rmaudit.results.summary import RunSummary
 from rmaudit.store import Store
@@ -97,7 +97,7 @@ def _worst_prompts(store: Store, summary: RunSummary, rm_key: str) -> list[Worst
 
 
 def _worst_pairs(store: Store, summary: RunSummary, rm_key: str) -> list[WorstItem]:
-    wrong = [v for v in pair_verdicts(store, summary, rm_key) if not v.correct]
+    wrong = [v for v in model_on_pairs(store, summary, rm_key) if not v.correct]
     wrong.sort(key=lambda v: v.worst_first)
     items = []
     for verdict in wrong[:WORST_SHOWN]:

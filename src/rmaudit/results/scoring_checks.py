@@ -1,6 +1,6 @@
 """A run's scoring checks read back (docs/real-models.md, "Scoring checks"), the short
 "scoring checks" block every front end shows — one line per check, its fix under a warning —
-and what a failed check makes of a model's verdict: its scores are not to be trusted."""
+and what a failed check makes of a model's audit verdict: its scores are not to be trusted."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from rmaudit.store import Store
 from rmaudit.store.scoring_checks import ScoringChecksTable
 
 TITLE = "scoring checks"
-#: what a failed check adds to a model's verdict, before the failures' findings
+#: what a failed check adds to a model's audit verdict, before the failures' findings
 UNTRUSTED = "⚠ scores not trustworthy"
 
 

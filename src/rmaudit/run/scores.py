@@ -17,15 +17,15 @@ from rmaudit.store import dumps
 
 from .batches import BatchCall, map_calls
 from .context import Keys, RunContext, StageCount, Work
-from .scoring_checks import Checked, Target, batch_dependence
+from .scoring_checks import Checked, ScoresToCheck, batch_dependence
 
 
 def target(
     ctx: RunContext, spec: ComponentSpec, model: RewardModel, response_ids: Keys, sampled: Keys
-) -> Target:
+) -> ScoresToCheck:
     """The stage's items as its scoring checks see them: every one, those to score, and
     those its sample is drawn from (``sampled``)."""
-    return Target(
+    return ScoresToCheck(
         spec,
         model,
         response_ids.known,
