@@ -20,9 +20,9 @@ from rmaudit.store import Store
 from rmaudit.store.records import RunRow
 
 from . import RESULTS_FILE
+from .audit_verdict import AgainstBar, SuiteResult
 from .judge_results import judge_values
 from .publisher_figures import PublisherFigures, figures_json
-from .verdict import AgainstBar, SuiteResult
 
 FORMAT = "rmaudit-audit-results"
 FORMAT_VERSION = 3

@@ -208,7 +208,7 @@ def _bar(against: AgainstBar) -> str:
     return f"{against.bar} ({shown(against.cell)}{by}{reference})"
 
 
-def verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, str]]:
+def audit_verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, str]]:
     """One line per suite × model audited (per suite, where only baselines ran): its first
     number against each bar, and whether it passes; with the line's pass/fail."""
     lines: list[tuple[bool | None, str]] = []
@@ -285,14 +285,14 @@ def index_markdown(results: list[SuiteResult], reports: dict[str, Path], db: str
             lines.append(
                 f"| `{label}` | "
                 + " | ".join(shown(m.cells[n]) for n in names)
-                + f" | {verdict_word(m)} |"
+                + f" | {audit_verdict_word(m)} |"
             )
         lines.append("")
-        lines += [f"- {markdown_line(line)}" for _, line in verdict_lines([r])] + [""]
+        lines += [f"- {markdown_line(line)}" for _, line in audit_verdict_lines([r])] + [""]
     return "\n".join(lines)
 
 
-def verdict_word(model: ModelResult) -> str:
+def audit_verdict_word(model: ModelResult) -> str:
     """A closing-table cell: baseline, passes, or which bars it does not beat."""
     if model.baseline:
         return "baseline"
