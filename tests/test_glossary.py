@@ -95,17 +95,21 @@ def _cli_strings(node: ast.Call) -> list[str]:
     return [s for s in found if re.fullmatch(r"[a-z][a-z0-9-]*", s)]
 
 
-def _class_names(node: ast.ClassDef) -> list[tuple[str, str]]:
-    found = [(node.name, "class")]
-    for item in node.body:
+def _defined(body: list[ast.stmt], *, in_class: bool) -> list[tuple[str, str]]:
+    """(name, what) of each function, class, method and assignment in ``body``."""
+    found: list[tuple[str, str]] = []
+    for item in body:
+        targets: list[ast.expr] = []
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.append((item.name, "method"))
+            found.append((item.name, "method" if in_class else "function"))
         elif isinstance(item, ast.ClassDef):
-            found += _class_names(item)
-        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-            found.append((item.target.id, "attribute"))
+            found += [(item.name, "class"), *_defined(item.body, in_class=True)]
+        elif isinstance(item, ast.AnnAssign):
+            targets = [item.target]
         elif isinstance(item, ast.Assign):
-            found += [(t.id, "attribute") for t in item.targets if isinstance(t, ast.Name)]
+            targets = item.targets
+        what = "attribute" if in_class else "constant"
+        found += [(t.id, what) for t in targets if isinstance(t, ast.Name)]
     return found
 
 
@@ -114,15 +118,7 @@ def public_names(module: str, source: str) -> list[PublicName]:
     parts = [p.removesuffix(".py") for p in module.split("/")]
     found = [(p, "module") for p in parts if p != "__init__"]
     tree = ast.parse(source)
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.append((node.name, "function"))
-        elif isinstance(node, ast.ClassDef):
-            found += _class_names(node)
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            found.append((node.target.id, "constant"))
-        elif isinstance(node, ast.Assign):
-            found += [(t.id, "constant") for t in node.targets if isinstance(t, ast.Name)]
+    found += _defined(tree.body, in_class=False)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             found += [
