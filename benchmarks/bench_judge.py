@@ -26,7 +26,7 @@ from _smoke import parse_args
 
 from rmaudit.components import Prompt, Response
 from rmaudit.components.keys import prompt_id
-from rmaudit.default_plugins.openai_compat import JudgeOptions, LlmJudge
+from rmaudit.default_plugins.llm_judge_oracle import LlmJudgeOracle, LlmJudgeOracleOptions
 from rmaudit.testing.fake_openai import FakeOpenAI
 
 
@@ -67,8 +67,8 @@ def main() -> None:
     with FakeOpenAI(latency_s=args.latency) as server:
         for concurrency in args.concurrency:
             with tempfile.TemporaryDirectory() as cache:
-                oracle = LlmJudge(
-                    JudgeOptions(
+                oracle = LlmJudgeOracle(
+                    LlmJudgeOracleOptions(
                         base_url=server.base_url,
                         model="judge",
                         api_key_env="RMAUDIT_BENCH_KEY",

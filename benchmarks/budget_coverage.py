@@ -41,7 +41,7 @@ from rmaudit.metrics.budget import (
     select,
     uniform_sample_size,
 )
-from rmaudit.metrics.budget.planning import Pilot, Target, loses, plan, recommend
+from rmaudit.metrics.budget.planning import Pilot, WidthTarget, loses, plan, recommend
 
 JUDGE_NOISE, CHEAP_NOISE = 0.5, 0.8
 RMS = ("honest", "length-biased")
@@ -207,7 +207,7 @@ def savings_rows(k: int, n: int, pilot_samples: int, pool: int) -> list[str]:
         {rm: list(scores[rm]) for rm in RMS},
         list(cheap),
     )
-    targets = [Target("reta", 0.25), Target("bon", 16)]
+    targets = [WidthTarget("reta", 0.25), WidthTarget("bon", 16)]
     widths = {}
     for rm in RMS:
         full = full_values(list(labels), list(scores[rm]))

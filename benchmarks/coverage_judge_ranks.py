@@ -161,7 +161,7 @@ def measure(world: World, datasets: int, seed: int) -> dict[str, float]:
         clusters = prompt if world.per_prompt > 1 else None
         c = compare_models(values, clusters=clusters)
         all_cover = True
-        for pair in c.pairs:
+        for pair in c.head_to_heads:
             true = want[pair.first] - want[pair.second]
             d = pair.difference
             hit = d.ci_low <= true <= d.ci_high
@@ -169,7 +169,7 @@ def measure(world: World, datasets: int, seed: int) -> dict[str, float]:
             intervals += 1
             all_cover &= hit
         family_error = any(
-            p.separable and want[p.first] - want[p.second] <= tolerance for p in c.pairs
+            p.separable and want[p.first] - want[p.second] <= tolerance for p in c.head_to_heads
         )
         errors += family_error
         every += all_cover

@@ -28,7 +28,7 @@ import numpy as np
 from _smoke import parse_args
 
 from rmaudit.metrics.process import AGGREGATIONS, aggregate, auroc, first_error_scores, step_f1
-from rmaudit.metrics.process.linearized import Estimate, weighted_sum
+from rmaudit.metrics.process.linearized import LinearizedEstimate, weighted_sum
 
 CLASSES = 9
 THRESHOLD = np.array([0.5])
@@ -82,8 +82,10 @@ def simulate(problems: int, per_problem: int, rng: np.random.Generator, shape: s
     )
 
 
-def prmbench_numbers(data: Solutions) -> dict[str, Estimate]:
-    def prm_score(kept: np.ndarray, scores: list[np.ndarray], negative: bool = True) -> Estimate:
+def prmbench_numbers(data: Solutions) -> dict[str, LinearizedEstimate]:
+    def prm_score(
+        kept: np.ndarray, scores: list[np.ndarray], negative: bool = True
+    ) -> LinearizedEstimate:
         found = step_f1(
             [scores[i] for i in kept],
             [data.erroneous[i] for i in kept],
@@ -106,7 +108,7 @@ def prmbench_numbers(data: Solutions) -> dict[str, Estimate]:
     }
 
 
-def processbench_numbers(data: Solutions) -> dict[str, Estimate]:
+def processbench_numbers(data: Solutions) -> dict[str, LinearizedEstimate]:
     splits = [np.flatnonzero(data.subset % 4 == s) for s in range(4)]
     f1 = [
         first_error_scores(
@@ -129,7 +131,7 @@ def processbench_numbers(data: Solutions) -> dict[str, Estimate]:
 NUMBERS = {"prmbench": prmbench_numbers, "processbench": processbench_numbers}
 
 
-def value(estimate: Estimate) -> float:
+def value(estimate: LinearizedEstimate) -> float:
     return float(np.ravel(estimate.value)[0])
 
 

@@ -98,11 +98,11 @@ def measure(draw: Callable, truth: dict, prompts: int, replicates: int, seed: in
     for _ in range(replicates):
         values, clusters = draw(rng, prompts)
         c = compare_models(values, clusters=clusters)
-        for p in c.pairs:
+        for p in c.head_to_heads:
             true = truth[p.first] - truth[p.second]
             covered += p.difference.ci_low <= true <= p.difference.ci_high
             pairs += 1
-        any_separated += any(p.separable for p in c.pairs)
+        any_separated += any(p.separable for p in c.head_to_heads)
         ranks_held += all(
             s.rank_low <= order.index(s.model) + 1 <= s.rank_high for s in c.standings
         )

@@ -89,11 +89,11 @@ def measure(world: World, replicates: int, seed: int, stratified: bool) -> dict:
     order = sorted(MODELS, key=lambda m: -world.truth[m])
     for _ in range(replicates):
         c = compare_models(world.draw(rng), strata=world.strata if stratified else None)
-        for p in c.pairs:
+        for p in c.head_to_heads:
             true = world.truth[p.first] - world.truth[p.second]
             covered += p.difference.ci_low <= true <= p.difference.ci_high
             pairs += 1
-        any_separated += any(p.separable for p in c.pairs)
+        any_separated += any(p.separable for p in c.head_to_heads)
         ranks_held += all(
             s.rank_low <= order.index(s.model) + 1 <= s.rank_high for s in c.standings
         )

@@ -35,8 +35,8 @@ from _smoke import parse_args, write_report  # noqa: E402
 from rmaudit.metrics.paired import paired_difference  # noqa: E402
 from rmaudit.metrics.rewardbench2 import (  # noqa: E402
     RewardBench2Score,
-    Row,
     Rows,
+    ScoredRow,
     rewardbench2_score,
 )
 
@@ -123,10 +123,10 @@ def truth(model: Latent) -> dict[str, float]:
 def rows(model: Latent) -> Rows:
     found = []
     for name, s in model.subsets.items():
-        found += [Row(f"{name} {i}", name, str(i), r[:1], r[1:]) for i, r in enumerate(s)]
+        found += [ScoredRow(f"{name} {i}", name, str(i), r[:1], r[1:]) for i, r in enumerate(s)]
     for kind, groups, correct in (("ref", model.ref, REF[0]), ("tied", model.tied, TIED[0])):
         found += [
-            Row(f"{kind} {q}", "Ties", f"{kind}:{q}", g[:correct], g[correct:])
+            ScoredRow(f"{kind} {q}", "Ties", f"{kind}:{q}", g[:correct], g[correct:])
             for q, g in enumerate(groups)
         ]
     return Rows(tuple(found))

@@ -14,7 +14,7 @@ import pytest
 from _support import SMALL_RECIPE
 
 from rmaudit.components import Prompt
-from rmaudit.default_plugins.openai_compat import LlmJudge
+from rmaudit.default_plugins.llm_judge_oracle import LlmJudgeOracle
 from rmaudit.recipe.validation import validate_options
 from rmaudit.run.plan_costs import PriceFlags, plan_prices
 
@@ -251,9 +251,11 @@ def test_a_plan_names_reta_as_the_summary_does_and_says_why_it_has_no_usd(rmaudi
     )
 
 
-def llm_judge(**options) -> LlmJudge:
+def llm_judge(**options) -> LlmJudgeOracle:
     raw = {"base_url": "http://127.0.0.1:9/v1", "model": "judge-1", **options}
-    return LlmJudge(validate_options(LlmJudge, raw, field="oracle", file=None, base_dir=None))
+    return LlmJudgeOracle(
+        validate_options(LlmJudgeOracle, raw, field="oracle", file=None, base_dir=None)
+    )
 
 
 def test_a_priced_judge_gives_the_plan_its_usd_from_the_prompts_lengths():

@@ -15,8 +15,8 @@ from _rb2_data import reference_scores, write_rb2
 from rmaudit.testing.fake_openai import judge_score
 
 JUDGE = "judge:test-judge"
-#: the answer of the call that checks the endpoint rates at all before a run
-PREFLIGHT = "2 + 2 = 4."
+#: the answer of the ready call: the one that checks the endpoint rates at all before a run
+READY_CALL_ANSWER = "2 + 2 = 4."
 
 
 def audit(rmaudit, server, data, db) -> dict:
@@ -45,9 +45,9 @@ def test_a_judge_rates_every_completion_and_ties_share_the_credit(
     rating = lambda _, completion: float(judge_score(completion, 0))  # noqa: E731
     completions = [[*r["chosen"], *r["rejected"]] for r in rows]
     # one call per completion, Ties included, each showing one completion (and the judge's
-    # preflight call)
+    # ready call)
     rated = [e["answer"] for e in server.log if e.get("kind") == "judge"]
-    assert sorted(rated) == sorted([PREFLIGHT, *(c for row in completions for c in row)])
+    assert sorted(rated) == sorted([READY_CALL_ANSWER, *(c for row in completions for c in row)])
     tops = [[rating(None, c) for c in row] for row in completions if len(row) == 4]
     assert any(sum(v == max(r) for v in r) >= 2 and r[0] == max(r) for r in tops)
     expected = reference_scores(rows, rating)

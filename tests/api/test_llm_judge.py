@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 from _api_support import KEY_ENV, SECRET
 
-from rmaudit.backends.judging import BUILTIN_TEMPLATES, parse_score
+from rmaudit.backends.judging import ORACLE_TEMPLATES, parse_score
 from rmaudit.backends.openai_api import ApiClient, ApiError, ApiOptions
 from rmaudit.components import Prompt, Response
 from rmaudit.components.keys import prompt_id
-from rmaudit.default_plugins.openai_compat import LlmJudge
+from rmaudit.default_plugins.llm_judge_oracle import LlmJudgeOracle
 from rmaudit.errors import BadInput
 from rmaudit.recipe.validation import validate_options
 from rmaudit.testing import check_oracle, check_reference_policy
@@ -56,7 +56,7 @@ def always(outcome: str):
     return lambda key, attempt: outcome
 
 
-def judge(server, **options) -> LlmJudge:
+def judge(server, **options) -> LlmJudgeOracle:
     raw = {
         "base_url": server.base_url,
         "model": "judge-1",
@@ -65,7 +65,9 @@ def judge(server, **options) -> LlmJudge:
         "timeout_s": 0.5,
         **options,
     }
-    return LlmJudge(validate_options(LlmJudge, raw, field="oracle", file=None, base_dir=None))
+    return LlmJudgeOracle(
+        validate_options(LlmJudgeOracle, raw, field="oracle", file=None, base_dir=None)
+    )
 
 
 def pairs(texts=("A fine answer.", "A short one.", "Another answer, longer and more detailed.")):
@@ -341,7 +343,7 @@ def test_scores_are_read_from_the_usual_reply_shapes(reply, score):
 
 def test_the_reta_template_shows_question_reference_and_answer():
     prompt, response = pairs()[0]
-    [message] = BUILTIN_TEMPLATES["reta-single"].messages(prompt, response)
+    [message] = ORACLE_TEMPLATES["reta-single"].messages(prompt, response)
     assert message["role"] == "user"
     assert "<|The Start of Question|>\nQ?\n<|The End of Question|>" in message["content"]
     assert "<|The Start of Reference Answer|>\nThe reference.\n" in message["content"]
@@ -351,24 +353,24 @@ def test_the_reta_template_shows_question_reference_and_answer():
 def test_a_reference_template_without_a_reference_is_bad_input():
     prompt = Prompt("p", "Q?", {})
     with pytest.raises(BadInput, match="shows a reference answer, but prompt p has none"):
-        BUILTIN_TEMPLATES["reta-single"].messages(prompt, Response("r", "p", 0, "A."))
+        ORACLE_TEMPLATES["reta-single"].messages(prompt, Response("r", "p", 0, "A."))
 
 
 def test_mt_bench_templates_judge_both_turns_and_pick_the_reference_version():
     turns = ["Write a haiku.", "Now make it rhyme."]
     response = Response("r", "p", 0, "second", {"turns": ["first", "second"]})
-    plain = BUILTIN_TEMPLATES["mt-bench-multi"].messages(
+    plain = ORACLE_TEMPLATES["mt-bench-multi"].messages(
         Prompt("p", "x", {"turns": turns}), response
     )
     assert (
         "### Assistant A:\nfirst" in plain[1]["content"] and "Reference" not in plain[1]["content"]
     )
-    with_ref = BUILTIN_TEMPLATES["mt-bench-multi"].messages(
+    with_ref = ORACLE_TEMPLATES["mt-bench-multi"].messages(
         Prompt("p", "x", {"turns": turns, "reference": ["r1", "r2"]}), response
     )
     assert "### Reference answer:\nr2" in with_ref[1]["content"]
     with pytest.raises(BadInput, match="use a multi-turn template"):
-        BUILTIN_TEMPLATES["reta-single"].messages(Prompt("p", "x", {"turns": turns}), response)
+        ORACLE_TEMPLATES["reta-single"].messages(Prompt("p", "x", {"turns": turns}), response)
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rmaudit.backends.hf.batching import batch_tokens, length_buckets, round_up, stream_buckets
-from rmaudit.backends.hf.inputs import Row, packed, padded
+from rmaudit.backends.hf.inputs import ModelInput, packed, padded
 
 lengths_st = st.lists(st.integers(1, 300), min_size=0, max_size=60)
 limits_st = st.fixed_dictionaries(
@@ -78,7 +78,7 @@ def test_rounding_trades_padding_for_fewer_shapes():
 
 
 def test_padded_arrays_mask_the_padding():
-    rows = [Row([5, 6, 7], [0, 1, 1], pool_at=2), Row([8], [0])]
+    rows = [ModelInput([5, 6, 7], [0, 1, 1], pool_at=2), ModelInput([8], [0])]
     batch = padded(rows, pad_id=0, pad_multiple=4)
     assert batch.shape == (2, 4)
     np.testing.assert_array_equal(batch.arrays["input_ids"], [[5, 6, 7, 0], [8, 0, 0, 0]])
@@ -88,12 +88,12 @@ def test_padded_arrays_mask_the_padding():
 
 
 def test_packed_arrays_restart_positions_per_row_and_fill_with_separate_segments():
-    batch = packed([Row([5, 6, 7]), Row([8, 9])], filler_id=1, pad_multiple=4)
+    batch = packed([ModelInput([5, 6, 7]), ModelInput([8, 9])], filler_id=1, pad_multiple=4)
     np.testing.assert_array_equal(batch.arrays["input_ids"], [[5, 6, 7, 8, 9, 1, 1, 1]])
     np.testing.assert_array_equal(batch.arrays["position_ids"], [[0, 1, 2, 0, 1, 0, 1, 2]])
     assert batch.offsets == [0, 3] and "attention_mask" not in batch.arrays
     # filler longer than the multiple is cut into segments that restart at 0
-    tail = packed([Row([5])], filler_id=1, pad_multiple=2).arrays["position_ids"]
+    tail = packed([ModelInput([5])], filler_id=1, pad_multiple=2).arrays["position_ids"]
     np.testing.assert_array_equal(tail, [[0, 0]])
-    long_tail = packed([Row([5] * 3)], filler_id=1, pad_multiple=8).arrays["position_ids"]
+    long_tail = packed([ModelInput([5] * 3)], filler_id=1, pad_multiple=8).arrays["position_ids"]
     np.testing.assert_array_equal(long_tail, [[0, 1, 2, 0, 1, 2, 3, 4]])

@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from rmaudit.backends.hf.engine import Engine, Limits  # noqa: E402
-from rmaudit.backends.hf.inputs import Row  # noqa: E402
+from rmaudit.backends.hf.inputs import ModelInput  # noqa: E402
 from rmaudit.default_plugins.huggingface import DPOImplicit, HFClassifier  # noqa: E402
 from rmaudit.errors import BadInput  # noqa: E402
 from rmaudit.recipe.validation import validate_options  # noqa: E402
@@ -188,7 +188,7 @@ def test_errors_of_the_tokenising_thread_reach_the_caller_and_stop_it():
     def encode(indices):
         if max(indices) >= 64:  # the second group
             raise ValueError("bad template")
-        return [Row([1, 2, 3]) for _ in indices]
+        return [ModelInput([1, 2, 3]) for _ in indices]
 
     with pytest.raises(ValueError, match="bad template"):
         engine.run(range(100), encode, lambda batch, tensors: torch.zeros(len(batch.lengths), 1))

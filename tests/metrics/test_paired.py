@@ -108,7 +108,7 @@ def test_compare_models_orders_best_first_and_lower_is_better_flips_it():
     assert {s.model: s.ranks for s in high.standings}["low"] == "2–3"
     low = compare_models(values, higher_is_better=False)
     assert low.standings[-1].model == "mid"
-    for pair in high.pairs:
+    for pair in high.head_to_heads:
         assert pair.difference.value >= 0
 
 

@@ -14,8 +14,8 @@ import pytest
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics.cluster_bootstrap import resample_counts
 from rmaudit.metrics.rewardbench2 import (
-    Row,
     Rows,
+    ScoredRow,
     margin_term,
     rewardbench2_score,
     rows_from_pairs,
@@ -25,8 +25,10 @@ from rmaudit.metrics.rewardbench2 import (
 )
 
 
-def ties_row(ident: str, correct: list[float], incorrect: list[float], unit: str = "") -> Row:
-    return Row(unit or ident, "Ties", ident, np.array(correct, float), np.array(incorrect, float))
+def ties_row(ident: str, correct: list[float], incorrect: list[float], unit: str = "") -> ScoredRow:
+    return ScoredRow(
+        unit or ident, "Ties", ident, np.array(correct, float), np.array(incorrect, float)
+    )
 
 
 @pytest.mark.parametrize(
@@ -92,7 +94,7 @@ def test_rows_of_one_id_are_pooled_into_one_group():
     assert float(ties_questions(split).score()[0]) == float(ties_questions(whole).score()[0])
 
 
-def reference_ties(rows: list[Row]) -> float:
+def reference_ties(rows: list[ScoredRow]) -> float:
     """reward-bench's process_single_model read independently: group by id, per group
     (accurate, d_corr or None, m_ci), then the weighted means."""
     groups: dict[tuple[str, int], list[tuple[bool, float]]] = {}
@@ -127,7 +129,7 @@ def reference_ties(rows: list[Row]) -> float:
     )
 
 
-def random_ties(rng: np.random.Generator, questions: int, ratings: bool) -> list[Row]:
+def random_ties(rng: np.random.Generator, questions: int, ratings: bool) -> list[ScoredRow]:
     rows = []
     for q in range(questions):
         for kind, correct in (("ref", 1), ("tied", int(rng.integers(2, 5)))):
@@ -174,7 +176,7 @@ def test_ties_bootstrap_recomputes_the_formula_on_each_resample():
     }
 
 
-def _lists(row: Row) -> tuple[list[float], list[float]]:
+def _lists(row: ScoredRow) -> tuple[list[float], list[float]]:
     return list(row.correct), list(row.incorrect)
 
 
@@ -197,9 +199,9 @@ def test_a_question_whose_tied_group_has_one_answer_is_left_out_of_the_margins()
     assert float(q.components()["pref"][0]) == 0.5  # questions 1 and 2 only
 
 
-def best_of_four_rows(subset: str, scores: list[list[float]]) -> list[Row]:
+def best_of_four_rows(subset: str, scores: list[list[float]]) -> list[ScoredRow]:
     return [
-        Row(f"{subset} {i}", subset, str(i), np.array(s[:1]), np.array(s[1:]))
+        ScoredRow(f"{subset} {i}", subset, str(i), np.array(s[:1]), np.array(s[1:]))
         for i, s in enumerate(scores)
     ]
 

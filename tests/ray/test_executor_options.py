@@ -101,11 +101,13 @@ def test_pools_take_stage_overrides_over_the_executor_defaults():
 
 
 def test_an_api_components_concurrency_is_split_across_its_pool():
-    from rmaudit.default_plugins.openai_compat import LlmJudge
+    from rmaudit.default_plugins.llm_judge_oracle import LlmJudgeOracle
     from rmaudit.default_plugins.simulated import SimulatedRM
 
     executor = RayExecutor(RayExecutorOptions(name="ray"))
-    judge = LlmJudge(LlmJudge.Options(base_url="http://127.0.0.1:1/v1", model="m", concurrency=16))
+    judge = LlmJudgeOracle(
+        LlmJudgeOracle.Options(base_url="http://127.0.0.1:1/v1", model="m", concurrency=16)
+    )
     shares = [o.concurrency for o in executor.worker_options(judge, 3)]
     assert shares == [6, 5, 5]
     assert all(

@@ -13,7 +13,7 @@ from rmaudit.metrics.regret.design_studies import (
     _accuracy,
     annotation_budget,
     downstream_ndr,
-    merge_sort_comparisons,
+    merge_sort_cost,
     rank_bins,
     responses_vs_prompts,
 )
@@ -33,11 +33,11 @@ def reference_merge_sort(items, counter):
 
 
 def test_merge_sort_comparisons_count_a_real_merge_sort():
-    assert merge_sort_comparisons([1.0]) == 0 and merge_sort_comparisons([2.0, 1.0]) == 1
+    assert merge_sort_cost([1.0]) == 0 and merge_sort_cost([2.0, 1.0]) == 1
     for perm in itertools.permutations(range(5)):
         counter = [0]
         assert reference_merge_sort(list(perm), counter) == sorted(perm)
-        assert merge_sort_comparisons(perm) == counter[0]
+        assert merge_sort_cost(perm) == counter[0]
 
 
 def test_accuracy_is_the_mean_over_prompts_of_the_agreeing_pair_fraction():

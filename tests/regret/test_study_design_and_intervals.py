@@ -14,7 +14,7 @@ from rmaudit.metrics import (
     pairwise_accuracy,
     regret_correlation,
 )
-from rmaudit.metrics.regret import DESIGNS
+from rmaudit.metrics.regret import REGRET_STUDY_DESIGNS
 from rmaudit.metrics.regret._study_inputs import split_pools
 
 SIGMAS = np.array([0.3, 0.6, 1.0, 1.5, 2.5, 4.0])
@@ -44,7 +44,7 @@ def test_intervals_cover_the_population_correlation():
     assert np.mean(held) >= 0.85
 
 
-@pytest.mark.parametrize("design", DESIGNS)
+@pytest.mark.parametrize("design", REGRET_STUDY_DESIGNS)
 def test_every_point_estimate_lies_inside_its_interval(design):
     for dataset in range(4):
         rng = np.random.default_rng([6, dataset])
@@ -147,7 +147,7 @@ def test_kendall_and_accuracy_rows_agree_exactly_without_ties_only():
     assert not tied_study.kendall_equals_accuracy
 
 
-@pytest.mark.parametrize("design", DESIGNS)
+@pytest.mark.parametrize("design", REGRET_STUDY_DESIGNS)
 def test_prompts_where_a_gold_ranks_nothing_are_left_out_for_that_gold_and_counted(design):
     pools = oracle_family(np.random.default_rng(8), 40, 8, sigmas=[0.5, 1.0, 2.0])
     coarse = [np.where(np.arange(8) < 6, 0.0, 1.0) for _ in range(40)]  # two levels only
@@ -167,7 +167,7 @@ def test_prompts_where_a_gold_ranks_nothing_are_left_out_for_that_gold_and_count
     np.testing.assert_allclose(alone.ndr[0], study.ndr[0])
 
 
-@pytest.mark.parametrize("design", DESIGNS)
+@pytest.mark.parametrize("design", REGRET_STUDY_DESIGNS)
 def test_the_study_treats_a_prompts_responses_as_a_set(design):
     rng = np.random.default_rng(9)
     pools = oracle_family(rng, 16, 8, sigmas=[0.5, 1.0, 2.0])

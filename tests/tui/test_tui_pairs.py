@@ -146,7 +146,7 @@ async def flips_of(db, run_id=None):
     app = AuditApp(db, run_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_pairs(pilot, ("v",))
-        return {(f.pair.pair_id, f.target): f.verdicts for f in screen.shown}, [
+        return {(f.pair.pair_id, f.target): f.marks for f in screen.shown}, [
             f.levels[f.first_flip] for f in screen.shown
         ]
 

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rmaudit.errors import BadInput
-from rmaudit.metrics.budget import DESIGNS
+from rmaudit.metrics.budget import LABEL_DESIGNS
 from rmaudit.recipe.validation import bad_input
 from rmaudit.store.records import LabelDesignRecord
 
@@ -30,7 +30,7 @@ class ExportedComponent(BaseModel):
     simulated: bool = False
 
 
-class LabelDesign(BaseModel):
+class LabelDesignHeader(BaseModel):
     """A budgeted benchmark's label design (docs/budget.md); its other keys are the design's."""
 
     model_config = ConfigDict(extra="allow")
@@ -40,8 +40,8 @@ class LabelDesign(BaseModel):
     @field_validator("design")
     @classmethod
     def _known(cls, value: str) -> str:
-        if value not in DESIGNS:
-            raise ValueError(f"expected design {' or '.join(map(repr, DESIGNS))}")
+        if value not in LABEL_DESIGNS:
+            raise ValueError(f"expected design {' or '.join(map(repr, LABEL_DESIGNS))}")
         return value
 
 
@@ -56,7 +56,7 @@ class BenchmarkHeader(BaseModel):
     id: str | None = Field(None, min_length=1)
     selection_key: str | None = Field(None, min_length=1)
     per_prompt: int | None = Field(None, ge=1, description="responses per prompt")
-    design: LabelDesign | None = None
+    design: LabelDesignHeader | None = None
     simulated: bool = False
     components: dict[str, ExportedComponent] = Field(default_factory=dict)
 

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from rmaudit.components import Component
     from rmaudit.components.scoring_checks import CheckSettings
     from rmaudit.recipe import Recipe
+    from rmaudit.suites.audit_verdict import SuiteResult
     from rmaudit.suites.data import Located
-    from rmaudit.suites.verdict import SuiteResult
 
 from .check_options import scoring_check_options
 from .console import console
@@ -397,11 +397,11 @@ def _run_suites(
     """Run every suite into one DB, then write and print the results, verdicts and reports."""
     from rmaudit.display.literal import literal
     from rmaudit.store import Store
+    from rmaudit.suites.audit_verdict import baseline_labels, suite_result
     from rmaudit.suites.judge_arguments import judge_waits
     from rmaudit.suites.preflight import preflight_suites
     from rmaudit.suites.publisher_figures import publisher_figures
     from rmaudit.suites.results_file import results_json
-    from rmaudit.suites.verdict import baseline_labels, suite_result
 
     from .audit_output import write_reports
     from .publisher_tables import publisher_tables
@@ -456,13 +456,13 @@ def _print_results(
 ) -> None:
     """audit-results.json written; the closing table and verdicts (or the JSON) printed."""
     from rmaudit.display.literal import literal
+    from rmaudit.suites.audit_verdict import audit_verdict_lines, index_markdown
     from rmaudit.suites.results_file import (
         dumps,
         replaced_audit,
         results_location,
         write_results,
     )
-    from rmaudit.suites.verdict import index_markdown, verdict_lines
 
     from .audit_output import closing_table, of_prms
 
@@ -476,7 +476,7 @@ def _print_results(
         sys.stdout.write(text)
     else:
         out.print(closing_table(results))
-        for passes, line in verdict_lines(results):
+        for passes, line in audit_verdict_lines(results):
             out.print(literal(line), style=_VERDICT_STYLES.get(passes))
         scored = "step score" if of_prms(results) else "score"
         out.print(

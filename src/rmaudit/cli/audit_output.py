@@ -14,7 +14,7 @@ from rich.table import Table
 
 from rmaudit.display.literal import literal
 from rmaudit.suites import SUITES
-from rmaudit.suites.verdict import SuiteResult, shown, verdict_word
+from rmaudit.suites.audit_verdict import SuiteResult, audit_verdict_word, shown
 
 if TYPE_CHECKING:
     from rmaudit.store import Store
@@ -81,7 +81,7 @@ def closing_table(results: list[SuiteResult]) -> Table:
                 result.suite.name if index == 0 else "",
                 literal(model.label),
                 numbers,
-                verdict_word(model),
+                audit_verdict_word(model),
                 style="red" if model.passes is False else None,
                 end_section=index == len(result.models) - 1,
             )
@@ -92,7 +92,7 @@ def write_reports(store: Store, results: list[SuiteResult], report_dir: Path) ->
     """Each suite's folder (PNGs and report.md), then one report.html of every suite."""
     try:  # matplotlib is an optional extra
         from rmaudit.report import HTML_NAME, run_page, write_html, write_report
-        from rmaudit.suites.verdict import verdict_lines
+        from rmaudit.suites.audit_verdict import audit_verdict_lines
     except ImportError as error:
         raise click.ClickException(
             f"--report needs the 'report' extra: pip install 'rmaudit[report]' ({error})"
@@ -102,7 +102,7 @@ def write_reports(store: Store, results: list[SuiteResult], report_dir: Path) ->
     for result in results:
         page = replace(
             run_page(store, result.run_id, heading=f"suite {result.suite.name}"),
-            verdicts=tuple(line for _, line in verdict_lines([result])),
+            audit_verdicts=tuple(line for _, line in audit_verdict_lines([result])),
         )
         paths = write_report(store, page, report_dir / result.suite.name)
         written[result.suite.name] = paths[-1]

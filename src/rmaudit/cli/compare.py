@@ -26,7 +26,7 @@ from .console import console
 from .table_fit import LABEL_WIDTH, Layout, fitting
 
 #: the most pairs of models printed without --model (10 models' 45)
-PAIRS_SHOWN = 45
+HEAD_TO_HEADS_SHOWN = 45
 
 
 @click.command()
@@ -124,12 +124,12 @@ def print_comparison(out: Console, result: MetricComparison, models: Sequence[st
         out.print(table)
     pairs = [
         p
-        for p in result.comparison.pairs
+        for p in result.comparison.head_to_heads
         if not models
         or (p.first in models and p.second in models)
         or (len(models) == 1 and models[0] in (p.first, p.second))
     ]
-    if not models and len(pairs) > PAIRS_SHOWN:
+    if not models and len(pairs) > HEAD_TO_HEADS_SHOWN:
         out.print(
             literal(
                 f"{len(pairs):,} pairs of models: --model NAME prints a model's (twice: one "

@@ -18,7 +18,7 @@ from rmaudit.components.vocabulary import in_oracle_units
 from rmaudit.display.formatting import format_number, short_label
 from rmaudit.display.literal import literal
 from rmaudit.metrics.paired import letter_runs
-from rmaudit.results.leaderboard import Leaderboard, Row
+from rmaudit.results.leaderboard import BoardRow, Leaderboard
 from rmaudit.results.summary import Cell, Column
 
 from .table_fit import LABEL_WIDTH, Layout, chunks, fitting
@@ -125,7 +125,7 @@ def _board(
 ) -> Table:
     table = Table()
     table.add_column("model", style="bold", overflow="fold", max_width=cap)
-    cells: list[Callable[[Row], Text | str]] = []
+    cells: list[Callable[[BoardRow], Text | str]] = []
     if headline:
         table.add_column(_headline_header(board, two_lines), justify="right")
         table.add_column("95% CI", justify="right", no_wrap=not two_lines)
@@ -159,7 +159,7 @@ def _headline_header(board: Leaderboard, two_lines: bool) -> Text:
     return text
 
 
-def _number(board: Leaderboard, column: Column, two_lines: bool, row: Row) -> Text:
+def _number(board: Leaderboard, column: Column, two_lines: bool, row: BoardRow) -> Text:
     return value_text(board.cell(row, column), two_lines)
 
 

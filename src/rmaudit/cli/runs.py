@@ -10,7 +10,7 @@ from rich.table import Table
 
 from rmaudit.display.formatting import LABEL_MAX, one_line
 from rmaudit.display.literal import assemble, literal
-from rmaudit.results.run_index import RunRow, list_runs, open_for_reading, resolve_run
+from rmaudit.results.run_index import ListedRun, list_runs, open_for_reading, resolve_run
 from rmaudit.store import Store
 from rmaudit.store.damage import check_run_row
 
@@ -97,7 +97,7 @@ def _looks_like_run_id(text: str) -> bool:
     return bool(text) and all(c in string.hexdigits for c in text)
 
 
-def _runs_table(rows: list[RunRow], cap: int | None) -> Table:
+def _runs_table(rows: list[ListedRun], cap: int | None) -> Table:
     """One row per run, every field in its own column; title and recipe wrap at ``cap``."""
     table = Table()
     table.add_column("run", no_wrap=True)
@@ -124,7 +124,7 @@ def _runs_table(rows: list[RunRow], cap: int | None) -> Table:
     return table
 
 
-def _narrow_runs_table(rows: list[RunRow]) -> Table:
+def _narrow_runs_table(rows: list[ListedRun]) -> Table:
     """The same in 80 columns: the recipe under the title, the world beside the status."""
     table = Table()
     table.add_column("run", no_wrap=True)

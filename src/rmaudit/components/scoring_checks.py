@@ -45,7 +45,7 @@ class CheckSettings:
 
 @dataclass(frozen=True)
 class ScoringCheck:
-    """One check's verdict: ``finding`` says what was measured in a line, ``figures`` the
+    """One check's outcome: ``finding`` says what was measured in a line, ``figures`` the
     numbers behind it, ``fix`` (warn and fail) the recipe option and value that fixes it."""
 
     name: str

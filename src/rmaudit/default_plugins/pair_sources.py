@@ -162,16 +162,16 @@ class JudgeBenchPairs(_PairFile[PairFileOptions]):
         return parse_judgebench(self.options.path, strict=strict)
 
 
-class RewardBench2Options(PairFileOptions):
+class RewardBench2PairsOptions(PairFileOptions):
     seed: int = Field(0, ge=0, description="orders each row's pairs, and so its completions")
 
 
-class RewardBench2Pairs(_PairFile[RewardBench2Options]):
+class RewardBench2Pairs(_PairFile[RewardBench2PairsOptions]):
     """RewardBench 2 rows: each row's correct × incorrect completions as pairs, the row in their
     meta (for the rewardbench-2 metric); a sample draws whole rows (Ties: whole questions)."""
 
     name = "rewardbench-2"
-    Options = RewardBench2Options
+    Options = RewardBench2PairsOptions
 
     def parse(self, *, strict: bool) -> ParseResult:
         return parse_rewardbench2(self.options.path, seed=self.options.seed, strict=strict)

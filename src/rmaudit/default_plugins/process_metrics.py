@@ -23,8 +23,8 @@ from rmaudit.components.kinds import OptionsT
 from rmaudit.components.vocabulary import AVERAGE_F1_CURVE, PRM_SCORE_CURVE
 from rmaudit.metrics.preference.accuracy import WALD_MINIMUM, wald_is_approximate
 from rmaudit.metrics.process import (
-    Estimate,
     FirstErrorScores,
+    LinearizedEstimate,
     aggregate,
     auroc,
     first_error_scores,
@@ -69,7 +69,7 @@ def _questions(inputs: StepInputs) -> tuple[np.ndarray, int]:
 def _value(
     key: str,
     label: str,
-    estimate: Estimate,
+    estimate: LinearizedEstimate,
     at: int | None = None,
     *,
     approximate: str = "",
@@ -102,7 +102,9 @@ def _value(
     )
 
 
-def _curve(key: str, label: str, thresholds: list[float], estimate: Estimate) -> CurveValue:
+def _curve(
+    key: str, label: str, thresholds: list[float], estimate: LinearizedEstimate
+) -> CurveValue:
     low, high = estimate.interval()
     return CurveValue(
         key=key,
@@ -173,9 +175,9 @@ class PRMBenchScore(StepMetric[ThresholdOptions]):
         return out
 
 
-def _tail(estimate: Estimate) -> Estimate:
+def _tail(estimate: LinearizedEstimate) -> LinearizedEstimate:
     """The points after the first (the first threshold is the option's own)."""
-    return Estimate(estimate.value[1:], estimate.influence[1:], estimate.scope)
+    return LinearizedEstimate(estimate.value[1:], estimate.influence[1:], estimate.scope)
 
 
 class ProcessBenchF1(StepMetric[ThresholdOptions]):

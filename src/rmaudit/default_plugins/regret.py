@@ -36,9 +36,9 @@ from rmaudit.components.vocabulary import NDR_CURVE_PREFIX, REGRET_SUMMARY
 from rmaudit.errors import BadInput
 from rmaudit.metrics.regret import (
     CORRELATIONS,
-    DESIGNS,
     ERROR_METRICS,
     MIN_RELIABILITY,
+    REGRET_STUDY_DESIGNS,
     RegretStudy,
     ndr_curve,
     regret_correlation,
@@ -59,7 +59,7 @@ class RegretCorrelationOptions(ComponentOptions):
         description="'each': every RM in turn is the gold (N×N); 'oracle': the "
         "benchmark's oracle is the gold and every RM a proxy",
     )
-    design: Literal[tuple(DESIGNS)] = Field(  # type: ignore[valid-type]
+    design: Literal[tuple(REGRET_STUDY_DESIGNS)] = Field(  # type: ignore[valid-type]
         "held-out-responses",
         description="what the error metrics are measured on: 'held-out-responses' (a random "
         "half of each prompt's responses; the regret on the other half), "

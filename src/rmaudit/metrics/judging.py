@@ -127,7 +127,7 @@ def _units(size: int, groups: Sequence[Hashable] | None) -> int:
 
 
 @dataclass(frozen=True)
-class JudgeAudit:
+class JudgeAuditEstimates:
     accuracy: Estimate
     accuracy_chosen_first: Estimate
     accuracy_rejected_first: Estimate
@@ -259,7 +259,7 @@ def judge_audit(
     rejected_first: Sequence[str],
     *,
     clusters: Sequence[Hashable] | None = None,
-) -> JudgeAudit:
+) -> JudgeAuditEstimates:
     """Accuracy, accuracy in each order, position bias, consistency, tie and parse-failure
     rates of a judge's verdicts in both orders (see the module's definitions).
 
@@ -269,7 +269,7 @@ def judge_audit(
     """
     _check(chosen_first, rejected_first, clusters)
     c = pair_credits(chosen_first, rejected_first)
-    return JudgeAudit(
+    return JudgeAuditEstimates(
         accuracy=mean_estimate(c.accuracy, clusters),
         accuracy_chosen_first=mean_estimate(c.chosen_first, clusters),
         accuracy_rejected_first=mean_estimate(c.rejected_first, clusters),

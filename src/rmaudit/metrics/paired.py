@@ -210,8 +210,9 @@ def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class PairComparison:
-    """``first`` minus ``second`` (``first`` the better of the two by value)."""
+class HeadToHead:
+    """Two models of a comparison head to head: ``first`` minus ``second`` (``first`` the
+    better of the two by value)."""
 
     first: str
     second: str
@@ -248,10 +249,10 @@ class Standing:
 
 @dataclass(frozen=True)
 class Comparison:
-    """Every pair of models on one metric, and each model's standing (best first)."""
+    """Every two models on one metric head to head, and each model's standing (best first)."""
 
     standings: tuple[Standing, ...]
-    pairs: tuple[PairComparison, ...]
+    head_to_heads: tuple[HeadToHead, ...]
     alpha: float
     higher_is_better: bool
 
@@ -307,15 +308,15 @@ def compare_models(
         for worse in order[i + 1 :]
     ]
     adjusted = holm([d.p_value for _, _, d in raw])
-    pairs = tuple(
-        PairComparison(better, worse, d, float(p), bool(p < alpha))
+    head_to_heads = tuple(
+        HeadToHead(better, worse, d, float(p), bool(p < alpha))
         for (better, worse, d), p in zip(raw, adjusted, strict=True)
     )
-    separated = {(p.first, p.second) for p in pairs if p.separable}
+    separated = {(p.first, p.second) for p in head_to_heads if p.separable}
     letters = letter_display(order, separated)
     ranks = rank_intervals(order, separated)
     standings = tuple(Standing(m, means[m], letters[m], ranks[m][0], ranks[m][1]) for m in order)
-    return Comparison(standings, pairs, alpha, higher_is_better)
+    return Comparison(standings, head_to_heads, alpha, higher_is_better)
 
 
 def rank_intervals(

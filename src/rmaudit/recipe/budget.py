@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from rmaudit.display.formatting import percent
 from rmaudit.errors import BadInput
-from rmaudit.metrics.budget import DESIGNS, uniform_sample_size
+from rmaudit.metrics.budget import LABEL_DESIGNS, uniform_sample_size
 from rmaudit.store.records import LabelDesignRecord
 
 
@@ -124,8 +124,10 @@ def _check_budget_keys(
 
     _check_size(raw, bad, file=file, per_prompt=per_prompt)
     design = raw.get("design", "uniform")
-    if design not in DESIGNS:
-        raise bad(f"expected one of {', '.join(DESIGNS)}{_hint(design, DESIGNS)}", "design")
+    if design not in LABEL_DESIGNS:
+        raise bad(
+            f"expected one of {', '.join(LABEL_DESIGNS)}{_hint(design, LABEL_DESIGNS)}", "design"
+        )
     guide = raw.get("guide", [])
     if not isinstance(guide, list) or not all(isinstance(g, str) for g in guide):
         raise bad("expected a list of reward-model labels", "guide")

@@ -7,20 +7,16 @@ import importlib.util
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from rmaudit.errors import BadInput
 
-from .validation import bad_input
+from .validation import StrictTable, bad_input
 
 INSTALL_HINT = "pip install 'rmaudit[ray]'"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class LocalExecutorOptions(_Strict):
+class LocalExecutorOptions(StrictTable):
     name: Literal["local"] = "local"
     overlap: bool = Field(
         True,
@@ -31,7 +27,7 @@ class LocalExecutorOptions(_Strict):
     )
 
 
-class PoolOptions(_Strict):
+class PoolOptions(StrictTable):
     """Resources of one stage's actor pool; unset fields take the executor's defaults."""
 
     num_workers: int | None = Field(None, ge=1, description="actors in the pool")
@@ -41,7 +37,7 @@ class PoolOptions(_Strict):
     )
 
 
-class RayExecutorOptions(_Strict):
+class RayExecutorOptions(StrictTable):
     name: Literal["ray"]
     address: str | None = Field(
         None,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from rmaudit.components.keys import content_key
 from rmaudit.components.options import DataFile
@@ -16,33 +16,29 @@ from rmaudit.components.vocabulary import SHIFT_TARGETS, ShiftTarget
 
 from .budget import LabelBudget
 from .executor_options import ExecutorOptions, LocalExecutorOptions
-from .validation import ComponentSpec
+from .validation import ComponentSpec, StrictTable
 
 #: RMs Under Distribution Shift (arXiv 2311.14743), Fig. 1-2: p = 0, 0.05, ..., 0.75 (p = 0 is the
 #: in-distribution reference).
 DEFAULT_SHIFT_LEVELS = tuple(round(0.05 * i, 2) for i in range(16))
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class PromptsSection(_Strict):
+class PromptsSection(StrictTable):
     source: Any
     sampler: Any = "all"
     embedder: Any = "tfidf-lsa"
 
 
-class ResponsesSection(_Strict):
+class ResponsesSection(StrictTable):
     policy: Any
     per_prompt: int = Field(ge=2, description="N, responses per prompt")
 
 
-class BenchmarkSection(_Strict):
+class BenchmarkSection(StrictTable):
     file: DataFile
 
 
-class ShiftSection(_Strict):
+class ShiftSection(StrictTable):
     perturber: Any
     levels: list[float] = Field(
         list(DEFAULT_SHIFT_LEVELS),
@@ -76,18 +72,18 @@ class ShiftSection(_Strict):
         return targets
 
 
-class PairsSection(_Strict):
+class PairsSection(StrictTable):
     source: Any
     shift: ShiftSection | None = None
 
 
-class SolutionsSection(_Strict):
+class SolutionsSection(StrictTable):
     """``[solutions]``: the solutions process reward models are audited on (docs/prm.md)."""
 
     source: Any
 
 
-class PlanSection(_Strict):
+class PlanSection(StrictTable):
     """``[plan]``: what ``rmaudit plan`` prices each call at, as a fraction of one oracle call
     (docs/budget.md, "What a plan spends"); its flags override these.  Nothing here changes a
     run's results, so the run key leaves it out."""
@@ -103,7 +99,7 @@ class PlanSection(_Strict):
     )
 
 
-class RecipeModel(_Strict):
+class RecipeModel(StrictTable):
     title: str = "untitled audit"
     batch_size: int = Field(256, ge=1)
     prompts: PromptsSection | None = None

@@ -11,11 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from rmaudit import plugins
 from rmaudit.components import Component
 from rmaudit.errors import BadInput
+
+
+class StrictTable(BaseModel):
+    """A recipe table whose unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 def validate_options(

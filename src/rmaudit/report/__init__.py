@@ -67,7 +67,7 @@ def write_report(
     for name, png in page.pngs.items():
         (out / name).write_bytes(png)
         written.append(out / name)
-    text = markdown(page.summary, store, page.scale, list(page.pngs), page.verdicts)
+    text = markdown(page.summary, store, page.scale, list(page.pngs), page.audit_verdicts)
     (out / REPORT_NAME).write_text(text, encoding="utf-8")
     written.append(out / REPORT_NAME)
     if html:

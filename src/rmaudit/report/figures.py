@@ -37,7 +37,7 @@ from rmaudit.components.vocabulary import (
 from rmaudit.display.formatting import NEUTRAL_COLOUR, rm_colour, short_label, visible
 from rmaudit.metrics import bon_kl, rank_of_n_kl
 from rmaudit.results.pair_breakdown import reliability_counts, style_matrices
-from rmaudit.results.pair_failures import PairVerdict, pair_verdicts
+from rmaudit.results.pair_failures import ModelOnPair, model_on_pairs
 from rmaudit.results.regret import goodhart_curve, goodhart_points, load_studies
 from rmaudit.results.summary import OracleScale, RunSummary
 from rmaudit.store import Store
@@ -235,7 +235,7 @@ def build_figures(
     when two metrics stored the same kind.  With ``store`` (the scores behind them) a
     reliability diagram shows its bins' pair counts, RM-Bench gets its style matrix and a
     regret study its Goodhart overlay."""
-    verdicts = _verdicts(summary, store)
+    on_pairs = _on_pairs(summary, store)
     named: dict[tuple[str, str], str] = {}  # (metric, what) → base name
     builders: dict[tuple[str, str], Callable[[], Figure]] = {}
     for metric, key in summary.curve_keys():
@@ -253,7 +253,7 @@ def build_figures(
             build = partial(best_of_n_figure, summary, metric, key, scale)
         elif key == RELIABILITY_DIAGRAM:
             what = "reliability-diagram"
-            build = partial(_reliability_figure, summary, metric, store, verdicts)
+            build = partial(_reliability_figure, summary, metric, store, on_pairs)
         else:
             what, build = slug(key), partial(curve_figure, summary, metric, key)
         if (metric, what) not in named:
@@ -269,7 +269,7 @@ def build_figures(
         # a regret study's figure is per study; any other kind is prefixed only on a clash
         prefixed = what == "ndr" or kinds.count(what) > 1
         figures[f"{slug(metric) + '-' if prefixed else ''}{what}.png"] = literal(readable(build()))
-    matrices = style_matrices(store, summary, verdicts) if store is not None else {}
+    matrices = style_matrices(store, summary, on_pairs) if store is not None else {}
     if matrices:
         figures[STYLE_FIGURE] = literal(readable(style_figure(summary, matrices)))
     if store is not None:
@@ -284,20 +284,20 @@ def _reliability_figure(
     summary: RunSummary,
     metric: str,
     store: Store | None,
-    verdicts: dict[str, list[PairVerdict]],
+    on_pairs: dict[str, list[ModelOnPair]],
 ) -> Figure:
-    counts = reliability_counts(store, summary, metric, verdicts) if store else None
+    counts = reliability_counts(store, summary, metric, on_pairs) if store else None
     return reliability_figure(summary, metric, counts)
 
 
-def _verdicts(summary: RunSummary, store: Store | None) -> dict[str, list[PairVerdict]]:
-    """Each RM's verdicts on the run's pairs, read only when a figure needs them."""
+def _on_pairs(summary: RunSummary, store: Store | None) -> dict[str, list[ModelOnPair]]:
+    """Each RM's scores of the run's pairs, read only when a figure needs them."""
     needed = any(key == RELIABILITY_DIAGRAM for _, key in summary.curve_keys()) or any(
         c.key.startswith("rm_bench_") for c in summary.columns
     )
     if store is None or not summary.pairs or not needed:
         return {}
-    return {rm_key: pair_verdicts(store, summary, rm_key) for _, rm_key in summary.reward_models}
+    return {rm_key: model_on_pairs(store, summary, rm_key) for _, rm_key in summary.reward_models}
 
 
 def band_drawn(summary: RunSummary, keys: set[tuple[str, str]]) -> str:

@@ -27,7 +27,7 @@ from rmaudit.display.formatting import (
 )
 from rmaudit.metrics.paired import letter_runs
 from rmaudit.results.comparison import MetricComparison, headline_comparisons
-from rmaudit.results.comparison_text import caption, pair_lines
+from rmaudit.results.comparison_text import caption, head_to_head_lines
 from rmaudit.results.leaderboard import (
     Leaderboard,
     board_table,
@@ -88,8 +88,8 @@ class RunPage:
     scale: OracleScale | None
     pngs: dict[str, bytes]
     heading: str = ""  # e.g. the audit suite's name, above the run's title
-    #: an audit suite's verdict lines (rmaudit.suites.verdict), under its heading
-    verdicts: tuple[str, ...] = ()
+    #: an audit suite's audit verdict lines (rmaudit.suites.audit_verdict), under its heading
+    audit_verdicts: tuple[str, ...] = ()
     svgs: dict[str, str] = field(default_factory=dict)
 
 
@@ -153,7 +153,7 @@ def _run_section(store: Store, page: RunPage, anchor: str) -> str:
         f"<p>Run <code>{esc(run.id)}</code> ({esc(run.status)}), {esc(size)}, "
         f"{len(summary.reward_models)} reward models.</p>"
     )
-    parts += _verdicts(page.verdicts)
+    parts += _audit_verdicts(page.audit_verdicts)
     parts += _leaderboard(leaderboard(store, summary))
     parts += _comparisons(
         [*headline_comparisons(store, run.id), *aggregation_comparisons(store, run.id)]
@@ -310,7 +310,7 @@ def _worst_item(item: WorstItem) -> str:
     )
     return (
         f"<details class=item><summary><span class=badge>{esc(item.badge)}</span> "
-        f"{esc(item.headline)}</summary><pre class=prompt>{esc(item.prompt)}</pre>{texts}"
+        f"{esc(item.title)}</summary><pre class=prompt>{esc(item.prompt)}</pre>{texts}"
         "</details>"
     )
 
@@ -332,7 +332,7 @@ def _provenance(summary: RunSummary) -> list[str]:
     return parts
 
 
-def _verdicts(lines: tuple[str, ...]) -> list[str]:
+def _audit_verdicts(lines: tuple[str, ...]) -> list[str]:
     if not lines:
         return []
     return ["<h3>Verdict</h3><ul class=verdicts>", *_items(lines), "</ul>"]
@@ -350,6 +350,9 @@ def _comparisons(results: list[MetricComparison]) -> list[str]:
         ]
         parts += [f"<p class=meta>{esc(caption(result))}</p>"]
         parts += _table(["model", "value", "group", "ranks"], rows)
-        parts += ["<details><summary>differences</summary><ul>", *_items(pair_lines(result))]
+        parts += [
+            "<details><summary>differences</summary><ul>",
+            *_items(head_to_head_lines(result)),
+        ]
         parts += ["</ul></details>"]
     return ["<h3>Paired comparisons</h3>", *parts] if parts else []

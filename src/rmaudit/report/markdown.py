@@ -28,7 +28,7 @@ from rmaudit.display.formatting import (
 )
 from rmaudit.metrics.paired import letter_runs
 from rmaudit.results.comparison import MetricComparison, headline_comparisons
-from rmaudit.results.comparison_text import caption, pair_lines
+from rmaudit.results.comparison_text import caption, head_to_head_lines
 from rmaudit.results.leaderboard import (
     Leaderboard,
     board_table,
@@ -255,7 +255,7 @@ def markdown(
     store: Store,
     scale: OracleScale | None,
     figures: list[str],
-    verdicts: tuple[str, ...] = (),
+    audit_verdicts: tuple[str, ...] = (),
 ) -> str:
     run, bench = summary.run, summary.benchmark
     lines = [f"# {md(run.title)}", ""]
@@ -271,8 +271,8 @@ def markdown(
         f"Run `{run.id}` ({md(run.status)}), {size}, {len(summary.reward_models)} reward models.",
         "",
     ]
-    if verdicts:
-        lines += ["## Verdict", "", *(f"- {md(line)}" for line in verdicts), ""]
+    if audit_verdicts:
+        lines += ["## Verdict", "", *(f"- {md(line)}" for line in audit_verdicts), ""]
     board = leaderboard(store, summary)
     lines += board_markdown(board)
     compared = [*headline_comparisons(store, run.id), *aggregation_comparisons(store, run.id)]
@@ -303,5 +303,5 @@ def comparisons_markdown(results: list[MetricComparison]) -> list[str]:
         ]
         lines += ["", md(caption(result)), ""]
         lines += _table(["model", "value", "group", "ranks"], rows)
-        lines += ["", *(f"- {md(line)}" for line in pair_lines(result))]
+        lines += ["", *(f"- {md(line)}" for line in head_to_head_lines(result))]
     return ["", "## Paired comparisons", *lines] if lines else []

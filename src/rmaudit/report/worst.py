@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from rmaudit.display.formatting import format_number, one_line
 from rmaudit.results.browse import prompt_detail, prompt_failures
 from rmaudit.results.judge_pairs import judge_on_pair
-from rmaudit.results.pair_failures import pair_verdicts
+from rmaudit.results.pair_failures import model_on_pairs
 from rmaudit.results.solutions import solution_badge, solution_views, step_caption
 from rmaudit.results.summary import RunSummary
 from rmaudit.store import Store
@@ -31,13 +31,14 @@ RESPONSES_SHOWN = 3
 TEXT_MAX = 20_000
 #: the most of a judge's reply the report shows (its reasoning; the verdict is its last mark)
 REPLY_MAX = 4_000
-HEADLINE_MAX = 140
+#: the most of a prompt a worst item's one-line title shows
+TITLE_MAX = 140
 
 
 @dataclass(frozen=True)
 class WorstItem:
     badge: str  # "gap 0.812" or "margin −1.20"
-    headline: str  # the prompt on one line, shortened
+    title: str  # the prompt on one line, shortened
     prompt: str
     texts: list[tuple[str, str]]  # (caption, text) of each response shown
 
@@ -88,7 +89,7 @@ def _worst_prompts(store: Store, summary: RunSummary, rm_key: str) -> list[Worst
         items.append(
             WorstItem(
                 f"gap {format_number(failure.gap, 3)}",
-                one_line(failure.text, HEADLINE_MAX),
+                one_line(failure.text, TITLE_MAX),
                 clipped(failure.text),
                 texts,
             )
@@ -97,16 +98,16 @@ def _worst_prompts(store: Store, summary: RunSummary, rm_key: str) -> list[Worst
 
 
 def _worst_pairs(store: Store, summary: RunSummary, rm_key: str) -> list[WorstItem]:
-    wrong = [v for v in pair_verdicts(store, summary, rm_key) if not v.correct]
+    wrong = [v for v in model_on_pairs(store, summary, rm_key) if not v.correct]
     wrong.sort(key=lambda v: v.worst_first)
     items = []
-    for verdict in wrong[:WORST_SHOWN]:
-        where = " · ".join(part for part in (verdict.subset, verdict.styles) if part)
-        judge = judge_on_pair(store, rm_key, verdict.pair_id)
+    for pair in wrong[:WORST_SHOWN]:
+        where = " · ".join(part for part in (pair.subset, pair.styles) if part)
+        judge = judge_on_pair(store, rm_key, pair.pair_id)
         if judge is None:
             captions = (
-                f"chosen (RM score {format_number(verdict.chosen_score, 3)})",
-                f"rejected (RM score {format_number(verdict.rejected_score, 3)})",
+                f"chosen (RM score {format_number(pair.chosen_score, 3)})",
+                f"rejected (RM score {format_number(pair.rejected_score, 3)})",
             )
             replies = []
         else:  # a pairwise judge's margin is its log-odds of P(chosen), not a score per answer
@@ -115,17 +116,17 @@ def _worst_pairs(store: Store, summary: RunSummary, rm_key: str) -> list[WorstIt
                 (f"judge, {order}: verdict {mark}", clipped(reply or "(no reply text)", REPLY_MAX))
                 for order, mark, reply in judge.orders
             ]
-        badge = f"margin {format_number(verdict.margin, 3)}"
-        if verdict.credit is not None:  # a judge's: its credit over both orders comes first
-            badge = f"credit {format_number(verdict.credit, 2)} · {badge}"
+        badge = f"margin {format_number(pair.margin, 3)}"
+        if pair.credit is not None:  # a judge's: its credit over both orders comes first
+            badge = f"credit {format_number(pair.credit, 2)} · {badge}"
         items.append(
             WorstItem(
                 badge,
-                one_line(f"{where}: {verdict.prompt}" if where else verdict.prompt, HEADLINE_MAX),
-                clipped(verdict.prompt),
+                one_line(f"{where}: {pair.prompt}" if where else pair.prompt, TITLE_MAX),
+                clipped(pair.prompt),
                 [
-                    (captions[0], clipped(verdict.chosen)),
-                    (captions[1], clipped(verdict.rejected)),
+                    (captions[0], clipped(pair.chosen)),
+                    (captions[1], clipped(pair.rejected)),
                     *replies,
                 ],
             )
@@ -138,7 +139,7 @@ def _worst_solutions(store: Store, summary: RunSummary, rm_key: str) -> list[Wor
     return [
         WorstItem(
             solution_badge(view),
-            one_line(f"{view.subset} {view.ref}: {view.question}", HEADLINE_MAX),
+            one_line(f"{view.subset} {view.ref}: {view.question}", TITLE_MAX),
             clipped(view.question),
             [(step_caption(view, i), clipped(step.text)) for i, step in enumerate(view.steps)],
         )

@@ -40,7 +40,7 @@ def caption(result: MetricComparison) -> str:
     )
 
 
-def pair_lines(result: MetricComparison) -> list[str]:
+def head_to_head_lines(result: MetricComparison) -> list[str]:
     """Each pair's difference with its ± and interval and Holm-adjusted p."""
     if result.comparison is None:
         return []
@@ -49,7 +49,7 @@ def pair_lines(result: MetricComparison) -> list[str]:
         f"{number(p.difference.stderr)} [{signed(p.difference.ci_low)}, "
         f"{signed(p.difference.ci_high)}], p_Holm {p_text(p.adjusted_p)}"
         + ("" if p.separable else " (not separable)")
-        for p in result.comparison.pairs
+        for p in result.comparison.head_to_heads
     ]
 
 
@@ -118,7 +118,7 @@ def comparison_json(result: MetricComparison) -> dict[str, Any]:
             "p_holm": finite(p.adjusted_p),
             "separable": p.separable,
         }
-        for p in c.pairs
+        for p in c.head_to_heads
     ]
     return body
 

@@ -32,7 +32,7 @@ from .summary import Cell, Column, RunSummary, oracle_scale
 
 
 @dataclass(frozen=True)
-class Row:
+class BoardRow:
     """One model on the board: its headline number and standing (letters "" and ranks 0 where
     not compared)."""
 
@@ -63,7 +63,7 @@ class Leaderboard:
 
     summary: RunSummary
     name: str
-    rows: list[Row]
+    rows: list[BoardRow]
     columns: list[Column]
     subsets: list[str]
     comparison: MetricComparison | None
@@ -77,10 +77,10 @@ class Leaderboard:
     #: the run's first number, the headline of every model that declares none of its own
     first: Column | None = None
 
-    def cell(self, row: Row, column: Column) -> Cell | None:
+    def cell(self, row: BoardRow, column: Column) -> Cell | None:
         return self.summary.cells.get((row.rm_key, column.metric, column.key))
 
-    def subset_cell(self, row: Row, subset: str) -> Cell | None:
+    def subset_cell(self, row: BoardRow, subset: str) -> Cell | None:
         """``row``'s headline on one subset (a judge's judge accuracy there, an RM's accuracy)."""
         if row.headline is None:
             return None
@@ -123,7 +123,7 @@ def leaderboard(store: Store, summary: RunSummary, *, compare: bool = True) -> L
         cell = summary.cells.get((rm_key, head.metric, head.key)) if head else None
         s = standings.get(label)
         rows.append(
-            Row(
+            BoardRow(
                 label,
                 rm_key,
                 rm_key in summary.baselines,

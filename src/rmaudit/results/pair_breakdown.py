@@ -12,7 +12,7 @@ import numpy as np
 
 from rmaudit.benchmark.pairs.parsers import RM_BENCH_STYLES
 from rmaudit.metrics import DEFAULT_TIES, ece, pair_credit
-from rmaudit.results.pair_failures import PairVerdict
+from rmaudit.results.pair_failures import ModelOnPair
 from rmaudit.results.summary import RunSummary
 from rmaudit.store import Store
 
@@ -28,7 +28,7 @@ class StyleMatrix:
 
 
 def style_matrices(
-    store: Store, summary: RunSummary, verdicts: dict[str, list[PairVerdict]]
+    store: Store, summary: RunSummary, on_pairs: dict[str, list[ModelOnPair]]
 ) -> dict[str, StyleMatrix]:
     """rm_key → the style matrix of the RM's RM-Bench pairs, a tie credited as the rm-bench
     metric credited it (its stored ``ties``; runs stored before it was kept used ``loss``)."""
@@ -39,16 +39,16 @@ def style_matrices(
     }
     return {
         rm_key: matrix
-        for rm_key, pairs in verdicts.items()
+        for rm_key, pairs in on_pairs.items()
         if rm_key in ties and (matrix := style_matrix(pairs, ties=ties[rm_key]))
     }
 
 
-def style_matrix(verdicts: list[PairVerdict], *, ties: str = DEFAULT_TIES) -> StyleMatrix | None:
+def style_matrix(on_pairs: list[ModelOnPair], *, ties: str = DEFAULT_TIES) -> StyleMatrix | None:
     """The style matrix of an RM's RM-Bench pairs, a tie earning ``ties``'s credit (see
     :func:`~rmaudit.metrics.pair_credit`); None when no pair carries RM-Bench's styles."""
     n = len(RM_BENCH_STYLES)
-    styled = [v for v in verdicts if v.styles]
+    styled = [v for v in on_pairs if v.styles]
     if not styled:
         return None
     cell = np.array([v.meta["chosen_style"] * n + v.meta["rejected_style"] for v in styled])
@@ -62,7 +62,7 @@ def style_matrix(verdicts: list[PairVerdict], *, ties: str = DEFAULT_TIES) -> St
 
 
 def reliability_counts(
-    store: Store, summary: RunSummary, metric: str, verdicts: dict[str, list[PairVerdict]]
+    store: Store, summary: RunSummary, metric: str, on_pairs: dict[str, list[ModelOnPair]]
 ) -> dict[str, np.ndarray]:
     """rm_key → the pairs in each filled bin of the reliability diagram ``metric`` stored (its
     points, in order), recounted from the scores with the bins the metric used."""
@@ -73,7 +73,7 @@ def reliability_counts(
     }
     counts = {}
     for rm_key, n_bins in bins.items():
-        pairs = verdicts.get(rm_key) or []
+        pairs = on_pairs.get(rm_key) or []
         if not isinstance(n_bins, int) or not pairs:
             continue
         result = ece(

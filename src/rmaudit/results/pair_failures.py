@@ -1,11 +1,11 @@
-"""An RM's verdicts on a run's preference pairs, for the TUI's pair failures (no UI toolkit).
+"""An RM's scores of a run's preference pairs, for the TUI's pair failures (no UI toolkit).
 
 The margin of a pair is the RM's score of the chosen response minus its score of the
 rejected one; the RM gets the pair right when the margin is positive (a tie is wrong, as
 RewardBench counts it).  A pairwise judge's margin is its log-odds of P(chosen preferred), both
 orders averaged, and it gets the pair right when its credit over both orders (1 chosen, ½ tie,
 0 rejected) is above ½; its worst pairs are those it gets wrong in both orders, then by margin
-(:attr:`PairVerdict.worst_first`), which separates pairs whose probabilities were clipped.
+(:attr:`ModelOnPair.worst_first`), which separates pairs whose probabilities were clipped.
 
 In a shift sweep (RMs Under Distribution Shift, Sec. 4.2) each pair also has shifted copies at
 every level p > 0 and target; a pair *flips* when the RM's verdict on a shifted copy differs
@@ -31,7 +31,7 @@ RIGHT, WRONG, UNSCORED = "✓", "✗", "·"
 
 
 @dataclass(frozen=True)
-class PairVerdict:
+class ModelOnPair:
     """One pair of the run and one RM's scores of its two responses."""
 
     position: int  # the pair's place in the run's pair set
@@ -80,19 +80,19 @@ class PairVerdict:
         return (credit, self.margin, self.position)
 
 
-def pair_verdicts(store: Store, summary: RunSummary, rm_key: str) -> list[PairVerdict]:
+def model_on_pairs(store: Store, summary: RunSummary, rm_key: str) -> list[ModelOnPair]:
     """Every pair of the run that ``rm_key`` scored (or judged), in the pair set's order."""
     key = summary.run.pair_set_key
     if not key:
         return []
     scored = store.read.pair_scores(key, rm_key)
     if scored:
-        return [_verdict(p, None) for p in scored]
-    return [_verdict(row.pair, row.credit) for row in judge_pair_rows(store, key, rm_key)]
+        return [_on_pair(p, None) for p in scored]
+    return [_on_pair(row.pair, row.credit) for row in judge_pair_rows(store, key, rm_key)]
 
 
-def _verdict(p: ScoredPair, credit: float | None) -> PairVerdict:
-    return PairVerdict(
+def _on_pair(p: ScoredPair, credit: float | None) -> ModelOnPair:
+    return ModelOnPair(
         p.position,
         p.pair_id,
         p.subset or "",
@@ -111,14 +111,14 @@ def _verdict(p: ScoredPair, credit: float | None) -> PairVerdict:
 class ShiftFlip:
     """One pair under one shift target: the RM's margin at every level p (p = 0: unshifted)."""
 
-    pair: PairVerdict
+    pair: ModelOnPair
     target: str
     levels: tuple[float, ...]
     margins: tuple[float, ...]  # NaN where the RM scored no shifted copy
     pair_ids: tuple[str | None, ...]  # the (shifted) pair shown at each level
 
     @property
-    def verdicts(self) -> str:
+    def marks(self) -> str:
         """✓ (right), ✗ (wrong) or · (not scored) at each level."""
         return "".join(
             UNSCORED if math.isnan(m) else RIGHT if m > 0 else WRONG for m in self.margins
@@ -127,8 +127,8 @@ class ShiftFlip:
     @property
     def first_flip(self) -> int | None:
         """Index of the first level whose verdict differs from the unshifted one."""
-        base = self.verdicts[0]
-        return next((i for i, v in enumerate(self.verdicts) if v != UNSCORED and v != base), None)
+        base = self.marks[0]
+        return next((i for i, v in enumerate(self.marks) if v != UNSCORED and v != base), None)
 
 
 def shift_sweep(summary: RunSummary) -> dict | None:
@@ -137,7 +137,7 @@ def shift_sweep(summary: RunSummary) -> dict | None:
 
 
 def shift_flips(
-    store: Store, summary: RunSummary, rm_key: str, verdicts: list[PairVerdict] | None = None
+    store: Store, summary: RunSummary, rm_key: str, on_pairs: list[ModelOnPair] | None = None
 ) -> list[ShiftFlip]:
     """Every (pair, target) of the run's shift sweep whose verdict flips at some level p,
     earliest flip first.
@@ -149,7 +149,7 @@ def shift_flips(
     sweep = shift_sweep(summary)
     if sweep is None:
         return []
-    verdicts = pair_verdicts(store, summary, rm_key) if verdicts is None else verdicts
+    on_pairs = model_on_pairs(store, summary, rm_key) if on_pairs is None else on_pairs
     spec = {k: v for k, v in sweep["perturber"].items() if k != "name"}
     stored = (
         (key, options)
@@ -171,7 +171,7 @@ def shift_flips(
     }
     seed, flips = int(sweep.get("seed", 0)), []
     for target in sweep["targets"]:
-        for pair in verdicts:
+        for pair in on_pairs:
             ids = [_shifted_id(pair, target, perturbers[p], seed) for p in levels]
             flip = ShiftFlip(
                 pair,
@@ -185,7 +185,7 @@ def shift_flips(
     return sorted(flips, key=lambda f: (f.first_flip, f.pair.position, f.target))
 
 
-def _shifted_id(pair: PairVerdict, target: str, perturber_key: str, seed: int) -> str:
+def _shifted_id(pair: ModelOnPair, target: str, perturber_key: str, seed: int) -> str:
     """The id the runner gives ``pair`` shifted on ``target`` by ``perturber_key``."""
     prompt, chosen, rejected, subset = pair.ids
     if shifts_prompt(target):

@@ -18,7 +18,12 @@ import numpy as np
 from rmaudit.components import RUN_LEVEL
 from rmaudit.components.vocabulary import REGRET_SUMMARY
 from rmaudit.display.formatting import format_number
-from rmaudit.metrics.regret import CORRELATIONS, DESIGNS, ERROR_METRICS, goodhart_from_accuracy
+from rmaudit.metrics.regret import (
+    CORRELATIONS,
+    ERROR_METRICS,
+    REGRET_STUDY_DESIGNS,
+    goodhart_from_accuracy,
+)
 from rmaudit.metrics.regret.measured import bias_note
 
 
@@ -65,7 +70,7 @@ class StudyTable:
         )
         lines = [
             f"{who}; value [95% bias-corrected bootstrap CI over prompts]",
-            f"design {self.design}: {DESIGNS.get(self.design, self.design)}",
+            f"design {self.design}: {REGRET_STUDY_DESIGNS.get(self.design, self.design)}",
         ]
         if self.screened:
             golds = ", ".join(

@@ -25,7 +25,7 @@ def open_for_reading(path: str | Path) -> Store:
 
 
 @dataclass(frozen=True)
-class RunRow:
+class ListedRun:
     """One stored audit, as the runs list shows it."""
 
     id: str
@@ -55,10 +55,10 @@ class RunRow:
         return f"{self.pairs:,} pairs" if self.pairs else "—"
 
 
-def list_runs(store: Store) -> list[RunRow]:
+def list_runs(store: Store) -> list[ListedRun]:
     """Every run, newest first."""
     return [
-        RunRow(
+        ListedRun(
             i,
             t or "",
             s or "",

@@ -1,6 +1,6 @@
 """A run's scoring checks read back (docs/real-models.md, "Scoring checks"), the short
 "scoring checks" block every front end shows — one line per check, its fix under a warning —
-and what a failed check makes of a model's verdict: its scores are not to be trusted."""
+and what a failed check makes of a model's audit verdict: its scores are not to be trusted."""
 
 from __future__ import annotations
 

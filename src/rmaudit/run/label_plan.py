@@ -25,7 +25,7 @@ from rmaudit.metrics.budget.planning import (
     Option,
     Pilot,
     Spending,
-    Target,
+    WidthTarget,
     Z,
     design_inclusion,
     label_floor,
@@ -51,19 +51,21 @@ from .plan_costs import (
 )
 from .prompts import distinct_prompts
 
-TARGETS = (Target("reta", 0.25), Target("bon", 16))
+TARGETS = (WidthTarget("reta", 0.25), WidthTarget("bon", 16))
 #: the target widths a plan takes, as multiples of full labelling's at the recipe's k: below,
 #: more prompts than any pool (×10⁶ at 10⁻³); above, less than one prompt
 WIDTH_RATIOS = (1e-3, 1e3)
 NO_PRICE_FLAGS = PriceFlags()
 
 
-def default_targets(per_prompt: int) -> tuple[Target, ...]:
+def default_targets(per_prompt: int) -> tuple[WidthTarget, ...]:
     """RETA(1/4) and BoN@16, less a best-of-16 that ``per_prompt`` responses cannot draw."""
     return tuple(t for t in TARGETS if t.kind != "bon" or t.param <= per_prompt)
 
 
-def _drawable(targets: tuple[Target, ...], per_prompt: int, recipe: Recipe) -> tuple[Target, ...]:
+def _drawable(
+    targets: tuple[WidthTarget, ...], per_prompt: int, recipe: Recipe
+) -> tuple[WidthTarget, ...]:
     for target in targets:
         if target.kind == "bon" and target.param > per_prompt:
             raise BadInput(
@@ -91,7 +93,7 @@ class LabelPlan:
     #: the most embedding dimensions the recipe's embedder gives its sampler (a k-DPP's k may
     #: not exceed them); None when the sampler needs no embeddings or the embedder cannot say
     dims: int | None = None
-    targets: tuple[Target, ...] = TARGETS
+    targets: tuple[WidthTarget, ...] = TARGETS
     prices: PlanPrices | None = None
     recipe: Option | None = None  # the recipe as it stands, at its k
     best: Option | None = None  # the recommendation at ``prices``
@@ -112,7 +114,7 @@ def label_plan(
     *,
     width: float | None,
     width_ratio: float,
-    targets: Sequence[Target] = (),
+    targets: Sequence[WidthTarget] = (),
     flags: PriceFlags = NO_PRICE_FLAGS,
 ) -> LabelPlan:
     """Read the pilot and plan; ``width`` (absolute, the same for every target) or, by default,
@@ -270,7 +272,7 @@ def _pilot_prompts(store: Store, bench: BenchmarkRow, candidates: list[Prompt]) 
 
 
 def _widths(
-    pilot: Pilot, targets: tuple[Target, ...], k: int, width: float | None, ratio: float
+    pilot: Pilot, targets: tuple[WidthTarget, ...], k: int, width: float | None, ratio: float
 ) -> dict[tuple[str, str], float]:
     """Each (target, RM)'s width: ``width``, or ``ratio`` × full labelling's at k prompts;
     ``BadInput`` for a ``width`` outside :data:`WIDTH_RATIOS` × full labelling's."""

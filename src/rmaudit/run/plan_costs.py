@@ -20,7 +20,7 @@ from rmaudit.metrics.budget.planning import (
     Pilot,
     Prices,
     Spending,
-    Target,
+    WidthTarget,
     design_inclusion,
     label_residuals,
     priced_option,
@@ -117,7 +117,7 @@ def plan_prices(
     return PlanPrices(prices, usd, sources, "" if usd is not None else _no_usd(oracle))
 
 
-def parse_target(text: str) -> Target:
+def parse_target(text: str) -> WidthTarget:
     """``reta@ETA`` (0 < η < 1) or ``bon@N`` (a whole N ≥ 1) as a planner target."""
     kind, _, param = text.partition("@")
     try:
@@ -125,13 +125,13 @@ def parse_target(text: str) -> Target:
     except ValueError:
         value = float("nan")
     if kind == "reta" and 0 < value < 1:
-        return Target("reta", value)
+        return WidthTarget("reta", value)
     if kind == "bon" and value >= 1 and value.is_integer():
-        return Target("bon", int(value))
+        return WidthTarget("bon", int(value))
     raise BadInput("expected reta@ETA (0 < ETA < 1) or bon@N (N ≥ 1)", field="--target", value=text)
 
 
-def recipe_targets(recipe: Recipe) -> list[Target]:
+def recipe_targets(recipe: Recipe) -> list[WidthTarget]:
     """The planner targets among the recipe's metrics: each ``reta``'s η and each best-of-n's
     reported n (rank 1; default 4, 16, 64) that the recipe's N responses per prompt can draw."""
     per_prompt = recipe.per_prompt or 0
@@ -139,10 +139,10 @@ def recipe_targets(recipe: Recipe) -> list[Target]:
     for spec in recipe.metrics:
         options = dict(spec.options)
         if spec.cls.name == "reta":
-            found.append(Target("reta", float(options["eta"])))
+            found.append(WidthTarget("reta", float(options["eta"])))
         elif spec.cls.name == "best-of-n" and options.get("rank", 1) == 1:
             reported = options.get("report") or (4, 16, 64)
-            found += [Target("bon", int(n)) for n in reported if int(n) <= per_prompt]
+            found += [WidthTarget("bon", int(n)) for n in reported if int(n) <= per_prompt]
     if not found:
         raise BadInput(
             "the recipe has no reta or best-of-n metric to plan for",
@@ -157,7 +157,7 @@ def recipe_option(
     recipe: Recipe,
     components: dict[str, Component],
     pilot: Pilot,
-    targets: list[Target],
+    targets: list[WidthTarget],
     widths: dict[tuple[str, str], float],
     *,
     prompts: int,

@@ -291,7 +291,7 @@ class Runner:
             step_scores.stage(self.ctx, spec, model, solution_set, execute, checked.get(spec.label))
 
     def _checked(
-        self, targets: Callable[[], list[scoring_checks.Target]], execute: bool
+        self, targets: Callable[[], list[scoring_checks.ScoresToCheck]], execute: bool
     ) -> dict[str, scoring_checks.Checked]:
         """The scoring checks of the stages' ``targets``, by label: in a run, and in the
         plan before one; a plan alone (a dry run) reads nothing for them."""

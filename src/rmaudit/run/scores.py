@@ -14,12 +14,12 @@ from rmaudit.recipe import ComponentSpec
 
 from .batches import BatchCall, map_calls
 from .context import Keys, RunContext, StageCount, Work
-from .scoring_checks import Checked, Sampled, Target, keep, report
+from .scoring_checks import Checked, Sampled, ScoresToCheck, keep, report
 
 
 def target(
     ctx: RunContext, spec: ComponentSpec, model: RewardModel, response_ids: Keys, sampled: Keys
-) -> Target:
+) -> ScoresToCheck:
     """The stage's items as its scoring checks see them: every one, those to score, and
     those its sample is drawn from (``sampled``)."""
 
@@ -32,7 +32,7 @@ def target(
     def accept(ids: Sequence[str], scores: list[float]) -> list[float]:
         return _finite(ctx, spec, ids, scores)
 
-    return Target(
+    return ScoresToCheck(
         spec,
         model,
         response_ids.known,

@@ -96,7 +96,7 @@ class Sampled:
 
 
 @dataclasses.dataclass(frozen=True)
-class Target:
+class ScoresToCheck:
     """One model's scores stage as its checks see it: every item it scores (``known``), those
     not scored yet, those its sample is drawn from (``sampled``: the stage's items but the
     shift sweep's copies, which a plan cannot know; in a plan, ``unlisted`` more not made
@@ -127,7 +127,9 @@ class Checked:
     checks: ScoringChecks | None = None
 
 
-def check_models(ctx: RunContext, targets: Sequence[Target], execute: bool) -> dict[str, Checked]:
+def check_models(
+    ctx: RunContext, targets: Sequence[ScoresToCheck], execute: bool
+) -> dict[str, Checked]:
     """Every checked model's checks, by recipe label, before any model scores: in the run's
     plan (``execute`` false; a dry run checks nothing) those whose items are all known, in
     the run every one (those of its plan reused); with ``--strict`` every finding of every
@@ -145,7 +147,7 @@ def check_models(ctx: RunContext, targets: Sequence[Target], execute: bool) -> d
     return found
 
 
-def _check(ctx: RunContext, target: Target, execute: bool) -> Checked | None:
+def _check(ctx: RunContext, target: ScoresToCheck, execute: bool) -> Checked | None:
     """One model's checks (None: none to show, or in a plan, its items not all known yet)."""
     settings, spec, model = ctx.checks, target.spec, target.model
     assert isinstance(model, CheckedModel)
@@ -193,7 +195,7 @@ def _check(ctx: RunContext, target: Target, execute: bool) -> Checked | None:
 
 def _made(
     ctx: RunContext,
-    target: Target,
+    target: ScoresToCheck,
     stored: list[ScoringChecks],
     current: dict[str, Any],
     sample: list,
@@ -238,7 +240,7 @@ def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 
 def _refuse_mixing(
-    ctx: RunContext, target: Target, checks: ScoringChecks, stored: list[ScoringChecks]
+    ctx: RunContext, target: ScoresToCheck, checks: ScoringChecks, stored: list[ScoringChecks]
 ) -> None:
     """A stage about to score under settings other than those some of its stored scores were
     made under goes on only where batch invariance passes under each: its scores then match

@@ -16,7 +16,7 @@ from rmaudit.recipe import ComponentSpec
 
 from .batches import BatchCall, map_calls
 from .context import RunContext, StageCount, Work
-from .scoring_checks import Checked, Sampled, Target, keep, report
+from .scoring_checks import Checked, Sampled, ScoresToCheck, keep, report
 from .solutions import SolutionSet
 
 
@@ -29,7 +29,7 @@ def _pending(ctx: RunContext, model: ProcessRewardModel, solution_set: SolutionS
 
 def target(
     ctx: RunContext, spec: ComponentSpec, model: ProcessRewardModel, solution_set: SolutionSet
-) -> Target:
+) -> ScoresToCheck:
     """The stage's solutions as its scoring checks see them (every one known: they come
     from files)."""
     by_id = dict(zip(solution_set.ids, solution_set.solutions, strict=True))
@@ -42,7 +42,7 @@ def target(
 
     ids = list(by_id)
     pending = _pending(ctx, model, solution_set)
-    return Target(spec, model, ids, pending, ids, read, accept, unit="solutions")
+    return ScoresToCheck(spec, model, ids, pending, ids, read, accept, unit="solutions")
 
 
 def stage(

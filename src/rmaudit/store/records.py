@@ -24,7 +24,7 @@ from .json_columns import dumps, json_object
 class LabelDesignRecord:
     """How a budgeted benchmark was labelled: which responses its design drew, and how."""
 
-    #: "uniform" or "rm-guided" (:data:`rmaudit.metrics.budget.DESIGNS`)
+    #: "uniform" or "rm-guided" (:data:`rmaudit.metrics.budget.LABEL_DESIGNS`)
     design: str
     #: a fraction of each prompt's responses in (0, 1], or None with ``labels_per_prompt``
     budget: float | None = None

@@ -20,9 +20,9 @@ from rmaudit.store import Store
 from rmaudit.store.records import RunRow
 
 from . import RESULTS_FILE
+from .audit_verdict import AgainstBar, SuiteResult
 from .judge_results import judge_values
 from .publisher_figures import PublisherFigures, figures_json
-from .verdict import Comparison, SuiteResult
 
 FORMAT = "rmaudit-audit-results"
 FORMAT_VERSION = 3
@@ -131,7 +131,7 @@ def _suite(
                 "untrusted": m.untrusted,
                 # the convention of the first number where it is the model's own headline
                 "convention": m.convention or None,
-                "against": [_against(c) for c in m.comparisons],
+                "against": [_against(c) for c in m.against_bars],
                 "metrics": {
                     h.name: metric(m.label, h, m.cells[h.name]) for h in result.suite.headlines
                 },
@@ -152,7 +152,7 @@ def _extent(store: Store, run: RunRow) -> tuple[int, str]:
     return store.read.pair_count(run.pair_set_key or ""), "pairs"
 
 
-def _against(c: Comparison) -> dict[str, Any]:
+def _against(c: AgainstBar) -> dict[str, Any]:
     """A model's verdict against one bar (``length``, chance), with its paired difference."""
     paired = c.paired
     return {

@@ -15,7 +15,7 @@ from textual.binding import Binding
 
 from rmaudit.display.formatting import short_label, visible
 from rmaudit.results.browse import PromptFailure, prompt_failures
-from rmaudit.results.pair_failures import PairVerdict, ShiftFlip, pair_verdicts, shift_flips
+from rmaudit.results.pair_failures import ModelOnPair, ShiftFlip, model_on_pairs, shift_flips
 from rmaudit.results.run_index import (
     latest_complete_run,
     open_for_reading,
@@ -63,8 +63,8 @@ class AuditApp(App):
         self.marked: dict[str, list[str]] = {}
         #: failure tables already computed, by (run, RM): each reads every score of the RM
         self.failures: dict[tuple[str, str], list[PromptFailure]] = {}
-        #: an RM's verdicts on the run's pairs, and the pairs whose verdict flips under shift
-        self.pair_verdicts: dict[tuple[str, str], list[PairVerdict]] = {}
+        #: an RM's scores of the run's pairs, and the pairs whose verdict flips under shift
+        self.on_pairs: dict[tuple[str, str], list[ModelOnPair]] = {}
         self.shift_flips: dict[tuple[str, str], list[ShiftFlip]] = {}
         #: a process reward model's solutions, worst first
         self.solutions: dict[tuple[str, str], list[SolutionView]] = {}
@@ -87,7 +87,7 @@ class AuditApp(App):
     def forget(self, run_id: str) -> None:
         """Drop what was read of ``run_id`` (a running run changes), so it is read again."""
         self._summaries.pop(run_id, None)
-        for cache in (self.failures, self.pair_verdicts, self.shift_flips, self.solutions):
+        for cache in (self.failures, self.on_pairs, self.shift_flips, self.solutions):
             for key in [key for key in cache if key[0] == run_id]:
                 del cache[key]
 
@@ -117,12 +117,12 @@ class AuditApp(App):
             lambda store: prompt_failures(store, self.summary(run_id), rm_key),
         )
 
-    def load_pair_verdicts(self, run_id: str, rm_key: str) -> list[PairVerdict]:
-        """The RM's verdicts on the run's pairs."""
+    def load_model_on_pairs(self, run_id: str, rm_key: str) -> list[ModelOnPair]:
+        """The RM's scores of the run's pairs."""
         return self._read_once(
-            self.pair_verdicts,
+            self.on_pairs,
             (run_id, rm_key),
-            lambda store: pair_verdicts(store, self.summary(run_id), rm_key),
+            lambda store: model_on_pairs(store, self.summary(run_id), rm_key),
         )
 
     def load_solutions(self, run_id: str, rm_key: str) -> list[SolutionView]:
@@ -133,11 +133,11 @@ class AuditApp(App):
 
     def load_shift_flips(self, run_id: str, rm_key: str) -> list[ShiftFlip]:
         """The run's pairs whose verdict flips under shift."""
-        verdicts = self.load_pair_verdicts(run_id, rm_key)
+        on_pairs = self.load_model_on_pairs(run_id, rm_key)
         return self._read_once(
             self.shift_flips,
             (run_id, rm_key),
-            lambda store: shift_flips(store, self.summary(run_id), rm_key, verdicts),
+            lambda store: shift_flips(store, self.summary(run_id), rm_key, on_pairs),
         )
 
     # Textual's own action_back is a coroutine; a plain method is an action all the same

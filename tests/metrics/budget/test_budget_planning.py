@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rmaudit.metrics.budget.planning import Pilot, Target, Z, label_floor, plan
+from rmaudit.metrics.budget.planning import Pilot, WidthTarget, Z, label_floor, plan
 
 
 def pilot(prompts: int = 30, size: int = 32, seed: int = 0, variance: float | None = None):
@@ -24,14 +24,14 @@ def pilot(prompts: int = 30, size: int = 32, seed: int = 0, variance: float | No
 def test_the_floor_of_best_of_n_with_even_noise_is_one_labels_noise():
     """Best-of-n's weights are non-negative and sum to 1, so with the same judge variance ν on
     every response Σ|a|√ν = √ν and the floor is ν(1 − 1/s₀) / V, V = (width / 2z)²."""
-    found = label_floor(pilot(variance=0.4), Target("bon", 4), "honest", width=0.05)
+    found = label_floor(pilot(variance=0.4), WidthTarget("bon", 4), "honest", width=0.05)
     assert found == pytest.approx(0.4 * (1 - 1 / 10) / (0.05 / (2 * Z)) ** 2, rel=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_no_planned_option_spends_fewer_labels_than_the_floor(seed):
     piloted = pilot(seed=seed)
-    targets = (Target("reta", 0.25), Target("bon", 16))
+    targets = (WidthTarget("reta", 0.25), WidthTarget("bon", 16))
     width = {(t.name, "honest"): w for t, w in zip(targets, (0.02, 0.2), strict=True)}
     options = plan(piloted, targets, width, guides=["honest"], max_prompts=None, per_prompt=32)
     floor = max(label_floor(piloted, t, "honest", width[(t.name, "honest")]) for t in targets)

@@ -58,7 +58,7 @@ def is_out_of_memory(error: BaseException) -> bool:
 
 #: encode(item indices) -> their rows; forward(batch, device tensors) -> outputs of the
 #: batch's read positions in order (first dimension = len(batch index))
-Encode = Callable[[list[int]], list[inputs.Row]]
+Encode = Callable[[list[int]], list[inputs.ModelInput]]
 Forward = Callable[[inputs.Batch, dict[str, torch.Tensor]], torch.Tensor]
 
 
@@ -72,7 +72,7 @@ class Engine:
         limits: Limits,
         *,
         pad_id: int | Callable,
-        read_positions: Callable[[inputs.Row], Sequence[int]],
+        read_positions: Callable[[inputs.ModelInput], Sequence[int]],
         prefetch: int = 2,
     ) -> None:
         self.device = device
@@ -85,7 +85,7 @@ class Engine:
     def run(self, order: Sequence[int], encode: Encode, forward: Forward) -> dict[int, np.ndarray]:
         """Outputs of each item (as float64 arrays, first dimension = its read positions);
         ``order``: the items, longest (estimated) first, as the encoder should take them."""
-        rows: dict[int, inputs.Row] = {}
+        rows: dict[int, inputs.ModelInput] = {}
         done: dict[int, tuple[int, int, int]] = {}  # item -> (output chunk, its rows in it)
         chunks: list[torch.Tensor] = []
         while len(done) < len(order):
@@ -146,14 +146,14 @@ class Engine:
     # -- the producer: tokenise, cut and pad ahead of the model --------------------------
 
     def _prepared(
-        self, order: list[int], rows: dict[int, inputs.Row], encode: Encode
+        self, order: list[int], rows: dict[int, inputs.ModelInput], encode: Encode
     ) -> Generator[tuple[list[int], inputs.Batch, dict[str, torch.Tensor]], None, None]:
         produce = self._produce(order, rows, encode)
         if self.prefetch == 0:
             return produce
         return _in_background(produce, self.prefetch)
 
-    def _produce(self, order: list[int], rows: dict[int, inputs.Row], encode: Encode):
+    def _produce(self, order: list[int], rows: dict[int, inputs.ModelInput], encode: Encode):
         def groups():
             for start in range(0, len(order), ENCODE_GROUP):
                 group = order[start : start + ENCODE_GROUP]
@@ -176,7 +176,7 @@ class Engine:
                 tensors = {name: t.pin_memory() for name, t in tensors.items()}
             yield keys, batch, tensors
 
-    def _arrays(self, rows: list[inputs.Row]) -> inputs.Batch:
+    def _arrays(self, rows: list[inputs.ModelInput]) -> inputs.Batch:
         limits = self.limits
         pad_id = self.pad_id(rows) if callable(self.pad_id) else self.pad_id
         if limits.packed:

@@ -24,7 +24,7 @@ from rmaudit.backends.hf.batching import round_up
 
 
 @dataclass
-class Row:
+class ModelInput:
     """One model input: token ids, optional token types (text pairs), and the positions
     the caller reads outputs at (``pool_at``: a classifier's pooled token; ``start``: the
     first position whose token a causal LM's log-probability is taken of; ``read_at``: the
@@ -59,7 +59,7 @@ class Batch:
         return self.arrays["input_ids"].shape
 
 
-def padded(rows: Sequence[Row], *, pad_id: int, pad_multiple: int = 1) -> Batch:
+def padded(rows: Sequence[ModelInput], *, pad_id: int, pad_multiple: int = 1) -> Batch:
     """Right-padded arrays with the attention mask, widths rounded up to ``pad_multiple``."""
     width = round_up(max(len(row) for row in rows), pad_multiple)
     ids = np.full((len(rows), width), pad_id, dtype=np.int64)
@@ -80,7 +80,7 @@ def padded(rows: Sequence[Row], *, pad_id: int, pad_multiple: int = 1) -> Batch:
     )
 
 
-def packed(rows: Sequence[Row], *, filler_id: int, pad_multiple: int = 1) -> Batch:
+def packed(rows: Sequence[ModelInput], *, filler_id: int, pad_multiple: int = 1) -> Batch:
     """One row holding every row end to end, with per-row positions (see the module doc)."""
     lengths = [len(row) for row in rows]
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(int)

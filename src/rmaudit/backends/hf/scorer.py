@@ -28,7 +28,7 @@ import torch
 
 from rmaudit.backends.hf import scoring
 from rmaudit.backends.hf.engine import Encode, Engine, Limits
-from rmaudit.backends.hf.inputs import Row
+from rmaudit.backends.hf.inputs import ModelInput
 from rmaudit.backends.hf.token_budget import auto_token_budget
 from rmaudit.errors import BadInput
 
@@ -38,7 +38,7 @@ GPU_PAD_MULTIPLE = 64
 CPU_BATCH_SIZE = 8
 
 
-def _pad_not_ending(rows: Sequence[Row]) -> int:
+def _pad_not_ending(rows: Sequence[ModelInput]) -> int:
     """An id that ends none of the rows (see scoring.classifier_forward)."""
     last = {row.ids[-1] for row in rows}
     return next(i for i in range(len(last) + 1) if i not in last)
@@ -57,7 +57,7 @@ def _compile(module, setting: bool | str, field: str = "compile") -> None:
 
 
 @dataclasses.dataclass(frozen=True)
-class Verdicts:
+class ProbeFindings:
     """What a scorer's load-time probes found about the model's architecture (not its
     dtype): whether it gives per-token outputs (a decoder classifier's head runs alone on
     the pooled tokens; a causal LM's log-probabilities always do), and whether packed
@@ -71,7 +71,7 @@ class Scorer:
     """``kind`` 'classifier': logits at each row's ``pool_at``; 'logprobs': a causal LM's
     log-probabilities of each row's tokens from ``start`` on; 'positions': the per-token
     logits at each row's ``read_at`` (a token classifier's labels, or the ``columns`` of a
-    causal LM's vocabulary); ``verdicts``: the probes' findings on another copy of the same
+    causal LM's vocabulary); ``findings``: the probes' findings on another copy of the same
     model, taken rather than probed again."""
 
     #: the positions of a row whose outputs are read (its pooled token, or its scored tokens)
@@ -89,7 +89,7 @@ class Scorer:
         kind: Literal["classifier", "logprobs", "positions"],
         max_length: int | None,
         filler_id: int,
-        verdicts: Verdicts | None = None,
+        findings: ProbeFindings | None = None,
         columns: Sequence[int] | None = None,
     ) -> None:
         self.model = model
@@ -101,16 +101,16 @@ class Scorer:
         if options.deterministic:
             scoring.deterministic_kernels()
         pad_id, compiled, per_token = (
-            self._classifier(filler_id, verdicts)
+            self._classifier(filler_id, findings)
             if kind == "classifier"
             else self._logprobs(filler_id)
             if kind == "logprobs"
             else self._positions(filler_id)
         )
         self.packing_passes = per_token is not None and (
-            verdicts.packing_passes if verdicts else scoring.packing_works(per_token, model)
+            findings.packing_passes if findings else scoring.packing_works(per_token, model)
         )
-        self.verdicts = Verdicts(per_token is not None, self.packing_passes)
+        self.findings = ProbeFindings(per_token is not None, self.packing_passes)
         wanted = options.packing if options.packing is not None else scoring.varlen_attention(model)
         self.packed = bool(wanted and self.packing_passes and not options.deterministic)
         if options.packing and not self.packed:
@@ -149,15 +149,15 @@ class Scorer:
             device, Limits(1, None), pad_id=pad_id, read_positions=self.read, prefetch=0
         )
 
-    def _classifier(self, filler_id: int, verdicts: Verdicts | None):
+    def _classifier(self, filler_id: int, findings: ProbeFindings | None):
         """(pad id, module to compile, per-token outputs for the packing check or None)."""
         model = self.model
         scoring.float32_head(model)
         base = scoring.base_model(model)
-        if verdicts is None:
+        if findings is None:
             head = scoring.decoder_head(model)
         else:
-            head = model.score if verdicts.head_alone else None
+            head = model.score if findings.head_alone else None
         checkpoint_pad = model.config.get_text_config().pad_token_id
         own_pad_trick = head is None and checkpoint_pad is None
         self.forward = scoring.classifier_forward(model, head, own_pad_trick=own_pad_trick)
@@ -208,14 +208,14 @@ class Scorer:
     def in_dtype(self, dtype: torch.dtype) -> Scorer:
         """This scorer on a copy of its model cast to ``dtype`` (the model itself untouched:
         casting it down and back would round its weights), uncompiled, with this one's
-        verdicts: the probes ask about the architecture, which the cast does not change."""
+        findings: the probes ask about the architecture, which the cast does not change."""
         return Scorer(
             copy.deepcopy(self.model).to(dtype),
             self.options.model_copy(update={"compile": False}),
             kind=self.kind,
             max_length=self.max_length,
             filler_id=self.filler_id,
-            verdicts=self.verdicts,
+            findings=self.findings,
             columns=self.columns,
         )
 

@@ -1,4 +1,4 @@
-"""The scoring checks' verdicts on a loaded Hugging Face reward model's scores, from a sample of
+"""The scoring checks' findings on a loaded Hugging Face reward model's scores, from a sample of
 a run's items scored the ways they compare (docs/real-models.md, "Scoring checks"); the checks
 of its inputs (template, special tokens, truncation) are :mod:`.input_checks`.
 

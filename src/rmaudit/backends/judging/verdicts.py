@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from rmaudit.errors import BadInput
 
-from .templates import placeholders
+from .placeholders import placeholders
 
 Mode = Literal["pairwise", "rating"]
 #: the placeholders each mode's template must show, and may show

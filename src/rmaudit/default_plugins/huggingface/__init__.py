@@ -1,5 +1,6 @@
 """Hugging Face components: sequence-classifier RMs (``classifier``), DPO implicit RMs
-(``dpo``), a causal-LM policy (``causal_lm``) and process reward models
+(``dpo``), a causal LM as a judge under audit (``judge``), a causal-LM policy
+(``causal_lm``) and process reward models
 (``prm_classifier``, ``prm_step_tag``, sharing ``process``); what they share is in
 ``common``.
 
@@ -15,16 +16,25 @@ from rmaudit import hookimpl
 from rmaudit.default_plugins.huggingface.causal_lm import HFCausalLM
 from rmaudit.default_plugins.huggingface.classifier import HFClassifier
 from rmaudit.default_plugins.huggingface.dpo import DPOImplicit
+from rmaudit.default_plugins.huggingface.judge import HFJudgeRM
 from rmaudit.default_plugins.huggingface.prm_classifier import HFPRMClassifier
 from rmaudit.default_plugins.huggingface.prm_step_tag import HFPRMStepTag
 
-__all__ = ["DPOImplicit", "HFCausalLM", "HFClassifier", "HFPRMClassifier", "HFPRMStepTag"]
+__all__ = [
+    "DPOImplicit",
+    "HFCausalLM",
+    "HFClassifier",
+    "HFJudgeRM",
+    "HFPRMClassifier",
+    "HFPRMStepTag",
+]
 
 
 @hookimpl
 def register_reward_models(register):
     register(HFClassifier)
     register(DPOImplicit)
+    register(HFJudgeRM)
 
 
 @hookimpl

@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rmaudit.backends.hf.batching import round_up
-from rmaudit.components import Prompt, Response
 from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
 from rmaudit.default_plugins.huggingface import diagnosis
 from rmaudit.default_plugins.huggingface.diagnosis import scores_alone
-from rmaudit.default_plugins.huggingface.rendering import rendered_inputs
+from rmaudit.default_plugins.huggingface.rendering import PromptResponse, rendered_inputs
 
 if TYPE_CHECKING:
     from rmaudit.backends.hf.input_checks import RenderedInput, TemplateFix
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
 #: a loaded Hugging Face RM (common.HFRewardModel, which imports this module)
 HFRewardModel = Any
 
-Pair = tuple[Prompt, Response]
 #: Items scored twice alone for determinism: a nondeterministic model or kernel moves every
 #: score, so a few items show it, and the shortest cost least.
 DETERMINISM_ITEMS = 4
@@ -112,7 +110,7 @@ def _run_dtype(rm: HFRewardModel) -> str:
 
 
 def batch_invariance_of(
-    rm: HFRewardModel, pairs: Sequence[Pair], batched: Sequence[float]
+    rm: HFRewardModel, pairs: Sequence[PromptResponse], batched: Sequence[float]
 ) -> ScoringCheck:
     """The batch invariance check of ``pairs`` whose scores in the run's batches were
     ``batched``: each scored alone and judged as :func:`run_checks` judges its sample, its
@@ -132,7 +130,7 @@ def batch_invariance_of(
 
 def run_checks(
     rm: HFRewardModel,
-    sample: Sequence[Pair],
+    sample: Sequence[PromptResponse],
     *,
     position_limit: int | None,
     tokenizer_limit: int | None,
@@ -239,7 +237,7 @@ def _drops_eos(rm: HFRewardModel, rendered: Sequence[RenderedInput]) -> bool:
 
 def _moved(
     rm: HFRewardModel,
-    sample: Sequence[Pair],
+    sample: Sequence[PromptResponse],
     items: list[int],
     alone: np.ndarray,
     fix: TemplateFix | None,

@@ -147,14 +147,14 @@ class HFClassifier(_HFRewardModel[HFClassifierOptions]):
     def _row(self, encoded: dict[str, list[int]]):
         """The engine's row: a decoder classifier reads the rightmost token that is not the
         checkpoint's pad id (transformers' pooling; the last token where it names none)."""
-        from rmaudit.backends.hf.inputs import Row
+        from rmaudit.backends.hf.inputs import ModelInput
 
         ids = encoded["input_ids"]
         pad = self.model.config.get_text_config().pad_token_id
         pool_at = len(ids) - 1
         if pad is not None:
             pool_at = next((j for j in range(len(ids) - 1, -1, -1) if ids[j] != pad), 0)
-        return Row(ids, encoded.get("token_type_ids"), pool_at=pool_at)
+        return ModelInput(ids, encoded.get("token_type_ids"), pool_at=pool_at)
 
     def _scores(
         self, batch: Sequence[tuple[Prompt, Response]], *, alone: bool

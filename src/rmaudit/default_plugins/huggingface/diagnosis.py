@@ -22,19 +22,19 @@ import numpy as np
 
 from rmaudit.backends.hf.input_checks import RenderedInput, TemplateFix
 from rmaudit.backends.hf.scoring_checks import Noise
-from rmaudit.components import Prompt, Response
-from rmaudit.default_plugins.huggingface.rendering import rendered_inputs
+from rmaudit.default_plugins.huggingface.rendering import PromptResponse, rendered_inputs
 
 #: a loaded Hugging Face RM (common.HFRewardModel)
 HFRewardModel = Any
-Pair = tuple[Prompt, Response]
 
 #: config settings that may switch on randomness in a model's own code: their names
 NOISE_WORDS = ("drop", "noise")
 _BOS = re.compile(r"\{\{-?\s*bos_token\s*-?\}\}")
 
 
-def scores_alone(rm: HFRewardModel, sample: Sequence[Pair], chosen: Sequence[int]) -> np.ndarray:
+def scores_alone(
+    rm: HFRewardModel, sample: Sequence[PromptResponse], chosen: Sequence[int]
+) -> np.ndarray:
     return np.array(rm._scores([sample[i] for i in chosen], alone=True)[0])
 
 
@@ -50,7 +50,7 @@ def _seeded(seed: int = 0) -> Iterator[None]:
 
 
 def _agree(
-    rm: HFRewardModel, sample: Sequence[Pair], items: Sequence[int], *, seeded: bool
+    rm: HFRewardModel, sample: Sequence[PromptResponse], items: Sequence[int], *, seeded: bool
 ) -> bool:
     passes = []
     for _ in range(2):
@@ -78,7 +78,7 @@ def _switches(config: Any) -> list[tuple[str, Any]]:
 
 
 def _switch_off(
-    rm: HFRewardModel, sample: Sequence[Pair], items: Sequence[int]
+    rm: HFRewardModel, sample: Sequence[PromptResponse], items: Sequence[int]
 ) -> tuple[str, Any] | None:
     """The config setting that, turned off, makes two passes agree (tried one at a time, each
     put back after)."""
@@ -95,7 +95,7 @@ def _switch_off(
 
 
 def noise(
-    rm: HFRewardModel, sample: Sequence[Pair], items: Sequence[int], first: np.ndarray
+    rm: HFRewardModel, sample: Sequence[PromptResponse], items: Sequence[int], first: np.ndarray
 ) -> Noise:
     """``items`` scored alone again (``first``: the first pass), and where the passes differ,
     why, and the fix checked to remove it."""
@@ -158,7 +158,7 @@ def with_template(rm: HFRewardModel, text: str) -> Iterator[None]:
 
 def _fix(
     rm: HFRewardModel,
-    sample: Sequence[Pair],
+    sample: Sequence[PromptResponse],
     candidate: str,
     change: str,
     removed,
@@ -173,7 +173,7 @@ def _fix(
 
 
 def template_fixes(
-    rm: HFRewardModel, sample: Sequence[Pair], rendered: Sequence[RenderedInput]
+    rm: HFRewardModel, sample: Sequence[PromptResponse], rendered: Sequence[RenderedInput]
 ) -> dict[str, TemplateFix | None]:
     """For each template finding the sample shows: a fix checked on it, or None where no
     change of the template in use removes it.  ``once``: BOS twice; ``closed``: no EOS after

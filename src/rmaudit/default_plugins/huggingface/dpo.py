@@ -145,18 +145,18 @@ class DPOImplicit(_HFRewardModel[DPOImplicitOptions]):
     def _scores(
         self, batch: Sequence[tuple[Prompt, Response]], *, alone: bool
     ) -> tuple[list[float], int]:
-        from rmaudit.backends.hf.inputs import Row
+        from rmaudit.backends.hf.inputs import ModelInput
 
-        rows: dict[int, Row] = {}
+        rows: dict[int, ModelInput] = {}
         truncated = 0
 
-        def encode(indices: list[int]) -> list[Row]:
+        def encode(indices: list[int]) -> list[ModelInput]:
             nonlocal truncated
             missing = [i for i in indices if i not in rows]
             for i, (ids, start, cut) in zip(
                 missing, self.encode_many([batch[i] for i in missing]), strict=True
             ):
-                rows[i] = Row(ids, start=start)
+                rows[i] = ModelInput(ids, start=start)
                 truncated += cut
             return [rows[i] for i in indices]
 

@@ -240,18 +240,18 @@ class _HFProcessRewardModel(_HFComponent[_OptionsT], ProcessRewardModel[_Options
         """Each solution's step scores, in order, and its encoding; ``alone``: each input
         in a batch of its own.  The first ``max_length`` tokens of every solution run
         first; the steps past them then run from the windows that end at their markers."""
-        from rmaudit.backends.hf.inputs import Row
+        from rmaudit.backends.hf.inputs import ModelInput
 
         limit = self.max_length
         encoded: dict[int, steps.EncodedSolution] = {}
 
-        def heads(indices: list[int]) -> list[Row]:
+        def heads(indices: list[int]) -> list[ModelInput]:
             encoded.update(zip(indices, self.encode_many([batch[i] for i in indices]), strict=True))
             rows = []
             for i in indices:
                 ids, read_at = encoded[i].ids, encoded[i].read_at
                 kept = tuple(at for at in read_at if limit is None or at < limit)
-                rows.append(Row(ids if limit is None else ids[:limit], read_at=kept))
+                rows.append(ModelInput(ids if limit is None else ids[:limit], read_at=kept))
             return rows
 
         # tokenised longest first
@@ -259,13 +259,13 @@ class _HFProcessRewardModel(_HFComponent[_OptionsT], ProcessRewardModel[_Options
         read = self.scorer.run(order, heads, alone=alone)
         windows = [(i, step) for i in range(len(batch)) for step in encoded[i].past(limit)]
 
-        def window_rows(indices: list[int]) -> list[Row]:
+        def window_rows(indices: list[int]) -> list[ModelInput]:
             width = limit or 0  # windows exist only under a limit
             rows = []
             for index in indices:
                 i, step = windows[index]
                 end = encoded[i].read_at[step] + 1
-                rows.append(Row(encoded[i].ids[end - width : end], read_at=(width - 1,)))
+                rows.append(ModelInput(encoded[i].ids[end - width : end], read_at=(width - 1,)))
             return rows
 
         tails = self.scorer.run(range(len(windows)), window_rows, alone=alone) if windows else {}

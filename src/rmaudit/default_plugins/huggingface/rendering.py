@@ -13,7 +13,8 @@ from rmaudit.components import Prompt, Response
 
 #: a loaded Hugging Face RM (common.HFRewardModel)
 HFRewardModel = Any
-Pair = tuple[Prompt, Response]
+#: what a reward model scores: a prompt and one response to it
+PromptResponse = tuple[Prompt, Response]
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -23,7 +24,7 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 
-def rendered_inputs(rm: HFRewardModel, sample: Sequence[Pair]) -> list[RenderedInput]:
+def rendered_inputs(rm: HFRewardModel, sample: Sequence[PromptResponse]) -> list[RenderedInput]:
     """Each item's tokens as scored and before truncation, and where its response lies."""
     scored = rm.scored_ids(sample)
     if rm.use_chat:
@@ -41,7 +42,7 @@ def rendered_inputs(rm: HFRewardModel, sample: Sequence[Pair]) -> list[RenderedI
     return out
 
 
-def _rendered_chat(rm: HFRewardModel, pair: Pair, ids: list[int]) -> RenderedInput:
+def _rendered_chat(rm: HFRewardModel, pair: PromptResponse, ids: list[int]) -> RenderedInput:
     """The response starts where the conversation's tokens stop matching those of the prompt
     rendered with the generation prompt, and ends where the template's closing text starts."""
     from rmaudit.backends.hf.runtime import render_chat

@@ -10,7 +10,7 @@ response's inclusion probability π (1 everywhere: full labelling), and optional
 """
 
 from .design import (
-    DESIGNS,
+    LABEL_DESIGNS,
     by_response,
     guide_importance,
     pair_inclusion,
@@ -29,7 +29,7 @@ from .estimators import (
 from .pairwise import budget_pairwise_accuracy
 
 __all__ = [
-    "DESIGNS",
+    "LABEL_DESIGNS",
     "budget_best_of_n",
     "budget_best_of_n_curve",
     "budget_pairwise_accuracy",

@@ -26,7 +26,7 @@ from rmaudit.errors import MetricInputError
 from rmaudit.metrics._positional import rank_weights, reta_weights
 from rmaudit.metrics.reta import reta_n_range
 
-DESIGNS = ("uniform", "rm-guided")
+LABEL_DESIGNS = ("uniform", "rm-guided")
 #: the share of an rm-guided budget spread evenly over all responses: it keeps every π_j at
 #: least FLOOR_SHARE·m/N, so RETA's denominator (the prompt's mean) and RMs that are not among
 #: the guides are still estimated from a spread of labels
@@ -37,9 +37,9 @@ GUIDE_BON = 16
 
 
 def check_design(design: str) -> str:
-    if design not in DESIGNS:
+    if design not in LABEL_DESIGNS:
         raise MetricInputError(
-            f"expected design in {', '.join(DESIGNS)}, got {design!r}", field="design"
+            f"expected design in {', '.join(LABEL_DESIGNS)}, got {design!r}", field="design"
         )
     return design
 

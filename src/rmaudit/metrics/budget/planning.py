@@ -54,7 +54,7 @@ class Pilot:
 
 
 @dataclass(frozen=True)
-class Target:
+class WidthTarget:
     """A metric the plan must reach a width on: ``kind`` "reta" (at ``param`` = η) or "bon"
     (at ``param`` = n)."""
 
@@ -116,7 +116,7 @@ class Prices:
         )
 
 
-def _weights(target: Target, size: int) -> np.ndarray:
+def _weights(target: WidthTarget, size: int) -> np.ndarray:
     if target.kind == "reta":
         ns = tuple(int(v) for v in reta_n_range(size))
         return reta_weights(size, ns, (float(target.param),), False)[0]
@@ -167,7 +167,7 @@ def design_inclusion(
     return inclusion
 
 
-def _linearised(pilot: Pilot, target: Target, rm: str, q: int) -> tuple[float, np.ndarray]:
+def _linearised(pilot: Pilot, target: WidthTarget, rm: str, q: int) -> tuple[float, np.ndarray]:
     """Prompt q's full-label value of the target and the weights c_j of its linearisation,
     value error ≈ Σ_j c_j e_j: a_j for best-of-n, (a_j − R/N)/D for RETA."""
     labels = pilot.labels[q]
@@ -187,7 +187,7 @@ def _extra_noise(pilot: Pilot, q: int, samples: int) -> np.ndarray:
 
 def per_prompt_variance(
     pilot: Pilot,
-    target: Target,
+    target: WidthTarget,
     rm: str,
     design: str,
     inclusion: list[np.ndarray],
@@ -208,7 +208,7 @@ def per_prompt_variance(
     return float(np.var(values, ddof=1)), float(np.mean(within))
 
 
-def label_floor(pilot: Pilot, target: Target, rm: str, width: float) -> float:
+def label_floor(pilot: Pilot, target: WidthTarget, rm: str, width: float) -> float:
     """The fewest one-sample labels that any design could spend to reach ``width`` on one RM's
     target, granted unlimited prompts and a cheap judge predicting the pilot's labels exactly:
     the judge noise of one sample is all that is left, Σ_j c_j² ν_j / π_j per prompt (c the
@@ -225,7 +225,7 @@ def label_floor(pilot: Pilot, target: Target, rm: str, width: float) -> float:
 
 def prompts_needed(
     pilot: Pilot,
-    targets: Sequence[Target],
+    targets: Sequence[WidthTarget],
     width: dict[tuple[str, str], float],
     design: str,
     inclusion: list[np.ndarray],
@@ -292,7 +292,7 @@ def priced_option(
 
 def plan(
     pilot: Pilot,
-    targets: Sequence[Target],
+    targets: Sequence[WidthTarget],
     width: dict[tuple[str, str], float],
     *,
     guides: Sequence[str],

@@ -38,7 +38,7 @@ from rmaudit.metrics.preference.ood import auroc, energy_score, fpr_at_95_tpr
 from rmaudit.metrics.preference.sections import (
     REWARDBENCH,
     SectionScheme,
-    SectionScore,
+    SectionTotal,
     section_score,
 )
 from rmaudit.metrics.preference.styles import (
@@ -54,7 +54,7 @@ __all__ = [
     "WALD_MINIMUM",
     "CalibrationResult",
     "SectionScheme",
-    "SectionScore",
+    "SectionTotal",
     "StyleDifficulty",
     "accuracy",
     "auroc",

@@ -81,7 +81,7 @@ SECTION_PRESETS: dict[str, SectionScheme] = {"rewardbench": REWARDBENCH}
 
 
 @dataclass(frozen=True)
-class SectionScore:
+class SectionTotal:
     """A section-weighted total and what went into it.
 
     ``sections`` holds each scored section's value; ``missing_subsets`` lists the scheme's
@@ -179,7 +179,7 @@ def section_score(
     | SectionScheme
     | Mapping[str, Sequence[str] | Mapping[str, float]] = "rewardbench",
     weights: Mapping[str, float] | None = None,
-) -> SectionScore:
+) -> SectionTotal:
     """Combine per-subset accuracies into section scores and a section-weighted total.
 
     ``section_s = Σ_{k∈s} w_k · acc_k / Σ_{k∈s} w_k`` over the section's subsets that have an
@@ -227,7 +227,7 @@ def section_score(
         )
     score = sum(section_values[name] * w for name, w in used_weights.items()) / total
     assigned = {s for subsets in scheme.sections.values() for s in subsets}
-    return SectionScore(
+    return SectionTotal(
         score=score,
         sections=section_values,
         missing_subsets=tuple(missing),

@@ -7,12 +7,12 @@ questions compare pairwise."""
 
 from .aggregation import AGGREGATIONS, aggregate, auroc
 from .first_error import FirstErrorScores, first_error_scores, first_flagged
-from .linearized import Estimate, f1, harmonic_mean, ratio, weighted_sum
+from .linearized import LinearizedEstimate, f1, harmonic_mean, ratio, weighted_sum
 from .step_f1 import StepF1, step_f1
 
 __all__ = [
     "AGGREGATIONS",
-    "Estimate",
+    "LinearizedEstimate",
     "FirstErrorScores",
     "StepF1",
     "aggregate",

@@ -27,7 +27,7 @@ import numpy as np
 
 from rmaudit.errors import MetricInputError
 
-from .linearized import Estimate, question_totals, step_scores
+from .linearized import LinearizedEstimate, question_totals, step_scores
 
 #: the aggregations, in the order they are reported
 AGGREGATIONS = ("min", "last", "product", "mean")
@@ -54,7 +54,7 @@ def aggregate(scores: Sequence[np.ndarray], how: str) -> np.ndarray:
 
 def auroc(
     scores: np.ndarray, positive: np.ndarray, question_index: np.ndarray, questions: int
-) -> Estimate:
+) -> LinearizedEstimate:
     """AUROC of ``scores`` for ``positive`` (solutions), with its influence per question; NaN
     without a positive and a negative.
 
@@ -68,7 +68,7 @@ def auroc(
     scope = np.bincount(index, minlength=questions) > 0
     n_pos, n_neg = int(positive.sum()), int((~positive).sum())
     if n_pos == 0 or n_neg == 0:
-        return Estimate(np.array(np.nan), np.full(questions, np.nan), scope)
+        return LinearizedEstimate(np.array(np.nan), np.full(questions, np.nan), scope)
     negatives = np.sort(scores[~positive])
     positives = np.sort(scores[positive])
 
@@ -84,4 +84,4 @@ def auroc(
     value = float(own[positive].mean())
     weight = np.where(positive, 1.0 / n_pos, 1.0 / n_neg)
     influence = question_totals(weight * (own - value), index, questions)
-    return Estimate(np.array(value), np.where(scope, influence, 0.0), scope)
+    return LinearizedEstimate(np.array(value), np.where(scope, influence, 0.0), scope)

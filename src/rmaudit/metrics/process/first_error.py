@@ -23,7 +23,7 @@ import numpy as np
 
 from rmaudit.errors import MetricInputError
 
-from .linearized import Estimate, harmonic_mean, question_totals, ratio, step_scores
+from .linearized import LinearizedEstimate, harmonic_mean, question_totals, ratio, step_scores
 
 
 def first_flagged(scores: np.ndarray, threshold: float) -> int:
@@ -55,9 +55,9 @@ def predictions(scores: Sequence[np.ndarray], thresholds: np.ndarray) -> np.ndar
 class FirstErrorScores:
     """ProcessBench's numbers on one split (or any set of solutions), at each threshold."""
 
-    error_accuracy: Estimate
-    correct_accuracy: Estimate
-    f1: Estimate
+    error_accuracy: LinearizedEstimate
+    correct_accuracy: LinearizedEstimate
+    f1: LinearizedEstimate
     erroneous: int
     correct: int
 
@@ -96,7 +96,7 @@ def first_error_scores(
     wrong = labels >= 0
     scope = np.bincount(index, minlength=questions) > 0
 
-    def accuracy(among: np.ndarray) -> Estimate:
+    def accuracy(among: np.ndarray) -> LinearizedEstimate:
         hits = question_totals(match & among[None, :], index, questions)
         total = np.broadcast_to(question_totals(among[None, :], index, questions), hits.shape)
         return ratio(hits, total, scope)

@@ -40,7 +40,7 @@ Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True, eq=False)
-class Estimate:
+class LinearizedEstimate:
     """θ̂ with its influence φ_q on each of the Q questions (0 outside ``scope``)."""
 
     value: np.ndarray
@@ -99,7 +99,7 @@ def _check_totals(totals: np.ndarray, questions: int, field: str) -> np.ndarray:
     return array
 
 
-def ratio(numerator: np.ndarray, denominator: np.ndarray, scope: np.ndarray) -> Estimate:
+def ratio(numerator: np.ndarray, denominator: np.ndarray, scope: np.ndarray) -> LinearizedEstimate:
     """θ̂ = Σ_q n_q / Σ_q d_q with φ_q = (n_q − θ̂·d_q) / Σ d (Cochran 1977, §6.4): a
     proportion of steps, an accuracy over solutions, an F1 (:func:`f1`).  NaN where Σ d = 0.
 
@@ -114,7 +114,7 @@ def ratio(numerator: np.ndarray, denominator: np.ndarray, scope: np.ndarray) -> 
     with np.errstate(invalid="ignore", divide="ignore"):
         value = numerator.sum(axis=-1) / total
         influence = (numerator - value[..., None] * denominator) / total[..., None]
-    return Estimate(value, np.where(scope, influence, 0.0), scope)
+    return LinearizedEstimate(value, np.where(scope, influence, 0.0), scope)
 
 
 def f1(
@@ -122,23 +122,25 @@ def f1(
     false_positive: np.ndarray,
     false_negative: np.ndarray,
     scope: np.ndarray,
-) -> Estimate:
+) -> LinearizedEstimate:
     """F1 = 2·TP / (2·TP + FP + FN), the harmonic mean of precision and recall over the pooled
     counts, as a :func:`ratio` of per-question counts.  0 where TP = 0 and FP + FN > 0 (both
     precision and recall 0, or one undefined and the other 0); NaN with no step to count."""
     return ratio(2 * true_positive, 2 * true_positive + false_positive + false_negative, scope)
 
 
-def weighted_sum(weights: Sequence[float], estimates: Sequence[Estimate]) -> Estimate:
+def weighted_sum(
+    weights: Sequence[float], estimates: Sequence[LinearizedEstimate]
+) -> LinearizedEstimate:
     """Σ_i w_i·θ̂_i, over the union of their scopes: the influences add with the same weights
     (PRMScore = ½·F1 + ½·negative F1; an average over splits)."""
     value = sum(w * e.value for w, e in zip(weights, estimates, strict=True))
     influence = sum(w * e.influence for w, e in zip(weights, estimates, strict=True))
     scope = np.logical_or.reduce([e.scope for e in estimates])
-    return Estimate(np.asarray(value), np.asarray(influence), scope)
+    return LinearizedEstimate(np.asarray(value), np.asarray(influence), scope)
 
 
-def harmonic_mean(a: Estimate, b: Estimate) -> Estimate:
+def harmonic_mean(a: LinearizedEstimate, b: LinearizedEstimate) -> LinearizedEstimate:
     """F1 = 2ab / (a + b) of two estimates (ProcessBench's F1 of the accuracies on erroneous
     and on correct solutions), with φ = ∂F/∂a·φ_a + ∂F/∂b·φ_b, ∂F/∂a = 2b²/(a + b)²; 0 where
     a = b = 0 (its limit along a = b), with NaN influence (not differentiable there)."""
@@ -149,7 +151,7 @@ def harmonic_mean(a: Estimate, b: Estimate) -> Estimate:
         slope_b = np.where(total > 0, 2 * a.value**2 / total**2, np.nan)
     value = np.where(np.isnan(total), np.nan, value)
     influence = slope_a[..., None] * a.influence + slope_b[..., None] * b.influence
-    return Estimate(value, influence, a.scope | b.scope)
+    return LinearizedEstimate(value, influence, a.scope | b.scope)
 
 
 def question_totals(weights: np.ndarray, question_index: np.ndarray, questions: int) -> np.ndarray:

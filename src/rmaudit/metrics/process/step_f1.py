@@ -30,16 +30,16 @@ import numpy as np
 
 from rmaudit.errors import MetricInputError
 
-from .linearized import Estimate, f1, question_totals, step_scores, weighted_sum
+from .linearized import LinearizedEstimate, f1, question_totals, step_scores, weighted_sum
 
 
 @dataclass(frozen=True)
 class StepF1:
     """PRMBench's three numbers on one set of solutions, at each threshold."""
 
-    f1: Estimate
-    negative_f1: Estimate
-    prm_score: Estimate
+    f1: LinearizedEstimate
+    negative_f1: LinearizedEstimate
+    prm_score: LinearizedEstimate
     steps: int
     erroneous: int
 

@@ -60,8 +60,8 @@ from rmaudit.metrics.regret.goodhart import (
 from rmaudit.metrics.regret.ndr import ndr, ndr_curve
 from rmaudit.metrics.regret.study import (
     CORRELATIONS,
-    DESIGNS,
     MIN_RELIABILITY,
+    REGRET_STUDY_DESIGNS,
     CorrelationEstimate,
     RegretStudy,
     regret_correlation,
@@ -69,7 +69,7 @@ from rmaudit.metrics.regret.study import (
 
 __all__ = [
     "CORRELATIONS",
-    "DESIGNS",
+    "REGRET_STUDY_DESIGNS",
     "ERROR_METRICS",
     "LOWER_IS_BETTER",
     "MIN_RELIABILITY",

@@ -14,7 +14,7 @@ from rmaudit.metrics.regret._resampling import bootstrap_counts
 from rmaudit.metrics.regret._rows import ArrayLike, Pools
 
 __all__ = [
-    "DESIGNS",
+    "REGRET_STUDY_DESIGNS",
     "ArrayLike",
     "Split",
     "check_study_pools",
@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 #: Which responses the error metrics and the regret are measured on, with a description.
-DESIGNS: dict[str, str] = {
+REGRET_STUDY_DESIGNS: dict[str, str] = {
     "held-out-responses": "error metrics on a random half of each prompt's responses, "
     "regret (NDR) on the other half",
     "held-out-prompts": "error metrics on a random half of the prompts, regret (NDR) on the "
@@ -100,8 +100,8 @@ def _content_order(items: list[np.ndarray]) -> np.ndarray:
 
 
 def split_pools(pools: dict[str, Pools], design: str) -> Split:
-    """Split the pools as ``design`` says (:data:`DESIGNS`): the same halves for every RM,
-    drawn pseudo-randomly from the scores themselves (:func:`_content_order`)."""
+    """Split the pools as ``design`` says (:data:`REGRET_STUDY_DESIGNS`): the same halves for
+    every RM, drawn pseudo-randomly from the scores themselves (:func:`_content_order`)."""
     labels = list(pools)
     n_prompts = len(pools[labels[0]])
     everything = np.arange(n_prompts)

@@ -174,14 +174,14 @@ def responses_vs_prompts(
     )
 
 
-def merge_sort_comparisons(values: Sequence[float]) -> int:
+def merge_sort_cost(values: Sequence[float]) -> int:
     """Comparisons a top-down merge sort makes to order ``values`` (the annotation cost)."""
     items = list(values)
     if len(items) < 2:
         return 0
     middle = len(items) // 2
     left, right = sorted(items[:middle]), sorted(items[middle:])
-    count = merge_sort_comparisons(items[:middle]) + merge_sort_comparisons(items[middle:])
+    count = merge_sort_cost(items[:middle]) + merge_sort_cost(items[middle:])
     i = j = 0
     while i < len(left) and j < len(right):
         count += 1
@@ -235,7 +235,7 @@ def annotation_budget(
             labels = gold + beta * rng.gumbel(size=gold.shape)
             used, spent = 0, 0
             while used < budget:
-                cost = merge_sort_comparisons(labels[used])
+                cost = merge_sort_cost(labels[used])
                 if spent + cost > budget:
                     break
                 spent += cost

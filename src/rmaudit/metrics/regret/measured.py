@@ -14,7 +14,7 @@ from __future__ import annotations
 #: the sizes measured: prompts × responses per prompt
 SIZES = ((30, 8), (120, 16))
 #: the design the coverage was measured under
-MEASURED_DESIGN = "held-out-responses"
+MEASURED_STUDY_DESIGN = "held-out-responses"
 #: nominal 95% intervals whose measured coverage lies outside this range are approximate
 TARGET = (0.92, 0.98)
 
@@ -123,7 +123,7 @@ def interval_caveat(gold: str, metric: str, statistic: str, design: str, prompts
     measured off [0.92, 0.98] at a size, or never validated (fewer prompts than measured,
     another design, a plugin's error metric)."""
     measured = COVERAGE.get((gold, metric, statistic))
-    if measured is None or design != MEASURED_DESIGN:
+    if measured is None or design != MEASURED_STUDY_DESIGN:
         return "interval not validated: its coverage was not measured for this study"
     if prompts < SIZES[0][0]:
         return (

@@ -1,9 +1,9 @@
 """The N×N regret-correlation study ("Rethinking Reward Model Evaluation", Sec. 2 Fig. 2b,
 Table 1 and Table 4): each error metric correlated with best-of-n regret across proxies.
 
-**Designs** (:data:`DESIGNS`) decide what the error metrics are measured on.  The seed scores
-its RMs on a separate test set; measured on the very responses the regret is measured on, a
-metric such as Bo5 is nearly the regret itself and wins by construction.
+**Study designs** (:data:`REGRET_STUDY_DESIGNS`) decide what the error metrics are measured
+on.  The seed scores its RMs on a separate test set; measured on the very responses the regret
+is measured on, a metric such as Bo5 is nearly the regret itself and wins by construction.
 ``"held-out-responses"`` (the default) splits each prompt's responses into two halves,
 pseudo-randomly by a keyed hash of their scores (the same split every run, whatever ``seed`` and
 however the responses are listed): error metrics on one, NDR on the other.
@@ -60,7 +60,7 @@ from rmaudit.metrics.regret._rows import (
     _xi_rows,
 )
 from rmaudit.metrics.regret._study_inputs import (
-    DESIGNS,
+    REGRET_STUDY_DESIGNS,
     ArrayLike,
     Split,
     check_study_pools,
@@ -82,7 +82,7 @@ CORRELATIONS: dict[str, str] = {
 MIN_RELIABILITY = 0.8
 __all__ = [
     "CORRELATIONS",
-    "DESIGNS",
+    "REGRET_STUDY_DESIGNS",
     "MIN_RELIABILITY",
     "CorrelationEstimate",
     "RegretStudy",
@@ -121,7 +121,7 @@ class RegretStudy:
     ``error[m]`` and ``ndr`` are (gold × RM) matrices over ``golds`` and ``rms`` (NaN where
     the RM is the gold); ``correlation[(statistic, metric)]`` is a :class:`CorrelationEstimate`.
     ``design`` says which responses the error metrics and the NDR were computed on
-    (:data:`DESIGNS`).
+    (:data:`REGRET_STUDY_DESIGNS`).
     """
 
     rms: tuple[str, ...]
@@ -195,10 +195,11 @@ def regret_correlation(
     regret".  NDR is higher-is-better, so correlating with it is correlating with −regret, the
     sign the seed reports.
 
-    ``design`` (:data:`DESIGNS`) decides what the error metrics are measured on, ``bootstrap``
-    replicates over prompts (seeded by ``seed``) give each correlation its interval at level
-    ``ci``, and golds whose reliability is below ``min_reliability`` are left out of the means
-    (0: every gold is averaged, as in the seed): the module docstring says why and how.
+    ``design`` (:data:`REGRET_STUDY_DESIGNS`) decides what the error metrics are measured on,
+    ``bootstrap`` replicates over prompts (seeded by ``seed``) give each correlation its
+    interval at level ``ci``, and golds whose reliability is below ``min_reliability`` are left
+    out of the means (0: every gold is averaged, as in the seed): the module docstring says why
+    and how.
 
     >>> rng = np.random.default_rng(0)
     >>> gold = rng.normal(size=(40, 8))
@@ -211,7 +212,7 @@ def regret_correlation(
     metrics = tuple(check_choice(m, tuple(ERROR_METRICS), "metrics") for m in metrics)
     if not metrics:
         raise MetricInputError("expected at least one error metric, got none", field="metrics")
-    design = check_choice(design, tuple(DESIGNS), "design")
+    design = check_choice(design, tuple(REGRET_STUDY_DESIGNS), "design")
     if isinstance(min_reliability, bool) or not 0.0 <= min_reliability < 1.0:
         raise MetricInputError(
             f"expected a reliability in [0, 1), got {min_reliability!r}", field="min_reliability"

@@ -31,7 +31,7 @@ def is_ties(subset: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Row:
+class ScoredRow:
     """One prompt's completions with an RM's scores."""
 
     #: the row's id among the data's rows (a paired comparison's unit)
@@ -48,7 +48,7 @@ class Rows:
     """The rows put back together from pairs, and the rows that could not be (a row whose
     pairs were sampled away in part): their units, with the reason."""
 
-    rows: tuple[Row, ...]
+    rows: tuple[ScoredRow, ...]
     incomplete: dict[str, str] = field(default_factory=dict)
 
 
@@ -110,7 +110,7 @@ def rows_from_pairs(
             )
             continue
         rows.append(
-            Row(
+            ScoredRow(
                 unit,
                 entry["subset"],
                 entry["group"],

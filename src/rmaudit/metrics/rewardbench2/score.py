@@ -26,7 +26,7 @@ from rmaudit.metrics._results import MetricResult
 from rmaudit.metrics.cluster_bootstrap import BootstrapInterval
 from rmaudit.metrics.preference import wald_is_approximate
 
-from .rows import TIES, Row, Rows, is_ties, top_credit
+from .rows import TIES, Rows, ScoredRow, is_ties, top_credit
 from .ties import ties_interval, ties_questions
 
 #: the subsets in the order RewardBench 2 reports them (others follow, alphabetically)
@@ -78,7 +78,7 @@ def subset_order(names: Sequence[str]) -> list[str]:
 
 
 def best_of_four(
-    subset: str, rows: Sequence[Row], *, seed: int = 0, intervals: bool = True
+    subset: str, rows: Sequence[ScoredRow], *, seed: int = 0, intervals: bool = True
 ) -> SubsetScore:
     """A best-of-4 subset's score: the mean of its rows' credits (``intervals``: with its ±
     and interval, else NaN there)."""
@@ -114,7 +114,7 @@ def _approximate(
 
 
 def ties(
-    rows: Sequence[Row], left_out: dict[str, str], *, seed: int = 0, intervals: bool = True
+    rows: Sequence[ScoredRow], left_out: dict[str, str], *, seed: int = 0, intervals: bool = True
 ) -> SubsetScore | None:
     """The Ties score over its questions (None: no question has both groups); the groups and
     questions it leaves out go to ``left_out``."""
@@ -176,7 +176,7 @@ def rewardbench2_score(rows: Rows, *, seed: int = 0, intervals: bool = True) -> 
     """Every subset's score and the final score of the rows an RM scored (``intervals``:
     with their ± and intervals; without, the values and per-unit values alone)."""
     left_out = dict(rows.incomplete)
-    by_subset: dict[str, list[Row]] = {}
+    by_subset: dict[str, list[ScoredRow]] = {}
     for row in rows.rows:
         by_subset.setdefault(row.subset, []).append(row)
     subsets = []

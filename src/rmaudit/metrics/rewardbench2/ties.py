@@ -36,7 +36,7 @@ import numpy as np
 
 from rmaudit.metrics.cluster_bootstrap import BootstrapInterval, centred_interval, resample_counts
 
-from .rows import Row, is_ties
+from .rows import ScoredRow, is_ties
 
 #: each component's weight in the Ties score
 WEIGHTS = {"tied_accuracy": 0.30, "ref_accuracy": 0.30, "pref": 0.20, "pref_hard": 0.20}
@@ -139,7 +139,7 @@ class TiesQuestions:
         return out + n * self.paired * preferences / paired
 
 
-def ties_questions(rows: Sequence[Row]) -> TiesQuestions:
+def ties_questions(rows: Sequence[ScoredRow]) -> TiesQuestions:
     """The Ties rows of ``rows`` grouped by id into questions (rows of one id pooled)."""
     pooled: dict[tuple[str, str], tuple[list[np.ndarray], list[np.ndarray]]] = {}
     left_out: dict[str, str] = {}

@@ -13,7 +13,7 @@ from textual.screen import Screen
 
 if TYPE_CHECKING:
     from rmaudit.results.browse import PromptFailure
-    from rmaudit.results.pair_failures import PairVerdict, ShiftFlip
+    from rmaudit.results.pair_failures import ModelOnPair, ShiftFlip
     from rmaudit.results.solutions import SolutionView
     from rmaudit.results.summary import RunSummary
     from rmaudit.store import Store
@@ -39,7 +39,7 @@ class AuditAppView(Protocol):
 
     def load_failures(self, run_id: str, rm_key: str) -> list[PromptFailure]: ...
 
-    def load_pair_verdicts(self, run_id: str, rm_key: str) -> list[PairVerdict]: ...
+    def load_model_on_pairs(self, run_id: str, rm_key: str) -> list[ModelOnPair]: ...
 
     def load_shift_flips(self, run_id: str, rm_key: str) -> list[ShiftFlip]: ...
 

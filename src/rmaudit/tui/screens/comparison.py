@@ -81,7 +81,7 @@ class ComparisonScreen(AuditScreen):
                 Text(f"#{standing.ranks}"),
             )
         pairs.add_columns("pair", "difference ± stderr", "95% interval", "p (Holm)", "separable")
-        for pair in comparison.pairs:
+        for pair in comparison.head_to_heads:
             difference = pair.difference
             pairs.add_row(
                 literal(f"{short_label(pair.first)} − {short_label(pair.second)}"),

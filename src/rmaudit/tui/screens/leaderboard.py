@@ -19,7 +19,7 @@ from rmaudit.display.literal import assemble, literal
 from rmaudit.metrics.paired import letter_runs
 from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.results.labelling import Labelling
-from rmaudit.results.leaderboard import Leaderboard, Row, leaderboard
+from rmaudit.results.leaderboard import BoardRow, Leaderboard, leaderboard
 from rmaudit.results.summary import Cell, Column
 
 from ..widgets.scoring_checks import show_scoring_checks
@@ -214,7 +214,7 @@ class LeaderboardScreen(AuditScreen):
             rows.sort(key=self._sort_key, reverse=self._reverse())
         return rows
 
-    def in_recipe_order(self) -> list[Row]:
+    def in_recipe_order(self) -> list[BoardRow]:
         """The board's rows in the recipe's order (as every screen lists the RMs) until the
         table is sorted (s)."""
         order = [rm_key for _, rm_key in self.app.summary(self.run_id).reward_models]

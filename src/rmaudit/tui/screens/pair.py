@@ -17,13 +17,13 @@ from textual.widgets import Footer, Header, Static
 
 from rmaudit.display.literal import assemble, literal
 from rmaudit.results.judge_pairs import JudgeOnPair, judge_on_pair
-from rmaudit.results.pair_failures import RIGHT, WRONG, PairVerdict, ShiftFlip
+from rmaudit.results.pair_failures import RIGHT, WRONG, ModelOnPair, ShiftFlip
 from rmaudit.store.pair_records import PairTexts
 
 from ._base import AuditScreen
 
 
-def verdict(margin: float) -> Text:
+def margin_mark(margin: float) -> Text:
     if math.isnan(margin):
         return Text("not scored", style="dim")
     return Text(
@@ -48,7 +48,7 @@ class PairScreen(AuditScreen):
     PairScreen .response:focus { border: double $accent; }
     """
 
-    def __init__(self, run_id: str, rm_key: str, pair: PairVerdict, flip: ShiftFlip | None = None):
+    def __init__(self, run_id: str, rm_key: str, pair: ModelOnPair, flip: ShiftFlip | None = None):
         super().__init__()
         self.run_id, self.rm_key, self.pair, self.flip = run_id, rm_key, pair, flip
         #: the shift level shown (an index into flip.levels); 0 without a flip
@@ -117,12 +117,17 @@ class PairScreen(AuditScreen):
     def _info(self, margins: dict[str, tuple[float, float]]) -> Text:
         label = self.app.rm_label(self.run_id, self.rm_key)
         chosen, rejected = margins[self.rm_key]
-        parts: list = [("margin of ", "bold"), (label, "bold"), ": ", verdict(chosen - rejected)]
+        parts: list = [
+            ("margin of ", "bold"),
+            (label, "bold"),
+            ": ",
+            margin_mark(chosen - rejected),
+        ]
         if self.flip is not None:
             level = self.flip.levels[self.level]
             parts += [
                 f" · {self.flip.target} shifted at p = {level:g}" if level else " · unshifted",
-                f" (verdicts by p: {self.flip.verdicts}; + and - step p)",
+                f" (verdicts by p: {self.flip.marks}; + and - step p)",
             ]
         parts.append(f" · subset {self.pair.subset or '—'}")
         if self.pair.styles:
@@ -137,7 +142,7 @@ class PairScreen(AuditScreen):
             if k != self.rm_key
         ]
         for index, (other, margin) in enumerate(others):
-            parts += [" · " if index else "", other, " ", verdict(margin)]
+            parts += [" · " if index else "", other, " ", margin_mark(margin)]
         return assemble(*parts)
 
     def action_level(self, step: int) -> None:

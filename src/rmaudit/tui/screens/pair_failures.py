@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.widgets import Footer, Header, Static
 
 from rmaudit.display.literal import assemble
-from rmaudit.results.pair_failures import PairVerdict, ShiftFlip, shift_sweep
+from rmaudit.results.pair_failures import ModelOnPair, ShiftFlip, shift_sweep
 
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
@@ -54,10 +54,10 @@ class PairFailuresScreen(TableSearch, AuditScreen):
         self.mode = MODES[0]
         self.subset: str | None = None
         self.query_text = ""
-        self.verdicts: list[PairVerdict] | None = None
+        self.on_pairs: list[ModelOnPair] | None = None
         self.flips: list[ShiftFlip] | None = None
         #: the rows shown: the pairs, or in flips mode the (pair, shift) flips
-        self.shown: list[PairVerdict] | list[ShiftFlip] = []
+        self.shown: list[ModelOnPair] | list[ShiftFlip] = []
         self.constant: list[str] = []  # "subset X": what every shown row has in common
 
     def compose(self) -> ComposeResult:
@@ -83,7 +83,7 @@ class PairFailuresScreen(TableSearch, AuditScreen):
     # -- loading ------------------------------------------------------------------------
     @property
     def loaded(self) -> bool:
-        return self.verdicts is not None and (self.mode != "flips" or self.flips is not None)
+        return self.on_pairs is not None and (self.mode != "flips" or self.flips is not None)
 
     def load(self) -> None:
         self.table.loading = True
@@ -92,16 +92,16 @@ class PairFailuresScreen(TableSearch, AuditScreen):
 
     @work(thread=True, exclusive=True)
     def _load(self, rm_key: str, flips: bool) -> None:
-        verdicts = self.app.load_pair_verdicts(self.run_id, rm_key)
+        on_pairs = self.app.load_model_on_pairs(self.run_id, rm_key)
         shifted = self.app.load_shift_flips(self.run_id, rm_key) if flips else None
-        self.app.call_from_thread(self._loaded, rm_key, verdicts, shifted)
+        self.app.call_from_thread(self._loaded, rm_key, on_pairs, shifted)
 
     def _loaded(
-        self, rm_key: str, verdicts: list[PairVerdict], flips: list[ShiftFlip] | None
+        self, rm_key: str, on_pairs: list[ModelOnPair], flips: list[ShiftFlip] | None
     ) -> None:
         if rm_key != self.rm_key:  # the user moved on to another RM meanwhile
             return
-        self.verdicts = verdicts
+        self.on_pairs = on_pairs
         if flips is not None:
             self.flips = flips
         self.table.loading = False
@@ -110,7 +110,7 @@ class PairFailuresScreen(TableSearch, AuditScreen):
             self.table.focus()
 
     # -- the table ----------------------------------------------------------------------
-    def _matches(self, pair: PairVerdict) -> bool:
+    def _matches(self, pair: ModelOnPair) -> bool:
         needle = self.query_text.lower()
         return (self.subset is None or pair.subset == self.subset) and (
             not needle
@@ -120,10 +120,10 @@ class PairFailuresScreen(TableSearch, AuditScreen):
     def visible_flips(self) -> list[ShiftFlip]:
         return [f for f in self.flips or [] if self._matches(f.pair)]
 
-    def visible_pairs(self) -> list[PairVerdict]:
+    def visible_pairs(self) -> list[ModelOnPair]:
         rows = [
             p
-            for p in self.verdicts or []
+            for p in self.on_pairs or []
             if self._matches(p) and (self.mode == "all" or not p.correct)
         ]
         return sorted(rows, key=lambda p: p.worst_first)  # worst margin first
@@ -141,7 +141,7 @@ class PairFailuresScreen(TableSearch, AuditScreen):
             columns += [
                 ("shifted", [f.target for f in flips]),
                 ("flips at", [f"p={f.levels[f.first_flip or 0]:g}" for f in flips]),
-                ("✓/✗ by p", [f.verdicts for f in flips]),
+                ("✓/✗ by p", [f.marks for f in flips]),
                 ("margin p=0", [_number(f.margins[0]) for f in flips]),
             ]
         else:
@@ -178,7 +178,7 @@ class PairFailuresScreen(TableSearch, AuditScreen):
         self.update_title()
 
     def _narrowed(
-        self, columns: list[tuple[str, list]], pairs: list[PairVerdict]
+        self, columns: list[tuple[str, list]], pairs: list[ModelOnPair]
     ) -> list[tuple[str, list]]:
         """``columns`` with room for :data:`PROMPT_MIN` of the prompt: the RM's two scores
         dropped first, then the subset shortened as much as that needs."""
@@ -219,10 +219,10 @@ class PairFailuresScreen(TableSearch, AuditScreen):
             )
             explain = "\n✓ right, ✗ wrong at each shift level p; margin = chosen − rejected score"
         else:
-            wrong = sum(not p.correct for p in self.verdicts or [])
+            wrong = sum(not p.correct for p in self.on_pairs or [])
             shown = f"{len(self.shown):,} {'wrong ' if self.mode == 'wrong' else ''}pairs shown"
             status = (
-                f"{shown} · {wrong:,} of {len(self.verdicts or []):,} wrong · worst margin first"
+                f"{shown} · {wrong:,} of {len(self.on_pairs or []):,} wrong · worst margin first"
             )
             explain = "\nmargin = RM score of chosen − of rejected (< 0: it prefers the rejected)"
         filters = [] if self.subset is not None else list(self.constant)
@@ -239,7 +239,7 @@ class PairFailuresScreen(TableSearch, AuditScreen):
 
     # -- actions ------------------------------------------------------------------------
     def action_subset(self) -> None:
-        subsets = [None, *sorted({p.subset for p in self.verdicts or []})]
+        subsets = [None, *sorted({p.subset for p in self.on_pairs or []})]
         self.subset = (
             subsets[(subsets.index(self.subset) + 1) % len(subsets)]
             if self.subset in subsets
@@ -263,7 +263,7 @@ class PairFailuresScreen(TableSearch, AuditScreen):
     def action_next_rm(self) -> None:
         keys = [k for _, k in self.app.summary(self.run_id).reward_models]
         self.rm_key = keys[(keys.index(self.rm_key) + 1) % len(keys)]
-        self.verdicts = self.flips = None
+        self.on_pairs = self.flips = None
         self.load()
 
     def on_data_table_row_selected(self, event: NavTable.RowSelected) -> None:

@@ -14,7 +14,6 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from rmaudit import hookimpl
 from rmaudit.backends.judging.verdicts import VerdictTemplate, chosen_verdict_template
 from rmaudit.components import PairShown, PairVerdict, Prompt, Response, RewardModel
 from rmaudit.components.options import HashedDataFile
@@ -128,8 +127,3 @@ class HFJudgeRM(_HFComponent, RewardModel):
             )
             for p, r in batch
         ]
-
-
-@hookimpl
-def register_reward_models(register):
-    register(HFJudgeRM)

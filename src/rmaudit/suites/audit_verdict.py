@@ -46,7 +46,7 @@ REFERENCE = "random"
 
 
 @dataclass(frozen=True)
-class Comparison:
+class AgainstBar:
     """A model's first number against one bar."""
 
     bar: str  # a baseline's label, or "chance"
@@ -71,7 +71,7 @@ class ModelResult:
     #: headline name → the stored value, ± and interval (NaN where the run stored none)
     cells: dict[str, Cell]
     #: the first headline against each bar (empty for a baseline)
-    comparisons: tuple[Comparison, ...] = ()
+    against_bars: tuple[AgainstBar, ...] = ()
     #: ``⚠ scores not trustworthy: ...`` where a scoring check of the model failed
     untrusted: str | None = None
     #: the convention of the model's first number where it is its own headline (a pairwise
@@ -86,9 +86,9 @@ class ModelResult:
     def passes(self) -> bool | None:
         """Above every bar, on scores no scoring check failed (None: a baseline, or no bar to
         compare with)."""
-        if self.baseline or not self.comparisons:
+        if self.baseline or not self.against_bars:
             return None
-        above = all(c.outcome == "above" for c in self.comparisons if c.required)
+        above = all(c.outcome == "above" for c in self.against_bars if c.required)
         return above and self.untrusted is None
 
 
@@ -139,7 +139,7 @@ def suite_result(store: Store, suite: Suite, run_id: str, baselines: set[str]) -
     models = []
     for label, rm_key, cells, measure, convention in rows:
         baseline = label in baselines
-        comparisons = []
+        against_bars = []
         for bar, bar_key, cell, bar_measure in [] if baseline else bars:
             paired = (
                 paired_against(store, run_id, (rm_key, measure), (bar_key, bar_measure))
@@ -149,13 +149,13 @@ def suite_result(store: Store, suite: Suite, run_id: str, baselines: set[str]) -
             outcome = _outcome(cells[first.name], cell, higher, paired)
             # a suite of PRMs has two bars: random is the floor a PRM's threshold is read at
             required = bar != REFERENCE or suite.solutions is not None
-            comparisons.append(Comparison(bar, cell, outcome, paired, required))
+            against_bars.append(AgainstBar(bar, cell, outcome, paired, required))
         models.append(
             ModelResult(
                 label,
                 baseline,
                 cells,
-                tuple(comparisons),
+                tuple(against_bars),
                 distrusted.get(label),
                 "" if baseline else convention,
             )
@@ -200,15 +200,15 @@ def shown(cell: Cell) -> str:
     return f"{format_number(cell.value)} ± {format_number(cell.stderr)}{approximate}"
 
 
-def _bar(comparison: Comparison) -> str:
-    if comparison.bar == CHANCE:
-        return f"chance ({format_number(comparison.cell.value)})"
-    by = f", by {comparison.difference()}" if comparison.paired else ""
-    reference = "" if comparison.required else ", a reference, not a bar"
-    return f"{comparison.bar} ({shown(comparison.cell)}{by}{reference})"
+def _bar(against: AgainstBar) -> str:
+    if against.bar == CHANCE:
+        return f"chance ({format_number(against.cell.value)})"
+    by = f", by {against.difference()}" if against.paired else ""
+    reference = "" if against.required else ", a reference, not a bar"
+    return f"{against.bar} ({shown(against.cell)}{by}{reference})"
 
 
-def verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, str]]:
+def audit_verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, str]]:
     """One line per suite × model audited (per suite, where only baselines ran): its first
     number against each bar, and whether it passes; with the line's pass/fail."""
     lines: list[tuple[bool | None, str]] = []
@@ -218,7 +218,7 @@ def verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, str]]:
         for m in models:
             if m.passes is None:
                 continue
-            against = "; ".join(f"{c.outcome} {_bar(c)}" for c in m.comparisons)
+            against = "; ".join(f"{c.outcome} {_bar(c)}" for c in m.against_bars)
             word = "passes" if m.passes else "does not pass"
             mark = "✓" if m.passes else "⚠"
             bare = "" if math.isfinite(m.cells[first].stderr) else " (no ±: on the values alone)"
@@ -285,14 +285,14 @@ def index_markdown(results: list[SuiteResult], reports: dict[str, Path], db: str
             lines.append(
                 f"| `{label}` | "
                 + " | ".join(shown(m.cells[n]) for n in names)
-                + f" | {verdict_word(m)} |"
+                + f" | {audit_verdict_word(m)} |"
             )
         lines.append("")
-        lines += [f"- {markdown_line(line)}" for _, line in verdict_lines([r])] + [""]
+        lines += [f"- {markdown_line(line)}" for _, line in audit_verdict_lines([r])] + [""]
     return "\n".join(lines)
 
 
-def verdict_word(model: ModelResult) -> str:
+def audit_verdict_word(model: ModelResult) -> str:
     """A closing-table cell: baseline, passes, or which bars it does not beat."""
     if model.baseline:
         return "baseline"
@@ -302,5 +302,5 @@ def verdict_word(model: ModelResult) -> str:
         return "passes"
     if model.untrusted is not None:
         return model.untrusted.partition(":")[0]  # the words before the findings
-    missed = [c.bar for c in model.comparisons if c.required and c.outcome != "above"]
+    missed = [c.bar for c in model.against_bars if c.required and c.outcome != "above"]
     return "⚠ not above " + ", ".join(missed)

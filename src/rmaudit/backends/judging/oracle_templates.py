@@ -1,7 +1,7 @@
-"""Judge templates: the RETA paper's (arXiv 2504.14838, App. B.5, Fig. 8 and 9), MT-bench's, or a
-user's.
+"""The oracle's templates (``llm-judge``): the RETA paper's (arXiv 2504.14838, App. B.5,
+Fig. 8 and 9), MT-bench's, or a user's.
 
-A template turns a (prompt, response) into chat messages for the judge.  Placeholders:
+A template turns a (prompt, response) into chat messages for the oracle's judge.  Placeholders:
 
 * single-turn: ``{question}`` (the prompt text), ``{answer}`` (the response text),
   ``{reference}`` (the prompt's reference answer, ``prompt.meta["reference"]``);
@@ -14,14 +14,14 @@ Literal braces are written ``{{`` and ``}}`` (Python format strings).
 
 from __future__ import annotations
 
-import re
-import string
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rmaudit.components import Prompt, Response
 from rmaudit.errors import BadInput
+
+from .placeholders import placeholders
 
 SINGLE_TURN_FIELDS = ("question", "answer", "reference")
 MULTI_TURN_FIELDS = (
@@ -36,13 +36,13 @@ _TURNS = 2
 
 
 @dataclass(frozen=True)
-class JudgeTemplate:
+class OracleTemplate:
     name: str
     user: str
     system: str | None = None
     #: Used instead when the prompt has a reference answer (MT-bench judges questions with a
     #: reference — math, reasoning, coding — with a template that shows it).
-    with_reference: JudgeTemplate | None = None
+    with_reference: OracleTemplate | None = None
     #: Typical reply length, for cost estimates; None: as long as ``max_tokens`` allows.
     reply_tokens: int | None = None
     #: ``max_tokens`` of a judge request unless the recipe says otherwise.
@@ -77,7 +77,7 @@ class JudgeTemplate:
     def multi_turn(self) -> bool:
         return bool(self.fields & set(MULTI_TURN_FIELDS))
 
-    def for_prompt(self, prompt: Prompt) -> JudgeTemplate:
+    def for_prompt(self, prompt: Prompt) -> OracleTemplate:
         return self.with_reference if self.with_reference and prompt.meta.get("reference") else self
 
     def messages(self, prompt: Prompt, response: Response) -> list[dict[str, str]]:
@@ -146,65 +146,14 @@ class JudgeTemplate:
         return values
 
 
-#: the widest padding and the longest precision a placeholder's format spec may ask for: a
-#: judge prompt padded to more is a typo (``{question:>99999999999}`` would ask for 100 GB)
-MOST_FORMAT_WIDTH = 10_000
-#: a format spec's width and precision (Python's format-spec mini-language, for text)
-_WIDTH_PRECISION = re.compile(r"(?:.?[<>=^])?[-+ ]?z?#?0?(\d*)[,_]?(?:\.(\d*))?[a-zA-Z%]?")
-
-
-def placeholders(text: str, name: str) -> set[str]:
-    """The placeholders of a template's text; ``BadInput`` for one that formatting a text
-    into would fail or exhaust memory (a bad conversion or spec, a width above
-    :data:`MOST_FORMAT_WIDTH`), so a template is refused when read, not at its first call."""
-    try:
-        parsed = [
-            (field, spec, conversion)
-            for _, field, spec, conversion in string.Formatter().parse(text)
-            if field is not None
-        ]
-    except ValueError as error:
-        raise BadInput(
-            f"template {name}: malformed placeholder ({error}); write literal braces "
-            f"as {{{{ and }}}}"
-        ) from None
-    for field, spec, conversion in parsed:
-        problem = _spec_problem(spec or "", conversion)
-        if problem:
-            shown = (
-                f"{{{field}{'!' + conversion if conversion else ''}{':' + spec if spec else ''}}}"
-            )
-            raise BadInput(f"template {name}: placeholder {shown}: {problem}")
-    return {field for field, _, _ in parsed}
-
-
-def _spec_problem(spec: str, conversion: str | None) -> str | None:
-    """Why formatting a text with ``conversion`` and ``spec`` fails (or asks for more than
-    :data:`MOST_FORMAT_WIDTH` characters), or None."""
-    if conversion not in (None, "r", "s", "a"):
-        return f"unknown conversion !{conversion} (!r, !s or !a)"
-    if "{" in spec:
-        return "a placeholder inside a format spec"
-    found = _WIDTH_PRECISION.fullmatch(spec)
-    if found is None:
-        return "not a format spec for text"
-    if any(int(part or 0) > MOST_FORMAT_WIDTH for part in found.groups()):
-        return f"a width or precision above {MOST_FORMAT_WIDTH:,}"
-    try:
-        format("", spec)
-    except ValueError as error:
-        return f"not a format spec for text ({error})"
-    return None
-
-
-def load_template_file(path: Path) -> JudgeTemplate:
+def load_oracle_template_file(path: Path) -> OracleTemplate:
     """A user's template: the file's text is the judge's (only) user message."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise BadInput(f"cannot read the template ({error})", file=str(path)) from None
     try:
-        return JudgeTemplate(f"file {Path(path).name}", text)
+        return OracleTemplate(f"file {Path(path).name}", text)
     except BadInput as error:
         raise BadInput(error.problem, file=str(path)) from None
 
@@ -212,7 +161,7 @@ def load_template_file(path: Path) -> JudgeTemplate:
 # -- the RETA paper's templates (RETA paper, arXiv 2504.14838, App. B.5), sent as one user message
 # as printed ---
 
-RETA_SINGLE = JudgeTemplate(
+RETA_SINGLE = OracleTemplate(
     "reta-single",
     """\
 [System]
@@ -240,7 +189,7 @@ Output with the following format: <score>, for example: 5.
     max_tokens=16,
 )
 
-RETA_MULTI = JudgeTemplate(
+RETA_MULTI = OracleTemplate(
     "reta-multi",
     """\
 [System]
@@ -293,7 +242,7 @@ _MT_RATING = (
     'by strictly following this format: "[[rating]]", for example: "Rating: [[5]]".'
 )
 
-_MT_SINGLE_MATH = JudgeTemplate(
+_MT_SINGLE_MATH = OracleTemplate(
     "mt-bench-single (with reference)",
     "[Instruction]\nPlease act as an impartial judge and evaluate the quality of the response "
     "provided by an AI assistant to the user question displayed below. Your evaluation should "
@@ -309,7 +258,7 @@ _MT_SINGLE_MATH = JudgeTemplate(
     max_tokens=2048,
 )
 
-MT_BENCH_SINGLE = JudgeTemplate(
+MT_BENCH_SINGLE = OracleTemplate(
     "mt-bench-single",
     "[Instruction]\nPlease act as an impartial judge and evaluate the quality of the response "
     "provided by an AI assistant to the user question displayed below. Your evaluation should "
@@ -323,7 +272,7 @@ MT_BENCH_SINGLE = JudgeTemplate(
     max_tokens=2048,
 )
 
-_MT_MULTI_MATH = JudgeTemplate(
+_MT_MULTI_MATH = OracleTemplate(
     "mt-bench-multi (with reference)",
     "<|The Start of Reference Answer|>\n\n### User:\n{question_1}\n\n### Reference answer:\n"
     "{reference_1}\n\n### User:\n{question_2}\n\n### Reference answer:\n{reference_2}\n\n"
@@ -340,7 +289,7 @@ _MT_MULTI_MATH = JudgeTemplate(
     max_tokens=2048,
 )
 
-MT_BENCH_MULTI = JudgeTemplate(
+MT_BENCH_MULTI = OracleTemplate(
     "mt-bench-multi",
     "<|The Start of Assistant A's Conversation with User|>\n\n### User:\n{question_1}\n\n"
     "### Assistant A:\n{answer_1}\n\n### User:\n{question_2}\n\n### Assistant A:\n{answer_2}\n\n"
@@ -356,6 +305,6 @@ MT_BENCH_MULTI = JudgeTemplate(
     max_tokens=2048,
 )
 
-BUILTIN_TEMPLATES: dict[str, JudgeTemplate] = {
+ORACLE_TEMPLATES: dict[str, OracleTemplate] = {
     t.name: t for t in (RETA_SINGLE, RETA_MULTI, MT_BENCH_SINGLE, MT_BENCH_MULTI)
 }
