@@ -7,9 +7,6 @@ stored score.  ``--print-recipe`` shows each suite's recipe as TOML, to keep and
 
 from __future__ import annotations
 
-import sys
-from contextlib import nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +17,7 @@ from rmaudit.errors import BadInput
 from rmaudit.suites import JUDGEBENCH_PAIRS, RESULTS_FILE, SUITES, Suite, get_suite
 
 if TYPE_CHECKING:
-    from rmaudit.components import Component
     from rmaudit.components.scoring_checks import CheckSettings
-    from rmaudit.recipe import Recipe
-    from rmaudit.suites.audit_verdict import SuiteResult
     from rmaudit.suites.data import Located
 
 from .check_options import scoring_check_options
@@ -185,6 +179,8 @@ def audit(
     from rmaudit.suites.model_arguments import model_tables, parse_columns
     from rmaudit.suites.prm_arguments import prm_tables, reward_model_flags
 
+    from .audit_run import AuditRequest, run_audit
+
     out = console()
     if data_dir is not None and not Path(data_dir).is_dir():
         raise BadInput("no such folder", field="--data-dir", value=data_dir)
@@ -227,7 +223,7 @@ def audit(
             columns=parse_columns(columns),
             judge=judge,
         )
-    _audit(
+    run_audit(
         AuditRequest(
             found=tuple(found),
             skipped=tuple(skipped),
@@ -279,220 +275,3 @@ def _located_suites(
     if not found:
         raise BadInput(f"no suite's data was found; {missing(chosen[0], data_dir).problem}")
     return found, skipped
-
-
-@dataclass(frozen=True)
-class AuditRequest:
-    """What ``rmaudit audit`` was asked to do, once its arguments are checked."""
-
-    found: tuple[tuple[Suite, Located], ...]  # the suites to run, each with its data
-    skipped: tuple[Suite, ...]  # the suites whose data was not found
-    tables: list[dict[str, Any]]  # the MODELs and the baselines as recipe tables
-    db_path: str
-    as_json: bool
-    report_dir: Path | None
-    sample: int | None  # pairs drawn from each file (0: all; None: the suite's)
-    dry_run: bool
-    print_recipe: bool
-    items_path: Path | None  # --write-items FILE
-    results_file: Path | None  # --results FILE (default: beside the DB, or in --report DIR)
-    checks: CheckSettings  # --strict, --no-scoring-checks, --show-input, --scoring-checks-sample
-    recorded: bool = False  # --recorded-judges
-    named: bool = False  # the suites were named with --suite
-
-
-@dataclass(frozen=True)
-class PlannedSuite:
-    """A suite ready to run: its data, its recipe tables and the validated recipe."""
-
-    suite: Suite
-    located: Located
-    table: dict[str, Any]
-    recipe: Recipe
-
-
-def _audit(request: AuditRequest) -> None:
-    from rmaudit.run import build_components
-    from rmaudit.suites.model_arguments import check_reachable
-
-    planned = _planned(request)
-    if request.print_recipe:
-        from rmaudit.suites.build import recipe_text
-
-        for entry in planned:
-            click.echo(recipe_text(entry.suite, entry.table))
-        return
-    # every model loads (bad options, a missing checkpoint) before the DB is touched
-    built = [(entry, build_components(entry.recipe)) for entry in planned]
-    if request.dry_run:
-        _print_plans(built, request.db_path)
-        return
-    if request.items_path is not None:
-        from .audit_items import write_suite_items
-
-        write_suite_items(
-            [(e.suite, e.recipe, c) for e, c in built], request.db_path, request.items_path
-        )
-        return
-    check_reachable(request.tables)
-    _run_suites(request, built)
-
-
-def _planned(request: AuditRequest) -> list[PlannedSuite]:
-    """Each found suite's recipe; a line on stderr for each suite skipped."""
-    from rmaudit.display.literal import literal
-    from rmaudit.suites.build import suite_recipe, suite_table
-    from rmaudit.suites.judge_arguments import check_template_used
-    from rmaudit.suites.recorded_judges import suite_plans
-
-    check_template_used(request.tables, [suite.benchmark is None for suite, _ in request.found])
-    planned = []
-    err = console(stderr=True)
-    plans, left_out = suite_plans(request.found, recorded=request.recorded, named=request.named)
-    for plan in plans:
-        suite, located = plan.suite, plan.located
-        sample = suite.sample if request.sample is None else (request.sample or None)
-        table = suite_table(suite, located, [*request.tables, *plan.tables], sample=sample)
-        planned.append(PlannedSuite(suite, located, table, suite_recipe(suite, table)))
-        if plan.note:
-            err.print(literal(plan.note))
-    for suite in request.skipped:
-        err.print(
-            literal(
-                f"skipped suite {suite.name}: no data found "
-                f"(rmaudit audit --list-suites says where it comes from)"
-            )
-        )
-    for line in left_out:
-        err.print(literal(line))
-    return planned
-
-
-def _print_plans(built: list[tuple[PlannedSuite, dict[str, Component]]], db_path: str) -> None:
-    """--dry-run: each suite's plan (stored, to do) on the DB opened read-only."""
-    from rmaudit.run import Runner
-    from rmaudit.run.costs import estimate_costs
-    from rmaudit.store import Store
-
-    from .render import cost_table, plan_table
-
-    for entry, components in built:
-        runner = Runner(entry.recipe, Store.open_readonly(db_path), components=components)
-        counts = runner.plan()
-        console().print(
-            plan_table(
-                counts,
-                f"plan for suite {entry.suite.name} (data: {entry.located.where}; "
-                f"db: {db_path}); nothing was run",
-            )
-        )
-        costs = estimate_costs(entry.recipe, components, counts, runner.pending_texts())
-        if costs:  # a judge's calls
-            console().print(cost_table(costs))
-
-
-def _run_suites(
-    request: AuditRequest, built: list[tuple[PlannedSuite, dict[str, Component]]]
-) -> None:
-    """Run every suite into one DB, then write and print the results, verdicts and reports."""
-    from rmaudit.display.literal import literal
-    from rmaudit.store import Store
-    from rmaudit.suites.audit_verdict import baseline_labels, suite_result
-    from rmaudit.suites.judge_arguments import judge_waits
-    from rmaudit.suites.preflight import preflight_suites
-    from rmaudit.suites.publisher_figures import publisher_figures
-    from rmaudit.suites.results_file import results_json
-
-    from .audit_output import write_reports
-    from .publisher_tables import publisher_tables
-    from .render import run_attached
-    from .summary import print_summary
-
-    out, err = console(), console(stderr=True)
-    # every suite's input checked (scores files against its items too) before the DB is written;
-    # a judge's ready call is its first request: how long it may wait shows while it waits
-    waits = judge_waits(request.tables)
-    with err.status(literal("; ".join(waits))) if waits else nullcontext():
-        runners = preflight_suites(
-            [(e.suite, e.recipe, c) for e, c in built], request.db_path, request.checks
-        )
-    baselines = baseline_labels(request.tables)
-    results, located_by_suite, publishers = [], {}, {}
-    written: dict[str, Path] = {}
-    store = Store.open(request.db_path)
-    try:
-        for (entry, components), runner in zip(built, runners, strict=True):
-            suite, located = entry.suite, entry.located
-            err.print(
-                literal(
-                    f"suite {suite.name}: {suite.title} — data {located.version} ({located.where})"
-                ),
-                style="bold",
-            )
-            result = run_attached(runner, store, err)
-            figures = publisher_figures(
-                store, result.run_id, suite, located, entry.recipe, components
-            )
-            if not request.as_json:
-                print_summary(out, store, result.run_id, request.db_path)
-                for table in publisher_tables(out, figures):
-                    out.print(table)
-            results.append(suite_result(store, suite, result.run_id, baselines))
-            located_by_suite[suite.name] = located.version
-            publishers[suite.name] = figures
-        if request.report_dir is not None:
-            written = write_reports(store, results, request.report_dir)
-        payload = results_json(store, results, located_by_suite, request.db_path, publishers)
-    finally:
-        store.close()
-    _print_results(request, results, payload, written)
-
-
-def _print_results(
-    request: AuditRequest,
-    results: list[SuiteResult],
-    payload: dict[str, Any],
-    written: dict[str, Path],
-) -> None:
-    """audit-results.json written; the closing table and verdicts (or the JSON) printed."""
-    from rmaudit.display.literal import literal
-    from rmaudit.suites.audit_verdict import audit_verdict_lines, index_markdown
-    from rmaudit.suites.results_file import (
-        dumps,
-        replaced_audit,
-        results_location,
-        write_results,
-    )
-
-    from .audit_output import closing_table, of_prms
-
-    out, err = console(), console(stderr=True)
-    db_path = request.db_path
-    results_path = results_location(db_path, request.report_dir, request.results_file)
-    replaced = replaced_audit(results_path, db_path)
-    text = dumps(payload)
-    write_results(results_path, text)
-    if request.as_json:
-        sys.stdout.write(text)
-    else:
-        out.print(closing_table(results))
-        for passes, line in audit_verdict_lines(results):
-            out.print(literal(line), style=_VERDICT_STYLES.get(passes))
-        scored = "step score" if of_prms(results) else "score"
-        out.print(
-            literal(
-                f"stored in {db_path}; rerun to reuse every stored {scored}; browse: "
-                f"rmaudit tui {db_path}"
-            )
-        )
-    err.print(literal(f"results: {results_path}"))
-    if replaced:
-        err.print(literal(f"note: {results_path} held the results of the audit in {replaced}"))
-    if request.report_dir is not None:
-        index = request.report_dir / "report.md"
-        index.write_text(index_markdown(results, written, db_path), encoding="utf-8")
-        err.print(literal(f"report: {index} and {request.report_dir / 'report.html'}"))
-
-
-#: a verdict line's style: passes, does not pass, or no verdict (None)
-_VERDICT_STYLES: dict[bool | None, str] = {True: "bold green", False: "bold red"}

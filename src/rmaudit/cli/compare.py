@@ -6,9 +6,8 @@ its ±, Holm-adjusted p-values, significance groups and rank intervals (docs/met
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
-from typing import Any
 
 import click
 from rich.console import Console
@@ -23,7 +22,7 @@ from rmaudit.results.run_index import DONE, list_runs, open_for_reading, resolve
 from rmaudit.store import Store
 
 from .console import console
-from .table_fit import LABEL_WIDTH, Layout, fitting
+from .table_fit import LABEL_WIDTH, Layout, fitting, one_table
 
 #: the most pairs of models printed without --model (10 models' 45)
 HEAD_TO_HEADS_SHOWN = 45
@@ -119,7 +118,9 @@ def print_comparison(out: Console, result: MetricComparison, models: Sequence[st
         out.print(literal(f"{result.label}: not compared: {result.note}"))
         return
     out.print(literal(caption(result) + ":", "bold"))
-    standings: list[Layout] = [partial(_one, _standings, result, models, cap) for cap in (None, 32)]
+    standings: list[Layout] = [
+        partial(one_table, _standings, result, models, cap) for cap in (None, 32)
+    ]
     for table in fitting(out, standings):
         out.print(table)
     pairs = [
@@ -139,16 +140,12 @@ def print_comparison(out: Console, result: MetricComparison, models: Sequence[st
         pairs = []
     if pairs:
         layouts: list[Layout] = [
-            partial(_one, _pairs, pairs, cap) for cap in (None, LABEL_WIDTH, 14)
+            partial(one_table, _pairs, pairs, cap) for cap in (None, LABEL_WIDTH, 14)
         ]
         for table in fitting(out, layouts):
             out.print(table)
     if result.note:
         out.print(literal(f"note: {result.note}"))
-
-
-def _one(render: Callable[..., Table], *args: Any) -> list[Table]:
-    return [render(*args)]
 
 
 def _standings(result: MetricComparison, models: Sequence[str], cap: int | None) -> Table:

@@ -10,10 +10,8 @@ the DB is a ``Text`` (:mod:`rmaudit.display.literal`), never markup.
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -24,10 +22,8 @@ from rmaudit.components.vocabulary import (
     SHIFT_QUANTITIES,
     THRESHOLD_CURVES,
     in_oracle_units,
-    shift_curve_key,
-    shift_curve_target,
 )
-from rmaudit.display.formatting import eta_label, format_number, short_label, sparkline, spread
+from rmaudit.display.formatting import format_number, short_label, sparkline
 from rmaudit.display.literal import assemble, literal
 from rmaudit.results.leaderboard import leaderboard
 from rmaudit.results.legend import legend
@@ -35,7 +31,6 @@ from rmaudit.results.regret import StudyTable, load_studies, study_table
 from rmaudit.results.summary import (
     Cell,
     Column,
-    Curve,
     OracleScale,
     RunSummary,
     load_summary,
@@ -44,9 +39,10 @@ from rmaudit.results.summary import (
 from rmaudit.store import Store
 
 from .comparison_block import print_comparisons
+from .curve_tables import THRESHOLD, curve_layouts, models_header, shift_layouts
 from .leaderboard import print_leaderboard
 from .scoring_checks_block import print_scoring_checks
-from .table_fit import LABEL_WIDTH, Layout, chunks, fitting
+from .table_fit import LABEL_WIDTH, Layout, broken_label, chunks, fitting, one_table
 
 #: the shift quantities the summary tabulates (all five are plotted by the TUI and the report)
 SHIFT_TABLES = ("accuracy", "ece", "auroc")
@@ -103,7 +99,7 @@ def print_summary(
         _print(
             out,
             Text("RETA curve by η (value ± stderr across prompts)", style="bold"),
-            _curve_layouts(summary, reta_curve),
+            curve_layouts(summary, reta_curve),
         )
     for metric, key in summary.curve_keys():
         if key in THRESHOLD_CURVES:  # a step metric over the step threshold (docs/prm.md)
@@ -113,7 +109,7 @@ def print_summary(
             _print(
                 out,
                 Text(f"{label} by step threshold (value ± stderr across problems)", style="bold"),
-                _curve_layouts(summary, (metric, key), THRESHOLD),
+                curve_layouts(summary, (metric, key), THRESHOLD),
             )
     for label, rows in studies.items():
         study = study_table(label, rows)
@@ -132,7 +128,7 @@ def print_summary(
     if run_level:
         _print(out, Text("across reward models", style="bold"), _run_level_layouts(run_level))
     for quantity in SHIFT_TABLES:
-        layouts = _shift_layouts(summary, quantity)
+        layouts = shift_layouts(summary, quantity)
         if layouts:
             title, higher = SHIFT_QUANTITIES[quantity]
             _print(
@@ -178,18 +174,6 @@ def _header(column: Column, scale: OracleScale | None) -> Text:
     return header
 
 
-def _broken(label: str, size: int = 9) -> Text:
-    """An RM label as a narrow column header: lines of about ``size`` characters, broken after
-    '-', '_' or a space (Rich itself breaks headers at spaces only)."""
-    lines, line = [], ""
-    for piece in re.findall(r"[^-_ ]*[-_ ]?", label):
-        if line and len(line) + len(piece) > size:
-            lines.append(line)
-            line = ""
-        line += piece
-    return literal("\n".join(part.strip() for part in [*lines, line] if part.strip()))
-
-
 # -- the leaderboard ------------------------------------------------------------------------
 
 
@@ -207,11 +191,6 @@ def _board_layouts(
     return layouts
 
 
-def _one(render: Callable[..., Table], *args: Any) -> list[Table]:
-    """A layout of one table, rendered when the layout is tried."""
-    return [render(*args)]
-
-
 def _boards_by_metric(
     summary: RunSummary,
     scale: OracleScale | None,
@@ -221,14 +200,9 @@ def _boards_by_metric(
     return [_board_by_metric(summary, scale, chunk, True, columns) for chunk in chunks]
 
 
-def _models(summary: RunSummary) -> str:
-    """What the run's models are, as a table's column names them."""
-    return "process reward model" if summary.solutions else "reward model"
-
-
 def _board_by_rm(summary: RunSummary, scale, columns: list[Column]) -> Table:
     table = Table()
-    table.add_column(_models(summary), style="bold", overflow="fold")
+    table.add_column(models_header(summary), style="bold", overflow="fold")
     for column in columns:
         table.add_column(_header(column, scale), justify="right", no_wrap=True)
     for label, rm_key in summary.reward_models:
@@ -252,7 +226,7 @@ def _board_by_metric(
     table.add_column(corner, overflow="fold", max_width=LABEL_WIDTH)
     for label, _ in rms:
         table.add_column(
-            _broken(short_label(label)) if two_lines else literal(short_label(label)),
+            broken_label(short_label(label)) if two_lines else literal(short_label(label)),
             justify="right",
             overflow="fold",
         )
@@ -267,77 +241,18 @@ def _board_by_metric(
     return table
 
 
-# -- the RETA curve -------------------------------------------------------------------------
-
-
-#: a curve's x axis as its tables show it: its name and how a point is written
-Axis = tuple[str, Callable[[float], str]]
-ETA: Axis = ("η", eta_label)
-THRESHOLD: Axis = ("t", "{:.2f}".format)
-
-
-def _curve_layouts(summary: RunSummary, ident: tuple[str, str], axis: Axis = ETA) -> list[Layout]:
-    """A curve's points per RM, on its ``axis``."""
-    stored = [
-        (label, summary.curves.get((rm_key, *ident))) for label, rm_key in summary.reward_models
-    ]
-    curves = [(label, curve) for label, curve in stored if curve is not None]
-    x = curves[0][1].x
-    layouts: list[Layout] = [
-        partial(_one, _curve_by_rm, curves, spread(len(x), count), axis, _models(summary))
-        for count in (8, 6, 5, 4, 3)
-    ]
-    for size in range(len(curves), 0, -1):
-        layouts.append(partial(_curves_by_x, chunks(curves, size), spread(len(x), 8), axis))
-    return layouts
-
-
-def _curves_by_x(
-    chunks: list[list[tuple[str, Curve]]], picks: list[int], axis: Axis
-) -> list[Table]:
-    return [_curve_by_x(chunk, picks, axis) for chunk in chunks]
-
-
-def _curve_cell(curve: Curve, i: int) -> str:
-    return f"{format_number(curve.value[i], 3)}±{format_number(curve.stderr[i], 3)}"
-
-
-def _curve_by_rm(
-    curves: list[tuple[str, Curve]], picks: list[int], axis: Axis, models: str
-) -> Table:
-    name, point = axis
-    table = Table()
-    table.add_column(models, style="bold", overflow="fold")
-    for i in picks:
-        table.add_column(f"{name}={point(float(curves[0][1].x[i]))}", justify="right", no_wrap=True)
-    for label, curve in curves:
-        table.add_row(literal(short_label(label)), *(_curve_cell(curve, i) for i in picks))
-    return table
-
-
-def _curve_by_x(curves: list[tuple[str, Curve]], picks: list[int], axis: Axis) -> Table:
-    name, point = axis
-    table = Table()
-    table.add_column(name, no_wrap=True)
-    for label, _ in curves:
-        table.add_column(_broken(short_label(label), 11), justify="right", no_wrap=True)
-    for i in picks:
-        table.add_row(point(float(curves[0][1].x[i])), *(_curve_cell(c, i) for _, c in curves))
-    return table
-
-
 # -- results across RMs: regret studies (Table 1 / 4 layout) and the rest ----------------------
 
 
 def _study_layouts(study: StudyTable) -> list[Layout]:
-    return [partial(_one, _study, study, two_lines) for two_lines in (False, True)]
+    return [partial(one_table, _study, study, two_lines) for two_lines in (False, True)]
 
 
 def _study(study: StudyTable, two_lines: bool) -> Table:
     table = Table()
     for index, header in enumerate(study.headers):
         table.add_column(
-            _broken(header) if two_lines else literal(header),
+            broken_label(header) if two_lines else literal(header),
             style="bold" if index == 0 else None,
             justify="left" if index == 0 else "right",
             no_wrap=index > 0,
@@ -352,7 +267,7 @@ def _study(study: StudyTable, two_lines: bool) -> Table:
 
 
 def _run_level_layouts(run_level: list[tuple[Column, Cell]]) -> list[Layout]:
-    return [partial(_one, _run_level, run_level, capped) for capped in (False, True)]
+    return [partial(one_table, _run_level, run_level, capped) for capped in (False, True)]
 
 
 def _run_level(run_level: list[tuple[Column, Cell]], capped: bool) -> Table:
@@ -370,51 +285,6 @@ def _run_level(run_level: list[tuple[Column, Cell]], capped: bool) -> Table:
             f"[{format_number(cell.ci_low, 3)}, {format_number(cell.ci_high, 3)}]"
             + ("≈" if cell.approximate else ""),
         )
-    return table
-
-
-# -- the shift sweep (RMs Under Distribution Shift, Fig. 1-2), one quantity per table --------
-
-
-def _shift_layouts(summary: RunSummary, quantity: str) -> list[Layout]:
-    curves: dict[tuple[str, str], Curve] = {}
-    for (rm_key, _, key), curve in summary.curves.items():
-        target = shift_curve_target(key)
-        if target is not None and key == shift_curve_key(quantity, target):
-            curves[(rm_key, target)] = curve
-    if not curves:
-        return []
-    x = next(iter(curves.values())).x
-    targets = list(dict.fromkeys(target for _, target in curves))
-    rows = [
-        (label, target, curves[(rm_key, target)])
-        for label, rm_key in summary.reward_models
-        for target in targets
-        if (rm_key, target) in curves
-    ]
-    return [
-        partial(_one, _shift, rows, spread(len(x), count), spark)
-        for spark in (True, False)
-        for count in (6, 5, 4, 3, 2)
-    ]
-
-
-def _shift(rows: list[tuple[str, str, Curve]], picks: list[int], spark: bool) -> Table:
-    table = Table()
-    table.add_column("reward model", style="bold", overflow="fold")
-    table.add_column("shifted", no_wrap=True)
-    if spark:
-        table.add_column("p: 0→max", no_wrap=True)
-    first = rows[0][2]
-    for i in picks:
-        table.add_column(f"p={first.x[i]:g}", justify="right", no_wrap=True)
-    previous = None
-    for label, target, curve in rows:
-        cells: list[Text | str] = [literal(short_label(label)) if label != previous else "", target]
-        if spark:
-            cells.append(sparkline(curve.value))
-        table.add_row(*cells, *(format_number(curve.value[i], 2) for i in picks))
-        previous = label
     return table
 
 

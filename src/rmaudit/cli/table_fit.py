@@ -4,12 +4,17 @@ lists runs with nothing more)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from itertools import pairwise
+from typing import Any
 
 from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
+
+from rmaudit.display.literal import literal
 
 #: a layout: the tables it prints (several when the RMs are split), built on demand
 Layout = Callable[[], list[Table]]
@@ -40,3 +45,20 @@ def chunks(items: list, size: int) -> list[list]:
     count = -(-len(items) // size)
     bounds = [round(i * len(items) / count) for i in range(count + 1)]
     return [items[a:b] for a, b in pairwise(bounds)]
+
+
+def one_table(render: Callable[..., Table], *args: Any) -> list[Table]:
+    """A layout of one table, rendered when the layout is tried."""
+    return [render(*args)]
+
+
+def broken_label(label: str, size: int = 9) -> Text:
+    """A model's label as a narrow column header: lines of about ``size`` characters, broken
+    after '-', '_' or a space (Rich itself breaks headers at spaces only)."""
+    lines, line = [], ""
+    for piece in re.findall(r"[^-_ ]*[-_ ]?", label):
+        if line and len(line) + len(piece) > size:
+            lines.append(line)
+            line = ""
+        line += piece
+    return literal("\n".join(part.strip() for part in [*lines, line] if part.strip()))
