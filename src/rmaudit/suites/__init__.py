@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rmaudit.components.vocabulary import STEP_AUROC, ResultKey
 from rmaudit.errors import BadInput
 from rmaudit.metrics.process.aggregation import AGGREGATIONS
 
@@ -513,7 +514,10 @@ _PROCESSBENCH = Suite(
     headlines=(
         Headline("processbench-f1", "average_f1", "avg F1"),
         *(Headline("processbench-f1", f"f1[{split}]", split) for split in PROCESSBENCH_SPLITS),
-        *(Headline("step-aggregation", f"auroc[{how}]", f"AUROC {how}") for how in AGGREGATIONS),
+        *(
+            Headline("step-aggregation", str(ResultKey(STEP_AUROC, how)), f"AUROC {how}")
+            for how in AGGREGATIONS
+        ),
     ),
     hub=HubSource("Qwen/ProcessBench"),
     solutions="processbench",
