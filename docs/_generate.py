@@ -118,6 +118,10 @@ def _type(annotation: Any) -> str:
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is typing.Annotated:
+        # a type read from what a recipe writes (a judge's template: a name or a path)
+        written = [m.json_schema for m in annotation.__metadata__ if hasattr(m, "json_schema")]
+        if written:
+            return "path" if written[0].get("format") == "path" else str(written[0]["type"])
         return _type(args[0])
     if origin is Literal:
         return " / ".join(_toml(a) for a in args)

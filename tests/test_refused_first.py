@@ -162,6 +162,66 @@ def test_a_rating_template_where_only_pairs_are_judged_is_refused(rmaudit, tmp_p
     check()
 
 
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (None, "no such judge template file or name"),  # no file there: not a name either
+        (b"\xff\xfe{question} {answer}", "cannot read the judge template"),
+        (b"Judge {question} alone.", "shows no answer"),
+        (b"{question} {answer} {answer_a} {answer_b}", "shows both {answer} and"),
+        (b"{question} {answer_a}", "missing the placeholder {answer_b}"),
+    ],
+)
+def test_a_judge_template_file_that_cannot_be_one_is_refused(
+    rmaudit, tmp_path, llmbar, db, content, said
+):
+    template = tmp_path / "judge.txt"
+    if content is not None:
+        template.write_bytes(content)
+    check = untouched(db)
+    done = judge_audit(
+        rmaudit, llmbar, db, "http://127.0.0.1:9/v1", "--judge-template", str(template)
+    )
+    refused(done, "--judge-template" if content is None else str(template), said)
+    check()
+
+
+def test_a_judge_template_without_a_judge_is_refused(rmaudit, llmbar, db):
+    check = untouched(db)
+    done = rmaudit(
+        "audit", "length", "--suite", "llmbar", "--data-dir", str(llmbar), "--db", str(db),
+        "--judge-template", "rmaudit-pair",
+    )  # fmt: skip
+    refused(done, "--judge-template: --judge-template applies to judge:MODEL")
+    check()
+
+
+@pytest.mark.parametrize(
+    ("lines", "field", "said"),
+    [
+        ('template_file = "rating.txt"', "template_file", "is a rating template; mode is pairwise"),
+        ('template = "rmaudit-rating"', "template", "is a rating template; mode is pairwise"),
+        ('template = "pair-v2"', "template", "MT-bench's names need judge_prompts_file"),
+        ('template_file = "gone.txt"', "template_file", "data file not found"),
+        (
+            'template = "rmaudit-pair"\ntemplate_file = "rating.txt"',
+            "template_file",
+            "give template or template_file, not both",
+        ),
+    ],
+)
+def test_a_recipe_judges_template_that_does_not_fit_is_refused(
+    rmaudit, write_recipe, tmp_path, db, lines, field, said
+):
+    (tmp_path / "rating.txt").write_text("Rate.\n{question}\n{answer}\n", encoding="utf-8")
+    judge = '[[reward_models]]\nlabel = "judge"\nname = "llm-judge-rm"\nmode = "pairwise"\n'
+    judge += f'model = "m"\nbase_url = "http://127.0.0.1:9/v1"\n{lines}\n'
+    recipe = write_recipe(extra_rms=judge)
+    check = untouched(db)
+    refused(rmaudit("run", str(recipe), "--db", str(db)), f"reward_models[2].{field}:", said)
+    check()
+
+
 def test_a_data_dir_that_does_not_exist_says_so(rmaudit, tmp_path, db):
     check = untouched(db)
     done = rmaudit(

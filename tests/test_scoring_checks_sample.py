@@ -103,7 +103,7 @@ def test_a_model_status_is_its_worst_check_and_survives_json():
         rendered_input="<s>hi",
     )
     assert checks.status == "warn" and [c.name for c in checks.warnings()] == ["truncation"]
-    assert ScoringChecks.from_json(checks.to_json()) == checks
+    assert ScoringChecks.from_stored(checks.as_stored()) == checks
     assert ScoringChecks("", 0).status == "skipped"
 
 

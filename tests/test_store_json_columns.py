@@ -1,7 +1,7 @@
 """The store's JSON columns (a result's ``params``, an item's ``meta``, a component's
-``options``, a run's recipe, a label's ``samples``) are parsed by the store and come back in
-its records as values: no module above the store parses one, and a damaged one is one line
-naming the file and the column."""
+``options``, a run's recipe, a label's ``samples``, a run's scoring ``checks``) are parsed by
+the store and come back in its records as values: no module above the store parses one, and a
+damaged one is one line naming the file and the column."""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ from rmaudit.errors import BadInput
 from rmaudit.store import Store, dumps
 from rmaudit.store.item_records import StoredPrompt
 from rmaudit.store.records import RunRow
+from rmaudit.store.scoring_checks import ScoringChecksTable, StoredChecks
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the store's JSON columns (and the names a row's value of one goes by once unpacked)
-STORE_JSON_COLUMNS = {"params", "meta", "recipe_json", "options", "samples"}
+STORE_JSON_COLUMNS = {"params", "meta", "recipe_json", "options", "samples", "checks"}
 
 
 def json_loads_of_store_columns(source: str) -> list[int]:
@@ -96,6 +97,10 @@ def test_the_store_returns_its_json_columns_parsed(tmp_path):
         assert store.items.components(["k1"])[0].options == {"scale": [1, 10]}
         assert store.read.components_named("oracle", "judge")[0].options == {"scale": [1, 10]}
         assert store.read.run("run").recipe == recipe
+        checks = {"sample_key": "s", "sample_size": 1, "checks": [], "settings": {"ä": 1}}
+        ScoringChecksTable(store).save("run", "honest", "k1", "s", "skipped", checks)
+        assert ScoringChecksTable(store).of_run("run") == [StoredChecks("honest", checks)]
+        assert ScoringChecksTable(store).on_sample("k1", "s") == [checks]
     finally:
         store.close()
     conn = sqlite3.connect(tmp_path / "columns.db")

@@ -4,6 +4,7 @@ server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 
@@ -11,10 +12,10 @@ import pytest
 from _api_support import KEY_ENV
 
 from rmaudit.backends.judging.verdicts import (
-    load_verdict_template,
+    named_template,
     parse_verdict,
     rating_token_expectation,
-    template_mode,
+    template_file,
     verdict_token_probabilities,
 )
 from rmaudit.components import Prompt, Response
@@ -65,28 +66,44 @@ def prompts_file(tmp_path):
 
 
 def test_mt_bench_prompts_are_read_by_name_and_mode(prompts_file):
-    pair = load_verdict_template("pair-test", "pairwise", prompts_file)
+    pair = named_template("pair-test", prompts_file)
+    assert pair.mode == "pairwise"
     messages = pair.messages(question="Q?", answer_a="yes", answer_b="no")
     assert messages[0] == {"role": "system", "content": PROMPTS[0]["system_prompt"]}
     assert "yes\n[The End of Assistant A's Answer]" in messages[1]["content"]
-    assert template_mode("single-test", prompts_file) == "rating"
-    with pytest.raises(BadInput, match="is a rating template; mode is pairwise"):
-        load_verdict_template("single-test", "pairwise", prompts_file)
+    assert named_template("single-test", prompts_file).mode == "rating"
     # a prompt showing a reference answer does not fit a pair suite: not offered
     with pytest.raises(BadInput, match="no such judge template file or name"):
-        load_verdict_template("single-math-test", "rating", prompts_file)
+        named_template("single-math-test", prompts_file)
 
 
-def test_a_users_file_must_show_its_modes_placeholders(tmp_path):
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("A: {answer_a}\nB: {answer_b}", r"missing the placeholder \{question\}"),
+        ("{question} {answer_a}", r"missing the placeholder \{answer_b\}"),
+        ("{question} {answer} {reference}", r"unknown placeholder \{reference\}"),
+        ("{question} {answer} {answer_a}", r"shows both \{answer\} and \{answer_a\}/"),
+        ("{question} alone", "shows no answer"),
+    ],
+)
+def test_a_users_file_must_show_one_modes_placeholders(tmp_path, text, said):
     file = tmp_path / "mine.txt"
-    file.write_text("{question}\nA: {answer_a}\nB: {answer_b}\n[[A]]/[[B]]/[[C]]?")
-    assert template_mode(str(file)) == "pairwise"
-    file.write_text("A: {answer_a}\nB: {answer_b}")
-    with pytest.raises(BadInput, match=r"missing the placeholder \{question\}"):
-        load_verdict_template(str(file), "pairwise")
-    file.write_text("{question} {answer} {answer_a}")
-    with pytest.raises(BadInput, match=r"unknown placeholder \{answer_a\}"):
-        load_verdict_template(str(file), "rating")
+    file.write_text(text)
+    with pytest.raises(BadInput, match=said) as refused:
+        template_file(file)
+    assert refused.value.file == str(file)
+
+
+def test_a_users_file_is_read_once_into_its_mode_text_and_digest(tmp_path):
+    file = tmp_path / "mine.txt"
+    file.write_bytes(b"{question}\r\nA: {answer_a}\r\nB: {answer_b}\r\n[[A]]/[[B]]/[[C]]?")
+    read = template_file(file)
+    assert read.mode == "pairwise" and read.file == str(file.resolve())
+    assert read.sha256 == hashlib.sha256(file.read_bytes()).hexdigest()
+    assert read.user == file.read_text(encoding="utf-8")  # newlines as a text read gives them
+    file.write_text("Rate it.\n{question}\n{answer}")
+    assert template_file(file).mode == "rating"
 
 
 @pytest.mark.parametrize(
@@ -143,3 +160,54 @@ def test_a_rating_judge_scores_the_mean_of_its_parsed_ratings(samples, fake_open
         pytest.approx(sum(judge_score(a, j) for j in range(samples)) / samples) for a in answers
     ]
     assert not judge.judges_pairs()
+
+
+#: a user's pairwise template
+PAIR_TEXT = "Which is better?\n{question}\nA: {answer_a}\nB: {answer_b}\nSay [[A]], [[B]] or [[C]]."
+
+
+def test_the_audits_judge_is_the_printed_recipes_and_reads_its_template_once(tmp_path):
+    from test_audit import write_llmbar
+
+    from rmaudit.recipe import load_recipe
+    from rmaudit.suites import SUITES
+    from rmaudit.suites.build import recipe_text, suite_recipe, suite_table
+    from rmaudit.suites.data import locate
+    from rmaudit.suites.judge_arguments import JudgeFlags, read_judge_template
+    from rmaudit.suites.model_arguments import model_tables
+
+    data = tmp_path / "data"
+    write_llmbar(data)
+    template = tmp_path / "mine.txt"
+    template.write_text(PAIR_TEXT, encoding="utf-8")
+    suite = SUITES["llmbar"]
+    located = locate(suite, data, download=False)
+    assert located is not None
+    read = read_judge_template(str(template), str(data))
+    flags = JudgeFlags("http://127.0.0.1:9/v1", read, data_dir=str(data))
+    table = suite_table(
+        suite, located, model_tables(["judge:j"], {}, None, judge=flags), sample=None
+    )
+    template.unlink()  # read once: the record travels, nothing reads the file again
+    recipe = suite_recipe(suite, table)
+    judge = recipe.reward_models[0].build()
+    assert judge.template is read and judge.template.user == PAIR_TEXT
+
+    def run_as_a_file(text: str):
+        path = tmp_path / "printed.toml"
+        path.write_text(text, encoding="utf-8")
+        again = load_recipe(path)
+        return again.run_key, again.reward_models[0].build().key
+
+    # the printed recipe, run as a file: the same run and the same judge
+    printed = recipe_text(suite, table)
+    assert f'template_file = "{template.resolve()}"' in printed
+    template.write_text(PAIR_TEXT, encoding="utf-8")
+    assert run_as_a_file(printed) == (recipe.run_key, judge.key)
+    # the same words at another path: the same judge; other words: another
+    moved = tmp_path / "elsewhere" / "moved.txt"
+    moved.parent.mkdir()
+    moved.write_text(PAIR_TEXT, encoding="utf-8")
+    assert run_as_a_file(printed.replace(str(template.resolve()), str(moved)))[1] == judge.key
+    template.write_text(PAIR_TEXT.replace("better", "more helpful"), encoding="utf-8")
+    assert run_as_a_file(printed)[1] != judge.key

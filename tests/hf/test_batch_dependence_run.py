@@ -125,7 +125,7 @@ def run(model: str, folder, *, checks: bool):
         (report,) = connection.execute("select report from run_reward_models").fetchone()
         scores = dict(connection.execute("select response_id, score from rm_scores"))
         (stored,) = connection.execute("select checks from scoring_checks").fetchone()
-    return json.loads(report), scores, ScoringChecks.from_json(stored)
+    return json.loads(report), scores, ScoringChecks.from_stored(json.loads(stored))
 
 
 def classifier(model: str, **options) -> HFClassifier:

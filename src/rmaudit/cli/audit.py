@@ -175,7 +175,7 @@ def audit(
     step-length (docs/prm.md).
     """
     from rmaudit.suites.data import earlier_data_dirs, locate
-    from rmaudit.suites.judge_arguments import JudgeFlags
+    from rmaudit.suites.judge_arguments import JudgeFlags, read_judge_template
     from rmaudit.suites.model_arguments import model_tables, parse_columns
     from rmaudit.suites.prm_arguments import prm_tables, reward_model_flags
 
@@ -205,7 +205,7 @@ def audit(
     )
     judge = JudgeFlags(
         model_options["base_url"],
-        model_options["judge_template"],
+        read_judge_template(model_options["judge_template"], data_dir),
         model_options["api_key_env"],
         model_options["judge_price"],
         data_dir,

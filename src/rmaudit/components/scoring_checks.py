@@ -10,7 +10,6 @@ under other settings checks again (run/scoring_checks.py).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -91,23 +90,20 @@ class ScoringChecks:
         """Whether check ``name`` was run and passed."""
         return any(c.name == name and c.status == "pass" for c in self.checks)
 
-    def to_json(self) -> str:
-        return json.dumps(
-            {
-                "sample_key": self.sample_key,
-                "sample_size": self.sample_size,
-                "seconds": self.seconds,
-                "rendered_input": self.rendered_input,
-                "checks": [vars(c) for c in self.checks],
-                "settings": self.settings,
-                "unit": self.unit,
-            },
-            sort_keys=True,
-        )
+    def as_stored(self) -> dict[str, Any]:
+        """What the store keeps of the checks (``scores`` are not kept)."""
+        return {
+            "sample_key": self.sample_key,
+            "sample_size": self.sample_size,
+            "seconds": self.seconds,
+            "rendered_input": self.rendered_input,
+            "checks": [vars(c) for c in self.checks],
+            "settings": self.settings,
+            "unit": self.unit,
+        }
 
     @classmethod
-    def from_json(cls, text: str) -> ScoringChecks:
-        data = json.loads(text)
+    def from_stored(cls, data: dict[str, Any]) -> ScoringChecks:
         return cls(
             sample_key=data["sample_key"],
             sample_size=data["sample_size"],

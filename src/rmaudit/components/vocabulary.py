@@ -47,6 +47,8 @@ RETA_PREFIX = "reta@"
 PRM_SCORE_CURVE = "prm_score_curve"
 AVERAGE_F1_CURVE = "average_f1_curve"
 THRESHOLD_CURVES = (PRM_SCORE_CURVE, AVERAGE_F1_CURVE)
+#: the step-aggregation metric's AUROC under each aggregation: ``ResultKey(STEP_AUROC, how)``
+STEP_AUROC = "auroc"
 
 
 def reta_key(eta: float) -> str:

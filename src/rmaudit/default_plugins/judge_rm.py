@@ -23,9 +23,9 @@ from pydantic import Field
 
 from rmaudit import hookimpl
 from rmaudit.backends.judging import parse_score
+from rmaudit.backends.judging.verdict_options import VerdictTemplateOptions
 from rmaudit.backends.judging.verdicts import (
     VerdictTemplate,
-    chosen_verdict_template,
     parse_verdict,
     rating_token_expectation,
     verdict_token_probabilities,
@@ -39,7 +39,7 @@ from rmaudit.backends.openai_api import (
 )
 from rmaudit.backends.openai_api.replies import CHAT, chat_contents, usage
 from rmaudit.components import PairShown, PairVerdict, Prompt, Response, RewardModel, Verdict
-from rmaudit.components.options import OPERATIONAL, HashedDataFile
+from rmaudit.components.options import OPERATIONAL
 from rmaudit.errors import BadInput
 
 _DECISIONS: tuple[Verdict, ...] = ("first", "second", "tie")
@@ -50,23 +50,8 @@ _READY_QUESTION = "What is 2 + 2?"
 _READY_ANSWERS = ("2 + 2 = 4.", "2 + 2 = 5.")
 
 
-class JudgeRMOptions(ApiOptions):
+class JudgeRMOptions(VerdictTemplateOptions, ApiOptions):
     model: str = Field(description="the judge model, e.g. gpt-4o-2024-08-06")
-    mode: Literal["pairwise", "rating"] = Field(
-        "pairwise", description="judge pairs in both orders, or rate each response 1-10"
-    )
-    template: str | None = Field(
-        None,
-        description="a built-in template (rmaudit-pair, rmaudit-rating) or an MT-bench prompt "
-        "name (pair-v2, single-v1, ...) read from judge_prompts_file; default: rmaudit's own",
-    )
-    # the files' words, not where they lie, decide the verdicts
-    template_file: HashedDataFile | None = Field(
-        None, description="a template file: its text is the judge's user message"
-    )
-    judge_prompts_file: HashedDataFile | None = Field(
-        None, description="MT-bench's judge_prompts.jsonl (FastChat), for template names"
-    )
     samples: int = Field(1, ge=1, description="replies per call; their verdicts are averaged")
     temperature: float = Field(0.0, ge=0, le=2)
     max_tokens: int | None = Field(None, ge=1, description="default: the template's")
@@ -91,11 +76,8 @@ class LlmJudgeRM(RewardModel):
 
     def __init__(self, options: JudgeRMOptions | None = None) -> None:
         super().__init__(options)
-        o = self.options
-        self.client = ApiClient(o)
-        self.template: VerdictTemplate = chosen_verdict_template(
-            o.template, o.template_file, o.mode, o.judge_prompts_file
-        )
+        self.client = ApiClient(self.options)
+        self.template: VerdictTemplate = self.options.verdict_template
 
     def judges_pairs(self) -> bool:
         return self.options.mode == "pairwise"

@@ -20,7 +20,12 @@ from rmaudit.components import (
     StepInputs,
 )
 from rmaudit.components.kinds import OptionsT
-from rmaudit.components.vocabulary import AVERAGE_F1_CURVE, PRM_SCORE_CURVE
+from rmaudit.components.vocabulary import (
+    AVERAGE_F1_CURVE,
+    PRM_SCORE_CURVE,
+    STEP_AUROC,
+    ResultKey,
+)
 from rmaudit.metrics.preference.accuracy import WALD_MINIMUM, wald_is_approximate
 from rmaudit.metrics.process import (
     FirstErrorScores,
@@ -291,7 +296,7 @@ class StepAggregation(StepMetric[AggregationOptions]):
             estimate = auroc(solution_scores, positive, index[known], count)
             values.append(
                 _value(
-                    f"auroc[{how}]",
+                    str(ResultKey(STEP_AUROC, how)),
                     f"AUROC {how}",
                     estimate,
                     correct=int(positive.sum()),

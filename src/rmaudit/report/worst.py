@@ -113,8 +113,11 @@ def _worst_pairs(store: Store, summary: RunSummary, rm_key: str) -> list[WorstIt
         else:  # a pairwise judge's margin is its log-odds of P(chosen), not a score per answer
             captions = ("chosen", "rejected")
             replies = [
-                (f"judge, {order}: verdict {mark}", clipped(reply or "(no reply text)", REPLY_MAX))
-                for order, mark, reply in judge.orders
+                (
+                    f"judge, {said.order}: verdict {said.mark}",
+                    clipped(said.reply or "(no reply text)", REPLY_MAX),
+                )
+                for said in judge.orders
             ]
         badge = f"margin {format_number(pair.margin, 3)}"
         if pair.credit is not None:  # a judge's: its credit over both orders comes first

@@ -38,11 +38,20 @@ class JudgeRow:
 
 
 @dataclass(frozen=True)
+class JudgeInOrder:
+    """A judge on a pair shown in one order: the order, its verdict's mark and its reply."""
+
+    order: str
+    mark: str
+    reply: str
+
+
+@dataclass(frozen=True)
 class JudgeOnPair:
-    """A judge on one pair: its margin, and (order, verdict, reply) for each order shown."""
+    """A judge on one pair: its margin, and what it said in each order shown."""
 
     margin: float
-    orders: tuple[tuple[str, str, str], ...]
+    orders: tuple[JudgeInOrder, ...]
 
 
 def judged_set(store: Store, pair_set_key: str, rm_key: str) -> JudgedSet | None:
@@ -72,7 +81,14 @@ def judge_pair_rows(store: Store, pair_set_key: str, rm_key: str) -> list[JudgeR
     credits = pair_credits(judged.verdicts.chosen_first, judged.verdicts.rejected_first)
     return [
         JudgeRow(
-            ScoredPair(*p, *texts[p.pair_id][:3], float(margin), 0.0),
+            ScoredPair(
+                **p._asdict(),
+                prompt=texts[p.pair_id].prompt,
+                chosen=texts[p.pair_id].chosen,
+                rejected=texts[p.pair_id].rejected,
+                chosen_score=float(margin),
+                rejected_score=0.0,
+            ),
             float(credit),
         )
         for p, margin, credit in zip(judged.pairs, margins, credits.accuracy, strict=True)
@@ -84,7 +100,7 @@ def judge_on_pair(store: Store, rm_key: str, pair_id: str) -> JudgeOnPair | None
     found = store.verdicts.pair_ids(pair_id)
     if found is None:
         return None
-    triple = Triple(*found)
+    triple = Triple(found.prompt_id, found.chosen_id, found.rejected_id)
     rows = store.verdicts.of_showings(rm_key, list(triple.showings()))
     if len(rows) < 2:
         return None
@@ -93,7 +109,7 @@ def judge_on_pair(store: Store, rm_key: str, pair_id: str) -> JudgeOnPair | None
     return JudgeOnPair(
         float(chosen[0]),
         tuple(
-            (name, _MARK[rows[key].verdict], rows[key].reply)
+            JudgeInOrder(name, _MARK[rows[key].verdict], rows[key].reply)
             for name, key in zip(names, triple.showings(), strict=True)
         ),
     )

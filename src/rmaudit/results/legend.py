@@ -13,6 +13,7 @@ from rmaudit.components.vocabulary import (
     RETA_CURVE,
     RETA_PREFIX,
     SHIFT_CURVE_PREFIX,
+    STEP_AUROC,
     ResultKey,
     in_oracle_units,
     is_rb2_key,
@@ -96,7 +97,7 @@ _STEP_LINES = (
         "and at flagging no step of correct ones; averaged over the splits.",
     ),
     (
-        lambda key: key.startswith("auroc["),
+        lambda key: ResultKey.read(key).name == STEP_AUROC,
         "AUROC min / last / product / mean: how well the solution score under each "
         "aggregation of step scores tells solutions with a correct final answer from the "
         "rest (½ = not at all).",

@@ -48,8 +48,8 @@ def untrusted(checks: ScoringChecks) -> str | None:
 
 def run_scoring_checks(store: Store, run_id: str) -> list[ModelChecks]:
     return [
-        ModelChecks(label, ScoringChecks.from_json(text))
-        for label, text in ScoringChecksTable(store).of_run(run_id)
+        ModelChecks(row.label, ScoringChecks.from_stored(row.checks))
+        for row in ScoringChecksTable(store).of_run(run_id)
     ]
 
 

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from rmaudit.components.vocabulary import STEP_AUROC, ResultKey
 from rmaudit.metrics.paired import compare_models
 from rmaudit.store import Store
 
 from .comparison import MetricComparison
-
-#: the keys the step-aggregation metric stores, ``auroc[HOW]``
-PREFIX = "auroc["
 
 
 def aggregation_comparisons(
@@ -24,20 +22,28 @@ def aggregation_comparisons(
     rows = store.read.metric_rows(run_id)
     found = []
     for label, rm_key in store.read.reward_models(run_id):
-        mine = [r for r in rows if r.rm_key == rm_key and r.key.startswith(PREFIX)]
+        mine = {
+            how: r for r in rows if r.rm_key == rm_key and (how := _aggregation(r.key)) is not None
+        }
         values = {
-            r.key[len(PREFIX) : -1]: store.read.stored_per_prompt(run_id, rm_key, r.metric, r.key)
-            for r in mine
+            how: store.read.stored_per_prompt(run_id, rm_key, r.metric, r.key)
+            for how, r in mine.items()
         }
         values = {how: per for how, per in values.items() if per}
         if len(values) < 2:
             continue
+        metric = next(iter(mine.values())).metric
         common = sorted(set.intersection(*(set(per) for per in values.values())))
         what = f"{label}: AUROC by aggregation"
         if len(common) < 2:
             found.append(
                 MetricComparison(
-                    mine[0].metric, "auroc", what, True, None, note="too few questions"
+                    metric,
+                    "auroc",
+                    what,
+                    True,
+                    None,
+                    note="too few questions",
                 )
             )
             continue
@@ -48,7 +54,7 @@ def aggregation_comparisons(
         )
         found.append(
             MetricComparison(
-                mine[0].metric,
+                metric,
                 "auroc",
                 what,
                 True,
@@ -59,3 +65,9 @@ def aggregation_comparisons(
             )
         )
     return found
+
+
+def _aggregation(key: str) -> str | None:
+    """The aggregation a stored key is the AUROC under (``auroc[min]``: min), or None."""
+    found = ResultKey.read(key)
+    return found.part if found.name == STEP_AUROC else None

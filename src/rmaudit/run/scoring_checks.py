@@ -161,7 +161,7 @@ def _check(ctx: RunContext, target: ScoresToCheck, execute: bool) -> Checked | N
     current = model.scoring_settings()
     table = ScoringChecksTable(ctx.store) if ctx.store is not None else None
     stored = (
-        [ScoringChecks.from_json(text) for text in table.on_sample(model.key, sample_key)]
+        [ScoringChecks.from_stored(data) for data in table.on_sample(model.key, sample_key)]
         if table
         else []
     )
@@ -180,7 +180,7 @@ def _check(ctx: RunContext, target: ScoresToCheck, execute: bool) -> Checked | N
     _refuse_mixing(ctx, target, checks, stored)
     if execute:
         ScoringChecksTable(ctx.db).save(
-            ctx.recipe.run_key, spec.label, model.key, sample_key, checks.status, checks.to_json()
+            ctx.recipe.run_key, spec.label, model.key, sample_key, checks.status, checks.as_stored()
         )
         if settings.show_input and checks.rendered_input is not None:
             ctx.notes.append(

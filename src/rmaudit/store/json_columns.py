@@ -1,8 +1,9 @@
 """The store's JSON columns, written (:func:`dumps`) and read back: a metric result's
-``params``, an item's ``meta``, a component's ``options``, a run's recipe (``runs.recipe_json``)
-and a label's judge ``samples``.  The store parses each one here as it reads the row, and its
-record (:mod:`.records`, :mod:`.item_records`, :mod:`.pair_records`) holds the value, so no
-module above the store parses a column (``tests/test_store_json_columns.py`` checks that)."""
+``params``, an item's ``meta``, a component's ``options``, a run's recipe (``runs.recipe_json``),
+a label's judge ``samples`` and a run's scoring ``checks``.  The store parses each one here as
+it reads the row, and its record (:mod:`.records`, :mod:`.item_records`, :mod:`.pair_records`,
+:mod:`.scoring_checks`) holds the value, so no module above the store parses a column
+(``tests/test_store_json_columns.py`` checks that)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The typed rows the store returns for a run's preference pairs (the rest are in
 :mod:`rmaudit.store.records`): a pair with one RM's scores, with or without its texts, a shifted
-copy's scores, and a pair's texts; a pair set's rows are read by
+copy's scores, a pair's texts and its ids; a pair set's rows are read by
 :func:`rmaudit.store.pair_reads.pair_set_rows`."""
 
 from __future__ import annotations
@@ -67,5 +67,13 @@ class PairTexts(NamedTuple):
     prompt: str
     chosen: str
     rejected: str
+    chosen_id: str
+    rejected_id: str
+
+
+class PairIds(NamedTuple):
+    """A stored pair by its ids: the prompt, the chosen and the rejected response."""
+
+    prompt_id: str
     chosen_id: str
     rejected_id: str

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .items import chunks, marks
+from .pair_records import PairIds
 
 if TYPE_CHECKING:
     from . import Store
@@ -87,12 +88,12 @@ class Verdicts:
             f"where rm_key = ? and shown_key in ({marks(shown_keys)})", [rm_key, *shown_keys]
         )
 
-    def pair_ids(self, pair_id: str) -> tuple[str, str, str] | None:
-        """(prompt, chosen, rejected) ids of a stored pair, shifted or not."""
+    def pair_ids(self, pair_id: str) -> PairIds | None:
+        """The ids of a stored pair, shifted or not."""
         row = self.store.execute(
             "select prompt_id, chosen_id, rejected_id from pairs where id = ?", [pair_id]
         ).fetchone()
-        return None if row is None else (row[0], row[1], row[2])
+        return None if row is None else PairIds._make(row)
 
     def _rows(self, where: str, params: list) -> dict[str, VerdictRow]:
         rows = self.store.execute(

@@ -4,9 +4,10 @@ validated :class:`~rmaudit.recipe.Recipe` that ``rmaudit run`` reads from a file
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel
 
 from rmaudit.recipe import Recipe, parse_recipe
 
@@ -87,12 +88,12 @@ def recipe_text(suite: Suite, table: dict[str, Any]) -> str:
 
 
 def suite_recipe(suite: Suite, table: dict[str, Any]) -> Recipe:
-    """The validated recipe (what ``rmaudit run`` would make of :func:`recipe_text`)."""
-    text = recipe_text(suite, table)
+    """The validated recipe: what ``rmaudit run`` makes of :func:`recipe_text`, validated from
+    the tables themselves (a judge's template stays the record it was read into)."""
     return parse_recipe(
-        tomllib.loads(text),
+        table,
         file=f"rmaudit audit --suite {suite.name}",
-        text=text,
+        text=recipe_text(suite, table),
         base_dir=Path.cwd(),
     )
 
@@ -142,4 +143,6 @@ def _value(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML basic string
     if isinstance(value, list):
         return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, BaseModel):  # a record a table holds (a judge's template): as written
+        return _value(value.model_dump(mode="json"))
     raise TypeError(f"no TOML form for {value!r}")

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rmaudit.backends.judging.verdicts import template_mode
+from rmaudit.backends.judging.verdicts import VerdictTemplate, judge_template
 from rmaudit.backends.openai_api.options import ApiOptions, Price
 from rmaudit.components.options import model_location_problem, url_problem
 from rmaudit.errors import BadInput
@@ -33,10 +33,10 @@ MT_BENCH_PROMPTS = Path("mt_bench") / "judge_prompts.jsonl"
 
 @dataclass(frozen=True)
 class JudgeFlags:
-    """The command's judge flags."""
+    """The command's judge flags (``--judge-template`` read: :func:`read_judge_template`)."""
 
     base_url: str | None = None
-    template: str | None = None
+    template: VerdictTemplate | None = None
     api_key_env: str | None = None
     price: str | None = None
     data_dir: str | None = None
@@ -53,8 +53,27 @@ class JudgeFlags:
         return [flag for flag, value in given.items() if value is not None]
 
 
+def read_judge_template(given: str | None, data_dir: str | None) -> VerdictTemplate | None:
+    """``--judge-template FILE_OR_NAME`` read, once: a file, or a name (MT-bench's from
+    ``DATA_DIR/mt_bench/judge_prompts.jsonl``)."""
+    if given is None:
+        return None
+    prompts = _prompts_file(data_dir)
+    try:
+        return judge_template(given, prompts)
+    except BadInput as error:
+        raise error.located(field="--judge-template") from None
+
+
+def _prompts_file(data_dir: str | None) -> Path | None:
+    """Where the data folder keeps MT-bench's judge prompts (None: it has none)."""
+    prompts = Path(data_dir) / MT_BENCH_PROMPTS if data_dir else None
+    return prompts.resolve() if prompts is not None and prompts.is_file() else None
+
+
 def judge_table(model: str, flags: JudgeFlags) -> dict[str, Any]:
-    """The ``llm-judge-rm`` table of ``judge:MODEL``, its mode left for each suite to set."""
+    """The ``llm-judge-rm`` table of ``judge:MODEL``, its mode left for each suite to set (and
+    with it whether its template applies: :func:`for_suite`)."""
     name = model.removeprefix(JUDGE_PREFIX).strip()
     if not name:
         raise BadInput("expected judge:MODEL, the judge's model name", field="MODEL", value=model)
@@ -82,16 +101,23 @@ def judge_table(model: str, flags: JudgeFlags) -> dict[str, Any]:
             table["price"] = parse_judge_price(flags.price)
         if flags.request_timeout is not None:
             table["timeout_s"] = flags.request_timeout
-    prompts = Path(flags.data_dir) / MT_BENCH_PROMPTS if flags.data_dir else None
-    if prompts is not None and prompts.is_file():
-        table["judge_prompts_file"] = str(prompts.resolve())
+    prompts = _prompts_file(flags.data_dir)
+    if prompts is not None:
+        table["judge_prompts_file"] = str(prompts)
     if flags.template is not None:
-        found = prompts if prompts is not None and prompts.is_file() else None
-        mode = template_mode(flags.template, found)
-        key = "template_file" if Path(flags.template).is_file() else "template"
-        value = str(Path(flags.template).resolve()) if key == "template_file" else flags.template
-        table["_template"] = (mode, key, value)
+        table[_template_option(flags.template)] = flags.template
     return table
+
+
+def _template_option(template: VerdictTemplate) -> str:
+    """The option a template is given in: its file, or its name."""
+    return "template_file" if template.file is not None else "template"
+
+
+def _template(table: dict[str, Any]) -> VerdictTemplate | None:
+    """A judge table's ``--judge-template``."""
+    given = table.get("template_file") or table.get("template")
+    return given if isinstance(given, VerdictTemplate) else None
 
 
 def _hub_id(name: str) -> bool:
@@ -139,11 +165,10 @@ def for_suite(tables: list[dict[str, Any]], pairs: bool) -> list[dict[str, Any]]
             out.append(table)
             continue
         mode = "pairwise" if pairs else "rating"
-        judged = {k: v for k, v in table.items() if k != "_template"}
-        judged["mode"] = mode
-        template = table.get("_template")
-        if template is not None and template[0] == mode:
-            judged[template[1]] = template[2]
+        template = _template(table)
+        judged = {**table, "mode": mode}
+        if template is not None and template.mode != mode:
+            del judged[_template_option(template)]
         out.append(judged)
     return out
 
@@ -164,15 +189,15 @@ def check_template_used(tables: list[dict[str, Any]], pair_suites: list[bool]) -
     where only pairs are judged, a pairwise one where only responses are rated."""
     modes = {"pairwise" if pairs else "rating" for pairs in pair_suites}
     for table in tables:
-        template = table.get("_template")
-        if template is not None and template[0] not in modes:
+        template = _template(table)
+        if template is not None and template.mode not in modes:
             judged = "judge pairs" if "pairwise" in modes else "rate responses"
             raise BadInput(
-                f"a {template[0]} template, but every suite of this audit would {judged}: "
+                f"a {template.mode} template, but every suite of this audit would {judged}: "
                 f"give a {'pairwise' if 'pairwise' in modes else 'rating'} template, or a "
-                f"{'best-of-n' if template[0] == 'rating' else 'pair'} suite (--suite)",
+                f"{'best-of-n' if template.mode == 'rating' else 'pair'} suite (--suite)",
                 field="--judge-template",
-                value=template[2],
+                value=template.model_dump(mode="json"),
             )
 
 

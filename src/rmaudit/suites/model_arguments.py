@@ -24,6 +24,7 @@ from .judge_arguments import (
     HF_JUDGE_RM,
     JUDGE_PREFIX,
     JUDGE_RM,
+    JUDGE_RMS,
     VERDICTS_PREFIX,
     JudgeFlags,
     judge_table,
@@ -137,6 +138,11 @@ def model_tables(
             f"{api_only[0]} applies to judge:MODEL with --base-url; none was given",
             field=api_only[0],
         )
+    if judge is not None and judge.template is not None:
+        if not any(t["name"] in JUDGE_RMS for t in tables):
+            raise BadInput(
+                "--judge-template applies to judge:MODEL; none was given", field="--judge-template"
+            )
     if (hf_options or dpo_ref) and not any(t["name"] in HF_MODEL_NAMES for t in tables):
         given = "--dpo-ref" if dpo_ref else "--" + next(iter(hf_options)).replace("_", "-")
         raise BadInput("model options apply to Hugging Face models; none was given", field=given)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rmaudit.components.vocabulary import STEP_AUROC, ResultKey
 from rmaudit.metrics.process.aggregation import AGGREGATIONS
 
 from .suite import Headline, HubSource, Suite, SuiteFile
@@ -89,7 +90,10 @@ _PROCESSBENCH = Suite(
     headlines=(
         Headline("processbench-f1", "average_f1", "avg F1"),
         *(Headline("processbench-f1", f"f1[{split}]", split) for split in PROCESSBENCH_SPLITS),
-        *(Headline("step-aggregation", f"auroc[{how}]", f"AUROC {how}") for how in AGGREGATIONS),
+        *(
+            Headline("step-aggregation", str(ResultKey(STEP_AUROC, how)), f"AUROC {how}")
+            for how in AGGREGATIONS
+        ),
     ),
     hub=HubSource("Qwen/ProcessBench"),
     solutions="processbench",

@@ -16,6 +16,7 @@ from typing import Any
 from rmaudit.benchmark.pairs.judgebench import CATEGORIES, judgebench_category
 from rmaudit.benchmark.recorded.judgebench import JudgeBenchJudged
 from rmaudit.components import Component
+from rmaudit.components.vocabulary import ResultKey
 from rmaudit.default_plugins.recorded_judges import JudgeBenchJudge, JudgeBenchRM, LLMBarJudge
 from rmaudit.metrics.publishers import (
     JudgeBenchScore,
@@ -126,13 +127,13 @@ def _rmaudit_values(store: Store, run_id: str) -> dict[str, dict[str | None, flo
     labels = {rm_key: label for label, rm_key in store.read.reward_models(run_id)}
     found: dict[str, dict[str | None, float]] = defaultdict(dict)
     for row in store.read.metric_rows(run_id):
-        base, _, rest = row.key.partition("[")
-        if base not in RMAUDIT_KEYS or row.rm_key not in labels:
+        key = ResultKey.read(row.key)
+        if key.name not in RMAUDIT_KEYS or row.rm_key not in labels:
             continue
-        subset = rest.removesuffix("]") or None
+        subset = key.part
         values = found[labels[row.rm_key]]
         # a judge's accuracy in both orders before its pair accuracy (ties a loss there)
-        if base == RMAUDIT_KEYS[0] or subset not in values:
+        if key.name == RMAUDIT_KEYS[0] or subset not in values:
             values[subset] = row.value if row.value is not None else math.nan
     return found
 

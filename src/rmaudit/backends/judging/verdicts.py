@@ -12,12 +12,14 @@ never copied here), or a user's file whose text is the user message.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, SerializationInfo, model_serializer
 
 from rmaudit.errors import BadInput
 
@@ -29,6 +31,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "pairwise": ("question", "answer_a", "answer_b"),
     "rating": ("question", "answer"),
 }
+#: the answers a template shows, which say its mode
+_PAIRWISE_ANSWERS, _RATING_ANSWER = {"answer_a", "answer_b"}, "answer"
 #: the verdict marks of MT-bench's pairwise prompts → whom they prefer
 MARKS = {"A": "first", "B": "second", "C": "tie"}
 _MARK = re.compile(r"\[\[\s*([ABC])\s*\]\]")
@@ -36,9 +40,16 @@ _MARK = re.compile(r"\[\[\s*([ABC])\s*\]\]")
 _LOGPROB_ROUNDING = 1e-4
 
 
-@dataclass(frozen=True)
-class VerdictTemplate:
-    """A judge prompt for one mode: ``user`` (and ``system``) with that mode's placeholders."""
+class VerdictTemplate(BaseModel):
+    """A judge prompt for one mode, read once (from rmaudit's own, MT-bench's prompts file or
+    a user's file) and carried as is from the command line or the recipe to the judge:
+    ``user`` (and ``system``) with that mode's placeholders.
+
+    In a recipe it is written as it was given — its file's path (``template_file``) or its
+    name (``template``) — and in the judge's identity it is its file's SHA-256 or its name, so
+    the file's words, not where it lies, decide the verdicts."""
+
+    model_config = ConfigDict(frozen=True)
 
     name: str
     mode: Mode
@@ -48,10 +59,14 @@ class VerdictTemplate:
     #: length (for cost estimates)
     max_tokens: int = 1024
     reply_tokens: int = 200
+    #: the file it was read from (None: a template by name) and the SHA-256 of its bytes
+    file: str | None = None
+    sha256: str | None = None
 
-    def __post_init__(self) -> None:
+    def __init__(self, **fields: Any) -> None:
+        super().__init__(**fields)
         wanted = FIELDS[self.mode]
-        found = placeholders(self.user, self.name) | placeholders(self.system or "", self.name)
+        found = self.placeholders()
         missing = [f for f in wanted if f not in found]
         unknown = sorted(found - set(wanted))
         if missing or unknown:
@@ -65,20 +80,33 @@ class VerdictTemplate:
                 f"(a {self.mode} template shows {', '.join('{' + f + '}' for f in wanted)})"
             )
 
+    def placeholders(self) -> set[str]:
+        return placeholders(self.user, self.name) | placeholders(self.system or "", self.name)
+
     def messages(self, **values: str) -> list[dict[str, str]]:
         system = (
             [{"role": "system", "content": self.system.format(**values)}] if self.system else []
         )
         return system + [{"role": "user", "content": self.user.format(**values)}]
 
+    @model_serializer(mode="wrap")
+    def _as_written(self, handler: Any, info: SerializationInfo) -> Any:
+        """In a recipe (JSON), its file's path or its name; in an identity, the file's
+        SHA-256 or the name (:mod:`rmaudit.components.options`)."""
+        if (info.context or {}).get("rmaudit.identity"):
+            return self.sha256 if self.file is not None else self.name
+        if info.mode == "json":
+            return self.file if self.file is not None else self.name
+        return handler(self)
+
 
 RMAUDIT_PAIR = VerdictTemplate(
-    "rmaudit-pair",
-    "pairwise",
-    "You compare two answers to the same question. Decide which answer serves the person who "
-    "asked better: judge whether it does what was asked, and whether it is correct, complete "
-    "and clear. The order in which the answers appear and their length are no reason to "
-    "prefer either. Explain your reasoning in a few sentences, then give your verdict on its "
+    name="rmaudit-pair",
+    mode="pairwise",
+    user="You compare two answers to the same question. Decide which answer serves the person "
+    "who asked better: judge whether it does what was asked, and whether it is correct, "
+    "complete and clear. The order in which the answers appear and their length are no reason "
+    "to prefer either. Explain your reasoning in a few sentences, then give your verdict on its "
     'own line: "[[A]]" if answer A is better, "[[B]]" if answer B is better, "[[C]]" if '
     "neither is better.\n\n[User Question]\n{question}\n\n"
     "[The Start of Assistant A's Answer]\n{answer_a}\n[The End of Assistant A's Answer]\n\n"
@@ -86,87 +114,79 @@ RMAUDIT_PAIR = VerdictTemplate(
 )
 
 RMAUDIT_RATING = VerdictTemplate(
-    "rmaudit-rating",
-    "rating",
-    "Rate how well the answer below serves the person who asked the question: whether it does "
-    "what was asked, and whether it is correct, complete and clear. Its length is no reason "
-    "for a higher or lower rating. Explain your reasoning in a few sentences, then give a "
-    'rating from 1 (useless) to 10 (could not be better) on its own line as "Rating: [[N]]".'
+    name="rmaudit-rating",
+    mode="rating",
+    user="Rate how well the answer below serves the person who asked the question: whether it "
+    "does what was asked, and whether it is correct, complete and clear. Its length is no "
+    "reason for a higher or lower rating. Explain your reasoning in a few sentences, then give "
+    'a rating from 1 (useless) to 10 (could not be better) on its own line as "Rating: [[N]]".'
     "\n\n[Question]\n{question}\n\n[The Start of Assistant's Answer]\n{answer}\n"
     "[The End of Assistant's Answer]",
 )
 
 BUILTIN: dict[str, VerdictTemplate] = {t.name: t for t in (RMAUDIT_PAIR, RMAUDIT_RATING)}
+#: rmaudit's own template of each mode: a judge's when none is given
+DEFAULT: dict[str, VerdictTemplate] = {t.mode: t for t in (RMAUDIT_PAIR, RMAUDIT_RATING)}
 #: MT-bench's judge prompts by their ``type`` field
 _MT_TYPES: dict[str, Mode] = {"pairwise": "pairwise", "single": "rating"}
 
 
-def chosen_verdict_template(
-    template: str | None, template_file: Path | None, mode: Mode, prompts_file: Path | None
-) -> VerdictTemplate:
-    """A judge's template from its options: ``template`` (a name) or ``template_file``, not
-    both (see :func:`load_verdict_template`)."""
-    if template is not None and template_file is not None:
-        raise BadInput("give template or template_file, not both", field="template_file")
-    return load_verdict_template(
-        str(template_file) if template_file is not None else template, mode, prompts_file
-    )
+def judge_template(given: str, prompts_file: Path | None = None) -> VerdictTemplate:
+    """``--judge-template FILE_OR_NAME``: the file's template (:func:`template_file`) where
+    ``given`` is a file, else the template it names (:func:`named_template`)."""
+    if Path(given).is_file():
+        return template_file(Path(given))
+    return named_template(given, prompts_file)
 
 
-def load_verdict_template(
-    template: str | None, mode: Mode, prompts_file: Path | None = None
-) -> VerdictTemplate:
-    """The template ``template`` names for ``mode``: None (rmaudit's own), a built-in name, a
-    name in ``prompts_file`` (MT-bench's ``judge_prompts.jsonl``), or a file."""
-    if template is None:
-        return RMAUDIT_PAIR if mode == "pairwise" else RMAUDIT_RATING
-    if template in BUILTIN:
-        return _of_mode(BUILTIN[template], mode)
-    if Path(template).is_file():
-        try:
-            text = Path(template).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise BadInput(f"cannot read the judge template ({error})", file=template) from None
-        try:
-            return VerdictTemplate(f"file {Path(template).name}", mode, text)
-        except BadInput as error:
-            raise BadInput(error.problem, file=template) from None
+def template_file(path: Path) -> VerdictTemplate:
+    """A user's template: the file's text is the judge's user message, and its mode is the one
+    whose answers it shows (:func:`declared_mode`).  The file is read here, once."""
+    try:
+        data = path.read_bytes()
+        # newlines as reading it as text gives them
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadInput(f"cannot read the judge template ({error})", file=str(path)) from None
+    name = f"file {path.name}"
+    try:
+        return VerdictTemplate(
+            name=name,
+            mode=declared_mode(placeholders(text, name), name),
+            user=text,
+            file=str(path.resolve()),
+            sha256=hashlib.sha256(data).hexdigest(),
+        )
+    except BadInput as error:
+        raise BadInput(error.problem, file=str(path)) from None
+
+
+def declared_mode(shown: set[str], name: str) -> Mode:
+    """The mode whose answers a template shows: ``{answer_a}`` and ``{answer_b}`` pairwise,
+    ``{answer}`` rating; one showing both kinds, or neither, has no mode."""
+    pairwise, rating = bool(shown & _PAIRWISE_ANSWERS), _RATING_ANSWER in shown
+    if pairwise == rating:
+        which = "both {answer} and {answer_a}/{answer_b}" if rating else "no answer"
+        raise BadInput(
+            f"judge template {name}: shows {which}: a pairwise template shows {{question}}, "
+            "{answer_a} and {answer_b}; a rating one {question} and {answer}"
+        )
+    return "pairwise" if pairwise else "rating"
+
+
+def named_template(name: str, prompts_file: Path | None = None) -> VerdictTemplate:
+    """The template ``name`` names: a built-in one, or one of MT-bench's in ``prompts_file``
+    (its ``judge_prompts.jsonl``)."""
+    if name in BUILTIN:
+        return BUILTIN[name]
     if prompts_file is not None:
         found = _mt_bench_prompts(prompts_file)
-        if template in found:
-            return _of_mode(found[template], mode)
+        if name in found:
+            return found[name]
         names = ", ".join([*BUILTIN, *found])
     else:
         names = ", ".join(BUILTIN) + " (MT-bench's names need judge_prompts_file)"
-    raise BadInput(
-        f"no such judge template file or name (templates: {names})",
-        field="template",
-        value=template,
-    )
-
-
-def template_mode(template: str, prompts_file: Path | None = None) -> Mode:
-    """Whether ``template`` (a name or a file, as :func:`load_verdict_template` takes it) is
-    a pairwise or a rating template: a file by its placeholders."""
-    modes: tuple[Mode, ...] = ("pairwise", "rating")
-    for mode in modes:
-        try:
-            load_verdict_template(template, mode, prompts_file)
-            return mode
-        except BadInput as error:
-            if "is a" not in error.problem and "missing the placeholder" not in error.problem:
-                raise
-    return load_verdict_template(template, "pairwise", prompts_file).mode
-
-
-def _of_mode(template: VerdictTemplate, mode: Mode) -> VerdictTemplate:
-    if template.mode != mode:
-        raise BadInput(
-            f"judge template {template.name} is a {template.mode} template; mode is {mode}",
-            field="template",
-            value=template.name,
-        )
-    return template
+    raise BadInput(f"no such judge template file or name (templates: {names})", value=name)
 
 
 def _mt_bench_prompts(path: Path) -> dict[str, VerdictTemplate]:
@@ -185,6 +205,8 @@ def _mt_bench_prompts(path: Path) -> dict[str, VerdictTemplate]:
             record: Any = json.loads(line)
             mode: Mode = _MT_TYPES[record["type"]]
             name, user, system = record["name"], record["prompt_template"], record["system_prompt"]
+            if not all(isinstance(text, str) for text in (name, user, system or "")):
+                raise TypeError(record)
         except (ValueError, KeyError, TypeError):
             raise BadInput(
                 "expected a JSON object with name, type (pairwise or single), "
@@ -192,7 +214,9 @@ def _mt_bench_prompts(path: Path) -> dict[str, VerdictTemplate]:
                 file=f"{path}:{number}",
             ) from None
         try:
-            found[name] = VerdictTemplate(name, mode, user, system or None, 2048, 200)
+            found[name] = VerdictTemplate(
+                name=name, mode=mode, user=user, system=system or None, max_tokens=2048
+            )
         except BadInput:
             continue  # a reference or multi-turn prompt: not offered
     return found

@@ -9,14 +9,12 @@ alone, so its verdict depends on no other input, whatever the batch size.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 import numpy as np
-from pydantic import Field
 
-from rmaudit.backends.judging.verdicts import VerdictTemplate, chosen_verdict_template
+from rmaudit.backends.judging.verdict_options import VerdictTemplateOptions
+from rmaudit.backends.judging.verdicts import VerdictTemplate
 from rmaudit.components import PairShown, PairVerdict, Prompt, Response, RewardModel
-from rmaudit.components.options import HashedDataFile
 from rmaudit.default_plugins.huggingface.common import HFOptions, _HFComponent
 from rmaudit.errors import BadInput
 
@@ -24,11 +22,8 @@ _LETTERS = {"A": "first", "B": "second", "C": "tie"}
 _RATINGS = tuple(range(1, 10))  # one token each in any tokenizer with digits
 
 
-class HFJudgeOptions(HFOptions):
-    mode: Literal["pairwise", "rating"] = "pairwise"
-    template: str | None = Field(None, description="as llm-judge-rm's")
-    template_file: HashedDataFile | None = None
-    judge_prompts_file: HashedDataFile | None = None
+class HFJudgeOptions(VerdictTemplateOptions, HFOptions):
+    """The causal LM's options and the judge's mode and template."""
 
 
 class HFJudgeRM(_HFComponent, RewardModel):
@@ -41,10 +36,7 @@ class HFJudgeRM(_HFComponent, RewardModel):
 
     def __init__(self, options: HFJudgeOptions | None = None) -> None:
         super().__init__(options)
-        o = self.options
-        self.template: VerdictTemplate = chosen_verdict_template(
-            o.template, o.template_file, o.mode, o.judge_prompts_file
-        )
+        self.template: VerdictTemplate = self.options.verdict_template
 
     def judges_pairs(self) -> bool:
         return self.options.mode == "pairwise"

@@ -133,8 +133,8 @@ class PairScreen(AuditScreen):
         if self.pair.styles:
             parts.append(" · styles chosen/rejected: " + self.pair.styles)
         mine = self.judged.get(self.rm_key)
-        for order, mark, reply in mine.orders if mine is not None else ():
-            parts += [f"\n{order}: [[{mark}]] · reply: ", reply[:300]]
+        for said in mine.orders if mine is not None else ():
+            parts += [f"\n{said.order}: [[{said.mark}]] · reply: ", said.reply[:300]]
         parts.append("\nother RMs: ")
         others = [
             (self.app.rm_label(self.run_id, k), c - r)
