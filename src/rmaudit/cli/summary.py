@@ -9,7 +9,6 @@ the DB is a ``Text`` (:mod:`rmaudit.display.literal`), never markup.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from functools import partial
 
@@ -40,7 +39,7 @@ from rmaudit.store import Store
 
 from .comparison_block import print_comparisons
 from .curve_tables import THRESHOLD, curve_layouts, models_header, shift_layouts
-from .leaderboard import print_leaderboard
+from .leaderboard import print_leaderboard, value_text
 from .scoring_checks_block import print_scoring_checks
 from .table_fit import LABEL_WIDTH, Layout, broken_label, chunks, fitting, one_table
 
@@ -150,21 +149,6 @@ def _print(out: Console, title: Text, layouts: list[Layout]) -> None:
         out.print(table)
 
 
-def _value(cell: Cell | None, two_lines: bool) -> Text:
-    """ "1.2097 ± 0.0028" (or on two lines); the value alone without a finite stderr."""
-    if cell is None or not math.isfinite(cell.value):
-        return Text("—")
-    text = Text(format_number(cell.value))
-    if math.isfinite(cell.stderr):
-        text.append(
-            ("\n" if two_lines else " ")
-            + f"± {format_number(cell.stderr)}"
-            + ("≈" if cell.approximate else ""),
-            style="dim",
-        )
-    return text
-
-
 def _header(column: Column, scale: OracleScale | None) -> Text:
     """The metric's label and arrow, and for an oracle score (with ``scale``) the oracle's
     scale under it."""
@@ -207,7 +191,7 @@ def _board_by_rm(summary: RunSummary, scale, columns: list[Column]) -> Table:
         table.add_column(_header(column, scale), justify="right", no_wrap=True)
     for label, rm_key in summary.reward_models:
         row: list[Text | str] = [literal(short_label(label))]
-        row += [_value(summary.cells.get((rm_key, c.metric, c.key)), True) for c in columns]
+        row += [value_text(summary.cells.get((rm_key, c.metric, c.key)), True) for c in columns]
         table.add_row(*row)
     return table
 
@@ -234,7 +218,7 @@ def _board_by_metric(
         table.add_row(
             _header(column, None),
             *(
-                _value(summary.cells.get((rm_key, column.metric, column.key)), two_lines)
+                value_text(summary.cells.get((rm_key, column.metric, column.key)), two_lines)
                 for _, rm_key in rms
             ),
         )
