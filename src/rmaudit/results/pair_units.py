@@ -23,6 +23,7 @@ from rmaudit.errors import BadInput
 from rmaudit.recipe.validation import component_spec
 from rmaudit.run.verdicts import judge_logits
 from rmaudit.store import Store
+from rmaudit.store.pair_records import SetPair
 from rmaudit.store.records import RunRow
 
 from .judge_pairs import judged_set
@@ -49,13 +50,21 @@ class ModelPairs:
 
 @dataclass
 class PairRows:
-    """What one comparison has read, for every column it makes: each (pair set, model)'s
-    pairs, each (run, metric label)'s metric, and each (run, model, metric)'s per-pair values
-    by key."""
+    """What the comparisons have read, for every column they make: each pair set's pairs,
+    each (pair set, model)'s pairs, each (run, metric label)'s metric, and each (run, model,
+    metric)'s per-pair values by key — one per store, until the file changes
+    (:func:`read_rows`)."""
 
+    set_pairs: dict[str, list[SetPair]] = field(default_factory=dict)
     pairs: dict[tuple[str, str], ModelPairs | None] = field(default_factory=dict)
     metrics: dict[tuple[str, str], Metric | None] = field(default_factory=dict)
     units: dict[tuple[str, str, str], dict[str, Units]] = field(default_factory=dict)
+
+
+def read_rows(store: Store) -> PairRows:
+    """The store's :class:`PairRows`, which every comparison and view of one command shares
+    (:meth:`rmaudit.store.Store.remembered`: forgotten when the file changes)."""
+    return store.remembered(PairRows, PairRows)
 
 
 def run_metric(run: RunRow, label: str) -> Metric | None:
@@ -88,7 +97,10 @@ def model_pairs(store: Store, pair_set_key: str, rm_key: str) -> ModelPairs | No
         rejected = np.array([r.rejected_score for r in scored], float)
         verdicts = None
     else:
-        judged = judged_set(store, pair_set_key, rm_key)
+        read = read_rows(store)
+        if pair_set_key not in read.set_pairs:
+            read.set_pairs[pair_set_key] = store.read.set_pairs(pair_set_key)
+        judged = judged_set(store, pair_set_key, rm_key, read.set_pairs[pair_set_key])
         if judged is None:
             return None
         rows = [(p.pair_id, p.subset, p.meta, p.prompt_id) for p in judged.pairs]
@@ -115,13 +127,11 @@ def _unit_ids(pair_ids: tuple[str, ...]) -> list[str]:
     return ids
 
 
-def pair_units(
-    store: Store, run: RunRow, rm_key: str, metric: str, key: str, read: PairRows | None = None
-) -> Units | None:
+def pair_units(store: Store, run: RunRow, rm_key: str, metric: str, key: str) -> Units | None:
     """The per-pair values behind ``rm_key``'s stored value ``key`` of the pair metric labelled
-    ``metric`` (None: the metric declares none for the key, or the model has no pairs);
-    ``read`` keeps what is read and computed for the next column."""
-    read = read or PairRows()
+    ``metric`` (None: the metric declares none for the key, or the model has no pairs); what
+    is read and computed is kept for the next column (:func:`read_rows`)."""
+    read = read_rows(store)
     found = read.units.get((run.id, rm_key, metric))
     if found is None:
         found = read.units[(run.id, rm_key, metric)] = _model_units(

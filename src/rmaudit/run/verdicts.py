@@ -85,16 +85,6 @@ def check_recipe(ctx: RunContext, spec: ComponentSpec) -> None:
         )
 
 
-def check_pairs(
-    ctx: RunContext, spec: ComponentSpec, model: RewardModel, pair_set: PairSet
-) -> None:
-    """The judge's own check of every pair in both orders (``RewardModel.check_pairs``)."""
-    try:
-        model.check_pairs(pair_set.showings)
-    except BadInput as error:
-        raise ctx.located(error, spec) from None
-
-
 def stage(
     ctx: RunContext,
     spec: ComponentSpec,
@@ -102,8 +92,11 @@ def stage(
     pairs: list[Triple] | None,
     execute: bool,
     bound: int = 0,
+    checked: PairSet | None = None,
 ) -> None:
-    """``pairs`` None: a plan before the pairs exist; then at most ``bound`` showings."""
+    """``pairs`` None: a plan before the pairs exist; then at most ``bound`` showings.  When
+    the stage has work, the judge checks every pair of ``checked`` in both orders first
+    (``RewardModel.check_pairs``: a recorded judge's files read only then)."""
     name = f"verdicts: {spec.label}"
     with ctx.timed(name):
         shown = [] if pairs is None else [s for t in pairs for s in _both_orders(t)]
@@ -117,6 +110,11 @@ def stage(
         )
         ctx.counts.append(work.count)
         ctx.check_ready(spec, work.count)
+        if checked is not None and pending:
+            try:
+                model.check_pairs(checked.showings)
+            except BadInput as error:
+                raise ctx.located(error, spec) from None
         if execute:
             _judge(ctx, spec, model, work)
 
