@@ -266,10 +266,11 @@ class Runner:
             if execute or self.ctx.strict
             else {}
         )
+        # every pairwise judge judges the same pairs
+        judged = found.pair_set and verdicts.triples(found.pair_set, found.shifted)
         for spec, model in models:
             if model.judges_pairs():  # a pairwise judge: pairs, in both orders, not responses
                 verdicts.check_recipe(self.ctx, spec)
-                judged = found.pair_set and verdicts.triples(found.pair_set, found.shifted)
                 bound = verdicts.showings_bound(self.ctx, found.pair_bound)
                 shown = found.pair_set if self.ctx.strict and not found.shifted else None
                 verdicts.stage(self.ctx, spec, model, judged or None, execute, bound, shown)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,7 +29,7 @@ from rmaudit.components import (
 )
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec
-from rmaudit.store.verdicts import VerdictRow
+from rmaudit.store.verdicts import StoredVerdict, VerdictRow
 
 from .batches import BatchCall, map_calls
 from .context import RunContext, StageCount, Work
@@ -40,9 +40,9 @@ from .shift import Sweep
 _CLIP = 1e-6
 
 
-@dataclass(frozen=True)
-class Triple:
-    """A pair by its ids: the prompt, the chosen and the rejected response."""
+class Triple(NamedTuple):
+    """A pair by its ids: the prompt, the chosen and the rejected response (a named tuple:
+    every judge's stages and metrics make one per pair)."""
 
     prompt_id: str
     chosen_id: str
@@ -101,7 +101,7 @@ def stage(
     with ctx.timed(name):
         shown = [] if pairs is None else [s for t in pairs for s in _both_orders(t)]
         keys = [shown_key(*s) for s in shown]
-        stored = ctx.store.verdicts.stored(model.key, keys) if ctx.store and keys else set()
+        stored = ctx.stored("verdicts", model.key, keys)
         pending = [s for s, key in zip(shown, keys, strict=True) if key not in stored]
         total = len(shown) if pairs is not None else bound
         work = Work(
@@ -192,7 +192,7 @@ def _row(shown: tuple[str, str, str], v: PairVerdict) -> VerdictRow:
     )
 
 
-def judged_pairs(stored: dict[str, VerdictRow], pairs: Sequence[Triple]) -> JudgedPairs:
+def judged_pairs(stored: dict[str, StoredVerdict], pairs: Sequence[Triple]) -> JudgedPairs:
     """The stored verdicts of ``pairs``, in both orders, aligned with them."""
     rows = [tuple(stored[key] for key in t.showings()) for t in pairs]
     return JudgedPairs(
