@@ -11,6 +11,7 @@ verdicts (:func:`judged_pairs`) and logits made from them (:func:`judge_logits`)
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Sequence
@@ -99,8 +100,7 @@ def stage(
     (``RewardModel.check_pairs``: a recorded judge's files read only then)."""
     name = f"verdicts: {spec.label}"
     with ctx.timed(name):
-        shown = [] if pairs is None else [s for t in pairs for s in _both_orders(t)]
-        keys = [shown_key(*s) for s in shown]
+        shown, keys = _shown(() if pairs is None else tuple(pairs))
         stored = ctx.stored("verdicts", model.key, keys)
         pending = [s for s, key in zip(shown, keys, strict=True) if key not in stored]
         total = len(shown) if pairs is not None else bound
@@ -131,8 +131,19 @@ def showings_bound(ctx: RunContext, pair_bound: int | None) -> int:
     return 2 * pair_bound * copies
 
 
-def _both_orders(t: Triple) -> tuple[tuple[str, str, str], tuple[str, str, str]]:
-    return (t.prompt_id, t.chosen_id, t.rejected_id), (t.prompt_id, t.rejected_id, t.chosen_id)
+@functools.lru_cache(maxsize=4)
+def _shown(pairs: tuple[Triple, ...]) -> tuple[tuple[tuple[str, str, str], ...], tuple[str, ...]]:
+    """Every pair in both orders (prompt, first, second), and each showing's key: the same
+    for every judge of a run."""
+    shown = tuple(
+        s
+        for t in pairs
+        for s in (
+            (t.prompt_id, t.chosen_id, t.rejected_id),
+            (t.prompt_id, t.rejected_id, t.chosen_id),
+        )
+    )
+    return shown, tuple(shown_key(*s) for s in shown)
 
 
 def _judge(
@@ -194,14 +205,16 @@ def _row(shown: tuple[str, str, str], v: PairVerdict) -> VerdictRow:
 
 def judged_pairs(stored: dict[str, StoredVerdict], pairs: Sequence[Triple]) -> JudgedPairs:
     """The stored verdicts of ``pairs``, in both orders, aligned with them."""
-    rows = [tuple(stored[key] for key in t.showings()) for t in pairs]
+    shown = [t.showings() for t in pairs]
+    firsts = [stored[first] for first, _ in shown]
+    seconds = [stored[second] for _, second in shown]
     return JudgedPairs(
-        tuple(first.verdict for first, _ in rows),  # type: ignore[misc]
-        tuple(second.verdict for _, second in rows),  # type: ignore[misc]
-        np.array([first.p_first for first, _ in rows], float),
-        np.array([second.p_first for _, second in rows], float),
-        from_logprobs=bool(rows) and all(a.from_logprobs and b.from_logprobs for a, b in rows),
-        replies=tuple((first.reply, second.reply) for first, second in rows),
+        tuple(v.verdict for v in firsts),  # type: ignore[misc]
+        tuple(v.verdict for v in seconds),  # type: ignore[misc]
+        np.array([v.p_first for v in firsts], float),
+        np.array([v.p_first for v in seconds], float),
+        from_logprobs=bool(shown) and all(v.from_logprobs for v in [*firsts, *seconds]),
+        replies=tuple(zip([v.reply for v in firsts], [v.reply for v in seconds], strict=True)),
     )
 
 

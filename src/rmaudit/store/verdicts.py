@@ -49,6 +49,8 @@ class StoredVerdict(NamedTuple):
 class Verdicts:
     def __init__(self, store: Store) -> None:
         self.store = store
+        #: each judge's verdicts as last read (a run's metrics and its views read them all)
+        self._read: dict[str, dict[str, StoredVerdict]] = {}
 
     def add(self, rm_key: str, rows: Iterable[VerdictRow]) -> None:
         with self.store.transaction():
@@ -99,8 +101,14 @@ class Verdicts:
         return found
 
     def of(self, rm_key: str) -> dict[str, StoredVerdict]:
-        """Every stored verdict of a judge, by showing."""
-        return self._rows("where rm_key = ?", [rm_key])
+        """Every stored verdict of a judge, by showing: read again only when the judge holds
+        another number of them (a stored verdict is never changed or deleted)."""
+        (held,) = self.store.execute(
+            "select count(*) from judge_verdicts where rm_key = ?", [rm_key]
+        ).fetchone()
+        if len(self._read.get(rm_key, ())) != held:
+            self._read[rm_key] = self._rows("where rm_key = ?", [rm_key])
+        return self._read[rm_key]
 
     def of_showings(self, rm_key: str, shown_keys: Sequence[str]) -> dict[str, StoredVerdict]:
         """A judge's stored verdicts on these showings, by showing."""
