@@ -39,7 +39,7 @@ import numpy as np
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics._validation import check_flag, check_fraction
 from rmaudit.metrics.preference.accuracy import clustered_stderr
-from rmaudit.metrics.student_t import t_quantile, t_sf
+from rmaudit.metrics.student_t import t_quantile, t_sf, t_sfs
 
 
 @dataclass(frozen=True)
@@ -153,16 +153,22 @@ def paired_difference(
         stderr = stratified_stderr(differences, strata, clusters)
     freedom = max(count - np.unique(layers).size, 1)
     z = t_quantile(freedom, 0.5 + ci / 2.0)
-    return _tested(value, stderr, z, freedom, differences.size, count)
+    tail = t_sf(freedom, _statistic(value, stderr))
+    return _tested(value, stderr, z, tail, differences.size, count)
+
+
+def _statistic(value: float, stderr: float) -> float:
+    """|t| of a mean difference (NaN without a positive standard error)."""
+    return abs(value) / stderr if math.isfinite(stderr) and stderr > 0 else math.nan
 
 
 def _tested(
-    value: float, stderr: float, z: float, freedom: int, units: int, clusters: int
+    value: float, stderr: float, z: float, tail: float, units: int, clusters: int
 ) -> PairedDifference:
-    """A mean difference and its standard error with its interval and p-value (t with
-    ``freedom`` degrees of freedom, ``z`` its quantile)."""
+    """A mean difference and its standard error with its interval (``z``: the quantile of
+    t) and p-value (``tail``: P(T > |t|))."""
     if math.isfinite(stderr) and stderr > 0:
-        p_value = 2.0 * t_sf(freedom, abs(value) / stderr)
+        p_value = 2.0 * tail
     elif math.isfinite(stderr):  # every unit differs by the same amount
         p_value = 1.0 if value == 0 else 0.0
     else:
@@ -183,25 +189,26 @@ def _every_pair(values: np.ndarray, owners: np.ndarray | None) -> list[PairedDif
     z = t_quantile(freedom, 0.5 + 0.95 / 2.0)
     first, second = np.triu_indices(k, 1)
     block = max(1, 2**20 // n)  # pairs at a time: a block's differences in a few MiB
-    found = []
+    means, errors = [], []
     for start in range(0, first.size, block):
         d = values[first[start : start + block]] - values[second[start : start + block]]
-        means = d.mean(axis=1)
+        mean = d.mean(axis=1)
         if n < 2 or (owners is not None and count < 2):
-            stderr = np.full(means.size, math.nan)
+            stderr = np.full(mean.size, math.nan)
         elif owners is None:
             stderr = d.std(axis=1, ddof=1) / np.sqrt(n)
         else:  # clustered_stderr's cluster sums, each row's bins after the last row's
-            cells = (np.arange(means.size)[:, None] * count + index).ravel()
-            centred = (d - means[:, None]).ravel()
-            sums = np.bincount(cells, weights=centred, minlength=means.size * count)
-            squares = np.sum(sums.reshape(means.size, count) ** 2, axis=1)
+            cells = (np.arange(mean.size)[:, None] * count + index).ravel()
+            centred = (d - mean[:, None]).ravel()
+            sums = np.bincount(cells, weights=centred, minlength=mean.size * count)
+            squares = np.sum(sums.reshape(mean.size, count) ** 2, axis=1)
             stderr = np.sqrt(count / (count - 1) * squares) / n
-        found += [
-            _tested(value, error, z, freedom, n, count)
-            for value, error in zip(means.tolist(), stderr.tolist(), strict=True)
-        ]
-    return found
+        means += mean.tolist()
+        errors += stderr.tolist()
+    tails = t_sfs(freedom, [_statistic(v, e) for v, e in zip(means, errors, strict=True)])
+    return [
+        _tested(v, e, z, tail, n, count) for v, e, tail in zip(means, errors, tails, strict=True)
+    ]
 
 
 def codes(labels: Sequence[Hashable] | np.ndarray | None, size: int, field: str) -> np.ndarray:
@@ -390,13 +397,13 @@ def letter_display(order: Sequence[str], separated: set[tuple[str, str]]) -> dic
             continue  # told apart already: nothing to split
         kept = [c for c in columns if c & both != both]
         split = [c & ~one for c in columns if c & both == both for one in (bit[first], bit[second])]
-        # absorb: a column inside another says nothing the larger one does not; the kept
-        # columns hold none of each other already, so only pairs with a new one are checked
+        # absorb: a column inside another says nothing the larger one does not.  The columns
+        # hold none of each other (each step keeps it so), so a kept one is inside no new one
+        # (a new one is inside an old one that held both): only the new ones are checked
         split = [
             c for i, c in enumerate(split) if c and c not in split[:i] and not _inside(c, kept)
         ]
-        split = [c for c in split if not _inside(c, [o for o in split if o != c])]
-        columns = [k for k in kept if not _inside(k, [c for c in split if c != k])] + split
+        columns = kept + [c for c in split if not _inside(c, [o for o in split if o != c])]
     members = [[i for i in range(len(order)) if c >> i & 1] for c in columns]
     members.sort()
     alphabet = string.ascii_lowercase + string.ascii_uppercase
