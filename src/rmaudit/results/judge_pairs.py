@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from rmaudit.components import JudgedPairs
 from rmaudit.metrics.judging import pair_credits
-from rmaudit.run.verdicts import Triple, judge_logits, judged_pairs
+from rmaudit.run.verdicts import Triple, judge_logits, judged_pairs, showing_keys
 from rmaudit.store import Store
 from rmaudit.store.pair_records import ScoredPair, SetPair
 
@@ -56,8 +56,9 @@ def judged_set(
         return None
     if set_pairs is None:
         set_pairs = store.read.set_pairs(pair_set_key)
-    triples = [_triple(p) for p in set_pairs]
-    kept = [i for i, t in enumerate(triples) if all(key in stored for key in t.showings())]
+    triples = tuple(_triple(p) for p in set_pairs)
+    shown = showing_keys(triples)
+    kept = [i for i, (first, second) in enumerate(shown) if first in stored and second in stored]
     if not kept:
         return None
     return JudgedSet([set_pairs[i] for i in kept], judged_pairs(stored, [triples[i] for i in kept]))

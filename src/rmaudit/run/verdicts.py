@@ -143,7 +143,13 @@ def _shown(pairs: tuple[Triple, ...]) -> tuple[tuple[tuple[str, str, str], ...],
             (t.prompt_id, t.rejected_id, t.chosen_id),
         )
     )
-    return shown, tuple(shown_key(*s) for s in shown)
+    return shown, tuple(key for keys in showing_keys(pairs) for key in keys)
+
+
+@functools.lru_cache(maxsize=8)
+def showing_keys(pairs: tuple[Triple, ...]) -> tuple[tuple[str, str], ...]:
+    """Each pair's :meth:`Triple.showings`: the same for every judge of a pair set."""
+    return tuple(t.showings() for t in pairs)
 
 
 def _judge(
@@ -205,7 +211,7 @@ def _row(shown: tuple[str, str, str], v: PairVerdict) -> VerdictRow:
 
 def judged_pairs(stored: dict[str, StoredVerdict], pairs: Sequence[Triple]) -> JudgedPairs:
     """The stored verdicts of ``pairs``, in both orders, aligned with them."""
-    shown = [t.showings() for t in pairs]
+    shown = showing_keys(tuple(pairs))
     firsts = [stored[first] for first, _ in shown]
     seconds = [stored[second] for _, second in shown]
     return JudgedPairs(
