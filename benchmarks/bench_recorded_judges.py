@@ -5,9 +5,10 @@ The audit is run once into a fresh SQLite file (on rmaudit's shared data folder:
 configurations × 419 pairs × 2 orders, and the length and random baselines), then again
 ``--repeats`` times with nothing to do, each in a fresh interpreter, as a user reruns an audit
 to print its results again — printing its tables at 100 columns, and with ``--json`` (the
-same work, no tables); the wall and CPU (user + system) times are printed with the load
-average, and each rerun's output is checked identical.  Bytecode is cached as in
-``bench_rerun.py`` (``--bytecode none``: compiled in every interpreter).
+same work, no tables) — and ``rmaudit compare DB`` as many times; the wall and CPU (user +
+system) times are printed with the load average, and each rerun's tables are checked
+identical to the first run's (the JSON reruns and the comparisons to each other).  Bytecode
+is cached as in ``bench_rerun.py`` (``--bytecode none``: compiled in every interpreter).
 
     python benchmarks/bench_recorded_judges.py --data-dir ../shared/data   # reruns: median of 5
     python benchmarks/bench_recorded_judges.py --smoke    # a made-up mirror, three judges
@@ -89,14 +90,25 @@ def main() -> None:
         db = Path(folder) / "audit.db"
         env = interpreter_environment(args.bytecode, Path(folder))
         load = os.getloadavg()[0]
-        wall, cpu, _ = audit(data, db, env)
+        wall, cpu, first = audit(data, db, env)
         judges = len(list((data / "llmbar" / "LLMBar" / "Natural" / "evaluators").glob("*/*")))
         print(
             f"fresh DB, {judges} judges: wall {wall:.1f} s, CPU {cpu:.1f} s; "
             f"{os.cpu_count()} CPUs, load {load:.2f}; bytecode {args.bytecode}; data {data}"
         )
-        report_reruns("rerun, tables printed", lambda: audit(data, db, env), args.repeats)
+        report_reruns(
+            "rerun, tables printed", lambda: same(first, audit(data, db, env)), args.repeats
+        )
         report_reruns("rerun, --json", lambda: audit(data, db, env, "--json"), args.repeats)
+        compare = ["compare", str(db)]
+        report_reruns("rmaudit compare", lambda: timed_rmaudit(compare, env), args.repeats)
+
+
+def same(first: str, rerun: tuple[float, float, str]) -> tuple[float, float, str]:
+    """A rerun's (wall s, CPU s, stdout), once its stdout is checked to be the first run's."""
+    if rerun[2] != first:
+        raise SystemExit("a rerun printed other results than the first run")
+    return rerun
 
 
 if __name__ == "__main__":

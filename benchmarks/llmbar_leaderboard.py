@@ -33,7 +33,7 @@ from bench_audit_rerun import SHARED_DATA, made_up_mirror, timed_rmaudit  # noqa
 from bench_recorded_judges import made_up_judges  # noqa: E402
 
 from rmaudit.display.formatting import format_number, format_value, markdown_line  # noqa: E402
-from rmaudit.metrics.paired import letter_runs  # noqa: E402
+from rmaudit.metrics.letters import letter_runs  # noqa: E402
 
 START, END = "<!-- llmbar-leaderboard:start -->", "<!-- llmbar-leaderboard:end -->"
 #: the smoke run's judges: a label with characters Markdown acts on shows it stays literal

@@ -7,6 +7,7 @@ keys and digests stored before the shortcuts still match."""
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import string
 import struct
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rmaudit.components import PairInputs
+from rmaudit.components import VERDICTS, JudgedPairs, PairInputs
 from rmaudit.components.keys import KEY_LENGTH, canonical_json, content_key
 from rmaudit.run.metric_digest import inputs_digest
 
@@ -127,3 +128,20 @@ def test_pair_inputs_digest_as_the_byte_format_says(meta):
     changed_subset = replace(inputs, subsets=("other", *inputs.subsets[1:]))
     digests = {inputs_digest(x) for x in (inputs, changed_meta, changed_subset)}
     assert len(digests) == 3
+
+
+def test_a_judges_verdicts_and_replies_digest_as_the_byte_format_says():
+    """A judge's replies in both orders (pairs of texts) are fed in one piece too."""
+    rng = random.Random(5)
+    n = 30
+    verdicts = JudgedPairs(
+        tuple(rng.choice(VERDICTS) for _ in range(n)),
+        tuple(rng.choice(VERDICTS) for _ in range(n)),
+        np.array([rng.random() for _ in range(n)]),
+        np.array([math.nan] + [rng.random() for _ in range(n - 1)]),
+        replies=tuple((random_text(rng), random_text(rng)) for _ in range(n)),
+    )
+    inputs = replace(pair_inputs(rng, [{}] * n, [None] * n), verdicts=verdicts)
+    assert inputs_digest(inputs) == reference_digest(inputs)
+    one_reply = replace(verdicts, replies=(("other", ""), *verdicts.replies[1:]))
+    assert inputs_digest(replace(inputs, verdicts=one_reply)) != inputs_digest(inputs)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from _support import HANG_S
 
-from rmaudit.metrics.paired import letter_runs
+from rmaudit.metrics.letters import letter_runs
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 SCRIPT = BENCHMARKS / "llmbar_leaderboard.py"

@@ -178,3 +178,30 @@ def test_a_rerun_keeps_its_creation_time_and_its_place_and_says_when_it_finished
         assert latest_complete_run(store) == "b"
     finally:
         store.close()
+
+
+def test_what_is_remembered_is_forgotten_when_the_file_changes(tmp_path):
+    """``Store.remembered``: computed once while the file is unchanged, again after a write by
+    this connection or by another process."""
+    path = tmp_path / "s.db"
+    store = Store.open(path)
+    reader = Store.open_readonly(path)
+    assert reader is not None
+    computed = []
+
+    def scores(on: Store) -> dict[str, float]:
+        return on.remembered("scores", lambda: computed.append(on) or on.items.scores("rm"))
+
+    try:
+        store.items.add_scores("rm", [("r0", 0.5)])
+        assert scores(store) == scores(store) == {"r0": 0.5}
+        assert computed == [store]
+        store.items.add_scores("rm", [("r1", 1.5)])  # this connection writes
+        assert scores(store) == {"r0": 0.5, "r1": 1.5} and len(computed) == 2
+        assert scores(reader) == {"r0": 0.5, "r1": 1.5} and len(computed) == 3
+        store.items.add_scores("rm", [("r2", 2.5)])  # another connection than the reader
+        assert scores(reader) == {"r0": 0.5, "r1": 1.5, "r2": 2.5}
+        assert scores(reader) is scores(reader) and len(computed) == 4
+    finally:
+        reader.close()
+        store.close()

@@ -5,14 +5,17 @@ built-ins' keys as recorded before the markers existed)."""
 from __future__ import annotations
 
 import hashlib
+import os
+import time
 from collections.abc import Sequence
 from importlib.metadata import version
+from pathlib import Path
 from typing import Annotated
 
 import pytest
 from pydantic import Field
 
-from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel
+from rmaudit.components import ComponentOptions, Prompt, Response, RewardModel, options
 from rmaudit.components.options import (
     NEW_OPTION,
     OPERATIONAL,
@@ -171,3 +174,26 @@ def test_the_example_of_writing_plugins_md_keys_as_it_says(tmp_path):
     assert "batch_size" not in options and component.key == build().key
     assert build(scale=2.0).key != component.key
     check_component(component)
+
+
+def test_a_files_digest_is_taken_again_whenever_the_file_may_have_changed(tmp_path, monkeypatch):
+    """``file_digest`` hashes a file once per process while its size, times and inode stay,
+    and every time while it changed in the last second (the same clock tick could hold an
+    edit that keeps its times)."""
+    path = tmp_path / "scores.csv"
+    path.write_text("a,1\n")
+    read: list[Path] = []
+    bytes_of = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda p: read.append(p) or bytes_of(p))
+    expected = hashlib.sha256(b"a,1\n").hexdigest()
+    assert options.file_digest(path) == options.file_digest(path) == expected
+    assert len(read) == 2  # written just now: hashed each time
+    later = time.time_ns() + 10 * options._SETTLED_NS
+    monkeypatch.setattr(options.time, "time_ns", lambda: later)
+    assert options.file_digest(path) == options.file_digest(path) == expected
+    assert len(read) == 3  # settled: hashed once more, then remembered
+    written = path.stat().st_mtime_ns
+    path.write_text("b,2\n")  # the same size, and another modification time
+    os.utime(path, ns=(written + 5 * options._SETTLED_NS,) * 2)
+    assert options.file_digest(path) == hashlib.sha256(b"b,2\n").hexdigest()
+    assert len(read) == 4

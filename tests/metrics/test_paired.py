@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import astuple
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from rmaudit.errors import MetricInputError
+from rmaudit.metrics.letters import letter_display
 from rmaudit.metrics.paired import (
     compare_models,
     holm,
-    letter_display,
     paired_difference,
     rank_intervals,
 )
@@ -110,6 +111,27 @@ def test_compare_models_orders_best_first_and_lower_is_better_flips_it():
     assert low.standings[-1].model == "mid"
     for pair in high.head_to_heads:
         assert pair.difference.value >= 0
+
+
+@pytest.mark.parametrize(
+    ("models", "units", "per_cluster"),
+    [(6, 419, 1), (6, 419, 3), (5, 2, 1), (4, 1, 1), (25, 5000, 4), (3, 40, 40)],
+    ids=["unclustered", "clustered", "two units", "one unit", "several blocks", "one cluster"],
+)
+def test_every_pair_is_paired_difference_bit_for_bit(models, units, per_cluster):
+    """compare_models computes its K(K−1)/2 differences at once: each is paired_difference's,
+    to the last bit (no printed number moves)."""
+    rng = np.random.default_rng(models + units)
+    credits = rng.integers(0, 3, size=(models, units)) / 2.0  # ties, as a judge's credits
+    credits[0] = credits[1]  # a constant difference: no spread
+    clusters = None if per_cluster == 1 else [f"q{i // per_cluster}" for i in range(units)]
+    values = {f"m{i}": row for i, row in enumerate(credits)}
+    compared = compare_models(values, clusters=clusters)
+    assert len(compared.head_to_heads) == models * (models - 1) // 2
+    for pair in compared.head_to_heads:
+        alone = paired_difference(values[pair.first], values[pair.second], clusters=clusters)
+        for got, expected in zip(astuple(pair.difference), astuple(alone), strict=True):
+            assert got == expected or (math.isnan(got) and math.isnan(expected)), pair
 
 
 def test_bad_input_is_refused_naming_the_field():

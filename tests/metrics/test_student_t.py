@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.special import stdtr, stdtrit
 
-from rmaudit.metrics.student_t import t_quantile, t_sf
+from rmaudit.metrics.student_t import t_quantile, t_sf, t_sfs
 
 FREEDOM = [1, 2, 3, 4, 5, 7, 10, 29, 49, 99, 255, 1000, 4999]
 T = [*np.linspace(-40, 40, 161), 1e-3, -1e-3, 0.0, 60.0, 200.0]
@@ -44,3 +44,12 @@ def test_edges():
     assert math.isnan(t_sf(5, math.nan)) and math.isnan(t_sf(0, 1.0))
     assert t_quantile(5, 0.5) == 0.0 and t_quantile(5, 1.0) == math.inf
     assert t_quantile(5, 0.0) == -math.inf and math.isnan(t_quantile(5, 1.5))
+
+
+@pytest.mark.parametrize("freedom", [*FREEDOM, 418, 0, math.nan])
+def test_many_tails_are_each_tails_to_the_last_bit(freedom):
+    """t_sfs runs the continued fractions side by side: each tail is t_sf's, bit for bit."""
+    rng = np.random.default_rng(int(freedom) if freedom == freedom else 1)
+    ts = [*T, *(rng.choice([-1, 1], 300) * 10 ** rng.uniform(-6, 3, 300)), math.nan, math.inf]
+    for one, many in zip((t_sf(freedom, t) for t in ts), t_sfs(freedom, ts), strict=True):
+        assert one == many or (math.isnan(one) and math.isnan(many))

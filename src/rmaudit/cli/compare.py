@@ -16,7 +16,7 @@ from rich.text import Text
 
 from rmaudit.display.literal import literal
 from rmaudit.errors import BadInput
-from rmaudit.metrics.paired import letter_runs
+from rmaudit.metrics.letters import letter_runs
 from rmaudit.results.comparison import MetricComparison
 from rmaudit.results.run_index import DONE, list_runs, open_for_reading, resolve_run
 from rmaudit.store import Store

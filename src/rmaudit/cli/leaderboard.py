@@ -17,7 +17,7 @@ from rich.text import Text
 from rmaudit.components.vocabulary import in_oracle_units
 from rmaudit.display.formatting import format_number, short_label
 from rmaudit.display.literal import literal
-from rmaudit.metrics.paired import letter_runs
+from rmaudit.metrics.letters import letter_runs
 from rmaudit.results.leaderboard import BoardRow, Leaderboard
 from rmaudit.results.summary import Cell, Column
 

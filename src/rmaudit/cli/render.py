@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.live_render import LiveRender
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -43,11 +44,17 @@ class RichProgress:
         self.tasks: dict[str, TaskID] = {}
 
     def __enter__(self) -> RichProgress:
-        self.bars.start()
+        if self.bars.console.is_interactive:
+            self.bars.start()
         return self
 
     def __exit__(self, *exc) -> None:
-        self.bars.stop()
+        if self.bars.console.is_interactive:
+            self.bars.stop()
+        else:  # shown once, as a stopped display shows it: not drawn again for each new bar
+            console = self.bars.console
+            console.print(LiveRender(self.bars.get_renderable(), vertical_overflow="visible"))
+            console.line()
 
     def start(self, stage: str, total: int, done: int) -> None:
         self.tasks[stage] = self.bars.add_task(

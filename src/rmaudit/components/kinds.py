@@ -296,7 +296,8 @@ class RewardModel(Component[OptionsT]):
     def check_pairs(self, shown: Sequence[PairShown]) -> None:
         """Raise ``BadInput`` for what ``judge_pairs`` could not judge (verdicts recorded
         elsewhere that miss a pair), given every pair of the run in both orders, in the plan
-        before a run writes anything (shifted copies aside)."""
+        before a run writes anything (shifted copies aside); asked only when the stage has
+        work."""
         return None
 
     def check_items(self, items: Sequence[tuple[Prompt, Response]]) -> None:

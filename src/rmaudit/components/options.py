@@ -32,7 +32,9 @@ hand:
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import time
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -88,8 +90,24 @@ def _resolve_existing_file(value: Path, info: ValidationInfo) -> Path:
 
 
 def file_digest(path: Path) -> str:
-    """SHA-256 of a file's bytes, in hex."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """SHA-256 of a file's bytes, in hex: hashed once per process while its size, times and
+    inode stay (a run asks for each data file's several times), and every time while it was
+    changed in the last second (a change within the same tick of the file system's clock
+    would keep its times, as git's "racily clean" files)."""
+    found = os.stat(path)
+    stat = (str(path), found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino)
+    if stat in _digests:
+        return _digests[stat]
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    if time.time_ns() - max(found.st_mtime_ns, found.st_ctime_ns) > _SETTLED_NS:
+        _digests[stat] = digest
+    return digest
+
+
+#: each file's digest by its path, size, times and inode (``file_digest``)
+_digests: dict[tuple[str, int, int, int, int], str] = {}
+#: a file changed longer ago than this is hashed once per process
+_SETTLED_NS = 1_000_000_000
 
 
 def file_source(role: str, path: Path, note: str = "") -> Source:

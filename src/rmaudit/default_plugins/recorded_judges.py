@@ -13,12 +13,15 @@ without a recorded verdict (or score) is bad input, found in the plan before any
 stored; a record for a pair the run does not audit (one the suite's pair source rejected,
 or left out of a ``--sample``) is left aside.  The publishers' own figures are computed from
 the same records (:mod:`rmaudit.metrics.publishers`, :mod:`rmaudit.suites.publisher_figures`).
+A component reads its files when first asked for a verdict, a score or its records: a rerun
+whose verdicts and figures are stored (the files' digests are in their keys) reads none.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -51,19 +54,22 @@ _DECISIONS: dict[str | None, Verdict] = {"A>B": "first", "B>A": "second", "A=B":
 class _RecordedJudge(RewardModel):
     """A pairwise judge whose verdicts were recorded: each showing looked up by its texts."""
 
-    def __init__(self, options: ComponentOptions | None = None) -> None:
-        super().__init__(options)
-        #: each showing's verdict and reply, and the file it is recorded in
-        self.verdicts: dict[Showing, tuple[Verdict, str, Path]] = {}
+    @cached_property
+    def verdicts(self) -> dict[Showing, tuple[Verdict, str, Path]]:
+        """Each showing's verdict and reply, and the file it is recorded in."""
+        found: dict[Showing, tuple[Verdict, str, Path]] = {}
+        for showing, verdict, reply, path in self._recorded_verdicts():
+            earlier = found.setdefault(showing, (verdict, reply, path))
+            if earlier[0] != verdict:
+                raise BadInput(
+                    f"the pair with prompt {shortened(showing[0])} is recorded twice, with "
+                    f"verdicts {earlier[0]} ({earlier[2]}) and {verdict}",
+                    file=str(path),
+                )
+        return found
 
-    def _add(self, showing: Showing, verdict: Verdict, reply: str, path: Path) -> None:
-        earlier = self.verdicts.setdefault(showing, (verdict, reply, path))
-        if earlier[0] != verdict:
-            raise BadInput(
-                f"the pair with prompt {shortened(showing[0])} is recorded twice, with verdicts "
-                f"{earlier[0]} ({earlier[2]}) and {verdict}",
-                file=str(path),
-            )
+    def _recorded_verdicts(self) -> Iterator[tuple[Showing, Verdict, str, Path]]:
+        raise NotImplementedError
 
     def judges_pairs(self) -> bool:
         return True
@@ -118,18 +124,18 @@ class LLMBarJudge(_RecordedJudge):
     Options = LLMBarJudgeOptions
     options: LLMBarJudgeOptions
 
-    def __init__(self, options: LLMBarJudgeOptions | None = None) -> None:
-        super().__init__(options)
-        #: each result file's records, for the publisher's figures
-        self.recorded: dict[Path, list[LLMBarJudged]] = {
-            path: read_results(path) for path in self.options.results
-        }
+    @cached_property
+    def recorded(self) -> dict[Path, list[LLMBarJudged]]:
+        """Each result file's records (for the verdicts, and the publisher's figures)."""
+        return {path: read_results(path) for path in self.options.results}
+
+    def _recorded_verdicts(self) -> Iterator[tuple[Showing, Verdict, str, Path]]:
         for path, records in self.recorded.items():
             for index, record in enumerate(records, start=1):
                 if record.output_1 == record.output_2:
                     continue  # one answer twice: no pair of any suite
                 for showing, verdict, reply in self._both_orders(record, f"{path}:record {index}"):
-                    self._add(showing, verdict, reply, path)
+                    yield showing, verdict, reply, path
 
     def _both_orders(self, r: LLMBarJudged, where: str) -> list[tuple[Showing, Verdict, str]]:
         prompt = r.prompt.strip()
@@ -185,11 +191,12 @@ class JudgeBenchJudge(_RecordedJudge):
     Options = JudgeBenchOptions
     options: JudgeBenchOptions
 
-    def __init__(self, options: JudgeBenchOptions | None = None) -> None:
-        super().__init__(options)
-        path = self.options.path
-        #: the file's records, for the publisher's figures
-        self.recorded: list[JudgeBenchJudged] = read_outputs(path)
+    @cached_property
+    def recorded(self) -> list[JudgeBenchJudged]:
+        """The file's records (for the verdicts, and the publisher's figures)."""
+        return read_outputs(self.options.path)
+
+    def _recorded_verdicts(self) -> Iterator[tuple[Showing, Verdict, str, Path]]:
         for r in self.recorded:
             if r.response_a == r.response_b:
                 continue
@@ -198,7 +205,8 @@ class JudgeBenchJudge(_RecordedJudge):
                 ((question, r.response_a, r.response_b), r.games[0]),
                 ((question, r.response_b, r.response_a), r.games[1]),
             ):
-                self._add(showing, _DECISIONS.get(game.decision, "unparsed"), game.reply, path)
+                decision = _DECISIONS.get(game.decision, "unparsed")
+                yield showing, decision, game.reply, self.options.path
 
     def _paths(self) -> list[Path]:
         return [self.options.path]
@@ -211,20 +219,25 @@ class JudgeBenchRM(RewardModel):
     Options = JudgeBenchOptions
     options: JudgeBenchOptions
 
-    def __init__(self, options: JudgeBenchOptions | None = None) -> None:
-        super().__init__(options)
-        #: the file's records, for the publisher's figures
-        self.recorded: list[JudgeBenchJudged] = read_outputs(self.options.path, scores=True)
-        self.scores: dict[tuple[str, str], float] = {}
+    @cached_property
+    def recorded(self) -> list[JudgeBenchJudged]:
+        """The file's records (for the scores, and the publisher's figures)."""
+        return read_outputs(self.options.path, scores=True)
+
+    @cached_property
+    def scores(self) -> dict[tuple[str, str], float]:
+        """Each (question, response)'s score."""
+        found: dict[tuple[str, str], float] = {}
         for r in self.recorded:
             for answer, text in enumerate((r.response_a, r.response_b)):
                 key, score = (r.question.strip(), text), _mean_score(r.games, answer)
-                if self.scores.setdefault(key, score) != score:
+                if found.setdefault(key, score) != score:
                     raise BadInput(
                         f"the response {shortened(text)} is recorded twice, with scores "
-                        f"{self.scores[key]} and {score}",
+                        f"{found[key]} and {score}",
                         file=str(self.options.path),
                     )
+        return found
 
     def check_items(self, items: Sequence[tuple[Prompt, Response]]) -> None:
         missing = [i for i in items if _item(i) not in self.scores]

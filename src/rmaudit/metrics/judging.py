@@ -297,7 +297,7 @@ def random_order_credits(
     if keys is None:
         shown_first = np.random.default_rng(seed).random(len(cf)) < 0.5
     else:
-        shown_first = np.array([_coin(seed, key) for key in keys], bool)
+        shown_first = _seed_coins(seed, tuple(keys))
     return np.where(shown_first, cf, rf)
 
 
@@ -343,6 +343,13 @@ def seed_spread(
         rf = np.nan_to_num(_credit(rejected_first, "second"), nan=0.0)
         values = np.where(_coins(seeds, tuple(keys)), cf, rf).mean(axis=1)
     return float(values.std(ddof=1)), float(values.min()), float(values.max())
+
+
+@functools.lru_cache(maxsize=64)
+def _seed_coins(seed: int, keys: tuple[str, ...]) -> np.ndarray:
+    """The orders of one seed for ``keys``: the same for every judge of a run, so drawn once
+    per set of pairs."""
+    return np.array([_coin(seed, key) for key in keys], bool)
 
 
 @functools.lru_cache(maxsize=64)

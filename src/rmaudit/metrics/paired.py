@@ -30,8 +30,6 @@ Zwet 2022, arXiv 1805.06720, Sec. 3, with Holm in place of Tukey).
 from __future__ import annotations
 
 import math
-import re
-import string
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -40,7 +38,9 @@ import numpy as np
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics._validation import check_flag, check_fraction
 from rmaudit.metrics.preference.accuracy import clustered_stderr
-from rmaudit.metrics.student_t import t_quantile, t_sf
+from rmaudit.metrics.student_t import t_quantile, t_sf, t_sfs
+
+from .letters import letter_display
 
 
 @dataclass(frozen=True)
@@ -154,15 +154,62 @@ def paired_difference(
         stderr = stratified_stderr(differences, strata, clusters)
     freedom = max(count - np.unique(layers).size, 1)
     z = t_quantile(freedom, 0.5 + ci / 2.0)
+    tail = t_sf(freedom, _statistic(value, stderr))
+    return _tested(value, stderr, z, tail, differences.size, count)
+
+
+def _statistic(value: float, stderr: float) -> float:
+    """|t| of a mean difference (NaN without a positive standard error)."""
+    return abs(value) / stderr if math.isfinite(stderr) and stderr > 0 else math.nan
+
+
+def _tested(
+    value: float, stderr: float, z: float, tail: float, units: int, clusters: int
+) -> PairedDifference:
+    """A mean difference and its standard error with its interval (``z``: the quantile of
+    t) and p-value (``tail``: P(T > |t|))."""
     if math.isfinite(stderr) and stderr > 0:
-        p_value = 2.0 * t_sf(freedom, abs(value) / stderr)
+        p_value = 2.0 * tail
     elif math.isfinite(stderr):  # every unit differs by the same amount
         p_value = 1.0 if value == 0 else 0.0
     else:
         p_value = math.nan
     return PairedDifference(
-        value, stderr, value - z * stderr, value + z * stderr, p_value, differences.size, count
+        value, stderr, value - z * stderr, value + z * stderr, p_value, units, clusters
     )
+
+
+def _every_pair(values: np.ndarray, owners: np.ndarray | None) -> list[PairedDifference]:
+    """:func:`paired_difference` (no strata) of rows i and j of ``values`` for every i < j,
+    row-major, computed a block of pairs at a time: each row's mean, deviations and sums are
+    the 1-D ones in the same order, so the numbers are the same, bit for bit."""
+    k, n = values.shape
+    index = np.unique(owners, return_inverse=True)[1] if owners is not None else np.arange(n)
+    count = int(index.max()) + 1
+    freedom = max(count - 1, 1)
+    z = t_quantile(freedom, 0.5 + 0.95 / 2.0)
+    first, second = np.triu_indices(k, 1)
+    block = max(1, 2**20 // n)  # pairs at a time: a block's differences in a few MiB
+    means, errors = [], []
+    for start in range(0, first.size, block):
+        d = values[first[start : start + block]] - values[second[start : start + block]]
+        mean = d.mean(axis=1)
+        if n < 2 or (owners is not None and count < 2):
+            stderr = np.full(mean.size, math.nan)
+        elif owners is None:
+            stderr = d.std(axis=1, ddof=1) / np.sqrt(n)
+        else:  # clustered_stderr's cluster sums, each row's bins after the last row's
+            cells = (np.arange(mean.size)[:, None] * count + index).ravel()
+            centred = (d - mean[:, None]).ravel()
+            sums = np.bincount(cells, weights=centred, minlength=mean.size * count)
+            squares = np.sum(sums.reshape(mean.size, count) ** 2, axis=1)
+            stderr = np.sqrt(count / (count - 1) * squares) / n
+        means += mean.tolist()
+        errors += stderr.tolist()
+    tails = t_sfs(freedom, [_statistic(v, e) for v, e in zip(means, errors, strict=True)])
+    return [
+        _tested(v, e, z, tail, n, count) for v, e, tail in zip(means, errors, tails, strict=True)
+    ]
 
 
 def codes(labels: Sequence[Hashable] | np.ndarray | None, size: int, field: str) -> np.ndarray:
@@ -293,20 +340,16 @@ def compare_models(
     size = next(iter(sizes))
     # coded once for the K(K−1)/2 differences (a stratified ± keeps the labels given)
     owners = None if clusters is None else codes(clusters, size, "clusters")
-    raw = [
-        (
-            better,
-            worse,
-            paired_difference(
-                arrays[better],
-                arrays[worse],
-                clusters=owners if strata is None else clusters,
-                strata=strata,
-            ),
-        )
-        for i, better in enumerate(order)
-        for worse in order[i + 1 :]
-    ]
+    named = [(better, worse) for i, better in enumerate(order) for worse in order[i + 1 :]]
+    differences = (
+        _every_pair(np.stack([arrays[m] for m in order]), owners)
+        if strata is None
+        else [
+            paired_difference(arrays[b], arrays[w], clusters=clusters, strata=strata)
+            for b, w in named
+        ]
+    )
+    raw = [(b, w, d) for (b, w), d in zip(named, differences, strict=True)]
     adjusted = holm([d.p_value for _, _, d in raw])
     head_to_heads = tuple(
         HeadToHead(better, worse, d, float(p), bool(p < alpha))
@@ -336,68 +379,3 @@ def rank_intervals(
         )
         for m in order
     }
-
-
-def letter_display(order: Sequence[str], separated: set[tuple[str, str]]) -> dict[str, str]:
-    """Piepho's (2004) insert-and-absorb compact letter display: models share a letter
-    exactly when no pair of ``separated`` (unordered) holds them; letters are assigned in
-    ``order`` (best first), so ``a`` is the best model's group.
-
-    >>> letter_display(["a", "b", "c"], {("a", "c")})
-    {'a': 'a', 'b': 'ab', 'c': 'b'}
-    """
-    columns: list[set[str]] = [set(order)]
-    for first, second in sorted(separated):
-        kept: list[set[str]] = []
-        split: list[set[str]] = []
-        for column in columns:
-            if first in column and second in column:
-                split += [column - {first}, column - {second}]
-            else:
-                kept.append(column)
-        # absorb: a column inside another says nothing the larger one does not; the kept
-        # columns hold none of each other already, so only pairs with a new one are checked
-        split = [
-            c
-            for i, c in enumerate(split)
-            if c and c not in split[:i] and not any(c <= k for k in kept)
-        ]
-        split = [c for c in split if not any(c < other for other in split)]
-        columns = [k for k in kept if not any(k < c for c in split)] + split
-    position = {m: i for i, m in enumerate(order)}
-    columns.sort(key=lambda c: sorted(position[m] for m in c))
-    letters = {m: "" for m in order}
-    for index, column in enumerate(columns):
-        for m in sorted(column, key=position.__getitem__):
-            letters[m] += _letter(index)
-    return letters
-
-
-#: the letters of :func:`letter_display`, in order; a group past them is ``[index]``
-_ALPHABET = string.ascii_lowercase + string.ascii_uppercase
-
-
-def _letter(index: int) -> str:
-    return _ALPHABET[index] if index < len(_ALPHABET) else f"[{index}]"
-
-
-def letter_runs(letters: str) -> str:
-    """A model's letters as printed: every run of three or more consecutive groups written
-    first–last, so that 65 judges' letters fit a column.
-
-    >>> letter_runs("ijklmnopqrstuvwxyzAB"), letter_runs("nopqsuvw"), letter_runs("ab")
-    ('i–B', 'n–q s u–w', 'ab')
-    """
-    tokens = re.findall(r"\[\d+\]|[a-zA-Z]", letters)
-    runs: list[list[int]] = []
-    for index in (_ALPHABET.index(t) if len(t) == 1 else int(t[1:-1]) for t in tokens):
-        if runs and index == runs[-1][-1] + 1:
-            runs[-1].append(index)
-        else:
-            runs.append([index])
-    if all(len(run) < 3 for run in runs):
-        return letters
-    return " ".join(
-        f"{_letter(run[0])}–{_letter(run[-1])}" if len(run) >= 3 else " ".join(map(_letter, run))
-        for run in runs
-    )

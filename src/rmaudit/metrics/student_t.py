@@ -15,8 +15,12 @@ Both agree with ``scipy.special.stdtr`` and ``stdtrit`` to about 1e-13 relative
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from statistics import NormalDist
+
+import numpy as np
 
 #: the continued fraction stops when a step changes it by less than this
 _EPSILON = 1e-16
@@ -29,16 +33,72 @@ def t_sf(freedom: float, t: float) -> float:
     >>> round(t_sf(10, 2.228138851986274), 6)
     0.025
     """
+    found = _tail_start(freedom, t)
+    if not isinstance(found, _Fraction):
+        return found
+    fraction = _fraction(found.a, found.b, found.x)
+    return found.tail(fraction)
+
+
+def t_sfs(freedom: float, ts: Sequence[float]) -> list[float]:
+    """:func:`t_sf` of each of ``ts``, to the last bit, their continued fractions run side by
+    side on arrays (:func:`_fractions`): a comparison of K models asks for K(K−1)/2 tails."""
+    started = [_tail_start(freedom, t) for t in ts]
+    tails = [math.nan if isinstance(s, _Fraction) else s for s in started]
+    for low in (True, False):
+        found = [(i, s) for i, s in enumerate(started) if isinstance(s, _Fraction) and s.low == low]
+        if found:
+            first = found[0][1]
+            xs = np.array([s.x for _, s in found])
+            for (i, s), fraction in zip(
+                found, _fractions(first.a, first.b, xs).tolist(), strict=True
+            ):
+                tails[i] = s.tail(fraction)
+    return tails
+
+
+@dataclass(frozen=True)
+class _Fraction:
+    """A tail that waits for the continued fraction of I_x(a, b) (on the side of its mean
+    where it converges fast: ``low``, else of I_{1−x}(b, a), whose 1 − is the tail's)."""
+
+    t: float
+    low: bool
+    a: float
+    b: float
+    x: float
+    log_front: float
+
+    def tail(self, fraction: float) -> float:
+        part = math.exp(self.log_front) * fraction / self.a
+        upper = 0.5 * (part if self.low else 1.0 - part)
+        return upper if self.t >= 0 else 1.0 - upper
+
+
+def _tail_start(freedom: float, t: float) -> float | _Fraction:
+    """P(T > t) = ½ I_x(ν/2, ½), x = ν / (ν + t²) for t ≥ 0: the tail where no continued
+    fraction is needed, else what it needs."""
     if math.isnan(t) or not freedom > 0:
         return math.nan
     if math.isinf(t):
         return 0.0 if t > 0 else 1.0
     square = t * t
     # x and 1 − x, each computed directly: no cancellation near either end
-    upper = 0.5 * _incomplete_beta(
-        freedom / 2, 0.5, freedom / (freedom + square), square / (freedom + square)
+    a, b = freedom / 2, 0.5
+    x, complement = freedom / (freedom + square), square / (freedom + square)
+    if x <= 0 or complement <= 0:  # I_x(a, b) is 0 or 1
+        upper = 0.5 * (0.0 if x <= 0 else 1.0)
+        return upper if t >= 0 else 1.0 - upper
+    log_front = (
+        math.lgamma(a + b)
+        - math.lgamma(a)
+        - math.lgamma(b)
+        + a * math.log(x)
+        + b * math.log(complement)
     )
-    return upper if t >= 0 else 1.0 - upper
+    if x < (a + 1) / (a + b + 2):
+        return _Fraction(t, True, a, b, x, log_front)
+    return _Fraction(t, False, b, a, complement, log_front)
 
 
 @cache  # one per comparison's degrees of freedom: K(K−1)/2 intervals share it
@@ -92,24 +152,6 @@ def _density(freedom: float, t: float) -> float:
     return math.exp(log_density)
 
 
-def _incomplete_beta(a: float, b: float, x: float, complement: float) -> float:
-    """I_x(a, b), given x and 1 − x (``complement``)."""
-    if x <= 0:
-        return 0.0
-    if complement <= 0:
-        return 1.0
-    log_front = (
-        math.lgamma(a + b)
-        - math.lgamma(a)
-        - math.lgamma(b)
-        + a * math.log(x)
-        + b * math.log(complement)
-    )
-    if x < (a + 1) / (a + b + 2):
-        return math.exp(log_front) * _fraction(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _fraction(b, a, complement) / b
-
-
 def _fraction(a: float, b: float, x: float) -> float:
     """The continued fraction of I_x(a, b) (Numerical Recipes' betacf), by modified Lentz."""
     c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
@@ -127,4 +169,30 @@ def _fraction(a: float, b: float, x: float) -> float:
             result *= d * c
         if abs(d * c - 1.0) < _EPSILON:
             break
+    return result
+
+
+def _fractions(a: float, b: float, x: np.ndarray) -> np.ndarray:
+    """:func:`_fraction` at each x: each x's steps until its own converged, on the x's still
+    converging (the same operations, so the same numbers)."""
+    d = 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / np.where(np.abs(d) > _TINY, d, _TINY)
+    c, result = np.ones_like(x), d.copy()
+    going = np.arange(x.size)
+    for m in range(1, 100_000):
+        if not going.size:
+            break
+        xs, cs, ds, steps = x[going], c[going], d[going], result[going]
+        for coefficient, denominator in (
+            (m * (b - m), (a - 1 + 2 * m) * (a + 2 * m)),
+            (-(a + m) * (a + b + m), (a + 2 * m) * (a + 1 + 2 * m)),
+        ):
+            numerator = coefficient * xs / denominator
+            ds = 1.0 + numerator * ds
+            ds = 1.0 / np.where(np.abs(ds) > _TINY, ds, _TINY)
+            cs = 1.0 + numerator / cs
+            cs = np.where(np.abs(cs) > _TINY, cs, _TINY)
+            steps *= ds * cs
+        result[going], c[going], d[going] = steps, cs, ds
+        going = going[np.abs(ds * cs - 1.0) >= _EPSILON]
     return result

@@ -25,7 +25,7 @@ from rmaudit.display.formatting import (
     short_label,
     visible,
 )
-from rmaudit.metrics.paired import letter_runs
+from rmaudit.metrics.letters import letter_runs
 from rmaudit.results.comparison import MetricComparison, headline_comparisons
 from rmaudit.results.comparison_text import caption, head_to_head_lines
 from rmaudit.results.leaderboard import (

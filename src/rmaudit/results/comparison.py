@@ -29,7 +29,7 @@ from rmaudit.metrics.paired import Comparison, PairedDifference, compare_models,
 from rmaudit.store import Store
 from rmaudit.store.records import MetricResultRow
 
-from .pair_units import PairRows, Units, pair_units, run_metric
+from .pair_units import Units, pair_units, run_metric
 
 #: a recomputed mean further than this from the stored value is not the stored number
 _TOLERANCE = 1e-9
@@ -71,13 +71,10 @@ class _Model:
     measure: Measure
 
 
-def model_units(
-    store: Store, run_id: str, rm_key: str, measure: Measure, read: PairRows | None = None
-) -> Units | None:
-    """The per-unit values behind one stored number (None: none stored or recomputable);
-    ``read`` keeps what was read for one column for the next."""
+def model_units(store: Store, run_id: str, rm_key: str, measure: Measure) -> Units | None:
+    """The per-unit values behind one stored number (None: none stored or recomputable)."""
     run = store.read.run(run_id)
-    found = pair_units(store, run, rm_key, measure.metric, measure.key, read)
+    found = pair_units(store, run, rm_key, measure.metric, measure.key)
     if found is not None:
         return found
     values = store.read.stored_per_prompt(run_id, rm_key, measure.metric, measure.key)
@@ -150,8 +147,7 @@ def paired_against(
     their common units — a judge's headline against the ``length`` baseline's accuracy, on the
     same pairs (None where the per-unit values are not stored or recomputable)."""
     models = [_Model(k, k, run_id, measure) for k, measure in (first, second)]
-    read = PairRows()
-    found = [model_units(store, run_id, m.rm_key, m.measure, read) for m in models]
+    found = [model_units(store, run_id, m.rm_key, m.measure) for m in models]
     if any(u is None for u in found):
         return None
     units = [u for u in found if u is not None]
@@ -176,10 +172,9 @@ def compare_stored(
     metric name is in ``metrics``; without ``parts``, unnamed per-subset numbers and numbers
     with no better direction are left out), on the units every model has a value on; first,
     where judges and RMs head their rows with different numbers, their headlines."""
-    read = PairRows()
     results = []
-    headline = compare_headlines(store, run_ids, alpha=alpha, read=read)
-    if headline is not None and not metrics:
+    headline = None if metrics else compare_headlines(store, run_ids, alpha=alpha)
+    if headline is not None:
         results.append(headline)
     for row in _stored_columns(store, run_ids):
         params = row.params
@@ -190,7 +185,7 @@ def compare_stored(
             continue
         measure = Measure(row.metric, row.key)
         models = _models(store, run_ids, measure)
-        results.append(_compare(store, run_ids, models, _Column.of(row), alpha, read))
+        results.append(_compare(store, run_ids, models, _Column.of(row), alpha))
     return results
 
 
@@ -218,7 +213,7 @@ class _Column:
 
 
 def compare_headlines(
-    store: Store, run_ids: Sequence[str], *, alpha: float = 0.05, read: PairRows | None = None
+    store: Store, run_ids: Sequence[str], *, alpha: float = 0.05
 ) -> MetricComparison | None:
     """Every model compared on its headline (:meth:`rmaudit.results.summary.RunSummary.
     headline`) where judges and RMs differ in it: a judge's accuracy with both orders and a
@@ -248,22 +243,21 @@ def compare_headlines(
     headline = _Column(
         base, f"headline {first.label}", first.higher_is_better, tuple(conventions.values())
     )
-    result = _compare(store, run_ids, models, headline, alpha, read or PairRows())
+    result = _compare(store, run_ids, models, headline, alpha)
     return replace(
         result, measures={m.label: m.measure for m in models if m.measure != base} or None
     )
 
 
 def headline_comparison(
-    store: Store, run_id: str, *, alpha: float = 0.05, read: PairRows | None = None
+    store: Store, run_id: str, *, alpha: float = 0.05
 ) -> MetricComparison | None:
     """The comparison behind the leaderboard's letters and ranks: the models' headlines
     (:func:`compare_headlines`), or where every model heads its row with the run's first
     number, that number's own (None: fewer than two models, or no number)."""
-    read = read or PairRows()
     if len(store.read.reward_models(run_id)) < 2:
         return None
-    found = compare_headlines(store, [run_id], alpha=alpha, read=read)
+    found = compare_headlines(store, [run_id], alpha=alpha)
     if found is not None:
         return found
     from .summary import load_summary
@@ -280,16 +274,20 @@ def headline_comparison(
     if row is None:
         return None
     models = _models(store, [run_id], Measure(row.metric, row.key))
-    return _compare(store, [run_id], models, _Column.of(row), alpha, read)
+    return _compare(store, [run_id], models, _Column.of(row), alpha)
 
 
 def _compare(
-    store: Store,
-    run_ids: Sequence[str],
-    models: list[_Model],
-    column: _Column,
-    alpha: float,
-    read: PairRows,
+    store: Store, run_ids: Sequence[str], models: list[_Model], column: _Column, alpha: float
+) -> MetricComparison:
+    """``models`` compared on ``column``: once while the file is unchanged (the summary, the
+    verdicts and the results file of one audit show the same comparisons)."""
+    key = (_compare, tuple(run_ids), tuple(models), column, alpha)
+    return store.remembered(key, lambda: _compared(store, run_ids, models, column, alpha))
+
+
+def _compared(
+    store: Store, run_ids: Sequence[str], models: list[_Model], column: _Column, alpha: float
 ) -> MetricComparison:
     measure = column.measure
 
@@ -327,7 +325,7 @@ def _compare(
         return bare("fewer than two models store it: nothing to compare")
     per_model: dict[str, Units] = {}
     for m in models:
-        units = model_units(store, m.run_id, m.rm_key, m.measure, read)
+        units = model_units(store, m.run_id, m.rm_key, m.measure)
         if units is None:
             reason = _why_not(store, m)
             return bare(f"{reason} for {m.label}")
@@ -383,15 +381,14 @@ def headline_comparisons(store: Store, run_id: str, limit: int = 4) -> list[Metr
     with fewer than two models."""
     if len(store.read.reward_models(run_id)) < 2:
         return []
-    read = PairRows()
-    found = [c for c in [compare_headlines(store, [run_id], read=read)] if c is not None]
+    found = [c for c in [compare_headlines(store, [run_id])] if c is not None]
     for row in _stored_columns(store, [run_id]):
         if len(found) == limit:
             break
         if ResultKey.read(row.key).part is not None:
             continue
         models = _models(store, [run_id], Measure(row.metric, row.key))
-        result = _compare(store, [run_id], models, _Column.of(row), 0.05, read)
+        result = _compare(store, [run_id], models, _Column.of(row), 0.05)
         if result.comparison is not None:
             found.append(result)
     return found

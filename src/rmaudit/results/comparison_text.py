@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from rmaudit.metrics.paired import letter_runs
+from rmaudit.metrics.letters import letter_runs
 
 from .comparison import MetricComparison
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from rmaudit.components import JudgedPairs
 from rmaudit.metrics.judging import pair_credits
-from rmaudit.run.verdicts import Triple, judge_logits, judged_pairs
+from rmaudit.run.verdicts import Triple, judge_logits, judged_pairs, showing_keys
 from rmaudit.store import Store
 from rmaudit.store.pair_records import ScoredPair, SetPair
 
@@ -54,20 +54,23 @@ class JudgeOnPair:
     orders: tuple[JudgeInOrder, ...]
 
 
-def judged_set(store: Store, pair_set_key: str, rm_key: str) -> JudgedSet | None:
-    """The pairs of ``pair_set_key`` that judge ``rm_key`` judged in both orders (None: it
-    judged none; an RM that scores responses has no verdicts)."""
+def judged_set(
+    store: Store, pair_set_key: str, rm_key: str, set_pairs: list[SetPair] | None = None
+) -> JudgedSet | None:
+    """The pairs of ``pair_set_key`` (``set_pairs``: read already) that judge ``rm_key``
+    judged in both orders (None: it judged none; an RM that scores responses has no
+    verdicts)."""
     stored = store.verdicts.of(rm_key)
     if not stored:
         return None
-    pairs = [
-        p
-        for p in store.read.set_pairs(pair_set_key)
-        if all(key in stored for key in _triple(p).showings())
-    ]
-    if not pairs:
+    if set_pairs is None:
+        set_pairs = store.read.set_pairs(pair_set_key)
+    triples = tuple(_triple(p) for p in set_pairs)
+    shown = showing_keys(triples)
+    kept = [i for i, (first, second) in enumerate(shown) if first in stored and second in stored]
+    if not kept:
         return None
-    return JudgedSet(pairs, judged_pairs(stored, [_triple(p) for p in pairs]))
+    return JudgedSet([set_pairs[i] for i in kept], judged_pairs(stored, [triples[i] for i in kept]))
 
 
 def judge_pair_rows(store: Store, pair_set_key: str, rm_key: str) -> list[JudgeRow]:

@@ -23,7 +23,7 @@ from typing import Any
 
 from rmaudit.components.vocabulary import ResultKey, in_oracle_units
 from rmaudit.display.formatting import format_number, format_value
-from rmaudit.metrics.paired import letter_runs
+from rmaudit.metrics.letters import letter_runs
 from rmaudit.store import Store
 
 from .comparison import MetricComparison, headline_comparison

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rmaudit.components import Metric, PairInputs
+from rmaudit.components import Metric, PairInputs, PerPair
 from rmaudit.errors import BadInput
 from rmaudit.recipe.validation import component_spec
 from rmaudit.run.verdicts import judge_logits
 from rmaudit.store import Store
+from rmaudit.store.pair_records import SetPair
 from rmaudit.store.records import RunRow
 
 from .judge_pairs import judged_set
@@ -49,13 +50,24 @@ class ModelPairs:
 
 @dataclass
 class PairRows:
-    """What one comparison has read, for every column it makes: each (pair set, model)'s
-    pairs, each (run, metric label)'s metric, and each (run, model, metric)'s per-pair values
-    by key."""
+    """What the comparisons have read, for every column they make: each pair set's pairs,
+    each (pair set, model)'s pairs, each (run, metric label)'s metric, each (run, model,
+    metric)'s pairs and per-pair values by key, and the units of each (run, model, metric,
+    key) asked for — one per store, until the file changes (:func:`read_rows`)."""
 
+    set_pairs: dict[str, list[SetPair]] = field(default_factory=dict)
     pairs: dict[tuple[str, str], ModelPairs | None] = field(default_factory=dict)
     metrics: dict[tuple[str, str], Metric | None] = field(default_factory=dict)
-    units: dict[tuple[str, str, str], dict[str, Units]] = field(default_factory=dict)
+    per_pair: dict[tuple[str, str, str], tuple[ModelPairs, dict[str, PerPair]] | None] = field(
+        default_factory=dict
+    )
+    units: dict[tuple[str, str, str, str], Units] = field(default_factory=dict)
+
+
+def read_rows(store: Store) -> PairRows:
+    """The store's :class:`PairRows`, which every comparison and view of one command shares
+    (:meth:`rmaudit.store.Store.remembered`: forgotten when the file changes)."""
+    return store.remembered(PairRows, PairRows)
 
 
 def run_metric(run: RunRow, label: str) -> Metric | None:
@@ -88,7 +100,10 @@ def model_pairs(store: Store, pair_set_key: str, rm_key: str) -> ModelPairs | No
         rejected = np.array([r.rejected_score for r in scored], float)
         verdicts = None
     else:
-        judged = judged_set(store, pair_set_key, rm_key)
+        read = read_rows(store)
+        if pair_set_key not in read.set_pairs:
+            read.set_pairs[pair_set_key] = store.read.set_pairs(pair_set_key)
+        judged = judged_set(store, pair_set_key, rm_key, read.set_pairs[pair_set_key])
         if judged is None:
             return None
         rows = [(p.pair_id, p.subset, p.meta, p.prompt_id) for p in judged.pairs]
@@ -115,46 +130,46 @@ def _unit_ids(pair_ids: tuple[str, ...]) -> list[str]:
     return ids
 
 
-def pair_units(
-    store: Store, run: RunRow, rm_key: str, metric: str, key: str, read: PairRows | None = None
-) -> Units | None:
+def pair_units(store: Store, run: RunRow, rm_key: str, metric: str, key: str) -> Units | None:
     """The per-pair values behind ``rm_key``'s stored value ``key`` of the pair metric labelled
-    ``metric`` (None: the metric declares none for the key, or the model has no pairs);
-    ``read`` keeps what is read and computed for the next column."""
-    read = read or PairRows()
-    found = read.units.get((run.id, rm_key, metric))
-    if found is None:
-        found = read.units[(run.id, rm_key, metric)] = _model_units(
-            store, run, rm_key, metric, read
-        )
-    return found.get(key)
+    ``metric`` (None: the metric declares none for the key, or the model has no pairs); what
+    is read and computed is kept for the next column (:func:`read_rows`)."""
+    read = read_rows(store)
+    if (run.id, rm_key, metric) not in read.per_pair:
+        read.per_pair[(run.id, rm_key, metric)] = _per_pair(store, run, rm_key, metric, read)
+    found = read.per_pair[(run.id, rm_key, metric)]
+    if found is None or key not in found[1]:
+        return None
+    if (run.id, rm_key, metric, key) not in read.units:
+        read.units[(run.id, rm_key, metric, key)] = _units(found[0], found[1][key])
+    return read.units[(run.id, rm_key, metric, key)]
 
 
-def _model_units(
+def _per_pair(
     store: Store, run: RunRow, rm_key: str, metric: str, read: PairRows
-) -> dict[str, Units]:
+) -> tuple[ModelPairs, dict[str, PerPair]] | None:
+    """A model's pairs and the pair metric's per-pair values on them, by key."""
     if not run.pair_set_key:
-        return {}
+        return None
     if (run.id, metric) not in read.metrics:
         read.metrics[(run.id, metric)] = run_metric(run, metric)
     component = read.metrics[(run.id, metric)]
     if component is None or component.scope != "pairs":
-        return {}
+        return None
     if (run.pair_set_key, rm_key) not in read.pairs:
         read.pairs[(run.pair_set_key, rm_key)] = model_pairs(store, run.pair_set_key, rm_key)
     pairs = read.pairs[(run.pair_set_key, rm_key)]
-    if pairs is None:
-        return {}
-    found = {}
-    for key, per_pair in component.per_pair(pairs.inputs).items():
-        kept = np.flatnonzero(np.isfinite(per_pair.values))
-        ids = [pairs.unit_ids[i] for i in kept]
-        found[key] = Units(
-            dict(zip(ids, per_pair.values[kept].tolist(), strict=True)),
-            {u: pairs.inputs.prompt_ids[i] for u, i in zip(ids, kept, strict=True)},
-            {}
-            if per_pair.strata is None
-            else {u: per_pair.strata[i] for u, i in zip(ids, kept, strict=True)},
-            per_pair.unit,
-        )
-    return found
+    return None if pairs is None else (pairs, component.per_pair(pairs.inputs))
+
+
+def _units(pairs: ModelPairs, per_pair: PerPair) -> Units:
+    kept = np.flatnonzero(np.isfinite(per_pair.values))
+    ids = [pairs.unit_ids[i] for i in kept]
+    return Units(
+        dict(zip(ids, per_pair.values[kept].tolist(), strict=True)),
+        {u: pairs.inputs.prompt_ids[i] for u, i in zip(ids, kept, strict=True)},
+        {}
+        if per_pair.strata is None
+        else {u: per_pair.strata[i] for u, i in zip(ids, kept, strict=True)},
+        per_pair.unit,
+    )

@@ -270,8 +270,9 @@ class RunContext:
         return self.keyed_responses[key]
 
     def stored(self, what: str, key: str, ids: Sequence[str]) -> set[str]:
-        """Those of ``ids`` stored: ``what`` is "responses", "pairs", or "labels", "scores" or
-        "step scores" of the component ``key``; none without a store.  Only ids not found before are
+        """Those of ``ids`` stored: ``what`` is "responses", "pairs", or "labels", "scores",
+        "step scores" or "verdicts" (showings' keys) of the component ``key``; none without a
+        store.  Only ids not found before are
         looked up (``found_stored``)."""
         if self.store is None or not ids:
             return set()
@@ -285,6 +286,8 @@ class RunContext:
                 found |= items.scored(key, asked)
             elif what == "step scores":
                 found |= self.store.solutions.scored(key, asked)
+            elif what == "verdicts":
+                found |= self.store.verdicts.stored(key, asked)
             else:
                 found |= (items.stored_pairs if what == "pairs" else items.stored_responses)(asked)
         return found.intersection(ids)

@@ -141,9 +141,9 @@ def _feed(h: Any, value: Any) -> None:
 
 def _flat(items: tuple[Any, ...] | list[Any]) -> bytes | None:
     """What :func:`_feed` adds for ``items`` when each is None, a string (prompt and pair ids,
-    subsets) or a dict of strings to strings and whole numbers (a pair's meta), in one piece:
-    a pair set's thousands of ids and metas, fed one call each, made a rerun's digests slow.
-    None for anything else."""
+    subsets), a dict of strings to strings and whole numbers (a pair's meta) or a tuple or
+    list of these (a judge's replies in both orders), in one piece: a pair set's thousands of
+    ids and metas, fed one call each, made a rerun's digests slow.  None for anything else."""
     parts = []
     for item in items:
         if item is None:
@@ -151,6 +151,11 @@ def _flat(items: tuple[Any, ...] | list[Any]) -> bytes | None:
         elif isinstance(item, str):
             encoded = item.encode()
             parts.append(b"sb%d:%s" % (len(encoded), encoded))
+        elif isinstance(item, tuple | list):
+            inner = _flat(item)
+            if inner is None:
+                return None
+            parts.append(b"l%d:%s" % (len(item), inner))
         elif isinstance(item, dict):
             parts.append(b"m%d:" % len(item))
             for key, entry in item.items():

@@ -265,14 +265,14 @@ class Runner:
             ],
             execute,
         )
+        # every pairwise judge judges the same pairs
+        judged = found.pair_set and verdicts.triples(found.pair_set, found.shifted)
         for spec, model in models:
             if model.judges_pairs():  # a pairwise judge: pairs, in both orders, not responses
                 verdicts.check_recipe(self.ctx, spec)
-                if self.ctx.strict and found.pair_set is not None and not found.shifted:
-                    verdicts.check_pairs(self.ctx, spec, model, found.pair_set)
-                judged = found.pair_set and verdicts.triples(found.pair_set, found.shifted)
                 bound = verdicts.showings_bound(self.ctx, found.pair_bound)
-                verdicts.stage(self.ctx, spec, model, judged or None, execute, bound)
+                shown = found.pair_set if self.ctx.strict and not found.shifted else None
+                verdicts.stage(self.ctx, spec, model, judged or None, execute, bound, shown)
             else:
                 scores.stage(
                     self.ctx, spec, model, found.to_score, execute, checked.get(spec.label)

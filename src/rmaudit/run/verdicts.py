@@ -11,10 +11,11 @@ verdicts (:func:`judged_pairs`) and logits made from them (:func:`judge_logits`)
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from rmaudit.components import (
 )
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec
-from rmaudit.store.verdicts import VerdictRow
+from rmaudit.store.verdicts import StoredVerdict, VerdictRow
 
 from .batches import BatchCall, map_calls
 from .context import RunContext, StageCount, Work
@@ -40,9 +41,9 @@ from .shift import Sweep
 _CLIP = 1e-6
 
 
-@dataclass(frozen=True)
-class Triple:
-    """A pair by its ids: the prompt, the chosen and the rejected response."""
+class Triple(NamedTuple):
+    """A pair by its ids: the prompt, the chosen and the rejected response (a named tuple:
+    every judge's stages and metrics make one per pair)."""
 
     prompt_id: str
     chosen_id: str
@@ -85,16 +86,6 @@ def check_recipe(ctx: RunContext, spec: ComponentSpec) -> None:
         )
 
 
-def check_pairs(
-    ctx: RunContext, spec: ComponentSpec, model: RewardModel, pair_set: PairSet
-) -> None:
-    """The judge's own check of every pair in both orders (``RewardModel.check_pairs``)."""
-    try:
-        model.check_pairs(pair_set.showings)
-    except BadInput as error:
-        raise ctx.located(error, spec) from None
-
-
 def stage(
     ctx: RunContext,
     spec: ComponentSpec,
@@ -102,13 +93,15 @@ def stage(
     pairs: list[Triple] | None,
     execute: bool,
     bound: int = 0,
+    checked: PairSet | None = None,
 ) -> None:
-    """``pairs`` None: a plan before the pairs exist; then at most ``bound`` showings."""
+    """``pairs`` None: a plan before the pairs exist; then at most ``bound`` showings.  When
+    the stage has work, the judge checks every pair of ``checked`` in both orders first
+    (``RewardModel.check_pairs``: a recorded judge's files read only then)."""
     name = f"verdicts: {spec.label}"
     with ctx.timed(name):
-        shown = [] if pairs is None else [s for t in pairs for s in _both_orders(t)]
-        keys = [shown_key(*s) for s in shown]
-        stored = ctx.store.verdicts.stored(model.key, keys) if ctx.store and keys else set()
+        shown, keys = _shown(() if pairs is None else tuple(pairs))
+        stored = ctx.stored("verdicts", model.key, keys)
         pending = [s for s, key in zip(shown, keys, strict=True) if key not in stored]
         total = len(shown) if pairs is not None else bound
         work = Work(
@@ -117,6 +110,11 @@ def stage(
         )
         ctx.counts.append(work.count)
         ctx.check_ready(spec, work.count)
+        if checked is not None and pending:
+            try:
+                model.check_pairs(checked.showings)
+            except BadInput as error:
+                raise ctx.located(error, spec) from None
         if execute:
             _judge(ctx, spec, model, work)
 
@@ -133,8 +131,25 @@ def showings_bound(ctx: RunContext, pair_bound: int | None) -> int:
     return 2 * pair_bound * copies
 
 
-def _both_orders(t: Triple) -> tuple[tuple[str, str, str], tuple[str, str, str]]:
-    return (t.prompt_id, t.chosen_id, t.rejected_id), (t.prompt_id, t.rejected_id, t.chosen_id)
+@functools.lru_cache(maxsize=4)
+def _shown(pairs: tuple[Triple, ...]) -> tuple[tuple[tuple[str, str, str], ...], tuple[str, ...]]:
+    """Every pair in both orders (prompt, first, second), and each showing's key: the same
+    for every judge of a run."""
+    shown = tuple(
+        s
+        for t in pairs
+        for s in (
+            (t.prompt_id, t.chosen_id, t.rejected_id),
+            (t.prompt_id, t.rejected_id, t.chosen_id),
+        )
+    )
+    return shown, tuple(key for keys in showing_keys(pairs) for key in keys)
+
+
+@functools.lru_cache(maxsize=8)
+def showing_keys(pairs: tuple[Triple, ...]) -> tuple[tuple[str, str], ...]:
+    """Each pair's :meth:`Triple.showings`: the same for every judge of a pair set."""
+    return tuple(t.showings() for t in pairs)
 
 
 def _judge(
@@ -194,16 +209,18 @@ def _row(shown: tuple[str, str, str], v: PairVerdict) -> VerdictRow:
     )
 
 
-def judged_pairs(stored: dict[str, VerdictRow], pairs: Sequence[Triple]) -> JudgedPairs:
+def judged_pairs(stored: dict[str, StoredVerdict], pairs: Sequence[Triple]) -> JudgedPairs:
     """The stored verdicts of ``pairs``, in both orders, aligned with them."""
-    rows = [tuple(stored[key] for key in t.showings()) for t in pairs]
+    shown = showing_keys(tuple(pairs))
+    firsts = [stored[first] for first, _ in shown]
+    seconds = [stored[second] for _, second in shown]
     return JudgedPairs(
-        tuple(first.verdict for first, _ in rows),  # type: ignore[misc]
-        tuple(second.verdict for _, second in rows),  # type: ignore[misc]
-        np.array([first.p_first for first, _ in rows], float),
-        np.array([second.p_first for _, second in rows], float),
-        from_logprobs=bool(rows) and all(a.from_logprobs and b.from_logprobs for a, b in rows),
-        replies=tuple((first.reply, second.reply) for first, second in rows),
+        tuple(v.verdict for v in firsts),  # type: ignore[misc]
+        tuple(v.verdict for v in seconds),  # type: ignore[misc]
+        np.array([v.p_first for v in firsts], float),
+        np.array([v.p_first for v in seconds], float),
+        from_logprobs=bool(shown) and all(v.from_logprobs for v in [*firsts, *seconds]),
+        replies=tuple(zip([v.reply for v in firsts], [v.reply for v in seconds], strict=True)),
     )
 
 

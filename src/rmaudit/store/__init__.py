@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rmaudit.errors import BadInput
 
 from .access import check_writable, not_writable
 from .damage import CheckedCursor, check_schema, corrupted
+from .file_summaries import FileSummaries
 from .items import Items
 from .json_columns import dumps
 from .lock import WriterBusy, WriterLock
@@ -40,6 +41,8 @@ from .solutions import Solutions
 from .verdicts import Verdicts
 
 __all__ = ["SCHEMA_VERSION", "Store", "WriterBusy", "dumps", "utc_now"]
+
+T = TypeVar("T")
 
 #: a grouped transaction commits once it holds this many changed rows …
 GROUP_ROWS = 50_000
@@ -59,7 +62,7 @@ def _wait_silently(pid: int | None) -> None:
 class Store:
     """An open rmaudit database: ``items`` (what stages store), ``runs`` (run bookkeeping and
     results), ``read`` (what the CLI, TUI and report show), ``solutions`` (what runs of
-    process reward models store)."""
+    process reward models store), ``file_summaries`` (what data files add up to)."""
 
     def __init__(self, conn: sqlite3.Connection, path: str, lock: WriterLock | None = None) -> None:
         self._conn = conn
@@ -69,11 +72,15 @@ class Store:
         self._grouped = False  # inside grouped_writes
         self._committed = 0.0  # when grouped writes last committed (time.monotonic)
         self._changes_at_begin = 0  # total_changes when the open transaction began
+        #: what :meth:`remembered` keeps, and the file's state it was computed on
+        self._remembered: dict[Hashable, Any] = {}
+        self._remembered_on: tuple[int, int] | None = None
         self.items = Items(self)
         self.runs = Runs(self)
         self.read = Reads(self)
         self.verdicts = Verdicts(self)
         self.solutions = Solutions(self)
+        self.file_summaries = FileSummaries(self)
 
     @classmethod
     def open(
@@ -184,6 +191,25 @@ class Store:
         return {
             row[0] for row in self.execute("select name from sqlite_master where type = 'table'")
         }
+
+    def remembered(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """What ``compute()`` returns, computed once while the file is unchanged: values
+        derived from what is stored (a comparison's per-unit values), which every view of one
+        command shares.  Any write — by this connection (its ``total_changes``) or another
+        (SQLite's ``data_version``) — forgets them all; a value computed while one happened is
+        not kept."""
+        state = self._state()
+        if state != self._remembered_on:
+            self._remembered, self._remembered_on = {}, state
+        if key in self._remembered:
+            return self._remembered[key]
+        value = compute()
+        if self._state() == state:
+            self._remembered[key] = value
+        return value
+
+    def _state(self) -> tuple[int, int]:
+        return self._conn.total_changes, self.execute("pragma data_version").fetchone()[0]
 
     # -- transactions -----------------------------------------------------------------
     @contextmanager

@@ -133,7 +133,13 @@ class Reads(PairReads):
 
     # -- results ----------------------------------------------------------------------------
     def metric_rows(self, run_id: str) -> list[MetricResultRow]:
-        """The run's ``metric_results`` rows, in stored order."""
+        """The run's ``metric_results`` rows, in stored order (read once while the file is
+        unchanged: every view of a run starts from them)."""
+        return list(
+            self.store.remembered(("metric rows", run_id), lambda: self._metric_rows(run_id))
+        )
+
+    def _metric_rows(self, run_id: str) -> list[MetricResultRow]:
         columns = ", ".join(MetricResultRow.__dataclass_fields__)
         rows = dict_rows(
             self.store.execute(

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from rmaudit.errors import BadInput
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 MIGRATION_SET = "rmaudit"
 
 M001_INITIAL = """
@@ -192,6 +192,15 @@ alter table runs add column solution_set_key text;
 update schema_info set schema_version = 12;
 """
 
+# What a data file's records add up to, once per content (its SHA-256) and kind of summary: a
+# recorded judge's counts under its publisher's rule (rmaudit.suites.publisher_figures), so a
+# rerun does not read and parse again the files it read before.
+M013_FILE_SUMMARIES = """
+create table file_summaries (
+   digest text, kind text, summary text, primary key (digest, kind)) without rowid;
+update schema_info set schema_version = 13;
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_initial", M001_INITIAL),
     ("m002_preference_pairs", M002_PREFERENCE_PAIRS),
@@ -205,6 +214,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m010_pair_set_meta", M010_PAIR_SET_META),
     ("m011_metric_digests", M011_METRIC_DIGESTS),
     ("m012_process_rewards", M012_PROCESS_REWARDS),
+    ("m013_file_summaries", M013_FILE_SUMMARIES),
 )
 
 MIGRATIONS_TABLE = """

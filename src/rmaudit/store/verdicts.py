@@ -4,11 +4,12 @@ rerun or a resumed run never stores a verdict twice."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from .items import chunks, marks
+from .items import RANGE_READ, chunks, marks
 from .pair_records import PairIds
 
 if TYPE_CHECKING:
@@ -35,9 +36,22 @@ class VerdictRow:
     completion_tokens: int
 
 
+class StoredVerdict(NamedTuple):
+    """What is read back of a stored verdict for the pair metrics and the views: the verdict,
+    P(first preferred) (NaN: unparsed), whether it came from log-probabilities, and the reply
+    (a named tuple: a judge's thousands are read at once, without what the call cost)."""
+
+    verdict: str
+    p_first: float
+    from_logprobs: bool
+    reply: str
+
+
 class Verdicts:
     def __init__(self, store: Store) -> None:
         self.store = store
+        #: each judge's verdicts as last read (a run's metrics and its views read them all)
+        self._read: dict[str, dict[str, StoredVerdict]] = {}
 
     def add(self, rm_key: str, rows: Iterable[VerdictRow]) -> None:
         with self.store.transaction():
@@ -66,23 +80,38 @@ class Verdicts:
             )
 
     def stored(self, rm_key: str, shown_keys: Sequence[str]) -> set[str]:
+        """Those of ``shown_keys`` the judge has a verdict on: its verdicts' keys read at once
+        where it holds at most ``RANGE_READ`` times as many as asked about, else looked up."""
+        unique = list(dict.fromkeys(shown_keys))
+        (held,) = self.store.execute(
+            "select count(*) from judge_verdicts where rm_key = ?", [rm_key]
+        ).fetchone()
+        if held <= RANGE_READ * len(unique):
+            rows = self.store.execute(
+                "select shown_key from judge_verdicts where rm_key = ?", [rm_key]
+            ).fetchall()
+            return {row[0] for row in rows}.intersection(unique)
         found: set[str] = set()
-        for chunk in chunks(list(dict.fromkeys(shown_keys))):
-            found.update(
-                row[0]
-                for row in self.store.execute(
-                    "select shown_key from judge_verdicts where rm_key = ? and shown_key in "
-                    f"({marks(chunk)})",
-                    [rm_key, *chunk],
-                )
-            )
+        for chunk in chunks(unique):
+            rows = self.store.execute(
+                "select shown_key from judge_verdicts where rm_key = ? and shown_key in "
+                f"({marks(chunk)})",
+                [rm_key, *chunk],
+            ).fetchall()  # at once: a row at a time costs a Python call each
+            found.update(row[0] for row in rows)
         return found
 
-    def of(self, rm_key: str) -> dict[str, VerdictRow]:
-        """Every stored verdict of a judge, by showing."""
-        return self._rows("where rm_key = ?", [rm_key])
+    def of(self, rm_key: str) -> dict[str, StoredVerdict]:
+        """Every stored verdict of a judge, by showing: read again only when the judge holds
+        another number of them (a stored verdict is never changed or deleted)."""
+        (held,) = self.store.execute(
+            "select count(*) from judge_verdicts where rm_key = ?", [rm_key]
+        ).fetchone()
+        if len(self._read.get(rm_key, ())) != held:
+            self._read[rm_key] = self._rows("where rm_key = ?", [rm_key])
+        return self._read[rm_key]
 
-    def of_showings(self, rm_key: str, shown_keys: Sequence[str]) -> dict[str, VerdictRow]:
+    def of_showings(self, rm_key: str, shown_keys: Sequence[str]) -> dict[str, StoredVerdict]:
         """A judge's stored verdicts on these showings, by showing."""
         return self._rows(
             f"where rm_key = ? and shown_key in ({marks(shown_keys)})", [rm_key, *shown_keys]
@@ -95,27 +124,13 @@ class Verdicts:
         ).fetchone()
         return None if row is None else PairIds._make(row)
 
-    def _rows(self, where: str, params: list) -> dict[str, VerdictRow]:
+    def _rows(self, where: str, params: list) -> dict[str, StoredVerdict]:
         rows = self.store.execute(
-            "select shown_key, prompt_id, first_id, second_id, verdict, p_first, from_logprobs, "
-            "samples, reply, cost_usd, prompt_tokens, completion_tokens from judge_verdicts "
-            + where,
+            "select shown_key, verdict, p_first, from_logprobs, reply from judge_verdicts " + where,
             params,
         ).fetchall()
+        # an unparsed verdict's P(first) is NaN, which SQLite stores as NULL
         return {
-            row[0]: VerdictRow(
-                row[0],
-                row[1],
-                row[2],
-                row[3],
-                row[4],
-                float("nan") if row[5] is None else float(row[5]),
-                bool(row[6]),
-                row[7],
-                row[8],
-                float(row[9] or 0.0),
-                int(row[10] or 0),
-                int(row[11] or 0),
-            )
-            for row in rows
+            key: StoredVerdict(verdict, math.nan if p is None else p, bool(logprobs), reply)
+            for key, verdict, p, logprobs, reply in rows
         }

@@ -2,20 +2,24 @@
 from the same recorded outputs under the publisher's rule (:mod:`rmaudit.metrics.publishers`),
 on every record the publisher's file holds, per subset (LLMBar: its ``statistics.json``) or
 per category and overall (JudgeBench: ``run_judge.py``'s report); printed in a table of their
-own and written to ``audit-results.json`` under each model's ``"publisher"`` key."""
+own and written to ``audit-results.json`` under each model's ``"publisher"`` key.  Each
+file's counts are stored by its digest (:mod:`rmaudit.store.file_summaries`): a rerun reads
+no recorded file again."""
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from rmaudit.benchmark.pairs.judgebench import CATEGORIES, judgebench_category
 from rmaudit.benchmark.recorded.judgebench import JudgeBenchJudged
 from rmaudit.components import Component
+from rmaudit.components.options import file_digest
 from rmaudit.components.vocabulary import ResultKey
 from rmaudit.default_plugins.recorded_judges import JudgeBenchJudge, JudgeBenchRM, LLMBarJudge
 from rmaudit.metrics.publishers import (
@@ -43,6 +47,9 @@ OVERALL = "Overall"
 #: rmaudit's number beside the publisher's: a judge's accuracy in both orders (a tie ½, a pair
 #: unparsed in both orders left out), an RM's pair accuracy
 RMAUDIT_KEYS = ("judge_accuracy", "accuracy")
+#: the kinds of stored file summaries: an LLMBar result file's counts, a JudgeBench outputs
+#: file's per category
+LLMBAR_COUNTS, JUDGEBENCH_COUNTS = "llmbar-figures", "judgebench-scores"
 
 
 @dataclass(frozen=True)
@@ -66,27 +73,30 @@ def publisher_figures(
     recipe: Recipe,
     components: Mapping[str, Component],
 ) -> list[PublisherFigures]:
-    """Every recorded judge of the run's figures, in the recipe's order."""
+    """Every recorded judge of the run's figures, in the recipe's order (each file's counts
+    stored, where not yet, by its digest)."""
     stored = _rmaudit_values(store, run_id)
     subsets = {
         path.parent.resolve(): str(file.options.get("subset", path.parent.name))
         for file, path in zip(suite.files, located.paths, strict=True)
     }
+    counts = _Counts(store)
     found = []
     for spec in recipe.reward_models:
         component = components[spec.field]
+        groups: dict[str, LLMBarFigures | JudgeBenchScore]
         if isinstance(component, LLMBarJudge):
-            groups: dict[str, LLMBarFigures | JudgeBenchScore] = {
-                _subset(path, subsets): llmbar_figures(
-                    [r.label for r in records],
-                    [r.winners[0] for r in records],
-                    [r.winners[1] for r in records],
+            groups = {
+                _subset(path, subsets): LLMBarFigures(
+                    **counts.of(LLMBAR_COUNTS, path, partial(_llmbar_count, component, path))
                 )
-                for path, records in component.recorded.items()
+                for path in component.options.results
             }
             publisher, rule = "LLMBar", LLMBAR_RULE
         elif isinstance(component, (JudgeBenchJudge, JudgeBenchRM)):
-            groups = dict(_judgebench_groups(component.recorded))
+            path = component.options.path
+            summed = counts.of(JUDGEBENCH_COUNTS, path, partial(_judgebench_groups, component))
+            groups = {name: JudgeBenchScore(**score) for name, score in summed["groups"]}
             publisher, rule = "JudgeBench", JUDGEBENCH_RULE
         else:
             continue
@@ -95,7 +105,35 @@ def publisher_figures(
             group: mine.get(None if group == OVERALL else group, math.nan) for group in groups
         }
         found.append(PublisherFigures(spec.label, publisher, rule, groups, rmaudit))
+    counts.store_new()
     return found
+
+
+class _Counts:
+    """Each file's counts of a kind: stored, else computed from the file (and then stored)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.new: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+
+    def of(self, kind: str, path: Path, count: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        digest = file_digest(path)
+        found = self.store.file_summaries.of(kind, [digest]).get(digest)
+        if found is None:
+            found = self.new[kind][digest] = count()
+        return found
+
+    def store_new(self) -> None:
+        for kind, summaries in self.new.items():
+            self.store.file_summaries.add(kind, summaries)
+
+
+def _llmbar_count(judge: LLMBarJudge, path: Path) -> dict[str, Any]:
+    """One result file's LLMBar counts, read from the file."""
+    records = judge.recorded[path]
+    winners = [r.winners for r in records]
+    labels = [r.label for r in records]
+    return asdict(llmbar_figures(labels, [w[0] for w in winners], [w[1] for w in winners]))
 
 
 def _subset(result: Path, subsets: dict[Path, str]) -> str:
@@ -104,22 +142,23 @@ def _subset(result: Path, subsets: dict[Path, str]) -> str:
     return subsets.get(folder, folder.name)
 
 
-def _judgebench_groups(records: list[JudgeBenchJudged]) -> list[tuple[str, JudgeBenchScore]]:
+def _judgebench_groups(component: JudgeBenchJudge | JudgeBenchRM) -> dict[str, Any]:
+    """A JudgeBench file's score per category and overall, in the paper's order (a list: the
+    store sorts an object's keys)."""
+    records = component.recorded
     by_category: dict[str, list[JudgeBenchJudged]] = defaultdict(list)
     for r in records:
         by_category[judgebench_category(r.source)].append(r)
     order = [name for _, name in CATEGORIES if name in by_category]
     order += sorted(set(by_category) - set(order))
     groups = [(name, by_category[name]) for name in order] + [(OVERALL, records)]
-    return [
-        (
-            name,
-            judgebench_score(
-                [r.label for r in chosen], [[g.decision for g in r.games] for r in chosen]
-            ),
-        )
-        for name, chosen in groups
+    scores = [
+        judgebench_score([r.label for r in chosen], [[g.decision for g in r.games] for r in chosen])
+        for _, chosen in groups
     ]
+    return {
+        "groups": [[name, asdict(score)] for (name, _), score in zip(groups, scores, strict=True)]
+    }
 
 
 def _rmaudit_values(store: Store, run_id: str) -> dict[str, dict[str | None, float]]:

@@ -11,7 +11,7 @@ from textual.widgets import Footer, Header, Static
 
 from rmaudit.display.formatting import format_number, short_label
 from rmaudit.display.literal import assemble, literal
-from rmaudit.metrics.paired import letter_runs
+from rmaudit.metrics.letters import letter_runs
 from rmaudit.results.comparison import MetricComparison, compare_stored
 from rmaudit.results.comparison_text import caption, p_text, signed
 

@@ -16,7 +16,7 @@ from textual.widgets import Footer, Header, Static
 from rmaudit.components.vocabulary import RETA_CURVE
 from rmaudit.display.formatting import format_value, short_label, sparkline
 from rmaudit.display.literal import assemble, literal
-from rmaudit.metrics.paired import letter_runs
+from rmaudit.metrics.letters import letter_runs
 from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.results.labelling import Labelling
 from rmaudit.results.leaderboard import BoardRow, Leaderboard, leaderboard
