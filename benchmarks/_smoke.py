@@ -5,6 +5,7 @@ runs every script in seconds and a script that no longer works fails a test
 from __future__ import annotations
 
 import argparse
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,3 +28,13 @@ def write_report(out: Path | None, lines: list[str]) -> None:
     if out is not None:
         out.write_text("\n".join(lines), encoding="utf-8")
         print(f"wrote {out}")
+
+
+def print_table(lines: list[str], datasets: int, started: float, out: str | None) -> None:
+    """A coverage script's closing Markdown table: printed with its size and the seconds since
+    ``started`` (``time.perf_counter()``), and written to ``out`` where given."""
+    table = "\n".join(lines)
+    print(f"\n{table}\n\n{datasets} data sets per row, {time.perf_counter() - started:.0f} s")
+    if out:
+        with open(out, "w", encoding="utf-8") as file:
+            file.write(table + "\n")

@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from _smoke import parse_args  # noqa: E402
+from _smoke import parse_args, print_table  # noqa: E402
 
 from rmaudit.metrics.judging import pair_credits  # noqa: E402
 from rmaudit.metrics.paired import compare_models  # noqa: E402
@@ -197,11 +197,7 @@ def main() -> None:
         found = measure(world, args.datasets, seed=i)
         lines.append(f"| {world.name} | " + " | ".join(f"{found[c]:.3f}" for c in columns) + " |")
         print(lines[-1], flush=True)
-    table = "\n".join(lines)
-    print(f"\n{table}\n\n{args.datasets} data sets per row, {time.perf_counter() - started:.0f} s")
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as out:
-            out.write(table + "\n")
+    print_table(lines, args.datasets, started, args.out)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from _smoke import parse_args
+from _smoke import parse_args, print_table
 
 from rmaudit.metrics.judging import judge_audit, random_order_accuracy
 
@@ -157,11 +157,7 @@ def main() -> None:
         found = coverage(world, args.datasets, seed=i)
         lines.append(f"| {world.name} | " + " | ".join(f"{found[m]:.3f}" for m in METRICS) + " |")
         print(lines[-1], flush=True)
-    table = "\n".join(lines)
-    print(f"\n{table}\n\n{args.datasets} data sets per row, {time.perf_counter() - started:.0f} s")
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as out:
-            out.write(table + "\n")
+    print_table(lines, args.datasets, started, args.out)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from _smoke import parse_args
+from _smoke import parse_args, print_table
 
 from rmaudit.metrics.oracle_correlation import within_prompt_correlation
 
@@ -83,11 +83,7 @@ def main() -> None:
             f"| {world.prompts} × {world.per_prompt} | {world.rho} | {labels} | {found:.3f} |"
         )
         print(lines[-1], flush=True)
-    table = "\n".join(lines)
-    print(f"\n{table}\n\n{args.datasets} data sets per row, {time.perf_counter() - started:.0f} s")
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as out:
-            out.write(table + "\n")
+    print_table(lines, args.datasets, started, args.out)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from _smoke import parse_args
+from _smoke import parse_args, print_table
 
 from rmaudit.metrics.process import AGGREGATIONS, aggregate, auroc, first_error_scores, step_f1
 from rmaudit.metrics.process.linearized import LinearizedEstimate, weighted_sum
@@ -183,11 +183,7 @@ def main() -> None:
                 f"| {covered:.3f}{mark} | {width:.4f} |"
             )
             print(lines[-1], flush=True)
-    table = "\n".join(lines)
-    print(f"\n{table}\n\n{args.datasets} data sets per row, {time.perf_counter() - started:.0f} s")
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as out:
-            out.write(table + "\n")
+    print_table(lines, args.datasets, started, args.out)
 
 
 if __name__ == "__main__":
