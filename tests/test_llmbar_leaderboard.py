@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from _support import HANG_S
 
-from rmaudit.metrics.letters import letter_runs
+from rmaudit.metrics.letters import letter_runs, runs_note
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 SCRIPT = BENCHMARKS / "llmbar_leaderboard.py"
@@ -45,6 +45,9 @@ def test_compact_letters_stand_for_every_letter_they_replace():
     assert letter_runs("ijklmnopqrstuvwxyzAB") == "i–B"
     assert letter_runs("nopqrstuwyACGJKL") == "n–u w y A C G J–L"
     assert letter_runs("ab") == "ab" and letter_runs("S") == "S"  # no run: as it was
+    # a caption explains the first–last form only where one is printed
+    assert runs_note(["a", "ab", "bcde"]) == "; a–d: the groups a to d"
+    assert runs_note(["a", "ab", "bd"]) == ""
     names = [*LETTERS, *(f"[{i}]" for i in range(52, 60))]
     draw = random.Random(7)
     for _ in range(300):

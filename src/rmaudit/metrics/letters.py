@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 
 def letter_display(order: Sequence[str], separated: set[tuple[str, str]]) -> dict[str, str]:
@@ -80,3 +80,9 @@ def letter_runs(letters: str) -> str:
         f"{_letter(run[0])}–{_letter(run[-1])}" if len(run) >= 3 else " ".join(map(_letter, run))
         for run in runs
     )
+
+
+def runs_note(letters: Iterable[str]) -> str:
+    """What a caption adds where any of ``letters`` prints a run first–last (else nothing)."""
+    compacted = any(letter_runs(own) != own for own in letters)
+    return "; a–d: the groups a to d" if compacted else ""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from rmaudit.metrics.letters import letter_runs
+from rmaudit.metrics.letters import runs_note
 
 from .comparison import MetricComparison
 
@@ -31,11 +31,10 @@ def caption(result: MetricComparison) -> str:
     better = "higher" if c is None or c.higher_is_better else "lower"
     conventions = f"; {'; '.join(result.conventions)}" if result.conventions else ""
     standings = c.standings if c is not None else ()
-    runs = any(letter_runs(s.letters) != s.letters for s in standings)
     return (
         f"{result.label} ({better} is better{conventions}; paired over {over}; a shared "
         f"letter: not separable, Holm-adjusted at {1 - alpha:.0%}"
-        f"{'; a–d: the groups a to d' if runs else ''}; ranks: simultaneous "
+        f"{runs_note(s.letters for s in standings)}; ranks: simultaneous "
         f"{1 - alpha:.0%} intervals; {UNADJUSTED})"
     )
 

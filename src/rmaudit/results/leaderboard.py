@@ -23,7 +23,7 @@ from typing import Any
 
 from rmaudit.components.vocabulary import ResultKey, in_oracle_units
 from rmaudit.display.formatting import format_number, format_value
-from rmaudit.metrics.letters import letter_runs
+from rmaudit.metrics.letters import letter_runs, runs_note
 from rmaudit.store import Store
 
 from .comparison import MetricComparison, headline_comparison
@@ -97,11 +97,10 @@ class Leaderboard:
         c = self.comparison
         level = f"{1 - c.comparison.alpha:.0%}" if c.comparison else "95%"
         over = f"{c.units:,} {c.unit_name}"
-        runs = any(letter_runs(r.letters) != r.letters for r in self.rows)
         return (
             f"{self.name}{conventions} ± standard error, its 95% interval; group: models "
             f"sharing a letter are not separable (paired over {over}, Holm-adjusted at "
-            f"{level}{'; a–d: the groups a to d' if runs else ''}); rank: simultaneous "
+            f"{level}{runs_note(r.letters for r in self.rows)}); rank: simultaneous "
             f"{level} interval"
         )
 
