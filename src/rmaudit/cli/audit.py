@@ -20,10 +20,11 @@ if TYPE_CHECKING:
     from rmaudit.components.scoring_checks import CheckSettings
     from rmaudit.suites.data import Located
 
+from .audit_run import AuditOutput, AuditRequest, AuditStop, ModelFlags, run_audit
 from .check_options import scoring_check_options
 from .console import console
 from .model_flags import hf_model_flags
-from .options import FiniteFloat, db_option
+from .options import FiniteFloat, db_option, grouped
 
 #: audits keep their own store, so the runs of ``rmaudit run`` and of audits do not mix
 AUDIT_DB = "rmaudit-audit.db"
@@ -46,42 +47,52 @@ AUDIT_DB = "rmaudit-audit.db"
 @db_option(
     "SQLite file that stores everything (apart from rmaudit run's rmaudit.db).", default=AUDIT_DB
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
-@click.option(
-    "--report",
-    "report_dir",
-    type=click.Path(file_okay=False),
-    help="Write each suite's plots and report.md into DIR/SUITE/, DIR/report.md, and "
-    "DIR/report.html (every suite on one self-contained page to share), and "
-    f"{RESULTS_FILE} there instead of beside the DB.",
-)
-@click.option(
-    "--results",
-    "results_file",
-    type=click.Path(dir_okay=False),
-    help=f"Write the results JSON here (default: {RESULTS_FILE} beside the DB, or in "
-    "--report DIR).",
+@grouped(
+    "output",
+    AuditOutput.of_flags,
+    click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout."),
+    click.option(
+        "--report",
+        "report_dir",
+        type=click.Path(file_okay=False),
+        help="Write each suite's plots and report.md into DIR/SUITE/, DIR/report.md, and "
+        "DIR/report.html (every suite on one self-contained page to share), and "
+        f"{RESULTS_FILE} there instead of beside the DB.",
+    ),
+    click.option(
+        "--results",
+        "results_file",
+        type=click.Path(dir_okay=False),
+        help=f"Write the results JSON here (default: {RESULTS_FILE} beside the DB, or in "
+        "--report DIR).",
+    ),
 )
 @click.option(
     "--sample",
     type=click.IntRange(min=0),
     help="Pairs drawn from each data file (0: all; default: the suite's).",
 )
-@click.option(
-    "--list-suites", is_flag=True, help="List the suites, their data and sizes, and stop."
+@grouped(
+    "stop",
+    AuditStop.of_flags,
+    click.option(
+        "--list-suites", is_flag=True, help="List the suites, their data and sizes, and stop."
+    ),
+    click.option(
+        "--dry-run", is_flag=True, help="Print each suite's plan (stored, to do) and stop."
+    ),
+    click.option(
+        "--write-items",
+        "items_path",
+        type=click.Path(dir_okay=False),
+        help="Write the texts a model must score for the suites (prompt, response, response_id; "
+        "shifted copies included) to FILE (.jsonl or .csv, optionally .gz), score nothing, and "
+        "stop: score them elsewhere, then audit scores:FILE.  For prmbench and processbench: "
+        "one JSON row per solution (question, steps), to come back with step_scores added as "
+        "step-scores:FILE.",
+    ),
+    click.option("--print-recipe", is_flag=True, help="Print each suite's recipe (TOML) and stop."),
 )
-@click.option("--dry-run", is_flag=True, help="Print each suite's plan (stored, to do) and stop.")
-@click.option(
-    "--write-items",
-    "items_path",
-    type=click.Path(dir_okay=False),
-    help="Write the texts a model must score for the suites (prompt, response, response_id; "
-    "shifted copies included) to FILE (.jsonl or .csv, optionally .gz), score nothing, and "
-    "stop: score them elsewhere, then audit scores:FILE.  For prmbench and processbench: one "
-    "JSON row per solution (question, steps), to come back with step_scores added as "
-    "step-scores:FILE.",
-)
-@click.option("--print-recipe", is_flag=True, help="Print each suite's recipe (TOML) and stop.")
 @click.option(
     "--recorded-judges",
     "recorded",
@@ -96,72 +107,68 @@ AUDIT_DB = "rmaudit-audit.db"
     show_default=True,
     help="Whose responses the judgebench suite's pairs are.",
 )
-@click.option(
-    "--match",
-    type=click.Choice(["text", "id", "rmaudit-id"]),
-    default="text",
-    show_default=True,
-    help="What the rows of a scores:FILE are keyed by: prompt + "
-    "response text, your response ids, or rmaudit's response ids.",
-)
-@click.option(
-    "--columns",
-    metavar="NAME=COLUMN,...",
-    help="The columns of a scores:FILE, where they are not named prompt, response, score and "
-    "response_id: e.g. prompt=instruction,response=output,score=reward (NAME: prompt, "
-    "response, score, id).",
-)
-@click.option(
-    "--dpo-ref",
-    metavar="REF",
-    help="Score MODEL as a DPO policy by its implicit reward against REF (dpo-implicit).",
+@grouped(
+    "model_flags",
+    ModelFlags,
+    click.option(
+        "--match",
+        type=click.Choice(["text", "id", "rmaudit-id"]),
+        default="text",
+        show_default=True,
+        help="What the rows of a scores:FILE are keyed by: prompt + "
+        "response text, your response ids, or rmaudit's response ids.",
+    ),
+    click.option(
+        "--columns",
+        metavar="NAME=COLUMN,...",
+        help="The columns of a scores:FILE, where they are not named prompt, response, score "
+        "and response_id: e.g. prompt=instruction,response=output,score=reward (NAME: prompt, "
+        "response, score, id).",
+    ),
+    click.option(
+        "--dpo-ref",
+        metavar="REF",
+        help="Score MODEL as a DPO policy by its implicit reward against REF (dpo-implicit).",
+    ),
+    click.option("--base-url", help="The OpenAI-compatible endpoint of a judge:MODEL."),
+    click.option(
+        "--judge-template",
+        metavar="FILE_OR_NAME",
+        help="A judge:MODEL's template: a file, rmaudit-pair, rmaudit-rating, or an MT-bench "
+        "prompt (pair-v2, single-v1) from DATA_DIR/mt_bench/judge_prompts.jsonl.",
+    ),
+    click.option(
+        "--api-key-env", help="Environment variable with a judge:MODEL's key (OPENAI_API_KEY)."
+    ),
+    click.option(
+        "--judge-price",
+        metavar="PROMPT,COMPLETION",
+        help="A judge:MODEL's USD per 1M prompt and completion tokens (for costs).",
+    ),
+    click.option(
+        "--request-timeout",
+        type=FiniteFloat(min=0, min_open=True, max=MOST_TIMEOUT_S),
+        metavar="SECONDS",
+        help="How long each request of a judge:MODEL waits for its reply (default 60). Its "
+        "first, the ready call, is not tried again: a URL where nothing answers stops the "
+        "audit then; the others are tried up to 7 times (max_retries in the recipe).",
+    ),
 )
 @hf_model_flags
-@click.option("--base-url", help="The OpenAI-compatible endpoint of a judge:MODEL.")
-@click.option(
-    "--judge-template",
-    metavar="FILE_OR_NAME",
-    help="A judge:MODEL's template: a file, rmaudit-pair, rmaudit-rating, or an MT-bench "
-    "prompt (pair-v2, single-v1) from DATA_DIR/mt_bench/judge_prompts.jsonl.",
-)
-@click.option(
-    "--api-key-env", help="Environment variable with a judge:MODEL's key (OPENAI_API_KEY)."
-)
-@click.option(
-    "--judge-price",
-    metavar="PROMPT,COMPLETION",
-    help="A judge:MODEL's USD per 1M prompt and completion tokens (for costs).",
-)
-@click.option(
-    "--request-timeout",
-    type=FiniteFloat(min=0, min_open=True, max=MOST_TIMEOUT_S),
-    metavar="SECONDS",
-    help="How long each request of a judge:MODEL waits for its reply (default 60). Its "
-    "first, the ready call, is not tried again: a URL where nothing answers stops the audit "
-    "then; the others are tried up to 7 times (max_retries in the recipe).",
-)
 @scoring_check_options
 def audit(
     models: tuple[str, ...],
     suite_names: tuple[str, ...],
     data_dir: str | None,
     db_path: str,
-    as_json: bool,
-    report_dir: str | None,
     sample: int | None,
-    list_suites: bool,
-    dry_run: bool,
-    items_path: str | None,
-    print_recipe: bool,
     recorded: bool,
     judgebench_pairs: str,
-    match: str,
-    columns: str | None,
-    dpo_ref: str | None,
-    results_file: str | None,
+    output: AuditOutput,
+    stop: AuditStop,
+    model_flags: ModelFlags,
     checks: CheckSettings,
     hf_options: dict[str, Any],
-    **model_options: Any,
 ) -> None:
     """Audit reward models on the built-in suites, beside the length and random baselines.
 
@@ -174,68 +181,31 @@ def audit(
     (step-tag:MODEL: a causal LM read at step tags), step-scores:FILE, or a baseline: random,
     step-length (docs/prm.md).
     """
-    from rmaudit.suites.data import earlier_data_dirs, locate
-    from rmaudit.suites.judge_arguments import JudgeFlags, read_judge_template
-    from rmaudit.suites.model_arguments import model_tables, parse_columns
-    from rmaudit.suites.prm_arguments import prm_tables, reward_model_flags
-
-    from .audit_run import AuditRequest, run_audit
-
-    out = console()
     if data_dir is not None and not Path(data_dir).is_dir():
         raise BadInput("no such folder", field="--data-dir", value=data_dir)
-    if list_suites:
+    if stop.list_suites:
+        from rmaudit.suites.data import earlier_data_dirs, locate
+
         from .audit_output import suites_table
 
         earlier = [] if data_dir else earlier_data_dirs(db_path)
-        out.print(suites_table(data_dir, locate, earlier, db_path))
+        console().print(suites_table(data_dir, locate, earlier, db_path))
         return
-    if items_path:
-        from rmaudit.suites.items_file import items_format
-
-        if models:
-            raise click.UsageError("--write-items scores no MODEL: give none")
-        items_format(Path(items_path))
-    elif not models and not recorded:
-        raise click.UsageError(
-            "give at least one MODEL (or --recorded-judges, --list-suites, --write-items)"
-        )
+    stop.check_models(models, recorded)
     found, skipped = _located_suites(
         suite_names, data_dir, JUDGEBENCH_PAIRS[judgebench_pairs], recorded
     )
-    judge = JudgeFlags(
-        model_options["base_url"],
-        read_judge_template(model_options["judge_template"], data_dir),
-        model_options["api_key_env"],
-        model_options["judge_price"],
-        data_dir,
-        model_options["request_timeout"],
-    )
-    if found[0][0].solutions is not None:  # process reward models
-        reward_model_flags(dpo_ref=dpo_ref, columns=columns, judge=judge, sample=sample)
-        tables = prm_tables(list(models), hf_options)
-    else:
-        tables = model_tables(
-            list(models),
-            hf_options,
-            dpo_ref,
-            match=match,
-            columns=parse_columns(columns),
-            judge=judge,
-        )
+    of_prms = found[0][0].solutions is not None
+    tables = model_flags.tables(list(models), hf_options, data_dir, sample, of_prms=of_prms)
     run_audit(
         AuditRequest(
             found=tuple(found),
             skipped=tuple(skipped),
             tables=tables,
             db_path=db_path,
-            as_json=as_json,
-            report_dir=Path(report_dir) if report_dir else None,
             sample=sample,
-            dry_run=dry_run,
-            print_recipe=print_recipe,
-            items_path=Path(items_path) if items_path else None,
-            results_file=Path(results_file) if results_file else None,
+            output=output,
+            stop=stop,
             checks=checks,
             recorded=recorded,
             named=bool(suite_names),

@@ -8,7 +8,7 @@ import sys
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import click
 
@@ -25,6 +25,102 @@ from .console import console
 
 
 @dataclass(frozen=True)
+class AuditOutput:
+    """Where the results go besides the terminal: ``--json``, ``--report DIR``, ``--results``."""
+
+    as_json: bool
+    report_dir: Path | None
+    results_file: Path | None  # default: beside the DB, or in --report DIR
+
+    @classmethod
+    def of_flags(cls, as_json: bool, report_dir: str | None, results_file: str | None) -> Self:
+        return cls(as_json, _path(report_dir), _path(results_file))
+
+
+@dataclass(frozen=True)
+class AuditStop:
+    """What the audit does instead of running: ``--list-suites``, ``--dry-run``,
+    ``--write-items FILE``, ``--print-recipe`` (all false: it runs)."""
+
+    list_suites: bool
+    dry_run: bool
+    items_path: Path | None
+    print_recipe: bool
+
+    @classmethod
+    def of_flags(
+        cls, list_suites: bool, dry_run: bool, items_path: str | None, print_recipe: bool
+    ) -> Self:
+        return cls(list_suites, dry_run, _path(items_path), print_recipe)
+
+    def check_models(self, models: tuple[str, ...], recorded: bool) -> None:
+        """MODELs given where they are scored, and none for --write-items."""
+        if self.items_path is not None:
+            from rmaudit.suites.items_file import items_format
+
+            if models:
+                raise click.UsageError("--write-items scores no MODEL: give none")
+            items_format(self.items_path)
+        elif not models and not recorded:
+            raise click.UsageError(
+                "give at least one MODEL (or --recorded-judges, --list-suites, --write-items)"
+            )
+
+
+@dataclass(frozen=True)
+class ModelFlags:
+    """How each MODEL is read: a scores:FILE's rows (``--match``, ``--columns``), a DPO
+    policy's reference (``--dpo-ref``), a judge:MODEL's endpoint and template."""
+
+    match: str
+    columns: str | None
+    dpo_ref: str | None
+    base_url: str | None
+    judge_template: str | None
+    api_key_env: str | None
+    judge_price: str | None
+    request_timeout: float | None
+
+    def tables(
+        self,
+        models: list[str],
+        hf_options: dict[str, Any],
+        data_dir: str | None,
+        sample: int | None,
+        *,
+        of_prms: bool,
+    ) -> list[dict[str, Any]]:
+        """The MODELs' and the baselines' recipe tables (``of_prms``: process reward models,
+        which take none of these flags)."""
+        from rmaudit.suites.judge_arguments import JudgeFlags, read_judge_template
+        from rmaudit.suites.model_arguments import model_tables, parse_columns
+        from rmaudit.suites.prm_arguments import prm_tables, reward_model_flags
+
+        template = read_judge_template(self.judge_template, data_dir)
+        judge = JudgeFlags(
+            self.base_url,
+            template,
+            self.api_key_env,
+            self.judge_price,
+            data_dir,
+            self.request_timeout,
+        )
+        if of_prms:
+            reward_model_flags(
+                dpo_ref=self.dpo_ref, columns=self.columns, judge=judge, sample=sample
+            )
+            return prm_tables(models, hf_options)
+        columns = parse_columns(self.columns)
+        return model_tables(
+            models, hf_options, self.dpo_ref, match=self.match, columns=columns, judge=judge
+        )
+
+
+def _path(given: str | None) -> Path | None:
+    return Path(given) if given else None
+
+
+@dataclass(frozen=True)
 class AuditRequest:
     """What ``rmaudit audit`` was asked to do, once its arguments are checked."""
 
@@ -32,13 +128,9 @@ class AuditRequest:
     skipped: tuple[Suite, ...]  # the suites whose data was not found
     tables: list[dict[str, Any]]  # the MODELs and the baselines as recipe tables
     db_path: str
-    as_json: bool
-    report_dir: Path | None
     sample: int | None  # pairs drawn from each file (0: all; None: the suite's)
-    dry_run: bool
-    print_recipe: bool
-    items_path: Path | None  # --write-items FILE
-    results_file: Path | None  # --results FILE (default: beside the DB, or in --report DIR)
+    output: AuditOutput
+    stop: AuditStop
     checks: CheckSettings  # --strict, --no-scoring-checks, --show-input, --scoring-checks-sample
     recorded: bool = False  # --recorded-judges
     named: bool = False  # the suites were named with --suite
@@ -59,7 +151,7 @@ def run_audit(request: AuditRequest) -> None:
     from rmaudit.suites.model_arguments import check_reachable
 
     planned = _planned(request)
-    if request.print_recipe:
+    if request.stop.print_recipe:
         from rmaudit.suites.build import recipe_text
 
         for entry in planned:
@@ -67,14 +159,14 @@ def run_audit(request: AuditRequest) -> None:
         return
     # every model loads (bad options, a missing checkpoint) before the DB is touched
     built = [(entry, build_components(entry.recipe)) for entry in planned]
-    if request.dry_run:
+    if request.stop.dry_run:
         _print_plans(built, request.db_path)
         return
-    if request.items_path is not None:
+    if request.stop.items_path is not None:
         from .audit_items import write_suite_items
 
         write_suite_items(
-            [(e.suite, e.recipe, c) for e, c in built], request.db_path, request.items_path
+            [(e.suite, e.recipe, c) for e, c in built], request.db_path, request.stop.items_path
         )
         return
     check_reachable(request.tables)
@@ -176,15 +268,15 @@ def _run_suites(
             figures = publisher_figures(
                 store, result.run_id, suite, located, entry.recipe, components
             )
-            if not request.as_json:
+            if not request.output.as_json:
                 print_summary(out, store, result.run_id, request.db_path)
                 for table in publisher_tables(out, figures):
                     out.print(table)
             results.append(suite_result(store, suite, result.run_id, baselines))
             located_by_suite[suite.name] = located.version
             publishers[suite.name] = figures
-        if request.report_dir is not None:
-            written = write_reports(store, results, request.report_dir)
+        if request.output.report_dir is not None:
+            written = write_reports(store, results, request.output.report_dir)
         payload = results_json(store, results, located_by_suite, request.db_path, publishers)
     finally:
         store.close()
@@ -211,11 +303,11 @@ def _print_results(
 
     out, err = console(), console(stderr=True)
     db_path = request.db_path
-    results_path = results_location(db_path, request.report_dir, request.results_file)
+    results_path = results_location(db_path, request.output.report_dir, request.output.results_file)
     replaced = replaced_audit(results_path, db_path)
     text = dumps(payload)
     write_results(results_path, text)
-    if request.as_json:
+    if request.output.as_json:
         sys.stdout.write(text)
     else:
         out.print(closing_table(results))
@@ -231,10 +323,10 @@ def _print_results(
     err.print(literal(f"results: {results_path}"))
     if replaced:
         err.print(literal(f"note: {results_path} held the results of the audit in {replaced}"))
-    if request.report_dir is not None:
-        index = request.report_dir / "report.md"
+    if request.output.report_dir is not None:
+        index = request.output.report_dir / "report.md"
         index.write_text(index_markdown(results, written, db_path), encoding="utf-8")
-        err.print(literal(f"report: {index} and {request.report_dir / 'report.html'}"))
+        err.print(literal(f"report: {index} and {request.output.report_dir / 'report.html'}"))
 
 
 #: a verdict line's style: passes, does not pass, or no verdict (None)

@@ -5,8 +5,6 @@ came to mean only a run's own plan, still work and say so on stderr."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from typing import Any
 
 import click
@@ -17,6 +15,8 @@ from rmaudit.run.scoring_checks import (
     MIN_SAMPLE,
     SAMPLE_SHARE,
 )
+
+from .options import grouped
 
 #: an old flag → the one that replaced it
 DEPRECATED = {
@@ -65,42 +65,35 @@ _OPTIONS = (
 )
 
 
-def scoring_check_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Put under ``@click.command()``: adds the flags, and calls ``command`` with
-    ``checks=CheckSettings(...)`` from them."""
+def _settings(
+    strict: bool,
+    no_scoring_checks: bool,
+    no_preflight: bool,
+    show_input: bool,
+    scoring_checks_sample: int | None,
+    preflight_sample: int | None,
+) -> CheckSettings:
+    sample = scoring_checks_sample or preflight_sample
+    skip = "--no-preflight" if no_preflight else "--no-scoring-checks"
+    if no_scoring_checks or no_preflight:
+        asked = {
+            "--strict": strict,
+            "--show-input": show_input,
+            "--preflight-sample" if preflight_sample else "--scoring-checks-sample": sample,
+        }
+        clash = next((flag for flag, given in asked.items() if given), None)
+        if clash is not None:
+            raise click.UsageError(
+                f"{clash} needs the scoring checks that {skip} skips: give one or the other"
+            )
+    return CheckSettings(
+        enabled=not (no_scoring_checks or no_preflight),
+        strict=strict,
+        show_input=show_input,
+        sample_size=sample,
+    )
 
-    @functools.wraps(command)
-    def with_settings(
-        *args: Any,
-        strict: bool,
-        no_scoring_checks: bool,
-        no_preflight: bool,
-        show_input: bool,
-        scoring_checks_sample: int | None,
-        preflight_sample: int | None,
-        **kwargs: Any,
-    ) -> Any:
-        sample = scoring_checks_sample or preflight_sample
-        skip = "--no-preflight" if no_preflight else "--no-scoring-checks"
-        if no_scoring_checks or no_preflight:
-            asked = {
-                "--strict": strict,
-                "--show-input": show_input,
-                "--preflight-sample" if preflight_sample else "--scoring-checks-sample": sample,
-            }
-            clash = next((flag for flag, given in asked.items() if given), None)
-            if clash is not None:
-                raise click.UsageError(
-                    f"{clash} needs the scoring checks that {skip} skips: give one or the other"
-                )
-        settings = CheckSettings(
-            enabled=not (no_scoring_checks or no_preflight),
-            strict=strict,
-            show_input=show_input,
-            sample_size=sample,
-        )
-        return command(*args, checks=settings, **kwargs)
 
-    for option in reversed(_OPTIONS):
-        with_settings = option(with_settings)
-    return with_settings
+#: put under ``@click.command()``: adds the flags, and calls the command with
+#: ``checks=CheckSettings(...)`` from them
+scoring_check_options = grouped("checks", _settings, *_OPTIONS)

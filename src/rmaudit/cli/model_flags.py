@@ -5,13 +5,13 @@ checks").  One decorator adds them and hands the command the options given
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from typing import Any
 
 import click
 
 from rmaudit.suites.model_arguments import HF_MODEL_OPTIONS, parse_overrides
+
+from .options import grouped
 
 _OPTIONS = (
     click.option("--revision", help="Hub branch, tag or commit of the models."),
@@ -61,16 +61,11 @@ _OPTIONS = (
 )
 
 
-def hf_model_flags(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Put under ``@click.command()``: adds the flags, and calls ``command`` with
-    ``hf_options``, the recipe options they give (``--config-override`` as one table)."""
+def _hf_options(config_overrides: tuple[str, ...], **given: Any) -> dict[str, Any]:
+    """The recipe options the flags give (``--config-override`` as one table)."""
+    options = {name: given[name] for name in HF_MODEL_OPTIONS}
+    return {**options, "config_overrides": parse_overrides(config_overrides)}
 
-    @functools.wraps(command)
-    def with_options(*args: Any, config_overrides: tuple[str, ...], **kwargs: Any) -> Any:
-        options = {name: kwargs.pop(name) for name in HF_MODEL_OPTIONS}
-        options["config_overrides"] = parse_overrides(config_overrides)
-        return command(*args, hf_options=options, **kwargs)
 
-    for option in reversed(_OPTIONS):
-        with_options = option(with_options)
-    return with_options
+#: put under ``@click.command()``: adds the flags, and calls the command with ``hf_options``
+hf_model_flags = grouped("hf_options", _hf_options, *_OPTIONS)

@@ -1,8 +1,9 @@
 """The options and arguments several commands share, declared once: the DB they store in or
-read, and the type of a number flag (finite, in its range)."""
+read, the type of a number flag (finite, in its range), and flags handed over as one record."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -57,3 +58,22 @@ class FiniteFloat(click.FloatRange):
             within = f" in the range {self._describe_range()}" if bounded else ""
             self.fail(f"{value!r} is not a finite number{within}.", param, ctx)
         return number
+
+
+def grouped(into: str, record: Callable[..., Any], *options: Callable[[F], F]) -> Callable[[F], F]:
+    """Put under ``@click.command()``: adds ``options`` and calls the command with
+    ``into=record(**their values)`` in their place, so a group of flags travels as one record."""
+    probe: Any = lambda: None  # noqa: E731 (the options' names are read off it)
+    names = [
+        param.name for param in functools.reduce(lambda f, o: o(f), options, probe).__click_params__
+    ]
+
+    def add(command: F) -> F:
+        @functools.wraps(command)
+        def with_record(*args: Any, **kwargs: Any) -> Any:
+            values = {name: kwargs.pop(name) for name in names}
+            return command(*args, **{into: record(**values)}, **kwargs)
+
+        return functools.reduce(lambda f, option: option(f), reversed(options), with_record)  # type: ignore[return-value]
+
+    return add
