@@ -60,45 +60,21 @@ def print_summary(
     SHA-256, models); with ``details``, every number the leaderboard leaves out."""
     summary = load_summary(store, run_id)
     scale = oracle_scale(store, summary.benchmark)
-    studies = load_studies(store, run_id)
-    board = leaderboard(store, summary)
     tag = Text("  SIMULATED", style="bold yellow") if summary.simulated else ""
     out.print(assemble((summary.run.title, "bold"), tag))
     reta = next(((m, k) for m, k in summary.curve_keys() if k == RETA_CURVE), None)
-    curves = {
-        rm_key: sparkline(curve.value)
-        for _, rm_key in summary.reward_models
-        if reta and (curve := summary.curves.get((rm_key, *reta))) is not None
-    }
-    print_leaderboard(out, board, curves)
-    out.print(literal(_caption(summary)))
-    print_comparisons(out, store, board, db_path)
-    if board.details:
-        if details:
-            _print(
-                out,
-                Text("every other number (± standard error)", style="bold"),
-                _board_layouts(summary, scale, board.details),
-            )
-        else:
-            out.print(
-                literal(
-                    f"{len(board.details)} more numbers (per subset, details): "
-                    f"rmaudit runs {db_path} {run_id[:10]} --details"
-                )
-            )
+    _print_board(out, store, summary, scale, db_path, details, reta)
     if summary.simulated:
         out.print(literal(summary.simulated_notice), style="yellow")
     if sources and summary.sources:
         out.print(Text("sources", style="bold"))
         for line in summary.source_lines():
             out.print(literal(f"  {line}"))
-    reta_curve = next(((m, k) for m, k in summary.curve_keys() if k == RETA_CURVE), None)
-    if reta_curve:
+    if reta:
         _print(
             out,
             Text("RETA curve by η (value ± stderr across prompts)", style="bold"),
-            curve_layouts(summary, reta_curve),
+            curve_layouts(summary, reta),
         )
     for metric, key in summary.curve_keys():
         if key in THRESHOLD_CURVES:  # a step metric over the step threshold (docs/prm.md)
@@ -110,6 +86,52 @@ def print_summary(
                 Text(f"{label} by step threshold (value ± stderr across problems)", style="bold"),
                 curve_layouts(summary, (metric, key), THRESHOLD),
             )
+    _print_across_models(out, store, summary)
+    print_scoring_checks(out, store, run_id)
+    out.print()
+    for line in legend(summary, scale, db_path):
+        out.print(literal(line))
+
+
+def _print_board(
+    out: Console,
+    store: Store,
+    summary: RunSummary,
+    scale: OracleScale | None,
+    db_path: str,
+    details: bool,
+    reta: tuple[str, str] | None,
+) -> None:
+    """The leaderboard (with each RM's RETA curve as a sparkline), its caption, the paired
+    comparisons, and the numbers it leaves out (with ``details``) or how to see them."""
+    board = leaderboard(store, summary)
+    curves = {
+        rm_key: sparkline(curve.value)
+        for _, rm_key in summary.reward_models
+        if reta and (curve := summary.curves.get((rm_key, *reta))) is not None
+    }
+    print_leaderboard(out, board, curves)
+    out.print(literal(_caption(summary)))
+    print_comparisons(out, store, board, db_path)
+    if board.details and details:
+        _print(
+            out,
+            Text("every other number (± standard error)", style="bold"),
+            _board_layouts(summary, scale, board.details),
+        )
+    elif board.details:
+        out.print(
+            literal(
+                f"{len(board.details)} more numbers (per subset, details): "
+                f"rmaudit runs {db_path} {summary.run.id[:10]} --details"
+            )
+        )
+
+
+def _print_across_models(out: Console, store: Store, summary: RunSummary) -> None:
+    """The tables across reward models: each regret study's, the other run-level metrics',
+    and the shift sweep's."""
+    studies = load_studies(store, summary.run.id)
     for label, rows in studies.items():
         study = study_table(label, rows)
         mean_ndr = f"; {study.summary}" if study.summary else ""
@@ -137,10 +159,6 @@ def print_summary(
                 ),
                 layouts,
             )
-    print_scoring_checks(out, store, run_id)
-    out.print()
-    for line in legend(summary, scale, db_path):
-        out.print(literal(line))
 
 
 def _print(out: Console, title: Text, layouts: list[Layout]) -> None:
