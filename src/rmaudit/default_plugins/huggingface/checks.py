@@ -144,7 +144,7 @@ def run_checks(
     passes :func:`plan` lays out — the rows their batch padded alone, the shortest items
     alone again, some items in the other dtype — and, where a finding needs its cause told
     or its fix checked, the passes of :mod:`.diagnosis`."""
-    from rmaudit.backends.hf import input_checks, scoring_checks
+    from rmaudit.backends.hf import scoring_checks
 
     started = time.perf_counter()
     rendered = rendered_inputs(rm, sample)
@@ -164,9 +164,7 @@ def run_checks(
     noise = diagnosis.noise(rm, sample, passes.repeated, alone[passes.repeated])
     with _in_dtype(rm, other_dtype):
         other = scores_alone(rm, sample, passes.compared)
-    tokenizer = rm.tokenizer
     fixes = diagnosis.template_fixes(rm, sample, rendered)
-    added = fixes.get("bos") or (fixes.get("closed") if _drops_eos(rm, rendered) else None)
     scorer = rm.scorers[0]
     own = rm.own_forward_scores([sample[i] for i in passes.repeated])
     checks = (
@@ -176,29 +174,16 @@ def run_checks(
         scoring_checks.forward(
             scorer.path, None if own is None else np.array(own), alone[passes.repeated], run_dtype
         ),
-        input_checks.template(
+        *_input_checks(
+            rm,
+            sample,
             rendered,
-            source=rm.input_format,
-            bos_id=tokenizer.bos_token_id,
-            closing_ids=_closing_ids(tokenizer),
-            once=fixes.get("once"),
-            closed=fixes.get("closed"),
-        ),
-        input_checks.special_tokens(
-            rendered,
-            bos_id=tokenizer.bos_token_id,
-            eos_id=tokenizer.eos_token_id,
-            moved=_moved(rm, sample, passes.repeated, alone, added),
-            spread=scoring_checks.spread(batched),
-            fix=added,
-        ),
-        input_checks.truncation(
-            rendered,
-            max_length=rm.max_length,
-            side=rm.options.truncation_side,
-            position_limit=position_limit,
-            tokenizer_limit=tokenizer_limit,
-            tokenizer_side=tokenizer.init_kwargs.get("truncation_side", "right"),
+            fixes,
+            passes.repeated,
+            alone,
+            batched,
+            position_limit,
+            tokenizer_limit,
         ),
         scoring_checks.numerics(
             np.where(np.isnan(alone), batched, alone)[passes.compared],
@@ -214,10 +199,55 @@ def run_checks(
         "",
         len(sample),
         checks,
-        rendered_input=tokenizer.decode(shortest.ids, skip_special_tokens=False),
+        rendered_input=rm.tokenizer.decode(shortest.ids, skip_special_tokens=False),
         seconds=time.perf_counter() - started,
         scores=tuple(float(score) for score in batched),
         settings=rm.scoring_settings(),
+    )
+
+
+def _input_checks(
+    rm: HFRewardModel,
+    sample: Sequence[PromptResponse],
+    rendered: Sequence[RenderedInput],
+    fixes: dict[str, TemplateFix | None],
+    repeated: list[int],
+    alone: np.ndarray,
+    batched: np.ndarray,
+    position_limit: int | None,
+    tokenizer_limit: int | None,
+) -> tuple[ScoringCheck, ScoringCheck, ScoringCheck]:
+    """The checks of the inputs as the model reads them: its chat template, its special
+    tokens (a fix's effect measured on the ``repeated`` items), its truncation."""
+    from rmaudit.backends.hf import input_checks, scoring_checks
+
+    tokenizer = rm.tokenizer
+    added = fixes.get("bos") or (fixes.get("closed") if _drops_eos(rm, rendered) else None)
+    return (
+        input_checks.template(
+            rendered,
+            source=rm.input_format,
+            bos_id=tokenizer.bos_token_id,
+            closing_ids=_closing_ids(tokenizer),
+            once=fixes.get("once"),
+            closed=fixes.get("closed"),
+        ),
+        input_checks.special_tokens(
+            rendered,
+            bos_id=tokenizer.bos_token_id,
+            eos_id=tokenizer.eos_token_id,
+            moved=_moved(rm, sample, repeated, alone, added),
+            spread=scoring_checks.spread(batched),
+            fix=added,
+        ),
+        input_checks.truncation(
+            rendered,
+            max_length=rm.max_length,
+            side=rm.options.truncation_side,
+            position_limit=position_limit,
+            tokenizer_limit=tokenizer_limit,
+            tokenizer_side=tokenizer.init_kwargs.get("truncation_side", "right"),
+        ),
     )
 
 
