@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -60,21 +61,13 @@ def _suite(
     store: Store, result: SuiteResult, version: str, publishers: list[PublisherFigures]
 ) -> dict[str, Any]:
     run_id = result.run_id
-    run = store.read.run(run_id)
-    data = {
-        "version": version,
-        "files": [
-            {"location": s.location, "sha256": s.digest}
-            for s in store.read.run_sources(run_id)
-            if s.kind == "file" and s.part in DATA_PARTS
-        ],
-    }
+    data = _data(store, run_id, version)
     rejected = len(store.read.failures(run_id, _REJECTED_STAGE))
-    total, unit = _extent(store, run)
-    skipped: dict[str, int] = {}
-    for _, error in store.read.failures(run_id, SKIPPED_STAGE):
-        metric_label = error.split(": ", 1)[0]
-        skipped[metric_label] = skipped.get(metric_label, 0) + 1
+    total, unit = _extent(store, store.read.run(run_id))
+    # each metric's prompts left out as undefined there (their reason starts with its label)
+    skipped = Counter(
+        error.split(": ", 1)[0] for _, error in store.read.failures(run_id, SKIPPED_STAGE)
+    )
     labels = {rm_key: label for label, rm_key in store.read.reward_models(run_id)}
     checks = checks_json(run_scoring_checks(store, run_id))
     params = {
@@ -140,6 +133,18 @@ def _suite(
                 "scoring_checks": checks.get(m.label),
             }
             for m in result.models
+        ],
+    }
+
+
+def _data(store: Store, run_id: str, version: str) -> dict[str, Any]:
+    """The suite's data: its version, and its files with their SHA-256."""
+    return {
+        "version": version,
+        "files": [
+            {"location": s.location, "sha256": s.digest}
+            for s in store.read.run_sources(run_id)
+            if s.kind == "file" and s.part in DATA_PARTS
         ],
     }
 
