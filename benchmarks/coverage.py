@@ -57,7 +57,7 @@ from rmaudit.metrics import (
 )
 from rmaudit.metrics.regret import ERROR_METRICS, regret_correlation
 from rmaudit.metrics.regret._study_inputs import check_study_pools, split_pools
-from rmaudit.metrics.regret.study import correlation_rows, pair_values
+from rmaudit.metrics.regret.gold_proxy import correlation_rows, pair_values
 
 TARGET = (0.92, 0.98)
 MEAN, RHO = 5.0, 1.0 / np.sqrt(2.0)  # the means world: J ~ N(5, 1), Y = J + N(0, 1)
