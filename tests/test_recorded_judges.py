@@ -147,6 +147,43 @@ def test_llmbar_processed_reads_the_same_layout(rmaudit, tmp_path):
         assert matches_statistics(judge["publisher"]["subsets"][subset], statistics)
 
 
+def _linked_to_blobs(data: Path, paths: list[Path]) -> None:
+    """Each file or folder moved into a blob store beside ``data`` and a link left in its
+    place, as the Hugging Face cache links a snapshot's files to its blobs (or ``cp -rs``
+    links a copy's files): what lies beside a file (an evaluators/ or outputs/ folder) lies
+    beside the link, not beside its target."""
+    blobs = data.parent / "blobs"
+    for number, path in enumerate(paths):
+        blob = blobs / f"blob{number}" / path.name
+        blob.parent.mkdir(parents=True)
+        path.rename(blob)
+        path.symlink_to(blob)
+
+
+def test_recorded_judges_are_found_beside_linked_data_files(rmaudit, tmp_path):
+    data = tmp_path / "data"
+    records = llmbar_dataset(data)
+    for seed, (folder, _) in enumerate(LLMBAR_SUBSETS):
+        write_evaluator(
+            data, folder, "Judge/Vanilla", records[folder], llmbar_winners(records[folder], seed)
+        )
+    pairs = judgebench_pairs(data)
+    judgebench_outputs(data, pairs, "arena_hard", "judge-model")
+    subsets = [data / "llmbar/LLMBar" / folder for folder, _ in LLMBAR_SUBSETS]
+    _linked_to_blobs(
+        data,
+        [folder / "dataset.json" for folder in subsets]
+        + [folder / "evaluators" for folder in subsets]
+        + [data / "judgebench/gpt-4o-2024-05-13.jsonl.gz"],
+    )
+    done = audit(rmaudit, data, tmp_path / "a.db", "--suite", "llmbar", "--suite", "judgebench")
+    assert done.code == 0, done.err
+    judge = models_of(done, "llmbar")["Judge/Vanilla"]
+    # each result file's figures under its own subset (the links' folders, not the blobs')
+    assert set(judge["publisher"]["subsets"]) == {subset for _, subset in LLMBAR_SUBSETS}
+    assert "judge-model" in models_of(done, "judgebench")
+
+
 def test_judgebench_judges_and_reward_models(rmaudit, tmp_path):
     data = tmp_path / "data"
     pairs = judgebench_pairs(data)

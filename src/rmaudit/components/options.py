@@ -86,7 +86,9 @@ def _resolve_existing_file(value: Path, info: ValidationInfo) -> Path:
     path = value if value.is_absolute() or base is None else base / value
     if not path.is_file():
         raise ValueError(f"data file not found: {path}")
-    return path.resolve()
+    # absolute, not resolved: a linked file's neighbours are the link's (a data folder laid
+    # out with `cp -rs`, the Hugging Face cache); its identity is its bytes' digest anyway
+    return Path(os.path.abspath(path))
 
 
 def file_digest(path: Path) -> str:

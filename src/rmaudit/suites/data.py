@@ -45,7 +45,7 @@ def locate(suite: Suite, data_dir: str | Path | None, *, download: bool) -> Loca
         found = [_in_mirror(Path(data_dir), file.mirror) for file in suite.files]
         paths = [path for path in found if path is not None]
         if len(paths) == len(found):
-            root = Path(data_dir).resolve()
+            root = Path(os.path.abspath(data_dir))
             return Located(tuple(paths), root, str(data_dir), _mirror_version(suite, paths, root))
     if suite.hub is None:
         return None
@@ -101,9 +101,12 @@ def missing(suite: Suite, data_dir: str | Path | None) -> BadInput:
 
 
 def _in_mirror(root: Path, mirror: str) -> Path | None:
+    """The mirror file under ``root``, absolute but not resolved: a file may be a link (``cp
+    -rs``, the Hugging Face cache's snapshots linking to blobs), and what lies beside it — a
+    subset's ``evaluators/`` — is looked for beside the link, not its target."""
     for candidate in (root / mirror, root / mirror.removesuffix(".gz")):
         if candidate.is_file():
-            return candidate.resolve()
+            return Path(os.path.abspath(candidate))
     return None
 
 

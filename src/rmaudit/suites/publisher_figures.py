@@ -77,7 +77,7 @@ def publisher_figures(
     stored, where not yet, by its digest)."""
     stored = _rmaudit_values(store, run_id)
     subsets = {
-        path.parent.resolve(): str(file.options.get("subset", path.parent.name))
+        path.parent: str(file.options.get("subset", path.parent.name))
         for file, path in zip(suite.files, located.paths, strict=True)
     }
     counts = _Counts(store)
@@ -138,7 +138,7 @@ def _llmbar_count(judge: LLMBarJudge, path: Path) -> dict[str, Any]:
 
 def _subset(result: Path, subsets: dict[Path, str]) -> str:
     """The subset of an LLMBar result file: SUBSET/evaluators/LLM/STRATEGY/result.json."""
-    folder = result.resolve().parents[3]
+    folder = result.parents[3]
     return subsets.get(folder, folder.name)
 
 
