@@ -195,7 +195,7 @@ def test_runs_on_different_data_are_refused_naming_both(rmaudit, tmp_path):
 
 
 def test_plugins_describe_a_component_by_its_whole_first_paragraph(rmaudit):
-    from rmaudit.default_plugins.pair_metrics import Calibration
+    from rmaudit.default_plugins.calibration_metrics import Calibration
 
     first = Calibration.__doc__.strip().split("\n\n")[0]
     assert "\n" in first  # its first sentence wraps

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rmaudit.components import PairInputs
-from rmaudit.default_plugins.pair_metrics import BTECE, Calibration
+from rmaudit.default_plugins.calibration_metrics import BTECE, Calibration
 from rmaudit.default_plugins.shift_metrics import OODDetection, ShiftCurves, detector_scores
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics import auroc, ece, fpr_at_95_tpr

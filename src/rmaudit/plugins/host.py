@@ -54,6 +54,7 @@ DEFAULT_PLUGINS = (
     "rmaudit.default_plugins.rewrite_perturbers",
     "rmaudit.default_plugins.pair_sources",
     "rmaudit.default_plugins.pair_metrics",
+    "rmaudit.default_plugins.calibration_metrics",
     "rmaudit.default_plugins.rewardbench2",
     "rmaudit.default_plugins.shift_metrics",
     "rmaudit.default_plugins.regret",
