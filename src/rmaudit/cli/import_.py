@@ -8,10 +8,10 @@ import click
 
 from rmaudit.benchmark.portable import (
     imported_keys,
-    read_benchmark,
     refuse_conflicts,
     store_benchmark,
 )
+from rmaudit.benchmark.portable_read import read_benchmark
 from rmaudit.store import Store
 
 from .options import db_option

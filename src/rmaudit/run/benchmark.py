@@ -11,10 +11,10 @@ import numpy as np
 from rmaudit.benchmark.portable import (
     header_design,
     imported_keys,
-    read_benchmark,
     refuse_conflicts,
     store_benchmark,
 )
+from rmaudit.benchmark.portable_read import read_benchmark
 from rmaudit.components import BenchmarkData, Prompt, Response
 from rmaudit.components.keys import content_key, response_id
 from rmaudit.errors import BadInput
