@@ -18,7 +18,6 @@ MAX_AUDIT = 60
 FUNCTIONS_OVER: set[str] = set()
 MODULES_OVER: set[str] = {
     "store/items.py",
-    "benchmark/sampling.py",
 }
 
 

@@ -25,7 +25,6 @@ All samplers return sorted, distinct row indices and are deterministic for a giv
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from numbers import Real
 from typing import Any
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from rmaudit.errors import MetricInputError
+from rmaudit.metrics._validation import check_integer
 
 __all__ = ["KDPP", "kdpp", "random_indices", "stratified_indices"]
 
@@ -147,7 +147,7 @@ class KDPP:
 
     def samples(self, size: int, *, seed: int = 0) -> np.ndarray:
         """``size`` independent draws from one generator seeded with ``seed``: ``(size, k)``."""
-        size = _check_count(size, "size")
+        size = check_integer(size, "size", minimum=1)
         rng = _rng(seed)
         return np.stack([self.sample(rng) for _ in range(size)])
 
@@ -160,7 +160,7 @@ def random_indices(n: int, k: int, seed: int = 0) -> np.ndarray:
     >>> random_indices(10, 4, seed=0).tolist() == random_indices(10, 4, seed=0).tolist()
     True
     """
-    n = _check_count(n, "n")
+    n = check_integer(n, "n", minimum=1)
     k = _check_k(k, n)
     return np.sort(_rng(seed).choice(n, size=k, replace=False)).astype(np.int64)
 
@@ -353,22 +353,8 @@ def _as_embeddings(embeddings: Any) -> np.ndarray:
     return items
 
 
-def _check_count(value: Any, field: str) -> int:
-    if isinstance(value, bool):
-        raise MetricInputError(f"expected an integer, got {value!r}", field=field)
-    try:
-        count = operator.index(value)
-    except TypeError:
-        raise MetricInputError(
-            f"expected an integer, got {type(value).__name__} {value!r}", field=field
-        ) from None
-    if count < 1:
-        raise MetricInputError(f"expected an integer ≥ 1, got {count}", field=field)
-    return count
-
-
 def _check_k(k: Any, n_items: int) -> int:
-    k = _check_count(k, "k")
+    k = check_integer(k, "k", minimum=1)
     if k > n_items:
         raise MetricInputError(f"expected k ≤ the number of items ({n_items}), got {k}", field="k")
     return k
@@ -389,14 +375,4 @@ def _check_scale(scale: Any) -> float | None:
 
 
 def _rng(seed: Any) -> np.random.Generator:
-    if isinstance(seed, bool):
-        raise MetricInputError(f"expected an integer ≥ 0, got {seed!r}", field="seed")
-    try:
-        seed = operator.index(seed)
-    except TypeError:
-        raise MetricInputError(
-            f"expected an integer ≥ 0, got {type(seed).__name__} {seed!r}", field="seed"
-        ) from None
-    if seed < 0:
-        raise MetricInputError(f"expected an integer ≥ 0, got {seed}", field="seed")
-    return np.random.default_rng(seed)
+    return np.random.default_rng(check_integer(seed, "seed", minimum=0))
