@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .items import chunks, marks
 from .json_columns import dumps, json_object
+from .tables import chunks, marks
 
 if TYPE_CHECKING:
     from . import Store

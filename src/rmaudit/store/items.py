@@ -10,22 +10,17 @@ work, not as much as the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .item_records import Inclusion, LabelledItem, OracleScore, StoredPrompt, StoredResponse
 from .json_columns import json_object
 from .records import BENCHMARK_COLUMNS, BenchmarkRow, ComponentRow, benchmark_columns, benchmark_row
+from .tables import RANGE_READ, Table, chunks, marks
 
 if TYPE_CHECKING:
-    from . import Store
-
-#: keys per ``in (…)`` lookup: below SQLite's oldest limit on query parameters (999)
-CHUNK = 900
-#: a component's stored rows are read whole, not looked up by key, up to this many times as
-#: many as a stage asks about
-RANGE_READ = 3
+    pass
 
 #: (id, text, meta JSON)
 PromptRow = tuple[str, str, str]
@@ -40,15 +35,6 @@ PairRow = tuple[
 ]
 
 
-def chunks(keys: Sequence[str]) -> Iterator[Sequence[str]]:
-    for start in range(0, len(keys), CHUNK):
-        yield keys[start : start + CHUNK]
-
-
-def marks(chunk: Sequence[Any]) -> str:
-    return ", ".join("?" * len(chunk))
-
-
 #: a benchmark's responses (selection key, policy key, N), by selection position then sample
 #: index
 _IN_BENCHMARK_ORDER = """from selections s join responses r on r.prompt_id = s.prompt_id
@@ -56,43 +42,7 @@ _IN_BENCHMARK_ORDER = """from selections s join responses r on r.prompt_id = s.p
    order by s.position, r.sample_index"""
 
 
-class Items:
-    def __init__(self, store: Store) -> None:
-        self.store = store
-
-    def _insert(self, sql: str, rows: Iterable[tuple]) -> None:
-        with self.store.transaction():
-            self.store.executemany(sql, rows)
-
-    def _stored(self, sql: str, fixed: list[Any], keys: Sequence[str]) -> set[str]:
-        """Those of ``keys`` that ``sql`` (ending in ``in (``, given the marks) finds."""
-        found: set[str] = set()
-        for chunk in chunks(list(dict.fromkeys(keys))):
-            # fetchall: one call per chunk, not a Python-level __next__ per row
-            rows = self.store.execute(f"{sql} ({marks(chunk)})", [*fixed, *chunk]).fetchall()
-            found.update(row[0] for row in rows)
-        return found
-
-    def _stored_by(self, table: str, column: str, key: str, ids: Sequence[str]) -> set[str]:
-        """Those of ``ids`` whose ``response_id`` ``table`` holds under the component ``key``
-        (its first key column, so the component's rows are contiguous): all of that range
-        read at once where it holds at most ``RANGE_READ`` times as many rows as asked about
-        (a third of the time of looking each up), else looked up by chunks."""
-        unique = list(dict.fromkeys(ids))
-        (held,) = self.store.execute(
-            f"select count(*) from {table} where {column} = ?", [key]
-        ).fetchone()
-        if held > RANGE_READ * len(unique):
-            return self._stored(
-                f"select response_id from {table} where {column} = ? and response_id in",
-                [key],
-                unique,
-            )
-        rows = self.store.execute(
-            f"select response_id from {table} where {column} = ?", [key]
-        ).fetchall()
-        return {row[0] for row in rows}.intersection(unique)
-
+class Items(Table):
     # -- components ---------------------------------------------------------------------
     def add_component(
         self,

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from .damage import damaged_value
 from .item_records import LabelledResponse, ScoredLabel, SelectionPrompt
-from .items import chunks, marks
 from .json_columns import json_numbers, json_object
 from .pair_reads import PairReads
 from .records import (
@@ -34,6 +33,7 @@ from .records import (
     benchmark_row,
     run_row,
 )
+from .tables import chunks, marks
 
 #: the numeric columns of a stored result (a metric's value, a curve's point)
 RESULT_NUMBERS = ("value", "stderr", "ci_low", "ci_high")

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from .items import chunks, marks
 from .metric_results import MetricDigests, MetricResults
 from .records import RUN_COLUMNS, RunRow, run_columns
+from .tables import chunks, marks
 
 if TYPE_CHECKING:
     from . import Store

@@ -13,11 +13,11 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .damage import damaged_value
-from .items import chunks, marks
 from .json_columns import json_object
+from .tables import Table, chunks, marks
 
 if TYPE_CHECKING:
-    from . import Store
+    pass
 
 
 class StoredSolution(NamedTuple):
@@ -36,14 +36,7 @@ class StoredSolution(NamedTuple):
     steps: tuple[str, ...]
 
 
-class Solutions:
-    def __init__(self, store: Store) -> None:
-        self.store = store
-
-    def _insert(self, sql: str, rows: Iterable[tuple]) -> None:
-        with self.store.transaction():
-            self.store.executemany(sql, rows)
-
+class Solutions(Table):
     def add(self, rows: Iterable[tuple[str, str, Sequence[str]]]) -> None:
         """``rows``: (solution id, prompt id, steps)."""
         self._insert(
@@ -52,13 +45,7 @@ class Solutions:
         )
 
     def stored(self, ids: Sequence[str]) -> set[str]:
-        found: set[str] = set()
-        for chunk in chunks(list(dict.fromkeys(ids))):
-            rows = self.store.execute(
-                f"select id from solutions where id in ({marks(chunk)})", list(chunk)
-            ).fetchall()
-            found.update(row[0] for row in rows)
-        return found
+        return self._stored("select id from solutions where id in", [], ids)
 
     def add_set(self, key: str, rows: Sequence[tuple[str, str, str, str, str]]) -> None:
         """``rows``: (solution id, problem id, ref, subset, labels JSON), in order."""
@@ -138,15 +125,11 @@ class Solutions:
 
     def scored(self, prm_key: str, ids: Sequence[str]) -> set[str]:
         """Those of ``ids`` the PRM has step scores of."""
-        found: set[str] = set()
-        for chunk in chunks(list(dict.fromkeys(ids))):
-            rows = self.store.execute(
-                "select distinct solution_id from step_scores where prm_key = ? "
-                f"and solution_id in ({marks(chunk)})",
-                [prm_key, *chunk],
-            ).fetchall()
-            found.update(row[0] for row in rows)
-        return found
+        return self._stored(
+            "select distinct solution_id from step_scores where prm_key = ? and solution_id in",
+            [prm_key],
+            ids,
+        )
 
     def step_scores(self, prm_key: str, ids: Sequence[str]) -> dict[str, list[float]]:
         """Solution id → its step scores in order, for those of ``ids`` the PRM scored."""

@@ -9,8 +9,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from .items import RANGE_READ, chunks, marks
 from .pair_records import PairIds
+from .tables import Table, marks
 
 if TYPE_CHECKING:
     from . import Store
@@ -47,9 +47,9 @@ class StoredVerdict(NamedTuple):
     reply: str
 
 
-class Verdicts:
+class Verdicts(Table):
     def __init__(self, store: Store) -> None:
-        self.store = store
+        super().__init__(store)
         #: each judge's verdicts as last read (a run's metrics and its views read them all)
         self._read: dict[str, dict[str, StoredVerdict]] = {}
 
@@ -82,24 +82,7 @@ class Verdicts:
     def stored(self, rm_key: str, shown_keys: Sequence[str]) -> set[str]:
         """Those of ``shown_keys`` the judge has a verdict on: its verdicts' keys read at once
         where it holds at most ``RANGE_READ`` times as many as asked about, else looked up."""
-        unique = list(dict.fromkeys(shown_keys))
-        (held,) = self.store.execute(
-            "select count(*) from judge_verdicts where rm_key = ?", [rm_key]
-        ).fetchone()
-        if held <= RANGE_READ * len(unique):
-            rows = self.store.execute(
-                "select shown_key from judge_verdicts where rm_key = ?", [rm_key]
-            ).fetchall()
-            return {row[0] for row in rows}.intersection(unique)
-        found: set[str] = set()
-        for chunk in chunks(unique):
-            rows = self.store.execute(
-                "select shown_key from judge_verdicts where rm_key = ? and shown_key in "
-                f"({marks(chunk)})",
-                [rm_key, *chunk],
-            ).fetchall()  # at once: a row at a time costs a Python call each
-            found.update(row[0] for row in rows)
-        return found
+        return self._stored_by("judge_verdicts", "rm_key", rm_key, shown_keys, "shown_key")
 
     def of(self, rm_key: str) -> dict[str, StoredVerdict]:
         """Every stored verdict of a judge, by showing: read again only when the judge holds
