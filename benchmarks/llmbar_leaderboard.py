@@ -284,7 +284,7 @@ def main() -> None:
             data = made_up_judges(made_up_mirror(Path(folder) / "data"), SMOKE_JUDGES)
             args.data_dir = str(data)
         db = args.db or Path(folder) / "audit.db"
-        wall, audited = run_audit(data, db, Path(folder) / "audit-results.json")
+        wall, audited = run_audit(data, db, Path(db).with_suffix(".results.json"))
         runs = [(a, stored_run(db, a["run_id"])) for a in audited]
         lines = section(runs, args.data_dir)
     models = sum(len(run["leaderboard"]["rows"]) for _, run in runs)

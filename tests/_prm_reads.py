@@ -1,5 +1,5 @@
 """An audit of process reward models read back for the tests: the run's solution set and a
-PRM's step scores from the DB, the suite's values from audit-results.json, the one-line
+PRM's step scores from the DB, the suite's values from the results file, the one-line
 refusal, and the suites' numbers recomputed by hand from the stored step scores
 (scikit-learn's F1 for PRMBench's PRMScore, the QwenLM rule for ProcessBench's F1)."""
 

@@ -85,7 +85,7 @@ def brute_accuracy(pairs: list[tuple[str, str, str]]) -> float:
 
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path, monkeypatch):
-    """An audit writes audit-results.json into the current folder: keep it in tmp_path."""
+    """An audit writes its DB and results file into the current folder: keep them in tmp_path."""
     monkeypatch.chdir(tmp_path)
 
 

@@ -61,7 +61,7 @@ def test_written_items_scored_elsewhere_reproduce_the_length_baseline(rmaudit, t
         r["prompt"] for r in rows
     }  # the shared context is the prompt, the diverging assistant turns the responses
     assert "a careful answer with 0 words more" in {r["response"] for r in rows}
-    assert not (tmp_path / "audit-results.json").exists()  # nothing was audited
+    assert not (tmp_path / "rmaudit-audit.results.json").exists()  # nothing was audited
     scores = scored_by_length(items, tmp_path / "mine.csv")
     done = rmaudit("audit", f"scores:{scores}", "--suite", "hh", "--data-dir", str(data), "--json")
     assert done.code == 0, done.err

@@ -51,7 +51,7 @@ def test_an_idle_rerun_prints_what_the_first_run_printed(rmaudit, mirror):
     assert again.out == first.out
     third = audit(rmaudit, data, db, "--json")
     assert third.code == 0, third.err
-    stored = json.loads(Path("audit-results.json").read_text(encoding="utf-8"))
+    stored = json.loads(db.with_suffix(".results.json").read_text(encoding="utf-8"))
     assert json.loads(third.out) == stored
 
 

@@ -29,7 +29,7 @@ LENGTH_TIES = (
 
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # audit-results.json lands here
+    monkeypatch.chdir(tmp_path)  # the DB and its results file land here
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ def test_a_missing_column_names_the_columns_found_and_writes_nothing(rmaudit, tm
     assert f"{scores}:2" in line
     assert "no column 'prompt' (columns found: instruction, output, reward)" in line
     assert not (tmp_path / "rmaudit-audit.db").exists()
-    assert not (tmp_path / "audit-results.json").exists()
+    assert not (tmp_path / "rmaudit-audit.results.json").exists()
 
 
 def test_columns_map_a_files_own_names(rmaudit, tmp_path):

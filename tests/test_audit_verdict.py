@@ -8,7 +8,9 @@ import csv
 import hashlib
 import json
 import math
+import shutil
 import statistics
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,8 @@ from test_audit import brute_accuracy, write_llmbar
 
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path, monkeypatch):
-    """An audit writes audit-results.json (and by default its DB) into the current folder."""
+    """An audit writes its DB (by default rmaudit-audit.db) and its results file into the current
+    folder."""
     monkeypatch.chdir(tmp_path)
 
 
@@ -123,7 +126,7 @@ def test_baselines_alone_state_the_bars_and_point_at_no_baseline(rmaudit, llmbar
         in done.out
     )
     # the highest bar is named (length or chance: random is a reference, not a bar)
-    (suite,) = json.loads((Path.cwd() / "audit-results.json").read_text())["suites"]
+    (suite,) = json.loads((Path.cwd() / "rmaudit-audit.results.json").read_text())["suites"]
     bars = {m["label"]: m["metrics"]["accuracy"]["value"] for m in suite["models"]}
     highest = max([("length", bars["length"]), ("chance", 0.5)], key=lambda bar: bar[1])[0]
     assert f"(the highest: {highest}) on accuracy" in done.out
@@ -135,8 +138,8 @@ def test_every_audit_writes_its_results_file_with_the_numbers_behind_them(
 ):
     data, pairs = llmbar
     done = audit(rmaudit, data, "length")
-    assert "results: audit-results.json" in done.err
-    written = json.loads((tmp_path / "audit-results.json").read_text(encoding="utf-8"))
+    assert "results: rmaudit-audit.results.json" in done.err
+    written = json.loads((tmp_path / "rmaudit-audit.results.json").read_text(encoding="utf-8"))
     (suite,) = written["suites"]
     length = next(m for m in suite["models"] if m["label"] == "length")["metrics"]["accuracy"]
     credits = [float(len(good) > len(bad)) for _, good, bad in pairs]
@@ -157,7 +160,7 @@ def test_every_audit_writes_its_results_file_with_the_numbers_behind_them(
     report = tmp_path / "report"
     pytest.importorskip("matplotlib")
     again = audit(rmaudit, data, "length", extra=("--report", str(report), "--json"))
-    beside = json.loads((report / "audit-results.json").read_text(encoding="utf-8"))
+    beside = json.loads((report / "rmaudit-audit.results.json").read_text(encoding="utf-8"))
     assert beside == json.loads(again.out) and beside["suites"] == written["suites"]
 
 
@@ -211,18 +214,39 @@ def test_rm_bench_levels_carry_a_plus_minus_across_prompts(rmaudit, tmp_path):
     assert (average["n"], average["unit"]) == (len(records), "prompts")
 
 
-def test_results_land_beside_the_db_and_replacing_another_audits_says_so(rmaudit, llmbar, tmp_path):
+def test_each_db_keeps_its_own_results_file_and_replacing_another_audits_says_so(
+    rmaudit, llmbar, tmp_path
+):
     data, _ = llmbar
     (tmp_path / "one").mkdir()
-    (tmp_path / "two").mkdir()
     first = audit(rmaudit, data, "length", extra=("--db", "one/a.db"))
-    assert not (tmp_path / "audit-results.json").exists()
-    assert json.loads((tmp_path / "one" / "audit-results.json").read_text())["db"] == "one/a.db"
-    assert "results: one/audit-results.json" in first.err and "note:" not in first.err
+    second = audit(rmaudit, data, "random", extra=("--db", "one/b.db"))
+    assert "results: one/a.results.json" in first.err and "note:" not in first.err
+    assert "results: one/b.results.json" in second.err and "note:" not in second.err
+    # two DBs in one folder: neither audit's numbers overwrite the other's
+    for name, model in (("a", "length"), ("b", "random")):
+        written = json.loads((tmp_path / "one" / f"{name}.results.json").read_text())
+        assert written["db"] == f"one/{name}.db"
+        assert model in {m["label"] for m in written["suites"][0]["models"]}
     again = audit(rmaudit, data, "length", extra=("--db", "one/a.db"))
     assert "note:" not in again.err  # the same audit's file: replaced without a word
     other = audit(
-        rmaudit, data, "length", extra=("--db", "two/b.db", "--results", "one/audit-results.json")
+        rmaudit, data, "length", extra=("--db", "two.db", "--results", "one/a.results.json")
     )
-    assert "note: one/audit-results.json held the results of the audit in one/a.db" in other.err
-    assert json.loads((tmp_path / "one" / "audit-results.json").read_text())["db"] == "two/b.db"
+    assert "note: one/a.results.json held the results of the audit in one/a.db" in other.err
+    assert json.loads((tmp_path / "one" / "a.results.json").read_text())["db"] == "two.db"
+
+
+def test_the_repository_keeps_results_files_out_of_git():
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout")
+    names = ["rmaudit-audit.results.json", "sub/a.results.json", "audit-results.json"]
+    done = subprocess.run(
+        ["git", "check-ignore", "--no-index", *names],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.stdout.split() == names

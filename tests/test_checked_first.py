@@ -130,7 +130,7 @@ def audit_data(tmp_path, monkeypatch, rmaudit, request):
             "audit", "length", "--suite", "llmbar", "--data-dir", str(data), "--db", str(db)
         )
         assert done.code == 0, done.err
-        Path("audit-results.json").unlink()
+        (tmp_path / "audit.results.json").unlink()
     return data, pairs, length_scores(tmp_path / "lengths.jsonl", pairs), db
 
 
@@ -148,7 +148,7 @@ def test_a_scores_file_missing_rows_is_refused_before_the_db(rmaudit, audit_data
     )
     refused(done, f"{scores}", f"5 of {len(rows)} responses have no score in the file")
     check()
-    assert not Path("audit-results.json").exists()
+    assert not db.with_name("audit.results.json").exists()
 
 
 @both_dbs

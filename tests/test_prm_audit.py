@@ -53,7 +53,7 @@ def test_prmbench_prints_each_class_with_its_plus_minus_and_matches_a_hand_compu
     assert "PRMScore by step threshold" in done.out and "t=0.00" in done.out
     assert "prmbench: a model passes by beating each of random" in done.out
     db = tmp_path / "rmaudit-audit.db"
-    payload = json.loads((tmp_path / "audit-results.json").read_text())
+    payload = json.loads((tmp_path / "rmaudit-audit.results.json").read_text())
     values = suite_values(payload)
     positions = solution_positions(db)
     assert len(positions) == 8 * 2 * 4 + 8

@@ -333,7 +333,7 @@ def test_bad_recorded_outputs_are_one_line_and_nothing_is_written(make, said, rm
     done = rmaudit("audit", *flag, *extra, "--data-dir", str(data), "--db", str(db))
     assert done.code == 2 and said in done.err, done.err
     assert len(done.err.strip().splitlines()) == 1
-    assert not db.exists() and not (tmp_path / "audit-results.json").exists()
+    assert not db.exists() and not db.with_suffix(".results.json").exists()
 
 
 def test_a_bad_file_leaves_an_existing_db_byte_identical(rmaudit, tmp_path):

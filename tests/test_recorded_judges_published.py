@@ -1,6 +1,6 @@
 """The LLMBar paper's 65 judge configurations, audited from their published outputs in
 rmaudit's shared data folder (``../shared/data`` beside the checkout; skipped without it):
-the publisher's figures in audit-results.json equal all 325 ``statistics.json`` files."""
+the publisher's figures in the results file equal all 325 ``statistics.json`` files."""
 
 from __future__ import annotations
 

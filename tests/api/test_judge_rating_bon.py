@@ -34,7 +34,7 @@ def stored(db) -> tuple[list[np.ndarray], list[np.ndarray]]:
 def test_a_rating_judge_reports_its_correlation_with_the_gold_labels(
     tmp_path, fake_openai, rmaudit, monkeypatch
 ):
-    monkeypatch.chdir(tmp_path)  # audit-results.json lands here
+    monkeypatch.chdir(tmp_path)  # the DB and its results file land here
     data = tmp_path / "data"
     reward_bench_layout(data)
     server = fake_openai()

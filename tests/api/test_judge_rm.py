@@ -55,7 +55,7 @@ def prefers_longer(question: str, a: str, b: str) -> str:
 
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # audit-results.json lands here
+    monkeypatch.chdir(tmp_path)  # the DB and its results file land here
 
 
 def audit_args(server, data: Path, db: Path) -> list[str]:

@@ -58,7 +58,7 @@ eta = 0.25
 
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # audit-results.json lands here
+    monkeypatch.chdir(tmp_path)  # the DB and its results file land here
 
 
 def plan_json(rmaudit, *args: str) -> dict:

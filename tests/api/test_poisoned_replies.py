@@ -21,7 +21,7 @@ from rmaudit.testing.fake_openai import judge_score
 
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # audit-results.json lands here
+    monkeypatch.chdir(tmp_path)  # the DB and its results file land here
 
 
 def audit(rmaudit, server, data: Path, db: Path, suite: str):

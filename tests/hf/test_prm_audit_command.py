@@ -38,7 +38,7 @@ from rmaudit.suites import PRMBENCH_CLASSES, PROCESSBENCH_SPLITS  # noqa: E402
 @pytest.fixture
 def data(tmp_path, monkeypatch) -> Path:
     """Both suites' files, their steps short enough for the tiny models' 512 positions."""
-    monkeypatch.chdir(tmp_path)  # audit-results.json lands here
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COLUMNS", "1000")  # the closing table on one line per model
     root = tmp_path / "data"
     write_prmbench(root, per_file=2, words=8)
@@ -107,7 +107,7 @@ def test_processbench_stores_the_model_cards_step_scores_and_a_rerun_adds_nothin
     steps = sum(len(row["steps"]) for row in rows.values())
     assert stored(db, "select count(*) from step_scores") == [(4 * steps,)]
     # each split's F1 from the stored step scores; every number with a ± printed with it
-    values = suite_values(json.loads((tmp_path / "audit-results.json").read_text()))
+    values = suite_values(json.loads((tmp_path / "audit.results.json").read_text()))
     for label in expected:
         scores = step_scores(db, label)
         for split in PROCESSBENCH_SPLITS:
@@ -131,7 +131,7 @@ def test_prmbench_prints_every_class_with_its_plus_minus_worded_for_solutions(
     )
     assert done.code == 0, done.err
     db = tmp_path / "audit.db"
-    values = suite_values(json.loads((tmp_path / "audit-results.json").read_text()))
+    values = suite_values(json.loads((tmp_path / "audit.results.json").read_text()))
     positions = solution_positions(db)
     for label in ("token-prm", "tag-prm"):
         scores = step_scores(db, label)

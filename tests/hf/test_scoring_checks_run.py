@@ -1,5 +1,5 @@
 """The scoring checks inside ``rmaudit audit``: the block printed and written to
-audit-results.json, stored in the run and reused by a rerun, ``--show-input``, ``--strict``
+the results file, stored in the run and reused by a rerun, ``--show-input``, ``--strict``
 stopping before any score with every finding of every model, ``--no-scoring-checks`` stored
 as skipped, a failed check in the model's verdict, and checks that follow the scoring
 settings (tests/hf/test_scoring_checks_resume.py)."""
@@ -40,7 +40,7 @@ def write_hh(root):
 
 @pytest.fixture
 def audit(rmaudit, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # audit-results.json lands here
+    monkeypatch.chdir(tmp_path)
     write_hh(tmp_path / "data")
 
     def run(model: str, *flags: str):
@@ -76,7 +76,7 @@ def test_audit_prints_stores_and_reuses_the_checks(audit, tiny_models, tmp_path)
     for name in CHECK_NAMES:
         assert f"pass  {name}: " in first.out
     assert "gpt2-rm: one sampled input as the model reads it:\n<|user|>" in first.err
-    results = json.loads((tmp_path / "audit-results.json").read_text(encoding="utf-8"))
+    results = json.loads((tmp_path / "audit.results.json").read_text(encoding="utf-8"))
     models = {m["label"]: m for m in results["suites"][0]["models"]}
     checks = models["gpt2-rm"]["scoring_checks"]
     assert checks["status"] == "pass" and checks["sample_size"] == 16 and checks["trustworthy"]
@@ -143,7 +143,7 @@ def test_strict_with_a_clean_and_a_defective_model_stores_no_score(audit, tmp_pa
 def test_a_failed_check_is_part_of_the_model_s_verdict(audit, tmp_path):
     """A tokenizer that claims 12 tokens cuts the responses: without --strict the model is
     scored, and its verdict says its scores are not to be trusted — in the summary, the
-    closing table, audit-results.json and report.html."""
+    closing table, the results file and report.html."""
     pytest.importorskip("matplotlib")
     model = _tiny_defects.build_short_limit(tmp_path / "models", limit=12)
     result = audit(str(model), "--report", str(tmp_path / "report"))
@@ -154,7 +154,7 @@ def test_a_failed_check_is_part_of_the_model_s_verdict(audit, tmp_path):
         line for line in result.out.splitlines() if "short-limit-rm does not pass" in line
     )
     assert "(scores not trustworthy: truncation: max_length 12 cuts" in verdict
-    results = json.loads((tmp_path / "report" / "audit-results.json").read_text("utf-8"))
+    results = json.loads((tmp_path / "report" / "audit.results.json").read_text("utf-8"))
     entry = next(m for m in results["suites"][0]["models"] if m["label"] == "short-limit-rm")
     assert entry["passes"] is False and entry["untrusted"].startswith(said)
     assert entry["scoring_checks"]["trustworthy"] is False

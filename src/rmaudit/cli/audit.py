@@ -14,7 +14,7 @@ import click
 
 from rmaudit.backends.openai_api.options import MOST_TIMEOUT_S
 from rmaudit.errors import BadInput
-from rmaudit.suites import JUDGEBENCH_PAIRS, RESULTS_FILE, SUITES, Suite, get_suite
+from rmaudit.suites import JUDGEBENCH_PAIRS, RESULTS_SUFFIX, SUITES, Suite, get_suite
 
 if TYPE_CHECKING:
     from rmaudit.components.scoring_checks import CheckSettings
@@ -57,14 +57,15 @@ AUDIT_DB = "rmaudit-audit.db"
         type=click.Path(file_okay=False),
         help="Write each suite's plots and report.md into DIR/SUITE/, DIR/report.md, and "
         "DIR/report.html (every suite on one self-contained page to share), and "
-        f"{RESULTS_FILE} there instead of beside the DB.",
+        f"the results JSON (the DB's name ending in {RESULTS_SUFFIX}) there instead of beside "
+        "the DB.",
     ),
     click.option(
         "--results",
         "results_file",
         type=click.Path(dir_okay=False),
-        help=f"Write the results JSON here (default: {RESULTS_FILE} beside the DB, or in "
-        "--report DIR).",
+        help="Write the results JSON here (default: the DB's name ending in "
+        f"{RESULTS_SUFFIX}, beside the DB or in --report DIR).",
     ),
 )
 @click.option(

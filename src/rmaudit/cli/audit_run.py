@@ -289,7 +289,7 @@ def _print_results(
     payload: dict[str, Any],
     written: dict[str, Path],
 ) -> None:
-    """audit-results.json written; the closing table and verdicts (or the JSON) printed."""
+    """The results file written; the closing table and verdicts (or the JSON) printed."""
     from rmaudit.display.literal import literal
     from rmaudit.suites.audit_verdict import audit_verdict_lines, index_markdown
     from rmaudit.suites.results_file import (

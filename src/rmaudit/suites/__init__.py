@@ -23,14 +23,15 @@ __all__ = [
     "JUDGEBENCH_PAIRS",
     "PRMBENCH_CLASSES",
     "PROCESSBENCH_SPLITS",
-    "RESULTS_FILE",
+    "RESULTS_SUFFIX",
     "SUITES",
     "Suite",
     "get_suite",
 ]
 
-#: the file every audit writes (beside ``--report DIR``'s report, else in the current directory)
-RESULTS_FILE = "audit-results.json"
+#: the results file every audit writes is named after its DB with this ending
+#: (``rmaudit-audit.db`` → ``rmaudit-audit.results.json``), so two DBs in one folder keep theirs
+RESULTS_SUFFIX = ".results.json"
 
 #: every suite, in the order ``rmaudit audit`` runs and lists them (the suites of process
 #: reward models run only when named with --suite)

@@ -1,4 +1,4 @@
-"""A judge's ``judge-audit`` values in ``audit-results.json`` (and, on a best-of-n suite, its
+"""A judge's ``judge-audit`` values in the results file (and, on a best-of-n suite, its
 ``oracle-correlation`` with the gold labels): every value (overall and per subset) with its ±,
 interval and what it is over, under the model's ``"judge"`` key."""
 

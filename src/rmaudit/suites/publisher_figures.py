@@ -2,7 +2,7 @@
 from the same recorded outputs under the publisher's rule (:mod:`rmaudit.metrics.publishers`),
 on every record the publisher's file holds, per subset (LLMBar: its ``statistics.json``) or
 per category and overall (JudgeBench: ``run_judge.py``'s report); printed in a table of their
-own and written to ``audit-results.json`` under each model's ``"publisher"`` key.  Each
+own and written to the results file under each model's ``"publisher"`` key.  Each
 file's counts are stored by its digest (:mod:`rmaudit.store.file_summaries`): a rerun reads
 no recorded file again."""
 
@@ -178,7 +178,7 @@ def _rmaudit_values(store: Store, run_id: str) -> dict[str, dict[str | None, flo
 
 
 def figures_json(figures: PublisherFigures) -> dict[str, Any]:
-    """A model's ``"publisher"`` entry in ``audit-results.json``: exact counts and figures."""
+    """A model's ``"publisher"`` entry in the results file: exact counts and figures."""
     groups = {name: _group_json(counts) for name, counts in figures.groups.items()}
     overall = groups.pop(OVERALL, None)
     return {

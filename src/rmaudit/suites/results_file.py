@@ -1,6 +1,6 @@
 """What ``rmaudit audit`` keeps of an audit: every suite's headline numbers per model with
 their ±, interval, sample size and data, and the verdict — printed by ``--json`` and always
-written to :data:`RESULTS_FILE` (docs/audit.md, "Output")."""
+written beside the DB, named after it (:data:`RESULTS_SUFFIX`; docs/audit.md, "Output")."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from rmaudit.results.step_aggregation import aggregation_comparisons
 from rmaudit.store import Store
 from rmaudit.store.records import RunRow
 
-from . import RESULTS_FILE
+from . import RESULTS_SUFFIX
 from .audit_verdict import AgainstBar, SuiteResult
 from .judge_results import judge_values
 from .publisher_figures import PublisherFigures, figures_json
@@ -192,10 +192,12 @@ def write_results(path: Path, text: str) -> None:
 
 
 def results_location(db: str, report_dir: Path | str | None, explicit: Path | str | None) -> Path:
-    """``--results FILE``, else :data:`RESULTS_FILE` in ``--report DIR``, else beside the DB."""
+    """``--results FILE``, else the DB's name ending in :data:`RESULTS_SUFFIX`, in ``--report
+    DIR`` or beside the DB."""
     if explicit:
         return Path(explicit)
-    return Path(report_dir) / RESULTS_FILE if report_dir else Path(db).parent / RESULTS_FILE
+    name = Path(db).stem + RESULTS_SUFFIX
+    return Path(report_dir) / name if report_dir else Path(db).parent / name
 
 
 def replaced_audit(path: Path, db: str) -> str | None:
