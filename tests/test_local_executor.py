@@ -15,6 +15,7 @@ from _support import SMALL_RECIPE
 from rmaudit import hookimpl
 from rmaudit.backends.simulated import SimulatedRewardModel
 from rmaudit.components import RewardModel
+from rmaudit.components.stopping import CallStopped, raise_if_stopped
 from rmaudit.recipe import load_recipe
 from rmaudit.recipe.executor_options import LocalExecutorOptions
 from rmaudit.run import Runner
@@ -110,6 +111,35 @@ def test_a_consumer_that_stops_early_leaves_no_call_running():
     assert release.is_set()
     assert [t for t in threading.enumerate() if t.name == "rmaudit-local-executor"] == []
     assert [batch for batch, _ in component.calls] == [0, 1]  # batch 2 never started
+
+
+def test_a_consumer_that_stops_early_asks_the_running_call_to_stop():
+    """A long call that checks between its batches ends at its next check once the run stops
+    (Ctrl-C, a failed write), and the stream closes only after it ended."""
+    ended: list[str] = []
+
+    class Long(Doubler):
+        def score(self, inputs):
+            out = super().score(inputs)
+            if inputs[0] == 10:
+                try:
+                    for _ in range(int(WAIT / 0.01)):  # a long call, checking between batches
+                        raise_if_stopped()
+                        threading.Event().wait(0.01)
+                except CallStopped:
+                    ended.append("stopped")
+                    raise
+                ended.append("ran to its end")
+            return out
+
+    component = Long()
+    stream = LocalExecutor().map(component, "score", batches(3))
+    assert next(stream)[0] == 0
+    assert component.started[1].wait(WAIT)  # batch 1 runs in the worker
+    stream.close()
+    assert ended == ["stopped"]
+    assert [t for t in threading.enumerate() if t.name == "rmaudit-local-executor"] == []
+    assert [batch for batch, _ in component.calls] == [0, 1]
 
 
 class Chunky(RewardModel):

@@ -18,6 +18,7 @@ transformers = pytest.importorskip("transformers")
 
 from rmaudit.backends.hf.engine import Engine, Limits  # noqa: E402
 from rmaudit.backends.hf.inputs import ModelInput  # noqa: E402
+from rmaudit.components.stopping import CallStopped, stoppable  # noqa: E402
 from rmaudit.default_plugins.huggingface import DPOImplicit, HFClassifier  # noqa: E402
 from rmaudit.errors import BadInput  # noqa: E402
 from rmaudit.recipe.validation import validate_options  # noqa: E402
@@ -192,6 +193,29 @@ def test_errors_of_the_tokenising_thread_reach_the_caller_and_stop_it():
 
     with pytest.raises(ValueError, match="bad template"):
         engine.run(range(100), encode, lambda batch, tensors: torch.zeros(len(batch.lengths), 1))
+    assert "rmaudit-hf-prefetch" not in {t.name for t in threading.enumerate()}
+
+
+def test_an_engine_asked_to_stop_runs_no_further_batch():
+    """Inside a call the run asked to stop (the local executor's worker on Ctrl-C), the
+    engine ends before its next batch and leaves no tokenising thread behind."""
+    engine = Engine(
+        torch.device("cpu"),
+        Limits(batch_size=2, max_tokens=None),
+        pad_id=0,
+        read_positions=lambda row: [0],
+        prefetch=2,
+    )
+    stop, forwards = threading.Event(), []
+
+    def forward(batch, tensors):
+        forwards.append(batch)
+        stop.set()  # the run stops while this batch runs
+        return torch.zeros(len(batch.lengths), 1)
+
+    with stoppable(stop), pytest.raises(CallStopped):
+        engine.run(range(100), lambda indices: [ModelInput([1, 2, 3]) for _ in indices], forward)
+    assert len(forwards) == 1
     assert "rmaudit-hf-prefetch" not in {t.name for t in threading.enumerate()}
 
 

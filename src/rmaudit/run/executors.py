@@ -35,6 +35,7 @@ from pydantic import BaseModel
 
 from rmaudit.components import Component
 from rmaudit.components.options import shared_limits
+from rmaudit.components.stopping import stoppable
 from rmaudit.recipe.executor_options import (
     INSTALL_HINT,
     ExecutorOptions,
@@ -81,7 +82,7 @@ class LocalExecutor:
                 yield tag, outputs  # the driver writes it while the worker computes the next
         finally:
             if running is not None:  # the consumer stopped early (an error, Ctrl-C)
-                running.wait()
+                running.stop()
 
     def close(self) -> None:
         """Nothing to release: each stage's worker thread ends with the stage."""
@@ -89,11 +90,14 @@ class LocalExecutor:
 
 class _Call:
     """One component call running in a thread of its own.  The executor waits for it even
-    when the run stops; a daemon thread, so a second Ctrl-C during that wait still exits."""
+    when the run stops (:mod:`rmaudit.components.stopping`); a daemon thread, so a second
+    Ctrl-C during that wait still exits."""
 
     def __init__(self, call: Callable[[list[Any]], list[Any]], inputs: list[Any]) -> None:
         self._outputs: list[Any] | None = None
         self._error: BaseException | None = None
+        self._stop = threading.Event()
+        self._ended = threading.Event()
         self._thread = threading.Thread(
             target=self._run, args=(call, inputs), name="rmaudit-local-executor", daemon=True
         )
@@ -101,12 +105,24 @@ class _Call:
 
     def _run(self, call: Callable[[list[Any]], list[Any]], inputs: list[Any]) -> None:
         try:
-            self._outputs = call(inputs)
+            with stoppable(self._stop):
+                self._outputs = call(inputs)
         except BaseException as error:  # raised in the driver, by result()
             self._error = error
+        finally:
+            self._ended.set()
 
     def wait(self) -> None:
+        # on an event, not Thread.join alone: in Python 3.11 a join that Ctrl-C interrupts
+        # marks the thread stopped while it still runs (CPython issue 90882), so the next
+        # join returns at once and the process would exit under a running model
+        self._ended.wait()
         self._thread.join()
+
+    def stop(self) -> None:
+        """Ask the call to stop at its next check and wait until it has ended."""
+        self._stop.set()
+        self.wait()
 
     def result(self) -> list[Any]:
         self.wait()

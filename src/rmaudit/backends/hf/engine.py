@@ -6,7 +6,8 @@ The model's thread never waits on Python between batches: inputs arrive as pinne
 tensors, are copied without blocking, and each batch's outputs stay on the device until
 the whole call is done, when they come back in one copy.  Outputs are recorded only for
 batches whose forward pass returned, so a batch that ran out of memory is recomputed
-whole, in smaller batches, and every input's output is kept exactly once.
+whole, in smaller batches, and every input's output is kept exactly once.  A call the run
+asked to stop (:mod:`rmaudit.components.stopping`) ends before its next batch.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import torch
 
 from rmaudit.backends.hf import inputs
 from rmaudit.backends.hf.batching import stream_buckets
+from rmaudit.components.stopping import raise_if_stopped
 from rmaudit.errors import BadInput
 
 logger = logging.getLogger(__name__)
@@ -94,6 +96,7 @@ class Engine:
             batches = self._prepared(remaining, rows, encode)
             try:
                 for keys, batch, tensors in batches:
+                    raise_if_stopped()  # a run that stopped waits for no more batches
                     current = (keys, batch)
                     on_device = {
                         k: v.to(self.device, non_blocking=True) for k, v in tensors.items()
