@@ -215,3 +215,28 @@ def test_an_interval_on_a_few_events_is_flagged_approximate():
     ]
     swapped_once = judge_audit(["second"] + ["first"] * (n - 1), ["second"] * n)
     assert swapped_once.consistency.few  # 1 inconsistent pair of 100: near 1
+
+
+def test_the_docs_interval_of_a_rate_at_0_is_the_codes_on_llmbars_shape():
+    """docs/judges.md states the interval of a rate observed at 0 on LLMBar's 419 pairs and
+    418 prompts (one prompt has two pairs); the code gives Wilson's at the count of prompts,
+    t²/(418 + t²) with t at 417 df, and the docs must print that number."""
+    import re
+    from pathlib import Path
+
+    from scipy import stats
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "judges.md").read_text("utf-8")
+    stated = re.search(
+        r"0 of (\d+) pairs on (\d+) prompts gives \[0, t²/\((\d+) \+ t²\)\] =\s+\[0, ([0-9.]+)\]",
+        docs,
+    )
+    assert stated, "docs/judges.md no longer states the interval of a rate at 0"
+    pairs, prompts, count, upper = (*map(int, stated.groups()[:3]), stated.group(4))
+    assert (pairs, prompts, count) == (419, 418, 418)
+    clusters = [f"prompt {i}" for i in range(prompts)] + ["prompt 0"]
+    audit = judge_audit(["first"] * pairs, ["second"] * pairs, clusters=clusters)
+    t = stats.t.ppf(0.975, prompts - 1)
+    assert audit.tie_rate.ci == pytest.approx((0.0, t * t / (prompts + t * t)), rel=1e-9)
+    assert f"{audit.tie_rate.ci[1]:.4f}" == upper
+    assert f"[0, {upper}] here" in " ".join(docs.split())

@@ -191,12 +191,22 @@ def test_units_average_to_the_score_when_questions_lack_a_group():
     assert q.units().mean() == pytest.approx(float(q.score()[0]), abs=1e-15)
 
 
-def test_a_question_whose_tied_group_has_one_answer_is_left_out_of_the_margins():
-    rows = [*HAND, ties_row("ref:3", [9.0], [1.0]), ties_row("tied:3", [8.0], [1.0])]
+def test_a_tied_group_with_one_answer_counts_in_tied_accuracy_and_is_said_to():
+    """It is left out of the margins only: tied_accuracy counts it, as upstream's mean over
+    every tied group does, so it is listed as counted in part, never as counting nowhere."""
+    rows = [*HAND, ties_row("ref:3", [9.0], [1.0]), ties_row("tied:3", [0.5], [1.0])]
     q = ties_questions(rows)
     assert q.paired.tolist() == [1.0, 1.0, 0.0]
-    assert "tied:3" in q.left_out
     assert float(q.components()["pref"][0]) == 0.5  # questions 1 and 2 only
+    score = rewardbench2_score(Rows(tuple(rows)))
+    (ties,) = score.subsets
+    # by hand: ref:3 accurate (9 > 1), tied:3 not (0.5 < 1): both accuracies 2/3; the
+    # preferences and the margin those of HAND's two questions
+    margin = (math.tanh(-0.5) - 1.0) / 2
+    by_hand = 0.3 * 2 / 3 + 0.3 * 2 / 3 + 0.2 * 0.5 + 0.2 * 0.0 + 0.01 * margin
+    assert ties.value == pytest.approx(by_hand, abs=1e-15)
+    assert "tied:3" not in score.left_out and "tied:3" not in q.left_out
+    assert "tied_accuracy" in score.counted_in_part["tied:3"]
 
 
 def best_of_four_rows(subset: str, scores: list[list[float]]) -> list[ScoredRow]:

@@ -63,7 +63,7 @@ class RewardBench2(PairMetric[RewardBench2Options]):
     def compute(self, inputs: PairInputs) -> MetricOutput:
         rows = rows_from_pairs(inputs.chosen, inputs.rejected, inputs.subsets, inputs.meta)
         score = rewardbench2_score(rows, seed=self.options.seed)
-        left_out = _left_out(score.left_out)
+        left_out = _left_out(score.left_out, score.counted_in_part)
         values = []
         if score.final is not None:
             f = score.final
@@ -143,12 +143,15 @@ def _subset_value(s: SubsetScore) -> MetricValue:
     )
 
 
-def _left_out(reasons: dict[str, str]) -> dict[str, Any]:
-    """The params that say what counts nowhere: how many, and the first few with why."""
-    if not reasons:
-        return {}
-    named = dict(list(reasons.items())[:_NAMED])
-    return {"left_out": len(reasons), "left_out_first": named}
+def _left_out(nowhere: dict[str, str], in_part: dict[str, str]) -> dict[str, Any]:
+    """The params that say what counts nowhere and what counts in part: how many of each,
+    and the first few with why."""
+    params: dict[str, Any] = {}
+    for name, reasons in (("left_out", nowhere), ("counted_in_part", in_part)):
+        if reasons:
+            params[name] = len(reasons)
+            params[f"{name}_first"] = dict(list(reasons.items())[:_NAMED])
+    return params
 
 
 class RB2ScoresOptions(ComponentOptions):

@@ -98,13 +98,14 @@ def proportion_interval(value: float, stderr: float, clusters: int) -> tuple[flo
     the effective count p(1 − p)/SE², with Student's t quantile at ``clusters`` − 1 degrees
     of freedom (Korn & Graubard, *Survey Methodology* 24, 1998).  Where no spread is seen — a
     rate observed at 0 or 1, or every unit alike — the effective count is undefined and the
-    interval is Wilson's at the actual count, ``clusters`` (0 of 419: [0, t²/(419 + t²)]), so a
-    rare event not seen in this sample is not called impossible.  An undefined SE, NaN.
+    interval is Wilson's at the count of independent units, ``clusters`` (the prompts where
+    pairs share one: LLMBar's 0 of 419 pairs on 418 prompts is [0, t²/(418 + t²)]), so a rare
+    event not seen in this sample is not called impossible.  An undefined SE, NaN.
 
     >>> [round(b, 4) for b in proportion_interval(0.5, 0.05, 100)]
     [0.4027, 0.5973]
-    >>> [round(b, 4) for b in proportion_interval(0.0, 0.0, 419)]
-    [0.0, 0.0091]
+    >>> [round(b, 4) for b in proportion_interval(0.0, 0.0, 418)]
+    [0.0, 0.0092]
     """
     if not (math.isfinite(value) and math.isfinite(stderr)) or clusters < 2:
         return math.nan, math.nan

@@ -70,6 +70,8 @@ class RewardBench2Score:
     final: FinalScore | None
     #: rows or Ties groups that count nowhere, with why
     left_out: dict[str, str]
+    #: Ties groups that count in some of its components only, with which and why
+    counted_in_part: dict[str, str] = field(default_factory=dict)
 
 
 def subset_order(names: Sequence[str]) -> list[str]:
@@ -114,12 +116,19 @@ def _approximate(
 
 
 def ties(
-    rows: Sequence[ScoredRow], left_out: dict[str, str], *, seed: int = 0, intervals: bool = True
+    rows: Sequence[ScoredRow],
+    left_out: dict[str, str],
+    counted_in_part: dict[str, str],
+    *,
+    seed: int = 0,
+    intervals: bool = True,
 ) -> SubsetScore | None:
     """The Ties score over its questions (None: no question has both groups); the groups and
-    questions it leaves out go to ``left_out``."""
+    questions it leaves out go to ``left_out``, those it counts in part to
+    ``counted_in_part``."""
     questions = ties_questions(rows)
     left_out.update(questions.left_out)
+    counted_in_part.update(questions.counted_in_part)
     if not questions.paired.any():
         left_out[TIES] = "no question has both a ref and a tied group: no Ties score"
         return None
@@ -176,16 +185,17 @@ def rewardbench2_score(rows: Rows, *, seed: int = 0, intervals: bool = True) -> 
     """Every subset's score and the final score of the rows an RM scored (``intervals``:
     with their ± and intervals; without, the values and per-unit values alone)."""
     left_out = dict(rows.incomplete)
+    in_part: dict[str, str] = {}
     by_subset: dict[str, list[ScoredRow]] = {}
     for row in rows.rows:
         by_subset.setdefault(row.subset, []).append(row)
     subsets = []
     for name in subset_order(list(by_subset)):
         scored = (
-            ties(by_subset[name], left_out, seed=seed, intervals=intervals)
+            ties(by_subset[name], left_out, in_part, seed=seed, intervals=intervals)
             if is_ties(name)
             else best_of_four(name, by_subset[name], seed=seed, intervals=intervals)
         )
         if scored is not None:
             subsets.append(scored)
-    return RewardBench2Score(tuple(subsets), final_score(subsets), left_out)
+    return RewardBench2Score(tuple(subsets), final_score(subsets), left_out, in_part)

@@ -44,6 +44,11 @@ MARGIN_WEIGHT = 0.01
 #: the score's range: the accuracies and preferences in [0, 1], the margin in [−1, 1]
 BOUNDS = (-MARGIN_WEIGHT, 1.0 + MARGIN_WEIGHT)
 _KINDS = ("ref", "tied")
+#: why a tied group with one correct answer counts in part
+IN_TIED_ACCURACY_ONLY = (
+    "one correct answer: counts in tied_accuracy, not in pref, pref_hard or margin (no spread "
+    "to compare with)"
+)
 
 
 @dataclass(frozen=True)
@@ -89,8 +94,11 @@ class TiesQuestions:
     pref: np.ndarray
     pref_hard: np.ndarray
     margin: np.ndarray
-    #: a group or question that does not count, with why
+    #: a group or question that counts nowhere, with why
     left_out: dict[str, str] = field(default_factory=dict)
+    #: a group that counts in some components only, with which and why (a tied group with one
+    #: correct answer: in tied_accuracy, as upstream, but not in pref, pref_hard or margin)
+    counted_in_part: dict[str, str] = field(default_factory=dict)
 
     def components(self, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Each component, on the questions as they are or (``counts``, a draws × questions
@@ -159,11 +167,13 @@ def ties_questions(rows: Sequence[ScoredRow]) -> TiesQuestions:
     }
     questions = sorted({number for _, number in stats}, key=_natural)
     found = [_question(stats.get(("ref", n)), stats.get(("tied", n))) for n in questions]
-    for number, flags in zip(questions, found, strict=True):
-        if flags["has_ref"] and flags["has_tied"] and not flags["paired"]:
-            left_out[f"tied:{number}"] = "one correct answer: no spread to compare with"
+    in_part = {
+        f"tied:{number}": IN_TIED_ACCURACY_ONLY
+        for number, flags in zip(questions, found, strict=True)
+        if flags["has_tied"] and not flags["paired"] and stats[("tied", number)].spread is None
+    }
     arrays = {name: np.array([flags[name] for flags in found]) for name in _ARRAYS}
-    return TiesQuestions(tuple(questions), left_out=left_out, **arrays)
+    return TiesQuestions(tuple(questions), left_out=left_out, counted_in_part=in_part, **arrays)
 
 
 #: the per-question arrays of :class:`TiesQuestions`
