@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import math
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from rmaudit.components.data_text import parse_json, text_lines
 from rmaudit.errors import BadInput
 
 from .header import check_header
@@ -29,14 +28,6 @@ def open_file(path: Path, mode: str, *, gzipped: bool | None = None) -> IO[str]:
 def short(text: str, limit: int = 60) -> str:
     """A text from the file as an error shows it."""
     return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    try:
-        with open_file(path, "r") as handle:
-            yield from enumerate(handle, start=1)
-    except (OSError, EOFError, UnicodeDecodeError) as error:
-        raise BadInput(f"cannot read benchmark file ({error})", file=str(path)) from None
 
 
 #: how an expected Python type reads to someone editing a JSON file
@@ -75,14 +66,11 @@ def read_benchmark(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Parse and check a benchmark file; every problem names the line and the field."""
     header = None
     records, lines = [], []
-    for number, line in _lines(path):
+    for number, line in text_lines(path):
         where = f"{path}:{number}"
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise BadInput(f"invalid JSON ({error.msg})", file=where) from None
+        record = parse_json(line, where)
         if not isinstance(record, dict):
             raise BadInput("expected a JSON object", file=where)
         if header is None:

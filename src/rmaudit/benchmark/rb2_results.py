@@ -21,18 +21,17 @@ counted.
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rmaudit.components.data_text import parse_json, read_text
 from rmaudit.errors import BadInput
 
 from .keyed_files import KeyedValues, KeyFields, text_key
-from .tabular import read_rows
+from .tabular import json_rows, read_rows
 
 
 @dataclass(frozen=True)
@@ -89,14 +88,9 @@ def _records(path: Path) -> tuple[Iterator[tuple[str, dict[str, Any]]], str]:
     name = path.name.lower().removesuffix(".gz")
     if not name.endswith(".json"):
         return read_rows(path), ""
-    opener = gzip.open if path.suffix.lower() == ".gz" else open
-    try:
-        with opener(path, "rt", encoding="utf-8") as handle:
-            loaded = json.load(handle)
-    except (OSError, UnicodeDecodeError, EOFError, json.JSONDecodeError) as error:
-        raise BadInput(f"cannot read the JSON file ({error})", file=str(path)) from None
+    loaded = parse_json(read_text(path), str(path), whole_file=True)
     if isinstance(loaded, list):
-        return read_rows(path, "json"), ""
+        return json_rows(path, loaded), ""
     if not isinstance(loaded, dict) or not isinstance(loaded.get("scores"), list):
         raise BadInput(
             "expected reward-bench's columns (a JSON object with a 'scores' list) or a JSON "

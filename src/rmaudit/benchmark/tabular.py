@@ -1,17 +1,17 @@
 """Rows of a data file — JSON Lines, JSON (an array of objects), CSV or Parquet, optionally
 gzip-compressed — each with where it came from (``file:line``, ``file:record N`` for JSON,
-``file:row N`` for Parquet), for field-mapped sources and files of scores or labels."""
+``file:row N`` for Parquet), for field-mapped sources and files of scores or labels; read
+through :mod:`rmaudit.components.data_text`, so any file is rows or one line naming it."""
 
 from __future__ import annotations
 
 import csv
-import gzip
 import io
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rmaudit.components.data_text import gzipped, parse_json, read_bytes, read_text
 from rmaudit.errors import BadInput
 
 #: the formats :func:`read_rows` reads, by the name's ending (``.gz`` aside)
@@ -29,19 +29,12 @@ def read_rows(path: Path, fmt: str | None = None) -> Iterator[tuple[str, dict[st
     if fmt == "parquet":
         yield from _parquet_rows(path)
         return
-    opener = gzip.open if path.suffix.lower() == ".gz" else open
-    try:
-        with opener(path, "rt", encoding="utf-8", newline="") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError, EOFError) as error:
-        raise BadInput(f"cannot read the file ({error})", file=str(path)) from None
+    text = read_text(path)
     if fmt == "csv":
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        for row in reader:
-            yield f"{path}:{reader.line_num}", row
+        yield from _csv_rows(path, text)
         return
     if fmt == "json":
-        yield from _json_rows(path, text)
+        yield from json_rows(path, parse_json(text, str(path), whole_file=True))
         return
     for number, line in enumerate(
         text.split("\n"), start=1
@@ -49,21 +42,24 @@ def read_rows(path: Path, fmt: str | None = None) -> Iterator[tuple[str, dict[st
         if not line.strip():
             continue
         where = f"{path}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise BadInput(f"invalid JSON ({error.msg})", file=where) from None
+        record = parse_json(line, where)
         if not isinstance(record, dict):
             raise BadInput("expected a JSON object", file=where, value=record)
         yield where, record
 
 
-def _json_rows(path: Path, text: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    """A JSON array of objects (AlpacaEval's ``model_outputs.json`` and ``annotations.json``)."""
+def _csv_rows(path: Path, text: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
-        records = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise BadInput(f"invalid JSON ({error.msg}, line {error.lineno})", file=str(path)) from None
+        for row in reader:
+            yield f"{path}:{reader.line_num}", row
+    except csv.Error as error:  # a field over the csv module's limit, a NUL byte, ...
+        raise BadInput(f"invalid CSV ({error})", file=f"{path}:{reader.line_num + 1}") from None
+
+
+def json_rows(path: Path, records: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The rows of a JSON array of objects, as parsed (AlpacaEval's ``model_outputs.json`` and
+    ``annotations.json``)."""
     if not isinstance(records, list):
         raise BadInput(
             "expected a JSON array of objects", file=str(path), value=type(records).__name__
@@ -89,10 +85,8 @@ def parquet_rows(path: Path) -> list[dict[str, Any]]:
         raise BadInput(
             "reading Parquet needs pyarrow: pip install 'rmaudit[parquet]'", file=str(path)
         ) from None
+    source = io.BytesIO(read_bytes(path)) if gzipped(path) else path
     try:
-        source = (
-            io.BytesIO(gzip.decompress(path.read_bytes())) if path.suffix.lower() == ".gz" else path
-        )
         table = pq.read_table(source)
     except Exception as error:  # pyarrow raises several types for a file that is not Parquet
         raise BadInput(f"cannot read the Parquet file ({error})", file=str(path)) from None

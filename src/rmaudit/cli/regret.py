@@ -6,6 +6,7 @@ downstream results?"""
 from __future__ import annotations
 
 import csv
+import io
 import math
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from rich.text import Text
 
 from rmaudit.backends.simulated import SIMULATED_NOTICE
 from rmaudit.components import RUN_LEVEL
+from rmaudit.components.data_text import read_text
 from rmaudit.components.vocabulary import REGRET_SUMMARY
 from rmaudit.display.formatting import short_label
 from rmaudit.display.literal import assemble, literal
@@ -198,10 +200,12 @@ def _read_downstream(
     path: Path, rm_column: str | None
 ) -> tuple[dict[str, dict[str, float]], list[str], str]:
     """{outcome: {rm label: value}}, the RM labels in file order, and the label column."""
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        header = reader.fieldnames or []
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+    try:
+        header = list(reader.fieldnames or [])
         rows = list(reader)
+    except csv.Error as error:
+        raise BadInput(f"invalid CSV ({error})", file=f"{path}:{reader.line_num + 1}") from None
     if len(header) < 2:
         raise BadInput(
             "expected a header with an RM label column and at least one outcome column",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,7 +129,7 @@ def _content_sha256(path: Path) -> str:
         with opener(path, "rb") as handle:
             while chunk := handle.read(1 << 20):
                 digest.update(chunk)
-    except (OSError, EOFError):  # not gzip after all, or cut short: not the pinned file
+    except (OSError, EOFError, zlib.error):  # not gzip, cut short, corrupt: not the pinned file
         return ""
     return digest.hexdigest()
 

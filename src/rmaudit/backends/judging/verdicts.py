@@ -13,7 +13,6 @@ never copied here), or a user's file whose text is the user message.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, SerializationInfo, model_serializer
 
+from rmaudit.components.data_text import loads, read_text
 from rmaudit.errors import BadInput
 
 from .placeholders import placeholders
@@ -194,15 +194,11 @@ def _mt_bench_prompts(path: Path) -> dict[str, VerdictTemplate]:
     ``{question}``, ``{answer_a}``, ``{answer_b}``, the ``single-*`` ones with ``{question}``,
     ``{answer}`` (those showing a reference answer or two turns do not fit a pair suite)."""
     found: dict[str, VerdictTemplate] = {}
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise BadInput(f"cannot read judge prompts ({error})", file=str(path)) from None
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(read_text(Path(path)).splitlines(), 1):
         if not line.strip():
             continue
         try:
-            record: Any = json.loads(line)
+            record: Any = loads(line)
             mode: Mode = _MT_TYPES[record["type"]]
             name, user, system = record["name"], record["prompt_template"], record["system_prompt"]
             if not all(isinstance(text, str) for text in (name, user, system or "")):

@@ -5,14 +5,13 @@ gzip-compressed), or Parquet."""
 from __future__ import annotations
 
 import csv
-import gzip
 import io
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from rmaudit.benchmark.tabular import parquet_rows
+from rmaudit.components.data_text import JSONProblem, decode_at, loads, read_text
 from rmaudit.errors import BadInput
 
 
@@ -23,21 +22,12 @@ class Malformed:
         self.message = message
 
 
-def _read_text(path: Path) -> str:
-    opener = gzip.open if path.suffix == ".gz" else open
-    try:
-        with opener(path, "rt", encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError, EOFError) as error:
-        raise BadInput(f"cannot read the file ({error})", file=str(path)) from None
-
-
 def file_records(path: Path) -> Iterator[tuple[int, Any]]:
     """(line the record starts on, record) for every record of the file."""
     if path.name.endswith(".parquet"):
         yield from enumerate(parquet_rows(path), start=1)
         return
-    text = _read_text(path)
+    text = read_text(path)
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
     if name.endswith(".csv"):
         yield from _csv_records(text)
@@ -54,13 +44,13 @@ def _jsonl_records(text: str) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as error:
-            yield number, Malformed(f"{error.msg} at column {error.colno}")
+            yield number, loads(line)
+        except JSONProblem as problem:
+            column = "" if problem.position is None else f" at column {problem.position + 1}"
+            yield number, Malformed(problem.reason + column)
 
 
 def _json_array_records(text: str, path: Path) -> Iterator[tuple[int, Any]]:
-    decoder = json.JSONDecoder()
     position = text.index("[") + 1
     line, counted_to = 1, 0
 
@@ -82,11 +72,10 @@ def _json_array_records(text: str, path: Path) -> Iterator[tuple[int, Any]]:
         skip_whitespace()
         start = position
         try:
-            record, position = decoder.raw_decode(text, start)
-        except json.JSONDecodeError as error:
-            raise BadInput(
-                f"invalid JSON array ({error.msg})", file=f"{path}:{line_at(error.pos)}"
-            ) from None
+            record, position = decode_at(text, start)
+        except JSONProblem as problem:
+            at = line_at(start if problem.position is None else problem.position)
+            raise BadInput(f"invalid JSON array ({problem.reason})", file=f"{path}:{at}") from None
         yield line_at(start), record
         skip_whitespace()
         if text[position : position + 1] == ",":
