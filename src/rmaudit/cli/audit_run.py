@@ -176,8 +176,10 @@ def run_audit(request: AuditRequest) -> None:
 def _planned(request: AuditRequest) -> list[PlannedSuite]:
     """Each found suite's recipe; a line on stderr for each suite skipped."""
     from rmaudit.display.literal import literal
+    from rmaudit.errors import BadInput
     from rmaudit.suites.build import suite_recipe, suite_table
     from rmaudit.suites.judge_arguments import check_template_used
+    from rmaudit.suites.math_suites import is_math, without_texts
     from rmaudit.suites.recorded_judges import suite_plans
 
     check_template_used(request.tables, [suite.benchmark is None for suite, _ in request.found])
@@ -186,8 +188,15 @@ def _planned(request: AuditRequest) -> list[PlannedSuite]:
     plans, left_out = suite_plans(request.found, recorded=request.recorded, named=request.named)
     for plan in plans:
         suite, located = plan.suite, plan.located
+        models = [*request.tables, *plan.tables]
+        unusable = without_texts(suite, located, models) if is_math(suite) else None
+        if unusable is not None and request.named:
+            raise BadInput(unusable, field="MODEL")
+        if unusable is not None:
+            left_out.append(f"skipped {unusable}")
+            continue
         sample = suite.sample if request.sample is None else (request.sample or None)
-        table = suite_table(suite, located, [*request.tables, *plan.tables], sample=sample)
+        table = suite_table(suite, located, models, sample=sample)
         planned.append(PlannedSuite(suite, located, table, suite_recipe(suite, table)))
         if plan.note:
             err.print(literal(plan.note))

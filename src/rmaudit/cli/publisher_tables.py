@@ -12,7 +12,7 @@ from rich.text import Text
 
 from rmaudit.display.formatting import format_number
 from rmaudit.display.literal import literal
-from rmaudit.metrics.publishers import JudgeBenchScore, LLMBarFigures
+from rmaudit.metrics.publishers import OVERALL, JudgeBenchScore, LLMBarFigures, RewardMathFigures
 from rmaudit.suites.publisher_figures import PublisherFigures
 
 from .table_fit import LABEL_WIDTH, Layout, fitting
@@ -23,6 +23,8 @@ def publisher_tables(out: Console, figures: list[PublisherFigures]) -> list[Tabl
     per judge; the subsets spread over as many tables as ``out``'s width needs."""
     if not figures:
         return []
+    if figures[0].publisher == "RewardMATH":
+        return [_rewardmath_table(figures)]
     groups = list(dict.fromkeys(group for f in figures for group in f.groups))
     layouts: list[Layout] = [
         partial(_publisher_tables, figures, groups, size) for size in range(len(groups), 0, -1)
@@ -69,3 +71,44 @@ def _publisher_tables(
 
 def _number(value: float | None) -> str:
     return "—" if value is None or not math.isfinite(value) else format_number(value)
+
+
+def _rewardmath_table(figures: list[PublisherFigures]) -> Table:
+    """RewardMATH's figures, one row per model (a PRM's: one per aggregation, ◂ the one
+    rmaudit audited it under), rmaudit's beside them; what is to know of a model below."""
+    by_note: dict[str, list[str]] = {}
+    for f in figures:
+        if f.note:
+            by_note.setdefault(f.note, []).append(f.label)
+    notes = [f"{', '.join(labels)}: {note}" for note, labels in by_note.items()]
+    table = Table(
+        title=f"RewardMATH's own figures beside rmaudit's ({figures[0].rule}; rmaudit: over "
+        "the distinct problems, ± in the summary above)",
+        caption="\n".join(notes) or None,
+        title_justify="left",
+        caption_justify="left",
+    )
+    table.add_column("model", max_width=LABEL_WIDTH, overflow="fold")
+    table.add_column("kind")
+    table.add_column("aggregation")
+    for name in ("Acc.", "Acc. w/ tie", "MRR"):
+        table.add_column(f"RewardMATH\n{name}", justify="right")
+    names = list(figures[0].alongside)
+    for name in names:
+        table.add_column(f"rmaudit\n{name}", justify="right")
+    for f in figures:
+        for index, (group, counts) in enumerate(f.groups.items()):
+            assert isinstance(counts, RewardMathFigures)
+            own = math.isfinite(f.rmaudit.get(group, math.nan))
+            table.add_row(
+                literal(f.label) if index == 0 else "",
+                f.kind if index == 0 else "",
+                "" if group == OVERALL else group + (" ◂" if own else ""),
+                *(
+                    format_number(v)
+                    for v in (counts.accuracy, counts.accuracy_with_ties, counts.mrr)
+                ),
+                *(_number(f.alongside.get(n)) if own else "" for n in names),
+                end_section=len(f.groups) > 1 and index == len(f.groups) - 1,
+            )
+    return table

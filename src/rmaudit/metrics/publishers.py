@@ -12,11 +12,19 @@
   second decision is mapped back, and a pair counts correct when its decisions net at least one
   vote for the correct response (a tie beside a correct decision counts; inconsistent
   decisions, two ties and unparsed replies count wrong); the score is the share of pairs.
+* **RewardMATH** (*Evaluating Robustness of Reward Models for Mathematical Reasoning*, arXiv
+  2410.01729, Sec. 3.2 and ``src/evaluation/eval.py``: ``RewardMATHEvaluation``): per
+  problem, one correct solution against the incorrect ones; its accuracy counts the problems
+  whose correct solution scores strictly above every incorrect one ("w/ tie": at least as
+  high), its MRR averages 1 / the correct solution's rank among all, sorted by score high
+  first with a tie ranked below the incorrect solutions — over every record of the file.
 
 >>> llmbar_figures([1, 2], ["1", "1"], ["1", None]).agreement
 0.5
 >>> judgebench_score(["A>B", "A>B"], [["A>B", "A=B"], ["A=B", "A=B"]]).correct
 1
+>>> rewardmath_figures([2.0, 1.0], [[1.0, 0.5], [1.0, 0.0]]).mrr
+0.75
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+#: the group of figures over every record (beside the subsets, categories or aggregations)
+OVERALL = "Overall"
 #: a JudgeBench decision and the same decision with A and B swapped
 _SWAPPED = {"A>B": "B>A", "B>A": "A>B"}
 
@@ -101,3 +111,48 @@ def judgebench_score(
         raise ValueError("expected each pair's label and decisions, for at least one pair")
     correct = sum(judgebench_correct(label, g) for label, g in zip(labels, games, strict=True))
     return JudgeBenchScore(len(labels), correct)
+
+
+@dataclass(frozen=True)
+class RewardMathFigures:
+    """RewardMATH's counts on a file's records: problems, correct (strictly, and with ties),
+    and the sum of the correct solutions' reciprocal ranks."""
+
+    problems: int
+    correct: int
+    correct_with_ties: int
+    reciprocal_ranks: float
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.problems
+
+    @property
+    def accuracy_with_ties(self) -> float:
+        return self.correct_with_ties / self.problems
+
+    @property
+    def mrr(self) -> float:
+        return self.reciprocal_ranks / self.problems
+
+
+def rewardmath_figures(
+    correct: Sequence[float], incorrect: Sequence[Sequence[float]]
+) -> RewardMathFigures:
+    """RewardMATH's figures from each problem's correct solution's score and its incorrect
+    solutions' scores.  The correct solution's rank is 1 + the incorrect solutions scored at
+    least as high (a tie ranks it below them)."""
+    if not correct or len(incorrect) != len(correct) or not all(incorrect):
+        raise ValueError(
+            "expected a correct and some incorrect scores per problem, for one at least"
+        )
+    above = [max(rest) for rest in incorrect]
+    ranks = [
+        1 + sum(s >= chosen for s in rest) for chosen, rest in zip(correct, incorrect, strict=True)
+    ]
+    return RewardMathFigures(
+        len(correct),
+        sum(c > a for c, a in zip(correct, above, strict=True)),
+        sum(c >= a for c, a in zip(correct, above, strict=True)),
+        sum(1 / rank for rank in ranks),
+    )

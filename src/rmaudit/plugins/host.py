@@ -65,6 +65,8 @@ DEFAULT_PLUGINS = (
     "rmaudit.default_plugins.sim_judges",
     "rmaudit.default_plugins.verdicts_file",
     "rmaudit.default_plugins.recorded_judges",
+    "rmaudit.default_plugins.rewardmath",
+    "rmaudit.default_plugins.one_to_many",
     "rmaudit.default_plugins.solution_sources",
     "rmaudit.default_plugins.process_models",
     "rmaudit.default_plugins.process_metrics",

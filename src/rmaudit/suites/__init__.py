@@ -7,7 +7,8 @@ the same validated :class:`~rmaudit.recipe.Recipe` that ``rmaudit run`` reads fr
 and that a user can print as TOML and keep.  :mod:`.model_arguments` turns the command's MODEL
 arguments into reward-model tables; :mod:`.audit_verdict` reads each suite's headline numbers
 back.  :mod:`.suite` says what a suite holds; the suites themselves are in
-:mod:`.pair_presets`, :mod:`.bon_presets` and :mod:`.process_presets`.
+:mod:`.pair_presets`, :mod:`.bon_presets`, :mod:`.math_presets` and
+:mod:`.process_presets`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from rmaudit.errors import BadInput
 
 from .bon_presets import BON_SUITES
+from .math_presets import MATH_SUITES
 from .pair_presets import JUDGEBENCH_PAIRS, PAIR_SUITES
 from .process_presets import PRMBENCH_CLASSES, PROCESS_SUITES, PROCESSBENCH_SPLITS
 from .suite import Suite
@@ -36,7 +38,7 @@ RESULTS_SUFFIX = ".results.json"
 #: every suite, in the order ``rmaudit audit`` runs and lists them (the suites of process
 #: reward models run only when named with --suite)
 SUITES: dict[str, Suite] = {
-    suite.name: suite for suite in (*PAIR_SUITES, *BON_SUITES, *PROCESS_SUITES)
+    suite.name: suite for suite in (*PAIR_SUITES, *BON_SUITES, *MATH_SUITES, *PROCESS_SUITES)
 }
 
 

@@ -14,6 +14,7 @@ from rmaudit.recipe import Recipe, parse_recipe
 from . import Suite
 from .data import Located
 from .judge_arguments import for_suite, has_pairwise_judge, has_rating_judge
+from .math_suites import is_math, math_benchmark_table
 from .model_arguments import with_rb2_data
 
 #: the pair source of RewardBench 2's data file, whose path an rb2-scores model needs
@@ -45,13 +46,16 @@ def suite_table(
     )
     models = with_rb2_data(models, rb2_data)
     if suite.benchmark is not None:
-        root = located.root / suite.benchmark_root
+        benchmark = {**suite.benchmark, "root": str(located.root / suite.benchmark_root)}
+        if is_math(suite):  # its texts where found, else no length baseline
+            found = math_benchmark_table(suite, located, models)
+            benchmark, models = found.benchmark, found.models
         metrics = [dict(m) for m in suite.metrics]
         if has_rating_judge(models):  # how well it predicts the gold labels: a cheap judge?
             metrics.append({"name": "oracle-correlation"})
         return {
             "title": title,
-            "benchmark": {**suite.benchmark, "root": str(root)},
+            "benchmark": benchmark,
             "reward_models": models,
             "metrics": metrics,
         }

@@ -102,9 +102,13 @@ def missing(suite: Suite, data_dir: str | Path | None) -> BadInput:
 
 
 def _in_mirror(root: Path, mirror: str) -> Path | None:
-    """The mirror file under ``root``, absolute but not resolved: a file may be a link (``cp
-    -rs``, the Hugging Face cache's snapshots linking to blobs), and what lies beside it — a
-    subset's ``evaluators/`` — is looked for beside the link, not its target."""
+    """The mirror file under ``root`` (gzipped or not), or the folder where ``mirror`` ends
+    with ``/``; absolute but not resolved: a file may be a link (``cp -rs``, the Hugging Face
+    cache's snapshots linking to blobs), and what lies beside it — a subset's ``evaluators/``
+    — is looked for beside the link, not its target."""
+    if mirror.endswith("/"):
+        folder = root / mirror
+        return Path(os.path.abspath(folder)) if folder.is_dir() else None
     for candidate in (root / mirror, root / mirror.removesuffix(".gz")):
         if candidate.is_file():
             return Path(os.path.abspath(candidate))

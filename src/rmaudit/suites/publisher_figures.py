@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -22,9 +22,12 @@ from rmaudit.components import Component
 from rmaudit.components.options import file_digest
 from rmaudit.components.vocabulary import ResultKey
 from rmaudit.default_plugins.recorded_judges import JudgeBenchJudge, JudgeBenchRM, LLMBarJudge
+from rmaudit.default_plugins.rewardmath import KIND_WORDS, RecordedMathScores
 from rmaudit.metrics.publishers import (
+    OVERALL,
     JudgeBenchScore,
     LLMBarFigures,
+    RewardMathFigures,
     judgebench_score,
     llmbar_figures,
 )
@@ -33,6 +36,16 @@ from rmaudit.store import Store
 
 from . import Suite
 from .data import Located
+from .math_publisher import (
+    ALONGSIDE,
+    MATH_COUNTS,
+    REWARDMATH_RULE,
+    TIES_SHARE,
+    math_counts,
+    math_group_json,
+    math_groups,
+    math_note,
+)
 
 LLMBAR_RULE = (
     "LLMBar (arXiv 2310.07641): Acc. = the mean of the two orders' accuracies, an unparsed "
@@ -43,10 +56,9 @@ JUDGEBENCH_RULE = (
     "at least one vote for the correct response (inconsistent pairs, two ties and unparsed "
     "replies wrong); the share of pairs, per category and overall"
 )
-OVERALL = "Overall"
 #: rmaudit's number beside the publisher's: a judge's accuracy in both orders (a tie ½, a pair
-#: unparsed in both orders left out), an RM's pair accuracy
-RMAUDIT_KEYS = ("judge_accuracy", "accuracy")
+#: unparsed in both orders left out), an RM's pair accuracy, RewardMATH's one-to-many accuracy
+RMAUDIT_KEYS = ("judge_accuracy", "accuracy", "one_to_many")
 #: the kinds of stored file summaries: an LLMBar result file's counts, a JudgeBench outputs
 #: file's per category
 LLMBAR_COUNTS, JUDGEBENCH_COUNTS = "llmbar-figures", "judgebench-scores"
@@ -59,10 +71,16 @@ class PublisherFigures:
     label: str
     publisher: str  # "LLMBar" or "JudgeBench"
     rule: str
-    #: subset (or category, or "Overall") → the publisher's counts
-    groups: dict[str, LLMBarFigures | JudgeBenchScore]
+    #: subset (or category, or "Overall", or a PRM's aggregation) → the publisher's counts
+    groups: dict[str, LLMBarFigures | JudgeBenchScore | RewardMathFigures]
     #: the same groups → rmaudit's value (NaN: none stored)
     rmaudit: dict[str, float]
+    #: rmaudit's figures on the model set beside the publisher's, by label (RewardMATH's)
+    alongside: dict[str, float] = field(default_factory=dict)
+    #: what the model is, in words ("classifier RM", "PRM", ...; RewardMATH's); "" if not said
+    kind: str = ""
+    #: what to know of the figures (a PRM's aggregation, a pairwise judge's one order)
+    note: str = ""
 
 
 def publisher_figures(
@@ -84,7 +102,10 @@ def publisher_figures(
     found = []
     for spec in recipe.reward_models:
         component = components[spec.field]
-        groups: dict[str, LLMBarFigures | JudgeBenchScore]
+        groups: dict[str, LLMBarFigures | JudgeBenchScore | RewardMathFigures]
+        if isinstance(component, RecordedMathScores):
+            found.append(_math_figures(spec.label, component, counts, stored.get(spec.label, {})))
+            continue
         if isinstance(component, LLMBarJudge):
             groups = {
                 _subset(path, subsets): LLMBarFigures(
@@ -128,6 +149,31 @@ class _Counts:
             self.store.file_summaries.add(kind, summaries)
 
 
+def _math_figures(
+    label: str, model: RecordedMathScores, counts: _Counts, mine: dict[str | None, float]
+) -> PublisherFigures:
+    """A recorded RewardMATH model's figures, rmaudit's on the model's aggregation beside."""
+    kind = MATH_COUNTS.format(layout=model.options.layout)
+    summed = counts.of(kind, model.options.path, partial(math_counts, model))
+    groups = math_groups(summed)
+    aggregation = model.options.aggregation
+    own = aggregation if summed["kind"] == "steps" else OVERALL
+    rmaudit = {g: mine.get(None, math.nan) if g == own else math.nan for g in groups}
+    alongside = {name: mine.get(key, math.nan) for key, name in ALONGSIDE.items()}
+    with_ties = alongside[ALONGSIDE["one_to_many_ties"]]
+    alongside[TIES_SHARE] = alongside[ALONGSIDE["tie_rate"]] / with_ties if with_ties else math.nan
+    return PublisherFigures(
+        label,
+        "RewardMATH",
+        REWARDMATH_RULE,
+        dict(groups),
+        rmaudit,
+        alongside,
+        KIND_WORDS[summed["kind"]],
+        math_note(summed, aggregation),
+    )
+
+
 def _llmbar_count(judge: LLMBarJudge, path: Path) -> dict[str, Any]:
     """One result file's LLMBar counts, read from the file."""
     records = judge.recorded[path]
@@ -166,6 +212,8 @@ def _rmaudit_values(store: Store, run_id: str) -> dict[str, dict[str | None, flo
     labels = {rm_key: label for label, rm_key in store.read.reward_models(run_id)}
     found: dict[str, dict[str | None, float]] = defaultdict(dict)
     for row in store.read.metric_rows(run_id):
+        if row.key in ALONGSIDE and row.rm_key in labels:  # RewardMATH's, by their keys
+            found[labels[row.rm_key]][row.key] = math.nan if row.value is None else row.value
         key = ResultKey.read(row.key)
         if key.name not in RMAUDIT_KEYS or row.rm_key not in labels:
             continue
@@ -178,18 +226,33 @@ def _rmaudit_values(store: Store, run_id: str) -> dict[str, dict[str | None, flo
 
 
 def figures_json(figures: PublisherFigures) -> dict[str, Any]:
-    """A model's ``"publisher"`` entry in the results file: exact counts and figures."""
+    """A model's ``"publisher"`` entry in the results file: exact counts and figures (a PRM's
+    per aggregation, and rmaudit's beside them where the publisher is RewardMATH)."""
     groups = {name: _group_json(counts) for name, counts in figures.groups.items()}
     overall = groups.pop(OVERALL, None)
+    math_figures = figures.publisher == "RewardMATH"
     return {
         "name": figures.publisher,
         "rule": figures.rule,
-        "subsets": groups,
+        ("aggregations" if math_figures else "subsets"): groups,
         **({"overall": overall} if overall is not None else {}),
+        **(
+            {
+                "rmaudit": {
+                    k: v if math.isfinite(v) else None for k, v in figures.alongside.items()
+                },
+                "kind": figures.kind,
+                "note": figures.note,
+            }
+            if math_figures
+            else {}
+        ),
     }
 
 
-def _group_json(counts: LLMBarFigures | JudgeBenchScore) -> dict[str, Any]:
+def _group_json(counts: LLMBarFigures | JudgeBenchScore | RewardMathFigures) -> dict[str, Any]:
+    if isinstance(counts, RewardMathFigures):
+        return math_group_json(counts)
     if isinstance(counts, LLMBarFigures):
         return {
             "pairs": counts.pairs,

@@ -7,6 +7,9 @@ under a suite's data folder, as the suite's models — one recipe table per judg
   ``llmbar-judge`` labelled ``<LLM>/<strategy>``, reading its ratings for a ``Rating*``
   strategy.  A configuration recorded on only some of the suite's subsets is audited on
   those, in a run of its own (the suite narrowed to them, named ``SUITE@SUBSET+...``).
+* RewardMATH's layout (suites ``rewardmath``, ``rewardbench-math``): the suite's results
+  folder, ``<model>_reward.json[.gz]`` (``rewardbench_<model>.json[.gz]``); each file a
+  ``rewardmath-scores`` labelled by its model (:mod:`.math_suites`).
 * JudgeBench's layout (suite ``judgebench``): ``judgebench/outputs/dataset=judgebench,
   response_model=<M>,judge_name=<N>,judge_model=<J>.jsonl[.gz]`` for the suite's response
   model M; each file a ``judgebench-judge`` — a ``judgebench-rm`` where N is
@@ -30,6 +33,7 @@ from rmaudit.errors import BadInput
 from . import SUITES, Suite
 from .data import Located
 from .judge_arguments import JUDGEBENCH_JUDGE, JUDGEBENCH_RM, LLMBAR_JUDGE
+from .math_suites import recorded_tables
 
 FLAG = "--recorded-judges"
 
@@ -56,6 +60,9 @@ def recorded_plans(suite: Suite, located: Located) -> list[RecordedPlan]:
         )
     if suite.recorded.layout == "llmbar":
         plans = _llmbar_plans(suite, located)
+    elif suite.recorded.layout == "rewardmath":
+        tables = recorded_tables(suite, located)
+        plans = [RecordedPlan(suite, located, tables)] if tables else []
     else:
         plans = _judgebench_plans(suite, located)
     if not plans:

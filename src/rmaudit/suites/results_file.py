@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rmaudit.components.records import PROVENANCE_PARTS
-from rmaudit.components.vocabulary import SKIPPED_STAGE
+from rmaudit.components.vocabulary import RETA_CURVE, SKIPPED_STAGE, is_best_of_n_curve
 from rmaudit.results.comparison import compare_headlines, compare_stored
 from rmaudit.results.comparison_text import comparison_json
 from rmaudit.results.scoring_checks import checks_json, run_scoring_checks
@@ -99,6 +99,7 @@ def _suite(
         }
 
     judged = judge_values(store, run_id)
+    curves = _curves(store, run_id, labels)
     published = {figures.label: figures_json(figures) for figures in publishers}
     aggregations = aggregation_comparisons(store, run_id)
     return {
@@ -130,6 +131,7 @@ def _suite(
                 },
                 **({"judge": judged[m.label]} if m.label in judged else {}),
                 **({"publisher": published[m.label]} if m.label in published else {}),
+                **({"curves": curves[m.label]} if m.label in curves else {}),
                 "scoring_checks": checks.get(m.label),
             }
             for m in result.models
@@ -147,6 +149,32 @@ def _data(store: Store, run_id: str, version: str) -> dict[str, Any]:
             if s.kind == "file" and s.part in DATA_PARTS
         ],
     }
+
+
+def _curves(
+    store: Store, run_id: str, labels: dict[str, str]
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Model label → its RETA and best-of-n curves: each point's x, value, ± and interval."""
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in store.read.curve_rows(run_id):
+        if row.key != RETA_CURVE and not is_best_of_n_curve(row.key):
+            continue
+        curve = found.setdefault(labels[row.rm_key], {}).setdefault(
+            row.key, {"label": row.label, "x_label": row.x_label, "points": []}
+        )
+        curve["points"].append(
+            {
+                name: None if value is None or not math.isfinite(value) else value
+                for name, value in (
+                    ("x", row.x),
+                    ("value", row.value),
+                    ("stderr", row.stderr),
+                    ("ci_low", row.ci_low),
+                    ("ci_high", row.ci_high),
+                )
+            }
+        )
+    return found
 
 
 def _extent(store: Store, run: RunRow) -> tuple[int, str]:

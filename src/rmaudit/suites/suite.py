@@ -13,6 +13,8 @@ class SuiteFile:
     of rmaudit's shared data folder), the pair source that parses it, and that source's
     options beside its path."""
 
+    #: a path under the data folder; a folder where it ends with ``/`` (a folder of results
+    #: files, any of which may be there)
     mirror: str
     source: str
     options: dict[str, Any] = field(default_factory=dict)
@@ -49,7 +51,7 @@ class RecordedJudges:
     """Judges run elsewhere whose published outputs a suite's data folder may hold, audited
     with ``--recorded-judges`` (:mod:`.recorded_judges`; docs/judges.md, "Real judges")."""
 
-    layout: str  # "llmbar" or "judgebench": where the outputs lie and how they read
+    layout: str  # "llmbar", "judgebench" or "rewardmath": where the outputs lie, how they read
     where: str  # where, for --list-suites and the one line when none are found
 
 
@@ -84,3 +86,8 @@ class Suite:
     solutions: str | None = None
     #: a judge rates each response (as on a benchmark suite) instead of judging the pairs
     rating_judges: bool = False
+    #: the benchmark's texts, where the suite's benchmark reads them apart from its files (a
+    #: mirror path and, in ``texts_hub``, the same file's path): without them a model that
+    #: reads texts cannot be audited, nor the ``length`` baseline
+    texts: SuiteFile | None = None
+    texts_hub: HubSource | None = None

@@ -5,17 +5,27 @@ first wrong one (ProcessBench, :mod:`.first_error`), and how step scores become 
 (:mod:`.linearized`): its ± clusters a question's solutions, and two PRMs on the same
 questions compare pairwise."""
 
-from .aggregation import AGGREGATIONS, aggregate, auroc
+from .aggregation import (
+    AGGREGATIONS,
+    OF_PROBABILITIES,
+    REWARDMATH_AGGREGATIONS,
+    aggregate,
+    aggregate_steps,
+    auroc,
+)
 from .first_error import FirstErrorScores, first_error_scores, first_flagged
 from .linearized import LinearizedEstimate, f1, harmonic_mean, ratio, weighted_sum
 from .step_f1 import StepF1, step_f1
 
 __all__ = [
     "AGGREGATIONS",
+    "OF_PROBABILITIES",
+    "REWARDMATH_AGGREGATIONS",
     "LinearizedEstimate",
     "FirstErrorScores",
     "StepF1",
     "aggregate",
+    "aggregate_steps",
     "auroc",
     "first_error_scores",
     "first_flagged",

@@ -9,6 +9,14 @@ step is correct, for independent step probabilities: Lightman et al. §3) or the
 Which rule works best for a PRM is measured, not chosen: on ProcessBench, each rule's AUROC at
 telling the solutions whose final answer is correct from the others.
 
+RewardMATH (*Evaluating Robustness of Reward Models for Mathematical Reasoning*, Kim et al.,
+arXiv 2410.01729, Sec. 4 and its ``src/evaluation/eval.py``) reports a PRM under eight rules:
+those four (its ``prod`` is the ``product``), the ``max``, the ``geometric_mean``
+(product^(1/steps)), ``mean_logit`` (the sigmoid of the mean log-odds of the steps) and
+``mean_odd`` (the mean odds p/(1 − p)).  Each is computed as the publisher's code computes it
+(a sequential product and sum), so that solutions tied there are tied here; the last three read
+a step score as a probability and are undefined outside [0, 1].
+
 The AUROC is the Mann–Whitney statistic (ties count ½) with DeLong's placements (DeLong,
 DeLong & Clarke-Pearson 1988, *Comparing the areas under two or more correlated receiver
 operating characteristic curves*, Biometrics 44:837–845): positive i's V_i = share of negatives
@@ -29,27 +37,83 @@ from rmaudit.errors import MetricInputError
 
 from .linearized import LinearizedEstimate, question_totals, step_scores
 
-#: the aggregations, in the order they are reported
+#: the aggregations ProcessBench's AUROC compares, in the order they are reported
 AGGREGATIONS = ("min", "last", "product", "mean")
+#: RewardMATH's eight, in its publisher's order
+REWARDMATH_AGGREGATIONS = (
+    "min",
+    "max",
+    "product",
+    "geometric_mean",
+    "mean",
+    "mean_logit",
+    "mean_odd",
+    "last",
+)
+#: the aggregations that read a step score as a probability: undefined outside [0, 1]
+OF_PROBABILITIES = frozenset({"geometric_mean", "mean_logit", "mean_odd"})
+
+
+def _product(steps: Sequence[float]) -> float:
+    found = 1.0
+    for step in steps:
+        found *= step
+    return found
+
+
+def _mean_logit(steps: Sequence[float]) -> float:
+    with np.errstate(divide="ignore"):  # a step of 0 or 1: log-odds of ∓inf, as the publisher's
+        logits = np.log(np.asarray(steps) / (1 - np.asarray(steps)))
+        return float(1 / (1 + np.exp(-np.mean(logits))))
+
+
+def _mean_odds(steps: Sequence[float]) -> float:
+    with np.errstate(divide="ignore"):
+        odds = np.asarray(steps) / (1 - np.asarray(steps))
+        return float(np.maximum(0, np.mean(odds)))
+
+
+_RULES: dict[str, Callable[[Sequence[float]], Any]] = {
+    "min": min,
+    "max": max,
+    "product": _product,
+    "geometric_mean": lambda s: _product(s) ** (1 / len(s)),
+    "mean": lambda s: sum(s) / len(s),
+    "mean_logit": _mean_logit,
+    "mean_odd": _mean_odds,
+    "last": lambda s: s[-1],
+}
+
+
+def aggregate_steps(steps: Sequence[float], how: str) -> float:
+    """One solution's score under ``how`` (one of :data:`REWARDMATH_AGGREGATIONS`), from its
+    finite step scores (at least one), as RewardMATH's ``_calculate_final_reward`` computes it;
+    a probability rule (:data:`OF_PROBABILITIES`) on a step outside [0, 1] is an error.
+
+    >>> aggregate_steps([0.5, 0.8], "geometric_mean") == 0.4 ** 0.5
+    True
+    """
+    if how not in _RULES:
+        raise MetricInputError(
+            f"expected one of {', '.join(REWARDMATH_AGGREGATIONS)}", field="aggregation", value=how
+        )
+    if how in OF_PROBABILITIES and not all(0 <= s <= 1 for s in steps):
+        outside = next(s for s in steps if not 0 <= s <= 1)
+        raise MetricInputError(
+            f"a step score outside [0, 1], which {how} reads as a probability",
+            field="aggregation",
+            value=outside,
+        )
+    return float(_RULES[how](list(steps)))
 
 
 def aggregate(scores: Sequence[np.ndarray], how: str) -> np.ndarray:
-    """Each solution's score under ``how`` (one of :data:`AGGREGATIONS`).
+    """Each solution's score under ``how`` (:func:`aggregate_steps`).
 
     >>> [float(x) for x in aggregate([np.array([0.5, 0.8])], "product")]
     [0.4]
     """
-    rules: dict[str, Callable[[np.ndarray], Any]] = {
-        "min": np.min,
-        "last": lambda s: s[-1],
-        "product": np.prod,
-        "mean": np.mean,
-    }
-    if how not in rules:
-        raise MetricInputError(
-            f"expected one of {', '.join(AGGREGATIONS)}", field="aggregation", value=how
-        )
-    return np.array([float(rules[how](s)) for s in step_scores(scores)])
+    return np.array([aggregate_steps(s.tolist(), how) for s in step_scores(scores)])
 
 
 def auroc(
