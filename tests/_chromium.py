@@ -75,6 +75,58 @@ frame.addEventListener("load", () => {{
 </script></body></html>"""
 
 
+TABLES = """<!DOCTYPE html><html><head><style>body {{ margin: 0; }}
+iframe {{ border: 0; display: block; }}</style></head><body>
+<iframe id=page width={width} height=800 src="{page}"></iframe><script>
+const frame = document.getElementById("page");
+frame.addEventListener("load", () => {{
+  const doc = frame.contentDocument;
+  const edge = doc.documentElement.clientWidth;
+  const shown = t => frame.contentWindow.getComputedStyle(t.querySelector("tbody tr")).display;
+  const tables = [...doc.querySelectorAll("table")].filter(t => t.querySelector("tbody tr"));
+  // what reaches past the page's edge outside a sideways-scrolling box, and how far each
+  // such box scrolls
+  const outside = [...doc.querySelectorAll("body *")]
+    .filter(e => !e.parentElement.closest(".scroll"));
+  const past = Math.max(0, ...outside.map(e => e.getBoundingClientRect().right - edge));
+  const scrolls = [...doc.querySelectorAll(".scroll")].map(e => e.scrollWidth - e.clientWidth);
+  document.title = JSON.stringify({{
+    height: doc.documentElement.scrollHeight, past: Math.ceil(past),
+    scrolls: Math.max(0, ...scrolls),
+    tables: tables.map(t => ({{columns: t.querySelectorAll("thead th").length, rows: shown(t)}})),
+  }});
+}});
+</script></body></html>"""
+
+
+class TableLayout(NamedTuple):
+    """How Chromium laid a page's tables out ``width`` px wide: the page's height (px), how far
+    (px) anything outside a sideways-scrolling box reaches past the edge, the most any such box
+    scrolls (px), and each table's column count with how its body rows show (``table-row``:
+    rows and columns; ``block``: cards)."""
+
+    height: int
+    past: int
+    scrolls: int
+    tables: list[tuple[int, str]]
+
+
+def table_layout(browser: str, page: Path, width: int) -> TableLayout:
+    """:class:`TableLayout` of ``page`` laid out ``width`` px wide."""
+    harness = page.with_name(f"tables-{width}.html")
+    harness.write_text(TABLES.format(width=width, page=page.name), encoding="utf-8")
+    dom = _dump_dom(browser, harness)
+    found = re.search(r"<title>(.*)</title>", dom, re.S)
+    assert found, dom[:500]
+    measured = json.loads(html.unescape(found[1]))
+    return TableLayout(
+        measured["height"],
+        measured["past"],
+        measured["scrolls"],
+        [(t["columns"], t["rows"]) for t in measured["tables"]],
+    )
+
+
 class FigureText(NamedTuple):
     """What :func:`figure_text` measured: how many figures and texts, the lowest text's box
     height (px) and what it says, and how far (px) a figure or a text in it reaches past the

@@ -336,6 +336,50 @@ def test_the_html_page_keeps_to_the_width_and_its_search_works_in_chromium(
     assert shown_after_search(browser, out / HTML_NAME, "no such text anywhere") == 0
 
 
+def test_a_wide_table_keeps_its_rows_and_columns_on_a_wide_screen_and_is_cards_on_a_phone():
+    """Cards only at a phone's width: outside that media query no rule lays a table out as
+    blocks, whatever its column count (the stylesheet read without a browser)."""
+    from rmaudit.report.html_style import PAGE_STYLE, PHONE_WIDTH_PX
+
+    top_level, phone = [], []
+    depth, media, start = 0, "", 0
+    for i, char in enumerate(PAGE_STYLE):
+        if char == "{":
+            head = PAGE_STYLE[start:i].strip()
+            if head.startswith("@media"):
+                media = head
+            else:
+                (phone if media else top_level).append(head)
+            depth, start = depth + 1, i + 1
+        elif char == "}":
+            depth, start = depth - 1, i + 1
+            media = media if depth else ""
+    assert not [rule for rule in top_level if "thead" in rule or " tr" in rule]
+    assert phone and media == ""
+    assert f"@media (max-width: {PHONE_WIDTH_PX}px)" in PAGE_STYLE
+    assert any(rule.startswith("table.cards thead") for rule in phone)
+
+
+def test_a_table_with_many_columns_is_a_table_at_1280_px_and_cards_at_400_px(
+    rmaudit, pairs_db, tmp_path
+):
+    """The pair run's leaderboard has more than 8 columns: at 1280 px every table shows rows
+    and columns (a wider one would scroll inside its own box, nothing else past the edge); at a
+    phone's width every table is cards and nothing scrolls sideways."""
+    from _chromium import chromium, table_layout
+
+    browser = chromium()
+    out = tmp_path / "page"
+    report(rmaudit, pairs_db, out)
+    wide = table_layout(browser, out / HTML_NAME, 1280)
+    assert max(columns for columns, _ in wide.tables) > 8
+    assert {rows for _, rows in wide.tables} == {"table-row"} and wide.past == 0
+    phone = table_layout(browser, out / HTML_NAME, PHONE_PX)
+    assert {rows for _, rows in phone.tables} == {"block"}
+    assert (phone.past, phone.scrolls) == (0, 0)
+    assert wide.height < phone.height
+
+
 @pytest.mark.parametrize("db", ["small_db", "pairs_db", "hostile_db"])
 def test_every_figure_reads_on_a_400_px_wide_screen(rmaudit, request, db, tmp_path):
     """Laid out 400 px wide in Chromium, the text of every figure (ticks, labels, titles,

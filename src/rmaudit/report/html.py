@@ -62,8 +62,6 @@ box.addEventListener("input", () => {
 """
 #: the most of a run's title a heading shows
 TITLE_MAX = 200
-#: the most columns a table shows as rows and columns on a wide screen (wider: as cards)
-TABLE_COLUMNS_MAX = 8
 _SCRIPT_HASH = base64.b64encode(hashlib.sha256(SEARCH_SCRIPT.encode()).digest()).decode()
 #: no request of any kind; images only from the page itself; only the search script runs
 CSP = (
@@ -192,9 +190,9 @@ def _cell(text: str) -> str:
 
 
 def _table(headers: list[str], rows: list[list[str]], first_is_label: bool = True) -> list[str]:
-    """A table that reads as cards on a narrow screen, and on any screen when it has more
-    than :data:`TABLE_COLUMNS_MAX` columns: each cell names its column (``data-label``), so
-    nothing is cut off or scrolls sideways. Cells are escaped here."""
+    """A table that reads as cards on a phone (each cell names its column: ``data-label``)
+    and as rows and columns on a wider screen, scrolling sideways inside its own box when it
+    is wider than the page (report/html_style.py). Cells are escaped here."""
     head = "".join(f"<th scope=col>{esc(h)}</th>" for h in headers)
     body = [
         "<tr>"
@@ -207,7 +205,7 @@ def _table(headers: list[str], rows: list[list[str]], first_is_label: bool = Tru
         for row in rows
     ]
     return [
-        f"<div class=scroll><table class='cards{' always' * (len(headers) > TABLE_COLUMNS_MAX)}'>",
+        "<div class=scroll><table class=cards>",
         f"<thead><tr>{head}</tr></thead><tbody>",
         *body,
         "</tbody></table></div>",

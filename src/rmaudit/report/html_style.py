@@ -1,6 +1,7 @@
 """The HTML report's stylesheet: readable at 1280 px and on a phone (tables turn into cards
-below 720 px, and at any width when too wide; figures two a row on a wide screen, one a row
-the page's width on a narrow one; long texts wrap), light and dark."""
+below 720 px; above it a table wider than the page scrolls sideways inside its own box;
+figures two a row on a wide screen, one a row the page's width on a narrow one; long texts
+wrap), light and dark."""
 
 BASE_STYLE = """
 :root { color-scheme: light dark; --line: #8884; --soft: #8881; }
@@ -62,12 +63,11 @@ CHECK_STYLE = (
     ".check-fail{color:#cf222e;font-weight:bold}.check-skipped{color:#6e7781}\n"
 )
 
-#: a table is cards on a phone, and everywhere when it is too wide for rows and columns
+#: the widest screen a table is shown as cards on (a phone's); wider, it keeps its rows and
+#: columns, scrolling sideways inside its box when it has more columns than the page has room
+PHONE_WIDTH_PX = 720
+
+#: a table is cards on a phone, rows and columns everywhere else
 PAGE_STYLE = (
-    BASE_STYLE
-    + "@media (max-width: 720px) {"
-    + _cards("table.cards")
-    + "}\n"
-    + _cards("table.always")
-    + CHECK_STYLE
-)
+    BASE_STYLE + f"@media (max-width: {PHONE_WIDTH_PX}px) {{" + _cards("table.cards") + "}\n"
+) + CHECK_STYLE
