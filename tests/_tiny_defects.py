@@ -14,6 +14,9 @@ scoring checks must catch (docs/real-models.md, "Scoring checks"), and their cor
   writes none, so the model, fed the rendered text, reads no BOS;
 - ``no-eos-rm``: llama-rm whose chat template closes no turn with EOS; ``dropped-eos-rm``
   the same, its tokenizer putting an EOS after every text;
+- ``shared-eos-unclosed-rm``: gpt2-rm whose tokenizer has one token for BOS, EOS and unknown
+  (GPT-2's ``<|endoftext|>``) and whose chat template closes no turn; ``shared-eos-rm`` the
+  same tokenizer with the template closing each turn with it (correct);
 - ``short-limit-rm``: gpt2-rm whose tokenizer says ``model_max_length`` 40 while the model
   reads 256 positions;
 - ``bf16-fragile-rm``: gpt2-rm whose final layer norm adds a large constant, so bfloat16
@@ -216,6 +219,22 @@ def build_no_eos(folder: Path, *, tokenizer_adds: bool = False) -> Path:
     if tokenizer_adds:
         return _with_template(folder, "dropped-eos-rm", NO_EOS_TEMPLATE, adds="</s>")
     return _with_template(folder, "no-eos-rm", NO_EOS_TEMPLATE)
+
+
+def build_shared_eos(folder: Path, *, closes: bool) -> Path:
+    """gpt2-rm whose tokenizer writes one token as BOS, EOS and unknown, as GPT-2's does;
+    ``closes``: its chat template closes each turn with it (TURN_TEMPLATE), else none."""
+    path = _tiny_hf.build("gpt2-rm", folder / "shared-eos-source")
+    tok = transformers.AutoTokenizer.from_pretrained(
+        path, bos_token="</s>", eos_token="</s>", unk_token="</s>"
+    )
+    template = _tiny_hf.TURN_TEMPLATE
+    tok.chat_template = template if closes else template.replace("{{ eos_token }}", "")
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(path)
+    target = folder / ("shared-eos-rm" if closes else "shared-eos-unclosed-rm")
+    model.save_pretrained(target)
+    tok.save_pretrained(target)
+    return target
 
 
 def build_short_limit(folder: Path, limit: int = 40) -> Path:

@@ -16,7 +16,7 @@ transformers = pytest.importorskip("transformers")
 import _tiny_defects  # noqa: E402
 import _tiny_hf  # noqa: E402
 
-from rmaudit.backends.hf.input_checks import RenderedInput, truncation  # noqa: E402
+from rmaudit.backends.hf.input_checks import RenderedInput, template, truncation  # noqa: E402
 from rmaudit.components import Prompt, Response  # noqa: E402
 from rmaudit.components.scoring_checks import CHECK_NAMES  # noqa: E402
 from rmaudit.default_plugins.huggingface import DPOImplicit, HFClassifier  # noqa: E402
@@ -56,6 +56,8 @@ def defective(tmp_path_factory):
         "no-bos-rm": str(_tiny_defects.build_no_bos(folder)),
         "no-eos-rm": str(_tiny_defects.build_no_eos(folder)),
         "dropped-eos-rm": str(_tiny_defects.build_no_eos(folder, tokenizer_adds=True)),
+        "shared-eos-rm": str(_tiny_defects.build_shared_eos(folder, closes=True)),
+        "shared-eos-unclosed-rm": str(_tiny_defects.build_shared_eos(folder, closes=False)),
         "short-limit-rm": str(_tiny_defects.build_short_limit(folder)),
         "bf16-fragile-rm": str(_tiny_defects.build_bf16_fragile(folder)),
         "bf16-flaky-rm": str(_tiny_defects.build_bf16_fragile(folder / "flaky", offset=10.0)),
@@ -72,6 +74,7 @@ CORRECT = [
     ("deberta-rm", {}),
     ("mask-token-rm", {"trust_remote_code": True}),
     ("masked-rm", {"trust_remote_code": True}),
+    ("shared-eos-rm", {}),  # its closing EOS is its BOS too (GPT-2's <|endoftext|>)
 ]
 
 
@@ -156,6 +159,13 @@ DEFECTS = {
     "double BOS": ("double-bos-rm", {}, "template", "fail", "BOS twice"),
     "dropped BOS": ("no-bos-rm", {}, "special tokens", "fail", "drops the BOS the tokenizer adds"),
     "missing EOS": ("no-eos-rm", {}, "template", "warn", "no EOS or end-of-turn token"),
+    "missing EOS, BOS = EOS": (
+        "shared-eos-unclosed-rm",
+        {},
+        "template",
+        "warn",
+        "no EOS or end-of-turn token",
+    ),
     "dropped EOS": (
         "dropped-eos-rm",
         {},
@@ -317,6 +327,18 @@ def test_truncation_recommends_the_left_side_when_the_position_limit_is_short():
         [rendered(300, 200, 128, "left")], max_length=128, side="left", position_limit=128
     )
     assert prompt_only.status == "pass" and "1 lost prompt tokens only" in prompt_only.finding
+
+
+def test_a_template_finding_no_checked_template_removes_prints_no_template_as_its_fix():
+    """A fix is printed only once checked: where no change of the template in use was checked
+    to remove a finding (None given), the fix line says so and no fixed template is kept."""
+    unclosed = RenderedInput("text", [1, 5, 6], [1, 5, 6], 1, 3)
+    doubled = RenderedInput("text", [1, 1, 5, 2], [1, 1, 5, 2], 2, 3)
+    for items, status in (([unclosed], "warn"), ([doubled], "fail")):
+        check = template(items, source="the tokenizer's chat template", bos_id=1, closing_ids={2})
+        assert check.status == status
+        assert check.fix.startswith("none checked to remove it: "), check.fix
+        assert "fixed template" not in check.figures
 
 
 def test_bfloat16_scores_that_reorder_pairs_fail_numerics(defective, tiny_models, items):

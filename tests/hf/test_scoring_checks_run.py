@@ -123,6 +123,33 @@ def test_strict_stops_a_defective_model_before_its_scores(audit, tmp_path):
     assert "nothing was written" in error and not (tmp_path / "audit.db").exists()
 
 
+def test_a_gpt2_style_template_closing_with_its_bos_passes_strict_and_its_fix_clears_it(
+    audit, tmp_path
+):
+    """One token as BOS and EOS (GPT-2's <|endoftext|>): a template that closes each turn with
+    it passes --strict; one that closes none warns, and the fixed template it prints, given
+    back as --chat-template, passes --strict."""
+    models = tmp_path / "models"
+    closed = _tiny_defects.build_shared_eos(models, closes=True)
+    assert audit(str(closed), "--strict", "--db", str(tmp_path / "closed.db")).code == 0
+    unclosed = _tiny_defects.build_shared_eos(models, closes=False)
+    found = audit(str(unclosed))
+    assert found.code == 0, found.err
+    results = json.loads((tmp_path / "audit.results.json").read_text(encoding="utf-8"))
+    (model,) = [m for m in results["suites"][0]["models"] if m["label"] == unclosed.name]
+    (check,) = [c for c in model["scoring_checks"]["checks"] if c["name"] == "template"]
+    assert check["status"] == "warn" and "--chat-template" in check["fix"], check
+    fixed = audit(
+        str(unclosed),
+        "--strict",
+        "--chat-template",
+        check["figures"]["fixed template"],
+        "--db",
+        str(tmp_path / "fixed.db"),
+    )
+    assert fixed.code == 0, fixed.err
+
+
 def test_strict_with_a_clean_and_a_defective_model_stores_no_score(audit, tmp_path):
     """The clean model listed first: --strict still checks both before storing anything,
     names every finding of the defective one (dropout: batch invariance and determinism)

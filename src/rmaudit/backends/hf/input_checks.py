@@ -44,6 +44,11 @@ class RenderedInput:
     def closing(self) -> list[int]:
         return self.full[self.response_end :]
 
+    def closed(self, closing_ids: set[int]) -> bool:
+        """Whether a token of ``closing_ids`` (an EOS or end-of-turn token) follows the
+        response: the template check's finding and the check of its fix, alike."""
+        return not closing_ids.isdisjoint(self.closing)
+
     def response_whole(self) -> bool:
         """Whether every token of the response is among the scored ones: a cut on the left
         or right keeps a window of ``full``; any other (a text pair's tokenizer truncation,
@@ -74,9 +79,11 @@ class TemplateFix:
         )
 
 
-def _fixed(figures: dict, fix: TemplateFix | None, fallback: str) -> str:
+def _fixed(figures: dict, fix: TemplateFix | None, unchecked: str) -> str:
+    """The fix line: a template checked on the sample to remove the finding, or, where no
+    change of the template in use did, what is left to do, said to be unchecked."""
     if fix is None:
-        return fallback
+        return f"none checked to remove it: {unchecked}"
     figures["fixed template"] = fix.template
     return fix.advice()
 
@@ -92,13 +99,14 @@ def template(
 ) -> ScoringCheck:
     """Which template rendered the inputs, BOS twice at the start (reward-bench #164), and
     an EOS or end-of-turn token after the response (PR #94); ``once`` and ``closed``: a
-    template checked to write BOS once, and to close the response."""
+    template checked to write BOS once, and to close every response (by
+    :meth:`RenderedInput.closed` on the same ``closing_ids``)."""
     doubled = sum(
         1
         for item in rendered
         if bos_id is not None and len(item.full) > 1 and item.full[0] == item.full[1] == bos_id
     )
-    unclosed = sum(1 for item in rendered if not closing_ids.intersection(item.closing))
+    unclosed = sum(1 for item in rendered if not item.closed(closing_ids))
     figures: dict = {
         "template": source,
         "BOS twice": doubled,
@@ -113,8 +121,8 @@ def template(
             _fixed(
                 figures,
                 once,
-                "set chat_template = a template that writes {{ bos_token }} once "
-                "(--chat-template; rmaudit adds no special tokens itself)",
+                "write a template that writes {{ bos_token }} once (--chat-template; rmaudit "
+                "adds no special tokens itself)",
             ),
         )
     if unclosed:
@@ -127,7 +135,7 @@ def template(
             _fixed(
                 figures,
                 closed,
-                "set chat_template = the training template, closing each turn with "
+                "write the template the model was trained with, closing each turn with "
                 "{{ eos_token }} (--chat-template)",
             ),
         )
@@ -198,8 +206,7 @@ def special_tokens(
         _fixed(
             figures,
             fix,
-            "set chat_template = a template that writes the tokenizer's special tokens "
-            "(--chat-template)",
+            "write a template that writes the tokenizer's special tokens (--chat-template)",
         ),
     )
 

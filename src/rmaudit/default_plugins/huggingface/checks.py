@@ -21,7 +21,11 @@ from rmaudit.backends.hf.batching import round_up
 from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
 from rmaudit.default_plugins.huggingface import diagnosis
 from rmaudit.default_plugins.huggingface.diagnosis import scores_alone
-from rmaudit.default_plugins.huggingface.rendering import PromptResponse, rendered_inputs
+from rmaudit.default_plugins.huggingface.rendering import (
+    PromptResponse,
+    closing_ids,
+    rendered_inputs,
+)
 
 if TYPE_CHECKING:
     from rmaudit.backends.hf.input_checks import RenderedInput, TemplateFix
@@ -228,7 +232,7 @@ def _input_checks(
             rendered,
             source=rm.input_format,
             bos_id=tokenizer.bos_token_id,
-            closing_ids=_closing_ids(tokenizer),
+            closing_ids=closing_ids(tokenizer),
             once=fixes.get("once"),
             closed=fixes.get("closed"),
         ),
@@ -249,15 +253,6 @@ def _input_checks(
             tokenizer_side=tokenizer.init_kwargs.get("truncation_side", "right"),
         ),
     )
-
-
-def _closing_ids(tokenizer) -> set[int]:
-    """Special tokens that close a turn: every special token but pad, BOS and unknown."""
-    return set(tokenizer.all_special_ids) - {
-        tokenizer.pad_token_id,
-        tokenizer.bos_token_id,
-        tokenizer.unk_token_id,
-    }
 
 
 def _drops_eos(rm: HFRewardModel, rendered: Sequence[RenderedInput]) -> bool:

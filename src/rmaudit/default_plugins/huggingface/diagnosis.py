@@ -22,7 +22,11 @@ import numpy as np
 
 from rmaudit.backends.hf.input_checks import RenderedInput, TemplateFix
 from rmaudit.backends.hf.scoring_checks import Noise
-from rmaudit.default_plugins.huggingface.rendering import PromptResponse, rendered_inputs
+from rmaudit.default_plugins.huggingface.rendering import (
+    PromptResponse,
+    closing_ids,
+    rendered_inputs,
+)
 
 #: a loaded Hugging Face RM (common.HFRewardModel)
 HFRewardModel = Any
@@ -192,13 +196,14 @@ def template_fixes(
             "without its first {{ bos_token }}",
             lambda item: item.full[:2] != [bos, bos],
         )
-    if eos is not None and any(eos not in item.closing for item in rendered):
+    closing = closing_ids(tokenizer)
+    if eos is not None and not all(item.closed(closing) for item in rendered):
         fixes["closed"] = _fix(
             rm,
             sample,
             text + "{{ eos_token }}",
             "with {{ eos_token }} after the last message",
-            lambda item: eos in item.closing,
+            lambda item: item.closed(closing),
         )
     if bos is not None and any(
         bos in item.added_front and item.full[:1] != [bos] for item in rendered

@@ -17,6 +17,20 @@ HFRewardModel = Any
 PromptResponse = tuple[Prompt, Response]
 
 
+def closing_ids(tokenizer) -> set[int]:
+    """Special tokens that close a turn: the EOS, also where it is the BOS or the pad token
+    too (GPT-2's ``<|endoftext|>`` is all three), and every other special token but pad,
+    BOS and unknown."""
+    closing = set(tokenizer.all_special_ids) - {
+        tokenizer.pad_token_id,
+        tokenizer.bos_token_id,
+        tokenizer.unk_token_id,
+    }
+    if tokenizer.eos_token_id is not None:
+        closing.add(tokenizer.eos_token_id)
+    return closing
+
+
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     n = 0
     while n < min(len(a), len(b)) and a[n] == b[n]:
