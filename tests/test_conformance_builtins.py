@@ -1,8 +1,9 @@
 """Every built-in component passes the conformance kit that plugin authors run (rmaudit.testing).
 
 Parametrised over the registry, not a hand-kept list, so a new built-in is checked the moment
-it is registered (as torchmetrics and scikit-learn check every estimator).  A component whose
-options have required fields needs an entry in EXAMPLE_OPTIONS.
+it is registered (as torchmetrics and scikit-learn check every estimator), one test per
+(component, check).  A component whose options have required fields needs an entry in
+EXAMPLE_OPTIONS.
 """
 
 from __future__ import annotations
@@ -15,17 +16,17 @@ from typing import Any
 import pytest
 
 from rmaudit import plugins
+from rmaudit.components import KINDS
 from rmaudit.recipe.validation import validate_options
-from rmaudit.testing import check_component, sample_prompts, sample_responses, sample_solutions
-
-CHECKED_KINDS = (
-    "metric",
-    "oracle",
-    "reward_model",
-    "process_reward_model",
-    "reference_policy",
-    "shift_perturber",
+from rmaudit.testing import (
+    check_names,
+    run_check,
+    sample_prompts,
+    sample_responses,
+    sample_solutions,
 )
+from rmaudit.testing.conformance import KINDS as KIT_KINDS
+from rmaudit.testing.conformance import kind_of
 
 
 def _scores_file(tmp_path: Path) -> dict[str, Any]:
@@ -259,7 +260,121 @@ def _tiny_seq2seq(tmp_path: Path) -> str:
     return str(_tiny_hf.build_seq2seq(tmp_path))
 
 
-#: component name → options for the check (a function of tmp_path when it needs files)
+def _lines(path: Path, rows: list[dict[str, Any]]) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def _kit_pair_rows() -> list[dict[str, str]]:
+    return [{"prompt": p, "chosen": a, "rejected": b} for p, a, b in _kit_pairs()]
+
+
+#: Anthropic HH records: one turn, two turns (an excess round on the rejected side), and a
+#: record the extraction rule rejects (identical dialogues)
+HH = [
+    {
+        "chosen": "\n\nHuman: How do I boil an egg?\n\nAssistant: Simmer it for 9 minutes.",
+        "rejected": "\n\nHuman: How do I boil an egg?\n\nAssistant: Eggs are round.",
+    },
+    {
+        "chosen": "\n\nHuman: Recommend a book.\n\nAssistant: Which genre?\n\nHuman: Sci-fi."
+        "\n\nAssistant: Try Solaris.",
+        "rejected": "\n\nHuman: Recommend a book.\n\nAssistant: Which genre?\n\nHuman: Sci-fi."
+        "\n\nAssistant: Dune.\n\nHuman: Thanks\n\nAssistant: Bye",
+    },
+    {
+        "chosen": "\n\nHuman: Hi\n\nAssistant: Hello",
+        "rejected": "\n\nHuman: Hi\n\nAssistant: Hello",
+    },
+]
+
+
+def _rm_bench(tmp_path: Path) -> dict[str, Any]:
+    rows = [
+        {"prompt": p, "chosen": [a, a + " (detailed)", a + " **(md)**"],
+         "rejected": [b, b + " (detailed)", b + " **(md)**"], "subset": "chat"}
+        for p, a, b in _kit_pairs()
+    ]  # fmt: skip
+    return {"path": _lines(tmp_path / "rm-bench.jsonl", rows)}
+
+
+def _prm_files(which: str) -> Callable[[Path], dict[str, Any]]:
+    def build(tmp_path: Path) -> dict[str, Any]:
+        import _prm_data
+
+        if which == "prmbench":
+            folder = _prm_data.write_prmbench(tmp_path, per_file=1) / "prmbench"
+        else:
+            folder = _prm_data.write_processbench(tmp_path, per_split=2) / "processbench"
+        return {"files": [str(path) for path in sorted(folder.iterdir())]}
+
+    return build
+
+
+def _llmbar(tmp_path: Path) -> dict[str, Any]:
+    import _recorded
+
+    _recorded.llmbar_dataset(tmp_path, folders=_recorded.LLMBAR_SUBSETS[:1])
+    return {"path": str(next((tmp_path / "llmbar").rglob("dataset.json")))}
+
+
+def _judgebench(tmp_path: Path) -> dict[str, Any]:
+    import _recorded
+
+    _recorded.judgebench_pairs(tmp_path)
+    return {"path": str(next((tmp_path / "judgebench").iterdir()))}
+
+
+def _rewardbench_2(tmp_path: Path) -> dict[str, Any]:
+    import _rb2_data
+
+    _rb2_data.write_rb2(tmp_path)
+    return {"path": str(tmp_path / _rb2_data.DATA)}
+
+
+def _prompts_parquet(tmp_path: Path) -> dict[str, Any]:
+    pa = pytest.importorskip("pyarrow")
+    parquet = pytest.importorskip("pyarrow.parquet")
+    prompts = sample_prompts()
+    table = {"prompt": [p.text for p in prompts], "topic": [p.meta["topic"] for p in prompts]}
+    parquet.write_table(pa.table(table), tmp_path / "prompts.parquet")
+    return {"path": str(tmp_path / "prompts.parquet")}
+
+
+def _prompts_csv(tmp_path: Path) -> dict[str, Any]:
+    rows = "".join(f'"{p.text}",{p.meta["topic"]}\n' for p in sample_prompts())
+    (tmp_path / "prompts.csv").write_text("prompt,topic\n" + rows)
+    return {"path": str(tmp_path / "prompts.csv"), "meta_fields": ["topic"]}
+
+
+def _mt_bench(tmp_path: Path) -> dict[str, Any]:
+    questions = [
+        {"question_id": 81, "category": "writing", "turns": ["Write a blog post.", "Shorter."]},
+        {"question_id": 111, "category": "math", "turns": ["Area?", "Perimeter?"]},
+    ]
+    return {"path": _lines(tmp_path / "question.jsonl", questions)}
+
+
+def _hf_dataset(tmp_path: Path) -> dict[str, Any]:
+    datasets = pytest.importorskip("datasets")
+    rows = {"prompt": [p.text for p in sample_prompts()]}
+    datasets.Dataset.from_dict(rows).save_to_disk(str(tmp_path / "saved"))
+    return {"dataset": str(tmp_path / "saved")}
+
+
+def _alpacaeval(tmp_path: Path) -> dict[str, Any]:
+    from test_alpacaeval_source import made_up_files
+
+    made_up_files(tmp_path / "data")
+    return {
+        "root": str(tmp_path / "data"),
+        "outputs": ["policy.*.json*"],
+        "annotations": ["ann/*.annotations.json"],
+    }
+
+
+#: component name (or kind:name, where two kinds share it) → options for the check (a
+#: function of tmp_path when it needs files)
 EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "best-k-of-n": lambda tmp_path: {"n": 8, "k": 2},
     "labels-file": _labels_file,
@@ -292,6 +407,36 @@ EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "hf-prm-classifier": _tiny_prm("token-prm"),
     "hf-prm-step-tag": _tiny_prm("tag-prm"),
     "translate": lambda tmp_path: {"model": _tiny_seq2seq(tmp_path), "p": 0.5, "max_new_tokens": 6},
+    "prmbench": _prm_files("prmbench"),
+    "processbench": _prm_files("processbench"),
+    "pairs-file": lambda tmp_path: {"path": _lines(tmp_path / "pairs.jsonl", _kit_pair_rows())},
+    "hh-pairs": lambda tmp_path: {
+        "path": _lines(tmp_path / "hh.jsonl", HH),
+        "on_bad_record": "reject",
+    },
+    "hh": lambda tmp_path: {"path": _lines(tmp_path / "hh.jsonl", HH)},
+    "pair_source:rm-bench": _rm_bench,
+    "llmbar": _llmbar,
+    "judgebench": _judgebench,
+    "pair_source:rewardbench-2": _rewardbench_2,
+    "combined-pairs": lambda tmp_path: {
+        "sources": [
+            {"name": "pairs-file", "path": _lines(tmp_path / "pairs.jsonl", _kit_pair_rows())},
+            {"name": "hh-pairs", "path": _lines(tmp_path / "hh.jsonl", HH[:2])},
+        ]
+    },
+    "jsonl": lambda tmp_path: {
+        "path": _lines(tmp_path / "prompts.jsonl", [{"prompt": p.text} for p in sample_prompts()])
+    },
+    "csv": _prompts_csv,
+    "parquet": _prompts_parquet,
+    "mt-bench": _mt_bench,
+    "hf-dataset": _hf_dataset,
+    "alpacaeval": _alpacaeval,
+    "benchmark-jsonl": lambda tmp_path: {"path": _generic_benchmark(tmp_path)["path"]},
+    "prompt_sampler:random": lambda tmp_path: {"k": 2},
+    "stratified": lambda tmp_path: {"k": 2},
+    "kdpp": lambda tmp_path: {"k": 2},
 }
 
 #: component name → tolerances for check_component: float32 models in padded batches of
@@ -304,33 +449,48 @@ CHECK_TOLERANCES: dict[str, dict[str, float]] = {
 }
 
 #: Components that call an HTTP API: checked against a local server in tests/api/.
-CHECKED_ELSEWHERE = {"llm-judge", "openai-chat", "llm-paraphrase", "llm-rewrite", "llm-judge-rm"}
+CHECKED_ELSEWHERE = {
+    "llm-judge",
+    "openai-chat",
+    "llm-paraphrase",
+    "llm-rewrite",
+    "llm-judge-rm",
+    "openai-embeddings",
+}
 
 
-def builtin_components():
+def builtin_components() -> list[type]:
+    """Every built-in component of every registered kind (a pair or solution source is
+    registered as a prompt source)."""
     return [
-        pytest.param(entry.cls, id=f"{kind}:{entry.cls.name}")
-        for kind in CHECKED_KINDS
+        entry.cls
+        for kind in KINDS
         for entry in plugins.registered(kind)
         if entry.source == plugins.BUILTIN_SOURCE
     ]
 
 
-@pytest.mark.parametrize("cls", builtin_components())
-def test_builtin_component_conforms(cls, tmp_path):
+def builtin_checks():
+    return [
+        pytest.param(cls, check, id=f"{kind_of(cls)}:{cls.name}-{check}")
+        for cls in builtin_components()
+        for check in check_names(cls)
+    ]
+
+
+@pytest.mark.parametrize(("cls", "check"), builtin_checks())
+def test_builtin_component_conforms(cls, check, tmp_path):
     if cls.name in CHECKED_ELSEWHERE:
         pytest.skip("calls an HTTP API: checked against a local server in tests/api/")
-    raw = EXAMPLE_OPTIONS.get(cls.name, lambda _: {})(tmp_path)
+    by_name = EXAMPLE_OPTIONS.get(cls.name, lambda _: {})
+    raw = EXAMPLE_OPTIONS.get(f"{kind_of(cls)}:{cls.name}", by_name)(tmp_path)
     options = validate_options(cls, raw, field=cls.name, file=None, base_dir=tmp_path)
-    check_component(cls(options), **CHECK_TOLERANCES.get(cls.name, {}))
+    run_check(cls(options), check, **CHECK_TOLERANCES.get(cls.name, {}))
 
 
-def test_every_checked_kind_with_builtins_is_covered():
-    kinds = {param.values[0].kind for param in builtin_components()}
-    assert {
-        "metric",
-        "oracle",
-        "reward_model",
-        "process_reward_model",
-        "reference_policy",
-    } <= kinds
+def test_every_kind_has_built_ins_the_kit_checks():
+    """All twelve kinds of docs/architecture.md's "Plugin kinds" have checks, and each has a
+    built-in checked here."""
+    checked = {kind_of(cls) for cls in builtin_components() if cls.name not in CHECKED_ELSEWHERE}
+    assert len(KIT_KINDS) == 12
+    assert checked == set(KIT_KINDS)

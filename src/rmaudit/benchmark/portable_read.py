@@ -90,7 +90,7 @@ def read_benchmark(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                 )
             header = check_header(_require(record, "benchmark", dict, where, ""), where)
             continue
-        records.append(_check_prompt_record(record, where, budgeted="design" in header))
+        records.append(check_prompt_record(record, where, budgeted="design" in header))
         lines.append(number)
     _refuse_repeated_prompts(path, records, lines)
     if header is None:
@@ -116,7 +116,7 @@ def _refuse_repeated_prompts(path: Path, records: list[dict[str, Any]], lines: l
         first[text] = line
 
 
-def _check_prompt_record(record: dict, where: str, *, budgeted: bool = False) -> dict:
+def check_prompt_record(record: dict, where: str, *, budgeted: bool = False) -> dict:
     prompt = _require(record, "prompt", dict, where, "")
     text = _require(prompt, "text", str, where, "prompt.")
     _optional(prompt, "meta", dict, where, "prompt.")

@@ -10,10 +10,11 @@ With rmaudit installed, every pytest session gets two fixtures:
           with register_plugin(my_plugin_module):
               assert plugins.resolve("metric", "my-metric").cls is MyMetric
 
-and the conformance checks of :mod:`rmaudit.testing.conformance` (``check_metric``,
-``check_oracle``, ``check_reward_model``, ``check_process_reward_model``,
-``check_reference_policy``, ``check_shift_perturber``, ``check_component``) that a plugin
-author calls on their own components::
+and the conformance checks of :mod:`rmaudit.testing.conformance` (``check_component`` for any
+of the twelve kinds, ``check_metric``, ``check_oracle``, ``check_reward_model``,
+``check_process_reward_model``, ``check_reference_policy``, ``check_shift_perturber``; one
+check by name: ``check_names``, ``run_check``) that a plugin author calls on their own
+components::
 
       from rmaudit.testing import check_metric
 
@@ -33,11 +34,13 @@ from rmaudit.testing.conformance import (
     ConformanceError,
     check_component,
     check_metric,
+    check_names,
     check_oracle,
     check_process_reward_model,
     check_reference_policy,
     check_reward_model,
     check_shift_perturber,
+    run_check,
 )
 from rmaudit.testing.samples import (
     sample_benchmark,
@@ -50,12 +53,14 @@ __all__ = [
     "ConformanceError",
     "check_component",
     "check_metric",
+    "check_names",
     "check_oracle",
     "check_process_reward_model",
     "check_reference_policy",
     "check_reward_model",
     "check_shift_perturber",
     "registered_plugin",
+    "run_check",
     "sample_benchmark",
     "sample_prompts",
     "sample_responses",

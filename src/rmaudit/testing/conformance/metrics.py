@@ -4,6 +4,8 @@ contracts are listed in :mod:`rmaudit.testing.conformance`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -13,142 +15,71 @@ from rmaudit.components import (
     MetricInputs,
     MetricOutput,
     PairInputs,
-    StepInputs,
     StudyInputs,
 )
-from rmaudit.errors import BadInput
-from rmaudit.testing.samples import sample_benchmark, sample_pairs, sample_step_inputs
 
-from ._common import ConformanceError, describe, instance, short
-from .step_metrics import check_step_metric
+from ._common import Checks, ConformanceError, describe, refused, short
 
 
 @dataclass(frozen=True)
-class Tolerance:
-    """How close two computations must be (``numpy.isclose``'s rtol and atol)."""
+class MetricSubject:
+    """What a metric's checks share: the metric, the inputs of its scope it is checked on, how
+    close two computations must be (``numpy.isclose``'s rtol and atol) and the seed of the
+    orders the checks shuffle to."""
 
+    metric: Metric
+    inputs: Any
     rtol: float
     atol: float
+    seed: int
+
+    @property
+    def label(self) -> str:
+        return describe(self.metric)
+
+    def compute(self, inputs: Any = None) -> MetricOutput:
+        return _compute(self.metric, self.inputs if inputs is None else inputs, self.label)
+
+    def same(self, got: MetricOutput, check: str, per_prompt_order: Any = None) -> None:
+        """``got`` is what the metric computes on the subject's inputs, within the tolerances."""
+        _same(self.compute(), got, self, check, per_prompt_order)
 
 
-def check_metric(
-    metric: Metric | type[Metric],
-    inputs: MetricInputs | PairInputs | StepInputs | None = None,
-    *,
-    rtol: float = 1e-9,
-    atol: float = 1e-12,
-    seed: int = 0,
-) -> None:
-    """Run every metric check; ``metric`` is a class (built with default options) or an instance.
-
-    ``inputs`` defaults to :func:`sample_benchmark`; pass your own when the metric's options
-    need more responses per prompt.  Values are compared with ``numpy.isclose(rtol, atol)``;
-    bootstrap CIs are not compared across orderings, because resampling prompts by position
-    is only invariant in distribution.
-
-    A preference-pair metric (``scope = "pairs"``) gets :func:`sample_pairs` by default.
-    A run-level metric (``scope = "run"``) gets three RMs: the inputs' RM, the oracle itself
-    and the reversed oracle; the direction check, which compares two separate runs of a
-    per-RM metric, does not apply to it.  A step metric (``scope = "steps"``) gets
-    :func:`sample_step_inputs` (:mod:`.step_metrics`).
-    """
-    _check(instance(metric), inputs, Tolerance(rtol, atol), seed)
+def _determinism(subject: MetricSubject) -> None:
+    subject.same(subject.compute(), "determinism: computing twice on the same inputs")
 
 
-def _check(
-    metric: Metric,
-    given: MetricInputs | PairInputs | StepInputs | None,
-    close: Tolerance,
-    seed: int,
-) -> None:
-    label = describe(metric)
-    if metric.scope == "steps":
-        steps = given if given is not None else sample_step_inputs(seed=seed)
-        if not isinstance(steps, StepInputs):
-            raise ConformanceError(f"{label}: a step metric is checked on StepInputs")
-        check_step_metric(metric, steps, label, close.rtol, close.atol, seed)
-        return
-    if metric.scope == "pairs":
-        pairs = given if given is not None else sample_pairs(seed=seed)
-        if not isinstance(pairs, PairInputs):
-            raise ConformanceError(f"{label}: a pair metric is checked on PairInputs")
-        _check_pair_metric(metric, pairs, label, close, seed)
-        return
-    inputs = given if given is not None else sample_benchmark(seed=seed)
-    if not isinstance(inputs, MetricInputs):
-        raise ConformanceError(
-            f"{label}: a metric of scope {metric.scope!r} is checked on MetricInputs"
-        )
-    try:
-        metric.check_pool_size(min(len(j) for j in inputs.oracle))
-    except BadInput as error:
-        raise ConformanceError(
-            f"{label}: its options need bigger pools than the check inputs "
-            f"({error.one_line()}); pass inputs=sample_benchmark(per_prompt=...)"
-        ) from None
-    base = _deterministic(metric, inputs, label, close)
-
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(len(inputs.prompt_ids))
+def _prompt_order(subject: MetricSubject) -> None:
+    inputs = subject.inputs
+    order = np.random.default_rng(subject.seed).permutation(len(inputs.prompt_ids))
     by_prompt = MetricInputs(
         tuple(inputs.prompt_ids[q] for q in order),
         tuple(inputs.oracle[q] for q in order),
         tuple(inputs.scores[q] for q in order),
     )
-    _same(
-        base,
-        _compute(metric, by_prompt, label),
-        label,
-        "prompt order: listing the prompts in another order",
-        close,
-        per_prompt_order=order,
-    )
+    check = "prompt order: listing the prompts in another order"
+    subject.same(subject.compute(by_prompt), check, per_prompt_order=order)
 
+
+def _response_order(subject: MetricSubject) -> None:
+    inputs, rng = subject.inputs, np.random.default_rng(subject.seed)
     shuffles = [rng.permutation(len(j)) for j in inputs.oracle]
     by_response = MetricInputs(
         inputs.prompt_ids,
         tuple(j[s] for j, s in zip(inputs.oracle, shuffles, strict=True)),
         tuple(y[s] for y, s in zip(inputs.scores, shuffles, strict=True)),
     )
-    _same(
-        base,
-        _compute(metric, by_response, label),
-        label,
+    subject.same(
+        subject.compute(by_response),
         "response order: listing each "
         "prompt's responses in another order (oracle and RM scores permuted together); a "
         "metric must treat a prompt's responses as a set",
-        close,
     )
 
-    _within_bounds(metric, base, label)
-    if metric.scope == "rm":
-        _direction(metric, inputs, label)
-    _rejects_nan(metric, inputs, label)
 
-
-def _deterministic(
-    metric: Metric, inputs: MetricInputs | PairInputs, label: str, close: Tolerance
-) -> MetricOutput:
-    """The metric's output on ``inputs``, checked to be the same when computed again."""
-    base = _compute(metric, inputs, label)
-    _same(
-        base,
-        _compute(metric, inputs, label),
-        label,
-        "determinism: computing twice on the same inputs",
-        close,
-    )
-    return base
-
-
-def _check_pair_metric(
-    metric: Metric, inputs: PairInputs, label: str, close: Tolerance, seed: int
-) -> None:
-    """The pair-metric contract: deterministic, invariant to pair order, in bounds, its
-    declared per-pair values averaging to its values, NaN → BadInput."""
-    base = _deterministic(metric, inputs, label, close)
-    _per_pair_means(metric, inputs, base, label, close)
-    order = np.random.default_rng(seed).permutation(len(inputs.pair_ids))
+def _pair_order(subject: MetricSubject) -> None:
+    inputs = subject.inputs
+    order = np.random.default_rng(subject.seed).permutation(len(inputs.pair_ids))
     shuffled = PairInputs(
         tuple(inputs.pair_ids[i] for i in order),
         inputs.chosen[order],
@@ -162,40 +93,23 @@ def _check_pair_metric(
         tuple(inputs.prompt_ids[i] for i in order) if inputs.prompt_ids else (),
         _shuffled_verdicts(inputs.verdicts, order),
     )
-    _same(
-        base,
-        _compute(metric, shuffled, label),
-        label,
-        "pair order: listing the pairs in another order",
-        close,
-    )
-    _within_bounds(metric, base, label)
-    chosen = inputs.chosen.copy()
+    subject.same(subject.compute(shuffled), "pair order: listing the pairs in another order")
+
+
+def _nan_logit(subject: MetricSubject) -> None:
+    chosen = subject.inputs.chosen.copy()
     chosen[1] = np.nan
-    broken = replace(inputs, chosen=chosen)
-    try:
-        output = metric.compute(broken)
-    except BadInput:
-        return
-    except Exception as error:
-        raise ConformanceError(
-            f"{label}: a NaN logit should raise rmaudit.errors.BadInput, got "
-            f"{type(error).__name__}: {error}"
-        ) from None
-    raise ConformanceError(
-        f"{label}: a NaN logit should raise rmaudit.errors.BadInput, but "
-        f"compute returned {short(next(iter(_numbers(output).values()))[0])}"
-    )
+    broken = replace(subject.inputs, chosen=chosen)
+    refused(subject.label, "a NaN logit", lambda: subject.metric.compute(broken), _first_number)
 
 
-def _per_pair_means(
-    metric: Metric, inputs: PairInputs, base: MetricOutput, label: str, close: Tolerance
-) -> None:
+def _per_pair_means(subject: MetricSubject) -> None:
     """Each key :meth:`~rmaudit.components.Metric.per_pair` declares is a value ``compute``
     returns, and the mean of its finite per-pair values (one per pair) is that value: what a
     paired comparison checks before it compares a stored number pair by pair."""
-    values = {v.key: v.value for v in base.values}
-    for key, found in metric.per_pair(inputs).items():
+    inputs, label = subject.inputs, subject.label
+    values = {v.key: v.value for v in subject.compute().values}
+    for key, found in subject.metric.per_pair(inputs).items():
         if key not in values:
             raise ConformanceError(
                 f"{label}: per_pair declares values for {key!r}, which compute does not return"
@@ -207,7 +121,7 @@ def _per_pair_means(
             )
         kept = found.values[np.isfinite(found.values)]
         mean = float(kept.mean()) if kept.size else float("nan")
-        if not np.isclose(mean, values[key], rtol=close.rtol, atol=close.atol):
+        if not np.isclose(mean, values[key], rtol=subject.rtol, atol=subject.atol):
             raise ConformanceError(
                 f"{label}: the per-pair values of {key!r} average to {mean:.6g}, but "
                 f"compute returns {values[key]:.6g}"
@@ -281,13 +195,11 @@ def _numbers(output: MetricOutput) -> dict[str, tuple[np.ndarray, np.ndarray, np
 def _same(
     expected: MetricOutput,
     got: MetricOutput,
-    label: str,
+    subject: MetricSubject,
     check: str,
-    close: Tolerance,
-    *,
     per_prompt_order: np.ndarray | None = None,
 ) -> None:
-    want, have = _numbers(expected), _numbers(got)
+    label, want, have = subject.label, _numbers(expected), _numbers(got)
     if want.keys() != have.keys():
         raise ConformanceError(
             f"{label}: {check} changed which results it reports: {sorted(want)} vs {sorted(have)}"
@@ -304,7 +216,7 @@ def _same(
             if a is None or b is None:
                 continue
             if a.shape != b.shape or not np.allclose(
-                a, b, rtol=close.rtol, atol=close.atol, equal_nan=True
+                a, b, rtol=subject.rtol, atol=subject.atol, equal_nan=True
             ):
                 raise ConformanceError(
                     f"{label}: {key} {what} changed under {check}: "
@@ -312,7 +224,8 @@ def _same(
                 )
 
 
-def _within_bounds(metric: Metric, output: MetricOutput, label: str) -> None:
+def _bounds(subject: MetricSubject) -> None:
+    metric, output, label = subject.metric, subject.compute(), subject.label
     low, high = metric.bounds
     slack = 1e-9
     for key, (value, _, per_prompt) in _numbers(output).items():
@@ -333,7 +246,8 @@ def _within_bounds(metric: Metric, output: MetricOutput, label: str) -> None:
                 )
 
 
-def _direction(metric: Metric, inputs: MetricInputs, label: str) -> None:
+def _direction(subject: MetricSubject) -> None:
+    metric, inputs, label = subject.metric, subject.inputs, subject.label
     perfect = MetricInputs(inputs.prompt_ids, inputs.oracle, tuple(j.copy() for j in inputs.oracle))
     reversed_ = MetricInputs(inputs.prompt_ids, inputs.oracle, tuple(-j for j in inputs.oracle))
     good, bad = (
@@ -353,7 +267,8 @@ def _direction(metric: Metric, inputs: MetricInputs, label: str) -> None:
             )
 
 
-def _rejects_nan(metric: Metric, inputs: MetricInputs, label: str) -> None:
+def _nan(subject: MetricSubject) -> None:
+    metric, inputs = subject.metric, subject.inputs
     for field in ("oracle", "scores"):
         if field not in metric.needs:
             continue
@@ -364,18 +279,30 @@ def _rejects_nan(metric: Metric, inputs: MetricInputs, label: str) -> None:
             tuple(pools) if field == "oracle" else inputs.oracle,
             tuple(pools) if field == "scores" else inputs.scores,
         )
-        try:
-            output = metric.compute(_payload(metric, broken))
-        except BadInput:
-            continue
-        except Exception as error:
-            raise ConformanceError(
-                f"{label}: a NaN in {field} should raise rmaudit.errors.BadInput "
-                f'(e.g. MetricInputError, "expected finite scores, got nan"), '
-                f"got {type(error).__name__}: {error}"
-            ) from None
-        raise ConformanceError(
-            f"{label}: a NaN in {field} should raise rmaudit.errors.BadInput "
-            f"(e.g. MetricInputError), but compute returned "
-            f"{short(next(iter(_numbers(output).values()))[0])}"
-        )
+        compute = partial(metric.compute, _payload(metric, broken))
+        refused(subject.label, f"a NaN in {field}", compute, _first_number)
+
+
+def _first_number(output: MetricOutput) -> str:
+    return short(next(iter(_numbers(output).values()))[0])
+
+
+#: the checks of a metric of one RM's responses (``scope = "rm"``), by name
+RM_CHECKS: Checks = {
+    "determinism": _determinism,
+    "prompt_order": _prompt_order,
+    "response_order": _response_order,
+    "bounds": _bounds,
+    "direction": _direction,
+    "nan": _nan,
+}
+#: of a metric across RMs (``scope = "run"``): a reversed RM is one of the study's RMs
+RUN_CHECKS: Checks = {name: check for name, check in RM_CHECKS.items() if name != "direction"}
+#: of a metric of one RM's preference pairs (``scope = "pairs"``)
+PAIR_CHECKS: Checks = {
+    "determinism": _determinism,
+    "per_pair_means": _per_pair_means,
+    "pair_order": _pair_order,
+    "bounds": _bounds,
+    "nan": _nan_logit,
+}
