@@ -24,6 +24,8 @@ import numpy as np
 
 from rmaudit.errors import BadInput
 
+from .tfidf import tfidf_matrix
+
 __all__ = ["tfidf_lsa"]
 
 
@@ -31,9 +33,11 @@ def tfidf_lsa(texts: Sequence[str], *, dims: int = 64, seed: int = 0) -> np.ndar
     """Embed ``texts`` as L2-normalised LSA vectors of their TF-IDF representation.
 
     TF-IDF over unigrams and bigrams (sublinear term frequency ``1 + log tf``, English stop
-    words removed, every term kept: ``min_df=1``), then a truncated SVD (randomised, seeded)
-    onto the top singular directions, then each row scaled to unit length so that dot
-    products are cosine similarities, which is what the k-DPP kernel ``E Eᵀ`` compares.
+    words removed, every term kept: ``benchmark/tfidf.py``), then a truncated SVD
+    (randomised, seeded: :func:`_randomized_svd`) onto the top singular directions, then each
+    row scaled to unit length so that dot products are cosine similarities, which is what the
+    k-DPP kernel ``E Eᵀ`` compares.  The same vectors as scikit-learn's ``TfidfVectorizer``
+    and ``TruncatedSVD(random_state=seed)``, which rmaudit used before, to the last bit.
 
     The width is ``min(dims, len(texts), number of TF-IDF terms)``: an SVD has no more
     directions than that.  A text with no term left after stop-word removal (or whose
@@ -42,7 +46,8 @@ def tfidf_lsa(texts: Sequence[str], *, dims: int = 64, seed: int = 0) -> np.ndar
     Args:
         texts: the prompts, one string each (at least one).
         dims: the most dimensions to keep (≥ 1).
-        seed: ``random_state`` of the randomised SVD; the same seed gives the same vectors.
+        seed: seed of the randomised SVD's Gaussian start; the same seed gives the same
+            vectors.
 
     Returns:
         ``float64`` array of shape ``(len(texts), width)``.
@@ -54,32 +59,50 @@ def tfidf_lsa(texts: Sequence[str], *, dims: int = 64, seed: int = 0) -> np.ndar
     texts = _check_texts(texts)
     dims = _check_int(dims, "dims", minimum=1)
     seed = _check_int(seed, "seed", minimum=0)
-    # scikit-learn loads only when prompts are embedded, not on a rerun that reuses a selection
-    from sklearn.decomposition import TruncatedSVD
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.preprocessing import normalize
-
-    vectorizer = TfidfVectorizer(
-        sublinear_tf=True, stop_words="english", ngram_range=(1, 2), min_df=1
-    )
-    try:
-        tfidf = vectorizer.fit_transform(texts)
-    except ValueError:  # scikit-learn's "empty vocabulary"
+    tfidf = tfidf_matrix(texts)
+    if tfidf is None:
         raise BadInput(
             "expected at least one text with a word that is not an English stop word, got none",
             field="texts",
-        ) from None
-
+        )
     width = min(dims, tfidf.shape[0], tfidf.shape[1])
-    if tfidf.shape[1] < 2:
-        # TruncatedSVD needs two features; a one-term vocabulary is already one-dimensional.
+    if tfidf.shape[1] < 2:  # a one-term vocabulary is already one-dimensional
         reduced = tfidf.toarray()
     else:
-        # texts with one and the same terms have no variance: the SVD's explained-variance
-        # ratio (unused here) divides 0 by 0 and numpy would warn on stderr
-        with np.errstate(invalid="ignore", divide="ignore"):
-            reduced = TruncatedSVD(n_components=width, random_state=seed).fit_transform(tfidf)
-    return normalize(reduced).astype(np.float64, copy=False)
+        reduced = tfidf @ _randomized_svd(tfidf, width, np.random.RandomState(seed)).T
+    norms = np.sqrt(np.einsum("ij,ij->i", reduced, reduced))
+    norms[norms < 10 * np.finfo(np.float64).eps] = 1.0  # a zero row stays zero
+    reduced /= norms[:, None]
+    return reduced
+
+
+def _randomized_svd(matrix: Any, width: int, random: np.random.RandomState) -> np.ndarray:
+    """The ``width`` right singular vectors (rows) of the sparse ``matrix``, approximated as
+    Halko, Martinsson and Tropp ("Finding structure with randomness", SIAM Review 2011,
+    Alg. 4.4 with LU normalisation, as scikit-learn's ``randomized_svd``) with 10 extra
+    directions and 5 power iterations; each sign chosen so that the row's largest entry is
+    positive.  The same operations in the same order as scikit-learn's ``TruncatedSVD``, so
+    the same vectors bit for bit."""
+    import scipy.linalg
+
+    transpose = matrix.shape[0] < matrix.shape[1]
+    operand = matrix.T if transpose else matrix
+    sketch = random.normal(size=(operand.shape[1], width + 10))
+    for _ in range(5):
+        sketch, _ = scipy.linalg.lu(operand @ sketch, permute_l=True, check_finite=False)
+        sketch, _ = scipy.linalg.lu(operand.T @ sketch, permute_l=True, check_finite=False)
+    sketch, _ = scipy.linalg.qr(operand @ sketch, mode="economic", check_finite=False)
+    small_u, _, small_vt = scipy.linalg.svd(
+        sketch.T @ operand, full_matrices=False, lapack_driver="gesdd"
+    )
+    if transpose:
+        vectors = (sketch @ small_u)[:, :width].T
+    else:
+        vectors = small_vt[:width, :]
+    largest = np.argmax(np.abs(vectors), axis=1)
+    signs = np.sign(vectors[np.arange(vectors.shape[0]), largest])
+    vectors *= signs[:, np.newaxis]
+    return vectors
 
 
 def _check_texts(texts: Any) -> list[str]:

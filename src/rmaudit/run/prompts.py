@@ -57,7 +57,10 @@ def select(ctx: RunContext, execute: bool) -> tuple[str, list[Prompt] | None, in
             count = StageCount("prompts", len(stored), len(stored))
         else:
             chosen = None
-            if ctx.strict:  # a pool the sampler cannot draw from is refused before the run
+            planned = ctx.planned_draw is not None and ctx.planned_draw[0] == selection_key
+            # a pool the sampler cannot draw from is refused before the run; the run that
+            # follows its plan takes the plan's draw (the prompts are embedded once)
+            if ctx.strict and not planned:
                 embedder = ctx.component(recipe.embedder) if sampler.needs_embeddings else None
                 dims = embedder.max_prompt_dims(candidates) if embedder else None
                 try:
