@@ -309,17 +309,46 @@ def test_rewardbench_from_the_hub_cache_offline_records_the_commit(rmaudit, tmp_
     assert 0 <= model["metrics"]["section score"]["value"] <= 1
 
 
-def test_list_suites_says_what_each_measures_and_where_its_data_is(
+def test_list_suites_is_a_line_per_suite_cut_at_a_word_and_one_suite_has_its_details(
     rmaudit, llmbar, monkeypatch, tmp_path
 ):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
-    monkeypatch.setenv("COLUMNS", "1000")  # wide enough for a row on one line: its path whole
+    monkeypatch.setenv("COLUMNS", "80")
     data, _, _ = llmbar
     done = rmaudit("audit", "--list-suites", "--data-dir", str(data))
     assert done.code == 0, done.err
-    for suite in SUITES.values():
-        assert suite.name in done.out
-    assert str(data) in done.out  # llmbar's data is found there
+    lines = done.out.splitlines()
+    rows = {line.split()[0]: line for line in lines if line.startswith("  ")}
+    assert list(rows) == list(SUITES) and len(lines) == len(SUITES) + 2
+    assert max(len(line) for line in lines) <= 80
+    for name, suite in SUITES.items():
+        found, title = rows[name].split(maxsplit=2)[1:]
+        assert found == ("found" if name == "llmbar" else "hub" if suite.hub else "no")
+        # the title whole, or cut after a whole word
+        assert title == suite.title or (
+            title.endswith("…")
+            and suite.title.startswith(title[:-1])
+            and suite.title[len(title) - 1] in " ,;:"
+        ), title
+    detail = rmaudit(
+        "audit",
+        "--list-suites",
+        "--suite",
+        "llmbar",
+        "--suite",
+        "rm-bench",
+        "--data-dir",
+        str(data),
+    )
+    assert detail.code == 0, detail.err
+    text = " ".join(detail.out.split())  # the details wrap at words
+    for name in ("llmbar", "rm-bench"):
+        suite = SUITES[name]
+        assert f"{name}: {suite.title}" in text and f"size: {suite.size}" in text
+        assert f"measures: {suite.measures}" in text
+    # llmbar's data is found there (a path longer than its column is folded, not cut)
+    assert f"found:{data}" in "".join(detail.out.split())
+    assert "rewardbench:" not in text
 
 
 def test_list_suites_without_data_dir_names_the_folder_an_audit_in_the_db_read(
@@ -330,18 +359,23 @@ def test_list_suites_without_data_dir_names_the_folder_an_audit_in_the_db_read(
     data, _, scores = llmbar
     db = tmp_path / "audit.db"
     before = rmaudit("audit", "--list-suites", "--db", str(db))
-    assert before.code == 0 and str(data) not in before.out and not db.exists()
+    assert before.code == 0 and not db.exists()
+    assert "llmbar           no" in before.out
     ran = rmaudit(
         "audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data), "--db", str(db)
     )
     assert ran.code == 0, ran.err
 
     listed = rmaudit("audit", "--list-suites", "--db", str(db))
+    named = rmaudit(
+        "audit", "--list-suites", "--suite", "llmbar", "--suite", "rm-bench", "--db", str(db)
+    )
 
-    assert listed.code == 0, listed.err
-    rows = {line.split("│")[1].strip(): line for line in listed.out.splitlines() if "│" in line}
-    assert f"under {data.resolve()}, which an audit in {db} read: pass --data-dir" in rows["llmbar"]
-    assert "no: fetch" in rows["rm-bench"]  # its data is in no folder an audit read
+    assert listed.code == 0 and named.code == 0, listed.err + named.err
+    assert "llmbar           earlier" in listed.out and "rm-bench         no" in listed.out
+    found = [line for line in named.out.splitlines() if "found:" in line]
+    assert f"under {data.resolve()}, which an audit in {db} read: pass --data-dir" in found[0]
+    assert "no: fetch" in found[1]  # its data is in no folder an audit read
 
 
 def test_report_writes_each_suite_and_an_index(rmaudit, llmbar, tmp_path):

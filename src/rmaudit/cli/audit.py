@@ -77,7 +77,10 @@ AUDIT_DB = "rmaudit-audit.db"
     "stop",
     AuditStop.of_flags,
     click.option(
-        "--list-suites", is_flag=True, help="List the suites, their data and sizes, and stop."
+        "--list-suites",
+        is_flag=True,
+        help="List the suites, one line each, and stop; with --suite NAME, that suite's "
+        "details: what it measures, its size, its data and where it is found.",
     ),
     click.option(
         "--dry-run", is_flag=True, help="Print each suite's plan (stored, to do) and stop."
@@ -187,10 +190,11 @@ def audit(
     if stop.list_suites:
         from rmaudit.suites.data import earlier_data_dirs, locate
 
-        from .audit_output import suites_table
+        from .suite_list import print_suite_list
 
+        names = [get_suite(name).name for name in dict.fromkeys(suite_names)]
         earlier = [] if data_dir else earlier_data_dirs(db_path)
-        console().print(suites_table(data_dir, locate, earlier, db_path))
+        print_suite_list(console(), names, data_dir, locate, earlier, db_path)
         return
     stop.check_models(models, recorded)
     found, skipped = _located_suites(

@@ -1,10 +1,9 @@
-"""What ``rmaudit audit`` prints and writes besides its runs: the suites (``--list-suites``),
-the closing table of each suite's headline numbers per model, the baselines beside them and
-the verdicts, and the reports (``--report``)."""
+"""What ``rmaudit audit`` prints and writes besides its runs: the closing table of each
+suite's headline numbers per model, the baselines beside them and the verdicts, and the
+reports (``--report``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,44 +12,10 @@ import click
 from rich.table import Table
 
 from rmaudit.display.literal import literal
-from rmaudit.suites import SUITES
 from rmaudit.suites.audit_verdict import SuiteResult, audit_verdict_word, shown
 
 if TYPE_CHECKING:
     from rmaudit.store import Store
-
-
-def suites_table(
-    data_dir: str | None, locate: Callable, earlier: list[Path], db_path: str
-) -> Table:
-    """Each suite: what it measures, its size, its data and whether it is found here, or in
-    the ``earlier`` data folders that runs stored in ``db_path`` read."""
-    table = Table(title="rmaudit audit suites", title_justify="left")
-    for header in ("suite", "measures", "size", "data (source and version)", "found"):
-        table.add_column(header, overflow="fold", no_wrap=header == "suite")
-    for suite in SUITES.values():
-        located = locate(suite, data_dir, download=False)
-        used = next((root for root in earlier if locate(suite, root, download=False)), None)
-        if located:
-            where = located.where
-        elif used:
-            where = f"under {used}, which an audit in {db_path} read: pass --data-dir {used}"
-        elif suite.hub:
-            where = "no: hub download when named with --suite"
-        else:
-            where = f"no: fetch {suite.fetch}"
-        origin = suite.origin
-        if suite.hub:
-            origin += (
-                f"; from the hub: hf.co/datasets/{suite.hub.repo} at revision "
-                f"{suite.hub.revision!r}, not pinned yet: the commit it resolves to is "
-                "recorded with each run"
-            )
-        measures = suite.measures
-        if suite.recorded:
-            measures += f"; --recorded-judges: {suite.recorded.where}"
-        table.add_row(suite.name, measures, suite.size, origin, literal(where))
-    return table
 
 
 def of_prms(results: list[SuiteResult]) -> bool:
