@@ -186,3 +186,83 @@ def reta(scores: list[float], eta: float) -> float:
     tied = sum(s == scores[0] for s in scores[1:])
     chance = min(1.0, max(0.0, (m - above) / (tied + 1)))
     return chance / m * len(scores)
+
+
+def steps_of(i: int, j: int) -> list[str]:
+    """The steps of solution j of problem i: lengths differ from solution to solution."""
+    return [f"Step {k} of solution {j}: " + "x" * ((i + 3 * j + k) % 7) for k in range(1 + j % 3)]
+
+
+def direct_texts(path: Path, problems: range = range(PROBLEMS)) -> Path:
+    """The benchmark's texts in the hub dataset's per-solution schema (as the shared sample
+    ``dataset/benchmark/RewardMATH_direct.json``): a problem's ten solutions consecutive."""
+    rows = []
+    for i in problems:
+        for j, name in enumerate([CORRECT, *INCORRECT]):
+            rows.append(
+                {
+                    "problem": problem(i),
+                    "answer": str(2 * i),
+                    "eval_solution": steps_of(i, j),
+                    "solution_reference": name,
+                    "solution_type": "chosen" if j == 0 else "rejected",
+                    "subject": "Algebra",
+                    "level": "1",
+                    "problem_id": str(i),
+                    "id": str(len(rows)),
+                }
+            )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    return path
+
+
+def hub_snapshot(cache: Path, commit: str = "0123abcd" * 5) -> Path:
+    """The Hugging Face cache's layout of hf.co/datasets/RewardMATH/RewardMATH at main."""
+    repo = cache / "datasets--RewardMATH--RewardMATH"
+    (repo / "refs").mkdir(parents=True, exist_ok=True)
+    (repo / "refs" / "main").write_text(commit)
+    return repo / "snapshots" / commit
+
+
+def rewardbench(root: Path) -> dict[str, Path]:
+    """RewardBench math-prm results as the publisher's three shapes hold them: an RM naming
+    its solutions human_to_GPT-4 / modified_with_GPT-4, one naming them chosen / rejected,
+    and a PRM's per-solution records with the solutions' steps."""
+    base = root / "rewardmath" / "results" / "Rewardbench"
+    rng = np.random.default_rng(11)
+    files = {}
+    for name, names in (
+        ("ArmoRM", [CORRECT, "modified_with_GPT-4"]),
+        ("beaver", ["chosen", "rejected"]),
+    ):
+        records = []
+        for i in range(PROBLEMS):
+            scores = rng.normal(0, 1, 2).round(2).tolist()
+            if i % 5 == 0:
+                scores[1] = scores[0]
+            order = [0, 1] if i % 2 else [1, 0]  # the correct solution listed second at times
+            records.append(
+                {
+                    "problem": problem(i),
+                    "solution_reference": [names[k] for k in order],
+                    "score": [scores[k] for k in order],
+                }
+            )
+        files[name] = write(base / f"rewardbench_{name}.json.gz", records)
+    rows = []
+    for i in range(PROBLEMS):
+        for j, kind in enumerate(("chosen", "rejected")):
+            rows.append(
+                {
+                    "problem": problem(i),
+                    "eval_solution": steps_of(i, 4 * j),
+                    "subject": "Algebra",
+                    "level": "1",
+                    "output": {"step_scores": rng.uniform(0.1, 0.9, 1 + j).round(3).tolist()},
+                    "problem_id": i,
+                    "solution_type": kind,
+                }
+            )
+    files["Math_Shepherd"] = write(base / "rewardbench_Math_Shepherd.json.gz", rows)
+    return files

@@ -161,7 +161,7 @@ class RecordedMathScores(RewardModel[RecordedMathOptions]):
                 scores.append(aggregate_steps(steps, self.options.aggregation))
             except MetricInputError as error:
                 raise BadInput(
-                    f"{error.problem} (aggregation {self.options.aggregation})",
+                    error.problem,
                     file=record.where,
                     field=f"score[{index}]",
                     value=error.value,

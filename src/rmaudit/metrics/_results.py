@@ -9,6 +9,7 @@ a percentile bootstrap that resamples prompts with replacement, seeded through
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -38,15 +39,25 @@ def _summarise(
         stderr = np.zeros_like(value)
     else:
         stderr = per_prompt.std(axis=1, ddof=1) / np.sqrt(n_prompts)
-    draws = np.random.default_rng(seed).integers(0, n_prompts, size=(bootstrap, n_prompts))
-    # Counting how often each prompt is drawn turns every resample mean into one matrix
-    # product, with memory of bootstrap × Q rather than points × bootstrap × Q.
-    offsets = n_prompts * np.arange(bootstrap)[:, None]
-    counts = np.bincount((draws + offsets).ravel(), minlength=bootstrap * n_prompts)
-    resample_means = per_prompt @ counts.reshape(bootstrap, n_prompts).T / n_prompts
+    resample_means = per_prompt @ _resample_counts(n_prompts, bootstrap, seed) / n_prompts
     tail = 100.0 * (1.0 - ci) / 2.0
     low, high = np.percentile(resample_means, [tail, 100.0 - tail], axis=1)
     return value, stderr, low, high
+
+
+@lru_cache(maxsize=8)
+def _resample_counts(n_prompts: int, bootstrap: int, seed: int) -> np.ndarray:
+    """How often each of the ``bootstrap`` resamples draws each prompt: a (Q × bootstrap)
+    read-only array.  Counting turns every resample mean into one matrix product, with memory
+    of bootstrap × Q rather than points × bootstrap × Q; the draws depend on Q, the count and
+    the seed alone, so every metric of a run over the same prompts shares them (drawn once:
+    drawing and counting them cost more than the products)."""
+    draws = np.random.default_rng(seed).integers(0, n_prompts, size=(bootstrap, n_prompts))
+    offsets = n_prompts * np.arange(bootstrap)[:, None]
+    counts = np.bincount((draws + offsets).ravel(), minlength=bootstrap * n_prompts)
+    found = counts.reshape(bootstrap, n_prompts).T
+    found.flags.writeable = False
+    return found
 
 
 @dataclass(frozen=True, eq=False)

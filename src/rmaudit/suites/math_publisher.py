@@ -11,12 +11,7 @@ import math
 from dataclasses import asdict
 from typing import Any
 
-from rmaudit.benchmark.recorded.rewardmath import (
-    CHOSEN,
-    CORRECT,
-    RecordedProblem,
-    pairwise_scores,
-)
+from rmaudit.benchmark.recorded.rewardmath import RecordedProblem, pairwise_scores
 from rmaudit.default_plugins.rewardmath import (
     DEFAULT_AGGREGATION,
     ONE_ORDER,
@@ -57,10 +52,7 @@ def math_counts(model: RecordedMathScores) -> dict[str, Any]:
     groups, undefined = [], {}
     for how in REWARDMATH_AGGREGATIONS:
         try:
-            scored = [
-                _correct_first(r, [aggregate_steps(s, how) for s in r.values])
-                for r in recorded.problems
-            ]
+            scored = [[aggregate_steps(s, how) for s in r.values] for r in recorded.problems]
         except MetricInputError as error:
             undefined[how] = f"{error.problem}: {error.value}"
             continue
@@ -72,19 +64,14 @@ def math_counts(model: RecordedMathScores) -> dict[str, Any]:
 
 
 def _scores(record: RecordedProblem, kind: str) -> list[float]:
-    """A record's scores, the correct solution's first, as the publisher scores them."""
+    """A record's scores (the correct solution's first), as the publisher scores them."""
     if kind == "pairwise":
         return pairwise_scores(record)
-    return _correct_first(record, [float(v) for v in record.values])
-
-
-def _correct_first(record: RecordedProblem, scores: list[float]) -> list[float]:
-    right = next(i for i, key in enumerate(record.solutions) if key in (CORRECT, CHOSEN))
-    return [scores[right], *scores[:right], *scores[right + 1 :]]
+    return [float(v) for v in record.values]
 
 
 def _figures(scored: list[list[float]]) -> RewardMathFigures:
-    """The publisher's figures from each record's scores, the correct solution's at its key."""
+    """The publisher's figures from each record's scores, the correct solution's first."""
     return rewardmath_figures([scores[0] for scores in scored], [scores[1:] for scores in scored])
 
 

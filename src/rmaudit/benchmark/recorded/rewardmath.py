@@ -27,11 +27,13 @@ import math
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 from rmaudit.benchmark.keyed_files import text_key
 from rmaudit.benchmark.tabular import read_rows
+from rmaudit.components.options import file_digest
 from rmaudit.errors import BadInput
 
 from . import shortened
@@ -51,7 +53,8 @@ STEM_SUFFIX, STEM_PREFIX = "_reward", "rewardbench_"
 
 @dataclass(frozen=True)
 class RecordedProblem:
-    """One problem of a results file: its solutions' keys and what the model gave each.
+    """One problem of a results file: its solutions' keys, the correct one first, and what
+    the model gave each.
 
     ``values`` holds one entry per solution: a score (scores, ratings), a tuple of step
     scores (steps), or a verdict "A", "B" or None (pairwise, whose ``solutions`` are the
@@ -98,7 +101,13 @@ def model_label(path: Path) -> str:
 
 
 def read_scores(path: Path, layout: Layout) -> RecordedScores:
-    """Every record of a results file, checked."""
+    """Every record of a results file, checked (read once per content: the benchmark and the
+    file's model both read it)."""
+    return _read_scores(path, layout, file_digest(path))
+
+
+@lru_cache(maxsize=64)
+def _read_scores(path: Path, layout: Layout, digest: str) -> RecordedScores:
     rows = list(read_rows(path, "json"))
     if not rows:
         raise BadInput("no record", file=str(path))
@@ -148,13 +157,40 @@ def _record(where: str, row: dict[str, Any], kind: Kind, layout: Layout) -> Reco
             field="score",
             value=got,
         )
-    values = tuple(_value(s, kind, where, f"score[{i}]") for i, s in enumerate(score))
+    values = _values(score, kind, where)
     if kind == "pairwise":
         return RecordedProblem(
             where, problem, _incorrect_keys(names, layout, where), values, _shown(row, names, where)
         )
     correct = [name in (CORRECT, CHOSEN) for name in names]
-    return RecordedProblem(where, problem, solution_keys(names, correct, layout, where), values)
+    return _correct_first(where, problem, solution_keys(names, correct, layout, where), values)
+
+
+def _correct_first(
+    where: str, problem: str, keys: tuple[str, ...], values: tuple[Any, ...]
+) -> RecordedProblem:
+    """The problem with its correct solution first, the others in the record's order."""
+    right = next(i for i, key in enumerate(keys) if key in (CORRECT, CHOSEN))
+    order = [right, *(i for i in range(len(keys)) if i != right)]
+    return RecordedProblem(
+        where, problem, tuple(keys[i] for i in order), tuple(values[i] for i in order)
+    )
+
+
+def _values(score: list[Any], kind: Kind, where: str) -> tuple[Any, ...]:
+    """A record's values, checked: at once where all are well formed (a results file holds
+    ~5,000 of them), else one by one to name the first that is not."""
+    if kind == "pairwise" and all(v is None or v in LETTERS for v in score):
+        return tuple(score)
+    if kind == "steps" and all(type(s) is list and s and _finite(s) for s in score):
+        return tuple(tuple(s) for s in score)
+    if kind in ("scores", "ratings") and _finite(score):
+        return tuple(score)
+    return tuple(_value(s, kind, where, f"score[{i}]") for i, s in enumerate(score))
+
+
+def _finite(values: list[Any]) -> bool:
+    return all(type(v) in (int, float) for v in values) and all(map(math.isfinite, values))
 
 
 def _value(value: Any, kind: Kind, where: str, field: str) -> Any:
@@ -286,7 +322,7 @@ def _from_solutions(group: list[SolutionRow], layout: Layout) -> RecordedProblem
         output = solution.row.get("output")
         steps = output.get("step_scores") if isinstance(output, dict) else None
         values.append(_value(steps, "steps", solution.where, "output.step_scores"))
-    return RecordedProblem(first.where, problem, keys, tuple(values))
+    return _correct_first(first.where, problem, keys, tuple(values))
 
 
 def _text(row: dict[str, Any], name: str, where: str) -> str:
@@ -316,7 +352,7 @@ def read_texts(path: Path, layout: Layout) -> SolutionTexts:
         keys = solution_keys(
             [s.name for s in group], [s.correct for s in group], layout, first.where
         )
-        problems[key] = keys
+        problems[key] = _correct_first(first.where, key, keys, keys).solutions
         for solution, solution_key in zip(group, keys, strict=True):
             texts[key, solution_key] = _steps_text(solution)
     return SolutionTexts(path, problems, texts)
