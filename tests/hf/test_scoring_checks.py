@@ -5,6 +5,7 @@ independent computations (each item scored alone; the tokenizer's own count of t
 from __future__ import annotations
 
 import json
+import logging
 import re
 
 import numpy as np
@@ -327,6 +328,35 @@ def test_truncation_recommends_the_left_side_when_the_position_limit_is_short():
         [rendered(300, 200, 128, "left")], max_length=128, side="left", position_limit=128
     )
     assert prompt_only.status == "pass" and "1 lost prompt tokens only" in prompt_only.finding
+
+
+def test_inputs_past_the_tokenizer_s_limit_are_scored_and_checked_without_its_warning(
+    defective, items
+):
+    """The tokenizer's own warning ("sequence length is longer than the specified maximum")
+    is silenced where rmaudit loads it: rmaudit cuts each input at max_length itself, and
+    the truncation check and the RM's report count what is cut."""
+    records: list[logging.LogRecord] = []
+
+    class Kept(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Kept()
+    transformers_logger = logging.getLogger("transformers")
+    transformers_logger.addHandler(handler)
+    try:
+        rm = build(HFClassifier, model=defective["short-limit-rm"])
+        checks = rm.scoring_checks(items)
+        rm.score(items)
+    finally:
+        transformers_logger.removeHandler(handler)
+    said = [r.getMessage() for r in records]
+    assert not [line for line in said if "longer than the specified maximum" in line], said
+    limit = rm.tokenizer.model_max_length
+    over = sum(len(ids) > limit for ids in rm.tokenizer([r.text for _, r in items])["input_ids"])
+    assert over > 0 and by_name(checks)["truncation"].figures["inputs over max_length"] > 0
+    assert rm.report()["inputs truncated"] > 0
 
 
 def test_a_template_finding_no_checked_template_removes_prints_no_template_as_its_fix():

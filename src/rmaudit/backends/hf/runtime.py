@@ -53,6 +53,11 @@ def _first_line(error: BaseException) -> str:
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
+#: the key under which a transformers tokenizer notes that it warned of an input longer than
+#: its model_max_length (it warns once per tokenizer)
+LONGER_THAN_MAXIMUM = "sequence-length-is-longer-than-the-specified-maximum"
+
+
 def load_tokenizer(
     model: str,
     *,
@@ -71,6 +76,10 @@ def load_tokenizer(
             f"cannot load the tokenizer: {_first_line(error)}", field=field, value=model
         ) from None
     tokenizer.truncation_side = truncation_side
+    # rmaudit measures each input whole and cuts it at max_length itself, and the truncation
+    # check and the RM's report count what is cut: the tokenizer's own warning about its
+    # model_max_length (not the model's position limit) would repeat that, and mislead
+    tokenizer.deprecation_warnings[LONGER_THAN_MAXIMUM] = True
     return tokenizer
 
 
