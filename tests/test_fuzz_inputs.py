@@ -323,6 +323,27 @@ case(
     db="corrupt",
 )
 case("db: corrupted pages (run)", run_case(), ["audit.db", "corrupted"], RUN, db="corrupt")
+# damaged pages of the schema table: SQLite's error quotes the name, which is not UTF-8 either
+for name, argv in [
+    ("runs", ["runs", "--db", "{db}"]),
+    ("runs --json", ["runs", "{db}", "--json"]),
+    ("report", ["report", "{db}"]),
+    ("run", RUN),
+]:
+    case(
+        f"db: schema text not UTF-8 ({name})",
+        run_case() if name == "run" else {},
+        ["audit.db", "database is corrupted", "not UTF-8"],
+        argv,
+        db="schema text",
+    )
+case(
+    "db: a migration's name not UTF-8 (runs)",
+    {},
+    ["audit.db", "database is corrupted", "Could not decode to UTF-8"],
+    ["runs", "--db", "{db}"],
+    db="migration text",
+)
 for name, argv in [("runs --json", ["runs", "{db}", "--json"]), ("report", ["report", "{db}"])]:
     case(
         f"db: a dropped table ({name})",
@@ -419,6 +440,22 @@ def _prepare_db(kind: str | bytes, path: Path, finished: Path) -> None:
                 conn.execute("drop table metric_results")
             else:
                 conn.execute("update metric_results set value = 'garbage'")
+        conn.close()
+    elif kind == "schema text":
+        shutil.copy(finished, path)
+        conn = sqlite3.connect(path)
+        conn.execute("pragma writable_schema = on")
+        conn.execute(
+            "update sqlite_master set name = cast(x'6dff6d' as text) where name = "
+            "(select name from sqlite_master where type = 'index' order by name limit 1)"
+        )
+        conn.commit()
+        conn.close()
+    elif kind == "migration text":
+        shutil.copy(finished, path)
+        conn = sqlite3.connect(path)
+        conn.execute("update _sqlite_migrations set name = cast(x'6dff' as text) where rowid = 2")
+        conn.commit()
         conn.close()
     elif kind == "foreign":
         conn = sqlite3.connect(path)

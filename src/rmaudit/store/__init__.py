@@ -276,7 +276,7 @@ class Store:
         cursor.path = self.path
         try:
             return cursor.execute(sql, params)
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as error:
             raise self._corrupted(error) from None
 
     def executemany(self, sql: str, rows: Any) -> None:
@@ -285,7 +285,7 @@ class Store:
         except sqlite3.DatabaseError as error:
             raise self._corrupted(error) from None
 
-    def _corrupted(self, error: sqlite3.DatabaseError) -> Exception:
+    def _corrupted(self, error: sqlite3.DatabaseError | UnicodeDecodeError) -> Exception:
         return corrupted(error, self.path)
 
 

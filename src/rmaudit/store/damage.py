@@ -19,11 +19,19 @@ from .schema import MIGRATION_SET, MIGRATIONS
 DAMAGE_SIGNS = ("no such table", "no such column", "could not decode to utf-8")
 
 
-def corrupted(error: sqlite3.DatabaseError, path: str) -> Exception:
+def corrupted(error: sqlite3.DatabaseError | UnicodeDecodeError, path: str) -> Exception:
     """A damaged file is the user's to fix (``BadInput``); locks, constraints, a full disk and
-    the like are not."""
-    said = str(error).partition(" with text ")[0]  # a decoding error quotes the damaged text
-    if type(error) is not sqlite3.DatabaseError and not said.lower().startswith(DAMAGE_SIGNS):
+    the like are not.  Text that is not UTF-8 is damage too, whether SQLite says so or Python
+    meets it decoding (the schema table's names)."""
+    if isinstance(error, UnicodeDecodeError):
+        said = "text that is not UTF-8"
+    else:
+        said = str(error).partition(" with text ")[0]  # a decoding error quotes the text
+    if (
+        isinstance(error, sqlite3.DatabaseError)
+        and type(error) is not sqlite3.DatabaseError
+        and not said.lower().startswith(DAMAGE_SIGNS)
+    ):
         return error
     return BadInput(
         f"database is corrupted (SQLite: {said}); restore it from a copy, or "
@@ -53,25 +61,25 @@ class CheckedCursor(sqlite3.Cursor):
     def __next__(self) -> Any:
         try:
             return super().__next__()
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as error:
             raise corrupted(error, self.path) from None
 
     def fetchone(self) -> Any:
         try:
             return super().fetchone()
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as error:
             raise corrupted(error, self.path) from None
 
     def fetchmany(self, size: int | None = 1) -> list[Any]:
         try:
             return super().fetchmany(size)
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as error:
             raise corrupted(error, self.path) from None
 
     def fetchall(self) -> list[Any]:
         try:
             return super().fetchall()
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as error:
             raise corrupted(error, self.path) from None
 
 
@@ -79,15 +87,18 @@ def check_schema(conn: sqlite3.Connection, path: str) -> None:
     """``BadInput`` when a table or column the file's own migrations made is missing: a
     dropped table passes SQLite's ``quick_check``, and would otherwise be met only when a
     command reads it, after a run has written its first rows."""
-    found = _columns(conn)
-    if "schema_info" not in found or "_sqlite_migrations" not in found:
-        return  # a new file, or another program's (schema.check says which)
-    applied = frozenset(
-        row[0]
-        for row in conn.execute(
-            "select name from _sqlite_migrations where migration_set = ?", [MIGRATION_SET]
+    try:
+        found = _columns(conn)
+        if "schema_info" not in found or "_sqlite_migrations" not in found:
+            return  # a new file, or another program's (schema.check says which)
+        applied = frozenset(
+            row[0]
+            for row in conn.execute(
+                "select name from _sqlite_migrations where migration_set = ?", [MIGRATION_SET]
+            )
         )
-    )
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as error:  # damaged text in the schema
+        raise corrupted(error, path) from None
     for table, columns in _expected_columns(applied).items():
         if table not in found:
             raise _damaged(f"no such table: {table}", path)

@@ -254,6 +254,12 @@ def check(conn: sqlite3.Connection, path: str) -> None:
         }
     except sqlite3.DatabaseError as error:
         raise BadInput(f"not an SQLite database ({error})", file=path) from None
+    except UnicodeDecodeError:  # damaged pages of the schema table: SQLite, but not readable
+        raise BadInput(
+            "database is corrupted (its schema table holds text that is not UTF-8); restore "
+            "it from a copy, or rerun its recipes into a new DB",
+            file=path,
+        ) from None
     if tables and "schema_info" not in tables:
         raise BadInput("not an rmaudit database (no schema_info table)", file=path)
     if "schema_info" in tables:
