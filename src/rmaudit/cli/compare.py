@@ -49,6 +49,20 @@ HEAD_TO_HEADS_SHOWN = 45
     "--subsets", is_flag=True, help="Also compare every per-subset number (and signed ones)."
 )
 @click.option("--alpha", default=0.05, show_default=True, help="Family-wise error rate.")
+@click.option(
+    "--rank-correlation",
+    is_flag=True,
+    help="Two runs on different benchmarks: do they rank their shared models alike? The first "
+    "run's headline against each main number of the second (Spearman, Kendall, intervals).",
+)
+@click.option(
+    "--same",
+    "aliases",
+    multiple=True,
+    metavar="FIRST=SECOND",
+    help="With --rank-correlation: a model labelled FIRST in the first run is SECOND in the "
+    "second (repeatable).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the comparisons as JSON.")
 def compare(
     db_path: str,
@@ -57,6 +71,8 @@ def compare(
     models: tuple[str, ...],
     subsets: bool,
     alpha: float,
+    rank_correlation: bool,
+    aliases: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Paired differences of reward models on shared items, groups and rank intervals.
@@ -72,6 +88,11 @@ def compare(
 
     if not 0 < alpha < 1:
         raise BadInput("expected a level in (0, 1)", field="--alpha", value=alpha)
+    if rank_correlation or aliases:
+        from .rank_correlation import print_rank_correlation
+
+        print_rank_correlation(db_path, run_ids, aliases, level=1 - alpha, as_json=as_json)
+        return
     store = open_for_reading(db_path)
     try:
         ids = [resolve_run(store, r) for r in run_ids] or [resolve_run(store, None)]

@@ -64,7 +64,7 @@ class MetricComparison:
 
 
 @dataclass(frozen=True)
-class _Model:
+class ComparedModel:
     label: str
     rm_key: str
     run_id: str
@@ -83,7 +83,7 @@ def model_units(store: Store, run_id: str, rm_key: str, measure: Measure) -> Uni
     return Units({pid: float(v) for pid, v in values.items()}, name=name) if values else None
 
 
-def _stored_columns(store: Store, run_ids: Sequence[str]) -> list[MetricResultRow]:
+def stored_columns(store: Store, run_ids: Sequence[str]) -> list[MetricResultRow]:
     """The first row of every scalar stored for an RM, first run's order, once each."""
     seen: dict[tuple[str, str], MetricResultRow] = {}
     for run_id in run_ids:
@@ -93,14 +93,14 @@ def _stored_columns(store: Store, run_ids: Sequence[str]) -> list[MetricResultRo
     return list(seen.values())
 
 
-def _models(store: Store, run_ids: Sequence[str], measure: Measure) -> list[_Model]:
+def _models(store: Store, run_ids: Sequence[str], measure: Measure) -> list[ComparedModel]:
     """Every RM of the runs once (an RM in two runs scored the same items the same way);
     a label two different RMs share gets its run's id."""
-    found: list[_Model] = []
+    found: list[ComparedModel] = []
     for run_id in run_ids:
         for label, rm_key in store.read.reward_models(run_id):
             if all(m.rm_key != rm_key for m in found):
-                found.append(_Model(label, rm_key, run_id, measure))
+                found.append(ComparedModel(label, rm_key, run_id, measure))
     labels = [m.label for m in found]
     return [
         replace(m, label=f"{m.label} ({m.run_id[:8]})") if labels.count(m.label) > 1 else m
@@ -108,7 +108,7 @@ def _models(store: Store, run_ids: Sequence[str], measure: Measure) -> list[_Mod
     ]
 
 
-def _gives_stored(store: Store, model: _Model, units: Units) -> bool:
+def gives_stored(store: Store, model: ComparedModel, units: Units) -> bool:
     """Whether the per-unit values average to the stored number (else they are not its)."""
     m = model.measure
     stored = store.read.stored_value(model.run_id, model.rm_key, m.metric, m.key)
@@ -117,7 +117,7 @@ def _gives_stored(store: Store, model: _Model, units: Units) -> bool:
 
 
 @dataclass(frozen=True)
-class _Common:
+class CommonUnits:
     """The units every model has a value on, in key order, their clusters (None: each unit its
     own) and strata (None: one)."""
 
@@ -126,7 +126,7 @@ class _Common:
     strata: list[str] | None
 
 
-def _common_units(models: list[Units]) -> _Common:
+def common_units(models: list[Units]) -> CommonUnits:
     order = sorted(set.intersection(*(set(u.values) for u in models)))
     clusters_by_unit: dict[str, str] = {}
     strata_by_unit: dict[str, str] = {}
@@ -137,7 +137,7 @@ def _common_units(models: list[Units]) -> _Common:
     if clusters is not None and len(set(clusters)) == len(clusters):
         clusters = None
     strata = [strata_by_unit[u] for u in order] if strata_by_unit else None
-    return _Common(order, clusters, strata)
+    return CommonUnits(order, clusters, strata)
 
 
 def paired_against(
@@ -146,14 +146,14 @@ def paired_against(
     """The first (rm key, number)'s stored value minus the second's in one run, paired over
     their common units — a judge's headline against the ``length`` baseline's accuracy, on the
     same pairs (None where the per-unit values are not stored or recomputable)."""
-    models = [_Model(k, k, run_id, measure) for k, measure in (first, second)]
+    models = [ComparedModel(k, k, run_id, measure) for k, measure in (first, second)]
     found = [model_units(store, run_id, m.rm_key, m.measure) for m in models]
     if any(u is None for u in found):
         return None
     units = [u for u in found if u is not None]
-    if not all(_gives_stored(store, m, u) for m, u in zip(models, units, strict=True)):
+    if not all(gives_stored(store, m, u) for m, u in zip(models, units, strict=True)):
         return None
-    common = _common_units(units)
+    common = common_units(units)
     if len(common.order) < 2:
         return None
     a, b = ([u.values[x] for x in common.order] for u in units)
@@ -176,7 +176,7 @@ def compare_stored(
     headline = None if metrics else compare_headlines(store, run_ids, alpha=alpha)
     if headline is not None:
         results.append(headline)
-    for row in _stored_columns(store, run_ids):
+    for row in stored_columns(store, run_ids):
         params = row.params
         wanted = {row.metric, row.key, row.label}
         if metrics and not wanted & set(metrics):
@@ -221,7 +221,7 @@ def compare_headlines(
     heads its row with the same number: that number's own comparison is the headline's)."""
     from .summary import load_summary
 
-    models: list[_Model] = []
+    models: list[ComparedModel] = []
     conventions: dict[str, str] = {}
     first = None
     for run_id in run_ids:
@@ -266,7 +266,7 @@ def headline_comparison(
     row = next(
         (
             r
-            for r in _stored_columns(store, [run_id])
+            for r in stored_columns(store, [run_id])
             if first is not None and (r.metric, r.key) == (first.metric, first.key)
         ),
         None,
@@ -278,7 +278,7 @@ def headline_comparison(
 
 
 def _compare(
-    store: Store, run_ids: Sequence[str], models: list[_Model], column: _Column, alpha: float
+    store: Store, run_ids: Sequence[str], models: list[ComparedModel], column: _Column, alpha: float
 ) -> MetricComparison:
     """``models`` compared on ``column``: once while the file is unchanged (the summary, the
     verdicts and the results file of one audit show the same comparisons)."""
@@ -287,7 +287,7 @@ def _compare(
 
 
 def _compared(
-    store: Store, run_ids: Sequence[str], models: list[_Model], column: _Column, alpha: float
+    store: Store, run_ids: Sequence[str], models: list[ComparedModel], column: _Column, alpha: float
 ) -> MetricComparison:
     measure = column.measure
 
@@ -329,7 +329,7 @@ def _compared(
         if units is None:
             reason = _why_not(store, m)
             return bare(f"{reason} for {m.label}")
-        if not _gives_stored(store, m, units):
+        if not gives_stored(store, m, units):
             styles = (
                 " (a pair set stored before schema 10 keeps one style of a pair it holds twice: "
                 "rerun the suite to store every position's)"
@@ -338,7 +338,7 @@ def _compared(
                 f"the per-unit values of {m.label} do not give its stored number back{styles}"
             )
         per_model[m.label] = units
-    common = _common_units(list(per_model.values()))
+    common = common_units(list(per_model.values()))
     order, clusters = common.order, common.clusters
     most = max(len(u.values) for u in per_model.values())
     if len(order) < 2:
@@ -365,7 +365,7 @@ def _compared(
     )
 
 
-def _why_not(store: Store, model: _Model) -> str:
+def _why_not(store: Store, model: ComparedModel) -> str:
     """Why a model's number has no per-unit values: a pair metric that declares none for it (a
     ratio, a bootstrap's ECE), or nothing stored per prompt."""
     run = store.read.run(model.run_id)
@@ -382,7 +382,7 @@ def headline_comparisons(store: Store, run_id: str, limit: int = 4) -> list[Metr
     if len(store.read.reward_models(run_id)) < 2:
         return []
     found = [c for c in [compare_headlines(store, [run_id])] if c is not None]
-    for row in _stored_columns(store, [run_id]):
+    for row in stored_columns(store, [run_id]):
         if len(found) == limit:
             break
         if ResultKey.read(row.key).part is not None:
