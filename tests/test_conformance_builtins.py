@@ -373,6 +373,38 @@ def _alpacaeval(tmp_path: Path) -> dict[str, Any]:
     }
 
 
+def _rewardmath(tmp_path: Path) -> dict[str, Any]:
+    """RewardMATH results: each sample prompt a problem, a classifier's ten scores."""
+    import _rewardmath
+
+    records = [
+        {
+            "problem": p.text,
+            "solution_reference": [_rewardmath.CORRECT, *_rewardmath.INCORRECT],
+            "score": [float(len(p.text) % (i + 2)) for i in range(10)],
+        }
+        for p in sample_prompts()
+    ]
+    return {"path": str(_rewardmath.write(tmp_path / "m_reward.json.gz", records))}
+
+
+def _rewardmath_items(tmp_path: Path) -> dict[str, Any]:
+    """The kit's items for a recorded RewardMATH model: each sample prompt's ten solutions,
+    named as its results file names them."""
+    import _rewardmath
+
+    from rmaudit.components import Response
+
+    names = [_rewardmath.CORRECT, *_rewardmath.INCORRECT]
+    return {
+        "pairs": [
+            (p, Response(f"{p.id}-{i}", p.id, i, f"solution {i}", {"solution": name}))
+            for p in sample_prompts()
+            for i, name in enumerate(names)
+        ]
+    }
+
+
 #: component name (or kind:name, where two kinds share it) → options for the check (a
 #: function of tmp_path when it needs files)
 EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
@@ -435,6 +467,11 @@ EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "alpacaeval": _alpacaeval,
     "benchmark-jsonl": lambda tmp_path: {"path": _generic_benchmark(tmp_path)["path"]},
     "prompt_sampler:random": lambda tmp_path: {"k": 2},
+    "rewardmath-scores": _rewardmath,
+    "rewardmath": lambda tmp_path: {
+        "root": str(tmp_path),
+        "results": [Path(_rewardmath(tmp_path)["path"]).name],
+    },
     "stratified": lambda tmp_path: {"k": 2},
     "kdpp": lambda tmp_path: {"k": 2},
 }
@@ -446,6 +483,11 @@ CHECK_TOLERANCES: dict[str, dict[str, float]] = {
     "dpo-implicit": {"rtol": 1e-5, "atol": 1e-5},
     "hf-prm-classifier": {"rtol": 0.0, "atol": 1e-6},
     "hf-prm-step-tag": {"rtol": 0.0, "atol": 1e-6},
+}
+
+#: component name → what its kind's check is given beyond the kit's samples
+CHECK_INPUTS: dict[str, Callable[[Path], dict[str, Any]]] = {
+    "rewardmath-scores": _rewardmath_items,
 }
 
 #: Components that call an HTTP API: checked against a local server in tests/api/.
@@ -485,7 +527,8 @@ def test_builtin_component_conforms(cls, check, tmp_path):
     by_name = EXAMPLE_OPTIONS.get(cls.name, lambda _: {})
     raw = EXAMPLE_OPTIONS.get(f"{kind_of(cls)}:{cls.name}", by_name)(tmp_path)
     options = validate_options(cls, raw, field=cls.name, file=None, base_dir=tmp_path)
-    run_check(cls(options), check, **CHECK_TOLERANCES.get(cls.name, {}))
+    given = CHECK_INPUTS.get(cls.name, lambda _: {})(tmp_path)
+    run_check(cls(options), check, **given, **CHECK_TOLERANCES.get(cls.name, {}))
 
 
 def test_every_kind_has_built_ins_the_kit_checks():

@@ -68,43 +68,55 @@ from .items import (
     check_reference_policy,
     check_reward_model,
     check_shift_perturber,
-    oracle_subject,
-    perturber_subject,
-    policy_subject,
-    reward_model_subject,
     run_checks,
 )
 from .metrics import PAIR_CHECKS, RM_CHECKS, RUN_CHECKS, MetricSubject
-from .process import PRM_CHECKS, check_process_reward_model, prm_subject
-from .selection import EMBEDDER_CHECKS, SAMPLER_CHECKS, embedder_subject, sampler_subject
-from .sources import ITEM_SOURCE_CHECKS, SOURCE_CHECKS, source_subject
+from .process import PRM_CHECKS, check_process_reward_model
+from .selection import EMBEDDER_CHECKS, SAMPLER_CHECKS, check_embedder, check_prompt_sampler
+from .sources import ITEM_SOURCE_CHECKS, SOURCE_CHECKS, check_source
 from .step_metrics import STEP_CHECKS
 
 __all__ = [
     "KINDS",
     "ConformanceError",
     "check_component",
+    "check_embedder",
     "check_metric",
     "check_names",
     "check_oracle",
     "check_process_reward_model",
+    "check_prompt_sampler",
     "check_reference_policy",
     "check_reward_model",
     "check_shift_perturber",
+    "check_source",
     "kind_of",
     "run_check",
 ]
 
 
-def metric_subject(
+def check_metric(
     metric: Metric | type[Metric],
     inputs: MetricInputs | PairInputs | StepInputs | None = None,
     *,
     rtol: float = 1e-9,
     atol: float = 1e-12,
     seed: int = 0,
-) -> MetricSubject:
-    """The metric with the inputs of its scope: ``inputs``, or the kit's samples of that scope."""
+    only: str | None = None,
+) -> None:
+    """Run every metric check; ``metric`` is a class (built with default options) or an instance.
+
+    ``inputs`` defaults to :func:`sample_benchmark`; pass your own when the metric's options
+    need more responses per prompt.  Values are compared with ``numpy.isclose(rtol, atol)``;
+    bootstrap CIs are not compared across orderings, because resampling prompts by position
+    is only invariant in distribution.
+
+    A preference-pair metric (``scope = "pairs"``) gets :func:`sample_pairs` by default.
+    A run-level metric (``scope = "run"``) gets three RMs: the inputs' RM, the oracle itself
+    and the reversed oracle; the direction check, which compares two separate runs of a
+    per-RM metric, does not apply to it.  A step metric (``scope = "steps"``) gets
+    :func:`sample_step_inputs` (:mod:`.step_metrics`).
+    """
     component = instance(metric)
     label, scope = describe(component), component.scope
     samples: dict[str, tuple[Callable[..., Any], type]] = {
@@ -125,51 +137,27 @@ def metric_subject(
                 f"{label}: its options need bigger pools than the check inputs "
                 f"({error.one_line()}); pass inputs=sample_benchmark(per_prompt=...)"
             ) from None
-    return MetricSubject(component, given, rtol, atol, seed)
-
-
-def check_metric(
-    metric: Metric | type[Metric],
-    inputs: MetricInputs | PairInputs | StepInputs | None = None,
-    *,
-    rtol: float = 1e-9,
-    atol: float = 1e-12,
-    seed: int = 0,
-) -> None:
-    """Run every metric check; ``metric`` is a class (built with default options) or an instance.
-
-    ``inputs`` defaults to :func:`sample_benchmark`; pass your own when the metric's options
-    need more responses per prompt.  Values are compared with ``numpy.isclose(rtol, atol)``;
-    bootstrap CIs are not compared across orderings, because resampling prompts by position
-    is only invariant in distribution.
-
-    A preference-pair metric (``scope = "pairs"``) gets :func:`sample_pairs` by default.
-    A run-level metric (``scope = "run"``) gets three RMs: the inputs' RM, the oracle itself
-    and the reversed oracle; the direction check, which compares two separate runs of a
-    per-RM metric, does not apply to it.  A step metric (``scope = "steps"``) gets
-    :func:`sample_step_inputs` (:mod:`.step_metrics`).
-    """
-    subject = metric_subject(metric, inputs, rtol=rtol, atol=atol, seed=seed)
-    run_checks(subject.metric, subject, _checks_of(type(subject.metric)))
+    subject = MetricSubject(component, given, rtol, atol, seed)
+    run_checks(component, subject, METRIC_CHECKS[scope], only)
 
 
 #: a metric's checks, by its scope
 METRIC_CHECKS = {"rm": RM_CHECKS, "run": RUN_CHECKS, "pairs": PAIR_CHECKS, "steps": STEP_CHECKS}
-#: each of the twelve kinds of components (docs/architecture.md, "Plugin kinds"): what its
-#: checks share (its subject, built from the component and the check's options) and its checks
-KINDS: dict[str, tuple[Callable[..., Any], Checks]] = {
-    "prompt_source": (source_subject, SOURCE_CHECKS),
-    "pair_source": (source_subject, ITEM_SOURCE_CHECKS),
-    "prompt_sampler": (sampler_subject, SAMPLER_CHECKS),
-    "embedder": (embedder_subject, EMBEDDER_CHECKS),
-    "reference_policy": (policy_subject, ITEM_CHECKS),
-    "oracle": (oracle_subject, ITEM_CHECKS),
-    "benchmark_source": (source_subject, SOURCE_CHECKS),
-    "reward_model": (reward_model_subject, ITEM_CHECKS),
-    "process_reward_model": (prm_subject, PRM_CHECKS),
-    "solution_source": (source_subject, ITEM_SOURCE_CHECKS),
-    "shift_perturber": (perturber_subject, ITEM_CHECKS),
-    "metric": (metric_subject, RM_CHECKS),
+#: each of the twelve kinds of components (docs/architecture.md, "Plugin kinds"): its check
+#: (every check, or ``only`` one) and its checks by name (a metric's: by its scope)
+KINDS: dict[str, tuple[Callable[..., None], Checks]] = {
+    "prompt_source": (check_source, SOURCE_CHECKS),
+    "pair_source": (check_source, ITEM_SOURCE_CHECKS),
+    "prompt_sampler": (check_prompt_sampler, SAMPLER_CHECKS),
+    "embedder": (check_embedder, EMBEDDER_CHECKS),
+    "reference_policy": (check_reference_policy, ITEM_CHECKS),
+    "oracle": (check_oracle, ITEM_CHECKS),
+    "benchmark_source": (check_source, SOURCE_CHECKS),
+    "reward_model": (check_reward_model, ITEM_CHECKS),
+    "process_reward_model": (check_process_reward_model, PRM_CHECKS),
+    "solution_source": (check_source, ITEM_SOURCE_CHECKS),
+    "shift_perturber": (check_shift_perturber, ITEM_CHECKS),
+    "metric": (check_metric, RM_CHECKS),
 }
 
 
@@ -199,16 +187,9 @@ def check_names(component: Component | type[Component]) -> tuple[str, ...]:
 def run_check(component: Component | type[Component], name: str, **options: Any) -> None:
     """Run the check ``name`` (one of :func:`check_names`) on ``component``; ``options`` are
     its kind's check's (``rtol``, ``atol``, the inputs or items to check it on)."""
-    built = instance(component)
-    if name in COMMON:
-        COMMON[name](built)
-        return
-    subject = KINDS[kind_of(built)][0](built, **options)
-    _checks_of(type(built))[name](subject)
+    check_component(component, only=name, **options)
 
 
 def check_component(component: Component | type[Component], **options: Any) -> None:
     """Every check of the component's kind (:data:`KINDS`), with its options."""
-    built = instance(component)
-    checks = _checks_of(type(built))
-    run_checks(built, KINDS[kind_of(built)][0](built, **options), checks)
+    KINDS[kind_of(component)][0](component, **options)

@@ -118,21 +118,29 @@ ITEM_CHECKS: Checks = {
 }
 
 
-def run_checks(component: Component, subject: Any, checks: Checks) -> None:
-    """Every check of every kind on ``component``, then ``checks`` on ``subject``."""
-    for check in COMMON.values():
-        check(component)
-    for check in checks.values():
-        check(subject)
+def run_checks(component: Component, subject: Any, checks: Checks, only: str | None) -> None:
+    """Every check of every kind on ``component``, then ``checks`` on ``subject``; ``only``:
+    the name of the one check to run (:func:`~rmaudit.testing.conformance.check_names`)."""
+    if only is not None and only not in {**COMMON, **checks}:
+        raise ValueError(f"expected a check of {describe(component)}, got {only!r}")
+    for name, check in COMMON.items():
+        if only in (None, name):
+            check(component)
+    for name, check in checks.items():
+        if only in (None, name):
+            check(subject)
 
 
-def oracle_subject(
+def check_oracle(
     oracle: Oracle | type[Oracle],
     pairs: Sequence[tuple[Prompt, Response]] | None = None,
     *,
     rtol: float = 1e-6,
     atol: float = 1e-9,
-) -> ItemSubject:
+    only: str | None = None,
+) -> None:
+    """Determinism, batch-size invariance and empty-response handling of an oracle's ``label``."""
+
     def run(component: Oracle, batch: Sequence[tuple[Prompt, Response]]) -> list[tuple]:
         labels = component.label(batch)
         for item in labels:
@@ -144,39 +152,8 @@ def oracle_subject(
         return [(item.score, *item.samples) for item in labels]
 
     chosen = list(pairs) if pairs is not None else _sample_pairs()
-    return ItemSubject(instance(oracle), chosen, run, _with_empty_response, rtol, atol)
-
-
-def check_oracle(
-    oracle: Oracle | type[Oracle],
-    pairs: Sequence[tuple[Prompt, Response]] | None = None,
-    *,
-    rtol: float = 1e-6,
-    atol: float = 1e-9,
-) -> None:
-    """Determinism, batch-size invariance and empty-response handling of an oracle's ``label``."""
-    subject = oracle_subject(oracle, pairs, rtol=rtol, atol=atol)
-    run_checks(subject.component, subject, ITEM_CHECKS)
-
-
-def reward_model_subject(
-    model: RewardModel | type[RewardModel],
-    pairs: Sequence[tuple[Prompt, Response]] | None = None,
-    *,
-    rtol: float = 1e-6,
-    atol: float = 1e-9,
-) -> ItemSubject:
-    component = instance(model)
-    chosen = list(pairs) if pairs is not None else _sample_pairs()
-    if component.judges_pairs():
-        shown = [
-            PairShown(prompt, a, b)
-            for (prompt, a), (_, b) in zip(chosen[::2], chosen[1::2], strict=False)
-            if a.prompt_id == b.prompt_id
-            for a, b in ((a, b), (b, a))
-        ]
-        return ItemSubject(component, shown, _judge, _with_empty_second, rtol, atol)
-    return ItemSubject(component, chosen, _score, _with_empty_response, rtol, atol)
+    subject = ItemSubject(instance(oracle), chosen, run, _with_empty_response, rtol, atol)
+    run_checks(subject.component, subject, ITEM_CHECKS, only)
 
 
 def check_reward_model(
@@ -185,11 +162,22 @@ def check_reward_model(
     *,
     rtol: float = 1e-6,
     atol: float = 1e-9,
+    only: str | None = None,
 ) -> None:
     """Determinism, batch-size invariance and empty-response handling of an RM's ``score``
     (of a pairwise judge's ``judge_pairs``: its verdicts on the sample pairs in both orders)."""
-    subject = reward_model_subject(model, pairs, rtol=rtol, atol=atol)
-    run_checks(subject.component, subject, ITEM_CHECKS)
+    component = instance(model)
+    chosen = list(pairs) if pairs is not None else _sample_pairs()
+    subject = ItemSubject(component, chosen, _score, _with_empty_response, rtol, atol)
+    if component.judges_pairs():
+        shown = [
+            PairShown(prompt, a, b)
+            for (prompt, a), (_, b) in zip(chosen[::2], chosen[1::2], strict=False)
+            if a.prompt_id == b.prompt_id
+            for a, b in ((a, b), (b, a))
+        ]
+        subject = ItemSubject(component, shown, _judge, _with_empty_second, rtol, atol)
+    run_checks(component, subject, ITEM_CHECKS, only)
 
 
 def _score(component: RewardModel, batch: Sequence[tuple[Prompt, Response]]) -> list[tuple]:
@@ -221,10 +209,14 @@ def _with_empty_second(items: list[PairShown]) -> list[PairShown]:
     return [PairShown(first.prompt, first.first, replace(first.second, text=""))]
 
 
-def policy_subject(
+def check_reference_policy(
     policy: ReferencePolicy | type[ReferencePolicy],
     requests: Sequence[tuple[Prompt, int]] | None = None,
-) -> ItemSubject:
+    *,
+    only: str | None = None,
+) -> None:
+    """Determinism, batch-size invariance and empty-prompt handling of a policy's ``generate``."""
+
     def run(component: ReferencePolicy, batch: Sequence[tuple[Prompt, int]]) -> list[tuple]:
         generations = component.generate(batch)
         for g in generations:
@@ -236,32 +228,8 @@ def policy_subject(
 
     if requests is None:
         requests = [(p, i) for p in sample_prompts() for i in range(3)]
-    return ItemSubject(instance(policy), list(requests), run, _with_empty_prompt)
-
-
-def check_reference_policy(
-    policy: ReferencePolicy | type[ReferencePolicy],
-    requests: Sequence[tuple[Prompt, int]] | None = None,
-) -> None:
-    """Determinism, batch-size invariance and empty-prompt handling of a policy's ``generate``."""
-    subject = policy_subject(policy, requests)
-    run_checks(subject.component, subject, ITEM_CHECKS)
-
-
-def perturber_subject(
-    perturber: ShiftPerturber | type[ShiftPerturber],
-    texts: Sequence[str] | None = None,
-    *,
-    seed: int = 0,
-) -> ItemSubject:
-    def run(component: ShiftPerturber, batch: Sequence[str]) -> list[tuple]:
-        out = [component.perturb(text, seed=seed) for text in batch]
-        if not all(isinstance(text, str) for text in out):
-            raise ConformanceError(f"{describe(component)}: perturb must return str, got {out!r}")
-        return [(text,) for text in out]
-
-    chosen = list(texts) if texts is not None else sample_texts()
-    return ItemSubject(instance(perturber), chosen, run, lambda items: [""])
+    subject = ItemSubject(instance(policy), list(requests), run, _with_empty_prompt)
+    run_checks(subject.component, subject, ITEM_CHECKS, only)
 
 
 def check_shift_perturber(
@@ -269,10 +237,19 @@ def check_shift_perturber(
     texts: Sequence[str] | None = None,
     *,
     seed: int = 0,
+    only: str | None = None,
 ) -> None:
     """Determinism under a seed, no hidden state across calls, and empty-text handling."""
-    subject = perturber_subject(perturber, texts, seed=seed)
-    run_checks(subject.component, subject, ITEM_CHECKS)
+
+    def run(component: ShiftPerturber, batch: Sequence[str]) -> list[tuple]:
+        out = [component.perturb(text, seed=seed) for text in batch]
+        if not all(isinstance(text, str) for text in out):
+            raise ConformanceError(f"{describe(component)}: perturb must return str, got {out!r}")
+        return [(text,) for text in out]
+
+    chosen = list(texts) if texts is not None else sample_texts()
+    subject = ItemSubject(instance(perturber), chosen, run, lambda items: [""])
+    run_checks(subject.component, subject, ITEM_CHECKS, only)
 
 
 def _close(a: tuple, b: tuple, rtol: float, atol: float) -> bool:

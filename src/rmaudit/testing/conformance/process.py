@@ -14,32 +14,6 @@ from ._common import Checks, ConformanceError, describe, instance, valid_or_refu
 from .items import ITEM_CHECKS, ItemSubject, run_checks
 
 
-def prm_subject(
-    model: ProcessRewardModel | type[ProcessRewardModel],
-    solutions: Sequence[Solution] | None = None,
-    *,
-    rtol: float = 1e-6,
-    atol: float = 1e-9,
-) -> ItemSubject:
-    def run(component: ProcessRewardModel, batch: Sequence[Solution]) -> list[tuple]:
-        scores = component.score_steps(batch)
-        for solution, steps in zip(batch, scores, strict=False):
-            numbers = [float(s) for s in steps]
-            if len(numbers) != len(solution.steps) or not all(map(math.isfinite, numbers)):
-                raise ConformanceError(
-                    f"{describe(component)}: score_steps must give one finite score per step "
-                    f"({len(solution.steps)}), got {steps!r}"
-                )
-        return [tuple(float(s) for s in steps) for steps in scores]
-
-    first = instance(model)
-    chosen = list(solutions) if solutions is not None else sample_solutions()
-    first.check_solutions(chosen)
-    return ItemSubject(
-        first, chosen, run, lambda items: [Solution(items[0].question, ("",))], rtol, atol
-    )
-
-
 def _no_steps(subject: ItemSubject) -> None:
     """A solution with no steps gets no score, or ``BadInput``."""
     label = describe(subject.component)
@@ -61,11 +35,26 @@ def check_process_reward_model(
     *,
     rtol: float = 1e-6,
     atol: float = 1e-9,
+    only: str | None = None,
 ) -> None:
     """One finite score per step; the same scores from a fresh instance, one solution per
     call, the batch reversed and a worker thread; an empty step gives a score or
-    ``BadInput``, a solution with no steps no score or ``BadInput``; options that validate
-    again as they are and refuse an unknown name; an identity of its kind, stable across
-    instances."""
-    subject = prm_subject(model, solutions, rtol=rtol, atol=atol)
-    run_checks(subject.component, subject, PRM_CHECKS)
+    ``BadInput``, a solution with no steps no score or ``BadInput``."""
+
+    def run(component: ProcessRewardModel, batch: Sequence[Solution]) -> list[tuple]:
+        scores = component.score_steps(batch)
+        for solution, steps in zip(batch, scores, strict=False):
+            numbers = [float(s) for s in steps]
+            if len(numbers) != len(solution.steps) or not all(map(math.isfinite, numbers)):
+                raise ConformanceError(
+                    f"{describe(component)}: score_steps must give one finite score per step "
+                    f"({len(solution.steps)}), got {steps!r}"
+                )
+        return [tuple(float(s) for s in steps) for steps in scores]
+
+    first = instance(model)
+    chosen = list(solutions) if solutions is not None else sample_solutions()
+    first.check_solutions(chosen)
+    empty_step = lambda items: [Solution(items[0].question, ("",))]  # noqa: E731
+    subject = ItemSubject(first, chosen, run, empty_step, rtol, atol)
+    run_checks(first, subject, PRM_CHECKS, only)

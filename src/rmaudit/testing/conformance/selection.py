@@ -14,6 +14,7 @@ from rmaudit.errors import BadInput
 from rmaudit.testing.samples import sample_prompts
 
 from ._common import Checks, ConformanceError, describe, instance, short, valid_or_refused
+from .items import run_checks
 
 
 @dataclass(frozen=True)
@@ -33,19 +34,6 @@ class SelectionSubject:
         size = len(self.prompts) if size is None else size
         vectors = None if self.embeddings is None else self.embeddings[:size]
         return list((sampler or self.component).sample(self.prompts[:size], vectors))
-
-
-def sampler_subject(
-    sampler: PromptSampler | type[PromptSampler],
-    prompts: Sequence[Prompt] | None = None,
-    *,
-    seed: int = 0,
-) -> SelectionSubject:
-    """The sampler on ``prompts`` (default :func:`sample_prompts`), with seeded embeddings
-    of as many dimensions as prompts where it needs them."""
-    component, pool = instance(sampler), tuple(prompts or sample_prompts())
-    vectors = np.random.default_rng(seed).normal(size=(len(pool), len(pool)))
-    return SelectionSubject(component, pool, vectors if component.needs_embeddings else None)
 
 
 def _indices(subject: SelectionSubject) -> None:
@@ -101,18 +89,6 @@ SAMPLER_CHECKS: Checks = {
 }
 
 
-def embedder_subject(
-    embedder: Embedder | type[Embedder],
-    prompts: Sequence[Prompt] | None = None,
-    *,
-    rtol: float = 1e-6,
-    atol: float = 1e-9,
-) -> SelectionSubject:
-    return SelectionSubject(
-        instance(embedder), tuple(prompts or sample_prompts()), None, rtol, atol
-    )
-
-
 def _embedded(subject: SelectionSubject, embedder: Embedder | None = None) -> np.ndarray:
     texts = [p.text for p in subject.prompts]
     return np.asarray((embedder or subject.component).embed(texts), dtype=float)
@@ -158,3 +134,35 @@ EMBEDDER_CHECKS: Checks = {
     "determinism": _embedder_determinism,
     "empty_text": _empty_embedding,
 }
+
+
+def check_prompt_sampler(
+    sampler: PromptSampler | type[PromptSampler],
+    prompts: Sequence[Prompt] | None = None,
+    *,
+    seed: int = 0,
+    only: str | None = None,
+) -> None:
+    """The sampler on ``prompts`` (default :func:`sample_prompts`), with seeded embeddings of
+    as many dimensions as prompts where it needs them: distinct indices as planned, the same
+    from a fresh instance, and every pool ``check_pool`` accepts one ``sample`` draws from."""
+    component, pool = instance(sampler), tuple(prompts or sample_prompts())
+    vectors = np.random.default_rng(seed).normal(size=(len(pool), len(pool)))
+    subject = SelectionSubject(component, pool, vectors if component.needs_embeddings else None)
+    run_checks(component, subject, SAMPLER_CHECKS, only)
+
+
+def check_embedder(
+    embedder: Embedder | type[Embedder],
+    prompts: Sequence[Prompt] | None = None,
+    *,
+    rtol: float = 1e-6,
+    atol: float = 1e-9,
+    only: str | None = None,
+) -> None:
+    """The embedder on ``prompts``' texts (default :func:`sample_prompts`): one finite row per
+    text within ``max_dims``, the same from a fresh instance, an empty text valid or refused."""
+    subject = SelectionSubject(
+        instance(embedder), tuple(prompts or sample_prompts()), None, rtol, atol
+    )
+    run_checks(subject.component, subject, EMBEDDER_CHECKS, only)

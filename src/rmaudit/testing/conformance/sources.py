@@ -26,6 +26,7 @@ from rmaudit.store import dumps
 from rmaudit.testing.samples import sample_prompts, sample_responses
 
 from ._common import Checks, ConformanceError, describe, instance
+from .items import run_checks
 
 
 @dataclass(frozen=True)
@@ -147,19 +148,27 @@ def sample_benchmark_data() -> BenchmarkData:
     return BenchmarkData(prompts, responses, oracle)
 
 
-def source_subject(source: PromptSource | BenchmarkSource | type[Any]) -> SourceSubject:
-    """The source with what it gives as the stages read it, by its kind."""
-    component = instance(source)
-    if isinstance(component, SolutionSource):
-        return SourceSubject(component, lambda c: c.load_solutions(), _solution_problem)
-    if isinstance(component, PairSource):
-        benchmark = sample_benchmark_data() if component.needs_benchmark else None
-        return SourceSubject(component, lambda c: c.load_pairs(benchmark), _pair_problem)
-    if isinstance(component, BenchmarkSource):
-        return SourceSubject(component, lambda c: c.load(), _benchmark_problem)
-    return SourceSubject(component, lambda c: c.load(), _prompt_problem)
-
-
 #: the checks of a source, by name (a pair or solution source's also ``prompts``)
 SOURCE_CHECKS: Checks = {"determinism": _determinism, "well_formed": _well_formed}
 ITEM_SOURCE_CHECKS: Checks = {**SOURCE_CHECKS, "prompts": _its_prompts}
+
+
+def check_source(
+    source: PromptSource | BenchmarkSource | type[Any], *, only: str | None = None
+) -> None:
+    """A prompt, pair, solution or benchmark source: the same items from a fresh instance,
+    items the stages can store, and a pair or solution source's prompts those of its items."""
+    component = instance(source)
+    checks = SOURCE_CHECKS
+    if isinstance(component, SolutionSource):
+        subject = SourceSubject(component, lambda c: c.load_solutions(), _solution_problem)
+        checks = ITEM_SOURCE_CHECKS
+    elif isinstance(component, PairSource):
+        benchmark = sample_benchmark_data() if component.needs_benchmark else None
+        subject = SourceSubject(component, lambda c: c.load_pairs(benchmark), _pair_problem)
+        checks = ITEM_SOURCE_CHECKS
+    elif isinstance(component, BenchmarkSource):
+        subject = SourceSubject(component, lambda c: c.load(), _benchmark_problem)
+    else:
+        subject = SourceSubject(component, lambda c: c.load(), _prompt_problem)
+    run_checks(component, subject, checks, only)
