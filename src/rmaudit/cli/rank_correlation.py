@@ -47,10 +47,11 @@ def print_rank_correlation(
         click.echo(json.dumps(body, indent=2, allow_nan=False))
         return
     out = console()
-    out.print(literal(f"{titles[0]} ({first[:10]}) against {titles[1]} ({second[:10]})"))
+    out.print(literal(f"first: {first[:10]} {titles[0]}"))
+    out.print(literal(f"second: {second[:10]} {titles[1]}"))
     if found:
         out.print(literal("models on both: " + ", ".join(found[0].models)))
-    out.print(_table(found, titles[0], level))
+    out.print(_table(found, level))
     for agreement in found:
         if agreement.found is not None and agreement.found.unbounded:
             out.print(literal(f"{agreement.second}: too many orderings possible: ±1 bounds"))
@@ -69,9 +70,9 @@ def _alias(text: str) -> tuple[str, str]:
     return first.strip(), second.strip()
 
 
-def _table(found: list[BenchmarkAgreement], first_title: str, level: float) -> Table:
+def _table(found: list[BenchmarkAgreement], level: float) -> Table:
     table = Table(box=None, padding=(0, 1))
-    table.add_column(f"{first_title}: headline against", overflow="fold")
+    table.add_column("first's headline against second's", overflow="fold")
     table.add_column("Spearman ρ", justify="right", no_wrap=True)
     table.add_column(f"{level:.0%} interval", justify="right", no_wrap=True)
     table.add_column("Kendall τ", justify="right", no_wrap=True)
