@@ -83,6 +83,13 @@ def brute_accuracy(pairs: list[tuple[str, str, str]]) -> float:
     return sum(len(good) > len(bad) for _, good, bad in pairs) / len(pairs)
 
 
+def audit_llmbar(rmaudit, data: Path, *args: str, db: Path | None = None):
+    """``rmaudit audit ARGS --suite llmbar --data-dir DATA [--db DB]``: the audit most tests
+    here run, on the fixture's LLMBar files."""
+    where = ["--db", str(db)] if db is not None else []
+    return rmaudit("audit", *args, "--suite", "llmbar", "--data-dir", str(data), *where)
+
+
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path, monkeypatch):
     """An audit writes its DB and results file into the current folder: keep them in tmp_path."""
@@ -101,17 +108,7 @@ def test_llmbar_suite_accuracy_matches_brute_force_and_rerun_scores_nothing(
 ):
     data, pairs, scores = llmbar
     db = tmp_path / "audit.db"
-    first = rmaudit(
-        "audit",
-        f"scores:{scores}",
-        "--suite",
-        "llmbar",
-        "--data-dir",
-        str(data),
-        "--db",
-        str(db),
-        "--json",
-    )
+    first = audit_llmbar(rmaudit, data, f"scores:{scores}", "--json", db=db)
     assert first.code == 0, first.err
     result = json.loads(first.out)
     (suite,) = result["suites"]
@@ -122,17 +119,7 @@ def test_llmbar_suite_accuracy_matches_brute_force_and_rerun_scores_nothing(
     model = next(m for m in suite["models"] if m["label"] == "lengths")
     assert model["metrics"]["accuracy"]["value"] == pytest.approx(brute_accuracy(pairs))
     assert "new work: 15 pairs" in first.err
-    again = rmaudit(
-        "audit",
-        f"scores:{scores}",
-        "--suite",
-        "llmbar",
-        "--data-dir",
-        str(data),
-        "--db",
-        str(db),
-        "--json",
-    )
+    again = audit_llmbar(rmaudit, data, f"scores:{scores}", "--json", db=db)
     assert again.code == 0, again.err
     assert "new work: none" in again.err
     assert json.loads(again.out)["suites"][0]["models"] == suite["models"]
@@ -140,9 +127,7 @@ def test_llmbar_suite_accuracy_matches_brute_force_and_rerun_scores_nothing(
 
 def test_printed_recipe_runs_as_a_recipe_with_the_same_numbers(rmaudit, llmbar, tmp_path):
     data, pairs, scores = llmbar
-    printed = rmaudit(
-        "audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data), "--print-recipe"
-    )
+    printed = audit_llmbar(rmaudit, data, f"scores:{scores}", "--print-recipe")
     assert printed.code == 0, printed.err
     recipe = tmp_path / "llmbar.toml"
     recipe.write_text(printed.out, encoding="utf-8")
@@ -217,7 +202,7 @@ def test_a_model_that_is_not_there_is_one_line_naming_it_and_nothing_is_written(
 ):
     data, _, _ = llmbar
     db = tmp_path / "audit.db"
-    done = rmaudit("audit", model, "--suite", "llmbar", "--data-dir", str(data), "--db", str(db))
+    done = audit_llmbar(rmaudit, data, model, db=db)
     assert done.code == 2, done
     (line,) = done.err.splitlines()
     assert line.startswith(f"Error: MODEL: {said}") and line.endswith(f"(got {model!r})"), line
@@ -361,9 +346,7 @@ def test_list_suites_without_data_dir_names_the_folder_an_audit_in_the_db_read(
     before = rmaudit("audit", "--list-suites", "--db", str(db))
     assert before.code == 0 and not db.exists()
     assert "llmbar           no" in before.out
-    ran = rmaudit(
-        "audit", f"scores:{scores}", "--suite", "llmbar", "--data-dir", str(data), "--db", str(db)
-    )
+    ran = audit_llmbar(rmaudit, data, f"scores:{scores}", db=db)
     assert ran.code == 0, ran.err
 
     listed = rmaudit("audit", "--list-suites", "--db", str(db))
@@ -382,17 +365,8 @@ def test_report_writes_each_suite_and_an_index(rmaudit, llmbar, tmp_path):
     pytest.importorskip("matplotlib")
     data, _, scores = llmbar
     out = tmp_path / "report"
-    done = rmaudit(
-        "audit",
-        f"scores:{scores}",
-        "--suite",
-        "llmbar",
-        "--data-dir",
-        str(data),
-        "--db",
-        str(tmp_path / "r.db"),
-        "--report",
-        str(out),
+    done = audit_llmbar(
+        rmaudit, data, f"scores:{scores}", "--report", str(out), db=tmp_path / "r.db"
     )
     assert done.code == 0, done.err
     assert (out / "llmbar" / "report.md").is_file()
@@ -522,17 +496,7 @@ def text_scores(path: Path, pairs: list[tuple[str, str, str]], score) -> Path:
 
 
 def audit_json(rmaudit, scores: Path, data: Path, db: Path) -> tuple[dict, str]:
-    done = rmaudit(
-        "audit",
-        f"scores:{scores}",
-        "--suite",
-        "llmbar",
-        "--data-dir",
-        str(data),
-        "--db",
-        str(db),
-        "--json",
-    )
+    done = audit_llmbar(rmaudit, data, f"scores:{scores}", "--json", db=db)
     assert done.code == 0, done.err
     (suite,) = json.loads(done.out)["suites"]
     return {m["label"]: m for m in suite["models"]}, done.err
@@ -544,17 +508,8 @@ def test_scores_keyed_by_prompt_and_response_text(rmaudit, llmbar, tmp_path):
     models, _ = audit_json(rmaudit, scores, data, tmp_path / "t.db")
     assert models["by-text"]["metrics"]["accuracy"]["value"] == pytest.approx(brute_accuracy(pairs))
     # the same scores under --match rmaudit-id: the file has no response_id column
-    done = rmaudit(
-        "audit",
-        f"scores:{scores}",
-        "--suite",
-        "llmbar",
-        "--data-dir",
-        str(data),
-        "--db",
-        str(tmp_path / "ids.db"),
-        "--match",
-        "rmaudit-id",
+    done = audit_llmbar(
+        rmaudit, data, f"scores:{scores}", "--match", "rmaudit-id", db=tmp_path / "ids.db"
     )
     assert done.code == 2 and "response_id" in done.err
 
@@ -568,34 +523,15 @@ def test_a_model_worse_than_length_is_flagged(rmaudit, llmbar, tmp_path):
     assert models["length"]["metrics"]["accuracy"]["value"] == pytest.approx(brute_accuracy(pairs))
     assert models["backwards"]["passes"] is False
     assert models["length"]["baseline"] and models["length"]["passes"] is None
-    shown = rmaudit(
-        "audit",
-        f"scores:{scores}",
-        "--suite",
-        "llmbar",
-        "--data-dir",
-        str(data),
-        "--db",
-        str(tmp_path / "f.db"),
-    )
+    shown = audit_llmbar(rmaudit, data, f"scores:{scores}", db=tmp_path / "f.db")
     assert "⚠ llmbar: backwards does not pass on accuracy 0.0000" in shown.out
     assert "new work: none" in shown.err
 
 
 def test_baselines_sit_beside_every_model_once(rmaudit, llmbar, tmp_path):
     data, _, scores = llmbar
-    done = rmaudit(
-        "audit",
-        "random",
-        "length",
-        f"scores:{scores}",
-        "--suite",
-        "llmbar",
-        "--data-dir",
-        str(data),
-        "--db",
-        str(tmp_path / "b.db"),
-        "--json",
+    done = audit_llmbar(
+        rmaudit, data, "random", "length", f"scores:{scores}", "--json", db=tmp_path / "b.db"
     )
     assert done.code == 0, done.err
     (suite,) = json.loads(done.out)["suites"]
