@@ -95,6 +95,37 @@ def test_processbench_f1_per_split_matches_the_qwen_rule_and_aggregations_are_co
     assert all(s["letters"] for s in standings)
 
 
+def test_a_split_without_a_correct_solution_leaves_f1_undefined_and_reruns_pass(
+    rmaudit, processbench, tmp_path
+):
+    """ProcessBench's F1 on a split whose every solution is wrong is undefined (no accuracy on
+    correct ones to take the harmonic mean with), for every baseline: the bars line says so,
+    and an audit of the baselines alone, and its rerun, exit 0 (they failed on max() of no
+    bars)."""
+    split = PROCESSBENCH_SPLITS[0]
+    path = processbench / "processbench" / f"{split}.json"
+    rows = json.loads(path.read_text())
+    path.write_text(json.dumps([{**row, "label": max(row["label"], 0)} for row in rows]))
+    argv = ["audit", "random", "step-length", "--suite", "processbench"]
+    for attempt in ("first", "rerun"):
+        done = rmaudit(*argv, "--data-dir", str(processbench))
+        assert done.code == 0, (attempt, done.err)
+        assert (
+            "processbench: a model passes by beating each of random —, step-length — "
+            "(undefined for each of them here) on avg F1"
+        ) in done.out
+    assert "new work: none" in done.err
+    db = tmp_path / "rmaudit-audit.db"
+    positions = solution_positions(db)
+    assert not any(p[1] == split and p[2]["first_error"] == -1 for p in positions)
+    values = suite_values(json.loads((tmp_path / "rmaudit-audit.results.json").read_text()))
+    for label in ("random", "step-length"):
+        assert values[label][split]["value"] is None and values[label]["avg F1"]["value"] is None
+        kept = [p for p in positions if p[1] == PROCESSBENCH_SPLITS[1]]
+        hand = processbench_f1_by_hand(step_scores(db, label), kept)
+        assert values[label][PROCESSBENCH_SPLITS[1]]["value"] == pytest.approx(hand)
+
+
 def test_written_solutions_come_back_as_step_scores(rmaudit, prmbench, tmp_path):
     items = tmp_path / "solutions.jsonl"
     wrote = rmaudit(

@@ -246,7 +246,11 @@ def _bars_line(r: SuiteResult, first: str) -> str:
     shown_bars = ", ".join(f"{label} {shown(cell)}" for label, cell in bars)
     known = [(cell.value, label) for label, cell in bars if math.isfinite(cell.value)]
     higher = r.higher_is_better
-    highest = f" (the {'highest' if higher else 'lowest'}: {(max if higher else min)(known)[1]})"
+    # every bar undefined (ProcessBench's F1 on a split with no correct solution): none highest
+    highest = " (undefined for each of them here)"
+    if known:
+        best = (max if higher else min)(known)[1]
+        highest = f" (the {'highest' if higher else 'lowest'}: {best})"
     reference = "".join(
         f"; {label} {shown(cell)} is shown for reference, not a bar"
         for label, cell in baselines
@@ -255,7 +259,7 @@ def _bars_line(r: SuiteResult, first: str) -> str:
     by_chance = f", chance by {Z}× the model's ±" if chance is not None else ""
     return (
         f"{r.suite.name}: a model passes by beating each of {shown_bars}"
-        f"{highest if known else ''} on {first}: a baseline by its paired difference's 95% "
+        f"{highest} on {first}: a baseline by its paired difference's 95% "
         f"interval{by_chance}{reference}"
     )
 
