@@ -44,11 +44,12 @@ class OneToManyMetric(Metric[ComponentOptions, MetricInputs]):
         found = one_to_many(inputs.oracle, inputs.scores)
         prompts = len(inputs.oracle)
         with_ties = found.accuracy_with_ties.value
-        share = found.tie_rate.value / with_ties if with_ties > 0 else float("nan")
+        # how much of the accuracy with ties rests on ties: undefined (left out) at 0
+        share = {"tie_share": found.tie_rate.value / with_ties} if with_ties > 0 else {}
         values = [
             _proportion(ACCURACY, found.accuracy, prompts),
             _proportion(WITH_TIES, found.accuracy_with_ties, prompts),
-            _proportion(TIE_RATE, found.tie_rate, prompts, tie_share=share),
+            _proportion(TIE_RATE, found.tie_rate, prompts, **share),
             scalar(*MRR, found.reciprocal_rank, prompts=prompts),
         ]
         return MetricOutput(values=values)
