@@ -70,6 +70,30 @@ def test_the_next_batch_computes_while_the_driver_handles_the_last(overlap):
     assert (main not in workers) if overlap else (workers == {main})
 
 
+class ThreadRecorder:
+    """A component noting the thread of each of its calls."""
+
+    def __init__(self) -> None:
+        self.threads: list[int] = []
+
+    def score(self, inputs: list[int]) -> list[int]:
+        self.threads.append(threading.get_ident())
+        return inputs
+
+
+def test_a_stage_makes_all_its_calls_in_one_worker_thread_that_ends_with_it():
+    """One long-lived worker per stage, not a thread per batch: every call of a stream runs in
+    the same thread (not the driver's), which is gone once the stream is."""
+    stages = [ThreadRecorder(), ThreadRecorder()]
+    for component in stages:
+        tags = [tag for tag, _ in LocalExecutor().map(component, "score", batches(5))]
+        assert tags == list(range(5))
+        assert [t for t in threading.enumerate() if t.name == "rmaudit-local-executor"] == []
+    for component in stages:
+        assert len(component.threads) == 5 and len(set(component.threads)) == 1
+        assert threading.get_ident() not in component.threads
+
+
 def test_a_failing_call_stops_the_stream_after_every_earlier_batch():
     component = Doubler(fail_on=2)
     got = []

@@ -6,10 +6,11 @@ method's outputs.  It never touches the store: the driver stays the single write
 and commits every returned batch in one transaction, so exactly-once storage and resume work
 the same whichever executor computed the batch.
 
-* ``local`` (the default) calls the component in-process, in a worker thread one batch ahead
-  of the driver: while the driver writes batch k (and reads the inputs of k + 2 from the
-  store), the worker computes batch k + 1, so SQLite never stands between two of the model's
-  batches.  Batches come back in order, each once, and only after their call returned.
+* ``local`` (the default) calls the component in-process, in a worker thread (one per stage)
+  one batch ahead of the driver: while the driver writes batch k (and reads the inputs of
+  k + 2 from the store), the worker computes batch k + 1, so SQLite never stands between two
+  of the model's batches.  Batches come back in order, each once, and only after their call
+  returned.
 * ``ray`` runs the batches on a pool of Ray actors.  Each actor builds its own copy of the
   stage's component on its first batch, from the component's class and validated options (a
   model loads once per worker), and runs one batch at a time.  An actor that dies is
@@ -25,6 +26,7 @@ run never need it.
 
 from __future__ import annotations
 
+import queue
 import threading
 import uuid
 from collections import deque
@@ -63,12 +65,13 @@ class LocalExecutor:
                 yield tag, call(inputs)
             return
         # The inputs are made here, in the driver thread (they may read the store, whose
-        # connection belongs to it); only the component's call runs in the worker.
+        # connection belongs to it); only the component's calls run in the stage's worker.
         queued = iter(batches)
         item = next(queued, None)
         if item is None:
             return
-        running: _Call | None = _Call(call, item[1])
+        worker = _Worker(call)
+        running: _Call | None = worker.submit(item[1])
         try:
             while running is not None and item is not None:  # both set, or both None
                 tag = item[0]
@@ -78,46 +81,78 @@ class LocalExecutor:
                     yield tag, running.result()  # what was computed is still stored
                     raise
                 outputs = running.result()
-                running = None if item is None else _Call(call, item[1])
+                running = None if item is None else worker.submit(item[1])
                 yield tag, outputs  # the driver writes it while the worker computes the next
         finally:
             if running is not None:  # the consumer stopped early (an error, Ctrl-C)
                 running.stop()
+            worker.close()
 
     def close(self) -> None:
         """Nothing to release: each stage's worker thread ends with the stage."""
 
 
-class _Call:
-    """One component call running in a thread of its own.  The executor waits for it even
-    when the run stops (:mod:`rmaudit.components.stopping`); a daemon thread, so a second
-    Ctrl-C during that wait still exits."""
+class _Worker:
+    """The thread that makes a stage's component calls, one at a time, in the order they are
+    submitted: started with the stage's first batch and ended with the stage (not a thread per
+    batch, whose start costs the driver a wait for the GIL every batch).  A daemon thread, so a
+    second Ctrl-C during a wait for it still exits."""
 
-    def __init__(self, call: Callable[[list[Any]], list[Any]], inputs: list[Any]) -> None:
+    def __init__(self, call: Callable[[list[Any]], list[Any]]) -> None:
+        self._call = call
+        self._calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+        self._ended = threading.Event()
+        self._thread = threading.Thread(
+            target=self._serve, name="rmaudit-local-executor", daemon=True
+        )
+        self._thread.start()
+
+    def submit(self, inputs: list[Any]) -> _Call:
+        pending = _Call(inputs)
+        self._calls.put(pending)
+        return pending
+
+    def _serve(self) -> None:
+        try:
+            while (pending := self._calls.get()) is not None:
+                pending.run(self._call)
+        finally:
+            self._ended.set()
+
+    def close(self) -> None:
+        """End the thread once the calls submitted have ended (on an event, not
+        ``Thread.join`` alone: see :meth:`_Call.wait`)."""
+        self._calls.put(None)
+        self._ended.wait()
+        self._thread.join()
+
+
+class _Call:
+    """One component call, made by the stage's worker.  The executor waits for it even when
+    the run stops (:mod:`rmaudit.components.stopping`)."""
+
+    def __init__(self, inputs: list[Any]) -> None:
+        self._inputs: list[Any] | None = inputs
         self._outputs: list[Any] | None = None
         self._error: BaseException | None = None
         self._stop = threading.Event()
         self._ended = threading.Event()
-        self._thread = threading.Thread(
-            target=self._run, args=(call, inputs), name="rmaudit-local-executor", daemon=True
-        )
-        self._thread.start()
 
-    def _run(self, call: Callable[[list[Any]], list[Any]], inputs: list[Any]) -> None:
+    def run(self, call: Callable[[list[Any]], list[Any]]) -> None:
+        inputs, self._inputs = self._inputs, None  # not kept once the call has them
         try:
             with stoppable(self._stop):
-                self._outputs = call(inputs)
+                self._outputs = call(inputs)  # type: ignore[arg-type]
         except BaseException as error:  # raised in the driver, by result()
             self._error = error
         finally:
             self._ended.set()
 
     def wait(self) -> None:
-        # on an event, not Thread.join alone: in Python 3.11 a join that Ctrl-C interrupts
-        # marks the thread stopped while it still runs (CPython issue 90882), so the next
-        # join returns at once and the process would exit under a running model
+        # on an event, not Thread.join: in Python 3.11 a join that Ctrl-C interrupts marks the
+        # thread stopped while it still runs (CPython issue 90882), so the next join returns
+        # at once and the process would exit under a running model
         self._ended.wait()
-        self._thread.join()
 
     def stop(self) -> None:
         """Ask the call to stop at its next check and wait until it has ended."""
