@@ -13,27 +13,31 @@ from __future__ import annotations
 
 import hashlib
 import math
-import random
+from _random import Random  # random.Random's core: the same stream, without its Python layer
 
-_SEPARATOR = b"\x1f"
+_SEPARATOR = "\x1f"
+_TWO_PI = 2.0 * math.pi
 
 
 def key_digest(*parts: object) -> bytes:
-    """Return a 16-byte BLAKE2b digest of ``parts`` (each rendered with ``str``)."""
-    hasher = hashlib.blake2b(digest_size=16)
-    for part in parts:
-        hasher.update(str(part).encode("utf-8"))
-        hasher.update(_SEPARATOR)
-    return hasher.digest()
+    """Return a 16-byte BLAKE2b digest of ``parts``: each rendered with ``str``, UTF-8, and
+    followed by the separator 0x1F (hashed in one piece: the same digest as part by part)."""
+    text = _SEPARATOR.join(map(str, parts)) + _SEPARATOR
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
 
 
 class Draws:
-    """A small stream of uniforms and normals seeded by a content key."""
+    """A small stream of uniforms and normals seeded by a content key.
+
+    The stream is ``random.Random(seed).random()``'s for the key's seed: ``_random.Random``
+    is the class ``random.Random`` derives from, and seeding it with an integer is exactly
+    what ``random.Random(seed)`` does (its Python layer adds only ``gauss`` and the other
+    distributions, unused here), for a third of the cost of a draw."""
 
     __slots__ = ("_rng",)
 
     def __init__(self, *parts: object) -> None:
-        self._rng = random.Random(int.from_bytes(key_digest(*parts), "little"))
+        self._rng = Random(int.from_bytes(key_digest(*parts), "little"))
 
     def uniform(self) -> float:
         """A uniform draw in [0, 1)."""
@@ -44,6 +48,15 @@ class Draws:
         u1 = 1.0 - self._rng.random()  # in (0, 1], so the log is finite
         u2 = self._rng.random()
         return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+    def normals(self, count: int) -> list[float]:
+        """``count`` successive :meth:`normal` draws (the same numbers, one call)."""
+        random, sqrt, log, cos = self._rng.random, math.sqrt, math.log, math.cos
+        out = []
+        for _ in range(count):
+            u1 = 1.0 - random()
+            out.append(sqrt(-2.0 * log(u1)) * cos(_TWO_PI * random()))
+        return out
 
     def bernoulli(self, p: float) -> bool:
         """True with probability ``p``."""
@@ -63,15 +76,21 @@ class Draws:
         return low + min(int(self._rng.random() * (high - low + 1)), high - low)
 
     def choice(self, items):
-        """One element of the non-empty sequence ``items``."""
-        return items[self.integer(0, len(items) - 1)]
+        """One element of the non-empty sequence ``items`` (``integer(0, len - 1)``'s)."""
+        n = len(items)
+        return items[min(int(self._rng.random() * n), n - 1)]
 
     def sample(self, items, k: int) -> list:
-        """``k`` distinct elements of ``items`` in random order (partial Fisher-Yates)."""
+        """``k`` distinct elements of ``items`` in random order (partial Fisher-Yates; each
+        swap partner is ``integer(i, len - 1)``'s)."""
+        if k <= 0:  # draws nothing either way
+            return []
         pool = list(items)
-        k = min(k, len(pool))
+        n = len(pool)
+        k = min(k, n)
+        random = self._rng.random
         for i in range(k):
-            j = self.integer(i, len(pool) - 1)
+            j = i + min(int(random() * (n - i)), n - 1 - i)
             pool[i], pool[j] = pool[j], pool[i]
         return pool[:k]
 

@@ -51,6 +51,51 @@ class ResponseFeatures:
     refusal: bool
 
 
+@dataclass(frozen=True)
+class _SentenceReading:
+    """What a sentence holds for a prompt's key points: its token count, how much of each
+    key point it states (``overlaps``), and what it is when it states none — refusal,
+    flattery (its marker count), padding, hedge, drift, elaboration of a key point (its
+    index), or nothing (``kind`` None)."""
+
+    n_tokens: int
+    overlaps: tuple[float, ...]
+    kind: str | None
+    flattery: int = 0
+    elaborates: int = -1
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _read_sentence(prompt_text: str, sentence: str) -> _SentenceReading:
+    """A sentence's reading; cached on the two texts: a policy writes its answers to a prompt
+    from a few hundred sentences, so most of a benchmark's sentences were read before."""
+    key_points = key_points_for(prompt_text)
+    sentence_tokens = tokens(sentence)
+    words = content_words(sentence_tokens)
+    overlaps = tuple(
+        len(point.words & words) / len(point.words) if point.words else 0.0 for point in key_points
+    )
+    n = len(sentence_tokens)
+    flattering = len(words & FLATTERY_MARKERS)
+    if len(words & REFUSAL_MARKERS) >= 2:
+        return _SentenceReading(n, overlaps, "refusal")
+    if flattering:
+        return _SentenceReading(n, overlaps, "flattery", flattery=flattering)
+    hits = {
+        "padding": len(words & PADDING_VOCAB),
+        "hedge": len(words & HEDGE_VOCAB),
+        "drift": len(words & DRIFT_VOCAB),
+    }
+    kind = max(hits, key=hits.__getitem__)
+    if hits[kind] >= _MARKER_HITS:
+        return _SentenceReading(n, overlaps, kind)
+    # A sentence sharing words with a key point develops that point.
+    shared = [len(point.words & words) for point in key_points]
+    if shared and max(shared) > 0:
+        return _SentenceReading(n, overlaps, "elaboration", elaborates=shared.index(max(shared)))
+    return _SentenceReading(n, overlaps, None)
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def analyze_response(prompt_text: str, response_text: str) -> ResponseFeatures:
     """Extract :class:`ResponseFeatures` from a response, given its prompt's text.
@@ -58,68 +103,48 @@ def analyze_response(prompt_text: str, response_text: str) -> ResponseFeatures:
     Cached on the two texts: the judge and every reward model read the same responses,
     and a benchmark holds tens of thousands of them.
     """
-    key_points = key_points_for(prompt_text)
-    sentences = split_sentences(response_text)
-    sentence_tokens = [tokens(s) for s in sentences]
-    sentence_words = [content_words(t) for t in sentence_tokens]
-    n_words = sum(len(t) for t in sentence_tokens)
+    n_points = len(key_points_for(prompt_text))
+    readings = [_read_sentence(prompt_text, s) for s in split_sentences(response_text)]
 
     # Best overlap of each key point with any single sentence, and where it was found.
-    best = [0.0] * len(key_points)
-    best_at = [-1] * len(key_points)
-    for i, words in enumerate(sentence_words):
-        for k, point in enumerate(key_points):
-            overlap = len(point.words & words) / len(point.words) if point.words else 0.0
+    best = [0.0] * n_points
+    best_at = [-1] * n_points
+    for i, reading in enumerate(readings):
+        for k, overlap in enumerate(reading.overlaps):
             if overlap > best[k]:
                 best[k], best_at[k] = overlap, i
-    stating = {best_at[k] for k in range(len(key_points)) if best[k] >= _STATES_POINT}
+    stating = {best_at[k] for k in range(n_points) if best[k] >= _STATES_POINT}
     soft = [min(1.0, max(0.0, (b - _NO_OVERLAP) / (_FULL_OVERLAP - _NO_OVERLAP))) for b in best]
 
-    padding = hedges = drift = flattery = 0
+    counts = {"padding": 0, "hedge": 0, "drift": 0}
+    flattery = 0
     refusal = False
-    elaborating = [0] * len(key_points)
-    for i, words in enumerate(sentence_words):
-        if i in stating:
+    elaborating = [0] * n_points
+    for i, reading in enumerate(readings):
+        if i in stating or reading.kind is None:
             continue
-        flattering = len(words & FLATTERY_MARKERS)
-        if len(words & REFUSAL_MARKERS) >= 2:
+        if reading.kind == "refusal":
             refusal = True
-        elif flattering:
-            flattery += flattering
+        elif reading.kind == "flattery":
+            flattery += reading.flattery
+        elif reading.kind == "elaboration":
+            elaborating[reading.elaborates] += 1
         else:
-            hits = {
-                "padding": len(words & PADDING_VOCAB),
-                "hedge": len(words & HEDGE_VOCAB),
-                "drift": len(words & DRIFT_VOCAB),
-            }
-            kind = max(hits, key=hits.__getitem__)
-            if hits[kind] >= _MARKER_HITS:
-                if kind == "padding":
-                    padding += 1
-                elif kind == "hedge":
-                    hedges += 1
-                else:
-                    drift += 1
-            else:
-                # A sentence sharing words with a key point develops that point.
-                shared = [len(point.words & words) for point in key_points]
-                if shared and max(shared) > 0:
-                    elaborating[shared.index(max(shared))] += 1
+            counts[reading.kind] += 1
 
-    n_points = len(key_points)
     credited = sum(
         min(count, _MAX_ELABORATION) for count, s in zip(elaborating, soft, strict=True) if s >= 0.5
     )
     return ResponseFeatures(
-        n_words=n_words,
-        n_sentences=len(sentences),
+        n_words=sum(r.n_tokens for r in readings),
+        n_sentences=len(readings),
         n_key_points=n_points,
         coverage=sum(soft) / n_points if n_points else 0.0,
         key_points_covered=sum(1 for s in soft if s >= 0.5),
         elaboration=credited / n_points if n_points else 0.0,
-        padding=padding,
+        padding=counts["padding"],
         flattery=flattery,
-        hedges=hedges,
-        drift=drift,
+        hedges=counts["hedge"],
+        drift=counts["drift"],
         refusal=refusal,
     )

@@ -8,6 +8,8 @@ slightly negative.  Each sample adds the judge's noise and is rounded and clippe
 
 from __future__ import annotations
 
+import functools
+
 from ._random import Draws, standard_normal
 from .features import ResponseFeatures, analyze_response
 
@@ -36,6 +38,13 @@ def judged_quality(features: ResponseFeatures) -> float:
     return quality
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def response_quality(prompt_text: str, response_text: str) -> float:
+    """:func:`judged_quality` of a response's text features, cached on the two texts as
+    :func:`analyze_response` is: the judge and every reward model read it."""
+    return judged_quality(analyze_response(prompt_text, response_text))
+
+
 class SimulatedJudge:
     """A simulated LLM judge (rmaudit's offline world, not a real model).
 
@@ -54,10 +63,16 @@ class SimulatedJudge:
         """``samples`` integer-valued scores in 1..10 for one response."""
         if samples < 1:
             raise ValueError(f"samples must be >= 1, got {samples}")
-        quality = judged_quality(analyze_response(prompt_text, response_text))
-        quality += _LENIENCY_SD * standard_normal("judge-leniency", self.seed, prompt_text)
-        draws = Draws("judge", self.seed, prompt_text, response_text)
+        quality = response_quality(prompt_text, response_text)
+        quality += _LENIENCY_SD * _leniency(self.seed, prompt_text)
+        noise = self.noise
         return [
-            float(min(10, max(1, round(quality + self.noise * draws.normal()))))
-            for _ in range(samples)
+            float(min(10, max(1, round(quality + noise * z))))
+            for z in Draws("judge", self.seed, prompt_text, response_text).normals(samples)
         ]
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _leniency(seed: int, prompt_text: str) -> float:
+    """A prompt's leniency draw: one per prompt, not per response (a prompt has hundreds)."""
+    return standard_normal("judge-leniency", seed, prompt_text)

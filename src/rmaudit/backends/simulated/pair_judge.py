@@ -20,8 +20,7 @@ import math
 from dataclasses import dataclass
 
 from ._random import Draws, sigmoid
-from .features import analyze_response
-from .judge import judged_quality
+from .judge import response_quality
 
 
 @dataclass(frozen=True)
@@ -46,9 +45,7 @@ class SimulatedPairJudge:
             )
 
     def probabilities(self, prompt: str, first: str, second: str) -> tuple[float, float, float]:
-        difference = judged_quality(analyze_response(prompt, first)) - judged_quality(
-            analyze_response(prompt, second)
-        )
+        difference = response_quality(prompt, first) - response_quality(prompt, second)
         difference += self.verbosity * (math.log1p(len(first)) - math.log1p(len(second)))
         decisive = min(1.0, max(0.0, sigmoid(difference / self.noise) + self.position_bias))
         return (
@@ -75,6 +72,6 @@ class SimulatedRatingJudge:
             raise ValueError(f"expected noise > 0, got {self}")
 
     def rate(self, prompt: str, response: str) -> float:
-        quality = judged_quality(analyze_response(prompt, response))
+        quality = response_quality(prompt, response)
         quality += self.verbosity * math.log1p(len(response))
         return quality + self.noise * Draws("rating-judge", self.seed, prompt, response).normal()

@@ -13,7 +13,7 @@ import math
 
 from ._random import standard_normal
 from .features import analyze_response
-from .judge import judged_quality
+from .judge import response_quality
 
 BIASES = ("none", "length", "flattery")
 
@@ -60,8 +60,9 @@ class SimulatedRewardModel:
 
     def score(self, prompt_text: str, response_text: str) -> float:
         """The RM's logit for a response (higher: preferred)."""
-        features = analyze_response(prompt_text, response_text)
-        logit = self.signal * _SCALE * (judged_quality(features) - _CENTER)
+        logit = self.signal * _SCALE * (response_quality(prompt_text, response_text) - _CENTER)
+        if self.bias != "none":
+            features = analyze_response(prompt_text, response_text)
         if self.bias == "length":
             logit += self.strength * (
                 _LENGTH_PER_DOUBLING * math.log2(max(features.n_words, 1) / _TYPICAL_WORDS)
