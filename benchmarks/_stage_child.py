@@ -87,6 +87,9 @@ def metered_run(recipe: str, db: str, imports: float) -> tuple[Meter, dict]:
 
 def main() -> None:
     mode, recipe, db, modules = sys.argv[1:5]
+    import rmaudit.__main__ as entry  # what the command sets before numpy loads, if anything
+
+    getattr(entry, "blas_defaults", lambda: None)()
     if mode == "modules":
         run_cli(recipe, db)
         skip = ("__main__", "rmaudit.__main__", "_stage_meter")

@@ -17,8 +17,13 @@ same work done directly in the same interpreter, after the run —
   transaction;
 * summary: the three queries that read what it prints (results, curves, per-prompt values).
 
+A stage's figure is the CPU time of the Python threads in it; what threads Python did not start
+spent (OpenBLAS's: the line under the stages) is the process's total less the rest.  Floors
+are the process's CPU time, threads of every kind.
+
 Then an idle rerun of the same recipe on that DB, metered the same way: its CPU by step, and
-the statements it sends and the rows they read, by step and table.
+the statements it sends and the rows they read, by step and table.  The interpreter is set up
+as the ``rmaudit`` command sets it up (its BLAS threads, where the version sets them).
 
     python benchmarks/main_job_stages.py                      # this checkout
     python benchmarks/main_job_stages.py --source OLD/src     # another version's sources
@@ -58,6 +63,7 @@ STAGES = [
     "summary",
     "other",
     "other (worker threads)",
+    "native threads (BLAS)",
 ]
 FLOORS = {
     "imports": "a bare interpreter importing numpy (start included)",
@@ -83,6 +89,14 @@ def numpy_floor(env: dict[str, str]) -> float:
     child_process = subprocess.Popen([sys.executable, "-c", "import numpy"], env=env)
     _, _, usage = os.wait4(child_process.pid, 0)
     return usage.ru_utime + usage.ru_stime
+
+
+def native(run: dict) -> dict:
+    """The run's CPU by stage, with what no Python thread's meter saw: the time of threads
+    Python did not start (OpenBLAS's), the process's total less every metered stage."""
+    cpu = dict(run["cpu"])
+    cpu["native threads (BLAS)"] = max(0.0, run["total"] - sum(cpu.values()))
+    return {**run, "cpu": cpu}
 
 
 def fresh_table(runs: list[dict], floors: list[dict], numpy_cpu: list[float]) -> list[str]:
@@ -149,10 +163,10 @@ def main() -> None:
         fresh, floors, reruns, numpy_cpu = [], [], [], []
         for repeat in range(args.repeats):
             db = folder / f"run{repeat}.db"
-            measured = child("fresh", recipe, str(db), str(modules), env)
+            measured = native(child("fresh", recipe, str(db), str(modules), env))
             fresh.append(measured)
             floors.append(measured["floors"])
-            reruns.append(child("rerun", recipe, str(db), str(rerun_modules), env))
+            reruns.append(native(child("rerun", recipe, str(db), str(rerun_modules), env)))
             numpy_cpu.append(numpy_floor(env))
         load = os.getloadavg()[0]
     print(f"source {args.source}; {os.cpu_count()} CPUs, load {load:.1f} at the end")
