@@ -125,13 +125,54 @@ def test_a_model_that_passes_under_both_settings_is_resumed_under_another(
     assert sum(stored.values()) == 2  # checked under each batch size
 
 
-def test_strict_on_items_made_in_the_run_stores_the_checks_and_no_score(run, tmp_path):
+def test_strict_on_items_made_in_the_run_writes_nothing(run, rmaudit, tmp_path):
     """Responses the run generates are not known to its plan: the checks run once they are
-    stored, and a --strict stop stores the checks, no score."""
+    made, the run holding its writes until they pass, so a --strict stop writes nothing, as
+    in the plan: no DB where there was none, an existing DB byte-identical."""
     model = _tiny_defects.build_pooled(tmp_path / "models", pool_last_position=True)
+    db = tmp_path / "run.db"
     result = run(model, 8, "--strict")
     assert result.code == 2, result.err
-    assert "the checks are stored, no score" in result.err
-    assert scores_stored(tmp_path / "run.db") == 0
-    with sqlite3.connect(tmp_path / "run.db") as connection:
+    (line,) = result.err.strip().splitlines()[-1:]
+    assert "scoring check 'truncation' of tiny is fail" in line, line
+    assert "(--strict stops on any warning; nothing was written)" in line
+    assert not db.exists()
+    for suffix in ("-wal", "-shm", "-journal", ".lock"):
+        assert not db.with_name(db.name + suffix).exists(), suffix
+    # a DB holding another run before
+    other = tmp_path / "other.toml"
+    other.write_text(SIMULATED, encoding="utf-8")
+    assert rmaudit("run", str(other), "--db", str(db)).code == 0
+    before = dumped(db)
+    assert run(model, 8, "--strict").code == 2
+    assert dumped(db) == before  # its rows (opening it to write rewrote the header's counters)
+    # without --strict the same run goes on (and stores its checks)
+    assert run(model, 8).code == 0
+    with sqlite3.connect(db) as connection:
         assert connection.execute("select status from scoring_checks").fetchall() == [("fail",)]
+
+
+def dumped(db) -> list[str]:
+    connection = sqlite3.connect(db)
+    try:
+        return list(connection.iterdump())
+    finally:
+        connection.close()
+
+
+SIMULATED = """
+title = "another recipe"
+[prompts.source]
+name = "simulated-helpful"
+[prompts.sampler]
+name = "random"
+k = 4
+[responses]
+per_prompt = 4
+[responses.policy]
+name = "simulated-policy"
+[oracle]
+name = "simulated-judge"
+[[reward_models]]
+name = "simulated-rm"
+"""

@@ -85,6 +85,7 @@ def run(
         return
     if not resume:
         _delete_db(db_path, recipe.run_key, yes, err)
+    created = not Path(db_path).exists()
     store = Store.open(
         db_path,
         waiting=lambda pid: err.print(
@@ -92,7 +93,14 @@ def run(
         ),
     )
     try:
-        result = run_attached(runner, store, err)
+        try:
+            result = run_attached(runner, store, err)
+        except BaseException:
+            if created and not list_runs(store):  # a --strict stop wrote nothing: no DB
+                store.close()
+                for suffix in ("", "-wal", "-shm"):
+                    Path(db_path + suffix).unlink(missing_ok=True)
+            raise
         if as_json:
             from rmaudit.results.as_json import runs_json
 

@@ -297,7 +297,10 @@ class Runner:
         plan before one; a plan alone (a dry run) reads nothing for them."""
         if not (execute or self.ctx.strict):
             return {}
-        return scoring_checks.check_models(self.ctx, targets(), execute)
+        checked = scoring_checks.check_models(self.ctx, targets(), execute)
+        if execute:  # passed: what --strict held for them is written (Store.hold)
+            self.ctx.db.commit_held()
+        return checked
 
     # -- the whole run ------------------------------------------------------------------------
     def _run(self) -> RunResult:
@@ -309,6 +312,8 @@ class Runner:
             for c in ctx.components.values()
             if c.kind in ("prompt_source", "reward_model")
         )
+        if ctx.checks.strict:  # a --strict stop writes nothing, as in the plan
+            ctx.db.hold()
         # recorded before the benchmark is built, so a run that fails building it is listed
         self._start(run_id, Audited(), simulated)
         try:
@@ -338,6 +343,9 @@ class Runner:
             ctx.timings["total"] = time.perf_counter() - started
             ctx.db.runs.finish(run_id, results, json.dumps(ctx.timings), utc_now())
         except BaseException as error:
+            if ctx.db.held:  # --strict, stopped before its checks passed: nothing is written
+                ctx.db.rollback_held()
+                raise
             status = "interrupted" if isinstance(error, KeyboardInterrupt) else "failed"
             reason = str(error) or type(error).__name__
             try:

@@ -7,8 +7,9 @@ a PRM's solutions — before any model scores, the checks are stored with the ru
 Where a stage's items are known before the run (read from files, or stored), the checks run in
 the run's plan, on the DB opened read-only (``Runner.preflight``): a ``--strict`` stop, or a
 refusal to mix settings, then leaves the DB as it was.  Where the run makes them first
-(generated responses), the checks run once they are stored, before the first scores stage:
-a stop then stores the checks and no score.
+(generated responses), the checks run once they are made, before the first scores stage,
+and the run holds its writes until they pass (``Store.hold``): a stop then writes nothing
+either.
 
 The sample is the run's items drawn by a seeded generator, the longest and shortest (in
 characters) always among them, so a rerun checks the same items.  Checks are valid for the
@@ -143,7 +144,7 @@ def check_models(
             if checked is not None:
                 found[target.spec.label] = checked
     if ctx.checks.strict:
-        _stop(ctx, found, execute)
+        _stop(ctx, found)
     return found
 
 
@@ -279,7 +280,7 @@ def _refuse_mixing(
     )
 
 
-def _stop(ctx: RunContext, found: dict[str, Checked], execute: bool) -> None:
+def _stop(ctx: RunContext, found: dict[str, Checked]) -> None:
     """--strict: every warning and failure of every model's checks, in one line."""
     findings = [
         f"scoring check {c.name!r} of {label} is {c.status}: {c.finding}; fix: {c.fix}"
@@ -288,7 +289,7 @@ def _stop(ctx: RunContext, found: dict[str, Checked], execute: bool) -> None:
         for c in checked.checks.warnings()
     ]
     if findings:
-        written = "the checks are stored, no score" if execute else "nothing was written"
+        written = "nothing was written"  # in the plan, or held by the run (Store.hold)
         raise BadInput(
             "; ".join(findings) + f" (--strict stops on any warning; {written})",
             file=ctx.recipe.path,

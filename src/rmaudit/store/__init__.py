@@ -72,6 +72,7 @@ class Store:
         self._grouped = False  # inside grouped_writes
         self._committed = 0.0  # when grouped writes last committed (time.monotonic)
         self._changes_at_begin = 0  # total_changes when the open transaction began
+        self._held = False  # inside hold(): nothing commits before commit_held()
         #: what :meth:`remembered` keeps, and the file's state it was computed on
         self._remembered: dict[Hashable, Any] = {}
         self._remembered_on: tuple[int, int] | None = None
@@ -265,8 +266,37 @@ class Store:
             self._grouped = False
             self._commit()
 
+    def hold(self) -> None:
+        """Hold every write from now on in one transaction, which :meth:`commit_held` commits
+        and :meth:`rollback_held` drops: what ``--strict`` writes before the scoring checks
+        that may stop it (responses the run generates) reaches the file only once they pass.
+        A process killed meanwhile leaves the file as it was (SQLite rolls the transaction
+        back), at the cost of the work held."""
+        self._commit()
+        self.execute("begin immediate")
+        self._changes_at_begin = self._conn.total_changes
+        self._held = True
+
+    @property
+    def held(self) -> bool:
+        """Whether writes are held (:meth:`hold`): none of them has reached the file yet."""
+        return self._held
+
+    def commit_held(self) -> None:
+        """Commit what :meth:`hold` held, and let writes commit as they come again."""
+        if self._held:
+            self._held = False
+            self._commit()
+
+    def rollback_held(self) -> None:
+        """Drop everything written since :meth:`hold` (nothing when not holding)."""
+        if self._held:
+            self._held = False
+            if self._conn.in_transaction:
+                self.execute("rollback")
+
     def _commit(self) -> None:
-        if self._conn.in_transaction:
+        if self._conn.in_transaction and not self._held:
             self.execute("commit")
         self._committed = time.monotonic()
 
