@@ -41,7 +41,7 @@ from rmaudit.metrics.budget import (
     select,
     uniform_sample_size,
 )
-from rmaudit.metrics.budget.planning import Pilot, WidthTarget, loses, plan, recommend
+from rmaudit.metrics.budget.planning import Pilot, WidthTarget, design_options, loses, recommend
 
 JUDGE_NOISE, CHEAP_NOISE = 0.5, 0.8
 RMS = ("honest", "length-biased")
@@ -213,7 +213,9 @@ def savings_rows(k: int, n: int, pilot_samples: int, pool: int) -> list[str]:
         full = full_values(list(labels), list(scores[rm]))
         for target in targets:  # the planner's names are the summary's: RETA(1/4), BoN@16
             widths[(target.name, rm)] = 2 * 1.959964 * full[target.name].stderr
-    options = plan(pilot, targets, widths, guides=["honest"], max_prompts=pool, per_prompt=n)
+    options = design_options(
+        pilot, targets, widths, guides=["honest"], max_prompts=pool, per_prompt=n
+    )
     best = recommend(options)
     rows = []
     baseline = k * n * pilot_samples

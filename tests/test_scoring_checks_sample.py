@@ -9,7 +9,7 @@ import numpy as np
 from rmaudit.backends.hf import scoring_checks
 from rmaudit.backends.hf.scoring_checks import Noise
 from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
-from rmaudit.default_plugins.huggingface.checks import plan
+from rmaudit.default_plugins.huggingface.checks import passes_over
 from rmaudit.run.scoring_checks import (
     MAX_SAMPLE,
     MIN_SAMPLE,
@@ -117,11 +117,11 @@ def test_the_checks_score_alone_the_rows_that_read_padding_and_the_shortest_twic
     """Brute force on the plan's own batches: a row reads padding where it is shorter than
     its batch's longest row rounded up to the padding multiple; packed, every row does."""
     sizes = [969, 27, 782, 521, 305, 63, 63, 58, 57, 130, 87, 304, 177, 132, 76, 70]
-    passes = plan(sizes)
+    passes = passes_over(sizes)
     assert sorted(i for batch in passes.batches for i in batch) == list(range(len(sizes)))
     assert passes.batches[0] == [0]  # the longest, alone
     for multiple in (1, 64):
-        passes = plan(sizes, pad_multiple=multiple)
+        passes = passes_over(sizes, pad_multiple=multiple)
         widths = {
             i: -(-max(sizes[j] for j in b) // multiple) * multiple
             for b in passes.batches
@@ -131,7 +131,7 @@ def test_the_checks_score_alone_the_rows_that_read_padding_and_the_shortest_twic
         assert passes.padded == reads_padding
         # no size here is a multiple of 64: then every row but the longest reads padding
         assert (len(reads_padding) < len(sizes) - 1) == (multiple == 1)
-    packed = plan(sizes, packed=True)
+    packed = passes_over(sizes, packed=True)
     assert packed.padded == list(range(1, len(sizes)))
     # determinism: the four shortest, scored alone twice
     shortest = sorted(range(len(sizes)), key=lambda i: sizes[i])[:4]

@@ -180,12 +180,12 @@ def _planned(request: AuditRequest) -> list[PlannedSuite]:
     from rmaudit.suites.build import suite_recipe, suite_table
     from rmaudit.suites.judge_arguments import check_template_used
     from rmaudit.suites.math_suites import is_math, without_texts
-    from rmaudit.suites.recorded_judges import suite_plans
+    from rmaudit.suites.recorded_judges import suite_runs
 
     check_template_used(request.tables, [suite.benchmark is None for suite, _ in request.found])
     planned = []
     err = console(stderr=True)
-    plans, left_out = suite_plans(request.found, recorded=request.recorded, named=request.named)
+    plans, left_out = suite_runs(request.found, recorded=request.recorded, named=request.named)
     for plan in plans:
         suite, located = plan.suite, plan.located
         models = [*request.tables, *plan.tables]

@@ -34,7 +34,7 @@ def print_leaderboard(
     out.print(literal(board.caption))
     signed = [c for c in board.columns if c.signed]
     for column in signed:
-        out.print(literal(f"{column.label}: signed, no better direction ({column.signed})"))
+        out.print(literal(f"{column.header}: signed, no better direction ({column.signed})"))
     if board.subsets:
         out.print(Text(f"{board.name} by subset (± standard error)", style="bold"))
         for table in fitting(out, _subset_layouts(board)):
@@ -67,7 +67,7 @@ def interval_text(cell: Cell | None, two_lines: bool) -> str:
 def header(column: Column, two_lines: bool, scale: str | None = None) -> Text:
     """A number's label and its arrow ("(signed)": no better direction), on two lines in the
     narrow layouts; a best-of-n number's oracle ``scale`` under it."""
-    text = literal(f"{column.label}{chr(10) if two_lines else ' '}{column.arrow}")
+    text = literal(f"{column.header}{chr(10) if two_lines else ' '}{column.arrow}")
     if scale is not None and in_oracle_units(column.key):
         text.append(f"\n[{scale}]", style="dim")
     return text

@@ -21,7 +21,7 @@ from rmaudit.results.plan_json import PLAN_JSON_VERSION, judge_calls_json, plan_
 from rmaudit.results.run_index import open_for_reading
 from rmaudit.run import build_components
 from rmaudit.run.judge_plan import api_judges, planned_judge_calls, plans_labels
-from rmaudit.run.label_plan import WIDTH_RATIOS, LabelPlan, label_plan
+from rmaudit.run.label_plan import WIDTH_RATIOS, LabelNeeds, label_plan
 from rmaudit.run.plan_costs import PriceFlags, parse_target, recipe_targets
 from rmaudit.store import Store
 from rmaudit.suites.judge_arguments import parse_judge_price
@@ -184,7 +184,7 @@ def _label(option: Option, cheap: str | None) -> str:
     return design + (f" + cheap judge {cheap}" if option.cheap else "")
 
 
-def _shown(planned: LabelPlan, show_all: bool) -> list[Option]:
+def _shown(planned: LabelNeeds, show_all: bool) -> list[Option]:
     """Per design (with or without the cheap judge): its cheapest option in total, and its
     cheapest at one judge sample per label."""
 
@@ -219,7 +219,7 @@ HEADERS = (
 )
 
 
-def _table(planned: LabelPlan, show_all: bool) -> Table:
+def _table(planned: LabelNeeds, show_all: bool) -> Table:
     table = Table(
         title=f"what each plan spends for the target widths (pilot {planned.pilot_id[:10]}: "
         f"{planned.pilot_prompts} prompts, {planned.pilot_samples} judge samples per label; "
@@ -238,7 +238,7 @@ def _table(planned: LabelPlan, show_all: bool) -> Table:
     return table
 
 
-def _cells(planned: LabelPlan, option: Option, as_it_stands: bool) -> list:
+def _cells(planned: LabelNeeds, option: Option, as_it_stands: bool) -> list:
     cost = planned.cost(option)
     usd = [] if planned.usd_per_call is None else [f"{cost * planned.usd_per_call:,.2f}"]
     if as_it_stands:

@@ -9,10 +9,10 @@ import math
 from rmaudit.metrics.budget.planning import Option
 from rmaudit.recipe import Recipe
 from rmaudit.results.plan_json import saving_steps
-from rmaudit.run.label_plan import LabelPlan
+from rmaudit.run.label_plan import LabelNeeds
 
 
-def notes(planned: LabelPlan, recipe: Recipe) -> list[str]:
+def notes(planned: LabelNeeds, recipe: Recipe) -> list[str]:
     best = planned.best
     assert best is not None
     targets = ", ".join(
@@ -44,7 +44,7 @@ def notes(planned: LabelPlan, recipe: Recipe) -> list[str]:
     return lines
 
 
-def _prices(planned: LabelPlan) -> str:
+def _prices(planned: LabelNeeds) -> str:
     assert planned.prices is not None
     p, sources = planned.prices.prices, planned.prices.sources
     usd = (
@@ -59,7 +59,7 @@ def _prices(planned: LabelPlan) -> str:
     )
 
 
-def _settings(planned: LabelPlan, recipe: Recipe, best: Option) -> list[str]:
+def _settings(planned: LabelNeeds, recipe: Recipe, best: Option) -> list[str]:
     settings = [f"[prompts.sampler] k = {best.prompts}", f"[oracle] samples = {best.samples}"]
     if planned.dims is not None and best.prompts > planned.dims:
         settings.insert(1, f"[prompts.embedder] dims = {best.prompts} (a k-DPP needs k)")
@@ -77,7 +77,7 @@ def _settings(planned: LabelPlan, recipe: Recipe, best: Option) -> list[str]:
     return settings
 
 
-def _savings(planned: LabelPlan, best: Option) -> list[str]:
+def _savings(planned: LabelNeeds, best: Option) -> list[str]:
     """The recipe's cost against the recommendation's, step by step."""
     recipe = planned.recipe
     steps = saving_steps(planned, best)
@@ -100,7 +100,7 @@ def _savings(planned: LabelPlan, best: Option) -> list[str]:
     ]
 
 
-def _noise(planned: LabelPlan) -> list[str]:
+def _noise(planned: LabelNeeds) -> list[str]:
     if not planned.shifts:
         return []
     first = planned.shifts[0]

@@ -170,7 +170,7 @@ def _print(out: Console, title: Text, layouts: list[Layout]) -> None:
 def _header(column: Column, scale: OracleScale | None) -> Text:
     """The metric's label and arrow, and for an oracle score (with ``scale``) the oracle's
     scale under it."""
-    header = literal(f"{column.label} {column.arrow}")
+    header = literal(f"{column.header} {column.arrow}")
     if scale is not None and in_oracle_units(column.key):
         header.append(f"\n[{scale.short}]", style="dim")
     return header
@@ -281,7 +281,7 @@ def _run_level(run_level: list[tuple[Column, Cell]], capped: bool) -> Table:
     for column, cell in run_level:
         table.add_row(
             literal(column.metric),
-            literal(column.label),
+            literal(column.header),
             format_number(cell.value),
             format_number(cell.stderr),
             f"[{format_number(cell.ci_low, 3)}, {format_number(cell.ci_high, 3)}]"

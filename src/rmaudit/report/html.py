@@ -227,7 +227,7 @@ def _leaderboard(board: Leaderboard) -> list[str]:
         parts += [f"<h3>{esc(board.name)} by subset</h3>", *_table(subsets.headers, subsets.rows)]
     if board.details:
         summary = board.summary
-        metrics = [f"{c.label} {c.arrow}" for c in board.details]
+        metrics = [f"{c.header} {c.arrow}" for c in board.details]
         values = {
             short_label(label): [
                 format_value(cell.value, cell.stderr) if cell else "—"
@@ -251,7 +251,7 @@ def _across_rms(summary: RunSummary) -> list[str]:
     rows = [
         [
             column.metric,
-            column.label,
+            column.header,
             format_value(cell.value, cell.stderr),
             f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
             if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high)

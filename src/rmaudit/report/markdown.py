@@ -87,7 +87,7 @@ def board_markdown(board: Leaderboard) -> list[str]:
         ]
     if board.details:
         summary = board.summary
-        headers = ["reward model", *(f"{md(c.label)} {c.arrow}" for c in board.details)]
+        headers = ["reward model", *(f"{md(c.header)} {c.arrow}" for c in board.details)]
         rows = [
             [
                 md(label, LABEL_MAX),
@@ -188,7 +188,7 @@ def across_rms(summary: RunSummary, store: Store) -> list[str]:
         rows = [
             [
                 md(column.metric),
-                md(column.label),
+                md(column.header),
                 format_value(cell.value, cell.stderr),
                 f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
                 if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high)

@@ -120,7 +120,7 @@ def _main_numbers(store: Store, run_id: str) -> list[_Number]:
     """The headline, then every number of the whole data with a better direction."""
     summary = load_summary(store, run_id)
     return [_Number("headline", None)] + [
-        _Number(c.label, Measure(c.metric, c.key), c.higher_is_better)
+        _Number(c.header, Measure(c.metric, c.key), c.higher_is_better)
         for c in summary.columns
         if c.result_key.part is None and not c.detail and not c.signed
     ]

@@ -239,9 +239,9 @@ def compare_headlines(
     if first is None or len({m.measure for m in models}) < 2:
         return None
     base = Measure(first.metric, first.key)
-    conventions.setdefault(first.key, f"RMs: {first.label}")
+    conventions.setdefault(first.key, f"RMs: {first.header}")
     headline = _Column(
-        base, f"headline {first.label}", first.higher_is_better, tuple(conventions.values())
+        base, f"headline {first.header}", first.higher_is_better, tuple(conventions.values())
     )
     result = _compare(store, run_ids, models, headline, alpha)
     return replace(

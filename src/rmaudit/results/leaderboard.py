@@ -157,11 +157,11 @@ def leaderboard(store: Store, summary: RunSummary, *, compare: bool = True) -> L
         judged = sorted({h.headline for h in heads.values() if h is not None and h.headline})
         plain = any(h is not None and not h.headline for h in heads.values())
         conventions = tuple(f"judges: {c}" for c in judged) + (
-            (f"RMs: {first.label}",) if plain else ()
+            (f"RMs: {first.header}",) if plain else ()
         )
     return Leaderboard(
         summary,
-        first.label if first is not None else "",
+        first.header if first is not None else "",
         rows,
         columns,
         subsets,
@@ -210,7 +210,7 @@ def board_table(board: Leaderboard) -> PlainTable:
     headers += ["group", "rank"] if compared else []
     units += ["", ""] if compared else []
     for c in board.columns:
-        headers.append(f"{c.label} {c.arrow}")
+        headers.append(f"{c.header} {c.arrow}")
         units.append(unit(c))
     rows = []
     for r in board.rows:
@@ -232,7 +232,7 @@ def subsets_table(board: Leaderboard) -> PlainTable:
 def signed_lines(board: Leaderboard) -> list[str]:
     """What the sign of each number without a better direction means."""
     return [
-        f"{c.label}: signed, no better direction ({c.signed})" for c in board.columns if c.signed
+        f"{c.header}: signed, no better direction ({c.signed})" for c in board.columns if c.signed
     ]
 
 
@@ -270,7 +270,7 @@ def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
             {
                 "metric": c.metric,
                 "key": c.key,
-                "label": c.label,
+                "label": c.header,
                 "higher_is_better": None if c.signed else c.higher_is_better,
                 "signed": c.signed or None,
             }

@@ -144,7 +144,7 @@ def legend(
         lines.append(
             "RETA(η): mean oracle score of the RM's top η share of a prompt's responses "
             "÷ the mean of all of them; 1 = a random RM, > 1 better"
-            + (f" ({reta.label}: its top {_share(reta)})" if reta is not None else "")
+            + (f" ({reta.header}: its top {_share(reta)})" if reta is not None else "")
             + ". The RETA curve runs from η = ½ to one response"
             + (
                 " (its sparkline, where the width allows, goes ▁ lowest to █ highest on each "
@@ -234,6 +234,6 @@ def _next_steps(summary: RunSummary, db_path: str) -> list[str]:
         return [f"Next: rmaudit tui {db_path} — enter on {one} {where}."]
     label, column = worst
     return [
-        f"Next: rmaudit tui {db_path} — the worst {model} by {column.label} is "
+        f"Next: rmaudit tui {db_path} — the worst {model} by {column.header} is "
         f"{short_label(label)}; enter on it {where}."
     ]

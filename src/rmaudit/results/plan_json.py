@@ -11,7 +11,7 @@ from typing import Any
 
 from rmaudit.metrics.budget.planning import Option, loses
 from rmaudit.run.costs import JudgeCalls
-from rmaudit.run.label_plan import LabelPlan
+from rmaudit.run.label_plan import LabelNeeds
 
 #: the version of the JSON's layout; a change that drops or renames a key bumps it
 PLAN_JSON_VERSION = 2
@@ -30,7 +30,7 @@ class SavingStep:
     option: Option
 
 
-def saving_steps(planned: LabelPlan, best: Option) -> list[SavingStep]:
+def saving_steps(planned: LabelNeeds, best: Option) -> list[SavingStep]:
     """The recipe's cost against the recommendation's, step by step: full labelling at the
     recipe's samples per label, at one sample, then the recommended design (empty when the
     recipe has no plan of its own)."""
@@ -54,7 +54,7 @@ def saving_steps(planned: LabelPlan, best: Option) -> list[SavingStep]:
     return steps
 
 
-def option_json(planned: LabelPlan, option: Option) -> dict[str, Any]:
+def option_json(planned: LabelNeeds, option: Option) -> dict[str, Any]:
     """One option: its settings, what it spends, its total and whether it loses."""
     cost = planned.cost(option)
     prices = planned.prices.prices if planned.prices else None
@@ -77,7 +77,7 @@ def option_json(planned: LabelPlan, option: Option) -> dict[str, Any]:
     }
 
 
-def plan_json(planned: LabelPlan, recipe_path: str) -> dict[str, Any]:
+def plan_json(planned: LabelNeeds, recipe_path: str) -> dict[str, Any]:
     """The plan as a JSON-ready dict (every option, not only the table's)."""
     best = planned.best
     assert best is not None and planned.prices is not None  # a plan always recommends

@@ -36,7 +36,7 @@ from rmaudit.store.records import (
 class Column:
     metric: str  # the metric's label in the recipe
     key: str
-    label: str
+    header: str  # what the column is headed (its value's label, as the metric names it)
     higher_is_better: bool
     #: the convention of a value that heads its model's row in place of the run's first
     #: number (a pairwise judge's accuracy; empty: none), as the metric declares it

@@ -328,7 +328,7 @@ class RunContext:
                 self.prompts[pid] = Prompt(pid, text, meta)
         return [(self.prompts[r.prompt_id], r) for r in known if r.prompt_id in self.prompts]
 
-    def remember(self, *components: Component) -> None:
+    def add_components(self, *components: Component) -> None:
         """Store the identity of components whose items the run writes."""
         for c in components:
             identity = c.identity()

@@ -28,10 +28,10 @@ from rmaudit.metrics.budget.planning import (
     WidthTarget,
     Z,
     design_inclusion,
+    design_options,
     label_floor,
     label_residuals,
     per_prompt_variance,
-    plan,
     recommend,
 )
 from rmaudit.recipe import Recipe
@@ -79,7 +79,9 @@ def _drawable(
 
 
 @dataclass(frozen=True)
-class LabelPlan:
+class LabelNeeds:
+    """What each label design needs to reach the target widths, read from the pilot."""
+
     pilot_id: str
     pilot_prompts: int
     pilot_samples: int
@@ -116,7 +118,7 @@ def label_plan(
     width_ratio: float,
     targets: Sequence[WidthTarget] = (),
     flags: PriceFlags = NO_PRICE_FLAGS,
-) -> LabelPlan:
+) -> LabelNeeds:
     """Read the pilot and plan; ``width`` (absolute, the same for every target) or, by default,
     ``width_ratio`` × the width full labelling gives at the recipe's k with the pilot's samples;
     options priced at ``flags`` (else the components' cost models) and recommended by total."""
@@ -139,7 +141,7 @@ def label_plan(
     judges = planned_judge_calls(recipe, components, store, price=flags.judge, answers=answers)
     cheap_judge = next((j for j in judges if j.label == recipe.cheap_reward_model), None)
     spending = _spending(recipe, per_prompt, len(pilot.scores), cheap_judge is not None)
-    options = plan(
+    options = design_options(
         pilot,
         targets,
         widths,
@@ -166,7 +168,7 @@ def label_plan(
         pool=pool,
         guides=guides,
     )
-    return LabelPlan(
+    return LabelNeeds(
         bench.id,
         len(pilot.labels),
         pilot.samples,

@@ -45,7 +45,7 @@ def label(ctx: RunContext, spec: ComponentSpec, oracle: Oracle, todo: Work[str])
     cheap judge beside it)."""
     stage = todo.count.stage
     recipe = ctx.recipe
-    ctx.remember(oracle)
+    ctx.add_components(oracle)
     failed = 0
 
     def write(ids: Sequence[str], labels: list[OracleLabel]) -> None:

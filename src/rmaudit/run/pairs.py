@@ -159,7 +159,7 @@ def stage(ctx: RunContext, built: BenchmarkStages | None, execute: bool) -> Pair
 def _write(ctx: RunContext, pair_set: PairSet) -> None:
     items = ctx.db.items
     with ctx.db.transaction():
-        ctx.remember(ctx.component(ctx.recipe.pair_source))
+        ctx.add_components(ctx.component(ctx.recipe.pair_source))
         items.add_prompts(prompt_row(p.prompt) for p in pair_set.pairs)
         items.add_responses(
             text_response_rows([r for p in pair_set.pairs for r in (p.chosen, p.rejected)])

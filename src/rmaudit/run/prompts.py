@@ -106,7 +106,7 @@ def _sample(ctx: RunContext, selection_key: str, candidates: list[Prompt]) -> li
     else:
         chosen = [candidates[i] for i in _draw(ctx, candidates)]
     with ctx.db.transaction():
-        ctx.remember(ctx.component(recipe.source), sampler, *filter(None, [embedder]))
+        ctx.add_components(ctx.component(recipe.source), sampler, *filter(None, [embedder]))
         ctx.db.items.add_prompts(prompt_row(p) for p in chosen)
         ctx.db.items.add_selection(selection_key, [p.id for p in chosen])
     return chosen

@@ -32,7 +32,7 @@ def work(
 
 
 def generate(ctx: RunContext, policy: ReferencePolicy, todo: Work[Item]) -> None:
-    ctx.remember(policy)
+    ctx.add_components(policy)
 
     def write(batch: Sequence[Item], generations: list[Generation]) -> None:
         ctx.db.items.add_responses(

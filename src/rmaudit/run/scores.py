@@ -90,7 +90,7 @@ def stage(
             def write(ids: Sequence[str], scores: list[float]) -> None:
                 _write(ctx, spec, model, ids, scores)
 
-            ctx.remember(model)
+            ctx.add_components(model)
             map_calls(
                 ctx,
                 keep(checked, work, write),

@@ -210,5 +210,5 @@ def _perturb(ctx: RunContext, work: Work[ShiftedPair]) -> None:
         ctx.responses.update(responses)
 
     if work.pending:
-        ctx.remember(*{s.perturber_key: s.perturber for s in work.pending}.values())
+        ctx.add_components(*{s.perturber_key: s.perturber for s in work.pending}.values())
     map_here(ctx, work, write)

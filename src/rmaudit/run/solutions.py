@@ -88,7 +88,7 @@ def stage(ctx: RunContext, execute: bool) -> SolutionSet:
 
 def _write(ctx: RunContext, solution_set: SolutionSet) -> None:
     with ctx.db.transaction():
-        ctx.remember(ctx.component(ctx.recipe.solution_source))
+        ctx.add_components(ctx.component(ctx.recipe.solution_source))
         # the problems too: the per-question values of the metrics are keyed by them
         ctx.db.items.add_prompts(
             prompt_row(Prompt(pid, text))

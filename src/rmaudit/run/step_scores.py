@@ -70,7 +70,7 @@ def stage(
                 raise ctx.located(error, spec) from None
         if not execute:
             return
-        ctx.remember(model)
+        ctx.add_components(model)
 
         def solutions(batch: Sequence[str]) -> list[Solution]:
             return [by_id[sid].solution for sid in batch]

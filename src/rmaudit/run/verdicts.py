@@ -155,7 +155,7 @@ def showing_keys(pairs: tuple[Triple, ...]) -> tuple[tuple[str, str], ...]:
 def _judge(
     ctx: RunContext, spec: ComponentSpec, model: RewardModel, todo: Work[tuple[str, str, str]]
 ) -> None:
-    ctx.remember(model)
+    ctx.add_components(model)
     store = ctx.store
     assert store is not None  # a run, not a plan
 

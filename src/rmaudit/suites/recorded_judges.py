@@ -39,7 +39,7 @@ FLAG = "--recorded-judges"
 
 
 @dataclass(frozen=True)
-class RecordedPlan:
+class RecordedRun:
     """One run of a suite with recorded judges: the suite (narrowed to the subsets its judges
     were recorded on), its data, the judges' recipe tables, and what to say about it."""
 
@@ -49,7 +49,7 @@ class RecordedPlan:
     note: str | None = None
 
 
-def recorded_plans(suite: Suite, located: Located) -> list[RecordedPlan]:
+def recorded_runs(suite: Suite, located: Located) -> list[RecordedRun]:
     """The runs that audit every recorded judge of ``suite`` found with its data; none found
     is ``BadInput``."""
     if suite.recorded is None:
@@ -62,7 +62,7 @@ def recorded_plans(suite: Suite, located: Located) -> list[RecordedPlan]:
         plans = _llmbar_plans(suite, located)
     elif suite.recorded.layout == "rewardmath":
         tables = recorded_tables(suite, located)
-        plans = [RecordedPlan(suite, located, tables)] if tables else []
+        plans = [RecordedRun(suite, located, tables)] if tables else []
     else:
         plans = _judgebench_plans(suite, located)
     if not plans:
@@ -74,7 +74,7 @@ def recorded_plans(suite: Suite, located: Located) -> list[RecordedPlan]:
     return plans
 
 
-def _llmbar_plans(suite: Suite, located: Located) -> list[RecordedPlan]:
+def _llmbar_plans(suite: Suite, located: Located) -> list[RecordedRun]:
     """One plan for the configurations recorded on every subset, one per narrower set."""
     found: dict[str, dict[int, Path]] = defaultdict(dict)
     for index, path in enumerate(located.paths):
@@ -101,7 +101,7 @@ def _llmbar_plans(suite: Suite, located: Located) -> list[RecordedPlan]:
             for label in labels
         )
         if cover == everything:
-            plans.append(RecordedPlan(suite, located, tables))
+            plans.append(RecordedRun(suite, located, tables))
         else:
             plans.append(_narrowed(suite, located, cover, tables))
     return plans
@@ -109,7 +109,7 @@ def _llmbar_plans(suite: Suite, located: Located) -> list[RecordedPlan]:
 
 def _narrowed(
     suite: Suite, located: Located, cover: tuple[int, ...], tables: tuple[dict[str, Any], ...]
-) -> RecordedPlan:
+) -> RecordedRun:
     """The suite on the subsets ``cover`` only, for the judges recorded on those alone."""
     subsets = [str(suite.files[i].options.get("subset", i)) for i in cover]
     name = f"{suite.name}@{'+'.join(subsets)}"
@@ -121,7 +121,7 @@ def _narrowed(
         size=f"the {len(cover)} of {len(suite.files)} subsets {labels} were recorded on",
         files=tuple(suite.files[i] for i in cover),
     )
-    return RecordedPlan(
+    return RecordedRun(
         narrowed,
         replace(located, paths=tuple(located.paths[i] for i in cover)),
         tables,
@@ -130,7 +130,7 @@ def _narrowed(
     )
 
 
-def _judgebench_plans(suite: Suite, located: Located) -> list[RecordedPlan]:
+def _judgebench_plans(suite: Suite, located: Located) -> list[RecordedRun]:
     responses = Path(suite.files[0].mirror).name.split(".jsonl")[0]
     outputs = located.paths[0].parent / OUTPUTS
     files: dict[str, tuple[Path, str, str]] = {}
@@ -149,25 +149,25 @@ def _judgebench_plans(suite: Suite, located: Located) -> list[RecordedPlan]:
         }
         for path, judge, model in files.values()
     )
-    return [RecordedPlan(suite, located, tables)] if tables else []
+    return [RecordedRun(suite, located, tables)] if tables else []
 
 
 def _folders(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
 
 
-def suite_plans(
+def suite_runs(
     found: Sequence[tuple[Suite, Located]], *, recorded: bool, named: bool
-) -> tuple[list[RecordedPlan], list[str]]:
+) -> tuple[list[RecordedRun], list[str]]:
     """Each suite's runs — itself alone, or (``recorded``) with its recorded judges — and a
     line for each suite left out: one not ``named`` by ``--suite`` whose data holds no
     recorded judges (a named one is ``BadInput``, as is finding none at all)."""
     if not recorded:
-        return [RecordedPlan(suite, located, ()) for suite, located in found], []
+        return [RecordedRun(suite, located, ()) for suite, located in found], []
     plans, skipped, refused = [], [], []
     for suite, located in found:
         try:
-            plans += recorded_plans(suite, located)
+            plans += recorded_runs(suite, located)
         except BadInput as error:
             if named:
                 raise

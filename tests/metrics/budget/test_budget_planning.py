@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rmaudit.metrics.budget.planning import Pilot, WidthTarget, Z, label_floor, plan
+from rmaudit.metrics.budget.planning import Pilot, WidthTarget, Z, design_options, label_floor
 
 
 def pilot(prompts: int = 30, size: int = 32, seed: int = 0, variance: float | None = None):
@@ -33,7 +33,9 @@ def test_no_planned_option_spends_fewer_labels_than_the_floor(seed):
     piloted = pilot(seed=seed)
     targets = (WidthTarget("reta", 0.25), WidthTarget("bon", 16))
     width = {(t.name, "honest"): w for t, w in zip(targets, (0.02, 0.2), strict=True)}
-    options = plan(piloted, targets, width, guides=["honest"], max_prompts=None, per_prompt=32)
+    options = design_options(
+        piloted, targets, width, guides=["honest"], max_prompts=None, per_prompt=32
+    )
     floor = max(label_floor(piloted, t, "honest", width[(t.name, "honest")]) for t in targets)
     one_sample = [o.labels for o in options if o.samples == 1]
     assert 0 < floor <= min(one_sample)

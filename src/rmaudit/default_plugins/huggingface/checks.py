@@ -69,7 +69,7 @@ class Passes:
         return sorted({*self.padded, *self.repeated})
 
 
-def plan(sizes: Sequence[int], *, pad_multiple: int = 1, packed: bool = False) -> Passes:
+def passes_over(sizes: Sequence[int], *, pad_multiple: int = 1, packed: bool = False) -> Passes:
     """The passes over a sample of items of ``sizes`` tokens (``pad_multiple``, ``packed``:
     the run's batching).  The longest item is a batch of
     its own: the run batches it with items of its own length, and it would pad any of the
@@ -145,7 +145,7 @@ def run_checks(
 
     The sample's scores in the run's batches are the run's own (``ScoringChecks.scores``: the
     run keeps them, so that pass costs only its batches' extra padding); the checks add the
-    passes :func:`plan` lays out — the rows their batch padded alone, the shortest items
+    passes :func:`passes_over` lays out — the rows their batch padded alone, the shortest items
     alone again, some items in the other dtype — and, where a finding needs its cause told
     or its fix checked, the passes of :mod:`.diagnosis`."""
     from rmaudit.backends.hf import scoring_checks
@@ -155,7 +155,7 @@ def run_checks(
     run_dtype = _run_dtype(rm)
     other_dtype = "bfloat16" if run_dtype == "float32" else "float32"
     limits = rm.scorers[0].engine.limits
-    passes = plan(
+    passes = passes_over(
         [len(item.ids) for item in rendered],
         pad_multiple=limits.pad_multiple,
         packed=limits.packed,

@@ -290,7 +290,7 @@ def priced_option(
     )
 
 
-def plan(
+def design_options(
     pilot: Pilot,
     targets: Sequence[WidthTarget],
     width: dict[tuple[str, str], float],

@@ -121,7 +121,7 @@ class FailuresScreen(TableSearch, AuditScreen):
             return
         table = self.table
         table.clear(columns=True)
-        metric = self.metric.label if self.metric else "—"
+        metric = self.metric.header if self.metric else "—"
         headers = ["#", metric, "gap", "RM pick", "best", "topic"]
         self.shown = self.visible_rows()
         rows = []
@@ -156,7 +156,7 @@ class FailuresScreen(TableSearch, AuditScreen):
             status = "loading every score of this RM…"
         else:
             ranked = {
-                "metric": f"{self.metric.label if self.metric else ''} (worst first)",
+                "metric": f"{self.metric.header if self.metric else ''} (worst first)",
                 "gap": "oracle gap (largest first)",
                 "benchmark order": "benchmark order",
             }

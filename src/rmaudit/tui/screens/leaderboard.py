@@ -155,7 +155,7 @@ class LeaderboardScreen(AuditScreen):
                 literal(f"{label} {arrow}")
                 for label, arrow in [
                     (board.name, "↑" if board.higher_is_better else "↓"),
-                    *((c.label, c.arrow) for c in board.columns),
+                    *((c.header, c.arrow) for c in board.columns),
                 ]
             ),
         ]
@@ -321,7 +321,7 @@ class LeaderboardScreen(AuditScreen):
             )
             table.add_row(
                 literal(column.metric),
-                literal(column.label),
+                literal(column.header),
                 format_value(cell.value, cell.stderr, "±"),
                 Text(ci),
             )
