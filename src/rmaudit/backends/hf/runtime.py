@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -97,6 +98,20 @@ def _flash_attention_fits(options: Any) -> bool:
     )
 
 
+#: the models this process loaded, by their loading options' key, while something holds them
+_LOADED: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
+
+
+def load_once(key: str, load: Callable[[], Any]) -> Any:
+    """The model loaded under ``key`` in this process and still held by a component, else
+    ``load()``'s: its weights are read from the checkpoint once however many components score
+    with it, and freed once none does."""
+    model = _LOADED.get(key)
+    if model is None:
+        model = _LOADED[key] = load()
+    return model
+
+
 def load_model(
     auto_class: Any,
     model: str,
@@ -139,6 +154,14 @@ def load_model(
     return _load_model(auto_class, model, kwargs, options, field, whole)
 
 
+def _accelerate_importable() -> bool:
+    try:
+        import accelerate  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def _load_model(
     auto_class: Any,
     model: str,
@@ -158,6 +181,10 @@ def _load_model(
                 value=options.device_map,
             ) from None
         kwargs["device_map"] = options.device_map
+    elif _accelerate_importable():
+        # straight to the device in the target dtype, each weight read onto it from the
+        # checkpoint: no whole copy on the host first (transformers needs accelerate for it)
+        kwargs["device_map"] = {"": options.device or default_device()}
     try:
         report = {"output_loading_info": True} if whole else {}
         with _no_progress_bar():
@@ -178,7 +205,7 @@ def _load_model(
                 field=field,
                 value=model,
             )
-    if options.device_map is None:
+    if "device_map" not in kwargs:
         loaded.to(options.device or default_device())
     return loaded.eval()
 

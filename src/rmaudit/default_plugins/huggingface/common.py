@@ -47,15 +47,43 @@ class _HFComponent(Generic[_HFOptionsT]):
     def _load_model(self, auto_class: Any, whole: str | None = None) -> Any:
         """The recipe's ``model`` at its ``revision``, as ``auto_class`` (a transformers
         ``AutoModelFor...``) loads it with the component's loading options, its config
-        overridden as they say (``whole``: ``runtime.load_model``'s)."""
+        overridden as they say (``whole``: ``runtime.load_model``'s); loaded once per process
+        (:meth:`_loaded_once`)."""
         from rmaudit.backends.hf import runtime
 
         o = self.options
-        model = runtime.load_model(
-            auto_class, o.model, revision=o.revision, options=o, field="model", whole=whole
+
+        def load() -> Any:
+            model = runtime.load_model(
+                auto_class, o.model, revision=o.revision, options=o, field="model", whole=whole
+            )
+            self._override(model.config)
+            return model
+
+        return self._loaded_once(
+            {"class": auto_class.__name__, "model": o.model, "revision": o.revision}, load
         )
-        self._override(model.config)
-        return model
+
+    def _loaded_once(self, what: dict[str, Any], load: Any) -> Any:
+        """``load()``'s model, or the same model already loaded in this process with the
+        same loading options (an audit builds a component per suite, each of which would load
+        it again); kept only while a component holds it."""
+        from rmaudit.backends.hf import runtime
+
+        o = self.options
+        loading = {
+            name: getattr(o, name, None)
+            for name in (
+                "dtype",
+                "device",
+                "device_map",
+                "attn_implementation",
+                "trust_remote_code",
+                "config_overrides",
+                "compile",  # compiling changes the module in place
+            )
+        }
+        return runtime.load_once(content_key("loaded model", {**loading, **what}), load)
 
     def _override(self, config: Any) -> None:
         """Set each of ``config_overrides`` on ``config``, every one an attribute it has."""

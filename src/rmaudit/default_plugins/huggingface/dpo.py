@@ -75,12 +75,20 @@ class DPOImplicit(_HFRewardModel[DPOImplicitOptions]):
                     field="reference",
                     value=o.reference,
                 )
-            self.reference = runtime.load_model(
-                transformers.AutoModelForCausalLM,
-                o.reference,
-                revision=o.reference_revision,
-                options=o,
-                field="reference",
+            self.reference = self._loaded_once(
+                {
+                    "class": "AutoModelForCausalLM",
+                    "model": o.reference,
+                    "revision": o.reference_revision,
+                    "config_overrides": None,  # the policy's alone
+                },
+                lambda: runtime.load_model(
+                    transformers.AutoModelForCausalLM,
+                    o.reference,
+                    revision=o.reference_revision,
+                    options=o,
+                    field="reference",
+                ),
             )
         filler = runtime.filler_token_id(self.tokenizer)
         self.max_length = _max_length(o.max_length, self.tokenizer, self.policy)
