@@ -71,7 +71,9 @@ def stored_run(db: Path, run_id: str) -> dict[str, Any]:
     return json.loads(out)["runs"][0]
 
 
-def _table(headers: list[str], rows: list[list[str]], left: tuple[str, ...] = ()) -> list[str]:
+def markdown_table(
+    headers: list[str], rows: list[list[str]], left: tuple[str, ...] = ()
+) -> list[str]:
     """A pipe table: numbers right-aligned, the first column and those named in ``left``
     left-aligned."""
     aligned = ["---" if i == 0 or h in left else "---:" for i, h in enumerate(headers)]
@@ -142,7 +144,7 @@ class Board:
                 for c in columns
             ]
             rows.append(cells)
-        return _table(headers, rows, left=("group",))
+        return markdown_table(headers, rows, left=("group",))
 
     def by_subset(self) -> list[str]:
         subsets = self.board["subsets"]
@@ -159,7 +161,7 @@ class Board:
                     ),
                 ]
             )
-        return _table(headers, rows)
+        return markdown_table(headers, rows)
 
     def caption(self) -> str:
         """What the first table's numbers are, and what its letters and ranks mean."""
@@ -261,13 +263,14 @@ def section(runs: list[tuple[dict[str, Any], dict[str, Any]]], data_dir: str) ->
     return [*lines, END]
 
 
-def around_markers(path: Path) -> tuple[str, str]:
-    """The text of ``path`` before START and after END (each there once, in that order)."""
+def around_markers(path: Path, start: str = START, end: str = END) -> tuple[str, str]:
+    """The text of ``path`` before ``start`` and after ``end`` (each there once, in that
+    order)."""
     text = path.read_text(encoding="utf-8")
-    if text.count(START) != 1 or text.count(END) != 1 or text.index(START) > text.index(END):
-        raise SystemExit(f"{path}: expected one {START} before one {END}")
-    head, rest = text.split(START)
-    return head, rest.split(END)[1]
+    if text.count(start) != 1 or text.count(end) != 1 or text.index(start) > text.index(end):
+        raise SystemExit(f"{path}: expected one {start} before one {end}")
+    head, rest = text.split(start)
+    return head, rest.split(end)[1]
 
 
 def main() -> None:

@@ -318,3 +318,35 @@ def test_results_across_rms_get_their_table_and_their_line(rmaudit, audit_db, tm
     assert "## Across reward models" in markdown
     assert "| regret | Kendall τ | 0.5000 ± 0.1000 | [0.300, 0.700] |" in markdown
     assert legend_texts(figures(db)["reliability.png"]) == ["honest", "length", "across RMs"]
+
+
+def test_a_run_of_many_rms_draws_the_top_six_reta_curves_in_six_colours(tmp_path):
+    """Past ten RMs the RETA figure keeps the six whose curve is highest on average (read
+    here from the stored points), each in a colour of its own."""
+    models = "".join(
+        f'\n[[reward_models]]\nlabel = "rm{i:02d}"\nname = "simulated-rm"\n'
+        f"signal = {0.05 + 0.08 * i:.2f}\nseed = {i + 1}\n"
+        for i in range(12)
+    )
+    head = FULL_RECIPE.split("[[reward_models]]")[0]
+    recipe = tmp_path / "many.toml"
+    recipe.write_text(head + models + '\n[[metrics]]\nname = "reta-curve"\n', encoding="utf-8")
+    db = tmp_path / "many.db"
+    store = Store.open(db)
+    try:
+        Runner(load_recipe(recipe), store).run()
+    finally:
+        store.close()
+    rows = sqlite3.connect(db).execute(
+        "select m.label, avg(c.value) from curves c join run_reward_models m "
+        "on m.rm_key = c.rm_key and m.run_id = c.run_id where c.key = 'reta_curve' "
+        "group by m.label"
+    )
+    means = dict(rows.fetchall())
+    assert len(means) == 12
+    top = sorted(means, key=lambda label: -means[label])[:6]
+    (ax,) = figures(db)["reta-curve.png"].axes
+    shown = [line for line in ax.lines if line.get_label() in means]
+    assert sorted(line.get_label() for line in shown) == sorted(top)
+    assert len({line.get_color() for line in shown}) == 6
+    assert "6 of 12" in ax.get_title()

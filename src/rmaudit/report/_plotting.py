@@ -11,6 +11,7 @@ about 11.7 px font size (its box about 13 px tall), measured in Chromium by
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Collection
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -50,13 +51,18 @@ def plot_rms(
     linestyle: str = "-",
     labels: bool = True,
     stored_interval: bool = False,
+    only: Collection[str] | None = None,
 ) -> None:
-    """One line and ±1 stderr band per RM, and for the run-level curve of a metric across RMs;
-    with ``stored_interval`` the band is each point's stored interval (a Wilson interval)."""
+    """One line and ±1 stderr band per RM (``only``: those RM keys), and for the run-level
+    curve of a metric across RMs; with ``stored_interval`` the band is each point's stored
+    interval (a Wilson interval)."""
     colours = rm_colours(summary)
+    if only is not None:  # the few drawn keep ten distinct colours between them
+        drawn = [k for _, k in summary.reward_models if k in only]
+        colours |= {k: rm_colour(i) for i, k in enumerate(drawn)}
     for label, rm_key in (*summary.reward_models, (ACROSS_RMS, RUN_LEVEL)):
         curve: Curve | None = summary.curves.get((rm_key, metric, key))
-        if curve is None:
+        if curve is None or (only is not None and rm_key not in only):
             continue
         x = transform(curve.x)
         stderr = np.nan_to_num(curve.stderr)

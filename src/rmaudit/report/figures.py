@@ -50,6 +50,8 @@ STYLE_FIGURE = "rm-bench-styles.png"
 #: how a shift target is drawn (RMs differ by colour), as in the TUI's shift panel
 TARGET_LINES = dict(zip(SHIFT_TARGETS, ("-", "--", ":"), strict=True))
 ORDINALS = {1: "best", 2: "2nd-best", 3: "3rd-best"}
+#: RETA curves drawn at most before only the top ones are (and the baselines)
+MOST_CURVES, TOP_CURVES = 10, 6
 
 
 def _oracle_units(scale: OracleScale | None) -> str:
@@ -62,13 +64,27 @@ def _oracle_units(scale: OracleScale | None) -> str:
 
 
 def reta_figure(summary: RunSummary, metric: str) -> Figure:
+    """Every RM's RETA curve; past :data:`MOST_CURVES` RMs, the :data:`TOP_CURVES` whose curve
+    is highest on average over η, and the baselines, so that the lines stay readable."""
     figure = Figure(figsize=(WIDTH, 4.2), layout="constrained")
     ax = figure.add_subplot()
-    plot_rms(ax, summary, metric, RETA_CURVE, lambda eta: -np.log2(eta))
+    curves = {
+        rm_key: curve
+        for _, rm_key in summary.reward_models
+        if (curve := summary.curves.get((rm_key, metric, RETA_CURVE))) is not None
+    }
+    title = "RETA curve, ±1 stderr across prompts"
+    only = None
+    if len(curves) > MOST_CURVES:
+        models = [k for k in curves if k not in summary.baselines]
+        top = sorted(models, key=lambda k: -float(np.mean(curves[k].value)))[:TOP_CURVES]
+        only = {*top, *summary.baselines}
+        title += f": the {len(top)} of {len(models)} RMs highest on average over η"
+    plot_rms(ax, summary, metric, RETA_CURVE, lambda eta: -np.log2(eta), only=only)
     ax.set_xlabel("−log₂ η  (smaller η: the RM's more extreme favourites)")
     ax.set_ylabel("RETA(η)  (1 = a random RM)")
     ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
-    ax.set_title(figure_title(summary, "RETA curve, ±1 stderr across prompts"))
+    ax.set_title(figure_title(summary, title))
     legend_outside(figure)
     return figure
 
