@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -269,28 +269,51 @@ class RunContext:
             self.keyed_responses[key] = response_ids(policy_key, prompt_id, count)
         return self.keyed_responses[key]
 
-    def stored(self, what: str, key: str, ids: Sequence[str]) -> set[str]:
-        """Those of ``ids`` stored: ``what`` is "responses", "pairs", or "labels", "scores",
-        "step scores" or "verdicts" (showings' keys) of the component ``key``; none without a
-        store.  Only ids not found before are
-        looked up (``found_stored``)."""
+    def stored_responses(self, ids: Sequence[str]) -> set[str]:
+        return self._stored(
+            ("responses", ""), ids, lambda s, asked: s.items.stored_responses(asked)
+        )
+
+    def stored_pairs(self, ids: Sequence[str]) -> set[str]:
+        return self._stored(("pairs", ""), ids, lambda s, asked: s.items.stored_pairs(asked))
+
+    def labelled(self, oracle_key: str, ids: Sequence[str]) -> set[str]:
+        """Those of the responses ``ids`` the oracle labelled."""
+        return self._stored(
+            ("labels", oracle_key), ids, lambda s, a: s.items.labelled(oracle_key, a)
+        )
+
+    def scored(self, rm_key: str, ids: Sequence[str]) -> set[str]:
+        """Those of the responses ``ids`` the RM scored."""
+        return self._stored(("scores", rm_key), ids, lambda s, a: s.items.scored(rm_key, a))
+
+    def step_scored(self, prm_key: str, ids: Sequence[str]) -> set[str]:
+        """Those of the solutions ``ids`` the PRM scored the steps of."""
+        return self._stored(
+            ("step scores", prm_key), ids, lambda s, a: s.solutions.scored(prm_key, a)
+        )
+
+    def judged(self, judge_key: str, shown_keys: Sequence[str]) -> set[str]:
+        """Those of the showings ``shown_keys`` the pairwise judge has a verdict on."""
+        return self._stored(
+            ("verdicts", judge_key), shown_keys, lambda s, a: s.verdicts.stored(judge_key, a)
+        )
+
+    def _stored(
+        self,
+        found: tuple[str, str],
+        ids: Sequence[str],
+        lookup: Callable[[Store, list[str]], set[str]],
+    ) -> set[str]:
+        """Those of ``ids`` stored (none without a store); only ids not found before are looked
+        up (``found_stored``, by table and component key)."""
         if self.store is None or not ids:
             return set()
-        items = self.store.items
-        found = self.found_stored.setdefault((what, key), set())
-        asked = [i for i in ids if i not in found]
+        known = self.found_stored.setdefault(found, set())
+        asked = [i for i in ids if i not in known]
         if asked:
-            if what == "labels":
-                found |= items.labelled(key, asked)
-            elif what == "scores":
-                found |= items.scored(key, asked)
-            elif what == "step scores":
-                found |= self.store.solutions.scored(key, asked)
-            elif what == "verdicts":
-                found |= self.store.verdicts.stored(key, asked)
-            else:
-                found |= (items.stored_pairs if what == "pairs" else items.stored_responses)(asked)
-        return found.intersection(ids)
+            known |= lookup(self.store, asked)
+        return known.intersection(ids)
 
     # -- reading items back, memoised -------------------------------------------------------
     def prompt(self, pid: str) -> Prompt:

@@ -24,7 +24,7 @@ CHEAP_STAGE = "cheap labels"
 
 def work(ctx: RunContext, oracle: Oracle, response_ids: Keys, stage: str = STAGE) -> Work[str]:
     known = response_ids.known
-    stored = ctx.stored("labels", oracle.key, known)
+    stored = ctx.labelled(oracle.key, known)
     pending = [rid for rid in known if rid not in stored]
     unsure = bool(response_ids.unlisted and ctx.store and ctx.store.items.has_labels(oracle.key))
     return Work(

@@ -26,7 +26,7 @@ def work(
     items = [
         (p, i, rid) for p in prompts for i, rid in enumerate(ctx.response_ids(policy.key, p.id, n))
     ]
-    stored = ctx.stored("responses", "", [rid for _, _, rid in items])
+    stored = ctx.stored_responses([rid for _, _, rid in items])
     pending = [item for item in items if item[2] not in stored]
     return Work(StageCount("responses", len(items), len(items) - len(pending)), pending)
 

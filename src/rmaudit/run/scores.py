@@ -47,7 +47,7 @@ def target(
 def _pending(ctx: RunContext, model: RewardModel, response_ids: Keys) -> list[str]:
     """Those of the stage's known items not scored yet (by a run, or earlier in this one)."""
     known = response_ids.known
-    stored = ctx.stored("scores", model.key, known)
+    stored = ctx.scored(model.key, known)
     stored |= set(ctx.prescored.get(model.key, Keys()).known) & set(known)
     return [rid for rid in known if rid not in stored]
 
@@ -107,7 +107,7 @@ def _check_items(ctx: RunContext, model: RewardModel, pending: list[str], unlist
     items = ctx.known_items(pending) if pending and _overrides(model, "check_items") else []
     if _overrides(model, "check_response_ids"):
         planned = ctx.planned_responses() if unlisted else []
-        scored = ctx.stored("scores", model.key, planned)
+        scored = ctx.scored(model.key, planned)
         ids = pending + [rid for rid in planned if rid not in scored]
         if len(ids) > len(items):
             model.check_response_ids(ids)

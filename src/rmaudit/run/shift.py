@@ -134,7 +134,7 @@ def stage(
             return None, Keys(unlisted=responses * copies, at_most=True)
         found = sweep(ctx, pairs.pair_set)
         shifted = [s for by_level in found.values() for level in by_level.values() for s in level]
-        stored = ctx.stored("pairs", "", [s.id for s in shifted])
+        stored = ctx.stored_pairs([s.id for s in shifted])
         pending = [s for s in shifted if s.id not in stored]
         work = Work(StageCount(STAGE, len(shifted), len(shifted) - len(pending)), pending)
         ctx.counts.append(work.count)

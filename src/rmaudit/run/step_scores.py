@@ -23,7 +23,7 @@ from .solutions import SolutionSet
 def _pending(ctx: RunContext, model: ProcessRewardModel, solution_set: SolutionSet) -> list[str]:
     """The set's distinct solutions not scored yet, in the set's order."""
     ids = list(dict.fromkeys(solution_set.ids))
-    stored = ctx.stored("step scores", model.key, ids)
+    stored = ctx.step_scored(model.key, ids)
     return [sid for sid in ids if sid not in stored]
 
 

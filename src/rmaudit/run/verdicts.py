@@ -101,7 +101,7 @@ def stage(
     name = f"verdicts: {spec.label}"
     with ctx.timed(name):
         shown, keys = _shown(() if pairs is None else tuple(pairs))
-        stored = ctx.stored("verdicts", model.key, keys)
+        stored = ctx.judged(model.key, keys)
         pending = [s for s, key in zip(shown, keys, strict=True) if key not in stored]
         total = len(shown) if pairs is not None else bound
         work = Work(
