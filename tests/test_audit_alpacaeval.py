@@ -96,7 +96,7 @@ def test_length_on_the_suite_matches_brute_force(audited):
 def test_the_closing_table_shows_both_baselines_and_a_rerun_scores_nothing(audited, rmaudit):
     truth, result, args, first = audited
     assert "new work: 5 prompts" in first.err
-    again = rmaudit(*args)
+    again = rmaudit(*args, "--details")  # the closing table: with --details
     assert again.code == 0, again.err
     assert "new work: none" in again.err
     closing = again.out[again.out.index("audit summary") :]

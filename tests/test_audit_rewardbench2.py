@@ -97,7 +97,16 @@ def test_the_printed_audit_shows_every_number_with_its_pm_the_comparison_and_ver
     rmaudit, rb2, tmp_path
 ):
     data, _ = rb2
-    done = rmaudit("audit", "length", "random", "--suite", "rewardbench-2", "--data-dir", str(data))
+    done = rmaudit(
+        "audit",
+        "length",
+        "random",
+        "--suite",
+        "rewardbench-2",
+        "--data-dir",
+        str(data),
+        "--details",  # the subsets' table
+    )
     assert done.code == 0, done.err
     for subset in SUBSETS:
         assert subset in done.out

@@ -137,7 +137,7 @@ def test_every_audit_writes_its_results_file_with_the_numbers_behind_them(
     rmaudit, llmbar, tmp_path
 ):
     data, pairs = llmbar
-    done = audit(rmaudit, data, "length")
+    done = audit(rmaudit, data, "length", extra=("--details",))  # the closing table
     assert "results: rmaudit-audit.results.json" in done.err
     written = json.loads((tmp_path / "rmaudit-audit.results.json").read_text(encoding="utf-8"))
     (suite,) = written["suites"]

@@ -45,7 +45,14 @@ def test_prmbench_prints_each_class_with_its_plus_minus_and_matches_a_hand_compu
     rmaudit, prmbench, tmp_path
 ):
     done = rmaudit(
-        "audit", "random", "step-length", "--suite", "prmbench", "--data-dir", str(prmbench)
+        "audit",
+        "random",
+        "step-length",
+        "--suite",
+        "prmbench",
+        "--data-dir",
+        str(prmbench),
+        "--details",  # each class's table
     )
     assert done.code == 0, done.err
     for needle in ("PRMScore", "circular", "multi_solutions", "paired over 3 questions", "±"):

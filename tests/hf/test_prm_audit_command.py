@@ -47,9 +47,18 @@ def data(tmp_path, monkeypatch) -> Path:
 
 
 def audit(rmaudit, data: Path, suite: str, *models_and_flags: str):
+    """The audit printed in full (--details): every class's table and the closing table."""
     db = data.parent / "audit.db"
     return rmaudit(
-        "audit", *models_and_flags, "--suite", suite, "--data-dir", str(data), "--db", str(db)
+        "audit",
+        *models_and_flags,
+        "--suite",
+        suite,
+        "--data-dir",
+        str(data),
+        "--db",
+        str(db),
+        "--details",
     )
 
 

@@ -67,6 +67,14 @@ AUDIT_DB = "rmaudit-audit.db"
         help="Write the results JSON here (default: the DB's name ending in "
         f"{RESULTS_SUFFIX}, beside the DB or in --report DIR).",
     ),
+    click.option(
+        "--details",
+        is_flag=True,
+        help="Print everything: every model's row, the tables per subset, every other number, "
+        "the publisher's figures, the closing table, each model's verdict and each note in "
+        "full, and the whole legend (default: the leaderboard's best rows, the verdicts in "
+        "brief and the next step; docs/audit.md says where each part goes).",
+    ),
 )
 @click.option(
     "--sample",

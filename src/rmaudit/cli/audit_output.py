@@ -15,7 +15,37 @@ from rmaudit.display.literal import literal
 from rmaudit.suites.audit_verdict import SuiteResult, audit_verdict_word, shown
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from rmaudit.store import Store
+    from rmaudit.suites.publisher_figures import PublisherFigures
+
+
+def print_suite_summary(
+    out: Console,
+    store: Store,
+    run_id: str,
+    db_path: str,
+    figures: list[PublisherFigures],
+    details: bool,
+) -> list[str]:
+    """A suite's summary as the audit prints it: in brief, or with ``details`` in full with
+    its recorded judges' figures under their publisher's rules (in brief: where they are).
+    Returns the lines left to say after the verdicts (brief: the next step)."""
+    from rmaudit.results.legend import next_steps
+
+    from .publisher_tables import publisher_tables
+    from .summary import print_summary
+
+    summary = print_summary(out, store, run_id, db_path, brief=not details)
+    if details:
+        for table in publisher_tables(out, figures):
+            out.print(table)
+        return []
+    if figures:
+        rule = figures[0].publisher
+        out.print(literal(f"{rule}'s own figures beside rmaudit's, per subset: --details"))
+    return next_steps(summary, db_path)
 
 
 def of_prms(results: list[SuiteResult]) -> bool:

@@ -26,15 +26,19 @@ from .console import console
 
 @dataclass(frozen=True)
 class AuditOutput:
-    """Where the results go besides the terminal: ``--json``, ``--report DIR``, ``--results``."""
+    """Where the results go besides the terminal: ``--json``, ``--report DIR``, ``--results``;
+    and how much the terminal shows: ``--details`` (docs/audit.md, "Output")."""
 
     as_json: bool
     report_dir: Path | None
     results_file: Path | None  # default: beside the DB, or in --report DIR
+    details: bool = False
 
     @classmethod
-    def of_flags(cls, as_json: bool, report_dir: str | None, results_file: str | None) -> Self:
-        return cls(as_json, _path(report_dir), _path(results_file))
+    def of_flags(
+        cls, as_json: bool, report_dir: str | None, results_file: str | None, details: bool
+    ) -> Self:
+        return cls(as_json, _path(report_dir), _path(results_file), details)
 
 
 @dataclass(frozen=True)
@@ -247,10 +251,8 @@ def _run_suites(
     from rmaudit.suites.publisher_figures import publisher_figures
     from rmaudit.suites.results_file import results_json
 
-    from .audit_output import write_reports
-    from .publisher_tables import publisher_tables
+    from .audit_output import print_suite_summary, write_reports
     from .render import run_attached
-    from .summary import print_summary
 
     out, err = console(), console(stderr=True)
     # every suite's input checked (scores files against its items too) before the DB is written;
@@ -262,6 +264,7 @@ def _run_suites(
         )
     baselines = baseline_labels(request.tables)
     results, located_by_suite, publishers = [], {}, {}
+    last: list[str] = []  # said after the verdicts
     written: dict[str, Path] = {}
     store = Store.open(request.db_path)
     try:
@@ -273,14 +276,14 @@ def _run_suites(
                 ),
                 style="bold",
             )
-            result = run_attached(runner, store, err)
+            result = run_attached(runner, store, err, brief=not request.output.details)
             figures = publisher_figures(
                 store, result.run_id, suite, located, entry.recipe, components
             )
             if not request.output.as_json:
-                print_summary(out, store, result.run_id, request.db_path)
-                for table in publisher_tables(out, figures):
-                    out.print(table)
+                last += print_suite_summary(
+                    out, store, result.run_id, request.db_path, figures, request.output.details
+                )
             results.append(suite_result(store, suite, result.run_id, baselines))
             located_by_suite[suite.name] = located.version
             publishers[suite.name] = figures
@@ -289,7 +292,7 @@ def _run_suites(
         payload = results_json(store, results, located_by_suite, request.db_path, publishers)
     finally:
         store.close()
-    _print_results(request, results, payload, written)
+    _print_results(request, results, payload, written, last)
 
 
 def _print_results(
@@ -297,10 +300,16 @@ def _print_results(
     results: list[SuiteResult],
     payload: dict[str, Any],
     written: dict[str, Path],
+    last: list[str],
 ) -> None:
-    """The results file written; the closing table and verdicts (or the JSON) printed."""
+    """The results file written; the closing table and verdicts (or the JSON) printed, then
+    ``last`` (in brief: each suite's next step)."""
     from rmaudit.display.literal import literal
-    from rmaudit.suites.audit_verdict import audit_verdict_lines, index_markdown
+    from rmaudit.suites.audit_verdict import (
+        audit_verdict_lines,
+        brief_audit_verdict_lines,
+        index_markdown,
+    )
     from rmaudit.suites.results_file import (
         dumps,
         replaced_audit,
@@ -319,16 +328,18 @@ def _print_results(
     if request.output.as_json:
         sys.stdout.write(text)
     else:
-        out.print(closing_table(results))
-        for passes, line in audit_verdict_lines(results):
+        details = request.output.details
+        if details:
+            out.print(closing_table(results))
+        for passes, line in (audit_verdict_lines if details else brief_audit_verdict_lines)(
+            results
+        ):
             out.print(literal(line), style=_VERDICT_STYLES.get(passes))
+        for line in last:
+            out.print(literal(line))
         scored = "step score" if of_prms(results) else "score"
-        out.print(
-            literal(
-                f"stored in {db_path}; rerun to reuse every stored {scored}; browse: "
-                f"rmaudit tui {db_path}"
-            )
-        )
+        browse = f"; browse: rmaudit tui {db_path}" if details else ""  # else said by Next:
+        out.print(literal(f"stored in {db_path}; rerun to reuse every stored {scored}{browse}"))
     err.print(literal(f"results: {results_path}"))
     if replaced:
         err.print(literal(f"note: {results_path} held the results of the audit in {replaced}"))

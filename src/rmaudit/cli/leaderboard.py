@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 
 from rich.console import Console
@@ -21,24 +22,56 @@ from rmaudit.metrics.letters import letter_runs
 from rmaudit.results.leaderboard import BoardRow, Leaderboard
 from rmaudit.results.summary import Cell, Column
 
-from .table_fit import LABEL_WIDTH, Layout, chunks, fitting
+from .table_fit import LABEL_WIDTH, Layout, chunks, fitting, width
+
+#: the most rows a brief leaderboard shows before its baselines (the rest: --details)
+BRIEF_ROWS = 10
 
 
 def print_leaderboard(
-    out: Console, board: Leaderboard, curves: dict[str, str] | None = None
-) -> None:
+    out: Console, board: Leaderboard, curves: dict[str, str] | None = None, brief: bool = False
+) -> list[Column]:
     """The board, its caption, and the headline per subset (where stored per subset);
-    ``curves``: each model's RETA curve as a sparkline, a last column where it fits."""
-    for table in fitting(out, _board_layouts(board, curves or {})):
+    ``curves``: each model's RETA curve as a sparkline, a last column where it fits.
+    ``brief`` (rmaudit audit without --details): the board of :func:`brief_board`, a row a
+    line (its other numbers left out where they do not fit), and no subset table. Returns the
+    other numbers shown."""
+    shown = board.columns
+    layouts: list[Layout]
+    if brief:
+        shown = _one_line_columns(out, board, curves or {})
+        layouts = [
+            partial(_one, board, shown, False, None, curves),
+            partial(_one, board, shown, True, None),
+            partial(_one, board, shown, True, LABEL_WIDTH),
+        ]
+    else:
+        layouts = _board_layouts(board, curves or {})
+    for table in fitting(out, layouts):
         out.print(table)
     out.print(literal(board.caption))
-    signed = [c for c in board.columns if c.signed]
+    signed = [c for c in shown if c.signed]
     for column in signed:
         out.print(literal(f"{column.header}: signed, no better direction ({column.signed})"))
-    if board.subsets:
+    if board.subsets and not brief:
         out.print(Text(f"{board.name} by subset (± standard error)", style="bold"))
         for table in fitting(out, _subset_layouts(board)):
             out.print(table)
+    return list(shown)
+
+
+def brief_board(board: Leaderboard) -> Leaderboard:
+    """The board's first :data:`BRIEF_ROWS` rows (the best, where compared) and every baseline
+    below them, in the board's order; the whole board where that is all of it."""
+    kept = [row for index, row in enumerate(board.rows) if index < BRIEF_ROWS or row.baseline]
+    return replace(board, rows=kept)
+
+
+def _one_line_columns(out: Console, board: Leaderboard, curves: dict[str, str]) -> list[Column]:
+    """The other numbers a brief board shows: all of them where a row then fits one line of
+    the console, else none."""
+    whole = _one(board, board.columns, False, None, curves)
+    return list(board.columns) if width(out, whole[0]) <= out.width else []
 
 
 def value_text(cell: Cell | None, two_lines: bool) -> Text:

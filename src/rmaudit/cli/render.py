@@ -3,6 +3,8 @@ console.py; the run's results: summary.py)."""
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -27,8 +29,20 @@ if TYPE_CHECKING:  # the runner is not needed to draw a table
     from rmaudit.store import Store
 
 
+#: stages of one kind ("verdicts: MODEL") past this many share one progress bar and one
+#: entry of the work line; notes alike past this many models are said once (brief)
+GROUPED_AFTER = 3
+
+
+def _kind(stage: str) -> str | None:
+    """ "verdicts" of "verdicts: GPT-4/CoT"; None for a stage of no model ("pairs")."""
+    kind, sep, _ = stage.partition(": ")
+    return kind if sep else None
+
+
 class RichProgress:
-    """One bar per stage, with counts and ETA; items already stored count as done."""
+    """One bar per stage, with counts and ETA; items already stored count as done. Past
+    :data:`GROUPED_AFTER` stages of one kind, that kind's stages share one bar."""
 
     def __init__(self, console: Console) -> None:
         # markup=False: a stage names an RM by its label, text from the recipe
@@ -42,6 +56,9 @@ class RichProgress:
             console=console,
         )
         self.tasks: dict[str, TaskID] = {}
+        self.totals: dict[str, int] = {}
+        self.left: dict[str, int] = {}  # each stage's items not done yet
+        self.kinds: dict[str, list[str]] = {}  # each kind's stages so far
 
     def __enter__(self) -> RichProgress:
         if self.bars.console.is_interactive:
@@ -57,29 +74,74 @@ class RichProgress:
             console.line()
 
     def start(self, stage: str, total: int, done: int) -> None:
-        self.tasks[stage] = self.bars.add_task(
-            one_line(stage, LABEL_MAX), total=total, completed=done
+        self.totals[stage], self.left[stage] = total, total - done
+        kind = _kind(stage)
+        members = self.kinds.setdefault(kind, []) if kind else []
+        members.append(stage)
+        if kind is None or len(members) <= GROUPED_AFTER:
+            self.tasks[stage] = self.bars.add_task(
+                one_line(stage, LABEL_MAX), total=total, completed=done
+            )
+            return
+        if len(members) == GROUPED_AFTER + 1:  # the kind's own bars give way to one
+            for earlier in members[:-1]:
+                self.bars.remove_task(self.tasks[earlier])
+            group = self.bars.add_task(kind)
+            for earlier in members[:-1]:
+                self.tasks[earlier] = group
+        self.tasks[stage] = group = self.tasks[members[0]]
+        self.bars.update(
+            group,
+            description=f"{kind} ({len(members)} models)",
+            total=sum(self.totals[m] for m in members),
+            completed=sum(self.totals[m] - self.left[m] for m in members),
         )
 
     def advance(self, stage: str, amount: int) -> None:
+        self.left[stage] -= amount
         self.bars.advance(self.tasks[stage], amount)
 
     def finish(self, stage: str) -> None:
-        task = self.tasks[stage]
-        self.bars.update(task, completed=self.bars.tasks[task].total)
+        self.bars.advance(self.tasks[stage], self.left[stage])
+        self.left[stage] = 0
 
 
-def run_attached(runner: Runner, store: Store, err: Console) -> RunResult:
+def run_attached(runner: Runner, store: Store, err: Console, brief: bool = False) -> RunResult:
     """Run a planned runner on ``store`` (opened for writing), its progress on ``err``, then
-    say what it made and its notes."""
+    say what it made and its notes (``brief``: a note that many models share once,
+    :func:`brief_notes`)."""
     runner.attach(store)
     with RichProgress(err) as progress:
         runner.ctx.progress = progress
         result = runner.run()
     err.print(literal(work_line(result.counts)))
-    for note in result.notes:
+    labels = [spec.label for spec in runner.recipe.reward_models]
+    for note in brief_notes(result.notes, labels) if brief else result.notes:
         err.print(literal(note))
     return result
+
+
+def brief_notes(notes: list[str], labels: list[str]) -> list[str]:
+    """``notes`` with those that say the same of more than :data:`GROUPED_AFTER` models
+    ("MODEL: 3 of 419 pairs have ...", its numbers aside) said once, for the first model,
+    with how many more are alike."""
+    by_label = sorted(labels, key=len, reverse=True)  # "GPT-4/Rating_Metrics" before its prefix
+
+    def shape(note: str) -> str | None:
+        label = next((x for x in by_label if note.startswith(f"{x}: ")), None)
+        return None if label is None else re.sub(r"[\d,.]+", "#", note[len(label) + 2 :])
+
+    shapes = [shape(note) for note in notes]
+    alike = Counter(s for s in shapes if s is not None)
+    kept, said = [], set()
+    for note, found in zip(notes, shapes, strict=True):
+        if found is None or alike[found] <= GROUPED_AFTER:
+            kept.append(note)
+        elif found not in said:
+            said.add(found)
+            more = alike[found] - 1
+            kept.append(f"{note}; {more} more models alike (each one's line: --details)")
+    return kept
 
 
 def plan_table(counts: list[StageCount], title: str) -> Table:
@@ -102,20 +164,30 @@ def plan_table(counts: list[StageCount], title: str) -> Table:
 def work_line(counts: list[StageCount]) -> str:
     """'new work: 25,600 responses, ...' (what a run stored, and what it could not), or that
     nothing new was needed; a stage whose items are not what its name counts says what they
-    are ('step scores: PRM (3,400 solutions)')."""
-    done = [
-        (
-            f"{c.made:,} {one_line(c.stage, LABEL_MAX)}"
-            if c.unit is None
-            else f"{one_line(c.stage, LABEL_MAX)} ({c.made:,} {c.unit})"
-        )
-        + (f" ({c.failed:,} failed, not stored: a rerun retries them)" if c.failed else "")
-        for c in counts
-        if c.pending
-    ]
+    are ('step scores: PRM (3,400 solutions)'); past :data:`GROUPED_AFTER` stages of one
+    kind, the kind once ('54,470 verdicts (65 models)')."""
+    pending = [c for c in counts if c.pending]
+    kinds = Counter(_kind(c.stage) for c in pending if c.unit is None)
+    done, grouped = [], set()
+    for c in pending:
+        kind = _kind(c.stage)
+        if c.unit is None and kind is not None and kinds[kind] > GROUPED_AFTER:
+            if kind not in grouped:  # "54,470 verdicts (65 models)", where the first was
+                grouped.add(kind)
+                alike = [d for d in pending if d.unit is None and _kind(d.stage) == kind]
+                stored, failed = sum(d.made for d in alike), sum(d.failed for d in alike)
+                done.append(f"{stored:,} {kind} ({len(alike)} models)" + _failed(failed))
+            continue
+        name = one_line(c.stage, LABEL_MAX)
+        entry = f"{c.made:,} {name}" if c.unit is None else f"{name} ({c.made:,} {c.unit})"
+        done.append(entry + _failed(c.failed))
     return (
         "new work: " + ", ".join(done) if done else "new work: none (everything was already stored)"
     )
+
+
+def _failed(count: int) -> str:
+    return f" ({count:,} failed, not stored: a rerun retries them)" if count else ""
 
 
 def cost_table(lines: list[CostLine]) -> Table:

@@ -24,7 +24,7 @@ from rmaudit.components.vocabulary import (
 )
 from rmaudit.display.formatting import format_number, short_label, sparkline
 from rmaudit.display.literal import assemble, literal
-from rmaudit.results.leaderboard import leaderboard
+from rmaudit.results.leaderboard import Leaderboard, leaderboard
 from rmaudit.results.legend import legend
 from rmaudit.results.regret import StudyTable, load_studies, study_table
 from rmaudit.results.summary import (
@@ -39,7 +39,7 @@ from rmaudit.store import Store
 
 from .comparison_block import print_comparisons
 from .curve_tables import THRESHOLD, curve_layouts, models_header, shift_layouts
-from .leaderboard import print_leaderboard, value_text
+from .leaderboard import brief_board, print_leaderboard, value_text
 from .scoring_checks_block import print_scoring_checks
 from .table_fit import LABEL_WIDTH, Layout, broken_label, chunks, fitting, one_table
 
@@ -54,16 +54,20 @@ def print_summary(
     db_path: str,
     sources: bool = False,
     details: bool = False,
-) -> None:
+    brief: bool = False,
+) -> RunSummary:
     """Every table of a run's results — the leaderboard first — then the legend of what the
     numbers mean; with ``sources``, where each part of the run came from (files with their
-    SHA-256, models); with ``details``, every number the leaderboard leaves out."""
+    SHA-256, models); with ``details``, every number the leaderboard leaves out. ``brief``
+    (rmaudit audit without --details): the leaderboard's best rows, a row a line, no subset
+    table, the legend's ± alone, and one line saying where the rest is. Returns the summary
+    printed."""
     summary = load_summary(store, run_id)
     scale = oracle_scale(store, summary.benchmark)
     tag = Text("  SIMULATED", style="bold yellow") if summary.simulated else ""
     out.print(assemble((summary.run.title, "bold"), tag))
     reta = next(((m, k) for m, k in summary.curve_keys() if k == RETA_CURVE), None)
-    _print_board(out, store, summary, scale, db_path, details, reta)
+    _print_board(out, store, summary, scale, db_path, details, reta, brief)
     if summary.simulated:
         out.print(literal(summary.simulated_notice), style="yellow")
     if sources and summary.sources:
@@ -88,9 +92,11 @@ def print_summary(
             )
     _print_across_models(out, store, summary)
     print_scoring_checks(out, store, run_id)
-    out.print()
-    for line in legend(summary, scale, db_path):
+    if not brief:
+        out.print()
+    for line in legend(summary, scale, db_path, brief=brief):
         out.print(literal(line))
+    return summary
 
 
 def _print_board(
@@ -101,6 +107,7 @@ def _print_board(
     db_path: str,
     details: bool,
     reta: tuple[str, str] | None,
+    brief: bool,
 ) -> None:
     """The leaderboard (with each RM's RETA curve as a sparkline), its caption, the paired
     comparisons, and the numbers it leaves out (with ``details``) or how to see them."""
@@ -110,10 +117,13 @@ def _print_board(
         for _, rm_key in summary.reward_models
         if reta and (curve := summary.curves.get((rm_key, *reta))) is not None
     }
-    print_leaderboard(out, board, curves)
+    shown = brief_board(board) if brief else board
+    columns = print_leaderboard(out, shown, curves, brief=brief)
     out.print(literal(_caption(summary)))
     print_comparisons(out, store, board, db_path)
-    if board.details and details:
+    if brief:
+        out.print(literal(_behind_details(board, len(shown.rows), len(columns), db_path)))
+    elif board.details and details:
         _print(
             out,
             Text("every other number (± standard error)", style="bold"),
@@ -126,6 +136,22 @@ def _print_board(
                 f"rmaudit runs {db_path} {summary.run.id[:10]} --details"
             )
         )
+
+
+def _behind_details(board: Leaderboard, rows: int, columns: int, db_path: str) -> str:
+    """Where a brief summary's left-out parts are (it showed ``rows`` models and ``columns``
+    other numbers): the rows past the best, the headline per subset, the other numbers and
+    the whole legend."""
+    parts = [f"all {len(board.rows)} models"] if rows < len(board.rows) else []
+    if board.subsets:
+        parts.append(f"{board.name} by subset")
+    if board.details or columns < len(board.columns):
+        parts.append("every other number")
+    parts.append("what each number means")
+    return (
+        f"more ({', '.join(parts)}): --details, or rmaudit runs {db_path} "
+        f"{board.summary.run.id[:10]} --details"
+    )
 
 
 def _print_across_models(out: Console, store: Store, summary: RunSummary) -> None:

@@ -133,11 +133,16 @@ def legend(
     db_path: str | None = None,
     *,
     terminal: bool = True,
+    brief: bool = False,
 ) -> list[str]:
     """The legend's lines for ``summary`` (``scale``: its benchmark's oracle scores, if any).
     ``terminal=False`` (a report file) leaves out what only the terminal shows: the sparkline
-    and the next command to run."""
+    and the next command to run; ``brief`` (rmaudit audit without --details, which says the
+    next command after its verdicts) keeps only what ± and ≈ mean, in one line."""
     keys = [c.key for c in summary.columns]
+    if brief:
+        approximate = "; ≈: approximate (which, and how far: --details)" if summary.notes else ""
+        return [line.removesuffix(".") + approximate for line in _plus_minus(summary, keys)]
     lines = []
     reta = next((c for c in summary.columns if c.key.startswith(RETA_PREFIX)), None)
     if reta is not None or any(key == RETA_CURVE for _, key in summary.curve_keys()):
@@ -171,6 +176,16 @@ def legend(
             "word is changed; rewriters: the chance a text is rewritten); p = 0 is the "
             "unshifted pairs."
         )
+    lines += _plus_minus(summary, keys)
+    lines += summary.notes  # what an interval or an estimate at this size does not cover
+    if terminal:
+        lines += next_steps(summary, db_path or "DB")
+    return lines
+
+
+def _plus_minus(summary: RunSummary, keys: list[str]) -> list[str]:
+    """What ± means in this run (no line where every number is RewardBench 2's, which says
+    its own)."""
     pairs = "pairs, clustered by prompt" if summary.clustered_pairs else "pairs"
     unit = "prompts" if summary.run.benchmark_id else pairs
     if summary.pairs and summary.run.benchmark_id:
@@ -180,21 +195,18 @@ def legend(
     )
     if summary.solutions:
         unit = "questions, a question's solutions one cluster (linearised; value ± 1.96·± is 95%)"
-    if not keys or not all(is_rb2_key(key) for key in keys):
-        lines.append(
-            f"±: standard error across {unit}"
-            + (
-                "; ECE, BT-ECE, AUROC and FPR@95 (also under shift): the bootstrap's over prompts, "
-                "its 95% interval for the value expected on as many pairs (a binned ECE's lies "
-                "above the population calibration error)."
-                if bootstrapped
-                else "."
-            )
+    if keys and all(is_rb2_key(key) for key in keys):
+        return []
+    return [
+        f"±: standard error across {unit}"
+        + (
+            "; ECE, BT-ECE, AUROC and FPR@95 (also under shift): the bootstrap's over prompts, "
+            "its 95% interval for the value expected on as many pairs (a binned ECE's lies "
+            "above the population calibration error)."
+            if bootstrapped
+            else "."
         )
-    lines += summary.notes  # what an interval or an estimate at this size does not cover
-    if terminal:
-        lines += _next_steps(summary, db_path or "DB")
-    return lines
+    ]
 
 
 def _share(column: Column) -> str:
@@ -217,7 +229,8 @@ def _scale_words(scale: OracleScale | None) -> str:
     )
 
 
-def _next_steps(summary: RunSummary, db_path: str) -> list[str]:
+def next_steps(summary: RunSummary, db_path: str) -> list[str]:
+    """Where to look next: the TUI on the worst model, and what enter on it opens."""
     if not summary.columns:
         return []
     if summary.solutions:

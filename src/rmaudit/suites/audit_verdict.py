@@ -215,25 +215,83 @@ def audit_verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, s
     for r in results:
         first = r.suite.headlines[0].name
         models = [m for m in r.models if not m.baseline]
-        for m in models:
-            if m.passes is None:
-                continue
-            against = "; ".join(f"{c.outcome} {_bar(c)}" for c in m.against_bars)
-            word = "passes" if m.passes else "does not pass"
-            mark = "✓" if m.passes else "⚠"
-            bare = "" if math.isfinite(m.cells[first].stderr) else " (no ±: on the values alone)"
-            distrust = f" ({m.untrusted.removeprefix('⚠ ')})" if m.untrusted else ""
-            convention = f" ({m.convention})" if m.convention else ""
-            lines.append(
-                (
-                    m.passes,
-                    f"{mark} {r.suite.name}: {m.label} {word}{distrust} on {first}{convention} "
-                    f"{shown(m.cells[first])}{bare}: {against}",
-                )
-            )
+        lines += [(m.passes, _model_line(r, m)) for m in models if m.passes is not None]
         if not models:
             lines.append((None, _bars_line(r, first)))
     return lines
+
+
+def _model_line(r: SuiteResult, m: ModelResult) -> str:
+    first = r.suite.headlines[0].name
+    against = "; ".join(f"{c.outcome} {_bar(c)}" for c in m.against_bars)
+    word = "passes" if m.passes else "does not pass"
+    mark = "✓" if m.passes else "⚠"
+    bare = "" if math.isfinite(m.cells[first].stderr) else " (no ±: on the values alone)"
+    distrust = f" ({m.untrusted.removeprefix('⚠ ')})" if m.untrusted else ""
+    convention = f" ({m.convention})" if m.convention else ""
+    return (
+        f"{mark} {r.suite.name}: {m.label} {word}{distrust} on {first}{convention} "
+        f"{shown(m.cells[first])}{bare}: {against}"
+    )
+
+
+def brief_audit_verdict_lines(results: list[SuiteResult]) -> list[tuple[bool | None, str]]:
+    """:func:`audit_verdict_lines` in brief (rmaudit audit without --details): per suite one
+    line for every model that passes, and one per way of failing (a scoring check failed: one
+    per model); a line that would name one model is that model's own line."""
+    lines: list[tuple[bool | None, str]] = []
+    for r in results:
+        first = r.suite.headlines[0].name
+        judged = [m for m in r.models if not m.baseline and m.passes is not None]
+        passing = [m for m in judged if m.passes]
+        failing: dict[str, list[ModelResult]] = {}
+        for m in judged:
+            if not m.passes:
+                failing.setdefault(m.untrusted or _failed_bars(m), []).append(m)
+        if len(passing) > 1:
+            bars = " and ".join(_bar_brief(c) for c in passing[0].against_bars if c.required)
+            lines.append(
+                (
+                    True,
+                    f"✓ {r.suite.name}: {len(passing)} of {len(judged)} models pass on "
+                    f"{first}{_shared_convention(passing)}, above {bars} (each one's line: "
+                    "--details)",
+                )
+            )
+        lines += [(True, _model_line(r, m)) for m in passing if len(passing) == 1]
+        for why, models in failing.items():
+            if len(models) == 1 or models[0].untrusted:
+                lines += [(False, _model_line(r, m)) for m in models]
+                continue
+            values = ", ".join(f"{m.label} {format_number(m.cells[first].value)}" for m in models)
+            lines.append(
+                (
+                    False,
+                    f"⚠ {r.suite.name}: {len(models)} models do not pass on {first}, {why}: "
+                    f"{values}",
+                )
+            )
+        if not any(not m.baseline for m in r.models):
+            lines.append((None, _bars_line(r, first)))
+    return lines
+
+
+def _failed_bars(m: ModelResult) -> str:
+    """The bars ``m`` does not beat: "below chance (0.5000)"."""
+    failed = [c for c in m.against_bars if c.required and c.outcome != "above"]
+    return "; ".join(f"{c.outcome} {_bar_brief(c)}" for c in failed)
+
+
+def _bar_brief(against: AgainstBar) -> str:
+    """A bar without the model's own paired difference: "length (0.2697 ± 0.0217, paired)"."""
+    if against.bar == CHANCE:
+        return f"chance ({format_number(against.cell.value)})"
+    return f"{against.bar} ({shown(against.cell)}, paired)"
+
+
+def _shared_convention(models: list[ModelResult]) -> str:
+    conventions = {m.convention for m in models}
+    return f" ({conventions.pop()})" if len(conventions) == 1 and models[0].convention else ""
 
 
 def _bars_line(r: SuiteResult, first: str) -> str:

@@ -1,0 +1,129 @@
+"""What ``rmaudit audit`` prints by default on many models, and that ``--details`` still
+prints every part it leaves out: an LLMBar folder with 65 recorded judges (as LLMBar's own
+release has), audited at 100 columns, must print at most 60 lines — the leaderboard's best
+rows, the verdicts in brief and the next step (docs/audit.md, "Output")."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _recorded import LLMBAR_SUBSETS, write_evaluator
+
+#: the default output's budget at 100 columns (issue 52, item 12)
+MOST_LINES = 60
+#: LLMBar's release: 5 models × up to 15 prompting strategies, 65 configurations
+FAMILIES = ("Alpha", "Bravo", "Charlie", "Delta", "Echo")
+STRATEGIES = tuple(f"Strategy_{i}" for i in range(13))
+PAIRS_PER_SUBSET = 40
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "100")
+
+
+def judges_folder(root: Path) -> dict[str, float]:
+    """LLMBar's five subsets of 40 pairs, and 65 judges from about right to about wrong,
+    some of them with pairs left unparsed in both orders; each judge's share of pairs right."""
+    rng = np.random.default_rng(7)
+    accuracy = {}
+    records = {}
+    for folder, _ in LLMBAR_SUBSETS:
+        records[folder] = [
+            {
+                "input": f"{folder} question {i}?",
+                "output_1": f"answer {i} " + "long " * (i % 3),
+                "output_2": f"other answer {i} " + "longer " * ((i + 1) % 4),
+                "label": 1 + (i + len(folder)) % 2,
+            }
+            for i in range(PAIRS_PER_SUBSET)
+        ]
+        path = root / "llmbar" / "LLMBar" / folder / "dataset.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(records[folder]), encoding="utf-8")
+    judges = [f"{family}/{strategy}" for family in FAMILIES for strategy in STRATEGIES]
+    for index, judge in enumerate(judges):
+        right = 0.95 - 0.7 * index / (len(judges) - 1)
+        unparsed = 0.03 if index % 4 == 0 else 0.0
+        for folder, _ in LLMBAR_SUBSETS:
+            winners = []
+            for record in records[folder]:
+                label, other = str(record["label"]), str(3 - record["label"])
+                draw = rng.random()
+                winner = None if draw < unparsed else label if draw < right else other
+                winners.append((winner, winner))
+            write_evaluator(root, folder, judge, records[folder], winners)
+        accuracy[judge] = right
+    return accuracy
+
+
+def audit(rmaudit, data: Path, *flags: str):
+    done = rmaudit(
+        "audit", "--suite", "llmbar", "--recorded-judges", "--data-dir", str(data), *flags
+    )
+    assert done.code == 0, done.err
+    return done
+
+
+def board_rows(out: str) -> list[str]:
+    """The leaderboard's model labels, top to bottom (its first table's body; a row's second
+    line, where its values take two, has none)."""
+    table = out[: out.index("└")]
+    labels = [line.split("│")[1].strip() for line in table.splitlines() if line.startswith("│")]
+    return [label for label in labels if label]
+
+
+def test_many_judges_print_in_60_lines_and_details_prints_every_part_left_out(rmaudit, tmp_path):
+    data = tmp_path / "data"
+    judges = judges_folder(data)
+    brief = audit(rmaudit, data)
+    lines = (brief.out + brief.err).splitlines()
+    assert len(lines) <= MOST_LINES, "\n".join(lines)
+    assert max(len(line) for line in lines) <= 100
+    results = json.loads(Path("rmaudit-audit.results.json").read_text(encoding="utf-8"))
+    (suite,) = results["suites"]
+    models = {m["label"]: m for m in suite["models"]}
+    assert len(models) == len(judges) + 2
+    # the leaderboard: the board's ten best rows (the whole board: rmaudit runs --details),
+    # then the baselines
+    every = rmaudit("runs", "rmaudit-audit.db", suite["run_id"][:10], "--details")
+    assert every.code == 0, every.err
+    whole = board_rows(every.out)
+    assert sorted(whole) == sorted(models)
+    shown = board_rows(brief.out)
+    assert shown == whole[:10] + [label for label in whole[10:] if label in ("length", "random")]
+    value = {label: m["metrics"]["accuracy"]["value"] for label, m in models.items()}
+    # one line for those that pass; each that does not is named, under why
+    passing = [label for label in judges if models[label]["passes"]]
+    failing = [label for label in judges if not models[label]["passes"]]
+    assert passing and failing
+    verdicts = [line for line in re.split(r"\n(?=[✓⚠] )", brief.out) if line[:1] in "✓⚠"]
+    (passed,) = [line for line in verdicts if line.startswith("✓")]
+    assert f"llmbar: {len(passing)} of {len(judges)} models pass on accuracy" in passed
+    said = " ".join(line for line in verdicts if line.startswith("⚠"))
+    for label in failing:
+        assert f"{label} {value[label]:.4f}" in " ".join(said.split()), label
+    # the next step, and where the rest is
+    assert "Next: rmaudit tui rmaudit-audit.db — the worst RM by accuracy is" in brief.out
+    assert "more (all 67 models, accuracy by subset" in brief.out and "--details" in brief.out
+    assert "more models alike (each one's line: --details)" in brief.err
+    assert "LLMBar's own figures beside rmaudit's, per subset: --details" in brief.out
+
+    details = audit(rmaudit, data, "--details")
+    full = " ".join(details.out.split())
+    assert "accuracy by subset" in full and "audit summary" in full
+    assert "LLMBar's own figures beside rmaudit's (LLMBar" in full
+    assert "accuracy: share of the preference pairs" in full  # the whole legend
+    for label in judges:
+        word = "passes" if models[label]["passes"] else "does not pass"
+        assert f"llmbar: {label} {word} on accuracy" in full, label
+    unparsed = [line for line in details.err.splitlines() if "have no verdict" in line]
+    # each judge's own note, where the brief output said the first one's once
+    assert len({line.split(":")[0] for line in unparsed}) == len(unparsed) > 3
+    (once,) = [line for line in brief.err.splitlines() if "have no verdict" in line]
+    assert once.startswith(unparsed[0].split(" (")[0])
