@@ -13,7 +13,6 @@ from rmaudit.errors import BadInput
 from rmaudit.recipe import load_recipe
 from rmaudit.results.run_index import list_runs, open_for_reading
 from rmaudit.run import Runner, build_components
-from rmaudit.run.costs import estimate_costs
 from rmaudit.store import Store
 from rmaudit.store.access import check_writable
 from rmaudit.store.lock import WriterLock
@@ -79,6 +78,8 @@ def run(
         out.print(plan_table(counts, f"plan for {recipe_path} (db: {db_path}); nothing was run"))
         for line in runner.planned_skips():
             err.print(literal(f"warning: {line}"), style="yellow")
+        from rmaudit.run.costs import estimate_costs  # with the API clients' prices: dry runs only
+
         costs = estimate_costs(recipe, components, counts, runner.pending_texts())
         if costs:
             out.print(cost_table(costs))

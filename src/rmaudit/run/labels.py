@@ -5,9 +5,8 @@ failures go to the ``failures`` table."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
-
-import numpy as np
 
 from rmaudit.components import Oracle, OracleLabel
 from rmaudit.errors import BadInput
@@ -56,7 +55,7 @@ def label(ctx: RunContext, spec: ComponentSpec, oracle: Oracle, todo: Work[str])
             if label.failed:  # no usable sample: not stored, so a rerun asks again
                 todo.count.failed += 1
                 continue
-            if not np.isfinite(label.score):
+            if not math.isfinite(label.score):
                 raise BadInput(
                     "oracle returned a non-finite score",
                     field=spec.field,

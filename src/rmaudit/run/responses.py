@@ -9,7 +9,7 @@ from rmaudit.components import Generation, Prompt, ReferencePolicy
 from rmaudit.store import dumps
 
 from .batches import BatchCall, map_calls
-from .context import RunContext, StageCount, Work, required
+from .context import RunContext, StageCount, Work, required, response_from_row
 
 #: (prompt, sample index, response id)
 Item = tuple[Prompt, int, str]
@@ -35,10 +35,14 @@ def generate(ctx: RunContext, policy: ReferencePolicy, todo: Work[Item]) -> None
     ctx.add_components(policy)
 
     def write(batch: Sequence[Item], generations: list[Generation]) -> None:
-        ctx.db.items.add_responses(
+        rows = [
             (rid, p.id, policy.key, i, g.text, dumps(g.meta))
             for (p, i, rid), g in zip(batch, generations, strict=True)
-        )
+        ]
+        ctx.db.items.add_responses(rows)
+        # the later stages get them from memory, as the store would give them back
+        for row in rows:
+            ctx.responses[row[0]] = response_from_row(ctx.db.items.response_record(row))
 
     call = BatchCall(
         required(ctx.recipe.policy, "[responses.policy]"),

@@ -118,6 +118,10 @@ class Store:
                 conn.execute("pragma synchronous = normal")
                 conn.execute(f"pragma cache_size = -{CACHE_KIB}")
                 migrate(conn)
+                # each batch is a savepoint, whose journal of the pages it changes is kept in
+                # memory rather than in a temporary file (a third of a stage's write time);
+                # after the migrations, whose copies of whole tables may sort more than fits
+                conn.execute("pragma temp_store = memory")
             except sqlite3.DatabaseError as error:
                 conn.close()
                 refused = not_writable(error, path)

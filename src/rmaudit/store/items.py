@@ -118,7 +118,7 @@ class Items(Table):
         rows: list[StoredResponse] = []
         for chunk in chunks(list(ids)):
             rows += map(
-                self._response,
+                self.response_record,
                 self.store.execute(
                     f"select id, prompt_id, policy_key, sample_index, text, meta from responses "
                     f"where id in ({marks(chunk)})",
@@ -127,7 +127,8 @@ class Items(Table):
             )
         return rows
 
-    def _response(self, row: tuple) -> StoredResponse:
+    def response_record(self, row: tuple) -> StoredResponse:
+        """A response row as the store reads it back (its meta parsed)."""
         meta = json_object(row[5], self.store.path, "responses.meta")
         return StoredResponse._make((*row[:5], meta))
 
@@ -259,7 +260,7 @@ class Items(Table):
             + _IN_BENCHMARK_ORDER,
             [selection_key, policy_key, per_prompt],
         ).fetchall()
-        return [self._response(row) for row in rows]
+        return [self.response_record(row) for row in rows]
 
     def benchmark_response_ids(
         self, selection_key: str, policy_key: str, per_prompt: int

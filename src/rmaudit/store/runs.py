@@ -97,9 +97,9 @@ class Runs:
                         [run_id, stage, *chunk],
                     ).fetchall()
                 )
-            self.store.executemany(
+            self.store.executemany(  # only items that failed before have rows to delete
                 "delete from failures where run_id = ? and stage = ? and item_id = ?",
-                ((run_id, stage, i) for i in ids),
+                ((run_id, stage, i) for i in earlier),
             )
             self.store.executemany(
                 "insert into failures (run_id, stage, item_id, error, created_at, attempts) "
