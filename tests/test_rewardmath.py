@@ -6,6 +6,7 @@ definition, and rmaudit's RETA and best-of-k equal a brute force over every subs
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -149,3 +150,31 @@ def test_compare_prints_letters_and_rank_intervals_across_every_kind(rmaudit, tm
         assert label in done.out
     assert "group" in done.out and "rank" in done.out and "#1" in done.out
     assert CORRECT not in done.err
+
+
+def test_a_run_killed_while_scoring_resumes_with_the_same_results(rmaudit, tmp_path):
+    """Part of a model's scores stored, as a run killed in its scores stage leaves them: the
+    rerun scores the rest (a results file's check sees only those) and prints the same."""
+    data = tmp_path / "data"
+    classifier(data, "ArmoRM", 1)
+    prm(data, "Easy_to_hard", 4)
+    db = tmp_path / "a.db"
+    first = audit(rmaudit, data, db, "rewardmath")
+    assert first.code == 0, first.err
+    with sqlite3.connect(db) as conn:
+        (rm_key,) = conn.execute(
+            "select rm_key from run_reward_models where label = 'Easy_to_hard'"
+        ).fetchone()
+        conn.execute(
+            "delete from rm_scores where rm_key = ? and response_id in (select response_id "
+            "from rm_scores where rm_key = ? order by response_id limit 40)",
+            [rm_key, rm_key],
+        )
+        assert (
+            conn.execute("select count(*) from rm_scores where rm_key = ?", [rm_key]).fetchone()[0]
+            == 80
+        )
+    again = audit(rmaudit, data, db, "rewardmath")
+    assert again.code == 0, again.err
+    assert "40 scores: Easy_to_hard" in again.err
+    assert models_of(again) == models_of(first)

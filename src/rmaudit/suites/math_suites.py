@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import gzip
 import os
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from rmaudit.benchmark.layouts import expand
-from rmaudit.benchmark.recorded.rewardmath import model_label, read_scores, read_texts
+from rmaudit.benchmark.recorded.rewardmath import Layout, model_label, read_scores, read_texts
 from rmaudit.benchmark.recorded.rewardmath_benchmark import file_problems
 from rmaudit.errors import BadInput
 
@@ -133,10 +134,10 @@ def _stamp(path: Path) -> tuple[str, int, int]:
     return str(path), found.st_size, found.st_mtime_ns
 
 
-def _covering(first: Path, candidates: list[Path], layout: str) -> Path | None:
-    wanted = file_problems(read_scores(first, layout)).solutions  # type: ignore[arg-type]
+def _covering(first: Path, candidates: list[Path], layout: Layout) -> Path | None:
+    wanted = file_problems(read_scores(first, layout)).solutions
     for candidate in candidates:
-        held = read_texts(candidate, layout).problems  # type: ignore[arg-type]
+        held = read_texts(candidate, layout).problems
         if all(held.get(key) == solutions for key, solutions in wanted.items()):
             return candidate
     return None
@@ -186,10 +187,10 @@ def _holds_steps(path: Path) -> bool:
     try:
         with opener(path, "rb") as handle:
             return _STEPS_FIELD in handle.read(1 << 14)
-    except (OSError, EOFError):
+    except (OSError, EOFError, zlib.error):  # read again, and named, as a results file
         return False
 
 
-def _layout(suite: Suite) -> str:
-    assert suite.benchmark is not None
-    return str(suite.benchmark["layout"])
+def _layout(suite: Suite) -> Layout:
+    assert suite.benchmark is not None and suite.benchmark["layout"] in get_args(Layout)
+    return suite.benchmark["layout"]
