@@ -490,7 +490,8 @@ CHECK_INPUTS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "rewardmath-scores": _rewardmath_items,
 }
 
-#: Components that call an HTTP API: checked against a local server in tests/api/.
+#: Components that call an HTTP API: checked against a local server in tests/api/ (the served
+#: reward models in tests/api/test_served_rm_faults.py and tests/hf/test_served_rm.py).
 CHECKED_ELSEWHERE = {
     "llm-judge",
     "openai-chat",
@@ -498,6 +499,9 @@ CHECKED_ELSEWHERE = {
     "llm-rewrite",
     "llm-judge-rm",
     "openai-embeddings",
+    "vllm-pooling",
+    "vllm-classify",
+    "openrlhf-rm",
 }
 
 

@@ -19,12 +19,14 @@ from rmaudit.suites import JUDGEBENCH_PAIRS, RESULTS_SUFFIX, SUITES, Suite, get_
 if TYPE_CHECKING:
     from rmaudit.components.scoring_checks import CheckSettings
     from rmaudit.suites.data import Located
+    from rmaudit.suites.served_arguments import ServedFlags
 
 from .audit_run import AuditOutput, AuditRequest, AuditStop, ModelFlags, run_audit
 from .check_options import scoring_check_options
 from .console import console
 from .model_flags import hf_model_flags
 from .options import FiniteFloat, db_option, grouped
+from .served_flags import served_flags
 
 #: audits keep their own store, so the runs of ``rmaudit run`` and of audits do not mix
 AUDIT_DB = "rmaudit-audit.db"
@@ -150,7 +152,9 @@ AUDIT_DB = "rmaudit-audit.db"
         "prompt (pair-v2, single-v1) from DATA_DIR/mt_bench/judge_prompts.jsonl.",
     ),
     click.option(
-        "--api-key-env", help="Environment variable with a judge:MODEL's key (OPENAI_API_KEY)."
+        "--api-key-env",
+        help="Environment variable with a judge:MODEL's key (OPENAI_API_KEY), or a served "
+        "MODEL's (default: none).",
     ),
     click.option(
         "--judge-price",
@@ -161,11 +165,13 @@ AUDIT_DB = "rmaudit-audit.db"
         "--request-timeout",
         type=FiniteFloat(min=0, min_open=True, max=MOST_TIMEOUT_S),
         metavar="SECONDS",
-        help="How long each request of a judge:MODEL waits for its reply (default 60). Its "
-        "first, the ready call, is not tried again: a URL where nothing answers stops the "
-        "audit then; the others are tried up to 7 times (max_retries in the recipe).",
+        help="How long each request of a judge:MODEL or a served MODEL waits for its reply "
+        "(default 60). Its first, the ready call, is not tried again: a URL where nothing "
+        "answers stops the audit then; the others are tried up to 7 times (max_retries in the "
+        "recipe).",
     ),
 )
+@served_flags
 @hf_model_flags
 @scoring_check_options
 def audit(
@@ -179,14 +185,16 @@ def audit(
     output: AuditOutput,
     stop: AuditStop,
     model_flags: ModelFlags,
+    served: ServedFlags,
     checks: CheckSettings,
     hf_options: dict[str, Any],
 ) -> None:
     """Audit reward models on the built-in suites, beside the length and random baselines.
 
     MODEL is a Hugging Face id or local folder (a sequence classifier; with --dpo-ref, a DPO
-    policy), scores:FILE, rb2-scores:FILE (a model's published RewardBench 2 scores), or a
-    baseline: length, random.  Several MODELs are compared side by side.  The model flags are
+    policy), a server's URL with --rm-protocol (a served reward model, docs/real-models.md),
+    scores:FILE, rb2-scores:FILE (a model's published RewardBench 2 scores), or a baseline:
+    length, random.  Several MODELs are compared side by side.  The model flags are
     the recipe options of the same names (docs/audit.md).  --recorded-judges adds the judges
     whose published outputs lie with the data (docs/judges.md).  With --suite prmbench or
     processbench, MODEL is a process reward model: a Hugging Face token classifier
@@ -209,7 +217,9 @@ def audit(
         suite_names, data_dir, JUDGEBENCH_PAIRS[judgebench_pairs], recorded
     )
     of_prms = found[0][0].solutions is not None
-    tables = model_flags.tables(list(models), hf_options, data_dir, sample, of_prms=of_prms)
+    tables = model_flags.tables(
+        list(models), hf_options, data_dir, sample, of_prms=of_prms, served=served
+    )
     run_audit(
         AuditRequest(
             found=tuple(found),

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from rmaudit.recipe import Recipe
     from rmaudit.suites.audit_verdict import SuiteResult
     from rmaudit.suites.data import Located
+    from rmaudit.suites.served_arguments import ServedFlags
 
 from .console import console
 
@@ -93,9 +94,10 @@ class ModelFlags:
         sample: int | None,
         *,
         of_prms: bool,
+        served: ServedFlags,
     ) -> list[dict[str, Any]]:
         """The MODELs' and the baselines' recipe tables (``of_prms``: process reward models,
-        which take none of these flags)."""
+        which take none of these flags; ``served``: a server's URL's ``--rm-*`` flags)."""
         from rmaudit.suites.judge_arguments import JudgeFlags, read_judge_template
         from rmaudit.suites.model_arguments import model_tables, parse_columns
         from rmaudit.suites.prm_arguments import prm_tables, reward_model_flags
@@ -116,7 +118,13 @@ class ModelFlags:
             return prm_tables(models, hf_options)
         columns = parse_columns(self.columns)
         return model_tables(
-            models, hf_options, self.dpo_ref, match=self.match, columns=columns, judge=judge
+            models,
+            hf_options,
+            self.dpo_ref,
+            match=self.match,
+            columns=columns,
+            judge=judge,
+            served=served,
         )
 
 

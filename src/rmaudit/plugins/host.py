@@ -45,6 +45,7 @@ DEFAULT_PLUGINS = (
     "rmaudit.default_plugins.reward_models",
     "rmaudit.default_plugins.huggingface",
     "rmaudit.default_plugins.openai_compat",
+    "rmaudit.default_plugins.served",
     "rmaudit.default_plugins.llm_judge_oracle",
     "rmaudit.default_plugins.oracles",
     "rmaudit.default_plugins.policies",

@@ -30,6 +30,7 @@ from .judge_arguments import (
     judge_table,
     verdicts_table,
 )
+from .served_arguments import ServedFlags, check_served_flags, is_served, served_table
 
 #: the baselines every suite audits beside the user's models (those whose RM is installed),
 #: each with its recipe table; ``length`` is the one a model must beat
@@ -118,27 +119,39 @@ def model_tables(
     match: str = "text",
     columns: dict[str, str] | None = None,
     judge: JudgeFlags | None = None,
+    served: ServedFlags | None = None,
 ) -> list[dict[str, Any]]:
     """The reward-model tables for ``models``, then each installed baseline not among them;
     ``match`` and ``columns`` (:func:`parse_columns`): what a scores file's rows are keyed by
-    and which of its columns hold the key and the score (``scores-file`` options)."""
+    and which of its columns hold the key and the score (``scores-file`` options);
+    ``served``: the ``--rm-*`` flags of a server's URL."""
     hf_options = {name: value for name, value in options.items() if value not in (None, False)}
     scores_options = {"match": match, **(columns or {})}
+    judge, served = judge or JudgeFlags(), served or ServedFlags()
+    check_served_flags(models, served)
     tables = [
-        judge_table(model, judge or JudgeFlags())
+        judge_table(model, judge)
         if model.startswith(JUDGE_PREFIX)
         else verdicts_table(model)
         if model.startswith(VERDICTS_PREFIX)
+        else served_table(
+            model, served, api_key_env=judge.api_key_env, request_timeout=judge.request_timeout
+        )
+        if is_served(model)
         else _table(model, hf_options, dpo_ref, scores_options)
         for model in models
     ]
-    api_only = judge.api_only() if judge is not None else []
+    api_only = [
+        flag
+        for flag in judge.api_only()
+        if flag == "--base-url" or not any(is_served(model) for model in models)
+    ]
     if api_only and not any(t["name"] == JUDGE_RM for t in tables):
         raise BadInput(
             f"{api_only[0]} applies to judge:MODEL with --base-url; none was given",
             field=api_only[0],
         )
-    if judge is not None and judge.template is not None:
+    if judge.template is not None:
         if not any(t["name"] in JUDGE_RMS for t in tables):
             raise BadInput(
                 "--judge-template applies to judge:MODEL; none was given", field="--judge-template"

@@ -2,10 +2,11 @@
 
 from .cache import RequestCache, default_cache_path
 from .client import ApiClient, ApiSession, run_sync
-from .options import ApiError, ApiOptions, CallEstimate, Price, estimate_tokens
+from .options import ApiConnection, ApiError, ApiOptions, CallEstimate, Price, estimate_tokens
 
 __all__ = [
     "ApiClient",
+    "ApiConnection",
     "ApiError",
     "ApiOptions",
     "ApiSession",

@@ -22,7 +22,7 @@ from rmaudit.components.keys import content_key
 from rmaudit.errors import BadInput
 
 from .cache import RequestCache, default_cache_path
-from .options import ApiOptions, RetriesSpent
+from .options import ApiConnection, RetriesSpent
 
 T = TypeVar("T")
 
@@ -40,9 +40,10 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
 
 
 class ApiClient:
-    """Built once per component from its :class:`ApiOptions`; opens a session per batch."""
+    """Built once per component from its connection options (:class:`ApiConnection`); opens a
+    session per batch."""
 
-    def __init__(self, options: ApiOptions) -> None:
+    def __init__(self, options: ApiConnection) -> None:
         env = options.api_key_env or None
         if env is not None and not _ENV_NAME.fullmatch(env):
             # never echo the value: it is most likely the key itself
@@ -164,7 +165,7 @@ class ApiSession:
             return await self._sender.post(endpoint, payload)
         except RetriesSpent as error:
             raise BadInput(
-                f"the judge's ready call: POST {error.url} gave up after {error.attempts + 1} "
+                f"the ready call: POST {error.url} gave up after {error.attempts + 1} "
                 f"attempts (last: {error.last}); nothing was written",
                 field="base_url",
                 value=url,

@@ -1,6 +1,6 @@
-"""What every API-backed component's options share (where the API is, how to talk to it, what
-it costs), and the error a request that kept failing raises: the leaf that the client and the
-SDK sender both import."""
+"""What every API-backed component's options share (where the API is, how to talk to it: the
+connection; what its tokens cost), and the error a request that kept failing raises: the leaf
+that the client and the SDK sender both import."""
 
 from __future__ import annotations
 
@@ -28,9 +28,10 @@ class Price(ComponentOptions):
         return (prompt_tokens * self.prompt + completion_tokens * self.completion) / 1e6
 
 
-class ApiOptions(ComponentOptions):
-    """Where the API is and how to talk to it; shared by every API-backed component.  How
-    requests are made or accounted is OPERATIONAL: it never changes what they return."""
+class ApiConnection(ComponentOptions):
+    """Where an HTTP API is and how to talk to it: what the client needs, shared by every
+    component that sends requests (a served reward model's server too).  How requests are
+    made is OPERATIONAL: it never changes what they return."""
 
     base_url: HttpUrl = Field(
         description="e.g. https://api.openai.com/v1 or http://localhost:8000/v1"
@@ -60,6 +61,12 @@ class ApiOptions(ComponentOptions):
         None,
         description="request cache file, relative to the recipe's folder (default: user cache dir)",
     )
+
+
+class ApiOptions(ApiConnection):
+    """An OpenAI-compatible API and what its tokens cost; shared by every component over one.
+    How requests are accounted is OPERATIONAL: it never changes what they return."""
+
     price: Annotated[Price | None, OPERATIONAL] = Field(
         None, description="USD per 1M tokens, for cost accounting"
     )

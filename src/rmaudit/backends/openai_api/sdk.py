@@ -19,7 +19,7 @@ import openai
 
 from rmaudit.errors import BadInput
 
-from .options import ApiOptions, RetriesSpent
+from .options import ApiConnection, RetriesSpent
 
 #: header the SDK sends with each attempt: how many retries came before it
 RETRY_COUNT_HEADER = "x-stainless-retry-count"
@@ -50,7 +50,7 @@ class Sender:
     """One batch's SDK client (one connection pool); use as ``async with``."""
 
     def __init__(
-        self, base_url: str, key: str | None, key_env: str | None, options: ApiOptions
+        self, base_url: str, key: str | None, key_env: str | None, options: ApiConnection
     ) -> None:
         self.base_url = base_url
         self.options = options

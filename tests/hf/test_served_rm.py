@@ -1,0 +1,157 @@
+"""Served reward models against real HTTP servers (tests/_served_rm.py) of a tiny Hugging Face
+RM built in this session: for each protocol, ``rmaudit audit http://… --rm-protocol P`` scores
+every response as the same checkpoint audited in-process does, bit for bit; a rerun sends
+nothing at all; a server whose scores move with the batch fails the batch
+invariance check, and one that cuts long inputs the truncation check."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from _served_rm import RewardServer, TinyRM
+from test_audit import write_llmbar
+
+pytest.importorskip("torch")
+pytest.importorskip("openai", reason="served reward models need the api extra")
+
+#: (protocol, who writes the conversation)
+PROTOCOLS = [("vllm-pooling", "server"), ("vllm-classify", "rmaudit"), ("openrlhf-rm", "rmaudit")]
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the audit's results file lands here
+    monkeypatch.setenv("RMAUDIT_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def stored_scores(db, label: str) -> dict[str, float]:
+    """Response id → score of the model of ``label``, read from the DB."""
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute(
+            "select s.response_id, s.score from rm_scores s join run_reward_models m "
+            "on m.rm_key = s.rm_key where m.label = ?",
+            [label],
+        ).fetchall()
+    return dict(rows)
+
+
+def stored_checks(db, label: str) -> dict[str, dict]:
+    """Check name → the check, of the model of ``label``."""
+    with sqlite3.connect(db) as connection:
+        (checks,) = connection.execute(
+            "select checks from scoring_checks where label = ?", [label]
+        ).fetchone()
+    return {check["name"]: check for check in json.loads(checks)["checks"]}
+
+
+def served_args(server: RewardServer, protocol: str, *extra: str) -> list[str]:
+    return [server.url, "--rm-protocol", protocol, "--rm-dtype", "float32", *extra]
+
+
+@pytest.mark.parametrize(("protocol", "template"), PROTOCOLS)
+def test_a_served_audit_scores_every_response_as_the_checkpoint_in_process(
+    rmaudit, tiny_models, tmp_path, protocol, template
+):
+    data, db = tmp_path / "data", tmp_path / "audit.db"
+    pairs = write_llmbar(data)
+    model = tiny_models["gpt2-rm"]
+    with RewardServer(protocol, TinyRM(model)) as server:
+        args = [
+            "audit",
+            *served_args(server, protocol, "--rm-tokenizer", model, "--rm-template", template),
+            # one text a request and one a forward pass: both sides run each input alone
+            "--rm-batch-size",
+            "1",
+            model,
+            "--batch-size",
+            "1",
+            "--suite",
+            "llmbar",
+            "--data-dir",
+            str(data),
+            "--db",
+            str(db),
+            "--json",
+        ]
+        first = rmaudit(*args)
+        assert first.code == 0, first.err
+        label = f"{protocol}:{server.url.removeprefix('http://')}"
+        served, local = stored_scores(db, label), stored_scores(db, "gpt2-rm")
+        assert len(served) == len({(prompt, text) for prompt, *both in pairs for text in both})
+        assert served == local  # score for score, bit for bit
+        (suite,) = json.loads(first.out)["suites"]
+        metrics = {m["label"]: m["metrics"] for m in suite["models"]}
+        assert metrics[label] == metrics["gpt2-rm"]
+        checks = stored_checks(db, label)
+        assert {name: c["status"] for name, c in checks.items()} == {
+            "batch invariance": "pass",
+            "template": "pass",
+            "truncation": "pass",
+            "determinism": "pass",
+        }
+        said = "the server's chat template" if template == "server" else "rmaudit, with"
+        assert checks["template"]["finding"].startswith(said)
+
+        sent = len(server.log)
+        again = rmaudit(*args)
+        assert again.code == 0, again.err
+        assert len(server.log) == sent  # every score is stored: nothing is asked again
+    assert stored_scores(db, label) == served
+
+
+def test_a_server_whose_scores_move_with_the_batch_fails_the_batch_invariance_check(
+    rmaudit, tiny_models, tmp_path
+):
+    data, db = tmp_path / "data", tmp_path / "audit.db"
+    write_llmbar(data)
+    model = tiny_models["gpt2-rm"]
+
+    def batch_dependent(size: int, position: int) -> float:
+        return 0.0 if size == 1 else 0.5 * position / size  # later rows of a batch drift up
+
+    with RewardServer("openrlhf-rm", TinyRM(model), perturb=batch_dependent) as server:
+        done = rmaudit(
+            "audit",
+            *served_args(server, "openrlhf-rm", "--rm-tokenizer", model, "--rm-batch-size", "8"),
+            "--suite",
+            "llmbar",
+            "--data-dir",
+            str(data),
+            "--db",
+            str(db),
+        )
+    assert done.code == 0, done.err
+    label = f"openrlhf-rm:{server.url.removeprefix('http://')}"
+    check = stored_checks(db, label)["batch invariance"]
+    assert check["status"] == "fail", check
+    # the largest gap is the perturbation's largest, 0.5 * 7 / 8, give or take float32's
+    assert check["figures"]["largest difference"] == pytest.approx(0.5 * 7 / 8, abs=1e-5)
+    assert "batch invariance" in done.err
+
+
+def test_a_server_that_cuts_long_inputs_fails_the_truncation_check(rmaudit, tiny_models, tmp_path):
+    data, db = tmp_path / "data", tmp_path / "audit.db"
+    write_llmbar(data)
+    model = tiny_models["gpt2-rm"]
+    served = TinyRM(model)
+    # OpenRLHF's serve_rm cuts every text to --data.max_len tokens, keeping the first
+    with RewardServer("openrlhf-rm", served, max_tokens=24) as server:
+        done = rmaudit(
+            "audit",
+            *served_args(server, "openrlhf-rm", "--rm-tokenizer", model),
+            "--suite",
+            "llmbar",
+            "--data-dir",
+            str(data),
+            "--db",
+            str(db),
+        )
+    assert done.code == 0, done.err
+    label = f"openrlhf-rm:{server.url.removeprefix('http://')}"
+    check = stored_checks(db, label)["truncation"]
+    assert check["status"] == "fail", check
+    longest = sorted(len(served.tokens(t)) for e in server.log for t in e.get("texts", ()))
+    assert longest[-1] > 24  # the longest inputs were cut
+    assert check["figures"]["end not read"] == 2
