@@ -12,8 +12,9 @@ right, as its tokenizer call does.
 
 Misbehaviour on request: ``perturb(batch_size, position)`` is added to each score of a
 request of ``batch_size`` texts (a server whose scores depend on the batch);
-``schedule(path, body_digest, attempt)`` picks each request's fate, the same request body
-meeting the same faults whatever the concurrency: ``ok``; ``429`` (Retry-After: 0), ``500``,
+``schedule(path, body, attempt)`` picks each request's fate (``body``: the request as JSON;
+``attempt``: how often the same body came before), so the same request meets the same faults
+whatever the concurrency: ``ok``; ``429`` (Retry-After: 0), ``500``,
 ``503``: the status; ``html``: HTTP 200 with an HTML body; ``drop``: the reply's headers and
 half its body, then the connection closed; ``stall``: no reply until the server stops;
 ``nan``, ``string``, ``short``: a reply whose first score is NaN, a string, or missing.
@@ -29,7 +30,7 @@ from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
-Schedule = Callable[[str, str, int], str]
+Schedule = Callable[[str, dict[str, Any], int], str]
 Perturb = Callable[[int, int], float]
 
 ENDPOINTS = {"vllm-pooling": "/pooling", "vllm-classify": "/classify", "openrlhf-rm": "/get_reward"}
@@ -100,7 +101,7 @@ def score_of(ids: Sequence[int]) -> float:
     return (int(digest[:8], 16) % 20_000) / 1000 - 10
 
 
-def always_ok(path: str, digest: str, attempt: int) -> str:
+def always_ok(path: str, body: dict[str, Any], attempt: int) -> str:
     return "ok"
 
 
@@ -178,7 +179,8 @@ class RewardServer:
         with self._lock:
             attempt = self._attempts.get(digest, 0)
             self._attempts[digest] = attempt + 1
-        fate = self.schedule(handler.path, digest, attempt)
+        request = json.loads(raw)
+        fate = self.schedule(handler.path, request, attempt)
         entry = {"path": handler.path, "fate": fate, "attempt": attempt}
         if handler.path != ENDPOINTS[self.protocol]:
             entry["fate"] = "404"
@@ -186,7 +188,7 @@ class RewardServer:
         elif fate in ("429", "500", "503"):
             status, body = int(fate), {"error": {"message": fate}}
         else:
-            status, body = self._reply(json.loads(raw), entry)
+            status, body = self._reply(request, entry)
         with self._lock:
             self.log.append(entry)
         if fate == "stall":

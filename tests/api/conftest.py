@@ -29,3 +29,20 @@ def fake_openai():
     yield start
     for server in servers:
         server.stop()
+
+
+@pytest.fixture
+def fake_served():
+    """Start reward servers: fake_served(protocol, **options) -> a running RewardServer of
+    tests/_served_rm.py scoring with Digest (stopped after)."""
+    from _served_rm import Digest, RewardServer
+
+    servers = []
+
+    def start(protocol: str, **kwargs) -> RewardServer:
+        servers.append(RewardServer(protocol, Digest(), **kwargs).start())
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.stop()

@@ -79,6 +79,7 @@ def _noise(
 def run_checks(rm: ServedRM, sample: Sequence[Pair]) -> ScoringChecks:
     """Every check of the served ``rm`` on ``sample``; the rendered input shown is the
     shortest item's, and the sample's scores as the run sends them are the run's own."""
+    rm.check_ready()  # a server that cannot answer is refused at its first request
     started = time.perf_counter()
     inputs = rm.inputs(sample)
     keys = [rm.cache_key(item) for item in inputs]

@@ -55,6 +55,7 @@ class ServedRM(RewardModel[ServedRMOptions]):
         self.requests = 0
         self.from_cache = 0
         self.scored = 0
+        self._ready = False
         self._sample: list[tuple[tuple[Prompt, Response], float]] = []
 
     # -- inputs -------------------------------------------------------------------------------
@@ -220,10 +221,13 @@ class ServedRM(RewardModel[ServedRMOptions]):
 
     # -- before and after a run ---------------------------------------------------------------
     def check_ready(self) -> None:
-        """One request scoring an easy item: a URL where nothing answers, a path the server
-        does not serve (another protocol's) or a reply that is no score is bad input before a
-        run stores anything."""
-        self.send([self.inputs([_READY])], ready=True)
+        """One request scoring an easy item, before the first other (the scoring checks'):
+        a URL where nothing answers, a path the server does not serve (another protocol's)
+        or a reply that is no score is bad input before a run stores anything.  Once
+        answered, not asked again."""
+        if not self._ready:
+            self.send([self.inputs([_READY])], ready=True)
+            self._ready = True
 
     def calls(self, items: int) -> int:
         """Requests that ``items`` inputs not cached take."""
