@@ -249,6 +249,7 @@ def test_without_pyarrow_the_parquet_extra_is_named(rmaudit, rb2, tmp_path, monk
 def test_a_results_file_of_rows_reads_as_its_columns_and_matching_counts_what_differs(
     rb2, tmp_path
 ):
+    from rmaudit.benchmark.pairs.rewardbench2 import read_rewardbench2
     from rmaudit.benchmark.rb2_results import align, read_results
 
     _, rows = rb2
@@ -261,16 +262,25 @@ def test_a_results_file_of_rows_reads_as_its_columns_and_matching_counts_what_di
     )
     (by_columns, model), (by_rows, _) = read_results(columns), read_results(lines)
     assert model == "m" and [r.scores for r in by_columns] == [r.scores for r in by_rows]
-    # a data row that repeats another's prompt and completions, scored otherwise in the file
+    # a data row that repeats another's prompt and completions, scored otherwise in the file:
+    # each keeps its own scores, keyed by the place of its completions
     twin = {**rows[0], "id": "99"}
+    data_file = tmp_path / "twin.jsonl"
+    data_file.write_text(
+        "".join(json.dumps(r) + "\n" for r in [*rows[:4], twin, *rows[4:]]), encoding="utf-8"
+    )
+    data = read_rewardbench2(data_file)
     shifted = [*by_columns]
     first = next(i for i, r in enumerate(by_columns) if r.subset == rows[0]["subset"])
     shifted.insert(first + 4, replace(by_columns[first], id="99", scores=(0.0, 0.0, 0.0, 0.0)))
-    aligned = align(columns, shifted, model, [*rows[:4], twin, *rows[4:]])
-    assert len(aligned.ids_differing) == 2  # the file's 30 and 31 for 0 and 1
-    assert len(aligned.scores_differing) == 4  # the twin's four completions, first score kept
-    key = (rows[0]["prompt"], rows[0]["chosen"][0])
-    assert aligned.table.values[key] == len(rows[0]["chosen"][0])
+    aligned = align(columns, shifted, model, data)
+    assert len(aligned.ids_differing) == 2  # the file's 30 and 31 for 0 and 1, no row's ids
+    original, copy = data.rows[0], data.rows[4]
+    assert set(original.response_ids).isdisjoint(copy.response_ids)
+    scores = aligned.table.values
+    assert [scores[(rid,)] for rid in copy.response_ids] == [0.0] * 4
+    lengths = [float(len(c)) for c in original.completions]
+    assert [scores[(rid,)] for rid in original.response_ids] == lengths
 
 
 def test_a_sample_draws_whole_rows_and_whole_ties_questions(rmaudit, rb2, tmp_path):

@@ -405,6 +405,21 @@ def _rewardmath_items(tmp_path: Path) -> dict[str, Any]:
     }
 
 
+def _rb2_items(tmp_path: Path) -> dict[str, Any]:
+    """The kit's items for a model's published RewardBench 2 scores: the completions of the
+    data rows ``_rb2_scores`` wrote, as the rewardbench-2 pair source keys them (published
+    scores are matched by row and position, so by rmaudit's response ids, not by text)."""
+    from rmaudit.benchmark.pairs.rewardbench2 import read_rewardbench2
+
+    data = read_rewardbench2(tmp_path / "rb2.parquet")
+    pairs = {
+        response.id: (pair.prompt, response)
+        for pair in data.pairs(data.rows, seed=0)
+        for response in (pair.chosen, pair.rejected)
+    }
+    return {"pairs": list(pairs.values())}
+
+
 #: component name (or kind:name, where two kinds share it) → options for the check (a
 #: function of tmp_path when it needs files)
 EXAMPLE_OPTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
@@ -488,6 +503,7 @@ CHECK_TOLERANCES: dict[str, dict[str, float]] = {
 #: component name → what its kind's check is given beyond the kit's samples
 CHECK_INPUTS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "rewardmath-scores": _rewardmath_items,
+    "rb2-scores": _rb2_items,
 }
 
 #: Components that call an HTTP API: checked against a local server in tests/api/ (the served

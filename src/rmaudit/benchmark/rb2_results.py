@@ -1,6 +1,8 @@
 """A model's per-item scores as RewardBench 2 publishes them (hf.co/datasets/allenai/
 reward-bench-2-results, ``eval-set-scores/<org>/<model>.json``), matched to the rows of
-RewardBench 2's data file, so the scores key by prompt and completion text as any RM's do.
+RewardBench 2's data file (:class:`~rmaudit.benchmark.pairs.rewardbench2.RB2Row`) by row id
+and position, never by text: each published score becomes the score of the response id of the
+completion at its place, so two rows that share a completion keep their own scores.
 
 reward-bench writes the file as one JSON object of columns (``datasets``' ``to_dict``): ``id``,
 ``subset``, ``num_correct``, ``scores`` (per row, the score of each completion, the chosen ones
@@ -10,18 +12,23 @@ with the same fields is read too.  Only ``subset``, ``id`` and ``scores`` are us
 ``results`` is not (for the Ties rows it holds a best-of-4 credit, not the Ties score:
 reward-bench #255).
 
-Rows are matched within each subset in order (the k-th Factuality row of the file is the k-th
-Factuality row of the data): ids are not a key, as most published files give the first ten
-Factuality rows the ids 30-39 (reward-bench #273).  A Ties row's id must match (the Ties score
-groups by it); other ids that differ are counted.  A generative judge's file, which holds its
-four-way verdicts and no scores outside Ties, is refused.  A completion that two rows share
-(the same prompt and text) keeps its first score, and the rows whose score for it differs are
-counted.
+Within each subset the k-th row of the file is the k-th row of the data, its id checked:
+
+* an id that is no row's of the subset, or that the file's subset holds twice, cannot be a key
+  — most published files give the first ten Factuality rows the ids 30-39, the ids of ten
+  later rows (reward-bench #273) — so the row is matched by its position and counted;
+* an id the file holds once that names another row of the data means the rows are in another
+  order (rotated, sorted): the subset is matched by id where its ids are unique on both sides
+  and the same, and refused otherwise.
+
+A Ties row's id must match (the Ties score groups rows by it).  A generative judge's file,
+which holds its four-way verdicts and no scores outside Ties, is refused.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,8 +36,10 @@ from typing import Any
 
 from rmaudit.components.data_text import parse_json, read_text
 from rmaudit.errors import BadInput
+from rmaudit.metrics.rewardbench2 import is_ties
 
-from .keyed_files import KeyedValues, KeyFields, text_key
+from .keyed_files import KeyedValues, KeyFields
+from .pairs.rewardbench2 import RB2Data, RB2Row
 from .tabular import json_rows, read_rows
 
 
@@ -46,12 +55,14 @@ class ResultRow:
 
 @dataclass
 class Aligned:
-    """The file's scores by (prompt, completion) text, and what matching them found."""
+    """The file's scores by the response id of the completion at their place, and what
+    matching them found."""
 
     table: KeyedValues
     model: str
     ids_differing: list[str] = field(default_factory=list)
-    scores_differing: list[str] = field(default_factory=list)
+    #: the subsets whose rows the file holds in another order, matched by id
+    matched_by_id: list[str] = field(default_factory=list)
 
 
 def read_results(path: Path) -> tuple[list[ResultRow], str]:
@@ -125,15 +136,23 @@ def _score(raw: Any, where: str, name: str) -> float:
     return float(value)
 
 
-def align(path: Path, rows: list[ResultRow], model: str, data: list[dict[str, Any]]) -> Aligned:
-    """The scores of ``rows`` keyed by the prompt and completion texts of the data rows they
-    match (module docstring); a file that does not match the data is BadInput."""
+def align(path: Path, rows: list[ResultRow], model: str, data: RB2Data) -> Aligned:
+    """The scores of ``rows`` keyed by the response ids of the data rows they match (module
+    docstring); a file that does not match the data is BadInput."""
+    if data.rejected:
+        first = data.rejected[0]
+        raise BadInput(
+            f"{len(data.rejected)} rows of the RewardBench 2 data are rejected (first: line "
+            f"{first.line}, {first.reason}): published scores are matched by each row's "
+            "position in its subset, which a rejected row would shift",
+            file=str(data.path),
+        )
     mine: dict[str, list[ResultRow]] = {}
-    theirs: dict[str, list[dict[str, Any]]] = {}
+    theirs: dict[str, list[RB2Row]] = {}
     for row in rows:
         mine.setdefault(row.subset, []).append(row)
-    for record in data:
-        theirs.setdefault(str(record.get("subset")), []).append(record)
+    for record in data.rows:
+        theirs.setdefault(record.subset, []).append(record)
     for subset in sorted(set(mine) | set(theirs)):
         have, want = len(mine.get(subset, [])), len(theirs.get(subset, []))
         if have != want:
@@ -142,39 +161,65 @@ def align(path: Path, rows: list[ResultRow], model: str, data: list[dict[str, An
                 file=str(path),
                 field="subset",
             )
-    aligned = Aligned(KeyedValues(path, KeyFields("text")), model)
+    aligned = Aligned(KeyedValues(path, KeyFields("rmaudit-id")), model)
     for subset, records in theirs.items():
-        for row, record in zip(mine[subset], records, strict=True):
-            _add(aligned, row, record, subset.lower() == "ties")
+        for row, record in _matched(aligned, subset, mine[subset], records):
+            _add(aligned, row, record)
     return aligned
 
 
-def _add(aligned: Aligned, row: ResultRow, record: dict[str, Any], ties: bool) -> None:
-    completions = [*(record.get("chosen") or []), *(record.get("rejected") or [])]
-    ident = str(record.get("id"))
-    if row.id != ident:
-        if ties:
+def _matched(
+    aligned: Aligned, subset: str, rows: list[ResultRow], records: list[RB2Row]
+) -> list[tuple[ResultRow, RB2Row]]:
+    """Each file row of one subset with its data row: by position, or by id where the file
+    holds the rows in another order (module docstring)."""
+    held = Counter(row.id for row in rows)
+    place = {record.id: k for k, record in reversed(list(enumerate(records)))}
+    moved = [
+        k
+        for k, (row, record) in enumerate(zip(rows, records, strict=True))
+        if row.id != record.id and held[row.id] == 1 and row.id in place
+    ]
+    if moved:
+        ids = [record.id for record in records]
+        if len(set(ids)) == len(ids) and set(held) == set(ids) and max(held.values()) == 1:
+            aligned.matched_by_id.append(subset)
+            by_id = dict(zip(ids, records, strict=True))
+            return [(row, by_id[row.id]) for row in rows]
+        row = rows[moved[0]]
+        raise BadInput(
+            f"row {moved[0] + 1} of subset {subset!r} has the id of the data's row "
+            f"{place[row.id] + 1} there, not {records[moved[0]].id!r}: the rows are in "
+            "another order, and their ids are not unique to match them by",
+            file=row.where,
+            field="id",
+            value=row.id,
+        )
+    for row, record in zip(rows, records, strict=True):
+        if row.id == record.id:
+            continue
+        if is_ties(subset):
             raise BadInput(
-                f"the Ties row here is {ident!r} in the RewardBench 2 data (the Ties score "
+                f"the Ties row here is {record.id!r} in the RewardBench 2 data (the Ties score "
                 "groups rows by id)",
                 file=row.where,
                 field="id",
                 value=row.id,
             )
-        aligned.ids_differing.append(f"{row.where}: {row.id!r} for {ident!r}")
-    if len(row.scores) != len(completions):
+        aligned.ids_differing.append(f"{row.where}: {row.id!r} for {record.id!r}")
+    return list(zip(rows, records, strict=True))
+
+
+def _add(aligned: Aligned, row: ResultRow, record: RB2Row) -> None:
+    """Each of the row's scores as the score of the response at its place."""
+    if len(row.scores) != len(record.response_ids):
         raise BadInput(
-            f"{len(row.scores)} scores for the {len(completions)} completions of the "
-            f"RewardBench 2 row {ident!r}",
+            f"{len(row.scores)} scores for the {len(record.response_ids)} completions of the "
+            f"RewardBench 2 row {record.id!r}",
             file=row.where,
             field="scores",
         )
     table = aligned.table
-    prompt = text_key(str(record.get("prompt")))
-    for completion, score in zip(completions, row.scores, strict=True):
-        key = (prompt, text_key(completion))
-        if key not in table.values:
-            table.values[key] = score
-            table.where[key] = row.where
-        elif table.values[key] != score:
-            aligned.scores_differing.append(row.where)
+    for k, (rid, score) in enumerate(zip(record.response_ids, row.scores, strict=True)):
+        table.values[(rid,)] = score
+        table.where[(rid,)] = f"{row.where} scores[{k}]"

@@ -68,6 +68,13 @@ def text_response_id(prompt: str, text: str) -> str:
     return content_key("text-response", prompt, text)
 
 
+def placed_response_id(prompt: str, text: str, place: str) -> str:
+    """A response of a pair file whose text the file holds in more than one place (a
+    completion two RewardBench 2 rows share): its prompt, its text and its place, so that each
+    place keeps its own score."""
+    return content_key("placed-response", prompt, text, place)
+
+
 def pair_id(prompt: str, chosen: str, rejected: str, subset: str | None) -> str:
     """A preference pair: its prompt, chosen and rejected response ids and its subset."""
     return content_key("pair", prompt, chosen, rejected, subset)

@@ -28,7 +28,7 @@ from rmaudit.benchmark.pairs import (
     parse_pairs,
     parse_rm_bench,
 )
-from rmaudit.benchmark.pairs.rewardbench2 import parse_rewardbench2
+from rmaudit.benchmark.pairs.rewardbench2 import RB2Row, read_rewardbench2
 from rmaudit.components import (
     BenchmarkData,
     ComponentOptions,
@@ -41,6 +41,7 @@ from rmaudit.components import (
 from rmaudit.components.keys import content_key
 from rmaudit.components.options import DataFile, Nested, NestedComponent, file_source
 from rmaudit.errors import BadInput
+from rmaudit.metrics.rewardbench2 import is_ties
 
 
 class PairFileOptions(ComponentOptions):
@@ -173,21 +174,29 @@ class RewardBench2Pairs(_PairFile[RewardBench2PairsOptions]):
     name = "rewardbench-2"
     Options = RewardBench2PairsOptions
 
-    def parse(self, *, strict: bool) -> ParseResult:
-        return parse_rewardbench2(self.options.path, seed=self.options.seed, strict=strict)
+    def __init__(self, options=None) -> None:
+        # not _PairFile's: the file is read into rows, not pairs (each completion keyed by its
+        # place where the file holds its text twice: benchmark.pairs.rewardbench2)
+        super(_PairFile, self).__init__(options)
+        strict = self.options.on_bad_record == "fail"
+        self.data = read_rewardbench2(self.options.path, strict=strict)
 
     def load_kept(self, kept: Callable[[int], list[int] | None] | None) -> PairLoad:
         """The pairs of the rows at the positions ``kept`` gives for the file's rows, a Ties
         question's ref and tied rows counting as one (the Ties score needs both)."""
-        rows: dict[str, list[int]] = {}
-        for i, pair in enumerate(self.parsed.pairs):
-            ties = (pair.subset or "").lower() == "ties"
-            unit = "question " + pair.meta["id"].partition(":")[2] if ties else pair.meta["row"]
-            rows.setdefault(unit, []).append(i)
-        groups = list(rows.values())
+        units: dict[str, list[RB2Row]] = {}
+        for row in self.data.rows:
+            unit = "question " + row.id.partition(":")[2] if is_ties(row.subset) else str(row.line)
+            units.setdefault(unit, []).append(row)
+        groups = list(units.values())
         positions = kept(len(groups)) if kept is not None else None
         chosen = groups if positions is None else [groups[k] for k in positions]
-        return super().load_kept(lambda _: [i for group in chosen for i in group])
+        pairs = self.data.pairs([row for group in chosen for row in group], self.options.seed)
+        rejected = [
+            RejectedRecord(f"{self.options.path}:{r.line}", r.reason, r.field, r.value)
+            for r in self.data.rejected
+        ]
+        return PairLoad(pairs, rejected, self.data.records)
 
 
 class BenchmarkPairsOptions(ComponentOptions):

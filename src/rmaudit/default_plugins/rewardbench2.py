@@ -14,8 +14,8 @@ from pydantic import Field
 
 from rmaudit import hookimpl
 from rmaudit.benchmark.keyed_files import ALL_AT_ONCE
+from rmaudit.benchmark.pairs.rewardbench2 import read_rewardbench2
 from rmaudit.benchmark.rb2_results import align, read_results
-from rmaudit.benchmark.tabular import read_rows
 from rmaudit.components import (
     ComponentOptions,
     MetricOutput,
@@ -32,6 +32,7 @@ from rmaudit.components.vocabulary import RB2_SCORE, rb2_subset_key
 from rmaudit.metrics.rewardbench2 import (
     BOUNDS,
     TIES,
+    RowPlace,
     SubsetScore,
     is_ties,
     rewardbench2_score,
@@ -122,10 +123,10 @@ def _first_pairs(inputs: PairInputs) -> dict[str, int]:
     ``Ties question N`` for a Ties pair whose row's id is ``ref:N`` or ``tied:N``."""
     first: dict[str, int] = {}
     for i, (meta, subset) in enumerate(zip(inputs.meta, inputs.subsets, strict=True)):
-        first.setdefault(f"row {meta['row']}" if "row" in meta else f"pair {i}", i)
+        place = RowPlace.of(meta, i)
+        first.setdefault(place.unit, i)
         if is_ties(subset or ""):
-            question = str(meta.get("id", "")).partition(":")[2]
-            first.setdefault(f"{TIES} question {question}", i)
+            first.setdefault(f"{TIES} question {place.id.partition(':')[2]}", i)
     return first
 
 
@@ -166,16 +167,17 @@ class RB2ScoresOptions(ComponentOptions):
 
 class RB2Scores(RewardModel[RB2ScoresOptions]):
     """A model's published RewardBench 2 scores (allenai/reward-bench-2-results' per-item
-    file), matched to the data's rows in order within each subset and keyed by their texts."""
+    file), matched to the data's rows by id and position within each subset, each score the
+    score of the completion at its place (benchmark/rb2_results.py)."""
 
     name = "rb2-scores"
     Options = RB2ScoresOptions
 
     def __init__(self, options: RB2ScoresOptions | None = None) -> None:
         super().__init__(options)
-        records = [row for _, row in read_rows(self.options.data)]
+        data = read_rewardbench2(self.options.data)
         rows, model = read_results(self.options.path)
-        self.aligned = align(self.options.path, rows, model, records)
+        self.aligned = align(self.options.path, rows, model, data)
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         return self.aligned.table.lookup(batch, "score")
@@ -193,13 +195,12 @@ class RB2Scores(RewardModel[RB2ScoresOptions]):
         a = self.aligned
         found = {}
         if a.ids_differing:
-            found["ids that differ from the data (rows matched in order)"] = (
+            found["ids that differ from the data (no key: rows matched by position)"] = (
                 f"{len(a.ids_differing)} (first: {a.ids_differing[0]})"
             )
-        if a.scores_differing:
-            found["rows scoring a completion another row shares otherwise (first score kept)"] = (
-                f"{len(a.scores_differing)} (first: {a.scores_differing[0]})"
-            )
+        if a.matched_by_id:
+            reordered = ", ".join(a.matched_by_id)
+            found["subsets whose rows the file holds in another order (matched by id)"] = reordered
         return found
 
 

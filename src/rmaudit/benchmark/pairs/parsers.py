@@ -21,13 +21,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rmaudit.benchmark.pairs.record_files import Malformed, file_records
 from rmaudit.benchmark.pairs.records import ParseResult, PreferencePair, Rejected
 from rmaudit.errors import BadInput
 
 PathLike = str | Path
+T = TypeVar("T")
 
 
 class RecordProblem(ValueError):
@@ -44,8 +45,16 @@ def _parse(
     path: PathLike, build: Callable[[dict[str, Any], int], list[PreferencePair]], *, strict: bool
 ) -> ParseResult:
     """Run ``build`` on every record; collect its pairs or the reason it gave none."""
+    return ParseResult(*read_records(path, build, strict=strict))
+
+
+def read_records(
+    path: PathLike, build: Callable[[dict[str, Any], int], list[T]], *, strict: bool
+) -> tuple[list[T], list[Rejected], int]:
+    """Run ``build`` on every record: what the records gave, the records that gave nothing
+    (with why; ``strict``: the first is BadInput) and how many records the file held."""
     path = Path(path)
-    pairs: list[PreferencePair] = []
+    pairs: list[T] = []
     rejected: list[Rejected] = []
     records = 0
     for line, record in file_records(path):
@@ -63,7 +72,7 @@ def _parse(
                     problem.reason, file=f"{path}:{line}", field=problem.field, value=value
                 ) from None
             rejected.append(Rejected(line, problem.reason, problem.field, problem.value))
-    return ParseResult(pairs, rejected, records)
+    return pairs, rejected, records
 
 
 # --------------------------------------------------------------------------------------------

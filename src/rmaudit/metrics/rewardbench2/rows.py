@@ -2,8 +2,9 @@
 
 A row is a prompt with its correct completions (``chosen``; the first is the one best-of-4
 scores) and its incorrect ones (``rejected``), each with an RM's score.  rmaudit stores a row
-as its correct × incorrect preference pairs, each pair's ``meta`` naming the row and the
-two completions' positions in it (:func:`rows_from_pairs` puts the row back together).
+as its correct × incorrect preference pairs, each pair's ``meta`` holding its :class:`RowPlace`
+(the row and the two completions' positions in it), which the parser writes and
+:func:`rows_from_pairs` reads to put the row back together.
 
 Best-of-4 (Malik et al. 2025, *RewardBench 2: Advancing Reward Model Evaluation*, arXiv
 2506.01937, Sec. 3 "Scoring" and App. G): a row scores 1/k when its chosen completion holds
@@ -13,7 +14,7 @@ ties), else 0; so a model that scores everything alike gets the chance value ¼ 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,57 @@ TIES = "Ties"
 
 def is_ties(subset: str) -> bool:
     return subset.lower() == TIES.lower()
+
+
+@dataclass(frozen=True)
+class RowPlace:
+    """Where a pair's two completions sit in their row: the row (``FILE:LINE``; empty for a
+    pair that is a row of its own), its upstream
+    ``id``, the positions of the pair's correct and incorrect completion among the row's, and
+    how many of each the row has.  A pair carries it in its ``meta`` (:meth:`meta`;
+    :meth:`of` reads it back)."""
+
+    row: str
+    id: str
+    correct: int
+    incorrect: int
+    num_correct: int
+    num_incorrect: int
+
+    def meta(self) -> dict[str, Any]:
+        return {
+            "row": self.row,
+            "id": self.id,
+            "correct": self.correct,
+            "incorrect": self.incorrect,
+            "num_correct": self.num_correct,
+            "num_incorrect": self.num_incorrect,
+        }
+
+    @classmethod
+    def of(cls, meta: Mapping[str, Any], pair: int) -> RowPlace:
+        """The place a pair's ``meta`` names; a pair without a ``row`` is a row of its own
+        (one correct and one incorrect completion), ``pair i`` by its position."""
+        if "row" not in meta:
+            return cls("", f"pair {pair}", 0, 0, 1, 1)
+        try:
+            return cls(
+                str(meta["row"]),
+                str(meta.get("id", f"row {meta['row']}")),
+                *(int(meta.get(name, 0)) for name in ("correct", "incorrect")),
+                *(int(meta.get(name, 1)) for name in ("num_correct", "num_incorrect")),
+            )
+        except (TypeError, ValueError):
+            raise MetricInputError(
+                f"expected whole-number positions and counts, got {dict(meta)!r}",
+                field=f"meta of pair {pair}",
+            ) from None
+
+    @property
+    def unit(self) -> str:
+        """The row's unit: ``row FILE:LINE`` (``pair i``, its id, for a pair that is its own
+        row, whose ``row`` is empty)."""
+        return f"row {self.row}" if self.row else self.id
 
 
 @dataclass(frozen=True)
@@ -70,52 +122,43 @@ def rows_from_pairs(
     chosen: np.ndarray,
     rejected: np.ndarray,
     subsets: Sequence[str | None],
-    metas: Sequence[dict[str, Any]],
+    metas: Sequence[Mapping[str, Any]],
 ) -> Rows:
-    """The rows of a set of correct × incorrect pairs: pair i holds the scores of correct
-    completion ``meta["correct"]`` and incorrect completion ``meta["incorrect"]`` of row
-    ``meta["row"]``, which has ``meta["num_correct"]`` and ``meta["num_incorrect"]``.  A pair
-    without those keys is a row of its own (one correct, one incorrect completion).  A row
-    missing a completion is left out, with the reason."""
+    """The rows of a set of correct × incorrect pairs: pair i holds the scores of the correct
+    and the incorrect completion its :class:`RowPlace` names.  A row missing a completion is
+    left out, with the reason."""
     for name, values in (("chosen", chosen), ("rejected", rejected)):
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             raise MetricInputError(
                 f"expected finite scores, got {values[bad[0]]} at pair {bad[0]}", field=name
             )
-    found: dict[str, dict[str, Any]] = {}
+    places: dict[str, RowPlace] = {}
+    found: dict[str, tuple[str, dict[int, float], dict[int, float]]] = {}
     for i, meta in enumerate(metas):
-        unit = f"row {meta['row']}" if "row" in meta else f"pair {i}"
-        entry = found.setdefault(
-            unit,
-            {
-                "subset": subsets[i] or "",
-                "group": str(meta.get("id", unit)),
-                "sizes": (int(meta.get("num_correct", 1)), int(meta.get("num_incorrect", 1))),
-                "correct": {},
-                "incorrect": {},
-            },
-        )
-        entry["correct"].setdefault(int(meta.get("correct", 0)), float(chosen[i]))
-        entry["incorrect"].setdefault(int(meta.get("incorrect", 0)), float(rejected[i]))
+        place = RowPlace.of(meta, i)
+        places.setdefault(place.unit, place)
+        _, correct, incorrect = found.setdefault(place.unit, (subsets[i] or "", {}, {}))
+        correct.setdefault(place.correct, float(chosen[i]))
+        incorrect.setdefault(place.incorrect, float(rejected[i]))
     rows, incomplete = [], {}
-    for unit, entry in sorted(found.items()):
-        sizes = entry["sizes"]
-        have = (len(entry["correct"]), len(entry["incorrect"]))
-        expected = (set(range(sizes[0])), set(range(sizes[1])))
-        if (set(entry["correct"]), set(entry["incorrect"])) != expected:
+    for unit, (subset, correct, incorrect) in sorted(found.items()):
+        place = places[unit]
+        if set(correct) != set(range(place.num_correct)) or set(incorrect) != set(
+            range(place.num_incorrect)
+        ):
             incomplete[unit] = (
-                f"{have[0]} of {sizes[0]} correct and {have[1]} of {sizes[1]} incorrect "
-                "completions (a sample of its pairs)"
+                f"{len(correct)} of {place.num_correct} correct and {len(incorrect)} of "
+                f"{place.num_incorrect} incorrect completions (a sample of its pairs)"
             )
             continue
         rows.append(
             ScoredRow(
                 unit,
-                entry["subset"],
-                entry["group"],
-                np.array([entry["correct"][k] for k in sorted(entry["correct"])]),
-                np.array([entry["incorrect"][k] for k in sorted(entry["incorrect"])]),
+                subset,
+                place.id,
+                np.array([correct[k] for k in sorted(correct)]),
+                np.array([incorrect[k] for k in sorted(incorrect)]),
             )
         )
     return Rows(tuple(rows), incomplete)
