@@ -104,6 +104,31 @@ def test_compare_without_a_complete_run_says_so(rmaudit, tmp_path):
     assert done.code == 2 and "no complete run" in done.err
 
 
+def test_what_compare_cannot_read_is_named_with_what_it_can(rmaudit, tmp_path):
+    """An empty RUN (a prefix of every id) is refused, not read as the newest run; a second
+    DB given as a RUN is named as one, with the way to compare its models; a --metric naming
+    nothing stored lists the names stored, the whole numbers before the per-subset ones."""
+    db = run_small_audit(tmp_path)
+    other = tmp_path / "other.db"
+    other.write_bytes(db.read_bytes())
+    conn = sqlite3.connect(db)
+    labels = [row[0] for row in conn.execute("select distinct label from metric_results")]
+    conn.close()
+    for argv, said in [
+        ([""], "RUN: expected a run id or prefix (rmaudit runs lists them) (got '')"),
+        (["  "], "RUN: expected a run id or prefix"),
+        ([str(other)], "RUN: a DB file, not a run: rmaudit compare DB [RUN...] compares runs"),
+        (["--metric", "X"], "--metric: no stored number of that name (stored: "),
+    ]:
+        done = rmaudit("compare", str(db), *argv)
+        assert done.code == 2, (argv, done.err)
+        (line,) = done.err.strip().splitlines()
+        assert said in line, (argv, line)
+    listed = line.split("(stored: ")[1].rsplit(") (got", 1)[0].split(", ")
+    assert listed and set(listed) <= set(labels), (listed, labels)
+    assert "RETA(1/4)" in listed
+
+
 def test_report_skips_a_failed_run_and_says_which_it_wrote(rmaudit, tmp_path):
     pytest.importorskip("matplotlib")
     db = run_small_audit(tmp_path)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from functools import partial
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -93,14 +94,17 @@ def compare(
 
         print_rank_correlation(db_path, run_ids, aliases, level=1 - alpha, as_json=as_json)
         return
+    _not_a_db(run_ids)
     store = open_for_reading(db_path)
     try:
-        ids = [resolve_run(store, r) for r in run_ids] or [resolve_run(store, None)]
+        ids = [resolve_run(store, r, "RUN") for r in run_ids] or [resolve_run(store, None)]
         _complete(store, ids, run_ids)
         _same_data(store, ids)
         results = compare_stored(
             store, list(dict.fromkeys(ids)), metrics, alpha=alpha, parts=subsets
         )
+        if metrics and not results:
+            raise _no_such_number(store, ids, metrics)
         if not run_ids:
             click.echo(_picked(store, ids[0], db_path), err=True)
         # a run of process reward models: each PRM's step aggregations compared too
@@ -112,8 +116,6 @@ def compare(
         ]
     finally:
         store.close()
-    if metrics and not results:
-        raise BadInput("no stored number of that name", field="--metric", value=",".join(metrics))
     _check_models([*results, *aggregations], models)
     if as_json:
         body = {
@@ -245,6 +247,33 @@ def _complete(store: Store, ids: list[str], named: tuple[str, ...]) -> None:
                 field="RUN",
                 value=name,
             )
+
+
+def _not_a_db(run_ids: Sequence[str]) -> None:
+    """A RUN that is a DB file: compare reads one DB, whose runs it pairs by their items."""
+    for given in run_ids:
+        if given.endswith(".db") or Path(given).is_file():
+            raise BadInput(
+                "a DB file, not a run: rmaudit compare DB [RUN...] compares runs stored in one "
+                "DB (rmaudit runs DB lists them), paired on the items they share; runs in two "
+                "DBs share none: audit both models into one --db",
+                field="RUN",
+                value=given,
+            )
+
+
+def _no_such_number(store: Store, ids: Sequence[str], asked: Sequence[str]) -> BadInput:
+    """``--metric`` naming nothing stored: the names it could be, the whole numbers first."""
+    from rmaudit.results.comparison import stored_columns
+
+    columns = stored_columns(store, list(dict.fromkeys(ids)))
+    names = list(dict.fromkeys(c.label for c in sorted(columns, key=lambda c: "[" in c.key)))
+    shown = ", ".join(names[:12]) + (f", … ({len(names) - 12} more)" if len(names) > 12 else "")
+    return BadInput(
+        f"no stored number of that name (stored: {shown or 'none'})",
+        field="--metric",
+        value=",".join(asked),
+    )
 
 
 def _picked(store: Store, run_id: str, db_path: str) -> str:

@@ -91,8 +91,13 @@ def latest_complete_run(store: Store, *, or_running: bool = False) -> str | None
     return next((run.id for run in list_runs(store) if run.status in wanted), None)
 
 
-def resolve_run(store: Store, run_id: str | None) -> str:
-    """The run named by ``run_id`` (a unique prefix), or the newest complete run when None."""
+def resolve_run(store: Store, run_id: str | None, field: str = "--run") -> str:
+    """The run named by ``run_id`` (a unique prefix), or the newest complete run when None;
+    ``field`` names the option or argument that gave it."""
+    if run_id is not None and not run_id.strip():  # a prefix of every id: refused, not the newest
+        raise BadInput(
+            "expected a run id or prefix (rmaudit runs lists them)", field=field, value=run_id
+        )
     ids = [run.id for run in list_runs(store)]
     if not ids:
         raise BadInput("no runs stored; run a recipe first", file=store.path)
@@ -110,7 +115,7 @@ def resolve_run(store: Store, run_id: str | None) -> str:
         raise BadInput(
             "no such run" if not matches else "run id prefix is ambiguous",
             file=store.path,
-            field="--run",
+            field=field,
             value=run_id,
         )
     return matches[0]
