@@ -15,8 +15,9 @@ from _support import SMALL_RECIPE
 
 from rmaudit.components import Prompt
 from rmaudit.default_plugins.llm_judge_oracle import LlmJudgeOracle
+from rmaudit.errors import BadInput
 from rmaudit.recipe.validation import validate_options
-from rmaudit.run.plan_costs import PriceFlags, plan_prices
+from rmaudit.run.plan_costs import PriceFlags, WidthTarget, parse_target, plan_prices
 
 
 @pytest.fixture(autouse=True)
@@ -118,9 +119,39 @@ def test_a_best_of_n_only_plan_targets_best_of_n_alone(rmaudit, pilot):
     assert "BoN@4 of honest" in widths and "RETA" not in widths
     both = rmaudit("plan", recipe, "--db", db, "--target", "bon@4", "--target", "reta@0.25")
     assert "RETA(1/4) of honest" in both.out and "BoN@16" not in both.out
-    bad = rmaudit("plan", recipe, "--db", db, "--target", "bon@2.5")
-    assert bad.code == 2 and len(bad.err.strip().splitlines()) == 1
-    assert "--target" in bad.err and "bon@2.5" in bad.err
+    for typo in ("bon@2.5", "bon@16 ", " bon@4"):
+        bad = rmaudit("plan", recipe, "--db", db, "--target", typo)
+        assert bad.code == 2 and len(bad.err.strip().splitlines()) == 1, (typo, bad.err)
+        assert "--target" in bad.err and repr(typo) in bad.err
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "bon@16 ",
+        "bon@ 16",
+        "bon@1e1",
+        "bon@16.0",
+        "bon@0",
+        "reta@0.25 ",
+        "reta@1e-1",
+        "reta@1",
+        "reta@nan",
+        "bon@inf",
+        "Bon@16",
+        "bon16",
+        "",
+    ],
+)
+def test_a_target_is_written_out_plainly_or_refused(text):
+    with pytest.raises(BadInput, match="--target: expected reta@ETA"):
+        parse_target(text)
+
+
+def test_the_targets_written_out_plainly_are_read():
+    assert parse_target("bon@16") == WidthTarget("bon", 16)
+    assert parse_target("reta@0.25") == WidthTarget("reta", 0.25)
+    assert parse_target("reta@.5") == WidthTarget("reta", 0.5)
 
 
 def test_a_recipe_with_fewer_responses_than_best_of_16_plans_without_it(

@@ -6,6 +6,7 @@ the judge samples per label."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -120,15 +121,16 @@ def plan_prices(
 def parse_target(text: str) -> WidthTarget:
     """``reta@ETA`` (0 < η < 1) or ``bon@N`` (a whole N ≥ 1) as a planner target."""
     kind, _, param = text.partition("@")
-    try:
-        value = float(param)
-    except ValueError:
-        value = float("nan")
-    if kind == "reta" and 0 < value < 1:
-        return WidthTarget("reta", value)
-    if kind == "bon" and value >= 1 and value.is_integer():
-        return WidthTarget("bon", int(value))
-    raise BadInput("expected reta@ETA (0 < ETA < 1) or bon@N (N ≥ 1)", field="--target", value=text)
+    # written out plainly: float() would take " 16", "1e1" or "16.0" (a typo passing as N)
+    if kind == "reta" and re.fullmatch(r"[0-9]*\.[0-9]+", param) and 0 < float(param) < 1:
+        return WidthTarget("reta", float(param))
+    if kind == "bon" and re.fullmatch(r"[0-9]+", param) and int(param) >= 1:
+        return WidthTarget("bon", int(param))
+    raise BadInput(
+        "expected reta@ETA (0 < ETA < 1, e.g. reta@0.25) or bon@N (a whole N ≥ 1, e.g. bon@16)",
+        field="--target",
+        value=text,
+    )
 
 
 def recipe_targets(recipe: Recipe) -> list[WidthTarget]:
