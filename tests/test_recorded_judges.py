@@ -311,6 +311,18 @@ def _game_missing(data: Path) -> list[str]:
     return ["--suite", "judgebench"]
 
 
+def _decision_unknown(data: Path) -> list[str]:
+    """Arena-Hard's strong verdict, which run_judge.py maps to "A>B" before writing."""
+    pairs = judgebench_pairs(data)
+    path = judgebench_outputs(data, pairs, "arena_hard", "judge-model")
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[2])
+    record["judgments"][1] = {"judgment": {"response": "[[A>>B]]"}, "decision": "A>>B"}
+    lines[2] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n")
+    return ["--suite", "judgebench"]
+
+
 @pytest.mark.parametrize(
     ("make", "said"),
     [
@@ -322,8 +334,19 @@ def _game_missing(data: Path) -> list[str]:
         ),
         (_verdicts_for_another_suite, "none of the file's 12 rows is a pair of this suite"),
         (_game_missing, ".jsonl:4: judgments: a game missing: 1 of the 2 games"),
+        (
+            _decision_unknown,
+            '.jsonl:3: judgments[1].decision: expected the decision "A>B", "B>A", "A=B" or '
+            "null (run_judge.py writes no other) (got 'A>>B')",
+        ),
     ],
-    ids=["no evaluator folder", "malformed result file", "wrong suite", "game missing"],
+    ids=[
+        "no evaluator folder",
+        "malformed result file",
+        "wrong suite",
+        "game missing",
+        "decision unknown",
+    ],
 )
 def test_bad_recorded_outputs_are_one_line_and_nothing_is_written(make, said, rmaudit, tmp_path):
     data = tmp_path / "data"

@@ -47,7 +47,8 @@ from .verdicts_file import Showing, shortened, showing_key
 
 #: P(first preferred) of each verdict, a tie counting ½
 _P_FIRST: dict[Verdict, float] = {"first": 1.0, "second": 0.0, "tie": 0.5, "unparsed": math.nan}
-#: a JudgeBench decision on A and B as shown, as a verdict (anything else: unparsed)
+#: a JudgeBench decision on A and B as shown, as a verdict (null: unparsed; the reader
+#: refuses any other)
 _DECISIONS: dict[str | None, Verdict] = {"A>B": "first", "B>A": "second", "A=B": "tie"}
 
 

@@ -5,7 +5,10 @@ one record per pair — the pair's fields (``pair_id``, ``source``, ``question``
 ``response_A``, ``response_B``, ``label``) plus ``judge_name`` and ``judgments: [g1, g2]``.
 g1 is the judge's game on the pair as it is, g2 on the same pair with A and B swapped; each
 game is ``{"judgment": {...}, "decision": "A>B" | "B>A" | "A=B" | null}`` in terms of the
-answers as shown (null: no verdict; a game whose call failed is null itself).  A reward
+answers as shown (null: no verdict; a game whose call failed is null itself).  Any other
+decision is refused, naming the file, line and field, as LLMBar's reader refuses a winner
+other than "1", "2" or null: ``run_judge.py`` writes no other (its Arena-Hard judge maps
+``A>>B`` to ``A>B`` before writing), so another is a file it did not write as published.  A reward
 model's games (``judge_name=reward_model``) carry its raw scores ``judgment.scores =
 [score of the answer shown first, score of the other]``."""
 
@@ -122,12 +125,12 @@ def _game(game: Any, field: str, where: str, scores: bool) -> Game:
             "expected a game with a decision", file=where, field=field, value=shortened(game)
         )
     decision = game["decision"]
-    if decision is not None and not isinstance(decision, str):
+    if decision is not None and decision not in DECISIONS:  # as LLMBar's unknown winners are
         raise BadInput(
-            "expected a decision text or null",
+            'expected the decision "A>B", "B>A", "A=B" or null (run_judge.py writes no other)',
             file=where,
             field=f"{field}.decision",
-            value=decision,
+            value=shortened(decision),
         )
     judgment = game.get("judgment")
     judgment = judgment if isinstance(judgment, dict) else {}
