@@ -312,6 +312,42 @@ def test_llmbar_label_picks_chosen(tmp_path):
         parse_llmbar(path, strict=True)
 
 
+def test_a_record_equal_to_an_earlier_one_is_rejected_naming_it(tmp_path):
+    """A duplicated record would give its pairs twice: it is a rejection naming the record it
+    repeats (the same pair shown in the other order is another record, and kept)."""
+    records = [
+        {"input": "I", "output_1": "one", "output_2": "two", "label": 2},
+        {"input": "J", "output_1": "one", "output_2": "two", "label": 1},
+        {"label": 2, "output_2": "two", "output_1": "one", "input": "I"},
+        {"input": "I", "output_1": "two", "output_2": "one", "label": 1},
+    ]
+    path = tmp_path / "dataset.json"
+    path.write_text(json.dumps(records))
+    result = parse_llmbar(path, subset="llmbar-natural")
+    assert [(p.prompt, p.chosen, p.rejected) for p in result.pairs] == [
+        ("I", "two", "one"),
+        ("J", "one", "two"),
+        ("I", "two", "one"),
+    ]
+    assert [(r.reason, r.value) for r in result.rejected] == [
+        ("duplicate record", "the same as record 1")
+    ]
+    with pytest.raises(
+        BadInput, match=r"dataset.json:1: duplicate record \(got 'the same as record 1'\)"
+    ):
+        parse_llmbar(path, strict=True)
+    hh = write_jsonl(
+        tmp_path / "hh.jsonl",
+        [{"chosen": "\n\nHuman: q\n\nAssistant: a", "rejected": "\n\nHuman: q\n\nAssistant: b"}]
+        * 2,
+    )
+    result = parse_hh(hh)
+    assert [(r.line, r.reason, r.value) for r in result.rejected] == [
+        (2, "duplicate record", "the same as record 1")
+    ]
+    accounted(result, 2)
+
+
 def test_parsers_by_name():
     assert PARSERS == {
         "pairs": parse_pairs,

@@ -12,12 +12,14 @@ records, or CSV with a header row; any of them may be gzip-compressed (``.gz``);
 format the Hugging Face hub stores datasets in).  The format follows the name (``.csv``,
 ``.jsonl``, ``.parquet``; otherwise a file whose first character is ``[`` is a JSON array,
 else JSON Lines).  A malformed JSON line or CSV row is a rejection with its line
-number; a malformed JSON *array* cannot be resynchronised, so it raises BadInput at the line of
-the error even when not strict.
+number, as is a record equal to an earlier one (its pairs would count twice); a malformed
+JSON *array* cannot be resynchronised, so it raises BadInput at the line of the error even
+when not strict.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -57,6 +59,7 @@ def read_records(
     pairs: list[T] = []
     rejected: list[Rejected] = []
     records = 0
+    seen: dict[str, int] = {}  # each record's canonical JSON → the number of its first copy
     for line, record in file_records(path):
         records += 1
         try:
@@ -64,6 +67,9 @@ def read_records(
                 raise RecordProblem("malformed record", value=record.message)
             if not isinstance(record, dict):
                 raise RecordProblem("not an object", value=type(record).__name__)
+            first = seen.setdefault(json.dumps(record, sort_keys=True, default=str), records)
+            if first != records:  # its pairs would count twice
+                raise RecordProblem("duplicate record", value=f"the same as record {first}")
             pairs.extend(build(record, line))
         except RecordProblem as problem:
             if strict:
