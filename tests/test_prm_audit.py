@@ -133,6 +133,37 @@ def test_a_split_without_a_correct_solution_leaves_f1_undefined_and_reruns_pass(
         assert values[label][PROCESSBENCH_SPLITS[1]]["value"] == pytest.approx(hand)
 
 
+def test_an_aggregation_that_overflows_is_undefined_and_said_so(rmaudit, processbench, tmp_path):
+    """Step scores of 1e308 overflow the product and the mean (inf, or inf × 0 = NaN): their
+    AUROC is undefined, stored as none and said so, not an AUROC of NaN scores; min and last
+    stand, equal to scikit-learn's AUROC of the same solution scores."""
+    from sklearn.metrics import roc_auc_score
+
+    items = tmp_path / "items.jsonl"
+    argv = ["--suite", "processbench", "--data-dir", str(processbench)]
+    assert rmaudit("audit", *argv, "--write-items", str(items)).code == 0
+    rows = [json.loads(line) for line in items.read_text().splitlines()]
+    for i, row in enumerate(rows):
+        steps = len(row["steps"])
+        huge = [1e308] * (steps - 1) + [0.0]  # product NaN (inf × 0) or 0, mean inf or finite
+        row["step_scores"] = [0.1 + 0.05 * (i % 7)] * steps if i % 3 else huge
+    scored = tmp_path / "huge.jsonl"
+    scored.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    done = rmaudit("audit", f"step-scores:{scored}", *argv)
+    assert done.code == 0, done.err
+    assert "huge: AUROC product: undefined: the product of " in done.out
+    assert "solutions' step scores is not a finite number (step scores up to 1e+308" in done.out
+    values = suite_values(json.loads((tmp_path / "rmaudit-audit.results.json").read_text()))
+    assert values["huge"]["AUROC product"]["value"] is None
+    db = tmp_path / "rmaudit-audit.db"
+    positions = solution_positions(db)
+    scores = step_scores(db, "huge")
+    correct = [p[2]["final_answer_correct"] for p in positions]
+    for how, pick in (("min", np.min), ("last", lambda s: s[-1])):
+        by_hand = roc_auc_score(correct, [pick(scores[p[0]]) for p in positions])
+        assert values["huge"][f"AUROC {how}"]["value"] == pytest.approx(by_hand), how
+
+
 def test_written_solutions_come_back_as_step_scores(rmaudit, prmbench, tmp_path):
     items = tmp_path / "solutions.jsonl"
     wrote = rmaudit(

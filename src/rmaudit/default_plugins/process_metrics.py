@@ -293,7 +293,17 @@ class StepAggregation(StepMetric[AggregationOptions]):
         values = []
         for how in dict.fromkeys(self.options.aggregations):
             solution_scores = aggregate([inputs.scores[i] for i in known], how)
-            estimate = auroc(solution_scores, positive, index[known], count)
+            unfinite = int((~np.isfinite(solution_scores)).sum())
+            kept = np.arange(len(known) if not unfinite else 0)  # overflowed: none ranks
+            estimate = auroc(solution_scores[kept], positive[kept], index[known][kept], count)
+            params: dict[str, Any] = {}
+            if unfinite:
+                largest = max(float(np.abs(inputs.scores[i]).max()) for i in known)
+                params["undefined"] = (
+                    f"AUROC {how}: undefined: the {how} of {unfinite:,} of {len(known):,} "
+                    f"solutions' step scores is not a finite number (step scores up to "
+                    f"{largest:.3g}; a step score is a probability or a logit)"
+                )
             values.append(
                 _value(
                     str(ResultKey(STEP_AUROC, how)),
@@ -301,6 +311,7 @@ class StepAggregation(StepMetric[AggregationOptions]):
                     estimate,
                     correct=int(positive.sum()),
                     other=int((~positive).sum()),
+                    **params,
                 )
             )
         return MetricOutput(values=values)

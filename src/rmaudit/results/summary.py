@@ -67,6 +67,8 @@ class Cell:
     ci_high: float
     #: why value ± 1.96·stderr is only approximate here (empty: it covers at its nominal rate)
     approximate: str = ""
+    #: why the value is undefined (NaN), where the metric says (empty: defined, or no reason)
+    undefined: str = ""
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,12 @@ class RunSummary:
                 f"are approximate (value ± 1.96·stderr covers less than 95%); cite "
                 f"the Wilson CI instead"
             )
+        labels = {rm.rm_key: rm.label for rm in self.reward_models}
+        notes += [
+            f"{labels.get(rm_key, rm_key)}: {cell.undefined}"
+            for (rm_key, _, _), cell in self.cells.items()
+            if cell.undefined
+        ]
         marked = [cell for _, cell in self.run_level if cell.approximate]
         if marked:
             notes.append(
@@ -297,6 +305,7 @@ def _add_metrics(summary: RunSummary, rows: list[MetricResultRow]) -> None:
             _nan_if_null(row.ci_low),
             _nan_if_null(row.ci_high),
             approximate=params.get("approximate") or "",
+            undefined=params.get("undefined") or "",
         )
         if row.rm_key == RUN_LEVEL:
             summary.run_level.append((column, cell))
