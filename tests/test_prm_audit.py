@@ -149,7 +149,7 @@ def test_an_aggregation_that_overflows_is_undefined_and_said_so(rmaudit, process
         row["step_scores"] = [0.1 + 0.05 * (i % 7)] * steps if i % 3 else huge
     scored = tmp_path / "huge.jsonl"
     scored.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    done = rmaudit("audit", f"step-scores:{scored}", *argv)
+    done = rmaudit("audit", f"step-scores:{scored}", *argv, "--details")
     assert done.code == 0, done.err
     assert "huge: AUROC product: undefined: the product of " in done.out
     assert "solutions' step scores is not a finite number (step scores up to 1e+308" in done.out
