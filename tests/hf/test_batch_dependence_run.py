@@ -98,10 +98,10 @@ def spied(monkeypatch) -> Spy:
     spy = Spy([], {}, [])
     scores, checks = HFClassifier._scores, HFClassifier.scoring_checks
 
-    def recorded_scores(self, batch, *, alone):
+    def recorded_scores(self, batch, *, alone, encoded=None):
         spy.calls.append(Call(tuple(response.id for _, response in batch), alone))
         spy.items.update((pair[1].id, pair) for pair in batch)
-        return scores(self, batch, alone=alone)
+        return scores(self, batch, alone=alone, encoded=encoded)
 
     def recorded_checks(self, sample):
         spy.samples.append([response.id for _, response in sample])

@@ -6,6 +6,7 @@ plain way (``from_pretrained``, then ``.to``) and run by plain transformers call
 from __future__ import annotations
 
 import gc
+import threading
 
 import numpy as np
 import pytest
@@ -105,3 +106,63 @@ def test_a_dpo_reference_loaded_as_another_s_policy_is_the_same_model(tiny_model
     np.testing.assert_allclose(np.array(swapped.score(pairs)), -scores, atol=1e-5)
     assert swapped.reference is dpo.policy and swapped.policy is dpo.reference
     assert len(loads) == 2
+
+
+WAIT = 60.0  # seconds a thread waits for the other before the test calls them not overlapped
+
+
+@pytest.mark.parametrize("cls", [HFClassifier, DPOImplicit])
+def test_the_first_call_encodes_its_inputs_while_the_weights_load(
+    cls, tiny_models, pairs, loads, monkeypatch
+):
+    """The first score() encodes its batch in a thread of its own while from_pretrained reads
+    the weights (here from_pretrained waits until the encoding has begun: a load before the
+    encoding would wait in vain); the scores are, bit for bit, those of a model loaded before
+    its first call."""
+    options = (
+        {"model": tiny_models["llama-rm"]}
+        if cls is HFClassifier
+        else {"model": tiny_models["gpt2-lm"], "reference": tiny_models["gpt2-lm-ref"]}
+    )
+    began, threads = threading.Event(), []
+    encode_many = cls.encode_many
+
+    def encoding(self, batch):
+        threads.append(threading.current_thread().name)
+        began.set()
+        return encode_many(self, batch)
+
+    monkeypatch.setattr(cls, "encode_many", encoding)
+    waited = []
+    for auto in (
+        transformers.AutoModelForSequenceClassification,
+        transformers.AutoModelForCausalLM,
+    ):
+        loading = auto.from_pretrained
+
+        def after_the_encoding_began(*args, _loading=loading, **kwargs):
+            waited.append(began.wait(WAIT))
+            return _loading(*args, **kwargs)
+
+        monkeypatch.setattr(auto, "from_pretrained", after_the_encoding_began)
+    first = build(cls, **options)
+    scores = first.score(pairs)
+    assert waited and all(waited) and threads[0] == "rmaudit-hf-encoding"
+    loaded = build(cls, **options)
+    loaded._load()
+    threads.clear()
+    np.testing.assert_array_equal(loaded.score(pairs), scores)
+    assert set(threads) == {"rmaudit-hf-prefetch"}  # encoded as the engine asks, as before
+    assert first.report()["inputs truncated"] == loaded.report()["inputs truncated"]
+
+
+def test_an_error_while_encoding_ahead_is_the_one_a_loaded_model_raises(tiny_models, pairs):
+    broken = {"model": tiny_models["gpt2-rm"], "chat_template": "{{ raise_exception('no') }}"}
+    with pytest.raises(Exception) as ahead:
+        build(HFClassifier, **broken).score(pairs)
+    loaded = build(HFClassifier, **broken)
+    loaded._load()
+    with pytest.raises(Exception) as after:
+        loaded.score(pairs)
+    assert (type(ahead.value), str(ahead.value)) == (type(after.value), str(after.value))
+    assert "rmaudit-hf-encoding" not in {t.name for t in threading.enumerate()}

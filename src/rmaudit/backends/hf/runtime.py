@@ -84,6 +84,21 @@ def load_tokenizer(
     return tokenizer
 
 
+def load_config(model: str, *, revision: str | None, trust_remote_code: bool, field: str):
+    """The checkpoint's config alone (no weights)."""
+    try:
+        return transformers.AutoConfig.from_pretrained(
+            model,
+            revision=revision,
+            trust_remote_code=trust_remote_code,
+            **hub_access(model, revision=revision, field=field),
+        )
+    except (OSError, ValueError) as error:
+        raise BadInput(
+            f"cannot load the model: {_first_line(error)}", field=field, value=model
+        ) from None
+
+
 def _flash_attention_fits(options: Any) -> bool:
     """flash-attention 2 where it runs: its package installed, a CUDA device, half precision."""
     on_cuda = (

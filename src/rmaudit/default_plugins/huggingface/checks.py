@@ -30,7 +30,7 @@ from rmaudit.default_plugins.huggingface.rendering import (
 if TYPE_CHECKING:
     from rmaudit.backends.hf.input_checks import RenderedInput, TemplateFix
 
-#: a loaded Hugging Face RM (common.HFRewardModel, which imports this module)
+#: a loaded Hugging Face RM (reward_model._HFRewardModel, which imports this module)
 HFRewardModel = Any
 
 #: Items scored twice alone for determinism: a nondeterministic model or kernel moves every

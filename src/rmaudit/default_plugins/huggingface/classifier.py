@@ -9,12 +9,8 @@ from pydantic import Field, model_validator
 
 from rmaudit.backends.conversation import conversation_messages
 from rmaudit.components import Prompt, Response
-from rmaudit.default_plugins.huggingface.common import (
-    ScoringOptions,
-    _HFRewardModel,
-    _max_length,
-    text_size,
-)
+from rmaudit.default_plugins.huggingface.common import ScoringOptions, _max_length, text_size
+from rmaudit.default_plugins.huggingface.reward_model import _HFRewardModel
 from rmaudit.errors import BadInput
 
 
@@ -40,11 +36,8 @@ class HFClassifier(_HFRewardModel[HFClassifierOptions]):
     name = "hf-classifier"
     Options = HFClassifierOptions
 
-    def _load_models(self) -> None:
-        import transformers
-
+    def _load_tokenizer(self) -> None:
         from rmaudit.backends.hf import runtime
-        from rmaudit.backends.hf.scorer import Scorer
 
         o = self.options
         self.tokenizer = runtime.load_tokenizer(
@@ -54,21 +47,31 @@ class HFClassifier(_HFRewardModel[HFClassifierOptions]):
             field="model",
             truncation_side=o.truncation_side,
         )
-        self.model = self._load_model(transformers.AutoModelForSequenceClassification)
-        heads = self.model.config.num_labels
+        config = self._config()
+        self._override(config)  # as the model's will be
+        heads = config.num_labels
         if o.head_index is not None and o.head_index >= heads:
             raise BadInput(
                 f"the model has {heads} heads (0..{heads - 1})",
                 field="head_index",
                 value=o.head_index,
             )
-        self.max_length = _max_length(o.max_length, self.tokenizer, self.model)
+        self.max_length = _max_length(o.max_length, self.tokenizer, config)
         self.use_chat, self.template, self.input_format = self._chat_template(
             self.tokenizer, required=False
         )
         self.input_names = ["input_ids"] + (
             ["token_type_ids"] if "token_type_ids" in self.tokenizer.model_input_names else []
         )
+
+    def _load_weights(self) -> None:
+        import transformers
+
+        from rmaudit.backends.hf import runtime
+        from rmaudit.backends.hf.scorer import Scorer
+
+        o = self.options
+        self.model = self._load_model(transformers.AutoModelForSequenceClassification)
         self.scorers = [
             Scorer(
                 self.model,
@@ -157,15 +160,23 @@ class HFClassifier(_HFRewardModel[HFClassifierOptions]):
         return ModelInput(ids, encoded.get("token_type_ids"), pool_at=pool_at)
 
     def _scores(
-        self, batch: Sequence[tuple[Prompt, Response]], *, alone: bool
+        self,
+        batch: Sequence[tuple[Prompt, Response]],
+        *,
+        alone: bool,
+        encoded: list[Any] | None = None,
     ) -> tuple[list[float], int]:
         truncated = 0
 
         def encode(indices: list[int]):
             nonlocal truncated
-            encoded = self.encode_many([batch[i] for i in indices])
-            truncated += sum(cut for _, cut in encoded)
-            return [self._row(e) for e, _ in encoded]
+            made = (
+                [encoded[i] for i in indices]
+                if encoded is not None
+                else self.encode_many([batch[i] for i in indices])
+            )
+            truncated += sum(cut for _, cut in made)
+            return [self._row(e) for e, _ in made]
 
         order = sorted(range(len(batch)), key=lambda i: (-text_size(batch[i]), i))
         logits = self.scorer.run(order, encode, alone=alone)

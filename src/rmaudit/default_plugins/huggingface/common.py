@@ -1,17 +1,15 @@
-"""What the Hugging Face components share (their options: ``options``): lazy loading, chat
-templates, truncation, the RMs' report (truncation, batching), their measured batch
-dependence and the settings their scoring checks are valid for."""
+"""What the Hugging Face components share (their options: ``options``): lazy loading, once
+per process, chat templates, truncation and its count, and the settings their scoring checks
+are valid for; what the reward models alone share is :mod:`.reward_model`'s."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
 from rmaudit.backends.hf.hub import hub_access
-from rmaudit.components import Prompt, Response, RewardModel
+from rmaudit.components import Prompt, Response
 from rmaudit.components.keys import content_key
-from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
 from rmaudit.default_plugins.huggingface.options import HFOptions, ScoringOptions, on_cuda
 from rmaudit.errors import BadInput
 
@@ -110,20 +108,21 @@ class _HFComponent(Generic[_HFOptionsT]):
         config (read alone: the model loads only in the run)."""
         for model, revision, field in self._locations():
             hub_access(model, revision=revision, field=field)
-        o = self.options
-        if o.config_overrides:
-            import transformers
-
+        if self.options.config_overrides:
             try:
-                config = transformers.AutoConfig.from_pretrained(
-                    o.model,
-                    revision=o.revision,
-                    trust_remote_code=o.trust_remote_code,
-                    **hub_access(o.model, revision=o.revision, field="model"),
-                )
-            except (OSError, ValueError):  # loading the model says what is wrong with it
+                config = self._config()
+            except BadInput:  # loading the model says what is wrong with it
                 return
             self._override(config)
+
+    def _config(self) -> Any:
+        """The model's config, read alone (no weights)."""
+        from rmaudit.backends.hf import runtime
+
+        o = self.options
+        return runtime.load_config(
+            o.model, revision=o.revision, trust_remote_code=o.trust_remote_code, field="model"
+        )
 
     def _locations(self) -> list[tuple[str, str | None, str]]:
         """(model, revision, option) of every checkpoint the component loads."""
@@ -152,15 +151,15 @@ def tokenizer_limit(tokenizer) -> int | None:
     return tokenizer.model_max_length if tokenizer.model_max_length < 10**9 else None
 
 
-def position_limit(model) -> int | None:
-    """The most positions the model reads (its config's ``max_position_embeddings``)."""
-    return getattr(model.config.get_text_config(), "max_position_embeddings", None) or None
+def position_limit(config) -> int | None:
+    """The most positions a model of ``config`` reads (its ``max_position_embeddings``)."""
+    return getattr(config.get_text_config(), "max_position_embeddings", None) or None
 
 
-def _max_length(option: int | None, tokenizer, model) -> int | None:
+def _max_length(option: int | None, tokenizer, config) -> int | None:
     if option is not None:
         return option
-    known = [limit for limit in (tokenizer_limit(tokenizer), position_limit(model)) if limit]
+    known = [limit for limit in (tokenizer_limit(tokenizer), position_limit(config)) if limit]
     return min(known) if known else None
 
 
@@ -240,103 +239,3 @@ def text_size(pair: tuple[Prompt, Response]) -> int:
         else len(prompt.text)
     )
     return prompt_size + len(response.text)
-
-
-class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptionsT]):
-    """What the Hugging Face RMs share: scoring in batches through a loaded
-    :class:`rmaudit.backends.hf.scorer.Scorer`, a count of truncated inputs, the scoring
-    checks, and the batch dependence a run whose checks were skipped reports — the first
-    ``batch_dependence_sample`` inputs re-scored alone (one per batch, unpadded) after it."""
-
-    # set when the model loads (_load_models)
-    tokenizer: Any
-    scorers: list[Any]
-    max_length: int | None
-    use_chat: bool
-    template: str | None
-    input_format: str
-
-    def __init__(self, options=None) -> None:
-        super().__init__(options)
-        self.truncation = _TruncationCount()
-        self._sample: list[tuple[tuple[Prompt, Response], float]] = []
-
-    def preferred_batch_items(self) -> int | None:
-        return items_per_call(self.options)
-
-    def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
-        scores = self.score_counted(batch)
-        room = self.options.batch_dependence_sample - len(self._sample)
-        self._sample.extend(list(zip(batch, scores, strict=True))[: max(room, 0)])
-        return scores
-
-    def score_counted(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
-        """``score``, counted in the report's truncation figures but left out of the batch
-        dependence sample: the scoring checks score their sample so, as the run keeps those
-        scores but the checks compare them with scores alone themselves."""
-        self._load()
-        scores, truncated = self._scores(batch, alone=False)
-        self.truncation.add(
-            f"{self.name} {self.options.model}",
-            len(batch),
-            truncated,
-            self.max_length,
-            self.options.truncation_side,
-        )
-        return scores
-
-    def _scores(
-        self, batch: Sequence[tuple[Prompt, Response]], *, alone: bool
-    ) -> tuple[list[float], int]:
-        """Scores of ``batch`` in order, and how many inputs were truncated; ``alone``: each
-        input in a batch of its own."""
-        raise NotImplementedError
-
-    def report(self) -> dict[str, Any]:
-        if not self._loaded:
-            return {}
-        return {
-            "inputs scored": self.truncation.scored,
-            "inputs truncated": self.truncation.truncated,
-            "max_length": self.max_length,
-            "truncation side": self.options.truncation_side,
-            "input format": self.input_format,
-            **self._model_report(),
-        }
-
-    def batch_dependence(self) -> ScoringCheck | None:
-        """The batch invariance check on the first ``batch_dependence_sample`` inputs
-        ``score`` scored, re-scored alone (for a run whose scoring checks were skipped)."""
-        if not self._sample:
-            return None
-        from rmaudit.default_plugins.huggingface.checks import batch_invariance_of
-
-        pairs = [pair for pair, _ in self._sample]
-        return batch_invariance_of(self, pairs, [score for _, score in self._sample])
-
-    def _model_report(self) -> dict[str, Any]:
-        """Facts specific to this kind of RM, added to the report."""
-        raise NotImplementedError
-
-    def scoring_checks(self, sample: Sequence[tuple[Prompt, Response]]) -> ScoringChecks:
-        """The scoring checks on ``sample`` (docs/real-models.md, "Scoring checks")."""
-        from rmaudit.default_plugins.huggingface.checks import run_checks
-
-        self._load()  # before the checks' clock starts: the scoring would load it anyway
-        return run_checks(
-            self,
-            sample,
-            position_limit=position_limit(self.scorers[0].model),
-            tokenizer_limit=tokenizer_limit(self.tokenizer),
-        )
-
-    def scoring_settings(self) -> dict[str, Any]:
-        return scoring_settings(self.options)
-
-    def scored_ids(self, pairs: Sequence[tuple[Prompt, Response]]) -> list[list[int]]:
-        """Each pair's token ids as the model reads them (after truncation)."""
-        raise NotImplementedError
-
-    def own_forward_scores(self, pairs: Sequence[tuple[Prompt, Response]]) -> list[float] | None:
-        """Scores through the model's own forward, where the scorer bypasses it; else None."""
-        return None

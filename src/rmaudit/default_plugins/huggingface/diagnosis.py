@@ -28,7 +28,7 @@ from rmaudit.default_plugins.huggingface.rendering import (
     rendered_inputs,
 )
 
-#: a loaded Hugging Face RM (common.HFRewardModel)
+#: a loaded Hugging Face RM (reward_model._HFRewardModel)
 HFRewardModel = Any
 
 #: config settings that may switch on randomness in a model's own code: their names

@@ -13,11 +13,11 @@ from rmaudit.components import Prompt, Response
 from rmaudit.components.options import ModelLocation
 from rmaudit.default_plugins.huggingface.common import (
     ScoringOptions,
-    _HFRewardModel,
     _max_length,
     _truncate,
     text_size,
 )
+from rmaudit.default_plugins.huggingface.reward_model import _HFRewardModel
 from rmaudit.errors import BadInput
 
 
@@ -46,11 +46,8 @@ class DPOImplicit(_HFRewardModel[DPOImplicitOptions]):
         )
         return super()._locations() + reference
 
-    def _load_models(self) -> None:
-        import transformers
-
+    def _load_tokenizer(self) -> None:
         from rmaudit.backends.hf import runtime
-        from rmaudit.backends.hf.scorer import Scorer
 
         o = self.options
         self.tokenizer = runtime.load_tokenizer(
@@ -59,6 +56,17 @@ class DPOImplicit(_HFRewardModel[DPOImplicitOptions]):
         self.use_chat, self.template, self.input_format = self._chat_template(
             self.tokenizer, required=True
         )
+        config = self._config()
+        self._override(config)  # as the policy's will be
+        self.max_length = _max_length(o.max_length, self.tokenizer, config)
+
+    def _load_weights(self) -> None:
+        import transformers
+
+        from rmaudit.backends.hf import runtime
+        from rmaudit.backends.hf.scorer import Scorer
+
+        o = self.options
         self.policy = self._load_model(transformers.AutoModelForCausalLM)
         self.reference = None
         if o.reference is not None:
@@ -91,7 +99,6 @@ class DPOImplicit(_HFRewardModel[DPOImplicitOptions]):
                 ),
             )
         filler = runtime.filler_token_id(self.tokenizer)
-        self.max_length = _max_length(o.max_length, self.tokenizer, self.policy)
         self.scorers = [
             Scorer(model, o, kind="logprobs", max_length=self.max_length, filler_id=filler)
             for model in (self.policy, self.reference)
@@ -151,7 +158,11 @@ class DPOImplicit(_HFRewardModel[DPOImplicitOptions]):
         return [ids for ids, _, _ in self.encode_many(pairs)]
 
     def _scores(
-        self, batch: Sequence[tuple[Prompt, Response]], *, alone: bool
+        self,
+        batch: Sequence[tuple[Prompt, Response]],
+        *,
+        alone: bool,
+        encoded: list[Any] | None = None,
     ) -> tuple[list[float], int]:
         from rmaudit.backends.hf.inputs import ModelInput
 
@@ -161,9 +172,12 @@ class DPOImplicit(_HFRewardModel[DPOImplicitOptions]):
         def encode(indices: list[int]) -> list[ModelInput]:
             nonlocal truncated
             missing = [i for i in indices if i not in rows]
-            for i, (ids, start, cut) in zip(
-                missing, self.encode_many([batch[i] for i in missing]), strict=True
-            ):
+            made = (
+                [encoded[i] for i in missing]
+                if encoded is not None
+                else self.encode_many([batch[i] for i in missing])
+            )
+            for i, (ids, start, cut) in zip(missing, made, strict=True):
                 rows[i] = ModelInput(ids, start=start)
                 truncated += cut
             return [rows[i] for i in indices]

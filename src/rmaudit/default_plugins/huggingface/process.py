@@ -170,7 +170,7 @@ class _HFProcessRewardModel(_HFComponent[_OptionsT], ProcessRewardModel[_Options
         o = self.options
         self._load_tokenizer()
         self.model = self._load_scoring_model()
-        self.max_length = _max_length(o.max_length, self.tokenizer, self.model)
+        self.max_length = _max_length(o.max_length, self.tokenizer, self.model.config)
         self.scorer = Scorer(
             self.model,
             o,

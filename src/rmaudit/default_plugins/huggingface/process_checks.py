@@ -114,7 +114,7 @@ def run_checks(prm: HFProcessRewardModel, sample: Sequence[Solution]) -> Scoring
             [len(e.past(prm.max_length)) for e in encoded],
             steps=sum(len(s.steps) for s in sample),
             max_length=prm.max_length,
-            position_limit=_max_length(None, prm.tokenizer, prm.model),
+            position_limit=_max_length(None, prm.tokenizer, prm.model.config),
         ),
         scoring_checks.determinism(noise),
     )

@@ -11,7 +11,7 @@ from rmaudit.backends.conversation import conversation_messages
 from rmaudit.backends.hf.input_checks import RenderedInput
 from rmaudit.components import Prompt, Response
 
-#: a loaded Hugging Face RM (common.HFRewardModel)
+#: a loaded Hugging Face RM (reward_model._HFRewardModel)
 HFRewardModel = Any
 #: what a reward model scores: a prompt and one response to it
 PromptResponse = tuple[Prompt, Response]
