@@ -40,7 +40,8 @@ from rmaudit.results.browse import prompt_detail, prompt_failures
 from rmaudit.results.run_index import list_runs, open_for_reading
 from rmaudit.results.summary import load_summary
 from rmaudit.run.metrics import result_rows
-from rmaudit.store import Store, dumps
+from rmaudit.store import Store
+from rmaudit.store.item_records import StoredLabel, StoredPrompt, StoredResponse
 from rmaudit.store.metric_results import MetricResults
 from rmaudit.store.records import BenchmarkRow, RunRow
 
@@ -102,10 +103,10 @@ def build_db(path: Path, prompts: int, responses: int, rms: int, seed: int = 0) 
             )
         )
         store.items.add_prompts(
-            (
+            StoredPrompt(
                 p,
                 f"synthetic prompt {q}: explain topic {q % 37} step by step",
-                dumps({"topic": f"topic-{q % 12}"}),
+                {"topic": f"topic-{q % 12}"},
             )
             for q, p in enumerate(prompt_ids)
         )
@@ -116,11 +117,13 @@ def build_db(path: Path, prompts: int, responses: int, rms: int, seed: int = 0) 
             lengths = rng.integers(20, 120, size=responses)
             with store.transaction():
                 store.items.add_responses(
-                    (r, p, policy, i, " ".join(WORDS[j % len(WORDS)] for j in range(n)), "{}")
+                    StoredResponse(
+                        r, p, policy, i, " ".join(WORDS[j % len(WORDS)] for j in range(n)), {}
+                    )
                     for i, (r, n) in enumerate(zip(ids, lengths, strict=True))
                 )
                 store.items.add_labels(
-                    (r, oracle, score, "[]", None, None, None)
+                    StoredLabel(r, oracle, score, (), None, None, None)
                     for r, score in zip(ids, oracle_scores[q].tolist(), strict=True)
                 )
                 for rm_key, scores in zip(rm_keys, rm_scores, strict=True):
@@ -140,7 +143,7 @@ def build_db(path: Path, prompts: int, responses: int, rms: int, seed: int = 0) 
             results.append(
                 MetricResults(rm_key, spec.label, None, "2025-01-01T00:00:00+00:00", rows)
             )
-    store.runs.finish(run, results, "{}", "2025-01-01T00:00:00+00:00")
+    store.runs.finish(run, results, {}, "2025-01-01T00:00:00+00:00")
     store.close()
 
 

@@ -69,6 +69,11 @@ def register_process_reward_models(register):
 '''
 
 
+#: the slow RM's recipe entry, and the responses each RM of the small recipe scores
+EXTRA = '\n[[reward_models]]\nlabel = "slow"\nname = "slow-rm"\n'
+TOTAL = 8 * 16
+
+
 class Resumed(NamedTuple):
     killed: Path  # the DB of the run killed and rerun
     clean: Path  # the DB of the same run uninterrupted
@@ -85,6 +90,10 @@ def _count(db: Path, sql: str) -> int:
             conn.close()
     except sqlite3.OperationalError:
         return 0
+
+
+def scores_stored(db: Path) -> int:
+    return _count(db, "select count(*) from rm_scores")
 
 
 def _rows(db: Path, sql: str) -> list[tuple]:
@@ -132,8 +141,8 @@ def killed_and_resumed(
 
 
 def test_kill_9_during_scoring_then_resume(tmp_path, write_recipe, rmaudit):
-    total = 8 * 16
-    recipe = write_recipe(extra_rms='\n[[reward_models]]\nlabel = "slow"\nname = "slow-rm"\n')
+    total = TOTAL
+    recipe = write_recipe(extra_rms=EXTRA)
     recipe.write_text(recipe.read_text().replace("batch_size = 32", "batch_size = 8"))
     run = killed_and_resumed(
         tmp_path,

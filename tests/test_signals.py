@@ -12,7 +12,7 @@ from importlib.metadata import entry_points
 
 import pytest
 from _support import HANG_S
-from test_resume import EXTRA, SLOW_RM, TOTAL, _scores
+from test_resume import EXTRA, SLOW_RM, TOTAL, scores_stored
 
 
 def _ignore_sigint() -> None:
@@ -56,7 +56,7 @@ def test_a_signal_mid_run_marks_it_interrupted_in_one_line(
         preexec_fn=started_ignoring,
     )
     deadline = time.monotonic() + HANG_S
-    while _scores(db) < 2 * TOTAL + 8:
+    while scores_stored(db) < 2 * TOTAL + 8:
         assert process.poll() is None and time.monotonic() < deadline, "finished too soon"
         time.sleep(0.02)
     process.send_signal(signum)

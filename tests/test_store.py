@@ -160,9 +160,9 @@ def test_a_rerun_keeps_its_creation_time_and_its_place_and_says_when_it_finished
     store = Store.open(tmp_path / "runs.db")
     try:
         store.runs.start(run_row("a", "2026-01-01T00:00:00"), [])
-        store.runs.finish("a", [], "{}", "2026-01-01T00:01:00")
+        store.runs.finish("a", [], {}, "2026-01-01T00:01:00")
         store.runs.start(run_row("b", "2026-01-02T00:00:00"), [])
-        store.runs.finish("b", [], "{}", "2026-01-02T00:01:00")
+        store.runs.finish("b", [], {}, "2026-01-02T00:01:00")
         store.runs.start(run_row("a", "2026-01-03T00:00:00"), [])  # a rerun of a
         rerun = store.read.run("a")
         assert (rerun.created_at, rerun.status, rerun.finished_at) == (
@@ -170,7 +170,7 @@ def test_a_rerun_keeps_its_creation_time_and_its_place_and_says_when_it_finished
             "running",
             None,
         )
-        store.runs.finish("a", [], "{}", "2026-01-03T00:01:00")
+        store.runs.finish("a", [], {}, "2026-01-03T00:01:00")
         assert store.read.run("a").finished_at == "2026-01-03T00:01:00"
         # newest first by first creation: the rerun keeps its place, and the newest
         # complete run is still the one created last

@@ -1,11 +1,13 @@
 """The store's JSON columns (a result's ``params``, an item's ``meta``, a component's
-``options``, a run's recipe, a label's ``samples``, a run's scoring ``checks``) are parsed by
-the store and come back in its records as values: no module above the store parses one, and a
-damaged one is one line naming the file and the column."""
+``options``, a run's recipe, a label's ``samples``, a run's scoring ``checks``) are written and
+parsed by the store alone: its records carry them as values both ways, no module above the
+store turns one into JSON or parses one, and a damaged one is one line naming the file and the
+column."""
 
 from __future__ import annotations
 
 import ast
+import re
 import sqlite3
 from pathlib import Path
 
@@ -13,8 +15,8 @@ import pytest
 
 from rmaudit.errors import BadInput
 from rmaudit.store import Store, dumps
-from rmaudit.store.item_records import StoredPrompt
-from rmaudit.store.records import RunRow
+from rmaudit.store.item_records import StoredPrompt, StoredResponse
+from rmaudit.store.records import ComponentRow, RunRow
 from rmaudit.store.scoring_checks import ScoringChecksTable, StoredChecks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,6 +57,59 @@ def json_loads_of_store_columns(source: str) -> list[int]:
     return found
 
 
+#: the store's write methods (``Store.items.add_responses``, ``Store.runs.finish``, ...)
+STORE_WRITES = re.compile(r"add(_\w+)?|set_report|finish|fill_pair_set_meta")
+
+
+def json_made_for_the_store(source: str) -> list[int]:
+    """Lines where a module imports the store's ``dumps``, or passes JSON it made
+    (``json.dumps(...)``, ``dumps(...)``) to a store write method."""
+    tree = ast.parse(source)
+    found = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and (node.module or "").startswith("rmaudit.store")
+        and any(alias.name == "dumps" for alias in node.names)
+    ]
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and STORE_WRITES.fullmatch(node.func.attr)
+        ):
+            continue
+        for inner in (n for arg in [*node.args, *node.keywords] for n in ast.walk(arg)):
+            func = getattr(inner, "func", None)
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if isinstance(inner, ast.Call) and name == "dumps":
+                found.append(inner.lineno)
+    return sorted(found)
+
+
+def test_the_scan_finds_json_made_above_the_store_for_it():
+    source = (
+        "import json\nfrom rmaudit.store import Store, dumps\n"
+        "store.items.add_labels((r, json.dumps(s)) for r, s in rows)\n"
+        "store.runs.finish(run, [], json.dumps(timings), now)\n"
+        "print(json.dumps(result))\n"
+        "store.items.add_responses(rows)\n"
+    )
+    assert json_made_for_the_store(source) == [2, 3, 4]
+
+
+def test_no_module_above_the_store_makes_json_for_it():
+    offenders = []
+    for folder in [ROOT / "src" / "rmaudit", *ROOT.glob("plugins/*/src")]:
+        for path in folder.rglob("*.py"):
+            relative = path.relative_to(ROOT)
+            if relative.parts[:3] == ("src", "rmaudit", "store"):
+                continue
+            lines = json_made_for_the_store(path.read_text(encoding="utf-8"))
+            offenders += [f"{relative}:{line}" for line in lines]
+    assert offenders == []
+
+
 def test_the_scan_finds_a_column_parsed_above_the_store():
     source = (
         "import json\nfrom json import loads as parse\n"
@@ -82,9 +137,11 @@ def test_the_store_returns_its_json_columns_parsed(tmp_path):
     recipe = {"title": "t", "metrics": [{"name": "reta", "eta": 0.25}]}
     store = Store.open(tmp_path / "columns.db")
     try:
-        store.items.add_prompts([("p1", "hello", dumps(meta))])
-        store.items.add_responses([("r1", "p1", "policy", 0, "hi", dumps({"perplexity": 3.5}))])
-        store.items.add_component("k1", "oracle", "judge", 1, dumps({"scale": [1, 10]}), False)
+        store.items.add_prompts([StoredPrompt("p1", "hello", meta)])
+        store.items.add_responses([StoredResponse("r1", "p1", "policy", 0, "hi", {"p": 3.5})])
+        store.items.add_component(
+            ComponentRow("k1", "oracle", "judge", 1, {"scale": [1, 10]}, False)
+        )
         store.runs.start(
             RunRow(
                 "run", "t", None, None, recipe, None, None, "running", False,
@@ -92,8 +149,8 @@ def test_the_store_returns_its_json_columns_parsed(tmp_path):
             ),
             [],
         )  # fmt: skip
-        assert store.items.prompts(["p1"]) == {"p1": StoredPrompt("hello", meta)}
-        assert store.items.responses(["r1"])[0].meta == {"perplexity": 3.5}
+        assert store.items.prompts(["p1"]) == {"p1": StoredPrompt("p1", "hello", meta)}
+        assert store.items.responses(["r1"])[0].meta == {"p": 3.5}
         assert store.items.components(["k1"])[0].options == {"scale": [1, 10]}
         assert store.read.components_named("oracle", "judge")[0].options == {"scale": [1, 10]}
         assert store.read.run("run").recipe == recipe
@@ -106,6 +163,8 @@ def test_the_store_returns_its_json_columns_parsed(tmp_path):
     conn = sqlite3.connect(tmp_path / "columns.db")
     try:  # written as every earlier version wrote it: sorted keys, non-ASCII kept
         assert conn.execute("select recipe_json from runs").fetchone()[0] == dumps(recipe)
+        stored_meta = conn.execute("select meta from prompts").fetchone()[0]
+        assert stored_meta == '{"note": "ünïcode", "topic": "cooking", "turns": ["a", "b"]}'
     finally:
         conn.close()
 
@@ -114,7 +173,9 @@ def test_a_damaged_json_column_is_one_line_naming_the_file_and_the_column(tmp_pa
     db = tmp_path / "damaged.db"
     store = Store.open(db)
     try:
-        store.items.add_component("k1", "oracle", "judge", 1, dumps({"scale": [1, 10]}), False)
+        store.items.add_component(
+            ComponentRow("k1", "oracle", "judge", 1, {"scale": [1, 10]}, False)
+        )
     finally:
         store.close()
     conn = sqlite3.connect(db)

@@ -21,9 +21,9 @@ from typing import Any
 
 from rmaudit.components.keys import content_key, prompt_id, response_id
 from rmaudit.errors import BadInput
-from rmaudit.store import Store, dumps, utc_now
-from rmaudit.store.item_records import LabelledResponse
-from rmaudit.store.records import BenchmarkRow, LabelDesignRecord
+from rmaudit.store import Store, utc_now
+from rmaudit.store.item_records import LabelledResponse, StoredLabel, StoredPrompt, StoredResponse
+from rmaudit.store.records import BenchmarkRow, ComponentRow, LabelDesignRecord
 
 from .portable_read import FORMAT, FORMAT_VERSION, open_file, short
 
@@ -194,14 +194,8 @@ def store_benchmark(
     items = store.items
     with store.transaction():
         for key, c in (header.get("components") or {}).items():
-            items.add_component(
-                key,
-                c.get("kind"),
-                c.get("name"),
-                c.get("version"),
-                dumps(c.get("options")),
-                bool(c.get("simulated")),
-            )
+            component = (c.get("kind"), c.get("name"), c.get("version"), c.get("options"))
+            items.add_component(ComponentRow(key, *component, bool(c.get("simulated"))))
         items.add_benchmark(
             BenchmarkRow(
                 id=benchmark_id,
@@ -217,7 +211,7 @@ def store_benchmark(
             )
         )
         items.add_prompts(
-            (pid, record["prompt"]["text"], dumps(record["prompt"].get("meta") or {}))
+            StoredPrompt(pid, record["prompt"]["text"], record["prompt"].get("meta") or {})
             for pid, record in zip(prompt_ids, records, strict=True)
         )
         items.add_selection(selection_key, prompt_ids)
@@ -225,9 +219,8 @@ def store_benchmark(
         for pid, record in zip(prompt_ids, records, strict=True):
             for r in record["responses"]:
                 rid = response_id(policy_key, pid, r["sample_index"])
-                responses.append(
-                    (rid, pid, policy_key, r["sample_index"], r["text"], dumps(r.get("meta") or {}))
-                )
+                index, text, meta = r["sample_index"], r["text"], r.get("meta") or {}
+                responses.append(StoredResponse(rid, pid, policy_key, index, text, meta))
                 if r.get("inclusion_probability") is not None:
                     drawn = r["label"] is not None
                     inclusion.append((rid, float(r["inclusion_probability"]), drawn))
@@ -235,11 +228,11 @@ def store_benchmark(
                 if label is None:  # left unlabelled by the benchmark's design
                     continue
                 labels.append(
-                    (
+                    StoredLabel(
                         rid,
                         oracle_key,
                         float(label["score"]),
-                        json.dumps(label.get("samples") or []),
+                        tuple(label.get("samples") or ()),
                         float(label.get("cost_usd") or 0.0),
                         int(label.get("prompt_tokens") or 0),
                         int(label.get("completion_tokens") or 0),

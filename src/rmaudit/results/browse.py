@@ -170,7 +170,7 @@ def prompt_detail(
     store: Store, bench: BenchmarkRow, prompt_id: str, rm_keys: list[str]
 ) -> PromptDetail:
     """A prompt and its responses with the oracle's and each RM's scores and ranks."""
-    text, meta = store.items.prompts([prompt_id])[prompt_id]
+    _, text, meta = store.items.prompts([prompt_id])[prompt_id]
     rows = store.read.labelled_responses(bench, prompt_id)
     ids = [row.id for row in rows]
     # on a budgeted benchmark a response the design left unlabelled has no oracle score: NaN

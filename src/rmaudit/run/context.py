@@ -9,7 +9,6 @@ the first half, so the plan is the run's own count, not a second copy of it.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -25,8 +24,9 @@ from rmaudit.components.scoring_checks import CheckSettings, ScoringChecks
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec, Recipe
 from rmaudit.run.executors import LocalExecutor, RayExecutor, make_executor
-from rmaudit.store import Store, dumps
-from rmaudit.store.item_records import StoredResponse
+from rmaudit.store import Store
+from rmaudit.store.item_records import StoredPrompt, StoredResponse
+from rmaudit.store.records import ComponentRow
 
 T = TypeVar("T")
 C = TypeVar("C", bound=Component)
@@ -318,8 +318,7 @@ class RunContext:
     # -- reading items back, memoised -------------------------------------------------------
     def prompt(self, pid: str) -> Prompt:
         if pid not in self.prompts:
-            text, meta = self.db.items.prompts([pid])[pid]
-            self.prompts[pid] = Prompt(pid, text, meta)
+            self.prompts[pid] = Prompt(*self.db.items.prompts([pid])[pid])
         return self.prompts[pid]
 
     def load_responses(self, ids: Sequence[str]) -> list[Response]:
@@ -347,22 +346,16 @@ class RunContext:
         prompts = {r.prompt_id for r in known}
         if self.store is not None:
             missing = [pid for pid in prompts if pid not in self.prompts]
-            for pid, (text, meta) in self.db.items.prompts(missing).items():
-                self.prompts[pid] = Prompt(pid, text, meta)
+            for pid, stored_prompt in self.db.items.prompts(missing).items():
+                self.prompts[pid] = Prompt(*stored_prompt)
         return [(self.prompts[r.prompt_id], r) for r in known if r.prompt_id in self.prompts]
 
     def add_components(self, *components: Component) -> None:
         """Store the identity of components whose items the run writes."""
         for c in components:
-            identity = c.identity()
-            self.db.items.add_component(
-                c.key,
-                identity["kind"],
-                identity["name"],
-                identity["version"],
-                json.dumps(identity["options"]),
-                c.simulated,
-            )
+            i = c.identity()
+            row = ComponentRow(c.key, i["kind"], i["name"], i["version"], i["options"], c.simulated)
+            self.db.items.add_component(row)
 
 
 def locate(error: BadInput, recipe: Recipe, spec: ComponentSpec | None) -> BadInput:
@@ -376,15 +369,15 @@ def response_from_row(row: StoredResponse) -> Response:
     return Response(row.id, row.prompt_id, row.sample_index, row.text, row.meta)
 
 
-def prompt_row(prompt: Prompt) -> tuple[str, str, str]:
-    return prompt.id, prompt.text, dumps(prompt.meta)
+def prompt_row(prompt: Prompt) -> StoredPrompt:
+    return StoredPrompt(prompt.id, prompt.text, prompt.meta)
 
 
-def text_response_rows(responses: Sequence[Response]) -> list[tuple]:
+def text_response_rows(responses: Sequence[Response]) -> list[StoredResponse]:
     """Rows of responses no policy wrote (pair files, shifted texts): NULL policy_key and
     sample_index; responses a policy wrote are already stored and left alone."""
     return [
-        (r.id, r.prompt_id, None, None, r.text, dumps(r.meta))
+        StoredResponse(r.id, r.prompt_id, None, None, r.text, r.meta)
         for r in responses
         if r.sample_index is None
     ]

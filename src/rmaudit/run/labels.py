@@ -4,7 +4,6 @@ failures go to the ``failures`` table."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 
@@ -12,6 +11,7 @@ from rmaudit.components import Oracle, OracleLabel
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec
 from rmaudit.store import utc_now
+from rmaudit.store.item_records import StoredLabel
 
 from .batches import BatchCall, map_calls
 from .context import Keys, RunContext, StageCount, Work
@@ -63,11 +63,11 @@ def label(ctx: RunContext, spec: ComponentSpec, oracle: Oracle, todo: Work[str])
                     value=label.score,
                 )
             rows.append(
-                (
+                StoredLabel(
                     rid,
                     oracle.key,
                     float(label.score),
-                    json.dumps(list(label.samples)),
+                    tuple(label.samples),
                     label.cost_usd,
                     label.prompt_tokens,
                     label.completion_tokens,

@@ -21,8 +21,9 @@ from rmaudit.components import (
 from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.recipe import ComponentSpec, metric_entry
-from rmaudit.store import dumps, utc_now
-from rmaudit.store.metric_results import MetricResults
+from rmaudit.store import utc_now
+from rmaudit.store.metric_results import MetricResults, ResultRows
+from rmaudit.store.records import CurvePointRow, MetricResultRow, PerPromptRow
 
 from . import verdicts
 from .benchmark import Benchmark, oracle_by_prompt
@@ -347,36 +348,36 @@ def result_rows(
     rm_key: str,
     spec: ComponentSpec,
     output: MetricOutput | None,
-) -> dict[str, list[tuple]]:
+) -> ResultRows:
     """One metric's output as rows of each result table (none: defined on no prompt)."""
     if output is None:
-        return {}
-    higher = int(slot_class(spec, Metric).higher_is_better)
+        return ResultRows()
+    higher = slot_class(spec, Metric).higher_is_better
     head = (run_id, rm_key, spec.label)
-    return {
-        "metric_results": [
-            (
+    return ResultRows(
+        tuple(
+            MetricResultRow(
                 *head,
                 v.key,
                 v.label,
-                dumps(v.params),
+                v.params,
                 v.value,
                 v.stderr,
                 v.ci_low,
                 v.ci_high,
-                higher if v.higher_is_better is None else int(v.higher_is_better),
+                higher if v.higher_is_better is None else v.higher_is_better,
             )
             for v in output.values
-        ],
-        "per_prompt_results": [
-            (*head, v.key, pid, float(x))
+        ),
+        tuple(
+            PerPromptRow(*head, v.key, pid, float(x))
             for v in output.values
             if v.per_prompt is not None
             for pid, x in zip(prompt_ids, v.per_prompt, strict=True)
             if np.isfinite(x)  # NaN: a prompt the metric skipped
-        ],
-        "curves": [
-            (
+        ),
+        tuple(
+            CurvePointRow(
                 *head,
                 c.key,
                 c.label,
@@ -390,5 +391,5 @@ def result_rows(
             )
             for c in output.curves
             for i in range(len(c.x))
-        ],
-    }
+        ),
+    )

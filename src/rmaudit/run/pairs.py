@@ -20,7 +20,7 @@ from rmaudit.components import (
 )
 from rmaudit.components.keys import content_key, pair_id
 from rmaudit.errors import BadInput
-from rmaudit.store import dumps
+from rmaudit.store.pair_records import StoredPair
 
 from .benchmark import BenchmarkStages, benchmark_data
 from .context import Keys, RunContext, StageCount, prompt_row, required, text_response_rows
@@ -146,9 +146,7 @@ def stage(ctx: RunContext, built: BenchmarkStages | None, execute: bool) -> Pair
                 _write(ctx, pair_set)
                 ctx.progress.advance(STAGE, total)
             elif ctx.db.items.lacks_pair_set_meta(pair_set.key):  # stored before schema 10
-                ctx.db.items.fill_pair_set_meta(
-                    pair_set.key, [dumps(p.meta) for p in pair_set.pairs]
-                )
+                ctx.db.items.fill_pair_set_meta(pair_set.key, [p.meta for p in pair_set.pairs])
             ctx.progress.finish(STAGE)
         # in a plan too: the scores stages check the pairs' texts against scores files
         ctx.prompts.update((p.prompt.id, p.prompt) for p in pair_set.pairs)
@@ -165,18 +163,7 @@ def _write(ctx: RunContext, pair_set: PairSet) -> None:
             text_response_rows([r for p in pair_set.pairs for r in (p.chosen, p.rejected)])
         )
         items.add_pairs(
-            (
-                pid,
-                p.prompt.id,
-                p.chosen.id,
-                p.rejected.id,
-                p.subset,
-                dumps(p.meta),
-                None,
-                None,
-                None,
-                None,
-            )
+            StoredPair(pid, p.prompt.id, p.chosen.id, p.rejected.id, p.subset, p.meta)
             for pid, p in zip(pair_set.ids, pair_set.pairs, strict=True)
         )
-        items.add_pair_set(pair_set.key, pair_set.ids, [dumps(p.meta) for p in pair_set.pairs])
+        items.add_pair_set(pair_set.key, pair_set.ids, [p.meta for p in pair_set.pairs])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rmaudit.components import Generation, Prompt, ReferencePolicy
-from rmaudit.store import dumps
+from rmaudit.store.item_records import StoredResponse
 
 from .batches import BatchCall, map_calls
 from .context import RunContext, StageCount, Work, required, response_from_row
@@ -36,13 +36,12 @@ def generate(ctx: RunContext, policy: ReferencePolicy, todo: Work[Item]) -> None
 
     def write(batch: Sequence[Item], generations: list[Generation]) -> None:
         rows = [
-            (rid, p.id, policy.key, i, g.text, dumps(g.meta))
+            StoredResponse(rid, p.id, policy.key, i, g.text, g.meta)
             for (p, i, rid), g in zip(batch, generations, strict=True)
         ]
-        ctx.db.items.add_responses(rows)
-        # the later stages get them from memory, as the store would give them back
-        for row in rows:
-            ctx.responses[row[0]] = response_from_row(ctx.db.items.response_record(row))
+        # the later stages get them from memory, as the store gives them back
+        for row in ctx.db.items.add_responses(rows, read_back=True):
+            ctx.responses[row.id] = response_from_row(row)
 
     call = BatchCall(
         required(ctx.recipe.policy, "[responses.policy]"),

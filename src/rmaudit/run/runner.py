@@ -14,7 +14,6 @@ RM on an old benchmark only scores.
 
 from __future__ import annotations
 
-import json
 import platform
 import time
 from collections.abc import Callable
@@ -341,7 +340,7 @@ class Runner:
                     else metrics.compute(ctx, found.benchmark, found.pair_set, found.shifted)
                 )
             ctx.timings["total"] = time.perf_counter() - started
-            ctx.db.runs.finish(run_id, results, json.dumps(ctx.timings), utc_now())
+            ctx.db.runs.finish(run_id, results, ctx.timings, utc_now())
         except BaseException as error:
             if ctx.db.held:  # --strict, stopped before its checks passed: nothing is written
                 ctx.db.rollback_held()

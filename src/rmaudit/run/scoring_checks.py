@@ -45,7 +45,6 @@ from rmaudit.components.scoring_checks import (
 )
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec
-from rmaudit.store import dumps
 from rmaudit.store.scoring_checks import ScoringChecksTable
 
 from .context import RunContext, Work
@@ -317,7 +316,7 @@ def report(ctx: RunContext, spec: ComponentSpec, model: Scored, checked: Checked
     facts = model.report()
     if facts:
         facts = {**facts, **_batch_dependence(model, checked.checks if checked else None)}
-        ctx.db.runs.set_report(ctx.recipe.run_key, spec.label, dumps(facts))
+        ctx.db.runs.set_report(ctx.recipe.run_key, spec.label, facts)
         ctx.notes.append(f"{spec.label}: " + ", ".join(f"{k}: {v}" for k, v in facts.items()))
 
 

@@ -15,7 +15,7 @@ from rmaudit.components import Prompt, Response, ShiftPerturber, SourcedPair
 from rmaudit.components.keys import pair_id, shifted_prompt_id, shifted_response_id
 from rmaudit.components.vocabulary import shifts_prompt, shifts_responses
 from rmaudit.recipe.model import ShiftSection
-from rmaudit.store import dumps
+from rmaudit.store.pair_records import StoredPair
 
 from .batches import map_here
 from .context import (
@@ -189,13 +189,13 @@ def _perturb(ctx: RunContext, work: Work[ShiftedPair]) -> None:
                     new_id, s.prompt_id, None, text, {"shifted_from": r.id}
                 )
             rows.append(
-                (
+                StoredPair(
                     s.id,
                     s.prompt_id,
                     s.chosen_id,
                     s.rejected_id,
                     original.subset,
-                    dumps(original.meta),
+                    original.meta,
                     s.target,
                     s.level,
                     s.perturber_key,

@@ -5,12 +5,15 @@ labels, in one transaction: there whole or not at all."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 from rmaudit.components import LabelledSolution, Prompt
 from rmaudit.components.keys import content_key, prompt_id, solution_id
 from rmaudit.errors import BadInput
-from rmaudit.store import dumps
+from rmaudit.store.solutions import StoredSolution
 
 from .context import RunContext, StageCount, prompt_row, required
 
@@ -29,23 +32,31 @@ class SolutionSet:
     #: … and its problem (``LabelledSolution.cluster``): what its metrics' ± clusters it by
     problem_ids: tuple[str, ...]
 
-    def rows(self) -> list[tuple[str, str, str, str, str]]:
-        """(solution id, problem id, ref, subset, labels JSON) of every position, as stored."""
+    def positions(self) -> list[StoredSolution]:
+        """Every position as stored."""
         return [
-            (sid, problem, s.ref, s.subset, labels_json(s))
-            for sid, problem, s in zip(self.ids, self.problem_ids, self.solutions, strict=True)
+            StoredSolution(
+                i, sid, problem, s.ref, s.subset, _labels(s), pid, s.solution.question, s.steps
+            )
+            for i, (sid, problem, pid, s) in enumerate(
+                zip(self.ids, self.problem_ids, self.prompt_ids, self.solutions, strict=True)
+            )
         ]
 
 
-def labels_json(solution: LabelledSolution) -> str:
-    return dumps(
-        {
-            "erroneous": list(solution.erroneous),
-            "first_error": solution.first_error,
-            "final_answer_correct": solution.final_answer_correct,
-            "meta": solution.meta,
-        }
-    )
+def _labels(solution: LabelledSolution) -> dict[str, Any]:
+    return {
+        "erroneous": list(solution.erroneous),
+        "first_error": solution.first_error,
+        "final_answer_correct": solution.final_answer_correct,
+        "meta": solution.meta,
+    }
+
+
+def _keyed(positions: list[StoredSolution]) -> list[tuple[str, str, str, str, str]]:
+    """What a set's key hashes of each position: its labels as the store spells them."""
+    spelled = partial(json.dumps, ensure_ascii=False, sort_keys=True)
+    return [(p.solution_id, p.problem_id, p.ref, p.subset, spelled(p.labels)) for p in positions]
 
 
 def load(ctx: RunContext) -> SolutionSet:
@@ -64,7 +75,7 @@ def load(ctx: RunContext) -> SolutionSet:
     problems = tuple(prompt_id(s.cluster) for s in solutions)
     ids = tuple(solution_id(p, s.steps) for p, s in zip(prompts, solutions, strict=True))
     unkeyed = SolutionSet("", solutions, ids, prompts, problems)
-    key = content_key("solution-set", source.key, unkeyed.rows())
+    key = content_key("solution-set", source.key, _keyed(unkeyed.positions()))
     return SolutionSet(key, solutions, ids, prompts, problems)
 
 
@@ -99,10 +110,6 @@ def _write(ctx: RunContext, solution_set: SolutionSet) -> None:
             )
             for pid, text in zip(ids, (s.solution.question, s.cluster), strict=True)
         )
-        ctx.db.solutions.add(
-            (sid, pid, s.steps)
-            for sid, pid, s in zip(
-                solution_set.ids, solution_set.prompt_ids, solution_set.solutions, strict=True
-            )
-        )
-        ctx.db.solutions.add_set(solution_set.key, solution_set.rows())
+        positions = solution_set.positions()
+        ctx.db.solutions.add(positions)
+        ctx.db.solutions.add_set(solution_set.key, positions)

@@ -12,7 +12,6 @@ verdicts (:func:`judged_pairs`) and logits made from them (:func:`judge_logits`)
 from __future__ import annotations
 
 import functools
-import json
 import math
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -201,7 +200,7 @@ def _row(shown: tuple[str, str, str], v: PairVerdict) -> VerdictRow:
         v.verdict,
         v.p_first,
         v.from_logprobs,
-        json.dumps(list(v.samples)),
+        tuple(v.samples),
         v.reply,
         v.cost_usd,
         v.prompt_tokens,

@@ -73,8 +73,8 @@ class Inclusion(NamedTuple):
 
 
 class StoredResponse(NamedTuple):
-    """A stored response: a policy's ``sample_index``-th sample for a prompt, or (with no
-    policy) a text from a pair file or a shift."""
+    """A stored response (``responses``): a policy's ``sample_index``-th sample for a
+    prompt, or (with no policy) a text from a pair file or a shift."""
 
     id: str
     prompt_id: str
@@ -86,7 +86,21 @@ class StoredResponse(NamedTuple):
 
 
 class StoredPrompt(NamedTuple):
-    """A stored prompt's text and metadata."""
+    """A stored prompt (``prompts``): its id, text and metadata."""
 
+    id: str
     text: str
     meta: dict[str, Any]
+
+
+class StoredLabel(NamedTuple):
+    """An oracle's label of a response (``oracle_labels``): its score, the judge's samples and
+    what the call cost."""
+
+    response_id: str
+    oracle_key: str
+    score: float
+    samples: tuple[float, ...]
+    cost_usd: float | None
+    prompt_tokens: int | None
+    completion_tokens: int | None

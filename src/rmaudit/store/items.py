@@ -12,27 +12,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .item_records import Inclusion, LabelledItem, OracleScore, StoredPrompt, StoredResponse
-from .json_columns import json_object
+from .item_records import (
+    Inclusion,
+    LabelledItem,
+    OracleScore,
+    StoredLabel,
+    StoredPrompt,
+    StoredResponse,
+)
+from .json_columns import dumps, json_object
+from .pair_records import StoredPair
 from .records import BENCHMARK_COLUMNS, BenchmarkRow, ComponentRow, benchmark_columns, benchmark_row
 from .tables import RANGE_READ, Table, chunks, marks
 
 if TYPE_CHECKING:
     pass
-
-#: (id, text, meta JSON)
-PromptRow = tuple[str, str, str]
-#: (id, prompt_id, policy_key or None, sample_index or None, text, meta JSON)
-ResponseRow = tuple[str, str, str | None, int | None, str, str]
-#: (response_id, oracle_key, score, samples JSON, cost_usd, prompt_tokens, completion_tokens)
-LabelRow = tuple[str, str, float, str, float | None, int | None, int | None]
-#: (id, prompt_id, chosen_id, rejected_id, subset, meta JSON, shift_target, shift_level,
-#: perturber_key, original_pair_id); the last four are None for unshifted pairs
-PairRow = tuple[
-    str, str, str, str, str | None, str, str | None, float | None, str | None, str | None
-]
 
 
 #: a benchmark's responses (selection key, policy key, N), by selection position then sample
@@ -44,19 +40,11 @@ _IN_BENCHMARK_ORDER = """from selections s join responses r on r.prompt_id = s.p
 
 class Items(Table):
     # -- components ---------------------------------------------------------------------
-    def add_component(
-        self,
-        key: str,
-        kind: str | None,
-        name: str | None,
-        version: int | None,
-        options_json: str,
-        simulated: bool,
-    ) -> None:
+    def add_component(self, c: ComponentRow) -> None:
         self._insert(
             "insert or ignore into components (key, kind, name, version, options, "
             "simulated) values (?, ?, ?, ?, ?, ?)",
-            [(key, kind, name, version, options_json, int(simulated))],
+            [(c.key, c.kind, c.name, c.version, dumps(c.options), int(c.simulated))],
         )
 
     def components(self, keys: Sequence[str]) -> list[ComponentRow]:
@@ -72,8 +60,11 @@ class Items(Table):
         ]
 
     # -- prompts and selections -----------------------------------------------------------
-    def add_prompts(self, rows: Iterable[PromptRow]) -> None:
-        self._insert("insert or ignore into prompts (id, text, meta) values (?, ?, ?)", rows)
+    def add_prompts(self, rows: Iterable[StoredPrompt]) -> None:
+        self._insert(
+            "insert or ignore into prompts (id, text, meta) values (?, ?, ?)",
+            ((p.id, p.text, dumps(p.meta)) for p in rows),
+        )
 
     def prompts(self, ids: Sequence[str]) -> dict[str, StoredPrompt]:
         """id → text and meta of those of ``ids`` stored."""
@@ -82,7 +73,8 @@ class Items(Table):
             for pid, text, meta in self.store.execute(
                 f"select id, text, meta from prompts where id in ({marks(chunk)})", list(chunk)
             ):
-                found[pid] = StoredPrompt(text, json_object(meta, self.store.path, "prompts.meta"))
+                meta = json_object(meta, self.store.path, "prompts.meta")
+                found[pid] = StoredPrompt(pid, text, meta)
         return found
 
     def add_selection(self, selection_key: str, prompt_ids: Sequence[str]) -> None:
@@ -103,12 +95,18 @@ class Items(Table):
         ]
 
     # -- responses ----------------------------------------------------------------------
-    def add_responses(self, rows: Iterable[ResponseRow]) -> None:
+    def add_responses(
+        self, rows: Iterable[StoredResponse], *, read_back: bool = False
+    ) -> list[StoredResponse]:
+        """Store the responses; with ``read_back``, return them as the store reads them back
+        (their meta parsed from what it wrote), so a stage can keep them without a read."""
+        written = [(*r[:5], dumps(r.meta)) for r in rows]
         self._insert(
             "insert or ignore into responses (id, prompt_id, policy_key, sample_index, "
             "text, meta) values (?, ?, ?, ?, ?, ?)",
-            rows,
+            written,
         )
+        return [self.response_record(row) for row in written] if read_back else []
 
     def stored_responses(self, ids: Sequence[str]) -> set[str]:
         return self._stored("select id from responses where id in", [], ids)
@@ -142,12 +140,12 @@ class Items(Table):
         )
 
     # -- oracle labels --------------------------------------------------------------------
-    def add_labels(self, rows: Iterable[LabelRow]) -> None:
+    def add_labels(self, rows: Iterable[StoredLabel]) -> None:
         self._insert(
             "insert or ignore into oracle_labels (response_id, oracle_key, score, "
             "samples, cost_usd, prompt_tokens, completion_tokens) "
             "values (?, ?, ?, ?, ?, ?, ?)",
-            rows,
+            ((*r[:3], dumps(list(r.samples)), *r[4:]) for r in rows),
         )
 
     def labelled(self, oracle_key: str, response_ids: Sequence[str]) -> set[str]:
@@ -308,25 +306,26 @@ class Items(Table):
         ).fetchall()
 
     # -- preference pairs -----------------------------------------------------------------
-    def add_pairs(self, rows: Iterable[PairRow]) -> None:
+    def add_pairs(self, rows: Iterable[StoredPair]) -> None:
         self._insert(
             "insert or ignore into pairs (id, prompt_id, chosen_id, rejected_id, "
             "subset, meta, shift_target, shift_level, perturber_key, original_pair_id) "
             "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
+            ((*p[:5], dumps(p.meta), *p[6:]) for p in rows),
         )
 
     def stored_pairs(self, ids: Sequence[str]) -> set[str]:
         return self._stored("select id from pairs where id in", [], ids)
 
-    def add_pair_set(self, key: str, pair_ids: Sequence[str], metas: Sequence[str]) -> None:
-        """Store a pair set: each position's pair id and what the source said of it there
-        (JSON)."""
+    def add_pair_set(
+        self, key: str, pair_ids: Sequence[str], metas: Sequence[dict[str, Any]]
+    ) -> None:
+        """Store a pair set: each position's pair id and what the source said of it there."""
         self._insert(
             "insert or ignore into pair_sets (pair_set_key, position, pair_id, meta) "
             "values (?, ?, ?, ?)",
             (
-                (key, i, pid, meta)
+                (key, i, pid, dumps(meta))
                 for i, (pid, meta) in enumerate(zip(pair_ids, metas, strict=True))
             ),
         )
@@ -341,12 +340,12 @@ class Items(Table):
             is not None
         )
 
-    def fill_pair_set_meta(self, key: str, metas: Sequence[str]) -> None:
-        """Give the positions of a stored pair set that lack it their meta (JSON)."""
+    def fill_pair_set_meta(self, key: str, metas: Sequence[dict[str, Any]]) -> None:
+        """Give the positions of a stored pair set that lack it their meta."""
         self._insert(
             "update pair_sets set meta = ? where pair_set_key = ? and position = ? "
             "and meta is null",
-            ((meta, key, i) for i, meta in enumerate(metas)),
+            ((dumps(meta), key, i) for i, meta in enumerate(metas)),
         )
 
     def pair_set(self, key: str) -> list[str]:

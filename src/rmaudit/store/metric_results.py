@@ -6,8 +6,11 @@ recomputing them (docs/architecture.md, "Content-addressed, resumable store").""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from typing import TYPE_CHECKING
+
+from .json_columns import dumps
+from .records import CurvePointRow, MetricResultRow, PerPromptRow
 
 if TYPE_CHECKING:
     from . import Store
@@ -55,6 +58,28 @@ class StoredResults:
 
 
 @dataclass(frozen=True)
+class ResultRows:
+    """One metric's new rows of each result table, for one RM."""
+
+    values: tuple[MetricResultRow, ...] = ()
+    per_prompt: tuple[PerPromptRow, ...] = ()
+    curve: tuple[CurvePointRow, ...] = ()
+
+    def tables(self) -> dict[str, list[tuple]]:
+        """The rows as each table's columns (:data:`RESULT_COLUMNS`) hold them."""
+        values = [
+            (*astuple(v)[:5], dumps(v.params), *astuple(v)[6:10], int(v.higher_is_better))
+            for v in self.values
+        ]
+        curve = [astuple(point) for point in self.curve]
+        return {
+            "metric_results": values,
+            "per_prompt_results": list(self.per_prompt),
+            "curves": curve,
+        }
+
+
+@dataclass(frozen=True)
 class MetricResults:
     """One metric's results for one RM in a run (``rm_key`` ``""``: run-level), in the order a
     run stores them.  ``rows``: each result table's new rows (run id first); empty with
@@ -65,7 +90,7 @@ class MetricResults:
     metric: str
     digest: str | None
     computed_at: str
-    rows: dict[str, list[tuple]] = field(default_factory=dict)
+    rows: ResultRows = field(default_factory=ResultRows)
     reused: StoredResults | None = None
 
 
@@ -94,7 +119,7 @@ class MetricDigests:
         ):
             return
         # read before the run's own rows are deleted: results reused from this run
-        rows = [r.rows if r.reused is None else self._rows(r, run_id) for r in results]
+        rows = [r.rows.tables() if r.reused is None else self._rows(r, run_id) for r in results]
         for table in (*RESULT_COLUMNS, "metric_digests"):
             self.store.execute(f"delete from {table} where run_id = ?", [run_id])
         for table, columns in RESULT_COLUMNS.items():

@@ -8,6 +8,22 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 
+class StoredPair(NamedTuple):
+    """A stored pair (``pairs``): its prompt, chosen and rejected response, subset and meta; a
+    shifted copy also its target, level, perturber and the pair it copies."""
+
+    id: str
+    prompt_id: str
+    chosen_id: str
+    rejected_id: str
+    subset: str | None
+    meta: dict[str, Any]
+    shift_target: str | None = None
+    shift_level: float | None = None
+    perturber_key: str | None = None
+    original_pair_id: str | None = None
+
+
 class ScoredPair(NamedTuple):
     """A pair of a pair set, with its texts and one RM's scores."""
 

@@ -319,6 +319,17 @@ class RunFailure(NamedTuple):
     error: str
 
 
+class PerPromptRow(NamedTuple):
+    """One stored per-prompt value of a run's metric (``per_prompt_results``)."""
+
+    run_id: str
+    rm_key: str
+    metric: str
+    key: str
+    prompt_id: str
+    value: float
+
+
 class PerPromptValue(NamedTuple):
     """One RM's value of a metric on one prompt."""
 

@@ -4,8 +4,9 @@ curves, per-prompt values), which a rerun of the same recipe replaces."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from .json_columns import dumps
 from .metric_results import MetricDigests, MetricResults
 from .records import RUN_COLUMNS, RunRow, run_columns
 from .tables import chunks, marks
@@ -57,12 +58,12 @@ class Runs:
                 [status, error, finished_at, run_id],
             )
 
-    def set_report(self, run_id: str, label: str, report_json: str) -> None:
+    def set_report(self, run_id: str, label: str, report: dict[str, Any]) -> None:
         """What an RM reported about its scoring in the run."""
         with self.store.transaction():
             self.store.execute(
                 "update run_reward_models set report = ? where run_id = ? and label = ?",
-                [report_json, run_id, label],
+                [dumps(report), run_id, label],
             )
 
     def add_failures(
@@ -121,7 +122,11 @@ class Runs:
             self.add_failures(run_id, stage, failures)
 
     def finish(
-        self, run_id: str, results: Sequence[MetricResults], timings_json: str, finished_at: str
+        self,
+        run_id: str,
+        results: Sequence[MetricResults],
+        timings: dict[str, float],
+        finished_at: str,
     ) -> None:
         """Replace the run's results with these (``store.metric_results``: rows reused stay as
         they are) and mark it done, in one transaction."""
@@ -129,5 +134,5 @@ class Runs:
             self.metric_digests.replace(run_id, results)
             self.store.execute(
                 "update runs set status = 'done', finished_at = ?, timings = ? where id = ?",
-                [finished_at, timings_json, run_id],
+                [finished_at, dumps(timings), run_id],
             )

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .damage import damaged_value
-from .json_columns import json_object
+from .json_columns import dumps, json_object
 from .tables import Table, chunks, marks
 
 if TYPE_CHECKING:
@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 
 
 class StoredSolution(NamedTuple):
-    """One position of a stored solution set: the solution, its problem (what the metrics
-        cluster by), its question and what the data says of it there (``labels``: the parsed
-    JSON object)."""
+    """One position of a solution set (``solution_sets``, and its solution's row of
+    ``solutions``), written and read back: the solution, its problem (what the metrics cluster
+    by), its question and what the data says of it there (``labels``)."""
 
     position: int
     solution_id: str
@@ -37,22 +37,22 @@ class StoredSolution(NamedTuple):
 
 
 class Solutions(Table):
-    def add(self, rows: Iterable[tuple[str, str, Sequence[str]]]) -> None:
-        """``rows``: (solution id, prompt id, steps)."""
+    def add(self, rows: Iterable[StoredSolution]) -> None:
+        """The positions' solutions (id, question, steps)."""
         self._insert(
             "insert or ignore into solutions (id, prompt_id, steps) values (?, ?, ?)",
-            ((sid, pid, json.dumps(list(steps), ensure_ascii=False)) for sid, pid, steps in rows),
+            ((s.solution_id, s.prompt_id, dumps(list(s.steps))) for s in rows),
         )
 
     def stored(self, ids: Sequence[str]) -> set[str]:
         return self._stored("select id from solutions where id in", [], ids)
 
-    def add_set(self, key: str, rows: Sequence[tuple[str, str, str, str, str]]) -> None:
-        """``rows``: (solution id, problem id, ref, subset, labels JSON), in order."""
+    def add_set(self, key: str, rows: Sequence[StoredSolution]) -> None:
+        """The positions of a solution set, in order."""
         self._insert(
             "insert or ignore into solution_sets (solution_set_key, position, solution_id, "
             "problem_id, ref, subset, labels) values (?, ?, ?, ?, ?, ?, ?)",
-            ((key, i, *row) for i, row in enumerate(rows)),
+            ((key, s.position, *s[1:5], dumps(s.labels)) for s in rows),
         )
 
     def has_set(self, key: str) -> bool:

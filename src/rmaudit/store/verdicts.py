@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from .json_columns import dumps
 from .pair_records import PairIds
 from .tables import Table, marks
 
@@ -29,7 +30,7 @@ class VerdictRow:
     verdict: str
     p_first: float
     from_logprobs: bool
-    samples: str
+    samples: tuple[str, ...]
     reply: str
     cost_usd: float
     prompt_tokens: int
@@ -69,7 +70,7 @@ class Verdicts(Table):
                         r.verdict,
                         r.p_first,
                         int(r.from_logprobs),
-                        r.samples,
+                        dumps(list(r.samples)),
                         r.reply,
                         r.cost_usd,
                         r.prompt_tokens,
