@@ -188,6 +188,29 @@ def test_missing_data_of_a_named_suite_is_one_line_and_exit_2(
         assert not db.exists()  # checked before anything ran, the llmbar suite included
 
 
+def test_no_data_found_without_data_dir_says_to_pass_one(rmaudit, llmbar, tmp_path, monkeypatch):
+    """Forgetting --data-dir names --data-dir first (not the first suite's download), and the
+    folder an earlier audit in the DB read; an empty --data-dir is named as the place looked."""
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    data, _, scores = llmbar
+    db = tmp_path / "a.db"
+    done = rmaudit("audit", "length", "--db", str(db))
+    assert done.code == 2 and not db.exists()
+    (line,) = done.err.strip().splitlines()
+    assert line.startswith("Error: no suite's data was found: pass --data-dir DATA_DIR"), line
+    assert "rewardbench" not in line
+    assert audit_llmbar(rmaudit, data, f"scores:{scores}", db=db).code == 0
+    done = rmaudit("audit", "length", "--db", str(db))
+    (line,) = done.err.strip().splitlines()
+    assert line.endswith(f"an audit in {db} read {data}: --data-dir {data}"), line
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = rmaudit("audit", "length", "--data-dir", str(empty), "--db", str(db))
+    (line,) = done.err.strip().splitlines()
+    assert f"--data-dir: no suite's data was found under {empty}" in line, line
+
+
 @pytest.mark.parametrize(
     "model, said",
     [

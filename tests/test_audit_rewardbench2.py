@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import socket
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
@@ -229,6 +230,28 @@ def test_missing_data_offline_is_one_line_naming_data_dir_and_the_hub(
     assert done.code == 2
     (line,) = done.err.strip().splitlines()
     assert "--data-dir" in line and "hf.co/datasets/allenai/reward-bench-2" in line
+    assert not db.exists()
+
+
+def test_a_hub_that_cannot_be_reached_is_one_line_at_once_naming_data_dir(
+    rmaudit, tmp_path, monkeypatch
+):
+    """A hub whose host accepts no connection (a port of 127.0.0.1 nothing listens on) is named
+    after one probe, not after huggingface_hub's retries of its download (five, half a minute:
+    each would print a line)."""
+    constants = pytest.importorskip("huggingface_hub.constants")
+    with socket.socket() as closed:  # a free port, closed again: nothing listens there
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    db = tmp_path / "rb2.db"
+    done = rmaudit("audit", "length", "--suite", "rewardbench-2", "--db", str(db))
+    assert done.code == 2, done.err
+    (line,) = done.err.strip().splitlines()
+    assert f"no download: 127.0.0.1:{port} cannot be reached" in line, line
+    assert "then pass --data-dir DATA_DIR" in line and "Retrying" not in done.err
     assert not db.exists()
 
 

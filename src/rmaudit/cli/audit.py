@@ -214,7 +214,7 @@ def audit(
         return
     stop.check_models(models, recorded)
     found, skipped = _located_suites(
-        suite_names, data_dir, JUDGEBENCH_PAIRS[judgebench_pairs], recorded
+        suite_names, data_dir, JUDGEBENCH_PAIRS[judgebench_pairs], recorded, db_path
     )
     of_prms = found[0][0].solutions is not None
     tables = model_flags.tables(
@@ -237,14 +237,18 @@ def audit(
 
 
 def _located_suites(
-    suite_names: tuple[str, ...], data_dir: str | None, judgebench: Suite, recorded: bool
+    suite_names: tuple[str, ...],
+    data_dir: str | None,
+    judgebench: Suite,
+    recorded: bool,
+    db_path: str,
 ) -> tuple[list[tuple[Suite, Located]], list[Suite]]:
     """The suites asked for (by default every suite of reward models, or with ``recorded``
     those with recorded judges; ``judgebench`` on the pairs chosen) whose data was found, and
     those skipped; every suite's data is found before anything runs: a missing one is exit 2,
     nothing written.  Suites of process reward models run only when named, and not with
     suites of reward models (a MODEL is one or the other)."""
-    from rmaudit.suites.data import locate, missing
+    from rmaudit.suites.data import locate, missing, nothing_found
 
     chosen = [get_suite(name) for name in dict.fromkeys(suite_names)] or [
         suite
@@ -266,5 +270,5 @@ def _located_suites(
             raise missing(suite, data_dir)
         (found.append((suite, located)) if located else skipped.append(suite))
     if not found:
-        raise BadInput(f"no suite's data was found; {missing(chosen[0], data_dir).problem}")
+        raise nothing_found(data_dir, db_path)
     return found, skipped

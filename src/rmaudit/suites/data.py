@@ -23,6 +23,7 @@ import os
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from rmaudit.errors import BadInput
 
@@ -53,7 +54,22 @@ def locate(suite: Suite, data_dir: str | Path | None, *, download: bool) -> Loca
     cached = _from_hub(suite, download=False)
     if cached is not None or not download or _offline():
         return cached
+    host = _unreachable_hub()
+    if host is not None:  # at once, not after huggingface_hub's half minute of retries
+        raise missing(suite, data_dir, unreachable=host)
     return _from_hub(suite, download=True)
+
+
+def _unreachable_hub() -> str | None:
+    """The hub's host where it accepts no connection (None: it does, or no huggingface_hub to
+    ask with, which the download then names)."""
+    try:
+        from huggingface_hub import constants
+    except ImportError:
+        return None
+    from rmaudit.backends.hf.hub import hub_reachable
+
+    return None if hub_reachable(constants.ENDPOINT) else urlsplit(constants.ENDPOINT).netloc
 
 
 def earlier_data_dirs(db_path: str) -> list[Path]:
@@ -88,16 +104,40 @@ def earlier_data_dirs(db_path: str) -> list[Path]:
     return list(dict.fromkeys(folders))
 
 
-def missing(suite: Suite, data_dir: str | Path | None) -> BadInput:
-    """The one line for a suite whose data was not found."""
+def missing(
+    suite: Suite, data_dir: str | Path | None, *, unreachable: str | None = None
+) -> BadInput:
+    """The one line for a suite whose data was not found (``unreachable``: the hub's host,
+    which accepted no connection to download it from)."""
     looked = [f"not under {data_dir}" if data_dir is not None else "no --data-dir"]
     if suite.hub is not None:
         looked.append(f"not in the Hugging Face cache (hf.co/datasets/{suite.hub.repo})")
         if _offline():
             looked.append("no download under HF_HUB_OFFLINE")
+        if unreachable is not None:
+            looked.append(f"no download: {unreachable} cannot be reached")
     return BadInput(
         f"no data for suite {suite.name!r} ({'; '.join(looked)}): fetch "
         f"{suite.fetch}, then pass --data-dir DATA_DIR"
+    )
+
+
+def nothing_found(data_dir: str | Path | None, db_path: str) -> BadInput:
+    """The one line for an audit that found no suite's data: where ``--data-dir`` should point
+    (the folder an earlier audit in ``db_path`` read, where one did)."""
+    if data_dir is not None:
+        return BadInput(
+            f"no suite's data was found under {data_dir}: rmaudit audit --list-suites "
+            f"--data-dir {data_dir} says which files each suite reads, and where",
+            field="--data-dir",
+        )
+    earlier = earlier_data_dirs(db_path)
+    read = f"; an audit in {db_path} read {earlier[0]}: --data-dir {earlier[0]}" if earlier else ""
+    return BadInput(
+        "no suite's data was found: pass --data-dir DATA_DIR, the folder holding the suites' "
+        "data in the layout of rmaudit's shared data folder (rmaudit audit --list-suites says "
+        "which files each suite reads); without it only suites in the Hugging Face cache run, "
+        "and one named with --suite is downloaded" + read
     )
 
 
@@ -168,7 +208,8 @@ def _from_hub(suite: Suite, *, download: bool) -> Located | None:
             except Exception as error:  # network, auth, missing file: the user's to fix
                 raise BadInput(
                     f"suite {suite.name!r}: cannot download {file.hub} from "
-                    f"hf.co/datasets/{hub.repo} ({type(error).__name__}: {error})"
+                    f"hf.co/datasets/{hub.repo} ({type(error).__name__}: {error}); or fetch "
+                    f"{suite.fetch}, then pass --data-dir DATA_DIR"
                 ) from None
         else:
             cached = huggingface_hub.try_to_load_from_cache(

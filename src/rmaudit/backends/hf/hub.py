@@ -20,7 +20,9 @@ HUB_PROBE_SECONDS = 3.0
 
 
 @functools.cache
-def _hub_reachable(endpoint: str) -> bool:
+def hub_reachable(endpoint: str) -> bool:
+    """Whether the hub's host accepts a connection within :data:`HUB_PROBE_SECONDS` (asked
+    once a process): a hub that does not costs huggingface_hub half a minute of retries."""
     address = urlsplit(endpoint)
     port = address.port or (443 if address.scheme == "https" else 80)
     try:
@@ -46,7 +48,7 @@ def hub_access(model: str, *, revision: str | None, field: str) -> dict[str, Any
     if Path(model).expanduser().exists():
         return {}
     offline = constants.HF_HUB_OFFLINE
-    if not offline and _hub_reachable(constants.ENDPOINT):
+    if not offline and hub_reachable(constants.ENDPOINT):
         _check_on_hub(model, revision, field, constants.ENDPOINT)
         return {}
     if isinstance(try_to_load_from_cache(model, "config.json", revision=revision), str):
