@@ -3,12 +3,11 @@
 The runner stores every item under a key of its inputs and the component's identity, maps
 components over batches of any size, and hands metrics a benchmark whose prompts and
 responses come in storage order.  That is only sound if components behave as follows, which
-these checks test on small inputs:
-
-Each contract is a check with a name, run alone or all together (:func:`check_component`, or
-one test per component and check: :func:`check_names` and :func:`run_check`, as scikit-learn's
-common tests do).  Every kind is checked for options that validate again as they are and
-refuse an unknown name, and an identity of its kind whose key a fresh instance shares; then:
+these checks test on small inputs, each contract a check with a name, run alone or all
+together (:func:`check_component`, or one test per component and check: :func:`check_names`
+and :func:`run_check`, as scikit-learn's common tests do).  Every kind is checked for options
+that validate again as a run stores them and refuse an unknown name, and an identity of its
+kind whose key a fresh instance shares; then:
 
 * **metrics** — the same value whatever the order of the prompts, and whatever the order of a
   prompt's responses (oracle and RM scores permuted together); values inside the declared
