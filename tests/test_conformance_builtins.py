@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_real_prompt_sources import HH
 
 from rmaudit import plugins
 from rmaudit.components import KINDS
@@ -267,26 +268,6 @@ def _lines(path: Path, rows: list[dict[str, Any]]) -> str:
 
 def _kit_pair_rows() -> list[dict[str, str]]:
     return [{"prompt": p, "chosen": a, "rejected": b} for p, a, b in _kit_pairs()]
-
-
-#: Anthropic HH records: one turn, two turns (an excess round on the rejected side), and a
-#: record the extraction rule rejects (identical dialogues)
-HH = [
-    {
-        "chosen": "\n\nHuman: How do I boil an egg?\n\nAssistant: Simmer it for 9 minutes.",
-        "rejected": "\n\nHuman: How do I boil an egg?\n\nAssistant: Eggs are round.",
-    },
-    {
-        "chosen": "\n\nHuman: Recommend a book.\n\nAssistant: Which genre?\n\nHuman: Sci-fi."
-        "\n\nAssistant: Try Solaris.",
-        "rejected": "\n\nHuman: Recommend a book.\n\nAssistant: Which genre?\n\nHuman: Sci-fi."
-        "\n\nAssistant: Dune.\n\nHuman: Thanks\n\nAssistant: Bye",
-    },
-    {
-        "chosen": "\n\nHuman: Hi\n\nAssistant: Hello",
-        "rejected": "\n\nHuman: Hi\n\nAssistant: Hello",
-    },
-]
 
 
 def _rm_bench(tmp_path: Path) -> dict[str, Any]:

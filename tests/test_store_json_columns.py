@@ -98,16 +98,20 @@ def test_the_scan_finds_json_made_above_the_store_for_it():
     assert json_made_for_the_store(source) == [2, 3, 4]
 
 
-def test_no_module_above_the_store_makes_json_for_it():
-    offenders = []
+def above_the_store(scan) -> list[str]:
+    """``file:line`` of what ``scan`` finds in every module of src/ and the plugins above the
+    store."""
+    found = []
     for folder in [ROOT / "src" / "rmaudit", *ROOT.glob("plugins/*/src")]:
         for path in folder.rglob("*.py"):
             relative = path.relative_to(ROOT)
-            if relative.parts[:3] == ("src", "rmaudit", "store"):
-                continue
-            lines = json_made_for_the_store(path.read_text(encoding="utf-8"))
-            offenders += [f"{relative}:{line}" for line in lines]
-    assert offenders == []
+            if relative.parts[:3] != ("src", "rmaudit", "store"):
+                found += [f"{relative}:{n}" for n in scan(path.read_text(encoding="utf-8"))]
+    return found
+
+
+def test_no_module_above_the_store_makes_json_for_it():
+    assert above_the_store(json_made_for_the_store) == []
 
 
 def test_the_scan_finds_a_column_parsed_above_the_store():
@@ -121,15 +125,7 @@ def test_the_scan_finds_a_column_parsed_above_the_store():
 
 
 def test_no_module_above_the_store_parses_a_store_json_column():
-    offenders = []
-    for folder in [ROOT / "src" / "rmaudit", *ROOT.glob("plugins/*/src")]:
-        for path in folder.rglob("*.py"):
-            relative = path.relative_to(ROOT)
-            if relative.parts[:3] == ("src", "rmaudit", "store"):
-                continue
-            lines = json_loads_of_store_columns(path.read_text(encoding="utf-8"))
-            offenders += [f"{relative}:{line}" for line in lines]
-    assert offenders == []
+    assert above_the_store(json_loads_of_store_columns) == []
 
 
 def test_the_store_returns_its_json_columns_parsed(tmp_path):
