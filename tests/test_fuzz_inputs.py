@@ -120,6 +120,18 @@ for name, old, new, expect in [
         ["oracle.sampels", "did you mean"],
     ),
     (
+        "a slot's label misspelt",
+        '[[reward_models]]\nname = "simulated-rm"',
+        '[[reward_models]]\nname = "simulated-rm"\nlable = "mine"',
+        ["reward_models[0].lable", "unknown option; did you mean 'label'?", "'mine'"],
+    ),
+    (
+        "a slot's name misspelt",
+        '[[reward_models]]\nname = "simulated-rm"',
+        '[[reward_models]]\nnmae = "simulated-rm"',
+        ["reward_models[0].name", "missing component name ('nmae'?)"],
+    ),
+    (
         "sampler is a number",
         '[prompts.sampler]\nname = "random"\nk = 2',
         "[prompts.sampler]",
@@ -378,6 +390,11 @@ case(
 for name, argv, expect in [
     ("unknown option", [*RUN, "--bogus"], ["--bogus"]),
     ("unknown command", ["rnu"], ["rnu"]),
+    (
+        "suite misspelt",
+        ["audit", "length", "--suite", "llmbr"],
+        ["'llmbr': did you mean 'llmbar'?"],
+    ),
     ("missing argument", ["run"], ["RECIPE"]),
     ("option without value", ["run", "{recipe}", "--db"], ["--db"]),
     ("plugins dir missing", ["--plugins-dir", "{dir}/nowhere", "plugins"], ["--plugins-dir"]),

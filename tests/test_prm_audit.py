@@ -319,6 +319,12 @@ def test_prm_suites_and_rm_suites_do_not_mix_and_rm_flags_are_refused(rmaudit, p
         rmaudit("audit", "step-lenght", "--suite", "prmbench", "--data-dir", str(prmbench)),
         "did you mean step-length",
     )
+    # a reward model's baseline is named as one, with the PRMs' own (not looked up on the hub)
+    one_line_exit_2(
+        rmaudit("audit", "length", "--suite", "prmbench", "--data-dir", str(prmbench)),
+        "MODEL: a baseline of reward models; the suites of process reward models audit "
+        "theirs, step-length and random",
+    )
 
 
 def test_a_hub_model_becomes_an_hf_prm_table(tmp_path, monkeypatch):

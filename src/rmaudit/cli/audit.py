@@ -25,7 +25,7 @@ from .audit_run import AuditOutput, AuditRequest, AuditStop, ModelFlags, run_aud
 from .check_options import scoring_check_options
 from .console import console
 from .model_flags import hf_model_flags
-from .options import FiniteFloat, db_option, grouped
+from .options import Choice, FiniteFloat, db_option, grouped
 from .served_flags import served_flags
 
 #: audits keep their own store, so the runs of ``rmaudit run`` and of audits do not mix
@@ -38,7 +38,7 @@ AUDIT_DB = "rmaudit-audit.db"
     "--suite",
     "suite_names",
     multiple=True,
-    type=click.Choice(list(SUITES)),
+    type=Choice(list(SUITES)),
     help="Run this suite (repeatable; default: every suite whose data is found).",
 )
 @click.option(
@@ -116,7 +116,7 @@ AUDIT_DB = "rmaudit-audit.db"
 )
 @click.option(
     "--judgebench-pairs",
-    type=click.Choice(list(JUDGEBENCH_PAIRS)),
+    type=Choice(list(JUDGEBENCH_PAIRS)),
     default="gpt-4o",
     show_default=True,
     help="Whose responses the judgebench suite's pairs are.",
@@ -126,7 +126,7 @@ AUDIT_DB = "rmaudit-audit.db"
     ModelFlags,
     click.option(
         "--match",
-        type=click.Choice(["text", "id", "rmaudit-id"]),
+        type=Choice(["text", "id", "rmaudit-id"]),
         default="text",
         show_default=True,
         help="What the rows of a scores:FILE are keyed by: prompt + "

@@ -11,15 +11,15 @@ import click
 
 from rmaudit.suites.model_arguments import HF_MODEL_OPTIONS, parse_overrides
 
-from .options import grouped
+from .options import Choice, grouped
 
 _OPTIONS = (
     click.option("--revision", help="Hub branch, tag or commit of the models."),
-    click.option("--dtype", type=click.Choice(["auto", "float32", "float16", "bfloat16"])),
+    click.option("--dtype", type=Choice(["auto", "float32", "float16", "bfloat16"])),
     click.option("--max-length", type=click.IntRange(min=2), help="Tokens per input."),
     click.option(
         "--truncation-side",
-        type=click.Choice(["left", "right"]),
+        type=Choice(["left", "right"]),
         help="Where over-long inputs lose tokens (default: left, keeping the response's end).",
     ),
     click.option(

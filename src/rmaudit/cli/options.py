@@ -1,8 +1,10 @@
 """The options and arguments several commands share, declared once: the DB they store in or
-read, the type of a number flag (finite, in its range), and flags handed over as one record."""
+read, the type of a number flag (finite, in its range), a choice that suggests the closest
+name, and flags handed over as one record."""
 
 from __future__ import annotations
 
+import difflib
 import functools
 import math
 from collections.abc import Callable
@@ -14,6 +16,20 @@ import click
 DEFAULT_DB = "rmaudit.db"
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Choice(click.Choice):
+    """``click.Choice`` whose refusal of a misspelt value names the closest choice first
+    (``--suite llmbr``: did you mean 'llmbar'?), then the choices."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            choices = [str(choice) for choice in self.choices]
+            close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            self.fail(f"{value!r}: {hint}choose from {', '.join(choices)}", param, ctx)
 
 
 def db_option(

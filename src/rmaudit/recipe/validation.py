@@ -31,15 +31,18 @@ def validate_options(
     field: str,
     file: str | None,
     base_dir: Path | None,
+    slot_keys: tuple[str, ...] = (),
 ) -> BaseModel:
-    """Validate ``raw`` against ``cls.Options``; the first problem becomes a BadInput."""
+    """Validate ``raw`` against ``cls.Options``; the first problem becomes a BadInput
+    (``slot_keys``: the keys the table holds beside the options, such as ``label``, which a
+    misspelt key may have meant)."""
     refuse_bools(cls.Options, raw, file=file, field=field)
     try:
         return cls.Options.model_validate(
             raw, context={"base_dir": base_dir, "file": file, "resolve_component": component_spec}
         )
     except ValidationError as error:
-        raise bad_input(error, cls.Options, raw, file=file, field=field) from None
+        raise bad_input(error, cls.Options, raw, file=file, field=field, also=slot_keys) from None
 
 
 @dataclass(frozen=True)
@@ -76,8 +79,9 @@ def component_spec(
     options = dict(raw)
     name = options.pop("name", None)
     if not isinstance(name, str) or not name:
+        misspelt = difflib.get_close_matches("name", [str(key) for key in options], n=1)
         raise BadInput(
-            "missing component name",
+            "missing component name" + (f" ({misspelt[0]!r}?)" if misspelt else ""),
             file=file,
             field=within(field, "name"),
             value=name if name is not None else ...,
@@ -88,7 +92,10 @@ def component_spec(
             "expected a non-empty string", file=file, field=within(field, "label"), value=label
         )
     found = plugins.resolve(kind, name, field=within(field, "name"), file=file)
-    parsed = validate_options(found.cls, options, field=field, file=file, base_dir=base_dir)
+    slot_keys = ("name", "label") if labelled else ("name",)
+    parsed = validate_options(
+        found.cls, options, field=field, file=file, base_dir=base_dir, slot_keys=slot_keys
+    )
     return ComponentSpec(kind, found.cls, parsed, field, label or name)
 
 
@@ -141,7 +148,10 @@ def bad_input(
     *,
     file: str | None,
     field: str,
+    also: tuple[str, ...] = (),
 ) -> BadInput:
+    """The first of ``error``'s problems as one line (``also``: keys known beside the model's
+    fields, for a misspelt key's "did you mean")."""
     errors = error.errors()
     # a misspelt key is the cause, a required key then "missing" only its symptom
     first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
@@ -155,7 +165,7 @@ def bad_input(
     problem = first["msg"]
     value = first.get("input", ...)
     if first["type"] == "extra_forbidden":
-        return _unknown_key(first["loc"], model, value, file=file, where=where)
+        return _unknown_key(first["loc"], model, value, file=file, where=where, also=also)
     if problem.startswith("Value error, "):
         problem = problem.removeprefix("Value error, ")
     if first["type"] == "missing":
@@ -164,16 +174,25 @@ def bad_input(
 
 
 def _unknown_key(
-    loc: tuple, model: type[BaseModel], value: Any, *, file: str | None, where: str
+    loc: tuple,
+    model: type[BaseModel],
+    value: Any,
+    *,
+    file: str | None,
+    where: str,
+    also: tuple[str, ...] = (),
 ) -> BadInput:
-    """A key the model (or the section it lies in) does not know, with the closest known one."""
+    """A key the model (or the section it lies in) does not know, with the closest known one
+    (of its fields, and of ``also`` for a key of the top table)."""
     for part in loc[:-1]:  # the section the key was written in: its own known keys
         info = model.model_fields.get(part) if isinstance(part, str) else None
         section = _section_model(info.annotation) if info is not None else None
         if section is not None:
             model = section
     known = sorted(model.model_fields)
-    close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+    close = difflib.get_close_matches(
+        str(loc[-1]), known + list(also if len(loc) == 1 else ()), n=1
+    )
     table = isinstance(value, dict) or (
         isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
     )

@@ -21,7 +21,7 @@ from rmaudit.components.options import model_location_problem
 from rmaudit.errors import BadInput
 
 from .judge_arguments import JudgeFlags
-from .model_arguments import HF_PRM_NAMES, SCORES_PREFIX, distinct_labels
+from .model_arguments import BASELINES, HF_PRM_NAMES, SCORES_PREFIX, distinct_labels
 
 #: the baselines every suite of PRMs audits beside the user's models, with their tables;
 #: a PRM must beat both
@@ -55,6 +55,14 @@ def prm_tables(models: list[str], options: dict[str, Any]) -> list[dict[str, Any
 def _table(model: str, hf_options: dict[str, Any]) -> dict[str, Any]:
     if model in PRM_BASELINES:
         return {"label": model, **PRM_BASELINES[model]}
+    if model in BASELINES:  # a reward model's baseline, not a hub id to look up
+        raise BadInput(
+            f"a baseline of reward models; the suites of process reward models audit theirs, "
+            f"{' and '.join(PRM_BASELINES)}, beside every PRM (give one by name, or a PRM: a "
+            f"Hugging Face token classifier, {STEP_TAG_PREFIX}MODEL or {STEP_SCORES_PREFIX}FILE)",
+            field="MODEL",
+            value=model,
+        )
     if model.startswith(STEP_SCORES_PREFIX):
         path = Path(model.removeprefix(STEP_SCORES_PREFIX))
         if not path.is_file():
