@@ -202,8 +202,10 @@ class Board:
         ]
         lines.append(
             f"{APPROXIMATE.strip()}: a ± the audit flags approximate (an accuracy near 0 or "
-            f"1 over few pairs, a rate from 1–4 events: value ± 1.96·stderr covers off "
-            f"95%; each one's reason is `params.approximate` in `rmaudit runs DB RUN --json`)."
+            f"1 over few pairs, a rate from 1–4 events, a position bias that fewer than 10 "
+            f"prompts follow a position on: value ± 1.96·stderr covers off 95%, the 95% "
+            f"interval is the figure to cite; each one's reason is `params.approximate` in "
+            f"`rmaudit runs DB RUN --json`)."
         )
         return lines
 

@@ -232,7 +232,12 @@ def test_final_score_is_the_mean_of_the_subsets_with_the_root_sum_of_squares():
     values = [s.value for s in score.subsets]
     assert final.value == pytest.approx(np.mean(values))
     assert final.stderr == pytest.approx(math.sqrt(sum(s.stderr**2 for s in score.subsets)) / 3)
-    assert final.ci_low == pytest.approx(final.value - 1.959963984540054 * final.stderr)
+    # MOVER: each subset's distance to its bounds, root-sum-squared over the subsets
+    below = math.sqrt(sum((s.value - s.ci_low) ** 2 for s in score.subsets)) / 3
+    above = math.sqrt(sum((s.ci_high - s.value) ** 2 for s in score.subsets)) / 3
+    assert (final.ci_low, final.ci_high) == pytest.approx(
+        (final.value - below, final.value + above), abs=1e-15
+    )
     assert np.mean(list(final.units.values())) == pytest.approx(final.value)
     assert set(final.strata.values()) == {"Math", "Focus", "Ties"}
 
@@ -280,3 +285,88 @@ def test_a_ties_score_near_1_over_few_questions_is_marked_approximate():
     middling = random_ties(np.random.default_rng(0), 60, ratings=False)
     (middle,) = rewardbench2_score(Rows(tuple(middling))).subsets
     assert 60 * min(middle.value, 1 - middle.value) >= 10 and middle.approximate == ""
+
+
+def _best_of_four_with_misses(size: int, misses: int) -> list[ScoredRow]:
+    """``size`` rows whose correct completion is alone on top but in ``misses`` of them."""
+    return best_of_four_rows(
+        "Math", [[0.0, 1.0, 0.5, 0.2]] * misses + [[1.0, 0.0, 0.5, 0.2]] * (size - misses)
+    )
+
+
+@pytest.mark.parametrize("size", [160, 475])
+@pytest.mark.parametrize("accuracy", [0.99, 0.995, 0.999])
+def test_a_best_of_four_interval_near_a_perfect_score_covers_exactly(size, accuracy):
+    """The exact coverage over the binomial count of misses (scipy's pmf, not simulation): a
+    subset whose rows are right with probability 0.99-0.999 has its interval hold the true
+    accuracy at least 0.93 of the time (a bootstrap over the rows covered 0.10-0.84 there:
+    with no miss seen it is [1, 1])."""
+    from scipy import stats
+
+    covered = 0.0
+    for misses in range(int(stats.binom.isf(1e-9, size, 1 - accuracy)) + 1):
+        (subset,) = rewardbench2_score(Rows(tuple(_best_of_four_with_misses(size, misses)))).subsets
+        assert subset.value == pytest.approx(1 - misses / size)
+        if subset.ci_low <= accuracy <= subset.ci_high:
+            covered += stats.binom.pmf(misses, size, 1 - accuracy)
+    assert covered >= 0.93
+
+
+def test_a_perfect_scorer_gets_intervals_at_the_edge_and_every_pm_marked():
+    """Every subset right on every row: Wilson's interval at 0 misses, [n/(n + z²), 1] (its
+    closed form), never [1, 1]; Ties and the final score an interval reaching below their value;
+    every ± (0 here) marked approximate, the final score's too."""
+    from scipy import stats
+
+    z = stats.norm.ppf(0.975)
+    rows = [*_best_of_four_with_misses(160, 0)]
+    rows += best_of_four_rows("Focus", [[1.0, 0.0, 0.5, 0.2]] * 495)
+    rows += [
+        ties_row(f"{kind}:{q}", [9.0 + 0.01 * q, 9.0][: 1 + (kind == "tied")], [1.0, 2.0])
+        for q in range(51)
+        for kind in ("ref", "tied")
+    ]
+    score = rewardbench2_score(Rows(tuple(rows)))
+    by_name = {s.subset: s for s in score.subsets}
+    for name, size in (("Math", 160), ("Focus", 495)):
+        s = by_name[name]
+        assert (s.value, s.stderr) == (1.0, 0.0)
+        assert (s.ci_low, s.ci_high) == pytest.approx((size / (size + z * z), 1.0), rel=1e-12)
+        assert "approximate" in s.approximate
+    ties = by_name["Ties"]
+    assert ties.value > 1.0 and ties.ci_high <= 1.01
+    assert ties.ci_low < 0.99 and "approximate" in ties.approximate
+    final = score.final
+    assert final is not None and final.ci_low < final.value - 0.005 < final.ci_high
+    assert "approximate" in final.approximate
+
+
+def _near_perfect_ties(rng: np.random.Generator, questions: int, slip: float) -> list[ScoredRow]:
+    """Each group in order but with probability ``slip`` (its best incorrect answer then on
+    top); a tied group's correct answers 1 apart, far below the gap to the incorrect ones."""
+    rows = []
+    for q in range(questions):
+        for kind, correct in (("ref", [10.0]), ("tied", [10.0, 9.0])):
+            incorrect = [2.0, 12.0 if rng.random() < slip else 3.0]
+            rows.append(ties_row(f"{kind}:{q}", correct, incorrect))
+    return rows
+
+
+def test_a_ties_interval_near_a_perfect_score_covers():
+    """51 questions whose groups slip out of order with probability 0.005: the truth is the
+    formula's expectation, by hand (a slipped group is inaccurate and fails pref_hard, a
+    slipped tied group pref too), and the interval holds it in at least 0.9 of 200 seeded
+    data sets (the bootstrap over questions: a point whenever nothing slipped)."""
+    slip, q = 0.005, 51
+    ok = 1 - slip
+    both = ok * ok  # neither group slipped
+    # margin per question: tanh(min(m_ci(ref), m_ci(tied)) / d_corr − 1), d_corr 1; m_ci in
+    # order 7 (ref) and 6 (tied), slipped −2 (ref) and −3 (tied)
+    margin = both * math.tanh(6 - 1) + ok * slip * math.tanh(-2 - 1) + slip * math.tanh(-3 - 1)
+    truth = 0.3 * ok + 0.3 * ok + 0.2 * ok + 0.2 * both + 0.01 * margin
+    rng = np.random.default_rng(7)
+    covered = 0
+    for _ in range(200):
+        (ties,) = rewardbench2_score(Rows(tuple(_near_perfect_ties(rng, q, slip)))).subsets
+        covered += ties.ci_low <= truth <= ties.ci_high
+    assert covered / 200 >= 0.9

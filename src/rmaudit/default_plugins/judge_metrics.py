@@ -24,7 +24,7 @@ from rmaudit.components import (
 )
 from rmaudit.components.vocabulary import CLUSTERED_PROMPTS, DETAIL, HEADLINE, SIGNED, ResultKey
 from rmaudit.errors import MetricInputError
-from rmaudit.metrics import ece
+from rmaudit.metrics import ece, position_bias
 from rmaudit.metrics.judging import (
     Estimate,
     judge_audit,
@@ -186,11 +186,20 @@ FEW = (
 )
 
 
+#: why the position bias's ± is approximate where few pairs follow a position
+FEW_FOLLOWING = (
+    f"± from fewer than {position_bias.FEW_FOLLOWING} prompts (or pairs) that follow a "
+    "position: "
+    "value ± 1.96·± covered less than 0.93 in simulation; cite the 95% interval "
+    "(benchmarks/coverage_position_bias.py)"
+)
+
+
 def _value(
     key: str, label: str, estimate: Estimate, higher: bool | None, params: dict[str, Any]
 ) -> MetricValue:
     if estimate.few:
-        params = {**params, "approximate": FEW}
+        params = {**params, "approximate": FEW_FOLLOWING if key == "position_bias" else FEW}
     low, high = estimate.ci
     return MetricValue(
         key,

@@ -42,9 +42,14 @@ from rmaudit.metrics.rewardbench2 import (
 from .pair_metrics import PairMetric
 
 #: what the stored params say each interval is
-_SUBSET_INTERVAL = "± over rows; 95% interval: percentile bootstrap over rows"
-_TIES_INTERVAL = "± and 95% interval: bootstrap over questions"
-_FINAL_INTERVAL = "± = √(Σ subset ±²) / subsets; 95% interval: ± 1.96·±"
+_SUBSET_INTERVAL = "± over rows; 95% interval: Wilson's over rows, the Poisson bound at the edges"
+_TIES_INTERVAL = (
+    "± and components' ±: bootstrap over questions; 95% interval: the components' Wilson "
+    "intervals combined (MOVER)"
+)
+_FINAL_INTERVAL = (
+    "± = √(Σ subset ±²) / subsets; 95% interval: the subsets' intervals combined (MOVER)"
+)
 #: left-out rows named in the params at most
 _NAMED = 5
 
@@ -80,6 +85,7 @@ class RewardBench2(PairMetric[RewardBench2Options]):
                         "subsets": list(f.subsets),
                         "records": len(f.units),
                         "interval": _FINAL_INTERVAL,
+                        **({"approximate": f.approximate} if f.approximate else {}),
                         **left_out,
                     },
                 )

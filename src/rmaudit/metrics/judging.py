@@ -21,14 +21,16 @@ rather than averaged into its accuracy:
 Every ± is a standard error across pairs, clustered by prompt when pairs share one
 (:func:`~rmaudit.metrics.preference.clustered_stderr`); a ratio (position bias, tie rate) has
 the delta-method (linearised) standard error of a ratio of means (Cochran, *Sampling
-Techniques*, 1977, Sec. 6.4).  Every value is a proportion (position bias one shifted by ½),
-so its 95% interval is Wilson's score interval at the effective count p(1 − p)/SE² with
+Techniques*, 1977, Sec. 6.4).  Every value but the position bias is a proportion, so its
+95% interval is Wilson's score interval at the effective count p(1 − p)/SE² with
 Student's t quantile at (clusters − 1) degrees of freedom, as Korn & Graubard adapt a
 proportion's interval to clustered survey data ("Confidence intervals for proportions with
 small expected number of positive counts estimated from survey data", *Survey Methodology*
 24, 1998): value ± 1.96 SE under-covers at 30 prompts (0.920 for the accuracy in one order)
-and for a rate near 0 (0.931 for a 5% tie rate at 100 pairs).  Their coverage on simulated
-judges is measured in benchmarks/coverage_judges.py.
+and for a rate near 0 (0.931 for a 5% tie rate at 100 pairs).  The position bias is a
+difference of two such shares, the pairs that follow each position, and its interval theirs
+combined (:mod:`rmaudit.metrics.position_bias`).  Their coverage on simulated judges is
+measured in benchmarks/coverage_judges.py and benchmarks/coverage_position_bias.py.
 """
 
 from __future__ import annotations
@@ -37,11 +39,12 @@ import functools
 import hashlib
 import math
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from rmaudit.errors import MetricInputError
+from rmaudit.metrics.position_bias import few_following, position_bias_interval
 from rmaudit.metrics.preference import clustered_stderr
 
 _VERDICTS = ("first", "second", "tie", "unparsed")
@@ -197,6 +200,21 @@ def ratio_estimate(
     return Estimate(ratio, stderr, int(b.size), int(numerator.size - b.size), ci, few)
 
 
+def position_bias_estimate(
+    firsts: np.ndarray, decisive: np.ndarray, clusters: Sequence[Hashable] | None
+) -> Estimate:
+    """Σ firsts / Σ decisive − ½ with the ratio's delta-method ±, the interval of
+    :func:`~rmaudit.metrics.position_bias.position_bias_interval` (the shares of pairs that
+    follow each position, each with its Wilson interval, combined), and ``few`` where fewer
+    than :data:`~rmaudit.metrics.position_bias.FEW_FOLLOWING` prompts (or pairs) hold a pair
+    that follows a position (its ± is approximate there)."""
+    ratio = ratio_estimate(firsts, decisive, clusters).shifted(-0.5)
+    if not ratio.n:
+        return ratio
+    ci = position_bias_interval(firsts, decisive, clusters)
+    return replace(ratio, ci=ci, few=few_following(firsts, decisive, clusters))
+
+
 @dataclass(frozen=True)
 class PairCredits:
     """A judge's verdicts in both orders as per-pair values, aligned with its pairs: each mean
@@ -274,7 +292,7 @@ def judge_audit(
         accuracy=mean_estimate(c.accuracy, clusters),
         accuracy_chosen_first=mean_estimate(c.chosen_first, clusters),
         accuracy_rejected_first=mean_estimate(c.rejected_first, clusters),
-        position_bias=ratio_estimate(c.firsts, c.decisive, clusters).shifted(-0.5),
+        position_bias=position_bias_estimate(c.firsts, c.decisive, clusters),
         consistency=mean_estimate(c.consistency, clusters),
         tie_rate=ratio_estimate(c.ties, c.parsed, clusters),
         parse_failure_rate=mean_estimate(c.parse_failures, clusters),

@@ -54,15 +54,63 @@ def wilson_interval(
     Unlike the normal interval it never collapses to a point at 0 or 1 and keeps close to
     its nominal coverage for small counts (Brown, Cai & DasGupta 2001).
     """
+    return wilson_at_quantile(value, count, _normal_quantile(ci))
+
+
+def _normal_quantile(ci: float) -> float:
     from scipy.special import ndtri  # scipy loads when an interval is computed, not on import
 
-    z = float(ndtri(0.5 + check_fraction(ci, "ci") / 2.0))
+    return float(ndtri(0.5 + check_fraction(ci, "ci") / 2.0))
+
+
+def wilson_at_quantile(
+    value: np.ndarray | float, count: np.ndarray | float, z: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`wilson_interval` with the quantile ``z`` given (Student's t in place of the
+    normal one, for clustered data)."""
     value, count = np.asarray(value, dtype=float), np.asarray(count, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         shrink = 1.0 + z * z / count
         centre = (value + z * z / (2.0 * count)) / shrink
         half = z / shrink * np.sqrt(value * (1.0 - value) / count + z * z / (4.0 * count**2))
     return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+#: successes (or failures) at most this many: the bound beside them is the Poisson one
+#: (Brown, Cai & DasGupta 2001, Sec. 4.1.1: x* = 3 above 50 trials)
+POISSON_EDGE = 3
+
+
+def edge_wilson_interval(
+    value: float, count: float, ci: float = 0.95, *, quantile: float | None = None
+) -> tuple[float, float]:
+    """Wilson's interval of a proportion ``value`` over ``count`` trials, with Brown, Cai &
+    DasGupta's modification at the edges (*Interval estimation for a binomial proportion*,
+    Statistical Science 16, 2001, Sec. 4.1.1, the "modified Wilson" interval): where the
+    successes x = count·value are more than 0 and at most :data:`POISSON_EDGE`, the lower
+    bound is the Poisson one, ½χ²(2x; α/2)/count, if that lies further out; where the
+    failures are, the upper bound likewise.  Wilson's own bound there lies past the true
+    rate too often (at a true accuracy of 0.999 over 160 trials, one failure seen puts
+    Wilson's upper bound below 0.999).  ``x`` may be fractional (a half credit counts half a
+    success).  ``quantile``: the quantile in place of the normal one of ``ci`` (Student's t),
+    the Poisson bound's tail α/2 the normal tail beyond it.
+
+    >>> [round(b, 4) for b in edge_wilson_interval(159 / 160, 160)]
+    [0.9655, 0.9998]
+    >>> [round(b, 4) for b in edge_wilson_interval(1.0, 160)]
+    [0.9766, 1.0]
+    """
+    from scipy.special import gammaincinv, ndtr
+
+    z = _normal_quantile(ci) if quantile is None else quantile
+    low, high = (float(b) for b in wilson_at_quantile(value, count, z))
+    tail = float(ndtr(-z))
+    successes, failures = count * value, count * (1.0 - value)
+    if 0.0 < successes <= POISSON_EDGE:
+        low = min(low, float(gammaincinv(successes, tail)) / count)
+    if 0.0 < failures <= POISSON_EDGE:
+        high = max(high, 1.0 - float(gammaincinv(failures, tail)) / count)
+    return min(low, value), max(high, value)
 
 
 def clustered_stderr(values: np.ndarray, clusters: Sequence[Hashable] | np.ndarray | None) -> float:

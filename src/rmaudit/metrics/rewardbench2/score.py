@@ -3,10 +3,13 @@ unweighted mean of the subset scores (Malik et al. 2025, arXiv 2506.01937, Sec. 
 "the final score is an unweighted average across all six domains").
 
 * A best-of-4 subset's score is the mean of its rows' credits (:func:`~.rows.top_credit`), its
-  ± the standard error over the rows and its interval a percentile bootstrap over them.
-* The Ties score's ± and interval are a bootstrap over its questions (:mod:`.ties`).
+  ± the standard error over the rows and its interval Wilson's over them with the Poisson
+  bound at the edges (:func:`~rmaudit.metrics.preference.edge_wilson_interval`), which never
+  shrinks to a point at a perfect score.
+* The Ties score's ± is a bootstrap over its questions, its interval its components' Wilson
+  intervals combined (:func:`~.ties.ties_interval`).
 * The final score's ± is √(Σ se_s²) / S over its S subsets (disjoint rows, so independent),
-  its interval the score ± 1.96·±.
+  its interval the subsets' intervals combined (:func:`final_score`).
 
 Each number also has per-unit values whose mean is the number (a row's credit; a Ties
 question's weighted value; for the final, each unit's value times N / (S·n_s), its subset the
@@ -22,17 +25,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rmaudit.metrics._results import MetricResult
 from rmaudit.metrics.cluster_bootstrap import BootstrapInterval
-from rmaudit.metrics.preference import wald_is_approximate
+from rmaudit.metrics.preference import edge_wilson_interval, wald_is_approximate
 
 from .rows import TIES, Rows, ScoredRow, is_ties, top_credit
 from .ties import ties_interval, ties_questions
 
 #: the subsets in the order RewardBench 2 reports them (others follow, alphabetically)
 SUBSETS = ("Factuality", "Precise IF", "Math", "Safety", "Focus", TIES)
-#: value ± Z·stderr: the final score's interval
-Z = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,8 @@ class FinalScore:
     subsets: tuple[str, ...]
     units: dict[str, float]
     strata: dict[str, str]
+    #: why value ± 1.96·stderr is only approximate here ("" where it covers)
+    approximate: str = ""
 
 
 @dataclass(frozen=True)
@@ -79,39 +81,39 @@ def subset_order(names: Sequence[str]) -> list[str]:
     return known + sorted(set(names) - set(SUBSETS))
 
 
-def best_of_four(
-    subset: str, rows: Sequence[ScoredRow], *, seed: int = 0, intervals: bool = True
-) -> SubsetScore:
+def best_of_four(subset: str, rows: Sequence[ScoredRow], *, intervals: bool = True) -> SubsetScore:
     """A best-of-4 subset's score: the mean of its rows' credits (``intervals``: with its ±
-    and interval, else NaN there)."""
+    and its interval, Wilson's with the Poisson bound at the edges, a credit counting as that
+    share of a success; else NaN there)."""
     credits = np.array([top_credit(r.correct, r.incorrect) for r in rows])
+    value, count = float(credits.mean()), credits.size
+    stderr, low, high = math.nan, math.nan, math.nan
+    approximate = ""
     if intervals:
-        result = MetricResult.from_per_prompt(credits, seed=seed)
-    else:
-        result = MetricResult(float(credits.mean()), math.nan, math.nan, math.nan, credits)
-    approximate = _approximate(result.value, credits.size, "rows", result) if intervals else ""
+        stderr = float(credits.std(ddof=1) / math.sqrt(count)) if count > 1 else 0.0
+        low, high = edge_wilson_interval(value, count)
+        approximate = _approximate(value, count, "rows", (low, high))
     return SubsetScore(
         subset,
-        result.value,
-        result.stderr,
-        result.ci_low,
-        result.ci_high,
-        credits.size,
+        value,
+        stderr,
+        low,
+        high,
+        count,
         {r.unit: float(c) for r, c in zip(rows, credits, strict=True)},
         approximate,
     )
 
 
-def _approximate(
-    value: float, count: int, units: str, interval: MetricResult | BootstrapInterval
-) -> str:
+def _approximate(value: float, count: int, units: str, interval: tuple[float, float]) -> str:
     """Why value ± 1.96·stderr is approximate, where it is: near 0 or 1 over few units (the
-    rule of a pair accuracy's ±; measured for RewardBench 2 in benchmarks/rewardbench2.md)."""
+    rule of a pair accuracy's ±; measured for RewardBench 2 in benchmarks/rewardbench2.md and
+    benchmarks/rewardbench2_edges.py)."""
     if not wald_is_approximate(value, count):
         return ""
     return (
-        f"± over {count} {units} at {value:.2f} is approximate; cite the bootstrap interval "
-        f"[{interval.ci_low:.3f}, {interval.ci_high:.3f}]"
+        f"± over {count} {units} at {value:.2f} is approximate; cite the 95% interval "
+        f"[{interval[0]:.3f}, {interval[1]:.3f}]"
     )
 
 
@@ -149,7 +151,9 @@ def ties(
         interval.ci_high,
         len(names),
         dict(zip(names, units.tolist(), strict=True)),
-        _approximate(value, len(names), "questions", interval) if intervals else "",
+        _approximate(value, len(names), "questions", (interval.ci_low, interval.ci_high))
+        if intervals
+        else "",
         components={
             name: {"value": float(value[0]), "stderr": spreads[name]}
             for name, value in parts.items()
@@ -158,26 +162,41 @@ def ties(
 
 
 def final_score(subsets: Sequence[SubsetScore]) -> FinalScore | None:
-    """The unweighted mean of the subset scores, with its ± and its per-unit values."""
+    """The unweighted mean of the subset scores, with its ±, its interval and its per-unit
+    values.  The interval is the subsets' intervals combined by the method of variance
+    estimates recovery (MOVER: Zou & Donner, "Construction of confidence limits about effect
+    measures: a general approach", *Statistics in Medicine* 27, 2008), for a sum of
+    independent estimates: the score − √(Σ (score_s − low_s)²) / S to the score +
+    √(Σ (high_s − score_s)²) / S, so a subset at its edge lends the final its Wilson bound
+    rather than a ± of 0.  Its ± is marked approximate where a subset's is."""
     if not subsets:
         return None
     count = len(subsets)
     value = float(np.mean([s.value for s in subsets]))
     stderr = math.sqrt(sum(s.stderr**2 for s in subsets)) / count
+    below = math.sqrt(sum((s.value - s.ci_low) ** 2 for s in subsets)) / count
+    above = math.sqrt(sum((s.ci_high - s.value) ** 2 for s in subsets)) / count
     total = sum(len(s.units) for s in subsets)
     units, strata = {}, {}
     for s in subsets:
         for unit, x in s.units.items():
             units[unit] = total * x / (count * len(s.units))
             strata[unit] = s.subset
+    marked = [s.subset for s in subsets if s.approximate]
     return FinalScore(
         value,
         stderr,
-        value - Z * stderr,
-        value + Z * stderr,
+        value - below,
+        value + above,
         tuple(s.subset for s in subsets),
         units,
         strata,
+        (
+            f"± is approximate where its subsets' are ({', '.join(marked)}); cite the 95% "
+            f"interval [{value - below:.3f}, {value + above:.3f}]"
+        )
+        if marked
+        else "",
     )
 
 
@@ -194,7 +213,7 @@ def rewardbench2_score(rows: Rows, *, seed: int = 0, intervals: bool = True) -> 
         scored = (
             ties(by_subset[name], left_out, in_part, seed=seed, intervals=intervals)
             if is_ties(name)
-            else best_of_four(name, by_subset[name], seed=seed, intervals=intervals)
+            else best_of_four(name, by_subset[name], intervals=intervals)
         )
         if scored is not None:
             subsets.append(scored)

@@ -21,7 +21,8 @@ with both groups (and a tied group with two or more correct answers):
 
 Ties = 0.30·tied_acc + 0.30·ref_acc + 0.20·pref + 0.20·pref_hard + 0.01·margin.
 
-It is not a mean over rows, so its ± is a bootstrap over questions (:func:`ties_interval`);
+It is not a mean over rows, so its ± is a bootstrap over questions and its interval its
+components' Wilson intervals combined (:func:`ties_interval`);
 for paired comparisons, :meth:`TiesQuestions.units` gives each question a value whose mean is
 the score (the terms weighted by how many questions each mean is over).
 """
@@ -34,7 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rmaudit.metrics.cluster_bootstrap import BootstrapInterval, centred_interval, resample_counts
+from rmaudit.metrics.cluster_bootstrap import BootstrapInterval, resample_counts
+from rmaudit.metrics.preference import edge_wilson_interval
 
 from .rows import ScoredRow, is_ties
 
@@ -219,14 +221,58 @@ def _natural(number: str) -> tuple[int, str]:
 def ties_interval(
     questions: TiesQuestions, *, draws: int = 1000, seed: int = 0
 ) -> tuple[BootstrapInterval, dict[str, float]]:
-    """The score's bootstrap ± and 95% interval over the questions (resampled with
-    replacement, :func:`~rmaudit.metrics.cluster_bootstrap.centred_interval`), and each
-    component's bootstrap ± (its spread over the same resamples)."""
+    """The score's bootstrap ± over the questions (resampled with replacement) and each
+    component's bootstrap ± (its spread over the same resamples), with the score's 95%
+    interval (:func:`combined_interval`)."""
     counts = resample_counts(len(questions.questions), draws=draws, seed=seed).astype(float)
+    resampled = questions.components(counts)
+    scores = questions.score(counts)
+    scores = scores[np.isfinite(scores)]
+    stderr = float(scores.std(ddof=1)) if scores.size > 1 else math.nan
+    spreads = {name: float(np.nanstd(values, ddof=1)) for name, values in resampled.items()}
+    low, high = combined_interval(questions, resampled)
+    return BootstrapInterval(stderr, low, high), spreads
+
+
+def combined_interval(
+    questions: TiesQuestions, resampled: dict[str, np.ndarray]
+) -> tuple[float, float]:
+    """The score's 95% interval from its components': each component's Wilson interval over
+    the groups or questions it is a mean over, with the Poisson bound at the edges
+    (:func:`~rmaudit.metrics.preference.edge_wilson_interval`; the margin's on (margin + 1)/2,
+    in [0, 1]), combined by the method of variance estimates recovery for a weighted sum of
+    correlated estimates (MOVER: Zou & Donner, *Statistics in Medicine* 27, 2008; the
+    correlation term as Zou, *Psychological Methods* 12, 2007, gives it): the score −
+    √(aᵀRa) to the score + √(bᵀRb), a and b each component's weighted distance to its lower
+    and upper bound, R their correlations over the bootstrap's resamples (``resampled``), 1
+    where a component does not vary (the widest).  Unlike a bootstrap over the questions,
+    it does not shrink to a point when every group is in order."""
+    parts = {name: float(value[0]) for name, value in questions.components().items()}
     estimate = float(questions.score()[0])
-    interval = centred_interval(estimate, questions.score(counts), bounds=BOUNDS)
-    spreads = {
-        name: float(np.nanstd(values, ddof=1))
-        for name, values in questions.components(counts).items()
+    if not math.isfinite(estimate):
+        return math.nan, math.nan
+    sizes = {
+        "tied_accuracy": questions.has_tied.sum(),
+        "ref_accuracy": questions.has_ref.sum(),
+        **dict.fromkeys(("pref", "pref_hard", "margin"), questions.paired.sum()),
     }
-    return interval, spreads
+    names = list(sizes)
+    below, above = np.zeros(len(names)), np.zeros(len(names))
+    for k, name in enumerate(names):
+        if sizes[name] == 0:  # no group of its kind: a constant 0, as upstream
+            continue
+        if name == "margin":  # in [−1, 1]: Wilson's on its share of the way from −1
+            low, high = edge_wilson_interval((parts[name] + 1.0) / 2.0, float(sizes[name]))
+            low, high, weight = 2.0 * low - 1.0, 2.0 * high - 1.0, MARGIN_WEIGHT
+        else:
+            low, high = edge_wilson_interval(parts[name], float(sizes[name]))
+            weight = WEIGHTS[name]
+        below[k], above[k] = weight * (parts[name] - low), weight * (high - parts[name])
+    table = np.vstack([resampled[name] for name in names]).T
+    table = table[np.isfinite(table).all(axis=1)]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        correlation = np.corrcoef(table, rowvar=False) if len(table) > 1 else np.ones((5, 5))
+    correlation = np.where(np.isfinite(correlation), correlation, 1.0)
+    low = estimate - math.sqrt(max(float(below @ correlation @ below), 0.0))
+    high = estimate + math.sqrt(max(float(above @ correlation @ above), 0.0))
+    return max(low, BOUNDS[0]), min(high, BOUNDS[1])
