@@ -46,6 +46,15 @@ def test_importing_the_cli_loads_no_heavy_library():
     loaded = modules_after("import rmaudit.cli")
     assert not loaded & set(HEAVY)
     assert "numpy" not in loaded and "pydantic" not in loaded
+    # nor the store, nor the installed metadata: --version looks its number up when asked
+    assert "rmaudit.store" not in loaded and "importlib.metadata" not in loaded
+
+
+def test_version_is_looked_up_when_asked(rmaudit):
+    from rmaudit import __version__
+
+    result = rmaudit("--version")
+    assert (result.code, result.out) == (0, f"rmaudit, version {__version__}\n")
 
 
 def test_help_without_third_party_plugins_imports_no_command_module_nor_numpy():

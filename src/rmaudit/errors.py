@@ -1,9 +1,9 @@
-"""The two kinds of failure the CLI distinguishes (docs/architecture.md, "Errors and exit
+"""The kinds of failure the CLI distinguishes (docs/architecture.md, "Errors and exit
 codes").
 
 ``BadInput`` is the user's to fix (recipe, data file, option, score values): the CLI
-prints its one-line message and exits with 2.  Anything else that stops a run is a
-run failure: exit code 1.
+prints its one-line message and exits with 2.  ``WriterBusy`` (another process writes the
+DB) and anything else that stops a run is a run failure: exit code 1.
 """
 
 from __future__ import annotations
@@ -70,3 +70,11 @@ class MetricInputError(BadInput):
 
     def located(self, *, file: str | None = None, field: str | None = None) -> BadInput:
         return BadInput.located(self, file=file, field=field)
+
+
+class WriterBusy(RuntimeError):
+    """Another process is writing the DB and this one chose not to wait (``store.lock``)."""
+
+    def __init__(self, path: str, pid: int | None) -> None:
+        self.pid = pid
+        super().__init__(f"another rmaudit run is writing this DB (pid {pid or '?'}): {path}")

@@ -21,9 +21,7 @@ import traceback
 
 import click
 
-from rmaudit import __version__
-from rmaudit.errors import BadInput
-from rmaudit.store.lock import WriterBusy
+from rmaudit.errors import BadInput, WriterBusy
 
 #: name → ("module:attribute", short help listed by ``rmaudit --help``; tests check that each
 #: command's own help starts with it)
@@ -150,8 +148,25 @@ def _installed_plugin_names() -> list[str]:
     return sorted({entry_point.name for entry_point in installed_entry_points()})
 
 
+def _print_version(ctx: click.Context, _: click.Parameter, wanted: bool) -> None:
+    """``--version``: the installed version, looked up only when asked (``rmaudit --help``
+    and every command start without ``importlib.metadata``)."""
+    if wanted and not ctx.resilient_parsing:
+        from rmaudit import __version__
+
+        click.echo(f"rmaudit, version {__version__}")
+        ctx.exit()
+
+
 @click.group(cls=LazyCommandsGroup)
-@click.version_option(__version__, prog_name="rmaudit")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 @click.option(
     "--plugins-dir",
     type=click.Path(exists=True, file_okay=False),

@@ -16,13 +16,9 @@ import os
 import time
 from collections.abc import Callable
 
+from rmaudit.errors import WriterBusy
 
-class WriterBusy(RuntimeError):
-    """Another process is writing the DB and this one chose not to wait."""
-
-    def __init__(self, path: str, pid: int | None) -> None:
-        self.pid = pid
-        super().__init__(f"another rmaudit run is writing this DB (pid {pid or '?'}): {path}")
+__all__ = ["WriterBusy", "WriterLock"]
 
 
 class WriterLock:
