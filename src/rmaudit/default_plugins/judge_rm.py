@@ -12,7 +12,6 @@ retries, the request cache (a rerun pays for nothing), the key from the environm
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -163,6 +162,8 @@ class LlmJudgeRM(RewardModel):
         cache makes it across batches, so a plan can count the calls."""
         keys = [json.dumps(messages, sort_keys=True) for messages in conversations]
         distinct = dict(zip(keys, conversations, strict=True))
+        import asyncio  # not at import: every run loads the built-in plugins
+
         answered = await asyncio.gather(*(one(session, m) for m in distinct.values()))
         by_key = dict(zip(distinct, answered, strict=True))
         return [by_key[key] for key in keys]

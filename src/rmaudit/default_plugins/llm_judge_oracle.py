@@ -11,7 +11,6 @@ read from the environment variable the recipe names, at call time only.
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
@@ -86,6 +85,8 @@ class LlmJudgeOracle(Oracle[LlmJudgeOracleOptions]):
         conversations = [self.template.messages(prompt, response) for prompt, response in batch]
 
         async def work(session: ApiSession) -> list[OracleLabel]:
+            import asyncio  # not at import: every run loads the built-in plugins
+
             return list(
                 await asyncio.gather(
                     *(self._label_one(session, messages) for messages in conversations)
@@ -128,6 +129,8 @@ class LlmJudgeOracle(Oracle[LlmJudgeOracleOptions]):
             )
             replies = chat_contents(bodies[0])[: o.samples]
         # one request per missing sample; the sample index keeps their cache entries apart
+        import asyncio
+
         more = await asyncio.gather(
             *(
                 session.post(

@@ -8,7 +8,6 @@ and the API key read from the environment variable the recipe names, at call tim
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Annotated, Any
 
@@ -48,6 +47,8 @@ class OpenAIChatPolicy(ReferencePolicy[ChatPolicyOptions]):
 
     def generate(self, batch: Sequence[tuple[Prompt, int]]) -> list[Generation]:
         async def work(session: ApiSession) -> list[Generation]:
+            import asyncio  # not at import: every run loads the built-in plugins
+
             return list(
                 await asyncio.gather(
                     *(self._generate_one(session, prompt, i) for prompt, i in batch)
@@ -145,6 +146,8 @@ class OpenAIEmbeddings(Embedder[EmbeddingsOptions]):
         async def work(session: ApiSession) -> None:
             todo = list(missing.items())
             size = self.options.batch_size
+            import asyncio
+
             await asyncio.gather(
                 *(
                     self._fetch(session, todo[i : i + size], vectors)

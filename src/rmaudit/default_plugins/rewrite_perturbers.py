@@ -18,7 +18,6 @@ environment at call time and never stored).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
@@ -184,6 +183,8 @@ class _LlmRewriter(_WholeTextPerturber[LlmRewriteOptions]):
 
     def rewrite(self, texts: Sequence[str]) -> list[str]:
         async def work(session: ApiSession) -> list[str]:
+            import asyncio  # not at import: every run loads the built-in plugins
+
             return list(await asyncio.gather(*(self._one(session, t) for t in texts)))
 
         return self.client.run(work)

@@ -11,11 +11,9 @@ environment when requests are about to be sent, sent in a header, and never stor
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 from collections.abc import Awaitable, Callable, Coroutine
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from rmaudit.components.keys import content_key
@@ -31,6 +29,9 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine to completion from synchronous code, even inside a running event loop."""
+    import asyncio  # here, not at import: the built-in plugins load this module every run
+    from concurrent.futures import ThreadPoolExecutor
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -111,6 +112,8 @@ class ApiSession:
         self.client = client
         self.ready = ready
         self._sender: Any = None  # opened on the first request the cache cannot answer
+        import asyncio
+
         self._limit = asyncio.Semaphore(client.options.concurrency)
 
     async def close(self) -> None:
