@@ -73,11 +73,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
     if chosen is None:
         response_ids = Keys(unlisted=k * n)
         ctx.planned_policy = (policy.key, n)
-    elif execute:  # their texts are read when a later stage needs them (ctx.load_responses)
-        response_ids = Keys(
-            ctx.db.items.benchmark_response_ids(benchmark.selection_key, policy.key, n)
-        )
-    else:
+    else:  # keyed, not read back: the run stored each one (their texts: ctx.load_responses)
         response_ids = Keys([rid for p in chosen for rid in ctx.response_ids(policy.key, p.id, n)])
     drawn = None
     if recipe.label_budget is not None:
