@@ -311,8 +311,9 @@ class RunContext:
             return set()
         known = self.found_stored.setdefault(found, set())
         asked = [i for i in ids if i not in known]
-        if asked:
-            known |= lookup(self.store, asked)
+        if not asked:  # every one found before: the plan's answer, asked again by the run
+            return set(ids)
+        known |= lookup(self.store, asked)
         return known.intersection(ids)
 
     # -- reading items back, memoised -------------------------------------------------------

@@ -48,7 +48,9 @@ def _pending(ctx: RunContext, model: RewardModel, response_ids: Keys) -> list[st
     """Those of the stage's known items not scored yet (by a run, or earlier in this one)."""
     known = response_ids.known
     stored = ctx.scored(model.key, known)
-    stored |= set(ctx.prescored.get(model.key, Keys()).known) & set(known)
+    earlier = ctx.prescored.get(model.key)
+    if earlier is not None and earlier.known:  # a label design's guides scored some already
+        stored |= set(earlier.known) & set(known)
     return [rid for rid in known if rid not in stored]
 
 
