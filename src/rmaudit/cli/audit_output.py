@@ -44,7 +44,8 @@ def print_suite_summary(
         return []
     if figures:
         rule = figures[0].publisher
-        out.print(literal(f"{rule}'s own figures beside rmaudit's, per subset: --details"))
+        per = "per model and PRM aggregation" if rule == "RewardMATH" else "per subset"
+        out.print(literal(f"{rule}'s own figures beside rmaudit's, {per}: --details"))
     return next_steps(summary, db_path)
 
 

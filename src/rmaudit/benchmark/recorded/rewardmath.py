@@ -171,6 +171,8 @@ def _correct_first(
 ) -> RecordedProblem:
     """The problem with its correct solution first, the others in the record's order."""
     right = next(i for i, key in enumerate(keys) if key in (CORRECT, CHOSEN))
+    if right == 0:  # as RewardMATH's files list them
+        return RecordedProblem(where, problem, keys, values)
     order = [right, *(i for i in range(len(keys)) if i != right)]
     return RecordedProblem(
         where, problem, tuple(keys[i] for i in order), tuple(values[i] for i in order)
@@ -255,6 +257,8 @@ def solution_keys(
                 value=shortened(list(names)),
             )
         return tuple(CHOSEN if c else REJECTED for c in correct)
+    if len(set(names)) == len(names):  # most problems: each name once
+        return tuple(CORRECT if right else name for name, right in zip(names, correct, strict=True))
     seen: Counter[str] = Counter()
     keys = []
     for name, right in zip(names, correct, strict=True):
