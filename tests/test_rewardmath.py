@@ -150,6 +150,16 @@ def test_compare_prints_letters_and_rank_intervals_across_every_kind(rmaudit, tm
         assert label in done.out
     assert "group" in done.out and "rank" in done.out and "#1" in done.out
     assert CORRECT not in done.err
+    # the brief audit names the pairwise judge's one order and the PRM's aggregation
+    brief = rmaudit(
+        "audit", "--suite", "rewardmath", "--recorded-judges", "--data-dir", str(data),
+        "--db", str(db),
+    )  # fmt: skip
+    assert brief.code == 0, brief.err
+    out = " ".join(brief.out.split())
+    assert "gpt4_pairwise: pairwise judge: one order per pair" in out
+    assert "position bias cannot be separated from accuracy" in out
+    assert "Easy_to_hard: PRM: rmaudit's figures under aggregation geometric_mean" in out
 
 
 def test_a_run_killed_while_scoring_resumes_with_the_same_results(rmaudit, tmp_path):

@@ -90,7 +90,7 @@ def _rewardmath_table(figures: list[PublisherFigures]) -> Table:
     )
     table.add_column("model", max_width=LABEL_WIDTH, overflow="fold")
     table.add_column("kind")
-    table.add_column("aggregation")
+    table.add_column("aggregation\n(◂: rmaudit's)")
     for name in ("Acc.", "Acc. w/ tie", "MRR"):
         table.add_column(f"RewardMATH\n{name}", justify="right")
     names = list(figures[0].alongside)

@@ -76,15 +76,15 @@ def _figures(scored: list[list[float]]) -> RewardMathFigures:
 
 
 def math_note(counts: dict[str, Any], aggregation: str) -> str:
-    """What is to know of a model's figures, in words: a PRM's aggregation (◂ in the table)
-    and those undefined on its file, a pairwise judge's one order; "" if nothing."""
+    """What is to know of a model's figures, in words: a PRM's aggregation and those
+    undefined on its file, a pairwise judge's one order; "" if nothing."""
     kind = counts["kind"]
     if kind == "pairwise":
         return f"pairwise judge: {ONE_ORDER}"
     if kind != "steps":
         return ""
     default = " (the default)" if aggregation == DEFAULT_AGGREGATION else ""
-    note = f"PRM: rmaudit's figures under aggregation {aggregation}{default} ◂"
+    note = f"PRM: rmaudit's figures under aggregation {aggregation}{default}"
     for how, why in counts["undefined"].items():
         note += f"; {how} undefined ({why})"
     return note
