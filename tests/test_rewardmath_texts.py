@@ -66,6 +66,7 @@ def test_texts_come_from_the_hub_cache_and_a_sample_is_not_used(rmaudit, tmp_pat
     snapshot = hub_snapshot(tmp_path / "hub")
     direct_texts(snapshot / "RewardMATH_direct.json")
     (snapshot / "RewardMATH_pairwise.json").write_text("not read", encoding="utf-8")
+    (snapshot / "dataset_info.json").write_text('{"features": {}}', encoding="utf-8")
     db = tmp_path / "b.db"
     done = audit(rmaudit, data, db, "rewardmath")
     assert done.code == 0, done.err

@@ -137,7 +137,10 @@ def _stamp(path: Path) -> tuple[str, int, int]:
 def _covering(first: Path, candidates: list[Path], layout: Layout) -> Path | None:
     wanted = file_problems(read_scores(first, layout)).solutions
     for candidate in candidates:
-        held = read_texts(candidate, layout).problems
+        try:
+            held = read_texts(candidate, layout).problems
+        except BadInput:  # another file of the snapshot (its metadata): not the texts
+            continue
         if all(held.get(key) == solutions for key, solutions in wanted.items()):
             return candidate
     return None
