@@ -188,3 +188,16 @@ def test_a_run_killed_while_scoring_resumes_with_the_same_results(rmaudit, tmp_p
     assert again.code == 0, again.err
     assert "40 scores: Easy_to_hard" in again.err
     assert models_of(again) == models_of(first)
+
+
+def test_the_tie_rate_is_lower_is_better_as_a_judges_is(rmaudit, tmp_path):
+    data = tmp_path / "data"
+    classifier(data, "ArmoRM", 1)
+    rating(data, "gpt4", 3)
+    done = audit(rmaudit, data, tmp_path / "a.db", "rewardmath")
+    assert done.code == 0, done.err
+    (suite,) = json.loads(done.out)["suites"]
+    shown = rmaudit("runs", str(tmp_path / "a.db"), suite["run_id"], "--json")
+    columns = json.loads(shown.out)["runs"][0]["leaderboard"]["columns"]
+    direction = {c["label"]: c["higher_is_better"] for c in columns}
+    assert direction["tie rate"] is False and direction["acc"] is True

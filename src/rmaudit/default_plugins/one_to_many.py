@@ -5,6 +5,7 @@ docs/rewardmath.md)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -49,7 +50,10 @@ class OneToManyMetric(Metric[ComponentOptions, MetricInputs]):
         values = [
             _proportion(ACCURACY, found.accuracy, prompts),
             _proportion(WITH_TIES, found.accuracy_with_ties, prompts),
-            _proportion(TIE_RATE, found.tie_rate, prompts, **share),
+            # a tie hides which of the two is correct: fewer is better, as for a judge's ties
+            replace(
+                _proportion(TIE_RATE, found.tie_rate, prompts, **share), higher_is_better=False
+            ),
             scalar(*MRR, found.reciprocal_rank, prompts=prompts),
         ]
         return MetricOutput(values=values)
