@@ -175,3 +175,20 @@ def test_a_nan_that_stopped_a_run_is_asked_again_by_the_rerun(rmaudit, data, tmp
     assert stored(db) == {item: [score] for item, score in expected_scores(pairs).items()}
     asked = [e for e in server.log[before:] if spoiled in e.get("texts", [""])[0]]
     assert asked, "the NaN reply was served from the cache"
+
+
+def test_a_dry_run_prices_the_requests_and_sends_none(rmaudit, data, tmp_path, fake_served):
+    root, pairs = data
+    server = fake_served("vllm-pooling")
+    db = tmp_path / "audit.db"
+    done = audit(rmaudit, server.url, root, db, "--rm-price", "0.002", "--dry-run")
+    assert done.code == 0, done.err
+    responses = len(expected_scores(pairs))  # one chat request each
+    sample = 16  # the scoring checks' smallest sample
+    # the checks: the run's requests twice, the sample alone, 4 items twice more (noise and
+    # the template), 2 probed at both ends; then the ready call
+    checks = 2 * sample + sample + 2 * 4 + 2 * 2
+    calls = responses + checks + 1
+    printed = " ".join(done.out.split())
+    assert f"{calls:,}" in printed and f"{calls * 0.002:,.2f}" in printed, done.out
+    assert server.log == [] and not db.exists()

@@ -155,3 +155,82 @@ def test_a_server_that_cuts_long_inputs_fails_the_truncation_check(rmaudit, tiny
     longest = sorted(len(served.tokens(t)) for e in server.log for t in e.get("texts", ()))
     assert longest[-1] > 24  # the longest inputs were cut
     assert check["figures"]["end not read"] == 2
+
+
+def stored_logits(db, run_id: str, label: str) -> dict[str, float]:
+    """Pair id → score(chosen) − score(rejected) of the model of ``label``, from the DB."""
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute(
+            "select p.id, c.score - r.score from runs "
+            "join pair_sets s on s.pair_set_key = runs.pair_set_key "
+            "join pairs p on p.id = s.pair_id "
+            "join run_reward_models m on m.run_id = runs.id and m.label = ? "
+            "join rm_scores c on c.response_id = p.chosen_id and c.rm_key = m.rm_key "
+            "join rm_scores r on r.response_id = p.rejected_id and r.rm_key = m.rm_key "
+            "where runs.id = ?",
+            [label, run_id],
+        ).fetchall()
+    return dict(rows)
+
+
+def _parity(rmaudit, db, *extra: str) -> dict:
+    compared = rmaudit("compare", str(db), *extra, "--json")
+    assert compared.code == 0, compared.err
+    (section,) = json.loads(compared.out)["parity"]
+    return section
+
+
+def test_the_parity_section_finds_a_faithful_server_equal_and_catches_a_perturbing_one(
+    rmaudit, tiny_models, tmp_path
+):
+    data, db = tmp_path / "data", tmp_path / "audit.db"
+    write_llmbar(data)
+    model = tiny_models["gpt2-rm"]
+
+    def batch_dependent(size: int, position: int) -> float:
+        return 0.0 if size == 1 else 0.5 * position / size
+
+    def audited(server, *extra: str) -> str:
+        done = rmaudit(
+            "audit",
+            *served_args(server, "vllm-pooling", "--rm-tokenizer", model, *extra),
+            model,
+            "--batch-size",
+            "1",
+            "--suite",
+            "llmbar",
+            "--data-dir",
+            str(data),
+            "--db",
+            str(db),
+            "--json",
+        )
+        assert done.code == 0, done.err
+        return json.loads(done.out)["suites"][0]["run_id"]
+
+    with RewardServer("vllm-pooling", TinyRM(model)) as faithful:
+        audited(faithful)  # chat requests, one conversation each: the checkpoint's scores
+    section = _parity(rmaudit, db)
+    assert section["checkpoint"] == "gpt2-rm"
+    assert section["largest_difference"] == 0.0 and section["within_tolerance"] == 1.0
+    assert section["flips"] == 0 and section["rank_correlation"] == pytest.approx(1.0)
+    accuracy = section["accuracy_difference"]
+    assert accuracy["value"] == 0.0 and accuracy["ci_low"] < 0 < accuracy["ci_high"]
+
+    with RewardServer("vllm-pooling", TinyRM(model), perturb=batch_dependent) as drifting:
+        run_id = audited(drifting, "--rm-template", "rmaudit", "--rm-batch-size", "8")
+        label = f"vllm-pooling:{drifting.url.removeprefix('http://')}"
+    section = _parity(rmaudit, db, run_id, "--parity", f"{label}=gpt2-rm", "--tolerance", "1e-4")
+    served, local = stored_scores(db, label), stored_scores(db, "gpt2-rm")
+    gaps = [abs(served[r] - local[r]) for r in served]
+    assert section["largest_difference"] == pytest.approx(max(gaps))
+    assert section["largest_difference"] > 0.1  # the perturbation is caught
+    assert section["within_tolerance"] == pytest.approx(sum(g <= 1e-4 for g in gaps) / len(gaps))
+    first, second = stored_logits(db, run_id, label), stored_logits(db, run_id, "gpt2-rm")
+    flips = [
+        p for p in first if (first[p] > 0) != (second[p] > 0) or (first[p] == 0) != (second[p] == 0)
+    ]
+    assert section["flips"] == len(flips)
+    wins = sum(first[p] > 0 for p in first) - sum(second[p] > 0 for p in second)
+    assert section["accuracy_difference"]["value"] == pytest.approx(wins / len(first))
+    assert len(section["worst_flips"]) == min(5, len(flips))

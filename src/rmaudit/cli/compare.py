@@ -19,10 +19,13 @@ from rmaudit.display.literal import literal
 from rmaudit.errors import BadInput
 from rmaudit.metrics.letters import letter_runs
 from rmaudit.results.comparison import MetricComparison
+from rmaudit.results.parity import DEFAULT_TOLERANCE, parity_json, parity_sections
 from rmaudit.results.run_index import DONE, list_runs, open_for_reading, resolve_run
 from rmaudit.store import Store
 
 from .console import console
+from .options import FiniteFloat
+from .parity_block import print_parity
 from .table_fit import LABEL_WIDTH, Layout, fitting, one_table
 
 #: the most pairs of models printed without --model (10 models' 45)
@@ -64,6 +67,22 @@ HEAD_TO_HEADS_SHOWN = 45
     help="With --rank-correlation: a model labelled FIRST in the first run is SECOND in the "
     "second (repeatable).",
 )
+@click.option(
+    "--parity",
+    "parity_of",
+    multiple=True,
+    metavar="SERVED=CHECKPOINT",
+    help="A parity section for these two models (labels; repeatable): a served reward model "
+    "against its checkpoint. Default: each served model whose --rm-tokenizer is a compared "
+    "Hugging Face model.",
+)
+@click.option(
+    "--tolerance",
+    type=FiniteFloat(min=0),
+    default=DEFAULT_TOLERANCE,
+    show_default=True,
+    help="The parity section's tolerance on |score difference|.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the comparisons as JSON.")
 def compare(
     db_path: str,
@@ -74,6 +93,8 @@ def compare(
     alpha: float,
     rank_correlation: bool,
     aliases: tuple[str, ...],
+    parity_of: tuple[str, ...],
+    tolerance: float,
     as_json: bool,
 ) -> None:
     """Paired differences of reward models on shared items, groups and rank intervals.
@@ -81,7 +102,8 @@ def compare(
     RUN: run ids or prefixes (default: the newest complete run); the models of several runs
     on the same benchmark or suite are compared on the items they share, matched by key.
     Judges and RMs are ranked together on their headline (a judge's accuracy in both orders,
-    a tie ½; an RM's accuracy); then every number of the whole data is compared.
+    a tie ½; an RM's accuracy); then every number of the whole data is compared.  A served
+    reward model and its checkpoint get a parity section (docs/real-models.md).
     """
     from rmaudit.results.comparison import compare_stored
     from rmaudit.results.comparison_text import comparison_json
@@ -95,6 +117,7 @@ def compare(
         print_rank_correlation(db_path, run_ids, aliases, level=1 - alpha, as_json=as_json)
         return
     _not_a_db(run_ids)
+    asked = [_parity_labels(given) for given in parity_of]
     store = open_for_reading(db_path)
     try:
         ids = [resolve_run(store, r, "RUN") for r in run_ids] or [resolve_run(store, None)]
@@ -114,6 +137,8 @@ def compare(
             for found in aggregation_comparisons(store, run_id, alpha)
             if not metrics
         ]
+        pair_set = store.read.run(ids[0]).pair_set_key
+        sections = parity_sections(store, list(dict.fromkeys(ids)), pair_set, asked, tolerance)
     finally:
         store.close()
     _check_models([*results, *aggregations], models)
@@ -123,6 +148,7 @@ def compare(
             "runs": ids,
             "comparisons": [comparison_json(r) for r in results],
             "aggregations": [comparison_json(r) for r in aggregations],
+            "parity": [parity_json(section) for section in sections],
         }
         click.echo(json.dumps(body, indent=2, allow_nan=False))
         return
@@ -130,6 +156,18 @@ def compare(
     out.print(literal(f"runs: {', '.join(ids)}"))
     for result in [*results, *aggregations]:
         print_comparison(out, result, models)
+    for section in sections:
+        print_parity(out, section)
+
+
+def _parity_labels(given: str) -> tuple[str, str]:
+    """``--parity SERVED=CHECKPOINT`` as its two labels (split at the last '=')."""
+    served, equals, checkpoint = given.rpartition("=")
+    if not equals or not served.strip() or not checkpoint.strip():
+        raise BadInput(
+            "expected SERVED=CHECKPOINT, two model labels", field="--parity", value=given
+        )
+    return served.strip(), checkpoint.strip()
 
 
 def print_comparison(out: Console, result: MetricComparison, models: Sequence[str] = ()) -> None:

@@ -2,9 +2,10 @@
 
 Building a benchmark pays for prompt embeddings (|Q0| prompts, once, to sample by k-DPP) and
 for oracle labels (k·N responses, times the requests per label); auditing an RM afterwards
-costs nothing, unless the RM is an LLM judge over an API.  Components that call priced APIs
-say what their part costs through ``Embedder.estimate_cost``, ``Oracle.estimate_cost`` and a
-judge's ``estimate_calls``; this module asks them, for the work a plan says is still to do —
+costs nothing, unless the RM is an LLM judge over an API or a served reward model priced per
+request.  Components that call priced APIs say what their part costs through
+``Embedder.estimate_cost``, ``Oracle.estimate_cost``, a judge's ``estimate_calls`` and a served
+RM's ``calls``; this module asks them, for the work a plan says is still to do —
 the same estimate for ``--dry-run`` and ``rmaudit plan``.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from rmaudit.backends.openai_api import CallEstimate, Price
 from rmaudit.components import (
@@ -47,7 +49,9 @@ def estimate_costs(
 ) -> list[CostLine]:
     """The cost of the pending work of a plan (``Runner.plan()``'s counts), per priced
     component; a rating judge's from its ``pending_texts`` (``Runner.pending_texts()``)."""
-    judged = judge_costs(recipe, components, counts, pending_texts)
+    judged = judge_costs(recipe, components, counts, pending_texts) + served_costs(
+        recipe, components, counts
+    )
     if recipe.imports_benchmark or recipe.source is None or recipe.oracle is None:
         return judged  # an imported benchmark is already labelled (pairs need no oracle)
     pending = {count.stage: count.pending for count in counts}
@@ -170,3 +174,41 @@ def judge_costs(
         )
         for calls in judge_calls(recipe, components, counts, pending=pending)
     ]
+
+
+@runtime_checkable
+class PricedPerRequest(Protocol):
+    """A component whose requests are priced one by one (a served reward model)."""
+
+    ready_calls: int
+
+    def calls(self, items: int) -> int: ...
+
+    def check_calls(self, sample: int) -> int: ...
+
+
+def served_costs(recipe: Recipe, components: dict[str, Component], counts: list) -> list[CostLine]:
+    """Each served reward model priced per request (``price_per_call``): the requests its
+    pending scores take, those of its scoring checks (on the sample of the stage's size, an
+    upper bound: a rerun reuses stored checks) and its ready call, and their USD."""
+    from .scoring_checks import sample_size
+
+    counted = {count.stage: count for count in counts}
+    lines = []
+    for spec in recipe.reward_models:
+        served = built(components, spec, RewardModel)
+        price = getattr(served.options, "price_per_call", None)
+        count = counted[f"scores: {spec.label}"]
+        if not isinstance(served, PricedPerRequest) or price is None or not count.pending:
+            continue
+        calls = served.calls(count.pending) + served.check_calls(sample_size(count.total))
+        calls += served.ready_calls
+        lines.append(
+            CostLine(
+                f"{count.stage} (requests, with the scoring checks' and a ready call)",
+                served.name,
+                calls,
+                calls * price,
+            )
+        )
+    return lines

@@ -165,6 +165,14 @@ def _prefixed(prompt: Prompt) -> Prompt:
     return replace(prompt, text=f"{PROBE}\n\n{prompt.text}")
 
 
+def requests_of_checks(rm: ServedRM, sample: int) -> int:
+    """The requests :func:`run_checks` sends on ``sample`` items, at most: the run's batches
+    twice (as sent, and reordered), each item alone, the determinism items again, the template
+    items the other way, the truncation probes."""
+    repeated, probed = min(DETERMINISM_ITEMS, sample), min(TRUNCATION_ITEMS, sample)
+    return 2 * rm.calls(sample) + sample + 2 * repeated + 2 * probed
+
+
 def batch_invariance_of(rm: ServedRM, scored: Sequence[tuple[Pair, float]]) -> ScoringCheck:
     """The batch invariance check of inputs the run scored (``scored``: each with its score
     as the run got it), each re-scored alone, its noise measured on the first few."""

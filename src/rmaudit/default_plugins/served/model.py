@@ -233,6 +233,12 @@ class ServedRM(RewardModel[ServedRMOptions]):
         """Requests that ``items`` inputs not cached take."""
         return math.ceil(items / self.per_request())
 
+    def check_calls(self, sample: int) -> int:
+        """Requests the scoring checks send on a sample of ``sample`` items, at most."""
+        from .checks import requests_of_checks
+
+        return requests_of_checks(self, sample)
+
     def report(self) -> dict[str, Any]:
         return {
             "server": self.protocol.server,
