@@ -34,34 +34,27 @@ def aggregation_comparisons(
             continue
         metric = next(iter(mine.values())).metric
         common = sorted(set.intersection(*(set(per) for per in values.values())))
-        what = f"{label}: AUROC by aggregation"
-        if len(common) < 2:
-            found.append(
-                MetricComparison(
-                    metric,
-                    "auroc",
-                    what,
-                    True,
-                    None,
-                    note="too few questions",
-                )
+        enough = len(common) >= 2
+        comparison = (
+            compare_models(
+                {how: np.array([per[q] for q in common]) for how, per in values.items()},
+                higher_is_better=True,
+                alpha=alpha,
             )
-            continue
-        comparison = compare_models(
-            {how: np.array([per[q] for q in common]) for how, per in values.items()},
-            higher_is_better=True,
-            alpha=alpha,
+            if enough
+            else None
         )
         found.append(
             MetricComparison(
                 metric,
                 "auroc",
-                what,
+                f"{label}: AUROC by aggregation",
                 True,
                 comparison,
-                units=len(common),
-                clusters=len(common),
-                unit_name="questions",
+                units=len(common) if enough else 0,
+                clusters=len(common) if enough else 0,
+                unit_name="questions" if enough else "prompts",
+                note="" if enough else "too few questions",
             )
         )
     return found

@@ -19,7 +19,7 @@ from rmaudit.components import Component
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec
 
-from .context import RunContext, Work
+from .context import RunContext, StageCount, Work
 
 T = TypeVar("T")
 
@@ -94,3 +94,17 @@ def map_here(ctx: RunContext, work: Work[T], write: Callable[[Sequence[T]], None
                 write(batch)
             ctx.progress.advance(stage, len(batch))
     ctx.progress.finish(stage)
+
+
+def write_whole(
+    ctx: RunContext, stage: str, total: int, stored: bool, execute: bool, write: Callable[[], None]
+) -> None:
+    """Count a stage whose ``total`` items are stored all at once or not at all (a pair set,
+    a solution set), and ``write`` them when executing and not ``stored`` yet."""
+    ctx.counts.append(StageCount(stage, total, total if stored else 0))
+    if execute:
+        ctx.progress.start(stage, total, total if stored else 0)
+        if not stored:
+            write()
+            ctx.progress.advance(stage, total)
+        ctx.progress.finish(stage)

@@ -22,6 +22,7 @@ from rmaudit.components.keys import content_key, pair_id
 from rmaudit.errors import BadInput
 from rmaudit.store.pair_records import StoredPair
 
+from .batches import write_whole
 from .benchmark import BenchmarkStages, benchmark_data
 from .context import Keys, RunContext, StageCount, prompt_row, required, text_response_rows
 
@@ -139,15 +140,9 @@ def stage(ctx: RunContext, built: BenchmarkStages | None, execute: bool) -> Pair
             pair_set = ctx.loaded_pairs
         total = len(pair_set.ids)
         stored = ctx.store is not None and bool(ctx.store.items.pair_set(pair_set.key))
-        ctx.counts.append(StageCount(STAGE, total, total if stored else 0))
-        if execute:
-            ctx.progress.start(STAGE, total, total if stored else 0)
-            if not stored:
-                _write(ctx, pair_set)
-                ctx.progress.advance(STAGE, total)
-            elif ctx.db.items.lacks_pair_set_meta(pair_set.key):  # stored before schema 10
-                ctx.db.items.fill_pair_set_meta(pair_set.key, [p.meta for p in pair_set.pairs])
-            ctx.progress.finish(STAGE)
+        write_whole(ctx, STAGE, total, stored, execute, functools.partial(_write, ctx, pair_set))
+        if execute and stored and ctx.db.items.lacks_pair_set_meta(pair_set.key):  # schema < 10
+            ctx.db.items.fill_pair_set_meta(pair_set.key, [p.meta for p in pair_set.pairs])
         # in a plan too: the scores stages check the pairs' texts against scores files
         ctx.prompts.update((p.prompt.id, p.prompt) for p in pair_set.pairs)
         ctx.responses.update((r.id, r) for p in pair_set.pairs for r in (p.chosen, p.rejected))

@@ -15,7 +15,8 @@ from rmaudit.components.keys import content_key, prompt_id, solution_id
 from rmaudit.errors import BadInput
 from rmaudit.store.solutions import StoredSolution
 
-from .context import RunContext, StageCount, prompt_row, required
+from .batches import write_whole
+from .context import RunContext, prompt_row, required
 
 STAGE = "solutions"
 
@@ -87,13 +88,7 @@ def stage(ctx: RunContext, execute: bool) -> SolutionSet:
         solution_set: SolutionSet = ctx.loaded_solutions
         total = len(solution_set.ids)
         stored = ctx.store is not None and ctx.store.solutions.has_set(solution_set.key)
-        ctx.counts.append(StageCount(STAGE, total, total if stored else 0))
-        if execute:
-            ctx.progress.start(STAGE, total, total if stored else 0)
-            if not stored:
-                _write(ctx, solution_set)
-                ctx.progress.advance(STAGE, total)
-            ctx.progress.finish(STAGE)
+        write_whole(ctx, STAGE, total, stored, execute, partial(_write, ctx, solution_set))
         return solution_set
 
 

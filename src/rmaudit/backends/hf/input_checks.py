@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rmaudit.components.scoring_checks import ScoringCheck, Status
 
@@ -21,6 +22,18 @@ FAIL_CUT = 0.10
 #: A special token the template drops fails where adding it moves scores by more than this
 #: share of their spread across items; it warns below.
 FAIL_SPREAD = 0.10
+
+
+def share_check(
+    name: str, wrong: int, of: int, figures: dict[str, Any], *, passed: str, failed: str, fix: str
+) -> ScoringCheck:
+    """A check on ``of`` inputs, ``wrong`` of which went wrong: a pass saying ``passed``
+    where none did; else a fail where a FAIL_CUT share or more did (a warn below), saying
+    ``failed``, with its ``fix``."""
+    if not wrong:
+        return ScoringCheck(name, "pass", passed, figures)
+    status: Status = "fail" if wrong >= FAIL_CUT * of else "warn"
+    return ScoringCheck(name, status, failed, figures, fix)
 
 
 @dataclass(frozen=True)
@@ -236,22 +249,16 @@ def truncation(
         "tokenizer's model_max_length": tokenizer_limit,
         "tokenizer's truncation side": tokenizer_side,
     }
-    if not cut:
-        where = f", {len(over)} lost prompt tokens only" if over else ""
-        return ScoringCheck(
-            "truncation",
-            "pass",
-            f"every response whole (max_length {max_length}){where}",
-            figures,
-        )
-    status: Status = "fail" if len(cut) >= FAIL_CUT * len(rendered) else "warn"
-    return ScoringCheck(
+    where = f", {len(over)} lost prompt tokens only" if over else ""
+    return share_check(
         "truncation",
-        status,
-        f"max_length {max_length} cuts the response of {len(cut)} of {len(rendered)} sampled "
-        f"inputs (truncation side {side})",
+        len(cut),
+        len(rendered),
         figures,
-        _keep_responses(rendered, side, position_limit),
+        passed=f"every response whole (max_length {max_length}){where}",
+        failed=f"max_length {max_length} cuts the response of {len(cut)} of {len(rendered)} "
+        f"sampled inputs (truncation side {side})",
+        fix=_keep_responses(rendered, side, position_limit) if cut else "",
     )
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rmaudit.backends.hf.input_checks import FAIL_CUT
+from rmaudit.backends.hf.input_checks import share_check
 from rmaudit.backends.hf.steps import MarkerRead
-from rmaudit.components.scoring_checks import ScoringCheck, Status
+from rmaudit.components.scoring_checks import ScoringCheck
 
 #: The checks of a PRM, in the order they are shown.
 PRM_CHECK_NAMES = ("batch invariance", "step markers", "truncation", "determinism")
@@ -34,22 +34,16 @@ def step_markers(
         "merged": merged,
         "example": example,
     }
-    if not wrong:
-        return ScoringCheck(
-            "step markers",
-            "pass",
-            f"{option} {marker!r} is its own token at all {len(reads)} steps",
-            figures,
-        )
-    status: Status = "fail" if wrong >= FAIL_CUT * len(reads) else "warn"
-    return ScoringCheck(
+    return share_check(
         "step markers",
-        status,
-        f"{option} {marker!r} is not its own token at {wrong} of {len(reads)} steps (split "
-        f"into several tokens at {split}, merged with the text beside it at {merged}), so "
-        f"their scores are read at another token; e.g. {example}",
+        wrong,
+        len(reads),
         figures,
-        'set tokenize = "pieces" (the question, each step and each marker tokenised on '
+        passed=f"{option} {marker!r} is its own token at all {len(reads)} steps",
+        failed=f"{option} {marker!r} is not its own token at {wrong} of {len(reads)} steps "
+        f"(split into several tokens at {split}, merged with the text beside it at {merged}), "
+        f"so their scores are read at another token; e.g. {example}",
+        fix='set tokenize = "pieces" (the question, each step and each marker tokenised on '
         "their own, the ids joined)",
     )
 
@@ -77,15 +71,6 @@ def step_truncation(
         "longest input": longest,
         "position limit": position_limit,
     }
-    if not solutions_cut:
-        after = f", {over} lost tokens after their last step only" if over else ""
-        return ScoringCheck(
-            "truncation",
-            "pass",
-            f"every step read with its whole solution before it (max_length {max_length}){after}",
-            figures,
-        )
-    status: Status = "fail" if solutions_cut >= FAIL_CUT * len(lengths) else "warn"
     if position_limit is None or longest <= position_limit:
         fix = f"set max_length = {longest if position_limit is None else position_limit}"
     else:
@@ -93,11 +78,15 @@ def step_truncation(
             f"none reads every step with its whole solution: a solution runs to {longest} "
             f"tokens, over the model's limit of {position_limit}; score shorter solutions"
         )
-    return ScoringCheck(
+    after = f", {over} lost tokens after their last step only" if over else ""
+    return share_check(
         "truncation",
-        status,
-        f"max_length {max_length} cuts {solutions_cut} of {len(lengths)} solutions: "
-        f"{sum(cut)} of {steps} steps are read without the start of their solution",
+        solutions_cut,
+        len(lengths),
         figures,
-        fix,
+        passed=f"every step read with its whole solution before it (max_length {max_length})"
+        + after,
+        failed=f"max_length {max_length} cuts {solutions_cut} of {len(lengths)} solutions: "
+        f"{sum(cut)} of {steps} steps are read without the start of their solution",
+        fix=fix,
     )
