@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 #: (folder under llmbar/LLMBar, the llmbar suite's subset name)
 LLMBAR_SUBSETS = (
     ("Natural", "llmbar-natural"),
@@ -243,3 +245,44 @@ def judgebench_rule(label: str, games: list[str | None]) -> bool:
     decisions = [games[0], back.get(games[1], games[1])] if len(games) > 1 else games[:1]
     wrong = back[label]
     return sum(1 if d == label else -1 if d == wrong else 0 for d in decisions) > 0
+
+
+#: LLMBar's release: 5 models × up to 15 prompting strategies, 65 configurations
+FAMILIES = ("Alpha", "Bravo", "Charlie", "Delta", "Echo")
+STRATEGIES = tuple(f"Strategy_{i}" for i in range(13))
+MANY_PAIRS = 40
+
+
+def many_judges(root: Path) -> dict[str, float]:
+    """LLMBar's five subsets of 40 pairs, and 65 judges from about right to about wrong,
+    some of them with pairs left unparsed in both orders; each judge's share of pairs right."""
+    rng = np.random.default_rng(7)
+    accuracy = {}
+    records = {}
+    for folder, _ in LLMBAR_SUBSETS:
+        records[folder] = [
+            {
+                "input": f"{folder} question {i}?",
+                "output_1": f"answer {i} " + "long " * (i % 3),
+                "output_2": f"other answer {i} " + "longer " * ((i + 1) % 4),
+                "label": 1 + (i + len(folder)) % 2,
+            }
+            for i in range(MANY_PAIRS)
+        ]
+        path = root / "llmbar" / "LLMBar" / folder / "dataset.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(records[folder]), encoding="utf-8")
+    judges = [f"{family}/{strategy}" for family in FAMILIES for strategy in STRATEGIES]
+    for index, judge in enumerate(judges):
+        right = 0.95 - 0.7 * index / (len(judges) - 1)
+        unparsed = 0.03 if index % 4 == 0 else 0.0
+        for folder, _ in LLMBAR_SUBSETS:
+            winners = []
+            for record in records[folder]:
+                label, other = str(record["label"]), str(3 - record["label"])
+                draw = rng.random()
+                winner = None if draw < unparsed else label if draw < right else other
+                winners.append((winner, winner))
+            write_evaluator(root, folder, judge, records[folder], winners)
+        accuracy[judge] = right
+    return accuracy

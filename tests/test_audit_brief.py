@@ -9,57 +9,17 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
-from _recorded import LLMBAR_SUBSETS, write_evaluator
+from _recorded import many_judges
 
 #: the default output's budget at 100 columns (issue 52, item 12)
 MOST_LINES = 60
-#: LLMBar's release: 5 models × up to 15 prompting strategies, 65 configurations
-FAMILIES = ("Alpha", "Bravo", "Charlie", "Delta", "Echo")
-STRATEGIES = tuple(f"Strategy_{i}" for i in range(13))
-PAIRS_PER_SUBSET = 40
 
 
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COLUMNS", "100")
-
-
-def judges_folder(root: Path) -> dict[str, float]:
-    """LLMBar's five subsets of 40 pairs, and 65 judges from about right to about wrong,
-    some of them with pairs left unparsed in both orders; each judge's share of pairs right."""
-    rng = np.random.default_rng(7)
-    accuracy = {}
-    records = {}
-    for folder, _ in LLMBAR_SUBSETS:
-        records[folder] = [
-            {
-                "input": f"{folder} question {i}?",
-                "output_1": f"answer {i} " + "long " * (i % 3),
-                "output_2": f"other answer {i} " + "longer " * ((i + 1) % 4),
-                "label": 1 + (i + len(folder)) % 2,
-            }
-            for i in range(PAIRS_PER_SUBSET)
-        ]
-        path = root / "llmbar" / "LLMBar" / folder / "dataset.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(records[folder]), encoding="utf-8")
-    judges = [f"{family}/{strategy}" for family in FAMILIES for strategy in STRATEGIES]
-    for index, judge in enumerate(judges):
-        right = 0.95 - 0.7 * index / (len(judges) - 1)
-        unparsed = 0.03 if index % 4 == 0 else 0.0
-        for folder, _ in LLMBAR_SUBSETS:
-            winners = []
-            for record in records[folder]:
-                label, other = str(record["label"]), str(3 - record["label"])
-                draw = rng.random()
-                winner = None if draw < unparsed else label if draw < right else other
-                winners.append((winner, winner))
-            write_evaluator(root, folder, judge, records[folder], winners)
-        accuracy[judge] = right
-    return accuracy
 
 
 def audit(rmaudit, data: Path, *flags: str):
@@ -80,7 +40,7 @@ def board_rows(out: str) -> list[str]:
 
 def test_many_judges_print_in_60_lines_and_details_prints_every_part_left_out(rmaudit, tmp_path):
     data = tmp_path / "data"
-    judges = judges_folder(data)
+    judges = many_judges(data)
     brief = audit(rmaudit, data)
     lines = (brief.out + brief.err).splitlines()
     assert len(lines) <= MOST_LINES, "\n".join(lines)

@@ -80,12 +80,12 @@ async def test_opens_on_the_latest_runs_leaderboard_with_every_stored_metric(aud
         headers = [str(c.label) for c in screen.table.columns.values()]
         assert headers[2:] == [
             "RETA(1/4) ↑",
-            "BoN@4 ↑",
-            "pairwise acc ↑",
-            "RETA curve ½→small η",
             "95% CI",  # the headline's interval, letters and rank interval, as the CLI shows
             "group",
             "rank",
+            "BoN@4 ↑",
+            "pairwise acc ↑",
+            "RETA curve ½→small η",
         ]
         shown = {row[1]: row for row in screen.table.row_values()}
         for label, key, value, stderr in stored(
@@ -94,13 +94,13 @@ async def test_opens_on_the_latest_runs_leaderboard_with_every_stored_metric(aud
                 select m.label, r.key, r.value, r.stderr from metric_results r
                 join run_reward_models m on m.rm_key = r.rm_key and m.run_id = r.run_id""",
         ):
-            column = {"reta@0.25": 2, "bon@4": 3, "pairwise_accuracy": 4}[key]
+            column = {"reta@0.25": 2, "bon@4": 6, "pairwise_accuracy": 7}[key]
             assert shown[label][column] == f"{value:.4f}±{stderr:.4f}"
-        assert all(len(row[5]) == 15 for row in shown.values())  # a 15-η sparkline
+        assert all(len(row[8]) == 15 for row in shown.values())  # a 15-η sparkline
         for row in shown.values():  # RETA(1/4)'s interval holds its value; letters; a rank
-            low, high = (float(x) for x in row[6].strip("[]").split(", "))
+            low, high = (float(x) for x in row[3].strip("[]").split(", "))
             assert low <= float(row[2].split("±")[0]) <= high
-            assert re.fullmatch(r"[a-z]+", row[7]) and row[8].startswith("#")
+            assert re.fullmatch(r"[a-z]+", row[4]) and row[5].startswith("#")
 
 
 @sync
@@ -109,7 +109,7 @@ async def test_s_sorts_best_first_by_the_cursor_column_and_again_reverses(audit_
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         table = app.screen.table
-        for column in (2, 3, 4):
+        for column in (2, 6, 7):  # RETA(1/4), BoN@4, pairwise acc
             table.move_cursor(column=column)
             await pilot.press("s")
             values = [float(row[column].split("±")[0]) for row in table.row_values()]
@@ -130,9 +130,9 @@ async def test_a_lower_is_better_metric_sorts_smallest_first(db_copy):
         await pilot.pause()
         table = app.screen.table
         assert "BoN@4 ↓" in [str(c.label) for c in table.columns.values()]
-        table.move_cursor(column=3)
+        table.move_cursor(column=6)  # BoN@4
         await pilot.press("s")
-        values = [float(row[3].split("±")[0]) for row in table.row_values()]
+        values = [float(row[6].split("±")[0]) for row in table.row_values()]
         assert values == sorted(values) and values[0] != values[-1]
 
 
@@ -467,9 +467,11 @@ async def test_d_opens_the_paired_comparisons_with_differences_as_a_paired_t_tes
         value, stderr = (float(x) for x in pair[1].split(" ± "))
         assert value == pytest.approx(sign * difference.mean(), abs=5e-5)
         assert stderr == pytest.approx(difference.std(ddof=1) / math.sqrt(len(prompts)), abs=5e-5)
-        shown_p = pair[3]
+        shown_p = pair[2]
         assert shown_p == "< 0.0001" or float(shown_p) == pytest.approx(expected.pvalue, abs=5e-5)
-        assert pair[4] == ("yes" if expected.pvalue < 0.05 else "no")
+        assert pair[3] == ("yes" if expected.pvalue < 0.05 else "no")
+        low, high = (float(x) for x in pair[4].strip("[]").split(", "))
+        assert low <= value <= high
         seen = {text_of(screen, "#comparison-caption").split(" (")[0]}
         for _ in range(len(screen.results) - 1):
             await pilot.press("m")

@@ -48,9 +48,11 @@ class JudgeInOrder:
 
 @dataclass(frozen=True)
 class JudgeOnPair:
-    """A judge on one pair: its margin, and what it said in each order shown."""
+    """A judge on one pair: its margin, its credit over both orders (1 chosen, ½ tie, 0
+    rejected; NaN: no verdict in either), and what it said in each order shown."""
 
     margin: float
+    credit: float
     orders: tuple[JudgeInOrder, ...]
 
 
@@ -107,10 +109,13 @@ def judge_on_pair(store: Store, rm_key: str, pair_id: str) -> JudgeOnPair | None
     rows = store.verdicts.of_showings(rm_key, list(triple.showings()))
     if len(rows) < 2:
         return None
-    chosen, _ = judge_logits(judged_pairs(rows, [triple]))
+    judged = judged_pairs(rows, [triple])
+    chosen, _ = judge_logits(judged)
+    credit = pair_credits(judged.chosen_first, judged.rejected_first).accuracy[0]
     names = ("chosen shown first", "rejected shown first")
     return JudgeOnPair(
         float(chosen[0]),
+        float(credit),
         tuple(
             JudgeInOrder(name, _MARK[rows[key].verdict], rows[key].reply)
             for name, key in zip(names, triple.showings(), strict=True)

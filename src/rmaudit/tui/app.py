@@ -43,7 +43,9 @@ class AuditApp(App):
         False  # every action has a key; the footer needs the room at 80 columns
     )
     BINDINGS = [
-        Binding("q", "quit", "Quit"),
+        # q is in every screen's help (?), not its footer: the footer needs the room at 80
+        # columns for the screen's own keys and esc
+        Binding("q", "quit", "Quit", show=False),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("escape", "back", "Back"),
     ]

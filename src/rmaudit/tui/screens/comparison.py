@@ -15,8 +15,33 @@ from rmaudit.metrics.letters import letter_runs
 from rmaudit.results.comparison import MetricComparison, compare_stored
 from rmaudit.results.comparison_text import caption, p_text, signed
 
-from ..widgets.table import NavTable
+from ..widgets.table import NavTable, shorten
 from ._base import AuditScreen
+
+#: the least a pair's "A − B" gets; it takes what its difference, p and verdict leave of the
+#: screen's width (so they fit at 80 columns; the interval, last, scrolls in from the right)
+PAIR_WIDTH, BESIDE_PAIR = 36, 44
+
+
+class Standings(NavTable):
+    """The models' letters and ranks; down past the last row goes on to the pairs below, so
+    the arrows alone scroll the screen."""
+
+    def action_cursor_down(self) -> None:
+        if self.cursor_row >= self.row_count - 1:
+            self.screen.query_one("#comparison-pairs", NavTable).focus()
+        else:
+            super().action_cursor_down()
+
+
+class Pairs(NavTable):
+    """Every pair's difference; up past the first row goes back to the standings."""
+
+    def action_cursor_up(self) -> None:
+        if self.cursor_row <= 0:
+            self.screen.query_one("#comparison-standings", NavTable).focus()
+        else:
+            super().action_cursor_up()
 
 
 class ComparisonScreen(AuditScreen):
@@ -37,8 +62,8 @@ class ComparisonScreen(AuditScreen):
         yield Header()
         yield Static("", id="comparison-title", classes="title")
         yield Static("", id="comparison-caption", classes="note")
-        yield NavTable(id="comparison-standings")
-        yield NavTable(id="comparison-pairs")
+        yield Standings(id="comparison-standings")
+        yield Pairs(id="comparison-pairs")
         yield Static("", id="comparison-note", classes="note")
         yield Footer()
 
@@ -80,15 +105,16 @@ class ComparisonScreen(AuditScreen):
                 format_number(standing.value),
                 Text(f"#{standing.ranks}"),
             )
-        pairs.add_columns("pair", "difference ± stderr", "95% interval", "p (Holm)", "separable")
+        pairs.add_columns("pair", "diff. ± stderr", "p (Holm)", "separable", "95% interval")
+        width = max(PAIR_WIDTH, self.size.width - BESIDE_PAIR)
         for pair in comparison.head_to_heads:
             difference = pair.difference
             pairs.add_row(
-                literal(f"{short_label(pair.first)} − {short_label(pair.second)}"),
+                shorten(f"{short_label(pair.first)} − {short_label(pair.second)}", width),
                 Text(f"{signed(difference.value)} ± {format_number(difference.stderr)}"),
-                Text(f"[{signed(difference.ci_low)}, {signed(difference.ci_high)}]"),
                 Text(p_text(pair.adjusted_p)),
                 Text("yes" if pair.separable else "no"),
+                Text(f"[{signed(difference.ci_low)}, {signed(difference.ci_high)}]"),
             )
 
     def action_next_metric(self) -> None:

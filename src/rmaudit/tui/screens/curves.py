@@ -15,6 +15,9 @@ from rmaudit.tui.panel_views import build_view
 
 from ._base import AuditScreen
 
+#: the most models the title names (more: their count)
+NAMED_MOST = 6
+
 
 class CurvesScreen(AuditScreen):
     BINDINGS = [
@@ -31,15 +34,11 @@ class CurvesScreen(AuditScreen):
         self.views = panel_views(self.context)
 
     def compose(self) -> ComposeResult:
-        labels = ", ".join(self.app.rm_label(self.run_id, k) for k in self.context.rm_keys)
         yield Header()
-        yield Static(
-            literal(f"curves of {labels} (mark RMs with space on the leaderboard)"),
-            id="curves-title",
-            classes="title",
-        )
+        yield Static(literal(self.title_text()), id="curves-title", classes="title")
         if not self.views:
-            yield Static("no curves stored for this run", classes="note")
+            yield Footer()
+            return
         with TabbedContent(id="curves-tabs"):
             for index, view in enumerate(self.views):
                 # a Content is never markup (a tab title is neither str nor Text here)
@@ -47,12 +46,27 @@ class CurvesScreen(AuditScreen):
                     yield build_view(view, self.context)
         yield Footer()
 
+    def title_text(self) -> str:
+        """Whose curves these are (the models by name while they are few), or that the run
+        stored none."""
+        if not self.views:
+            return "no curves stored for this run"
+        keys = self.context.rm_keys
+        labels = (
+            ", ".join(self.app.rm_label(self.run_id, k) for k in keys)
+            if len(keys) <= NAMED_MOST
+            else f"{len(keys)} models"
+        )
+        return f"curves of {labels} (mark RMs with space on the leaderboard)"
+
     @property
     def tabs(self) -> TabbedContent:
         return self.query_one(TabbedContent)
 
     def active_panel(self):
-        """The widget the active tab's panel built."""
+        """The widget the active tab's panel built (None: no panel)."""
+        if not self.views:
+            return None
         pane = self.tabs.active_pane
         return pane.children[0] if pane is not None and pane.children else None
 

@@ -1,6 +1,6 @@
 """A run's leaderboard (:mod:`rmaudit.results.leaderboard`, the one the CLI and the reports
-show): its models × their headline and the run's other numbers of the whole data (value ±
-stderr), then the headline's 95% interval, letters and rank interval, in the recipe's order
+show): its models × their headline (value ± stderr) with its 95% interval, letters and rank
+interval beside it, then the run's other numbers of the whole data, in the recipe's order
 and sortable by any column (``s`` on the rank: best first); the headline per subset below."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from .solutions import SolutionsScreen
 
 MARK = "✓"
 FIXED_COLUMNS = ("", "reward model")  # the mark, the RM label: frozen when the table scrolls
-#: the headline's interval, letters and rank interval, after the numbers
+#: the headline's interval, letters and rank interval, right after it (in view at 120 columns)
 STANDING_COLUMNS = ("95% CI", "group", "rank")
 #: how often a screen showing a running run reads it again (seconds)
 REFRESH_SECONDS = 1.0
@@ -160,10 +160,12 @@ class LeaderboardScreen(AuditScreen):
             ),
         ]
         self.table.clear(columns=True)
+        standing = STANDING_COLUMNS if self.compared else ()
         self.table.add_columns(
-            *headers,
+            *headers[: len(FIXED_COLUMNS) + 1],
+            *standing,
+            *headers[len(FIXED_COLUMNS) + 1 :],
             *(["RETA curve ½→small η"] if self.reta_curve else []),
-            *(STANDING_COLUMNS if self.compared else ()),
         )
         self.fill()
         self.fill_subsets()
@@ -185,11 +187,6 @@ class LeaderboardScreen(AuditScreen):
         board = self.leaderboard()
         return board.comparison is not None and board.comparison.comparison is not None
 
-    @property
-    def numbers(self) -> list[Column | None]:
-        """The number of each metric column, in order (None: the headline, a model's own)."""
-        return [None, *self.leaderboard().columns]
-
     def _reta_curve(self) -> tuple[str, str] | None:
         summary = self.app.summary(self.run_id)
         return next(((m, k) for m, k in summary.curve_keys() if k == RETA_CURVE), None)
@@ -202,13 +199,13 @@ class LeaderboardScreen(AuditScreen):
         rows = []
         for row in self.in_recipe_order():
             cells: list[Any] = [MARK if row.rm_key in marked else "", row.label, row.cell]
+            if self.compared:
+                cells += [row.cell, letter_runs(row.letters), (row.rank_low, row.rank_high)]
             cells += [board.cell(row, c) for c in board.columns]
             if self.reta_curve:
                 cells.append(
                     self.app.summary(self.run_id).curves.get((row.rm_key, *self.reta_curve))
                 )
-            if self.compared:
-                cells += [row.cell, letter_runs(row.letters), (row.rank_low, row.rank_high)]
             rows.append((row.rm_key, cells))
         if self.sort_column is not None:
             rows.sort(key=self._sort_key, reverse=self._reverse())
@@ -220,20 +217,23 @@ class LeaderboardScreen(AuditScreen):
         order = [rm_key for _, rm_key in self.app.summary(self.run_id).reward_models]
         return sorted(self.leaderboard().rows, key=lambda r: order.index(r.rm_key))
 
+    @property
+    def column_kinds(self) -> list[tuple[str, Column | None]]:
+        """Each column after the fixed ones: its kind ("number", "interval", "group", "rank",
+        "curve") and, for a number, its column (None: the headline, a model's own)."""
+        standing = [(kind, None) for kind in ("interval", "group", "rank")]
+        return [
+            ("number", None),
+            *(standing if self.compared else []),
+            *(("number", column) for column in self.leaderboard().columns),
+            *([("curve", None)] if self.reta_curve else []),
+        ]
+
     def _kind(self, index: int | None) -> str:
-        """What column ``index`` holds: "label", "number", "curve", "interval", "group",
-        "rank"."""
+        """What column ``index`` holds: "label", or a kind of :attr:`column_kinds`."""
         if index is None or index < len(FIXED_COLUMNS):
             return "label"
-        offset = index - len(FIXED_COLUMNS)
-        if offset < len(self.numbers):
-            return "number"
-        offset -= len(self.numbers)
-        if self.reta_curve:
-            if offset == 0:
-                return "curve"
-            offset -= 1
-        return ("interval", "group", "rank")[offset]
+        return self.column_kinds[index - len(FIXED_COLUMNS)][0]
 
     def _sort_key(self, row: tuple[str, list]) -> tuple[bool, float] | str | tuple[int, int]:
         assert self.sort_column is not None  # rows are sorted only by a chosen column
@@ -257,7 +257,7 @@ class LeaderboardScreen(AuditScreen):
         kind = self._kind(self.sort_column)
         if kind == "number":
             assert self.sort_column is not None
-            column = self.numbers[self.sort_column - len(FIXED_COLUMNS)]
+            column = self.column_kinds[self.sort_column - len(FIXED_COLUMNS)][1]
             higher_first = (
                 self.leaderboard().higher_is_better if column is None else (column.higher_is_better)
             )

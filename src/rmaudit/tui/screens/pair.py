@@ -22,6 +22,10 @@ from rmaudit.store.pair_records import PairTexts
 
 from ._base import AuditScreen
 
+#: the most other models the pair screen names one by one (more: counted, and this many of
+#: the fewer side, right or wrong, named)
+NAMED_OTHERS = 6
+
 
 def margin_mark(margin: float) -> Text:
     if math.isnan(margin):
@@ -29,6 +33,23 @@ def margin_mark(margin: float) -> Text:
     return Text(
         f"{margin:+.3f} {RIGHT if margin > 0 else WRONG}", style="green" if margin > 0 else "red"
     )
+
+
+def credit_text(credit: float) -> str:
+    """A judge's credit over both orders: "0", "¼", "½", "¾", "1"; "—": no verdict."""
+    if math.isnan(credit):
+        return "—"
+    return {0.25: "¼", 0.5: "½", 0.75: "¾"}.get(credit, f"{credit:g}")
+
+
+def credit_mark(credit: float) -> Text:
+    """A judge's credit over both orders in words: "right in both orders ✓", "credit ½ ✗"."""
+    if math.isnan(credit):
+        return Text("no verdict in either order", style="dim")
+    words = {1.0: "right in both orders", 0.0: "wrong in both orders"}
+    shown = words.get(credit, f"credit {credit_text(credit)}")
+    right = credit > 0.5
+    return Text(f"{shown} {RIGHT if right else WRONG}", style="green" if right else "red")
 
 
 class PairScreen(AuditScreen):
@@ -107,21 +128,31 @@ class PairScreen(AuditScreen):
         titles = (("chosen", mine[0]), ("rejected", mine[1]))
         for (name, score), text in zip(titles, (chosen, rejected), strict=True):
             box = self.query_one(f"#{name}")
+            # a judge has no score of a response: its verdicts are in the info above
+            scored = not math.isnan(score) and self.rm_key not in judged
             box.border_title = literal(
                 f"{name} · {self.app.rm_label(self.run_id, self.rm_key)} {score:.3f}"
-                if not math.isnan(score)
+                if scored
                 else name
             )
             self.query_one(f"#{name}-text", Static).update(literal(text))
 
+    def _mark(self, rm_key: str, margins: dict[str, tuple[float, float]]) -> Text:
+        """A judge's credit in words, an RM's margin."""
+        judge = self.judged.get(rm_key)
+        if judge is not None:
+            return credit_mark(judge.credit)
+        chosen, rejected = margins[rm_key]
+        return margin_mark(chosen - rejected)
+
     def _info(self, margins: dict[str, tuple[float, float]]) -> Text:
         label = self.app.rm_label(self.run_id, self.rm_key)
-        chosen, rejected = margins[self.rm_key]
+        mine = self.judged.get(self.rm_key)
         parts: list = [
-            ("margin of ", "bold"),
+            ("verdicts of " if mine is not None else "margin of ", "bold"),
             (label, "bold"),
             ": ",
-            margin_mark(chosen - rejected),
+            self._mark(self.rm_key, margins),
         ]
         if self.flip is not None:
             level = self.flip.levels[self.level]
@@ -132,18 +163,36 @@ class PairScreen(AuditScreen):
         parts.append(f" · subset {self.pair.subset or '—'}")
         if self.pair.styles:
             parts.append(" · styles chosen/rejected: " + self.pair.styles)
-        mine = self.judged.get(self.rm_key)
+        parts += ["\n", *self._others(margins)]  # before the replies, which may run long
         for said in mine.orders if mine is not None else ():
             parts += [f"\n{said.order}: [[{said.mark}]] · reply: ", said.reply[:300]]
-        parts.append("\nother RMs: ")
-        others = [
-            (self.app.rm_label(self.run_id, k), c - r)
-            for k, (c, r) in margins.items()
-            if k != self.rm_key
-        ]
-        for index, (other, margin) in enumerate(others):
-            parts += [" · " if index else "", other, " ", margin_mark(margin)]
         return assemble(*parts)
+
+    def _others(self, margins: dict[str, tuple[float, float]]) -> list:
+        """Every other model on the pair: each with its mark while they are few, else how
+        many are right and wrong, the right ones named."""
+        others = [k for k in margins if k != self.rm_key]
+        if len(others) <= NAMED_OTHERS:
+            parts: list = ["other models: "]
+            for index, rm_key in enumerate(others):
+                label = self.app.rm_label(self.run_id, rm_key)
+                parts += [" · " if index else "", label, " ", self._mark(rm_key, margins)]
+            return parts
+        marks = {k: self._mark(k, margins).plain for k in others}
+        right = [k for k, mark in marks.items() if mark.endswith(RIGHT)]
+        wrong = [k for k, mark in marks.items() if mark.endswith(WRONG)]
+        unscored = len(others) - len(right) - len(wrong)
+        fewer, word = (right, "right") if len(right) <= len(wrong) else (wrong, "wrong")
+        named = [self.app.rm_label(self.run_id, k) for k in fewer[:NAMED_OTHERS]]
+        more = f" (+{len(fewer) - len(named)} more)" if len(fewer) > len(named) else ""
+        return [
+            f"other models ({len(others)}): ",
+            (f"{len(right)} right {RIGHT}", "green"),
+            " · ",
+            (f"{len(wrong)} wrong {WRONG}", "red"),
+            f" · {unscored} not scored" if unscored else "",
+            f" — {word}: {', '.join(named)}{more}" if named else "",
+        ]
 
     def action_level(self, step: int) -> None:
         if self.flip is not None:

@@ -8,6 +8,8 @@ scores, so it runs in a worker thread while the screen stays responsive.
 
 from __future__ import annotations
 
+import math
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -21,7 +23,7 @@ from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
 from ._base import AuditScreen
 from ._search import TableSearch
-from .pair import PairScreen
+from .pair import PairScreen, credit_text
 
 #: what the table shows: the pairs the RM gets wrong, every pair, the verdicts that flip
 MODES = ("wrong", "all", "flips")
@@ -35,6 +37,19 @@ SCORE_COLUMNS = ("chosen", "rejected")
 
 def _number(value: float) -> Text:
     return Text(f"{value:+.3f}", justify="right")
+
+
+def _credit(credit: float | None) -> Text:
+    return Text(credit_text(math.nan if credit is None else credit), justify="right")
+
+
+def _p_chosen(logit: float) -> Text:
+    """A judge's P(chosen preferred), both orders averaged, from the logit it is stored as."""
+    return Text(f"{1 / (1 + math.exp(-logit)):.3f}", justify="right")
+
+
+#: what a judge's columns mean (its pairs have a credit, not a margin of two scores)
+JUDGE_EXPLAINED = "\ncredit: both orders averaged (1 chosen, ½ tie, 0 rejected); P: its P(chosen)"
 
 
 class PairFailuresScreen(TableSearch, AuditScreen):
@@ -117,6 +132,11 @@ class PairFailuresScreen(TableSearch, AuditScreen):
             or any(needle in text.lower() for text in (pair.prompt, pair.chosen, pair.rejected))
         )
 
+    @property
+    def judged(self) -> bool:
+        """Whether the model is a pairwise judge (its pairs have a credit, not two scores)."""
+        return any(p.credit is not None for p in self.on_pairs or [])
+
     def visible_flips(self) -> list[ShiftFlip]:
         return [f for f in self.flips or [] if self._matches(f.pair)]
 
@@ -144,6 +164,11 @@ class PairFailuresScreen(TableSearch, AuditScreen):
                 ("✓/✗ by p", [f.marks for f in flips]),
                 ("margin p=0", [_number(f.margins[0]) for f in flips]),
             ]
+        elif self.judged:
+            columns += [
+                ("credit", [_credit(p.credit) for p in pairs]),
+                ("P", [_p_chosen(p.margin) for p in pairs]),
+            ]
         else:
             columns += [
                 ("margin", [_number(p.margin) for p in pairs]),
@@ -159,7 +184,7 @@ class PairFailuresScreen(TableSearch, AuditScreen):
         kept = [
             (header, cells)
             for header, cells in columns
-            if header in ("#", "margin", "margin p=0", "✓/✗ by p")
+            if header in ("#", "margin", "credit", "margin p=0", "✓/✗ by p")
             or len(pairs) < 2
             or len({str(c) for c in cells}) > 1
         ]
@@ -221,10 +246,13 @@ class PairFailuresScreen(TableSearch, AuditScreen):
         else:
             wrong = sum(not p.correct for p in self.on_pairs or [])
             shown = f"{len(self.shown):,} {'wrong ' if self.mode == 'wrong' else ''}pairs shown"
-            status = (
-                f"{shown} · {wrong:,} of {len(self.on_pairs or []):,} wrong · worst margin first"
+            order = "wrong in both orders first" if self.judged else "worst margin first"
+            status = f"{shown} · {wrong:,} of {len(self.on_pairs or []):,} wrong · {order}"
+            explain = (
+                JUDGE_EXPLAINED
+                if self.judged
+                else "\nmargin = RM score of chosen − of rejected (< 0: it prefers the rejected)"
             )
-            explain = "\nmargin = RM score of chosen − of rejected (< 0: it prefers the rejected)"
         filters = [] if self.subset is not None else list(self.constant)
         filters += [f"subset = {self.subset}"] if self.subset is not None else []
         filters += [f"search = {self.query_text!r}"] if self.query_text else []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from textual.app import ComposeResult
 from textual.widgets import Footer, Header, Static
 
@@ -13,6 +15,19 @@ from ._base import AuditScreen
 from .leaderboard import REFRESH_SECONDS, LeaderboardScreen
 
 TITLE_WIDTH = 30  # the run and its title stay in view when the table scrolls sideways
+
+
+def distinct_titles(titles: list[str]) -> list[str]:
+    """``titles`` with the words they all begin with left out ("rmaudit audit --suite llmbar:
+    …" and "… --suite llmbar-processed: …" → "…llmbar: …", "…llmbar-processed: …"), so
+    that titles cut to :data:`TITLE_WIDTH` still tell the runs apart."""
+    if len(titles) < 2:
+        return titles
+    shared = os.path.commonprefix(titles)
+    cut = shared.rfind(" ") + 1  # whole words only
+    if cut == 0:
+        return titles
+    return ["…" + title[cut:] for title in titles]
 
 
 class RunsScreen(AuditScreen):
@@ -42,10 +57,11 @@ class RunsScreen(AuditScreen):
         table = self.query_one(NavTable)
         current = table.cursor_row
         table.clear()
-        for run in runs:
+        titles = distinct_titles([run.title for run in runs])
+        for run, title in zip(runs, titles, strict=True):
             table.add_row(
                 run.id[:10],
-                shorten(run.title, TITLE_WIDTH),
+                shorten(title, TITLE_WIDTH),
                 "SIMULATED" if run.simulated else "real",
                 literal(run.status),
                 run.size,
