@@ -12,7 +12,6 @@ a string, too few scores) is refused before anything is cached, so it never pois
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
@@ -196,6 +195,8 @@ class ServedRM(RewardModel[ServedRMOptions]):
             ]
             if one_at_a_time:
                 return [await post for post in posts]
+            import asyncio  # not at import: every run loads the built-in plugins
+
             return list(await asyncio.gather(*posts))
 
         return self.client.run(work, ready=ready)
