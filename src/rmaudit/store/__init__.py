@@ -76,6 +76,8 @@ class Store:
         #: what :meth:`remembered` keeps, and the file's state it was computed on
         self._remembered: dict[Hashable, Any] = {}
         self._remembered_on: tuple[int, int] | None = None
+        #: the key list ``temp.asked`` holds (:meth:`asked`): its length and hash
+        self._asked: tuple[int, int] | None = None
         self.items = Items(self)
         self.runs = Runs(self)
         self.read = Reads(self)
@@ -212,6 +214,23 @@ class Store:
         if self._state() == state:
             self._remembered[key] = value
         return value
+
+    def asked(self, keys: list[str]) -> str | None:
+        """The name of a temporary table (column ``key``) holding exactly ``keys``, filled once
+        per key list, so "which of these are stored" can be counted in SQL before any row is
+        read back; None inside a transaction, whose rollback would empty it unseen.  The
+        file is not written: temporary tables live in the connection."""
+        if self._conn.in_transaction:
+            return None
+        fingerprint = (len(keys), hash(tuple(keys)))
+        if fingerprint != self._asked:
+            self._conn.execute(
+                "create temp table if not exists asked (key text primary key) without rowid"
+            )
+            self._conn.execute("delete from temp.asked")
+            self._conn.executemany("insert into temp.asked values (?)", ((k,) for k in keys))
+            self._asked = fingerprint
+        return "temp.asked"
 
     def _state(self) -> tuple[int, int]:
         return self._conn.total_changes, self.execute("pragma data_version").fetchone()[0]

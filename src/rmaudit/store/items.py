@@ -109,7 +109,7 @@ class Items(Table):
         return [self.response_record(row) for row in written] if read_back else []
 
     def stored_responses(self, ids: Sequence[str]) -> set[str]:
-        return self._stored("select id from responses where id in", [], ids)
+        return self._stored("select id from responses where id in", [], ids, "responses")
 
     def responses(self, ids: Sequence[str]) -> list[StoredResponse]:
         """The stored rows of ``ids`` (in no particular order)."""
@@ -315,7 +315,7 @@ class Items(Table):
         )
 
     def stored_pairs(self, ids: Sequence[str]) -> set[str]:
-        return self._stored("select id from pairs where id in", [], ids)
+        return self._stored("select id from pairs where id in", [], ids, "pairs")
 
     def add_pair_set(
         self, key: str, pair_ids: Sequence[str], metas: Sequence[dict[str, Any]]

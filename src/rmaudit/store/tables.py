@@ -14,6 +14,9 @@ CHUNK = 900
 #: a component's stored rows are read whole, not looked up by key, up to this many times as
 #: many as a stage asks about
 RANGE_READ = 3
+#: from this many keys, how many are stored is counted first, in SQL (``Store.asked``): a
+#: stage that has them all, or none, reads none back
+COUNT_FIRST = 2_000
 
 
 def chunks(keys: Sequence[str]) -> Iterator[Sequence[str]]:
@@ -36,10 +39,29 @@ class Table:
         with self.store.transaction():
             self.store.executemany(sql, rows)
 
-    def _stored(self, sql: str, fixed: list[Any], keys: Sequence[str]) -> set[str]:
-        """Those of ``keys`` that ``sql`` (ending in ``in (``, given the marks) finds."""
+    def _counted(self, join: str, fixed: list[Any], unique: list[str]) -> set[str] | None:
+        """``unique`` where every one is found by ``join`` (a table joined to the asked keys,
+        ``a.key``), the empty set where none is, None where some are or it cannot count."""
+        asked = self.store.asked(unique) if len(unique) >= COUNT_FIRST else None
+        if asked is None:
+            return None
+        (found,) = self.store.execute(
+            f"select count(*) from {asked} a join {join}", fixed
+        ).fetchone()
+        return set(unique) if found == len(unique) else set() if found == 0 else None
+
+    def _stored(
+        self, sql: str, fixed: list[Any], keys: Sequence[str], table: str | None = None
+    ) -> set[str]:
+        """Those of ``keys`` that ``sql`` (ending in ``in (``, given the marks) finds; keys of
+        ``table`` (its ``id``) are counted first, where there are many."""
+        unique = list(dict.fromkeys(keys))
+        if table is not None:
+            counted = self._counted(f"{table} t on t.id = a.key", [], unique)
+            if counted is not None:
+                return counted
         found: set[str] = set()
-        for chunk in chunks(list(dict.fromkeys(keys))):
+        for chunk in chunks(unique):
             # fetchall: one call per chunk, not a Python-level __next__ per row
             rows = self.store.execute(f"{sql} ({marks(chunk)})", [*fixed, *chunk]).fetchall()
             found.update(row[0] for row in rows)
@@ -51,8 +73,12 @@ class Table:
         """Those of ``ids`` whose ``item`` ``table`` holds under the component ``key`` (its
         first key column, so the component's rows are contiguous): all of that range read at
         once where it holds at most ``RANGE_READ`` times as many rows as asked about (a third
-        of the time of looking each up), else looked up by chunks."""
+        of the time of looking each up), else looked up by chunks; counted first where they
+        are many (all stored, or none: nothing read back)."""
         unique = list(dict.fromkeys(ids))
+        counted = self._counted(f"{table} t on t.{column} = ? and t.{item} = a.key", [key], unique)
+        if counted is not None:
+            return counted
         (held,) = self.store.execute(
             f"select count(*) from {table} where {column} = ?", [key]
         ).fetchone()

@@ -96,12 +96,18 @@ def _read_sentence(prompt_text: str, sentence: str) -> _SentenceReading:
     return _SentenceReading(n, overlaps, None)
 
 
-@functools.lru_cache(maxsize=1 << 16)
+#: responses whose features are kept: every RM reads every response of a stage in turn, so an
+#: LRU smaller than the benchmark misses every time (at 65,536, a 100 × 1,024 audit re-read
+#: each response once per RM and took 6× the time of 100 × 256); ≈ 0.6 KiB each
+RESPONSES_KEPT = 1 << 22
+
+
+@functools.lru_cache(maxsize=RESPONSES_KEPT)
 def analyze_response(prompt_text: str, response_text: str) -> ResponseFeatures:
     """Extract :class:`ResponseFeatures` from a response, given its prompt's text.
 
-    Cached on the two texts: the judge and every reward model read the same responses,
-    and a benchmark holds tens of thousands of them.
+    Cached on the two texts (``RESPONSES_KEPT`` of them): the judge and every reward model
+    read the same responses, and a benchmark holds tens of thousands of them.
     """
     n_points = len(key_points_for(prompt_text))
     readings = [_read_sentence(prompt_text, s) for s in split_sentences(response_text)]

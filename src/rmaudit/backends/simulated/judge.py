@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 
 from ._random import Draws, standard_normal
-from .features import ResponseFeatures, analyze_response
+from .features import RESPONSES_KEPT, ResponseFeatures, analyze_response
 
 # A prompt-level leniency: some questions simply get kinder marks.  It is what the RETA
 # normaliser (dividing by the prompt's mean score) exists to cancel.
@@ -38,7 +38,7 @@ def judged_quality(features: ResponseFeatures) -> float:
     return quality
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=RESPONSES_KEPT)
 def response_quality(prompt_text: str, response_text: str) -> float:
     """:func:`judged_quality` of a response's text features, cached on the two texts as
     :func:`analyze_response` is: the judge and every reward model read it."""
