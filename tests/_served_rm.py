@@ -293,3 +293,20 @@ def _spoiled(body: Any, fate: str) -> Any:
     field = next(k for k in ("data", "logits", "probs") if k in data[0])
     data[0][field] = [float("nan")] if fate == "nan" else "high"
     return {**body, "data": data}
+
+
+def main() -> None:
+    """``python tests/_served_rm.py PROTOCOL FOLDER PORT_FILE``: serve the tiny RM in FOLDER
+    (:class:`TinyRM`) until killed, the port written to PORT_FILE once it listens (for a
+    benchmark that measures a server in a process of its own)."""
+    import sys
+    from pathlib import Path
+
+    protocol, folder, port_file = sys.argv[1:4]
+    server = RewardServer(protocol, TinyRM(folder), max_tokens=10**6).start()
+    Path(port_file).write_text(server.url.rsplit(":", 1)[1], encoding="utf-8")
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()

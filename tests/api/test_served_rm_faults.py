@@ -167,7 +167,7 @@ def test_a_nan_that_stopped_a_run_is_asked_again_by_the_rerun(rmaudit, data, tmp
     first = audit(rmaudit, server.url, root, db, "--no-scoring-checks")
     assert first.code == 2, first.err
     assert "expected a finite number (got nan)" in first.err
-    assert server.count(fate="nan") == 2  # the prompt's two responses
+    assert server.count(fate="nan") >= 1  # the first NaN stops the run
     broken["now"] = False
     before = len(server.log)
     again = audit(rmaudit, server.url, root, db, "--no-scoring-checks")

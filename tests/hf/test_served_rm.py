@@ -131,16 +131,26 @@ def test_a_server_whose_scores_move_with_the_batch_fails_the_batch_invariance_ch
     assert "batch invariance" in done.err
 
 
-def test_a_server_that_cuts_long_inputs_fails_the_truncation_check(rmaudit, tiny_models, tmp_path):
+@pytest.mark.parametrize(
+    ("protocol", "flags", "status", "unread"),
+    [
+        # OpenRLHF's serve_rm cuts every text to --data.max_len tokens, keeping the first
+        ("openrlhf-rm", (), "fail", "end not read"),
+        # vLLM keeps the last truncate_prompt_tokens of a longer input
+        ("vllm-pooling", ("--rm-truncate", "24"), "warn", "start not read"),
+    ],
+)
+def test_a_server_that_cuts_long_inputs_is_caught_by_the_truncation_check(
+    rmaudit, tiny_models, tmp_path, protocol, flags, status, unread
+):
     data, db = tmp_path / "data", tmp_path / "audit.db"
     write_llmbar(data)
     model = tiny_models["gpt2-rm"]
     served = TinyRM(model)
-    # OpenRLHF's serve_rm cuts every text to --data.max_len tokens, keeping the first
-    with RewardServer("openrlhf-rm", served, max_tokens=24) as server:
+    with RewardServer(protocol, served, max_tokens=24) as server:
         done = rmaudit(
             "audit",
-            *served_args(server, "openrlhf-rm", "--rm-tokenizer", model),
+            *served_args(server, protocol, "--rm-tokenizer", model, *flags),
             "--suite",
             "llmbar",
             "--data-dir",
@@ -149,12 +159,13 @@ def test_a_server_that_cuts_long_inputs_fails_the_truncation_check(rmaudit, tiny
             str(db),
         )
     assert done.code == 0, done.err
-    label = f"openrlhf-rm:{server.url.removeprefix('http://')}"
+    label = f"{protocol}:{server.url.removeprefix('http://')}"
     check = stored_checks(db, label)["truncation"]
-    assert check["status"] == "fail", check
-    longest = sorted(len(served.tokens(t)) for e in server.log for t in e.get("texts", ()))
-    assert longest[-1] > 24  # the longest inputs were cut
-    assert check["figures"]["end not read"] == 2
+    assert check["status"] == status, check
+    sent = [t for e in server.log for t in e.get("texts", ())]  # as the server renders them
+    assert max(len(served.tokens(text)) for text in sent) > 24  # long inputs were sent...
+    assert max(n for e in server.log for n in e.get("tokens", ())) == 24  # ...and cut
+    assert check["figures"][unread] == 2
 
 
 def stored_logits(db, run_id: str, label: str) -> dict[str, float]:

@@ -184,8 +184,8 @@ def parity_lines(section: ParitySection) -> list[tuple[str, str]]:
         ),
         (
             "accuracy, served - checkpoint",
-            f"{accuracy.value:+.4f}, {accuracy.ci:.0%} interval [{accuracy.low:+.4f}, "
-            f"{accuracy.high:+.4f}] (Tango; {accuracy.gained} pairs gained, {accuracy.lost} lost)",
+            f"{accuracy.value:+.4f} [{accuracy.low:+.4f}, {accuracy.high:+.4f}] "
+            f"({accuracy.ci:.0%}, Tango; {accuracy.gained} gained, {accuracy.lost} lost)",
         ),
     ]
 

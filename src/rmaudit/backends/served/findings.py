@@ -122,19 +122,20 @@ class Probe:
 def truncation(probe: Probe, noise: Noise) -> ScoringCheck:
     """Truncation seen from outside the server: a score that does not move (beyond the
     server's own noise) when a sentence is added to an input's end means the server cut the
-    end (fail: the response is not read whole); when it is added before the prompt, the start
-    (warn: left truncation keeps the response); a token count that does not grow with the
-    sentence says the same."""
+    end (fail: the response is not read whole); one that does not move when it is put before
+    the prompt, or a token count that does not grow with the sentence while the end is read,
+    means it keeps the input's last tokens (warn: left truncation, which loses the prompt's
+    start, and a very long response's)."""
     tolerance = noise.difference
-    uncounted = np.array(
+    end = np.abs(probe.appended - probe.alone) <= tolerance
+    capped = np.array(
         [
             before is not None and after is not None and after <= before
             for before, after in zip(probe.tokens, probe.appended_tokens, strict=True)
         ],
         dtype=bool,
     )
-    end = (np.abs(probe.appended - probe.alone) <= tolerance) | uncounted
-    start = np.abs(probe.prepended - probe.alone) <= tolerance
+    start = ~end & ((np.abs(probe.prepended - probe.alone) <= tolerance) | capped)
     known = [t for t in probe.tokens if t is not None]
     figures = {
         "items probed": len(probe.alone),
@@ -158,10 +159,12 @@ def truncation(probe: Probe, noise: Noise) -> ScoringCheck:
         return ScoringCheck(
             "truncation",
             "warn",
-            f"the server does not read a sentence put before the prompt of {int(start.sum())} "
-            f"of the {items}: it keeps their last tokens (left truncation)",
+            f"the server does not read all of {int(start.sum())} of the {items}: it keeps "
+            "their last tokens (left truncation): a prompt's start unread, and a very long "
+            "response's",
             figures,
-            "unset truncate_prompt_tokens, or raise the server's length limit",
+            "raise the server's length limit (vLLM: --max-model-len) and truncate_prompt_tokens "
+            "(--rm-truncate) with it, or score shorter items",
         )
     return ScoringCheck(
         "truncation",

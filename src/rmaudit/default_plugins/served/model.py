@@ -160,15 +160,16 @@ class ServedRM(RewardModel[ServedRMOptions]):
                 found[key] = cached
         self.from_cache += len(found)
         if missing:
-            todo = list(missing.items())
-            groups = [
-                todo[i : i + self.per_request()] for i in range(0, len(todo), self.per_request())
-            ]
+            # texts of like lengths share a request: a server that pads (OpenRLHF's) pads little
+            todo = sorted(missing.items(), key=lambda entry: len(entry[1].shown()))
+            size = self.per_request()
+            groups = [todo[i : i + size] for i in range(0, len(todo), size)]
             replies = self.send(
-                [[item for _, item in g] for g in groups], keys=[[k for k, _ in g] for g in groups]
+                [[item for _, item in group] for group in groups],
+                keys=[[key for key, _ in group] for group in groups],
             )
             for group, reply in zip(groups, replies, strict=True):
-                found.update(zip((k for k, _ in group), reply.scores, strict=True))
+                found.update(zip((key for key, _ in group), reply.scores, strict=True))
         self.scored += len(inputs)
         return [found[key] for key in keys]
 
