@@ -6,6 +6,8 @@ imports; in a child process, so that its memory is the system's again before the
 from __future__ import annotations
 
 import gzip
+import importlib
+import importlib.util
 import json
 import statistics
 import subprocess
@@ -88,6 +90,27 @@ def scoring_checks_overhead(
         "stage_with_s": e2e["stage_s"],
         "stage_without_s": off["stage_s"],
     }
+
+
+def served_parity(folder: Path, pairs, scores: list[float], work: Path, budget_s: float) -> dict:
+    """The served-RM parity run, where ``benchmarks/served_parity.py`` exists and vLLM
+    imports: its ``parity(folder=, pairs=, scores=, work=, budget_s=)`` serves the saved
+    model (``vllm serve``), audits it through rmaudit's served RM and says how far its scores
+    are from ``scores`` (rmaudit's in-process ones) in a dict (``rows``, ``within_bf16``,
+    ``pair_flips``, ``seconds`` where it has them) within ``budget_s`` seconds; else why
+    not."""
+    if not (Path(__file__).parent / "served_parity.py").is_file():
+        return {"available": False, "reason": "no benchmarks/served_parity.py in this checkout"}
+    if importlib.util.find_spec("vllm") is None:
+        return {"available": False, "reason": "vllm does not import"}
+    try:
+        module = importlib.import_module("served_parity")
+        found = module.parity(
+            folder=folder, pairs=pairs, scores=scores, work=work, budget_s=budget_s
+        )
+    except Exception as error:  # a failing hook is a finding, not the end of the run
+        return {"available": False, "reason": f"{type(error).__name__}: {error}"[-600:]}
+    return {"available": True, **found}
 
 
 def vllm_classify(folder: Path, texts: list[str], tokens: int, repeats: int, work: Path) -> dict:

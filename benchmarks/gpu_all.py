@@ -1,32 +1,37 @@
-"""Every GPU figure of benchmarks/README.md in one run (issue 34), written to one JSON file.
+"""Every GPU figure of benchmarks/README.md in one run (issues 34 and 53), written to one JSON
+file.
 
 Run by ``benchmarks/gpu_all.sh`` (which prepares the data and the wheels the GPU machine
 lacks, and turns the JSON into tables with ``gpu_report.py``).  Offline: random-weight
 classifiers built from configs (``bench_gpu.PRESETS``: a Llama-style 1.0B and 8B, a
 DeBERTa-v3-large-like 435M; ``--smoke``: tiny ones on CPU) and the HH-RLHF helpful-base test
 dialogues (4,708 texts; made-up HH-like texts where the file is absent).  Per model, medians
-of ``--repeats``:
+of ``--repeats`` (2: the sections below fit 8 minutes of an H200 so):
 
 - rmaudit's scoring (``hf-classifier`` at its defaults): real tokens/s and MFU, GPU work only
-  (inputs tokenised beforehand) and through ``score`` (tokenisation included);
+  (inputs tokenised beforehand; the first, cold pass timed apart) and through ``score``
+  (tokenisation included);
 - the naive reward-bench loop: a transformers ``text-classification`` pipeline, batches of 8
   in dataset order; and how far rmaudit's scores are from it (share within bf16 rounding,
   pair-preference flips);
 - for the first model: ``rmaudit run`` end to end on the same items, the scoring checks'
-  overhead where rmaudit has them (detected at run time), and vLLM's classify path where
-  ``vllm`` imports.
+  overhead (``rmaudit run --no-scoring-checks`` once), the A/B sections of ``_gpu_ab`` (the
+  batching choices against the defaults with every row checked against the naive loop, the
+  weights read straight to the device or through the host, a fresh process's first call),
+  vLLM's classify path where ``vllm`` imports, and the served-RM parity run where
+  ``benchmarks/served_parity.py`` exists and ``vllm`` imports (``_gpu_extras.served_parity``).
 
-MFU = (2 × non-embedding parameters × real tokens + attention FLOPs) / (time × the card's
-dense bf16 peak, ``PEAK_BF16_TFLOPS``).  The JSON is rewritten after every measurement, so a
-run cut short keeps what it measured; a section past ``--budget-s`` is recorded as skipped.
+The sections run in the order they matter (``Sections.ordered``: the 1B, its ``rmaudit run``,
+the 8B, then the rest).  MFU = (2 × non-embedding parameters × real tokens + attention FLOPs) /
+(time × the card's dense bf16 peak, ``PEAK_BF16_TFLOPS``).  The JSON is rewritten after every
+section, so a run cut short keeps what it measured; a section past ``--budget-s`` is recorded
+as skipped.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
-import statistics
 import subprocess
 import sys
 import time
@@ -35,174 +40,21 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _gpu_ab  # noqa: E402
 import bench_gpu  # noqa: E402  (sets HF_HUB_OFFLINE; puts src/ on the path)
 import torch  # noqa: E402
 import transformers  # noqa: E402
-from _gpu_extras import run_e2e, scoring_checks_overhead, vllm_classify, write_records  # noqa: E402
+from _gpu_extras import (  # noqa: E402
+    run_e2e,
+    scoring_checks_overhead,
+    served_parity,
+    vllm_classify,
+    write_records,
+)
+from _gpu_scoring import measure_model, peak_tflops  # noqa: E402
 from _smoke import parse_args  # noqa: E402
 
-from rmaudit.backends.conversation import conversation_messages  # noqa: E402
-from rmaudit.backends.hf.runtime import render_chat  # noqa: E402
-from rmaudit.default_plugins.huggingface import HFClassifier  # noqa: E402
-from rmaudit.recipe import validate_options  # noqa: E402
-
 ROOT = bench_gpu.ROOT
-#: Dense (no sparsity) bf16 tensor-core peaks in TFLOP/s from the vendors' data sheets,
-#: matched in order against torch's device name (more specific names first).
-PEAK_BF16_TFLOPS = [
-    ("H100 PCIe", 756.0),
-    ("H100 NVL", 835.0),
-    ("H100", 989.4),  # SXM ("NVIDIA H100 80GB HBM3")
-    ("GH200", 989.4),
-    ("H200", 989.4),
-    ("H20", 148.0),
-    ("B200", 2250.0),
-    ("A100", 312.0),
-    ("A800", 312.0),
-    ("L40S", 362.1),
-    ("L4", 121.0),
-    ("A10G", 70.0),
-    ("A10", 125.0),
-    ("RTX 4090", 165.2),
-]
-#: Relative agreement counted as "within bf16 rounding": two roundings of 2^-8 each.
-BF16_TOLERANCE = 2.0**-7
-
-
-def peak_tflops(card: str) -> float | None:
-    return next((peak for name, peak in PEAK_BF16_TFLOPS if name in card), None)
-
-
-def median_time(fn, device, repeats: int) -> tuple[float, list[float], object]:
-    """The median of ``repeats`` timed calls, every time, and the last call's output."""
-    times, out = [], None
-    for _ in range(repeats):
-        seconds, out = bench_gpu.timed(fn, device)
-        times.append(seconds)
-    return statistics.median(times), times, out
-
-
-def agreement(ours: np.ndarray, naive: np.ndarray) -> dict:
-    """Share of items within bf16 rounding of the naive score (relative to the larger of the
-    two and the naive scores' median magnitude, so near-zero scores are not held to less than
-    the scale's rounding), and the share of (chosen, rejected) pairs whose order flips."""
-    scale = max(float(np.median(np.abs(naive))), 1e-6)
-    bound = BF16_TOLERANCE * np.maximum(np.maximum(np.abs(ours), np.abs(naive)), scale)
-    flips = np.sign(ours[0::2] - ours[1::2]) != np.sign(naive[0::2] - naive[1::2])
-    return {
-        "within_bf16": float(np.mean(np.abs(ours - naive) <= bound)),
-        "pair_flips": float(np.mean(flips)),
-        "max_abs_diff": float(np.max(np.abs(ours - naive))),
-        "pairs": int(len(flips)),
-    }
-
-
-def pipeline_inputs(rm: HFClassifier, pairs) -> list:
-    """What reward-bench feeds its pipeline: the rendered chat, or (prompt, response) as a
-    text pair for a model without a chat template."""
-    if rm.use_chat:
-        return [
-            render_chat(
-                rm.tokenizer, rm.template, conversation_messages(p, r), add_generation_prompt=False
-            )
-            for p, r in pairs
-        ]
-    return [{"text": p.text, "text_pair": r.text} for p, r in pairs]
-
-
-def naive_pipeline(model, rm: HFClassifier, inputs: list, device, repeats: int) -> dict:
-    """reward-bench's loop: ``pipeline("text-classification")``, batch 8, dataset order."""
-    pipe = transformers.pipeline(
-        "text-classification", model=model, tokenizer=rm.tokenizer, device=device
-    )
-    kwargs = dict(batch_size=8, function_to_apply="none", truncation=True)
-    if rm.max_length:
-        kwargs["max_length"] = rm.max_length
-
-    def run():
-        with torch.inference_mode():
-            return np.array([out["score"] for out in pipe(inputs, **kwargs)])
-
-    pipe(inputs[:16], **kwargs)  # warm-up: kernel selection, not the loop's cost
-    seconds, times, scores = median_time(run, device, repeats)
-    return {"median_s": seconds, "times_s": times, "scores": scores}
-
-
-def rmaudit_scoring(model, rm_options: dict, pairs, device, repeats: int) -> dict:
-    """hf-classifier at its defaults: a cold pass, then ``repeats`` GPU-only passes (inputs
-    tokenised beforehand) and ``repeats`` passes through ``score``."""
-    rm = HFClassifier(
-        validate_options(HFClassifier, rm_options, field="rm", file=None, base_dir=None)
-    )
-    rm._load()
-    start = time.perf_counter()
-    rows = [rm._row(encoded) for encoded, _ in rm.encode_many(pairs)]
-    tokenise_s = time.perf_counter() - start
-    order = sorted(range(len(rows)), key=lambda i: (-len(rows[i]), i))
-
-    def gpu_only():
-        logits = rm.scorer.run(order, lambda indices: [rows[i] for i in indices])
-        return np.array([float(logits[i][0, 0]) for i in range(len(rows))])
-
-    cold_s, _ = bench_gpu.timed(gpu_only, device)
-    warm_s, warm_times, scores = median_time(gpu_only, device, repeats)
-    score_s, score_times, _ = median_time(lambda: rm.score(pairs), device, repeats)
-    report = {k: str(v) for k, v in rm.scorer.report().items()}
-    return {
-        "rm": rm,
-        "lengths": [len(r) for r in rows],
-        "tokenise_s": tokenise_s,
-        "cold_s": cold_s,
-        "gpu_only_s": warm_s,
-        "gpu_only_times_s": warm_times,
-        "score_s": score_s,
-        "score_times_s": score_times,
-        "scores": scores,
-        "report": report,
-    }
-
-
-def measure_model(name, family, sizes, tokenizers, pairs, folder, device, dtype, args, save):
-    """Every per-model figure: rmaudit's scoring, the naive pipeline, their agreement."""
-    gc.collect()  # the previous model's memory back before this one is built
-    if device.type == "cuda":
-        torch.cuda.empty_cache()
-        torch.cuda.reset_peak_memory_stats()
-    start = time.perf_counter()
-    model = bench_gpu.build_model(family, sizes, tokenizers[family], folder, device, dtype, save)
-    build_s = time.perf_counter() - start
-    rm_options = {
-        "model": str(folder),
-        "device": device.type,
-        "dtype": str(dtype).removeprefix("torch."),
-        "max_length": sizes["max_position_embeddings"],
-    }
-    original_load = bench_gpu.runtime.load_model
-    bench_gpu.runtime.load_model = lambda auto_class, model_name, **kw: model
-    try:  # hf-classifier scores with the model in memory (its folder may hold no weights)
-        ours = rmaudit_scoring(model, rm_options, pairs, device, args.repeats)
-    finally:
-        bench_gpu.runtime.load_model = original_load
-    rm = ours.pop("rm")
-    texts = pipeline_inputs(rm, pairs)
-    naive = naive_pipeline(model, rm, texts, device, args.repeats)
-    lengths = ours.pop("lengths")
-    flops = bench_gpu.mfu_flops(model, lengths)
-    figures = {
-        "family": family,
-        "texts": len(pairs),
-        "real_tokens": int(sum(lengths)),
-        "flops": float(flops),
-        "build_s": build_s,
-        "rmaudit": {**ours, "scores": ours["scores"].tolist()},
-        "naive_pipeline": {**naive, "scores": naive["scores"].tolist()},
-        "agreement": agreement(ours["scores"], naive["scores"]),
-        "peak_memory_gib": (
-            torch.cuda.max_memory_allocated() / 2**30 if device.type == "cuda" else None
-        ),
-        "rm_options": rm_options,
-    }
-    return figures, texts
 
 
 def meta(device, dtype, source: str, args) -> dict:
@@ -243,7 +95,7 @@ def main() -> None:
     parser.add_argument(
         "--texts-large", type=int, default=1536, help="texts for models over 4B parameters"
     )
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--budget-s", type=float, default=450.0, help="skip sections after")
     parser.add_argument("--commit", default=None, help="the commit measured (default: git)")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -273,44 +125,147 @@ def main() -> None:
     print(f"gpu_all: figures in {path} ({figures['meta']['elapsed_s']:.0f} s)")
 
 
-def measure_all(args, pairs, records, device, dtype, figures, save, in_budget) -> None:
-    import tempfile
+#: texts of the A/B sections (the first of the workload): half the 1B's, to fit the time
+AB_TEXTS = 2048
+#: texts of each first-call child process
+FIRST_CALL_TEXTS = 1024
 
-    chosen = list(bench_gpu.PRESETS[args.preset].items())
-    with tempfile.TemporaryDirectory() as work:
-        vocab = min(max(sizes["vocab_size"] for _, (_, sizes) in chosen), 32000)
-        tokenizers = bench_gpu.tokenizers_for(
+
+class Sections:
+    """Every section of the run, each a method that adds its figures; what they share: the
+    workload, the models' tokenizers, the first model (saved, kept for its A/B sections)."""
+
+    def __init__(self, args, pairs, records, device, dtype, figures: dict, work: Path) -> None:
+        self.args, self.pairs, self.device, self.dtype = args, pairs, device, dtype
+        self.figures, self.work = figures, work
+        self.models = list(bench_gpu.PRESETS[args.preset].items())
+        vocab = min(max(sizes["vocab_size"] for _, (_, sizes) in self.models), 32000)
+        self.tokenizers = bench_gpu.tokenizers_for(
             [t for p, r in pairs for t in (p.text, r.text)], vocab
         )
-        data = Path(work) / "hh.jsonl.gz"
-        write_records(data, records)
-        for index, (name, (family, sizes)) in enumerate(chosen):
-            if not in_budget(f"scoring: {name}"):
-                continue
-            large = sizes["hidden_size"] * sizes["num_hidden_layers"] >= 4096 * 32
-            subset = pairs[: args.texts_large] if large else pairs
-            folder = Path(work) / name
-            first = index == 0  # the end-to-end sections run on the first (the 1B) model
-            figures["models"][name], texts = measure_model(
-                name, family, sizes, tokenizers, subset, folder, device, dtype, args, first
+        self.data = work / "hh.jsonl.gz"
+        write_records(self.data, records)
+        self.first = self.models[0][0]
+        self.folder = work / self.first
+        self.kept: dict = {}  # the first model's texts and module, once scored
+        self.started = time.perf_counter()
+
+    def ordered(self) -> list[tuple[str, object]]:
+        """(name, measure) of each section, in the order they matter: the first model, its
+        ``rmaudit run``, the largest other model (the 8B: a target of its own), the scoring
+        checks' cost, the first model's A/B sections, the other models, vLLM and the
+        served-RM parity run."""
+        first, *others = self.models
+        others.sort(
+            key=lambda entry: -entry[1][1]["hidden_size"] * entry[1][1]["num_hidden_layers"]
+        )
+        score = [(f"scoring: {name}", lambda m=(name, fs): self.scoring(*m)) for name, fs in others]
+        return [
+            (f"scoring: {first[0]}", lambda: self.scoring(*first, save_weights=True)),
+            ("rmaudit run", self.e2e),
+            *score[:1],
+            ("scoring checks", self.scoring_checks),
+            ("a/b: batching", self.batching),
+            ("a/b: loading", self.loading),
+            ("a/b: first call", self.first_call),
+            *score[1:],
+            ("vllm", self.vllm),
+            ("served parity", self.served),
+        ]
+
+    @property
+    def first_figures(self) -> dict:
+        return self.figures["models"][self.first]
+
+    def scoring(self, name: str, family_sizes, save_weights: bool = False) -> None:
+        family, sizes = family_sizes
+        large = sizes["hidden_size"] * sizes["num_hidden_layers"] >= 4096 * 32
+        subset = self.pairs[: self.args.texts_large] if large else self.pairs
+        self.figures["models"][name], texts, model = measure_model(
+            name,
+            family,
+            sizes,
+            self.tokenizers,
+            subset,
+            self.work / name,
+            self.device,
+            self.dtype,
+            self.args,
+            save_weights,
+        )
+        if save_weights:
+            self.kept.update(texts=texts, module=model)
+
+    def e2e(self) -> None:
+        model = self.first_figures
+        self.figures["e2e"] = run_e2e(
+            self.folder,
+            self.data,
+            model["rm_options"],
+            self.args.repeats,
+            model["rmaudit"]["gpu_only_s"],
+        )
+
+    def scoring_checks(self) -> None:
+        if "e2e" in self.figures:  # once: its wall time against the e2e's
+            self.figures["scoring_checks"] = scoring_checks_overhead(
+                self.folder, self.data, self.first_figures["rm_options"], self.figures["e2e"], 1
             )
-            save()
-            if not first:
+
+    def batching(self) -> None:
+        subset = self.pairs[:AB_TEXTS]
+        model = self.first_figures
+        naive = np.asarray(model["naive_pipeline"]["scores"][: len(subset)], dtype=float)
+        self.figures["ab"] = {
+            "texts": len(subset),
+            "configs": _gpu_ab.configs(
+                self.kept.pop("module"),
+                model["rm_options"],
+                subset,
+                naive,
+                self.device,
+                self.dtype,
+                self.args,
+            ),
+        }
+
+    def loading(self) -> None:
+        self.figures["load"] = _gpu_ab.load(self.folder, self.device, self.dtype, self.args.repeats)
+
+    def first_call(self) -> None:
+        self.figures["first_call"] = _gpu_ab.first_call(
+            self.folder, self.first_figures["rm_options"], self.pairs[:FIRST_CALL_TEXTS], self.work
+        )
+
+    def vllm(self) -> None:
+        self.figures["vllm"] = vllm_classify(
+            self.folder,
+            self.kept["texts"],
+            self.first_figures["real_tokens"],
+            self.args.repeats,
+            self.work,
+        )
+
+    def served(self) -> None:
+        left = self.args.budget_s - (time.perf_counter() - self.started)
+        self.figures["served"] = served_parity(
+            self.folder, self.pairs, self.first_figures["rmaudit"]["scores"], self.work, left
+        )
+
+
+def measure_all(args, pairs, records, device, dtype, figures, save, in_budget) -> None:
+    """Each section in order while the time budget lasts (a later one is recorded as
+    skipped); the sections after the first model's need it."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as work:
+        sections = Sections(args, pairs, records, device, dtype, figures, Path(work))
+        for name, measure in sections.ordered():
+            needs_first = not name.startswith("scoring: ")
+            if needs_first and sections.first not in figures["models"]:
                 continue
-            model = figures["models"][name]
-            options, gpu_only_s = model["rm_options"], model["rmaudit"]["gpu_only_s"]
-            if in_budget("rmaudit run"):
-                figures["e2e"] = run_e2e(folder, data, options, args.repeats, gpu_only_s)
-                save()
-            if "e2e" in figures and in_budget("scoring checks"):
-                figures["scoring_checks"] = scoring_checks_overhead(
-                    folder, data, options, figures["e2e"], args.repeats
-                )
-                save()
-            if in_budget("vllm"):
-                figures["vllm"] = vllm_classify(
-                    folder, texts, model["real_tokens"], args.repeats, Path(work)
-                )
+            if in_budget(name):
+                measure()
                 save()
 
 

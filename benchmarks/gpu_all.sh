@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every GPU figure of benchmarks/README.md in one run, offline (issue 34).
+# Every GPU figure of benchmarks/README.md in one run, offline (issues 34 and 53).
 #
 #   benchmarks/gpu_all.sh prep      here, beside ../shared/data, with pip: fills .gpu-bench/
 #                                   (ignored by git) with the 4,708 HH-RLHF texts, the wheels

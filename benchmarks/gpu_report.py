@@ -5,6 +5,9 @@ the two files between their ``<!-- gpu-report:NAME -->`` markers.
     python benchmarks/gpu_report.py OUT/gpu_all.json            # print
     python benchmarks/gpu_report.py OUT/gpu_all.json --write    # fill the docs' tables
 
+``--write`` also keeps the figures as benchmarks/gpu/CARD-DATE-gpu_all.json and fills the
+"what changed" block: every figure beside the H200 run of 2026-11-27's (``BASELINE``).
+
 Several files of one card (a section rerun alone, e.g. the 8B after a run cut short) are
 merged: models and sections from each, the first file's header.
 """
@@ -14,10 +17,16 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _gpu_changes import changes  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS_MFU = {"llama-1b": 0.45, "llama-8b": 0.50}
+#: the run "what changed" compares against: the H200's of 2026-11-27 (its files, merged)
+BASELINE = "h200-2026-11-27-*.json"
 #: the capacity plan's workloads (docs/scaling.md): ≈ 450 tokens per response
 RETA_TOKENS, MILLION_TOKENS, CLUSTER_GPUS = 25_600 * 450, 1_000_000 * 450, 64
 
@@ -93,8 +102,80 @@ def e2e_lines(data: dict) -> list[str]:
             else f"not available ({vllm['reason'].splitlines()[-1]})"
         )
         lines += ["", f"vLLM on the first model: {text}."]
+    served = data.get("served")
+    if served is not None:
+        lines += ["", f"Served-RM parity: {served_text(served)}."]
     if data.get("skipped"):
         lines += ["", f"Skipped (past the time budget): {', '.join(data['skipped'])}."]
+    return lines
+
+
+def served_text(served: dict) -> str:
+    if not served["available"]:
+        return f"not run ({served['reason'].splitlines()[-1]})"
+    said = [
+        f"{served['within_bf16']:.1%} of {served.get('rows', '?')} rows within bf16 of "
+        "rmaudit's in-process scores"
+        if "within_bf16" in served
+        else None,
+        f"{served['pair_flips']:.1%} pair flips" if "pair_flips" in served else None,
+        f"{served['seconds']:.1f} s" if "seconds" in served else None,
+    ]
+    return "; ".join(text for text in said if text) or "run (no figures returned)"
+
+
+def ab_lines(data: dict) -> list[str]:
+    """The A/B sections (issue 53): the batching choices on the first model, each row's
+    scores against the naive loop's; the weights' loading; a fresh process's first call."""
+    lines: list[str] = []
+    peak, first = data["meta"]["peak_bf16_tflops"], next(iter(data["models"]), None)
+    ab = data.get("ab")
+    if ab and first:
+        flops_per_token = data["models"][first]["flops"] / data["models"][first]["real_tokens"]
+        configs = {name: c for name, c in ab["configs"].items() if c["available"]}
+        base = configs.get("defaults")
+        lines += [
+            "",
+            f"| A/B on {first} (first {ab['texts']:,} texts) | GPU only: tokens/s (MFU) | "
+            "vs defaults | cold pass | through `score`: tokens/s | within the dtype of naive | "
+            "pair flips |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for name, c in configs.items():
+            agree = c["agreement"]
+            mfu = (
+                f"{flops_per_token * c['tokens'] / c['warm_s'] / (peak * 1e12):.1%}"
+                if peak
+                else "n/a"
+            )
+            versus = f"{base['warm_s'] / c['warm_s']:.2f}×" if base else "n/a"
+            lines.append(
+                f"| {name} | {_rate(c['tokens'], c['warm_s'])} ({mfu}) | {versus} | "
+                f"{c['cold_s']:.2f} s | {_rate(c['tokens'], c['score_s'])} | "
+                f"{agree['within_dtype']:.1%} of {agree['rows']:,} | {agree['pair_flips']:.1%} |"
+            )
+        for name, c in ab["configs"].items():
+            if not c["available"]:
+                lines.append(f"| {name} | not run: {c['reason'].splitlines()[0]} | | | | | |")
+    load = data.get("load")
+    if load:
+        same = "yes" if load["same_weights"] else "**no**"
+        lines += [
+            "",
+            f"Weights read onto the device: straight {load['straight to the device']:.2f} s, "
+            f"through the host {load['host, then moved']:.2f} s (the same weights: {same}).",
+        ]
+    call = data.get("first_call")
+    if call:
+        text = (
+            f"encoded while the weights load {call['encoded while loading']:.1f} s, the "
+            f"weights loaded first {call['loaded first']:.1f} s (the same scores, bit for bit: "
+            f"{'yes' if call['equal_scores'] else '**no**'})"
+            if call["available"]
+            else f"not run ({call['reason'].splitlines()[-1]})"
+        )
+        items = f" of {call['items']:,} inputs" if call.get("items") else ""
+        lines += ["", f"A fresh process's first `score` call{items}, load included: {text}."]
     return lines
 
 
@@ -166,11 +247,30 @@ def merged(runs: list[dict]) -> dict:
     return data
 
 
-def sections(data: dict) -> dict[str, str]:
-    return {
-        "scoring": "\n".join(scoring_table(data) + e2e_lines(data) + targets(data)),
+def sections(data: dict, baseline: dict | None = None) -> dict[str, str]:
+    blocks = {
+        "scoring": "\n".join(
+            scoring_table(data) + e2e_lines(data) + ab_lines(data) + targets(data)
+        ),
         "capacity": "\n".join(capacity(data)),
     }
+    if baseline is not None:
+        blocks["changes"] = "\n".join(changes(baseline, data))
+    return blocks
+
+
+def baseline_run() -> dict:
+    """The run the "what changed" section compares against (BASELINE's files, merged)."""
+    files = sorted((ROOT / "benchmarks/gpu").glob(BASELINE))
+    return merged([json.loads(path.read_text(encoding="utf-8")) for path in files])
+
+
+def stored_as(data: dict) -> Path:
+    """Where a run's figures are kept: benchmarks/gpu/CARD-DATE-gpu_all.json (CARD: the
+    card's model, such as h200; DATE: the day it started)."""
+    words = [w for w in data["meta"]["card"].split() if any(c.isdigit() for c in w)]
+    card = re.sub(r"[^a-z0-9]+", "-", (words[0] if words else data["meta"]["card"]).lower())
+    return ROOT / "benchmarks/gpu" / f"{card}-{data['meta']['started'][:10]}-gpu_all.json"
 
 
 def write(blocks: dict[str, str]) -> list[Path]:
@@ -195,8 +295,14 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="fill the docs' tables")
     args = parser.parse_args()
     runs = [json.loads(path.read_text(encoding="utf-8")) for path in args.figures]
-    blocks = sections(merged(runs))
+    data = merged(runs)
+    blocks = sections(data, baseline_run())
     if args.write:
+        for source, run in zip(args.figures, runs, strict=True):
+            kept = stored_as(run)
+            if source.resolve() != kept.resolve():
+                kept.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+                print(f"kept {kept.relative_to(ROOT)}")
         for path in write(blocks):
             print(f"wrote {path.relative_to(ROOT)}")
     else:

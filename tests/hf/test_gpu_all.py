@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -76,6 +77,35 @@ def test_the_end_to_end_scoring_checks_and_vllm_sections_say_what_they_found(smo
     assert "skipped" not in data and data["meta"]["card"] == "CPU"
 
 
+def test_every_a_b_choice_scores_every_row_as_the_naive_loop_does(smoke_run):
+    """The A/B sections on the first model: each batching choice, the weights read either
+    way and a fresh process's first call either way give the naive loop's scores (float32 on
+    CPU: to 10⁻⁵), each row checked here against the naive loop's."""
+    data, _ = smoke_run
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _gpu_ab import AB_CONFIGS
+
+    first = data["models"]["llama-smoke"]
+    naive = np.array(first["naive_pipeline"]["scores"])
+    configs = data["ab"]["configs"]
+    assert list(configs) == AB_CONFIGS["cpu"] and data["ab"]["texts"] == len(naive) == 12
+    for name, config in configs.items():
+        assert config["available"], config
+        np.testing.assert_allclose(config["scores"], naive, rtol=0, atol=1e-5, err_msg=name)
+        assert config["agreement"]["within_dtype"] == 1.0 and config["warm_s"] > 0
+    assert configs["packed"]["report"]["padding-free"] == "yes"
+    load = data["load"]
+    assert (
+        load["same_weights"] and min(load["straight to the device"], load["host, then moved"]) > 0
+    )
+    call = data["first_call"]
+    assert call["available"] and call["items"] == 12 and call["equal_scores"]
+    for scores in call["scores"].values():
+        np.testing.assert_allclose(scores, naive, rtol=0, atol=1e-5)
+    served = data["served"]
+    assert not served["available"] and "served_parity.py" in served["reason"]
+
+
 def test_the_report_prints_every_table_and_writes_only_between_its_markers(smoke_run, tmp_path):
     data, stdout = smoke_run
     for model, figures in data["models"].items():
@@ -83,6 +113,15 @@ def test_the_report_prints_every_table_and_writes_only_between_its_markers(smoke
         assert f"| {model} | 12 ({figures['real_tokens']:,}) | {rate:,.0f} (n/a) |" in stdout
     assert "| `rmaudit run` ≤ 1.3× the GPU-only time |" in stdout
     assert "| scoring, one RM | tokens/s per GPU (MFU) |" in stdout
+    assert "| A/B on llama-smoke (first 12 texts) |" in stdout
+    assert "| packed |" in stdout and "(the same weights: yes)" in stdout
+    # what changed, row by row, against the H200 run of 2026-11-27 (its figures, read here)
+    old = json.loads((ROOT / "benchmarks/gpu/h200-2026-11-27-gpu_all.json").read_text())
+    assert (
+        f"| `rmaudit run`: wall | {old['e2e']['wall_s']:.1f} s | {data['e2e']['wall_s']:.1f} s |"
+        in stdout
+    )
+    assert "| llama-1b: rmaudit GPU only, tokens/s | 163,001 | not measured | — |" in stdout
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import gpu_report
 
@@ -90,24 +129,41 @@ def test_the_report_prints_every_table_and_writes_only_between_its_markers(smoke
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / relative, tmp_path / relative)
     before = {p: (tmp_path / p).read_text() for p in ("benchmarks/README.md", "docs/scaling.md")}
-    blocks = gpu_report.sections(data)
+    blocks = gpu_report.sections(data, gpu_report.baseline_run())
     gpu_report.ROOT = tmp_path
     try:
         assert len(gpu_report.write(blocks)) == 2
     finally:
         gpu_report.ROOT = ROOT
-    for path, text in before.items():
-        written = (tmp_path / path).read_text()
-        name = "capacity" if "scaling" in path else "scoring"
-        start, end = f"<!-- gpu-report:{name} -->\n", f"\n<!-- /gpu-report:{name} -->"
-        assert written.split(start)[0] == text.split(start)[0]
-        assert written.split(end)[1] == text.split(end)[1]
-        assert written.split(start)[1].split(end)[0] == blocks[name]
+    for path, names in (
+        ("benchmarks/README.md", ["scoring", "changes"]),
+        ("docs/scaling.md", ["capacity"]),
+    ):
+        text, written = before[path], (tmp_path / path).read_text()
+        for name in names:
+            start, end = f"<!-- gpu-report:{name} -->\n", f"\n<!-- /gpu-report:{name} -->"
+            assert written.split(start)[1].split(end)[0] == blocks[name]
+        # outside the blocks, nothing moved
+        outside = re.compile(r"(<!-- gpu-report:(\w+) -->\n).*?(\n<!-- /gpu-report:\2 -->)", re.S)
+        assert outside.sub(r"\1\3", written) == outside.sub(r"\1\3", text)
+
+
+def test_the_figures_are_kept_under_benchmarks_gpu_by_card_and_day(smoke_run):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import gpu_report
+
+    data, _ = smoke_run
+    kept = gpu_report.stored_as(data)
+    assert kept == ROOT / "benchmarks/gpu" / f"cpu-{data['meta']['started'][:10]}-gpu_all.json"
+    h200 = {"meta": {**data["meta"], "card": "NVIDIA H200", "started": "2026-11-27T14:05:38Z"}}
+    assert gpu_report.stored_as(h200).name == "h200-2026-11-27-gpu_all.json"
+    h100 = {"meta": {**data["meta"], "card": "NVIDIA H100 80GB HBM3"}}
+    assert gpu_report.stored_as(h100).name.startswith("h100-")
 
 
 def test_peaks_match_card_names_most_specific_first():
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from gpu_all import peak_tflops
+    from _gpu_scoring import peak_tflops
 
     assert peak_tflops("NVIDIA H100 80GB HBM3") == 989.4
     assert peak_tflops("NVIDIA H100 PCIe") == 756.0
