@@ -6,7 +6,6 @@ imports; in a child process, so that its memory is the system's again before the
 from __future__ import annotations
 
 import gzip
-import importlib
 import importlib.util
 import json
 import statistics
@@ -92,25 +91,31 @@ def scoring_checks_overhead(
     }
 
 
-def served_parity(folder: Path, pairs, scores: list[float], work: Path, budget_s: float) -> dict:
-    """The served-RM parity run, where ``benchmarks/served_parity.py`` exists and vLLM
-    imports: its ``parity(folder=, pairs=, scores=, work=, budget_s=)`` serves the saved
-    model (``vllm serve``), audits it through rmaudit's served RM and says how far its scores
-    are from ``scores`` (rmaudit's in-process ones) in a dict (``rows``, ``within_bf16``,
-    ``pair_flips``, ``seconds`` where it has them) within ``budget_s`` seconds; else why
-    not."""
-    if not (Path(__file__).parent / "served_parity.py").is_file():
-        return {"available": False, "reason": "no benchmarks/served_parity.py in this checkout"}
+def served_parity(work: Path, budget_s: float) -> dict:
+    """The served-RM parity run (``benchmarks/vllm_parity.py``: a checkpoint served by
+    ``vllm serve`` audited beside itself in-process, ``rmaudit compare``'s parity section
+    between them) where vLLM imports, within ``budget_s`` seconds; else why not."""
     if importlib.util.find_spec("vllm") is None:
         return {"available": False, "reason": "vllm does not import"}
+    script = Path(__file__).with_name("vllm_parity.py")
+    start = time.perf_counter()
     try:
-        module = importlib.import_module("served_parity")
-        found = module.parity(
-            folder=folder, pairs=pairs, scores=scores, work=work, budget_s=budget_s
+        child = subprocess.run(
+            [sys.executable, str(script), "--out", str(work)],
+            capture_output=True,
+            text=True,
+            timeout=max(budget_s, 1),
         )
-    except Exception as error:  # a failing hook is a finding, not the end of the run
-        return {"available": False, "reason": f"{type(error).__name__}: {error}"[-600:]}
-    return {"available": True, **found}
+    except subprocess.TimeoutExpired:
+        return {"available": False, "reason": f"past the time left ({budget_s:.0f} s)"}
+    found = work / "vllm_parity.json"
+    if child.returncode or not found.is_file():
+        return {"available": False, "reason": (child.stderr.strip() or "no output")[-600:]}
+    return {
+        "available": True,
+        "seconds": time.perf_counter() - start,
+        "parity": json.loads(found.read_text(encoding="utf-8")),
+    }
 
 
 def vllm_classify(folder: Path, texts: list[str], tokens: int, repeats: int, work: Path) -> dict:

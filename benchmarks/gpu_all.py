@@ -18,8 +18,8 @@ of ``--repeats`` (2: the sections below fit 8 minutes of an H200 so):
   overhead (``rmaudit run --no-scoring-checks`` once), the A/B sections of ``_gpu_ab`` (the
   batching choices against the defaults with every row checked against the naive loop, the
   weights read straight to the device or through the host, a fresh process's first call),
-  vLLM's classify path where ``vllm`` imports, and the served-RM parity run where
-  ``benchmarks/served_parity.py`` exists and ``vllm`` imports (``_gpu_extras.served_parity``).
+  vLLM's classify path where ``vllm`` imports, and the served-RM parity run
+  (``benchmarks/vllm_parity.py``) where ``vllm`` imports, in the time left.
 
 The sections run in the order they matter (``Sections.ordered``: the 1B, its ``rmaudit run``,
 the 8B, then the rest).  MFU = (2 × non-embedding parameters × real tokens + attention FLOPs) /
@@ -248,9 +248,7 @@ class Sections:
 
     def served(self) -> None:
         left = self.args.budget_s - (time.perf_counter() - self.started)
-        self.figures["served"] = served_parity(
-            self.folder, self.pairs, self.first_figures["rmaudit"]["scores"], self.work, left
-        )
+        self.figures["served"] = served_parity(self.work, left)
 
 
 def measure_all(args, pairs, records, device, dtype, figures, save, in_budget) -> None:

@@ -48,8 +48,6 @@ run() {
         --hh "$BENCH/hh-test.jsonl.gz" --commit "$commit" --budget-s 450 "$@" \
         2>&1 | tee "$OUT/gpu_all.log" || echo "gpu_all.py stopped early; the JSON keeps what it measured"
     "$PYTHON" "$ROOT/benchmarks/gpu_report.py" "$OUT/gpu_all.json" | tee "$OUT/gpu_report.md"
-    # a served RM's parity with its checkpoint, against a real vllm serve where vLLM imports
-    if "$PYTHON" -c "import vllm" 2>/dev/null; then timeout 300 "$PYTHON" "$ROOT/benchmarks/vllm_parity.py" --out "$OUT" >"$OUT/vllm_parity.log" 2>&1 || echo "vllm_parity.py failed: $OUT/vllm_parity.log"; fi
 }
 
 case "${1:-}" in

@@ -114,14 +114,17 @@ def served_text(served: dict) -> str:
     if not served["available"]:
         return f"not run ({served['reason'].splitlines()[-1]})"
     said = [
-        f"{served['within_bf16']:.1%} of {served.get('rows', '?')} rows within bf16 of "
-        "rmaudit's in-process scores"
-        if "within_bf16" in served
-        else None,
-        f"{served['pair_flips']:.1%} pair flips" if "pair_flips" in served else None,
-        f"{served['seconds']:.1f} s" if "seconds" in served else None,
+        f"{row['served']} against {row['checkpoint']}: "
+        + (
+            f"{row['within_tolerance']:.1%} of {row['responses']:,} scores within "
+            f"{row['tolerance']:g}, largest difference {row['largest_difference']:.2g}, "
+            f"{row['flips']} of {row['pairs']:,} pairs flipped"
+            if "responses" in row
+            else row["note"]
+        )
+        for row in served["parity"]
     ]
-    return "; ".join(text for text in said if text) or "run (no figures returned)"
+    return f"{'; '.join(said) or 'no parity section'} ({served['seconds']:.0f} s)"
 
 
 def ab_lines(data: dict) -> list[str]:

@@ -102,8 +102,8 @@ def test_every_a_b_choice_scores_every_row_as_the_naive_loop_does(smoke_run):
     assert call["available"] and call["items"] == 12 and call["equal_scores"]
     for scores in call["scores"].values():
         np.testing.assert_allclose(scores, naive, rtol=0, atol=1e-5)
-    served = data["served"]
-    assert not served["available"] and "served_parity.py" in served["reason"]
+    if importlib.util.find_spec("vllm") is None:  # the served-RM parity needs a vllm serve
+        assert data["served"] == {"available": False, "reason": "vllm does not import"}
 
 
 def test_the_report_prints_every_table_and_writes_only_between_its_markers(smoke_run, tmp_path):
