@@ -33,7 +33,12 @@ from typing import Any, Protocol
 Schedule = Callable[[str, dict[str, Any], int], str]
 Perturb = Callable[[int, int], float]
 
-ENDPOINTS = {"vllm-pooling": "/pooling", "vllm-classify": "/classify", "openrlhf-rm": "/get_reward"}
+ENDPOINTS = {
+    "vllm-pooling": "/pooling",
+    "vllm-classify": "/classify",
+    "openrlhf-rm": "/get_reward",
+    "sglang-classify": "/classify",
+}
 
 
 class Served(Protocol):
@@ -182,6 +187,7 @@ class RewardServer:
         request = json.loads(raw)
         fate = self.schedule(handler.path, request, attempt)
         entry = {"path": handler.path, "fate": fate, "attempt": attempt}
+        entry["authorization"] = handler.headers.get("authorization")
         if handler.path != ENDPOINTS[self.protocol]:
             entry["fate"] = "404"
             status, body = 404, {"detail": "Not Found"}  # FastAPI's reply to an unknown path
@@ -203,6 +209,9 @@ class RewardServer:
     def _reply(self, body: dict[str, Any], entry: dict[str, Any]) -> tuple[int, Any]:
         if self.protocol == "openrlhf-rm":
             texts = list(body["query"])
+            rows = [self.served.tokens(t)[: self.max_tokens] for t in texts]
+        elif self.protocol == "sglang-classify":  # one text: a list is answered with an array
+            texts = [body["text"]]
             rows = [self.served.tokens(t)[: self.max_tokens] for t in texts]
         else:
             if "messages" in body:
@@ -241,6 +250,9 @@ class RewardServer:
         if self.protocol == "openrlhf-rm":
             first = [s[0] for s in scores]
             return {"rewards": first, "scores": first, "extra_logs": {"dummy_scores": first}}
+        if self.protocol == "sglang-classify":
+            info = {"id": "1", "finish_reason": None, "prompt_tokens": tokens, "cached_tokens": 0}
+            return {"embedding": scores[0], "meta_info": info}
         if self.protocol == "vllm-pooling":
             data = [{"index": i, "object": "pooling", "data": s} for i, s in enumerate(scores)]
             return {"id": "pool-1", "object": "list", "created": created,
@@ -281,6 +293,9 @@ class RewardServer:
 
 def _spoiled(body: Any, fate: str) -> Any:
     """A reply whose first score is NaN or a string, or which lacks its last score."""
+    if "embedding" in body:
+        values = [] if fate == "short" else [float("nan")] if fate == "nan" else "high"
+        return {**body, "embedding": values}
     if "rewards" in body:
         values = list(body["rewards"])
         if fate == "short":

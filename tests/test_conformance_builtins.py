@@ -499,6 +499,7 @@ CHECKED_ELSEWHERE = {
     "vllm-pooling",
     "vllm-classify",
     "openrlhf-rm",
+    "sglang-classify",
 }
 
 

@@ -192,3 +192,25 @@ def test_a_dry_run_prices_the_requests_and_sends_none(rmaudit, data, tmp_path, f
     printed = " ".join(done.out.split())
     assert f"{calls:,}" in printed and f"{calls * 0.002:,.2f}" in printed, done.out
     assert server.log == [] and not db.exists()
+
+
+def test_the_key_comes_from_the_environment_only_and_is_never_stored(
+    rmaudit, data, tmp_path, fake_served
+):
+    from _api_support import KEY_ENV, SECRET
+
+    root, _ = data
+    server = fake_served("vllm-pooling")
+    db = tmp_path / "audit.db"
+    done = audit(rmaudit, server.url, root, db, "--api-key-env", KEY_ENV)
+    assert done.code == 0, done.err
+    assert {entry["authorization"] for entry in server.log} == {f"Bearer {SECRET}"}
+    for written in [db, *(tmp_path / "cache").iterdir()]:
+        assert SECRET.encode() not in written.read_bytes(), written
+    keyless = fake_served("vllm-pooling")
+    plain = audit(rmaudit, keyless.url, root, tmp_path / "plain.db")
+    assert plain.code == 0, plain.err
+    assert {entry["authorization"] for entry in keyless.log} == {None}  # none by default
+    unset = audit(rmaudit, keyless.url, root, tmp_path / "unset.db", "--api-key-env", "NO_SUCH_VAR")
+    assert unset.code == 2 and "NO_SUCH_VAR is not set" in one_line(unset.err)
+    assert not (tmp_path / "unset.db").exists()

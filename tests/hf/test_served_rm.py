@@ -17,7 +17,12 @@ pytest.importorskip("torch")
 pytest.importorskip("openai", reason="served reward models need the api extra")
 
 #: (protocol, who writes the conversation)
-PROTOCOLS = [("vllm-pooling", "server"), ("vllm-classify", "rmaudit"), ("openrlhf-rm", "rmaudit")]
+PROTOCOLS = [
+    ("vllm-pooling", "server"),
+    ("vllm-classify", "rmaudit"),
+    ("openrlhf-rm", "rmaudit"),
+    ("sglang-classify", "rmaudit"),
+]
 
 
 @pytest.fixture(autouse=True)

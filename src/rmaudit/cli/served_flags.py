@@ -18,7 +18,7 @@ served_flags = grouped(
         "--rm-protocol",
         type=click.Choice(list(SERVED_RMS)),
         help="The protocol of a MODEL that is a server's URL (http://HOST:PORT): vLLM's "
-        "POST /pooling or /classify, OpenRLHF's POST /get_reward.",
+        "POST /pooling or /classify, OpenRLHF's POST /get_reward, SGLang's POST /classify.",
     ),
     click.option(
         "--rm-model", metavar="NAME", help="The served model's name (vLLM: --served-model-name)."

@@ -17,6 +17,14 @@ source defines them (docs/real-models.md, "Served reward models").
   text the whole conversation already written by the chat template (its trainer sends the
   decoded sequences; the ``prompts`` and ``labels`` it sends beside them are not read) — and
   the reply ``{"rewards": [...], "scores": [...]}``; no token counts.
+* ``sglang-classify``: SGLang's reward-model endpoint (``python -m sglang.launch_server
+  --model-path MODEL --is-embedding``), ``POST /classify`` with ``{"text": text}`` — read from
+  SGLang's ``python/sglang/srt/entrypoints/http_server.py`` (``classify_request``) and
+  ``managers/io_struct.py`` (``EmbeddingReqInput``) on its main branch of 2025–2026 — one
+  text a request (a list of texts is answered with a JSON array, which the judges' client
+  refuses as a broken reply; SGLang batches concurrent requests itself), already written by
+  the chat template as its docs' example does; the reply ``{"embedding": [score, ...],
+  "meta_info": {"prompt_tokens": n, ...}}``.
 
 A reply is data from a server: what is read from it here is a finite number per text sent, or
 ``BadInput`` naming the URL, the field and the value (a reply the protocol does not allow is
@@ -93,6 +101,8 @@ class Protocol:
     server: str
     takes_messages: bool
     reports_tokens: bool
+    #: whether one request holds several texts (else one text a request)
+    batches: bool = True
 
     def texts_request(
         self, model: str | None, texts: Sequence[str], truncate: int | None
@@ -101,6 +111,9 @@ class Protocol:
         (no special tokens added: the chat template wrote them)."""
         if self.name == "openrlhf-rm":
             return {"query": list(texts)}
+        if self.name == "sglang-classify":
+            (text,) = texts
+            return {"text": text}
         return {
             **_model(model),
             "input": list(texts),
@@ -134,6 +147,10 @@ class Protocol:
             return ServedReply(
                 tuple(_number(v, url, f"rewards[{i}]") for i, v in enumerate(found)), None
             )
+        if self.name == "sglang-classify":
+            values = _head_values(body.get("embedding"), url, "embedding")
+            info = body.get("meta_info")
+            return ServedReply((heads.score(values, url, "embedding"),), _tokens(info))
         data = _listed(body.get("data"), count, url, "data")
         scores = []
         for i, item in enumerate(sorted(data, key=_index)):
@@ -213,5 +230,8 @@ PROTOCOLS: dict[str, Protocol] = {
         Protocol("vllm-pooling", "/pooling", "vLLM (--runner pooling)", True, True),
         Protocol("vllm-classify", "/classify", "vLLM (--runner pooling)", True, True),
         Protocol("openrlhf-rm", "/get_reward", "OpenRLHF (openrlhf.cli.serve_rm)", False, False),
+        Protocol(
+            "sglang-classify", "/classify", "SGLang (--is-embedding)", False, True, batches=False
+        ),
     )
 }

@@ -3,7 +3,9 @@
 
 * ``vllm-pooling``: vLLM's ``POST /pooling`` (``vllm serve MODEL --runner pooling``);
 * ``vllm-classify``: vLLM's ``POST /classify``;
-* ``openrlhf-rm``: OpenRLHF's ``POST /get_reward`` (``python -m openrlhf.cli.serve_rm``).
+* ``openrlhf-rm``: OpenRLHF's ``POST /get_reward`` (``python -m openrlhf.cli.serve_rm``);
+* ``sglang-classify``: SGLang's ``POST /classify`` (``python -m sglang.launch_server
+  --is-embedding``).
 
 They share the judges' client (concurrency, retries, the request cache, the key from the
 environment) and run the scoring checks a server allows (:mod:`.checks`).  Nothing here imports
@@ -39,12 +41,28 @@ class OpenRLHFRM(ServedRM):
     protocol = PROTOCOLS["openrlhf-rm"]
 
 
+class SGLangClassify(ServedRM):
+    """A reward model served by SGLang (--is-embedding), scored through POST /classify."""
+
+    name = "sglang-classify"
+    Options = TextServedRMOptions
+    protocol = PROTOCOLS["sglang-classify"]
+
+
 #: the served reward models by protocol name (``--rm-protocol``)
 SERVED_RMS: dict[str, type[ServedRM]] = {
-    rm.name: rm for rm in (VllmPooling, VllmClassify, OpenRLHFRM)
+    rm.name: rm for rm in (VllmPooling, VllmClassify, OpenRLHFRM, SGLangClassify)
 }
 
-__all__ = ["SERVED_RMS", "OpenRLHFRM", "ServedRM", "ServedRMOptions", "VllmClassify", "VllmPooling"]
+__all__ = [
+    "SERVED_RMS",
+    "OpenRLHFRM",
+    "SGLangClassify",
+    "ServedRM",
+    "ServedRMOptions",
+    "VllmClassify",
+    "VllmPooling",
+]
 
 
 @hookimpl

@@ -131,8 +131,7 @@ class ServedRM(RewardModel[ServedRMOptions]):
     # -- scoring ------------------------------------------------------------------------------
     def preferred_batch_items(self) -> int | None:
         """Enough inputs per call to keep ``concurrency`` requests in flight."""
-        per_request = self.options.batch_size if self.options.template == "rmaudit" else 1
-        return per_request * self.options.concurrency * 4
+        return self.per_request() * self.options.concurrency * 4
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         scores = self.score_counted(batch)
@@ -174,8 +173,10 @@ class ServedRM(RewardModel[ServedRMOptions]):
         return [found[key] for key in keys]
 
     def per_request(self) -> int:
-        """Inputs one request holds: ``batch_size`` texts, or one conversation."""
-        return self.options.batch_size if self.options.template == "rmaudit" else 1
+        """Inputs one request holds: ``batch_size`` texts, or one conversation (one text, for
+        a protocol that takes one)."""
+        batches = self.options.template == "rmaudit" and self.protocol.batches
+        return self.options.batch_size if batches else 1
 
     def send(
         self,
