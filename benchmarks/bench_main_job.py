@@ -17,7 +17,7 @@ installed rmaudit has them (``bench_rerun.py``'s ``interpreter_environment``).
 
     python benchmarks/bench_main_job.py --before /path/to/old/src --repeats 5
     python benchmarks/bench_main_job.py                     # this checkout alone
-    python benchmarks/bench_main_job.py --smoke             # a small recipe, one repeat
+    python benchmarks/bench_main_job.py --smoke             # a small recipe, once, uncompiled
 """
 
 from __future__ import annotations
@@ -81,7 +81,9 @@ class Version:
         return {**base, "PYTHONPATH": str(self.source)}
 
 
-def one_repeat(version: Version, recipe: str, folder: Path, base: dict[str, str], check: bool):
+def one_repeat(
+    version: Version, recipe: str, folder: Path, base: dict[str, str], check: bool, helps: int = 3
+):
     env = version.env(base)
     db = folder / f"{version.name}-{len(version.fresh)}.db"
     rmaudit = [sys.executable, "-m", "rmaudit"]
@@ -90,7 +92,7 @@ def one_repeat(version: Version, recipe: str, folder: Path, base: dict[str, str]
         found = differences(recorded()["main_job"]["tables"], dump(db), exact=True)
         assert not found, f"{version.name}: the main job's DB is not the recorded one: {found}"
     version.rerun.append(timed([*rmaudit, "run", recipe, "--db", str(db)], env))
-    version.help += [timed([*rmaudit, "--help"], env) for _ in range(3)]
+    version.help += [timed([*rmaudit, "--help"], env) for _ in range(helps)]
     db.unlink()
 
 
@@ -138,7 +140,7 @@ def main() -> None:
         folder = Path(tmp)
         base = interpreter_environment("cached", folder)
         recipe = str(small_copy(REPO / MAIN_RECIPE, folder)) if args.smoke else MAIN_RECIPE
-        for v in versions:  # compile each version's modules once, untimed
+        for v in versions if not args.smoke else []:  # compile each version's modules once
             subprocess.run(
                 [sys.executable, "-m", "compileall", "-q", str(v.source)],
                 env=v.env(base),
@@ -147,7 +149,7 @@ def main() -> None:
         print(f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f} at the start")
         for repeat in range(args.repeats):
             for v in versions if repeat % 2 == 0 else versions[::-1]:
-                one_repeat(v, recipe, folder, base, check=not args.smoke)
+                one_repeat(v, recipe, folder, base, not args.smoke, 1 if args.smoke else 3)
                 print(
                     f"  {v.name} #{repeat + 1}: fresh {v.fresh[-1].wall:.1f} s, "
                     f"load {v.fresh[-1].load:.1f}"

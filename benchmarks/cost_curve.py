@@ -15,7 +15,7 @@ run's plan and timed again here on its own) is also taken out, since its cost fo
 and k, not N.  From the memory fit: the largest audit (k × N) that fits in ``--memory-gib``.
 
     python benchmarks/cost_curve.py                  # the five sizes (several minutes)
-    python benchmarks/cost_curve.py --smoke          # two tiny sizes
+    python benchmarks/cost_curve.py --smoke          # one tiny size, no fit
 """
 
 from __future__ import annotations
@@ -132,6 +132,8 @@ def report(results: list[tuple[int, int, dict]], memory_gib: float) -> None:
             f"| {k} × {n} | {k * n:,} | {r['wall']:.1f} s | {r['cpu']:.1f} s | "
             f"{r['sampling']:.1f} s | {r['peak_mib']:.0f} MiB | {stages} | {r['load']:.1f} |"
         )
+    if len(results) < 2:
+        return  # --smoke: one size, nothing to fit
     items = [float(k * n) for k, n, _ in results]
     lines = {
         "wall": [r["wall"] for _, _, r in results],
@@ -141,28 +143,48 @@ def report(results: list[tuple[int, int, dict]], memory_gib: float) -> None:
     }
     print()
     for name, values in lines.items():
-        exponent, constant = fit(items, values)
-        print(f"{name}: ∝ (k × N)^{exponent:.2f}")
-    # memory: a fixed part (interpreter, libraries) plus a part per item, fitted linearly
+        exponent, _ = fit(items, values)
+        per_item, fixed = np.polyfit(items, values, 1)
+        unit = "MiB" if name == "peak memory" else "s"
+        print(
+            f"{name}: ∝ (k × N)^{exponent:.2f} over all sizes; linear fit {fixed:.1f} {unit} "
+            f"+ {per_item * 1000:.3f} {unit} per 1,000 items; along each axis: "
+            + "; ".join(local_exponents(results, values))
+        )
     per_item, fixed = np.polyfit(items, lines["peak memory"], 1)
     if per_item <= 0:
         print("peak memory does not grow with the audit at these sizes")
         return
     largest = (memory_gib * 1024 - fixed) / per_item
-    exponent, constant = fit(items, lines["wall"])
+    cpu_per_item, cpu_fixed = np.polyfit(items, lines["CPU less sampling"], 1)
     print(
         f"peak memory ≈ {fixed:.0f} MiB + {per_item * 1024:.2f} KiB per item: the largest audit "
         f"in {memory_gib:g} GiB is ≈ {largest:,.0f} items (k × N), e.g. "
-        f"{largest / 256:,.0f} prompts × 256, in ≈ {constant * largest**exponent / 3600:.1f} h "
-        f"at the fitted wall time"
+        f"{largest / 256:,.0f} prompts × 256, ≈ {(cpu_fixed + cpu_per_item * largest) / 3600:.1f} "
+        f"h of CPU at the linear fit, its k-DPP draw apart"
     )
+
+
+def local_exponents(results: list[tuple[int, int, dict]], values: list[float]) -> list[str]:
+    """log(v₂/v₁) / log(w₂/w₁) between neighbouring sizes that share k (N grows) or N."""
+    out = []
+    for axis, grows in ((0, "N"), (1, "k")):  # hold k (position 0) or N (position 1)
+        for held in sorted({r[axis] for r in results}):
+            points = sorted(
+                (r[1 - axis], v, r[0] * r[1])
+                for r, v in zip(results, values, strict=True)
+                if r[axis] == held
+            )
+            for (a, va, ia), (b, vb, ib) in zip(points, points[1:], strict=False):
+                out.append(f"{grows} {a}→{b}: {math.log(vb / va) / math.log(ib / ia):.2f}")
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memory-gib", type=float, default=24.0)
     args = parse_args(parser, {})
-    sizes = [(4, 8), (8, 16)] if args.smoke else SIZES
+    sizes = [(4, 8)] if args.smoke else SIZES
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         pool = folder / "pool.jsonl"
