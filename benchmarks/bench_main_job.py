@@ -8,9 +8,10 @@ Each repeat runs, for each version in turn (the order alternating from one repea
 next, so both meet the same load): the main job into a fresh DB, its idle rerun, and
 ``rmaudit --help`` three times, each in a fresh interpreter as a user runs it, and records wall
 time, CPU time and peak resident memory (the child's own ``ru_maxrss``) with the load average.
-Every fresh DB is compared with the content recorded before the speed-up
+Every fresh DB of this checkout is compared with the content recorded before the speed-up
 (``tests/reference/expected_db.json``, every table's SHA-256): a version that writes another
-number fails here, not just in the test suite's small copy.
+number fails here, not just in the test suite's small copy (the earlier commit's DBs are
+compared too, and a table the reference was re-recorded for since is named).
 
 Modules are compiled once into a bytecode cache in the benchmark's temporary folder, as an
 installed rmaudit has them (``bench_rerun.py``'s ``interpreter_environment``).
@@ -90,7 +91,10 @@ def one_repeat(
     version.fresh.append(timed([*rmaudit, "run", recipe, "--db", str(db)], env))
     if check:
         found = differences(recorded()["main_job"]["tables"], dump(db), exact=True)
-        assert not found, f"{version.name}: the main job's DB is not the recorded one: {found}"
+        if version.name == "after":
+            assert not found, f"the main job's DB is not the recorded one: {found}"
+        elif found:  # the earlier commit may predate a recorded change (tests/reference)
+            print(f"  note: before's DB differs from the recorded one in {found}")
     version.rerun.append(timed([*rmaudit, "run", recipe, "--db", str(db)], env))
     version.help += [timed([*rmaudit, "--help"], env) for _ in range(helps)]
     db.unlink()
