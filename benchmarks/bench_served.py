@@ -3,7 +3,10 @@ inputs per second of ``hf-classifier``'s ``score`` and of a served RM's ``score`
 real HTTP server of that checkpoint in a process of its own (tests/_served_rm.py: the
 protocol's exact request and reply, each request one padded forward pass), at the same batch
 size — the HTTP layer (rendering, JSON, sockets, the judges' client, the request cache) must
-not be what limits the served one (target: ≥ 0.8× the in-process rate).
+not be what limits the served one (target: ≥ 0.8× the in-process rate).  A third row times
+the server's own work alone — its tokenizer and forward passes on the same requests, in this
+process, no HTTP — so the served rate against it is what HTTP costs, and the rest of any gap
+to in-process is the test server's plain forward against rmaudit's engine.
 
 Workload: the (prompt, chosen) and (prompt, rejected) texts of Anthropic HH-RLHF helpful-base
 test (``--hh``, first ``--texts``), synthetic texts of HH-like lengths where the file is
@@ -45,6 +48,7 @@ from rmaudit.default_plugins.huggingface import HFClassifier
 from rmaudit.default_plugins.served import SERVED_RMS
 
 SERVER = ROOT.parent / "tests" / "_served_rm.py"
+sys.path.insert(0, str(SERVER.parent))
 
 
 def start_server(protocol: str, folder: Path, work: Path) -> tuple[subprocess.Popen, str]:
@@ -70,6 +74,23 @@ def best_rate(scorers, pairs) -> float:
         score(pairs)
         best = min(best, time.perf_counter() - started)
     return len(pairs) / best
+
+
+def server_alone(rm, folder: Path, pairs, batch_size: int, repeats: int) -> float:
+    """Inputs per second of the server's own work on the requests ``rm`` sends (its texts
+    sorted by length, ``batch_size`` a request): tokenised and scored by the test server's
+    model in this process, no HTTP."""
+    from _served_rm import TinyRM
+
+    model = TinyRM(str(folder))
+    texts = sorted((item.text or "" for item in rm.inputs(pairs)), key=len)
+    requests = [texts[i : i + batch_size] for i in range(0, len(texts), batch_size)]
+
+    def work(_pairs) -> None:
+        for request in requests:
+            model.heads([model.tokens(text) for text in request])
+
+    return best_rate([work] * repeats, pairs)
 
 
 def main() -> None:
@@ -123,6 +144,9 @@ def main() -> None:
 
         scorers = [served(repeat).score for repeat in range(args.repeats)]
         served_rate = best_rate(scorers, pairs)
+        alone_rate = server_alone(
+            served(args.repeats), folder, pairs, args.batch_size, args.repeats
+        )
     finally:
         process.terminate()
         process.wait()
@@ -133,6 +157,11 @@ def main() -> None:
     print(
         f"| served ({args.protocol}, HTTP) | {served_rate:,.1f} | {served_rate / in_process:.2f} |"
     )
+    print(
+        f"| the server's own work alone, no HTTP | {alone_rate:,.1f} | "
+        f"{alone_rate / in_process:.2f} |"
+    )
+    print(f"served / the server's own work: {served_rate / alone_rate:.2f}")
 
 
 if __name__ == "__main__":

@@ -52,8 +52,10 @@ class Served(Protocol):
 
 
 class TinyRM:
-    """A tiny Hugging Face sequence classifier (a folder from the ``tiny_models`` fixture),
-    in float32; each request's texts one padded batch, pooled at each row's last token."""
+    """A tiny Hugging Face decoder sequence classifier (a folder from the ``tiny_models``
+    fixture, or a benchmark's), in float32; each request's texts one batch, padded on the
+    right without an attention mask (a causal model's real tokens never see the padding
+    after them), pooled at each row's last real token."""
 
     def __init__(self, folder: str) -> None:
         import torch
@@ -79,9 +81,8 @@ class TinyRM:
         torch = self.torch
         width = max(len(ids) for ids in batch)
         ids = torch.tensor([row + [self.pad] * (width - len(row)) for row in batch])
-        mask = torch.tensor([[1] * len(row) + [0] * (width - len(row)) for row in batch])
         with self._lock, torch.inference_mode():  # one forward at a time, as a GPU runs them
-            hidden = self.model.base_model(input_ids=ids, attention_mask=mask).last_hidden_state
+            hidden = self.model.base_model(input_ids=ids, use_cache=False).last_hidden_state
             last = torch.tensor([len(row) - 1 for row in batch])
             logits = self.model.score(hidden[torch.arange(len(batch)), last])
         return logits.float().tolist()
