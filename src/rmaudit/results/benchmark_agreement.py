@@ -22,7 +22,7 @@ from rmaudit.metrics.rank_agreement import RankAgreement, rank_agreement
 from rmaudit.store import Store
 
 from .comparison import ComparedModel, Measure, common_units, gives_stored, model_units
-from .summary import load_summary
+from .summary import RunSummary, load_summary
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,9 @@ def benchmark_agreements(
 ) -> list[BenchmarkAgreement]:
     """The first run's headline against the second's headline and each of its main numbers."""
     aliases = dict(aliases or {})
-    first_models = _models(store, first_run)
-    second_models = _models(store, second_run)
+    second_summary = load_summary(store, second_run)
+    first_models = _models(store, first_run, load_summary(store, first_run))
+    second_models = _models(store, second_run, second_summary)
     shared = [
         (label, aliases.get(label, label))
         for label in first_models
@@ -68,7 +69,7 @@ def benchmark_agreements(
     on_first = {a: first_models[a] for a, _ in shared}
     on_second = {b: second_models[b] for _, b in shared}
     firsts = [_numbers(store, first_run, _Number("headline", None), on_first)]
-    seconds = [_numbers(store, second_run, n, on_second) for n in _main_numbers(store, second_run)]
+    seconds = [_numbers(store, second_run, n, on_second) for n in _main_numbers(second_summary)]
     names = tuple(a if a == b else f"{a} = {b}" for a, b in shared)
     found = []
     for one in firsts:
@@ -102,10 +103,11 @@ class _Number:
     higher_is_better: bool = True
 
 
-def _models(store: Store, run_id: str) -> dict[str, tuple[ComparedModel, bool]]:
+def _models(
+    store: Store, run_id: str, summary: RunSummary
+) -> dict[str, tuple[ComparedModel, bool]]:
     """The run's models by label, baselines left out, each with its headline's measure and
     better direction."""
-    summary = load_summary(store, run_id)
     found = {}
     for label, rm_key in store.read.reward_models(run_id):
         column = summary.headline(rm_key)
@@ -116,9 +118,8 @@ def _models(store: Store, run_id: str) -> dict[str, tuple[ComparedModel, bool]]:
     return found
 
 
-def _main_numbers(store: Store, run_id: str) -> list[_Number]:
+def _main_numbers(summary: RunSummary) -> list[_Number]:
     """The headline, then every number of the whole data with a better direction."""
-    summary = load_summary(store, run_id)
     return [_Number("headline", None)] + [
         _Number(c.header, Measure(c.metric, c.key), c.higher_is_better)
         for c in summary.columns
