@@ -43,7 +43,7 @@ from rmaudit.run.metrics import result_rows
 from rmaudit.store import Store
 from rmaudit.store.item_records import StoredLabel, StoredPrompt, StoredResponse
 from rmaudit.store.metric_results import MetricResults
-from rmaudit.store.records import BenchmarkRow, RunRow
+from rmaudit.store.records import BenchmarkRow, RunRewardModel, RunRow
 
 WORDS = (
     "the quick answer covers each key point with care and a short example so a reader "
@@ -87,7 +87,7 @@ def build_db(path: Path, prompts: int, responses: int, rms: int, seed: int = 0) 
                 timings=None,
                 error=None,
             ),
-            [(f"rm-{i}", k) for i, k in enumerate(rm_keys)],
+            [RunRewardModel(f"rm-{i}", k) for i, k in enumerate(rm_keys)],
         )
         store.items.add_benchmark(
             BenchmarkRow(
@@ -127,7 +127,7 @@ def build_db(path: Path, prompts: int, responses: int, rms: int, seed: int = 0) 
                     for r, score in zip(ids, oracle_scores[q].tolist(), strict=True)
                 )
                 for rm_key, scores in zip(rm_keys, rm_scores, strict=True):
-                    store.items.add_scores(rm_key, zip(ids, scores[q].tolist(), strict=True))
+                    store.items.add_scores(rm_key, dict(zip(ids, scores[q].tolist(), strict=True)))
     specs = [
         component_spec("metric", name, field=f"metrics[{i}]", file=None, base_dir=None)
         for i, name in enumerate(("reta", "reta-curve", "best-of-n", "pairwise-accuracy"))

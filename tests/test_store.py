@@ -34,7 +34,7 @@ def score_batches(store: Store, batches: int, fail_at: int | None = None) -> Non
     with store.grouped_writes():
         for b in range(batches):
             with store.transaction():
-                store.items.add_scores("rm", [(f"r{b}-0", 0.5), (f"r{b}-1", 1.5)])
+                store.items.add_scores("rm", {f"r{b}-0": 0.5, f"r{b}-1": 1.5})
                 if b == fail_at:
                     raise RuntimeError("the component failed mid-batch")
 
@@ -61,7 +61,7 @@ def test_grouped_batches_commit_every_group_rows(tmp_path, monkeypatch):
         with store.grouped_writes():
             for b in range(5):
                 with store.transaction():
-                    store.items.add_scores("rm", [(f"r{b}-0", 0.5), (f"r{b}-1", 1.5)])
+                    store.items.add_scores("rm", {f"r{b}-0": 0.5, f"r{b}-1": 1.5})
                 visible.append(seen_elsewhere(path, "select count(*) from rm_scores")[0][0])
     finally:
         store.close()
@@ -78,7 +78,7 @@ def test_slow_batches_commit_as_they_come(tmp_path, monkeypatch):
         with store.grouped_writes():
             for b in range(3):
                 with store.transaction():
-                    store.items.add_scores("rm", [(f"r{b}", 0.5)])
+                    store.items.add_scores("rm", {f"r{b}": 0.5})
                 visible.append(seen_elsewhere(path, "select count(*) from rm_scores")[0][0])
     finally:
         store.close()
@@ -89,8 +89,8 @@ def test_keyed_lookups_answer_for_the_keys_asked_about(tmp_path):
     store = Store.open(tmp_path / "s.db")
     try:
         ids = [f"r{i}" for i in range(2000)]  # more than one IN (...) chunk
-        store.items.add_scores("a", [(rid, float(i)) for i, rid in enumerate(ids)])
-        store.items.add_scores("b", [("r1", 9.0), ("x", 1.0)])
+        store.items.add_scores("a", {rid: float(i) for i, rid in enumerate(ids)})
+        store.items.add_scores("b", {"r1": 9.0, "x": 1.0})
         assert store.items.scored("a", ids[::3] + ["x", "r1"]) == set(ids[::3]) | {"r1"}
         assert store.items.scored("b", ids) == {"r1"}
         assert store.read.scores_of("b", ["r1", "r2", "x"]) == {"r1": 9.0, "x": 1.0}
@@ -193,13 +193,13 @@ def test_what_is_remembered_is_forgotten_when_the_file_changes(tmp_path):
         return on.remembered("scores", lambda: computed.append(on) or on.items.scores("rm"))
 
     try:
-        store.items.add_scores("rm", [("r0", 0.5)])
+        store.items.add_scores("rm", {"r0": 0.5})
         assert scores(store) == scores(store) == {"r0": 0.5}
         assert computed == [store]
-        store.items.add_scores("rm", [("r1", 1.5)])  # this connection writes
+        store.items.add_scores("rm", {"r1": 1.5})  # this connection writes
         assert scores(store) == {"r0": 0.5, "r1": 1.5} and len(computed) == 2
         assert scores(reader) == {"r0": 0.5, "r1": 1.5} and len(computed) == 3
-        store.items.add_scores("rm", [("r2", 2.5)])  # another connection than the reader
+        store.items.add_scores("rm", {"r2": 2.5})  # another connection than the reader
         assert scores(reader) == {"r0": 0.5, "r1": 1.5, "r2": 2.5}
         assert scores(reader) is scores(reader) and len(computed) == 4
     finally:

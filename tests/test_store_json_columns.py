@@ -2,7 +2,7 @@
 ``options``, a run's recipe, a label's ``samples``, a run's scoring ``checks``) are written and
 parsed by the store alone: its records carry them as values both ways, no module above the
 store turns one into JSON or parses one, and a damaged one is one line naming the file and the
-column."""
+column.  Nor does a positional tuple cross into the store: no public method of it takes one."""
 
 from __future__ import annotations
 
@@ -126,6 +126,60 @@ def test_the_scan_finds_a_column_parsed_above_the_store():
 
 def test_no_module_above_the_store_parses_a_store_json_column():
     assert above_the_store(json_loads_of_store_columns) == []
+
+
+def tuples_taken(source: str) -> list[str]:
+    """``name(parameter)`` of each public function or method whose parameter's annotation
+    names ``tuple`` (``Iterable[tuple[str, float]]``, a bare ``tuple``): what a caller must
+    fill by position, where a named record says what each value is."""
+    found = []
+
+    def visit(node: ast.AST, private: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            hidden = private or getattr(child, "name", "").startswith("_")
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) and not hidden:
+                args = child.args
+                for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+                    names = {
+                        n.id
+                        for n in ast.walk(arg.annotation or ast.Pass())
+                        if isinstance(n, ast.Name)
+                    }
+                    if names & {"tuple", "Tuple"}:
+                        found.append(f"{child.name}({arg.arg})")
+            if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                visit(child, hidden)
+
+    visit(ast.parse(source), private=False)
+    return found
+
+
+def test_the_scan_finds_a_tuple_taken_by_a_public_method():
+    source = (
+        "class Items:\n"
+        "    def add_scores(self, rm_key: str, rows: Iterable[tuple[str, float]]) -> None: ...\n"
+        "    def add_scores_of(self, scores: Mapping[str, float]) -> tuple[int, int]: ...\n"
+        "    def start(self, run, models: Sequence[Tuple[str, str]], *, row: tuple) -> None: ...\n"
+        "    def _insert(self, sql: str, rows: Iterable[tuple]) -> None: ...\n"
+        "class _Hidden:\n"
+        "    def add(self, rows: list[tuple]) -> None: ...\n"
+        "def add_sources(rows: Iterable[RunSourceRow], samples: tuple[float, ...]) -> None: ...\n"
+    )
+    assert tuples_taken(source) == [
+        "add_scores(rows)",
+        "start(models)",
+        "start(row)",
+        "add_sources(samples)",
+    ]
+
+
+def test_no_public_method_of_the_store_takes_a_tuple():
+    found = [
+        f"{path.relative_to(ROOT)}: {method}"
+        for path in sorted((ROOT / "src" / "rmaudit" / "store").glob("*.py"))
+        for method in tuples_taken(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
 
 
 def test_the_store_returns_its_json_columns_parsed(tmp_path):

@@ -23,7 +23,7 @@ def db(tmp_path):
         store.items.add_responses(
             StoredResponse(rid, "p", "policy", i, f"text {i}", {}) for i, rid in enumerate(ids)
         )
-        store.items.add_scores("rm", [(rid, float(i)) for i, rid in enumerate(ids[:-100])])
+        store.items.add_scores("rm", {rid: float(i) for i, rid in enumerate(ids[:-100])})
     store.close()
     return path, ids
 

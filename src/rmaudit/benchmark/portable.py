@@ -22,7 +22,13 @@ from typing import Any
 from rmaudit.components.keys import content_key, prompt_id, response_id
 from rmaudit.errors import BadInput
 from rmaudit.store import Store, utc_now
-from rmaudit.store.item_records import LabelledResponse, StoredLabel, StoredPrompt, StoredResponse
+from rmaudit.store.item_records import (
+    Inclusion,
+    LabelledResponse,
+    StoredLabel,
+    StoredPrompt,
+    StoredResponse,
+)
 from rmaudit.store.records import BenchmarkRow, ComponentRow, LabelDesignRecord
 
 from .portable_read import FORMAT, FORMAT_VERSION, open_file, short
@@ -215,7 +221,7 @@ def store_benchmark(
             for pid, record in zip(prompt_ids, records, strict=True)
         )
         items.add_selection(selection_key, prompt_ids)
-        responses, labels, inclusion = [], [], []
+        responses, labels, inclusion = [], [], {}
         for pid, record in zip(prompt_ids, records, strict=True):
             for r in record["responses"]:
                 rid = response_id(policy_key, pid, r["sample_index"])
@@ -223,7 +229,7 @@ def store_benchmark(
                 responses.append(StoredResponse(rid, pid, policy_key, index, text, meta))
                 if r.get("inclusion_probability") is not None:
                     drawn = r["label"] is not None
-                    inclusion.append((rid, float(r["inclusion_probability"]), drawn))
+                    inclusion[rid] = Inclusion(float(r["inclusion_probability"]), drawn)
                 label = r["label"]
                 if label is None:  # left unlabelled by the benchmark's design
                     continue

@@ -4,7 +4,7 @@ pairs as sources load them, benchmarks, and where a run's data came from."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -115,9 +115,6 @@ class Source:
     digest: str = ""  # a file's SHA-256; a model's revision
     note: str = ""
 
-    def row(self) -> tuple[str, str, str, str, str]:
-        return self.role, self.kind, self.location, self.digest, self.note
-
 
 @dataclass(frozen=True)
 class BenchmarkContent:
@@ -154,8 +151,8 @@ class Provenance:
     simulated: bool
     source: Source
 
-    def row(self) -> tuple[str, str, int, str, str, str, str, str]:
-        return (self.part, self.entry, int(self.simulated), *self.source.row())
+    def row(self) -> RunSourceRow:
+        return RunSourceRow(self.part, self.entry, self.simulated, *astuple(self.source))
 
     @classmethod
     def from_row(cls, row: RunSourceRow) -> Provenance:

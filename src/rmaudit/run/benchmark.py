@@ -96,9 +96,7 @@ def build(ctx: RunContext, execute: bool) -> BenchmarkStages:
     if execute:
         if drawn is not None:
             inclusion = required(drawn.inclusion, "the drawn inclusion probabilities")
-            ctx.db.items.add_inclusion(
-                benchmark.id, ((rid, pi, chosen) for rid, (pi, chosen) in inclusion.items())
-            )
+            ctx.db.items.add_inclusion(benchmark.id, inclusion)
         ctx.db.items.add_benchmark(replace(benchmark, created_at=utc_now()))
     elif generation.count.pending or labelling.count.pending:
         return BenchmarkStages(None, response_ids, k)

@@ -23,6 +23,7 @@ from rmaudit.metrics.budget import (
 )
 from rmaudit.recipe import ComponentSpec
 from rmaudit.recipe.budget import LabelBudget
+from rmaudit.store.item_records import Inclusion
 from rmaudit.store.records import LabelDesignRecord
 
 from . import scores
@@ -39,8 +40,8 @@ class Drawn:
     cannot draw yet: the guides' scores are still to be made)."""
 
     labelled: Keys
-    #: response id → (inclusion probability, drawn)
-    inclusion: dict[str, tuple[float, bool]] | None
+    #: response id → its inclusion probability and whether it was drawn
+    inclusion: dict[str, Inclusion] | None
 
 
 def permanent_random_number(seed: int, response_id: str) -> float:
@@ -82,14 +83,14 @@ def draw(ctx: RunContext, response_ids: Keys, per_prompt: int, execute: bool) ->
     if guides is None:
         # a plan before the responses (or the guides' scores) exist: the expected count
         return Drawn(Keys(unlisted=round(prompts * expected), approximate=True), None)
-    inclusion: dict[str, tuple[float, bool]] = {}
+    inclusion: dict[str, Inclusion] = {}
     labelled: list[str] = []
     for start in range(0, len(ids), per_prompt):
         block = ids[start : start + per_prompt]
         pi = _inclusion(ctx, block, expected, guides)
         u = np.array([permanent_random_number(budget.design_seed, rid) for rid in block])
         mask = select(budget.design, u, pi)
-        inclusion.update(zip(block, zip(pi.tolist(), mask.tolist(), strict=True), strict=True))
+        inclusion.update(zip(block, map(Inclusion, pi.tolist(), mask.tolist()), strict=True))
         labelled += [rid for rid, chosen in zip(block, mask, strict=True) if chosen]
     return Drawn(Keys(labelled), inclusion)
 

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from rmaudit.components import Oracle, OracleLabel
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec
-from rmaudit.store import utc_now
 from rmaudit.store.item_records import StoredLabel
+from rmaudit.store.records import RunFailure
 
 from .batches import BatchCall, map_calls
 from .context import Keys, RunContext, StageCount, Work
@@ -51,7 +51,7 @@ def label(ctx: RunContext, spec: ComponentSpec, oracle: Oracle, todo: Work[str])
         nonlocal failed
         rows, failures = [], []
         for rid, label in zip(ids, labels, strict=True):
-            failures += [(rid, message, utc_now()) for message in label.failures]
+            failures += [RunFailure(rid, message) for message in label.failures]
             if label.failed:  # no usable sample: not stored, so a rerun asks again
                 todo.count.failed += 1
                 continue

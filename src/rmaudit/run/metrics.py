@@ -23,7 +23,7 @@ from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.recipe import ComponentSpec, metric_entry
 from rmaudit.store import utc_now
 from rmaudit.store.metric_results import MetricResults, ResultRows
-from rmaudit.store.records import CurvePointRow, MetricResultRow, PerPromptRow
+from rmaudit.store.records import CurvePointRow, MetricResultRow, PerPromptRow, RunFailure
 
 from . import verdicts
 from .benchmark import Benchmark, oracle_by_prompt
@@ -272,7 +272,7 @@ class MetricsOnDefinedPrompts:
         for label, (_, undefined) in self.by_metric.items():
             ctx.notes.extend(skip_lines(label, undefined, total))
             rows += [
-                (self.prompt_ids[q], f"{label}: {reason}", utc_now())
+                RunFailure(self.prompt_ids[q], f"{label}: {reason}")
                 for q, reason in undefined.items()
             ]
         ctx.db.runs.replace_failures(ctx.recipe.run_key, SKIPPED_STAGE, rows)

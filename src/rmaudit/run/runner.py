@@ -26,7 +26,7 @@ from rmaudit.errors import BadInput
 from rmaudit.recipe import Recipe
 from rmaudit.run.provenance import run_provenance
 from rmaudit.store import Store, utc_now
-from rmaudit.store.records import RunRow
+from rmaudit.store.records import RunFailure, RunRewardModel, RunRow
 
 from . import benchmark as benchmark_stages
 from . import (
@@ -329,7 +329,7 @@ class Runner:
                 ctx.db.runs.replace_failures(
                     run_id,
                     pairs.STAGE,
-                    [(r.where, r.one_line(), utc_now()) for r in found.pair_set.rejected],
+                    [RunFailure(r.where, r.one_line()) for r in found.pair_set.rejected],
                 )
                 ctx.notes.append(found.pair_set.report())
             self._score(found, execute=True)
@@ -376,7 +376,7 @@ class Runner:
                 solution_set_key=found.solution_set.key if found.solution_set else None,
             ),
             [
-                (spec.label, ctx.component(spec).key)
+                RunRewardModel(spec.label, ctx.component(spec).key)
                 for spec in (*recipe.reward_models, *recipe.process_reward_models)
             ],
         )

@@ -128,7 +128,7 @@ def _write(
     ids: Sequence[str],
     scores: list[float],
 ) -> None:
-    ctx.db.items.add_scores(model.key, zip(ids, _finite(ctx, spec, ids, scores), strict=True))
+    ctx.db.items.add_scores(model.key, dict(zip(ids, _finite(ctx, spec, ids, scores), strict=True)))
 
 
 def _finite(

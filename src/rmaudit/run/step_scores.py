@@ -76,9 +76,8 @@ def stage(
             return [by_id[sid].solution for sid in batch]
 
         def write(batch: Sequence[str], scores: list[list[float]]) -> None:
-            ctx.db.solutions.add_step_scores(
-                model.key, zip(batch, _checked(ctx, spec, by_id, batch, scores), strict=True)
-            )
+            steps = _checked(ctx, spec, by_id, batch, scores)
+            ctx.db.solutions.add_step_scores(model.key, dict(zip(batch, steps, strict=True)))
 
         todo = keep(checked, work, write)
         map_calls(ctx, todo, BatchCall(spec, model, "score_steps", solutions), write)

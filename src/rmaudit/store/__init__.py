@@ -22,7 +22,6 @@ import sqlite3
 import time
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -38,6 +37,7 @@ from .read import Reads
 from .runs import Runs
 from .schema import MIGRATION_SET, MIGRATIONS, SCHEMA_VERSION, check, migrate
 from .solutions import Solutions
+from .tables import utc_now
 from .verdicts import Verdicts
 
 __all__ = ["SCHEMA_VERSION", "Store", "WriterBusy", "dumps", "utc_now"]
@@ -371,7 +371,3 @@ def _connect(target: str, path: str) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")

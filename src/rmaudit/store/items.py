@@ -10,9 +10,9 @@ work, not as much as the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .item_records import (
     Inclusion,
@@ -26,10 +26,6 @@ from .json_columns import dumps, json_object
 from .pair_records import StoredPair
 from .records import BENCHMARK_COLUMNS, BenchmarkRow, ComponentRow, benchmark_columns, benchmark_row
 from .tables import RANGE_READ, Table, chunks, marks
-
-if TYPE_CHECKING:
-    pass
-
 
 #: a benchmark's responses (selection key, policy key, N), by selection position then sample
 #: index
@@ -106,7 +102,7 @@ class Items(Table):
             "text, meta) values (?, ?, ?, ?, ?, ?)",
             written,
         )
-        return [self.response_record(row) for row in written] if read_back else []
+        return [self._response_record(row) for row in written] if read_back else []
 
     def stored_responses(self, ids: Sequence[str]) -> set[str]:
         return self._stored("select id from responses where id in", [], ids, "responses")
@@ -116,7 +112,7 @@ class Items(Table):
         rows: list[StoredResponse] = []
         for chunk in chunks(list(ids)):
             rows += map(
-                self.response_record,
+                self._response_record,
                 self.store.execute(
                     f"select id, prompt_id, policy_key, sample_index, text, meta from responses "
                     f"where id in ({marks(chunk)})",
@@ -125,7 +121,7 @@ class Items(Table):
             )
         return rows
 
-    def response_record(self, row: tuple) -> StoredResponse:
+    def _response_record(self, row: tuple) -> StoredResponse:
         """A response row as the store reads it back (its meta parsed)."""
         meta = json_object(row[5], self.store.path, "responses.meta")
         return StoredResponse._make((*row[:5], meta))
@@ -173,11 +169,11 @@ class Items(Table):
         )
 
     # -- RM scores ------------------------------------------------------------------------
-    def add_scores(self, rm_key: str, rows: Iterable[tuple[str, float]]) -> None:
-        """``rows``: (response_id, score)."""
+    def add_scores(self, rm_key: str, scores: Mapping[str, float]) -> None:
+        """``scores``: response id → score, as :meth:`scores` reads them back."""
         self._insert(
             "insert or ignore into rm_scores (rm_key, response_id, score) values (?, ?, ?)",
-            ((rm_key, rid, score) for rid, score in rows),
+            ((rm_key, rid, score) for rid, score in scores.items()),
         )
 
     def scored(self, rm_key: str, response_ids: Sequence[str]) -> set[str]:
@@ -224,12 +220,12 @@ class Items(Table):
             [benchmark_columns(benchmark)],
         )
 
-    def add_inclusion(self, benchmark_id: str, rows: Iterable[tuple[str, float, bool]]) -> None:
-        """(response id, inclusion probability, drawn) of a budgeted benchmark's responses."""
+    def add_inclusion(self, benchmark_id: str, inclusion: Mapping[str, Inclusion]) -> None:
+        """Response id → its inclusion in a budgeted benchmark's design (as read back)."""
         self._insert(
             "insert or ignore into inclusion (benchmark_id, response_id, probability, drawn) "
             "values (?, ?, ?, ?)",
-            ((benchmark_id, rid, probability, int(drawn)) for rid, probability, drawn in rows),
+            ((benchmark_id, rid, i.probability, int(i.drawn)) for rid, i in inclusion.items()),
         )
 
     def inclusion(self, benchmark_id: str) -> dict[str, Inclusion]:
@@ -258,7 +254,7 @@ class Items(Table):
             + _IN_BENCHMARK_ORDER,
             [selection_key, policy_key, per_prompt],
         ).fetchall()
-        return [self.response_record(row) for row in rows]
+        return [self._response_record(row) for row in rows]
 
     def benchmark_response_ids(
         self, selection_key: str, policy_key: str, per_prompt: int

@@ -4,12 +4,13 @@ curves, per-prompt values), which a rerun of the same recipe replaces."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import astuple
 from typing import TYPE_CHECKING, Any
 
 from .json_columns import dumps
 from .metric_results import MetricDigests, MetricResults
-from .records import RUN_COLUMNS, RunRow, run_columns
-from .tables import chunks, marks
+from .records import RUN_COLUMNS, RunFailure, RunRewardModel, RunRow, RunSourceRow, run_columns
+from .tables import chunks, marks, utc_now
 
 if TYPE_CHECKING:
     from . import Store
@@ -21,10 +22,9 @@ class Runs:
         #: which inputs each stored metric result was computed from
         self.metric_digests = MetricDigests(store)
 
-    def start(self, run: RunRow, reward_models: Sequence[tuple[str, str]]) -> None:
+    def start(self, run: RunRow, reward_models: Sequence[RunRewardModel]) -> None:
         """Record a run as running (a rerun of the same recipe reuses its row, keeping when
-        it was first created, so the runs list keeps its order) with its RMs,
-        ``reward_models`` as (label, rm_key) in recipe order."""
+        it was first created, so the runs list keeps its order) with its RMs in recipe order."""
         updates = ", ".join(f"{c} = excluded.{c}" for c in RUN_COLUMNS[1:] if c != "created_at")
         with self.store.transaction():
             self.store.execute(
@@ -36,18 +36,17 @@ class Runs:
             self.store.executemany(
                 "insert into run_reward_models (run_id, position, label, rm_key) "
                 "values (?, ?, ?, ?)",
-                [(run.id, i, label, rm_key) for i, (label, rm_key) in enumerate(reward_models)],
+                [(run.id, i, rm.label, rm.rm_key) for i, rm in enumerate(reward_models)],
             )
 
-    def set_sources(self, run_id: str, rows: Iterable[tuple]) -> None:
-        """Where the run's parts came from: (part, entry, simulated, role, kind, location,
-        digest, note) rows, in order (rmaudit.run.provenance)."""
+    def set_sources(self, run_id: str, rows: Iterable[RunSourceRow]) -> None:
+        """Where the run's parts came from, in order (rmaudit.run.provenance)."""
         with self.store.transaction():
             self.store.execute("delete from run_sources where run_id = ?", [run_id])
             self.store.executemany(
                 "insert into run_sources (run_id, position, part, entry, simulated, role, kind, "
                 "location, digest, note) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, i, *row) for i, row in enumerate(rows)],
+                [(run_id, i, *astuple(row)) for i, row in enumerate(rows)],
             )
 
     def stop(self, run_id: str, status: str, error: str, finished_at: str) -> None:
@@ -66,15 +65,14 @@ class Runs:
                 [dumps(report), run_id, label],
             )
 
-    def add_failures(
-        self, run_id: str, stage: str, failures: Iterable[tuple[str, str, str]]
-    ) -> None:
-        """``failures``: (item_id, error, created_at)."""
+    def add_failures(self, run_id: str, stage: str, failures: Iterable[RunFailure]) -> None:
+        """``failures`` of the run's ``stage``, recorded as made now."""
+        at = utc_now()
         with self.store.transaction():
             self.store.executemany(
                 "insert into failures (run_id, stage, item_id, error, created_at) "
                 "values (?, ?, ?, ?, ?)",
-                ((run_id, stage, item, error, at) for item, error, at in failures),
+                ((run_id, stage, item, error, at) for item, error in failures),
             )
 
     def retried(
@@ -82,12 +80,12 @@ class Runs:
         run_id: str,
         stage: str,
         item_ids: Sequence[str],
-        failures: Iterable[tuple[str, str, str]],
+        failures: Iterable[RunFailure],
     ) -> None:
         """``item_ids`` were attempted again: their earlier failures in this run's ``stage``
         give way to this attempt's ``failures``, which count the attempts so far (so a rerun
         never stores a failure twice, and an item that keeps failing says how often)."""
-        ids = list(dict.fromkeys(item_ids))
+        ids, at = list(dict.fromkeys(item_ids)), utc_now()
         with self.store.transaction():
             earlier: dict[str, int] = {}
             for chunk in chunks(ids):
@@ -107,13 +105,11 @@ class Runs:
                 "values (?, ?, ?, ?, ?, ?)",
                 (
                     (run_id, stage, item, error, at, earlier.get(item, 0) + 1)
-                    for item, error, at in failures
+                    for item, error in failures
                 ),
             )
 
-    def replace_failures(
-        self, run_id: str, stage: str, failures: Iterable[tuple[str, str, str]]
-    ) -> None:
+    def replace_failures(self, run_id: str, stage: str, failures: Iterable[RunFailure]) -> None:
         """This run's failures of ``stage`` become ``failures``."""
         with self.store.transaction():
             self.store.execute(

@@ -9,15 +9,12 @@ score stored has all of them: "which solutions has this PRM scored" asks for any
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from .damage import damaged_value
 from .json_columns import dumps, json_object
 from .tables import Table, chunks, marks
-
-if TYPE_CHECKING:
-    pass
 
 
 class StoredSolution(NamedTuple):
@@ -111,15 +108,15 @@ class Solutions(Table):
         return steps
 
     # -- step scores --------------------------------------------------------------------
-    def add_step_scores(self, prm_key: str, rows: Iterable[tuple[str, Sequence[float]]]) -> None:
-        """``rows``: (solution id, its step scores in order)."""
+    def add_step_scores(self, prm_key: str, scores: Mapping[str, Sequence[float]]) -> None:
+        """``scores``: solution id → its step scores in order, as :meth:`step_scores` reads."""
         self._insert(
             "insert or ignore into step_scores (prm_key, solution_id, step, score) "
             "values (?, ?, ?, ?)",
             (
                 (prm_key, sid, step, float(score))
-                for sid, scores in rows
-                for step, score in enumerate(scores)
+                for sid, steps in scores.items()
+                for step, score in enumerate(steps)
             ),
         )
 

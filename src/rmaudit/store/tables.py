@@ -1,9 +1,10 @@
-"""What the store's groups of tables share: writes that are atomic, and "which of these keys
-are stored" asked in chunks of keys or read as a component's whole range."""
+"""What the store's groups of tables share: writes that are atomic, when a row was written, and
+"which of these keys are stored" asked in chunks of keys or read as a component's whole range."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -17,6 +18,10 @@ RANGE_READ = 3
 #: from this many keys, how many are stored is counted first, in SQL (``Store.asked``): a
 #: stage that has them all, or none, reads none back
 COUNT_FIRST = 2_000
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def chunks(keys: Sequence[str]) -> Iterator[Sequence[str]]:
