@@ -56,15 +56,17 @@ class _RecordedJudge(RewardModel):
     """A pairwise judge whose verdicts were recorded: each showing looked up by its texts."""
 
     @cached_property
-    def verdicts(self) -> dict[Showing, tuple[Verdict, str, Path]]:
-        """Each showing's verdict and reply, and the file it is recorded in."""
-        found: dict[Showing, tuple[Verdict, str, Path]] = {}
+    def verdicts(self) -> dict[Showing, PairVerdict]:
+        """Each showing's verdict (P(first) its credit) and reply, as the run stores it."""
+        found: dict[Showing, PairVerdict] = {}
+        files: dict[Showing, Path] = {}  # where each is first recorded, to name a duplicate
         for showing, verdict, reply, path in self._recorded_verdicts():
-            earlier = found.setdefault(showing, (verdict, reply, path))
-            if earlier[0] != verdict:
+            earlier = found.setdefault(showing, PairVerdict(verdict, _P_FIRST[verdict], reply))
+            first_file = files.setdefault(showing, path)
+            if earlier.verdict != verdict:
                 raise BadInput(
                     f"the pair with prompt {shortened(showing[0])} is recorded twice, with "
-                    f"verdicts {earlier[0]} ({earlier[2]}) and {verdict}",
+                    f"verdicts {earlier.verdict} ({first_file}) and {verdict}",
                     file=str(path),
                 )
         return found
@@ -95,8 +97,7 @@ class _RecordedJudge(RewardModel):
 
     def judge_pairs(self, batch: Sequence[PairShown]) -> list[PairVerdict]:
         self.check_pairs(batch)  # a shifted copy, which the plan could not check
-        found = [self.verdicts[showing_key(s)] for s in batch]
-        return [PairVerdict(verdict, _P_FIRST[verdict], reply) for verdict, reply, _ in found]
+        return [self.verdicts[showing_key(s)] for s in batch]
 
     def _paths(self) -> list[Path]:
         raise NotImplementedError

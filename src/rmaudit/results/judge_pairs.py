@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from rmaudit.components import JudgedPairs
 from rmaudit.metrics.judging import pair_credits
-from rmaudit.run.verdicts import Triple, judge_logits, judged_pairs, showing_keys
+from rmaudit.run.verdicts import judge_logits, judged_pairs, showing_keys
 from rmaudit.store import Store
-from rmaudit.store.pair_records import ScoredPair, SetPair
+from rmaudit.store.pair_records import PairIds, ScoredPair, SetPair
 
 _MARK = {"first": "A", "second": "B", "tie": "C", "unparsed": "no verdict"}
 
@@ -67,12 +67,12 @@ def judged_set(
         return None
     if set_pairs is None:
         set_pairs = store.read.set_pairs(pair_set_key)
-    triples = tuple(_triple(p) for p in set_pairs)
-    shown = showing_keys(triples)
+    ids = tuple(PairIds(p.prompt_id, p.chosen_id, p.rejected_id) for p in set_pairs)
+    shown = showing_keys(ids)
     kept = [i for i, (first, second) in enumerate(shown) if first in stored and second in stored]
     if not kept:
         return None
-    return JudgedSet([set_pairs[i] for i in kept], judged_pairs(stored, [triples[i] for i in kept]))
+    return JudgedSet([set_pairs[i] for i in kept], judged_pairs(stored, [ids[i] for i in kept]))
 
 
 def judge_pair_rows(store: Store, pair_set_key: str, rm_key: str) -> list[JudgeRow]:
@@ -105,11 +105,11 @@ def judge_on_pair(store: Store, rm_key: str, pair_id: str) -> JudgeOnPair | None
     found = store.verdicts.pair_ids(pair_id)
     if found is None:
         return None
-    triple = Triple(found.prompt_id, found.chosen_id, found.rejected_id)
-    rows = store.verdicts.of_showings(rm_key, list(triple.showings()))
+    (showings,) = showing_keys((found,))
+    rows = store.verdicts.of_showings(rm_key, list(showings))
     if len(rows) < 2:
         return None
-    judged = judged_pairs(rows, [triple])
+    judged = judged_pairs(rows, [found])
     chosen, _ = judge_logits(judged)
     credit = pair_credits(judged.chosen_first, judged.rejected_first).accuracy[0]
     names = ("chosen shown first", "rejected shown first")
@@ -118,10 +118,6 @@ def judge_on_pair(store: Store, rm_key: str, pair_id: str) -> JudgeOnPair | None
         float(credit),
         tuple(
             JudgeInOrder(name, _MARK[rows[key].verdict], rows[key].reply)
-            for name, key in zip(names, triple.showings(), strict=True)
+            for name, key in zip(names, showings, strict=True)
         ),
     )
-
-
-def _triple(pair: SetPair) -> Triple:
-    return Triple(pair.prompt_id, pair.chosen_id, pair.rejected_id)

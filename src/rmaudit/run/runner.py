@@ -265,7 +265,7 @@ class Runner:
             execute,
         )
         # every pairwise judge judges the same pairs
-        judged = found.pair_set and verdicts.triples(found.pair_set, found.shifted)
+        judged = found.pair_set and verdicts.pair_ids(found.pair_set, found.shifted)
         for spec, model in models:
             if model.judges_pairs():  # a pairwise judge: pairs, in both orders, not responses
                 verdicts.check_recipe(self.ctx, spec)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from typing import NamedTuple
 
 import numpy as np
 
@@ -29,6 +28,7 @@ from rmaudit.components import (
 )
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec
+from rmaudit.store.pair_records import PairIds
 from rmaudit.store.verdicts import StoredVerdict, VerdictRow
 
 from .batches import BatchCall, map_calls
@@ -40,29 +40,17 @@ from .shift import Sweep
 _CLIP = 1e-6
 
 
-class Triple(NamedTuple):
-    """A pair by its ids: the prompt, the chosen and the rejected response (a named tuple:
-    every judge's stages and metrics make one per pair)."""
-
-    prompt_id: str
-    chosen_id: str
-    rejected_id: str
-
-    def showings(self) -> tuple[str, str]:
-        """The keys of the pair shown chosen first, and rejected first."""
-        return (
-            shown_key(self.prompt_id, self.chosen_id, self.rejected_id),
-            shown_key(self.prompt_id, self.rejected_id, self.chosen_id),
-        )
-
-
-def triples(pair_set: PairSet, shifted: Sweep | None) -> list[Triple]:
+def pair_ids(pair_set: PairSet, shifted: Sweep | None) -> list[PairIds]:
     """Every pair the run audits, then every shifted copy, without repeats."""
-    found = [Triple(p.prompt.id, p.chosen.id, p.rejected.id) for p in pair_set.pairs]
+    found = _ids(pair_set)
     for by_level in (shifted or {}).values():
         for level_pairs in by_level.values():
-            found += [Triple(s.prompt_id, s.chosen_id, s.rejected_id) for s in level_pairs]
+            found += [PairIds(s.prompt_id, s.chosen_id, s.rejected_id) for s in level_pairs]
     return list(dict.fromkeys(found))
+
+
+def _ids(pair_set: PairSet) -> list[PairIds]:
+    return [PairIds(p.prompt.id, p.chosen.id, p.rejected.id) for p in pair_set.pairs]
 
 
 def check_recipe(ctx: RunContext, spec: ComponentSpec) -> None:
@@ -89,7 +77,7 @@ def stage(
     ctx: RunContext,
     spec: ComponentSpec,
     model: RewardModel,
-    pairs: list[Triple] | None,
+    pairs: list[PairIds] | None,
     execute: bool,
     bound: int = 0,
     checked: PairSet | None = None,
@@ -99,23 +87,21 @@ def stage(
     (``RewardModel.check_pairs``: a recorded judge's files read only then)."""
     name = f"verdicts: {spec.label}"
     with ctx.timed(name):
-        shown, keys = _shown(() if pairs is None else tuple(pairs))
+        found = () if pairs is None else tuple(pairs)
+        keys = [key for both in showing_keys(found) for key in both]
         stored = ctx.judged(model.key, keys)
-        pending = [s for s, key in zip(shown, keys, strict=True) if key not in stored]
-        total = len(shown) if pairs is not None else bound
-        work = Work(
-            StageCount(name, total, len(shown) - len(pending), at_most=pairs is None),
-            pending,
-        )
-        ctx.counts.append(work.count)
-        ctx.check_ready(spec, work.count)
+        pending = [i for i, key in enumerate(keys) if key not in stored]
+        total = len(keys) if pairs is not None else bound
+        count = StageCount(name, total, len(keys) - len(pending), at_most=pairs is None)
+        ctx.counts.append(count)
+        ctx.check_ready(spec, count)
         if checked is not None and pending:
             try:
                 model.check_pairs(checked.showings)
             except BadInput as error:
                 raise ctx.located(error, spec) from None
         if execute:
-            _judge(ctx, spec, model, work)
+            _judge(ctx, spec, model, Work(count, _shown(ctx, found, pending)))
 
 
 def showings_bound(ctx: RunContext, pair_bound: int | None) -> int:
@@ -130,44 +116,36 @@ def showings_bound(ctx: RunContext, pair_bound: int | None) -> int:
     return 2 * pair_bound * copies
 
 
-@functools.lru_cache(maxsize=4)
-def _shown(pairs: tuple[Triple, ...]) -> tuple[tuple[tuple[str, str, str], ...], tuple[str, ...]]:
-    """Every pair in both orders (prompt, first, second), and each showing's key: the same
-    for every judge of a run."""
-    shown = tuple(
-        s
-        for t in pairs
-        for s in (
-            (t.prompt_id, t.chosen_id, t.rejected_id),
-            (t.prompt_id, t.rejected_id, t.chosen_id),
-        )
-    )
-    return shown, tuple(key for keys in showing_keys(pairs) for key in keys)
+def _shown(ctx: RunContext, pairs: Sequence[PairIds], pending: list[int]) -> list[PairShown]:
+    """The pending showings as the judge sees them: showing 2i is pair i chosen first,
+    2i + 1 rejected first."""
+    shown = [(pairs[i // 2], i % 2 == 1) for i in pending]  # (the pair, rejected first)
+    firsts = [
+        (p.rejected_id, p.chosen_id) if swap else (p.chosen_id, p.rejected_id) for p, swap in shown
+    ]
+    responses = iter(ctx.load_responses([rid for ids in firsts for rid in ids]))
+    return [PairShown(ctx.prompt(p.prompt_id), next(responses), next(responses)) for p, _ in shown]
 
 
 @functools.lru_cache(maxsize=8)
-def showing_keys(pairs: tuple[Triple, ...]) -> tuple[tuple[str, str], ...]:
-    """Each pair's :meth:`Triple.showings`: the same for every judge of a pair set."""
-    return tuple(t.showings() for t in pairs)
+def showing_keys(pairs: tuple[PairIds, ...]) -> tuple[tuple[str, str], ...]:
+    """The keys of each pair shown chosen first, and rejected first: the same for every
+    judge of a pair set."""
+    return tuple(
+        (
+            shown_key(p.prompt_id, p.chosen_id, p.rejected_id),
+            shown_key(p.prompt_id, p.rejected_id, p.chosen_id),
+        )
+        for p in pairs
+    )
 
 
-def _judge(
-    ctx: RunContext, spec: ComponentSpec, model: RewardModel, todo: Work[tuple[str, str, str]]
-) -> None:
+def _judge(ctx: RunContext, spec: ComponentSpec, model: RewardModel, todo: Work[PairShown]) -> None:
     ctx.add_components(model)
     store = ctx.store
     assert store is not None  # a run, not a plan
 
-    def inputs(batch: Sequence[tuple[str, str, str]]) -> list[PairShown]:
-        responses = ctx.load_responses(
-            [rid for _, first, second in batch for rid in (first, second)]
-        )
-        return [
-            PairShown(ctx.prompt(pid), responses[2 * i], responses[2 * i + 1])
-            for i, (pid, _, _) in enumerate(batch)
-        ]
-
-    def write(batch: Sequence[tuple[str, str, str]], verdicts: list[PairVerdict]) -> None:
+    def write(batch: Sequence[PairShown], verdicts: list[PairVerdict]) -> None:
         if len(verdicts) != len(batch):
             raise RuntimeError(
                 f"judge {spec.label!r} returned {len(verdicts)} verdicts for {len(batch)} pairs"
@@ -184,7 +162,7 @@ def _judge(
             model.key, (_row(shown, v) for shown, v in zip(batch, verdicts, strict=True))
         )
 
-    map_calls(ctx, todo, BatchCall(spec, model, "judge_pairs", inputs), write)
+    map_calls(ctx, todo, BatchCall(spec, model, "judge_pairs", list), write)
 
 
 def _probability_ok(verdict: PairVerdict) -> bool:
@@ -193,10 +171,12 @@ def _probability_ok(verdict: PairVerdict) -> bool:
     return 0.0 <= verdict.p_first <= 1.0
 
 
-def _row(shown: tuple[str, str, str], v: PairVerdict) -> VerdictRow:
+def _row(shown: PairShown, v: PairVerdict) -> VerdictRow:
     return VerdictRow(
-        shown_key(*shown),
-        *shown,
+        shown.key,
+        shown.prompt.id,
+        shown.first.id,
+        shown.second.id,
         v.verdict,
         v.p_first,
         v.from_logprobs,
@@ -208,7 +188,7 @@ def _row(shown: tuple[str, str, str], v: PairVerdict) -> VerdictRow:
     )
 
 
-def judged_pairs(stored: dict[str, StoredVerdict], pairs: Sequence[Triple]) -> JudgedPairs:
+def judged_pairs(stored: dict[str, StoredVerdict], pairs: Sequence[PairIds]) -> JudgedPairs:
     """The stored verdicts of ``pairs``, in both orders, aligned with them."""
     shown = showing_keys(tuple(pairs))
     firsts = [stored[first] for first, _ in shown]
@@ -240,9 +220,7 @@ def pair_inputs(
     :func:`judge_logits` for the pairs and every shifted copy."""
     assert ctx.store is not None  # metrics run on a store
     stored = ctx.store.verdicts.of(model.key)
-    judged = judged_pairs(
-        stored, [Triple(p.prompt.id, p.chosen.id, p.rejected.id) for p in pair_set.pairs]
-    )
+    judged = judged_pairs(stored, _ids(pair_set))
     unparsed = int(np.isnan(judged.p_chosen).sum())
     if unparsed:  # said, never silently scored
         ctx.notes.append(
@@ -257,7 +235,7 @@ def pair_inputs(
                 level: judge_logits(
                     judged_pairs(
                         stored,
-                        [Triple(s.prompt_id, s.chosen_id, s.rejected_id) for s in level_pairs],
+                        [PairIds(s.prompt_id, s.chosen_id, s.rejected_id) for s in level_pairs],
                     )
                 )
                 for level, level_pairs in by_level.items()
