@@ -395,6 +395,16 @@ for name, argv, expect in [
         ["audit", "length", "--suite", "llmbr"],
         ["'llmbr': did you mean 'llmbar'?"],
     ),
+    (
+        "served protocol misspelt",
+        ["audit", "http://127.0.0.1:9/", "--rm-protocol", "vlm-pooling"],
+        ["'vlm-pooling': did you mean 'vllm-pooling'?"],
+    ),
+    (
+        "regret study kind misspelt",
+        ["regret-study", "rank-bin"],
+        ["'rank-bin': did you mean 'rank-bins'?"],
+    ),
     ("missing argument", ["run"], ["RECIPE"]),
     ("option without value", ["run", "{recipe}", "--db"], ["--db"]),
     ("plugins dir missing", ["--plugins-dir", "{dir}/nowhere", "plugins"], ["--plugins-dir"]),

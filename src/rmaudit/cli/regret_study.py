@@ -14,6 +14,7 @@ from rmaudit.metrics.regret import design_studies
 from rmaudit.metrics.regret.world import RegretWorld
 
 from .console import console
+from .options import Choice
 
 KINDS = ("responses", "budget", "rank-bins")
 
@@ -28,7 +29,7 @@ def _ks(value: str | None) -> tuple[int, ...] | None:
 
 
 @click.command("regret-study")
-@click.argument("kind", type=click.Choice(KINDS))
+@click.argument("kind", type=Choice(KINDS))
 @click.option(
     "--samples",
     type=int,

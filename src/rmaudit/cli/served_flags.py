@@ -9,14 +9,14 @@ import click
 
 from rmaudit.suites.served_arguments import SERVED_RMS, ServedFlags
 
-from .options import FiniteFloat, grouped
+from .options import Choice, FiniteFloat, grouped
 
 served_flags = grouped(
     "served",
     ServedFlags,
     click.option(
         "--rm-protocol",
-        type=click.Choice(list(SERVED_RMS)),
+        type=Choice(list(SERVED_RMS)),
         help="The protocol of a MODEL that is a server's URL (http://HOST:PORT): vLLM's "
         "POST /pooling or /classify, OpenRLHF's POST /get_reward, SGLang's POST /classify.",
     ),
@@ -31,7 +31,7 @@ served_flags = grouped(
     ),
     click.option(
         "--rm-template",
-        type=click.Choice(["server", "rmaudit"]),
+        type=Choice(["server", "rmaudit"]),
         help="Who writes the conversation with the chat template (default: the server where "
         "the protocol takes chat messages, else rmaudit).",
     ),
@@ -49,7 +49,7 @@ served_flags = grouped(
     ),
     click.option(
         "--rm-dtype",
-        type=click.Choice(["float32", "bfloat16", "float16"]),
+        type=Choice(["float32", "bfloat16", "float16"]),
         help="The dtype the server runs the model in: the rounding the checks forgive "
         "(default bfloat16).",
     ),
