@@ -14,6 +14,7 @@ bootstrap CI across prompts, and the per-prompt values.  Invalid input raises
 1.4
 """
 
+from rmaudit.metrics import regret
 from rmaudit.metrics._results import CurveResult, MetricResult
 from rmaudit.metrics.best_of_n import best_k_of_n, best_of_n, best_of_n_curve, bon_kl, rank_of_n_kl
 from rmaudit.metrics.pairwise import pairwise_accuracy
@@ -39,56 +40,11 @@ from rmaudit.metrics.preference import (
     style_difficulty_stderr,
     subset_accuracy,
 )
-from rmaudit.metrics.regret import (
-    ERROR_METRICS,
-    CorrelationEstimate,
-    RegretStudy,
-    accuracy_pair,
-    bo5,
-    bt_calibration_error,
-    chatterjee_xi,
-    correlate_across,
-    goodhart_accuracy,
-    goodhart_from_accuracy,
-    goodhart_ndr,
-    goodhart_overoptimization,
-    kendall_tau_b,
-    mean_reciprocal_rank,
-    ndcg,
-    ndr,
-    ndr_curve,
-    pearson_correlation,
-    permutation_p_values,
-    regret_correlation,
-    spearman_correlation,
-    xi_correlation,
-)
+from rmaudit.metrics.regret import *  # noqa: F403 -- the regret study's metrics, all of them
 from rmaudit.metrics.reta import default_etas, reta, reta_curve, reta_n_range
 
 __all__ = [
     "DEFAULT_TIES",
-    "ERROR_METRICS",
-    "CorrelationEstimate",
-    "RegretStudy",
-    "accuracy_pair",
-    "bo5",
-    "bt_calibration_error",
-    "chatterjee_xi",
-    "correlate_across",
-    "goodhart_accuracy",
-    "goodhart_from_accuracy",
-    "goodhart_ndr",
-    "goodhart_overoptimization",
-    "kendall_tau_b",
-    "mean_reciprocal_rank",
-    "ndcg",
-    "ndr",
-    "ndr_curve",
-    "pearson_correlation",
-    "permutation_p_values",
-    "regret_correlation",
-    "spearman_correlation",
-    "xi_correlation",
     "REWARDBENCH",
     "CalibrationResult",
     "CurveResult",
@@ -121,3 +77,4 @@ __all__ = [
     "style_difficulty_stderr",
     "subset_accuracy",
 ]
+__all__ += regret.__all__

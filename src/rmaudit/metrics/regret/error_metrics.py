@@ -6,7 +6,9 @@ over prompts (the BT-calibration ECE pools every pair instead).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+import numpy as np
 
 from rmaudit.metrics._results import MetricResult
 from rmaudit.metrics._validation import check_integer, check_pools
@@ -42,17 +44,32 @@ ERROR_METRICS: dict[str, str] = {
 #: Error metrics where lower is better; the study negates them so that every metric is
 #: correlated with regret in its "better RM" direction.
 LOWER_IS_BETTER = frozenset({"ece"})
-#: Correlation statistics of Table 1 / Table 4, with their column labels.
 
 
-def pearson_correlation(
-    gold: Sequence[ArrayLike],
-    proxy: Sequence[ArrayLike],
-    *,
-    ci: float = 0.95,
-    bootstrap: int = 1000,
-    seed: int = 0,
-) -> MetricResult:
+class MeanOverPrompts:
+    """The error metric ``name``, computed per prompt (by ``rows``: prompts × N → per prompt)
+    and averaged over prompts, with its bootstrap CI across them; ``doc`` says what it is."""
+
+    def __init__(
+        self, name: str, rows: Callable[[np.ndarray, np.ndarray], np.ndarray], doc: str
+    ) -> None:
+        self.__name__, self.rows, self.__doc__ = name, rows, doc
+
+    def __call__(
+        self,
+        gold: Sequence[ArrayLike],
+        proxy: Sequence[ArrayLike],
+        *,
+        ci: float = 0.95,
+        bootstrap: int = 1000,
+        seed: int = 0,
+    ) -> MetricResult:
+        return _mean_metric(self.rows, gold, proxy, ci, bootstrap, seed)
+
+
+pearson_correlation = MeanOverPrompts(
+    "pearson_correlation",
+    _pearson_rows,
     """Mean over prompts of Pearson's correlation of proxy and gold scores (App. 8.3, Eq. 7-8).
 
     Per prompt: ``ρ = cov(r(Y), r*(Y)) / (σ_r(Y) σ_r*(Y))`` over its responses Y.  "The final
@@ -62,18 +79,13 @@ def pearson_correlation(
     >>> gold = [np.array([1.0, 2.0, 4.0])]
     >>> round(pearson_correlation(gold, [np.array([0.0, 1.0, 3.0])]).value, 6)
     1.0
-    """
-    return _mean_metric(_pearson_rows, gold, proxy, ci, bootstrap, seed)
+    """,
+)
 
 
-def spearman_correlation(
-    gold: Sequence[ArrayLike],
-    proxy: Sequence[ArrayLike],
-    *,
-    ci: float = 0.95,
-    bootstrap: int = 1000,
-    seed: int = 0,
-) -> MetricResult:
+spearman_correlation = MeanOverPrompts(
+    "spearman_correlation",
+    _spearman_rows,
     """Mean over prompts of Spearman's rank correlation (App. 8.3, Eq. 9).
 
     "The same formula as the Pearson correlation coefficient, only with the reward scores
@@ -83,18 +95,13 @@ def spearman_correlation(
     >>> gold = [np.array([1.0, 2.0, 4.0])]
     >>> round(spearman_correlation(gold, [np.array([0.0, 5.0, 3.0])]).value, 6)
     0.5
-    """
-    return _mean_metric(_spearman_rows, gold, proxy, ci, bootstrap, seed)
+    """,
+)
 
 
-def kendall_tau_b(
-    gold: Sequence[ArrayLike],
-    proxy: Sequence[ArrayLike],
-    *,
-    ci: float = 0.95,
-    bootstrap: int = 1000,
-    seed: int = 0,
-) -> MetricResult:
+kendall_tau_b = MeanOverPrompts(
+    "kendall_tau_b",
+    _kendall_rows,
     """Mean over prompts of Kendall's τ-b between proxy and gold (App. 8.3, Eq. 10).
 
     Eq. 10 is ``τ = (n_c − n_d) / (N(N−1)/2)`` over concordant and discordant pairs; "in
@@ -105,8 +112,8 @@ def kendall_tau_b(
     >>> gold = [np.array([1.0, 2.0, 3.0])]
     >>> round(kendall_tau_b(gold, [np.array([1.0, 3.0, 2.0])]).value, 6)   # (2 - 1) / 3
     0.333333
-    """
-    return _mean_metric(_kendall_rows, gold, proxy, ci, bootstrap, seed)
+    """,
+)
 
 
 def chatterjee_xi(x: ArrayLike, y: ArrayLike) -> float:
@@ -131,31 +138,21 @@ def chatterjee_xi(x: ArrayLike, y: ArrayLike) -> float:
     return float(_xi_rows(pools[0][0][None, :], pools[1][0][None, :])[0])
 
 
-def xi_correlation(
-    gold: Sequence[ArrayLike],
-    proxy: Sequence[ArrayLike],
-    *,
-    ci: float = 0.95,
-    bootstrap: int = 1000,
-    seed: int = 0,
-) -> MetricResult:
+xi_correlation = MeanOverPrompts(
+    "xi_correlation",
+    _xi_rows,
     """Mean over prompts of :func:`chatterjee_xi` (gold → proxy) (App. 8.3, "ξ corr.", Eq. 15).
 
     >>> gold = [np.array([1.0, 2.0, 3.0, 4.0])]
     >>> round(xi_correlation(gold, gold).value, 6)
     0.4
-    """
-    return _mean_metric(_xi_rows, gold, proxy, ci, bootstrap, seed)
+    """,
+)
 
 
-def mean_reciprocal_rank(
-    gold: Sequence[ArrayLike],
-    proxy: Sequence[ArrayLike],
-    *,
-    ci: float = 0.95,
-    bootstrap: int = 1000,
-    seed: int = 0,
-) -> MetricResult:
+mean_reciprocal_rank = MeanOverPrompts(
+    "mean_reciprocal_rank",
+    _mrr_rows,
     """MRR: the reciprocal *golden* rank of the proxy's top response, averaged (App. 8.3, Eq. 13).
 
     Per prompt ``1 / R*[argmax_i r(y_i)]`` with R* the rank by gold score, 1 = the gold's best.
@@ -167,18 +164,13 @@ def mean_reciprocal_rank(
     >>> gold = [np.array([3.0, 1.0, 2.0])]
     >>> round(mean_reciprocal_rank(gold, [np.array([0.0, 1.0, 5.0])]).value, 6)   # rank 2
     0.5
-    """
-    return _mean_metric(_mrr_rows, gold, proxy, ci, bootstrap, seed)
+    """,
+)
 
 
-def ndcg(
-    gold: Sequence[ArrayLike],
-    proxy: Sequence[ArrayLike],
-    *,
-    ci: float = 0.95,
-    bootstrap: int = 1000,
-    seed: int = 0,
-) -> MetricResult:
+ndcg = MeanOverPrompts(
+    "ndcg",
+    _ndcg_rows,
     """NDCG with the golden rank as relevance, averaged over prompts (App. 8.3, Eq. 14).
 
     Per prompt, with R* the gold rank in ascending order (1 = worst, N = best; ties share the
@@ -195,18 +187,13 @@ def ndcg(
     >>> gold = [np.array([1.0, 2.0, 3.0])]
     >>> round(ndcg(gold, gold).value, 6), round(ndcg(gold, [np.array([3.0, 2.0, 1.0])]).value, 4)
     (1.0, 0.6199)
-    """
-    return _mean_metric(_ndcg_rows, gold, proxy, ci, bootstrap, seed)
+    """,
+)
 
 
-def bo5(
-    gold: Sequence[ArrayLike],
-    proxy: Sequence[ArrayLike],
-    *,
-    ci: float = 0.95,
-    bootstrap: int = 1000,
-    seed: int = 0,
-) -> MetricResult:
+bo5 = MeanOverPrompts(
+    "bo5",
+    _bo5_rows,
     """Bo5: how much of the best possible gain over a random response the proxy's pick gets
     (App. 8.3, Eq. 11), averaged over prompts.
 
@@ -218,8 +205,8 @@ def bo5(
     >>> gold = [np.array([1.0, 2.0, 6.0])]
     >>> round(bo5(gold, [np.array([0.0, 1.0, 0.5])]).value, 6)   # (2 − 3) / (6 − 3)
     -0.333333
-    """
-    return _mean_metric(_bo5_rows, gold, proxy, ci, bootstrap, seed)
+    """,
+)
 
 
 def bt_calibration_error(
