@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
+
+ItemT = TypeVar("ItemT")
+ScoreT = TypeVar("ScoreT")
 
 Status = Literal["pass", "warn", "fail", "skipped"]
 #: worst first: a model's status is that of its worst check
@@ -127,6 +130,14 @@ def skipped_checks(
 #: the model's first inputs of the run re-scored alone after it.
 BY_THE_CHECKS = "the scoring checks (batch invariance)"
 AFTER_THE_RUN = "the run's first inputs re-scored alone after it (checks skipped)"
+
+
+def keep_first_scored(
+    kept: list[tuple[ItemT, ScoreT]], most: int, batch: Sequence[ItemT], scores: Sequence[ScoreT]
+) -> None:
+    """Add to ``kept`` the start of ``batch`` with its ``scores`` until it holds ``most``: the
+    first inputs a run scored, which :meth:`CheckedModel.batch_dependence` re-scores alone."""
+    kept.extend(list(zip(batch, scores, strict=True))[: max(most - len(kept), 0)])
 
 
 def batch_dependence_report(

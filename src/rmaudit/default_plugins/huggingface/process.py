@@ -16,7 +16,7 @@ from rmaudit.backends.hf import steps
 from rmaudit.components.options import OPERATIONAL
 from rmaudit.components.process import ProcessRewardModel, Solution
 from rmaudit.components.records import Source
-from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
+from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks, keep_first_scored
 from rmaudit.default_plugins.huggingface.common import (
     ScoringOptions,
     _HFComponent,
@@ -207,8 +207,7 @@ class _HFProcessRewardModel(_HFComponent[_OptionsT], ProcessRewardModel[_Options
 
     def score_steps(self, batch: Sequence[Solution]) -> list[list[float]]:
         scores = self.score_counted(batch)
-        room = self.options.batch_dependence_sample - len(self._sample)
-        self._sample.extend(list(zip(batch, scores, strict=True))[: max(room, 0)])
+        keep_first_scored(self._sample, self.options.batch_dependence_sample, batch, scores)
         return scores
 
     def score_counted(self, batch: Sequence[Solution]) -> list[list[float]]:

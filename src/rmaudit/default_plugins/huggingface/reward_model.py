@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rmaudit.components import Prompt, Response, RewardModel
-from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
+from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks, keep_first_scored
 from rmaudit.default_plugins.huggingface.common import (
     _HFComponent,
     _ScoringOptionsT,
@@ -75,8 +75,7 @@ class _HFRewardModel(_HFComponent[_ScoringOptionsT], RewardModel[_ScoringOptions
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         scores = self.score_counted(batch)
-        room = self.options.batch_dependence_sample - len(self._sample)
-        self._sample.extend(list(zip(batch, scores, strict=True))[: max(room, 0)])
+        keep_first_scored(self._sample, self.options.batch_dependence_sample, batch, scores)
         return scores
 
     def score_counted(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:

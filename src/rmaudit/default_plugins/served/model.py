@@ -21,7 +21,7 @@ from rmaudit.backends.openai_api import ApiClient, ApiSession
 from rmaudit.backends.served.protocols import Message, Protocol, ServedInput, ServedReply
 from rmaudit.components import Prompt, Response, RewardModel
 from rmaudit.components.keys import content_key
-from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks
+from rmaudit.components.scoring_checks import ScoringCheck, ScoringChecks, keep_first_scored
 from rmaudit.errors import BadInput
 
 from .options import ServedRMOptions
@@ -135,8 +135,7 @@ class ServedRM(RewardModel[ServedRMOptions]):
 
     def score(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
         scores = self.score_counted(batch)
-        room = self.options.batch_dependence_sample - len(self._sample)
-        self._sample.extend(list(zip(batch, scores, strict=True))[: max(room, 0)])
+        keep_first_scored(self._sample, self.options.batch_dependence_sample, batch, scores)
         return scores
 
     def score_counted(self, batch: Sequence[tuple[Prompt, Response]]) -> list[float]:
