@@ -126,8 +126,17 @@ def proportion_interval(value: float, stderr: float, clusters: int) -> tuple[flo
     return max(min(centre - half, value), 0.0), min(max(centre + half, value), 1.0)
 
 
-def _units(size: int, groups: Sequence[Hashable] | None) -> int:
-    return size if groups is None else len({str(g) for g in groups})
+def _clustered(
+    value: float, linear: np.ndarray, clusters: Sequence[Hashable] | None, keep: np.ndarray
+) -> Estimate:
+    """The estimate ``value`` of the kept pairs, whose standard error is the clustered SE of
+    their ``linear`` terms, its interval over as many units as clusters (pairs: none)."""
+    groups = None if clusters is None else [c for c, k in zip(clusters, keep, strict=True) if k]
+    stderr = clustered_stderr(linear, groups) if linear.size > 1 else np.nan
+    units = linear.size if groups is None else len({str(g) for g in groups})
+    ci = proportion_interval(value, stderr, units)
+    dropped = int(keep.size - linear.size)
+    return Estimate(value, stderr, int(linear.size), dropped, ci, few_events(value, stderr))
 
 
 @dataclass(frozen=True)
@@ -172,13 +181,7 @@ def mean_estimate(values: np.ndarray, clusters: Sequence[Hashable] | None) -> Es
     kept = values[keep]
     if not kept.size:
         return Estimate(np.nan, np.nan, 0, int(values.size))
-    groups = None if clusters is None else [c for c, k in zip(clusters, keep, strict=True) if k]
-    value = float(kept.mean())
-    stderr = clustered_stderr(kept, groups) if kept.size > 1 else np.nan
-    units = _units(kept.size, groups)
-    ci = proportion_interval(value, stderr, units)
-    few = few_events(value, stderr)
-    return Estimate(value, stderr, int(kept.size), int(values.size - kept.size), ci, few)
+    return _clustered(float(kept.mean()), kept, clusters, keep)
 
 
 def ratio_estimate(
@@ -191,13 +194,7 @@ def ratio_estimate(
     if not b.size:
         return Estimate(np.nan, np.nan, 0, int(numerator.size))
     ratio = float(a.sum() / b.sum())
-    groups = None if clusters is None else [c for c, k in zip(clusters, keep, strict=True) if k]
-    linear = (a - ratio * b) / b.mean()
-    stderr = clustered_stderr(linear, groups) if b.size > 1 else np.nan
-    units = _units(b.size, groups)
-    ci = proportion_interval(ratio, stderr, units)
-    few = few_events(ratio, stderr)
-    return Estimate(ratio, stderr, int(b.size), int(numerator.size - b.size), ci, few)
+    return _clustered(ratio, (a - ratio * b) / b.mean(), clusters, keep)
 
 
 def position_bias_estimate(
