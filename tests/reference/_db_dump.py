@@ -116,14 +116,28 @@ def environment() -> dict[str, str]:
         "python": platform.python_version(),
         "numpy": installed("numpy"),
         "scipy": installed("scipy"),
+        "cpu": cpu_kernels(),
     }
 
 
+def cpu_kernels() -> str:
+    """The kernels numpy and its BLAS chose for this CPU: the same versions on another CPU
+    (AVX-512 or not, another OpenBLAS core) round sums and products differently."""
+    from numpy._core._multiarray_umath import __cpu_features__
+    from threadpoolctl import threadpool_info
+
+    pools = threadpool_info()
+    blas = sorted({f"{pool['internal_api']} {pool.get('architecture')}" for pool in pools})
+    simd = [feature for feature, present in __cpu_features__.items() if present]
+    return "; ".join([*blas, f"numpy up to {simd[-1]}"])
+
+
 def same_environment(recorded: dict[str, str]) -> bool:
-    """True where numbers can be expected exact: the machine's architecture and the numerical
-    libraries are the recorded ones (the Python patch version does not matter)."""
+    """True where numbers can be expected exact: the machine's architecture, the numerical
+    libraries and the kernels they chose for the CPU are the recorded ones (the Python patch
+    version does not matter)."""
     now = environment()
-    return all(now[name] == recorded.get(name) for name in ("machine", "numpy", "scipy"))
+    return all(now[name] == recorded.get(name) for name in ("machine", "numpy", "scipy", "cpu"))
 
 
 def differences(recorded: dict[str, dict], found: dict[str, TableDump], exact: bool) -> list[str]:
