@@ -29,7 +29,7 @@ from rmaudit.components import (
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec
 from rmaudit.store.pair_records import PairIds
-from rmaudit.store.verdicts import StoredVerdict, VerdictRow
+from rmaudit.store.verdicts import StoredVerdict
 
 from .batches import BatchCall, map_calls
 from .context import RunContext, StageCount, Work
@@ -171,8 +171,8 @@ def _probability_ok(verdict: PairVerdict) -> bool:
     return 0.0 <= verdict.p_first <= 1.0
 
 
-def _row(shown: PairShown, v: PairVerdict) -> VerdictRow:
-    return VerdictRow(
+def _row(shown: PairShown, v: PairVerdict) -> StoredVerdict:
+    return StoredVerdict(
         shown.key,
         shown.prompt.id,
         shown.first.id,

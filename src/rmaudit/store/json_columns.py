@@ -1,6 +1,6 @@
 """The store's JSON columns, written (:func:`dumps`) and read back: a metric result's
 ``params``, an item's ``meta``, a component's ``options``, a run's recipe (``runs.recipe_json``),
-a label's judge ``samples`` and a run's scoring ``checks``.  The store parses each one here as
+a judge's ``samples`` and a run's scoring ``checks``.  The store parses each one here as
 it reads the row, and its record (:mod:`.records`, :mod:`.item_records`, :mod:`.pair_records`,
 :mod:`.scoring_checks`) holds the value, so no module above the store parses a column
 (``tests/test_store_json_columns.py`` checks that)."""
@@ -30,8 +30,8 @@ def json_object(text: str | None, path: str, field: str) -> dict[str, Any]:
     return value
 
 
-def json_numbers(text: str | None, path: str, field: str) -> tuple[float, ...]:
-    """A column that holds a JSON list of numbers, as a tuple (NULL: empty)."""
+def json_list(text: str | None, path: str, field: str) -> tuple[Any, ...]:
+    """A column's JSON list (a label's numbers, a verdict's texts) as a tuple (NULL: empty)."""
     if text is None or text == "":
         return ()
     value = _parsed(text, path, field)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .damage import damaged_value
 from .item_records import LabelledResponse, ScoredLabel, SelectionPrompt
-from .json_columns import json_numbers, json_object
+from .json_columns import json_list, json_object
 from .pair_reads import PairReads
 from .records import (
     BENCHMARK_COLUMNS,
@@ -255,7 +255,7 @@ class Reads(PairReads):
                     *row[:3],
                     json_object(row[3], path, "responses.meta"),
                     row[4],
-                    json_numbers(row[5], path, "oracle_labels.samples"),
+                    json_list(row[5], path, "oracle_labels.samples"),
                     *row[6:],
                 )
             )

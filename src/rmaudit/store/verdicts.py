@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from .json_columns import dumps
+from .json_columns import dumps, json_list
 from .pair_records import PairIds
 from .tables import Table, marks
 
@@ -17,11 +16,10 @@ if TYPE_CHECKING:
     from . import Store
 
 
-@dataclass(frozen=True)
-class VerdictRow:
-    """One stored verdict: the showing (its key, prompt, first and second answer), the
-    verdict, P(first preferred), whether it came from log-probabilities, the parsed samples
-    (JSON), the reply text and what the call cost."""
+class StoredVerdict(NamedTuple):
+    """One stored verdict, written and read back: the showing (its key, prompt, first and
+    second answer), the verdict, P(first preferred) (NaN: unparsed), whether it came from
+    log-probabilities, the parsed samples, the reply text and what the call cost."""
 
     shown_key: str
     prompt_id: str
@@ -37,15 +35,8 @@ class VerdictRow:
     completion_tokens: int
 
 
-class StoredVerdict(NamedTuple):
-    """What is read back of a stored verdict for the pair metrics and the views: the verdict,
-    P(first preferred) (NaN: unparsed), whether it came from log-probabilities, and the reply
-    (a named tuple: a judge's thousands are read at once, without what the call cost)."""
-
-    verdict: str
-    p_first: float
-    from_logprobs: bool
-    reply: str
+#: the ``judge_verdicts`` columns of a :class:`StoredVerdict`, in its order
+_COLUMNS = ", ".join(StoredVerdict._fields)
 
 
 class Verdicts(Table):
@@ -54,28 +45,13 @@ class Verdicts(Table):
         #: each judge's verdicts as last read (a run's metrics and its views read them all)
         self._read: dict[str, dict[str, StoredVerdict]] = {}
 
-    def add(self, rm_key: str, rows: Iterable[VerdictRow]) -> None:
+    def add(self, rm_key: str, rows: Iterable[StoredVerdict]) -> None:
         with self.store.transaction():
             self.store.executemany(
-                "insert or ignore into judge_verdicts (rm_key, shown_key, prompt_id, first_id, "
-                "second_id, verdict, p_first, from_logprobs, samples, reply, cost_usd, "
-                "prompt_tokens, completion_tokens) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"insert or ignore into judge_verdicts (rm_key, {_COLUMNS}) "
+                f"values (?, {marks(StoredVerdict._fields)})",
                 (
-                    (
-                        rm_key,
-                        r.shown_key,
-                        r.prompt_id,
-                        r.first_id,
-                        r.second_id,
-                        r.verdict,
-                        r.p_first,
-                        int(r.from_logprobs),
-                        dumps(list(r.samples)),
-                        r.reply,
-                        r.cost_usd,
-                        r.prompt_tokens,
-                        r.completion_tokens,
-                    )
+                    (rm_key, *r[:6], int(r.from_logprobs), dumps(list(r.samples)), *r[8:])
                     for r in rows
                 ),
             )
@@ -109,12 +85,15 @@ class Verdicts(Table):
         return None if row is None else PairIds._make(row)
 
     def _rows(self, where: str, params: list) -> dict[str, StoredVerdict]:
-        rows = self.store.execute(
-            "select shown_key, verdict, p_first, from_logprobs, reply from judge_verdicts " + where,
-            params,
-        ).fetchall()
-        # an unparsed verdict's P(first) is NaN, which SQLite stores as NULL
-        return {
-            key: StoredVerdict(verdict, math.nan if p is None else p, bool(logprobs), reply)
-            for key, verdict, p, logprobs, reply in rows
-        }
+        rows = self.store.execute(f"select {_COLUMNS} from judge_verdicts " + where, params)
+        parsed: dict[str, tuple[str, ...]] = {}  # a judge's samples repeat: each parsed once
+        found = {}
+        for key, prompt, first, second, verdict, p, logprobs, samples, *call in rows:
+            if samples not in parsed:
+                parsed[samples] = json_list(samples, self.store.path, "judge_verdicts.samples")
+            # an unparsed verdict's P(first) is NaN, which SQLite stores as NULL
+            p_first = math.nan if p is None else p
+            found[key] = StoredVerdict(
+                key, prompt, first, second, verdict, p_first, bool(logprobs), parsed[samples], *call
+            )
+        return found
