@@ -6,6 +6,7 @@ unweighted mean of the subsets) with its ±."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -14,6 +15,7 @@ import pytest
 from rmaudit.errors import MetricInputError
 from rmaudit.metrics.cluster_bootstrap import resample_counts
 from rmaudit.metrics.rewardbench2 import (
+    RowPlace,
     Rows,
     ScoredRow,
     margin_term,
@@ -244,12 +246,8 @@ def test_final_score_is_the_mean_of_the_subsets_with_the_root_sum_of_squares():
 
 def test_rows_come_back_from_their_pairs_in_any_order():
     # row r1: 1 correct (score 5) × 3 incorrect; row r2: 2 correct × 1 incorrect
-    metas = [
-        {"row": "r1", "correct": 0, "incorrect": j, "num_correct": 1, "num_incorrect": 3}
-        for j in range(3)
-    ] + [
-        {"row": "r2", "correct": i, "incorrect": 0, "num_correct": 2, "num_incorrect": 1, "id": "x"}
-        for i in range(2)
+    places = [RowPlace("r1", "r1", 0, j, 1, 3) for j in range(3)] + [
+        RowPlace("r2", "x", i, 0, 2, 1) for i in range(2)
     ]
     chosen = np.array([5.0, 5.0, 5.0, 7.0, 8.0])
     rejected = np.array([1.0, 2.0, 5.0, 0.0, 0.0])
@@ -260,16 +258,30 @@ def test_rows_come_back_from_their_pairs_in_any_order():
             chosen[list(pick)],
             rejected[list(pick)],
             [subsets[i] for i in pick],
-            [metas[i] for i in pick],
+            [places[i] for i in pick],
         ).rows
         assert [(r.unit, r.correct.tolist(), r.incorrect.tolist()) for r in rows] == [
             ("row r1", [5.0], [1.0, 2.0, 5.0]),
             ("row r2", [7.0, 8.0], [0.0]),
         ]
-    partial = rows_from_pairs(chosen[:2], rejected[:2], subsets[:2], metas[:2])
+    partial = rows_from_pairs(chosen[:2], rejected[:2], subsets[:2], places[:2])
     assert partial.rows == () and "row r1" in partial.incomplete
     with pytest.raises(MetricInputError, match="finite"):
-        rows_from_pairs(np.array([np.nan]), np.array([0.0]), ["Math"], [{}])
+        rows_from_pairs(np.array([np.nan]), np.array([0.0]), ["Math"], [None])
+
+
+def test_a_place_comes_back_from_the_meta_the_store_keeps():
+    """The store keeps a pair's place as its fields in the pair's meta (the views read it back);
+    a meta of other data names no place, and its pair is a row of its own."""
+    place = RowPlace("data.jsonl:7", "ref:3", 0, 2, 1, 3)
+    assert RowPlace.of({**dataclasses.asdict(place), "line": 7}) == place
+    for other in (
+        {},
+        {"line": 7},
+        {"row": 4, "id": "x"},
+        {**dataclasses.asdict(place), "correct": "0"},
+    ):
+        assert RowPlace.of(other) is None
 
 
 def test_a_ties_score_near_1_over_few_questions_is_marked_approximate():

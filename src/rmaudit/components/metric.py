@@ -9,6 +9,8 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
+from rmaudit.metrics.rewardbench2 import RowPlace
+
 from .judging import JudgedPairs
 from .kinds import Component, OptionsT
 from .process import LabelledSolution
@@ -83,6 +85,12 @@ class PairInputs:
     prompt_ids: tuple[str, ...] = ()
     #: a pairwise judge's verdicts in both orders (None for an RM that scores responses)
     verdicts: JudgedPairs | None = None
+    #: each pair's place in its RewardBench 2 row (None: no row; all None unless given)
+    places: tuple[RowPlace | None, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.places:
+            object.__setattr__(self, "places", (None,) * len(self.pair_ids))
 
     @property
     def clusters(self) -> tuple[str, ...] | None:

@@ -4,11 +4,12 @@ pairs as sources load them, benchmarks, and where a run's data came from."""
 from __future__ import annotations
 
 import math
-from dataclasses import astuple, dataclass, field
+from dataclasses import asdict, astuple, dataclass, field
 from typing import Any
 
 import numpy as np
 
+from rmaudit.metrics.rewardbench2 import RowPlace
 from rmaudit.store.records import RunSourceRow
 
 
@@ -66,6 +67,13 @@ class SourcedPair:
     rejected: Response
     subset: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    #: its place in its RewardBench 2 row (None: a pair of no row)
+    place: RowPlace | None = None
+
+    @property
+    def stored_meta(self) -> dict[str, Any]:
+        """The meta the store keeps: the source's, with the place's where it has one."""
+        return self.meta if self.place is None else {**asdict(self.place), **self.meta}
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ class RewardBench2(PairMetric[RewardBench2Options]):
     bounds = BOUNDS
 
     def compute(self, inputs: PairInputs) -> MetricOutput:
-        rows = rows_from_pairs(inputs.chosen, inputs.rejected, inputs.subsets, inputs.meta)
+        rows = rows_from_pairs(inputs.chosen, inputs.rejected, inputs.subsets, inputs.places)
         score = rewardbench2_score(rows, seed=self.options.seed)
         left_out = _left_out(score.left_out, score.counted_in_part)
         values = []
@@ -98,7 +98,7 @@ class RewardBench2(PairMetric[RewardBench2Options]):
         the Ties score; for the final score, each scaled to the mean of the subset scores,
         its subset the stratum), held by the unit's first pair, NaN at its other pairs: a
         row of four completions is one unit, not three pairs (the data's sampling unit)."""
-        rows = rows_from_pairs(inputs.chosen, inputs.rejected, inputs.subsets, inputs.meta)
+        rows = rows_from_pairs(inputs.chosen, inputs.rejected, inputs.subsets, inputs.places)
         score = rewardbench2_score(rows, intervals=False)
         first = _first_pairs(inputs)
         count = len(inputs.pair_ids)
@@ -128,8 +128,8 @@ def _first_pairs(inputs: PairInputs) -> dict[str, int]:
     """Each unit's first pair: ``row N`` (``pair I`` for a pair without a row), and
     ``Ties question N`` for a Ties pair whose row's id is ``ref:N`` or ``tied:N``."""
     first: dict[str, int] = {}
-    for i, (meta, subset) in enumerate(zip(inputs.meta, inputs.subsets, strict=True)):
-        place = RowPlace.of(meta, i)
+    for i, (given, subset) in enumerate(zip(inputs.places, inputs.subsets, strict=True)):
+        place = given or RowPlace.own(i)
         first.setdefault(place.unit, i)
         if is_ties(subset or ""):
             first.setdefault(f"{TIES} question {place.id.partition(':')[2]}", i)

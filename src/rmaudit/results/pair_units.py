@@ -20,6 +20,7 @@ import numpy as np
 
 from rmaudit.components import Metric, PairInputs, PerPair
 from rmaudit.errors import BadInput
+from rmaudit.metrics.rewardbench2 import RowPlace
 from rmaudit.recipe.validation import component_spec
 from rmaudit.run.verdicts import judge_logits
 from rmaudit.store import Store
@@ -117,6 +118,7 @@ def model_pairs(store: Store, pair_set_key: str, rm_key: str) -> ModelPairs | No
         meta=tuple(meta for _, _, meta, _ in rows),
         prompt_ids=tuple(prompt for _, _, _, prompt in rows),
         verdicts=verdicts,
+        places=tuple(RowPlace.of(meta) for _, _, meta, _ in rows),
     )
     return ModelPairs(inputs, _unit_ids(inputs.pair_ids))
 

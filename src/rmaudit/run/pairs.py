@@ -57,6 +57,7 @@ class PairSet:
             sweep,
             tuple(p.prompt.id for p in self.pairs),
             verdicts=verdicts,
+            places=tuple(p.place for p in self.pairs),
         )
 
     def report(self) -> str:
@@ -142,7 +143,7 @@ def stage(ctx: RunContext, built: BenchmarkStages | None, execute: bool) -> Pair
         stored = ctx.store is not None and bool(ctx.store.items.pair_set(pair_set.key))
         write_whole(ctx, STAGE, total, stored, execute, functools.partial(_write, ctx, pair_set))
         if execute and stored and ctx.db.items.lacks_pair_set_meta(pair_set.key):  # schema < 10
-            ctx.db.items.fill_pair_set_meta(pair_set.key, [p.meta for p in pair_set.pairs])
+            ctx.db.items.fill_pair_set_meta(pair_set.key, [p.stored_meta for p in pair_set.pairs])
         # in a plan too: the scores stages check the pairs' texts against scores files
         ctx.prompts.update((p.prompt.id, p.prompt) for p in pair_set.pairs)
         ctx.responses.update((r.id, r) for p in pair_set.pairs for r in (p.chosen, p.rejected))
@@ -158,7 +159,7 @@ def _write(ctx: RunContext, pair_set: PairSet) -> None:
             text_response_rows([r for p in pair_set.pairs for r in (p.chosen, p.rejected)])
         )
         items.add_pairs(
-            StoredPair(pid, p.prompt.id, p.chosen.id, p.rejected.id, p.subset, p.meta)
+            StoredPair(pid, p.prompt.id, p.chosen.id, p.rejected.id, p.subset, p.stored_meta)
             for pid, p in zip(pair_set.ids, pair_set.pairs, strict=True)
         )
-        items.add_pair_set(pair_set.key, pair_set.ids, [p.meta for p in pair_set.pairs])
+        items.add_pair_set(pair_set.key, pair_set.ids, [p.stored_meta for p in pair_set.pairs])

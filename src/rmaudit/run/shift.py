@@ -195,7 +195,7 @@ def _perturb(ctx: RunContext, work: Work[ShiftedPair]) -> None:
                     s.chosen_id,
                     s.rejected_id,
                     original.subset,
-                    original.meta,
+                    original.stored_meta,
                     s.target,
                     s.level,
                     s.perturber_key,

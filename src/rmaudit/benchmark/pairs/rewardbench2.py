@@ -1,7 +1,7 @@
 """RewardBench 2's rows (hf.co/datasets/allenai/reward-bench-2, split ``test``), each read into
 one :class:`RB2Row` — its place in the file, upstream id, subset, prompt, correct and incorrect
 completions, and each completion's response id — and given as preference pairs: each row's
-correct × incorrect completions, every pair's ``meta`` holding its
+correct × incorrect completions, every pair with its
 :class:`~rmaudit.metrics.rewardbench2.RowPlace`, so that the ``rewardbench-2`` metric puts the
 row back together (:func:`rmaudit.metrics.rewardbench2.rows_from_pairs`) and a model's
 published scores are matched to the same records (:mod:`rmaudit.benchmark.rb2_results`).
@@ -82,10 +82,8 @@ class RB2Row:
                 chosen,
                 rejected,
                 self.subset,
-                {
-                    **RowPlace(f"{file}:{self.line}", self.id, i, j, *sizes).meta(),
-                    "line": self.line,
-                },
+                {"line": self.line},
+                RowPlace(f"{file}:{self.line}", self.id, i, j, *sizes),
             )
             for i, chosen in enumerate(good)
             for j, rejected in enumerate(bad)

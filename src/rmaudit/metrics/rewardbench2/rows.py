@@ -1,10 +1,10 @@
 """RewardBench 2's rows as the scores see them, and the best-of-4 credit of one row.
 
 A row is a prompt with its correct completions (``chosen``; the first is the one best-of-4
-scores) and its incorrect ones (``rejected``), each with an RM's score.  rmaudit stores a row
-as its correct × incorrect preference pairs, each pair's ``meta`` holding its :class:`RowPlace`
-(the row and the two completions' positions in it), which the parser writes and
-:func:`rows_from_pairs` reads to put the row back together.
+scores) and its incorrect ones (``rejected``), each with an RM's score.  rmaudit gives a row
+as its correct × incorrect preference pairs, each pair carrying its :class:`RowPlace` (the
+row and the two completions' positions in it) from the parser to :func:`rows_from_pairs`,
+which puts the row back together; the store keeps the place in the pair's ``meta``.
 
 Best-of-4 (Malik et al. 2025, *RewardBench 2: Advancing Reward Model Evaluation*, arXiv
 2506.01937, Sec. 3 "Scoring" and App. G): a row scores 1/k when its chosen completion holds
@@ -36,8 +36,8 @@ class RowPlace:
     """Where a pair's two completions sit in their row: the row (``FILE:LINE``; empty for a
     pair that is a row of its own), its upstream
     ``id``, the positions of the pair's correct and incorrect completion among the row's, and
-    how many of each the row has.  A pair carries it in its ``meta`` (:meth:`meta`;
-    :meth:`of` reads it back)."""
+    how many of each the row has.  A stored pair keeps its fields in its ``meta`` (:meth:`of`
+    reads them back)."""
 
     row: str
     id: str
@@ -46,34 +46,22 @@ class RowPlace:
     num_correct: int
     num_incorrect: int
 
-    def meta(self) -> dict[str, Any]:
-        return {
-            "row": self.row,
-            "id": self.id,
-            "correct": self.correct,
-            "incorrect": self.incorrect,
-            "num_correct": self.num_correct,
-            "num_incorrect": self.num_incorrect,
-        }
+    @classmethod
+    def of(cls, meta: Mapping[str, Any]) -> RowPlace | None:
+        """The place a stored pair's ``meta`` holds; None where it holds none (a pair of other
+        data: a row of its own)."""
+        row, ident = meta.get("row"), meta.get("id")
+        counts: list[Any] = [meta.get(n) for n in ("correct", "incorrect")]
+        counts += [meta.get(n) for n in ("num_correct", "num_incorrect")]
+        if isinstance(row, str) and isinstance(ident, str) and all(type(n) is int for n in counts):
+            return cls(row, ident, *counts)
+        return None
 
     @classmethod
-    def of(cls, meta: Mapping[str, Any], pair: int) -> RowPlace:
-        """The place a pair's ``meta`` names; a pair without a ``row`` is a row of its own
-        (one correct and one incorrect completion), ``pair i`` by its position."""
-        if "row" not in meta:
-            return cls("", f"pair {pair}", 0, 0, 1, 1)
-        try:
-            return cls(
-                str(meta["row"]),
-                str(meta.get("id", f"row {meta['row']}")),
-                *(int(meta.get(name, 0)) for name in ("correct", "incorrect")),
-                *(int(meta.get(name, 1)) for name in ("num_correct", "num_incorrect")),
-            )
-        except (TypeError, ValueError):
-            raise MetricInputError(
-                f"expected whole-number positions and counts, got {dict(meta)!r}",
-                field=f"meta of pair {pair}",
-            ) from None
+    def own(cls, pair: int) -> RowPlace:
+        """The place of pair ``pair`` that is a row of its own: one correct and one incorrect
+        completion, ``pair i`` by its position."""
+        return cls("", f"pair {pair}", 0, 0, 1, 1)
 
     @property
     def unit(self) -> str:
@@ -122,28 +110,26 @@ def rows_from_pairs(
     chosen: np.ndarray,
     rejected: np.ndarray,
     subsets: Sequence[str | None],
-    metas: Sequence[Mapping[str, Any]],
+    places: Sequence[RowPlace | None],
 ) -> Rows:
     """The rows of a set of correct × incorrect pairs: pair i holds the scores of the correct
-    and the incorrect completion its :class:`RowPlace` names.  A row missing a completion is
-    left out, with the reason."""
+    and the incorrect completion its :class:`RowPlace` names (None: a row of its own).  A row
+    missing a completion is left out, with the reason."""
     for name, values in (("chosen", chosen), ("rejected", rejected)):
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             raise MetricInputError(
                 f"expected finite scores, got {values[bad[0]]} at pair {bad[0]}", field=name
             )
-    places: dict[str, RowPlace] = {}
-    found: dict[str, tuple[str, dict[int, float], dict[int, float]]] = {}
-    for i, meta in enumerate(metas):
-        place = RowPlace.of(meta, i)
-        places.setdefault(place.unit, place)
-        _, correct, incorrect = found.setdefault(place.unit, (subsets[i] or "", {}, {}))
+    # each row's first place (its counts and id), subset and scores by completion position
+    found: dict[str, tuple[RowPlace, str, dict[int, float], dict[int, float]]] = {}
+    for i, given in enumerate(places):
+        place = given or RowPlace.own(i)
+        _, _, correct, incorrect = found.setdefault(place.unit, (place, subsets[i] or "", {}, {}))
         correct.setdefault(place.correct, float(chosen[i]))
         incorrect.setdefault(place.incorrect, float(rejected[i]))
     rows, incomplete = [], {}
-    for unit, (subset, correct, incorrect) in sorted(found.items()):
-        place = places[unit]
+    for unit, (place, subset, correct, incorrect) in sorted(found.items()):
         if set(correct) != set(range(place.num_correct)) or set(incorrect) != set(
             range(place.num_incorrect)
         ):

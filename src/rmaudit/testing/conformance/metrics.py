@@ -92,6 +92,7 @@ def _pair_order(subject: MetricSubject) -> None:
         },
         tuple(inputs.prompt_ids[i] for i in order) if inputs.prompt_ids else (),
         _shuffled_verdicts(inputs.verdicts, order),
+        tuple(inputs.places[i] for i in order),
     )
     subject.same(subject.compute(shuffled), "pair order: listing the pairs in another order")
 
