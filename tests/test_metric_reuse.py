@@ -6,6 +6,7 @@ the stored results as they were."""
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from pathlib import Path
 
@@ -133,6 +134,38 @@ def test_a_changed_score_recomputes_that_rms_metrics_and_the_run_level_ones(
     unchanged = [r for r in before["metric_results"] if r[0] != rm_key(db, "length") and r[0]]
     assert all(row in after["metric_results"] for row in unchanged)
     assert recomputed_in_full(db, recipe, rmaudit) == numbers(after)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        # the next float: below what any sum or count of the scores would see
+        "update rm_scores set score = ? where rm_key = ? and response_id = ?",
+        # replaced in place, which fires no update trigger
+        "insert or replace into rm_scores (score, rm_key, response_id) values (?, ?, ?)",
+    ],
+)
+def test_a_score_edited_by_any_sql_recomputes_that_rms_metrics(
+    tmp_path, recipe, computed, rmaudit, edit
+):
+    """A metric's digest names the RM's scores by its key rather than hashing them
+    (schema.M014): the store's triggers must see every way SQL can change one."""
+    db = tmp_path / "audit.db"
+    assert rmaudit("run", str(recipe), "--db", str(db)).code == 0
+    key = rm_key(db, "flattery")
+    conn = sqlite3.connect(db)
+    response_id, score = conn.execute(
+        "select response_id, score from rm_scores where rm_key = ? order by response_id limit 1",
+        [key],
+    ).fetchone()
+    conn.close()
+    execute(db, edit, [math.nextafter(score, math.inf), key, response_id])
+    computed.clear()
+    assert rmaudit("run", str(recipe), "--db", str(db)).code == 0
+    assert computed == [("flattery", m) for m in PER_RM] + [("all RMs", "regret-correlation")]
+    computed.clear()
+    assert rmaudit("run", str(recipe), "--db", str(db)).code == 0
+    assert computed == []
 
 
 def test_a_relabel_recomputes_every_metric(tmp_path, recipe, computed, rmaudit):

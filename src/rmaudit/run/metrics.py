@@ -3,19 +3,15 @@ then across all RMs (``"run"``); and their results as the store's rows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import replace
 
 import numpy as np
 
 from rmaudit.components import (
     RUN_LEVEL,
-    LabelDesign,
     Metric,
     MetricInputs,
     MetricOutput,
-    PairInputs,
-    StepInputs,
     StudyInputs,
 )
 from rmaudit.components.vocabulary import SKIPPED_STAGE
@@ -26,10 +22,19 @@ from rmaudit.store.metric_results import MetricResults, ResultRows
 from rmaudit.store.records import CurvePointRow, MetricResultRow, PerPromptRow, RunFailure
 
 from . import verdicts
-from .benchmark import Benchmark, oracle_by_prompt
+from .benchmark import Benchmark
 from .context import RunContext, slot_class
-from .design_inputs import budgeted_inputs, design_notes
+from .design_inputs import design_notes
 from .metric_digest import inputs_digest, metric_digest
+from .metric_inputs import (
+    AnyInputs,
+    ReadOnUse,
+    StoredScores,
+    benchmark_arrays,
+    pair_inputs,
+    rm_inputs,
+    scored_ids,
+)
 from .pairs import PairSet
 from .shift import Sweep
 
@@ -40,7 +45,9 @@ def compute(
     ctx: RunContext, benchmark: Benchmark | None, pair_set: PairSet | None, shifted: Sweep | None
 ) -> list[MetricResults]:
     """Every metric's results, in the order the run stores them: reused where the store has
-    results computed from the same inputs, code and options (:mod:`.metric_digest`)."""
+    results computed from the same inputs, code and options (:mod:`.metric_digest`).  The
+    RMs' scores are read only where a metric is computed, or pairs or a label design need
+    them: a benchmark metric's digest names them by the RM's key."""
     recipe = ctx.recipe
     reward_models = [(spec, ctx.component(spec)) for spec in recipe.reward_models]
     by_scope = {
@@ -52,33 +59,18 @@ def compute(
         len(reward_models) * (len(by_scope["rm"]) + len(by_scope["pairs"])) + len(by_scope["run"]),
         0,
     )
-    prompt_ids, order, oracle_arrays, label_design = _benchmark_arrays(ctx, benchmark)
+    prompt_ids, order, oracle_arrays, label_design = benchmark_arrays(ctx, benchmark)
     ledger = Ledger(ctx, prompt_ids)
-    scores_by_rm: dict[str, tuple[np.ndarray, ...]] = {}
     on_defined = (
         MetricsOnDefinedPrompts(ctx, prompt_ids, oracle_arrays) if benchmark is not None else None
     )
     # a pairwise judge has verdicts on pairs, no response scores: pair metrics only
-    judges = {spec.label for spec, model in reward_models if model.judges_pairs()}
-    scored = _scored_ids(order, pair_set, shifted)
-    stored = {
-        spec.label: ctx.db.items.scores(model.key, scored)
-        for spec, model in reward_models
-        if spec.label not in judges
-    }
-    if benchmark is not None:
-        scores_by_rm = {
-            label: tuple(np.array([found[rid] for rid in order[pid]], float) for pid in prompt_ids)
-            for label, found in stored.items()
-        }
+    scored = {spec.label: model.key for spec, model in reward_models if not model.judges_pairs()}
+    scores = StoredScores(ctx, scored, scored_ids(order, pair_set, shifted), prompt_ids, order)
+    on_benchmark = (prompt_ids, oracle_arrays)  # with the RM's key: every metric of an RM
     for spec, model in reward_models:
-        scores = stored.get(spec.label, {})
-        if on_defined is not None and spec.label not in judges:
-            design = label_design
-            if design is not None:  # the other RMs' scores narrow this RM's intervals
-                others = tuple(v for label, v in scores_by_rm.items() if label != spec.label)
-                design = replace(design, auxiliary=others)
-            inputs = MetricInputs(prompt_ids, oracle_arrays, scores_by_rm[spec.label], design)
+        if on_defined is not None and spec.label in scored:
+            inputs = rm_inputs(scores, spec.label, on_benchmark, label_design)
             for metric_spec in by_scope["rm"]:
                 if (
                     label_design is not None
@@ -87,21 +79,24 @@ def compute(
                     continue  # said once below
                 ledger.measure(model.key, metric_spec, inputs, on_defined, spec.label)
         if pair_set is not None:
-            pair_inputs = (
+            on_pairs = (
                 verdicts.pair_inputs(ctx, spec.label, model, pair_set, shifted)
                 if model.judges_pairs()
-                else _pair_inputs(pair_set, shifted, scores)
+                else pair_inputs(pair_set, shifted, scores.by_id(spec.label))
             )
             for m in by_scope["pairs"]:
-                ledger.measure(model.key, m, pair_inputs, None, f"{spec.label}'s pairs")
+                ledger.measure(model.key, m, on_pairs, None, f"{spec.label}'s pairs")
     if label_design is not None and benchmark is not None:
-        ctx.notes.extend(design_notes(benchmark, oracle_arrays, scores_by_rm))
+        ctx.notes.extend(design_notes(benchmark, oracle_arrays, scores.by_prompt()))
         ctx.notes.extend(_unbudgeted_notes([*by_scope["rm"], *by_scope["run"]]))
         by_scope["run"] = [
             m for m in by_scope["run"] if slot_class(m, Metric).supports_label_budget
         ]
     if on_defined is not None:
-        study = StudyInputs(prompt_ids, oracle_arrays, scores_by_rm)
+        study = ReadOnUse(
+            (*on_benchmark, scored),
+            lambda: StudyInputs(prompt_ids, oracle_arrays, scores.by_prompt()),
+        )
         for metric_spec in by_scope["run"]:
             ledger.measure(RUN_LEVEL, metric_spec, study, on_defined, "all RMs")
         on_defined.record()
@@ -116,14 +111,14 @@ class Ledger:
     def __init__(self, ctx: RunContext, prompt_ids: tuple[str, ...]) -> None:
         self.ctx, self.prompt_ids = ctx, prompt_ids
         self.results: list[MetricResults] = []
-        #: the digest of each inputs object, which every metric of an RM shares
+        #: the digest of what each inputs object is made of, which metrics share
         self._digests: dict[int, tuple[object, str | None]] = {}
 
     def measure(
         self,
         rm_key: str,
         metric_spec: ComponentSpec,
-        inputs: MetricInputs | StudyInputs | PairInputs | StepInputs,
+        inputs: AnyInputs | ReadOnUse,
         on_defined: MetricsOnDefinedPrompts | None,
         on: str,
     ) -> None:
@@ -132,10 +127,11 @@ class Ledger:
         ctx, label = self.ctx, metric_spec.label
         if on_defined is not None:
             on_defined.undefined(metric_spec)
-        if id(inputs) not in self._digests:
-            self._digests[id(inputs)] = (inputs, inputs_digest(inputs))
+        made_of = inputs.made_of if isinstance(inputs, ReadOnUse) else inputs
+        if id(made_of) not in self._digests:
+            self._digests[id(made_of)] = (made_of, inputs_digest(made_of))
         digest = metric_digest(
-            ctx.component(metric_spec), label, rm_key, self._digests[id(inputs)][1]
+            ctx.component(metric_spec), label, rm_key, self._digests[id(made_of)][1]
         )
         found = digest and ctx.db.runs.metric_digests.stored(
             ctx.recipe.run_key, rm_key, label, digest
@@ -146,6 +142,8 @@ class Ledger:
                 MetricResults(rm_key, label, digest, found.computed_at, reused=found)
             )
             return
+        if isinstance(inputs, ReadOnUse):
+            inputs = inputs.inputs()
         output = (
             on_defined.compute(metric_spec, inputs, on)  # type: ignore[arg-type]
             if on_defined is not None
@@ -162,41 +160,6 @@ def _unbudgeted_notes(metrics: list[ComponentSpec]) -> list[str]:
         for m in metrics
         if not slot_class(m, Metric).supports_label_budget
     ]
-
-
-def _scored_ids(
-    order: dict[str, list[str]], pair_set: PairSet | None, shifted: Sweep | None
-) -> list[str]:
-    """Every response whose score a metric of the run reads: the benchmark's, the pairs' and
-    their shifted copies'."""
-    ids = [rid for rids in order.values() for rid in rids]
-    if pair_set is not None:
-        ids += pair_set.response_ids().known
-    for by_level in (shifted or {}).values():
-        ids += [
-            i for level in by_level.values() for s in level for i in (s.chosen_id, s.rejected_id)
-        ]
-    return ids
-
-
-def _benchmark_arrays(
-    ctx: RunContext, benchmark: Benchmark | None
-) -> tuple[tuple[str, ...], dict[str, list[str]], tuple[np.ndarray, ...], LabelDesign | None]:
-    """The benchmark's prompt ids, each prompt's response ids in order, their oracle scores
-    (NaN where a label design left them unlabelled) and the design (None: all labelled)."""
-    if benchmark is None:
-        return (), {}, (), None
-    if benchmark.design is not None:
-        return budgeted_inputs(ctx, benchmark)
-    oracle = oracle_by_prompt(ctx, benchmark)
-    prompt_ids = tuple(oracle)
-    order = {pid: list(oracle[pid]) for pid in prompt_ids}
-    return (
-        prompt_ids,
-        order,
-        tuple(np.fromiter(oracle[pid].values(), float) for pid in prompt_ids),
-        None,
-    )
 
 
 def undefined_prompts(
@@ -278,34 +241,10 @@ class MetricsOnDefinedPrompts:
         ctx.db.runs.replace_failures(ctx.recipe.run_key, SKIPPED_STAGE, rows)
 
 
-def _pair_inputs(pair_set: PairSet, shifted: Sweep | None, scores: dict[str, float]) -> PairInputs:
-    """One RM's logits of the pairs, and of their shifted copies at every level."""
-
-    def logits(ids: Iterable[str]) -> np.ndarray:
-        return np.fromiter((scores[i] for i in ids), float)
-
-    chosen = logits(p.chosen.id for p in pair_set.pairs)
-    rejected = logits(p.rejected.id for p in pair_set.pairs)
-    sweep = {
-        target: {
-            0.0: (chosen, rejected),
-            **{
-                level: (
-                    logits(s.chosen_id for s in level_pairs),
-                    logits(s.rejected_id for s in level_pairs),
-                )
-                for level, level_pairs in by_level.items()
-            },
-        }
-        for target, by_level in (shifted or {}).items()
-    }
-    return pair_set.inputs(chosen, rejected, sweep)
-
-
 def _compute(
     ctx: RunContext,
     metric_spec: ComponentSpec,
-    inputs: MetricInputs | StudyInputs | PairInputs | StepInputs,
+    inputs: AnyInputs,
     on: str,
     prompt_ids: tuple[str, ...],
 ) -> MetricOutput:

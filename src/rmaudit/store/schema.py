@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from rmaudit.errors import BadInput
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 MIGRATION_SET = "rmaudit"
 
 M001_INITIAL = """
@@ -201,6 +201,22 @@ create table file_summaries (
 update schema_info set schema_version = 13;
 """
 
+# A metric's digest names the RM scores it read by the RM's key instead of hashing them
+# (rmaudit.run.metric_digest), so a rerun need not read them back: a score changed, deleted or
+# replaced in place, by rmaudit or by anyone's SQL, deletes the stored digests of that RM's
+# metrics and of every run-level one, and the next run recomputes them.  A score inserted
+# for an RM with no stored digest (every score a run makes) costs one index probe.
+M014_SCORE_EDITS = """
+create trigger rm_scores_inserted after insert on rm_scores
+   when exists (select 1 from metric_digests where rm_key = new.rm_key)
+   begin delete from metric_digests where rm_key in (new.rm_key, ''); end;
+create trigger rm_scores_updated after update on rm_scores
+   begin delete from metric_digests where rm_key in (old.rm_key, new.rm_key, ''); end;
+create trigger rm_scores_deleted after delete on rm_scores
+   begin delete from metric_digests where rm_key in (old.rm_key, ''); end;
+update schema_info set schema_version = 14;
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m001_initial", M001_INITIAL),
     ("m002_preference_pairs", M002_PREFERENCE_PAIRS),
@@ -215,6 +231,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("m011_metric_digests", M011_METRIC_DIGESTS),
     ("m012_process_rewards", M012_PROCESS_REWARDS),
     ("m013_file_summaries", M013_FILE_SUMMARIES),
+    ("m014_score_edits", M014_SCORE_EDITS),
 )
 
 MIGRATIONS_TABLE = """
@@ -274,10 +291,14 @@ def check(conn: sqlite3.Connection, path: str) -> None:
 
 def _script(conn: sqlite3.Connection, sql: str) -> None:
     """Run ``;``-separated statements inside the caller's transaction (``executescript``
-    would commit it first)."""
-    for statement in sql.split(";"):
-        if statement.strip():
-            conn.execute(statement)
+    would commit it first); a trigger's body keeps its own ``;``."""
+    statement = ""
+    for piece in sql.split(";"):
+        statement += piece + ";"
+        if sqlite3.complete_statement(statement):
+            if statement.strip(" \n;"):
+                conn.execute(statement)
+            statement = ""
 
 
 class _immediate:
