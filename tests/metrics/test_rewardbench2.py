@@ -16,7 +16,6 @@ from rmaudit.errors import MetricInputError
 from rmaudit.metrics.cluster_bootstrap import resample_counts
 from rmaudit.metrics.rewardbench2 import (
     RowPlace,
-    Rows,
     ScoredRow,
     margin_term,
     rewardbench2_score,
@@ -200,7 +199,7 @@ def test_a_tied_group_with_one_answer_counts_in_tied_accuracy_and_is_said_to():
     q = ties_questions(rows)
     assert q.paired.tolist() == [1.0, 1.0, 0.0]
     assert float(q.components()["pref"][0]) == 0.5  # questions 1 and 2 only
-    score = rewardbench2_score(Rows(tuple(rows)))
+    score = rewardbench2_score(rows)
     (ties,) = score.subsets
     # by hand: ref:3 accurate (9 > 1), tied:3 not (0.5 < 1): both accuracies 2/3; the
     # preferences and the margin those of HAND's two questions
@@ -221,7 +220,7 @@ def best_of_four_rows(subset: str, scores: list[list[float]]) -> list[ScoredRow]
 def test_final_score_is_the_mean_of_the_subsets_with_the_root_sum_of_squares():
     math_rows = best_of_four_rows("Math", [[3, 1, 2, 0], [2, 2, 1, 0], [1, 2, 3, 0], [4, 4, 4, 1]])
     focus_rows = best_of_four_rows("Focus", [[3, 1, 2, 0], [1, 1, 1, 1], [5, 0, 0, 0]])
-    score = rewardbench2_score(Rows((*math_rows, *focus_rows, *HAND)))
+    score = rewardbench2_score((*math_rows, *focus_rows, *HAND))
     by_name = {s.subset: s for s in score.subsets}
     assert [s.subset for s in score.subsets] == ["Math", "Focus", "Ties"]
     math_credits = np.array([1, 1 / 2, 0, 1 / 3])
@@ -259,13 +258,14 @@ def test_rows_come_back_from_their_pairs_in_any_order():
             rejected[list(pick)],
             [subsets[i] for i in pick],
             [places[i] for i in pick],
-        ).rows
-        assert [(r.unit, r.correct.tolist(), r.incorrect.tolist()) for r in rows] == [
-            ("row r1", [5.0], [1.0, 2.0, 5.0]),
-            ("row r2", [7.0, 8.0], [0.0]),
+        )
+        assert [(r.unit, r.correct.tolist(), r.incorrect.tolist(), r.missing) for r in rows] == [
+            ("row r1", [5.0], [1.0, 2.0, 5.0], ""),
+            ("row r2", [7.0, 8.0], [0.0], ""),
         ]
-    partial = rows_from_pairs(chosen[:2], rejected[:2], subsets[:2], places[:2])
-    assert partial.rows == () and "row r1" in partial.incomplete
+    (partial,) = rows_from_pairs(chosen[:2], rejected[:2], subsets[:2], places[:2])
+    assert partial.unit == "row r1" and partial.missing.startswith("1 of 1 correct and 2 of 3")
+    assert rewardbench2_score([partial]).left_out == {"row r1": partial.missing}
     with pytest.raises(MetricInputError, match="finite"):
         rows_from_pairs(np.array([np.nan]), np.array([0.0]), ["Math"], [None])
 
@@ -292,10 +292,10 @@ def test_a_ties_score_near_1_over_few_questions_is_marked_approximate():
         for q in range(20)
         for k in ("ref", "tied")
     ]
-    (near_one,) = rewardbench2_score(Rows(tuple(perfect))).subsets
+    (near_one,) = rewardbench2_score(perfect).subsets
     assert near_one.value > 0.9 and "approximate" in near_one.approximate
     middling = random_ties(np.random.default_rng(0), 60, ratings=False)
-    (middle,) = rewardbench2_score(Rows(tuple(middling))).subsets
+    (middle,) = rewardbench2_score(middling).subsets
     assert 60 * min(middle.value, 1 - middle.value) >= 10 and middle.approximate == ""
 
 
@@ -317,7 +317,7 @@ def test_a_best_of_four_interval_near_a_perfect_score_covers_exactly(size, accur
 
     covered = 0.0
     for misses in range(int(stats.binom.isf(1e-9, size, 1 - accuracy)) + 1):
-        (subset,) = rewardbench2_score(Rows(tuple(_best_of_four_with_misses(size, misses)))).subsets
+        (subset,) = rewardbench2_score(_best_of_four_with_misses(size, misses)).subsets
         assert subset.value == pytest.approx(1 - misses / size)
         if subset.ci_low <= accuracy <= subset.ci_high:
             covered += stats.binom.pmf(misses, size, 1 - accuracy)
@@ -338,7 +338,7 @@ def test_a_perfect_scorer_gets_intervals_at_the_edge_and_every_pm_marked():
         for q in range(51)
         for kind in ("ref", "tied")
     ]
-    score = rewardbench2_score(Rows(tuple(rows)))
+    score = rewardbench2_score(rows)
     by_name = {s.subset: s for s in score.subsets}
     for name, size in (("Math", 160), ("Focus", 495)):
         s = by_name[name]
@@ -379,6 +379,6 @@ def test_a_ties_interval_near_a_perfect_score_covers():
     rng = np.random.default_rng(7)
     covered = 0
     for _ in range(200):
-        (ties,) = rewardbench2_score(Rows(tuple(_near_perfect_ties(rng, q, slip)))).subsets
+        (ties,) = rewardbench2_score(_near_perfect_ties(rng, q, slip)).subsets
         covered += ties.ci_low <= truth <= ties.ci_high
     assert covered / 200 >= 0.9

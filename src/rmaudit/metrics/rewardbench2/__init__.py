@@ -2,7 +2,7 @@
 Evaluation*, arXiv 2506.01937) with intervals: best-of-4 with partial credit for tied top
 scores (:mod:`.rows`), the Ties formula (:mod:`.ties`) and the final score (:mod:`.score`)."""
 
-from .rows import TIES, RowPlace, Rows, ScoredRow, is_ties, rows_from_pairs, top_credit
+from .rows import TIES, RowPlace, ScoredRow, is_ties, rows_from_pairs, top_credit
 from .score import (
     SUBSETS,
     FinalScore,
@@ -34,7 +34,6 @@ __all__ = [
     "RewardBench2Score",
     "RowPlace",
     "ScoredRow",
-    "Rows",
     "SubsetScore",
     "TiesQuestions",
     "group_stats",

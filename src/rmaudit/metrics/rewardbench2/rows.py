@@ -15,7 +15,7 @@ ties), else 0; so a model that scores everything alike gets the chance value ¼ 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -72,7 +72,8 @@ class RowPlace:
 
 @dataclass(frozen=True)
 class ScoredRow:
-    """One prompt's completions with an RM's scores."""
+    """One prompt's completions with an RM's scores, put back together from its pairs; a row
+    some of whose pairs were sampled away says so in ``missing`` (it counts nowhere)."""
 
     #: the row's id among the data's rows (a paired comparison's unit)
     unit: str
@@ -81,15 +82,8 @@ class ScoredRow:
     group: str
     correct: np.ndarray
     incorrect: np.ndarray
-
-
-@dataclass(frozen=True)
-class Rows:
-    """The rows put back together from pairs, and the rows that could not be (a row whose
-    pairs were sampled away in part): their units, with the reason."""
-
-    rows: tuple[ScoredRow, ...]
-    incomplete: dict[str, str] = field(default_factory=dict)
+    #: what the row lacks (empty: it is whole)
+    missing: str = ""
 
 
 def top_credit(correct: np.ndarray, incorrect: np.ndarray) -> float:
@@ -111,10 +105,10 @@ def rows_from_pairs(
     rejected: np.ndarray,
     subsets: Sequence[str | None],
     places: Sequence[RowPlace | None],
-) -> Rows:
-    """The rows of a set of correct × incorrect pairs: pair i holds the scores of the correct
-    and the incorrect completion its :class:`RowPlace` names (None: a row of its own).  A row
-    missing a completion is left out, with the reason."""
+) -> tuple[ScoredRow, ...]:
+    """The rows of a set of correct × incorrect pairs, by unit: pair i holds the scores of the
+    correct and the incorrect completion its :class:`RowPlace` names (None: a row of its own).
+    A row missing a completion says which (``missing``)."""
     for name, values in (("chosen", chosen), ("rejected", rejected)):
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
@@ -128,23 +122,18 @@ def rows_from_pairs(
         _, _, correct, incorrect = found.setdefault(place.unit, (place, subsets[i] or "", {}, {}))
         correct.setdefault(place.correct, float(chosen[i]))
         incorrect.setdefault(place.incorrect, float(rejected[i]))
-    rows, incomplete = [], {}
-    for unit, (place, subset, correct, incorrect) in sorted(found.items()):
-        if set(correct) != set(range(place.num_correct)) or set(incorrect) != set(
-            range(place.num_incorrect)
-        ):
-            incomplete[unit] = (
-                f"{len(correct)} of {place.num_correct} correct and {len(incorrect)} of "
-                f"{place.num_incorrect} incorrect completions (a sample of its pairs)"
-            )
-            continue
-        rows.append(
-            ScoredRow(
-                unit,
-                subset,
-                place.id,
-                np.array([correct[k] for k in sorted(correct)]),
-                np.array([incorrect[k] for k in sorted(incorrect)]),
-            )
+    return tuple(
+        ScoredRow(
+            unit,
+            subset,
+            place.id,
+            np.array([correct[k] for k in sorted(correct)]),
+            np.array([incorrect[k] for k in sorted(incorrect)]),
+            ""
+            if set(correct) == set(range(place.num_correct))
+            and set(incorrect) == set(range(place.num_incorrect))
+            else f"{len(correct)} of {place.num_correct} correct and {len(incorrect)} of "
+            f"{place.num_incorrect} incorrect completions (a sample of its pairs)",
         )
-    return Rows(tuple(rows), incomplete)
+        for unit, (place, subset, correct, incorrect) in sorted(found.items())
+    )

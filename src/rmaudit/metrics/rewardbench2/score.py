@@ -28,7 +28,7 @@ import numpy as np
 from rmaudit.metrics.cluster_bootstrap import BootstrapInterval
 from rmaudit.metrics.preference import edge_wilson_interval, wald_is_approximate
 
-from .rows import TIES, Rows, ScoredRow, is_ties, top_credit
+from .rows import TIES, ScoredRow, is_ties, top_credit
 from .ties import ties_interval, ties_questions
 
 #: the subsets in the order RewardBench 2 reports them (others follow, alphabetically)
@@ -200,14 +200,17 @@ def final_score(subsets: Sequence[SubsetScore]) -> FinalScore | None:
     )
 
 
-def rewardbench2_score(rows: Rows, *, seed: int = 0, intervals: bool = True) -> RewardBench2Score:
-    """Every subset's score and the final score of the rows an RM scored (``intervals``:
+def rewardbench2_score(
+    rows: Sequence[ScoredRow], *, seed: int = 0, intervals: bool = True
+) -> RewardBench2Score:
+    """Every subset's score and the final score of the whole rows an RM scored (``intervals``:
     with their ± and intervals; without, the values and per-unit values alone)."""
-    left_out = dict(rows.incomplete)
+    left_out = {row.unit: row.missing for row in rows if row.missing}
     in_part: dict[str, str] = {}
     by_subset: dict[str, list[ScoredRow]] = {}
-    for row in rows.rows:
-        by_subset.setdefault(row.subset, []).append(row)
+    for row in rows:
+        if not row.missing:
+            by_subset.setdefault(row.subset, []).append(row)
     subsets = []
     for name in subset_order(list(by_subset)):
         scored = (
