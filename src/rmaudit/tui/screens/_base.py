@@ -6,8 +6,8 @@ imports the screens."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from textual.screen import Screen
 
@@ -58,3 +58,14 @@ class AuditScreen(Screen):
     if TYPE_CHECKING:
         # Textual types a screen's app as any App; every screen here runs in an AuditApp
         app: AuditAppView  # type: ignore[assignment]
+
+
+T = TypeVar("T")
+
+
+def following(options: Sequence[T], current: T) -> T:
+    """The option after ``current`` (after the last: the first), what a key that cycles
+    through them turns to; the first where ``current`` is none of them."""
+    if current not in options:
+        return options[0]
+    return options[(list(options).index(current) + 1) % len(options)]

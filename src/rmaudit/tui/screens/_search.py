@@ -7,7 +7,7 @@ from textual.widgets import Input
 
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable
-from ._base import AuditScreen
+from ._base import AuditScreen, following
 
 
 class TableSearch(AuditScreen):
@@ -16,6 +16,8 @@ class TableSearch(AuditScreen):
     the screen.  The base of a screen with a ``table``, a ``fill`` and a ``query_text``."""
 
     query_text: str
+    run_id: str
+    rm_key: str
 
     @property
     def table(self) -> NavTable:
@@ -23,6 +25,19 @@ class TableSearch(AuditScreen):
 
     def fill(self) -> None:
         raise NotImplementedError  # each screen fills its table with the query's matches
+
+    def show_loaded(self) -> None:
+        """The rows arrived: the table filled, and focused again unless the search is open
+        (the loading overlay took the table's focus)."""
+        self.table.loading = False
+        self.fill()
+        if not self.query_one(SearchBox).is_open:
+            self.table.focus()
+
+    def next_rm(self) -> str:
+        """The run's RM after this screen's (after the last: the first), for its ``r`` key."""
+        keys = [key for _, key in self.app.summary(self.run_id).reward_models]
+        return following(keys, self.rm_key)
 
     def action_search(self) -> None:
         self.query_one(SearchBox).open()

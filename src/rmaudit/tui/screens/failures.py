@@ -20,7 +20,7 @@ from rmaudit.results.browse import PromptFailure, per_prompt_columns
 
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
-from ._base import AuditScreen
+from ._base import AuditScreen, following
 from ._search import TableSearch
 from .prompt import PromptScreen
 
@@ -85,10 +85,7 @@ class FailuresScreen(TableSearch, AuditScreen):
         if rm_key != self.rm_key:  # the user moved on to another RM meanwhile
             return
         self.all_rows = rows
-        self.table.loading = False
-        self.fill()
-        if not self.query_one(SearchBox).is_open:  # the loading overlay took the table's focus
-            self.table.focus()
+        self.show_loaded()
 
     def _metric_value(self, row: PromptFailure) -> float:
         return row.metrics.get(self.metric.key, math.nan) if self.metric else math.nan
@@ -184,7 +181,7 @@ class FailuresScreen(TableSearch, AuditScreen):
     # -- actions ----------------------------------------------------------------------
     def action_sort(self) -> None:
         choices = SORTS if self.metrics else SORTS[1:]
-        self.sort = choices[(choices.index(self.sort) + 1) % len(choices)]
+        self.sort = following(choices, self.sort)
         self.fill()
 
     def action_metric(self) -> None:
@@ -193,15 +190,12 @@ class FailuresScreen(TableSearch, AuditScreen):
             self.fill()
 
     def action_topic(self) -> None:
-        topics = [None, *sorted({r.topic for r in self.all_rows or [] if r.topic})]
-        self.topic = (
-            topics[(topics.index(self.topic) + 1) % len(topics)] if self.topic in topics else None
-        )
+        topics = sorted({r.topic for r in self.all_rows or [] if r.topic})
+        self.topic = following([None, *topics], self.topic)
         self.fill()
 
     def action_next_rm(self) -> None:
-        keys = [k for _, k in self.app.summary(self.run_id).reward_models]
-        self.rm_key = keys[(keys.index(self.rm_key) + 1) % len(keys)]
+        self.rm_key = self.next_rm()
         self.load()
 
     def on_data_table_row_selected(self, event: NavTable.RowSelected) -> None:

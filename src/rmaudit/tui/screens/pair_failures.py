@@ -21,7 +21,7 @@ from rmaudit.results.pair_failures import ModelOnPair, ShiftFlip, shift_sweep
 
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
-from ._base import AuditScreen
+from ._base import AuditScreen, following
 from ._search import TableSearch
 from .pair import PairScreen, credit_text
 
@@ -119,10 +119,7 @@ class PairFailuresScreen(TableSearch, AuditScreen):
         self.on_pairs = on_pairs
         if flips is not None:
             self.flips = flips
-        self.table.loading = False
-        self.fill()
-        if not self.query_one(SearchBox).is_open:  # the loading overlay took the table's focus
-            self.table.focus()
+        self.show_loaded()
 
     # -- the table ----------------------------------------------------------------------
     def _matches(self, pair: ModelOnPair) -> bool:
@@ -267,12 +264,8 @@ class PairFailuresScreen(TableSearch, AuditScreen):
 
     # -- actions ------------------------------------------------------------------------
     def action_subset(self) -> None:
-        subsets = [None, *sorted({p.subset for p in self.on_pairs or []})]
-        self.subset = (
-            subsets[(subsets.index(self.subset) + 1) % len(subsets)]
-            if self.subset in subsets
-            else None
-        )
+        subsets = sorted({p.subset for p in self.on_pairs or []})
+        self.subset = following([None, *subsets], self.subset)
         self.fill()
 
     def action_all_pairs(self) -> None:
@@ -289,8 +282,7 @@ class PairFailuresScreen(TableSearch, AuditScreen):
             self.load()
 
     def action_next_rm(self) -> None:
-        keys = [k for _, k in self.app.summary(self.run_id).reward_models]
-        self.rm_key = keys[(keys.index(self.rm_key) + 1) % len(keys)]
+        self.rm_key = self.next_rm()
         self.on_pairs = self.flips = None
         self.load()
 

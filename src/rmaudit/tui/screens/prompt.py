@@ -18,7 +18,7 @@ from rmaudit.results.browse import ResponseRow, prompt_detail, top_eta
 
 from ..widgets.search import SearchBox
 from ..widgets.table import NavTable, shorten
-from ._base import AuditScreen
+from ._base import AuditScreen, following
 from ._search import TableSearch
 
 STAR = "★"
@@ -164,11 +164,11 @@ class PromptScreen(TableSearch, AuditScreen):
     # -- actions ----------------------------------------------------------------------
     def action_compare(self) -> None:
         others = [None, *(k for k in self.rm_keys if k != self.rm_key)]
-        self.compare_key = others[(others.index(self.compare_key) + 1) % len(others)]
+        self.compare_key = following(others, self.compare_key)
         self.fill()
 
     def action_sort(self) -> None:
-        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self.sort = following(SORTS, self.sort)
         self.fill()
 
     def open_match(self) -> None:
