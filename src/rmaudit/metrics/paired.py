@@ -283,10 +283,6 @@ class Standing:
     rank_high: int
 
     @property
-    def in_best_group(self) -> bool:
-        return "a" in self.letters
-
-    @property
     def ranks(self) -> str:
         """``1``, or ``1–3``."""
         if self.rank_low == self.rank_high:

@@ -165,16 +165,6 @@ class GoodhartPoint:
     accuracy: float
     ndr: float
 
-    @property
-    def predicted_ndr(self) -> float:
-        """The NDR the Regressional Goodhart normal model predicts from the accuracy (NaN
-        below 1/2, outside the model's range)."""
-        return (
-            float(goodhart_from_accuracy(self.accuracy)["ndr"])
-            if 0.5 <= self.accuracy <= 1.0
-            else float("nan")
-        )
-
 
 def goodhart_points(rows: list[dict]) -> list[GoodhartPoint]:
     """Every (gold, proxy) pair of a study with both an accuracy and an NDR (empty when the

@@ -218,11 +218,6 @@ class RunSummary:
         ]
         return declared[0] if declared else self.first_column
 
-    def part_column(self, column: Column, part: str) -> Column | None:
-        """``column``'s value on one subset (``accuracy`` → ``accuracy[Chat]``), if stored."""
-        key = str(ResultKey(column.result_key.name, part))
-        return next((c for c in self.columns if (c.metric, c.key) == (column.metric, key)), None)
-
 
 def latest_run_id(store: Store) -> str | None:
     runs = store.read.runs()
