@@ -13,14 +13,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rmaudit import __version__
 from rmaudit.display.formatting import (
     format_number,
-    format_value,
     one_line,
     short_label,
     visible,
@@ -32,8 +30,10 @@ from rmaudit.results.leaderboard import (
     Leaderboard,
     board_table,
     leaderboard,
+    run_level_table,
     signed_lines,
     subsets_table,
+    value_text,
 )
 from rmaudit.results.legend import legend
 from rmaudit.results.solutions import run_threshold
@@ -230,7 +230,7 @@ def _leaderboard(board: Leaderboard) -> list[str]:
         metrics = [f"{c.header} {c.arrow}" for c in board.details]
         values = {
             short_label(label): [
-                format_value(cell.value, cell.stderr) if cell else "—"
+                value_text(cell)
                 for cell in (summary.cells.get((rm_key, c.metric, c.key)) for c in board.details)
             ]
             for label, rm_key in summary.reward_models
@@ -248,20 +248,10 @@ def _leaderboard(board: Leaderboard) -> list[str]:
 def _across_rms(summary: RunSummary) -> list[str]:
     if not summary.run_level:
         return []
-    rows = [
-        [
-            column.metric,
-            column.header,
-            format_value(cell.value, cell.stderr),
-            f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
-            if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high)
-            else "—",
-        ]
-        for column, cell in summary.run_level
-    ]
+    table = run_level_table(summary.run_level)
     return [
         "<h3>Across reward models</h3>",
-        *_table(["metric", "result", "value ± stderr", "95% CI"], rows, first_is_label=False),
+        *_table(table.headers, table.rows, first_is_label=False),
     ]
 
 

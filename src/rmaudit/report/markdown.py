@@ -8,7 +8,6 @@ Every string from the DB is escaped for Markdown (:func:`md`), so a label with `
 
 from __future__ import annotations
 
-import math
 import re
 
 from rmaudit.components.vocabulary import (
@@ -33,8 +32,10 @@ from rmaudit.results.leaderboard import (
     Leaderboard,
     board_table,
     leaderboard,
+    run_level_table,
     signed_lines,
     subsets_table,
+    value_text,
 )
 from rmaudit.results.legend import legend
 from rmaudit.results.regret import load_studies, study_table
@@ -91,12 +92,7 @@ def board_markdown(board: Leaderboard) -> list[str]:
         rows = [
             [
                 md(label, LABEL_MAX),
-                *(
-                    format_value(cell.value, cell.stderr) if cell else "—"
-                    for cell in (
-                        summary.cells.get((rm_key, c.metric, c.key)) for c in board.details
-                    )
-                ),
+                *(value_text(summary.cells.get((rm_key, c.metric, c.key))) for c in board.details),
             ]
             for label, rm_key in summary.reward_models
         ]
@@ -185,23 +181,9 @@ def across_rms(summary: RunSummary, store: Store) -> list[str]:
     lines: list[str] = []
     rest = [(column, cell) for column, cell in summary.run_level if column.metric not in studies]
     if rest:
-        rows = [
-            [
-                md(column.metric),
-                md(column.header),
-                format_value(cell.value, cell.stderr),
-                f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
-                if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high)
-                else "—",
-            ]
-            for column, cell in rest
-        ]
-        lines += [
-            "## Across reward models",
-            "",
-            *_table(["metric", "result", "value ± stderr", "95% CI"], rows, left=2),
-            "",
-        ]
+        across = run_level_table(rest)
+        rows = [[md(metric), md(result), *numbers] for metric, result, *numbers in across.rows]
+        lines += ["## Across reward models", "", *_table(across.headers, rows, left=2), ""]
     if studies:
         lines += ["## Regret study", ""]
     for label, study_rows in studies.items():

@@ -214,9 +214,9 @@ def board_table(board: Leaderboard) -> PlainTable:
         units.append(unit(c))
     rows = []
     for r in board.rows:
-        cells = [r.label, _value(r.cell), _interval(r.cell)]
+        cells = [r.label, value_text(r.cell), interval_text(r.cell)]
         cells += [letter_runs(r.letters), f"#{r.ranks}" if r.ranks else ""] if compared else []
-        cells += [_value(board.cell(r, c)) for c in board.columns]
+        cells += [value_text(board.cell(r, c)) for c in board.columns]
         rows.append(cells)
     return PlainTable(headers, rows, units)
 
@@ -225,7 +225,10 @@ def subsets_table(board: Leaderboard) -> PlainTable:
     """The headline per subset as text (value ± stderr)."""
     return PlainTable(
         ["model", *board.subsets],
-        [[r.label, *(_value(board.subset_cell(r, s)) for s in board.subsets)] for r in board.rows],
+        [
+            [r.label, *(value_text(board.subset_cell(r, s)) for s in board.subsets)]
+            for r in board.rows
+        ],
     )
 
 
@@ -236,11 +239,21 @@ def signed_lines(board: Leaderboard) -> list[str]:
     ]
 
 
-def _value(cell: Cell | None) -> str:
+def run_level_table(run_level: list[tuple[Column, Cell]]) -> PlainTable:
+    """The numbers computed across the reward models, as text: metric, result, value, CI."""
+    return PlainTable(
+        ["metric", "result", "value ± stderr", "95% CI"],
+        [[c.metric, c.header, value_text(cell), interval_text(cell)] for c, cell in run_level],
+    )
+
+
+def value_text(cell: Cell | None) -> str:
+    """A cell's value ± stderr ("—" for none)."""
     return format_value(cell.value, cell.stderr) if cell is not None else "—"
 
 
-def _interval(cell: Cell | None) -> str:
+def interval_text(cell: Cell | None) -> str:
+    """A cell's 95% interval to three decimals ("—" for none, or an open end)."""
     if cell is None or not (math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high)):
         return "—"
     return f"[{format_number(cell.ci_low, 3)}, {format_number(cell.ci_high, 3)}]"

@@ -19,7 +19,7 @@ from rmaudit.display.literal import assemble, literal
 from rmaudit.metrics.letters import letter_runs
 from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.results.labelling import Labelling
-from rmaudit.results.leaderboard import BoardRow, Leaderboard, leaderboard
+from rmaudit.results.leaderboard import BoardRow, Leaderboard, interval_text, leaderboard
 from rmaudit.results.summary import Cell, Column
 
 from ..widgets.scoring_checks import show_scoring_checks
@@ -277,7 +277,7 @@ class LeaderboardScreen(AuditScreen):
                 if kind == "curve":
                     shown.append(sparkline(cell.value) if cell is not None else "")
                 elif kind == "interval":
-                    shown.append(_interval(cell))
+                    shown.append(interval_text(cell))
                 elif kind == "group":
                     shown.append(Text(cell))
                 elif kind == "rank":
@@ -314,16 +314,11 @@ class LeaderboardScreen(AuditScreen):
         table.clear(columns=True)
         table.add_columns(ACROSS_RMS, "result", "value ± stderr", "95% CI")
         for column, cell in run_level:
-            ci = (
-                f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
-                if math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high)
-                else "—"
-            )
             table.add_row(
                 literal(column.metric),
                 literal(column.header),
                 format_value(cell.value, cell.stderr, "±"),
-                Text(ci),
+                Text(interval_text(cell)),
             )
 
     def current_rm(self) -> str:
@@ -371,9 +366,3 @@ class LeaderboardScreen(AuditScreen):
 
     def on_data_table_cell_selected(self, event: NavTable.CellSelected) -> None:
         self.action_failures()
-
-
-def _interval(cell: Cell | None) -> str:
-    if cell is None or not (math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high)):
-        return "—"
-    return f"[{cell.ci_low:.3f}, {cell.ci_high:.3f}]"
