@@ -14,67 +14,26 @@ bootstrap CI across prompts, and the per-prompt values.  Invalid input raises
 1.4
 """
 
-from rmaudit.metrics import regret
+from rmaudit.metrics import preference, regret
 from rmaudit.metrics._results import CurveResult, MetricResult
 from rmaudit.metrics.best_of_n import best_k_of_n, best_of_n, best_of_n_curve, bon_kl, rank_of_n_kl
 from rmaudit.metrics.pairwise import pairwise_accuracy
-from rmaudit.metrics.preference import (
-    DEFAULT_TIES,
-    REWARDBENCH,
-    CalibrationResult,
-    SectionScheme,
-    SectionTotal,
-    StyleDifficulty,
-    accuracy,
-    auroc,
-    bt_ece,
-    clustered_stderr,
-    confidence,
-    ece,
-    energy_score,
-    fpr_at_95_tpr,
-    pair_credit,
-    section_score,
-    style_accuracy_matrix,
-    style_difficulty,
-    style_difficulty_stderr,
-    subset_accuracy,
-)
+from rmaudit.metrics.preference import *  # noqa: F403 -- the pair metrics, all of them
 from rmaudit.metrics.regret import *  # noqa: F403 -- the regret study's metrics, all of them
 from rmaudit.metrics.reta import default_etas, reta, reta_curve, reta_n_range
 
 __all__ = [
-    "DEFAULT_TIES",
-    "REWARDBENCH",
-    "CalibrationResult",
     "CurveResult",
     "MetricResult",
-    "SectionScheme",
-    "SectionTotal",
-    "StyleDifficulty",
-    "accuracy",
-    "auroc",
     "best_k_of_n",
     "best_of_n",
     "best_of_n_curve",
     "bon_kl",
-    "bt_ece",
-    "clustered_stderr",
-    "confidence",
     "default_etas",
-    "ece",
-    "energy_score",
-    "fpr_at_95_tpr",
-    "pair_credit",
     "pairwise_accuracy",
     "rank_of_n_kl",
     "reta",
     "reta_curve",
     "reta_n_range",
-    "section_score",
-    "style_accuracy_matrix",
-    "style_difficulty",
-    "style_difficulty_stderr",
-    "subset_accuracy",
 ]
-__all__ += regret.__all__
+__all__ += preference.__all__ + regret.__all__
