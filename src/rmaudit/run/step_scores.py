@@ -38,7 +38,7 @@ def target(
         return [Sampled(sid, by_id[sid].solution.size, by_id[sid].solution) for sid in ids]
 
     def accept(ids: Sequence[str], scores: list[list[float]]) -> list[list[float]]:
-        return _checked(ctx, spec, by_id, ids, scores)
+        return list(_checked(ctx, spec, by_id, ids, scores).values())
 
     ids = list(by_id)
     pending = _pending(ctx, model, solution_set)
@@ -76,8 +76,7 @@ def stage(
             return [by_id[sid].solution for sid in batch]
 
         def write(batch: Sequence[str], scores: list[list[float]]) -> None:
-            steps = _checked(ctx, spec, by_id, batch, scores)
-            ctx.db.solutions.add_step_scores(model.key, dict(zip(batch, steps, strict=True)))
+            ctx.db.solutions.add_step_scores(model.key, _checked(ctx, spec, by_id, batch, scores))
 
         todo = keep(checked, work, write)
         map_calls(ctx, todo, BatchCall(spec, model, "score_steps", solutions), write)
@@ -86,9 +85,10 @@ def stage(
 
 def _checked(
     ctx: RunContext, spec: ComponentSpec, by_id: dict, batch: Sequence[str], scores: list
-) -> list[list[float]]:
-    """One finite score per step of each solution, or BadInput naming the PRM and solution."""
-    checked = []
+) -> dict[str, list[float]]:
+    """Each solution's step scores by its id, as the store keeps them: one finite score per
+    step, or BadInput naming the PRM and solution."""
+    checked: dict[str, list[float]] = {}
     for sid, found in zip(batch, scores, strict=True):
         steps = len(by_id[sid].steps)
         values = np.asarray(found, dtype=float).ravel()
@@ -107,5 +107,5 @@ def _checked(
                 field=spec.field,
                 value=value,
             )
-        checked.append(values.tolist())
+        checked[sid] = values.tolist()
     return checked
