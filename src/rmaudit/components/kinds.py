@@ -34,9 +34,11 @@ class NoOptions(BaseModel):
 
 
 class ComponentOptions(BaseModel):
-    """Base for option models: unknown options are errors, not silently ignored."""
+    """Base for option models: unknown options are errors, not silently ignored.  Each
+    model's validator is built when first used, not when its plugin is imported: a run
+    validates the options of its recipe's components only."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 #: A component's options model: ``class Mine(RewardModel[MineOptions])`` types ``self.options``.

@@ -37,7 +37,7 @@ from .read import Reads
 from .runs import Runs
 from .schema import MIGRATION_SET, MIGRATIONS, SCHEMA_VERSION, check, migrate
 from .solutions import Solutions
-from .tables import utc_now
+from .tables import chunks, utc_now
 from .verdicts import Verdicts
 
 __all__ = ["SCHEMA_VERSION", "Store", "WriterBusy", "dumps", "utc_now"]
@@ -228,7 +228,9 @@ class Store:
                 "create temp table if not exists asked (key text primary key) without rowid"
             )
             self._conn.execute("delete from temp.asked")
-            self._conn.executemany("insert into temp.asked values (?)", ((k,) for k in keys))
+            for chunk in chunks(keys):  # a statement of many rows: a fifth of executemany's time
+                values = ", ".join(["(?)"] * len(chunk))
+                self._conn.execute(f"insert into temp.asked values {values}", chunk)
             self._asked = fingerprint
         return "temp.asked"
 

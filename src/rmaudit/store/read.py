@@ -37,6 +37,8 @@ from .tables import chunks, marks
 
 #: the numeric columns of a stored result (a metric's value, a curve's point)
 RESULT_NUMBERS = ("value", "stderr", "ci_low", "ci_high")
+#: the lowest, highest and mean oracle score of a benchmark (Nones: none labelled)
+OracleRange = tuple[float | None, float | None, float | None]
 
 if TYPE_CHECKING:
     from . import Store
@@ -291,14 +293,18 @@ class Reads(PairReads):
             [benchmark.oracle_key, benchmark.id],
         ).fetchone()
 
-    def oracle_range(
-        self, benchmark: BenchmarkRow
-    ) -> tuple[float | None, float | None, float | None]:
+    def oracle_range(self, benchmark: BenchmarkRow) -> OracleRange:
         """(lowest, highest, mean) oracle score of the benchmark's responses (Nones when none
-        is labelled).  Under a label design the mean is the responses' mean as the design
+        is labelled), read once while the file is unchanged (the summary and its leaderboard
+        both print it).  Under a label design the mean is the responses' mean as the design
         estimates it: the labels its design drew, each weighted by 1/π (Hájek's ratio form of
         Horvitz & Thompson 1952; Särndal et al., "Model Assisted Survey Sampling", 1992,
         Sec. 5.7), not the plain mean of whichever responses have a label."""
+        return self.store.remembered(
+            ("oracle range", benchmark.id), lambda: self._oracle_range(benchmark)
+        )
+
+    def _oracle_range(self, benchmark: BenchmarkRow) -> OracleRange:
         if benchmark.design is not None:
             return self.store.execute(
                 """select min(j.score), max(j.score),
