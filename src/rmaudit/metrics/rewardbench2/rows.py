@@ -15,7 +15,7 @@ ties), else 0; so a model that scores everything alike gets the chance value ¼ 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -34,10 +34,9 @@ def is_ties(subset: str) -> bool:
 @dataclass(frozen=True)
 class RowPlace:
     """Where a pair's two completions sit in their row: the row (``FILE:LINE``; empty for a
-    pair that is a row of its own), its upstream
-    ``id``, the positions of the pair's correct and incorrect completion among the row's, and
-    how many of each the row has.  A stored pair keeps its fields in its ``meta`` (:meth:`of`
-    reads them back)."""
+    pair that is a row of its own), its upstream ``id``, the positions of the pair's correct
+    and incorrect completion among the row's, and how many of each the row has.  A stored pair
+    keeps these fields in its ``meta`` (:meth:`of` reads them back)."""
 
     row: str
     id: str
@@ -50,12 +49,8 @@ class RowPlace:
     def of(cls, meta: Mapping[str, Any]) -> RowPlace | None:
         """The place a stored pair's ``meta`` holds; None where it holds none (a pair of other
         data: a row of its own)."""
-        row, ident = meta.get("row"), meta.get("id")
-        counts: list[Any] = [meta.get(n) for n in ("correct", "incorrect")]
-        counts += [meta.get(n) for n in ("num_correct", "num_incorrect")]
-        if isinstance(row, str) and isinstance(ident, str) and all(type(n) is int for n in counts):
-            return cls(row, ident, *counts)
-        return None
+        found: list[Any] = [meta.get(f.name) for f in fields(cls)]
+        return cls(*found) if [type(v) for v in found] == [str, str, int, int, int, int] else None
 
     @classmethod
     def own(cls, pair: int) -> RowPlace:
