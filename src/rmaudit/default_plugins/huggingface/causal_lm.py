@@ -45,10 +45,7 @@ class HFCausalLM(_HFComponent[HFCausalLMOptions], ReferencePolicy[HFCausalLMOpti
 
         from rmaudit.backends.hf import runtime
 
-        o = self.options
-        self.tokenizer = runtime.load_tokenizer(
-            o.model, revision=o.revision, trust_remote_code=o.trust_remote_code, field="model"
-        )
+        self.tokenizer = self._model_tokenizer()
         _, self.template, _ = self._chat_template(self.tokenizer, required=True)
         self.model = self._load_model(transformers.AutoModelForCausalLM)
         self.pad_id = runtime.filler_token_id(self.tokenizer)

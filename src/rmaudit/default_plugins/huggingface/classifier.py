@@ -37,16 +37,8 @@ class HFClassifier(_HFRewardModel[HFClassifierOptions]):
     Options = HFClassifierOptions
 
     def _load_tokenizer(self) -> None:
-        from rmaudit.backends.hf import runtime
-
         o = self.options
-        self.tokenizer = runtime.load_tokenizer(
-            o.model,
-            revision=o.revision,
-            trust_remote_code=o.trust_remote_code,
-            field="model",
-            truncation_side=o.truncation_side,
-        )
+        self.tokenizer = self._model_tokenizer(truncation_side=o.truncation_side)
         config = self._config()
         self._override(config)  # as the model's will be
         heads = config.num_labels

@@ -62,6 +62,20 @@ class _HFComponent(Generic[_HFOptionsT]):
             {"class": auto_class.__name__, "model": o.model, "revision": o.revision}, load
         )
 
+    def _model_tokenizer(self, **loading: Any) -> Any:
+        """The tokenizer of the recipe's ``model`` at its ``revision`` (``loading``: more of
+        ``runtime.load_tokenizer``'s options)."""
+        from rmaudit.backends.hf import runtime
+
+        o = self.options
+        return runtime.load_tokenizer(
+            o.model,
+            revision=o.revision,
+            trust_remote_code=o.trust_remote_code,
+            field="model",
+            **loading,
+        )
+
     def _loaded_once(self, what: dict[str, Any], load: Any) -> Any:
         """``load()``'s model, or the same model already loaded in this process with the
         same loading options (an audit builds a component per suite, each of which would load

@@ -47,12 +47,8 @@ class DPOImplicit(_HFRewardModel[DPOImplicitOptions]):
         return super()._locations() + reference
 
     def _load_tokenizer(self) -> None:
-        from rmaudit.backends.hf import runtime
-
         o = self.options
-        self.tokenizer = runtime.load_tokenizer(
-            o.model, revision=o.revision, trust_remote_code=o.trust_remote_code, field="model"
-        )
+        self.tokenizer = self._model_tokenizer()
         self.use_chat, self.template, self.input_format = self._chat_template(
             self.tokenizer, required=True
         )

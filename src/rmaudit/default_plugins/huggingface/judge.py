@@ -44,12 +44,7 @@ class HFJudgeRM(_HFComponent, RewardModel):
     def _load_models(self) -> None:
         import transformers
 
-        from rmaudit.backends.hf import runtime
-
-        o = self.options
-        self.tokenizer = runtime.load_tokenizer(
-            o.model, revision=o.revision, trust_remote_code=o.trust_remote_code, field="model"
-        )
+        self.tokenizer = self._model_tokenizer()
         self.chat, self.chat_template, _ = self._chat_template(self.tokenizer, required=False)
         self.model = self._load_model(transformers.AutoModelForCausalLM)
         self.model.eval()

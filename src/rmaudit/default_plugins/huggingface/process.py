@@ -143,12 +143,9 @@ class _HFProcessRewardModel(_HFComponent[_OptionsT], ProcessRewardModel[_Options
         read, each checked (once, before the larger model loads)."""
         if self._tokenizer_loaded:
             return
-        from rmaudit.backends.hf import runtime
 
         o = self.options
-        self.tokenizer = runtime.load_tokenizer(
-            o.model, revision=o.revision, trust_remote_code=o.trust_remote_code, field="model"
-        )
+        self.tokenizer = self._model_tokenizer()
         chat = o.format == "chat"
         template, self.input_format = (
             None,
