@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import math
+from contextlib import closing
 
 import click
 from rich.table import Table
@@ -51,11 +52,8 @@ def normalizer(
     """
     from rmaudit.results.ablation import CORRELATIONS, normalizer_ablation
 
-    store = open_for_reading(db_path)
-    try:
+    with closing(open_for_reading(db_path)) as store:
         result = normalizer_ablation(store, run_id, eta=eta, reward_models=rms or None)
-    finally:
-        store.close()
     tag = "  [bold yellow]SIMULATED[/]" if result.simulated else ""
     table = Table(
         title=f"RETA({eta_label(result.eta)}) per prompt vs prompt perplexity, "

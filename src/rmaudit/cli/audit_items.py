@@ -5,6 +5,7 @@ the suites of reward models, or the solutions of the suites of process reward mo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 
 from rmaudit.components import Component
@@ -28,16 +29,13 @@ def write_suite_items(
     # every suite's data checked before the DB is written (records all rejected, say)
     runners = preflight_suites(planned, db_path)
     names = [suite.name for suite, _, _ in planned]
-    store = Store.open(db_path)
-    try:
+    with closing(Store.open(db_path)) as store:
         for runner in runners:
             runner.attach(store)
         if process:
             rows = solution_rows(zip(names, [r.solutions_to_score() for r in runners], strict=True))
         else:
             rows = item_rows(zip(names, [r.items_to_score() for r in runners], strict=True))
-    finally:
-        store.close()
     write_items(path, rows)
     what, then = (
         (

@@ -5,7 +5,7 @@ written to the results file and, with ``--report DIR``, to a report per suite.""
 from __future__ import annotations
 
 import sys
-from contextlib import nullcontext
+from contextlib import closing, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -274,8 +274,7 @@ def _run_suites(
     results, located_by_suite, publishers = [], {}, {}
     last: list[str] = []  # said after the verdicts
     written: dict[str, Path] = {}
-    store = Store.open(request.db_path)
-    try:
+    with closing(Store.open(request.db_path)) as store:
         for (entry, components), runner in zip(built, runners, strict=True):
             suite, located = entry.suite, entry.located
             err.print(
@@ -298,8 +297,6 @@ def _run_suites(
         if request.output.report_dir is not None:
             written = write_reports(store, results, request.output.report_dir)
         payload = results_json(store, results, located_by_suite, request.db_path, publishers)
-    finally:
-        store.close()
     _print_results(request, results, payload, written, last)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from contextlib import closing
 from functools import partial
 from pathlib import Path
 
@@ -118,8 +119,7 @@ def compare(
         return
     _not_a_db(run_ids)
     asked = [_parity_labels(given) for given in parity_of]
-    store = open_for_reading(db_path)
-    try:
+    with closing(open_for_reading(db_path)) as store:
         ids = [resolve_run(store, r, "RUN") for r in run_ids] or [resolve_run(store, None)]
         _complete(store, ids, run_ids)
         _same_data(store, ids)
@@ -139,8 +139,6 @@ def compare(
         ]
         pair_set = store.read.run(ids[0]).pair_set_key
         sections = parity_sections(store, list(dict.fromkeys(ids)), pair_set, asked, tolerance)
-    finally:
-        store.close()
     _check_models([*results, *aggregations], models)
     if as_json:
         body = {

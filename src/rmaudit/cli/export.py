@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 
 import click
@@ -23,8 +24,8 @@ from .options import db_option
 )
 def export(out: str, db_path: str, benchmark_id: str | None) -> None:
     """Write a benchmark (prompts, responses, oracle labels) to OUT (.jsonl or .jsonl.gz)."""
-    store = open_for_reading(db_path)  # a missing, foreign or newer DB is BadInput: exit code 2
-    try:
+    # a missing, foreign or newer DB is BadInput: exit code 2
+    with closing(open_for_reading(db_path)) as store:
         ids = store.read.benchmark_ids()
         if benchmark_id:
             ids = [i for i in ids if i.startswith(benchmark_id)]
@@ -38,6 +39,4 @@ def export(out: str, db_path: str, benchmark_id: str | None) -> None:
         if not ids:
             raise BadInput("no benchmark stored; run a recipe first", file=db_path)
         count = export_benchmark(store, ids[0], Path(out))
-    finally:
-        store.close()
     click.echo(f"exported benchmark {ids[0]} ({count} prompts) to {out}")

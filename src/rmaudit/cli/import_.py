@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 
 import click
@@ -30,14 +31,11 @@ def import_command(path: str, db_path: str) -> None:
                 refuse_conflicts(stored, header, records, file=path)
         finally:
             stored.close()
-    store = Store.open(db_path)
-    try:
+    with closing(Store.open(db_path)) as store:
         benchmark_id = imported_keys(header, records, store)[0]
         known = store.items.benchmark(benchmark_id) is not None
         if not known:
             store_benchmark(store, header, records, origin=f"imported from {Path(path).name}")
-    finally:
-        store.close()
     if known:
         click.echo(f"benchmark {benchmark_id} is already in {db_path}: nothing new")
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from contextlib import closing
 
 import click
 from rich.table import Table
@@ -30,16 +31,13 @@ def print_rank_correlation(
             value=" ".join(run_ids),
         )
     same = dict(_alias(a) for a in aliases)
-    store = open_for_reading(db_path)
-    try:
+    with closing(open_for_reading(db_path)) as store:
         first, second = (resolve_run(store, r) for r in run_ids)
         done = {r.id: r for r in list_runs(store) if r.status == DONE}
         for run_id, named in ((first, run_ids[0]), (second, run_ids[1])):
             if run_id not in done:
                 raise BadInput("compare complete runs", field="RUN", value=named)
         found = benchmark_agreements(store, first, second, aliases=same, level=level)
-    finally:
-        store.close()
     titles = (done[first].title, done[second].title)
     if as_json:
         body = {"db": db_path, "runs": [first, second], "level": level}

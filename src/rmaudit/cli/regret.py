@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from contextlib import closing
 from pathlib import Path
 
 import click
@@ -45,15 +46,12 @@ def _cell(value: float | None, digits: int = 3) -> str:
 )
 def regret(db_path: str, run_id: str | None, pairs: bool) -> None:
     """Print a run's regret-correlation study: error metric × correlation with best-of-n regret."""
-    store = open_for_reading(db_path)
-    try:
+    with closing(open_for_reading(db_path)) as store:
         run = resolve_run(store, run_id)
         studies = load_studies(store, run)
         stored = store.read.run(run)
         assert stored is not None, "resolve_run returns a stored run's id"
         simulated = stored.simulated
-    finally:
-        store.close()
     if not studies:
         raise BadInput(
             "run has no regret-correlation results; add a [[metrics]] entry with "
@@ -144,13 +142,10 @@ def correlate(db_path: str, downstream: str, run_id: str | None, rm_column: str 
     n! pairings) for up to 8 RMs, 20,000 seeded random permutations beyond.  No bootstrap.
     """
     outcomes, order, label_column = _read_downstream(Path(downstream), rm_column)
-    store = open_for_reading(db_path)
-    try:
+    with closing(open_for_reading(db_path)) as store:
         run = resolve_run(store, run_id)
         labels = {rm_key: label for label, rm_key in store.read.reward_models(run)}
         metric_rows = [row for row in store.read.metric_rows(run) if row.rm_key != RUN_LEVEL]
-    finally:
-        store.close()
     unknown = [label for label in order if label not in labels.values()]
     if unknown:
         raise BadInput(

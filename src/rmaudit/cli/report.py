@@ -3,6 +3,8 @@ one self-contained HTML page to share."""
 
 from __future__ import annotations
 
+from contextlib import closing
+
 import click
 
 from rmaudit.errors import BadInput
@@ -29,8 +31,8 @@ from .options import db_argument
 )
 def report(db_path: str, run_id: str | None, out_dir: str | None, html: bool) -> None:
     """Write plots of every stored curve and a Markdown summary of a run."""
-    store = open_for_reading(db_path)  # a missing, foreign or newer DB is BadInput: exit code 2
-    try:
+    # a missing, foreign or newer DB is BadInput: exit code 2
+    with closing(open_for_reading(db_path)) as store:
         run = resolve_run(store, run_id)
         try:  # matplotlib is an optional extra
             from rmaudit.report import default_out_dir, run_page, write_report
@@ -42,8 +44,6 @@ def report(db_path: str, run_id: str | None, out_dir: str | None, html: bool) ->
         written = write_report(
             store, run_page(store, run), out_dir or default_out_dir(db_path), html=html
         )
-    finally:
-        store.close()
     if run_id is None:
         click.echo(f"run {run}: the newest complete run (another: --run RUN)", err=True)
     for path in written:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 
 import click
@@ -87,13 +88,14 @@ def run(
     if not resume:
         _delete_db(db_path, recipe.run_key, yes, err)
     created = not Path(db_path).exists()
-    store = Store.open(
-        db_path,
-        waiting=lambda pid: err.print(
-            literal(f"waiting: another rmaudit run is writing {db_path} (pid {pid or '?'})")
-        ),
-    )
-    try:
+    with closing(
+        Store.open(
+            db_path,
+            waiting=lambda pid: err.print(
+                literal(f"waiting: another rmaudit run is writing {db_path} (pid {pid or '?'})")
+            ),
+        )
+    ) as store:
         try:
             result = run_attached(runner, store, err)
         except BaseException:
@@ -114,8 +116,6 @@ def run(
                 f"{db_path} (needs rmaudit[tui]), plots: rmaudit report {db_path}"
             )
         )
-    finally:
-        store.close()
 
 
 def _delete_db(db_path: str, run_id: str, yes: bool, err: Console) -> None:
@@ -123,11 +123,8 @@ def _delete_db(db_path: str, run_id: str, yes: bool, err: Console) -> None:
     not given (then ``BadInput``, before anything is touched)."""
     if not Path(db_path).exists():
         return
-    store = open_for_reading(db_path)
-    try:
+    with closing(open_for_reading(db_path)) as store:
         runs = list_runs(store)
-    finally:
-        store.close()
     others = [run for run in runs if run.id != run_id]
     if others and not yes:
         titles = ", ".join(repr(run.title) for run in others[:3]) + ", …" * (len(others) > 3)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from contextlib import closing
 from pathlib import Path
 
 import click
@@ -38,8 +39,8 @@ def runs(targets: tuple[str, ...], db_option: str | None, as_json: bool, details
     argument is the DB when it names a file or is not a run id (hexadecimal).
     """
     db_path, run_id = _db_and_run(targets, db_option)
-    store = open_for_reading(db_path)  # a missing, foreign or newer DB is BadInput: exit code 2
-    try:
+    # a missing, foreign or newer DB is BadInput: exit code 2
+    with closing(open_for_reading(db_path)) as store:
         out = console()
         if as_json:
             from rmaudit.results.as_json import runs_json
@@ -59,8 +60,6 @@ def runs(targets: tuple[str, ...], db_option: str | None, as_json: bool, details
         store.check_integrity()  # the listing reads too little to notice damaged pages
         rows = list_runs(store)
         _check_runs(store, [row.id for row in rows])
-    finally:
-        store.close()
     out.print(literal(f"{len(rows)} run{'s' * (len(rows) != 1)} in {db_path}"), style="bold")
     layouts = [lambda cap=cap: [_runs_table(rows, cap)] for cap in (None, 32)]
     for table in fitting(out, [*layouts, lambda: [_narrow_runs_table(rows)]]):

@@ -21,6 +21,7 @@ import gzip
 import hashlib
 import os
 import zlib
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -79,16 +80,13 @@ def earlier_data_dirs(db_path: str) -> list[Path]:
 
     if not Path(db_path).is_file():
         return []
-    store = open_for_reading(db_path)
-    try:
+    with closing(open_for_reading(db_path)) as store:
         locations = [
             source.location
             for run in list_runs(store)
             for source in store.read.run_sources(run.id)
             if source.kind == "file" and source.location is not None
         ]
-    finally:
-        store.close()
     mirrors = {
         mirror
         for suite in SUITES.values()

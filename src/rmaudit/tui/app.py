@@ -7,6 +7,7 @@ curves of the selected RMs one key away from the leaderboard.  Escape goes back 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -104,11 +105,8 @@ class AuditApp(App):
         """``read(store)`` cached by ``key``, on a connection of the calling thread (sqlite
         connections are per thread), so the loaders below are safe from a worker thread."""
         if key not in cache:
-            store = open_for_reading(self.db_path)
-            try:
+            with closing(open_for_reading(self.db_path)) as store:
                 cache[key] = read(store)
-            finally:
-                store.close()
         return cache[key]
 
     def load_failures(self, run_id: str, rm_key: str) -> list[PromptFailure]:
