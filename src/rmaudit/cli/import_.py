@@ -13,6 +13,7 @@ from rmaudit.benchmark.portable import (
     store_benchmark,
 )
 from rmaudit.benchmark.portable_read import read_benchmark
+from rmaudit.results.run_index import open_if_stored
 from rmaudit.store import Store
 
 from .options import db_option
@@ -24,11 +25,10 @@ from .options import db_option
 def import_command(path: str, db_path: str) -> None:
     """Import a benchmark file written by `rmaudit export` (all or nothing)."""
     header, records = read_benchmark(Path(path))  # checked before the DB is touched
-    stored = Store.open_readonly(db_path)
+    stored = open_if_stored(db_path)
     if stored is not None:
         try:
-            if "schema_info" in stored.tables():  # not a new, empty file
-                refuse_conflicts(stored, header, records, file=path)
+            refuse_conflicts(stored, header, records, file=path)
         finally:
             stored.close()
     with closing(Store.open(db_path)) as store:

@@ -18,12 +18,11 @@ from rmaudit.errors import BadInput
 from rmaudit.metrics.budget.planning import Option, loses
 from rmaudit.recipe import Recipe, load_recipe
 from rmaudit.results.plan_json import PLAN_JSON_VERSION, judge_calls_json, plan_json
-from rmaudit.results.run_index import open_for_reading
+from rmaudit.results.run_index import open_for_reading, open_if_stored
 from rmaudit.run import build_components
 from rmaudit.run.judge_plan import api_judges, planned_judge_calls, plans_labels
 from rmaudit.run.label_plan import WIDTH_RATIOS, LabelNeeds, label_plan
 from rmaudit.run.plan_costs import PriceFlags, parse_target, recipe_targets
-from rmaudit.store import Store
 from rmaudit.suites.judge_arguments import parse_judge_price
 
 from .console import console
@@ -154,10 +153,7 @@ def _plan_judges_only(
 ) -> None:
     """A recipe that labels no benchmark here (pairs, or a benchmark made elsewhere) plans
     its LLM judges' calls alone, against the DB if it exists (else all of them)."""
-    store = Store.open_readonly(db_path)
-    if store is not None and "schema_info" not in store.tables():  # a new, empty file
-        store.close()
-        store = None
+    store = open_if_stored(db_path)
     try:
         judges = planned_judge_calls(recipe, components, store, price=price)
     finally:

@@ -12,7 +12,7 @@ from rmaudit.components.scoring_checks import CheckSettings
 from rmaudit.display.literal import literal
 from rmaudit.errors import BadInput
 from rmaudit.recipe import load_recipe
-from rmaudit.results.run_index import list_runs, open_for_reading
+from rmaudit.results.run_index import list_runs, open_for_reading, open_if_stored
 from rmaudit.run import Runner, build_components
 from rmaudit.store import Store
 from rmaudit.store.access import check_writable
@@ -63,10 +63,7 @@ def run(
     out, err = console(), console(stderr=True)
     if not dry_run:  # a DB that cannot be written is refused before the plan's work
         check_writable(db_path)
-    stored = Store.open_readonly(db_path)
-    if stored is not None and "schema_info" not in stored.tables():  # a new, empty file
-        stored.close()
-        stored = None
+    stored = open_if_stored(db_path)
     try:  # every input is loaded and checked here, before the DB is opened for writing
         runner = Runner(
             recipe, None if not resume else stored, components=components, checks=checks

@@ -24,6 +24,16 @@ def open_for_reading(path: str | Path) -> Store:
     return store
 
 
+def open_if_stored(path: str) -> Store | None:
+    """The DB at ``path`` opened read-only, or None where nothing is stored yet (no file, or
+    a new, empty one); a foreign file or a newer schema is ``BadInput``."""
+    store = Store.open_readonly(path)
+    if store is not None and "schema_info" not in store.tables():  # a new, empty file
+        store.close()
+        return None
+    return store
+
+
 @dataclass(frozen=True)
 class ListedRun:
     """One stored audit, as the runs list shows it."""

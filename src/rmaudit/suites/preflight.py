@@ -12,8 +12,8 @@ from rmaudit.components import Component
 from rmaudit.components.scoring_checks import CheckSettings
 from rmaudit.errors import BadInput
 from rmaudit.recipe import Recipe
+from rmaudit.results.run_index import open_if_stored
 from rmaudit.run import Runner
-from rmaudit.store import Store
 from rmaudit.store.access import check_writable
 
 from . import Suite
@@ -28,10 +28,7 @@ def preflight_suites(
     (``Runner.preflight``) on the DB opened read-only; the first suite's refusal is raised
     once every suite is planned."""
     check_writable(db_path)
-    stored = Store.open_readonly(db_path)
-    if stored is not None and "schema_info" not in stored.tables():  # a new, empty file
-        stored.close()
-        stored = None
+    stored = open_if_stored(db_path)
     runners, refused = [], {}
     try:
         if stored is not None:
