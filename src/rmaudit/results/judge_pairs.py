@@ -12,7 +12,7 @@ from rmaudit.components import JudgedPairs
 from rmaudit.metrics.judging import pair_credits
 from rmaudit.run.verdicts import judge_logits, judged_pairs, showing_keys
 from rmaudit.store import Store
-from rmaudit.store.pair_records import PairIds, ScoredPair, SetPair
+from rmaudit.store.pair_records import PairIds, StoredPair
 
 _MARK = {"first": "A", "second": "B", "tie": "C", "unparsed": "no verdict"}
 
@@ -22,7 +22,7 @@ class JudgedSet:
     """The pairs of a set that a judge judged in both orders, in the set's order, and its
     verdicts on them (aligned)."""
 
-    pairs: list[SetPair]
+    pairs: list[StoredPair]
     verdicts: JudgedPairs
 
 
@@ -33,7 +33,7 @@ class JudgeRow:
     orders averaged, as the pair metrics read it) and rejected "score" 0, and the judge's
     credit over both orders (1 chosen, ½ tie, 0 rejected; NaN where unparsed in both)."""
 
-    pair: ScoredPair
+    pair: StoredPair
     credit: float
 
 
@@ -57,7 +57,7 @@ class JudgeOnPair:
 
 
 def judged_set(
-    store: Store, pair_set_key: str, rm_key: str, set_pairs: list[SetPair] | None = None
+    store: Store, pair_set_key: str, rm_key: str, set_pairs: list[StoredPair] | None = None
 ) -> JudgedSet | None:
     """The pairs of ``pair_set_key`` (``set_pairs``: read already) that judge ``rm_key``
     judged in both orders (None: it judged none; an RM that scores responses has no
@@ -81,19 +81,12 @@ def judge_pair_rows(store: Store, pair_set_key: str, rm_key: str) -> list[JudgeR
     judged = judged_set(store, pair_set_key, rm_key)
     if judged is None:
         return []
-    texts = store.read.set_texts(pair_set_key)
+    texts = {p.pair_id: p for p in store.read.set_pairs(pair_set_key, texts=True)}
     margins, _ = judge_logits(judged.verdicts)
     credits = pair_credits(judged.verdicts.chosen_first, judged.verdicts.rejected_first)
     return [
         JudgeRow(
-            ScoredPair(
-                **p._asdict(),
-                prompt=texts[p.pair_id].prompt,
-                chosen=texts[p.pair_id].chosen,
-                rejected=texts[p.pair_id].rejected,
-                chosen_score=float(margin),
-                rejected_score=0.0,
-            ),
+            texts[p.pair_id]._replace(chosen_score=float(margin), rejected_score=0.0),
             float(credit),
         )
         for p, margin, credit in zip(judged.pairs, margins, credits.accuracy, strict=True)

@@ -25,7 +25,7 @@ from rmaudit.components.vocabulary import shifts_prompt, shifts_responses
 from rmaudit.results.judge_pairs import judge_pair_rows
 from rmaudit.results.summary import RunSummary
 from rmaudit.store import Store
-from rmaudit.store.pair_records import ScoredPair
+from rmaudit.store.pair_records import StoredPair
 
 RIGHT, WRONG, UNSCORED = "✓", "✗", "·"
 
@@ -85,13 +85,13 @@ def model_on_pairs(store: Store, summary: RunSummary, rm_key: str) -> list[Model
     key = summary.run.pair_set_key
     if not key:
         return []
-    scored = store.read.pair_scores(key, rm_key)
+    scored = store.read.set_pairs(key, rm_key, texts=True)
     if scored:
         return [_on_pair(p, None) for p in scored]
     return [_on_pair(row.pair, row.credit) for row in judge_pair_rows(store, key, rm_key)]
 
 
-def _on_pair(p: ScoredPair, credit: float | None) -> ModelOnPair:
+def _on_pair(p: StoredPair, credit: float | None) -> ModelOnPair:
     return ModelOnPair(
         p.position,
         p.pair_id,
@@ -163,12 +163,8 @@ def shift_flips(
         if all(options.get(k) == v for k, v in spec.items())
     }
     levels = sorted(float(p) for p in sweep["levels"] if p > 0 and float(p) in perturbers)
-    margins = {
-        pid: chosen - rejected
-        for pid, _, _, _, chosen, rejected in store.read.shifted_pair_scores(
-            summary.run.pair_set_key or "", rm_key
-        )
-    }
+    shifted = store.read.shifted_pair_scores(summary.run.pair_set_key or "", rm_key)
+    margins = {s.pair_id: s.chosen_score - s.rejected_score for s in shifted}
     seed, flips = int(sweep.get("seed", 0)), []
     for target in sweep["targets"]:
         for pair in on_pairs:

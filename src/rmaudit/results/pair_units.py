@@ -24,7 +24,7 @@ from rmaudit.metrics.rewardbench2 import RowPlace
 from rmaudit.recipe.validation import component_spec
 from rmaudit.run.verdicts import judge_logits
 from rmaudit.store import Store
-from rmaudit.store.pair_records import SetPair
+from rmaudit.store.pair_records import StoredPair
 from rmaudit.store.records import RunRow
 
 from .judge_pairs import judged_set
@@ -56,7 +56,7 @@ class PairRows:
     metric)'s pairs and per-pair values by key, and the units of each (run, model, metric,
     key) asked for — one per store, until the file changes (:func:`read_rows`)."""
 
-    set_pairs: dict[str, list[SetPair]] = field(default_factory=dict)
+    set_pairs: dict[str, list[StoredPair]] = field(default_factory=dict)
     pairs: dict[tuple[str, str], ModelPairs | None] = field(default_factory=dict)
     metrics: dict[tuple[str, str], Metric | None] = field(default_factory=dict)
     per_pair: dict[tuple[str, str, str], tuple[ModelPairs, dict[str, PerPair]] | None] = field(
@@ -94,7 +94,7 @@ def model_pairs(store: Store, pair_set_key: str, rm_key: str) -> ModelPairs | No
     """An RM's scored pairs of the set (logits: its scores), else a pairwise judge's pairs
     judged in both orders (logits: :func:`~rmaudit.run.verdicts.judge_logits`, with its
     verdicts); None where the model has neither."""
-    scored = store.read.pair_score_rows(pair_set_key, rm_key)
+    scored = store.read.set_pairs(pair_set_key, rm_key)
     if scored:
         rows = [(r.pair_id, r.subset, r.meta, r.prompt_id) for r in scored]
         chosen = np.array([r.chosen_score for r in scored], float)

@@ -19,7 +19,7 @@ from rmaudit.backends.served.protocols import PROTOCOLS
 from rmaudit.errors import BadInput
 from rmaudit.metrics.parity import Parity, parity
 from rmaudit.store import Store
-from rmaudit.store.pair_records import ScoredPair
+from rmaudit.store.pair_records import StoredPair
 
 #: the Hugging Face reward model a served one is matched with by its tokenizer
 CHECKPOINT_RM = "hf-classifier"
@@ -118,8 +118,9 @@ def parity_sections(
 def _section(
     store: Store, pair_set_key: str, served: _Model, checkpoint: _Model, tolerance: float
 ) -> ParitySection:
-    first = {p.pair_id: p for p in store.read.pair_scores(pair_set_key, served.rm_key)}
-    second = {p.pair_id: p for p in store.read.pair_scores(pair_set_key, checkpoint.rm_key)}
+    read = store.read.set_pairs
+    first = {p.pair_id: p for p in read(pair_set_key, served.rm_key, texts=True)}
+    second = {p.pair_id: p for p in read(pair_set_key, checkpoint.rm_key, texts=True)}
     shared = [pid for pid in first if pid in second]
     if not shared:
         return ParitySection(served.label, checkpoint.label, None, note="no pair scored by both")
@@ -153,7 +154,7 @@ def _section(
     return ParitySection(served.label, checkpoint.label, found, worst, note)
 
 
-def _response_scores(pairs: Sequence[ScoredPair]) -> dict[str, float]:
+def _response_scores(pairs: Sequence[StoredPair]) -> dict[str, float]:
     """Each response's score, by id, from the pairs that hold it."""
     found: dict[str, float] = {}
     for p in pairs:

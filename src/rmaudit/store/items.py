@@ -307,7 +307,7 @@ class Items(Table):
             "insert or ignore into pairs (id, prompt_id, chosen_id, rejected_id, "
             "subset, meta, shift_target, shift_level, perturber_key, original_pair_id) "
             "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            ((*p[:5], dumps(p.meta), *p[6:]) for p in rows),
+            ((*p[:5], dumps(p.meta), *p[6:10]) for p in rows),
         )
 
     def stored_pairs(self, ids: Sequence[str]) -> set[str]:

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import math
+from functools import partial
 from typing import TYPE_CHECKING
 
 from .json_columns import json_object
-from .pair_records import PairScore, PairTexts, ScoredPair, ScoredShiftedPair, SetPair
+from .pair_records import StoredPair
 
 if TYPE_CHECKING:
     from . import Store
@@ -23,31 +25,31 @@ _SCORES = (
 )
 
 
-def pair_set_rows(
-    store: Store, pair_set_key: str, rm_key: str | None = None, *, texts: bool = True
-) -> list[tuple]:
-    """A pair set's pairs in order, each (position, pair id, subset, meta, prompt id), then
-    with ``texts`` or without ``rm_key`` (chosen id, rejected id), then with ``texts``
-    (prompt, chosen, rejected), then with ``rm_key`` that RM's (chosen score, rejected score),
-    for the pairs it scored: the one read of a pair set, whose rows :class:`PairScore`,
-    :class:`ScoredPair` and :class:`SetPair` name."""
-    columns = ["s.position", "p.id", "p.subset", _pair_meta(store), "p.prompt_id"]
-    joins, params = ["from pair_sets s join pairs p on p.id = s.pair_id"], []
-    if texts or rm_key is None:
-        columns += ["p.chosen_id", "p.rejected_id"]
+#: the select of a pair's columns, in :class:`StoredPair`'s order up to its position in a set
+_PAIR = (
+    "select p.id, p.prompt_id, p.chosen_id, p.rejected_id, p.subset, {meta}, p.shift_target, "
+    "p.shift_level, p.perturber_key, p.original_pair_id, {position}"
+)
+#: a pair read by its own row, not at a position in a set
+_BY_ID = _PAIR.format(meta="p.meta", position=-1)
+
+
+def _pairs(
+    store: Store, pairs: str, tables: str, where: str, params: list, rm_key: str | None, texts: bool
+) -> list[StoredPair]:
+    """The pairs of ``tables`` (``from`` …) ``where`` (``where`` …), their columns ``pairs``,
+    with their texts if asked and with ``rm_key``'s scores if given (only the pairs it scored)."""
+    columns, joins = [pairs, "q.text, c.text, r.text" if texts else "'', '', ''"], []
     if texts:
-        columns += ["q.text", "c.text", "r.text"]
         joins.append(_TEXTS)
     if rm_key is not None:
-        columns += ["sc.score", "sr.score"]
+        columns.append("sc.score, sr.score")
         joins.append(_SCORES)
-        params += [rm_key, rm_key]
-    rows = store.execute(
-        f"select {', '.join(columns)} {' '.join(joins)} where s.pair_set_key = ? "
-        "order by s.position",
-        [*params, pair_set_key],
-    ).fetchall()
-    return [(*row[:3], json_object(row[3], store.path, "pairs.meta"), *row[4:]) for row in rows]
+        params = [rm_key, rm_key, *params]
+    unscored = () if rm_key is not None else (math.nan, math.nan)
+    rows = store.execute(f"{', '.join(columns)} {tables} {' '.join(joins)} {where}", params)
+    meta = partial(json_object, path=store.path, field="pairs.meta")
+    return [StoredPair._make((*row[:5], meta(row[5]), *row[6:], *unscored)) for row in rows]
 
 
 def _pair_meta(store: Store) -> str:
@@ -65,43 +67,35 @@ class PairReads:
             "select count(*) from pair_sets where pair_set_key = ?", [pair_set_key]
         ).fetchone()[0]
 
-    def pair_scores(self, pair_set_key: str, rm_key: str) -> list[ScoredPair]:
-        """Every pair of a pair set that ``rm_key`` scored, in order, with its texts and the
-        meta the source gave it at its position."""
-        return [ScoredPair._make(row) for row in pair_set_rows(self.store, pair_set_key, rm_key)]
+    def set_pairs(
+        self, pair_set_key: str, rm_key: str | None = None, *, texts: bool = False
+    ) -> list[StoredPair]:
+        """Every pair of a pair set in order, at its position and with the meta the source gave
+        it there; with ``rm_key``, those that RM scored with its scores; with ``texts``, their
+        texts (RM-Bench's texts make the read several times slower: a comparison needs none)."""
+        return _pairs(
+            self.store,
+            _PAIR.format(meta=_pair_meta(self.store), position="s.position"),
+            "from pair_sets s join pairs p on p.id = s.pair_id",
+            "where s.pair_set_key = ? order by s.position",
+            [pair_set_key],
+            rm_key,
+            texts,
+        )
 
-    def pair_score_rows(self, pair_set_key: str, rm_key: str) -> list[PairScore]:
-        """:meth:`pair_scores` without the texts (a comparison's per-pair credits need none,
-        and RM-Bench's texts make the read several times slower)."""
-        rows = pair_set_rows(self.store, pair_set_key, rm_key, texts=False)
-        return [PairScore._make(row) for row in rows]
-
-    def set_pairs(self, pair_set_key: str) -> list[SetPair]:
-        """Every pair of a pair set, in order, without texts or scores (what a pairwise judge's
-        verdicts are matched to: it scores no response)."""
-        return [SetPair._make(row) for row in pair_set_rows(self.store, pair_set_key, texts=False)]
-
-    def set_texts(self, pair_set_key: str) -> dict[str, PairTexts]:
-        """The texts of every pair of a pair set, by pair id."""
-        rows = pair_set_rows(self.store, pair_set_key)
-        return {row[1]: PairTexts(row[7], row[8], row[9], row[5], row[6]) for row in rows}
-
-    def shifted_pair_scores(self, pair_set_key: str, rm_key: str) -> list[ScoredShiftedPair]:
+    def shifted_pair_scores(self, pair_set_key: str, rm_key: str) -> list[StoredPair]:
         """Every stored shifted copy of the set's pairs that ``rm_key`` scored."""
-        rows = self.store.execute(
-            f"""select p.id, p.original_pair_id, p.shift_target, p.shift_level, sc.score, sr.score
-               from pairs p {_SCORES}
-               where p.original_pair_id in
-                 (select pair_id from pair_sets where pair_set_key = ?)""",
-            [rm_key, rm_key, pair_set_key],
-        ).fetchall()
-        return [ScoredShiftedPair._make(row) for row in rows]
+        return _pairs(
+            self.store,
+            _BY_ID,
+            "from pairs p",
+            "where p.original_pair_id in (select pair_id from pair_sets where pair_set_key = ?)",
+            [pair_set_key],
+            rm_key,
+            False,
+        )
 
-    def pair_texts(self, pair_id: str) -> PairTexts | None:
-        """A stored pair's texts (None: not stored)."""
-        row = self.store.execute(
-            f"select q.text, c.text, r.text, p.chosen_id, p.rejected_id from pairs p {_TEXTS} "
-            "where p.id = ?",
-            [pair_id],
-        ).fetchone()
-        return None if row is None else PairTexts._make(row)
+    def pair_texts(self, pair_id: str) -> StoredPair | None:
+        """A stored pair with its texts (None: not stored)."""
+        found = _pairs(self.store, _BY_ID, "from pairs p", "where p.id = ?", [pair_id], None, True)
+        return found[0] if found else None

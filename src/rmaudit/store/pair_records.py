@@ -1,18 +1,20 @@
-"""The typed rows the store returns for a run's preference pairs (the rest are in
-:mod:`rmaudit.store.records`): a pair with one RM's scores, with or without its texts, a shifted
-copy's scores, a pair's texts and its ids; a pair set's rows are read by
-:func:`rmaudit.store.pair_reads.pair_set_rows`."""
+"""The typed rows the store writes and returns for a run's preference pairs (the rest are in
+:mod:`rmaudit.store.records`): one record of a pair, :class:`StoredPair`, whatever a read adds
+to it (:mod:`rmaudit.store.pair_reads`), and a pair's ids."""
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 
 class StoredPair(NamedTuple):
     """A stored pair (``pairs``): its prompt, chosen and rejected response, subset and meta; a
-    shifted copy also its target, level, perturber and the pair it copies."""
+    shifted copy also its target, level, perturber and the pair it copies.  What a read adds
+    is carried as fields, left at their defaults where it asks for none: the pair's position in
+    a pair set (with the meta its source gave it there), its texts, one RM's scores."""
 
-    id: str
+    pair_id: str
     prompt_id: str
     chosen_id: str
     rejected_id: str
@@ -22,69 +24,15 @@ class StoredPair(NamedTuple):
     shift_level: float | None = None
     perturber_key: str | None = None
     original_pair_id: str | None = None
-
-
-class ScoredPair(NamedTuple):
-    """A pair of a pair set, with its texts and one RM's scores."""
-
-    position: int
-    pair_id: str
-    subset: str | None
-    #: the meta its source gave it at this position
-    meta: dict[str, Any]
-    prompt_id: str
-    chosen_id: str
-    rejected_id: str
-    prompt: str
-    chosen: str
-    rejected: str
-    chosen_score: float
-    rejected_score: float
-
-
-class PairScore(NamedTuple):
-    """A pair of a pair set with one RM's scores, without its texts (what a comparison reads)."""
-
-    position: int
-    pair_id: str
-    subset: str | None
-    meta: dict[str, Any]
-    prompt_id: str
-    chosen_score: float
-    rejected_score: float
-
-
-class SetPair(NamedTuple):
-    """A pair of a pair set by its ids, without texts or scores."""
-
-    position: int
-    pair_id: str
-    subset: str | None
-    meta: dict[str, Any]
-    prompt_id: str
-    chosen_id: str
-    rejected_id: str
-
-
-class ScoredShiftedPair(NamedTuple):
-    """A shifted copy of a pair, with one RM's scores."""
-
-    pair_id: str
-    original_pair_id: str
-    shift_target: str
-    shift_level: float
-    chosen_score: float
-    rejected_score: float
-
-
-class PairTexts(NamedTuple):
-    """A stored pair's texts."""
-
-    prompt: str
-    chosen: str
-    rejected: str
-    chosen_id: str
-    rejected_id: str
+    #: its position in the pair set read (-1: read by its id)
+    position: int = -1
+    #: its texts ("": read without them)
+    prompt: str = ""
+    chosen: str = ""
+    rejected: str = ""
+    #: one RM's scores of its responses (NaN: read without an RM)
+    chosen_score: float = math.nan
+    rejected_score: float = math.nan
 
 
 class PairIds(NamedTuple):

@@ -18,7 +18,6 @@ from textual.widgets import Footer, Header, Static
 from rmaudit.display.literal import assemble, literal
 from rmaudit.results.judge_pairs import JudgeOnPair, judge_on_pair
 from rmaudit.results.pair_failures import RIGHT, WRONG, ModelOnPair, ShiftFlip
-from rmaudit.store.pair_records import PairTexts
 
 from ._base import AuditScreen
 
@@ -103,10 +102,10 @@ class PairScreen(AuditScreen):
         """The texts and scores of the pair at the current shift level."""
         summary = self.app.summary(self.run_id)
         pair_id = self.shown_pair_id()
-        unscored = PairTexts(self.pair.prompt, self.pair.chosen, self.pair.rejected, "", "")
-        # a level the RM scored no shifted copy at shows the pair, unscored
-        texts = unscored if pair_id is None else self.app.store.read.pair_texts(pair_id)
-        prompt, chosen, rejected, chosen_id, rejected_id = texts or unscored
+        stored = self.app.store.read.pair_texts(pair_id) if pair_id else None
+        shown = stored or self.pair  # a level the RM scored no shifted copy at: the pair, unscored
+        prompt, chosen, rejected = shown.prompt, shown.chosen, shown.rejected
+        chosen_id, rejected_id = (stored.chosen_id, stored.rejected_id) if stored else ("", "")
         margins = {}
         for _, rm_key in summary.reward_models:
             ids = [i for i in (chosen_id, rejected_id) if i]
