@@ -23,9 +23,20 @@ threadpool_limits(1)
 # that tests look for.
 os.environ.pop("COLUMNS", None)
 
+from _schedule import by_module_scheduler, longest_first  # noqa: E402
 from _support import SMALL_RECIPE  # noqa: E402
 
 from rmaudit.cli import main  # noqa: E402
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    longest_first(items)
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)  # pytest-xdist's; absent under -p no:xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    # -n alone: xdist's default is "load"; an explicit --dist other than it is kept
+    return by_module_scheduler(config, log) if config.getvalue("dist") == "load" else None
 
 
 @dataclass

@@ -2,14 +2,22 @@
 
 Each script takes ``--smoke`` (tiny sizes, one repeat; ``benchmarks/_smoke.py``); its figures
 at that size mean nothing, only that it runs to the end and prints them.  A new script is
-picked up by its file name.
+picked up by its file name.  A script runs inside the test's process, as ``python SCRIPT
+--smoke`` would run it (its own ``sys.argv``, ``sys.path`` and working directory), so that
+the interpreter and the modules every script imports (numpy, scipy, torch, rmaudit) are
+started once per test worker rather than once per script; what a script changes of the
+process (``sys.path``, its modules, the environment, torch's thread count) is put back after
+it.  The scripts of ``OWN_PROCESS`` still run in a fresh interpreter.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import runpy
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import pytest
@@ -23,6 +31,17 @@ OWN_TEST = {
     "gpu_all.py": "tests/hf/test_gpu_all.py",
     "gpu_report.py": "tests/hf/test_gpu_all.py",
     "llmbar_leaderboard.py": "tests/test_llmbar_leaderboard.py",
+}
+#: scripts that change their process in ways a test worker must not inherit
+OWN_PROCESS = {
+    # ray.init and ray.shutdown of its own: the ray tests' Ray (tests/ray/conftest.py) lives
+    # in the worker for the whole session
+    "bench_ray.py",
+    # a ProcessPoolExecutor forks the process it runs in: from a test worker, its threads too
+    "budget_coverage.py",
+    "coverage.py",
+    "ece_intervals_tried.py",
+    "pair_intervals.py",
 }
 SCRIPTS = sorted(
     p for p in BENCHMARKS.glob("*.py") if not p.name.startswith("_") and p.name not in OWN_TEST
@@ -48,18 +67,57 @@ def test_every_benchmark_script_is_found():
         assert (BENCHMARKS / script).is_file() and (BENCHMARKS.parent / test).is_file()
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.name)
-def test_runs_at_smoke_size(script, tmp_path):
+def _in_a_fresh_interpreter(script: Path) -> tuple[int, str, str]:
+    """``python SCRIPT --smoke`` in the working directory: exit code, stdout, stderr."""
     result = subprocess.run(
         [sys.executable, str(script), "--smoke"],
-        cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=HANG_S,
     )
-    missing = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", result.stderr)
-    if result.returncode and missing and missing.group(1).split(".")[0] in OPTIONAL:
+    return result.returncode, result.stdout, result.stderr
+
+
+def _in_this_process(script: Path, monkeypatch, capsys) -> tuple[int, str, str]:
+    """``python SCRIPT --smoke`` run here, its process state put back after it: exit code,
+    stdout, stderr (a traceback on stderr where it raised)."""
+    monkeypatch.setattr(sys, "argv", [str(script), "--smoke"])
+    # python puts the script's folder first on the path; what the script adds goes with it
+    monkeypatch.setattr(sys, "path", [str(BENCHMARKS), *sys.path])
+    modules, environment = set(sys.modules), dict(os.environ)
+    torch = sys.modules.get("torch")
+    threads = torch.get_num_threads() if torch else None
+    code = 0
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+    except Exception:
+        code = 1
+        print(traceback.format_exc(), file=sys.stderr)
+    finally:
+        os.environ.clear()
+        os.environ.update(environment)
+        # the scripts' own modules (coverage.py, paired.py, …) would shadow packages later
+        for name in set(sys.modules) - modules:
+            if str(getattr(sys.modules[name], "__file__", "")).startswith(str(BENCHMARKS)):
+                del sys.modules[name]
+        if threads is not None:
+            sys.modules["torch"].set_num_threads(threads)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.name)
+def test_runs_at_smoke_size(script, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    if script.name in OWN_PROCESS:
+        code, out, err = _in_a_fresh_interpreter(script)
+    else:
+        code, out, err = _in_this_process(script, monkeypatch, capsys)
+    missing = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", err)
+    if code and missing and missing.group(1).split(".")[0] in OPTIONAL:
         pytest.skip(f"{script.name} needs {missing.group(1)} (an optional extra)")
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.strip(), f"{script.name} printed no figures"
+    assert code == 0, err[-3000:]
+    assert out.strip(), f"{script.name} printed no figures"
     assert not list(tmp_path.iterdir()), f"{script.name} left files in the working directory"

@@ -64,7 +64,9 @@ def _stored(db) -> int:
         return 0
 
 
-def test_ctrl_c_mid_scores_stops_the_worker_before_exit_130(tiny_models, tmp_path):
+def test_ctrl_c_mid_scores_stops_the_worker_before_exit_130(
+    tiny_models, tmp_path, rmaudit, monkeypatch
+):
     data, db, marks = tmp_path / "data", tmp_path / "audit.db", tmp_path / "marks.txt"
     write_hh(data)
     args = ["audit", tiny_models["gpt2-rm"], "--suite", "hh", "--data-dir", str(data)]
@@ -102,11 +104,6 @@ def test_ctrl_c_mid_scores_stops_the_worker_before_exit_130(tiny_models, tmp_pat
         (status,) = connection.execute("select status from runs").fetchone()
     assert status == "interrupted"
 
-    resumed = subprocess.run(
-        [sys.executable, "-m", "rmaudit", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert resumed.returncode == 0, resumed.stderr
+    monkeypatch.chdir(tmp_path)  # where the interrupted audit ran
+    resumed = rmaudit(*args)  # the rerun needs no process of its own
+    assert resumed.code == 0, resumed.err

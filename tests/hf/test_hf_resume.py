@@ -11,9 +11,12 @@ import sqlite3
 import subprocess
 import sys
 import time
+from types import ModuleType
 
 import pytest
 from _support import HANG_S
+
+from rmaudit.testing import registered_plugin
 
 pytest.importorskip("torch")
 
@@ -78,7 +81,9 @@ def _rows(db) -> list[tuple]:
         return []
 
 
-def test_kill_9_while_an_hf_rm_scores_then_resume_stores_each_score_once(tmp_path, tiny_models):
+def test_kill_9_while_an_hf_rm_scores_then_resume_stores_each_score_once(
+    tmp_path, tiny_models, rmaudit
+):
     plugins = tmp_path / "plugins"
     plugins.mkdir()
     (plugins / "slow_hf.py").write_text(SLOW_HF)
@@ -105,15 +110,16 @@ def test_kill_9_while_an_hf_rm_scores_then_resume_stores_each_score_once(tmp_pat
     partial = len(_rows(killed))
     assert 0 < partial < TOTAL, partial
 
-    resumed = subprocess.run(
-        [*command, "--db", str(killed)], capture_output=True, text=True, env=env
-    )
-    assert resumed.returncode == 0, resumed.stderr
-    assert f"{TOTAL - partial} scores: tiny" in resumed.stderr.replace(",", "")
-
+    # the resumed run, and the uninterrupted one to compare with, need no process of their own
+    module = ModuleType("slow_hf")
+    exec(compile(SLOW_HF, "slow_hf.py", "exec"), module.__dict__)
     clean = tmp_path / "clean.db"
-    done = subprocess.run([*command, "--db", str(clean)], capture_output=True, text=True, env=env)
-    assert done.returncode == 0, done.stderr
+    with registered_plugin(module):
+        resumed = rmaudit("run", str(recipe), "--db", str(killed))
+        done = rmaudit("run", str(recipe), "--db", str(clean))
+    assert resumed.code == 0, resumed.err
+    assert f"{TOTAL - partial} scores: tiny" in resumed.err.replace(",", "")
+    assert done.code == 0, done.err
 
     rows = _rows(killed)
     assert len(rows) == TOTAL
