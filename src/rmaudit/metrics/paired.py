@@ -285,9 +285,14 @@ class Standing:
     @property
     def ranks(self) -> str:
         """``1``, or ``1–3``."""
-        if self.rank_low == self.rank_high:
-            return str(self.rank_low)
-        return f"{self.rank_low}–{self.rank_high}"
+        return rank_range(self.rank_low, self.rank_high)
+
+
+def rank_range(low: int, high: int) -> str:
+    """A rank interval as the tables show it: ``1``, ``1–3``, or "" where not ranked (0)."""
+    if not low:
+        return ""
+    return str(low) if low == high else f"{low}–{high}"
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from typing import Any
 from rmaudit.components.vocabulary import ResultKey, in_oracle_units
 from rmaudit.display.formatting import format_number, format_value
 from rmaudit.metrics.letters import letter_runs, runs_note
+from rmaudit.metrics.paired import rank_range
 from rmaudit.store import Store
 
 from .comparison import MetricComparison, headline_comparison
@@ -48,11 +49,7 @@ class BoardRow:
     @property
     def ranks(self) -> str:
         """``1``, ``1–3``, or "" where not ranked."""
-        if not self.rank_low:
-            return ""
-        if self.rank_low == self.rank_high:
-            return str(self.rank_low)
-        return f"{self.rank_low}–{self.rank_high}"
+        return rank_range(self.rank_low, self.rank_high)
 
 
 @dataclass(frozen=True)

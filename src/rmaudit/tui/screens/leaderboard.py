@@ -17,6 +17,7 @@ from rmaudit.components.vocabulary import RETA_CURVE
 from rmaudit.display.formatting import format_value, short_label, sparkline
 from rmaudit.display.literal import assemble, literal
 from rmaudit.metrics.letters import letter_runs
+from rmaudit.metrics.paired import rank_range
 from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.results.labelling import Labelling
 from rmaudit.results.leaderboard import BoardRow, Leaderboard, interval_text, leaderboard
@@ -282,9 +283,7 @@ class LeaderboardScreen(AuditScreen):
                     shown.append(Text(cell))
                 elif kind == "rank":
                     low, high = cell
-                    shown.append(
-                        Text(f"#{low}" if low == high else f"#{low}–{high}" if low else "")
-                    )
+                    shown.append(Text(f"#{rank_range(low, high)}" if low else ""))
                 else:
                     shown.append(format_value(cell.value, cell.stderr, "±") if cell else "—")
             table.add_row(*shown, key=rm_key)
