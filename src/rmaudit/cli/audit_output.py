@@ -43,25 +43,14 @@ def print_suite_summary(
             out.print(table)
         return []
     if figures:
+        from rmaudit.suites.publisher_figures import shared_notes
+
         rule = figures[0].publisher
         per = "per model and PRM aggregation" if rule == "RewardMATH" else "per subset"
         out.print(literal(f"{rule}'s own figures beside rmaudit's, {per}: --details"))
-        for line in _shared_notes(figures):
+        for line in shared_notes(figures, most=3):
             out.print(literal(line))
     return next_steps(summary, db_path)
-
-
-def _shared_notes(figures: list[PublisherFigures]) -> list[str]:
-    """What is to know of the recorded models' figures (a pairwise judge's one order), once
-    per note: the models named, past three counted."""
-    by_note: dict[str, list[str]] = {}
-    for f in figures:
-        if f.note:
-            by_note.setdefault(f.note, []).append(f.label)
-    return [
-        f"{', '.join(labels) if len(labels) <= 3 else f'{len(labels)} models'}: {note}"
-        for note, labels in by_note.items()
-    ]
 
 
 def of_prms(results: list[SuiteResult]) -> bool:

@@ -13,7 +13,7 @@ from rich.text import Text
 from rmaudit.display.formatting import format_number
 from rmaudit.display.literal import literal
 from rmaudit.metrics.publishers import OVERALL, JudgeBenchScore, LLMBarFigures, RewardMathFigures
-from rmaudit.suites.publisher_figures import PublisherFigures
+from rmaudit.suites.publisher_figures import PublisherFigures, shared_notes
 
 from .table_fit import LABEL_WIDTH, Layout, fitting
 
@@ -76,11 +76,7 @@ def _number(value: float | None) -> str:
 def _rewardmath_table(figures: list[PublisherFigures]) -> Table:
     """RewardMATH's figures, one row per model (a PRM's: one per aggregation, ◂ the one
     rmaudit audited it under), rmaudit's beside them; what is to know of a model below."""
-    by_note: dict[str, list[str]] = {}
-    for f in figures:
-        if f.note:
-            by_note.setdefault(f.note, []).append(f.label)
-    notes = [f"{', '.join(labels)}: {note}" for note, labels in by_note.items()]
+    notes = shared_notes(figures)
     table = Table(
         title=f"RewardMATH's own figures beside rmaudit's ({figures[0].rule}; rmaudit: over "
         "the distinct problems, ± in the summary above)",

@@ -83,6 +83,20 @@ class PublisherFigures:
     note: str = ""
 
 
+def shared_notes(figures: list[PublisherFigures], most: int | None = None) -> list[str]:
+    """What is to know of the recorded models' figures (a PRM's aggregation, a pairwise judge's
+    one order), once per note: the models it is of named (past ``most``, counted)."""
+    by_note: dict[str, list[str]] = {}
+    for f in figures:
+        if f.note:
+            by_note.setdefault(f.note, []).append(f.label)
+    return [
+        f"{', '.join(labels) if most is None or len(labels) <= most else f'{len(labels)} models'}"
+        f": {note}"
+        for note, labels in by_note.items()
+    ]
+
+
 def publisher_figures(
     store: Store,
     run_id: str,
