@@ -13,7 +13,14 @@ Python's modules are compiled once and their bytecode cached, as an installed rm
 lives in the benchmark's temporary folder.  ``--bytecode none`` compiles every module from
 source in every interpreter instead (≈ 0.2 s more a run).
 
+With ``--before SRC`` (an earlier commit's ``src/``, e.g. of ``git worktree add /tmp/before
+COMMIT``) each version runs the recipe into its own DB, then their reruns alternate, one of
+each in turn, so both meet the same load; each is checked to print what the other prints
+(its DB's path aside), and the tables whose content differs between the two DBs are named
+(``tests/reference/_db_dump``: every value but timestamps, timings and metric digests).
+
     python benchmarks/bench_rerun.py                # helpful.toml, median of 5
+    python benchmarks/bench_rerun.py --before /tmp/before/src --repeats 7
     python benchmarks/bench_rerun.py --smoke        # a small copy of it, one repeat
 """
 
@@ -32,8 +39,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT.parent / "tests" / "reference")]
 
+from _db_dump import dump  # noqa: E402
 from _smoke import parse_args  # noqa: E402
 
 #: run in a fresh interpreter: the phases of ``rmaudit run RECIPE --db DB`` (cli/run.py)
@@ -157,27 +165,61 @@ def report_reruns(label: str, rerun: Callable[[], tuple[float, float, str]], rep
     print(f"  CPU (user + sys) {spread(cpus)}; load {os.getloadavg()[0]:.2f}")
 
 
+def print_phases(recipe: Path, db: Path, env: dict[str, str]) -> None:
+    timed = phases(recipe, db, env)
+    for name, seconds in timed["phases"].items():
+        print(f"  {name:<24} {seconds:6.2f} s")
+    stages = ", ".join(f"{k} {v:.2f} s" for k, v in timed["stages"].items())
+    print(f"  run's stages: {stages}")
+
+
+def side_by_side(recipe: Path, folder: Path, base: dict[str, str], before: Path, repeats: int):
+    """The earlier commit's reruns and this checkout's, alternating; then each one's figures
+    and phases, the paired ratio, and the tables whose content differs between their DBs."""
+    versions = {"before": before.resolve(), "after": ROOT.parent / "src"}
+    envs = {name: {**base, "PYTHONPATH": str(src)} for name, src in versions.items()}
+    dbs = {name: folder / name / "rerun.db" for name in versions}
+    for name in versions:
+        dbs[name].parent.mkdir()
+        first, _, _ = rmaudit_run(recipe, dbs[name], envs[name])
+        print(f"{name}: first run {first:.1f} s; load {os.getloadavg()[0]:.2f}")
+    runs: dict[str, list[tuple[float, float, str]]] = {name: [] for name in versions}
+    for repeat in range(repeats):
+        for name in list(versions)[:: 1 if repeat % 2 == 0 else -1]:
+            wall, cpu, out = rmaudit_run(recipe, dbs[name], envs[name])
+            runs[name].append((wall, cpu, out.replace(str(dbs[name]), "DB")))
+    for name in versions:
+        report_reruns(f"{name} rerun", iter(runs[name]).__next__, repeats)
+        print_phases(recipe, dbs[name], envs[name])
+    assert runs["before"][0][2] == runs["after"][0][2], "the versions printed different results"
+    ratios = [b[1] / a[1] for b, a in zip(runs["before"], runs["after"], strict=True)]
+    print(f"paired CPU ratio (before ÷ after): median {statistics.median(ratios):.2f}")
+    contents = {name: dump(db) for name, db in dbs.items()}
+    differ = [
+        t for t in sorted(contents["after"]) if contents["before"].get(t) != contents["after"][t]
+    ]
+    print(f"tables whose content differs: {', '.join(differ) or 'none'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--recipe", type=Path, default=ROOT.parent / "recipes" / "helpful.toml")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--before", type=Path, help="an earlier commit's src/, run alternately")
     add_bytecode_option(parser)
     args = parse_args(parser, {"repeats": 1})
     with tempfile.TemporaryDirectory() as folder:
         recipe = small_copy(args.recipe, Path(folder)) if args.smoke else args.recipe
-        db = Path(folder) / "rerun.db"
         env = interpreter_environment(args.bytecode, Path(folder))
+        print(f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}; bytecode {args.bytecode}")
+        if args.before is not None:
+            side_by_side(recipe, Path(folder), env, args.before, args.repeats)
+            return
+        db = Path(folder) / "rerun.db"
         first, _, _ = rmaudit_run(recipe, db, env)
-        print(
-            f"first run: {first:.1f} s; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}; "
-            f"bytecode {args.bytecode}"
-        )
+        print(f"first run: {first:.1f} s; load {os.getloadavg()[0]:.2f}")
         report_reruns("rerun", lambda: rmaudit_run(recipe, db, env), args.repeats)
-        timed = phases(recipe, db, env)
-        for name, seconds in timed["phases"].items():
-            print(f"  {name:<24} {seconds:6.2f} s")
-        stages = ", ".join(f"{k} {v:.2f} s" for k, v in timed["stages"].items())
-        print(f"  run's stages: {stages}")
+        print_phases(recipe, db, env)
 
 
 if __name__ == "__main__":

@@ -253,10 +253,7 @@ def benchmark_responses(ctx: RunContext, benchmark: Benchmark) -> list[Response]
 def oracle_by_prompt(ctx: RunContext, benchmark: Benchmark) -> dict[str, dict[str, float]]:
     """Prompt id → response id → oracle score, in benchmark order (labelled responses only:
     under a label design, those its design drew)."""
-    by_prompt: dict[str, dict[str, float]] = {}
-    for pid, rid, score in ctx.db.items.benchmark_oracle_scores(benchmark):
-        by_prompt.setdefault(pid, {})[rid] = score
-    return by_prompt
+    return ctx.db.items.benchmark_oracle_scores(benchmark)
 
 
 def benchmark_data(ctx: RunContext, benchmark: Benchmark) -> BenchmarkData:

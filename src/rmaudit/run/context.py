@@ -309,11 +309,13 @@ class RunContext:
         up (``found_stored``, by table and component key)."""
         if self.store is None or not ids:
             return set()
-        known = self.found_stored.setdefault(found, set())
-        asked = [i for i in ids if i not in known]
-        if not asked:  # every one found before: the plan's answer, asked again by the run
+        known = self.found_stored.get(found)
+        if known is None:  # none asked before: what the store finds is all that is known
+            self.found_stored[found] = known = lookup(self.store, list(ids))
+            return set(known)
+        if known.issuperset(ids):  # every one found before: the plan's answer, asked again
             return set(ids)
-        known |= lookup(self.store, asked)
+        known |= lookup(self.store, [i for i in ids if i not in known])
         return known.intersection(ids)
 
     # -- reading items back, memoised -------------------------------------------------------

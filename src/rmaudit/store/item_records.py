@@ -46,14 +46,6 @@ class ScoredLabel(NamedTuple):
     inclusion_probability: float | None
 
 
-class OracleScore(NamedTuple):
-    """A labelled benchmark response's oracle score, in benchmark order."""
-
-    prompt_id: str
-    response_id: str
-    score: float
-
-
 class LabelledItem(NamedTuple):
     """A labelled benchmark response, in benchmark order."""
 

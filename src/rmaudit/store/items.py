@@ -17,7 +17,6 @@ from typing import Any
 from .item_records import (
     Inclusion,
     LabelledItem,
-    OracleScore,
     StoredLabel,
     StoredPrompt,
     StoredResponse,
@@ -149,16 +148,7 @@ class Items(Table):
 
     def label_scores(self, oracle_key: str, response_ids: Sequence[str]) -> dict[str, float]:
         """The stored scores of those of ``response_ids`` the oracle labelled."""
-        found: dict[str, float] = {}
-        for chunk in chunks(list(dict.fromkeys(response_ids))):
-            found.update(
-                self.store.execute(
-                    f"select response_id, score from oracle_labels where oracle_key = ? "
-                    f"and response_id in ({marks(chunk)})",
-                    [oracle_key, *chunk],
-                ).fetchall()
-            )
-        return found
+        return self._values("oracle_labels", "oracle_key", oracle_key, response_ids)
 
     def has_labels(self, oracle_key: str) -> bool:
         return (
@@ -188,29 +178,31 @@ class Items(Table):
         )
 
     def scores(self, rm_key: str, response_ids: Sequence[str] | None = None) -> dict[str, float]:
-        """Every stored score of an RM (or those of ``response_ids`` at least: read by chunks
-        where the RM holds many more, as ``_stored_by`` does), by response id."""
+        """Every stored score of an RM (or those of ``response_ids`` at least), by response id."""
+        return self._values("rm_scores", "rm_key", rm_key, response_ids)
+
+    def _values(
+        self, table: str, column: str, key: str, response_ids: Sequence[str] | None
+    ) -> dict[str, float]:
+        """The ``score`` of each row of the component ``key`` (every one, or those of
+        ``response_ids`` at least: read by chunks where it holds many more, as ``_stored_by``
+        does), by response id."""
+        every = f"select response_id, score from {table} where {column} = ?"
         if response_ids is not None:
             unique = list(dict.fromkeys(response_ids))
             (held,) = self.store.execute(
-                "select count(*) from rm_scores where rm_key = ?", [rm_key]
+                f"select count(*) from {table} where {column} = ?", [key]
             ).fetchone()
             if held > RANGE_READ * len(unique):
                 found: dict[str, float] = {}
                 for chunk in chunks(unique):
                     found.update(
                         self.store.execute(
-                            "select response_id, score from rm_scores where rm_key = ? "
-                            f"and response_id in ({marks(chunk)})",
-                            [rm_key, *chunk],
+                            f"{every} and response_id in ({marks(chunk)})", [key, *chunk]
                         ).fetchall()
                     )
                 return found
-        return dict(
-            self.store.execute(
-                "select response_id, score from rm_scores where rm_key = ?", [rm_key]
-            ).fetchall()
-        )
+        return dict(self.store.execute(every, [key]).fetchall())
 
     # -- benchmarks -----------------------------------------------------------------------
     def add_benchmark(self, benchmark: BenchmarkRow) -> None:
@@ -275,9 +267,23 @@ class Items(Table):
             for pid, rid, score, meta in self._labelled(benchmark, "r.meta")
         ]
 
-    def benchmark_oracle_scores(self, benchmark: BenchmarkRow) -> list[OracleScore]:
-        """:meth:`benchmark_labels` without the responses' metadata (half the time)."""
-        return [OracleScore._make(row) for row in self._labelled(benchmark)]
+    def benchmark_oracle_scores(self, benchmark: BenchmarkRow) -> dict[str, dict[str, float]]:
+        """Prompt id → response id → oracle score of :meth:`benchmark_labels`, in benchmark
+        order, without the responses' metadata: the labels read as the oracle's range, not
+        looked up response by response (a third of the time), where no design draws them."""
+        if benchmark.design is not None:
+            rows = self._labelled(benchmark)
+        else:
+            ids = self.store.execute(
+                "select r.prompt_id, r.id " + _IN_BENCHMARK_ORDER,
+                [benchmark.selection_key, benchmark.policy_key, benchmark.per_prompt],
+            ).fetchall()
+            labels = self.label_scores(benchmark.oracle_key, [rid for _, rid in ids])
+            rows = [(pid, rid, labels[rid]) for pid, rid in ids if rid in labels]
+        by_prompt: dict[str, dict[str, float]] = {}
+        for pid, rid, score in rows:
+            by_prompt.setdefault(pid, {})[rid] = score
+        return by_prompt
 
     def _labelled(self, benchmark: BenchmarkRow, *columns: str) -> list[tuple]:
         drawn = (
