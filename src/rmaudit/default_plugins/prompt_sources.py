@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
@@ -72,40 +72,33 @@ def _field_prompts(
     return records
 
 
-class JsonlPrompts(PromptSource[FileOptions]):
+class _RowFilePrompts(PromptSource[FileOptions]):
+    """Prompts from the rows of a file in ``file_format`` (``text_field`` each row's text)."""
+
+    Options = FileOptions
+    file_format: ClassVar[str]
+
+    def load(self) -> Loaded:
+        o = self.options
+        return _field_prompts(read_rows(o.path, self.file_format), o, str(o.path))
+
+
+class JsonlPrompts(_RowFilePrompts):
     """Prompts from a JSON Lines file (optionally .gz), one object per line."""
 
-    name = "jsonl"
-    Options = FileOptions
-
-    def load(self) -> Loaded:
-        return _field_prompts(
-            read_rows(self.options.path, "jsonl"), self.options, str(self.options.path)
-        )
+    name = file_format = "jsonl"
 
 
-class CsvPrompts(PromptSource[FileOptions]):
+class CsvPrompts(_RowFilePrompts):
     """Prompts from a CSV file with a header row (optionally .gz), one per row."""
 
-    name = "csv"
-    Options = FileOptions
-
-    def load(self) -> Loaded:
-        return _field_prompts(
-            read_rows(self.options.path, "csv"), self.options, str(self.options.path)
-        )
+    name = file_format = "csv"
 
 
-class ParquetPrompts(PromptSource[FileOptions]):
+class ParquetPrompts(_RowFilePrompts):
     """Prompts from a Parquet file, one per row (needs pyarrow: the parquet extra)."""
 
-    name = "parquet"
-    Options = FileOptions
-
-    def load(self) -> Loaded:
-        return _field_prompts(
-            read_rows(self.options.path, "parquet"), self.options, str(self.options.path)
-        )
+    name = file_format = "parquet"
 
 
 # -- Anthropic HH-RLHF --------------------------------------------------------------------
