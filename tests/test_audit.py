@@ -497,7 +497,7 @@ def test_pair_files_may_be_parquet(tmp_path):
         path,
     )
     result = parse_pairs(path)
-    assert [(p.prompt, p.chosen) for p in result.pairs] == [("p", "c")]
+    assert [(p.prompt.text, p.chosen.text) for p in result.pairs] == [("p", "c")]
     assert [(r.line, r.reason) for r in result.rejected] == [(2, "empty response")]
     (tmp_path / "bad.parquet").write_bytes(b"not parquet")
     with pytest.raises(BadInput, match="cannot read the Parquet file"):

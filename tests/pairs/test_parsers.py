@@ -12,7 +12,6 @@ import pytest
 from rmaudit.benchmark.pairs import (
     PARSERS,
     ParseResult,
-    PreferencePair,
     parse_hh,
     parse_llmbar,
     parse_pairs,
@@ -20,6 +19,7 @@ from rmaudit.benchmark.pairs import (
     parsers,
     split_hh_dialogues,
 )
+from rmaudit.components import PairSource
 from rmaudit.errors import BadInput
 
 
@@ -29,6 +29,11 @@ def write_jsonl(path, records):
         encoding="utf-8",
     )
     return path
+
+
+def texts(pair) -> tuple[str, str, str]:
+    """A pair's prompt, chosen and rejected texts."""
+    return pair.prompt.text, pair.chosen.text, pair.rejected.text
 
 
 def accounted(result: ParseResult, records: int) -> None:
@@ -52,9 +57,9 @@ def test_generic_jsonl_with_field_mapping(tmp_path):
         ],
     )
     result = parse_pairs(path, prompt="q", chosen="good", rejected="bad", subset="cat")
-    assert result.pairs[0] == PreferencePair(
+    assert result.pairs[0] == PairSource.text_pair(
         "Why?", "Because.", "No.", "chat", {"id": 7, "line": 1}
-    )
+    )  # keyed by their texts, as every pair source keys a pair of texts
     assert result.pairs[1].subset == "code"
     accounted(result, 2)
 
@@ -113,7 +118,7 @@ def test_generic_csv_and_gzip_json_array(tmp_path):
         writer.writerow(["c", "yes", "no", "extra"])
         writer.writerow(["d", "yes", "no"])
     result = parse_pairs(path)
-    assert result.pairs[0].prompt == "multi\nline prompt"
+    assert result.pairs[0].prompt.text == "multi\nline prompt"
     assert [(r.line, r.reason) for r in result.rejected] == [
         (4, "empty response"),
         (5, "malformed record"),
@@ -179,9 +184,9 @@ def test_hh_single_and_multi_turn(tmp_path):
     )
     result = parse_hh(path, subset="helpful-base")
     first, second = result.pairs
-    assert (first.prompt, first.chosen, first.rejected) == ("\n\nHuman: Hi?", "Hello!", "Go away.")
-    assert second.prompt == "\n\nHuman: Q1\n\nAssistant: A1\n\nHuman: Q2"
-    assert (second.chosen, second.rejected, second.subset) == ("Good", "Bad", "helpful-base")
+    assert texts(first) == ("\n\nHuman: Hi?", "Hello!", "Go away.")
+    assert texts(second) == ("\n\nHuman: Q1\n\nAssistant: A1\n\nHuman: Q2", "Good", "Bad")
+    assert second.subset == "helpful-base"
     assert second.meta == {"turns": 3, "excess_turns": {"chosen": 0, "rejected": 0}, "line": 2}
     accounted(result, 2)
 
@@ -260,11 +265,7 @@ def test_rm_bench_gives_nine_styled_pairs(tmp_path):
     assert len(result.pairs) == 9
     styles = {(p.meta["chosen_style"], p.meta["rejected_style"]): p for p in result.pairs}
     assert set(styles) == {(i, j) for i in range(3) for j in range(3)}
-    assert (styles[0, 2].chosen, styles[0, 2].rejected, styles[0, 2].subset) == (
-        "c0",
-        "r2",
-        "alpacaeval",
-    )
+    assert (*texts(styles[0, 2])[1:], styles[0, 2].subset) == ("c0", "r2", "alpacaeval")
     assert styles[0, 2].meta["id"] == 4
     assert [(r.reason, r.field) for r in result.rejected] == [
         ("not a list of 3 responses", "rejected"),
@@ -294,7 +295,7 @@ def test_llmbar_label_picks_chosen(tmp_path):
         )
     )
     result = parse_llmbar(path, subset="llmbar-natural")
-    assert [(p.chosen, p.rejected, p.meta["label"]) for p in result.pairs] == [
+    assert [(*texts(p)[1:], p.meta["label"]) for p in result.pairs] == [
         ("two", "one", 2),
         ("one", "two", 1),
     ]
@@ -324,7 +325,7 @@ def test_a_record_equal_to_an_earlier_one_is_rejected_naming_it(tmp_path):
     path = tmp_path / "dataset.json"
     path.write_text(json.dumps(records))
     result = parse_llmbar(path, subset="llmbar-natural")
-    assert [(p.prompt, p.chosen, p.rejected) for p in result.pairs] == [
+    assert [texts(p) for p in result.pairs] == [
         ("I", "two", "one"),
         ("J", "one", "two"),
         ("I", "two", "one"),
@@ -389,7 +390,7 @@ def test_judgebench_pairs_by_category_the_correct_response_chosen(tmp_path):
         "Coding",
         "other-set",
     ]
-    assert [(p.chosen, p.rejected) for p in result.pairs[:2]] == [("a", "b"), ("d", "c")]
+    assert [texts(p)[1:] for p in result.pairs[:2]] == [("a", "b"), ("d", "c")]
     assert result.pairs[1].meta == {
         "pair_id": "1",
         "source": "livebench-reasoning",

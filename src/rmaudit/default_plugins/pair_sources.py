@@ -79,10 +79,7 @@ class _PairFile(PairSource[_PairFileOptionsT]):
         path = self.options.path
         parsed = self.parsed.pairs
         positions = kept(len(parsed)) if kept is not None else None
-        pairs = [
-            self.text_pair(p.prompt, p.chosen, p.rejected, p.subset, p.meta)
-            for p in (parsed if positions is None else [parsed[i] for i in positions])
-        ]
+        pairs = list(parsed) if positions is None else [parsed[i] for i in positions]
         rejected = [
             RejectedRecord(f"{path}:{r.line}", r.reason, r.field, r.value)
             for r in self.parsed.rejected

@@ -156,15 +156,16 @@ class HhPrompts(PromptSource[HhOptions]):
         # records the rule rejects (helpful-base test has 2 with identical dialogues) give no
         # prompt; strict = true makes the first one an error instead
         result = parse_hh(self.options.path, subset=self.options.subset, strict=self.options.strict)
+        subset = self.options.subset
         prompts = [
             (
-                pair.prompt,
+                p.prompt.text,
                 {
-                    **_hh_meta(pair.prompt, pair.chosen, pair.meta["turns"], self.options.subset),
-                    "line": pair.meta["line"],
+                    **_hh_meta(p.prompt.text, p.chosen.text, p.meta["turns"], subset),
+                    "line": p.meta["line"],
                 },
             )
-            for pair in result.pairs
+            for p in result.pairs
         ]
         if not prompts:
             raise BadInput("no HH dialogues in file", file=str(self.options.path))

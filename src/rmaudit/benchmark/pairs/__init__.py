@@ -15,12 +15,11 @@ from rmaudit.benchmark.pairs.parsers import (
     parse_rm_bench,
     split_hh_dialogues,
 )
-from rmaudit.benchmark.pairs.records import ParseResult, PreferencePair, Rejected
+from rmaudit.benchmark.pairs.records import ParseResult, Rejected
 
 __all__ = [
     "PARSERS",
     "ParseResult",
-    "PreferencePair",
     "Rejected",
     "parse_hh",
     "parse_judgebench",

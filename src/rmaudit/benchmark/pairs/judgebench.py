@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from rmaudit.components.kinds import PairSource
+from rmaudit.components.records import SourcedPair
+
 from .parsers import PathLike, RecordProblem, _distinct, _parse, _shown, _string
-from .records import ParseResult, PreferencePair
+from .records import ParseResult
 
 #: (prefix of a record's ``source``, its category), as JudgeBench's run_judge.py reports them
 CATEGORIES = (
@@ -28,7 +31,7 @@ def parse_judgebench(path: PathLike, *, strict: bool = False) -> ParseResult:
     """Pairs from JudgeBench records: the correct response chosen, the subset its category;
     ``meta`` keeps ``pair_id``, ``source`` and ``label``."""
 
-    def build(record: dict[str, Any], line: int) -> list[PreferencePair]:
+    def build(record: dict[str, Any], line: int) -> list[SourcedPair]:
         question = _string(record, "question", "prompt")
         a, b = _string(record, "response_A", "response"), _string(record, "response_B", "response")
         label = record.get("label")
@@ -38,6 +41,6 @@ def parse_judgebench(path: PathLike, *, strict: bool = False) -> ParseResult:
         _distinct(good, bad, "response_B" if label == "A>B" else "response_A")
         source = _string(record, "source", "source")
         meta = {"pair_id": record.get("pair_id"), "source": source, "label": label, "line": line}
-        return [PreferencePair(question, good, bad, judgebench_category(source), meta)]
+        return [PairSource.text_pair(question, good, bad, judgebench_category(source), meta)]
 
     return _parse(path, build, strict=strict)

@@ -26,7 +26,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from rmaudit.benchmark.pairs.record_files import Malformed, file_records
-from rmaudit.benchmark.pairs.records import ParseResult, PreferencePair, Rejected
+from rmaudit.benchmark.pairs.records import ParseResult, Rejected
+from rmaudit.components.kinds import PairSource
+from rmaudit.components.records import SourcedPair
 from rmaudit.errors import BadInput
 
 PathLike = str | Path
@@ -44,7 +46,7 @@ class RecordProblem(ValueError):
 
 
 def _parse(
-    path: PathLike, build: Callable[[dict[str, Any], int], list[PreferencePair]], *, strict: bool
+    path: PathLike, build: Callable[[dict[str, Any], int], list[SourcedPair]], *, strict: bool
 ) -> ParseResult:
     """Run ``build`` on every record; collect its pairs or the reason it gave none."""
     return ParseResult(*read_records(path, build, strict=strict))
@@ -132,14 +134,14 @@ def parse_pairs(
     """
     mapped = {prompt, chosen, rejected} | ({subset} if subset else set())
 
-    def build(record: dict[str, Any], line: int) -> list[PreferencePair]:
+    def build(record: dict[str, Any], line: int) -> list[SourcedPair]:
         text = _string(record, prompt, "prompt")
         good = _string(record, chosen, "response")
         bad = _string(record, rejected, "response")
         _distinct(good, bad, rejected)
         label = _string(record, subset, "subset") if subset else None
         meta = {k: v for k, v in record.items() if k not in mapped}
-        return [PreferencePair(text, good, bad, label, {**meta, "line": line})]
+        return [PairSource.text_pair(text, good, bad, label, {**meta, "line": line})]
 
     return _parse(path, build, strict=strict)
 
@@ -217,11 +219,11 @@ def parse_hh(path: PathLike, *, subset: str | None = None, strict: bool = False)
     every pair (e.g. ``"helpful-base"``).
     """
 
-    def build(record: dict[str, Any], line: int) -> list[PreferencePair]:
+    def build(record: dict[str, Any], line: int) -> list[SourcedPair]:
         prompt, good, bad, meta = split_hh_dialogues(
             _string(record, "chosen", "dialogue"), _string(record, "rejected", "dialogue")
         )
-        return [PreferencePair(prompt, good, bad, subset, {**meta, "line": line})]
+        return [PairSource.text_pair(prompt, good, bad, subset, {**meta, "line": line})]
 
     return _parse(path, build, strict=strict)
 
@@ -251,7 +253,7 @@ def parse_rm_bench(path: PathLike, *, strict: bool = False) -> ParseResult:
             raise RecordProblem(f"not a list of {n_styles} responses", name, _shown(values))
         return [_text(value, f"{name}[{i}]", "response") for i, value in enumerate(values)]
 
-    def build(record: dict[str, Any], line: int) -> list[PreferencePair]:
+    def build(record: dict[str, Any], line: int) -> list[SourcedPair]:
         prompt = _string(record, "prompt", "prompt")
         chosen, rejected = variants(record, "chosen"), variants(record, "rejected")
         subset = _string(record, "subset", "subset") if "subset" in record else None
@@ -259,7 +261,7 @@ def parse_rm_bench(path: PathLike, *, strict: bool = False) -> ParseResult:
             for j, bad in enumerate(rejected):
                 _distinct(good, bad, f"rejected[{j}]")
         return [
-            PreferencePair(
+            PairSource.text_pair(
                 prompt,
                 good,
                 bad,
@@ -285,7 +287,7 @@ def parse_llmbar(path: PathLike, *, subset: str | None = None, strict: bool = Fa
     every pair (e.g. ``"llmbar-natural"``).
     """
 
-    def build(record: dict[str, Any], line: int) -> list[PreferencePair]:
+    def build(record: dict[str, Any], line: int) -> list[SourcedPair]:
         prompt = _string(record, "input", "prompt")
         outputs = (_string(record, "output_1", "response"), _string(record, "output_2", "response"))
         if "label" not in record:
@@ -295,7 +297,7 @@ def parse_llmbar(path: PathLike, *, subset: str | None = None, strict: bool = Fa
             raise RecordProblem("label outside {1, 2}", "label", _shown(label))
         good, bad = outputs[label - 1], outputs[2 - label]
         _distinct(good, bad, f"output_{3 - label}")
-        return [PreferencePair(prompt, good, bad, subset, {"label": label, "line": line})]
+        return [PairSource.text_pair(prompt, good, bad, subset, {"label": label, "line": line})]
 
     return _parse(path, build, strict=strict)
 

@@ -1,26 +1,13 @@
-"""What the preference-pair parsers produce: pairs, and the records they could not use."""
+"""What the preference-pair parsers produce: pairs (each a :class:`SourcedPair`, as a pair
+source gives it), and the records they could not use."""
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-
-@dataclass(frozen=True)
-class PreferencePair:
-    """One prompt with a preferred (``chosen``) and a dispreferred (``rejected``) response.
-
-    ``subset`` names the benchmark subset the pair belongs to (e.g. RewardBench's
-    ``"llmbar-natural"``), or is None.  ``meta`` holds what else the source says about the
-    pair; every parser sets ``meta["line"]``, the line of the file its record starts on.
-    """
-
-    prompt: str
-    chosen: str
-    rejected: str
-    subset: str | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
+from rmaudit.components.records import SourcedPair
 
 
 @dataclass(frozen=True)
@@ -42,10 +29,11 @@ class ParseResult:
     """Everything a parser read from one file.
 
     Every record of the file either contributes pairs or is in ``rejected``:
-    ``parsed + len(rejected) == records``.  A record may give several pairs (RM-Bench gives 9).
+    ``parsed + len(rejected) == records``.  A record may give several pairs (RM-Bench gives 9);
+    each pair's ``meta["line"]`` is the line of the file its record starts on.
     """
 
-    pairs: list[PreferencePair]
+    pairs: list[SourcedPair]
     rejected: list[Rejected]
     records: int
 
