@@ -127,12 +127,7 @@ class Items(Table):
 
     def has_responses(self, policy_key: str) -> bool:
         """Whether the policy wrote any stored response."""
-        return (
-            self.store.execute(
-                "select 1 from responses where policy_key = ? limit 1", [policy_key]
-            ).fetchone()
-            is not None
-        )
+        return self._any("responses", "policy_key = ?", policy_key)
 
     # -- oracle labels --------------------------------------------------------------------
     def add_labels(self, rows: Iterable[StoredLabel]) -> None:
@@ -151,12 +146,7 @@ class Items(Table):
         return self._values("oracle_labels", "oracle_key", oracle_key, response_ids)
 
     def has_labels(self, oracle_key: str) -> bool:
-        return (
-            self.store.execute(
-                "select 1 from oracle_labels where oracle_key = ? limit 1", [oracle_key]
-            ).fetchone()
-            is not None
-        )
+        return self._any("oracle_labels", "oracle_key = ?", oracle_key)
 
     # -- RM scores ------------------------------------------------------------------------
     def add_scores(self, rm_key: str, scores: Mapping[str, float]) -> None:
@@ -170,12 +160,7 @@ class Items(Table):
         return self._stored_by("rm_scores", "rm_key", rm_key, response_ids)
 
     def has_scores(self, rm_key: str) -> bool:
-        return (
-            self.store.execute(
-                "select 1 from rm_scores where rm_key = ? limit 1", [rm_key]
-            ).fetchone()
-            is not None
-        )
+        return self._any("rm_scores", "rm_key = ?", rm_key)
 
     def scores(self, rm_key: str, response_ids: Sequence[str] | None = None) -> dict[str, float]:
         """Every stored score of an RM (or those of ``response_ids`` at least), by response id."""
@@ -335,12 +320,7 @@ class Items(Table):
     def lacks_pair_set_meta(self, key: str) -> bool:
         """Whether a stored pair set has positions without their own meta (stored before
         schema version 10)."""
-        return (
-            self.store.execute(
-                "select 1 from pair_sets where pair_set_key = ? and meta is null limit 1", [key]
-            ).fetchone()
-            is not None
-        )
+        return self._any("pair_sets", "pair_set_key = ? and meta is null", key)
 
     def fill_pair_set_meta(self, key: str, metas: Sequence[dict[str, Any]]) -> None:
         """Give the positions of a stored pair set that lack it their meta."""

@@ -53,12 +53,7 @@ class Solutions(Table):
         )
 
     def has_set(self, key: str) -> bool:
-        return (
-            self.store.execute(
-                "select 1 from solution_sets where solution_set_key = ? limit 1", [key]
-            ).fetchone()
-            is not None
-        )
+        return self._any("solution_sets", "solution_set_key = ?", key)
 
     def set_size(self, key: str) -> tuple[int, int]:
         """(solutions, distinct problems) of a stored solution set."""

@@ -44,6 +44,11 @@ class Table:
         with self.store.transaction():
             self.store.executemany(sql, rows)
 
+    def _any(self, table: str, where: str, value: str) -> bool:
+        """Whether ``table`` has a row ``where`` holds (one ``?``: ``value``)."""
+        sql = f"select 1 from {table} where {where} limit 1"
+        return self.store.execute(sql, [value]).fetchone() is not None
+
     def _counted(self, join: str, fixed: list[Any], unique: list[str]) -> set[str] | None:
         """``unique`` where every one is found by ``join`` (a table joined to the asked keys,
         ``a.key``), the empty set where none is, None where some are or it cannot count."""
