@@ -75,9 +75,8 @@ def prompt_failures(store: Store, summary: RunSummary, rm_key: str) -> list[Prom
     bench, run_id = summary.benchmark, summary.run.id
     prompts = store.read.selection_prompts(bench.selection_key)
     metrics: dict[str, dict[str, float]] = {}
-    for key, prompt_id, value in store.read.per_prompt_values(run_id, rm_key):
-        # SQLite stores NaN as NULL: read it back as NaN
-        metrics.setdefault(prompt_id, {})[key] = math.nan if value is None else value
+    for row in store.read.per_prompt_values(run_id, rm_key):
+        metrics.setdefault(row.prompt_id, {})[row.key] = row.value
     pick, best = _picks(store, bench, rm_key)
     rows = []
     for position, prompt_id, text, meta in prompts:

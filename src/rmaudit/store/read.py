@@ -24,7 +24,7 @@ from .records import (
     CurvePointRow,
     MetricResultRow,
     NamedComponent,
-    PerPromptValue,
+    PerPromptRow,
     RunFailure,
     RunListing,
     RunRewardModel,
@@ -192,14 +192,15 @@ class Reads(PairReads):
             )
         }
 
-    def per_prompt_values(self, run_id: str, rm_key: str) -> list[PerPromptValue]:
+    def per_prompt_values(self, run_id: str, rm_key: str) -> list[PerPromptRow]:
         """One RM's per-prompt results in the run."""
+        columns = ", ".join(PerPromptRow._fields)
         rows = self.store.execute(
-            "select key, prompt_id, value from per_prompt_results where run_id = ? and rm_key = ?",
+            f"select {columns} from per_prompt_results where run_id = ? and rm_key = ?",
             [run_id, rm_key],
         ).fetchall()
-        self._per_prompt_numbers(value for _, _, value in rows)
-        return [PerPromptValue._make(row) for row in rows]
+        self._per_prompt_numbers(r[5] for r in rows)
+        return [PerPromptRow._make((*r[:5], math.nan if r[5] is None else r[5])) for r in rows]
 
     def _per_prompt_numbers(self, values: Iterable[Any]) -> None:
         """Per-prompt values are finite numbers, or NULL (a NaN stored by a version that kept

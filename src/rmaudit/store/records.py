@@ -320,7 +320,8 @@ class RunFailure(NamedTuple):
 
 
 class PerPromptRow(NamedTuple):
-    """One stored per-prompt value of a run's metric (``per_prompt_results``)."""
+    """One stored per-prompt value of a run's metric (``per_prompt_results``), written and read
+    back (read as NaN where an older version stored a skipped prompt's NaN, as NULL)."""
 
     run_id: str
     rm_key: str
@@ -328,14 +329,6 @@ class PerPromptRow(NamedTuple):
     key: str
     prompt_id: str
     value: float
-
-
-class PerPromptValue(NamedTuple):
-    """One RM's value of a metric on one prompt."""
-
-    key: str
-    prompt_id: str
-    value: float | None
 
 
 class NamedComponent(NamedTuple):
