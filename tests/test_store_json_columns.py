@@ -202,7 +202,7 @@ def test_the_store_returns_its_json_columns_parsed(tmp_path):
         assert store.items.prompts(["p1"]) == {"p1": StoredPrompt("p1", "hello", meta)}
         assert store.items.responses(["r1"])[0].meta == {"p": 3.5}
         assert store.items.components(["k1"])[0].options == {"scale": [1, 10]}
-        assert store.read.components_named("oracle", "judge")[0].options == {"scale": [1, 10]}
+        assert store.items.components_named("oracle", "judge")[0].options == {"scale": [1, 10]}
         assert store.read.run("run").recipe == recipe
         checks = {"sample_key": "s", "sample_size": 1, "checks": [], "settings": {"ä": 1}}
         ScoringChecksTable(store).save("run", "honest", "k1", "s", "skipped", checks)

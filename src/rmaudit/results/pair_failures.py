@@ -151,16 +151,11 @@ def shift_flips(
         return []
     on_pairs = model_on_pairs(store, summary, rm_key) if on_pairs is None else on_pairs
     spec = {k: v for k, v in sweep["perturber"].items() if k != "name"}
-    stored = (
-        (key, options)
-        for key, options in store.read.components_named(
-            ShiftPerturber.kind, sweep["perturber"]["name"]
-        )
-    )
+    stored = store.items.components_named(ShiftPerturber.kind, sweep["perturber"]["name"])
     perturbers = {
-        float(options["p"]): key
-        for key, options in stored
-        if all(options.get(k) == v for k, v in spec.items())
+        float(c.options["p"]): c.key
+        for c in stored
+        if all(c.options.get(k) == v for k, v in spec.items())
     }
     levels = sorted(float(p) for p in sweep["levels"] if p > 0 and float(p) in perturbers)
     shifted = store.read.shifted_pair_scores(summary.run.pair_set_key or "", rm_key)

@@ -63,7 +63,7 @@ def _models(store: Store, run_ids: Sequence[str]) -> list[_Model]:
     known = {
         row.key: (name, row.options)
         for name in (*PROTOCOLS, CHECKPOINT_RM)
-        for row in store.read.components_named("reward_model", name)
+        for row in store.items.components_named("reward_model", name)
     }
     found: dict[str, _Model] = {}
     for run_id in run_ids:

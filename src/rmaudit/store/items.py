@@ -43,10 +43,16 @@ class Items(Table):
         )
 
     def components(self, keys: Sequence[str]) -> list[ComponentRow]:
+        return self._components(f"key in ({marks(keys)})", list(keys))
+
+    def components_named(self, kind: str, name: str) -> list[ComponentRow]:
+        """Every stored component of ``kind`` called ``name``."""
+        return self._components("kind = ? and name = ?", [kind, name])
+
+    def _components(self, where: str, params: list) -> list[ComponentRow]:
         rows = self.store.execute(
-            f"select key, kind, name, version, options, simulated from components "
-            f"where key in ({marks(keys)})",
-            list(keys),
+            "select key, kind, name, version, options, simulated from components where " + where,
+            params,
         ).fetchall()
         parse = partial(json_object, path=self.store.path, field="components.options")
         return [

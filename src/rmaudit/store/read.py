@@ -23,7 +23,6 @@ from .records import (
     BenchmarkRow,
     CurvePointRow,
     MetricResultRow,
-    NamedComponent,
     PerPromptRow,
     RunFailure,
     RunListing,
@@ -111,17 +110,6 @@ class Reads(PairReads):
             [run_id],
         ).fetchall()
         return [RunRewardModel._make(row) for row in rows]
-
-    def components_named(self, kind: str, name: str) -> list[NamedComponent]:
-        """Every stored component of ``kind`` called ``name``."""
-        rows = self.store.execute(
-            "select key, options from components where kind = ? and name = ?", [kind, name]
-        ).fetchall()
-        path = self.store.path
-        return [
-            NamedComponent(key, json_object(options, path, "components.options"))
-            for key, options in rows
-        ]
 
     def benchmark_ids(self) -> list[str]:
         """Every stored benchmark, the one a run used (or that was stored) last first."""

@@ -329,11 +329,3 @@ class PerPromptRow(NamedTuple):
     key: str
     prompt_id: str
     value: float
-
-
-class NamedComponent(NamedTuple):
-    """A stored component of a given kind and name."""
-
-    key: str
-    #: its options
-    options: dict[str, Any]
