@@ -168,6 +168,45 @@ def test_a_score_edited_by_any_sql_recomputes_that_rms_metrics(
     assert computed == []
 
 
+def digested_rms(db: Path) -> list[str]:
+    """The RM keys ('' for run-level) with stored metric digests, sorted."""
+    conn = sqlite3.connect(db)
+    try:
+        return sorted({row[0] for row in conn.execute("select rm_key from metric_digests")})
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        "update rm_scores set score = score + 1 where rm_key = :rm and response_id = :id",
+        "delete from rm_scores where rm_key = :rm and response_id = :id",
+        "insert or replace into rm_scores values (:id, :rm, 0.5)",
+        "insert into rm_scores values ('a response no run scored', :rm, 0.5)",
+    ],
+)
+def test_an_edit_deletes_the_digests_of_that_rm_and_the_run_level_ones_only(
+    tmp_path, recipe, rmaudit, edit
+):
+    db = tmp_path / "audit.db"
+    assert rmaudit("run", str(recipe), "--db", str(db)).code == 0
+    keys = {label: rm_key(db, label) for label in RMS}
+    every = sorted(["", *keys.values()])
+    assert digested_rms(db) == every
+    conn = sqlite3.connect(db)
+    (response_id,) = conn.execute(
+        "select min(response_id) from rm_scores where rm_key = ?", [keys["length"]]
+    ).fetchone()
+    with conn:  # a score for an RM with no stored digest deletes none
+        conn.execute("insert into rm_scores values (?, 'an RM of no run', 0.5)", [response_id])
+    assert digested_rms(db) == every
+    with conn:
+        conn.execute(edit, {"rm": keys["length"], "id": response_id})
+    conn.close()
+    assert digested_rms(db) == sorted([keys["honest"], keys["flattery"]])
+
+
 def test_a_relabel_recomputes_every_metric(tmp_path, recipe, computed, rmaudit):
     db = tmp_path / "audit.db"
     assert rmaudit("run", str(recipe), "--db", str(db)).code == 0
