@@ -35,7 +35,6 @@ from _smoke import parse_args, write_report  # noqa: E402
 from rmaudit.metrics.paired import paired_difference  # noqa: E402
 from rmaudit.metrics.rewardbench2 import (  # noqa: E402
     RewardBench2Score,
-    Rows,
     ScoredRow,
     rewardbench2_score,
 )
@@ -120,7 +119,7 @@ def truth(model: Latent) -> dict[str, float]:
     return out
 
 
-def rows(model: Latent) -> Rows:
+def rows(model: Latent) -> tuple[ScoredRow, ...]:
     found = []
     for name, s in model.subsets.items():
         found += [ScoredRow(f"{name} {i}", name, str(i), r[:1], r[1:]) for i, r in enumerate(s)]
@@ -129,7 +128,7 @@ def rows(model: Latent) -> Rows:
             ScoredRow(f"{kind} {q}", "Ties", f"{kind}:{q}", g[:correct], g[correct:])
             for q, g in enumerate(groups)
         ]
-    return Rows(tuple(found))
+    return tuple(found)
 
 
 def numbers(score: RewardBench2Score) -> dict[str, tuple[float, float, float, float]]:
