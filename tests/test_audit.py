@@ -498,7 +498,7 @@ def test_pair_files_may_be_parquet(tmp_path):
     )
     result = parse_pairs(path)
     assert [(p.prompt.text, p.chosen.text) for p in result.pairs] == [("p", "c")]
-    assert [(r.line, r.reason) for r in result.rejected] == [(2, "empty response")]
+    assert [(r.where, r.reason) for r in result.rejected] == [(f"{path}:2", "empty response")]
     (tmp_path / "bad.parquet").write_bytes(b"not parquet")
     with pytest.raises(BadInput, match="cannot read the Parquet file"):
         parse_pairs(tmp_path / "bad.parquet")

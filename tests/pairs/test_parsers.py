@@ -11,7 +11,6 @@ import pytest
 
 from rmaudit.benchmark.pairs import (
     PARSERS,
-    ParseResult,
     parse_hh,
     parse_llmbar,
     parse_pairs,
@@ -19,7 +18,7 @@ from rmaudit.benchmark.pairs import (
     parsers,
     split_hh_dialogues,
 )
-from rmaudit.components import PairSource
+from rmaudit.components import PairLoad, PairSource
 from rmaudit.errors import BadInput
 
 
@@ -36,12 +35,17 @@ def texts(pair) -> tuple[str, str, str]:
     return pair.prompt.text, pair.chosen.text, pair.rejected.text
 
 
-def accounted(result: ParseResult, records: int) -> None:
+def line(rejected) -> int:
+    """The line a rejected record starts on (its ``where`` is ``file:line``)."""
+    return int(rejected.where.rpartition(":")[2])
+
+
+def accounted(result: PairLoad, records: int) -> None:
     """Every record is parsed or rejected, and the pairs come from the parsed records."""
     assert result.records == records
     assert result.parsed + len(result.rejected) == records
     assert len({p.meta["line"] for p in result.pairs}) == result.parsed
-    assert not {p.meta["line"] for p in result.pairs} & {r.line for r in result.rejected}
+    assert not {p.meta["line"] for p in result.pairs} & {line(r) for r in result.rejected}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -80,7 +84,7 @@ def test_generic_rejections_name_line_reason_field(tmp_path):
         ],
     )
     result = parse_pairs(path)
-    got = [(r.line, r.reason, r.field) for r in result.rejected]
+    got = [(line(r), r.reason, r.field) for r in result.rejected]
     assert got == [
         (2, "malformed record", None),
         (4, "missing field", "rejected"),
@@ -90,6 +94,7 @@ def test_generic_rejections_name_line_reason_field(tmp_path):
         (8, "not an object", None),
         (9, "empty prompt", "prompt"),
     ]
+    assert result.rejected[0].where == f"{path}:2"  # the file as given, then the line
     accounted(result, 8)
 
 
@@ -119,7 +124,7 @@ def test_generic_csv_and_gzip_json_array(tmp_path):
         writer.writerow(["d", "yes", "no"])
     result = parse_pairs(path)
     assert result.pairs[0].prompt.text == "multi\nline prompt"
-    assert [(r.line, r.reason) for r in result.rejected] == [
+    assert [(line(r), r.reason) for r in result.rejected] == [
         (4, "empty response"),
         (5, "malformed record"),
     ]
@@ -226,7 +231,7 @@ def test_hh_rejections(tmp_path):
         ],
     )
     result = parse_hh(path)
-    assert [(r.line, r.reason) for r in result.rejected] == [
+    assert [(line(r), r.reason) for r in result.rejected] == [
         (1, "identical responses"),
         (2, "dialogues differ in a human turn"),
         (3, "no diverging assistant turn"),
@@ -343,7 +348,7 @@ def test_a_record_equal_to_an_earlier_one_is_rejected_naming_it(tmp_path):
         * 2,
     )
     result = parse_hh(hh)
-    assert [(r.line, r.reason, r.value) for r in result.rejected] == [
+    assert [(line(r), r.reason, r.value) for r in result.rejected] == [
         (2, "duplicate record", "the same as record 1")
     ]
     accounted(result, 2)
@@ -397,7 +402,7 @@ def test_judgebench_pairs_by_category_the_correct_response_chosen(tmp_path):
         "label": "B>A",
         "line": 2,
     }
-    assert [(r.line, r.reason) for r in result.rejected] == [
+    assert [(line(r), r.reason) for r in result.rejected] == [
         (6, 'label neither "A>B" nor "B>A"'),
         (7, "identical responses"),
     ]

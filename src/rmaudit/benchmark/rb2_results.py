@@ -141,9 +141,10 @@ def align(path: Path, rows: list[ResultRow], model: str, data: RB2Data) -> Align
     docstring); a file that does not match the data is BadInput."""
     if data.rejected:
         first = data.rejected[0]
+        line = first.where.rpartition(":")[2]  # its file: the error's
         raise BadInput(
             f"{len(data.rejected)} rows of the RewardBench 2 data are rejected (first: line "
-            f"{first.line}, {first.reason}): published scores are matched by each row's "
+            f"{line}, {first.reason}): published scores are matched by each row's "
             "position in its subset, which a rejected row would shift",
             file=str(data.path),
         )

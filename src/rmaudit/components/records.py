@@ -4,6 +4,7 @@ pairs as sources load them, benchmarks, and where a run's data came from."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import asdict, astuple, dataclass, field
 from typing import Any
 
@@ -93,12 +94,22 @@ class RejectedRecord:
 
 @dataclass(frozen=True)
 class PairLoad:
-    """What a pair source read: its pairs, the records it rejected, and how many records it saw
-    (``records`` = records that gave pairs + ``len(rejected)``)."""
+    """What a pair source or a pair file's parser read: its pairs, the records it rejected, and
+    how many records it saw (``records`` = records that gave pairs + ``len(rejected)``; a record
+    may give several pairs, RM-Bench's 9)."""
 
     pairs: list[SourcedPair]
     rejected: list[RejectedRecord] = field(default_factory=list)
     records: int = 0
+
+    @property
+    def parsed(self) -> int:
+        """How many records gave pairs."""
+        return self.records - len(self.rejected)
+
+    def reasons(self) -> Counter[str]:
+        """Rejected records counted by reason."""
+        return Counter(r.reason for r in self.rejected)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ from pydantic import Field, field_validator
 
 from rmaudit import hookimpl
 from rmaudit.benchmark.pairs import (
-    ParseResult,
     parse_hh,
     parse_judgebench,
     parse_llmbar,
@@ -63,7 +62,7 @@ class _PairFile(PairSource[_PairFileOptionsT]):
         super().__init__(options)
         self.parsed = self.parse(strict=self.options.on_bad_record == "fail")
 
-    def parse(self, *, strict: bool) -> ParseResult:
+    def parse(self, *, strict: bool) -> PairLoad:
         raise NotImplementedError
 
     def sources(self) -> tuple[Source, ...]:
@@ -76,15 +75,10 @@ class _PairFile(PairSource[_PairFileOptionsT]):
     def load_kept(self, kept: Callable[[int], list[int] | None] | None) -> PairLoad:
         """The pairs at the positions ``kept`` gives for the file's number of pairs (None:
         every pair), keyed: a sample keys only the pairs it keeps."""
-        path = self.options.path
         parsed = self.parsed.pairs
         positions = kept(len(parsed)) if kept is not None else None
         pairs = list(parsed) if positions is None else [parsed[i] for i in positions]
-        rejected = [
-            RejectedRecord(f"{path}:{r.line}", r.reason, r.field, r.value)
-            for r in self.parsed.rejected
-        ]
-        return PairLoad(pairs, rejected, self.parsed.records)
+        return PairLoad(pairs, self.parsed.rejected, self.parsed.records)
 
 
 class PairsFileOptions(PairFileOptions):
@@ -101,7 +95,7 @@ class PairsFile(_PairFile[PairsFileOptions]):
     name = "pairs-file"
     Options = PairsFileOptions
 
-    def parse(self, *, strict: bool) -> ParseResult:
+    def parse(self, *, strict: bool) -> PairLoad:
         o = self.options
         return parse_pairs(
             o.path,
@@ -124,7 +118,7 @@ class HHPairs(_PairFile[LabelledFileOptions]):
     name = "hh-pairs"
     Options = LabelledFileOptions
 
-    def parse(self, *, strict: bool) -> ParseResult:
+    def parse(self, *, strict: bool) -> PairLoad:
         return parse_hh(self.options.path, subset=self.options.subset, strict=strict)
 
 
@@ -135,7 +129,7 @@ class RMBenchPairs(_PairFile[PairFileOptions]):
     name = "rm-bench"
     Options = PairFileOptions
 
-    def parse(self, *, strict: bool) -> ParseResult:
+    def parse(self, *, strict: bool) -> PairLoad:
         return parse_rm_bench(self.options.path, strict=strict)
 
 
@@ -145,7 +139,7 @@ class LLMBarPairs(_PairFile[LabelledFileOptions]):
     name = "llmbar"
     Options = LabelledFileOptions
 
-    def parse(self, *, strict: bool) -> ParseResult:
+    def parse(self, *, strict: bool) -> PairLoad:
         return parse_llmbar(self.options.path, subset=self.options.subset, strict=strict)
 
 
@@ -156,7 +150,7 @@ class JudgeBenchPairs(_PairFile[PairFileOptions]):
     name = "judgebench"
     Options = PairFileOptions
 
-    def parse(self, *, strict: bool) -> ParseResult:
+    def parse(self, *, strict: bool) -> PairLoad:
         return parse_judgebench(self.options.path, strict=strict)
 
 
@@ -189,11 +183,7 @@ class RewardBench2Pairs(_PairFile[RewardBench2PairsOptions]):
         positions = kept(len(groups)) if kept is not None else None
         chosen = groups if positions is None else [groups[k] for k in positions]
         pairs = self.data.pairs([row for group in chosen for row in group], self.options.seed)
-        rejected = [
-            RejectedRecord(f"{self.options.path}:{r.line}", r.reason, r.field, r.value)
-            for r in self.data.rejected
-        ]
-        return PairLoad(pairs, rejected, self.data.records)
+        return PairLoad(pairs, list(self.data.rejected), self.data.records)
 
 
 class BenchmarkPairsOptions(ComponentOptions):

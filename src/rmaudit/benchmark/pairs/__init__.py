@@ -2,8 +2,9 @@
 
 Parsers for generic JSON Lines / JSON / CSV files with a field mapping, Anthropic HH-RLHF
 dialogues, RM-Bench style variants, LLMBar and JudgeBench (:mod:`.judgebench`).  None of them
-drops a record silently: each record gives pairs or a :class:`Rejected` entry with its line and
-reason, and ``strict=True`` turns the first rejection into a :class:`rmaudit.errors.BadInput`.
+drops a record silently: each record gives pairs or a rejection naming its file, line and
+reason (a :class:`rmaudit.components.PairLoad` holds both), and ``strict=True`` turns the first
+rejection into a :class:`rmaudit.errors.BadInput`.
 """
 
 from rmaudit.benchmark.pairs.judgebench import parse_judgebench
@@ -15,12 +16,9 @@ from rmaudit.benchmark.pairs.parsers import (
     parse_rm_bench,
     split_hh_dialogues,
 )
-from rmaudit.benchmark.pairs.records import ParseResult, Rejected
 
 __all__ = [
     "PARSERS",
-    "ParseResult",
-    "Rejected",
     "parse_hh",
     "parse_judgebench",
     "parse_llmbar",

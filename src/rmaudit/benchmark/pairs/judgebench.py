@@ -8,10 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from rmaudit.components.kinds import PairSource
-from rmaudit.components.records import SourcedPair
+from rmaudit.components.records import PairLoad, SourcedPair
 
 from .parsers import PathLike, RecordProblem, _distinct, _parse, _shown, _string
-from .records import ParseResult
 
 #: (prefix of a record's ``source``, its category), as JudgeBench's run_judge.py reports them
 CATEGORIES = (
@@ -27,7 +26,7 @@ def judgebench_category(source: str) -> str:
     return next((name for prefix, name in CATEGORIES if source.startswith(prefix)), source)
 
 
-def parse_judgebench(path: PathLike, *, strict: bool = False) -> ParseResult:
+def parse_judgebench(path: PathLike, *, strict: bool = False) -> PairLoad:
     """Pairs from JudgeBench records: the correct response chosen, the subset its category;
     ``meta`` keeps ``pair_id``, ``source`` and ``label``."""
 

@@ -1,7 +1,7 @@
 """Parsers for preference-pair files: generic (field mapping), Anthropic HH, RM-Bench, LLMBar.
 
-Every parser reads one file and returns a :class:`ParseResult`: the pairs, the records it
-rejected (each with its line and a reason), and how many records the file held.  Nothing is
+Every parser reads one file and returns a :class:`PairLoad`: the pairs, the records it
+rejected (each with its file:line and a reason), and how many records the file held.  Nothing is
 dropped silently: ``result.parsed + len(result.rejected) == result.records``.  With
 ``strict=True`` the first bad record raises :class:`~rmaudit.errors.BadInput` naming
 ``file:line``, the field and the value instead.
@@ -26,9 +26,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from rmaudit.benchmark.pairs.record_files import Malformed, file_records
-from rmaudit.benchmark.pairs.records import ParseResult, Rejected
 from rmaudit.components.kinds import PairSource
-from rmaudit.components.records import SourcedPair
+from rmaudit.components.records import PairLoad, RejectedRecord, SourcedPair
 from rmaudit.errors import BadInput
 
 PathLike = str | Path
@@ -36,7 +35,7 @@ T = TypeVar("T")
 
 
 class RecordProblem(ValueError):
-    """Why one record gives no pair; parsers turn it into a :class:`Rejected` entry."""
+    """Why one record gives no pair; parsers turn it into a :class:`RejectedRecord`."""
 
     def __init__(self, reason: str, field: str | None = None, value: Any = None) -> None:
         super().__init__(reason)
@@ -47,19 +46,19 @@ class RecordProblem(ValueError):
 
 def _parse(
     path: PathLike, build: Callable[[dict[str, Any], int], list[SourcedPair]], *, strict: bool
-) -> ParseResult:
+) -> PairLoad:
     """Run ``build`` on every record; collect its pairs or the reason it gave none."""
-    return ParseResult(*read_records(path, build, strict=strict))
+    return PairLoad(*read_records(path, build, strict=strict))
 
 
 def read_records(
     path: PathLike, build: Callable[[dict[str, Any], int], list[T]], *, strict: bool
-) -> tuple[list[T], list[Rejected], int]:
+) -> tuple[list[T], list[RejectedRecord], int]:
     """Run ``build`` on every record: what the records gave, the records that gave nothing
     (with why; ``strict``: the first is BadInput) and how many records the file held."""
     path = Path(path)
     pairs: list[T] = []
-    rejected: list[Rejected] = []
+    rejected: list[RejectedRecord] = []
     records = 0
     seen: dict[str, int] = {}  # each record's canonical JSON → the number of its first copy
     for line, record in file_records(path):
@@ -79,7 +78,8 @@ def read_records(
                 raise BadInput(
                     problem.reason, file=f"{path}:{line}", field=problem.field, value=value
                 ) from None
-            rejected.append(Rejected(line, problem.reason, problem.field, problem.value))
+            where = f"{path}:{line}"
+            rejected.append(RejectedRecord(where, problem.reason, problem.field, problem.value))
     return pairs, rejected, records
 
 
@@ -124,7 +124,7 @@ def parse_pairs(
     rejected: str = "rejected",
     subset: str | None = None,
     strict: bool = False,
-) -> ParseResult:
+) -> PairLoad:
     """Pairs from a JSON Lines, JSON or CSV file, one record per pair, with a field mapping.
 
     ``prompt``, ``chosen`` and ``rejected`` name the fields holding the texts; ``subset``, if
@@ -212,7 +212,7 @@ def split_hh_dialogues(chosen: str, rejected: str) -> tuple[str, str, str, dict[
     return chosen[: good[k][1]], responses[0], responses[1], meta
 
 
-def parse_hh(path: PathLike, *, subset: str | None = None, strict: bool = False) -> ParseResult:
+def parse_hh(path: PathLike, *, subset: str | None = None, strict: bool = False) -> PairLoad:
     """Pairs from Anthropic HH-RLHF records ``{"chosen": dialogue, "rejected": dialogue}``.
 
     Each record's prompt and responses come from :func:`split_hh_dialogues`; ``subset`` labels
@@ -234,7 +234,7 @@ def parse_hh(path: PathLike, *, subset: str | None = None, strict: bool = False)
 RM_BENCH_STYLES = ("concise", "detailed", "detailed markdown")
 
 
-def parse_rm_bench(path: PathLike, *, strict: bool = False) -> ParseResult:
+def parse_rm_bench(path: PathLike, *, strict: bool = False) -> PairLoad:
     """Pairs from RM-Bench records: a prompt with 3 chosen and 3 rejected style variants.
 
     Each record gives the 9 pairs (chosen[i], rejected[j]), with ``meta["chosen_style"] = i``
@@ -279,7 +279,7 @@ def parse_rm_bench(path: PathLike, *, strict: bool = False) -> ParseResult:
 # LLMBar
 
 
-def parse_llmbar(path: PathLike, *, subset: str | None = None, strict: bool = False) -> ParseResult:
+def parse_llmbar(path: PathLike, *, subset: str | None = None, strict: bool = False) -> PairLoad:
     """Pairs from LLMBar records ``{input, output_1, output_2, label}``.
 
     ``label`` (the integer 1 or 2) names the better output, which becomes ``chosen``;
@@ -303,7 +303,7 @@ def parse_llmbar(path: PathLike, *, subset: str | None = None, strict: bool = Fa
 
 
 #: Parser of each format, by the name a recipe would use.
-PARSERS: dict[str, Callable[..., ParseResult]] = {
+PARSERS: dict[str, Callable[..., PairLoad]] = {
     "pairs": parse_pairs,
     "hh": parse_hh,
     "rm-bench": parse_rm_bench,

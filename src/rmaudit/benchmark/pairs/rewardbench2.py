@@ -38,8 +38,7 @@ from rmaudit.benchmark.pairs.parsers import (
     _string,
     read_records,
 )
-from rmaudit.benchmark.pairs.records import Rejected
-from rmaudit.components import Prompt, Response, SourcedPair
+from rmaudit.components import Prompt, RejectedRecord, Response, SourcedPair
 from rmaudit.components.keys import placed_response_id, prompt_id, text_response_id
 from rmaudit.metrics.rewardbench2 import RowPlace, is_ties
 
@@ -99,7 +98,7 @@ class RB2Data:
 
     path: Path
     rows: tuple[RB2Row, ...]
-    rejected: tuple[Rejected, ...]
+    rejected: tuple[RejectedRecord, ...]
     records: int
 
     def pairs(self, rows: Sequence[RB2Row], seed: int) -> list[SourcedPair]:
