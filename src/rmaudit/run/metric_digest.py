@@ -5,8 +5,8 @@ A metric's results are a function of its inputs (the oracle scores, the RM's sco
 design with its inclusion probabilities and the other RMs' scores, pair logits and their
 shifted copies, a judge's verdicts, the prompt and pair ids), its identity (name, ``version``
 and options: ``Component.key``), the label it is stored under, and the code that computes
-it.  A benchmark metric's RM scores are named by the RM's key rather than hashed
-(:class:`.metric_inputs.ReadOnUse`), so a rerun need not read them: triggers on
+it.  A benchmark metric's RM scores are named by the RM's key and the responses' ids rather
+than hashed (:class:`.metric_inputs.ReadOnUse`), so a rerun need not read them: triggers on
 ``rm_scores`` (``store/schema.py``, M014) delete the stored digests of an RM's metrics, and
 of the run-level ones, whenever one of its scores is updated, deleted or replaced.  The code
 is fingerprinted by the bytes of rmaudit's own source files and of the module that defines

@@ -23,8 +23,9 @@ AnyInputs = MetricInputs | StudyInputs | PairInputs | StepInputs
 @dataclass
 class ReadOnUse:
     """A metric's inputs, built the first time a metric is computed on them, and what they
-    are a function of (digested in their place): the values in memory, and each RM's stored
-    scores by the RM's key, whose stored digests an edited score deletes (``schema.M014``)."""
+    are a function of (digested in their place): the values in memory, among them the ids of
+    the responses, and each RM's stored scores of those by the RM's key (one score per response
+    and RM), whose stored digests an edited score deletes (``schema.M014``)."""
 
     made_of: object
     build: Callable[[], AnyInputs]
@@ -76,13 +77,13 @@ class StoredScores:
 def rm_inputs(
     scores: StoredScores,
     label: str,
-    on_benchmark: tuple[tuple[str, ...], tuple[np.ndarray, ...]],
+    on_benchmark: tuple[tuple[str, ...], dict[str, list[str]], tuple[np.ndarray, ...]],
     design: LabelDesign | None,
 ) -> ReadOnUse | MetricInputs:
-    """One RM's benchmark inputs (``on_benchmark``: the prompt ids and oracle scores); under
-    a label design read now, with the other RMs' scores that narrow its intervals (its notes
-    read them all)."""
-    prompt_ids, oracle = on_benchmark
+    """One RM's benchmark inputs (``on_benchmark``: the prompt ids, each one's responses, their
+    oracle scores); under a label design read now, with the other RMs' scores that narrow its
+    intervals (its notes read them all)."""
+    prompt_ids, _, oracle = on_benchmark
     if design is None:
         return ReadOnUse(
             on_benchmark, lambda: MetricInputs(prompt_ids, oracle, scores.of_prompts(label))

@@ -67,7 +67,8 @@ def compute(
     # a pairwise judge has verdicts on pairs, no response scores: pair metrics only
     scored = {spec.label: model.key for spec, model in reward_models if not model.judges_pairs()}
     scores = StoredScores(ctx, scored, scored_ids(order, pair_set, shifted), prompt_ids, order)
-    on_benchmark = (prompt_ids, oracle_arrays)  # with the RM's key: every metric of an RM
+    # what an RM's benchmark inputs are made of beside its scores (named by its key)
+    on_benchmark = (prompt_ids, order, oracle_arrays)
     for spec, model in reward_models:
         if on_defined is not None and spec.label in scored:
             inputs = rm_inputs(scores, spec.label, on_benchmark, label_design)
@@ -94,7 +95,7 @@ def compute(
         ]
     if on_defined is not None:
         study = ReadOnUse(
-            (*on_benchmark, scored),
+            (on_benchmark, scored),
             lambda: StudyInputs(prompt_ids, oracle_arrays, scores.by_prompt()),
         )
         for metric_spec in by_scope["run"]:
