@@ -3,7 +3,7 @@ of the shift curves' ECE, AUROC and FPR@95 points (rmaudit.metrics.cluster_boots
 simulation with known truth.
 
     python benchmarks/pair_intervals.py [--replicates 1000] [--pairs 200] [--draws 500]
-        [--jobs 1] [--out benchmarks/pair_intervals.md]
+        [--population 2000000] [--jobs 1] [--out benchmarks/pair_intervals.md]
 
 World: a pair's RM margin m = L(chosen) − L(rejected) ~ N(0.8, 1.5²) before the truth is
 known; the preference holds with probability σ(k·m) and where it does not the chosen and
@@ -14,7 +14,7 @@ N(0, 0.5²) noise (hard to tell from the unshifted pairs: AUROC ≈ 0.56), at p 
 as in HH-RLHF).  Each interval is computed as the metrics compute it (the same resamples, the
 same functions) and checked against two truths: the statistic's expected value on a data set
 of this many pairs (what the interval targets; the mean over 4,000 simulated data sets) and its
-population value (2,000,000 pairs).
+population value (2,000,000 pairs, ``--population``).
 """
 
 from __future__ import annotations
@@ -131,10 +131,12 @@ def covering(
     return {name: (c[0], c[1], estimates[name], stderrs[name]) for name, c in covered.items()}
 
 
-def truths(k: float, pairs: int, datasets: int) -> dict[str, tuple[float, float]]:
+def truths(
+    k: float, pairs: int, datasets: int, population_pairs: int
+) -> dict[str, tuple[float, float]]:
     """Each statistic's (expected value at ``pairs``, population value)."""
     rng = np.random.default_rng(12345)
-    population = draw(rng, 2_000_000, k)
+    population = draw(rng, population_pairs, k)
     sets = [draw(rng, pairs, k) for _ in range(datasets)]
     return {
         name: (float(np.mean([value(d) for d in sets])), value(population))
@@ -143,7 +145,7 @@ def truths(k: float, pairs: int, datasets: int) -> dict[str, tuple[float, float]
 
 
 def world_rows(name: str, k: float, args: argparse.Namespace) -> list[str]:
-    truth = truths(k, args.pairs, args.truth_sets)
+    truth = truths(k, args.pairs, args.truth_sets, args.population)
     shares = [len(part) for part in np.array_split(np.arange(args.replicates), args.jobs)]
     with ProcessPoolExecutor(args.jobs) as pool:
         counts = list(
@@ -176,9 +178,11 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=200)
     parser.add_argument("--draws", type=int, default=500)
     parser.add_argument("--truth-sets", type=int, default=4000)
+    parser.add_argument("--population", type=int, default=2_000_000, help="pairs of the population")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("pair_intervals.md"))
-    args = parse_args(parser, {"replicates": 3, "draws": 20, "truth_sets": 5, "out": None})
+    smoke = {"replicates": 3, "draws": 20, "truth_sets": 5, "population": 20_000, "out": None}
+    args = parse_args(parser, smoke)
     started = time.perf_counter()
     rows = [row for name, k in WORLDS.items() for row in world_rows(name, k, args)]
     print("\n".join(rows))
@@ -194,8 +198,8 @@ def main() -> None:
             f"of {args.pairs} pairs whose 95% interval (a bootstrap over prompts, its percentile "
             "interval centred on the estimate) holds the statistic's expected value on a data "
             f"set of {args.pairs} pairs (what it targets; mean over {args.truth_sets} data sets) "
-            "and, for comparison, its population value (2,000,000 pairs); and the ± (the "
-            "bootstrap's standard deviation, mean over data sets) beside the estimates' "
+            f"and, for comparison, its population value ({args.population:,} pairs); and the ± "
+            "(the bootstrap's standard deviation, mean over data sets) beside the estimates' "
             "standard deviation across data sets, what it estimates.",
             "",
             "| world | statistic | expected value at n | coverage | population value | "

@@ -4,7 +4,8 @@ freedom) holds the true difference, how often the
 rank intervals hold every model's true rank at once, and — with every model equal — how
 often the significance groups separate some pair (the family-wise error rate).
 
-    python benchmarks/paired.py [--replicates 1000] [--out benchmarks/paired.md]
+    python benchmarks/paired.py [--replicates 1000] [--truth-prompts 40000]
+        [--out benchmarks/paired.md]
 
 Worlds (4 models each; models make correlated mistakes, as real RMs on the same items do):
 
@@ -15,7 +16,8 @@ Worlds (4 models each; models make correlated mistakes, as real RMs on the same 
 * RETA(1/4) and BoN@16: Q prompts × N = 64 responses; oracle J = 1 + 9Φ(a_q + z) with
   a ~ N(0, 0.5²), z ~ N(0, 1); model m scores Y = z + σ_m(0.7·s + √0.51·e_m), s shared by the
   models.  σ = (0.8, 0.9, 1.0, 1.2) apart, all 1 equal.  The truth is the mean per-prompt
-  value over 40,000 prompts of the same world (its own error is under 3% of the ±).
+  value over 40,000 prompts of the same world (``--truth-prompts``; its own error is under 3%
+  of the ±).
 """
 
 from __future__ import annotations
@@ -80,14 +82,16 @@ def bon16(oracle: list, scores: list) -> np.ndarray:
     return best_of_n(oracle, scores, 16, bootstrap=1).per_prompt
 
 
-def pool_truth(draw: Callable, seed: int) -> dict[str, float]:
+def pool_truth(draw: Callable, seed: int, prompts: int) -> dict[str, float]:
+    """Each model's mean per-prompt value over ``prompts`` prompts (drawn 2,000 at a time)."""
     rng = np.random.default_rng(seed)
     sums = dict.fromkeys(MODELS, 0.0)
-    for _ in range(20):
+    rounds = max(1, prompts // 2000)
+    for _ in range(rounds):
         values, _ = draw(rng, 2000)
         for m in MODELS:
             sums[m] += float(values[m].sum())
-    return {m: s / 40_000 for m, s in sums.items()}
+    return {m: s / (2000 * rounds) for m, s in sums.items()}
 
 
 def measure(draw: Callable, truth: dict, prompts: int, replicates: int, seed: int) -> dict:
@@ -116,8 +120,14 @@ def measure(draw: Callable, truth: dict, prompts: int, replicates: int, seed: in
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--replicates", type=int, default=1000)
+    parser.add_argument(
+        "--truth-prompts",
+        type=int,
+        default=40_000,
+        help="prompts the pool metrics' true values are averaged over (in 2,000s)",
+    )
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("paired.md"))
-    args = parse_args(parser, {"replicates": 3, "out": None})
+    args = parse_args(parser, {"replicates": 3, "truth_prompts": 2000, "out": None})
     apart, same = (0.15, 0.1, 0.05, 0.0), (0.0,) * 4
     spread, level = (0.8, 0.9, 1.0, 1.2), (1.0,) * 4
     settings = [
@@ -134,7 +144,9 @@ def main() -> None:
         truths = []
         for params in (differ, equal):
             draw = world(params)
-            truths.append((draw, closed(params) if closed else pool_truth(draw, 99)))
+            truths.append(
+                (draw, closed(params) if closed else pool_truth(draw, 99, args.truth_prompts))
+            )
         for size in sizes:
             (draw_d, truth_d), (draw_e, truth_e) = truths
             if closed is None:  # equal models: the truth is equal by symmetry
