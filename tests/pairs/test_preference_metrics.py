@@ -3,7 +3,6 @@ against independent computations."""
 
 from __future__ import annotations
 
-import doctest
 import math
 
 import numpy as np
@@ -23,7 +22,6 @@ from rmaudit.metrics import (
     ece,
     energy_score,
     fpr_at_95_tpr,
-    preference,
     section_score,
     style_accuracy_matrix,
     style_difficulty,
@@ -382,10 +380,6 @@ def test_rm_bench_levels_have_a_standard_error_across_records():
 def test_bad_input_says_expected_and_got(call, message):
     with pytest.raises(MetricInputError, match=message):
         call()
-
-
-def test_docstring_examples_run():
-    assert doctest.testmod(preference).failed == 0
 
 
 def test_results_are_metric_results():

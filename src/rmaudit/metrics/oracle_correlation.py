@@ -49,8 +49,8 @@ def within_prompt_correlation(
 
     >>> r = within_prompt_correlation([np.array([1.0, 2, 3]), np.array([5.0, 9, 7])],
     ...                               [np.array([0.0, 1, 2]), np.array([0.0, 2, 1])])
-    >>> round(r.value, 6)
-    1.0
+    >>> round(r.value, 6)  # (2 + 4) / √((2 + 2)·(2 + 8))
+    0.948683
     """
     if len(oracle) != len(scores):
         raise MetricInputError(

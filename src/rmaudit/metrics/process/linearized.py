@@ -105,7 +105,7 @@ def ratio(numerator: np.ndarray, denominator: np.ndarray, scope: np.ndarray) -> 
 
     >>> r = ratio(np.array([1.0, 3.0]), np.array([2.0, 4.0]), np.array([True, True]))
     >>> float(r.value), [round(float(y), 4) for y in r.per_question()]
-    (0.6666666666666667, [0.3333, 1.0])
+    (0.6666666666666666, [0.5556, 0.7778])
     """
     scope = np.asarray(scope, dtype=bool)
     numerator = _check_totals(numerator, scope.size, "numerator")

@@ -65,7 +65,9 @@ class GroupStats:
 
 
 def group_stats(correct: np.ndarray, incorrect: np.ndarray) -> GroupStats:
-    """>>> group_stats(np.array([3.0, 2.0]), np.array([1.0, 2.5]))
+    """The correct scores' spread and their margin over the incorrect ones.
+
+    >>> group_stats(np.array([3.0, 2.0]), np.array([1.0, 2.5]))
     GroupStats(accurate=False, spread=1.0, gap=-0.5)
     """
     gap = float(correct.min() - incorrect.max())
