@@ -158,8 +158,9 @@ def _write(ctx: RunContext, pair_set: PairSet) -> None:
         items.add_responses(
             text_response_rows([r for p in pair_set.pairs for r in (p.chosen, p.rejected)])
         )
-        items.add_pairs(
+        stored = [
             StoredPair(pid, p.prompt.id, p.chosen.id, p.rejected.id, p.subset, p.stored_meta)
             for pid, p in zip(pair_set.ids, pair_set.pairs, strict=True)
-        )
-        items.add_pair_set(pair_set.key, pair_set.ids, [p.stored_meta for p in pair_set.pairs])
+        ]
+        items.add_pairs(stored)
+        items.add_pair_set(pair_set.key, stored)

@@ -310,17 +310,12 @@ class Items(Table):
     def stored_pairs(self, ids: Sequence[str]) -> set[str]:
         return self._stored("select id from pairs where id in", [], ids, "pairs")
 
-    def add_pair_set(
-        self, key: str, pair_ids: Sequence[str], metas: Sequence[dict[str, Any]]
-    ) -> None:
-        """Store a pair set: each position's pair id and what the source said of it there."""
+    def add_pair_set(self, key: str, pairs: Sequence[StoredPair]) -> None:
+        """Store a pair set: its pairs in order, each with what the source said of it there."""
         self._insert(
             "insert or ignore into pair_sets (pair_set_key, position, pair_id, meta) "
             "values (?, ?, ?, ?)",
-            (
-                (key, i, pid, dumps(meta))
-                for i, (pid, meta) in enumerate(zip(pair_ids, metas, strict=True))
-            ),
+            ((key, i, p.pair_id, dumps(p.meta)) for i, p in enumerate(pairs)),
         )
 
     def lacks_pair_set_meta(self, key: str) -> bool:
