@@ -85,12 +85,10 @@ def small_db(tmp_path_factory):
     return run_small_audit(tmp_path_factory.mktemp("html"))
 
 
-@pytest.fixture(scope="module")
-def pairs_db(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("html-pairs")
+def run_pairs(folder: Path, recipe_text: str) -> Path:
     recipe = folder / "pairs.toml"
     examples = ROOT / "examples" / "rewardbench-mini.jsonl"
-    recipe.write_text(PAIR_RECIPE.replace("{path}", str(examples)), encoding="utf-8")
+    recipe.write_text(recipe_text.replace("{path}", str(examples)), encoding="utf-8")
     db = folder / "pairs.db"
     store = Store.open(db)
     try:
@@ -98,6 +96,24 @@ def pairs_db(tmp_path_factory):
     finally:
         store.close()
     return db
+
+
+@pytest.fixture(scope="module")
+def pairs_db(tmp_path_factory):
+    return run_pairs(tmp_path_factory.mktemp("html-pairs"), PAIR_RECIPE)
+
+
+#: labels past LABEL_MAX (60) that differ only after it, so both shorten to the same text
+ALIKE = "a reward model whose label runs on well past what a table shows: "
+ALIKE_LABELS = [ALIKE + "honest", ALIKE + "length-biased"]
+
+
+@pytest.fixture(scope="module")
+def alike_db(tmp_path_factory):
+    recipe = PAIR_RECIPE.replace('label = "honest"', f'label = "{ALIKE_LABELS[0]}"').replace(
+        'label = "length-biased"', f'label = "{ALIKE_LABELS[1]}"'
+    )
+    return run_pairs(tmp_path_factory.mktemp("html-alike"), recipe)
 
 
 @pytest.fixture(scope="module")
@@ -187,7 +203,7 @@ def test_a_pair_runs_leaderboard_has_a_row_per_rm_and_every_number_on_the_page(
 ):
     """A pair run's leaderboard: a row per RM with its headline, letters and rank; the
     accuracy per subset in its own table (a row per RM); every other number in a folded table
-    that reads down (a row per metric). Each stored value appears, with its ±."""
+    (a row per RM, as the Markdown report has it). Each stored value appears, with its ±."""
     page = report(rmaudit, pairs_db, tmp_path)
     board, subsets, details = page.find("table")[:3]
     headers = [th.text() for th in board.find("th")]
@@ -196,16 +212,11 @@ def test_a_pair_runs_leaderboard_has_a_row_per_rm_and_every_number_on_the_page(
         ["honest", "length-biased"],
         ["length-biased", "honest"],
     )
-    assert [th.text() for th in details.find("th")] == ["metric", "honest", "length-biased"]
-    shown: dict[tuple[str, str], str] = {}
-    for table in (board, subsets):
-        names = [th.text() for th in table.find("th")]
-        for tr in table.find("tr")[1:]:
-            cells = [td.text() for td in tr.find("td")]
-            shown.update({(name, cells[0]): cell for name, cell in zip(names, cells, strict=True)})
-    for tr in details.find("tr")[1:]:
-        metric = tr.find("td")[0].text()
-        shown.update({(metric, td.attrs["data-label"]): td.text() for td in tr.find("td")[1:]})
+    assert [tr.find("td")[0].text() for tr in details.find("tr")[1:]] == [
+        "honest",
+        "length-biased",
+    ]
+    shown = shown_cells(board, subsets, details)
     conn = sqlite3.connect(pairs_db)
     rows = conn.execute(
         """select m.label, r.key, r.label, r.value, r.stderr, r.higher_is_better
@@ -223,6 +234,48 @@ def test_a_pair_runs_leaderboard_has_a_row_per_rm_and_every_number_on_the_page(
             else (ResultKey.read(key).part, rm)  # a subset's accuracy: its subset's column
         )
         assert shown[where] == cell, (rm, key)
+
+
+def shown_cells(*tables: Node) -> dict[tuple[str, str], str]:
+    """(column header, row's first cell) → cell text, over tables with a row per RM."""
+    shown: dict[tuple[str, str], str] = {}
+    for table in tables:
+        names = [th.text() for th in table.find("th")]
+        for tr in table.find("tr")[1:]:
+            cells = [td.text() for td in tr.find("td")]
+            shown.update({(name, cells[0]): cell for name, cell in zip(names, cells, strict=True)})
+    return shown
+
+
+def test_every_other_number_shows_each_rm_when_their_labels_shorten_alike(
+    rmaudit, alike_db, tmp_path
+):
+    """Two RMs whose labels cut to the same 60 characters keep a row each in the folded
+    table, each with its own stored numbers (it once keyed a column by the shortened label,
+    so one RM's numbers hid the other's)."""
+    page = report(rmaudit, alike_db, tmp_path)
+    (details,) = [
+        d.find("table")[0]
+        for d in page.find("details")
+        if d.find("summary")[0].text().startswith("every other number")
+    ]
+    assert [tr.find("td")[0].text() for tr in details.find("tr")[1:]] == ALIKE_LABELS
+    shown = shown_cells(details)
+    conn = sqlite3.connect(alike_db)
+    rows = conn.execute(
+        """select m.label, r.label, r.value, r.stderr, r.higher_is_better
+           from metric_results r
+           join run_reward_models m on m.rm_key = r.rm_key and m.run_id = r.run_id"""
+    ).fetchall()
+    conn.close()
+    found = 0
+    for rm, label, value, stderr, higher in rows:
+        where = (f"{label} {'↑' if higher else '↓'}", rm)
+        if where in shown:
+            found += 1
+            cell = f"{value:.4f}" + (f" ± {stderr:.4f}" if stderr is not None else "")
+            assert shown[where] == cell, (rm, label)
+    assert found >= 2 * (len(details.find("th")) - 1)
 
 
 #: the leaderboard's header of each metric key of the small recipe

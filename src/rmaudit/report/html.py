@@ -29,11 +29,11 @@ from rmaudit.results.comparison_text import caption, head_to_head_lines
 from rmaudit.results.leaderboard import (
     Leaderboard,
     board_table,
+    details_table,
     leaderboard,
     run_level_table,
     signed_lines,
     subsets_table,
-    value_text,
 )
 from rmaudit.results.legend import legend
 from rmaudit.results.solutions import run_threshold
@@ -226,20 +226,10 @@ def _leaderboard(board: Leaderboard) -> list[str]:
         subsets = subsets_table(board)
         parts += [f"<h3>{esc(board.name)} by subset</h3>", *_table(subsets.headers, subsets.rows)]
     if board.details:
-        summary = board.summary
-        metrics = [f"{c.header} {c.arrow}" for c in board.details]
-        values = {
-            short_label(label): [
-                value_text(cell)
-                for cell in (summary.cells.get((rm_key, c.metric, c.key)) for c in board.details)
-            ]
-            for label, rm_key in summary.reward_models
-        }
-        headers = ["metric", *values]
-        rows = [[m, *(cells[i] for cells in values.values())] for i, m in enumerate(metrics)]
+        details = details_table(board)
         parts += [
-            f"<details><summary>every other number ({len(metrics)})</summary>",
-            *_table(headers, rows),
+            f"<details><summary>every other number ({len(board.details)})</summary>",
+            *_table(details.headers, details.rows),
             "</details>",
         ]
     return parts

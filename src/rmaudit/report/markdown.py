@@ -31,11 +31,11 @@ from rmaudit.results.comparison_text import caption, head_to_head_lines
 from rmaudit.results.leaderboard import (
     Leaderboard,
     board_table,
+    details_table,
     leaderboard,
     run_level_table,
     signed_lines,
     subsets_table,
-    value_text,
 )
 from rmaudit.results.legend import legend
 from rmaudit.results.regret import load_studies, study_table
@@ -87,15 +87,9 @@ def board_markdown(board: Leaderboard) -> list[str]:
             *_table([md(h) for h in subsets.headers], [[md(c) for c in r] for r in subsets.rows]),
         ]
     if board.details:
-        summary = board.summary
-        headers = ["reward model", *(f"{md(c.header)} {c.arrow}" for c in board.details)]
-        rows = [
-            [
-                md(label, LABEL_MAX),
-                *(value_text(summary.cells.get((rm_key, c.metric, c.key))) for c in board.details),
-            ]
-            for label, rm_key in summary.reward_models
-        ]
+        details = details_table(board)
+        headers = [md(h) for h in details.headers]
+        rows = [[md(label, LABEL_MAX), *numbers] for label, *numbers in details.rows]
         lines += ["", "### Every other number", "", *_table(headers, rows)]
     return [*lines, ""]
 

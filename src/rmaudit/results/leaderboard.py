@@ -229,6 +229,19 @@ def subsets_table(board: Leaderboard) -> PlainTable:
     )
 
 
+def details_table(board: Leaderboard) -> PlainTable:
+    """Every other number as text: a row per reward model (its label whole, so models whose
+    labels shorten alike stay apart), a column per number."""
+    cells = board.summary.cells
+    return PlainTable(
+        ["reward model", *(f"{c.header} {c.arrow}" for c in board.details)],
+        [
+            [label, *(value_text(cells.get((rm_key, c.metric, c.key))) for c in board.details)]
+            for label, rm_key in board.summary.reward_models
+        ],
+    )
+
+
 def signed_lines(board: Leaderboard) -> list[str]:
     """What the sign of each number without a better direction means."""
     return [
