@@ -152,6 +152,7 @@ def test_an_aggregation_that_overflows_is_undefined_and_said_so(rmaudit, process
     done = rmaudit("audit", f"step-scores:{scored}", *argv, "--details")
     assert done.code == 0, done.err
     assert "huge: AUROC product: undefined: the product of " in done.out
+    assert "(AUROC product, mean undefined, left out)" in done.out
     assert "solutions' step scores is not a finite number (step scores up to 1e+308" in done.out
     values = suite_values(json.loads((tmp_path / "rmaudit-audit.results.json").read_text()))
     assert values["huge"]["AUROC product"]["value"] is None
@@ -162,6 +163,37 @@ def test_an_aggregation_that_overflows_is_undefined_and_said_so(rmaudit, process
     for how, pick in (("min", np.min), ("last", lambda s: s[-1])):
         by_hand = roc_auc_score(correct, [pick(scores[p[0]]) for p in positions])
         assert values["huge"][f"AUROC {how}"]["value"] == pytest.approx(by_hand), how
+
+
+def test_an_auroc_without_both_classes_is_left_out_of_the_brief_and_said_so(
+    rmaudit, processbench, tmp_path
+):
+    """Every final answer correct: no aggregation's AUROC is defined. The brief's
+    aggregation block says each PRM's were left out and points to --details, which says why
+    (the block once vanished unsaid); the run still exits 0."""
+    for path in (processbench / "processbench").glob("*.json"):
+        rows = json.loads(path.read_text())
+        path.write_text(json.dumps([{**row, "final_answer_correct": True} for row in rows]))
+    argv = ["audit", "step-length", "--suite", "processbench", "--data-dir", str(processbench)]
+    done = rmaudit(*argv)
+    assert done.code == 0, done.err
+    positions = solution_positions(tmp_path / "rmaudit-audit.db")
+    assert positions and all(p[2]["final_answer_correct"] for p in positions)
+    for label in ("step-length", "random"):
+        assert (
+            f"{label}: AUROC by aggregation: not compared (AUROC min, last, product, mean "
+            "undefined, left out)"
+        ) in done.out
+    assert "an undefined AUROC is left out; why: --details" in done.out
+    assert "no two classes to tell apart" not in done.out
+    detailed = rmaudit(*argv, "--details")
+    assert detailed.code == 0, detailed.err
+    assert (
+        f"step-length: AUROC min: undefined: the final answer of every one of {len(positions)} "
+        "solutions is correct: no two classes to tell apart"
+    ) in detailed.out
+    values = suite_values(json.loads((tmp_path / "rmaudit-audit.results.json").read_text()))
+    assert values["step-length"]["AUROC min"]["value"] is None
 
 
 def test_written_solutions_come_back_as_step_scores(rmaudit, prmbench, tmp_path):

@@ -29,6 +29,8 @@ def print_comparisons(out: Console, store: Store, board: Leaderboard, db_path: s
         )
         for result in aggregations:
             out.print(literal(f"  {standing_line(result)}"))
+        if any("undefined" in result.note for result in aggregations):
+            out.print(literal("  an undefined AUROC is left out; why: --details"))
     board_comparison = board.comparison
     if board_comparison is None or board_comparison.comparison is None:
         return

@@ -304,6 +304,12 @@ class StepAggregation(StepMetric[AggregationOptions]):
                     f"solutions' step scores is not a finite number (step scores up to "
                     f"{largest:.3g}; a step score is a probability or a logit)"
                 )
+            elif positive.all() or not positive.any():
+                params["undefined"] = (
+                    f"AUROC {how}: undefined: the final answer of every one of {len(known):,} "
+                    f"solutions is {'correct' if positive.any() else 'wrong'}: no two classes "
+                    "to tell apart"
+                )
             values.append(
                 _value(
                     str(ResultKey(STEP_AUROC, how)),

@@ -123,9 +123,10 @@ def comparison_json(result: MetricComparison) -> dict[str, Any]:
 
 
 def standing_line(result: MetricComparison) -> str:
-    """One compact line: each model's letters and rank interval, best first."""
+    """One compact line: each model's letters and rank interval, best first, and what was
+    left out."""
     c = result.comparison
     if c is None:
         return f"{result.label}: not compared ({result.note})"
     models = " · ".join(f"{s.model} {s.letters} #{s.ranks}" for s in c.standings)
-    return f"{result.label}: {models}"
+    return f"{result.label}: {models}" + (f" ({result.note})" if result.note else "")

@@ -18,23 +18,29 @@ from .comparison import MetricComparison
 def aggregation_comparisons(
     store: Store, run_id: str, alpha: float = 0.05
 ) -> list[MetricComparison]:
-    """One comparison of the aggregations per PRM of the run that stores two or more."""
+    """One comparison of the aggregations per PRM of the run that stores two or more; an
+    aggregation whose AUROC is undefined (no per-question values: one class absent, scores
+    that overflow) is left out and named in the note, so it does not vanish unsaid."""
     rows = store.read.metric_rows(run_id)
     found = []
     for label, rm_key in store.read.reward_models(run_id):
         mine = {
             how: r for r in rows if r.rm_key == rm_key and (how := _aggregation(r.key)) is not None
         }
+        if len(mine) < 2:
+            continue
         values = {
             how: store.read.stored_per_prompt(run_id, rm_key, r.metric, r.key)
             for how, r in mine.items()
         }
         values = {how: per for how, per in values.items() if per}
-        if len(values) < 2:
-            continue
         metric = next(iter(mine.values())).metric
-        common = sorted(set.intersection(*(set(per) for per in values.values())))
+        compared = len(values) >= 2
+        common = sorted(set.intersection(*map(set, values.values()))) if compared else []
         enough = len(common) >= 2
+        notes = ["too few questions"] if compared and not enough else []
+        if undefined := [how for how in mine if how not in values]:
+            notes.append(f"AUROC {', '.join(undefined)} undefined, left out")
         comparison = (
             compare_models(
                 {how: np.array([per[q] for q in common]) for how, per in values.items()},
@@ -54,7 +60,7 @@ def aggregation_comparisons(
                 units=len(common) if enough else 0,
                 clusters=len(common) if enough else 0,
                 unit_name="questions" if enough else "prompts",
-                note="" if enough else "too few questions",
+                note="; ".join(notes),
             )
         )
     return found
