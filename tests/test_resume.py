@@ -107,9 +107,10 @@ def _rows(db: Path, sql: str) -> list[tuple]:
 def killed_and_resumed(
     tmp_path: Path, rmaudit, plugin: str, recipe: Path, stored: str, part_way: Callable[[int], bool]
 ) -> Resumed:
-    """Run ``recipe`` with the slow ``plugin`` (its source) loaded, kill -9 it once what the
-    query ``stored`` counts is ``part_way``, rerun it, and run it again uninterrupted: the
-    two runs end with the same metrics and the same rows in every table."""
+    """Run ``recipe`` with the slow ``plugin`` (its source) loaded in a process, kill -9 it once
+    what the query ``stored`` counts is ``part_way``, rerun it, and run it again uninterrupted
+    (both in-process): the two runs end with the same metrics and the same rows in every
+    table."""
     plugins = tmp_path / "plugins"
     plugins.mkdir()
     (plugins / "slow_plugin.py").write_text(plugin)
@@ -126,18 +127,19 @@ def killed_and_resumed(
     process.wait()
     partial = _count(killed, stored)
 
-    resumed = subprocess.run([*command, "--db", str(killed)], capture_output=True, text=True)
-    assert resumed.returncode == 0, resumed.stderr
-    # the uninterrupted run to compare with needs no process of its own
+    # the rerun that resumes it, and the uninterrupted run to compare with, need no process
+    # of their own
     module = ModuleType("slow_plugin")
     exec(compile(plugin, "slow_plugin.py", "exec"), module.__dict__)
     clean = tmp_path / "clean.db"
     with registered_plugin(module):
+        resumed = rmaudit("run", str(recipe), "--db", str(killed))
         uninterrupted = rmaudit("run", str(recipe), "--db", str(clean))
+    assert resumed.code == 0, resumed.err
     assert uninterrupted.code == 0, uninterrupted.err
     assert metric_rows(killed) == metric_rows(clean)
     assert table_counts(killed) == table_counts(clean)
-    return Resumed(killed, clean, partial, resumed.stderr.replace(",", ""))
+    return Resumed(killed, clean, partial, resumed.err.replace(",", ""))
 
 
 def test_kill_9_during_scoring_then_resume(tmp_path, write_recipe, rmaudit):
