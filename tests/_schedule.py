@@ -7,7 +7,8 @@ start, so the long tests sorted first would all land on one worker.  Here a unit
 test module instead (its tests share the module's fixtures, built once), except in the files
 of ``EACH_TEST_ALONE``, whose tests are independent and seconds long each: each is a unit of
 its own.  Units go out one at a time, in collection order, to the first worker with fewer than
-three tests left, as ``--dist loadscope`` sends them.  An explicit ``--dist`` is left alone.
+three tests left, as ``--dist loadscope`` sends them.  A ``--dist`` other than ``load`` (which
+``-n`` alone means) is left alone.
 """
 
 from __future__ import annotations
