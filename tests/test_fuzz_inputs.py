@@ -335,6 +335,20 @@ case(
     db="corrupt",
 )
 case("db: corrupted pages (run)", run_case(), ["audit.db", "corrupted"], RUN, db="corrupt")
+# the page of schema_info, which every open reads before anything checks the file's pages
+for name, argv in [
+    ("run", RUN),
+    ("runs", ["runs", "--db", "{db}"]),
+    ("compare", ["compare", "{db}"]),
+    ("report", ["report", "{db}"]),
+]:
+    case(
+        f"db: schema_info's page corrupted ({name})",
+        run_case() if name == "run" else {},
+        ["audit.db", "database is corrupted", "malformed"],
+        argv,
+        db="schema page",
+    )
 # damaged pages of the schema table: SQLite's error quotes the name, which is not UTF-8 either
 for name, argv in [
     ("runs", ["runs", "--db", "{db}"]),
@@ -459,6 +473,15 @@ def _prepare_db(kind: str | bytes, path: Path, finished: Path) -> None:
         with open(path, "r+b") as file:
             file.seek(3 * 4096)
             file.write(b"\x13" * 2000)
+    elif kind == "schema page":
+        shutil.copy(finished, path)
+        conn = sqlite3.connect(path)
+        page_size = conn.execute("pragma page_size").fetchone()[0]
+        (root,) = conn.execute("select rootpage from sqlite_master where name = 'schema_info'")
+        conn.close()
+        with open(path, "r+b") as file:
+            file.seek((root[0] - 1) * page_size)
+            file.write(b"garbage!" * (page_size // 8))
     elif kind in ("dropped", "garbage"):
         shutil.copy(finished, path)
         conn = sqlite3.connect(path)

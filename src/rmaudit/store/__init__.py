@@ -369,6 +369,9 @@ def _connect(target: str, path: str) -> sqlite3.Connection:
     )
     try:
         check(conn, path)
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as error:  # schema_info's page damaged
+        conn.close()
+        raise corrupted(error, path) from None
     except BaseException:
         conn.close()
         raise
