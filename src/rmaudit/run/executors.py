@@ -266,6 +266,9 @@ class RayExecutor:
                 tag, actor = in_flight.pop(done)
                 free.append(actor)
                 yield tag, self._result(ray, done, component)
+        except Exception:
+            _settle(ray, in_flight)
+            raise
         finally:
             if pool.num_gpus:
                 self._kill(workers)
@@ -316,6 +319,18 @@ class RayExecutor:
         if self._started_ray:
             self._ray.shutdown()
         self._ray, self._started_ray = None, False
+
+
+def _settle(ray: Any, in_flight: dict[Any, Any]) -> None:
+    """Wait for the batches still running when one failed and take their outcomes: Ray prints
+    each error no one fetched as an "Unhandled error", long after the run's own one line."""
+    if in_flight:
+        ray.wait(list(in_flight), num_returns=len(in_flight))
+    for ref in in_flight:
+        try:
+            ray.get(ref)
+        except Exception:  # the batch's error: the run already stops on the first one
+            pass
 
 
 def make_executor(options: ExecutorOptions) -> LocalExecutor | RayExecutor:
