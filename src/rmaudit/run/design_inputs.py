@@ -15,18 +15,19 @@ from .benchmark import Benchmark
 from .context import RunContext
 
 
-class BudgetedInputs(NamedTuple):
-    """A budgeted benchmark's metric inputs, in benchmark order."""
+class BenchmarkArrays(NamedTuple):
+    """A benchmark's metric inputs, in benchmark order, and its label design (None: every
+    response labelled)."""
 
     prompt_ids: tuple[str, ...]
     #: prompt id → every response id
     order: dict[str, list[str]]
     #: oracle scores per prompt, NaN where the design left a response unlabelled
     oracle: tuple[np.ndarray, ...]
-    design: LabelDesign
+    design: LabelDesign | None
 
 
-def budgeted_inputs(ctx: RunContext, benchmark: Benchmark) -> BudgetedInputs:
+def budgeted_inputs(ctx: RunContext, benchmark: Benchmark) -> BenchmarkArrays:
     """The metric inputs of a budgeted benchmark, its stored design read back."""
     store, stored_design = ctx.store, benchmark.design
     assert store is not None and stored_design is not None  # metrics of a budgeted benchmark
@@ -56,7 +57,7 @@ def budgeted_inputs(ctx: RunContext, benchmark: Benchmark) -> BudgetedInputs:
         ),
         _predictions(ctx, order, prompt_ids),
     )
-    return BudgetedInputs(prompt_ids, order, oracle, design)
+    return BenchmarkArrays(prompt_ids, order, oracle, design)
 
 
 def _predictions(

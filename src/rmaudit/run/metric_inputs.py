@@ -9,11 +9,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from rmaudit.components import LabelDesign, MetricInputs, PairInputs, StepInputs, StudyInputs
+from rmaudit.components import MetricInputs, PairInputs, StepInputs, StudyInputs
 
 from .benchmark import Benchmark, oracle_by_prompt
 from .context import RunContext
-from .design_inputs import budgeted_inputs
+from .design_inputs import BenchmarkArrays, budgeted_inputs
 from .pairs import PairSet
 from .shift import Sweep
 
@@ -75,22 +75,19 @@ class StoredScores:
 
 
 def rm_inputs(
-    scores: StoredScores,
-    label: str,
-    on_benchmark: tuple[tuple[str, ...], dict[str, list[str]], tuple[np.ndarray, ...]],
-    design: LabelDesign | None,
+    scores: StoredScores, label: str, arrays: BenchmarkArrays
 ) -> ReadOnUse | MetricInputs:
-    """One RM's benchmark inputs (``on_benchmark``: the prompt ids, each one's responses, their
-    oracle scores); under a label design read now, with the other RMs' scores that narrow its
-    intervals (its notes read them all)."""
-    prompt_ids, _, oracle = on_benchmark
-    if design is None:
+    """One RM's benchmark inputs; under a label design read now, with the other RMs' scores
+    that narrow its intervals (its notes read them all)."""
+    if arrays.design is None:
         return ReadOnUse(
-            on_benchmark, lambda: MetricInputs(prompt_ids, oracle, scores.of_prompts(label))
+            arrays, lambda: MetricInputs(arrays.prompt_ids, arrays.oracle, scores.of_prompts(label))
         )
     every = scores.by_prompt()
     others = tuple(v for other, v in every.items() if other != label)
-    return MetricInputs(prompt_ids, oracle, every[label], replace(design, auxiliary=others))
+    return MetricInputs(
+        arrays.prompt_ids, arrays.oracle, every[label], replace(arrays.design, auxiliary=others)
+    )
 
 
 def scored_ids(
@@ -108,21 +105,18 @@ def scored_ids(
     return ids
 
 
-def benchmark_arrays(
-    ctx: RunContext, benchmark: Benchmark | None
-) -> tuple[tuple[str, ...], dict[str, list[str]], tuple[np.ndarray, ...], LabelDesign | None]:
+def benchmark_arrays(ctx: RunContext, benchmark: Benchmark | None) -> BenchmarkArrays:
     """The benchmark's prompt ids, each prompt's response ids in order, their oracle scores
     (NaN where a label design left them unlabelled) and the design (None: all labelled)."""
     if benchmark is None:
-        return (), {}, (), None
+        return BenchmarkArrays((), {}, (), None)
     if benchmark.design is not None:
         return budgeted_inputs(ctx, benchmark)
     oracle = oracle_by_prompt(ctx, benchmark)
     prompt_ids = tuple(oracle)
-    order = {pid: list(oracle[pid]) for pid in prompt_ids}
-    return (
+    return BenchmarkArrays(
         prompt_ids,
-        order,
+        {pid: list(oracle[pid]) for pid in prompt_ids},
         tuple(np.fromiter(oracle[pid].values(), float) for pid in prompt_ids),
         None,
     )

@@ -59,22 +59,23 @@ def compute(
         len(reward_models) * (len(by_scope["rm"]) + len(by_scope["pairs"])) + len(by_scope["run"]),
         0,
     )
-    prompt_ids, order, oracle_arrays, label_design = benchmark_arrays(ctx, benchmark)
-    ledger = Ledger(ctx, prompt_ids)
+    arrays = benchmark_arrays(ctx, benchmark)
+    ledger = Ledger(ctx, arrays.prompt_ids)
     on_defined = (
-        MetricsOnDefinedPrompts(ctx, prompt_ids, oracle_arrays) if benchmark is not None else None
+        MetricsOnDefinedPrompts(ctx, arrays.prompt_ids, arrays.oracle)
+        if benchmark is not None
+        else None
     )
     # a pairwise judge has verdicts on pairs, no response scores: pair metrics only
     scored = {spec.label: model.key for spec, model in reward_models if not model.judges_pairs()}
-    scores = StoredScores(ctx, scored, scored_ids(order, pair_set, shifted), prompt_ids, order)
-    # what an RM's benchmark inputs are made of beside its scores (named by its key)
-    on_benchmark = (prompt_ids, order, oracle_arrays)
+    ids = scored_ids(arrays.order, pair_set, shifted)
+    scores = StoredScores(ctx, scored, ids, arrays.prompt_ids, arrays.order)
     for spec, model in reward_models:
         if on_defined is not None and spec.label in scored:
-            inputs = rm_inputs(scores, spec.label, on_benchmark, label_design)
+            inputs = rm_inputs(scores, spec.label, arrays)
             for metric_spec in by_scope["rm"]:
                 if (
-                    label_design is not None
+                    arrays.design is not None
                     and not slot_class(metric_spec, Metric).supports_label_budget
                 ):
                     continue  # said once below
@@ -87,16 +88,17 @@ def compute(
             )
             for m in by_scope["pairs"]:
                 ledger.measure(model.key, m, on_pairs, None, f"{spec.label}'s pairs")
-    if label_design is not None and benchmark is not None:
-        ctx.notes.extend(design_notes(benchmark, oracle_arrays, scores.by_prompt()))
+    if arrays.design is not None and benchmark is not None:
+        ctx.notes.extend(design_notes(benchmark, arrays.oracle, scores.by_prompt()))
         ctx.notes.extend(_unbudgeted_notes([*by_scope["rm"], *by_scope["run"]]))
         by_scope["run"] = [
             m for m in by_scope["run"] if slot_class(m, Metric).supports_label_budget
         ]
     if on_defined is not None:
+        # what the study is made of beside the RMs' scores (named by their keys)
         study = ReadOnUse(
-            (on_benchmark, scored),
-            lambda: StudyInputs(prompt_ids, oracle_arrays, scores.by_prompt()),
+            (arrays, scored),
+            lambda: StudyInputs(arrays.prompt_ids, arrays.oracle, scores.by_prompt()),
         )
         for metric_spec in by_scope["run"]:
             ledger.measure(RUN_LEVEL, metric_spec, study, on_defined, "all RMs")
