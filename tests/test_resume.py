@@ -30,6 +30,8 @@ from rmaudit import hookimpl
 from rmaudit.components import RewardModel
 from rmaudit.backends.simulated import SimulatedRewardModel
 
+DELAY_S = 0.1
+
 
 class SlowRM(RewardModel):
     """The honest simulated RM, slowed down so a test can kill a run mid-stage."""
@@ -37,7 +39,7 @@ class SlowRM(RewardModel):
     name = "slow-rm"
 
     def score(self, batch):
-        time.sleep(0.1)
+        time.sleep(DELAY_S)
         model = SimulatedRewardModel(seed=7)
         return [model.score(p.text, r.text) for p, r in batch]
 
@@ -52,6 +54,8 @@ import time
 from rmaudit import hookimpl
 from rmaudit.components import ProcessRewardModel
 
+DELAY_S = 0.1
+
 
 class SlowPRM(ProcessRewardModel):
     """Scores a step by its length, slowly, so a test can kill a run mid-stage."""
@@ -59,7 +63,7 @@ class SlowPRM(ProcessRewardModel):
     name = "slow-prm"
 
     def score_steps(self, batch):
-        time.sleep(0.1)
+        time.sleep(DELAY_S)
         return [[len(step) / (len(step) + 80) for step in s.steps] for s in batch]
 
 
@@ -131,6 +135,7 @@ def killed_and_resumed(
     # of their own
     module = ModuleType("slow_plugin")
     exec(compile(plugin, "slow_plugin.py", "exec"), module.__dict__)
+    module.DELAY_S = 0.0  # nothing kills these two, so they need not be slow
     clean = tmp_path / "clean.db"
     with registered_plugin(module):
         resumed = rmaudit("run", str(recipe), "--db", str(killed))
