@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import runpy
 import sqlite3
+import sys
 import textwrap
+import traceback
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -156,3 +160,33 @@ async def curves_panel(db, tab_title: str | None = None, size: tuple[int, int] =
         screen.query_one("TabbedContent").active = f"panel-{index}"
         await pilot.pause()
         yield titles, screen.active_panel(), pilot
+
+
+def in_this_process(script: Path, monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
+    """``python SCRIPT --smoke ARGS`` run here, its process state put back after it: exit code,
+    stdout, stderr (a traceback on stderr where it raised)."""
+    monkeypatch.setattr(sys, "argv", [str(script), "--smoke", *args])
+    # python puts the script's folder first on the path; what the script adds goes with it
+    monkeypatch.setattr(sys, "path", [str(script.parent), *sys.path])
+    modules, environment = set(sys.modules), dict(os.environ)
+    torch = sys.modules.get("torch")
+    threads = torch.get_num_threads() if torch else None
+    code = 0
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+    except Exception:
+        code = 1
+        print(traceback.format_exc(), file=sys.stderr)
+    finally:
+        os.environ.clear()
+        os.environ.update(environment)
+        # the scripts' own modules (coverage.py, paired.py, …) would shadow packages later
+        for name in set(sys.modules) - modules:
+            if str(getattr(sys.modules[name], "__file__", "")).startswith(str(script.parent)):
+                del sys.modules[name]
+        if threads is not None:
+            sys.modules["torch"].set_num_threads(threads)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err

@@ -12,16 +12,13 @@ it.  The scripts of ``OWN_PROCESS`` still run in a fresh interpreter.
 
 from __future__ import annotations
 
-import os
 import re
-import runpy
 import subprocess
 import sys
-import traceback
 from pathlib import Path
 
 import pytest
-from _support import HANG_S
+from _support import HANG_S, in_this_process
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 #: scripts whose smoke run has a test of its own that checks its figures too
@@ -78,43 +75,13 @@ def _in_a_fresh_interpreter(script: Path) -> tuple[int, str, str]:
     return result.returncode, result.stdout, result.stderr
 
 
-def _in_this_process(script: Path, monkeypatch, capsys) -> tuple[int, str, str]:
-    """``python SCRIPT --smoke`` run here, its process state put back after it: exit code,
-    stdout, stderr (a traceback on stderr where it raised)."""
-    monkeypatch.setattr(sys, "argv", [str(script), "--smoke"])
-    # python puts the script's folder first on the path; what the script adds goes with it
-    monkeypatch.setattr(sys, "path", [str(BENCHMARKS), *sys.path])
-    modules, environment = set(sys.modules), dict(os.environ)
-    torch = sys.modules.get("torch")
-    threads = torch.get_num_threads() if torch else None
-    code = 0
-    try:
-        runpy.run_path(str(script), run_name="__main__")
-    except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
-    except Exception:
-        code = 1
-        print(traceback.format_exc(), file=sys.stderr)
-    finally:
-        os.environ.clear()
-        os.environ.update(environment)
-        # the scripts' own modules (coverage.py, paired.py, …) would shadow packages later
-        for name in set(sys.modules) - modules:
-            if str(getattr(sys.modules[name], "__file__", "")).startswith(str(BENCHMARKS)):
-                del sys.modules[name]
-        if threads is not None:
-            sys.modules["torch"].set_num_threads(threads)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.name)
 def test_runs_at_smoke_size(script, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     if script.name in OWN_PROCESS:
         code, out, err = _in_a_fresh_interpreter(script)
     else:
-        code, out, err = _in_this_process(script, monkeypatch, capsys)
+        code, out, err = in_this_process(script, monkeypatch, capsys)
     missing = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", err)
     if code and missing and missing.group(1).split(".")[0] in OPTIONAL:
         pytest.skip(f"{script.name} needs {missing.group(1)} (an optional extra)")
