@@ -14,9 +14,9 @@ Misbehaviour on request: ``perturb(batch_size, position)`` is added to each scor
 request of ``batch_size`` texts (a server whose scores depend on the batch);
 ``schedule(path, body, attempt)`` picks each request's fate (``body``: the request as JSON;
 ``attempt``: how often the same body came before), so the same request meets the same faults
-whatever the concurrency: ``ok``; ``429`` (Retry-After: 0), ``500``,
-``503``: the status; ``html``: HTTP 200 with an HTML body; ``drop``: the reply's headers and
-half its body, then the connection closed; ``stall``: no reply until the server stops;
+whatever the concurrency: ``ok``; ``429``, ``500``, ``503``: the status (with
+``retry-after-ms: 1``); ``html``: HTTP 200 with an HTML body; ``drop``: the reply's headers
+and half its body, then the connection closed; ``stall``: no reply until the server stops;
 ``nan``, ``string``, ``short``: a reply whose first score is NaN, a string, or missing.
 """
 
@@ -204,7 +204,8 @@ class RewardServer:
         data = json.dumps(body).encode() if fate != "html" else b"<html>502 Bad Gateway</html>"
         if status == 200 and fate in ("nan", "string", "short"):
             data = json.dumps(_spoiled(body, fate)).encode()
-        headers = {"Retry-After": "0"} if fate == "429" else {}
+        # a real server's hint, which the client honours: its retry need not wait its backoff
+        headers = {"retry-after-ms": "1"} if fate in ("429", "500", "503") else {}
         self._send(handler, status, data, headers, drop=fate == "drop")
 
     def _reply(self, body: dict[str, Any], entry: dict[str, Any]) -> tuple[int, Any]:

@@ -15,7 +15,8 @@ request body and ``attempt`` counts how often that same body arrived before: the
 request meets the same faults whatever the concurrency or arrival order.  Outcomes:
 
 * ``"ok"``: a proper reply;
-* ``"429"`` (with ``Retry-After: 0``), ``"500"``, ``"503"``, ``"401"``: the status, no work done;
+* ``"429"``, ``"500"``, ``"503"`` (each with ``retry-after-ms: 1``), ``"401"``: the status,
+  no work done;
 * ``"timeout"``: the reply is held back for ``stall_s`` seconds (longer than the client's
   timeout), then written if anyone still listens;
 * ``"not-json"``: HTTP 200 with a body that is not JSON;
@@ -220,7 +221,8 @@ class FakeOpenAI:
             return (
                 int(outcome),
                 json.dumps({"error": {"message": outcome}}).encode(),
-                {"Retry-After": "0"} if outcome == "429" else {},
+                # a real server's hint, which the client honours: no backoff to wait
+                {"retry-after-ms": "1"} if outcome in ("429", "500", "503") else {},
             )
         if outcome == "not-json":
             return 200, b"<html>upstream hiccup</html>", {}
