@@ -189,11 +189,14 @@ class RewardServer:
         fate = self.schedule(handler.path, request, attempt)
         entry = {"path": handler.path, "fate": fate, "attempt": attempt}
         entry["authorization"] = handler.headers.get("authorization")
+        headers: dict[str, str] = {}
         if handler.path != ENDPOINTS[self.protocol]:
             entry["fate"] = "404"
             status, body = 404, {"detail": "Not Found"}  # FastAPI's reply to an unknown path
         elif fate in ("429", "500", "503"):
             status, body = int(fate), {"error": {"message": fate}}
+            # a real server's hint, which the client honours: its retry need not wait its backoff
+            headers = {"retry-after-ms": "1"}
         else:
             status, body = self._reply(request, entry)
         with self._lock:
@@ -204,8 +207,6 @@ class RewardServer:
         data = json.dumps(body).encode() if fate != "html" else b"<html>502 Bad Gateway</html>"
         if status == 200 and fate in ("nan", "string", "short"):
             data = json.dumps(_spoiled(body, fate)).encode()
-        # a real server's hint, which the client honours: its retry need not wait its backoff
-        headers = {"retry-after-ms": "1"} if fate in ("429", "500", "503") else {}
         self._send(handler, status, data, headers, drop=fate == "drop")
 
     def _reply(self, body: dict[str, Any], entry: dict[str, Any]) -> tuple[int, Any]:
