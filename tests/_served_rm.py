@@ -30,6 +30,8 @@ from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
+from rmaudit.testing.fake_openai import serve_in_background
+
 Schedule = Callable[[str, dict[str, Any], int], str]
 Perturb = Callable[[int, int], float]
 
@@ -153,8 +155,7 @@ class RewardServer:
                 pass
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        serve_in_background(self._server)
         return self
 
     def stop(self) -> None:

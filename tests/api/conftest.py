@@ -1,5 +1,6 @@
 """Fixtures for the API components' tests: a local OpenAI-compatible server, a secret key in
-the environment, and a request cache in the test's own folder (never the user's)."""
+the environment, a request cache in the test's own folder (never the user's), and the
+client's backoff shortened."""
 
 from __future__ import annotations
 
@@ -15,6 +16,17 @@ pytest.importorskip("openai", reason="the api extra (the openai SDK) is not inst
 def api_environment(tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
     monkeypatch.setenv("RMAUDIT_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture(autouse=True)
+def quick_backoff(monkeypatch):
+    """The openai client waits 0.5 s, doubling, before it retries an error that brings no
+    hint from the server (an HTML page on a 200, a dropped connection, a timeout), and offers
+    no setting for it: here its first wait is 1 ms.  The retry is still made by its own code,
+    and no test measures the wait."""
+    from openai import _base_client
+
+    monkeypatch.setattr(_base_client, "INITIAL_RETRY_DELAY", 0.001)
 
 
 @pytest.fixture

@@ -18,13 +18,14 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from _support import HANG_S
 from test_audit import write_llmbar
+
+from rmaudit.testing.fake_openai import serve_in_background
 
 pytest.importorskip("torch")
 
@@ -180,7 +181,7 @@ class FakeHub(BaseHTTPRequestHandler):
 @pytest.fixture
 def hub():
     server = ThreadingHTTPServer(("127.0.0.1", 0), FakeHub)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serve_in_background(server)
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()

@@ -72,6 +72,21 @@ _CONVERSATION = re.compile(
 )
 
 
+#: how often a background server's loop looks for a stop request: ``shutdown()`` returns at
+#: its next look, and the standard library's 0.5 s was paid by every test that stops a server
+STOP_POLL_S = 0.01
+
+
+def serve_in_background(server: ThreadingHTTPServer) -> None:
+    """Serve ``server`` from a daemon thread (its handlers' threads daemons too) until its
+    ``shutdown()``, which then returns within :data:`STOP_POLL_S`."""
+    server.daemon_threads = True
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": STOP_POLL_S}, daemon=True
+    )
+    thread.start()
+
+
 def _digest(text: str) -> int:
     return int(hashlib.sha256(text.encode()).hexdigest()[:12], 16)
 
@@ -141,8 +156,7 @@ class FakeOpenAI:
                 pass
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        serve_in_background(self._server)
         return self
 
     def stop(self) -> None:
