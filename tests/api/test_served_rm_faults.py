@@ -177,6 +177,29 @@ def test_a_nan_that_stopped_a_run_is_asked_again_by_the_rerun(rmaudit, data, tmp
     assert asked, "the NaN reply was served from the cache"
 
 
+def test_other_weights_behind_the_same_url_and_name_are_refused_before_the_cache_mixes_them(
+    rmaudit, data, tmp_path, fake_served
+):
+    root, pairs = data
+    server = fake_served("vllm-pooling")
+    first = audit(rmaudit, server.url, root, tmp_path / "first.db")
+    assert first.code == 0, first.err
+    before = len(server.log)
+    same = audit(rmaudit, server.url, root, tmp_path / "same.db")  # the same weights
+    assert same.code == 0, same.err
+    assert stored(tmp_path / "same.db") == stored(tmp_path / "first.db")
+    assert any("2 + 2 = 4." in str(entry) for entry in server.log[before:])  # asked again
+    server.perturb = lambda batch_size, position: 0.5  # restarted with other weights
+    moved = audit(rmaudit, server.url, root, tmp_path / "moved.db")
+    assert moved.code == 2
+    line = one_line(moved.err)
+    assert "serves other weights under the same URL" in line and server.url in line, line
+    assert not (tmp_path / "moved.db").exists()
+    server.perturb = lambda batch_size, position: 0.005  # the same weights, other kernels
+    nudged = audit(rmaudit, server.url, root, tmp_path / "nudged.db")
+    assert nudged.code == 0, nudged.err
+
+
 def test_a_dry_run_prices_the_requests_and_sends_none(rmaudit, data, tmp_path, fake_served):
     root, pairs = data
     server = fake_served("vllm-pooling")

@@ -28,6 +28,9 @@ from .options import ServedRMOptions
 
 #: the item of the ready call: any reward model scores it
 _READY = (Prompt("ready", "What is 2 + 2?"), Response("ready-a", "ready", None, "2 + 2 = 4."))
+#: how far the ready item's score may move, relative and absolute, for the same weights (a
+#: server's other kernels after a restart); other weights move it further
+READY_TOLERANCE = 1e-2
 
 
 class ServedRM(RewardModel[ServedRMOptions]):
@@ -225,11 +228,34 @@ class ServedRM(RewardModel[ServedRMOptions]):
     def check_ready(self) -> None:
         """One request scoring an easy item, before the first other (the scoring checks'):
         a URL where nothing answers, a path the server does not serve (another protocol's)
-        or a reply that is no score is bad input before a run stores anything.  Once
+        or a reply that is no score is bad input before a run stores anything; so is a
+        score that is not the one cached for the same server (:meth:`_same_weights`).  Once
         answered, not asked again."""
         if not self._ready:
-            self.send([self.inputs([_READY])], ready=True)
+            [ready] = self.inputs([_READY])
+            [reply] = self.send([[ready]], ready=True)
+            self._same_weights(self.cache_key(ready), reply.scores[0])
             self._ready = True
+
+    def _same_weights(self, key: str, score: float) -> None:
+        """The ready item's score now against the one cached beside the server's other scores:
+        a server restarted at the same URL with other weights under the same ``model`` name
+        would otherwise have the cached scores of the old weights mixed with its own.  The
+        first score is cached; one off by more than :data:`READY_TOLERANCE` is bad input."""
+        cached = _cached_score(self.client.cache.get(key))
+        if cached is None:
+            self.client.cache.put(key, self.protocol.endpoint, {"score": score})
+        elif not math.isclose(score, cached, rel_tol=READY_TOLERANCE, abs_tol=READY_TOLERANCE):
+            name = self.options.model
+            raise BadInput(
+                f"{self.url} scores the ready item {score:.6g}, but {cached:.6g} when the "
+                "request cache's scores for this server were stored: it serves other weights "
+                f"under the same {'model name' if name else 'URL, with no model name'}; give "
+                "them a name of their own (vLLM's --served-model-name, then --rm-model or the "
+                "recipe's model) or another cache file",
+                field="model",
+                **({"value": name} if name else {}),
+            )
 
     def calls(self, items: int) -> int:
         """Requests that ``items`` inputs not cached take."""
