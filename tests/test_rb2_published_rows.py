@@ -155,3 +155,24 @@ def test_ids_the_file_gives_twice_are_matched_by_position(rmaudit, tmp_path):
     scores = [[s * (1 + k % 2) for k, s in enumerate(row)] for row in lengths(rows)]
     path = published(tmp_path / "published.json", rows, scores, ids=ids)
     check(audited(rmaudit, data, path, tmp_path / "rb2.db"), by_formula(rows, scores))
+
+
+def test_a_rejected_data_row_refuses_the_published_scores_naming_its_line(rmaudit, tmp_path):
+    """Published scores are matched by each row's position in its subset, which a row the
+    reader rejects would shift: one line naming the data file and the rejected row's line
+    (its place among the file's rows), exit 2, nothing written."""
+    rows = rb2_rows()
+    bad = 4  # the fifth row says it has more correct completions than it holds
+    rows[bad]["num_correct"] += 1
+    data = write_data(tmp_path / "data", rows)
+    path = published(tmp_path / "published.json", rows, lengths(rows))
+    db = tmp_path / "rb2.db"
+    done = rmaudit(
+        "audit", f"rb2-scores:{path}", "--suite", "rewardbench-2", "--data-dir", str(data),
+        "--db", str(db),
+    )  # fmt: skip
+    assert done.code == 2, done.err
+    (line,) = done.err.strip().splitlines()
+    assert f"1 rows of the RewardBench 2 data are rejected (first: line {bad + 1}," in line, line
+    assert line.startswith(f"Error: {data / DATA}: ") and "num_correct: expected 1," in line
+    assert not db.exists()

@@ -142,9 +142,10 @@ def align(path: Path, rows: list[ResultRow], model: str, data: RB2Data) -> Align
     if data.rejected:
         first = data.rejected[0]
         line = first.where.rpartition(":")[2]  # its file: the error's
+        why = f"{first.field}: {first.reason}" if first.field else first.reason
         raise BadInput(
             f"{len(data.rejected)} rows of the RewardBench 2 data are rejected (first: line "
-            f"{line}, {first.reason}): published scores are matched by each row's "
+            f"{line}, {why}): published scores are matched by each row's "
             "position in its subset, which a rejected row would shift",
             file=str(data.path),
         )
