@@ -72,6 +72,17 @@ def audited(rmaudit, data: Path, path: Path, db: Path) -> dict[str, dict]:
     return numbers(audit_json(rmaudit, f"rb2-scores:{path}", *args), "published")
 
 
+def refused(rmaudit, data: Path, path: Path, db: Path):
+    """The audit of a published scores file that must be refused: exit 2, one line, no DB."""
+    done = rmaudit(
+        "audit", f"rb2-scores:{path}", "--suite", "rewardbench-2", "--data-dir", str(data),
+        "--db", str(db),
+    )  # fmt: skip
+    assert done.code == 2, done.err
+    assert not db.exists()
+    return done
+
+
 def check(found: dict[str, dict], expected: dict[str, float]) -> None:
     assert set(found) == set(expected)
     for name, value in found.items():
@@ -134,14 +145,8 @@ def test_rows_in_another_order_whose_ids_repeat_are_refused(rmaudit, tmp_path):
     moved = [rows[k] for k in order]
     path = published(tmp_path / "published.json", moved, [lengths(rows)[k] for k in order])
     db = tmp_path / "rb2.db"
-    done = rmaudit(
-        "audit", f"rb2-scores:{path}", "--suite", "rewardbench-2", "--data-dir", str(data),
-        "--db", str(db),
-    )  # fmt: skip
-    assert done.code == 2, done.err
-    (line,) = done.err.strip().splitlines()
+    (line,) = refused(rmaudit, data, path, db).err.strip().splitlines()
     assert "row 1 of subset 'Math' has the id of the data's row 2" in line and str(path) in line
-    assert not db.exists()
 
 
 def test_ids_the_file_gives_twice_are_matched_by_position(rmaudit, tmp_path):
@@ -167,12 +172,6 @@ def test_a_rejected_data_row_refuses_the_published_scores_naming_its_line(rmaudi
     data = write_data(tmp_path / "data", rows)
     path = published(tmp_path / "published.json", rows, lengths(rows))
     db = tmp_path / "rb2.db"
-    done = rmaudit(
-        "audit", f"rb2-scores:{path}", "--suite", "rewardbench-2", "--data-dir", str(data),
-        "--db", str(db),
-    )  # fmt: skip
-    assert done.code == 2, done.err
-    (line,) = done.err.strip().splitlines()
+    (line,) = refused(rmaudit, data, path, db).err.strip().splitlines()
     assert f"1 rows of the RewardBench 2 data are rejected (first: line {bad + 1}," in line, line
     assert line.startswith(f"Error: {data / DATA}: ") and "num_correct: expected 1," in line
-    assert not db.exists()
