@@ -84,19 +84,35 @@ class Version:
         return {**base, "PYTHONPATH": str(self.source)}
 
 
+@dataclass(frozen=True)
+class Reference:
+    """The full main job's recorded tables, and whether this environment can match their
+    floats: on another CPU or numerical library only what is not a float is compared, as the
+    floats are recorded as a digest, not value by value (tests/reference)."""
+
+    tables: dict[str, dict]
+    exact: bool
+
+    @classmethod
+    def read(cls) -> Reference:
+        recorded_db = recorded()
+        return cls(recorded_db["main_job"]["tables"], same_environment(recorded_db["environment"]))
+
+
 def one_repeat(
-    version: Version, recipe: str, folder: Path, base: dict[str, str], check: bool, helps: int = 3
+    version: Version,
+    recipe: str,
+    folder: Path,
+    base: dict[str, str],
+    reference: Reference | None,
+    helps: int = 3,
 ):
     env = version.env(base)
     db = folder / f"{version.name}-{len(version.fresh)}.db"
     rmaudit = [sys.executable, "-m", "rmaudit"]
     version.fresh.append(timed([*rmaudit, "run", recipe, "--db", str(db)], env))
-    if check:
-        reference = recorded()
-        # on another CPU or numerical library only what is not a float can be compared: the
-        # full job's floats are recorded as a digest, not value by value (tests/reference)
-        exact = same_environment(reference["environment"])
-        found = differences(reference["main_job"]["tables"], dump(db), exact=exact)
+    if reference is not None:
+        found = differences(reference.tables, dump(db), exact=reference.exact)
         if version.name == "after":
             assert not found, f"the main job's DB is not the recorded one: {found}"
         elif found:  # the earlier commit may predate a recorded change (tests/reference)
@@ -157,11 +173,12 @@ def main() -> None:
                 check=True,
             )
         print(f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f} at the start")
-        if not same_environment(recorded()["environment"]):
+        reference = None if args.smoke else Reference.read()
+        if reference is not None and not reference.exact:
             print("  not the recorded environment: the DBs' floats are not compared")
         for repeat in range(args.repeats):
             for v in versions if repeat % 2 == 0 else versions[::-1]:
-                one_repeat(v, recipe, folder, base, not args.smoke, 1 if args.smoke else 3)
+                one_repeat(v, recipe, folder, base, reference, 1 if args.smoke else 3)
                 print(
                     f"  {v.name} #{repeat + 1}: fresh {v.fresh[-1].wall:.1f} s, "
                     f"load {v.fresh[-1].load:.1f}"
