@@ -180,7 +180,7 @@ def test_a_nan_that_stopped_a_run_is_asked_again_by_the_rerun(rmaudit, data, tmp
 def test_other_weights_behind_the_same_url_and_name_are_refused_before_the_cache_mixes_them(
     rmaudit, data, tmp_path, fake_served
 ):
-    root, pairs = data
+    root, _ = data
     server = fake_served("vllm-pooling")
     first = audit(rmaudit, server.url, root, tmp_path / "first.db")
     assert first.code == 0, first.err

@@ -233,19 +233,20 @@ class ServedRM(RewardModel[ServedRMOptions]):
         answered, not asked again."""
         if not self._ready:
             [ready] = self.inputs([_READY])
-            [reply] = self.send([[ready]], ready=True)
-            self._same_weights(self.cache_key(ready), reply.scores[0])
+            key = self.cache_key(ready)
+            cached = _cached_score(self.client.cache.get(key))
+            [reply] = self.send([[ready]], keys=[[key]], ready=True)  # cached if not yet
+            self._same_weights(cached, reply.scores[0])
             self._ready = True
 
-    def _same_weights(self, key: str, score: float) -> None:
-        """The ready item's score now against the one cached beside the server's other scores:
-        a server restarted at the same URL with other weights under the same ``model`` name
-        would otherwise have the cached scores of the old weights mixed with its own.  The
-        first score is cached; one off by more than :data:`READY_TOLERANCE` is bad input."""
-        cached = _cached_score(self.client.cache.get(key))
-        if cached is None:
-            self.client.cache.put(key, self.protocol.endpoint, {"score": score})
-        elif not math.isclose(score, cached, rel_tol=READY_TOLERANCE, abs_tol=READY_TOLERANCE):
+    def _same_weights(self, cached: float | None, score: float) -> None:
+        """The ready item's score now against the one cached beside the server's other scores
+        (None: none yet): a server restarted at the same URL with other weights under the same
+        ``model`` name would otherwise have the cached scores of the old weights mixed with
+        its own.  One off by more than :data:`READY_TOLERANCE` is bad input."""
+        if cached is not None and not math.isclose(
+            score, cached, rel_tol=READY_TOLERANCE, abs_tol=READY_TOLERANCE
+        ):
             name = self.options.model
             raise BadInput(
                 f"{self.url} scores the ready item {score:.6g}, but {cached:.6g} when the "
