@@ -154,8 +154,7 @@ class RewardServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        serve_in_background(self._server)
+        self._server = serve_in_background(Handler)
         return self
 
     def stop(self) -> None:

@@ -194,7 +194,9 @@ def test_server_faults_lose_nothing_and_pay_nothing_twice(tmp_path, fake_openai,
 def test_kill_9_mid_audit_then_resume_stores_every_verdict_once(tmp_path, fake_openai, rmaudit):
     data = tmp_path / "data"
     write_llmbar(data, per_subset=40)
-    server = fake_openai(pair_judge=prefers_longer, latency_s=0.01)
+    # 50 ms a reply: the run lasts several of the store's 1 s commit groups, so the kill
+    # finds some verdicts committed and others not
+    server = fake_openai(pair_judge=prefers_longer, latency_s=0.05)
     db = tmp_path / "audit.db"
     env = {**os.environ, "RMAUDIT_CACHE_DIR": str(tmp_path / "cache")}
     command = [sys.executable, "-m", "rmaudit", *audit_args(server, data, db)]
