@@ -90,7 +90,7 @@ def serve_in_background(handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPS
     then returns within :data:`STOP_POLL_S`.  Replies leave at once (TCP_NODELAY, as uvicorn
     sets): else a reply's body, written after its headers, waits 40 ms for the client's
     delayed ACK."""
-    handler.disable_nagle_algorithm = True
+    handler.disable_nagle_algorithm = True  # set on the class: its every connection
     server = _LocalServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": STOP_POLL_S}, daemon=True
