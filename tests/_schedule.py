@@ -17,32 +17,53 @@ from typing import Any
 
 import pytest
 
-#: the test files that take longest, longest first (``--durations``, benchmarks/README.md,
-#: "The test suite's slowest tests"): mypy cold, benchmark scripts at smoke size, killed and
-#: interrupted runs, each starting fresh interpreters.  Only the order depends on this list: a
-#: file missing from it runs, after these, where collection puts it.
+#: the test files that take longest, longest first (``--durations=0``, summed by file, on an
+#: idle 2-core machine; benchmarks/README.md, "The test suite's slowest tests"): mypy, cold in a
+#: fresh clone, then every file of 3 s or more.  A module is one unit of work, so a long one
+#: handed out late runs alone at the end while the other worker waits (a 28 s TUI file did:
+#: 21 s of one worker idle); the short files after these fill the tail.  Only the order depends
+#: on this list: a file missing from it runs, after these, where collection puts it.
 LONGEST = (
     "tests/test_types.py",
     "tests/test_benchmarks.py",
+    "tests/test_report_html.py",
     "tests/hf/test_bench_gpu.py",
     "tests/hf/test_gpu_all.py",
-    "tests/hf/test_hf_resume.py",
     "tests/hf/test_hub_unreachable.py",
-    "tests/api/test_served_rm_faults.py",
-    "tests/hf/test_served_rm.py",
-    "tests/hf/test_hf_judge_hub.py",
-    "tests/hf/test_hf_interrupt.py",
-    "tests/test_resume.py",
-    "tests/hf/test_scoring_checks_run.py",
+    "tests/tui/test_tui_hostile.py",
+    "tests/tui/test_tui_snapshots.py",
+    "tests/tui/test_tui_pilot.py",
     "tests/tui/test_tui_many_models.py",
-    "tests/api/test_judge_retries.py",
-    "tests/test_recorded_judges_published.py",
+    "tests/hf/test_hf_judge_hub.py",
     "tests/ray/test_ray_executor.py",
+    "tests/hf/test_scoring_checks_run.py",
+    "tests/hf/test_hf_resume.py",
+    "tests/sampling/test_kdpp.py",
+    "tests/tui/test_tui_running.py",
+    "tests/test_report.py",
+    "tests/metrics/test_reta.py",
+    "tests/api/test_served_rm_faults.py",
+    "tests/hf/test_scoring_checks.py",
+    "tests/tui/test_tui_pairs.py",
+    "tests/test_signals.py",
     "tests/api/test_request_cache.py",
+    "tests/hf/test_served_rm.py",
+    "tests/test_audit_brief.py",
+    "tests/hf/test_hf_loading.py",
+    "tests/hf/test_hf_interrupt.py",
+    "tests/test_conformance_builtins.py",
+    "tests/test_bench_store.py",
+    "tests/test_hostile_strings.py",
+    "tests/api/test_judge_rm.py",
+    "tests/hf/test_hf_scoring_engine.py",
     "tests/api/test_llm_judge.py",
     "tests/test_concurrency.py",
-    "tests/test_bench_store.py",
-    "tests/test_audit_brief.py",
+    "tests/metrics/budget/test_budget_estimators.py",
+    "tests/test_recorded_judges_published.py",
+    "tests/regret/test_regret_views.py",
+    "tests/hf/test_hf_reward_models.py",
+    "tests/tui/test_tui_panels.py",
+    "tests/test_resume.py",
 )
 #: files whose tests share no module fixture and each take seconds: one worker running all of
 #: them in a row would be the suite's tail
