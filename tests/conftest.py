@@ -38,7 +38,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     # What collection imported (torch, transformers, every test module) lives to the end:
     # frozen, no full collection walks it again; and a collection every 10,000 allocations
     # instead of 700.  In tests/hf, tests/tui and tests/ray (gc.callbacks), a worker's time in
-    # the collector fell from 11-12 s of 160 to 5-6 s; tests that need a collection call it.
+    # the collector fell from about 11 s of 160 to 5-6 s; tests that need a collection call it.
     gc.freeze()
     gc.set_threshold(10_000, 10, 10)
 
