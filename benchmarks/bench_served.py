@@ -109,7 +109,9 @@ def main() -> None:
         else synthetic_records(args.texts)
     )
     pairs = pairs_of(records)[: args.texts]
-    work = Path(tempfile.mkdtemp(prefix="bench-served-"))
+    # removed at the end, or at exit if the run stops early (its finalizer)
+    scratch = tempfile.TemporaryDirectory(prefix="bench-served-")
+    work = Path(scratch.name)
     name, (family, sizes) = next(
         (n, spec) for n, spec in PRESETS[args.preset].items() if spec[0] == "llama"
     )
@@ -150,6 +152,7 @@ def main() -> None:
     finally:
         process.terminate()
         process.wait()
+        scratch.cleanup()
     print(f"{len(pairs)} inputs, batch size {args.batch_size}, {name} in float32 on CPU")
     print("| scored | inputs/s | × in-process |")
     print("|---|---:|---:|")
