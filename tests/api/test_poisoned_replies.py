@@ -177,8 +177,8 @@ def test_a_rating_reply_with_no_rating_is_not_cached_and_a_rerun_asks_again(
     db = tmp_path / "audit.db"
     refused = audit(rmaudit, server, data, db, "alpacaeval-bon16")
     assert refused.code == 2 and "hold no rating" in refused.err, refused.err
-    # the requests whose reply held a refused rating, logged before their reply went out; a
-    # request still in flight when the audit stopped may be logged later, so it is not here
+    # the requests whose reply held a refused rating, as logged so far: each is logged before
+    # its reply goes out, and one still in flight when the audit stopped may be logged later
     refused_answers = {
         e["answer"]
         for e in server.log
