@@ -20,6 +20,7 @@ import argparse
 import importlib.util
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -136,6 +137,7 @@ def main() -> None:
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "vllm_parity.json").write_text(json.dumps(found, indent=2), encoding="utf-8")
+    shutil.rmtree(work)  # kept only when a step fails: its errors point at the log and the DB
 
 
 if __name__ == "__main__":
