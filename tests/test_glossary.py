@@ -195,7 +195,7 @@ def test_no_public_name_uses_a_listed_word_for_something_else(entries):
     for seen in [
         PublicName("run/runner.py", "preflight", "method"),
         PublicName("suites/preflight.py", "preflight", "module"),
-        PublicName("components/judging.py", "PairVerdict", "class"),
+        PublicName("store/verdicts.py", "PairVerdict", "class"),
         PublicName("store/records.py", "design", "attribute"),
         PublicName("metrics/budget/design.py", "LABEL_DESIGNS", "constant"),
         PublicName("cli/check_options.py", "--no-scoring-checks", "CLI flag"),

@@ -15,7 +15,9 @@ The classes live in ``kinds`` (the plugin kinds), ``records`` (what they exchang
 ``metric`` (metrics, their inputs and outputs); import them from here.
 """
 
-from .judging import VERDICTS, JudgedPairs, PairShown, PairVerdict, Verdict, shown_key
+from rmaudit.store.verdicts import VERDICTS, PairVerdict, Verdict
+
+from .judging import JudgedPairs, PairShown, shown_key
 from .kinds import (
     BenchmarkSource,
     Component,

@@ -6,23 +6,20 @@ every preference pair twice, once in each order (chosen first, then rejected fir
 :class:`PairShown` records, and returns one :class:`PairVerdict` per showing.  The run stores
 each verdict keyed by what was shown (:func:`shown_key`: prompt, first answer, second
 answer), so a pair judged once is never judged again, and both orders are in the store.
+A verdict is one record from the judge to the store and back (:mod:`rmaudit.store.verdicts`).
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
+from rmaudit.store.verdicts import ShownIds, Verdict
+
 from .keys import content_key
 from .records import Prompt, Response
-
-#: a verdict on one showing: the first-shown answer is better, the second, a tie, or the
-#: reply held no verdict (counted apart, never scored)
-Verdict = Literal["first", "second", "tie", "unparsed"]
-VERDICTS: tuple[Verdict, ...] = ("first", "second", "tie", "unparsed")
 
 
 @dataclass(frozen=True)
@@ -38,25 +35,10 @@ class PairShown:
     def key(self) -> str:
         return shown_key(self.prompt.id, self.first.id, self.second.id)
 
-
-@dataclass(frozen=True)
-class PairVerdict:
-    """A judge's verdict on one :class:`PairShown`.
-
-    ``p_first`` is the judge's probability that the first-shown answer is better, a tie
-    counting one half: from the verdict tokens' log-probabilities when ``from_logprobs``,
-    else the share of its parsed sampled replies (NaN when no reply held a verdict).
-    ``verdict`` is the most likely verdict (``"unparsed"`` when none was read).
-    """
-
-    verdict: Verdict
-    p_first: float
-    reply: str = ""
-    samples: tuple[Verdict, ...] = ()
-    from_logprobs: bool = False
-    cost_usd: float = 0.0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    @property
+    def ids(self) -> ShownIds:
+        """The showing by its ids, as its verdict is stored."""
+        return ShownIds(self.key, self.prompt.id, self.first.id, self.second.id)
 
 
 @functools.lru_cache(maxsize=1 << 17)

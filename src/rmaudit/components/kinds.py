@@ -10,8 +10,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from rmaudit.errors import BadInput
+from rmaudit.store.verdicts import PairVerdict
 
-from .judging import PairShown, PairVerdict
+from .judging import PairShown
 from .keys import content_key, prompt_id, text_response_id
 from .options import component_identity
 from .records import (

@@ -38,8 +38,8 @@ from rmaudit.components import (
     Response,
     RewardModel,
     Source,
+    Verdict,
 )
-from rmaudit.components.judging import Verdict
 from rmaudit.components.options import HashedDataFile, file_source
 from rmaudit.errors import BadInput
 

@@ -29,7 +29,6 @@ from rmaudit.components import (
 from rmaudit.errors import BadInput
 from rmaudit.recipe import ComponentSpec
 from rmaudit.store.pair_records import PairIds
-from rmaudit.store.verdicts import StoredVerdict
 
 from .batches import BatchCall, map_calls
 from .context import RunContext, StageCount, Work
@@ -158,9 +157,7 @@ def _judge(ctx: RunContext, spec: ComponentSpec, model: RewardModel, todo: Work[
                     file=ctx.recipe.path,
                     field=spec.field,
                 )
-        store.verdicts.add(
-            model.key, (_row(shown, v) for shown, v in zip(batch, verdicts, strict=True))
-        )
+        store.verdicts.add(model.key, [shown.ids for shown in batch], verdicts)
 
     map_calls(ctx, todo, BatchCall(spec, model, "judge_pairs", list), write)
 
@@ -171,31 +168,14 @@ def _probability_ok(verdict: PairVerdict) -> bool:
     return 0.0 <= verdict.p_first <= 1.0
 
 
-def _row(shown: PairShown, v: PairVerdict) -> StoredVerdict:
-    return StoredVerdict(
-        shown.key,
-        shown.prompt.id,
-        shown.first.id,
-        shown.second.id,
-        v.verdict,
-        v.p_first,
-        v.from_logprobs,
-        tuple(v.samples),
-        v.reply,
-        v.cost_usd,
-        v.prompt_tokens,
-        v.completion_tokens,
-    )
-
-
-def judged_pairs(stored: dict[str, StoredVerdict], pairs: Sequence[PairIds]) -> JudgedPairs:
+def judged_pairs(stored: dict[str, PairVerdict], pairs: Sequence[PairIds]) -> JudgedPairs:
     """The stored verdicts of ``pairs``, in both orders, aligned with them."""
     shown = showing_keys(tuple(pairs))
     firsts = [stored[first] for first, _ in shown]
     seconds = [stored[second] for _, second in shown]
     return JudgedPairs(
-        tuple(v.verdict for v in firsts),  # type: ignore[misc]
-        tuple(v.verdict for v in seconds),  # type: ignore[misc]
+        tuple(v.verdict for v in firsts),
+        tuple(v.verdict for v in seconds),
         np.array([v.p_first for v in firsts], float),
         np.array([v.p_first for v in seconds], float),
         from_logprobs=bool(shown) and all(v.from_logprobs for v in [*firsts, *seconds]),
