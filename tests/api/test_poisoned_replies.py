@@ -177,8 +177,7 @@ def test_a_rating_reply_with_no_rating_is_not_cached_and_a_rerun_asks_again(
     db = tmp_path / "audit.db"
     refused = audit(rmaudit, server, data, db, "alpacaeval-bon16")
     assert refused.code == 2 and "hold no rating" in refused.err, refused.err
-    # the requests whose reply held a refused rating, as logged so far: each is logged before
-    # its reply goes out, and one still in flight when the audit stopped may be logged later
+    # the requests whose reply held a refused rating (the audit awaited those in flight)
     refused_answers = {
         e["answer"]
         for e in server.log
@@ -192,4 +191,6 @@ def test_a_rating_reply_with_no_rating_is_not_cached_and_a_rerun_asks_again(
     # the refused replies were not cached: the rerun asked for each again, and stored them
     asked_again = {e["answer"] for e in server.log if e.get("kind") == "judge" and e["attempt"]}
     assert refused_answers <= asked_again
+    # and nothing else: a request answered while the audit stopped was cached all the same
+    assert asked_again <= refused_answers
     assert len(stored_ratings(db)) > 0

@@ -162,9 +162,7 @@ class LlmJudgeRM(RewardModel):
         cache makes it across batches, so a plan can count the calls."""
         keys = [json.dumps(messages, sort_keys=True) for messages in conversations]
         distinct = dict(zip(keys, conversations, strict=True))
-        import asyncio  # not at import: every run loads the built-in plugins
-
-        answered = await asyncio.gather(*(one(session, m) for m in distinct.values()))
+        answered = await session.gather(one(session, m) for m in distinct.values())
         by_key = dict(zip(distinct, answered, strict=True))
         return [by_key[key] for key in keys]
 

@@ -85,13 +85,7 @@ class LlmJudgeOracle(Oracle[LlmJudgeOracleOptions]):
         conversations = [self.template.messages(prompt, response) for prompt, response in batch]
 
         async def work(session: ApiSession) -> list[OracleLabel]:
-            import asyncio  # not at import: every run loads the built-in plugins
-
-            return list(
-                await asyncio.gather(
-                    *(self._label_one(session, messages) for messages in conversations)
-                )
-            )
+            return await session.gather(self._label_one(session, m) for m in conversations)
 
         return self.client.run(work)
 
@@ -129,18 +123,14 @@ class LlmJudgeOracle(Oracle[LlmJudgeOracleOptions]):
             )
             replies = chat_contents(bodies[0])[: o.samples]
         # one request per missing sample; the sample index keeps their cache entries apart
-        import asyncio
-
-        more = await asyncio.gather(
-            *(
-                session.post(
-                    CHAT,
-                    request,
-                    usable=self._scored,
-                    cache_key=self.client.request_key(CHAT, request, {"sample": i}),
-                )
-                for i in range(len(replies), o.samples)
+        more = await session.gather(
+            session.post(
+                CHAT,
+                request,
+                usable=self._scored,
+                cache_key=self.client.request_key(CHAT, request, {"sample": i}),
             )
+            for i in range(len(replies), o.samples)
         )
         for body in more:
             bodies.append(body)

@@ -47,13 +47,7 @@ class OpenAIChatPolicy(ReferencePolicy[ChatPolicyOptions]):
 
     def generate(self, batch: Sequence[tuple[Prompt, int]]) -> list[Generation]:
         async def work(session: ApiSession) -> list[Generation]:
-            import asyncio  # not at import: every run loads the built-in plugins
-
-            return list(
-                await asyncio.gather(
-                    *(self._generate_one(session, prompt, i) for prompt, i in batch)
-                )
-            )
+            return await session.gather(self._generate_one(session, p, i) for p, i in batch)
 
         return self.client.run(work)
 
@@ -146,13 +140,8 @@ class OpenAIEmbeddings(Embedder[EmbeddingsOptions]):
         async def work(session: ApiSession) -> None:
             todo = list(missing.items())
             size = self.options.batch_size
-            import asyncio
-
-            await asyncio.gather(
-                *(
-                    self._fetch(session, todo[i : i + size], vectors)
-                    for i in range(0, len(todo), size)
-                )
+            await session.gather(
+                self._fetch(session, todo[i : i + size], vectors) for i in range(0, len(todo), size)
             )
 
         if missing:

@@ -183,9 +183,7 @@ class _LlmRewriter(_WholeTextPerturber[LlmRewriteOptions]):
 
     def rewrite(self, texts: Sequence[str]) -> list[str]:
         async def work(session: ApiSession) -> list[str]:
-            import asyncio  # not at import: every run loads the built-in plugins
-
-            return list(await asyncio.gather(*(self._one(session, t) for t in texts)))
+            return await session.gather(self._one(session, t) for t in texts)
 
         return self.client.run(work)
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from typing import Any, TypeVar, cast
 
 from rmaudit.components.keys import content_key
 from rmaudit.errors import BadInput
@@ -105,6 +105,10 @@ class ApiClient:
         return Sender(self.base_url, self.api_key(), self.api_key_env, self.options)
 
 
+class _Stopped(Exception):
+    """A request not sent: another of its batch failed (:meth:`ApiSession.gather`)."""
+
+
 class ApiSession:
     """Requests of one batch: concurrent under the client's limit, cached, retried."""
 
@@ -115,6 +119,31 @@ class ApiSession:
         import asyncio
 
         self._limit = asyncio.Semaphore(client.options.concurrency)
+        #: set when a call of :meth:`gather` failed: no request is sent after that
+        self._stopped = False
+
+    async def gather(self, calls: Iterable[Awaitable[T]]) -> list[T]:
+        """Every call's result, in order, the calls run concurrently.  When one fails, no
+        request is sent after it and the ones already sent are awaited before the first
+        call's error is raised: their replies are cached, so the rerun does not pay for them
+        again."""
+        import asyncio
+
+        ended = await asyncio.gather(*(self._watched(c) for c in calls), return_exceptions=True)
+        errors = [e for e in ended if isinstance(e, BaseException)]
+        if errors:
+            # a call not sent because another failed is not the error (a nested gather's
+            # sibling can stop before the failing call's own gather raises)
+            raise next((e for e in errors if not isinstance(e, _Stopped)), errors[0])
+        return cast(list[T], ended)
+
+    async def _watched(self, call: Awaitable[T]) -> T:
+        try:
+            return await call
+        except Exception:
+            # in the failing call's own step, before the slot its request freed is taken
+            self._stopped = True
+            raise
 
     async def close(self) -> None:
         if self._sender is not None:
@@ -141,6 +170,8 @@ class ApiSession:
         if self._sender is None:
             self._sender = self.client.sender()
         async with self._limit:
+            if self._stopped:
+                raise _Stopped
             body = await (self._ready_post if self.ready else self._sender.post)(endpoint, payload)
         if cache_key is not None and (usable is None or usable(body)):
             self.client.cache.put(cache_key, endpoint, body)

@@ -199,9 +199,7 @@ class ServedRM(RewardModel[ServedRMOptions]):
             ]
             if one_at_a_time:
                 return [await post for post in posts]
-            import asyncio  # not at import: every run loads the built-in plugins
-
-            return list(await asyncio.gather(*posts))
+            return await session.gather(posts)
 
         return self.client.run(work, ready=ready)
 
