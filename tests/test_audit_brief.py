@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from _recorded import many_judges
+from test_audit import write_llmbar
+from test_audit_items import write_hh
 
 #: the default output's budget at 100 columns (issue 52, item 12)
 MOST_LINES = 60
@@ -87,3 +89,15 @@ def test_many_judges_print_in_60_lines_and_details_prints_every_part_left_out(rm
     assert len({line.split(":")[0] for line in unparsed}) == len(unparsed) > 3
     (once,) = [line for line in brief.err.splitlines() if "have no verdict" in line]
     assert once.startswith(unparsed[0].split(" (")[0])
+
+
+def test_suites_that_say_the_same_next_step_say_it_once(rmaudit, tmp_path):
+    data = tmp_path / "data"
+    write_llmbar(data)
+    write_hh(data)
+    suites = ("--suite", "llmbar", "--suite", "hh")
+    done = rmaudit("audit", "length", "random", *suites, "--data-dir", str(data))
+    assert done.code == 0, done.err
+    assert done.out.count("rmaudit audit --suite ") == 2  # both suites' boards
+    (hint,) = [line for line in done.out.splitlines() if line.startswith("Next:")]
+    assert "enter on a reward model opens its pair failures" in hint

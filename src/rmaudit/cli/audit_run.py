@@ -340,7 +340,7 @@ def _print_results(
             results
         ):
             out.print(literal(line), style=_VERDICT_STYLES.get(passes))
-        for line in last:
+        for line in dict.fromkeys(last):  # suites alike say the same next step: once
             out.print(literal(line))
         scored = "step score" if of_prms(results) else "score"
         browse = f"; browse: rmaudit tui {db_path}" if details else ""  # else said by Next:
