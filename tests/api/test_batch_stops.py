@@ -62,19 +62,22 @@ def server():
     found.http.server_close()
 
 
+def _client(server: _Server, tmp_path, concurrency: int) -> ApiClient:
+    connection = ApiConnection(
+        base_url=server.base_url,
+        api_key_env=None,
+        concurrency=concurrency,
+        cache=tmp_path / "requests.sqlite",
+    )
+    return ApiClient(connection)
+
+
 def _request(which: str) -> dict:
     return {"model": "m", "messages": [{"role": "user", "content": which}]}
 
 
 def test_a_refused_reply_stops_the_batch_and_keeps_the_replies_in_flight(server, tmp_path):
-    client = ApiClient(
-        ApiConnection(
-            base_url=server.base_url,
-            api_key_env=None,
-            concurrency=2,
-            cache=tmp_path / "requests.sqlite",
-        )
-    )
+    client = _client(server, tmp_path, concurrency=2)
     keys = {w: client.request_key("chat/completions", _request(w)) for w in (IN_FLIGHT, QUEUED)}
 
     async def call(session, which: str) -> str:
@@ -98,14 +101,7 @@ def test_a_refused_reply_stops_the_batch_and_keeps_the_replies_in_flight(server,
 def test_a_call_not_sent_is_never_the_error_raised(server, tmp_path):
     # a nested batch: the inner one's refusal stops the session while a call of the outer
     # batch, listed first, waits for the one slot; the refusal is raised, not that call's stop
-    client = ApiClient(
-        ApiConnection(
-            base_url=server.base_url,
-            api_key_env=None,
-            concurrency=1,
-            cache=tmp_path / "requests.sqlite",
-        )
-    )
+    client = _client(server, tmp_path, concurrency=1)
 
     async def work(session) -> list:
         import asyncio
