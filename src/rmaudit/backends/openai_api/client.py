@@ -124,9 +124,9 @@ class ApiSession:
 
     async def gather(self, calls: Iterable[Awaitable[T]]) -> list[T]:
         """Every call's result, in order, the calls run concurrently.  When one fails, no
-        request is sent after it and the ones already sent are awaited before the first
-        call's error is raised: their replies are cached, so the rerun does not pay for them
-        again."""
+        request starts after it, and the ones already started are awaited (their retries
+        included) before the first call's error is raised: their replies are cached, so the
+        rerun does not pay for them again."""
         import asyncio
 
         ended = await asyncio.gather(*(self._watched(c) for c in calls), return_exceptions=True)
