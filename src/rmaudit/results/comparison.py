@@ -327,8 +327,7 @@ def _compared(
     for m in models:
         units = model_units(store, m.run_id, m.rm_key, m.measure)
         if units is None:
-            reason = _why_not(store, m)
-            return bare(f"{reason} for {m.label}")
+            return bare(_why_not(store, m))
         if not gives_stored(store, m, units):
             styles = (
                 " (a pair set stored before schema 10 keeps one style of a pair it holds twice: "
@@ -371,8 +370,8 @@ def _why_not(store: Store, model: ComparedModel) -> str:
     run = store.read.run(model.run_id)
     metric = run_metric(run, model.measure.metric)
     if metric is not None and metric.scope == "pairs":
-        return "not a mean over pairs (its metric declares no per-pair values), not compared"
-    return "no per-unit values stored or recomputable"
+        return "not a mean over pairs (its metric declares no per-pair values)"
+    return f"no per-unit values stored or recomputable for {model.label}"
 
 
 def headline_comparisons(store: Store, run_id: str, limit: int = 4) -> list[MetricComparison]:
