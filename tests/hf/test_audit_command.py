@@ -148,3 +148,39 @@ def test_dpo_ref_audits_the_implicit_reward(rmaudit, tiny_models, tmp_path):
         "dtype": "float32",
         "reference": tiny_models["gpt2-lm-ref"],
     }
+
+
+def test_weights_saved_over_are_scored_again_and_a_copied_folder_is_not(
+    rmaudit, tiny_models, tmp_path, monkeypatch
+):
+    import shutil
+
+    import torch
+    import transformers
+
+    monkeypatch.chdir(tmp_path)
+    data, db = tmp_path / "data", tmp_path / "audit.db"
+    write_hh(data)
+    folder = tmp_path / "gpt2-rm"
+    shutil.copytree(tiny_models["gpt2-rm"], folder)
+
+    def audit(model) -> dict:
+        done = rmaudit("audit", str(model), "--suite", "hh", "--data-dir", str(data),
+                       "--sample", "3", "--db", str(db), "--json")  # fmt: skip
+        assert done.code == 0, done.err
+        (suite,) = json.loads(done.out)["suites"]
+        (result,) = [m for m in suite["models"] if m["label"] == "gpt2-rm"]
+        return {"err": done.err, "run": suite["run_id"], **result["metrics"]["accuracy"]}
+
+    first = audit(folder)
+    copied = tmp_path / "elsewhere" / "gpt2-rm"
+    shutil.copytree(folder, copied)
+    assert "new work: none" in audit(copied)["err"]  # the same files: the same model
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(folder)
+    with torch.no_grad():
+        model.score.weight.mul_(-1.0)  # the head negated: every score negated
+    model.save_pretrained(folder)
+    again = audit(folder)
+    assert "scores: gpt2-rm" in again["err"]  # new weights: scored again
+    assert again["value"] == pytest.approx(stored_accuracy(db, again["run"], "gpt2-rm"))
+    assert again["value"] == pytest.approx(1.0 - first["value"])  # no ties: each pair flips

@@ -21,6 +21,7 @@ from rmaudit.components.options import (
     OPERATIONAL,
     SHARED_LIMIT,
     HashedDataFile,
+    ModelLocation,
     NestedRewardModel,
     identity_options,
 )
@@ -99,6 +100,52 @@ def test_a_new_option_keys_results_only_when_set(tmp_path, table):
     assert identity_options(later(clip=3.0).options)["clip"] == 3.0
 
 
+class FolderOptions(ComponentOptions):
+    model: ModelLocation
+
+
+def folder_identity(tmp_path, model: str) -> dict:
+    return identity_options(
+        validate_options(FolderRM, {"model": model}, field="rm", file=None, base_dir=tmp_path)
+    )
+
+
+class FolderRM(TableRM):
+    name = "folder-rm"
+    Options = FolderOptions
+
+
+def test_a_model_folder_keys_by_its_files_content_and_a_hub_id_as_written(tmp_path):
+    folder = tmp_path / "checkpoint"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"hidden_size": 8}')
+    (folder / "model.safetensors").write_bytes(b"weights v1")
+    first = folder_identity(tmp_path, "checkpoint")
+    lines = "".join(
+        f"{name}\0{hashlib.sha256(data).hexdigest()}\n"
+        for name, data in [
+            ("config.json", b'{"hidden_size": 8}'),
+            ("model.safetensors", b"weights v1"),
+        ]
+    )
+    assert first == {"model": {"folder": hashlib.sha256(lines.encode()).hexdigest()}}
+    # a trainer's state, a download's metadata and a subfolder are not the model
+    (folder / "optimizer.pt").write_bytes(b"adam moments")
+    (folder / ".gitattributes").write_text("*.safetensors filter=lfs")
+    (folder / "global_step10").mkdir()
+    (folder / "global_step10" / "zero.bin").write_bytes(b"shard")
+    assert folder_identity(tmp_path, "checkpoint") == first
+    copy = tmp_path / "copied"
+    copy.mkdir()
+    for name in ("config.json", "model.safetensors"):
+        (copy / name).write_bytes((folder / name).read_bytes())
+    assert folder_identity(tmp_path, str(copy)) == first  # moved or copied: the same model
+    (folder / "model.safetensors").write_bytes(b"weights v2")  # saved over: another model
+    os.utime(folder / "model.safetensors", ns=(time.time_ns() + 5 * options._SETTLED_NS,) * 2)
+    assert folder_identity(tmp_path, "checkpoint") != first
+    assert folder_identity(tmp_path, "org/rm") == {"model": "org/rm"}
+
+
 def test_a_hashed_file_keys_by_content_not_by_place(tmp_path, table):
     moved = tmp_path / "elsewhere" / "b.txt"
     moved.parent.mkdir()
@@ -151,7 +198,6 @@ def test_executors_split_every_shared_limit_among_workers():
 def test_the_example_of_writing_plugins_md_keys_as_it_says(tmp_path):
     """docs/writing_plugins.md, "Options, and what keys stored results"."""
     import re
-    from pathlib import Path
 
     from rmaudit.testing import check_component
 
@@ -182,9 +228,9 @@ def test_a_files_digest_is_taken_again_whenever_the_file_may_have_changed(tmp_pa
     edit that keeps its times)."""
     path = tmp_path / "scores.csv"
     path.write_text("a,1\n")
-    read: list[Path] = []
-    bytes_of = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes", lambda p: read.append(p) or bytes_of(p))
+    read: list[str] = []
+    digest_of = hashlib.file_digest
+    monkeypatch.setattr(hashlib, "file_digest", lambda f, d: read.append(f.name) or digest_of(f, d))
     expected = hashlib.sha256(b"a,1\n").hexdigest()
     assert options.file_digest(path) == options.file_digest(path) == expected
     assert len(read) == 2  # written just now: hashed each time

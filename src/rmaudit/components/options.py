@@ -20,7 +20,10 @@ hand:
 * ``HashedDataFile``: a ``DataFile`` whose content, not its location, decides the outputs
   (scores or responses computed elsewhere, a judge template): the identity holds the
   SHA-256 of its bytes, so a moved file keeps its stored results and an edited one does not.
-* ``ModelLocation``: a hub id, or a model folder relative to the recipe's folder.
+* ``ModelLocation``: a hub id, or a model folder relative to the recipe's folder.  A hub id
+  is its identity as written (pin a ``revision``); a folder's identity is its files' content
+  (:func:`folder_digest`), so weights saved over the old ones are scored again, and a moved
+  or copied folder keeps its stored results.
 * ``HttpUrl``: an ``http://`` or ``https://`` URL a request can be sent to (a host, a port
   that is a port), kept as written.
 * ``NestedRewardModel`` (or ``Annotated[NestedComponent, Nested(kind)]``): another component
@@ -100,7 +103,8 @@ def file_digest(path: Path) -> str:
     stat = (str(path), found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino)
     if stat in _digests:
         return _digests[stat]
-    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    with open(path, "rb") as handle:  # streamed: a model's weights need not fit in memory
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
     if time.time_ns() - max(found.st_mtime_ns, found.st_ctime_ns) > _SETTLED_NS:
         _digests[stat] = digest
     return digest
@@ -119,6 +123,30 @@ def file_source(role: str, path: Path, note: str = "") -> Source:
 
 def _digest_in_identity(path: Path, handler: Any, info: SerializationInfo) -> Any:
     return file_digest(path) if _for_identity(info) else handler(path)
+
+
+def folder_digest(folder: Path) -> str:
+    """SHA-256 over a model folder's files, each by its name and :func:`file_digest`: the
+    files ``from_pretrained`` may read, those at the top of the folder, but for hidden ones (a
+    download's metadata) and a trainer's ``.pt`` and ``.pth`` states (optimizer, scheduler,
+    random generators), which are not the model's."""
+    files = sorted(
+        path
+        for path in folder.iterdir()
+        if path.is_file() and not path.name.startswith(".") and path.suffix not in _NOT_MODEL
+    )
+    lines = "".join(f"{path.name}\0{file_digest(path)}\n" for path in files)
+    return hashlib.sha256(lines.encode()).hexdigest()
+
+
+#: a checkpoint folder's files that are a trainer's state, not the model's
+_NOT_MODEL = (".pt", ".pth")
+
+
+def _folder_digest_in_identity(value: str, handler: Any, info: SerializationInfo) -> Any:
+    if _for_identity(info) and Path(value).expanduser().is_dir():
+        return {"folder": folder_digest(Path(value).expanduser())}
+    return handler(value)
 
 
 #: a Hugging Face hub id as huggingface_hub accepts one: NAME or NAMESPACE/NAME, of letters,
@@ -185,7 +213,9 @@ HashedDataFile = Annotated[
 ]
 #: A folder relative to the recipe's folder when one exists there (made absolute); otherwise
 #: as written: a hub id, or a path relative to the working directory.
-ModelLocation = Annotated[str, AfterValidator(_local_folder_or_as_written)]
+ModelLocation = Annotated[
+    str, AfterValidator(_local_folder_or_as_written), WrapSerializer(_folder_digest_in_identity)
+]
 HttpUrl = Annotated[str, AfterValidator(_checked_url)]
 
 

@@ -33,8 +33,8 @@ class HFOptions(ComponentOptions):
     model: ModelLocation = Field(min_length=1, description="hub id or local folder")
     revision: str | None = Field(
         None,
-        description="hub branch, tag or commit (pin it: scores are "
-        "keyed by the options, not by the weights)",
+        description="hub branch, tag or commit (pin it: a hub model's scores are keyed by "
+        "its id and revision, not its weights; a local folder's by its files)",
     )
     dtype: Literal["auto", "float32", "float16", "bfloat16"] | None = Field(
         None,
