@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple, cast
 
 from .json_columns import dumps, json_list
@@ -53,8 +53,19 @@ class ShownIds(NamedTuple):
     second_id: str
 
 
-#: the ``judge_verdicts`` columns of a :class:`PairVerdict`, in its order
-_COLUMNS = ", ".join(f.name for f in fields(PairVerdict))
+#: the ``judge_verdicts`` columns of a :class:`PairVerdict`, each named for its field: written
+#: and read in this order, the record built by name (its fields' order is its own)
+_FIELDS = (
+    "verdict",
+    "p_first",
+    "reply",
+    "samples",
+    "from_logprobs",
+    "cost_usd",
+    "prompt_tokens",
+    "completion_tokens",
+)
+_COLUMNS = ", ".join(_FIELDS)
 
 
 class Verdicts(Table):
@@ -67,7 +78,7 @@ class Verdicts(Table):
         """The judge's verdicts on these showings, ``verdicts[i]`` on ``shown[i]``."""
         self._insert(
             "insert or ignore into judge_verdicts (rm_key, shown_key, prompt_id, first_id, "
-            f"second_id, {_COLUMNS}) values (?, ?, ?, ?, ?, {marks(fields(PairVerdict))})",
+            f"second_id, {_COLUMNS}) values (?, ?, ?, ?, ?, {marks(_FIELDS)})",
             (
                 (rm_key, *ids, v.verdict, v.p_first, v.reply, dumps(list(v.samples)))
                 + (int(v.from_logprobs), v.cost_usd, v.prompt_tokens, v.completion_tokens)
@@ -109,13 +120,19 @@ class Verdicts(Table):
         )
         parsed: dict[str, tuple[Verdict, ...]] = {}  # a judge's samples repeat: each parsed once
         found = {}
-        for key, verdict, p, reply, samples, logprobs, *call in rows:
+        for key, verdict, p, reply, samples, logprobs, cost, prompt, completion in rows:
             if samples not in parsed:
                 listed = json_list(samples, self.store.path, "judge_verdicts.samples")
                 parsed[samples] = cast(tuple[Verdict, ...], listed)
-            # an unparsed verdict's P(first) is NaN, which SQLite stores as NULL
-            p_first = math.nan if p is None else p
             found[key] = PairVerdict(
-                verdict, p_first, reply, parsed[samples], bool(logprobs), *call
+                verdict=verdict,
+                # an unparsed verdict's P(first) is NaN, which SQLite stores as NULL
+                p_first=math.nan if p is None else p,
+                reply=reply,
+                samples=parsed[samples],
+                from_logprobs=bool(logprobs),
+                cost_usd=cost,
+                prompt_tokens=prompt,
+                completion_tokens=completion,
             )
         return found
