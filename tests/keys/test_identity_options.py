@@ -104,15 +104,15 @@ class FolderOptions(ComponentOptions):
     model: ModelLocation
 
 
+class FolderRM(TableRM):
+    name = "folder-rm"
+    Options = FolderOptions
+
+
 def folder_identity(tmp_path, model: str) -> dict:
     return identity_options(
         validate_options(FolderRM, {"model": model}, field="rm", file=None, base_dir=tmp_path)
     )
-
-
-class FolderRM(TableRM):
-    name = "folder-rm"
-    Options = FolderOptions
 
 
 def test_a_model_folder_keys_by_its_files_content_and_a_hub_id_as_written(tmp_path):

@@ -125,6 +125,10 @@ def _digest_in_identity(path: Path, handler: Any, info: SerializationInfo) -> An
     return file_digest(path) if _for_identity(info) else handler(path)
 
 
+#: a checkpoint folder's files that are a trainer's state, not the model's
+_NOT_MODEL = (".pt", ".pth")
+
+
 def folder_digest(folder: Path) -> str:
     """SHA-256 over a model folder's files, each by its name and :func:`file_digest`: the
     files ``from_pretrained`` may read, those at the top of the folder, but for hidden ones (a
@@ -139,13 +143,10 @@ def folder_digest(folder: Path) -> str:
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
-#: a checkpoint folder's files that are a trainer's state, not the model's
-_NOT_MODEL = (".pt", ".pth")
-
-
 def _folder_digest_in_identity(value: str, handler: Any, info: SerializationInfo) -> Any:
-    if _for_identity(info) and Path(value).expanduser().is_dir():
-        return {"folder": folder_digest(Path(value).expanduser())}
+    folder = Path(value).expanduser()
+    if _for_identity(info) and folder.is_dir():
+        return {"folder": folder_digest(folder)}
     return handler(value)
 
 
