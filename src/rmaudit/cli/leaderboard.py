@@ -15,12 +15,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from rmaudit.components import MetricValue
 from rmaudit.components.vocabulary import in_oracle_units
 from rmaudit.display.formatting import format_number, short_label
 from rmaudit.display.literal import literal
 from rmaudit.metrics.letters import letter_runs
 from rmaudit.results.leaderboard import BoardRow, Leaderboard
-from rmaudit.results.summary import Cell, Column
+from rmaudit.results.summary import Column
 
 from .table_fit import LABEL_WIDTH, Layout, chunks, fitting, width
 
@@ -74,7 +75,7 @@ def _one_line_columns(out: Console, board: Leaderboard, curves: dict[str, str]) 
     return list(board.columns) if width(out, whole[0]) <= out.width else []
 
 
-def value_text(cell: Cell | None, two_lines: bool) -> Text:
+def value_text(cell: MetricValue | None, two_lines: bool) -> Text:
     """ "0.7649 ± 0.0194" (or on two lines); the value alone without a finite stderr."""
     if cell is None or not math.isfinite(cell.value):
         return Text("—")
@@ -89,7 +90,7 @@ def value_text(cell: Cell | None, two_lines: bool) -> Text:
     return text
 
 
-def interval_text(cell: Cell | None, two_lines: bool) -> str:
+def interval_text(cell: MetricValue | None, two_lines: bool) -> str:
     """``[0.727, 0.802]`` (or on two lines); "—" without one."""
     if cell is None or not (math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high)):
         return "—"

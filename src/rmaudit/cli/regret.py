@@ -162,9 +162,7 @@ def correlate(db_path: str, downstream: str, run_id: str | None, rm_column: str 
     titles: dict[tuple[str, str], str] = {}
     for row in metric_rows:
         ident = (row.metric, row.key)
-        columns.setdefault(ident, {})[labels[row.rm_key]] = (
-            math.nan if row.value is None else row.value
-        )
+        columns.setdefault(ident, {})[labels[row.rm_key]] = row.value
         titles[ident] = row.label if row.label == row.metric else f"{row.metric}: {row.label}"
     out = console()
     for outcome, values in outcomes.items():

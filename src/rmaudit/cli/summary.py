@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from rmaudit.components import MetricValue
 from rmaudit.components.vocabulary import (
     RETA_CURVE,
     SHIFT_QUANTITIES,
@@ -28,7 +29,6 @@ from rmaudit.results.leaderboard import Leaderboard, leaderboard
 from rmaudit.results.legend import legend
 from rmaudit.results.regret import StudyTable, load_studies, study_table
 from rmaudit.results.summary import (
-    Cell,
     Column,
     OracleScale,
     RunSummary,
@@ -294,11 +294,11 @@ def _study(study: StudyTable, two_lines: bool) -> Table:
     return table
 
 
-def _run_level_layouts(run_level: list[tuple[Column, Cell]]) -> list[Layout]:
+def _run_level_layouts(run_level: list[tuple[Column, MetricValue]]) -> list[Layout]:
     return [partial(one_table, _run_level, run_level, capped) for capped in (False, True)]
 
 
-def _run_level(run_level: list[tuple[Column, Cell]], capped: bool) -> Table:
+def _run_level(run_level: list[tuple[Column, MetricValue]], capped: bool) -> Table:
     table = Table()
     for header in ("metric", "result"):
         table.add_column(header, overflow="fold", max_width=LABEL_WIDTH if capped else None)

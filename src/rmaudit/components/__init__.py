@@ -15,6 +15,7 @@ The classes live in ``kinds`` (the plugin kinds), ``records`` (what they exchang
 ``metric`` (metrics, their inputs and outputs); import them from here.
 """
 
+from rmaudit.store.records import MetricValue
 from rmaudit.store.verdicts import VERDICTS, PairVerdict, Verdict
 
 from .judging import JudgedPairs, PairShown, shown_key
@@ -39,7 +40,6 @@ from .metric import (
     Metric,
     MetricInputs,
     MetricOutput,
-    MetricValue,
     PairInputs,
     PerPair,
     StepInputs,

@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from rmaudit.metrics.rewardbench2 import RowPlace
+from rmaudit.store.records import MetricValue
 
 from .judging import JudgedPairs
 from .kinds import Component, OptionsT
@@ -119,23 +120,6 @@ class StepInputs:
 
 #: ``rm_key`` under which run-level results (``scope = "run"`` metrics) are stored.
 RUN_LEVEL = ""
-
-
-@dataclass(frozen=True)
-class MetricValue:
-    """One scalar result: ``key`` is unique within a metric, e.g. ``reta@0.25``;
-    ``label`` is its column header, e.g. ``RETA(1/4)``."""
-
-    key: str
-    label: str
-    value: float
-    stderr: float = float("nan")
-    ci_low: float = float("nan")
-    ci_high: float = float("nan")
-    params: dict[str, Any] = field(default_factory=dict)
-    per_prompt: np.ndarray | None = None
-    #: Overrides the metric's ``higher_is_better`` for this value (e.g. FPR@95 beside AUROC).
-    higher_is_better: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import json
 import math
 from typing import Any
 
-from rmaudit.components import RUN_LEVEL
+from rmaudit.components import RUN_LEVEL, MetricValue
 from rmaudit.components.vocabulary import SKIPPED_STAGE
 from rmaudit.errors import BadInput
 from rmaudit.results.labelling import Labelling, labelling
@@ -17,7 +17,7 @@ from rmaudit.results.noise_dependence import noise_dependence
 from rmaudit.results.scoring_checks import checks_json, run_scoring_checks
 from rmaudit.results.summary import load_summary
 from rmaudit.store import Store
-from rmaudit.store.records import BenchmarkRow, CurvePointRow, MetricResultRow, RunRow
+from rmaudit.store.records import BenchmarkRow, CurvePointRow, RunRow
 
 FORMAT = "rmaudit-results"
 FORMAT_VERSION = 1
@@ -79,7 +79,7 @@ def run_results(store: Store, run_id: str) -> dict[str, Any]:
     }
 
 
-def _rm_label(labels: dict[str, str | None], row: MetricResultRow | CurvePointRow) -> str | None:
+def _rm_label(labels: dict[str, str | None], row: MetricValue | CurvePointRow) -> str | None:
     return labels.get(row.rm_key, row.rm_key)
 
 

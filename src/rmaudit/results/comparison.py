@@ -23,11 +23,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from rmaudit.components import RUN_LEVEL
+from rmaudit.components import RUN_LEVEL, MetricValue
 from rmaudit.components.vocabulary import SIGNED, ResultKey
 from rmaudit.metrics.paired import Comparison, PairedDifference, compare_models, paired_difference
 from rmaudit.store import Store
-from rmaudit.store.records import MetricResultRow
 
 from .pair_units import Units, pair_units, run_metric
 
@@ -83,9 +82,9 @@ def model_units(store: Store, run_id: str, rm_key: str, measure: Measure) -> Uni
     return Units({pid: float(v) for pid, v in values.items()}, name=name) if values else None
 
 
-def stored_columns(store: Store, run_ids: Sequence[str]) -> list[MetricResultRow]:
+def stored_columns(store: Store, run_ids: Sequence[str]) -> list[MetricValue]:
     """The first row of every scalar stored for an RM, first run's order, once each."""
-    seen: dict[tuple[str, str], MetricResultRow] = {}
+    seen: dict[tuple[str, str], MetricValue] = {}
     for run_id in run_ids:
         for row in store.read.metric_rows(run_id):
             if row.rm_key != RUN_LEVEL:
@@ -202,7 +201,7 @@ class _Column:
     signed: str = ""
 
     @classmethod
-    def of(cls, row: MetricResultRow) -> _Column:
+    def of(cls, row: MetricValue) -> _Column:
         params = row.params
         return cls(
             Measure(row.metric, row.key),

@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from rmaudit.components import MetricValue
 from rmaudit.components.vocabulary import ResultKey, in_oracle_units
 from rmaudit.display.formatting import format_number, format_value
 from rmaudit.metrics.letters import letter_runs, runs_note
@@ -29,7 +30,7 @@ from rmaudit.store import Store
 
 from .comparison import MetricComparison, headline_comparison
 from .comparison_text import comparison_json
-from .summary import Cell, Column, RunSummary, oracle_scale
+from .summary import Column, RunSummary, oracle_scale
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class BoardRow:
     rm_key: str
     baseline: bool
     headline: Column | None
-    cell: Cell | None
+    cell: MetricValue | None
     letters: str = ""
     rank_low: int = 0
     rank_high: int = 0
@@ -74,10 +75,10 @@ class Leaderboard:
     #: the run's first number, the headline of every model that declares none of its own
     first: Column | None = None
 
-    def cell(self, row: BoardRow, column: Column) -> Cell | None:
+    def cell(self, row: BoardRow, column: Column) -> MetricValue | None:
         return self.summary.cells.get((row.rm_key, column.metric, column.key))
 
-    def subset_cell(self, row: BoardRow, subset: str) -> Cell | None:
+    def subset_cell(self, row: BoardRow, subset: str) -> MetricValue | None:
         """``row``'s headline on one subset (a judge's judge accuracy there, an RM's accuracy)."""
         if row.headline is None:
             return None
@@ -249,7 +250,7 @@ def signed_lines(board: Leaderboard) -> list[str]:
     ]
 
 
-def run_level_table(run_level: list[tuple[Column, Cell]]) -> PlainTable:
+def run_level_table(run_level: list[tuple[Column, MetricValue]]) -> PlainTable:
     """The numbers computed across the reward models, as text: metric, result, value, CI."""
     return PlainTable(
         ["metric", "result", "value ± stderr", "95% CI"],
@@ -257,12 +258,12 @@ def run_level_table(run_level: list[tuple[Column, Cell]]) -> PlainTable:
     )
 
 
-def value_text(cell: Cell | None) -> str:
+def value_text(cell: MetricValue | None) -> str:
     """A cell's value ± stderr ("—" for none)."""
     return format_value(cell.value, cell.stderr) if cell is not None else "—"
 
 
-def interval_text(cell: Cell | None) -> str:
+def interval_text(cell: MetricValue | None) -> str:
     """A cell's 95% interval to three decimals ("—" for none, or an open end)."""
     if cell is None or not (math.isfinite(cell.ci_low) and math.isfinite(cell.ci_high)):
         return "—"
@@ -272,7 +273,7 @@ def interval_text(cell: Cell | None) -> str:
 def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
     """The board as JSON-ready data (NaN as null)."""
 
-    def cell(found: Cell | None) -> dict[str, Any] | None:
+    def cell(found: MetricValue | None) -> dict[str, Any] | None:
         if found is None:
             return None
         return {

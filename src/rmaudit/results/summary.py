@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rmaudit.backends.simulated import SIMULATED_NOTICE
-from rmaudit.components import RUN_LEVEL, Provenance
+from rmaudit.components import RUN_LEVEL, MetricValue, Provenance
 from rmaudit.components.vocabulary import (
     BASELINE_PROCESS_REWARD_MODELS,
     BASELINE_REWARD_MODELS,
@@ -26,7 +26,6 @@ from rmaudit.store import Store
 from rmaudit.store.records import (
     BenchmarkRow,
     CurvePointRow,
-    MetricResultRow,
     RunRewardModel,
     RunRow,
 )
@@ -60,18 +59,6 @@ class Column:
 
 
 @dataclass(frozen=True)
-class Cell:
-    value: float
-    stderr: float
-    ci_low: float
-    ci_high: float
-    #: why value ± 1.96·stderr is only approximate here (empty: it covers at its nominal rate)
-    approximate: str = ""
-    #: why the value is undefined (NaN), where the metric says (empty: defined, or no reason)
-    undefined: str = ""
-
-
-@dataclass(frozen=True)
 class Curve:
     label: str
     x_label: str
@@ -94,10 +81,11 @@ class RunSummary:
     benchmark: BenchmarkRow
     reward_models: list[RunRewardModel]  # in recipe order
     columns: list[Column] = field(default_factory=list)
-    cells: dict[tuple[str, str, str], Cell] = field(default_factory=dict)  # (rm_key, metric, key)
+    #: each stored value by (rm_key, metric, key)
+    cells: dict[tuple[str, str, str], MetricValue] = field(default_factory=dict)
     curves: dict[tuple[str, str, str], Curve] = field(default_factory=dict)
     #: results of metrics across all RMs (``scope = "run"``), in stored order
-    run_level: list[tuple[Column, Cell]] = field(default_factory=list)
+    run_level: list[tuple[Column, MetricValue]] = field(default_factory=list)
     #: how many preference pairs the run audits (0: none)
     pairs: int = 0
     #: where each part of the run came from (empty for runs stored before it was recorded)
@@ -279,7 +267,7 @@ def load_summary(store: Store, run_id: str) -> RunSummary:
     return summary
 
 
-def _add_metrics(summary: RunSummary, rows: list[MetricResultRow]) -> None:
+def _add_metrics(summary: RunSummary, rows: list[MetricValue]) -> None:
     """The run's metric values as the summary's columns and cells (and run-level results)."""
     seen: set[tuple[str, str]] = set()
     for row in rows:
@@ -288,27 +276,19 @@ def _add_metrics(summary: RunSummary, rows: list[MetricResultRow]) -> None:
             row.metric,
             row.key,
             row.label,
-            row.higher_is_better,
+            bool(row.higher_is_better),
             headline=str(params.get(HEADLINE) or ""),
             signed=str(params.get(SIGNED) or ""),
             detail=bool(params.get(DETAIL)),
         )
         summary.clustered_pairs |= CLUSTERED_PROMPTS in params
-        cell = Cell(
-            _nan_if_null(row.value),
-            _nan_if_null(row.stderr),
-            _nan_if_null(row.ci_low),
-            _nan_if_null(row.ci_high),
-            approximate=params.get("approximate") or "",
-            undefined=params.get("undefined") or "",
-        )
         if row.rm_key == RUN_LEVEL:
-            summary.run_level.append((column, cell))
+            summary.run_level.append((column, row))
             continue
         if (row.metric, row.key) not in seen:
             seen.add((row.metric, row.key))
             summary.columns.append(column)
-        summary.cells[(row.rm_key, row.metric, row.key)] = cell
+        summary.cells[(row.rm_key, row.metric, row.key)] = row
 
 
 def _add_curves(summary: RunSummary, stored: list[CurvePointRow]) -> None:
@@ -364,9 +344,3 @@ def oracle_scale(store: Store, benchmark: BenchmarkRow) -> OracleScale | None:
     )
     assert high is not None and mean is not None  # with low: some response is labelled
     return OracleScale(name, scale, float(low), float(high), float(mean))
-
-
-def _nan_if_null(value: float | None) -> float:
-    """SQLite stores NaN (e.g. the stderr a metric did not estimate) as NULL; read it back as
-    NaN."""
-    return float("nan") if value is None else value

@@ -19,7 +19,7 @@ from rmaudit.errors import BadInput, MetricInputError
 from rmaudit.recipe import ComponentSpec, metric_entry
 from rmaudit.store import utc_now
 from rmaudit.store.metric_results import MetricResults, ResultRows
-from rmaudit.store.records import CurvePointRow, MetricResultRow, PerPromptRow, RunFailure
+from rmaudit.store.records import CurvePointRow, PerPromptRow, RunFailure
 
 from . import verdicts
 from .benchmark import Benchmark
@@ -298,16 +298,12 @@ def result_rows(
     head = (run_id, rm_key, spec.label)
     return ResultRows(
         tuple(
-            MetricResultRow(
-                *head,
-                v.key,
-                v.label,
-                v.params,
-                v.value,
-                v.stderr,
-                v.ci_low,
-                v.ci_high,
-                higher if v.higher_is_better is None else v.higher_is_better,
+            replace(
+                v,
+                per_prompt=None,  # stored as per_prompt_results' rows
+                higher_is_better=higher if v.higher_is_better is None else v.higher_is_better,
+                rm_key=rm_key,
+                metric=spec.label,
             )
             for v in output.values
         ),

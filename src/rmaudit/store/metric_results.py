@@ -10,7 +10,7 @@ from dataclasses import astuple, dataclass, field
 from typing import TYPE_CHECKING
 
 from .json_columns import dumps
-from .records import CurvePointRow, MetricResultRow, PerPromptRow
+from .records import CurvePointRow, MetricValue, PerPromptRow
 
 if TYPE_CHECKING:
     from . import Store
@@ -59,18 +59,15 @@ class StoredResults:
 
 @dataclass(frozen=True)
 class ResultRows:
-    """One metric's new rows of each result table, for one RM."""
+    """One metric's new rows of each result table, for one RM, written under the run's id."""
 
-    values: tuple[MetricResultRow, ...] = ()
+    values: tuple[MetricValue, ...] = ()
     per_prompt: tuple[PerPromptRow, ...] = ()
     curve: tuple[CurvePointRow, ...] = ()
 
-    def tables(self) -> dict[str, list[tuple]]:
+    def tables(self, run_id: str) -> dict[str, list[tuple]]:
         """The rows as each table's columns (:data:`RESULT_COLUMNS`) hold them."""
-        values = [
-            (*astuple(v)[:5], dumps(v.params), *astuple(v)[6:10], int(v.higher_is_better))
-            for v in self.values
-        ]
+        values = [_value_row(run_id, v) for v in self.values]
         curve = [astuple(point) for point in self.curve]
         return {
             "metric_results": values,
@@ -79,10 +76,21 @@ class ResultRows:
         }
 
 
+def _value_row(run_id: str, value: MetricValue) -> tuple:
+    """``value`` as its ``metric_results`` row, column by column (:data:`RESULT_COLUMNS`)."""
+    stored = {
+        "run_id": run_id,
+        "params": dumps(value.params),
+        "higher_is_better": int(bool(value.higher_is_better)),
+    }
+    columns = RESULT_COLUMNS["metric_results"]
+    return tuple(stored[name] if name in stored else getattr(value, name) for name in columns)
+
+
 @dataclass(frozen=True)
 class MetricResults:
     """One metric's results for one RM in a run (``rm_key`` ``""``: run-level), in the order a
-    run stores them.  ``rows``: each result table's new rows (run id first); empty with
+    run stores them.  ``rows``: each result table's new rows; empty with
     ``reused`` set, whose stored rows are these results.  ``digest``: what they were computed
     from (None: inputs that cannot be digested, never reused)."""
 
@@ -119,7 +127,9 @@ class MetricDigests:
         ):
             return
         # read before the run's own rows are deleted: results reused from this run
-        rows = [r.rows.tables() if r.reused is None else self._rows(r, run_id) for r in results]
+        rows = [
+            r.rows.tables(run_id) if r.reused is None else self._rows(r, run_id) for r in results
+        ]
         for table in (*RESULT_COLUMNS, "metric_digests"):
             self.store.execute(f"delete from {table} where run_id = ?", [run_id])
         for table, columns in RESULT_COLUMNS.items():

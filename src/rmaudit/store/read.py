@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 from .damage import damaged_value
 from .item_records import LabelledResponse, ScoredLabel, SelectionPrompt
 from .json_columns import json_list, json_object
+from .metric_results import RESULT_COLUMNS
 from .pair_reads import PairReads
 from .records import (
     BENCHMARK_COLUMNS,
     RUN_COLUMNS,
     BenchmarkRow,
     CurvePointRow,
-    MetricResultRow,
+    MetricValue,
     PerPromptRow,
     RunFailure,
     RunListing,
@@ -122,25 +123,27 @@ class Reads(PairReads):
         ]
 
     # -- results ----------------------------------------------------------------------------
-    def metric_rows(self, run_id: str) -> list[MetricResultRow]:
+    def metric_rows(self, run_id: str) -> list[MetricValue]:
         """The run's ``metric_results`` rows, in stored order (read once while the file is
         unchanged: every view of a run starts from them)."""
         return list(
             self.store.remembered(("metric rows", run_id), lambda: self._metric_rows(run_id))
         )
 
-    def _metric_rows(self, run_id: str) -> list[MetricResultRow]:
-        columns = ", ".join(MetricResultRow.__dataclass_fields__)
+    def _metric_rows(self, run_id: str) -> list[MetricValue]:
+        columns = RESULT_COLUMNS["metric_results"][1:]
         rows = dict_rows(
             self.store.execute(
-                f"select {columns} from metric_results where run_id = ? order by rowid", [run_id]
+                f"select {', '.join(columns)} from metric_results where run_id = ? order by rowid",
+                [run_id],
             )
         )
         path = self.store.path
         return [
-            MetricResultRow(
+            MetricValue(
                 **{
                     **row,
+                    **{n: math.nan if row[n] is None else row[n] for n in RESULT_NUMBERS},
                     "params": json_object(row["params"], path, "metric_results.params"),
                     "higher_is_better": bool(row["higher_is_better"]),
                 }

@@ -12,8 +12,11 @@ here and nowhere else.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+import numpy as np
 
 from rmaudit.errors import BadInput
 
@@ -252,23 +255,35 @@ class RunListing(NamedTuple):
 
 
 @dataclass(frozen=True)
-class MetricResultRow:
-    """One stored metric value of a run (``metric_results``)."""
+class MetricValue:
+    """One scalar result, as a metric returns it and ``metric_results`` stores it (NaN: NULL):
+    ``key`` is unique within a metric, e.g. ``reta@0.25``; ``label`` is its column header, e.g.
+    ``RETA(1/4)``.  The run sets what storing adds: the RM's key (``RUN_LEVEL``, "": across
+    every RM), the metric's label in the recipe, and the ``higher_is_better`` that holds.
+    Read back, ``per_prompt`` is None (it is stored as ``per_prompt_results``' rows)."""
 
-    run_id: str
-    #: the RM's key, or ``RUN_LEVEL`` for a result across every RM
-    rm_key: str
-    #: the metric's label in the recipe
-    metric: str
     key: str
     label: str
-    #: the metric's parameters (empty: none stored)
-    params: dict[str, Any]
-    value: float | None
-    stderr: float | None
-    ci_low: float | None
-    ci_high: float | None
-    higher_is_better: bool
+    value: float
+    stderr: float = math.nan
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+    params: dict[str, Any] = field(default_factory=dict)
+    per_prompt: np.ndarray | None = None
+    #: Overrides the metric's ``higher_is_better`` for this value (e.g. FPR@95 beside AUROC).
+    higher_is_better: bool | None = None
+    rm_key: str = ""
+    metric: str = ""
+
+    @property
+    def approximate(self) -> str:
+        """Why value ± 1.96·stderr is only approximate (empty: it covers at its nominal rate)."""
+        return str(self.params.get("approximate") or "")
+
+    @property
+    def undefined(self) -> str:
+        """Why the value is undefined (NaN), where the metric says (empty: defined)."""
+        return str(self.params.get("undefined") or "")
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,12 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from rmaudit.components import MetricValue
 from rmaudit.display.formatting import format_number, markdown_line
 from rmaudit.metrics.paired import PairedDifference
 from rmaudit.results.comparison import Measure, paired_against
 from rmaudit.results.scoring_checks import run_scoring_checks, untrusted
-from rmaudit.results.summary import Cell, load_summary
+from rmaudit.results.summary import load_summary
 from rmaudit.store import Store
 
 from . import Suite
@@ -39,8 +40,8 @@ from .prm_arguments import PRM_BASELINES
 
 #: value ± this many standard errors of the difference decides above / below
 Z = 1.96
-_MISSING = Cell(math.nan, math.nan, math.nan, math.nan)
 CHANCE = "chance"
+_MISSING = MetricValue("", "", math.nan)
 #: the baseline shown beside the bars for reference, never a bar itself
 REFERENCE = "random"
 
@@ -50,7 +51,7 @@ class AgainstBar:
     """A model's first number against one bar."""
 
     bar: str  # a baseline's label, or "chance"
-    cell: Cell  # the bar's value and ± (chance: no ±)
+    cell: MetricValue  # the bar's value and ± (chance: no ±)
     outcome: str  # "above", "below", "within the ± of", or "no value to compare with"
     #: the model's value minus the bar's on the same items (None: chance, or not stored)
     paired: PairedDifference | None = None
@@ -69,7 +70,7 @@ class ModelResult:
     label: str
     baseline: bool
     #: headline name → the stored value, ± and interval (NaN where the run stored none)
-    cells: dict[str, Cell]
+    cells: dict[str, MetricValue]
     #: the first headline against each bar (empty for a baseline)
     against_bars: tuple[AgainstBar, ...] = ()
     #: ``⚠ scores not trustworthy: ...`` where a scoring check of the model failed
@@ -128,14 +129,15 @@ def suite_result(store: Store, suite: Suite, run_id: str, baselines: set[str]) -
             cells[first.name] = summary.cells[(rm_key, own.metric, own.key)]
             measure = Measure(own.metric, own.key)
         rows.append((label, rm_key, cells, measure, own.headline if own else ""))
-    bars: list[tuple[str, str, Cell, Measure | None]] = [
+    bars: list[tuple[str, str, MetricValue, Measure | None]] = [
         (label, key, cells[first.name], measure)
         for label, key, cells, measure, _ in rows
         if label in baselines
     ]
     distrusted = {m.label: untrusted(m.checks) for m in run_scoring_checks(store, run_id)}
     if first.chance is not None:
-        bars.append((CHANCE, "", Cell(first.chance, 0.0, first.chance, first.chance), None))
+        chance = first.chance
+        bars.append((CHANCE, "", MetricValue(CHANCE, CHANCE, chance, 0.0, chance, chance), None))
     models = []
     for label, rm_key, cells, measure, convention in rows:
         baseline = label in baselines
@@ -164,7 +166,7 @@ def suite_result(store: Store, suite: Suite, run_id: str, baselines: set[str]) -
 
 
 def _outcome(
-    model: Cell, bar: Cell, higher_is_better: bool, paired: PairedDifference | None
+    model: MetricValue, bar: MetricValue, higher_is_better: bool, paired: PairedDifference | None
 ) -> str:
     if not (math.isfinite(model.value) and math.isfinite(bar.value)):
         return "no value to compare with"
@@ -189,7 +191,7 @@ def baseline_labels(tables: list[dict]) -> set[str]:
     return {t["label"] for t in tables if t["name"] == known.get(t["label"], {}).get("name")}
 
 
-def shown(cell: Cell) -> str:
+def shown(cell: MetricValue) -> str:
     """``0.5250 ± 0.0250`` (``≈`` after it where the ± covers less or more than 95%), the
     value alone where it has no ±, ``—`` where it has no value."""
     if not math.isfinite(cell.value):
@@ -300,7 +302,7 @@ def _bars_line(r: SuiteResult, first: str) -> str:
     bars = [(label, cell) for label, cell in baselines if label != REFERENCE or process]
     chance = r.suite.headlines[0].chance
     if chance is not None:
-        bars.append((CHANCE, Cell(chance, math.nan, chance, chance)))
+        bars.append((CHANCE, MetricValue(CHANCE, CHANCE, chance, math.nan, chance, chance)))
     shown_bars = ", ".join(f"{label} {shown(cell)}" for label, cell in bars)
     known = [(cell.value, label) for label, cell in bars if math.isfinite(cell.value)]
     higher = r.higher_is_better

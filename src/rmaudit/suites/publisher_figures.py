@@ -227,7 +227,7 @@ def _rmaudit_values(store: Store, run_id: str) -> dict[str, dict[str | None, flo
     found: dict[str, dict[str | None, float]] = defaultdict(dict)
     for row in store.read.metric_rows(run_id):
         if row.key in ALONGSIDE and row.rm_key in labels:  # RewardMATH's, by their keys
-            found[labels[row.rm_key]][row.key] = math.nan if row.value is None else row.value
+            found[labels[row.rm_key]][row.key] = row.value
         key = ResultKey.read(row.key)
         if key.name not in RMAUDIT_KEYS or row.rm_key not in labels:
             continue
@@ -235,7 +235,7 @@ def _rmaudit_values(store: Store, run_id: str) -> dict[str, dict[str | None, flo
         values = found[labels[row.rm_key]]
         # a judge's accuracy in both orders before its pair accuracy (ties a loss there)
         if key.name == RMAUDIT_KEYS[0] or subset not in values:
-            values[subset] = row.value if row.value is not None else math.nan
+            values[subset] = row.value
     return found
 
 

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Header, Static
 
+from rmaudit.components import MetricValue
 from rmaudit.components.vocabulary import RETA_CURVE
 from rmaudit.display.formatting import format_value, short_label, sparkline
 from rmaudit.display.literal import assemble, literal
@@ -21,7 +22,7 @@ from rmaudit.metrics.paired import rank_range
 from rmaudit.results.browse import ACROSS_RMS
 from rmaudit.results.labelling import Labelling
 from rmaudit.results.leaderboard import BoardRow, Leaderboard, interval_text, leaderboard
-from rmaudit.results.summary import Cell, Column
+from rmaudit.results.summary import Column
 
 from ..widgets.scoring_checks import show_scoring_checks
 from ..widgets.table import NavTable
@@ -248,7 +249,7 @@ class LeaderboardScreen(AuditScreen):
         elif kind == "rank":
             return cell
         elif kind == "interval":
-            value = cell.ci_low if isinstance(cell, Cell) else math.nan
+            value = cell.ci_low if isinstance(cell, MetricValue) else math.nan
         else:
             value = getattr(cell, "value", math.nan)
         # missing values sort last whichever way the column is ordered
