@@ -178,7 +178,8 @@ def _board(
         table.add_column(header(column, two_lines, board.scale), justify="right")
         cells.append(partial(_number, board, column, two_lines))
     if curves:
-        table.add_column(f"RETA curve{chr(10) if two_lines else ' '}η: ½→small", no_wrap=True)
+        start = board.summary.reta_start()
+        table.add_column(f"RETA curve{chr(10) if two_lines else ' '}η: {start}→small", no_wrap=True)
         cells.append(lambda r: curves.get(r.rm_key, ""))
     for row in board.rows:
         table.add_row(literal(short_label(row.label)), *(cell(row) for cell in cells))

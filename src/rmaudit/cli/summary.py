@@ -18,7 +18,6 @@ from rich.text import Text
 
 from rmaudit.components import MetricValue
 from rmaudit.components.vocabulary import (
-    RETA_CURVE,
     SHIFT_QUANTITIES,
     THRESHOLD_CURVES,
     in_oracle_units,
@@ -66,7 +65,7 @@ def print_summary(
     scale = oracle_scale(store, summary.benchmark)
     tag = Text("  SIMULATED", style="bold yellow") if summary.simulated else ""
     out.print(assemble((summary.run.title, "bold"), tag))
-    reta = next(((m, k) for m, k in summary.curve_keys() if k == RETA_CURVE), None)
+    reta = summary.reta_curve
     _print_board(out, store, summary, scale, db_path, details, reta, brief)
     if summary.simulated:
         out.print(literal(summary.simulated_notice), style="yellow")
@@ -113,7 +112,7 @@ def _print_board(
     comparisons, and the numbers it leaves out (with ``details``) or how to see them."""
     board = leaderboard(store, summary)
     curves = {
-        rm_key: sparkline(curve.value)
+        rm_key: sparkline(curve.from_largest_x())
         for _, rm_key in summary.reward_models
         if reta and (curve := summary.curves.get((rm_key, *reta))) is not None
     }

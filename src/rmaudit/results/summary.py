@@ -14,10 +14,12 @@ from rmaudit.components.vocabulary import (
     CLUSTERED_PROMPTS,
     DETAIL,
     HEADLINE,
+    RETA_CURVE,
     SIGNED,
     SKIPPED_STAGE,
     ResultKey,
 )
+from rmaudit.display.formatting import eta_label
 from rmaudit.metrics.reta_coverage import few_prompts_note, finite_pool_note
 from rmaudit.results.labelling import Labelling, labelling, labelling_line
 from rmaudit.results.noise_dependence import NoiseDependence, noise_dependence
@@ -69,6 +71,11 @@ class Curve:
     #: diagram's Wilson 95% interval, which is not value ± 1.96·stderr
     ci_low: np.ndarray | None = None
     ci_high: np.ndarray | None = None
+
+    def from_largest_x(self) -> np.ndarray:
+        """The values from the largest x to the smallest, however the metric ordered its points:
+        a RETA curve's from its largest η, as its sparkline reads."""
+        return self.value[np.argsort(-self.x, kind="stable")]
 
 
 @dataclass
@@ -182,6 +189,18 @@ class RunSummary:
     def curve_keys(self) -> list[tuple[str, str]]:
         """(metric, key) of every stored curve, in stored order."""
         return list(dict.fromkeys((metric, key) for _, metric, key in self.curves))
+
+    @property
+    def reta_curve(self) -> tuple[str, str] | None:
+        """(metric, key) of the run's first RETA curve, which the boards draw as sparklines."""
+        return next(((m, k) for m, k in self.curve_keys() if k == RETA_CURVE), None)
+
+    def reta_start(self) -> str:
+        """Where those sparklines start, the curves' largest η: "½" for the default grid, "0.9"
+        for RewardMATH's, whose η rise from 1/10."""
+        xs = [c.x for (_, *ident), c in self.curves.items() if tuple(ident) == self.reta_curve]
+        largest = max((float(x.max()) for x in xs if len(x)), default=0.5)
+        return "½" if largest == 0.5 else eta_label(largest)
 
     @property
     def first_column(self) -> Column | None:

@@ -14,7 +14,6 @@ from textual.binding import Binding
 from textual.widgets import Footer, Header, Static
 
 from rmaudit.components import MetricValue
-from rmaudit.components.vocabulary import RETA_CURVE
 from rmaudit.display.formatting import format_value, short_label, sparkline
 from rmaudit.display.literal import assemble, literal
 from rmaudit.metrics.letters import letter_runs
@@ -144,12 +143,12 @@ class LeaderboardScreen(AuditScreen):
             f"reverse) · space marks RMs for the curves · enter: {opens}"
             + (
                 " · each sparkline has its own scale; s sorts it by RETA at the smallest η"
-                if self._reta_curve()
+                if self.app.summary(self.run_id).reta_curve
                 else ""
             )
         )
         #: (metric, key) of the RETA curve drawn as a sparkline after the numbers, if stored
-        self.reta_curve = self._reta_curve()
+        self.reta_curve = self.app.summary(self.run_id).reta_curve
         board = self.leaderboard()
         headers: list[str | Text] = [
             *FIXED_COLUMNS,
@@ -167,7 +166,11 @@ class LeaderboardScreen(AuditScreen):
             *headers[: len(FIXED_COLUMNS) + 1],
             *standing,
             *headers[len(FIXED_COLUMNS) + 1 :],
-            *(["RETA curve ½→small η"] if self.reta_curve else []),
+            *(
+                [f"RETA curve {self.app.summary(self.run_id).reta_start()}→small η"]
+                if self.reta_curve
+                else []
+            ),
         )
         self.fill()
         self.fill_subsets()
@@ -188,10 +191,6 @@ class LeaderboardScreen(AuditScreen):
     def compared(self) -> bool:
         board = self.leaderboard()
         return board.comparison is not None and board.comparison.comparison is not None
-
-    def _reta_curve(self) -> tuple[str, str] | None:
-        summary = self.app.summary(self.run_id)
-        return next(((m, k) for m, k in summary.curve_keys() if k == RETA_CURVE), None)
 
     def rows(self) -> list[tuple[str, list]]:
         """(rm_key, cells) in display order; cells hold raw values for sorting (the RETA
@@ -242,8 +241,10 @@ class LeaderboardScreen(AuditScreen):
         cell = row[1][self.sort_column]
         kind = self._kind(self.sort_column)
         if kind == "curve":
-            # the curve's value at the smallest η (its last point), not the glyphs
-            value = float(cell.value[-1]) if cell is not None and len(cell.value) else math.nan
+            # the curve's value at the smallest η, not the glyphs
+            value = (
+                float(cell.from_largest_x()[-1]) if cell is not None and len(cell.x) else math.nan
+            )
         elif kind in ("label", "group"):
             return str(cell)
         elif kind == "rank":
@@ -277,7 +278,7 @@ class LeaderboardScreen(AuditScreen):
             for index, cell in enumerate(cells[2:], start=len(FIXED_COLUMNS)):
                 kind = self._kind(index)
                 if kind == "curve":
-                    shown.append(sparkline(cell.value) if cell is not None else "")
+                    shown.append(sparkline(cell.from_largest_x()) if cell is not None else "")
                 elif kind == "interval":
                     shown.append(interval_text(cell))
                 elif kind == "group":
