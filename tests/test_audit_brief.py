@@ -101,3 +101,17 @@ def test_suites_that_say_the_same_next_step_say_it_once(rmaudit, tmp_path):
     assert done.out.count("rmaudit audit --suite ") == 2  # both suites' boards
     (hint,) = [line for line in done.out.splitlines() if line.startswith("Next:")]
     assert "enter on a reward model opens its pair failures" in hint
+
+
+def test_an_audits_command_is_listed_once_among_the_runs(rmaudit, tmp_path, monkeypatch):
+    """An audit's title starts with its command, which is also what stands for its recipe:
+    the 80-column listing says it once (a recipe's run still shows its recipe: the
+    snapshots of tests/test_cli_output.py)."""
+    data = tmp_path / "data"
+    write_llmbar(data)
+    assert rmaudit("audit", "length", "--suite", "llmbar", "--data-dir", str(data)).code == 0
+    monkeypatch.setenv("COLUMNS", "80")
+    listing = rmaudit("runs", "--db", "rmaudit-audit.db")
+    assert listing.code == 0, listing.err
+    cells = [line.split("│")[2].strip() for line in listing.out.splitlines() if "│" in line]
+    assert " ".join(cells).count("rmaudit audit --suite llmbar") == 1

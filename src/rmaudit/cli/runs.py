@@ -140,9 +140,14 @@ def _narrow_runs_table(rows: list[ListedRun]) -> Table:
             if run.solutions
             else "pairs"
         )
+        # an audit's title starts with its command, which stands for its recipe: said once
+        said = run.recipe_path is None or run.title.startswith(run.recipe_path)
         table.add_row(
             run.id[:10],
-            assemble(one_line(run.title, 2 * LABEL_MAX), "\n", (run.recipe_path, "dim")),
+            assemble(
+                one_line(run.title, 2 * LABEL_MAX),
+                *(() if said else ("\n", (run.recipe_path, "dim"))),
+            ),
             assemble(run.status, ("\nSIM." if run.simulated else "", "yellow")),
             size,
             str(run.reward_models),
