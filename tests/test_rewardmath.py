@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -201,3 +202,34 @@ def test_the_tie_rate_is_lower_is_better_as_a_judges_is(rmaudit, tmp_path):
     columns = json.loads(shown.out)["runs"][0]["leaderboard"]["columns"]
     direction = {c["label"]: c["higher_is_better"] for c in columns}
     assert direction["tie rate"] is False and direction["acc"] is True
+
+
+def test_the_reta_tables_read_from_the_largest_eta_as_the_sparklines_do(rmaudit, tmp_path):
+    """RewardMATH's η rise from 1/10 to 0.9 as stored; the audit's RETA curve table and
+    report.md's both list them from the largest down, and the report says from where to
+    where (not "from η = ½")."""
+    data = tmp_path / "data"
+    classifier(data, "ArmoRM", 1)
+    rating(data, "gpt4", 2)
+    db = tmp_path / "a.db"
+    done = rmaudit(
+        "audit", "--suite", "rewardmath", "--recorded-judges", "--data-dir", str(data),
+        "--db", str(db), "--report", str(tmp_path / "report"),
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    conn = sqlite3.connect(db)
+    etas = sorted({x for (x,) in conn.execute("select x from curves where key = 'reta_curve'")})
+    conn.close()
+
+    def shown(line: str, prefix: str) -> list[float]:
+        return [float(Fraction(cell.split()[0])) for cell in line.split(prefix)[1:]]
+
+    (header,) = [line for line in done.out.splitlines() if "η=" in line]
+    table = shown(header, "η=")
+    assert table == sorted(table, reverse=True) and (table[0], table[-1]) == (etas[-1], etas[0])
+    markdown = (tmp_path / "report" / "rewardmath" / "report.md").read_text(encoding="utf-8")
+    section = markdown.split("## RETA curve")[1]
+    assert "from η = 0.9 to 1/10" in section
+    (row,) = [line for line in section.splitlines() if line.startswith("| reward model |")]
+    listed = shown(row.replace("|", " "), "η = ")
+    assert listed == sorted(listed, reverse=True) and (listed[0], listed[-1]) == (0.9, 0.1)

@@ -34,15 +34,17 @@ def curve_layouts(summary: RunSummary, ident: tuple[str, str], axis: Axis = ETA)
         (label, summary.curves.get((rm_key, *ident))) for label, rm_key in summary.reward_models
     ]
     curves = [(label, curve) for label, curve in stored if curve is not None]
-    x = curves[0][1].x
+    first = curves[0][1]
+
+    def picks(count: int) -> list[int]:  # η from the largest, as the sparklines read
+        return first.spread_from_largest_x(count) if axis == ETA else spread(len(first.x), count)
+
     layouts: list[Layout] = [
-        partial(
-            one_table, _curve_by_rm, curves, spread(len(x), count), axis, models_header(summary)
-        )
+        partial(one_table, _curve_by_rm, curves, picks(count), axis, models_header(summary))
         for count in (8, 6, 5, 4, 3)
     ]
     for size in range(len(curves), 0, -1):
-        layouts.append(partial(_curves_by_x, chunks(curves, size), spread(len(x), 8), axis))
+        layouts.append(partial(_curves_by_x, chunks(curves, size), picks(8), axis))
     return layouts
 
 

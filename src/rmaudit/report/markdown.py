@@ -105,7 +105,7 @@ def reta_curve_table(summary: RunSummary) -> list[str]:
     if not curves:
         return []
     x = curves[0][1].x
-    picks = spread(len(x), CURVE_POINTS)
+    picks = curves[0][1].spread_from_largest_x(CURVE_POINTS)
     rows = [
         [
             md(label, LABEL_MAX),
@@ -116,7 +116,8 @@ def reta_curve_table(summary: RunSummary) -> list[str]:
     return [
         "## RETA curve",
         "",
-        "RETA(η) ± standard error across prompts, from η = ½ to one response (1 = a random RM).",
+        f"RETA(η) ± standard error across prompts, from η = {eta_label(float(x[picks[0]]))} to "
+        f"{eta_label(float(x[picks[-1]]))} (1 = a random RM).",
         "",
         *_table(["reward model", *(f"η = {eta_label(float(x[i]))}" for i in picks)], rows),
         "",

@@ -19,7 +19,7 @@ from rmaudit.components.vocabulary import (
     SKIPPED_STAGE,
     ResultKey,
 )
-from rmaudit.display.formatting import eta_label
+from rmaudit.display.formatting import eta_label, spread
 from rmaudit.metrics.reta_coverage import few_prompts_note, finite_pool_note
 from rmaudit.results.labelling import Labelling, labelling, labelling_line
 from rmaudit.results.noise_dependence import NoiseDependence, noise_dependence
@@ -76,6 +76,12 @@ class Curve:
         """The values from the largest x to the smallest, however the metric ordered its points:
         a RETA curve's from its largest η, as its sparkline reads."""
         return self.value[np.argsort(-self.x, kind="stable")]
+
+    def spread_from_largest_x(self, count: int) -> list[int]:
+        """``count`` of its points spread evenly, the first and last included, from the largest
+        x to the smallest: the η a RETA curve's table shows."""
+        order = np.argsort(-self.x, kind="stable")
+        return [int(order[i]) for i in spread(len(order), count)]
 
 
 @dataclass
