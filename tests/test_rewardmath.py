@@ -230,6 +230,7 @@ def test_the_reta_tables_read_from_the_largest_eta_as_the_sparklines_do(rmaudit,
     markdown = (tmp_path / "report" / "rewardmath" / "report.md").read_text(encoding="utf-8")
     section = markdown.split("## RETA curve")[1]
     assert "from η = 0.9 to 1/10" in section
+    assert "The RETA curve runs from η = 0.9 to 1/10." in markdown  # its legend
     (row,) = [line for line in section.splitlines() if line.startswith("| reward model |")]
     listed = shown(row.replace("|", " "), "η = ")
     assert listed == sorted(listed, reverse=True) and (listed[0], listed[-1]) == (0.9, 0.1)

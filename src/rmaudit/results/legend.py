@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 
 from rmaudit.components.vocabulary import (
-    RETA_CURVE,
     RETA_PREFIX,
     SHIFT_CURVE_PREFIX,
     STEP_AUROC,
@@ -145,18 +144,24 @@ def legend(
         return [line.removesuffix(".") + approximate for line in _plus_minus(summary, keys)]
     lines = []
     reta = next((c for c in summary.columns if c.key.startswith(RETA_PREFIX)), None)
-    if reta is not None or any(key == RETA_CURVE for _, key in summary.curve_keys()):
+    etas = summary.reta_etas()
+    if reta is not None or etas is not None:
         lines.append(
             "RETA(η): mean oracle score of the RM's top η share of a prompt's responses "
             "÷ the mean of all of them; 1 = a random RM, > 1 better"
             + (f" ({reta.header}: its top {_share(reta)})" if reta is not None else "")
-            + ". The RETA curve runs from η = ½ to one response"
+            + (
+                f". The RETA curve runs from η = {summary.reta_start()} to {eta_label(etas[1])}"
+                if etas is not None
+                else ""
+            )
             + (
                 " (its sparkline, where the width allows, goes ▁ lowest to █ highest on each "
-                "RM's own scale)."
-                if terminal
-                else "."
+                "RM's own scale)"
+                if terminal and etas is not None
+                else ""
             )
+            + "."
         )
     if any(in_oracle_units(key) for key in keys):
         lines.append(

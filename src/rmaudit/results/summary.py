@@ -201,11 +201,18 @@ class RunSummary:
         """(metric, key) of the run's first RETA curve, which the boards draw as sparklines."""
         return next(((m, k) for m, k in self.curve_keys() if k == RETA_CURVE), None)
 
-    def reta_start(self) -> str:
-        """Where those sparklines start, the curves' largest η: "½" for the default grid, "0.9"
-        for RewardMATH's, whose η rise from 1/10."""
+    def reta_etas(self) -> tuple[float, float] | None:
+        """The largest and the smallest η of those curves (None: none stored)."""
         xs = [c.x for (_, *ident), c in self.curves.items() if tuple(ident) == self.reta_curve]
-        largest = max((float(x.max()) for x in xs if len(x)), default=0.5)
+        found = [x for x in xs if len(x)]
+        if not found:
+            return None
+        return max(float(x.max()) for x in found), min(float(x.min()) for x in found)
+
+    def reta_start(self) -> str:
+        """Where those curves start, their largest η: "½" for the default grid, "0.9" for
+        RewardMATH's, whose η rise from 1/10."""
+        largest = (self.reta_etas() or (0.5, 0.5))[0]
         return "½" if largest == 0.5 else eta_label(largest)
 
     @property
