@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+from pathlib import Path
 
 import numpy as np
 from _rewardmath import CORRECT, classifier, folder, rating
@@ -16,15 +17,20 @@ from rmaudit.tui.app import AuditApp
 from rmaudit.tui.screens.prompt import PromptScreen
 
 
-def test_a_problem_opens_on_its_ten_solutions_with_every_models_scores(rmaudit, tmp_path):
-    data = tmp_path / "data"
-    files = [classifier(data, "alpha", 1), classifier(data, "beta", 2), rating(data, "gamma", 3)]
-    db = tmp_path / "audit.db"
+def audit(rmaudit, data: Path, db: Path):
     done = rmaudit(
         "audit", "--suite", "rewardmath", "--recorded-judges", "--data-dir", str(data),
         "--db", str(db),
     )  # fmt: skip
     assert done.code == 0, done.err
+    return done
+
+
+def test_a_problem_opens_on_its_ten_solutions_with_every_models_scores(rmaudit, tmp_path):
+    data = tmp_path / "data"
+    files = [classifier(data, "alpha", 1), classifier(data, "beta", 2), rating(data, "gamma", 3)]
+    db = tmp_path / "audit.db"
+    audit(rmaudit, data, db)
     recorded = {
         path.name.removesuffix("_reward.json.gz"): json.loads(gzip.decompress(path.read_bytes()))
         for path in files
@@ -69,11 +75,7 @@ def test_the_reta_sparkline_runs_from_the_largest_eta_whatever_order_it_was_stor
         classifier(data, name, seed)
     rating(data, "gamma", 3)
     db = tmp_path / "audit.db"
-    done = rmaudit(
-        "audit", "--suite", "rewardmath", "--recorded-judges", "--data-dir", str(data),
-        "--db", str(db),
-    )  # fmt: skip
-    assert done.code == 0, done.err
+    done = audit(rmaudit, data, db)
     points: dict[str, list[tuple[float, float]]] = {}
     for label, x, value in stored(
         db,
