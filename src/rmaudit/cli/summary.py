@@ -86,7 +86,7 @@ def print_summary(
             )
             _print(
                 out,
-                Text(f"{label} by step threshold (value ± stderr across problems)", style="bold"),
+                Text(f"{label} by step threshold (value ± stderr across questions)", style="bold"),
                 curve_layouts(summary, (metric, key), THRESHOLD),
             )
     _print_across_models(out, store, summary)
