@@ -7,7 +7,7 @@ import pytest
 
 from rmaudit.metrics import ece
 from rmaudit.results.legend import legend
-from rmaudit.results.summary import Column, RunSummary
+from rmaudit.results.summary import Column, Curve, RunSummary
 from rmaudit.store.records import BenchmarkRow, RunRow
 
 
@@ -59,3 +59,37 @@ def test_the_ece_legend_describes_the_number_computed():
     # the ± of ECE and BT-ECE is a bootstrap's, its interval for the value at this many pairs
     assert "ECE, BT-ECE, AUROC and FPR@95 (also under shift): the bootstrap's" in text
     assert "expected on as many pairs" in text
+
+
+def _summary(columns: list[Column], curves: dict) -> RunSummary:
+    return RunSummary(
+        run=RunRow(
+            "run", "t", None, None, {}, None, "b", "done", False, "", None, None, None, None
+        ),
+        benchmark=BenchmarkRow("b", "t", "", "", 10, "", False, "s", ""),
+        reward_models=[],
+        columns=columns,
+        curves=curves,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("etas", "said"),
+    [
+        ((0.5, 0.25, 1 / 16), "The RETA curve runs from η = ½ to 1/16 (its sparkline"),
+        ((0.1, 0.5, 0.9), "The RETA curve runs from η = 0.9 to 1/10 (its sparkline"),
+        (None, None),
+    ],
+)
+def test_the_reta_legend_says_where_the_stored_curve_runs_and_nothing_of_a_missing_one(etas, said):
+    reta = Column("reta", "reta@0.25", "RETA(1/4)", True)
+    curves = {}
+    if etas is not None:
+        x = np.array(etas)
+        curves[("rm", "curve", "reta_curve")] = Curve("RETA curve", "eta", x, x + 1, x * 0)
+    text = " ".join(legend(_summary([reta], curves), None))
+    assert "RETA(1/4): its top quarter" in text
+    if said is None:
+        assert "RETA curve" not in text and "sparkline" not in text
+    else:
+        assert said in text
