@@ -461,3 +461,29 @@ def test_processbench_from_the_hub_cache_offline_records_the_commit(rmaudit, tmp
         suite_values(json.loads(from_mirror.out))["random"]["avg F1"]["value"]
     )
     assert mirrored["data"]["version"] == "Qwen/ProcessBench (local copy)"
+
+
+def test_a_solution_repeated_in_the_set_is_scored_once_and_said_so(rmaudit, prmbench, tmp_path):
+    """PRMBench's release holds solutions that repeat another (question and steps): the run
+    scores each once, keeps every place in the set, and says how many repeat."""
+    plain = rmaudit("audit", "random", "--suite", "prmbench", "--data-dir", str(prmbench))
+    assert plain.code == 0, plain.err
+    assert "the same question and steps as another" not in plain.err
+    path = next((prmbench / "prmbench").glob("*.jsonl.gz"))
+    rows = gzip.decompress(path.read_bytes()).decode().splitlines()
+    again = {**json.loads(rows[0]), "idx": "a repeat"}
+    rows.append(json.dumps(again))
+    path.write_bytes(gzip.compress("".join(f"{row}\n" for row in rows).encode(), mtime=0))
+    db = tmp_path / "repeat.db"
+    done = rmaudit(
+        "audit", "random", "--suite", "prmbench", "--data-dir", str(prmbench), "--db", str(db)
+    )
+    assert done.code == 0, done.err
+    places = stored(db, "select count(*), count(distinct solution_id) from solution_sets")[0]
+    scored = stored(db, "select count(distinct solution_id) from step_scores")[0][0]
+    assert places[0] == places[1] + 1 and scored == places[1]
+    note = (
+        f"solutions: {places[0]:,}, 1 of them the same question and steps as another: "
+        f"{places[1]:,} scored, each counted wherever it stands in the set"
+    )
+    assert note in " ".join(done.err.split())  # beside the stages, as the pairs' line is

@@ -332,6 +332,8 @@ class Runner:
                     [RunFailure(r.where, r.one_line()) for r in found.pair_set.rejected],
                 )
                 ctx.notes.append(found.pair_set.report())
+            if found.solution_set is not None and (repeats := found.solution_set.repeats()):
+                ctx.notes.append(repeats)
             self._score(found, execute=True)
             with ctx.timed(metrics.STAGE):
                 results = (

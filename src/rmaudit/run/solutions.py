@@ -33,6 +33,17 @@ class SolutionSet:
     #: … and its problem (``LabelledSolution.cluster``): what its metrics' ± clusters it by
     problem_ids: tuple[str, ...]
 
+    def repeats(self) -> str:
+        """A line where some solutions repeat another of the set (its question and steps): a
+        PRM scores them once, each counted at every place it holds ("": none repeats)."""
+        repeated = len(self.ids) - len(set(self.ids))
+        if not repeated:
+            return ""
+        return (
+            f"solutions: {len(self.ids):,}, {repeated:,} of them the same question and steps as "
+            f"another: {len(set(self.ids)):,} scored, each counted wherever it stands in the set"
+        )
+
     def positions(self) -> list[StoredSolution]:
         """Every position as stored."""
         return [
