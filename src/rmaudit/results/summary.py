@@ -72,15 +72,19 @@ class Curve:
     ci_low: np.ndarray | None = None
     ci_high: np.ndarray | None = None
 
+    def _largest_x_first(self) -> np.ndarray:
+        """Its points' indices from the largest x to the smallest, however the metric ordered
+        them: a RETA curve's from its largest η, as its sparkline and table read."""
+        return np.argsort(-self.x, kind="stable")
+
     def from_largest_x(self) -> np.ndarray:
-        """The values from the largest x to the smallest, however the metric ordered its points:
-        a RETA curve's from its largest η, as its sparkline reads."""
-        return self.value[np.argsort(-self.x, kind="stable")]
+        """The values from the largest x to the smallest."""
+        return self.value[self._largest_x_first()]
 
     def spread_from_largest_x(self, count: int) -> list[int]:
         """``count`` of its points spread evenly, the first and last included, from the largest
         x to the smallest: the η a RETA curve's table shows."""
-        order = np.argsort(-self.x, kind="stable")
+        order = self._largest_x_first()
         return [int(order[i]) for i in spread(len(order), count)]
 
 
@@ -203,8 +207,8 @@ class RunSummary:
 
     def reta_etas(self) -> tuple[float, float] | None:
         """The largest and the smallest η of those curves (None: none stored)."""
-        xs = [c.x for (_, *ident), c in self.curves.items() if tuple(ident) == self.reta_curve]
-        found = [x for x in xs if len(x)]
+        reta = self.reta_curve
+        found = [c.x for (_, *ident), c in self.curves.items() if tuple(ident) == reta and len(c.x)]
         if not found:
             return None
         return max(float(x.max()) for x in found), min(float(x.min()) for x in found)

@@ -143,12 +143,12 @@ class LeaderboardScreen(AuditScreen):
             f"reverse) · space marks RMs for the curves · enter: {opens}"
             + (
                 " · each sparkline has its own scale; s sorts it by RETA at the smallest η"
-                if self.app.summary(self.run_id).reta_curve
+                if summary.reta_curve
                 else ""
             )
         )
         #: (metric, key) of the RETA curve drawn as a sparkline after the numbers, if stored
-        self.reta_curve = self.app.summary(self.run_id).reta_curve
+        self.reta_curve = summary.reta_curve
         board = self.leaderboard()
         headers: list[str | Text] = [
             *FIXED_COLUMNS,
@@ -166,11 +166,7 @@ class LeaderboardScreen(AuditScreen):
             *headers[: len(FIXED_COLUMNS) + 1],
             *standing,
             *headers[len(FIXED_COLUMNS) + 1 :],
-            *(
-                [f"RETA curve {self.app.summary(self.run_id).reta_start()}→small η"]
-                if self.reta_curve
-                else []
-            ),
+            *([f"RETA curve {summary.reta_start()}→small η"] if self.reta_curve else []),
         )
         self.fill()
         self.fill_subsets()
